@@ -1,0 +1,55 @@
+import { IsOptional } from 'class-validator';
+import { ConfigProblem } from '../config-error';
+import { CrossChecked, Env } from '../load-config';
+import { IsHttpUrl, IsListenAddress, IsLogFilter, IsNonEmpty, IsPostgresUrl, IsRedisUrl, ListenAddress } from '../validators/env-value';
+import { bothOrNeither, listenAddress, ServiceConfig } from './service-config';
+
+export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
+  readonly serviceName = 'ai-gateway';
+
+  @IsPostgresUrl()
+  AIGW_DATABASE_URL!: string;
+
+  @IsListenAddress()
+  AIGW_LISTEN_ADDR = '0.0.0.0:4000';
+
+  @IsLogFilter()
+  AIGW_LOG = 'info';
+
+  /** Path of the YAML file with `model_list` / `router_settings`. */
+  @IsOptional() @IsNonEmpty()
+  AIGW_CONFIG?: string;
+
+  @IsOptional() @IsNonEmpty()
+  AIGW_MASTER_KEY?: string;
+
+  @IsOptional() @IsRedisUrl()
+  AIGW_REDIS_URL?: string;
+
+  @IsOptional() @IsHttpUrl()
+  AIGW_OIDC_ISSUER_URL?: string;
+
+  @IsNonEmpty()
+  AIGW_OIDC_AUDIENCE = 'ai-gateway';
+
+  @IsOptional() @IsHttpUrl()
+  AIGW_CONTROL_PLANE_URL?: string;
+
+  @IsOptional() @IsNonEmpty()
+  AIGW_M2M_CLIENT_ID?: string;
+
+  @IsOptional() @IsNonEmpty()
+  AIGW_M2M_CLIENT_SECRET?: string;
+
+  get listen(): ListenAddress {
+    return listenAddress(this.AIGW_LISTEN_ADDR);
+  }
+
+  get logFilter(): string {
+    return this.AIGW_LOG;
+  }
+
+  crossCheck(env: Env): ConfigProblem[] {
+    return bothOrNeither(env, 'AIGW_M2M_CLIENT_ID', 'AIGW_M2M_CLIENT_SECRET');
+  }
+}

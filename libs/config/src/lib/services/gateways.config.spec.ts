@@ -1,0 +1,48 @@
+import { ConfigError } from '../config-error';
+import { loadConfig } from '../load-config';
+import { AiGatewayConfig } from './ai-gateway.config';
+import { McpGatewayConfig } from './mcp-gateway.config';
+import { SyncDispatcherConfig } from './sync-dispatcher.config';
+
+function lines(run: () => unknown): string[] {
+  try {
+    run();
+    return [];
+  } catch (error) {
+    return (error as ConfigError).lines();
+  }
+}
+
+describe('the other services\' configuration', () => {
+  it('gives each gateway its port and audience defaults', () => {
+    const ai = loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/ai_gateway' });
+    expect(ai.listen.port).toBe(4000);
+    expect(ai.AIGW_OIDC_AUDIENCE).toBe('ai-gateway');
+    const mcp = loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/mcp_gateway' });
+    expect(mcp.listen.port).toBe(4444);
+    expect(mcp.statefulSessions).toBe(false);
+    expect(loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/m', USE_STATEFUL_SESSIONS: 'true' }).statefulSessions).toBe(true);
+  });
+
+  it('requires each database and names a malformed flag', () => {
+    expect(lines(() => loadConfig(AiGatewayConfig, {}))).toEqual([expect.stringMatching(/^AIGW_DATABASE_URL: is required/)]);
+    expect(lines(() => loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/m', USE_STATEFUL_SESSIONS: 'yes' }))).toEqual([
+      'USE_STATEFUL_SESSIONS: must be true or false',
+    ]);
+  });
+
+  it('requires both halves of an m2m credential', () => {
+    expect(lines(() => loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/a', AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m' }))).toEqual([
+      'AIGW_M2M_CLIENT_SECRET: is required when AIGW_M2M_CLIENT_ID is set',
+    ]);
+  });
+
+  it('listens where CP_DISPATCHER_LISTEN_ADDR says and needs the issuer once a target is set', () => {
+    expect(loadConfig(SyncDispatcherConfig, { CP_DATABASE_URL: 'postgres://h/cp' }).listen).toEqual({ host: '0.0.0.0', port: 8081 });
+    expect(lines(() => loadConfig(SyncDispatcherConfig, { CP_DATABASE_URL: 'postgres://h/cp', CP_SHOP_API_URL: 'http://shop' }))).toEqual([
+      expect.stringMatching(/^CP_M2M_CLIENT_ID: is required/),
+      expect.stringMatching(/^CP_M2M_CLIENT_SECRET: is required/),
+      expect.stringMatching(/^CP_OIDC_ISSUER_URL: is required/),
+    ]);
+  });
+});

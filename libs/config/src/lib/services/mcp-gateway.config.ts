@@ -1,0 +1,76 @@
+import { IsOptional } from 'class-validator';
+import { ConfigProblem } from '../config-error';
+import { CrossChecked, Env } from '../load-config';
+import {
+  IsBase64Key32,
+  IsBooleanString,
+  IsHttpUrl,
+  IsListenAddress,
+  IsLogFilter,
+  IsNonEmpty,
+  IsPostgresUrl,
+  ListenAddress,
+} from '../validators/env-value';
+import { bothOrNeither, listenAddress, ServiceConfig } from './service-config';
+
+export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
+  readonly serviceName = 'mcp-gateway';
+
+  @IsPostgresUrl()
+  MCPGW_DATABASE_URL!: string;
+
+  @IsListenAddress()
+  MCPGW_LISTEN_ADDR = '0.0.0.0:4444';
+
+  @IsLogFilter()
+  MCPGW_LOG = 'info';
+
+  @IsOptional() @IsNonEmpty()
+  MCPGW_CONFIG?: string;
+
+  /** Encrypts upstream credentials at rest. */
+  @IsOptional() @IsBase64Key32()
+  MCPGW_SECRETS_KEY?: string;
+
+  @IsOptional() @IsHttpUrl()
+  MCPGW_OIDC_ISSUER_URL?: string;
+
+  @IsNonEmpty()
+  MCPGW_OIDC_AUDIENCE = 'mcp-gateway';
+
+  @IsOptional() @IsHttpUrl()
+  MCPGW_CONTROL_PLANE_URL?: string;
+
+  @IsOptional() @IsNonEmpty()
+  MCPGW_M2M_CLIENT_ID?: string;
+
+  @IsOptional() @IsNonEmpty()
+  MCPGW_M2M_CLIENT_SECRET?: string;
+
+  /** The seed's name: SSE streams and sessions on Streamable HTTP. */
+  @IsBooleanString()
+  USE_STATEFUL_SESSIONS = 'false';
+
+  @IsBooleanString()
+  MCPGW_WS_RELAY_ENABLED = 'false';
+
+  get listen(): ListenAddress {
+    return listenAddress(this.MCPGW_LISTEN_ADDR);
+  }
+
+  get logFilter(): string {
+    return this.MCPGW_LOG;
+  }
+
+  get statefulSessions(): boolean {
+    return this.USE_STATEFUL_SESSIONS === 'true';
+  }
+
+  get webSocketRelay(): boolean {
+    return this.MCPGW_WS_RELAY_ENABLED === 'true';
+  }
+
+  crossCheck(env: Env): ConfigProblem[] {
+    return bothOrNeither(env, 'MCPGW_M2M_CLIENT_ID', 'MCPGW_M2M_CLIENT_SECRET');
+  }
+}

@@ -1,0 +1,70 @@
+import { IsOptional } from 'class-validator';
+import { Env } from '../load-config';
+import { ConfigProblem } from '../config-error';
+import { IsHttpUrl, IsLogFormat, ListenAddress, parseListenAddress } from '../validators/env-value';
+
+/** Settings every Arbor service reads, whatever its prefix. */
+export abstract class ServiceConfig {
+  /** `json` or `text`; unset means json unless stdout is a terminal. */
+  @IsOptional() @IsLogFormat()
+  LOG_FORMAT?: string;
+
+  /** Setting it turns OpenTelemetry traces, metrics and logs on. */
+  @IsOptional() @IsHttpUrl()
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  /** The OpenTelemetry service name, fixed per service. */
+  abstract readonly serviceName: string;
+  abstract get listen(): ListenAddress;
+  /** The log filter in `tracing` syntax, such as `info,outbox=debug`. */
+  abstract get logFilter(): string;
+}
+
+export function listenAddress(value: string): ListenAddress {
+  const parsed = parseListenAddress(value);
+  if (!parsed) throw new Error(`listen address ${value} was not validated`);
+  return parsed;
+}
+
+/** `CP_AI_GATEWAY_API_URL` → product key `ai-gateway`. */
+export function productKey(variablePart: string): string {
+  return variablePart.toLowerCase().replace(/_/g, '-');
+}
+
+/**
+ * Every variable `<prefix><PRODUCT><suffix>` set in env, keyed by product key, with problems for
+ * values that are not http(s) URLs.
+ */
+export function productUrls(env: Env, prefix: string, suffix: string): { urls: Record<string, string>; problems: ConfigProblem[] } {
+  const urls: Record<string, string> = {};
+  const problems: ConfigProblem[] = [];
+  const pattern = new RegExp(`^${prefix}([A-Z0-9_]+?)${suffix}$`);
+  for (const [variable, value] of Object.entries(env)) {
+    const match = pattern.exec(variable);
+    if (!match || value === undefined || value === '') continue;
+    if (!isHttpUrl(value)) {
+      problems.push({ variable, message: 'must be an http:// or https:// URL' });
+      continue;
+    }
+    urls[productKey(match[1])] = value.replace(/\/+$/, '');
+  }
+  return { urls, problems };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Both of a pair of variables, or neither. */
+export function bothOrNeither(env: Env, a: string, b: string): ConfigProblem[] {
+  const hasA = Boolean(env[a]);
+  const hasB = Boolean(env[b]);
+  if (hasA === hasB) return [];
+  const missing = hasA ? b : a;
+  return [{ variable: missing, message: `is required when ${hasA ? a : b} is set` }];
+}

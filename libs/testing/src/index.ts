@@ -1,0 +1,2 @@
+export * from './lib/test-database';
+export * from './lib/dev-idp-tokens';
