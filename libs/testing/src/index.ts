@@ -1,2 +1,3 @@
 export * from './lib/test-database';
 export * from './lib/dev-idp-tokens';
+export * from './lib/built-app';

@@ -1,0 +1,4 @@
+import { runService } from '@arbor/platform';
+import { aiGatewayService } from './ai-gateway.module';
+
+runService(aiGatewayService);

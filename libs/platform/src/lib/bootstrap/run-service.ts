@@ -1,0 +1,79 @@
+import 'reflect-metadata';
+import { DynamicModule, INestApplication, Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ConfigError, Env, loadConfig, ServiceConfig } from '@arbor/config';
+import { startTelemetry, useArborLogger } from '@arbor/observability';
+
+export interface ServiceDefinition<C extends ServiceConfig> {
+  /** The service's configuration schema (from @arbor/config). */
+  schema: new () => C;
+  /** The root module for a validated configuration. */
+  module: (config: C) => DynamicModule;
+  /** Browser origins allowed by CORS; none means CORS stays off. */
+  corsOrigins?: (config: C) => string[];
+}
+
+export interface RunningService<C extends ServiceConfig> {
+  app: INestApplication;
+  config: C;
+  /** The address actually bound (port 0 in tests picks a free one). */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Builds, configures and starts a service; throws ConfigError before anything listens. */
+export async function startService<C extends ServiceConfig>(
+  definition: ServiceDefinition<C>,
+  env: Env = process.env,
+): Promise<RunningService<C>> {
+  const config = loadConfig(definition.schema, env);
+  const telemetry = await startTelemetry({ serviceName: config.serviceName });
+  const app = await NestFactory.create(definition.module(config), { bufferLogs: true, abortOnError: false });
+  useArborLogger(app);
+  const origins = definition.corsOrigins?.(config) ?? [];
+  if (origins.length > 0) app.enableCors({ origin: origins, credentials: true, maxAge: 600 });
+  const { host, port } = config.listen;
+  await app.listen(port, host);
+  const address = app.getHttpServer().address() as { port: number };
+  const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${address.port}`;
+  new Logger('nest').log(`${config.serviceName} listening on ${host}:${address.port}`);
+  return {
+    app,
+    config,
+    url,
+    close: async () => {
+      await app.close();
+      await telemetry.shutdown();
+    },
+  };
+}
+
+/**
+ * The entry point of a service's main.ts. Bad configuration prints one line per bad variable
+ * on stderr and exits with code 1; any other start failure exits with code 1 too.
+ */
+export function runService<C extends ServiceConfig>(definition: ServiceDefinition<C>): void {
+  startService(definition).then((service) => {
+    // Stop accepting, finish in-flight requests, flush telemetry, then exit 0.
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      new Logger('nest').log(`${signal} received, shutting down`);
+      service.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  }, (error: unknown) => {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${definition.schema.name}: refusing to start, bad configuration:\n`);
+      for (const line of error.lines()) process.stderr.write(`  ${line}\n`);
+    } else {
+      process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    }
+    process.exit(1);
+  });
+}

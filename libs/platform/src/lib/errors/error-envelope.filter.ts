@@ -1,0 +1,63 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiError, ErrorBody } from './api-error';
+
+const CODES_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'unprocessable_entity',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+/**
+ * Renders every error as ErrorBody: ApiError as it says, Nest's own HTTP exceptions (unknown
+ * route, malformed JSON) with a code derived from the status, anything else as a 500 whose
+ * details stay in the log, never in the answer.
+ */
+@Catch()
+export class ErrorEnvelopeFilter implements ExceptionFilter {
+  private readonly logger = new Logger('http');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    if (response.headersSent) return;
+    const { status, body, headers } = this.render(exception);
+    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+    response.status(status).json(body);
+  }
+
+  private render(exception: unknown): { status: number; body: ErrorBody; headers: Record<string, string> } {
+    if (exception instanceof ApiError) {
+      return { status: exception.getStatus(), body: exception.toBody(), headers: exception.headers };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      return {
+        status,
+        body: { error: { code: CODES_BY_STATUS[status] ?? `http_${status}`, message: messageOf(exception) } },
+        headers: {},
+      };
+    }
+    this.logger.error({ err: exception }, 'unhandled error');
+    return {
+      status: HttpStatus.INTERNAL_SERVER_ERROR,
+      body: { error: { code: 'internal_error', message: 'The server failed to handle the request.' } },
+      headers: {},
+    };
+  }
+}
+
+function messageOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : exception.message;
+}

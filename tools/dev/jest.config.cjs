@@ -1,0 +1,6 @@
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'dev',
+  rootDir: __dirname,
+  testTimeout: 180000,
+};
