@@ -19,6 +19,9 @@ module.exports = {
       },
     ],
   },
+  // NestJS 12 and jose ship only ES modules; Node runs them through require(esm), but jest's
+  // module system cannot, so SWC compiles them to CommonJS for tests.
+  transformIgnorePatterns: ['/node_modules/(?!(jose|@nestjs)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   moduleNameMapper: {
     '^@arbor/(.*)$': path.join(__dirname, 'libs/$1/src/index.ts'),

@@ -1,13 +1,13 @@
 import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource, DataSourceOptions, MixedList } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 
 export interface DatabaseOptions {
   url: string;
   /** Entity classes of the service. */
-  entities?: MixedList<Function>;
+  entities?: DataSourceOptions['entities'];
   /** Migration classes, `<epoch>-<Name>.ts`, one change each; run at start under an advisory lock. */
-  migrations?: MixedList<Function>;
+  migrations?: DataSourceOptions['migrations'];
   /** Distinguishes the application_name in pg_stat_activity. */
   applicationName: string;
 }

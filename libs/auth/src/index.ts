@@ -1,0 +1,12 @@
+export { AuthModule } from './lib/auth.module';
+export type { AuthOptions } from './lib/auth-options';
+export { Authenticated, MachineOrAdmin, RequirePermissions } from './lib/guards/auth.decorators';
+export { PERMISSION_CHECKER } from './lib/guards/permission-checker';
+export type { PermissionChecker } from './lib/guards/permission-checker';
+export { ADMIN_ROLE } from './lib/principal/principal';
+export type { Principal, TokenClaims } from './lib/principal/principal';
+export { ADMIN_RESOLVER } from './lib/principal/admin-resolver';
+export type { AdminResolver } from './lib/principal/admin-resolver';
+export { CurrentPrincipal } from './lib/principal/current-principal.decorator';
+export { principalOf } from './lib/principal/request-principal';
+export { BearerTokenVerifier } from './lib/jwt/bearer-token-verifier';
