@@ -1,0 +1,25 @@
+// The module an app imports, and the helper its main.ts calls.
+export { ObservabilityModule } from './observability.module';
+export type { ObservabilityOptions } from './observability.module';
+export { ArborLogger, useArborLogger } from './logging/arbor-logger';
+export { resolveLogFormat } from './logging/root-logger';
+export type { LogFormat, LoggingOptions } from './logging/root-logger';
+
+// Log filters in Rust `tracing` syntax.
+export { InvalidLogFilterError, LOG_FILTER_LEVELS, LogFilter, logTargetFor, parseLogFilter } from './logging/log-filter';
+export type { LogDirective, LogFilterLevel, LogLineLevel } from './logging/log-filter';
+export { REDACTED, isSensitiveKey, redactSensitive } from './logging/redaction';
+
+// W3C trace context for requests, outgoing calls and background work.
+export { currentTraceContext, currentTraceparent, runInTrace } from './tracing/trace-context';
+export { formatTraceparent, parseTraceparent } from './tracing/traceparent';
+export type { ParsedTraceparent, TraceContext } from './tracing/traceparent';
+
+// Prometheus.
+export { METRICS_PATH, MetricsModule } from './metrics/metrics.module';
+export { MetricsRegistry } from './metrics/metrics-registry';
+export type { MetricsOptions } from './metrics/metrics-registry';
+
+// OpenTelemetry, only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+export { startTelemetry } from './telemetry/start-telemetry';
+export type { Telemetry, TelemetryOptions } from './telemetry/start-telemetry';

@@ -1,0 +1,55 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import { Histogram } from 'prom-client';
+import { MetricsRegistry } from './metrics-registry';
+
+/** Requests that matched no route share one label value, so scanners cannot blow up cardinality. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+// OpenTelemetry's HTTP duration buckets, extended for model calls that stream for minutes.
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 120, 300];
+
+type RoutedRequest = IncomingMessage & { baseUrl?: string; route?: { path?: unknown } };
+
+/** `http_server_request_duration_seconds{method,route,status_code}`, route being the matched pattern. */
+@Injectable()
+export class HttpServerMetrics {
+  readonly duration: Histogram<'method' | 'route' | 'status_code'>;
+
+  constructor(registry: MetricsRegistry) {
+    this.duration = new Histogram({
+      name: 'http_server_request_duration_seconds',
+      help: 'Duration of HTTP server requests, by method, matched route pattern and status code.',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: DURATION_BUCKETS,
+      registers: [registry],
+    });
+  }
+}
+
+@Injectable()
+export class HttpMetricsMiddleware implements NestMiddleware<IncomingMessage, ServerResponse> {
+  constructor(private readonly metrics: HttpServerMetrics) {}
+
+  use(request: IncomingMessage, response: ServerResponse, next: () => void): void {
+    const start = process.hrtime.bigint();
+    // Nest mounts middleware as an Express route; a request that stays on it matched no handler.
+    const middlewareRoute = (request as RoutedRequest).route;
+    // 'close' follows 'finish', and also comes alone when the client goes away mid-response.
+    response.once('close', () => {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      this.metrics.duration.observe({ method: request.method ?? 'UNKNOWN', route: routePattern(request, middlewareRoute), status_code: String(response.statusCode) }, seconds);
+    });
+    next();
+  }
+}
+
+/** Nest's not-found handler under a global prefix. */
+const NEST_NOT_FOUND_PATH = '*path';
+
+/** The route pattern Express matched (`/api/v1/projects/:id`), never the raw path. */
+export function routePattern(request: IncomingMessage, middlewareRoute?: unknown): string {
+  const { route, baseUrl } = request as RoutedRequest;
+  if (!route || route === middlewareRoute || route.path === undefined || route.path === NEST_NOT_FOUND_PATH) return UNMATCHED_ROUTE;
+  return `${baseUrl ?? ''}${String(route.path)}`;
+}
