@@ -7,7 +7,7 @@ const bin = (name: string) => path.join(root, 'node_modules/.bin', name);
 
 /** Lints `source` as if it were the file at `asPath`, returning ESLint's exit code and report. */
 function lintAs(asPath: string, source: string): { status: number | null; output: string } {
-  const result = spawnSync(bin('eslint'), ['--stdin', '--stdin-filename', asPath, '--format', 'unix'], {
+  const result = spawnSync(bin('eslint'), ['--stdin', '--stdin-filename', asPath], {
     cwd: root,
     input: source,
     encoding: 'utf8',

@@ -2,5 +2,5 @@ module.exports = {
   ...require('../../jest.preset.cjs'),
   displayName: 'dev',
   rootDir: __dirname,
-  testTimeout: 180000,
+  testTimeout: 150000,
 };

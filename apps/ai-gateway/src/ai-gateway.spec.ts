@@ -10,7 +10,7 @@ describe('ai-gateway service', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    service = await startService(aiGatewayService, { AIGW_DATABASE_URL: database.url, AIGW_LISTEN_ADDR: '127.0.0.1:0', LOG_FORMAT: 'json' });
+    service = await startService(aiGatewayService, { AIGW_DATABASE_URL: database.url, AIGW_LISTEN_ADDR: '127.0.0.1:0', LOG_FORMAT: 'json', AIGW_LOG: 'off' });
   });
 
   afterAll(async () => {

@@ -20,6 +20,7 @@ describe('control plane service', () => {
       CP_LISTEN_ADDR: '127.0.0.1:0',
       CP_SUITE_CONTROL_PLANE_URL: 'http://ui.arbor.test',
       LOG_FORMAT: 'json',
+      CP_LOG: 'off',
     });
   });
 

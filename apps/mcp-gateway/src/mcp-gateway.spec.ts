@@ -10,7 +10,7 @@ describe('mcp-gateway service', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    service = await startService(mcpGatewayService, { MCPGW_DATABASE_URL: database.url, MCPGW_LISTEN_ADDR: '127.0.0.1:0', LOG_FORMAT: 'json' });
+    service = await startService(mcpGatewayService, { MCPGW_DATABASE_URL: database.url, MCPGW_LISTEN_ADDR: '127.0.0.1:0', LOG_FORMAT: 'json', MCPGW_LOG: 'off' });
   });
 
   afterAll(async () => {

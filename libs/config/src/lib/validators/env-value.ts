@@ -12,7 +12,7 @@ export function envValue(name: string, expected: string, isValid: (value: string
         validator: {
           validate: (value: unknown) => typeof value === 'string' && isValid(value),
           defaultMessage: (args) =>
-            args?.value === undefined ? `is required (${expected})` : `must be ${expected}`,
+            args?.value === undefined ? `is required: ${expected}` : `must be ${expected}`,
         },
       },
       options,

@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ServiceConfig } from '@arbor/config';
-import { MetricsModule, ObservabilityModule } from '@arbor/observability';
+import { LogFormat, ObservabilityModule } from '@arbor/observability';
 import { ErrorEnvelopeFilter } from '../errors/error-envelope.filter';
 import { edgeValidationPipe } from '../errors/validation';
 import { HealthModule, HealthOptions } from '../health/health.module';
@@ -20,9 +20,8 @@ export class PlatformModule {
         ObservabilityModule.forRoot({
           serviceName: config.serviceName,
           logFilter: config.logFilter,
-          logFormat: config.LOG_FORMAT as 'json' | 'text' | undefined,
+          logFormat: config.LOG_FORMAT as LogFormat | undefined,
         }),
-        MetricsModule,
         HealthModule.forRoot(health),
       ],
       providers: [

@@ -1,8 +1,11 @@
 import 'reflect-metadata';
+import type { Server } from 'node:http';
 import { DynamicModule, INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, Env, loadConfig, ServiceConfig } from '@arbor/config';
 import { startTelemetry, useArborLogger } from '@arbor/observability';
+
+const SHUTDOWN_GRACE_MS = 10_000;
 
 export interface ServiceDefinition<C extends ServiceConfig> {
   /** The service's configuration schema (from @arbor/config). */
@@ -30,6 +33,7 @@ export async function startService<C extends ServiceConfig>(
   const telemetry = await startTelemetry({ serviceName: config.serviceName });
   const app = await NestFactory.create(definition.module(config), { bufferLogs: true, abortOnError: false });
   useArborLogger(app);
+  app.getHttpAdapter().getInstance().disable('x-powered-by');
   const origins = definition.corsOrigins?.(config) ?? [];
   if (origins.length > 0) app.enableCors({ origin: origins, credentials: true, maxAge: 600 });
   const { host, port } = config.listen;
@@ -42,7 +46,14 @@ export async function startService<C extends ServiceConfig>(
     config,
     url,
     close: async () => {
-      await app.close();
+      // In-flight requests finish; idle keep-alive connections would hold the server open for
+      // as long as their clients live, so they are closed, and anything left after a grace period too.
+      const server = app.getHttpServer() as Server;
+      const closing = app.close();
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+      await closing;
+      clearTimeout(force);
       await telemetry.shutdown();
     },
   };
