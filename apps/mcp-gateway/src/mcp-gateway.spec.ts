@@ -1,52 +1,11 @@
-import { startService, RunningService } from '@arbor/platform';
-import { McpGatewayConfig } from '@arbor/config';
-import { createTestDatabase, runBuiltApp, TestDatabase } from '@arbor/testing';
-import request from 'supertest';
+import { startService } from '@arbor/platform';
+import { describeDatabaseBackedService } from '@arbor/testing';
 import { mcpGatewayService } from './mcp-gateway.module';
 
-describe('mcp-gateway service', () => {
-  let database: TestDatabase;
-  let service: RunningService<McpGatewayConfig>;
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    service = await startService(mcpGatewayService, { MCPGW_DATABASE_URL: database.url, MCPGW_LISTEN_ADDR: '127.0.0.1:0', LOG_FORMAT: 'json', MCPGW_LOG: 'off' });
-  });
-
-  afterAll(async () => {
-    await service?.close();
-    await database?.drop();
-  });
-
-  it('answers /healthz with the text ok', async () => {
-    const response = await request(service.url).get('/healthz');
-    expect(response.status).toBe(200);
-    expect(response.text).toBe('ok');
-  });
-
-  it('is ready while its database answers, and says which dependency failed when it does not', async () => {
-    const ready = await request(service.url).get('/readyz');
-    expect(ready.status).toBe(200);
-    expect(ready.text).toBe('ok');
-
-    await database.drop();
-    const notReady = await request(service.url).get('/readyz');
-    expect(notReady.status).toBe(503);
-    expect(notReady.body.error.code).toBe('not_ready');
-    expect(notReady.body.error.message).toContain('database');
-    // /healthz stays up: the process is alive, only a dependency is gone.
-    expect((await request(service.url).get('/healthz')).status).toBe(200);
-  });
-
-  it('answers an unknown route with 404 in the error envelope', async () => {
-    const response = await request(service.url).post('/nowhere').send({});
-    expect(response.status).toBe(404);
-    expect(response.body.error.code).toBe('not_found');
-  });
-
-  it('refuses to start from the built file without MCPGW_DATABASE_URL, naming it', async () => {
-    const result = await runBuiltApp('mcp-gateway', { MCPGW_LISTEN_ADDR: '127.0.0.1:0' });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^ {2}MCPGW_DATABASE_URL: is required/m);
-  });
+describeDatabaseBackedService({
+  app: 'mcp-gateway',
+  databaseVariable: 'MCPGW_DATABASE_URL',
+  listenVariable: 'MCPGW_LISTEN_ADDR',
+  logVariable: 'MCPGW_LOG',
+  start: (env) => startService(mcpGatewayService, env),
 });
