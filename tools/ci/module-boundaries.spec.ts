@@ -20,7 +20,7 @@ describe('module boundaries', () => {
   it('refuses an app importing another app', () => {
     const { status, output } = lintAs(
       'apps/ai-gateway/src/boundary-fixture.ts',
-      "import { controlPlaneService } from '../../control-plane-api/src/control-plane.module';\nexport const leaked = controlPlaneService;\n",
+      "import { main } from '../../control-plane-api/src/main';\nexport const leaked = main;\n",
     );
     expect(status).toBe(1);
     expect(output).toContain('@nx/enforce-module-boundaries');

@@ -2,7 +2,7 @@ import { startService, RunningService } from '@arbor/platform';
 import { ControlPlaneConfig } from '@arbor/config';
 import { createTestDatabase, runBuiltApp, testIssuer, TestDatabase } from '@arbor/testing';
 import request from 'supertest';
-import { controlPlaneService } from './control-plane.module';
+import { controlPlaneService } from '@arbor/control-plane';
 
 const MASTER_KEY = Buffer.alloc(32, 1).toString('base64');
 

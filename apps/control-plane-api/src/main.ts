@@ -1,4 +1,4 @@
+import { controlPlaneService } from '@arbor/control-plane';
 import { runService } from '@arbor/platform';
-import { controlPlaneService } from './control-plane.module';
 
 runService(controlPlaneService);

@@ -74,14 +74,34 @@ describe('control plane configuration', () => {
     expect(config.syncTargets).toEqual({ 'ai-gateway': 'http://localhost:4000' });
   });
 
-  it('collects suite URLs for CORS and rejects one that is not a URL', () => {
+  it('allows CORS from the public URL and the suite URLs, and rejects a suite URL that is not a URL', () => {
     const config = loadConfig(ControlPlaneConfig, {
       ...REQUIRED,
       CP_SUITE_CONTROL_PLANE_URL: 'https://arbor.example.com',
       CP_SUITE_AI_GATEWAY_URL: 'https://ai.example.com/ui',
     });
-    expect(config.corsOrigins.sort()).toEqual(['https://ai.example.com', 'https://arbor.example.com']);
+    expect(config.corsOrigins.sort()).toEqual(['http://localhost:8080', 'https://ai.example.com', 'https://arbor.example.com']);
     expect(problemsOf({ ...REQUIRED, CP_SUITE_SHOP_URL: 'shop' })).toEqual(['CP_SUITE_SHOP_URL: must be an http:// or https:// URL']);
+  });
+
+  it('knows the products from their suite and API URLs', () => {
+    const config = loadConfig(ControlPlaneConfig, {
+      ...REQUIRED,
+      CP_SUITE_CONTROL_PLANE_URL: 'https://arbor.example.com',
+      CP_SUITE_AI_GATEWAY_URL: 'https://ai.example.com',
+      CP_MCP_GATEWAY_API_URL: 'http://mcp:4444',
+      CP_M2M_CLIENT_ID: 'control-plane-m2m',
+      CP_M2M_CLIENT_SECRET: 's',
+    });
+    expect(config.productKeys).toEqual(['ai-gateway', 'mcp-gateway']);
+  });
+
+  it('accepts earlier master keys for a rotation and names a bad one', () => {
+    const old = Buffer.alloc(32, 9).toString('base64');
+    expect(loadConfig(ControlPlaneConfig, { ...REQUIRED, CP_SECRETS_PREVIOUS_MASTER_KEYS: `${old}, ${KEY}` }).CP_SECRETS_PREVIOUS_MASTER_KEYS).toBeDefined();
+    expect(problemsOf({ ...REQUIRED, CP_SECRETS_PREVIOUS_MASTER_KEYS: `${old},short` })).toEqual([
+      'CP_SECRETS_PREVIOUS_MASTER_KEYS: must be a comma-separated list of base64 keys of exactly 32 bytes each',
+    ]);
   });
 
   it('treats an empty variable as unset', () => {

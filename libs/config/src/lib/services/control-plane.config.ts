@@ -1,7 +1,7 @@
 import { IsOptional } from 'class-validator';
 import { ConfigProblem } from '../config-error';
 import { CrossChecked, Env } from '../load-config';
-import { IsBase64Key32, IsHttpUrl, IsListenAddress, IsLogFilter, IsNonEmpty, IsPostgresUrl, ListenAddress } from '../validators/env-value';
+import { IsBase64Key32, IsBase64Key32List, IsHttpUrl, IsListenAddress, IsLogFilter, IsNonEmpty, IsPostgresUrl, ListenAddress } from '../validators/env-value';
 import { listenAddress, productUrls, ServiceConfig } from './service-config';
 
 /** The control plane's environment: the seed's configuration table, defaults included. */
@@ -19,6 +19,10 @@ export class ControlPlaneConfig extends ServiceConfig implements CrossChecked {
 
   @IsBase64Key32()
   CP_SECRETS_MASTER_KEY!: string;
+
+  /** Earlier master keys, comma-separated, still able to decrypt during a key rotation. */
+  @IsOptional() @IsBase64Key32List()
+  CP_SECRETS_PREVIOUS_MASTER_KEYS?: string;
 
   @IsListenAddress()
   CP_LISTEN_ADDR = '0.0.0.0:8080';
@@ -52,9 +56,14 @@ export class ControlPlaneConfig extends ServiceConfig implements CrossChecked {
     return this.CP_LOG;
   }
 
-  /** Origins allowed by CORS: the origins of the suite URLs. */
+  /** Origins allowed by CORS: the public URL's and every suite URL's. */
   get corsOrigins(): string[] {
-    return [...new Set(Object.values(this.suiteUrls).map((url) => new URL(url).origin))];
+    return [...new Set([this.CP_PUBLIC_URL, ...Object.values(this.suiteUrls)].map((url) => new URL(url).origin))];
+  }
+
+  /** Product keys known from CP_SUITE_<PRODUCT>_URL and CP_<PRODUCT>_API_URL (not the control plane itself). */
+  get productKeys(): string[] {
+    return [...new Set([...Object.keys(this.suiteUrls), ...Object.keys(this.syncTargets)])].filter((key) => key !== 'control-plane').sort();
   }
 
   crossCheck(env: Env): ConfigProblem[] {

@@ -27,6 +27,10 @@ function parseUrl(value: string): URL | undefined {
   }
 }
 
+function isBase64Key32(v: string): boolean {
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(v) && v.length % 4 === 0 && Buffer.from(v, 'base64').length === 32;
+}
+
 export const IsHttpUrl = envValue('isHttpUrl', 'an http:// or https:// URL', (v) => {
   const url = parseUrl(v);
   return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:');
@@ -50,8 +54,10 @@ export const IsListenAddress = envValue('isListenAddress', 'host:port with a por
   parseListenAddress(v) !== undefined,
 );
 
-export const IsBase64Key32 = envValue('isBase64Key32', 'base64 of exactly 32 bytes (openssl rand -base64 32)', (v) =>
-  /^[A-Za-z0-9+/]+={0,2}$/.test(v) && v.length % 4 === 0 && Buffer.from(v, 'base64').length === 32,
+export const IsBase64Key32 = envValue('isBase64Key32', 'base64 of exactly 32 bytes (openssl rand -base64 32)', (v) => isBase64Key32(v));
+
+export const IsBase64Key32List = envValue('isBase64Key32List', 'a comma-separated list of base64 keys of exactly 32 bytes each', (v) =>
+  v.split(',').every((key) => isBase64Key32(key.trim())),
 );
 
 export const IsBooleanString = envValue('isBooleanString', 'true or false', (v) => v === 'true' || v === 'false');

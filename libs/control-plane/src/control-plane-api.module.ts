@@ -1,0 +1,62 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ADMIN_RESOLVER, AuthModule } from '@arbor/auth';
+import { ControlPlaneConfig } from '@arbor/config';
+import { OUTBOX_ENTITIES, OUTBOX_MIGRATIONS } from '@arbor/outbox';
+import { DatabaseModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
+import { AuditEntry } from './audit/audit-entry.entity';
+import { ControlPlaneCoreModule } from './control-plane-core.module';
+import { MeModule } from './me/me.module';
+import { CreateControlPlaneSchema1763700000100 } from './migrations/1763700000100-CreateControlPlaneSchema';
+import { PermissionGrant } from './permissions/permission-grant.entity';
+import { PermissionsModule } from './permissions/permissions.module';
+import { ProductsModule } from './products/products.module';
+import { Project } from './projects/project.entity';
+import { ProjectsModule } from './projects/projects.module';
+import { Repository } from './repositories/repository.entity';
+import { RepositoriesModule } from './repositories/repositories.module';
+import { RepositorySecret } from './repository-secret/repository-secret.entity';
+import { RepositorySecretModule } from './repository-secret/repository-secret.module';
+import { ControlPlaneAdmins } from './users/control-plane-admins';
+import { User } from './users/user.entity';
+import { UsersModule } from './users/users.module';
+import { Workspace } from './workspace/workspace.entity';
+import { WorkspaceModule } from './workspace/workspace.module';
+
+export const CONTROL_PLANE_ENTITIES = [User, Workspace, Project, Repository, RepositorySecret, PermissionGrant, AuditEntry, ...OUTBOX_ENTITIES];
+export const CONTROL_PLANE_MIGRATIONS = [...OUTBOX_MIGRATIONS, CreateControlPlaneSchema1763700000100];
+
+@Module({})
+export class ControlPlaneApiModule {
+  static forConfig(config: ControlPlaneConfig): DynamicModule {
+    return {
+      module: ControlPlaneApiModule,
+      imports: [
+        // By its contract the control plane's /readyz does not check the database.
+        PlatformModule.forService(config, { readiness: 'static' }),
+        DatabaseModule.forRoot({
+          url: config.CP_DATABASE_URL,
+          applicationName: 'control-plane',
+          entities: CONTROL_PLANE_ENTITIES,
+          migrations: CONTROL_PLANE_MIGRATIONS,
+        }),
+        AuthModule.forRoot({ issuer: config.CP_OIDC_ISSUER_URL, audience: config.CP_OIDC_AUDIENCE }),
+        ControlPlaneCoreModule,
+        PermissionsModule,
+        ProjectsModule,
+        RepositoriesModule,
+        RepositorySecretModule,
+        UsersModule,
+        MeModule,
+        WorkspaceModule,
+        ProductsModule,
+      ],
+      providers: [{ provide: ADMIN_RESOLVER, useExisting: ControlPlaneAdmins }],
+    };
+  }
+}
+
+export const controlPlaneService: ServiceDefinition<ControlPlaneConfig> = {
+  schema: ControlPlaneConfig,
+  module: (config) => ControlPlaneApiModule.forConfig(config),
+  corsOrigins: (config) => config.corsOrigins,
+};

@@ -1,0 +1,1 @@
+export * from './control-plane-api.module';

@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { AdminResolver, Principal } from '@arbor/auth';
+import { LRUCache } from 'lru-cache';
+import { DataSource } from 'typeorm';
+import { AccessVersion } from '../access/access-version';
+import { User } from './user.entity';
+
+/**
+ * Administrators granted in the control plane (users.is_admin), besides the realm role. Asked on
+ * every authenticated request of a person without the role, so answers are cached until the
+ * access version moves: no database round trip per request.
+ */
+@Injectable()
+export class ControlPlaneAdmins implements AdminResolver {
+  private readonly cache = new LRUCache<string, { version: number; isAdmin: boolean }>({ max: 50_000 });
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly accessVersion: AccessVersion,
+  ) {}
+
+  async isAdmin(principal: Principal): Promise<boolean> {
+    if (principal.kind !== 'person') return false;
+    const version = this.accessVersion.current;
+    const cached = this.cache.get(principal.subject);
+    if (cached && cached.version === version) return cached.isAdmin;
+    const user = await this.dataSource.getRepository(User).findOne({ where: { subject: principal.subject }, select: { isAdmin: true, disabled: true } });
+    const isAdmin = Boolean(user?.isAdmin && !user.disabled);
+    this.cache.set(principal.subject, { version, isAdmin });
+    return isAdmin;
+  }
+}

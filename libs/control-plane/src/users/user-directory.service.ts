@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Principal } from '@arbor/auth';
+import { DataSource } from 'typeorm';
+import { User } from './user.entity';
+
+/**
+ * The control plane's record of the person behind a token. The first sign-in provisions it from
+ * the token's claims, or links a user an administrator pre-created with the same email.
+ */
+@Injectable()
+export class UserDirectory {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async forPrincipal(principal: Principal): Promise<User> {
+    const users = this.dataSource.getRepository(User);
+    const known = await users.findOneBy({ subject: principal.subject });
+    if (known) return known;
+    const email = principal.email?.toLowerCase() ?? null;
+    if (email) {
+      // A user an administrator pre-created by email: this sign-in claims it.
+      const claimed = await users
+        .createQueryBuilder()
+        .update()
+        .set({ subject: principal.subject })
+        .where('email = :email and subject is null', { email })
+        .returning('id')
+        .execute();
+      const rows = claimed.raw as { id: string }[];
+      if (rows.length > 0) return users.findOneByOrFail({ id: rows[0].id });
+    }
+    // Concurrent first requests of one person: the subject's unique index keeps a single row.
+    // An email already used by another subject is left off rather than refusing the sign-in.
+    await this.dataSource.query(
+      `insert into users (subject, email, display_name)
+       select $1, case when exists (select 1 from users where email = $2) then null else $2 end, $3
+       on conflict (subject) do nothing`,
+      [principal.subject, email, principal.name ?? principal.username ?? email ?? principal.subject],
+    );
+    return users.findOneByOrFail({ subject: principal.subject });
+  }
+}
