@@ -1,6 +1,6 @@
 export { AuthModule } from './lib/auth.module';
 export type { AuthOptions } from './lib/auth-options';
-export { Authenticated, MachineOrAdmin, RequirePermissions } from './lib/guards/auth.decorators';
+export { AdminOnly, Authenticated, MachineOrAdmin, RequirePermissions } from './lib/guards/auth.decorators';
 export { PERMISSION_CHECKER } from './lib/guards/permission-checker';
 export type { PermissionChecker } from './lib/guards/permission-checker';
 export { ADMIN_ROLE } from './lib/principal/principal';

@@ -51,6 +51,15 @@ describe('tokens from the dev identity provider', () => {
     expect(alice.body.error.code).toBe('forbidden');
   });
 
+  it('lets only administrators through @AdminOnly(), not machines', async () => {
+    const admin = await request(app.getHttpServer()).get('/admin').auth(await personToken('admin'), { type: 'bearer' });
+    expect(admin.status).toBe(200);
+    const machine = await request(app.getHttpServer()).get('/admin').auth(await machineToken('ai-gateway-m2m'), { type: 'bearer' });
+    expect(machine.status).toBe(403);
+    const alice = await request(app.getHttpServer()).get('/admin').auth(await personToken('alice'), { type: 'bearer' });
+    expect(alice.status).toBe(403);
+  });
+
   it("accepts ai-gateway-m2m's client-credentials token as a machine", async () => {
     const response = await request(app.getHttpServer()).get('/me').auth(await machineToken('ai-gateway-m2m'), { type: 'bearer' });
     expect(response.status).toBe(200);

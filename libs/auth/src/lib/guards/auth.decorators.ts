@@ -1,4 +1,5 @@
 import { UseGuards } from '@nestjs/common';
+import { AdminOnlyGuard } from './admin-only.guard';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import { MachineOrAdminGuard } from './machine-or-admin.guard';
 import { permissionsGuardFor } from './permissions.guard';
@@ -13,6 +14,11 @@ export function Authenticated(): RouteDecorator {
 /** A valid token of a machine client or an administrator (401, then 403). */
 export function MachineOrAdmin(): RouteDecorator {
   return UseGuards(BearerAuthGuard, MachineOrAdminGuard);
+}
+
+/** A valid token of an administrator (401, then 403 for machines and other people). */
+export function AdminOnly(): RouteDecorator {
+  return UseGuards(BearerAuthGuard, AdminOnlyGuard);
 }
 
 /** A valid token whose principal the app's PERMISSION_CHECKER grants `keys` (401, then 403). */

@@ -4,7 +4,7 @@ import { Test } from '@nestjs/testing';
 import { ErrorEnvelopeFilter } from '@arbor/platform';
 import { AuthModule } from '../auth.module';
 import { AuthOptions } from '../auth-options';
-import { Authenticated, MachineOrAdmin, RequirePermissions } from '../guards/auth.decorators';
+import { AdminOnly, Authenticated, MachineOrAdmin, RequirePermissions } from '../guards/auth.decorators';
 import { CurrentPrincipal } from '../principal/current-principal.decorator';
 import type { Principal } from '../principal/principal';
 
@@ -24,6 +24,12 @@ class ProbeController {
   @Get('ops')
   @MachineOrAdmin()
   ops(@CurrentPrincipal() principal: Principal): { subject: string } {
+    return { subject: principal.subject };
+  }
+
+  @Get('admin')
+  @AdminOnly()
+  admin(@CurrentPrincipal() principal: Principal): { subject: string } {
     return { subject: principal.subject };
   }
 
