@@ -6,6 +6,7 @@ import { DatabaseModule, PlatformModule, ServiceDefinition } from '@arbor/platfo
 import { AuditEntry } from './audit/audit-entry.entity';
 import { ControlPlaneCoreModule } from './control-plane-core.module';
 import { MeModule } from './me/me.module';
+import { OpenApiModule } from './openapi/openapi.module';
 import { CreateControlPlaneSchema1763700000100 } from './migrations/1763700000100-CreateControlPlaneSchema';
 import { PermissionGrant } from './permissions/permission-grant.entity';
 import { PermissionsModule } from './permissions/permissions.module';
@@ -49,6 +50,8 @@ export class ControlPlaneApiModule {
         MeModule,
         WorkspaceModule,
         ProductsModule,
+        // Last, so the document it builds at start describes every controller above.
+        OpenApiModule,
       ],
       providers: [{ provide: ADMIN_RESOLVER, useExisting: ControlPlaneAdmins }],
     };

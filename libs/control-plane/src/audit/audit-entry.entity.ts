@@ -9,7 +9,7 @@ export class AuditEntry {
   @CreateDateColumn({ name: 'occurred_at', type: 'timestamptz' })
   occurredAt!: Date;
 
-  /** `person` or `machine`. */
+  /** `person`, `machine`, or `system` for the control plane itself. */
   @Column({ name: 'actor_kind', type: 'text' })
   actorKind!: string;
 

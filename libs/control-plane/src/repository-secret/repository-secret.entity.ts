@@ -6,7 +6,7 @@ export class RepositorySecret {
   @PrimaryColumn({ name: 'project_id', type: 'uuid' })
   projectId!: string;
 
-  /** Which master key encrypted it (see the key rotation procedure in the README). */
+  /** Which master key encrypted it (see the key rotation procedure in docs/operations.md). */
   @Column({ name: 'key_id', type: 'text' })
   keyId!: string;
 

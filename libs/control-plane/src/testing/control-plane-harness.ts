@@ -24,8 +24,17 @@ export interface ControlPlaneHarness {
   close(): Promise<void>;
 }
 
-export async function startControlPlane(env: Record<string, string> = {}): Promise<ControlPlaneHarness> {
-  const database = await createTestDatabase();
+export interface HarnessOptions {
+  /**
+   * Run on this database instead of a fresh one, e.g. to restart the service on the data an
+   * earlier harness left; close() then leaves it for its owner to drop.
+   */
+  database?: TestDatabase;
+}
+
+export async function startControlPlane(env: Record<string, string> = {}, options: HarnessOptions = {}): Promise<ControlPlaneHarness> {
+  const ownsDatabase = options.database === undefined;
+  const database = options.database ?? (await createTestDatabase());
   const service = await startService(controlPlaneService, {
     CP_DATABASE_URL: database.url,
     CP_OIDC_ISSUER_URL: testIssuer(),
@@ -58,7 +67,7 @@ export async function startControlPlane(env: Record<string, string> = {}): Promi
     },
     close: async () => {
       await service.close();
-      await database.drop();
+      if (ownsDatabase) await database.drop();
     },
   };
   return harness;

@@ -4,7 +4,6 @@ import { AdminResolver, Principal } from '@arbor/auth';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 import { AccessVersion } from '../access/access-version';
-import { User } from './user.entity';
 
 /**
  * Administrators granted in the control plane (users.is_admin), besides the realm role. Asked on
@@ -25,8 +24,16 @@ export class ControlPlaneAdmins implements AdminResolver {
     const version = this.accessVersion.current;
     const cached = this.cache.get(principal.subject);
     if (cached && cached.version === version) return cached.isAdmin;
-    const user = await this.dataSource.getRepository(User).findOne({ where: { subject: principal.subject }, select: { isAdmin: true, disabled: true } });
-    const isAdmin = Boolean(user?.isAdmin && !user.disabled);
+    // A user pre-created by email is theirs before their first sign-in links it (UserDirectory).
+    const email = principal.email?.toLowerCase() ?? null;
+    const rows = (await this.dataSource.query(
+      `select is_admin and not disabled as admin from users
+       where subject = $1 or (subject is null and email = $2)
+       order by subject is null
+       limit 1`,
+      [principal.subject, email],
+    )) as { admin: boolean }[];
+    const isAdmin = rows[0]?.admin === true;
     this.cache.set(principal.subject, { version, isAdmin });
     return isAdmin;
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Principal } from '@arbor/auth';
 import { DataSource } from 'typeorm';
+import { AccessVersion } from '../access/access-version';
 import { User } from './user.entity';
 
 /**
@@ -10,33 +11,45 @@ import { User } from './user.entity';
  */
 @Injectable()
 export class UserDirectory {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly accessVersion: AccessVersion,
+  ) {}
 
   async forPrincipal(principal: Principal): Promise<User> {
     const users = this.dataSource.getRepository(User);
     const known = await users.findOneBy({ subject: principal.subject });
     if (known) return known;
     const email = principal.email?.toLowerCase() ?? null;
+    const name = principal.name ?? principal.username ?? email ?? principal.subject;
     if (email) {
       // A user an administrator pre-created by email: this sign-in claims it.
       const claimed = await users
         .createQueryBuilder()
         .update()
-        .set({ subject: principal.subject })
+        .set({ subject: principal.subject, displayName: () => `case when display_name = '' then :name else display_name end` })
+        .setParameter('name', name)
         .where('email = :email and subject is null', { email })
         .returning('id')
         .execute();
       const rows = claimed.raw as { id: string }[];
-      if (rows.length > 0) return users.findOneByOrFail({ id: rows[0].id });
+      if (rows.length > 0) {
+        // The subject now names a user with grants and maybe administration: cached answers are stale.
+        this.accessVersion.bump();
+        return users.findOneByOrFail({ id: rows[0].id });
+      }
     }
     // Concurrent first requests of one person: the subject's unique index keeps a single row.
     // An email already used by another subject is left off rather than refusing the sign-in.
-    await this.dataSource.query(
+    const inserted = (await this.dataSource.query(
       `insert into users (subject, email, display_name)
        select $1, case when exists (select 1 from users where email = $2) then null else $2 end, $3
-       on conflict (subject) do nothing`,
-      [principal.subject, email, principal.name ?? principal.username ?? email ?? principal.subject],
-    );
+       on conflict (subject) do nothing
+       returning id`,
+      [principal.subject, email, name],
+    )) as { id: string }[];
+    // An answer for this subject goes from "unknown" to an empty set.
+    if (inserted.length > 0) this.accessVersion.bump();
     return users.findOneByOrFail({ subject: principal.subject });
   }
 }

@@ -1,0 +1,79 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { AdminOnly, CurrentPrincipal, Principal } from '@arbor/auth';
+import { CreateProjectDto } from './dto/create-project.dto';
+import { ProjectListResponse, ProjectResponse } from './dto/project.response';
+import { UpdateProjectDto } from './dto/update-project.dto';
+import { ProjectsService } from './projects.service';
+import { UuidParam } from './uuid-param.pipe';
+
+@ApiTags('projects')
+@ApiBearerAuth()
+@ApiUnauthorizedResponse({ description: 'No valid bearer token.' })
+@ApiForbiddenResponse({ description: 'The caller is not an administrator (machine clients included).' })
+@AdminOnly()
+@Controller('api/v1/projects')
+export class ProjectsController {
+  constructor(private readonly projects: ProjectsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Every project, ordered by slug' })
+  @ApiOkResponse({ type: ProjectListResponse })
+  async list(): Promise<ProjectListResponse> {
+    return { projects: (await this.projects.list()).map((project) => ProjectResponse.of(project)) };
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create a project; products hear of its slug' })
+  @ApiCreatedResponse({ type: ProjectResponse })
+  @ApiBadRequestResponse({ description: 'invalid_request: the body names a bad slug or name.' })
+  @ApiConflictResponse({ description: 'project_slug_taken: another project has the slug.' })
+  async create(@CurrentPrincipal() actor: Principal, @Body() body: CreateProjectDto): Promise<ProjectResponse> {
+    return ProjectResponse.of(await this.projects.create(actor, { slug: body.slug, name: body.name }));
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One project' })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOkResponse({ type: ProjectResponse })
+  @ApiBadRequestResponse({ description: 'invalid_request: the id is not a UUID.' })
+  @ApiNotFoundResponse({ description: 'project_not_found.' })
+  async get(@Param('id', new UuidParam('id')) id: string): Promise<ProjectResponse> {
+    return ProjectResponse.of(await this.projects.get(id));
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Change the name or the slug (a rename: products hear of both slugs)' })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOkResponse({ type: ProjectResponse })
+  @ApiBadRequestResponse({ description: 'invalid_request: a bad id, slug or name.' })
+  @ApiNotFoundResponse({ description: 'project_not_found.' })
+  @ApiConflictResponse({ description: 'project_slug_taken: another project has the new slug.' })
+  async update(@CurrentPrincipal() actor: Principal, @Param('id', new UuidParam('id')) id: string, @Body() body: UpdateProjectDto): Promise<ProjectResponse> {
+    return ProjectResponse.of(await this.projects.update(actor, id, { slug: body.slug, name: body.name }));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: "Delete a project with its repositories, repository token and grants" })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiNoContentResponse({ description: 'Deleted; products hear of its slug.' })
+  @ApiBadRequestResponse({ description: 'invalid_request: the id is not a UUID.' })
+  @ApiNotFoundResponse({ description: 'project_not_found.' })
+  async remove(@CurrentPrincipal() actor: Principal, @Param('id', new UuidParam('id')) id: string): Promise<void> {
+    await this.projects.remove(actor, id);
+  }
+}

@@ -1,0 +1,94 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { AdminOnly, CurrentPrincipal, Principal } from '@arbor/auth';
+import { UuidParam } from '../projects/uuid-param.pipe';
+import { CreateRepositoryDto } from './dto/create-repository.dto';
+import { RepositoryListResponse, RepositoryResponse } from './dto/repository.response';
+import { UpdateRepositoryDto } from './dto/update-repository.dto';
+import { RepositoriesService } from './repositories.service';
+
+/** Administration of one project's repositories. */
+@ApiTags('repositories')
+@ApiBearerAuth()
+@ApiParam({ name: 'id', format: 'uuid', description: 'The project id.' })
+@ApiUnauthorizedResponse({ description: 'No valid bearer token.' })
+@ApiForbiddenResponse({ description: 'The caller is not an administrator (machine clients included).' })
+@ApiNotFoundResponse({ description: 'project_not_found, or repository_not_found for a repository id not in this project.' })
+@AdminOnly()
+@Controller('api/v1/projects/:id/repositories')
+export class ProjectRepositoriesController {
+  constructor(private readonly repositories: RepositoriesService) {}
+
+  @Get()
+  @ApiOperation({ summary: "A project's repositories, ordered by full name" })
+  @ApiOkResponse({ type: RepositoryListResponse })
+  @ApiBadRequestResponse({ description: 'invalid_request: the id is not a UUID.' })
+  async list(@Param('id', new UuidParam('id')) projectId: string): Promise<RepositoryListResponse> {
+    return { repositories: (await this.repositories.listForProject(projectId)).map((repository) => RepositoryResponse.of(repository)) };
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Add a repository; products hear of the project' })
+  @ApiCreatedResponse({ type: RepositoryResponse })
+  @ApiBadRequestResponse({ description: 'invalid_request: a bad id or body, naming each bad field.' })
+  @ApiConflictResponse({ description: 'repository_exists: the project already has this host/owner/name (case-insensitive).' })
+  async add(@CurrentPrincipal() actor: Principal, @Param('id', new UuidParam('id')) projectId: string, @Body() body: CreateRepositoryDto): Promise<RepositoryResponse> {
+    const repository = await this.repositories.add(actor, projectId, {
+      sourceHost: body.source_host,
+      owner: body.owner,
+      name: body.name,
+      branch: body.branch,
+      installationId: body.installation_id,
+    });
+    return RepositoryResponse.of(repository);
+  }
+
+  @Patch(':repoId')
+  @ApiOperation({ summary: 'Change some fields of a repository; products hear of the project' })
+  @ApiParam({ name: 'repoId', format: 'uuid' })
+  @ApiOkResponse({ type: RepositoryResponse })
+  @ApiBadRequestResponse({ description: 'invalid_request: a bad id or body, naming each bad field.' })
+  @ApiConflictResponse({ description: 'repository_exists: the change would duplicate another repository of the project.' })
+  async update(
+    @CurrentPrincipal() actor: Principal,
+    @Param('id', new UuidParam('id')) projectId: string,
+    @Param('repoId', new UuidParam('repoId')) repositoryId: string,
+    @Body() body: UpdateRepositoryDto,
+  ): Promise<RepositoryResponse> {
+    const repository = await this.repositories.update(actor, projectId, repositoryId, {
+      sourceHost: body.source_host,
+      owner: body.owner,
+      name: body.name,
+      branch: body.branch,
+      installationId: body.installation_id,
+    });
+    return RepositoryResponse.of(repository);
+  }
+
+  @Delete(':repoId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Remove a repository; products hear of the project' })
+  @ApiParam({ name: 'repoId', format: 'uuid' })
+  @ApiNoContentResponse({ description: 'Removed.' })
+  @ApiBadRequestResponse({ description: 'invalid_request: an id is not a UUID.' })
+  async remove(
+    @CurrentPrincipal() actor: Principal,
+    @Param('id', new UuidParam('id')) projectId: string,
+    @Param('repoId', new UuidParam('repoId')) repositoryId: string,
+  ): Promise<void> {
+    await this.repositories.remove(actor, projectId, repositoryId);
+  }
+}

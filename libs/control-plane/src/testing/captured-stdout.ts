@@ -1,0 +1,32 @@
+// Test-only: what the service writes to standard output. Its logger writes with fs.writeSync on
+// fd 1 (pino's synchronous destination), which process.stdout spies would not see.
+import fs from 'node:fs';
+
+export interface CapturedStdout {
+  text(): string;
+  /** Stops capturing; later output goes to the terminal again. */
+  restore(): void;
+}
+
+/** Captures (and silences) everything written to fd 1 or process.stdout until restore(). */
+export function captureStdout(): CapturedStdout {
+  const chunks: string[] = [];
+  const keep = (data: unknown) => chunks.push(typeof data === 'string' ? data : Buffer.from(data as Uint8Array).toString('utf8'));
+  const realWriteSync = fs.writeSync;
+  const writeSync = jest.spyOn(fs, 'writeSync').mockImplementation(((fd: number, data: unknown, ...rest: unknown[]) => {
+    if (fd !== 1) return (realWriteSync as (...args: unknown[]) => number)(fd, data, ...rest);
+    keep(data);
+    return typeof data === 'string' ? Buffer.byteLength(data) : (data as Uint8Array).byteLength;
+  }) as typeof fs.writeSync);
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation(((data: unknown) => {
+    keep(data);
+    return true;
+  }) as typeof process.stdout.write);
+  return {
+    text: () => chunks.join(''),
+    restore: () => {
+      writeSync.mockRestore();
+      write.mockRestore();
+    },
+  };
+}
