@@ -4,6 +4,7 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { seedDemoData } from './demo-data.mts';
 import { startDevPostgres, type DevPostgres } from './dev-postgres.mts';
 import { devSecrets, localUrl, serviceSpecs, startService, waitHealthy, type ServiceSpec } from './services.mts';
 
@@ -116,6 +117,9 @@ async function main(): Promise<void> {
       }),
     ),
   );
+  const controlPlane = started.find(({ spec }) => spec.app === 'control-plane-api');
+  if (controlPlane && env['ARBOR_DEMO_DATA'] !== 'false') await seedDemo(controlPlane.url);
+  if (stopping) return;
   const pad = (text: string) => text.padEnd(18);
   const lines = [
     '',
@@ -131,6 +135,16 @@ async function main(): Promise<void> {
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** A failure here leaves the suite running: the demo data is a convenience, not a service. */
+async function seedDemo(controlPlaneUrl: string): Promise<void> {
+  try {
+    const done = await seedDemoData({ controlPlaneUrl, issuer });
+    process.stdout.write(done.length > 0 ? `demo data: added ${done.join(', ')}\n` : 'demo data: already there\n');
+  } catch (error) {
+    process.stdout.write(`demo data could not be added: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
 }
 
 main().catch((error: unknown) => {

@@ -63,6 +63,34 @@ function npmStart(env: Record<string, string>): Promise<Started> {
   });
 }
 
+/** What the demo data leaves in the control plane's tables; a second start must not change it. */
+async function controlPlaneCounts(pgPort: number): Promise<Record<string, number>> {
+  const database = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/control_plane` });
+  await database.connect();
+  try {
+    const counts: Record<string, number> = {};
+    for (const table of ['workspace', 'users', 'projects', 'repositories', 'repository_secrets', 'permission_grants', 'audit_log', 'outbox_events']) {
+      counts[table] = (await database.query(`select count(*)::int as n from ${table}`)).rows[0].n;
+    }
+    return counts;
+  } finally {
+    await database.end();
+  }
+}
+
+async function machineToken(idpPort: number): Promise<string> {
+  const response = await fetch(`http://localhost:${idpPort}/realms/arbor/protocol/openid-connect/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'ai-gateway-m2m', client_secret: 'dev-ai-gateway-m2m-secret' }),
+  });
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+// The demo people's fixed subjects in deploy/keycloak/realm-export.json.
+const ALICE = '421394a7-b2e8-4f4a-9396-3b751542a6ba';
+const BOB = '18d1b156-6c2f-4a7d-a8f8-e5b332f95904';
+const CAROL = '562056dd-344d-48ff-8fab-74fc35fc10a7';
+
 function stop(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
     child.once('exit', (code) => resolve(code));
@@ -75,6 +103,7 @@ describe('npm start', () => {
   fs.chmodSync(dataDir, 0o755);
   const ports: Record<string, number> = {};
   let env: Record<string, string>;
+  let demoCounts: Record<string, number>;
 
   beforeAll(async () => {
     for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg']) ports[name] = await freePort();
@@ -96,7 +125,7 @@ describe('npm start', () => {
 
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  it('brings up the identity provider and all four services, then stops everything on SIGTERM', async () => {
+  it('brings up the identity provider and all four services with the demo data, then stops everything on SIGTERM', async () => {
     const { child, output } = await npmStart(env);
     try {
       for (const name of ['cp', 'dispatcher', 'ai', 'mcp']) {
@@ -108,6 +137,31 @@ describe('npm start', () => {
       expect(output()).toContain(`http://localhost:${ports['cp']}`);
       expect(output()).toMatch(/admin.*alice, bob, carol/);
       expect(output()).toContain(`data in ${path.join(dataDir, 'postgres')}`);
+
+      // The demo data, through the API as a product sees it (a machine token).
+      expect(output()).toMatch(/demo data: added .*project alpha/);
+      const cp = `http://127.0.0.1:${ports['cp']}`;
+      const token = await machineToken(ports['idp']);
+      const get = async (path: string) => {
+        const response = await fetch(`${cp}${path}`, { headers: { authorization: `Bearer ${token}` } });
+        expect({ path, status: response.status }).toEqual({ path, status: 200 });
+        return response.json() as Promise<Record<string, unknown>>;
+      };
+      const effective = (subject: string, project: string) => get(`/api/v1/permissions/effective?subject=${subject}&project=${project}`);
+      expect(await get('/api/v1/workspace/settings')).toEqual({ name: 'Arbor Demo', timezone: 'Europe/Berlin' });
+      expect((await effective(ALICE, 'alpha'))['permissions']).toEqual(['ai-gateway', 'ai-gateway.operator', 'mcp-gateway', 'mcp-gateway.operator']);
+      expect((await effective(ALICE, 'beta'))['permissions']).toEqual(['ai-gateway', 'ai-gateway.viewer', 'mcp-gateway']);
+      expect((await effective(BOB, 'alpha'))['permissions']).toEqual(['ai-gateway', 'ai-gateway.viewer']);
+      expect((await effective(BOB, 'beta'))['permissions']).toEqual(['ai-gateway']);
+      expect((await effective(CAROL, 'alpha'))['permissions']).toEqual([]);
+      const { repositories } = (await get('/api/v1/repositories')) as { repositories: Record<string, string>[] };
+      expect(repositories.map(({ project_slug, full_name, branch, installation_id }) => ({ project_slug, full_name, branch, installation_id }))).toEqual([
+        { project_slug: 'alpha', full_name: 'github.com/arbor-demo/alpha-service', branch: 'main', installation_id: '4242' },
+        { project_slug: 'beta', full_name: 'github.com/arbor-demo/beta-web', branch: 'develop', installation_id: '4243' },
+      ]);
+      const alpha = repositories[0]['project_id'];
+      expect((await get(`/api/v1/projects/${alpha}/repository-secret/value`))['value']).toBe('ghs_demoAlphaToken0001');
+      demoCounts = await controlPlaneCounts(ports['pg']);
 
       // The data stays in the data directory: leave a mark for the second start.
       const database = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${ports['pg']}/control_plane` });
@@ -127,9 +181,11 @@ describe('npm start', () => {
     for (const name of ['cp', 'idp', 'pg']) expect(await portOpen(ports[name])).toBe(false);
   });
 
-  it('finds the same data on a second start', async () => {
-    const { child } = await npmStart(env);
+  it('finds the same data on a second start, and the demo data changes nothing', async () => {
+    const { child, output } = await npmStart(env);
     try {
+      expect(output()).toContain('demo data: already there');
+      expect(await controlPlaneCounts(ports['pg'])).toEqual(demoCounts);
       const database = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${ports['pg']}/control_plane` });
       await database.connect();
       const { rows } = await database.query("select to_regclass('npm_start_marker') is not null as kept");

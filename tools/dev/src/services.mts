@@ -50,6 +50,10 @@ export function serviceSpecs(issuer: string, databases: Record<DatabaseVariable,
         CP_SECRETS_MASTER_KEY: secrets.CP_SECRETS_MASTER_KEY,
         CP_M2M_CLIENT_ID: 'control-plane-m2m',
         CP_M2M_CLIENT_SECRET: 'dev-control-plane-m2m-secret',
+        // The suite's module rail and CORS; they also make ai-gateway and mcp-gateway known products.
+        CP_SUITE_CONTROL_PLANE_URL: controlPlaneUrl,
+        CP_SUITE_AI_GATEWAY_URL: 'http://localhost:4000',
+        CP_SUITE_MCP_GATEWAY_URL: 'http://localhost:4444',
       },
     },
     {
