@@ -1,30 +1,25 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { AdminOnly, CurrentPrincipal, Principal } from '@arbor/auth';
+import { CurrentPrincipal, Principal } from '@arbor/auth';
 import { UuidParam } from '../projects/uuid-param.pipe';
 import { UserPermissionsResponse } from './dto/permissions.response';
 import { ReplacePermissionsDto } from './dto/replace-permissions.dto';
 import { PermissionGrants } from './permission-grants.service';
+import { AdministrationApi } from '../openapi/administration-api.decorator';
 
 /** Grants administration; under /users by path, owned here with the rest of permissions. */
 @ApiTags('permissions')
-@ApiBearerAuth()
 @ApiParam({ name: 'id', description: 'The control plane id of the user.', format: 'uuid' })
-@ApiUnauthorizedResponse({ description: 'No valid bearer token.' })
-@ApiForbiddenResponse({ description: 'Not an administrator (machine clients included).' })
 @ApiNotFoundResponse({ description: 'No such user (user_not_found).' })
 @ApiBadRequestResponse({ description: 'invalid_request: the id is not a UUID.' })
-@AdminOnly()
+@AdministrationApi()
 @Controller('api/v1/users/:id/permissions')
 export class PermissionGrantsController {
   constructor(private readonly grants: PermissionGrants) {}

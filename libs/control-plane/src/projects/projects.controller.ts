@@ -1,30 +1,25 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
-  ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { AdminOnly, CurrentPrincipal, Principal } from '@arbor/auth';
+import { CurrentPrincipal, Principal } from '@arbor/auth';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ProjectListResponse, ProjectResponse } from './dto/project.response';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectsService } from './projects.service';
 import { UuidParam } from './uuid-param.pipe';
+import { AdministrationApi } from '../openapi/administration-api.decorator';
 
 @ApiTags('projects')
-@ApiBearerAuth()
-@ApiUnauthorizedResponse({ description: 'No valid bearer token.' })
-@ApiForbiddenResponse({ description: 'The caller is not an administrator (machine clients included).' })
-@AdminOnly()
+@AdministrationApi()
 @Controller('api/v1/projects')
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}

@@ -1,33 +1,28 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
-  ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { AdminOnly, CurrentPrincipal, Principal } from '@arbor/auth';
+import { CurrentPrincipal, Principal } from '@arbor/auth';
 import { UuidParam } from '../projects/uuid-param.pipe';
 import { CreateRepositoryDto } from './dto/create-repository.dto';
 import { RepositoryListResponse, RepositoryResponse } from './dto/repository.response';
 import { UpdateRepositoryDto } from './dto/update-repository.dto';
 import { RepositoriesService } from './repositories.service';
+import { AdministrationApi } from '../openapi/administration-api.decorator';
 
 /** Administration of one project's repositories. */
 @ApiTags('repositories')
-@ApiBearerAuth()
 @ApiParam({ name: 'id', format: 'uuid', description: 'The project id.' })
-@ApiUnauthorizedResponse({ description: 'No valid bearer token.' })
-@ApiForbiddenResponse({ description: 'The caller is not an administrator (machine clients included).' })
 @ApiNotFoundResponse({ description: 'project_not_found, or repository_not_found for a repository id not in this project.' })
-@AdminOnly()
+@AdministrationApi()
 @Controller('api/v1/projects/:id/repositories')
 export class ProjectRepositoriesController {
   constructor(private readonly repositories: RepositoriesService) {}

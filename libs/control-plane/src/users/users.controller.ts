@@ -1,29 +1,24 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
-  ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
-  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { AdminOnly, CurrentPrincipal, Principal } from '@arbor/auth';
+import { CurrentPrincipal, Principal } from '@arbor/auth';
 import { UuidParam } from '../projects/uuid-param.pipe';
 import { CreateUserDto } from './dto/create-user.dto';
 import { ListUsersQuery } from './dto/list-users.query';
 import { UpdateUserDto } from './dto/update-user.dto';
 import { UserListResponse, UserResponse } from './dto/user.response';
 import { UsersService } from './users.service';
+import { AdministrationApi } from '../openapi/administration-api.decorator';
 
 @ApiTags('users')
-@ApiBearerAuth()
-@ApiUnauthorizedResponse({ description: 'No valid bearer token.' })
-@ApiForbiddenResponse({ description: 'The caller is not an administrator (machines included).' })
-@AdminOnly()
+@AdministrationApi()
 @Controller('api/v1/users')
 export class UsersController {
   constructor(private readonly users: UsersService) {}
