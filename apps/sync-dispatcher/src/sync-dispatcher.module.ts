@@ -1,6 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { SyncDispatcherConfig } from '@arbor/config';
+import { OUTBOX_ENTITIES, OUTBOX_MIGRATIONS } from '@arbor/outbox';
 import { DatabaseModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
+import { SyncDeliveryModule } from '@arbor/sync-dispatcher';
 
 @Module({})
 export class SyncDispatcherModule {
@@ -10,7 +12,14 @@ export class SyncDispatcherModule {
       imports: [
         // The outbox lives in the control plane's database: ready means that database answers.
         PlatformModule.forService(config, { readiness: 'database' }),
-        DatabaseModule.forRoot({ url: config.CP_DATABASE_URL, applicationName: 'sync-dispatcher' }),
+        // The outbox migrations, so the dispatcher works whether it or the control plane starts first.
+        DatabaseModule.forRoot({
+          url: config.CP_DATABASE_URL,
+          applicationName: 'sync-dispatcher',
+          entities: OUTBOX_ENTITIES,
+          migrations: OUTBOX_MIGRATIONS,
+        }),
+        SyncDeliveryModule.forConfig(config),
       ],
     };
   }

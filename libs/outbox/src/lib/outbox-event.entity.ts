@@ -2,7 +2,7 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeor
 
 /**
  * One change that products must hear about, written in the transaction that made the change.
- * The dispatcher turns each row into one delivery per product (another table, its own concern).
+ * The dispatcher turns each row into one delivery per product (`SyncDelivery`) and marks it dispatched.
  */
 @Entity({ name: 'outbox_events' })
 export class OutboxEvent {
@@ -23,4 +23,8 @@ export class OutboxEvent {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
+
+  /** When the dispatcher made this event's deliveries; null until then. */
+  @Column({ name: 'dispatched_at', type: 'timestamptz', nullable: true })
+  dispatchedAt!: Date | null;
 }

@@ -2,7 +2,7 @@ import { dataSourceOptions, runMigrationsLocked } from '@arbor/platform';
 import { createTestDatabase, TestDatabase } from '@arbor/testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { CreateOutboxEvents1763700000000 } from '../migrations/1763700000000-CreateOutboxEvents';
+import { OUTBOX_ENTITIES, OUTBOX_MIGRATIONS } from '../index';
 import { OutboxEvent } from './outbox-event.entity';
 import { OUTBOX_CHANNEL, OutboxWriter, PROJECTS_CHANGED } from './outbox.writer';
 
@@ -13,7 +13,7 @@ describe('the outbox writer', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     dataSource = await new DataSource(
-      dataSourceOptions({ url: database.url, entities: [OutboxEvent], migrations: [CreateOutboxEvents1763700000000], applicationName: 'test' }),
+      dataSourceOptions({ url: database.url, entities: OUTBOX_ENTITIES, migrations: OUTBOX_MIGRATIONS, applicationName: 'test' }),
     ).initialize();
     await runMigrationsLocked(dataSource);
   });
