@@ -17,6 +17,7 @@ import { Repository } from './repositories/repository.entity';
 import { RepositoriesModule } from './repositories/repositories.module';
 import { RepositorySecret } from './repository-secret/repository-secret.entity';
 import { RepositorySecretModule } from './repository-secret/repository-secret.module';
+import { SyncModule } from './sync/sync.module';
 import { ControlPlaneAdmins } from './users/control-plane-admins';
 import { User } from './users/user.entity';
 import { UsersModule } from './users/users.module';
@@ -50,6 +51,7 @@ export class ControlPlaneApiModule {
         MeModule,
         WorkspaceModule,
         ProductsModule,
+        SyncModule,
         // Last, so the document it builds at start describes every controller above.
         OpenApiModule,
       ],
