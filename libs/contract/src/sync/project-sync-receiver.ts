@@ -1,0 +1,59 @@
+import type { IncomingMessage } from 'node:http';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { BearerTokenVerifier } from '@arbor/auth';
+import { isHandlerClass, OnProjectsChanged, ProjectSyncContext, ResolvedSyncOptions, SYNC_OPTIONS } from './control-plane-sync.options';
+import { NotTheControlPlane, ProjectSyncFailed } from './control-plane-sync.exception';
+import { slugsOf } from './project-sync-request';
+
+/**
+ * One project-sync call: the caller's token (the product's issuer and audience, signature), the
+ * caller itself (the control plane's machine client), the body, then the product's handler,
+ * awaited: the answer is 204 only once the handler succeeded, so a failure is delivered again.
+ */
+@Injectable()
+export class ProjectSyncReceiver implements OnModuleInit {
+  private readonly logger = new Logger('control-plane-sync');
+  private handler!: OnProjectsChanged;
+
+  constructor(
+    @Inject(SYNC_OPTIONS) private readonly options: ResolvedSyncOptions,
+    private readonly verifier: BearerTokenVerifier,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  onModuleInit(): void {
+    const { handler } = this.options;
+    if (!isHandlerClass(handler)) {
+      this.handler = { projectsChanged: handler };
+      return;
+    }
+    let instance: OnProjectsChanged;
+    try {
+      // Provided by the product in any of its modules, so it keeps its own dependencies there.
+      instance = this.moduleRef.get(handler, { strict: false });
+    } catch {
+      throw new Error(
+        `ControlPlaneSyncModule: the handler ${handler.name} is not a provider of this application; add it to the providers of one of your modules`,
+      );
+    }
+    if (typeof instance.projectsChanged !== 'function') throw new Error(`ControlPlaneSyncModule: the handler ${handler.name} has no projectsChanged method`);
+    this.handler = instance;
+  }
+
+  async receive(request: IncomingMessage, body: unknown): Promise<void> {
+    const caller = await this.verifier.authenticate(request);
+    if (caller.clientId !== this.options.controlPlaneClientId) throw new NotTheControlPlane(this.options.controlPlaneClientId);
+    const slugs = slugsOf(body);
+    if (slugs.length === 0) return;
+
+    const traceparent = request.headers['traceparent'];
+    const context: ProjectSyncContext = { clientId: caller.clientId, ...(typeof traceparent === 'string' ? { traceparent } : {}) };
+    try {
+      await this.handler.projectsChanged(slugs, context);
+    } catch (error) {
+      this.logger.error({ err: error, slugs }, 'project sync handler failed; answering 500 so that the control plane retries');
+      throw new ProjectSyncFailed();
+    }
+  }
+}
