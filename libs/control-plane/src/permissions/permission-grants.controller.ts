@@ -8,11 +8,11 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@arbor/auth';
-import { UuidParam } from '../projects/uuid-param.pipe';
 import { UserPermissionsResponse } from './dto/permissions.response';
 import { ReplacePermissionsDto } from './dto/replace-permissions.dto';
 import { PermissionGrants } from './permission-grants.service';
 import { AdministrationApi } from '../openapi/administration-api.decorator';
+import { UuidParam } from '@arbor/platform';
 
 /** Grants administration; under /users by path, owned here with the rest of permissions. */
 @ApiTags('permissions')

@@ -15,8 +15,8 @@ import { CreateProjectDto } from './dto/create-project.dto';
 import { ProjectListResponse, ProjectResponse } from './dto/project.response';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectsService } from './projects.service';
-import { UuidParam } from './uuid-param.pipe';
 import { AdministrationApi } from '../openapi/administration-api.decorator';
+import { UuidParam } from '@arbor/platform';
 
 @ApiTags('projects')
 @AdministrationApi()

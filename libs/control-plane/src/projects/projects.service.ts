@@ -7,7 +7,7 @@ import { AccessVersion } from '../access/access-version';
 import { AuditLog } from '../audit/audit.service';
 import { Project } from './project.entity';
 import { ProjectNotFound, ProjectSlugTaken } from './projects.exception';
-import { isUniqueViolation } from './unique-violation';
+import { isUniqueViolation } from '@arbor/platform';
 
 /** The name PostgreSQL gave the slug's inline unique constraint. */
 const SLUG_UNIQUE = 'projects_slug_key';

@@ -11,12 +11,12 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@arbor/auth';
-import { UuidParam } from '../projects/uuid-param.pipe';
 import { CreateRepositoryDto } from './dto/create-repository.dto';
 import { RepositoryListResponse, RepositoryResponse } from './dto/repository.response';
 import { UpdateRepositoryDto } from './dto/update-repository.dto';
 import { RepositoriesService } from './repositories.service';
 import { AdministrationApi } from '../openapi/administration-api.decorator';
+import { UuidParam } from '@arbor/platform';
 
 /** Administration of one project's repositories. */
 @ApiTags('repositories')

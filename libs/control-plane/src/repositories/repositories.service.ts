@@ -5,9 +5,9 @@ import { OutboxWriter } from '@arbor/outbox';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditLog } from '../audit/audit.service';
 import { ProjectsService } from '../projects/projects.service';
-import { isUniqueViolation } from '../projects/unique-violation';
 import { RepositoryExists, RepositoryNotFound } from './repositories.exception';
 import { Repository } from './repository.entity';
+import { isUniqueViolation } from '@arbor/platform';
 
 /** The name PostgreSQL gave the table's inline unique (project_id, source_host, owner, name). */
 const REPOSITORY_UNIQUE = 'repositories_project_id_source_host_owner_name_key';

@@ -13,10 +13,10 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { AdminOnly, CurrentPrincipal, MachineOrAdmin, Principal } from '@arbor/auth';
-import { UuidParam } from '../projects/uuid-param.pipe';
 import { ReplaceRepositorySecretDto } from './dto/replace-repository-secret.dto';
 import { RepositorySecretStateResponse, RepositorySecretValueResponse } from './dto/repository-secret.response';
 import { RepositorySecretService } from './repository-secret.service';
+import { UuidParam } from '@arbor/platform';
 
 @ApiTags('repository-secret')
 @ApiBearerAuth()

@@ -9,13 +9,13 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@arbor/auth';
-import { UuidParam } from '../projects/uuid-param.pipe';
 import { CreateUserDto } from './dto/create-user.dto';
 import { ListUsersQuery } from './dto/list-users.query';
 import { UpdateUserDto } from './dto/update-user.dto';
 import { UserListResponse, UserResponse } from './dto/user.response';
 import { UsersService } from './users.service';
 import { AdministrationApi } from '../openapi/administration-api.decorator';
+import { UuidParam } from '@arbor/platform';
 
 @ApiTags('users')
 @AdministrationApi()

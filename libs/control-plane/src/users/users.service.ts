@@ -4,10 +4,10 @@ import { Principal } from '@arbor/auth';
 import { DataSource } from 'typeorm';
 import { AccessVersion } from '../access/access-version';
 import { AuditLog } from '../audit/audit.service';
-import { isUniqueViolation } from '../projects/unique-violation';
 import { User } from './user.entity';
 import { UserDirectory } from './user-directory.service';
 import { SelfLockout, UserExists, UserNotFound } from './users.exception';
+import { isUniqueViolation } from '@arbor/platform';
 
 export interface UserFilter {
   email?: string;

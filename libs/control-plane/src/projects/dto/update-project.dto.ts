@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Omittable } from './omittable';
 import { IsProjectName, IsProjectSlug, PROJECT_NAME_MAX_LENGTH } from './project-fields';
+import { Omittable } from '@arbor/platform';
 
 /** Absent fields stay as they are; a new slug renames the project. */
 export class UpdateProjectDto {

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Omittable } from '../../projects/dto/omittable';
 import { IsBranch, IsInstallationId, IsRepositoryName, IsRepositoryOwner, IsSourceHost } from './repository-fields';
+import { Omittable } from '@arbor/platform';
 
 /** Absent fields stay as they are. */
 export class UpdateRepositoryDto {

@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import { Omittable } from '../../projects/dto/omittable';
 import { IsIanaTimeZone } from '../iana-time-zone';
+import { Omittable } from '@arbor/platform';
 
 /** Absent fields stay as they are; an explicit null is refused. */
 export class UpdateWorkspaceSettingsDto {

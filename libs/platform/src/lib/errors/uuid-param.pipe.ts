@@ -1,5 +1,5 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import { ApiError } from '@arbor/platform';
+import { ApiError } from './api-error';
 
 // What PostgreSQL's uuid type reads in its canonical form, whatever the version.
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
