@@ -3,9 +3,8 @@
 // builds both apps first; run `npx nx run sync-dispatcher:build` and `control-plane-api:build`
 // before running this file with jest directly.
 import { DEFAULT_SYNC_PATH } from '@arbor/config';
-import { createTestDatabase, personToken, testIssuer } from '@arbor/testing';
 import { Client } from 'pg';
-import { BuiltService, startBuiltService } from './testing/built-service';
+import { BuiltService, createTestDatabase, personToken, startBuiltService, testIssuer } from '@arbor/testing';
 import { FakeProduct } from './testing/fake-product';
 import { eventually, openOutboxDatabase, OutboxDatabase } from './testing/outbox-database';
 import { traceIdOf, verifiedSyncToken } from './testing/sync-tokens';

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '../../../..');
@@ -31,4 +32,64 @@ export function runBuiltApp(app: string, env: Record<string, string>, timeoutMs 
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+export interface BuiltService {
+  url: string;
+  child: ChildProcess;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+  /** Sends `signal` and waits for the exit; resolves to the exit code (null when killed by a signal). */
+  kill(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Runs a built app (`dist/apps/<app>/main.js`) with exactly `env` plus PATH and its listen
+ * variable on a free port, and waits until it answers /healthz.
+ */
+export async function startBuiltService(app: string, listenVariable: string, env: Record<string, string>): Promise<BuiltService> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(root, 'dist/apps', app, 'main.js')], {
+    cwd: root,
+    env: { PATH: process.env['PATH'] ?? '', ...env, [listenVariable]: `127.0.0.1:${port}` },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const service: BuiltService = {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output: () => output,
+    kill: async (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}:\n${output}`);
+    try {
+      if ((await fetch(`${service.url}/healthz`)).ok) return service;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await service.kill('SIGKILL');
+      throw new Error(`${app} did not answer /healthz within 30 s:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
