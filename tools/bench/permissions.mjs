@@ -13,19 +13,18 @@
 // --log <filter> (CP_LOG of the control plane, default its own default, info), --skip-build,
 // --cpu-prof-dir <dir> (write a V8 CPU profile of the control plane there, to see where time goes),
 // --runs <list> (a comma-separated subset of cached,304,uncached,http,pg; default all).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { build, createDatabase, machineToken, root, serverVersion, startBuiltApp } from './support.mjs';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);
 const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
 
@@ -52,7 +51,10 @@ const log = (line) => process.stderr.write(`${line}\n`);
 const cleanups = [];
 
 async function main() {
-  if (!options['skip-build']) build();
+  if (!options['skip-build']) {
+    log('building control-plane-api (Nx caches it when nothing changed)…');
+    build(['control-plane-api']);
+  }
   log('starting PostgreSQL, the dev identity provider and the control plane…');
   const postgres = await startTestPostgres();
   cleanups.push(() => postgres.stop());
@@ -72,7 +74,7 @@ async function main() {
   const seeded = await seed(db);
   log(`seeded ${seeded.grants} grants`);
 
-  const token = () => machineToken(idp.issuer);
+  const token = () => machineToken(idp.issuer, 'ai-gateway-m2m');
   const results = [];
 
   // Cached runs: COMBINATIONS questions by user id (single view on a project by slug or id, the
@@ -115,88 +117,22 @@ async function main() {
   printReport(results, seeded, await serverVersion(db));
 }
 
-function build() {
-  log('building control-plane-api (Nx caches it when nothing changed)…');
-  const nx = path.join(root, 'node_modules/.bin/nx');
-  const result = spawnSync(nx, ['run', 'control-plane-api:build', '--output-style=static'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (result.status !== 0) throw new Error('the build failed: run `npx nx run control-plane-api:build` to see why');
-}
-
-async function createDatabase(serverUrl) {
-  const name = `arbor_bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`drop database if exists "${name}" with (force)`);
-      await client.end();
-    },
-  };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function startControlPlane(databaseUrl, issuer) {
-  const main = path.join(root, 'dist/apps/control-plane-api/main.js');
-  if (!fs.existsSync(main)) throw new Error(`${main} is missing: run without --skip-build`);
-  const port = await freePort();
-  const profile = options['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options['cpu-prof-dir'])}`] : [];
-  const child = spawn(process.execPath, [...profile, main], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
+  const nodeArgs = options['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options['cpu-prof-dir'])}`] : [];
+  return startBuiltApp(
+    'control-plane-api',
+    'CP_LISTEN_ADDR',
+    {
       CP_DATABASE_URL: databaseUrl,
       CP_OIDC_ISSUER_URL: issuer,
       CP_OIDC_AUDIENCE: 'control-plane',
       CP_SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
-      CP_LISTEN_ADDR: `127.0.0.1:${port}`,
       CP_SUITE_AI_GATEWAY_URL: 'http://localhost:4000',
       CP_SUITE_MCP_GATEWAY_URL: 'http://localhost:4444',
-      LOG_FORMAT: 'json',
       ...(options.log ? { CP_LOG: options.log } : {}),
     },
-    // The request log goes where a container's would, nowhere near this terminal.
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the control plane exited with ${child.exitCode}:\n${stderr}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`the control plane did not answer /healthz within 60 s:\n${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return {
-    url,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
-  };
+    { nodeArgs },
+  );
 }
 
 /**
@@ -270,16 +206,6 @@ async function learnEtags(url, token, questions) {
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
   return etags;
-}
-
-async function machineToken(issuer) {
-  const response = await fetch(`${issuer}/protocol/openid-connect/token`, {
-    method: 'POST',
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'ai-gateway-m2m', client_secret: 'dev-ai-gateway-m2m-secret' }),
-  });
-  const body = await response.json();
-  if (!response.ok) throw new Error(`the dev identity provider refused the token: ${JSON.stringify(body)}`);
-  return body.access_token;
 }
 
 /** One autocannon run; `next(i)` gives the i-th request's path and extra headers. */
@@ -377,11 +303,6 @@ async function queryLoad(db, { users, projects }) {
   latencies.sort((a, b) => a - b);
   const percentile = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
   return { name, rps: latencies.length / seconds, p50: percentile(50), p99: percentile(99), requests: latencies.length, statuses: {} };
-}
-
-async function serverVersion(db) {
-  const { rows } = await db.query('show server_version');
-  return rows[0].server_version;
 }
 
 function printReport(results, seeded, postgresVersion) {

@@ -23,18 +23,17 @@
 // --concurrency <n> (API calls in flight in the backlog phase, default 16), --direct <n> (changes
 // in the direct paced run, default 2000), --log <filter> (CP_LOG of both services, default their
 // own default, info), --skip-build.
-import { fork, spawn, spawnSync } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { build, createDatabase, machineToken, root, serverVersion, startBuiltApp } from './support.mjs';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);
 const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
 
@@ -102,7 +101,10 @@ if (options['products-child']) {
 }
 
 async function main() {
-  if (!options['skip-build']) build();
+  if (!options['skip-build']) {
+    log('building control-plane-api and sync-dispatcher (Nx caches them when nothing changed)…');
+    build(['control-plane-api', 'sync-dispatcher']);
+  }
   log('starting PostgreSQL, the dev identity provider, two products and the control plane…');
   const postgres = await startTestPostgres();
   cleanups.push(() => postgres.stop());
@@ -169,7 +171,7 @@ async function main() {
   await dispatcher.stop();
 
   // The products POSTed directly, one change per call.
-  const token = await machineToken(idp.issuer);
+  const token = await machineToken(idp.issuer, 'control-plane-m2m');
   log(`direct: ${DIRECT} changes at ${RATE}/s, each POSTed to both products…`);
   results.directPaced = await directPosts(products, token, DIRECT, { rate: RATE });
   log(`direct: ${CHANGES} changes POSTed to both products, one call at a time per product…`);
@@ -178,79 +180,8 @@ async function main() {
 
   printReport(results, await serverVersion(db));
 }
-
-function build() {
-  log('building control-plane-api and sync-dispatcher (Nx caches them when nothing changed)…');
-  const nx = path.join(root, 'node_modules/.bin/nx');
-  for (const project of ['control-plane-api', 'sync-dispatcher']) {
-    const result = spawnSync(nx, ['run', `${project}:build`, '--output-style=static'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-    if (result.status !== 0) throw new Error(`the build failed: run \`npx nx run ${project}:build\` to see why`);
-  }
-}
-
-async function createDatabase(serverUrl) {
-  const name = `arbor_bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`drop database if exists "${name}" with (force)`);
-      await client.end();
-    },
-  };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** A built app as a child process with its default log filter (to a discarded standard output). */
-async function startApp(app, listenVariable, env) {
-  const main = path.join(root, 'dist/apps', app, 'main.js');
-  if (!fs.existsSync(main)) throw new Error(`${main} is missing: run without --skip-build`);
-  const port = await freePort();
-  const child = spawn(process.execPath, [main], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...env, [listenVariable]: `127.0.0.1:${port}`, LOG_FORMAT: 'json', ...(options.log ? { CP_LOG: options.log } : {}) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}:\n${stderr}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${app} did not answer /healthz within 60 s:\n${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return {
-    url,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
-  };
+function startApp(app, listenVariable, env) {
+  return startBuiltApp(app, listenVariable, { ...env, ...(options.log ? { CP_LOG: options.log } : {}) });
 }
 
 async function startProducts() {
@@ -300,17 +231,6 @@ function adminTokens(issuer) {
     }
     return current.token;
   };
-}
-
-async function machineToken(issuer) {
-  const response = await fetch(`${issuer}/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from('control-plane-m2m:dev-control-plane-m2m-secret').toString('base64')}` },
-    body: new URLSearchParams({ grant_type: 'client_credentials' }),
-  });
-  const body = await response.json();
-  if (!response.ok) throw new Error(`the dev identity provider refused the machine token: ${JSON.stringify(body)}`);
-  return body.access_token;
 }
 
 /**
@@ -410,11 +330,6 @@ async function directPosts(products, token, count, { rate }) {
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-async function serverVersion(db) {
-  const { rows } = await db.query('show server_version');
-  return rows[0].server_version;
 }
 
 function printReport({ paced, backlog, directPaced, directSerial }, postgresVersion) {

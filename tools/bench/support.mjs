@@ -1,0 +1,105 @@
+// What every benchmark needs: the apps built, a database of its own on the test PostgreSQL, a
+// built app as a child process, a machine token from the dev identity provider.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+
+export const root = path.resolve(import.meta.dirname, '../..');
+
+/** Builds the named apps (Nx caches them when nothing changed). */
+export function build(projects) {
+  const nx = path.join(root, 'node_modules/.bin/nx');
+  for (const project of projects) {
+    const result = spawnSync(nx, ['run', `${project}:build`, '--output-style=static'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (result.status !== 0) throw new Error(`the build failed: run \`npx nx run ${project}:build\` to see why`);
+  }
+}
+
+/** A database created for the run on `serverUrl`'s server; drop() removes it. */
+export async function createDatabase(serverUrl) {
+  const name = `arbor_bench_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`drop database if exists "${name}" with (force)`);
+      await client.end();
+    },
+  };
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A built app (`dist/apps/<app>/main.js`) as a child process on a free port, its standard output
+ * discarded as a container's would be, once it answers /healthz.
+ */
+export async function startBuiltApp(app, listenVariable, env, { nodeArgs = [] } = {}) {
+  const main = path.join(root, 'dist/apps', app, 'main.js');
+  if (!fs.existsSync(main)) throw new Error(`${main} is missing: run without --skip-build`);
+  const port = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, main], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', LOG_FORMAT: 'json', ...env, [listenVariable]: `127.0.0.1:${port}` },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}:\n${stderr}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${app} did not answer /healthz within 60 s:\n${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** A client-credentials token of a dev client (secret `dev-<client>-secret`). */
+export async function machineToken(issuer, clientId) {
+  const response = await fetch(`${issuer}/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${clientId}:dev-${clientId}-secret`).toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'client_credentials' }),
+  });
+  const body = await response.json();
+  if (!response.ok) throw new Error(`the dev identity provider refused the token for ${clientId}: ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+export async function serverVersion(db) {
+  const { rows } = await db.query('show server_version');
+  return rows[0].server_version;
+}
