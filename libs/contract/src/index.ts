@@ -1,2 +1,9 @@
-// The product integration contract. Today: the receiving side of project sync.
+// @arbor/contract: what a product implements to be managed by the Arbor control plane.
+export * from './permissions';
+export * from './client';
 export * from './sync';
+export * from './nest';
+export * from './dashboard';
+export * from './errors';
+export { TokenVerifier } from './auth/token-verifier';
+export type { TokenVerifierOptions, VerifiedCaller } from './auth/token-verifier';

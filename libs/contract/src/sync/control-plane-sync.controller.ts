@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { Body, Controller, HttpCode, Post, Req, Type } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Type, UseFilters } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -11,6 +11,7 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
+import { ContractErrorFilter } from '../errors/contract-error.filter';
 import { ProjectSyncReceiver } from './project-sync-receiver';
 import { ProjectSyncRequest } from './project-sync-request';
 
@@ -22,6 +23,7 @@ export function controlPlaneSyncController(path: string): Type<unknown> {
   @ApiTags('control-plane sync')
   @ApiBearerAuth()
   @Controller()
+  @UseFilters(ContractErrorFilter)
   class ControlPlaneSyncController {
     constructor(private readonly receiver: ProjectSyncReceiver) {}
 

@@ -6,8 +6,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Controller, Get, INestApplication, Injectable, Module, ModuleMetadata } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- test code, left out of the built package (tsconfig.lib.json), which imports nothing of ours
 import { Authenticated, AuthModule, CurrentPrincipal, Principal } from '@arbor/auth';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- test code, left out of the built package (tsconfig.lib.json), which imports nothing of ours
 import { edgeValidationPipe, ErrorEnvelopeFilter } from '@arbor/platform';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- test code, left out of the built package (tsconfig.lib.json), which imports nothing of ours
 import { machineToken, personToken, testIssuer } from '@arbor/testing';
 import request from 'supertest';
 import { ControlPlaneSyncModule, ControlPlaneSyncOptions, OnProjectsChanged, ProjectSyncContext } from '../index';

@@ -50,6 +50,9 @@ export interface ResolvedSyncOptions {
 
 export const SYNC_OPTIONS = Symbol('CONTROL_PLANE_SYNC_OPTIONS');
 
+/** The sync route's own TokenVerifier (issuer, the product's audience). */
+export const SYNC_VERIFIER = Symbol('CONTROL_PLANE_SYNC_VERIFIER');
+
 /** A class (to be found among the app's providers), as opposed to a plain or arrow function to call. */
 export function isHandlerClass(handler: ControlPlaneSyncOptions['handler']): handler is Type<OnProjectsChanged> {
   return (

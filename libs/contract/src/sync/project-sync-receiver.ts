@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { BearerTokenVerifier } from '@arbor/auth';
-import { isHandlerClass, OnProjectsChanged, ProjectSyncContext, ResolvedSyncOptions, SYNC_OPTIONS } from './control-plane-sync.options';
+import type { TokenVerifier } from '../auth/token-verifier';
+import { isHandlerClass, OnProjectsChanged, ProjectSyncContext, ResolvedSyncOptions, SYNC_OPTIONS, SYNC_VERIFIER } from './control-plane-sync.options';
 import { NotTheControlPlane, ProjectSyncFailed } from './control-plane-sync.exception';
+import { IdenticalSyncCoalescer } from './identical-sync-coalescer';
 import { slugsOf } from './project-sync-request';
 
 /**
@@ -15,10 +16,11 @@ import { slugsOf } from './project-sync-request';
 export class ProjectSyncReceiver implements OnModuleInit {
   private readonly logger = new Logger('control-plane-sync');
   private handler!: OnProjectsChanged;
+  private readonly coalescer = new IdenticalSyncCoalescer();
 
   constructor(
     @Inject(SYNC_OPTIONS) private readonly options: ResolvedSyncOptions,
-    private readonly verifier: BearerTokenVerifier,
+    @Inject(SYNC_VERIFIER) private readonly verifier: TokenVerifier,
     private readonly moduleRef: ModuleRef,
   ) {}
 
@@ -50,7 +52,7 @@ export class ProjectSyncReceiver implements OnModuleInit {
     const traceparent = request.headers['traceparent'];
     const context: ProjectSyncContext = { clientId: caller.clientId, ...(typeof traceparent === 'string' ? { traceparent } : {}) };
     try {
-      await this.handler.projectsChanged(slugs, context);
+      await this.coalescer.run(slugs, async () => this.handler.projectsChanged(slugs, context));
     } catch (error) {
       this.logger.error({ err: error, slugs }, 'project sync handler failed; answering 500 so that the control plane retries');
       throw new ProjectSyncFailed();

@@ -1,0 +1,11 @@
+export { ControlPlaneClient } from './control-plane-client';
+export { ControlPlaneError, ControlPlaneForbiddenError, ControlPlaneNotFoundError, ControlPlaneUnavailableError } from './control-plane-client.errors';
+export type {
+  AnswerSource,
+  ControlPlaneClientOptions,
+  EffectivePermissions,
+  GroupedEffectivePermissions,
+  PermissionsQuery,
+  RepositoryRecord,
+  RepositoryToken,
+} from './control-plane-client.types';

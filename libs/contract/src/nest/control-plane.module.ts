@@ -1,0 +1,39 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TokenVerifier, verifierProblems } from '../auth/token-verifier';
+import { ControlPlaneClient } from '../client/control-plane-client';
+import { CALLER_VERIFIER, CONTROL_PLANE_OPTIONS, ControlPlaneModuleOptions } from './control-plane.options';
+import { PermissionGuard } from './permission.guard';
+
+/**
+ * Registers, app-wide, the ControlPlaneClient (inject it anywhere), the verifier of your callers'
+ * tokens and the guard behind `@RequirePermission`.
+ */
+@Module({})
+export class ControlPlaneModule {
+  static forRoot(options: ControlPlaneModuleOptions): DynamicModule {
+    const problems = verifierProblems(options);
+    let client: ControlPlaneClient | undefined;
+    try {
+      client = new ControlPlaneClient(options);
+    } catch (error) {
+      problems.push((error as Error).message.replace(/^ControlPlaneClient: /, ''));
+    }
+    if (problems.length > 0 || !client) throw new Error(`ControlPlaneModule.forRoot: ${problems.join('; ')}`);
+    const verifier = new TokenVerifier({
+      issuer: options.issuer,
+      audience: options.audience,
+      ...(options.jwksUri === undefined ? {} : { jwksUri: options.jwksUri }),
+    });
+    return {
+      module: ControlPlaneModule,
+      global: true,
+      providers: [
+        { provide: CONTROL_PLANE_OPTIONS, useValue: options },
+        { provide: ControlPlaneClient, useValue: client },
+        { provide: CALLER_VERIFIER, useValue: verifier },
+        PermissionGuard,
+      ],
+      exports: [CONTROL_PLANE_OPTIONS, ControlPlaneClient, CALLER_VERIFIER, PermissionGuard],
+    };
+  }
+}

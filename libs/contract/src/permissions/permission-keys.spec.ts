@@ -1,0 +1,32 @@
+import { can, formatPermissionKey, keysForProject, parsePermissionKey, rolesIn } from './permission-keys';
+
+describe('permission keys', () => {
+  it('parses and formats sign-in keys and role keys', () => {
+    expect(parsePermissionKey('ai-gateway')).toEqual({ product: 'ai-gateway' });
+    expect(parsePermissionKey('ai-gateway.operator')).toEqual({ product: 'ai-gateway', role: 'operator' });
+    for (const bad of ['', 'ai-gateway.', '.operator', 'a.b.c', 'AI', 'ai gateway', '1ai']) expect(parsePermissionKey(bad)).toBeNull();
+    expect(formatPermissionKey('mcp-gateway')).toBe('mcp-gateway');
+    expect(formatPermissionKey('mcp-gateway', 'viewer')).toBe('mcp-gateway.viewer');
+    expect(() => formatPermissionKey('a.b')).toThrow(/product key/);
+    expect(() => formatPermissionKey('a', 'b.c')).toThrow(/role/);
+  });
+
+  it('can() counts a role key only together with the sign-in key of its product', () => {
+    expect(can(['ai-gateway.operator'], 'ai-gateway', 'operator')).toBe(false);
+    expect(can(['ai-gateway.operator'], 'ai-gateway')).toBe(false);
+    expect(can(['mcp-gateway', 'ai-gateway.operator'], 'ai-gateway', 'operator')).toBe(false);
+    expect(can(['ai-gateway', 'ai-gateway.operator'], 'ai-gateway', 'operator')).toBe(true);
+    expect(can(new Set(['ai-gateway', 'ai-gateway.operator']), 'ai-gateway', 'operator')).toBe(true);
+    expect(can(['ai-gateway', 'ai-gateway.viewer'], 'ai-gateway', 'operator')).toBe(false);
+    expect(can(['ai-gateway'], 'ai-gateway')).toBe(true);
+    expect(can([], 'ai-gateway')).toBe(false);
+  });
+
+  it('lists roles and merges a grouped view for one project', () => {
+    expect(rolesIn(['ai-gateway.operator', 'ai-gateway.viewer'], 'ai-gateway')).toEqual([]);
+    expect(rolesIn(['ai-gateway', 'ai-gateway.operator', 'mcp-gateway.viewer'], 'ai-gateway')).toEqual(['operator']);
+    const view = { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.operator'] } };
+    expect(keysForProject(view, 'alpha')).toEqual(['ai-gateway', 'ai-gateway.operator']);
+    expect(keysForProject(view, 'beta')).toEqual(['ai-gateway']);
+  });
+});
