@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { GatewayModule } from '@arbor/ai-gateway';
 import { AuthModule } from '@arbor/auth';
 import { AiGatewayConfig } from '@arbor/config';
 import { DatabaseModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
@@ -16,6 +17,8 @@ export class AiGatewayModule {
         ...(config.AIGW_OIDC_ISSUER_URL
           ? [AuthModule.forRoot({ issuer: config.AIGW_OIDC_ISSUER_URL, audience: config.AIGW_OIDC_AUDIENCE })]
           : []),
+        // A bad AIGW_CONFIG file throws ConfigError here, before anything listens.
+        GatewayModule.forOptions({ configFile: config.AIGW_CONFIG, masterKey: config.AIGW_MASTER_KEY }),
       ],
     };
   }

@@ -1,0 +1,2 @@
+export * from './lib/config/gateway-config';
+export * from './lib/gateway.module';

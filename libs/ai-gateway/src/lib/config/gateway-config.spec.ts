@@ -1,0 +1,127 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError } from '@arbor/config';
+import { loadGatewayConfigFile, parseGatewayConfig } from './gateway-config';
+
+const problemsOf = (text: string, env: NodeJS.ProcessEnv = {}): string[] => {
+  try {
+    parseGatewayConfig(text, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.lines();
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('AIGW_CONFIG (LiteLLM-shaped YAML)', () => {
+  it('reads model_list, router_settings, litellm_settings and general_settings', () => {
+    const config = parseGatewayConfig(
+      `
+model_list:
+  - model_name: fast
+    litellm_params:
+      model: openai/gpt-4o-mini
+      api_base: http://127.0.0.1:9999/v1
+      api_key: os.environ/FAKE_OPENAI_KEY
+      api_version: "2024-10-21"
+      rpm: 600
+      tpm: 100000
+      timeout: 30
+    model_info:
+      id: fast-primary
+      input_cost_per_token: 0.00000015
+  - model_name: fast
+    litellm_params:
+      model: openai/gpt-4o
+router_settings:
+  num_retries: 2
+  timeout: 60
+  fallbacks: [{fast: [fast]}]
+  allowed_fails: 3
+  cooldown_time: 30
+  routing_strategy: simple-shuffle
+litellm_settings:
+  drop_params: true
+general_settings:
+  master_key: sk-master
+  always_include_stream_usage: true
+`,
+      { FAKE_OPENAI_KEY: 'sk-from-env' },
+    );
+    expect(config.deployments).toEqual([
+      {
+        id: 'fast-primary', alias: 'fast', provider: 'openai', model: 'gpt-4o-mini', apiBase: 'http://127.0.0.1:9999/v1',
+        apiKey: 'sk-from-env', apiVersion: '2024-10-21', rpm: 600, tpm: 100000, timeoutMs: 30_000,
+        modelInfo: { id: 'fast-primary', input_cost_per_token: 0.00000015 },
+      },
+      { id: 'fast-1', alias: 'fast', provider: 'openai', model: 'gpt-4o', modelInfo: {} },
+    ]);
+    expect(config.router).toEqual({
+      numRetries: 2, timeoutMs: 60_000, fallbacks: [{ fast: ['fast'] }], contextWindowFallbacks: [],
+      allowedFails: 3, cooldownTimeS: 30, routingStrategy: 'simple-shuffle',
+    });
+    expect(config.dropParams).toBe(true);
+    expect(config.masterKey).toBe('sk-master');
+    expect(config.alwaysIncludeStreamUsage).toBe(true);
+  });
+
+  it('accepts an empty file as no aliases', () => {
+    expect(parseGatewayConfig('').deployments).toEqual([]);
+  });
+
+  it('names every unknown key, at every level, one line each', () => {
+    expect(problemsOf(`
+model_list:
+  - model_name: a
+    litellm_params: { model: openai/x, temprature: 1 }
+    extra: 1
+router_settings: { num_retrys: 2 }
+litellm_settings: { drop_param: true }
+general_settings: { masterkey: x }
+callbacks: []
+`)).toEqual([
+      expect.stringMatching(/^AIGW_CONFIG: callbacks: unknown key/),
+      expect.stringMatching(/^AIGW_CONFIG: model_list\[0\]\.extra: unknown key/),
+      expect.stringMatching(/^AIGW_CONFIG: model_list\[0\]\.litellm_params\.temprature: unknown key/),
+      expect.stringMatching(/^AIGW_CONFIG: router_settings\.num_retrys: unknown key/),
+      expect.stringMatching(/^AIGW_CONFIG: litellm_settings\.drop_param: unknown key/),
+      expect.stringMatching(/^AIGW_CONFIG: general_settings\.masterkey: unknown key/),
+    ]);
+  });
+
+  it('names unset os.environ references, bad values, unknown providers and unknown fallback aliases', () => {
+    const lines = problemsOf(`
+model_list:
+  - model_name: a
+    litellm_params: { model: openai/x, api_key: os.environ/NOT_SET_ANYWHERE, rpm: many, api_base: "ftp://x" }
+  - model_name: b
+    litellm_params: { model: nosuchprovider/y }
+  - model_name: c
+    litellm_params: { model: gpt-4o }
+  - litellm_params: { model: openai/z }
+router_settings: { routing_strategy: fastest, fallbacks: [{a: [nowhere]}] }
+litellm_settings: { drop_params: "yes" }
+`);
+    expect(lines).toEqual(expect.arrayContaining([
+      'AIGW_CONFIG: model_list[0].litellm_params.api_key: names the environment variable NOT_SET_ANYWHERE, which is not set',
+      'AIGW_CONFIG: model_list[0].litellm_params.rpm: must be a number',
+      'AIGW_CONFIG: model_list[0].litellm_params.api_base: must be an http(s) URL, got "ftp://x"',
+      'AIGW_CONFIG: model_list[1].litellm_params.model: unknown provider "nosuchprovider" (supported: openai)',
+      'AIGW_CONFIG: model_list[2].litellm_params.model: must be <provider>/<model>, got "gpt-4o"',
+      'AIGW_CONFIG: model_list[3].model_name: is required',
+      'AIGW_CONFIG: router_settings.routing_strategy: must be one of simple-shuffle, least-busy, latency-based-routing, got "fastest"',
+      'AIGW_CONFIG: router_settings.fallbacks[0]: "nowhere" is not a model_name of model_list',
+      'AIGW_CONFIG: litellm_settings.drop_params: must be true or false',
+    ]));
+    expect(lines).toHaveLength(9);
+  });
+
+  it('says when the YAML cannot be parsed or the file cannot be read', () => {
+    expect(problemsOf('model_list: [')[0]).toMatch(/^AIGW_CONFIG: not valid YAML/);
+    expect(() => loadGatewayConfigFile('/nonexistent/aigw.yaml')).toThrow(/AIGW_CONFIG: cannot read \/nonexistent\/aigw\.yaml/);
+    const dir = mkdtempSync(path.join(tmpdir(), 'aigw-'));
+    writeFileSync(path.join(dir, 'c.yaml'), 'model_list:\n  - model_name: a\n    litellm_params: { model: openai/x }\n');
+    expect(loadGatewayConfigFile(path.join(dir, 'c.yaml')).deployments.map((d) => d.model)).toEqual(['x']);
+  });
+});

@@ -1,0 +1,17 @@
+import { ProviderError } from '@arbor/provider-adapters';
+
+// The gateway's own refusals, in family A terms (status, type, code).
+
+export const missingKey = () =>
+  new ProviderError(401, 'authentication_error', 'No API key given: send Authorization: Bearer <key> or x-api-key.', 'missing_api_key');
+
+export const invalidKey = () => new ProviderError(401, 'authentication_error', 'The API key is not valid.', 'invalid_api_key');
+
+export const unknownModel = (model: string) =>
+  new ProviderError(404, 'not_found_error', `The model "${model}" does not exist or is not available to this key.`, 'model_not_found', 'model');
+
+export const badRequest = (message: string, param: string | null = null) =>
+  new ProviderError(400, 'invalid_request_error', message, 'invalid_request', param);
+
+export const storedCompletionsNotServed = () =>
+  new ProviderError(404, 'not_found_error', 'Stored chat completions are not served by this gateway.', 'not_served');

@@ -1,0 +1,29 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { ChatCompletionsController } from './chat/chat-completions.controller';
+import { EMPTY_GATEWAY_CONFIG, loadGatewayConfigFile } from './config/gateway-config';
+import { DeploymentRouter } from './deployment-router';
+import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
+import { MasterKeyGuard } from './master-key.guard';
+import { ModelsController } from './models.controller';
+
+export interface GatewayOptions {
+  /** AIGW_CONFIG: the LiteLLM-shaped YAML file; none means no aliases. */
+  configFile?: string;
+  /** AIGW_MASTER_KEY; wins over general_settings.master_key. */
+  masterKey?: string;
+}
+
+/** The family A routes. Reads and checks the YAML now, so a bad file stops the start (ConfigError). */
+@Module({})
+export class GatewayModule {
+  static forOptions(options: GatewayOptions, env: NodeJS.ProcessEnv = process.env): DynamicModule {
+    const config = options.configFile ? loadGatewayConfigFile(options.configFile, env) : EMPTY_GATEWAY_CONFIG;
+    const masterKey = options.masterKey ?? config.masterKey;
+    const settings: GatewaySettings = { ...config, ...(masterKey !== undefined ? { masterKey } : {}) };
+    return {
+      module: GatewayModule,
+      controllers: [ChatCompletionsController, ModelsController],
+      providers: [{ provide: GATEWAY_SETTINGS, useValue: settings }, DeploymentRouter, MasterKeyGuard],
+    };
+  }
+}

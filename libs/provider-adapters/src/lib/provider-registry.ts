@@ -1,0 +1,13 @@
+import { openAiAdapter } from '../openai/openai.adapter';
+import type { ProviderAdapter } from './provider-adapter';
+
+// Adding a provider is adding a folder and one line here; nothing else names providers.
+const ADAPTERS: ReadonlyMap<string, ProviderAdapter> = new Map([openAiAdapter].map((adapter) => [adapter.provider, adapter]));
+
+export function providerAdapterFor(provider: string): ProviderAdapter | undefined {
+  return ADAPTERS.get(provider);
+}
+
+export function supportedProviders(): string[] {
+  return [...ADAPTERS.keys()];
+}

@@ -1,0 +1,62 @@
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { ProviderError } from './provider-error';
+
+// One keep-alive pool per protocol for every provider: a fresh TCP (and TLS) connection per call
+// is the largest avoidable cost of a proxy.
+const POOL_OPTIONS = { keepAlive: true, keepAliveMsecs: 10_000, maxSockets: 256, maxFreeSockets: 64, scheduling: 'lifo' } as const;
+const httpAgent = new http.Agent(POOL_OPTIONS);
+const httpsAgent = new https.Agent(POOL_OPTIONS);
+
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
+
+export interface UpstreamRequest {
+  url: URL;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: Buffer;
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+/**
+ * Sends one request through the pool and resolves when the answer's headers arrive (any status).
+ * Rejects with ProviderError 408 when no answer comes within the timeout, 502 when the upstream
+ * cannot be reached, and with the signal's reason when the caller aborted.
+ */
+export function sendUpstream(request: UpstreamRequest): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const client = request.url.protocol === 'https:' ? https : http;
+    const outgoing = client.request(request.url, {
+      method: request.method,
+      headers: { ...request.headers, ...(request.body ? { 'content-length': String(request.body.length) } : {}) },
+      agent: request.url.protocol === 'https:' ? httpsAgent : httpAgent,
+      signal: request.signal,
+    });
+    const timer = setTimeout(() => {
+      outgoing.destroy(new ProviderError(408, 'timeout', `The upstream did not answer within ${request.timeoutMs} ms.`, 'timeout'));
+    }, request.timeoutMs);
+    outgoing.on('response', (response) => {
+      clearTimeout(timer);
+      resolve(response);
+    });
+    outgoing.on('error', (error) => {
+      clearTimeout(timer);
+      if (error instanceof ProviderError || request.signal.aborted) reject(error);
+      else reject(new ProviderError(502, 'api_connection_error', `The upstream could not be reached: ${error.message}`, 'upstream_unreachable'));
+    });
+    outgoing.end(request.body);
+  });
+}
+
+/** Reads a (small) answer body completely, up to `limit` bytes. */
+export async function readBody(response: IncomingMessage, limit = 1_048_576): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response) {
+    size += (chunk as Buffer).length;
+    if (size > limit) break;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

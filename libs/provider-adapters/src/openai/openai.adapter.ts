@@ -1,0 +1,66 @@
+import type { IncomingMessage } from 'node:http';
+import type { ChatCompletionCall, ProviderAdapter, UpstreamAnswer } from '../lib/provider-adapter';
+import { ProviderError } from '../lib/provider-error';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream } from '../lib/upstream-http';
+import { OPENAI_CHAT_COMPLETION_PARAMS } from './openai.params';
+
+const DEFAULT_API_BASE = 'https://api.openai.com/v1';
+
+/**
+ * OpenAI and every OpenAI-compatible server (`api_base`: vLLM, Ollama, Groq, …): the request
+ * passes through with only `model` replaced, the answer's bytes are not touched.
+ */
+export const openAiAdapter: ProviderAdapter = {
+  provider: 'openai',
+  chatCompletionParams: OPENAI_CHAT_COMPLETION_PARAMS,
+
+  async chatCompletions(call: ChatCompletionCall): Promise<UpstreamAnswer> {
+    const { deployment } = call;
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: call.body['stream'] === true ? 'text/event-stream' : 'application/json' };
+    if (deployment.apiKey) headers['authorization'] = `Bearer ${deployment.apiKey}`;
+    const response = await sendUpstream({
+      url: endpointUrl(deployment.apiBase ?? DEFAULT_API_BASE, '/chat/completions'),
+      method: 'POST',
+      headers,
+      body: Buffer.from(JSON.stringify({ ...call.body, model: deployment.model })),
+      signal: call.signal,
+      timeoutMs: deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+    });
+    if (response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300) {
+      return { status: response.statusCode, headers: response.headers, body: response };
+    }
+    throw await openAiErrorFrom(response);
+  },
+};
+
+/** `https://host/v1` + `/chat/completions`; an `api_base` without `/v1` (vLLM, Ollama docs) gets it added. */
+function endpointUrl(apiBase: string, path: string): URL {
+  const base = apiBase.replace(/\/+$/, '');
+  return new URL(/\/v\d+$/.test(base) ? `${base}${path}` : `${base}/v1${path}`);
+}
+
+const STATUSES_KEPT = new Set([400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 504]);
+
+/** An OpenAI error answer as ProviderError: same status, same envelope fields, Retry-After kept. */
+export async function openAiErrorFrom(response: IncomingMessage): Promise<ProviderError> {
+  const status = response.statusCode ?? 502;
+  const text = await readBody(response, 65_536).catch(() => '');
+  let error: { message?: unknown; type?: unknown; param?: unknown; code?: unknown } = {};
+  try {
+    const parsed = JSON.parse(text) as { error?: typeof error };
+    if (parsed && typeof parsed.error === 'object' && parsed.error !== null) error = parsed.error;
+  } catch {
+    // Not JSON (a proxy's HTML page, say): the status alone says what happened.
+  }
+  const headers: Record<string, string> = {};
+  const retryAfter = response.headers['retry-after'];
+  if (typeof retryAfter === 'string') headers['retry-after'] = retryAfter;
+  return new ProviderError(
+    STATUSES_KEPT.has(status) ? status : status >= 500 ? 502 : 400,
+    typeof error.type === 'string' ? error.type : status >= 500 ? 'server_error' : 'invalid_request_error',
+    typeof error.message === 'string' ? error.message : `The upstream answered ${status}.`,
+    typeof error.code === 'string' ? error.code : null,
+    typeof error.param === 'string' ? error.param : null,
+    headers,
+  );
+}

@@ -1,0 +1,56 @@
+// One HTTP server for every fake upstream. OpenAI's wire format lives at / and /openai;
+// GET /_fake/requests lists what arrived (with `aborted` when the caller hung up first);
+// POST /_fake/release/<name> lets held streams (model hold-<name>) go on.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { handleOpenAi, releaseHold, sendOpenAiError, type SeenRequest } from './openai-fake.ts';
+
+export interface FakeProviders {
+  url: string;
+  close(): Promise<void>;
+}
+
+export function startFakeProviders(options: { port?: number; host?: string } = {}): Promise<FakeProviders> {
+  const seen: SeenRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (req.method === 'GET' && req.url === '/_fake/requests') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(seen));
+        return;
+      }
+      const release = /^\/_fake\/release\/([^/]+)$/.exec(req.url ?? '');
+      if (req.method === 'POST' && release) {
+        releaseHold(decodeURIComponent(release[1]));
+        res.writeHead(204).end();
+        return;
+      }
+      const record: SeenRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, aborted: false };
+      seen.push(record);
+      if (seen.length > 1000) seen.shift();
+      // The response closing before it finished means the caller went away.
+      res.on('close', () => {
+        if (!res.writableFinished) record.aborted = true;
+      });
+      handleOpenAi(req, res, body, record).catch((error: unknown) => {
+        sendOpenAiError(res, 500, 'server_error', null, `fake: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      const address = server.address() as AddressInfo;
+      resolve({
+        url: `http://${options.host ?? '127.0.0.1'}:${address.port}`,
+        close: () => new Promise((done) => {
+          server.closeAllConnections();
+          server.close(() => done());
+        }),
+      });
+    });
+  });
+}
