@@ -1,39 +1,13 @@
 // The gateway as application developers meet it: the official OpenAI SDK against the gateway,
 // the gateway against tools/fake-providers (a child process, as Node runs it).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import OpenAI, { AuthenticationError, InternalServerError, NotFoundError, RateLimitError } from 'openai';
 import { ConfigError } from '@arbor/config';
 import { RunningService, startService } from '@arbor/platform';
 import { createTestDatabase, runBuiltApp, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
+import { MASTER_KEY, startFake, writeConfig } from './testing/gateway-test-support';
 
-const root = path.resolve(__dirname, '../../..');
-const MASTER_KEY = 'sk-arbor-test-master';
-
-function startFake(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(root, 'tools/fake-providers/src/main.ts')], {
-    env: { PATH: process.env['PATH'] ?? '', FAKE_PROVIDERS_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const ready = /fake-providers ready at (\S+)/.exec(output);
-      if (ready?.[1]) resolve({ url: ready[1], child });
-    });
-    child.once('exit', (code) => reject(new Error(`fake-providers exited with ${code}`)));
-  });
-}
-
-function writeConfig(text: string): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'aigw-')), 'config.yaml');
-  writeFileSync(file, text);
-  return file;
-}
 
 const deployment = (alias: string, model: string, fakeUrl: string, extra = '') => `
   - model_name: ${alias}
@@ -100,6 +74,15 @@ litellm_settings:
     expect(Number(response.headers.get('x-arbor-response-duration-ms'))).toBeGreaterThan(0);
     expect(response.headers.get('llm_provider-x-fake-received-model')).toBe('gpt-4o-mini');
     expect(response.headers.get('llm_provider-openai-processing-ms')).toBe('1');
+  });
+
+  it('drops a parameter the provider does not support when litellm_settings.drop_params is on', async () => {
+    const { data } = await client.chat.completions
+      .create({ model: 'fast', messages: [{ role: 'user', content: 'global-drop' }], top_k: 3, temperature: 0.1 } as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .withResponse();
+    expect(data.choices[0]?.message.content).toBe('fake answer from gpt-4o-mini');
+    const record = (await seenByFake()).find((r) => r.body.includes('global-drop'));
+    expect(JSON.parse(record?.body ?? '{}')).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'global-drop' }], temperature: 0.1 });
   });
 
   it('serves the same route without /v1 and accepts the key in x-api-key', async () => {

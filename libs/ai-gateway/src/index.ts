@@ -1,2 +1,5 @@
 export * from './lib/config/gateway-config';
 export * from './lib/gateway.module';
+export * from './lib/gateway-clock';
+export * from './lib/deployment-cooldowns';
+export * from './lib/call-router';

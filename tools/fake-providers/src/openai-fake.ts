@@ -1,7 +1,8 @@
 // The OpenAI wire format as the gateway sees it from api.openai.com or any compatible server.
 // Failure modes are chosen per request (a header, or the model name for callers such as a gateway
 // that do not forward headers), so that tests need no shared state:
-//   x-fake-fail: 400|401|404|429|500|503|timeout, or model fail-<that>: that error (timeout: no answer)
+//   x-fake-fail: 400|401|404|429|500|503|context|timeout, or model fail-<that>: that error
+//   (context: OpenAI's 400 context_length_exceeded; timeout: no answer)
 //   x-fake-pause-ms: N, or model pause-<N>: streamed calls stop after the first chunk for N ms
 //   model hold-<name>: streamed calls stop after the first chunk until POST /_fake/release/<name>
 // Every answer echoes what arrived in the `x-fake-*` headers and in `fake_echo` (non-streamed),
@@ -19,12 +20,16 @@ export interface SeenRequest {
   aborted: boolean;
 }
 
-const ERRORS: Record<string, { status: number; type: string; code: string | null; message: string }> = {
+const ERRORS: Record<string, { status: number; type: string; code: string | null; message: string; param?: string }> = {
   '400': { status: 400, type: 'invalid_request_error', code: 'invalid_value', message: 'fake: invalid request' },
   '401': { status: 401, type: 'invalid_request_error', code: 'invalid_api_key', message: 'fake: incorrect API key provided' },
   '404': { status: 404, type: 'invalid_request_error', code: 'model_not_found', message: 'fake: the model does not exist' },
   '429': { status: 429, type: 'requests', code: 'rate_limit_exceeded', message: 'fake: rate limit reached for requests' },
   '500': { status: 500, type: 'server_error', code: null, message: 'fake: the server had an error while processing your request' },
+  context: {
+    status: 400, type: 'invalid_request_error', code: 'context_length_exceeded', param: 'messages',
+    message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
+  },
   '503': { status: 503, type: 'server_error', code: null, message: 'fake: the engine is currently overloaded' },
 };
 
@@ -63,7 +68,7 @@ export async function handleOpenAi(req: IncomingMessage, res: ServerResponse, bo
   if (fail === 'timeout') return; // never answers; the caller's timeout or abort ends it
   const failure = fail ? ERRORS[fail] : undefined;
   if (failure) {
-    sendOpenAiError(res, failure.status, failure.type, failure.code, failure.message);
+    sendOpenAiError(res, failure.status, failure.type, failure.code, failure.message, failure.param ?? null);
     return;
   }
   const id = `chatcmpl-fake${Date.now()}`;

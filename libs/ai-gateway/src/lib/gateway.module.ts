@@ -1,7 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ChatCompletionsController } from './chat/chat-completions.controller';
 import { EMPTY_GATEWAY_CONFIG, loadGatewayConfigFile } from './config/gateway-config';
+import { CallRouter } from './call-router';
+import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
+import { GatewayClock } from './gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 import { MasterKeyGuard } from './master-key.guard';
 import { ModelsController } from './models.controller';
@@ -23,7 +26,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers: [ChatCompletionsController, ModelsController],
-      providers: [{ provide: GATEWAY_SETTINGS, useValue: settings }, DeploymentRouter, MasterKeyGuard],
+      providers: [{ provide: GATEWAY_SETTINGS, useValue: settings }, GatewayClock, DeploymentCooldowns, DeploymentRouter, CallRouter, MasterKeyGuard],
     };
   }
 }

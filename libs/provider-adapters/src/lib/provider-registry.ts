@@ -11,3 +11,11 @@ export function providerAdapterFor(provider: string): ProviderAdapter | undefine
 export function supportedProviders(): string[] {
   return [...ADAPTERS.keys()];
 }
+
+/**
+ * The chat-completions parameters a provider accepts (LiteLLM's get_supported_openai_params):
+ * each adapter's own data, so drop_params is decided here and never by guessing.
+ */
+export function supportedChatCompletionParams(provider: string): ReadonlySet<string> | undefined {
+  return ADAPTERS.get(provider)?.chatCompletionParams;
+}

@@ -1,11 +1,14 @@
-import { Controller, Get, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Post, Req, Res, UseFilters, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import { providerAdapterFor, UpstreamAnswer } from '@arbor/provider-adapters';
+import { providerAdapterFor, supportedChatCompletionParams, UpstreamAnswer } from '@arbor/provider-adapters';
+import { CallProgress, CallRouter } from '../call-router';
 import { DeploymentRouter } from '../deployment-router';
 import { FamilyAErrorFilter } from '../family-a-error.filter';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
+import { applyDropParams, checkGatewayParams } from './drop-params';
 import { badRequest, storedCompletionsNotServed, unknownModel } from '../gateway-errors';
 import { MasterKeyGuard } from '../master-key.guard';
 
@@ -16,7 +19,11 @@ const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'c
 @UseGuards(MasterKeyGuard)
 @UseFilters(FamilyAErrorFilter)
 export class ChatCompletionsController {
-  constructor(private readonly router: DeploymentRouter) {}
+  constructor(
+    private readonly router: DeploymentRouter,
+    private readonly calls: CallRouter,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+  ) {}
 
   @Post(['v1/chat/completions', 'chat/completions'])
   async create(@Req() request: Request, @Res() response: Response): Promise<void> {
@@ -26,15 +33,10 @@ export class ChatCompletionsController {
     const call = body as Record<string, unknown>;
     const alias = call['model'];
     if (typeof alias !== 'string' || alias === '') throw badRequest('model is required.', 'model');
-    const deployment = this.router.pick(alias);
-    if (!deployment) throw unknownModel(alias);
-    const adapter = providerAdapterFor(deployment.provider);
-    if (!adapter) throw unknownModel(alias); // configuration checks make this unreachable
+    if (!this.router.has(alias)) throw unknownModel(alias);
+    checkGatewayParams(call);
 
     response.setHeader('x-arbor-call-id', randomUUID());
-    response.setHeader('x-arbor-model-group', alias);
-    response.setHeader('x-arbor-model-id', deployment.id);
-    response.setHeader('x-arbor-attempted-retries', '0');
 
     // No paying for answers nobody reads: the client hanging up aborts the upstream call.
     const abort = new AbortController();
@@ -42,14 +44,28 @@ export class ChatCompletionsController {
       if (!response.writableFinished) abort.abort(new Error('client disconnected'));
     });
 
+    // Retries and fallbacks happen here, before the first byte goes to the client.
+    const progress: CallProgress = { alias, retries: 0, fallbacks: 0 };
     let answer: UpstreamAnswer;
     try {
-      answer = await adapter.chatCompletions({ deployment, body: call, signal: abort.signal });
+      answer = await this.calls.route(
+        progress,
+        (deployment) => {
+          const adapter = providerAdapterFor(deployment.provider);
+          const supported = supportedChatCompletionParams(deployment.provider);
+          if (!adapter || !supported) throw unknownModel(alias); // configuration checks make this unreachable
+          const body = applyDropParams(call, supported, deployment.provider, this.settings.dropParams);
+          return adapter.chatCompletions({ deployment, body, signal: abort.signal });
+        },
+        abort.signal,
+      );
     } catch (error) {
       if (abort.signal.aborted) return;
+      setRoutingHeaders(response, progress);
       response.setHeader('x-arbor-response-duration-ms', elapsedMs(started));
       throw error;
     }
+    setRoutingHeaders(response, progress);
     setUpstreamHeaders(response, answer.headers);
     response.setHeader('content-type', answer.headers['content-type'] ?? 'application/json');
     if (call['stream'] === true) {
@@ -74,6 +90,13 @@ function setUpstreamHeaders(response: Response, headers: IncomingHttpHeaders): v
     if (value === undefined || HOP_HEADERS.has(name)) continue;
     response.setHeader(`llm_provider-${name}`, value);
   }
+}
+
+function setRoutingHeaders(response: Response, progress: CallProgress): void {
+  response.setHeader('x-arbor-model-group', progress.alias);
+  if (progress.deployment) response.setHeader('x-arbor-model-id', progress.deployment.id);
+  response.setHeader('x-arbor-attempted-retries', String(progress.retries));
+  response.setHeader('x-arbor-attempted-fallbacks', String(progress.fallbacks));
 }
 
 function elapsedMs(started: number): string {

@@ -1,0 +1,36 @@
+import { ProviderError } from '@arbor/provider-adapters';
+import { applyDropParams, checkGatewayParams } from './drop-params';
+
+const SUPPORTED = new Set(['model', 'messages', 'temperature']);
+
+describe('applyDropParams', () => {
+  it('refuses an unsupported parameter with 400 naming it when drop_params is off', () => {
+    const call = () => applyDropParams({ model: 'a', messages: [], top_k: 1 }, SUPPORTED, 'openai', false);
+    expect(call).toThrow(ProviderError);
+    try {
+      call();
+    } catch (error) {
+      expect((error as ProviderError).toBody().error).toMatchObject({ type: 'invalid_request_error', param: 'top_k', code: 'unsupported_parameter' });
+      expect((error as ProviderError).status).toBe(400);
+    }
+  });
+
+  it('drops it when drop_params is on globally or in the request, and removes the gateway fields', () => {
+    expect(applyDropParams({ model: 'a', messages: [], top_k: 1 }, SUPPORTED, 'openai', true)).toEqual({ model: 'a', messages: [] });
+    expect(applyDropParams({ model: 'a', messages: [], top_k: 1, drop_params: true }, SUPPORTED, 'openai', false)).toEqual({ model: 'a', messages: [] });
+  });
+
+  it('lets the request turn a global drop_params off', () => {
+    expect(() => applyDropParams({ model: 'a', top_k: 1, drop_params: false }, SUPPORTED, 'openai', true)).toThrow(ProviderError);
+  });
+
+  it('removes the names in additional_drop_params, supported or not', () => {
+    expect(applyDropParams({ model: 'a', temperature: 1, top_k: 2, additional_drop_params: ['temperature', 'top_k'] }, SUPPORTED, 'openai', false)).toEqual({ model: 'a' });
+  });
+
+  it('checks the shapes of the gateway fields', () => {
+    expect(() => checkGatewayParams({ drop_params: 'yes' })).toThrow(ProviderError);
+    expect(() => checkGatewayParams({ additional_drop_params: 'temperature' })).toThrow(ProviderError);
+    expect(() => checkGatewayParams({ drop_params: true, additional_drop_params: ['x'] })).not.toThrow();
+  });
+});

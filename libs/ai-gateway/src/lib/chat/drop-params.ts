@@ -1,0 +1,48 @@
+import { ProviderError } from '@arbor/provider-adapters';
+
+/** Request fields the gateway reads itself; they never reach an upstream. */
+export const GATEWAY_ONLY_PARAMS: ReadonlySet<string> = new Set(['drop_params', 'additional_drop_params']);
+
+/**
+ * The body an upstream of this provider gets: gateway-only fields removed, the client's
+ * `additional_drop_params` removed, and every parameter outside `supported` either removed
+ * (drop_params on, globally or in the request) or refused with 400 naming it.
+ */
+export function applyDropParams(
+  body: Record<string, unknown>,
+  supported: ReadonlySet<string>,
+  provider: string,
+  globalDropParams: boolean,
+): Record<string, unknown> {
+  const drop = body['drop_params'] === true || (globalDropParams && body['drop_params'] !== false);
+  const additional = body['additional_drop_params'];
+  const named = new Set(Array.isArray(additional) ? additional.filter((name): name is string => typeof name === 'string') : []);
+  const result: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if (GATEWAY_ONLY_PARAMS.has(name) || named.has(name)) continue;
+    if (!supported.has(name)) {
+      if (drop) continue;
+      throw new ProviderError(
+        400,
+        'invalid_request_error',
+        `${provider} does not support the parameter "${name}". Remove it, or set drop_params: true (in the request or in litellm_settings) to drop it.`,
+        'unsupported_parameter',
+        name,
+      );
+    }
+    result[name] = value;
+  }
+  return result;
+}
+
+/** Checks the gateway-only fields' shapes before any upstream is called. */
+export function checkGatewayParams(body: Record<string, unknown>): void {
+  const drop = body['drop_params'];
+  if (drop !== undefined && typeof drop !== 'boolean') {
+    throw new ProviderError(400, 'invalid_request_error', 'drop_params must be true or false.', 'invalid_value', 'drop_params');
+  }
+  const additional = body['additional_drop_params'];
+  if (additional !== undefined && !(Array.isArray(additional) && additional.every((name) => typeof name === 'string'))) {
+    throw new ProviderError(400, 'invalid_request_error', 'additional_drop_params must be a list of parameter names.', 'invalid_value', 'additional_drop_params');
+  }
+}

@@ -1,0 +1,81 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { GatewayClock } from './gateway-clock';
+import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
+
+// LiteLLM's defaults when router_settings leaves them out.
+export const DEFAULT_ALLOWED_FAILS = 3;
+export const DEFAULT_COOLDOWN_TIME_S = 5;
+const FAIL_WINDOW_MS = 60_000;
+
+/**
+ * In-process deployment health: a deployment failing `allowed_fails` times within a minute is
+ * skipped for `cooldown_time` seconds; a 429 with Retry-After cools it for at least that long.
+ * Failures only count against a deployment that has siblings under its alias (LiteLLM's rule:
+ * cooling the only deployment of an alias would turn one bad minute into a refusal of all calls);
+ * Retry-After is the upstream's own word and is honoured always.
+ */
+@Injectable()
+export class DeploymentCooldowns {
+  private readonly failures = new Map<string, number[]>();
+  private readonly coolUntil = new Map<string, number>();
+  private readonly allowedFails: number;
+  private readonly cooldownMs: number;
+
+  constructor(
+    @Inject(GATEWAY_SETTINGS) settings: Pick<GatewaySettings, 'router'>,
+    private readonly clock: GatewayClock,
+  ) {
+    this.allowedFails = settings.router.allowedFails ?? DEFAULT_ALLOWED_FAILS;
+    this.cooldownMs = (settings.router.cooldownTimeS ?? DEFAULT_COOLDOWN_TIME_S) * 1000;
+  }
+
+  isCooling(deploymentId: string): boolean {
+    return this.remainingMs(deploymentId) > 0;
+  }
+
+  /** How long the deployment stays cooled down, 0 when it is available. */
+  remainingMs(deploymentId: string): number {
+    const until = this.coolUntil.get(deploymentId);
+    if (until === undefined) return 0;
+    const remaining = until - this.clock.now();
+    if (remaining <= 0) {
+      this.coolUntil.delete(deploymentId);
+      return 0;
+    }
+    return remaining;
+  }
+
+  /**
+   * One failed call. `countable` is false for the only deployment of an alias;
+   * `retryAfterS` is the upstream's Retry-After of a 429.
+   */
+  recordFailure(deploymentId: string, options: { countable: boolean; retryAfterS?: number }): void {
+    const now = this.clock.now();
+    if (options.retryAfterS !== undefined && options.retryAfterS > 0) {
+      this.coolFor(deploymentId, Math.max(options.retryAfterS * 1000, this.cooldownMs), now);
+    }
+    if (!options.countable) return;
+    const recent = (this.failures.get(deploymentId) ?? []).filter((at) => now - at < FAIL_WINDOW_MS);
+    recent.push(now);
+    if (recent.length >= Math.max(1, this.allowedFails)) {
+      this.coolFor(deploymentId, this.cooldownMs, now);
+      this.failures.delete(deploymentId);
+    } else {
+      this.failures.set(deploymentId, recent);
+    }
+  }
+
+  private coolFor(deploymentId: string, ms: number, now: number): void {
+    const until = now + ms;
+    if (until > (this.coolUntil.get(deploymentId) ?? 0)) this.coolUntil.set(deploymentId, until);
+  }
+}
+
+/** Retry-After as seconds (delta-seconds or an HTTP date); undefined when absent or unreadable. */
+export function retryAfterSeconds(value: string | undefined, now: number): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds : undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
+}
