@@ -3,3 +3,4 @@ export * from './lib/gateway.module';
 export * from './lib/gateway-clock';
 export * from './lib/deployment-cooldowns';
 export * from './lib/call-router';
+export * from './lib/database';

@@ -15,3 +15,7 @@ export const badRequest = (message: string, param: string | null = null) =>
 
 export const storedCompletionsNotServed = () =>
   new ProviderError(404, 'not_found_error', 'Stored chat completions are not served by this gateway.', 'not_served');
+
+// 403 so that the official SDKs raise PermissionDeniedError; the code is LiteLLM's.
+export const keyModelAccessDenied = (model: string) =>
+  new ProviderError(403, 'permission_error', `This key may not call the model "${model}".`, 'key_model_access_denied', 'model');

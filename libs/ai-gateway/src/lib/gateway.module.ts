@@ -6,7 +6,10 @@ import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
 import { GatewayClock } from './gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
-import { MasterKeyGuard } from './master-key.guard';
+import { AdminMasterKeyGuard, GatewayKeyGuard, MasterKeyCheck } from './gateway-key.guard';
+import { KeyVerifier } from './keys/key-verifier';
+import { KeysController } from './keys/keys.controller';
+import { KeysService } from './keys/keys.service';
 import { ModelsController } from './models.controller';
 
 export interface GatewayOptions {
@@ -16,7 +19,11 @@ export interface GatewayOptions {
   masterKey?: string;
 }
 
-/** The family A routes. Reads and checks the YAML now, so a bad file stops the start (ConfigError). */
+/**
+ * The family A routes and the admin API of virtual keys (the service's DatabaseModule must carry
+ * AI_GATEWAY_ENTITIES and AI_GATEWAY_MIGRATIONS). Reads and checks the YAML now, so a bad file
+ * stops the start (ConfigError).
+ */
 @Module({})
 export class GatewayModule {
   static forOptions(options: GatewayOptions, env: NodeJS.ProcessEnv = process.env): DynamicModule {
@@ -25,8 +32,19 @@ export class GatewayModule {
     const settings: GatewaySettings = { ...config, ...(masterKey !== undefined ? { masterKey } : {}) };
     return {
       module: GatewayModule,
-      controllers: [ChatCompletionsController, ModelsController],
-      providers: [{ provide: GATEWAY_SETTINGS, useValue: settings }, GatewayClock, DeploymentCooldowns, DeploymentRouter, CallRouter, MasterKeyGuard],
+      controllers: [ChatCompletionsController, ModelsController, KeysController],
+      providers: [
+        { provide: GATEWAY_SETTINGS, useValue: settings },
+        GatewayClock,
+        DeploymentCooldowns,
+        DeploymentRouter,
+        CallRouter,
+        MasterKeyCheck,
+        GatewayKeyGuard,
+        AdminMasterKeyGuard,
+        KeyVerifier,
+        KeysService,
+      ],
     };
   }
 }

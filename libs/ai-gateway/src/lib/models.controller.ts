@@ -1,8 +1,10 @@
-import { Controller, Get, Param, UseFilters, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Req, UseFilters, UseGuards } from '@nestjs/common';
+import type { Request } from 'express';
 import { DeploymentRouter } from './deployment-router';
 import { FamilyAErrorFilter } from './family-a-error.filter';
 import { unknownModel } from './gateway-errors';
-import { MasterKeyGuard } from './master-key.guard';
+import { gatewayCaller, GatewayKeyGuard } from './gateway-key.guard';
+import { mayUseAlias } from './keys/key-verifier';
 
 interface ModelObject {
   id: string;
@@ -11,9 +13,9 @@ interface ModelObject {
   owned_by: string;
 }
 
-/** GET /v1/models lists aliases, never provider model names. */
+/** GET /v1/models lists aliases, never provider model names; a virtual key sees only its own. */
 @Controller()
-@UseGuards(MasterKeyGuard)
+@UseGuards(GatewayKeyGuard)
 @UseFilters(FamilyAErrorFilter)
 export class ModelsController {
   private readonly created = Math.floor(Date.now() / 1000);
@@ -21,15 +23,17 @@ export class ModelsController {
   constructor(private readonly router: DeploymentRouter) {}
 
   @Get(['v1/models', 'models'])
-  list(): { object: 'list'; data: ModelObject[] } {
-    return { object: 'list', data: this.router.aliases().map((alias) => this.model(alias)) };
+  list(@Req() request: Request): { object: 'list'; data: ModelObject[] } {
+    const caller = gatewayCaller(request);
+    const aliases = this.router.aliases().filter((alias) => mayUseAlias(caller, alias));
+    return { object: 'list', data: aliases.map((alias) => this.model(alias)) };
   }
 
   // Aliases may contain slashes (`openai/gpt-4o`), hence the wildcard.
   @Get(['v1/models/*id', 'models/*id'])
-  get(@Param('id') id: string | string[]): ModelObject {
+  get(@Req() request: Request, @Param('id') id: string | string[]): ModelObject {
     const alias = Array.isArray(id) ? id.join('/') : id;
-    if (!this.router.has(alias)) throw unknownModel(alias);
+    if (!mayUseAlias(gatewayCaller(request), alias) || !this.router.has(alias)) throw unknownModel(alias);
     return this.model(alias);
   }
 

@@ -9,14 +9,15 @@ import { DeploymentRouter } from '../deployment-router';
 import { FamilyAErrorFilter } from '../family-a-error.filter';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { applyDropParams, checkGatewayParams } from './drop-params';
-import { badRequest, storedCompletionsNotServed, unknownModel } from '../gateway-errors';
-import { MasterKeyGuard } from '../master-key.guard';
+import { badRequest, keyModelAccessDenied, storedCompletionsNotServed, unknownModel } from '../gateway-errors';
+import { gatewayCaller, GatewayKeyGuard } from '../gateway-key.guard';
+import { mayUseAlias } from '../keys/key-verifier';
 
 // Connection-level headers describe the upstream hop, not the answer; they are not repeated.
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'date', 'server']);
 
 @Controller()
-@UseGuards(MasterKeyGuard)
+@UseGuards(GatewayKeyGuard)
 @UseFilters(FamilyAErrorFilter)
 export class ChatCompletionsController {
   constructor(
@@ -33,6 +34,8 @@ export class ChatCompletionsController {
     const call = body as Record<string, unknown>;
     const alias = call['model'];
     if (typeof alias !== 'string' || alias === '') throw badRequest('model is required.', 'model');
+    // Before the existence check, so that a restricted key learns nothing of other aliases.
+    if (!mayUseAlias(gatewayCaller(request), alias)) throw keyModelAccessDenied(alias);
     if (!this.router.has(alias)) throw unknownModel(alias);
     checkGatewayParams(call);
 

@@ -1,0 +1,75 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { timingSafeEqual } from 'node:crypto';
+import { ApiError } from '@arbor/platform';
+import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
+import { invalidKey, missingKey } from './gateway-errors';
+import { GatewayCaller, KeyVerifier } from './keys/key-verifier';
+
+/** The caller a guard let through, on the request. */
+const CALLER = Symbol('arbor.gateway-caller');
+type WithCaller = Request & { [CALLER]?: GatewayCaller };
+
+export function gatewayCaller(request: Request): GatewayCaller {
+  const caller = (request as WithCaller)[CALLER];
+  if (!caller) throw new Error('gatewayCaller() on a route without GatewayKeyGuard');
+  return caller;
+}
+
+/** Clients send Bearer or x-api-key. */
+export function presentedKey(request: Request): string | undefined {
+  const authorization = request.headers.authorization;
+  if (authorization?.startsWith('Bearer ')) return authorization.slice('Bearer '.length).trim() || undefined;
+  const apiKey = request.headers['x-api-key'];
+  return typeof apiKey === 'string' && apiKey !== '' ? apiKey : undefined;
+}
+
+@Injectable()
+export class MasterKeyCheck {
+  private readonly masterKey: Buffer | undefined;
+
+  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings) {
+    this.masterKey = settings.masterKey === undefined ? undefined : Buffer.from(settings.masterKey);
+  }
+
+  isMasterKey(presented: string): boolean {
+    const given = Buffer.from(presented);
+    return !!this.masterKey && given.length === this.masterKey.length && timingSafeEqual(given, this.masterKey);
+  }
+}
+
+/** Family A routes: the master key or a valid virtual key; refusals are family A 401s. */
+@Injectable()
+export class GatewayKeyGuard implements CanActivate {
+  constructor(
+    private readonly master: MasterKeyCheck,
+    private readonly keys: KeyVerifier,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<WithCaller>();
+    const presented = presentedKey(request);
+    if (presented === undefined) throw missingKey();
+    if (this.master.isMasterKey(presented)) {
+      request[CALLER] = { kind: 'master' };
+      return true;
+    }
+    const key = await this.keys.verify(presented);
+    if (!key) throw invalidKey();
+    request[CALLER] = { kind: 'virtual', key };
+    return true;
+  }
+}
+
+/** The admin API (/api/v1/keys): the master key only; refusals in the platform envelope. */
+@Injectable()
+export class AdminMasterKeyGuard implements CanActivate {
+  constructor(private readonly master: MasterKeyCheck) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const presented = presentedKey(context.switchToHttp().getRequest<Request>());
+    if (presented === undefined) throw new ApiError(401, 'missing_api_key', 'This endpoint needs the master key: send Authorization: Bearer <key> or x-api-key.');
+    if (!this.master.isMasterKey(presented)) throw new ApiError(401, 'invalid_api_key', 'Only the master key may manage keys.');
+    return true;
+  }
+}

@@ -1,0 +1,23 @@
+import { applyDecorators } from '@nestjs/common';
+import { ArrayMaxSize, IsArray, IsInt, IsISO8601, IsNotEmpty, IsNumber, IsObject, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+
+/** As the control plane's project slugs (and the table's check). */
+export const PROJECT_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+/** LiteLLM's budget durations: 30s, 30m, 30h, 30d, 1mo. */
+export const BUDGET_DURATION = /^[1-9][0-9]{0,5}(s|m|h|d|mo)$/;
+
+export const IsProjectSlug = () =>
+  applyDecorators(IsString(), Matches(PROJECT_SLUG, { message: '$property must be a project slug: 1 to 64 lower-case letters, digits and hyphens' }));
+
+export const IsAliasList = () =>
+  applyDecorators(IsArray(), ArrayMaxSize(1000), IsString({ each: true }), IsNotEmpty({ each: true }), MaxLength(200, { each: true }));
+
+export const IsExpiry = () => applyDecorators(IsISO8601({ strict: true }, { message: '$property must be an ISO 8601 date-time' }));
+
+export const IsMetadata = () => applyDecorators(IsObject());
+
+export const IsBudget = () => applyDecorators(IsNumber({ allowNaN: false, allowInfinity: false }), Min(0));
+
+export const IsBudgetDuration = () => applyDecorators(IsString(), Matches(BUDGET_DURATION, { message: '$property must look like 30s, 30m, 30h, 30d or 1mo' }));
+
+export const IsLimit = () => applyDecorators(IsInt(), Min(1), Max(2_147_483_647));

@@ -1,0 +1,41 @@
+import { VirtualKey } from '../virtual-key.entity';
+
+/** A key as the admin API shows it: never the key, except `key` once on create and rotate. */
+export interface KeyResponse {
+  id: string;
+  /** Only in the answers to create and rotate. */
+  key?: string;
+  key_hint: string;
+  project: string;
+  aliases: string[];
+  expires_at: string | null;
+  blocked: boolean;
+  metadata: Record<string, unknown>;
+  max_budget: number | null;
+  budget_duration: string | null;
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+  max_parallel_requests: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function keyResponse(row: VirtualKey, key?: string): KeyResponse {
+  return {
+    id: row.id,
+    ...(key !== undefined ? { key } : {}),
+    key_hint: row.keyHint,
+    project: row.project,
+    aliases: row.aliases,
+    expires_at: row.expiresAt ? row.expiresAt.toISOString() : null,
+    blocked: row.blocked,
+    metadata: row.metadata,
+    max_budget: row.maxBudget,
+    budget_duration: row.budgetDuration,
+    rpm_limit: row.rpmLimit,
+    tpm_limit: row.tpmLimit,
+    max_parallel_requests: row.maxParallelRequests,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { CreateKeyDto } from './dto/create-key.dto';
+import { UpdateKeyDto } from './dto/update-key.dto';
+import { hashKey, keyHint, newKey } from './key-material';
+import { KeyVerifier } from './key-verifier';
+import { KeyNotFound } from './keys.exception';
+import { VirtualKey } from './virtual-key.entity';
+
+/** The admin side of virtual keys. Every change evicts the key from this process's cache. */
+@Injectable()
+export class KeysService {
+  private readonly keys: Repository<VirtualKey>;
+
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    private readonly verifier: KeyVerifier,
+  ) {
+    this.keys = dataSource.getRepository(VirtualKey);
+  }
+
+  /** The new row and the key, which exists nowhere else afterwards. */
+  async create(body: CreateKeyDto): Promise<{ row: VirtualKey; key: string }> {
+    const key = newKey();
+    const row = await this.keys.save(
+      this.keys.create({
+        keyHash: hashKey(key),
+        keyHint: keyHint(key),
+        project: body.project,
+        aliases: body.aliases ?? [],
+        expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+        blocked: false,
+        metadata: body.metadata ?? {},
+        maxBudget: body.max_budget ?? null,
+        budgetDuration: body.budget_duration ?? null,
+        rpmLimit: body.rpm_limit ?? null,
+        tpmLimit: body.tpm_limit ?? null,
+        maxParallelRequests: body.max_parallel_requests ?? null,
+      }),
+    );
+    return { row, key };
+  }
+
+  list(project?: string): Promise<VirtualKey[]> {
+    return this.keys.find({ where: project ? { project } : {}, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  async get(id: string): Promise<VirtualKey> {
+    const row = await this.keys.findOneBy({ id });
+    if (!row) throw new KeyNotFound(id);
+    return row;
+  }
+
+  async update(id: string, body: UpdateKeyDto): Promise<VirtualKey> {
+    return this.change(id, (row) => {
+      if (body.project !== undefined) row.project = body.project;
+      if (body.aliases !== undefined) row.aliases = body.aliases;
+      if (body.expires_at !== undefined) row.expiresAt = body.expires_at === null ? null : new Date(body.expires_at);
+      if (body.metadata !== undefined) row.metadata = body.metadata;
+      if (body.max_budget !== undefined) row.maxBudget = body.max_budget;
+      if (body.budget_duration !== undefined) row.budgetDuration = body.budget_duration;
+      if (body.rpm_limit !== undefined) row.rpmLimit = body.rpm_limit;
+      if (body.tpm_limit !== undefined) row.tpmLimit = body.tpm_limit;
+      if (body.max_parallel_requests !== undefined) row.maxParallelRequests = body.max_parallel_requests;
+    });
+  }
+
+  setBlocked(id: string, blocked: boolean): Promise<VirtualKey> {
+    return this.change(id, (row) => {
+      row.blocked = blocked;
+    });
+  }
+
+  /** A new key for the same row; the old one stops working at once in this process. */
+  async rotate(id: string): Promise<{ row: VirtualKey; key: string }> {
+    const key = newKey();
+    const row = await this.change(id, (row) => {
+      row.keyHash = hashKey(key);
+      row.keyHint = keyHint(key);
+    });
+    return { row, key };
+  }
+
+  async delete(id: string): Promise<void> {
+    const row = await this.get(id);
+    await this.keys.delete({ id });
+    this.verifier.evict(row.keyHash);
+  }
+
+  private async change(id: string, apply: (row: VirtualKey) => void): Promise<VirtualKey> {
+    const row = await this.get(id);
+    const oldHash = row.keyHash;
+    apply(row);
+    const saved = await this.keys.save(row);
+    this.verifier.evict(oldHash);
+    return saved;
+  }
+}

@@ -1,0 +1,55 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+/** A virtual key: only its SHA-256 is stored, never the key. */
+@Entity({ name: 'virtual_keys' })
+export class VirtualKey {
+  @PrimaryGeneratedColumn('uuid')
+  id!: string;
+
+  /** Lower-case hex SHA-256 of the key. */
+  @Column({ name: 'key_hash', type: 'text', unique: true })
+  keyHash!: string;
+
+  /** Non-secret, for display: `sk-arbor-…abcd` (the last four characters). */
+  @Column({ name: 'key_hint', type: 'text' })
+  keyHint!: string;
+
+  /** Control-plane project slug. */
+  @Column({ type: 'text' })
+  project!: string;
+
+  /** Aliases the key may call; empty means every alias. */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  aliases!: string[];
+
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  expiresAt!: Date | null;
+
+  @Column({ type: 'boolean', default: false })
+  blocked!: boolean;
+
+  @Column({ type: 'jsonb', default: () => "'{}'" })
+  metadata!: Record<string, unknown>;
+
+  // Stored, not enforced yet.
+  @Column({ name: 'max_budget', type: 'double precision', nullable: true })
+  maxBudget!: number | null;
+
+  @Column({ name: 'budget_duration', type: 'text', nullable: true })
+  budgetDuration!: string | null;
+
+  @Column({ name: 'rpm_limit', type: 'integer', nullable: true })
+  rpmLimit!: number | null;
+
+  @Column({ name: 'tpm_limit', type: 'integer', nullable: true })
+  tpmLimit!: number | null;
+
+  @Column({ name: 'max_parallel_requests', type: 'integer', nullable: true })
+  maxParallelRequests!: number | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}
