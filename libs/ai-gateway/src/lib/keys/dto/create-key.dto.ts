@@ -1,7 +1,8 @@
 import { IsOptional } from 'class-validator';
-import { IsAliasList, IsBudget, IsBudgetDuration, IsExpiry, IsLimit, IsMetadata, IsProjectSlug } from './key-fields';
+import { IsAliasList, IsMetadata, IsProjectSlug } from './key-fields';
+import { KeySettingsDto } from './key-settings.dto';
 
-export class CreateKeyDto {
+export class CreateKeyDto extends KeySettingsDto {
   @IsProjectSlug()
   project!: string;
 
@@ -11,30 +12,6 @@ export class CreateKeyDto {
   aliases?: string[];
 
   @IsOptional()
-  @IsExpiry()
-  expires_at?: string | null;
-
-  @IsOptional()
   @IsMetadata()
   metadata?: Record<string, unknown>;
-
-  @IsOptional()
-  @IsBudget()
-  max_budget?: number | null;
-
-  @IsOptional()
-  @IsBudgetDuration()
-  budget_duration?: string | null;
-
-  @IsOptional()
-  @IsLimit()
-  rpm_limit?: number | null;
-
-  @IsOptional()
-  @IsLimit()
-  tpm_limit?: number | null;
-
-  @IsOptional()
-  @IsLimit()
-  max_parallel_requests?: number | null;
 }

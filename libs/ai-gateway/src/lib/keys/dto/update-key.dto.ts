@@ -1,9 +1,9 @@
-import { IsOptional } from 'class-validator';
 import { Omittable } from '@arbor/platform';
-import { IsAliasList, IsBudget, IsBudgetDuration, IsExpiry, IsLimit, IsMetadata, IsProjectSlug } from './key-fields';
+import { IsAliasList, IsMetadata, IsProjectSlug } from './key-fields';
+import { KeySettingsDto } from './key-settings.dto';
 
 /** Fields left out stay as they are; `null` clears the nullable ones. */
-export class UpdateKeyDto {
+export class UpdateKeyDto extends KeySettingsDto {
   @Omittable()
   @IsProjectSlug()
   project?: string;
@@ -12,31 +12,7 @@ export class UpdateKeyDto {
   @IsAliasList()
   aliases?: string[];
 
-  @IsOptional()
-  @IsExpiry()
-  expires_at?: string | null;
-
   @Omittable()
   @IsMetadata()
   metadata?: Record<string, unknown>;
-
-  @IsOptional()
-  @IsBudget()
-  max_budget?: number | null;
-
-  @IsOptional()
-  @IsBudgetDuration()
-  budget_duration?: string | null;
-
-  @IsOptional()
-  @IsLimit()
-  rpm_limit?: number | null;
-
-  @IsOptional()
-  @IsLimit()
-  tpm_limit?: number | null;
-
-  @IsOptional()
-  @IsLimit()
-  max_parallel_requests?: number | null;
 }
