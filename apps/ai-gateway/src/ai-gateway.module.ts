@@ -1,6 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AI_GATEWAY_ENTITIES, AI_GATEWAY_MIGRATIONS, GatewayModule } from '@arbor/ai-gateway';
-import { AuthModule } from '@arbor/auth';
+import { AI_GATEWAY_ENTITIES, AI_GATEWAY_MIGRATIONS, GatewayModule, renderFamilyAErrors } from '@arbor/ai-gateway';
 import { AiGatewayConfig } from '@arbor/config';
 import { DatabaseModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
@@ -11,19 +10,32 @@ export class AiGatewayModule {
       module: AiGatewayModule,
       imports: [
         // Keys, spend and aliases live in its database: ready means that database answers.
-        PlatformModule.forService(config, { readiness: 'database' }),
+        PlatformModule.forService(config, { readiness: 'database' }, { renderError: renderFamilyAErrors }),
         DatabaseModule.forRoot({
           url: config.AIGW_DATABASE_URL,
           applicationName: 'ai-gateway',
           entities: AI_GATEWAY_ENTITIES,
           migrations: AI_GATEWAY_MIGRATIONS,
         }),
-        // Person-authorised admin calls need an issuer; virtual keys work without one.
-        ...(config.AIGW_OIDC_ISSUER_URL
-          ? [AuthModule.forRoot({ issuer: config.AIGW_OIDC_ISSUER_URL, audience: config.AIGW_OIDC_AUDIENCE })]
-          : []),
         // A bad AIGW_CONFIG file throws ConfigError here, before anything listens.
-        GatewayModule.forOptions({ configFile: config.AIGW_CONFIG, masterKey: config.AIGW_MASTER_KEY }),
+        GatewayModule.forOptions({
+          configFile: config.AIGW_CONFIG,
+          masterKey: config.AIGW_MASTER_KEY,
+          priceMapFile: config.AIGW_PRICE_MAP,
+          redisUrl: config.AIGW_REDIS_URL,
+          // Persons manage keys only with the whole control-plane setting (the config check asks for all of it).
+          ...(config.AIGW_OIDC_ISSUER_URL && config.AIGW_CONTROL_PLANE_URL && config.AIGW_M2M_CLIENT_ID && config.AIGW_M2M_CLIENT_SECRET
+            ? {
+                controlPlane: {
+                  issuer: config.AIGW_OIDC_ISSUER_URL,
+                  audience: config.AIGW_OIDC_AUDIENCE,
+                  baseUrl: config.AIGW_CONTROL_PLANE_URL,
+                  clientId: config.AIGW_M2M_CLIENT_ID,
+                  clientSecret: config.AIGW_M2M_CLIENT_SECRET,
+                },
+              }
+            : {}),
+        }),
       ],
     };
   }
@@ -32,4 +44,6 @@ export class AiGatewayModule {
 export const aiGatewayService: ServiceDefinition<AiGatewayConfig> = {
   schema: AiGatewayConfig,
   module: (config) => AiGatewayModule.forConfig(config),
+  // Long contexts and base64 images: chat bodies run to many megabytes (OpenAI accepts 20 MB per image).
+  bodyLimit: '100mb',
 };

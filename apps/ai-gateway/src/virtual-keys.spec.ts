@@ -168,10 +168,10 @@ describe('ai-gateway virtual keys', () => {
     }
   });
 
-  it('admits only the master key to the admin API, answering in the platform envelope', async () => {
+  it('refuses virtual keys and missing credentials on the admin API, answering in the platform envelope', async () => {
     const { key } = await createKey({ project: 'alpha' });
     const none = await admin().get('/api/v1/keys').expect(401);
-    expect(none.body).toEqual({ error: { code: 'missing_api_key', message: expect.any(String) } });
+    expect(none.body).toEqual({ error: { code: 'missing_credentials', message: expect.any(String) } });
     const virtual = await admin().get('/api/v1/keys').set('authorization', `Bearer ${key}`).expect(401);
     expect(virtual.body).toEqual({ error: { code: 'invalid_api_key', message: expect.any(String) } });
     await admin().post('/api/v1/keys').set('x-api-key', key).send({ project: 'alpha' }).expect(401);

@@ -4,3 +4,4 @@ export * from './lib/gateway-clock';
 export * from './lib/deployment-cooldowns';
 export * from './lib/call-router';
 export * from './lib/database';
+export * from './lib/family-a-error.filter';

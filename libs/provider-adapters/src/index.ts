@@ -2,4 +2,5 @@ export * from './lib/provider-adapter';
 export * from './lib/provider-error';
 export * from './lib/upstream-http';
 export * from './lib/provider-registry';
+export * from './lib/sse';
 export * from './openai/openai.adapter';

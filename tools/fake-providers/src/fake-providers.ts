@@ -1,9 +1,29 @@
-// One HTTP server for every fake upstream. OpenAI's wire format lives at / and /openai;
+// One HTTP server for every fake upstream. Each provider's wire format lives under its own path
+// prefix (PROVIDER_FAKES); OpenAI's also at / (an api_base without a prefix);
 // GET /_fake/requests lists what arrived (with `aborted` when the caller hung up first);
 // POST /_fake/release/<name> lets held streams (model hold-<name>) go on.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { handleOpenAi, releaseHold, sendOpenAiError, type SeenRequest } from './openai-fake.ts';
+import { handleAnthropic } from './anthropic-fake.ts';
+import { handleAzure } from './azure-fake.ts';
+import { handleGemini } from './gemini-fake.ts';
+import { handleOpenAi, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
+
+// Path prefix → the fake speaking that provider's wire format (the prefix is removed first).
+// Adding a provider is one module and one line here.
+const PROVIDER_FAKES: ReadonlyMap<string, FakeHandler> = new Map([
+  ['/openai', handleOpenAi],
+  ['/anthropic', handleAnthropic],
+  ['/gemini', handleGemini],
+  ['/azure', handleAzure],
+]);
+
+function fakeFor(url: string): { handler: FakeHandler; path: string } {
+  for (const [prefix, handler] of PROVIDER_FAKES) {
+    if (url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`)) return { handler, path: url.slice(prefix.length) || '/' };
+  }
+  return { handler: handleOpenAi, path: url };
+}
 
 export interface FakeProviders {
   url: string;
@@ -35,7 +55,8 @@ export function startFakeProviders(options: { port?: number; host?: string } = {
       res.on('close', () => {
         if (!res.writableFinished) record.aborted = true;
       });
-      handleOpenAi(req, res, body, record).catch((error: unknown) => {
+      const { handler, path } = fakeFor(req.url ?? '/');
+      handler(req, res, body, record, path).catch((error: unknown) => {
         sendOpenAiError(res, 500, 'server_error', null, `fake: ${error instanceof Error ? error.message : String(error)}`);
       });
     });

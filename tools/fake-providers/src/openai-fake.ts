@@ -1,8 +1,10 @@
 // The OpenAI wire format as the gateway sees it from api.openai.com or any compatible server.
 // Failure modes are chosen per request (a header, or the model name for callers such as a gateway
 // that do not forward headers), so that tests need no shared state:
-//   x-fake-fail: 400|401|404|429|500|503|context|timeout, or model fail-<that>: that error
-//   (context: OpenAI's 400 context_length_exceeded; timeout: no answer)
+//   x-fake-fail: 400|401|404|429|500|503|context|timeout|midstream|drop, or model fail-<that>:
+//   that error (context: OpenAI's 400 context_length_exceeded; timeout: no answer; midstream: a
+//   streamed call sends one chunk, then an error event; drop: one chunk, then the connection drops)
+//   model tokens-<prompt>-<completion>: the usage reported (default 7 and 5)
 //   x-fake-pause-ms: N, or model pause-<N>: streamed calls stop after the first chunk for N ms
 //   model hold-<name>: streamed calls stop after the first chunk until POST /_fake/release/<name>
 // Every answer echoes what arrived in the `x-fake-*` headers and in `fake_echo` (non-streamed),
@@ -10,6 +12,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export const FAKE_OPENAI_MODELS = ['gpt-4o-mini', 'gpt-4o', 'fake-small'];
+
+/** One provider's fake: `path` is the request path with the provider's prefix removed. */
+export type FakeHandler = (req: IncomingMessage, res: ServerResponse, body: string, seen: SeenRequest, path: string) => Promise<void>;
 
 /** Upstream requests seen, newest last; tests read them through GET /_fake/requests. */
 export interface SeenRequest {
@@ -40,15 +45,15 @@ export function sendOpenAiError(res: ServerResponse, status: number, type: strin
   res.end(JSON.stringify({ error: { message, type, param, code } }));
 }
 
-export async function handleOpenAi(req: IncomingMessage, res: ServerResponse, body: string, seen: SeenRequest): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://fake');
-  const path = url.pathname.replace(/^\/openai/, '');
+export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) => {
+  const path = new URL(rawPath, 'http://fake').pathname;
   if (req.method === 'GET' && path === '/v1/models') {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ object: 'list', data: FAKE_OPENAI_MODELS.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })) }));
     return;
   }
-  if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+  const operation = req.method !== 'POST' ? undefined : OPERATIONS[path];
+  if (!operation) {
     sendOpenAiError(res, 404, 'invalid_request_error', 'unknown_url', `fake: unknown url ${req.method} ${path}`);
     return;
   }
@@ -56,7 +61,7 @@ export async function handleOpenAi(req: IncomingMessage, res: ServerResponse, bo
     sendOpenAiError(res, 401, 'invalid_request_error', 'invalid_api_key', 'fake: you did not provide an API key');
     return;
   }
-  let request: { model?: unknown; stream?: unknown; messages?: unknown; stream_options?: { include_usage?: unknown } };
+  let request: FakeRequest;
   try {
     request = JSON.parse(body) as typeof request;
   } catch {
@@ -71,42 +76,87 @@ export async function handleOpenAi(req: IncomingMessage, res: ServerResponse, bo
     sendOpenAiError(res, failure.status, failure.type, failure.code, failure.message, failure.param ?? null);
     return;
   }
-  const id = `chatcmpl-fake${Date.now()}`;
-  const content = `fake answer from ${model}`;
-  const usage = { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 };
+  const tokens = /^tokens-(\d+)-(\d+)$/.exec(model);
+  const promptTokens = tokens ? Number(tokens[1]) : 7;
+  const completionTokens = tokens ? Number(tokens[2]) : 5;
   const echoHeaders = { 'x-request-id': `req_fake_${Date.now()}`, 'x-fake-received-model': model, 'openai-processing-ms': '1' };
+  const echo = { body: JSON.parse(body) as unknown, authorization: req.headers.authorization };
+  if (operation === 'embeddings') {
+    res.writeHead(200, { 'content-type': 'application/json', ...echoHeaders });
+    res.end(JSON.stringify(embeddingsAnswer(request, model, promptTokens, echo)));
+    return;
+  }
+  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  const id = operation === 'chat' ? `chatcmpl-fake${Date.now()}` : `cmpl-fake${Date.now()}`;
+  const content = `fake answer from ${model}`;
+  const created = Math.floor(Date.now() / 1000);
   if (request.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json', ...echoHeaders });
-    res.end(JSON.stringify({
-      id,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model,
-      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-      usage,
-      fake_echo: { body: JSON.parse(body) as unknown, authorization: req.headers.authorization },
-    }));
+    const choice = operation === 'chat'
+      ? { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }
+      : { index: 0, text: content, logprobs: null, finish_reason: 'stop' };
+    res.end(JSON.stringify({ id, object: operation === 'chat' ? 'chat.completion' : 'text_completion', created, model, choices: [choice], usage, fake_echo: echo }));
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...echoHeaders });
   res.flushHeaders();
-  const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
-    id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model,
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  // With include_usage, OpenAI puts "usage": null on every chunk and the usage on a last one.
+  const withUsage = request.stream_options?.include_usage === true;
+  const chunk = (text: string | undefined, finish: string | null, first = false) => ({
+    id, object: operation === 'chat' ? 'chat.completion.chunk' : 'text_completion', created, model,
+    choices: [operation === 'chat'
+      ? { index: 0, delta: text === undefined ? {} : first ? { role: 'assistant', content: text } : { content: text }, logprobs: null, finish_reason: finish }
+      : { index: 0, text: text ?? '', logprobs: null, finish_reason: finish }],
+    ...(withUsage ? { usage: null } : {}),
   });
   const pauseMs = Number(header(req, 'x-fake-pause-ms') ?? /^pause-(\d+)$/.exec(model)?.[1] ?? 0);
   const hold = /^hold-(.+)$/.exec(model)?.[1];
-  const events: unknown[] = [chunk({ role: 'assistant', content: '' }, null)];
-  for (const word of content.split(' ')) events.push(chunk({ content: `${word} ` }, null));
-  events.push(chunk({}, 'stop'));
-  if (request.stream_options?.include_usage === true) events.push({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage });
+  const events: unknown[] = [chunk('', null, true)];
+  for (const word of content.split(' ')) events.push(chunk(`${word} `, null));
+  events.push(chunk(undefined, 'stop'));
+  if (withUsage) events.push({ id, object: operation === 'chat' ? 'chat.completion.chunk' : 'text_completion', created, model, choices: [], usage });
   for (const [index, event] of events.entries()) {
     if (seen.aborted || res.destroyed) return;
     res.write(`data: ${JSON.stringify(event)}\n\n`);
     if (index === 0 && pauseMs > 0) await sleep(pauseMs);
     if (index === 0 && hold) await held(hold);
+    if (index === 0 && fail === 'midstream') {
+      res.end(`data: ${JSON.stringify({ error: { message: 'fake: the server had an error while processing your request', type: 'server_error', param: null, code: null } })}\n\n`);
+      return;
+    }
+    if (index === 0 && fail === 'drop') {
+      res.destroy();
+      return;
+    }
   }
   res.end('data: [DONE]\n\n');
+};
+
+const OPERATIONS: Record<string, 'chat' | 'completions' | 'embeddings'> = {
+  '/v1/chat/completions': 'chat',
+  '/v1/completions': 'completions',
+  '/v1/embeddings': 'embeddings',
+};
+
+interface FakeRequest {
+  model?: unknown;
+  stream?: unknown;
+  input?: unknown;
+  dimensions?: unknown;
+  encoding_format?: unknown;
+  stream_options?: { include_usage?: unknown };
+}
+
+/** One vector per input, `dimensions` long (default 8), as floats or as base64 of float32 (the SDK's default). */
+function embeddingsAnswer(request: FakeRequest, model: string, promptTokens: number, echo: unknown): unknown {
+  const inputs = Array.isArray(request.input) ? request.input : [request.input];
+  const size = typeof request.dimensions === 'number' ? request.dimensions : 8;
+  const data = inputs.map((_input, index) => {
+    const vector = Array.from({ length: size }, (_, i) => Math.round(((index + 1) * (i + 1)) % 7) / 7);
+    const embedding = request.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
+    return { object: 'embedding', index, embedding };
+  });
+  return { object: 'list', data, model, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens }, fake_echo: echo };
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -128,7 +178,7 @@ function holdFor(name: string): { promise: Promise<void>; release: () => void } 
 }
 
 /** Streams of model hold-<name> wait here after their first chunk: a test decides when they go on. */
-function held(name: string): Promise<void> {
+export function held(name: string): Promise<void> {
   return holdFor(name).promise;
 }
 

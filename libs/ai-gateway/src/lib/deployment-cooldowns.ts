@@ -18,6 +18,7 @@ const FAIL_WINDOW_MS = 60_000;
 export class DeploymentCooldowns {
   private readonly failures = new Map<string, number[]>();
   private readonly coolUntil = new Map<string, number>();
+  private readonly listeners: ((deploymentId: string) => void)[] = [];
   private readonly allowedFails: number;
   private readonly cooldownMs: number;
 
@@ -27,6 +28,11 @@ export class DeploymentCooldowns {
   ) {
     this.allowedFails = settings.router.allowedFails ?? DEFAULT_ALLOWED_FAILS;
     this.cooldownMs = (settings.router.cooldownTimeS ?? DEFAULT_COOLDOWN_TIME_S) * 1000;
+  }
+
+  /** Told each time a deployment starts cooling down (metrics). */
+  onCooldown(listener: (deploymentId: string) => void): void {
+    this.listeners.push(listener);
   }
 
   isCooling(deploymentId: string): boolean {
@@ -67,7 +73,10 @@ export class DeploymentCooldowns {
 
   private coolFor(deploymentId: string, ms: number, now: number): void {
     const until = now + ms;
-    if (until > (this.coolUntil.get(deploymentId) ?? 0)) this.coolUntil.set(deploymentId, until);
+    const current = this.coolUntil.get(deploymentId) ?? 0;
+    if (until <= current) return;
+    this.coolUntil.set(deploymentId, until);
+    if (current <= now) for (const listener of this.listeners) listener(deploymentId);
   }
 }
 

@@ -1,7 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { timingSafeEqual } from 'node:crypto';
-import { ApiError } from '@arbor/platform';
 import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 import { invalidKey, missingKey } from './gateway-errors';
 import { GatewayCaller, KeyVerifier } from './keys/key-verifier';
@@ -57,19 +56,6 @@ export class GatewayKeyGuard implements CanActivate {
     const key = await this.keys.verify(presented);
     if (!key) throw invalidKey();
     request[CALLER] = { kind: 'virtual', key };
-    return true;
-  }
-}
-
-/** The admin API (/api/v1/keys): the master key only; refusals in the platform envelope. */
-@Injectable()
-export class AdminMasterKeyGuard implements CanActivate {
-  constructor(private readonly master: MasterKeyCheck) {}
-
-  canActivate(context: ExecutionContext): boolean {
-    const presented = presentedKey(context.switchToHttp().getRequest<Request>());
-    if (presented === undefined) throw new ApiError(401, 'missing_api_key', 'This endpoint needs the master key: send Authorization: Bearer <key> or x-api-key.');
-    if (!this.master.isMasterKey(presented)) throw new ApiError(401, 'invalid_api_key', 'Only the master key may manage keys.');
     return true;
   }
 }

@@ -1,22 +1,44 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ChatCompletionsController } from './chat/chat-completions.controller';
 import { EMPTY_GATEWAY_CONFIG, loadGatewayConfigFile } from './config/gateway-config';
+import { ControlPlaneClient, TokenVerifier } from '@arbor/contract';
+import { AdminAccess, AdminGuard, ControlPlaneAccess } from './admin/admin-access';
 import { CallRouter } from './call-router';
+import { CallAccounting } from './calls/call-accounting';
+import { FamilyACalls } from './calls/family-a-calls';
+import { FamilyAController } from './calls/family-a.controller';
+import { GatewayMetrics } from './calls/gateway-metrics';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
 import { GatewayClock } from './gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
-import { AdminMasterKeyGuard, GatewayKeyGuard, MasterKeyCheck } from './gateway-key.guard';
+import { GatewayKeyGuard, MasterKeyCheck } from './gateway-key.guard';
 import { KeyVerifier } from './keys/key-verifier';
 import { KeysController } from './keys/keys.controller';
 import { KeysService } from './keys/keys.service';
+import { GATEWAY_REDIS_URL, GatewayRedis } from './limits/gateway-redis';
+import { KeyChangeBus } from './limits/key-change-bus';
+import { KeyLimiter } from './limits/key-limiter';
+import { SpendController } from './spend/spend.controller';
+import { SpendRecorder } from './spend/spend-recorder';
+import { SpendReports } from './spend/spend-report';
 import { ModelsController } from './models.controller';
+import { loadPriceMap, ModelPrices } from './pricing/model-prices';
 
 export interface GatewayOptions {
   /** AIGW_CONFIG: the LiteLLM-shaped YAML file; none means no aliases. */
   configFile?: string;
   /** AIGW_MASTER_KEY; wins over general_settings.master_key. */
   masterKey?: string;
+  /** AIGW_PRICE_MAP: a LiteLLM-format price file overriding the built-in prices. */
+  priceMapFile?: string;
+  /** AIGW_REDIS_URL: key limits shared by every replica; none keeps them in process. */
+  redisUrl?: string;
+  /**
+   * The control plane, for persons managing keys with ai-gateway.operator (AIGW_OIDC_ISSUER_URL,
+   * AIGW_OIDC_AUDIENCE, AIGW_CONTROL_PLANE_URL, AIGW_M2M_CLIENT_ID/SECRET); without it only the
+   * master key manages keys.
+   */
+  controlPlane?: { issuer: string; audience: string; baseUrl: string; clientId: string; clientSecret: string };
 }
 
 /**
@@ -29,22 +51,46 @@ export class GatewayModule {
   static forOptions(options: GatewayOptions, env: NodeJS.ProcessEnv = process.env): DynamicModule {
     const config = options.configFile ? loadGatewayConfigFile(options.configFile, env) : EMPTY_GATEWAY_CONFIG;
     const masterKey = options.masterKey ?? config.masterKey;
-    const settings: GatewaySettings = { ...config, ...(masterKey !== undefined ? { masterKey } : {}) };
+    const settings: GatewaySettings = {
+      ...config,
+      ...(masterKey !== undefined ? { masterKey } : {}),
+    };
+    // Prices are checked now too: a bad price file or model_info price stops the start.
+    const prices = new ModelPrices(config.deployments, options.priceMapFile ? loadPriceMap(options.priceMapFile) : undefined);
     return {
       module: GatewayModule,
-      controllers: [ChatCompletionsController, ModelsController, KeysController],
+      controllers: [FamilyAController, ModelsController, KeysController, SpendController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         GatewayClock,
         DeploymentCooldowns,
         DeploymentRouter,
         CallRouter,
+        { provide: ModelPrices, useValue: prices },
+        ...(options.controlPlane ? [{ provide: ControlPlaneAccess, useValue: controlPlaneAccess(options.controlPlane) }] : []),
+        AdminGuard,
+        AdminAccess,
+        CallAccounting,
+        GatewayMetrics,
+        FamilyACalls,
         MasterKeyCheck,
         GatewayKeyGuard,
-        AdminMasterKeyGuard,
         KeyVerifier,
         KeysService,
+        { provide: GATEWAY_REDIS_URL, useValue: options.redisUrl },
+        GatewayRedis,
+        KeyChangeBus,
+        KeyLimiter,
+        SpendRecorder,
+        SpendReports,
       ],
     };
   }
+}
+
+function controlPlaneAccess(options: NonNullable<GatewayOptions['controlPlane']>): ControlPlaneAccess {
+  return new ControlPlaneAccess(
+    new TokenVerifier({ issuer: options.issuer, audience: options.audience }),
+    new ControlPlaneClient({ baseUrl: options.baseUrl, issuer: options.issuer, clientId: options.clientId, clientSecret: options.clientSecret }),
+  );
 }

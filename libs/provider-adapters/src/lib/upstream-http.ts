@@ -49,7 +49,23 @@ export function sendUpstream(request: UpstreamRequest): Promise<IncomingMessage>
   });
 }
 
-/** Reads a (small) answer body completely, up to `limit` bytes. */
+/**
+ * Reads a whole answer body; more than `limit` bytes is a 502 rather than unbounded memory, and a
+ * body that breaks off rejects.
+ */
+export async function readAll(body: AsyncIterable<Buffer | string>, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
+    if (size > limit) throw new ProviderError(502, 'api_error', `The upstream answer exceeds ${limit} bytes.`, 'upstream_answer_too_large');
+    chunks.push(bytes);
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+}
+
+/** Reads a (small) answer body completely, up to `limit` bytes (an error body, say). */
 export async function readBody(response: IncomingMessage, limit = 1_048_576): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { ChatCompletionCall, ProviderAdapter, UpstreamAnswer } from '../lib/provider-adapter';
+import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream } from '../lib/upstream-http';
-import { OPENAI_CHAT_COMPLETION_PARAMS } from './openai.params';
+import { OPENAI_PARAMS } from './openai.params';
 
 const DEFAULT_API_BASE = 'https://api.openai.com/v1';
 
@@ -12,26 +12,44 @@ const DEFAULT_API_BASE = 'https://api.openai.com/v1';
  */
 export const openAiAdapter: ProviderAdapter = {
   provider: 'openai',
-  chatCompletionParams: OPENAI_CHAT_COMPLETION_PARAMS,
-
-  async chatCompletions(call: ChatCompletionCall): Promise<UpstreamAnswer> {
-    const { deployment } = call;
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: call.body['stream'] === true ? 'text/event-stream' : 'application/json' };
-    if (deployment.apiKey) headers['authorization'] = `Bearer ${deployment.apiKey}`;
-    const response = await sendUpstream({
-      url: endpointUrl(deployment.apiBase ?? DEFAULT_API_BASE, '/chat/completions'),
-      method: 'POST',
-      headers,
-      body: Buffer.from(JSON.stringify({ ...call.body, model: deployment.model })),
-      signal: call.signal,
-      timeoutMs: deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
-    });
-    if (response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300) {
-      return { status: response.statusCode, headers: response.headers, body: response };
-    }
-    throw await openAiErrorFrom(response);
-  },
+  params: OPENAI_PARAMS,
+  chatCompletions: (call) => callOpenAi(call, '/chat/completions'),
+  completions: (call) => callOpenAi(call, '/completions'),
+  embeddings: (call) => callOpenAi(call, '/embeddings'),
 };
+
+function callOpenAi(call: ProviderCall, path: string): Promise<ProviderAnswer> {
+  const { deployment } = call;
+  const headers: Record<string, string> = {};
+  if (deployment.apiKey) headers['authorization'] = `Bearer ${deployment.apiKey}`;
+  return sendOpenAiShaped(call, endpointUrl(deployment.apiBase ?? DEFAULT_API_BASE, path), headers, { model: deployment.model });
+}
+
+/**
+ * POSTs a family A body to an OpenAI-shaped endpoint (OpenAI, Azure OpenAI, compatible servers)
+ * with `replace` merged over it, and hands the answer over untouched; errors become ProviderError.
+ */
+export async function sendOpenAiShaped(
+  call: ProviderCall,
+  url: URL,
+  authHeaders: Record<string, string>,
+  replace: Record<string, unknown>,
+): Promise<ProviderAnswer> {
+  const stream = call.body['stream'] === true;
+  const response = await sendUpstream({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', ...authHeaders },
+    body: Buffer.from(JSON.stringify({ ...call.body, ...replace })),
+    signal: call.signal,
+    timeoutMs: call.deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+  });
+  if (response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300) {
+    const contentType = response.headers['content-type'] ?? (stream ? 'text/event-stream' : 'application/json');
+    return { status: response.statusCode, headers: response.headers, contentType, body: response };
+  }
+  throw await openAiErrorFrom(response);
+}
 
 /** `https://host/v1` + `/chat/completions`; an `api_base` without `/v1` (vLLM, Ollama docs) gets it added. */
 function endpointUrl(apiBase: string, path: string): URL {
@@ -59,7 +77,7 @@ export async function openAiErrorFrom(response: IncomingMessage): Promise<Provid
     STATUSES_KEPT.has(status) ? status : status >= 500 ? 502 : 400,
     typeof error.type === 'string' ? error.type : status >= 500 ? 'server_error' : 'invalid_request_error',
     typeof error.message === 'string' ? error.message : `The upstream answered ${status}.`,
-    typeof error.code === 'string' ? error.code : null,
+    typeof error.code === 'string' ? error.code : typeof error.code === 'number' ? String(error.code) : null,
     typeof error.param === 'string' ? error.param : null,
     headers,
   );

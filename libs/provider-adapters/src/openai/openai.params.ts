@@ -1,3 +1,5 @@
+import type { ProviderAdapter } from '../lib/provider-adapter';
+
 /** Every documented parameter of OpenAI's POST /v1/chat/completions. */
 export const OPENAI_CHAT_COMPLETION_PARAMS: ReadonlySet<string> = new Set([
   'model', 'messages', 'audio', 'frequency_penalty', 'function_call', 'functions', 'logit_bias', 'logprobs',
@@ -6,3 +8,18 @@ export const OPENAI_CHAT_COMPLETION_PARAMS: ReadonlySet<string> = new Set([
   'service_tier', 'stop', 'store', 'stream', 'stream_options', 'temperature', 'tool_choice', 'tools',
   'top_logprobs', 'top_p', 'user', 'verbosity', 'web_search_options',
 ]);
+
+/** Every documented parameter of OpenAI's POST /v1/completions. */
+export const OPENAI_COMPLETION_PARAMS: ReadonlySet<string> = new Set([
+  'model', 'prompt', 'best_of', 'echo', 'frequency_penalty', 'logit_bias', 'logprobs', 'max_tokens', 'n',
+  'presence_penalty', 'seed', 'stop', 'stream', 'stream_options', 'suffix', 'temperature', 'top_p', 'user',
+]);
+
+/** Every documented parameter of OpenAI's POST /v1/embeddings. */
+export const OPENAI_EMBEDDING_PARAMS: ReadonlySet<string> = new Set(['model', 'input', 'dimensions', 'encoding_format', 'user']);
+
+export const OPENAI_PARAMS: ProviderAdapter['params'] = {
+  chat: OPENAI_CHAT_COMPLETION_PARAMS,
+  completions: OPENAI_COMPLETION_PARAMS,
+  embeddings: OPENAI_EMBEDDING_PARAMS,
+};

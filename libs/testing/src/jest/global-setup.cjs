@@ -1,10 +1,13 @@
 // Starts what a project's tests asked for in its jest config `globals.arbor`:
 //   postgres: a PostgreSQL server (TEST_DATABASE_URL, else one answering on 127.0.0.1:5432,
 //             else an embedded one), published to the tests as TEST_DATABASE_URL;
-//   oidc:     the dev identity provider on a free port, published as TEST_OIDC_ISSUER_URL.
+//   oidc:     the dev identity provider on a free port, published as TEST_OIDC_ISSUER_URL;
+//   redis:    a Redis server (TEST_REDIS_URL, else one answering on 127.0.0.1:6379, else an
+//             in-process stand-in), published as TEST_REDIS_URL.
 // Workers inherit process.env, so each test file finds them there.
 const { startTestPostgres } = require('./test-postgres.cjs');
 const { startTestIdp } = require('./test-idp.cjs');
+const { startTestRedis } = require('./test-redis.cjs');
 
 module.exports = async function globalSetup(_globalConfig, projectConfig) {
   const wants = (projectConfig.globals && projectConfig.globals.arbor) || {};
@@ -18,6 +21,11 @@ module.exports = async function globalSetup(_globalConfig, projectConfig) {
     const idp = await startTestIdp();
     process.env.TEST_OIDC_ISSUER_URL = idp.issuer;
     running.push(idp);
+  }
+  if (wants.redis) {
+    const redis = await startTestRedis();
+    process.env.TEST_REDIS_URL = redis.url;
+    running.push(redis);
   }
   globalThis.__ARBOR_TEST_SERVICES__ = running;
 };

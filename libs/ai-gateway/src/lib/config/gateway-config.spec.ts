@@ -100,6 +100,8 @@ model_list:
   - model_name: c
     litellm_params: { model: gpt-4o }
   - litellm_params: { model: openai/z }
+  - model_name: e
+    litellm_params: { model: azure/prod-gpt-4o }
 router_settings: { routing_strategy: fastest, fallbacks: [{a: [nowhere]}] }
 litellm_settings: { drop_params: "yes" }
 `);
@@ -107,14 +109,15 @@ litellm_settings: { drop_params: "yes" }
       'AIGW_CONFIG: model_list[0].litellm_params.api_key: names the environment variable NOT_SET_ANYWHERE, which is not set',
       'AIGW_CONFIG: model_list[0].litellm_params.rpm: must be a number',
       'AIGW_CONFIG: model_list[0].litellm_params.api_base: must be an http(s) URL, got "ftp://x"',
-      'AIGW_CONFIG: model_list[1].litellm_params.model: unknown provider "nosuchprovider" (supported: openai)',
+      'AIGW_CONFIG: model_list[1].litellm_params.model: unknown provider "nosuchprovider" (supported: openai, anthropic, azure, gemini)',
       'AIGW_CONFIG: model_list[2].litellm_params.model: must be <provider>/<model>, got "gpt-4o"',
       'AIGW_CONFIG: model_list[3].model_name: is required',
+      'AIGW_CONFIG: model_list[4].litellm_params.api_base: is required for azure/ (https://<resource>.openai.azure.com)',
       'AIGW_CONFIG: router_settings.routing_strategy: must be one of simple-shuffle, least-busy, latency-based-routing, got "fastest"',
       'AIGW_CONFIG: router_settings.fallbacks[0]: "nowhere" is not a model_name of model_list',
       'AIGW_CONFIG: litellm_settings.drop_params: must be true or false',
     ]));
-    expect(lines).toHaveLength(9);
+    expect(lines).toHaveLength(10);
   });
 
   it('says when the YAML cannot be parsed or the file cannot be read', () => {

@@ -103,6 +103,8 @@ export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = proces
       const rpm = read.positive(params['rpm'], `${at}.litellm_params.rpm`);
       const tpm = read.positive(params['tpm'], `${at}.litellm_params.tpm`);
       const timeout = read.positive(params['timeout'], `${at}.litellm_params.timeout`);
+      // Azure has no default address: every resource has its own.
+      if (provider === 'azure' && apiBase === undefined && params['api_base'] === undefined) problem(`${at}.litellm_params.api_base`, 'is required for azure/ (https://<resource>.openai.azure.com)');
       const id = modelInfo?.['id'] === undefined ? undefined : read.string(modelInfo['id'], `${at}.model_info.id`);
       if (alias === undefined || target === undefined || provider === undefined) return;
       deployments.push({

@@ -33,6 +33,7 @@ const row = (key: string, extra: Partial<VirtualKey> = {}): Partial<VirtualKey> 
   aliases: [],
   expiresAt: null,
   blocked: false,
+  createdAt: new Date(0),
   ...extra,
 });
 

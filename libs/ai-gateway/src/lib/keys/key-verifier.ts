@@ -15,6 +15,18 @@ export interface VerifiedKey {
   aliases: readonly string[];
   expiresAt: number | null;
   blocked: boolean;
+  // The limits KeyLimiter enforces; null: none.
+  maxBudget: number | null;
+  /** LiteLLM's form: 30s, 30m, 24h, 30d, 1mo; null: max_budget is a lifetime budget. */
+  budgetDuration: string | null;
+  rpmLimit: number | null;
+  tpmLimit: number | null;
+  maxParallelRequests: number | null;
+  // Spend as persisted when the row was loaded (KeyLimiter's starting point; it counts on from there).
+  spend: number;
+  budgetSpend: number;
+  budgetResetAt: number | null;
+  createdAt: number;
 }
 
 /** Who called: the master key, or a virtual key. */
@@ -94,5 +106,14 @@ function toVerified(row: VirtualKey): VerifiedKey {
     aliases: [...row.aliases],
     expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
     blocked: row.blocked,
+    maxBudget: row.maxBudget,
+    budgetDuration: row.budgetDuration,
+    rpmLimit: row.rpmLimit,
+    tpmLimit: row.tpmLimit,
+    maxParallelRequests: row.maxParallelRequests,
+    spend: row.spend,
+    budgetSpend: row.budgetSpend,
+    budgetResetAt: row.budgetResetAt ? row.budgetResetAt.getTime() : null,
+    createdAt: row.createdAt.getTime(),
   };
 }

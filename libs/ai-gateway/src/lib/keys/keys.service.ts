@@ -1,21 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, In, Repository } from 'typeorm';
 import { CreateKeyDto } from './dto/create-key.dto';
 import { UpdateKeyDto } from './dto/update-key.dto';
 import { hashKey, keyHint, newKey } from './key-material';
-import { KeyVerifier } from './key-verifier';
+import { KeyChangeBus } from '../limits/key-change-bus';
 import { KeyNotFound } from './keys.exception';
 import { VirtualKey } from './virtual-key.entity';
 
-/** The admin side of virtual keys. Every change evicts the key from this process's cache. */
+/** The admin side of virtual keys. Every change evicts the key from the caches of every replica. */
 @Injectable()
 export class KeysService {
   private readonly keys: Repository<VirtualKey>;
 
   constructor(
     @InjectDataSource() dataSource: DataSource,
-    private readonly verifier: KeyVerifier,
+    private readonly changes: KeyChangeBus,
   ) {
     this.keys = dataSource.getRepository(VirtualKey);
   }
@@ -42,8 +42,9 @@ export class KeysService {
     return { row, key };
   }
 
-  list(project?: string): Promise<VirtualKey[]> {
-    return this.keys.find({ where: project ? { project } : {}, order: { createdAt: 'ASC', id: 'ASC' } });
+  /** Keys of the given projects (every key when `projects` is 'all'). */
+  list(projects: 'all' | string[]): Promise<VirtualKey[]> {
+    return this.keys.find({ where: projects === 'all' ? {} : { project: In(projects) }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
   async get(id: string): Promise<VirtualKey> {
@@ -85,7 +86,7 @@ export class KeysService {
   async delete(id: string): Promise<void> {
     const row = await this.get(id);
     await this.keys.delete({ id });
-    this.verifier.evict(row.keyHash);
+    this.changes.publish(row.keyHash);
   }
 
   private async change(id: string, apply: (row: VirtualKey) => void): Promise<VirtualKey> {
@@ -93,7 +94,7 @@ export class KeysService {
     const oldHash = row.keyHash;
     apply(row);
     const saved = await this.keys.save(row);
-    this.verifier.evict(oldHash);
+    this.changes.publish(oldHash);
     return saved;
   }
 }

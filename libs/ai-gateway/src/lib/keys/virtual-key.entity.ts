@@ -31,7 +31,7 @@ export class VirtualKey {
   @Column({ type: 'jsonb', default: () => "'{}'" })
   metadata!: Record<string, unknown>;
 
-  // Stored, not enforced yet.
+  // Enforced by limits/KeyLimiter.
   @Column({ name: 'max_budget', type: 'double precision', nullable: true })
   maxBudget!: number | null;
 
@@ -46,6 +46,18 @@ export class VirtualKey {
 
   @Column({ name: 'max_parallel_requests', type: 'integer', nullable: true })
   maxParallelRequests!: number | null;
+
+  /** Lifetime spend in USD, written behind by spend/SpendRecorder (at most a second late). */
+  @Column({ type: 'double precision', default: 0 })
+  spend!: number;
+
+  /** Spend in USD of the budget period that ends at budgetResetAt (with no budget_duration: unused). */
+  @Column({ name: 'budget_spend', type: 'double precision', default: 0 })
+  budgetSpend!: number;
+
+  /** End of the budget period budgetSpend belongs to; null until the key first spends under a budget_duration. */
+  @Column({ name: 'budget_reset_at', type: 'timestamptz', nullable: true })
+  budgetResetAt!: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -23,6 +23,10 @@ export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsOptional() @IsNonEmpty()
   AIGW_MASTER_KEY?: string;
 
+  /** A LiteLLM-format price file (model_prices_and_context_window.json) overriding built-in prices. */
+  @IsOptional() @IsNonEmpty()
+  AIGW_PRICE_MAP?: string;
+
   @IsOptional() @IsRedisUrl()
   AIGW_REDIS_URL?: string;
 
@@ -49,7 +53,20 @@ export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
     return this.AIGW_LOG;
   }
 
+  /**
+   * Persons manage keys through the control plane only with all of its settings: a partial set is
+   * a mistake worth stopping for, not a silently disabled feature.
+   */
   crossCheck(env: Env): ConfigProblem[] {
-    return bothOrNeither(env, 'AIGW_M2M_CLIENT_ID', 'AIGW_M2M_CLIENT_SECRET');
+    const problems = bothOrNeither(env, 'AIGW_M2M_CLIENT_ID', 'AIGW_M2M_CLIENT_SECRET');
+    const wantsControlPlane = Boolean(env['AIGW_CONTROL_PLANE_URL'] || env['AIGW_M2M_CLIENT_ID'] || env['AIGW_M2M_CLIENT_SECRET']);
+    if (wantsControlPlane) {
+      for (const name of ['AIGW_OIDC_ISSUER_URL', 'AIGW_CONTROL_PLANE_URL', 'AIGW_M2M_CLIENT_ID', 'AIGW_M2M_CLIENT_SECRET']) {
+        if (!env[name] && !problems.some((p) => p.variable === name)) {
+          problems.push({ variable: name, message: 'is required when the control plane is configured (AIGW_CONTROL_PLANE_URL, AIGW_M2M_CLIENT_ID/SECRET)' });
+        }
+      }
+    }
+    return problems;
   }
 }

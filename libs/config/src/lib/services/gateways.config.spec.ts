@@ -31,10 +31,20 @@ describe('the other services\' configuration', () => {
     ]);
   });
 
-  it('requires both halves of an m2m credential', () => {
+  it('requires both halves of an m2m credential, and the rest of the control-plane settings with it', () => {
     expect(lines(() => loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/a', AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m' }))).toEqual([
+      expect.stringMatching(/^AIGW_CONTROL_PLANE_URL: is required when the control plane is configured/),
       'AIGW_M2M_CLIENT_SECRET: is required when AIGW_M2M_CLIENT_ID is set',
+      expect.stringMatching(/^AIGW_OIDC_ISSUER_URL: is required when the control plane is configured/),
     ]);
+    const complete = {
+      AIGW_DATABASE_URL: 'postgres://h/a',
+      AIGW_OIDC_ISSUER_URL: 'http://idp/realms/arbor',
+      AIGW_CONTROL_PLANE_URL: 'http://cp:8080',
+      AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m',
+      AIGW_M2M_CLIENT_SECRET: 'secret',
+    };
+    expect(loadConfig(AiGatewayConfig, complete).AIGW_CONTROL_PLANE_URL).toBe('http://cp:8080');
   });
 
   it('listens where CP_DISPATCHER_LISTEN_ADDR says and needs the issuer once a target is set', () => {

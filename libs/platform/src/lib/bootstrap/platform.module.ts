@@ -2,7 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ServiceConfig } from '@arbor/config';
 import { LogFormat, ObservabilityModule } from '@arbor/observability';
-import { ErrorEnvelopeFilter } from '../errors/error-envelope.filter';
+import { ERROR_RENDERER, ErrorEnvelopeFilter, ErrorRenderer } from '../errors/error-envelope.filter';
 import { edgeValidationPipe } from '../errors/validation';
 import { HealthModule, HealthOptions } from '../health/health.module';
 
@@ -13,7 +13,8 @@ import { HealthModule, HealthOptions } from '../health/health.module';
 @Global()
 @Module({})
 export class PlatformModule {
-  static forService(config: ServiceConfig, health: HealthOptions): DynamicModule {
+  /** `renderError` lets a service answer errors of some routes in another envelope (the AI gateway's family A). */
+  static forService(config: ServiceConfig, health: HealthOptions, options: { renderError?: ErrorRenderer } = {}): DynamicModule {
     return {
       module: PlatformModule,
       imports: [
@@ -26,6 +27,7 @@ export class PlatformModule {
       ],
       providers: [
         { provide: config.constructor, useValue: config },
+        ...(options.renderError ? [{ provide: ERROR_RENDERER, useValue: options.renderError }] : []),
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: APP_PIPE, useFactory: edgeValidationPipe },
       ],

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { DynamicModule, INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, Env, loadConfig, ServiceConfig } from '@arbor/config';
 import { startTelemetry, useArborLogger } from '@arbor/observability';
 
@@ -14,6 +15,8 @@ export interface ServiceDefinition<C extends ServiceConfig> {
   module: (config: C) => DynamicModule;
   /** Browser origins allowed by CORS; none means CORS stays off. */
   corsOrigins?: (config: C) => string[];
+  /** Largest JSON (and form) body accepted, e.g. `'50mb'`; Express's default of 100 kB otherwise. */
+  bodyLimit?: string;
 }
 
 export interface RunningService<C extends ServiceConfig> {
@@ -31,7 +34,16 @@ export async function startService<C extends ServiceConfig>(
 ): Promise<RunningService<C>> {
   const config = loadConfig(definition.schema, env);
   const telemetry = await startTelemetry({ serviceName: config.serviceName });
-  const app = await NestFactory.create(definition.module(config), { bufferLogs: true, abortOnError: false });
+  const app = await NestFactory.create<NestExpressApplication>(definition.module(config), {
+    bufferLogs: true,
+    abortOnError: false,
+    // Nest's own parsers would refuse anything above 100 kB before ours ran.
+    ...(definition.bodyLimit ? { bodyParser: false } : {}),
+  });
+  if (definition.bodyLimit) {
+    app.useBodyParser('json', { limit: definition.bodyLimit });
+    app.useBodyParser('urlencoded', { limit: definition.bodyLimit, extended: true });
+  }
   useArborLogger(app);
   app.getHttpAdapter().getInstance().disable('x-powered-by');
   const origins = definition.corsOrigins?.(config) ?? [];

@@ -1,5 +1,5 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, Optional } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { ApiError, ErrorBody } from './api-error';
 
 const CODES_BY_STATUS: Record<number, string> = {
@@ -16,8 +16,20 @@ const CODES_BY_STATUS: Record<number, string> = {
   503: 'unavailable',
 };
 
+/** A rendering of errors of the service's own, for routes whose callers expect another envelope (an OpenAI SDK, say). */
+export interface RenderedError {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** Returns undefined to leave the error to the platform envelope. */
+export type ErrorRenderer = (exception: unknown, request: Request) => RenderedError | undefined;
+
+export const ERROR_RENDERER = Symbol('arbor.error-renderer');
+
 /**
- * Renders every error as ErrorBody: ApiError as it says, Nest's own HTTP exceptions (unknown
+ * Renders every error as ErrorBody (unless the service's ErrorRenderer claims it): ApiError as it says, Nest's own HTTP exceptions (unknown
  * route, malformed JSON) with a code derived from the status, anything else as a 500 whose
  * details stay in the log, never in the answer.
  */
@@ -25,10 +37,12 @@ const CODES_BY_STATUS: Record<number, string> = {
 export class ErrorEnvelopeFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
 
+  constructor(@Optional() @Inject(ERROR_RENDERER) private readonly serviceRenderer?: ErrorRenderer) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     if (response.headersSent) return;
-    const { status, body, headers } = this.render(exception);
+    const { status, body, headers } = this.serviceRenderer?.(exception, host.switchToHttp().getRequest<Request>()) ?? this.render(exception);
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
     response.status(status).json(body);
   }

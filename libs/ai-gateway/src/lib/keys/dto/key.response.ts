@@ -16,6 +16,8 @@ export interface KeyResponse {
   rpm_limit: number | null;
   tpm_limit: number | null;
   max_parallel_requests: number | null;
+  /** Lifetime spend in USD as written so far (at most a second behind the calls); budget state: GET /api/v1/keys/:id/spend. */
+  spend: number;
   created_at: string;
   updated_at: string;
 }
@@ -35,6 +37,7 @@ export function keyResponse(row: VirtualKey, key?: string): KeyResponse {
     rpm_limit: row.rpmLimit,
     tpm_limit: row.tpmLimit,
     max_parallel_requests: row.maxParallelRequests,
+    spend: row.spend,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

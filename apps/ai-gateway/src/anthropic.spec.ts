@@ -1,0 +1,237 @@
+// Anthropic models behind the gateway as application developers meet them: the official OpenAI SDK
+// against the gateway, the gateway against the Anthropic fake (tools/fake-providers, /anthropic).
+import type { ChildProcess } from 'node:child_process';
+import OpenAI, { APIError, AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
+import { RunningService, startService } from '@arbor/platform';
+import { createTestDatabase, TestDatabase } from '@arbor/testing';
+import { aiGatewayService } from './ai-gateway.module';
+import { MASTER_KEY, startFake, writeConfig } from './testing/gateway-test-support';
+
+interface SeenRequest {
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+const weatherTool: OpenAI.ChatCompletionTool = {
+  type: 'function',
+  function: { name: 'get_weather', description: 'Weather now', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+};
+
+describe('Anthropic deployments through the official OpenAI SDK', () => {
+  let fake: { url: string; child: ChildProcess };
+  let database: TestDatabase;
+  let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
+  let client: OpenAI;
+
+  /** The Messages request the fake received for the call whose user text contains `marker`. */
+  const sentToAnthropic = async (marker: string): Promise<{ path: string; body: Record<string, unknown>; headers: Record<string, string> }> => {
+    const seen = (await (await fetch(`${fake.url}/_fake/requests`)).json()) as SeenRequest[];
+    const record = seen.reverse().find((request) => request.body.includes(marker));
+    if (!record) throw new Error(`the fake saw no request containing ${marker}`);
+    return { path: record.path, headers: record.headers, body: JSON.parse(record.body) as Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    process.env['AIGW_TEST_ANTHROPIC_KEY'] = 'sk-ant-upstream-secret';
+    fake = await startFake();
+    database = await createTestDatabase();
+    const deployment = (alias: string, model: string) => `
+  - model_name: ${alias}
+    litellm_params:
+      model: anthropic/${model}
+      api_base: ${fake.url}/anthropic
+      api_key: os.environ/AIGW_TEST_ANTHROPIC_KEY`;
+    const config = writeConfig(`model_list:${[
+      deployment('claude', 'claude-test'),
+      deployment('claude-usage', 'tokens-30-9'),
+      deployment('claude-401', 'fail-401'),
+      deployment('claude-429', 'fail-429'),
+      deployment('claude-overloaded', 'fail-529'),
+      deployment('claude-context', 'fail-context'),
+      deployment('claude-midstream', 'fail-midstream'),
+      deployment('claude-drop', 'fail-drop'),
+    ].join('')}
+`);
+    gateway = await startService(aiGatewayService, {
+      AIGW_DATABASE_URL: database.url,
+      AIGW_LISTEN_ADDR: '127.0.0.1:0',
+      AIGW_LOG: 'off',
+      AIGW_CONFIG: config,
+      AIGW_MASTER_KEY: MASTER_KEY,
+    });
+    client = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await database?.drop();
+    fake?.child.kill('SIGTERM');
+  });
+
+  it('answers a chat completion from the Messages API, with the provider key, version and max_tokens sent', async () => {
+    const { data, response } = await client.chat.completions
+      .create({ model: 'claude', messages: [{ role: 'user', content: 'plain-hello' }], temperature: 0.2, max_tokens: 50 })
+      .withResponse();
+    expect(data.object).toBe('chat.completion');
+    expect(data.choices[0]?.message).toMatchObject({ role: 'assistant', content: 'fake answer from claude-test' });
+    expect(data.choices[0]?.finish_reason).toBe('stop');
+    expect(data.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
+    expect(response.headers.get('llm_provider-request-id')).toMatch(/^req_fake/);
+
+    const sent = await sentToAnthropic('plain-hello');
+    expect(sent.path).toBe('/anthropic/v1/messages');
+    expect(sent.headers['x-api-key']).toBe('sk-ant-upstream-secret');
+    expect(sent.headers['anthropic-version']).toBe('2023-06-01');
+    expect(sent.body).toEqual({
+      model: 'claude-test', max_tokens: 50, temperature: 0.2,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'plain-hello' }] }],
+    });
+  });
+
+  it('sends system messages as the system prompt and a default max_tokens', async () => {
+    await client.chat.completions.create({
+      model: 'claude',
+      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'system-hello' }],
+    });
+    const sent = await sentToAnthropic('system-hello');
+    expect(sent.body['system']).toEqual([{ type: 'text', text: 'Be brief.' }]);
+    expect(sent.body['messages']).toEqual([{ role: 'user', content: [{ type: 'text', text: 'system-hello' }] }]);
+    expect(sent.body['max_tokens']).toBe(4096);
+  });
+
+  it('calls a tool and takes its result back (tool_use and tool_result on the wire)', async () => {
+    const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'tools-weather?' };
+    const first = await client.chat.completions.create({ model: 'claude', messages: [question], tools: [weatherTool], tool_choice: 'auto' });
+    const choice = first.choices[0]!;
+    expect(choice.finish_reason).toBe('tool_calls');
+    const call = choice.message.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+    expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather', arguments: '{"argument":"fake"}' } });
+    expect((await sentToAnthropic('tools-weather?')).body).toMatchObject({
+      tools: [{ name: 'get_weather', description: 'Weather now', input_schema: weatherTool.function.parameters }],
+      tool_choice: { type: 'auto' },
+    });
+
+    // The fake refuses a tool_result whose id has no tool_use in the turn before, as Anthropic does.
+    const second = await client.chat.completions.create({
+      model: 'claude',
+      messages: [question, choice.message, { role: 'tool', tool_call_id: call.id, content: 'tools-sunny' }],
+      tools: [weatherTool],
+    });
+    expect(second.choices[0]?.finish_reason).toBe('stop');
+    expect(second.choices[0]?.message.content).toBe('fake answer from claude-test');
+    const sent = await sentToAnthropic('tools-sunny');
+    expect((sent.body['messages'] as unknown[]).slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'fake answer from claude-test' },
+          { type: 'tool_use', id: call.id, name: 'get_weather', input: { argument: 'fake' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'tools-sunny' }] },
+    ]);
+  });
+
+  it('streams a tool call as tool call deltas', async () => {
+    const stream = await client.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'stream-tools' }], tools: [weatherTool], stream: true });
+    let name = '';
+    let args = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      const choice = chunk.choices[0];
+      for (const call of choice?.delta.tool_calls ?? []) {
+        name += call.function?.name ?? '';
+        args += call.function?.arguments ?? '';
+      }
+      finish = choice?.finish_reason ?? finish;
+    }
+    expect({ name, args: JSON.parse(args) as unknown, finish }).toEqual({ name: 'get_weather', args: { argument: 'fake' }, finish: 'tool_calls' });
+  });
+
+  it('sends images as base64 and url sources', async () => {
+    await client.chat.completions.create({
+      model: 'claude',
+      messages: [{
+        role: 'user',
+        content: [
+          { type: 'text', text: 'image-what?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
+        ],
+      }],
+    });
+    expect((await sentToAnthropic('image-what?')).body['messages']).toEqual([{
+      role: 'user',
+      content: [
+        { type: 'text', text: 'image-what?' },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+        { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
+      ],
+    }]);
+  });
+
+  it('stops at a stop sequence (finish_reason stop) and at max_tokens (finish_reason length)', async () => {
+    const stopped = await client.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'stop-x' }], stop: ['from'] });
+    expect(stopped.choices[0]).toMatchObject({ message: { content: 'fake answer ' }, finish_reason: 'stop' });
+    expect((await sentToAnthropic('stop-x')).body['stop_sequences']).toEqual(['from']);
+    const cut = await client.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'length-x' }], max_completion_tokens: 2 });
+    expect(cut.choices[0]).toMatchObject({ message: { content: 'fake answer' }, finish_reason: 'length' });
+  });
+
+  it('streams text chunk by chunk, with no usage chunk when the client did not ask for one', async () => {
+    const stream = await client.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'stream-plain' }], stream: true });
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks[0]?.choices[0]?.delta.role).toBe('assistant');
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('fake answer from claude-test');
+    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
+    expect(chunks.filter((chunk) => chunk.usage)).toEqual([]);
+  });
+
+  it('ends the stream with the usage chunk when stream_options.include_usage is set', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'claude-usage', messages: [{ role: 'user', content: 'stream-usage' }], stream: true, stream_options: { include_usage: true },
+    });
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const last = chunks.at(-1);
+    expect(last?.choices).toEqual([]);
+    expect(last?.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 9, total_tokens: 39 });
+    expect(chunks.filter((chunk) => chunk.usage)).toHaveLength(1);
+  });
+
+  it('maps Anthropic errors to the OpenAI SDK error classes', async () => {
+    const ask = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+
+    expect(await ask('claude-401')).toBeInstanceOf(AuthenticationError);
+
+    const limited = await ask('claude-429');
+    expect(limited).toBeInstanceOf(RateLimitError);
+    expect((limited as RateLimitError).headers.get('retry-after')).toBe('1');
+
+    const overloaded = await ask('claude-overloaded');
+    expect(overloaded).toBeInstanceOf(InternalServerError);
+    expect((overloaded as InternalServerError).status).toBe(503);
+    expect((overloaded as InternalServerError).message).toContain('Overloaded');
+
+    const context = await ask('claude-context');
+    expect(context).toBeInstanceOf(BadRequestError);
+    expect((context as BadRequestError).code).toBe('context_length_exceeded');
+    expect((context as BadRequestError).message).toContain('prompt is too long');
+  });
+
+  it.each([
+    ['an error event', 'claude-midstream', 'Overloaded'],
+    ['a dropped connection', 'claude-drop', 'The Anthropic stream broke off: aborted'],
+  ])('ends the stream with an error the SDK throws after the text so far when Anthropic breaks off with %s', async (_how, model, message) => {
+    const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }], stream: true });
+    let text = '';
+    const failure = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    })().then(() => undefined, (e: unknown) => e);
+    expect(text).toBe('fake ');
+    expect(failure).toBeInstanceOf(APIError);
+    expect((failure as APIError).message).toBe(message);
+  });
+});

@@ -1,0 +1,152 @@
+// The admin API of virtual keys as a platform team meets it: persons signed in through the suite's
+// identity provider manage the keys of projects where the control plane grants them
+// ai-gateway.operator. The built control plane, real PostgreSQL, real dev-idp tokens.
+import { machineToken, personToken, startBuiltService, BuiltService, createTestDatabase, TestDatabase, testIssuer } from '@arbor/testing';
+import { RunningService, startService } from '@arbor/platform';
+import { aiGatewayService } from './ai-gateway.module';
+import { MASTER_KEY } from './testing/gateway-test-support';
+
+interface Answer {
+  status: number;
+  body: { id?: string; key?: string; project?: string; keys?: { id: string; project: string }[]; error?: { code: string; message: string } };
+}
+
+async function call(baseUrl: string, method: string, route: string, token: string, body?: unknown): Promise<Answer> {
+  const response = await fetch(`${baseUrl}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Answer['body']) : {} };
+}
+
+describe('managing virtual keys as a person with ai-gateway.operator', () => {
+  let controlPlane: BuiltService;
+  let cpDatabase: TestDatabase;
+  let database: TestDatabase;
+  let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
+  const tokens = { admin: '', alice: '', bob: '', carol: '' };
+  const admin = (method: string, route: string, body?: unknown) => call(gateway.url, method, route, MASTER_KEY, body);
+
+  beforeAll(async () => {
+    cpDatabase = await createTestDatabase('arbor_cp');
+    controlPlane = await startBuiltService('control-plane-api', 'CP_LISTEN_ADDR', {
+      CP_DATABASE_URL: cpDatabase.url,
+      CP_OIDC_ISSUER_URL: testIssuer(),
+      CP_OIDC_AUDIENCE: 'control-plane',
+      CP_SECRETS_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+      CP_LOG: 'off',
+      CP_SUITE_AI_GATEWAY_URL: 'http://localhost:4000',
+    });
+    [tokens.admin, tokens.alice, tokens.bob, tokens.carol] = await Promise.all(['admin', 'alice', 'bob', 'carol'].map((name) => personToken(name)));
+    const userId = async (token: string) => (await call(controlPlane.url, 'GET', '/api/v1/me', token)).body.id as string;
+    const [alice, bob, carol] = await Promise.all([userId(tokens.alice), userId(tokens.bob), userId(tokens.carol)]);
+    for (const slug of ['alpha', 'beta']) await call(controlPlane.url, 'POST', '/api/v1/projects', tokens.admin, { slug, name: slug });
+    const grant = (id: string, grants: unknown) => call(controlPlane.url, 'PUT', `/api/v1/users/${id}/permissions`, tokens.admin, grants);
+    await grant(alice, { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.operator'] } });
+    await grant(bob, { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.viewer'] } });
+    await grant(carol, { workspace: ['ai-gateway', 'ai-gateway.operator'], projects: {} });
+
+    database = await createTestDatabase();
+    gateway = await startService(aiGatewayService, {
+      AIGW_DATABASE_URL: database.url,
+      AIGW_LISTEN_ADDR: '127.0.0.1:0',
+      AIGW_LOG: 'off',
+      AIGW_MASTER_KEY: MASTER_KEY,
+      AIGW_OIDC_ISSUER_URL: testIssuer(),
+      AIGW_CONTROL_PLANE_URL: controlPlane.url,
+      AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m',
+      AIGW_M2M_CLIENT_SECRET: 'dev-ai-gateway-m2m-secret',
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await controlPlane?.kill('SIGTERM');
+    await database?.drop();
+    await cpDatabase?.drop();
+  });
+
+  it('lets an operator create, read, block, rotate and delete keys of their project', async () => {
+    const created = await call(gateway.url, 'POST', '/api/v1/keys', tokens.alice, { project: 'alpha' });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^sk-/);
+    const id = created.body.id as string;
+    expect((await call(gateway.url, 'GET', `/api/v1/keys/${id}`, tokens.alice)).status).toBe(200);
+    expect((await call(gateway.url, 'PATCH', `/api/v1/keys/${id}`, tokens.alice, { rpm_limit: 10 })).status).toBe(200);
+    expect((await call(gateway.url, 'POST', `/api/v1/keys/${id}/block`, tokens.alice)).status).toBe(200);
+    expect((await call(gateway.url, 'POST', `/api/v1/keys/${id}/rotate`, tokens.alice)).body.key).toMatch(/^sk-/);
+    expect((await call(gateway.url, 'DELETE', `/api/v1/keys/${id}`, tokens.alice)).status).toBe(204);
+  });
+
+  it('refuses an operator keys of a project they do not operate, and moving a key there', async () => {
+    const beta = await call(gateway.url, 'POST', '/api/v1/keys', tokens.alice, { project: 'beta' });
+    expect(beta.status).toBe(403);
+    expect(beta.body.error?.code).toBe('forbidden');
+    expect(beta.body.error?.message).toContain('ai-gateway.operator');
+
+    const masterMade = await admin('POST', '/api/v1/keys', { project: 'beta' });
+    expect((await call(gateway.url, 'GET', `/api/v1/keys/${masterMade.body.id}`, tokens.alice)).status).toBe(403);
+    expect((await call(gateway.url, 'DELETE', `/api/v1/keys/${masterMade.body.id}`, tokens.alice)).status).toBe(403);
+
+    const own = await call(gateway.url, 'POST', '/api/v1/keys', tokens.alice, { project: 'alpha' });
+    expect((await call(gateway.url, 'PATCH', `/api/v1/keys/${own.body.id}`, tokens.alice, { project: 'beta' })).status).toBe(403);
+  });
+
+  it('lists only the keys of projects the person operates; workspace operators see all', async () => {
+    await admin('POST', '/api/v1/keys', { project: 'beta' });
+    const mine = await call(gateway.url, 'GET', '/api/v1/keys', tokens.alice);
+    expect(mine.status).toBe(200);
+    expect(new Set(mine.body.keys?.map((key) => key.project))).toEqual(new Set(['alpha']));
+    expect((await call(gateway.url, 'GET', '/api/v1/keys?project=beta', tokens.alice)).status).toBe(403);
+
+    const all = await call(gateway.url, 'GET', '/api/v1/keys', tokens.carol);
+    expect(new Set(all.body.keys?.map((key) => key.project))).toEqual(new Set(['alpha', 'beta']));
+    expect((await call(gateway.url, 'POST', '/api/v1/keys', tokens.carol, { project: 'beta' })).status).toBe(201);
+  });
+
+  it('refuses a person without the operator role, and tokens not meant for the gateway', async () => {
+    expect((await call(gateway.url, 'POST', '/api/v1/keys', tokens.bob, { project: 'alpha' })).status).toBe(403);
+    expect((await call(gateway.url, 'GET', '/api/v1/keys', tokens.bob)).body.keys).toEqual([]);
+
+    // ai-gateway-m2m's tokens are for the control plane (audience control-plane), not for this API.
+    const wrongAudience = await call(gateway.url, 'GET', '/api/v1/keys', await machineToken('ai-gateway-m2m'));
+    expect(wrongAudience.status).toBe(401);
+    expect(wrongAudience.body.error?.code).toBe('invalid_token');
+
+    const forged = `${tokens.alice.slice(0, tokens.alice.lastIndexOf('.'))}.c2lnbmF0dXJl`;
+    expect((await call(gateway.url, 'GET', '/api/v1/keys', forged)).status).toBe(401);
+  });
+
+  it('answers 503 while the control plane cannot say, and keeps serving the master key', async () => {
+    await controlPlane.kill('SIGTERM');
+    // Nobody asked about gamma before: nothing cached to fall back on.
+    const unavailable = await call(gateway.url, 'POST', '/api/v1/keys', await personToken('admin'), { project: 'gamma' });
+    expect(unavailable.status).toBe(503);
+    expect(unavailable.body.error?.code).toBe('control_plane_unavailable');
+    expect((await admin('POST', '/api/v1/keys', { project: 'gamma' })).status).toBe(201);
+  });
+});
+
+describe('a gateway without control-plane settings', () => {
+  it('serves the master key and tells a person why it cannot serve them', async () => {
+    const database = await createTestDatabase();
+    const gateway = await startService(aiGatewayService, {
+      AIGW_DATABASE_URL: database.url,
+      AIGW_LISTEN_ADDR: '127.0.0.1:0',
+      AIGW_LOG: 'off',
+      AIGW_MASTER_KEY: MASTER_KEY,
+    });
+    try {
+      const person = await call(gateway.url, 'GET', '/api/v1/keys', await personToken('alice'));
+      expect(person.status).toBe(503);
+      expect(person.body.error?.code).toBe('control_plane_not_configured');
+      expect(person.body.error?.message).toContain('AIGW_CONTROL_PLANE_URL');
+      expect((await call(gateway.url, 'GET', '/api/v1/keys', MASTER_KEY)).status).toBe(200);
+    } finally {
+      await gateway.close();
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayCaller } from '../keys/key-verifier';
+import { KeyLimiter } from '../limits/key-limiter';
+import { SpendRecorder } from '../spend/spend-recorder';
+import { GatewayDeployment } from '../config/gateway-config';
+import { CallUsage, totalTokens } from './usage';
+
+/** How a call ended, for limits and spend. */
+export interface SettledCall {
+  alias: string;
+  deployment: GatewayDeployment | undefined;
+  usage: CallUsage;
+  cost: number;
+}
+
+/** A call let through by the caller's limits; settled exactly once when it ends. */
+export interface CallAdmission {
+  /** x-ratelimit-* describing the caller's own limits. */
+  readonly rateLimitHeaders: Record<string, string>;
+  /** Records tokens and spend and frees the call's slot; the caller's spend after it, when it has one. */
+  settle(call: SettledCall): { keySpend?: number };
+}
+
+/** Budgets, rate limits and spend around each call. */
+@Injectable()
+export class CallAccounting {
+  constructor(
+    private readonly limiter: KeyLimiter,
+    private readonly spend: SpendRecorder,
+  ) {}
+
+  async admit(caller: GatewayCaller): Promise<CallAdmission> {
+    // Throws the family A refusal (429 / 400 budget_exceeded) before any upstream call.
+    const key = caller.kind === 'virtual' ? await this.limiter.admit(caller.key) : undefined;
+    const keyId = caller.kind === 'virtual' ? caller.key.id : null;
+    const project = caller.kind === 'virtual' ? caller.key.project : null;
+    return {
+      rateLimitHeaders: key?.rateLimitHeaders() ?? {},
+      settle: (call) => {
+        if (call.deployment) {
+          this.spend.record({
+            keyId,
+            project,
+            alias: call.alias,
+            deploymentId: call.deployment.id,
+            provider: call.deployment.provider,
+            promptTokens: call.usage.promptTokens,
+            completionTokens: call.usage.completionTokens,
+            costUsd: call.cost,
+          });
+        }
+        return key ? key.settle({ totalTokens: totalTokens(call.usage), cost: call.cost }) : {};
+      },
+    };
+  }
+}

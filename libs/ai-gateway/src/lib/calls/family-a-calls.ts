@@ -1,0 +1,263 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { once } from 'node:events';
+import { ProviderAnswer, providerAdapterFor, ProviderError, ProviderOperation, readAll, supportedParams } from '@arbor/provider-adapters';
+import { CallProgress, CallRouter } from '../call-router';
+import { GatewayDeployment } from '../config/gateway-config';
+import { DeploymentRouter } from '../deployment-router';
+import { badRequest, keyModelAccessDenied, unknownModel } from '../gateway-errors';
+import { gatewayCaller } from '../gateway-key.guard';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
+import { mayUseAlias } from '../keys/key-verifier';
+import { ModelPrices } from '../pricing/model-prices';
+import { CallAccounting, CallAdmission } from './call-accounting';
+import { applyDropParams, checkGatewayParams } from './drop-params';
+import { GatewayMetrics } from './gateway-metrics';
+import { StreamUsageTap } from './stream-usage';
+import { CallUsage, NO_USAGE, usageOfJsonAnswer } from './usage';
+
+// Connection-level headers describe the upstream hop, not the answer; they are not repeated.
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'date', 'server']);
+// Embeddings of a large batch run to tens of megabytes; beyond this an answer is refused, not buffered.
+const MAX_JSON_ANSWER_BYTES = 256 * 1024 * 1024;
+const OPERATION_NAMES: Record<ProviderOperation, string> = { chat: 'chat completions', completions: 'completions', embeddings: 'embeddings' };
+
+/** What one call learned on its way, for headers, metrics and spend. */
+interface CallState {
+  started: number;
+  /** Time spent waiting for upstreams (every attempt), so that overhead = total − this. */
+  upstreamMs: number;
+  progress: CallProgress;
+  admission?: CallAdmission;
+  /** The deployment whose answer is being passed on, counted as busy until the call ends. */
+  busy?: string;
+  settled: boolean;
+}
+
+/**
+ * One family A call (chat completions, completions, embeddings) from request to last byte: the
+ * caller's access to the alias, limits and budget, routing with retries and fallbacks, the
+ * upstream answer passed on (JSON whole, streams event by event), usage learned for cost and
+ * spend, and the x-arbor-* headers. Spend and metrics are recorded off the request path.
+ */
+@Injectable()
+export class FamilyACalls {
+  constructor(
+    private readonly deployments: DeploymentRouter,
+    private readonly router: CallRouter,
+    private readonly prices: ModelPrices,
+    private readonly accounting: CallAccounting,
+    private readonly metrics: GatewayMetrics,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+  ) {}
+
+  async handle(operation: ProviderOperation, request: Request, response: Response): Promise<void> {
+    const state: CallState = { started: performance.now(), upstreamMs: 0, progress: { alias: '', retries: 0, fallbacks: 0 }, settled: false };
+    const body = requestBody(request.body);
+    const alias = body['model'];
+    if (typeof alias !== 'string' || alias === '') throw badRequest('model is required.', 'model');
+    const caller = gatewayCaller(request);
+    // Before the existence check, so that a restricted key learns nothing of other aliases.
+    if (!mayUseAlias(caller, alias)) throw keyModelAccessDenied(alias);
+    if (!this.deployments.has(alias)) throw unknownModel(alias);
+    checkGatewayParams(body);
+    state.progress.alias = alias;
+    response.setHeader('x-arbor-call-id', randomUUID());
+
+    state.admission = await this.accounting.admit(caller);
+    for (const [name, value] of Object.entries(state.admission.rateLimitHeaders)) response.setHeader(name, value);
+
+    // No paying for answers nobody reads: the client hanging up aborts the upstream call.
+    const abort = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) abort.abort(new Error('client disconnected'));
+    });
+
+    const streamed = body['stream'] === true && operation !== 'embeddings';
+    let answer: ProviderAnswer;
+    try {
+      // Retries and fallbacks happen here, before the first byte goes to the client.
+      answer = await this.router.route(state.progress, (deployment) => this.attempt(operation, deployment, body, streamed, abort.signal, state), abort.signal);
+    } catch (error) {
+      this.finish(state, NO_USAGE, error instanceof ProviderError ? error : undefined);
+      if (abort.signal.aborted) return;
+      setRoutingHeaders(response, state);
+      throw error;
+    }
+    if (streamed) await this.stream(answer, body, state, response, abort.signal);
+    else await this.whole(answer, state, response, abort.signal);
+  }
+
+  private async attempt(
+    operation: ProviderOperation,
+    deployment: GatewayDeployment,
+    body: Record<string, unknown>,
+    streamed: boolean,
+    signal: AbortSignal,
+    state: CallState,
+  ): Promise<ProviderAnswer> {
+    const adapter = providerAdapterFor(deployment.provider);
+    const supported = supportedParams(deployment.provider, operation);
+    const send = operation === 'chat' ? adapter?.chatCompletions : operation === 'completions' ? adapter?.completions : adapter?.embeddings;
+    if (!adapter || !supported || !send) {
+      throw badRequest(`The model "${deployment.alias}" is served by ${deployment.provider}, which offers no ${OPERATION_NAMES[operation]}.`, 'model');
+    }
+    const upstreamBody = applyDropParams(body, supported, deployment.provider, this.settings.dropParams);
+    // Always learn the usage of a stream, so that spend is right; the tap removes it again when
+    // the client did not ask for it.
+    if (streamed && supported.has('stream_options')) {
+      const options = typeof upstreamBody['stream_options'] === 'object' && upstreamBody['stream_options'] !== null ? upstreamBody['stream_options'] : {};
+      upstreamBody['stream_options'] = { ...options, include_usage: true };
+    }
+    const began = performance.now();
+    this.deployments.started(deployment.id);
+    try {
+      const answer = await send.call(adapter, { deployment, body: upstreamBody, signal });
+      this.deployments.observeLatency(deployment.id, performance.now() - began);
+      state.busy = deployment.id;
+      return answer;
+    } catch (error) {
+      this.deployments.finished(deployment.id);
+      throw error;
+    } finally {
+      state.upstreamMs += performance.now() - began;
+    }
+  }
+
+  /** A JSON answer: read whole (it has to arrive anyway), usage and cost taken from it, sent on unchanged. */
+  private async whole(answer: ProviderAnswer, state: CallState, response: Response, signal: AbortSignal): Promise<void> {
+    const began = performance.now();
+    let bytes: Buffer;
+    try {
+      bytes = await readAll(answer.body, MAX_JSON_ANSWER_BYTES);
+    } catch (error) {
+      this.finish(state, NO_USAGE, upstreamBrokeOff(error));
+      if (signal.aborted) return;
+      setRoutingHeaders(response, state);
+      throw upstreamBrokeOff(error);
+    } finally {
+      state.upstreamMs += performance.now() - began;
+    }
+    const usage = usageOfJsonAnswer(bytes);
+    const { cost, keySpend } = this.finish(state, usage ?? NO_USAGE);
+    setRoutingHeaders(response, state);
+    setUpstreamHeaders(response, answer.headers);
+    response.setHeader('x-arbor-response-cost', formatUsd(cost));
+    if (keySpend !== undefined) response.setHeader('x-arbor-key-spend', formatUsd(keySpend));
+    response.setHeader('content-type', answer.contentType);
+    response.setHeader('content-length', bytes.length);
+    setDurations(response, state);
+    response.status(answer.status).end(bytes);
+  }
+
+  /**
+   * Server-sent events, passed on as they arrive (never buffered beyond one event). Cost and the
+   * key's spend are known only at the end: they follow as HTTP trailers. An upstream failing
+   * mid-stream ends the stream with a family A error event.
+   */
+  private async stream(answer: ProviderAnswer, body: Record<string, unknown>, state: CallState, response: Response, signal: AbortSignal): Promise<void> {
+    const options = body['stream_options'] as { include_usage?: unknown } | undefined;
+    const tap = new StreamUsageTap(options?.include_usage === true || this.settings.alwaysIncludeStreamUsage);
+    setRoutingHeaders(response, state);
+    setUpstreamHeaders(response, answer.headers);
+    response.setHeader('content-type', answer.contentType);
+    response.setHeader('cache-control', 'no-cache');
+    response.setHeader('x-accel-buffering', 'no');
+    response.setHeader('trailer', 'x-arbor-response-cost, x-arbor-key-spend');
+    setDurations(response, state);
+    response.status(answer.status);
+    response.flushHeaders();
+
+    let firstChunkAt: number | undefined;
+    let failure: ProviderError | undefined;
+    try {
+      for await (const chunk of answer.body) {
+        const out = tap.push(chunk as Buffer);
+        if (out === '') continue;
+        firstChunkAt ??= performance.now();
+        if (!response.write(out)) await once(response, 'drain', { signal });
+      }
+      const rest = tap.end();
+      if (rest !== '') response.write(rest);
+    } catch (error) {
+      if (!signal.aborted) {
+        failure = upstreamBrokeOff(error);
+        response.write(`data: ${JSON.stringify(failure.toBody())}\n\n`);
+      }
+    }
+    failure ??= tap.error ? upstreamErrorEvent(tap.error) : undefined;
+    const { cost, keySpend } = this.finish(state, tap.usage ?? NO_USAGE, failure, firstChunkAt);
+    if (signal.aborted) return;
+    response.addTrailers({ 'x-arbor-response-cost': formatUsd(cost), ...(keySpend !== undefined ? { 'x-arbor-key-spend': formatUsd(keySpend) } : {}) });
+    response.end();
+  }
+
+  /** Once per call: cost, limits and spend settled, metrics recorded, the deployment's slot freed. */
+  private finish(state: CallState, usage: CallUsage, failure?: ProviderError, firstChunkAt?: number): { cost: number; keySpend?: number } {
+    if (state.settled) return { cost: 0 };
+    state.settled = true;
+    const { deployment } = state.progress;
+    const cost = deployment && !failure ? this.prices.cost(deployment, usage) : 0;
+    if (state.busy) this.deployments.finished(state.busy);
+    const { keySpend } = state.admission?.settle({ alias: state.progress.alias, deployment, usage, cost }) ?? {};
+    this.metrics.call({
+      alias: state.progress.alias,
+      deployment,
+      status: failure?.status ?? 200,
+      errorCode: failure?.code ?? null,
+      seconds: (performance.now() - state.started) / 1000,
+      ...(firstChunkAt !== undefined ? { firstTokenSeconds: (firstChunkAt - state.started) / 1000 } : {}),
+      usage,
+      cost,
+      retries: state.progress.retries,
+      fallbacks: state.progress.fallbacks,
+      requestedAlias: state.progress.alias,
+    });
+    return { cost, ...(keySpend !== undefined ? { keySpend } : {}) };
+  }
+}
+
+function requestBody(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
+  return body as Record<string, unknown>;
+}
+
+/** A stream or body that broke off: the adapter's own error, else a 502 saying so. */
+function upstreamBrokeOff(error: unknown): ProviderError {
+  if (error instanceof ProviderError) return error;
+  return new ProviderError(502, 'api_connection_error', 'The upstream connection closed before the answer was complete.', 'upstream_disconnected');
+}
+
+/** An error event an upstream sent in its stream, for metrics (the client got it as it was). */
+function upstreamErrorEvent(error: { type?: unknown; code?: unknown; message?: unknown }): ProviderError {
+  const code = typeof error.code === 'string' ? error.code : typeof error.type === 'string' ? error.type : 'stream_error';
+  return new ProviderError(502, typeof error.type === 'string' ? error.type : 'api_error', String(error.message ?? 'stream error'), code);
+}
+
+function setUpstreamHeaders(response: Response, headers: IncomingHttpHeaders): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_HEADERS.has(name)) continue;
+    response.setHeader(`llm_provider-${name}`, value);
+  }
+}
+
+function setRoutingHeaders(response: Response, state: CallState): void {
+  const { progress } = state;
+  response.setHeader('x-arbor-model-group', progress.alias);
+  if (progress.deployment) response.setHeader('x-arbor-model-id', progress.deployment.id);
+  response.setHeader('x-arbor-attempted-retries', String(progress.retries));
+  response.setHeader('x-arbor-attempted-fallbacks', String(progress.fallbacks));
+  setDurations(response, state);
+}
+
+function setDurations(response: Response, state: CallState): void {
+  const total = performance.now() - state.started;
+  response.setHeader('x-arbor-response-duration-ms', total.toFixed(1));
+  response.setHeader('x-arbor-overhead-duration-ms', Math.max(0, total - state.upstreamMs).toFixed(1));
+}
+
+function formatUsd(value: number): string {
+  return String(Number(value.toPrecision(12)));
+}

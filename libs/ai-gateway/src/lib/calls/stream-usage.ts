@@ -1,0 +1,101 @@
+import { StringDecoder } from 'node:string_decoder';
+import { CallUsage, usageFrom } from './usage';
+
+/**
+ * Watches a family A event stream on its way to the client: learns the usage the upstream reports
+ * (the gateway always asks for it, so that spend is right) and, when the client did not ask for
+ * usage, removes it again — the usage-only last chunk and the `"usage":null` of every other one —
+ * so the client sees what the upstream would have sent it. It also notices an error event the
+ * upstream sent in the stream (passed on as it is), so the call counts as failed. Events pass
+ * whole and in order; a partial event waits only for the rest of itself.
+ */
+export class StreamUsageTap {
+  private readonly decoder = new StringDecoder('utf8');
+  private pending = '';
+  private learned: CallUsage | undefined;
+  private upstreamError: { type?: unknown; code?: unknown; message?: unknown } | undefined;
+
+  constructor(private readonly keepUsage: boolean) {}
+
+  /** The usage the stream reported, if it did. */
+  get usage(): CallUsage | undefined {
+    return this.learned;
+  }
+
+  /** The error event the upstream ended its stream with, if it did. */
+  get error(): { type?: unknown; code?: unknown; message?: unknown } | undefined {
+    return this.upstreamError;
+  }
+
+  /** What to send on for this piece of the upstream stream ('' while an event is incomplete). */
+  push(chunk: Buffer | string): string {
+    const text = this.pending + (typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
+    const end = lastEventEnd(text);
+    if (end < 0) {
+      this.pending = text;
+      return '';
+    }
+    this.pending = text.slice(end);
+    return this.filter(text.slice(0, end));
+  }
+
+  /** The rest, when the upstream ended (an unterminated last event goes on as it is). */
+  end(): string {
+    const rest = this.pending + this.decoder.end();
+    this.pending = '';
+    return rest === '' ? '' : this.filter(rest);
+  }
+
+  private filter(events: string): string {
+    // Nearly every chunk carries neither usage nor an error: it passes untouched, unparsed.
+    // (Inside content, quotes are escaped, so these keys cannot match text.)
+    if (events.includes('"error"')) this.noticeError(events);
+    if (!events.includes('"usage"')) return events;
+    let out = '';
+    for (const event of splitEvents(events)) out += this.filterEvent(event);
+    return out;
+  }
+
+  private filterEvent(event: string): string {
+    if (!event.includes('"usage"')) return event;
+    const nullsRemoved = event.replace(/,"usage":null|"usage":null,?/g, '');
+    if (!nullsRemoved.includes('"usage"')) return this.keepUsage ? event : nullsRemoved;
+    const data = /^data: ?(.*)$/m.exec(event)?.[1];
+    let chunk: Record<string, unknown>;
+    try {
+      chunk = JSON.parse(data ?? '') as Record<string, unknown>;
+    } catch {
+      return event;
+    }
+    const usage = usageFrom(chunk['usage']);
+    if (usage) this.learned = usage;
+    if (this.keepUsage || !usage) return event;
+    // The usage-only chunk the client did not ask for goes; usage on a content chunk is cut out.
+    if (Array.isArray(chunk['choices']) && chunk['choices'].length === 0) return '';
+    delete chunk['usage'];
+    return `data: ${JSON.stringify(chunk)}${event.slice(event.search(/\r?\n\r?\n$/))}`;
+  }
+
+  private noticeError(events: string): void {
+    for (const match of events.matchAll(/^data: ?(\{"error".*)$/gm)) {
+      try {
+        const parsed = JSON.parse(match[1] ?? '') as { error?: unknown };
+        if (typeof parsed.error === 'object' && parsed.error !== null) this.upstreamError = parsed.error;
+      } catch {
+        // Not an error event after all.
+      }
+    }
+  }
+}
+
+/** Index just after the last complete event (`\n\n` or `\r\n\r\n`), or -1. */
+function lastEventEnd(text: string): number {
+  const lf = text.lastIndexOf('\n\n');
+  const crlf = text.lastIndexOf('\r\n\r\n');
+  return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 4);
+}
+
+/** Complete events, each with its terminator. */
+function splitEvents(text: string): string[] {
+  return text.match(/[\s\S]*?\r?\n\r?\n|[\s\S]+$/g) ?? [];
+}

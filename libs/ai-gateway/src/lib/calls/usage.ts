@@ -1,0 +1,60 @@
+/** Tokens of one call, as family A `usage` reports them; what cost and limits are computed from. */
+export interface CallUsage {
+  promptTokens: number;
+  completionTokens: number;
+  /** Of promptTokens, read from the provider's prompt cache. */
+  cachedTokens: number;
+  /** Of completionTokens, spent on reasoning. */
+  reasoningTokens: number;
+}
+
+export const NO_USAGE: CallUsage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0 };
+
+export function totalTokens(usage: CallUsage): number {
+  return usage.promptTokens + usage.completionTokens;
+}
+
+/** A family A `usage` object (chat, completions or embeddings) as CallUsage; undefined when it is not one. */
+export function usageFrom(raw: unknown): CallUsage | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const usage = raw as Record<string, unknown>;
+  const prompt = count(usage['prompt_tokens']);
+  const completion = count(usage['completion_tokens']);
+  if (prompt === undefined && completion === undefined) return undefined;
+  const promptDetails = usage['prompt_tokens_details'] as Record<string, unknown> | null | undefined;
+  const completionDetails = usage['completion_tokens_details'] as Record<string, unknown> | null | undefined;
+  return {
+    promptTokens: prompt ?? 0,
+    completionTokens: completion ?? 0,
+    cachedTokens: count(promptDetails?.['cached_tokens']) ?? 0,
+    reasoningTokens: count(completionDetails?.['reasoning_tokens']) ?? 0,
+  };
+}
+
+/**
+ * The `usage` of a JSON answer without parsing all of it: embeddings answers run to megabytes of
+ * vectors, and usage is a small object near the end.
+ */
+export function usageOfJsonAnswer(body: Buffer): CallUsage | undefined {
+  const at = body.lastIndexOf('"usage"');
+  if (at < 0) return undefined;
+  const start = body.indexOf('{', at);
+  if (start < 0) return undefined;
+  let depth = 0;
+  for (let index = start; index < body.length; index++) {
+    const byte = body[index];
+    if (byte === 0x7b) depth++;
+    else if (byte === 0x7d && --depth === 0) {
+      try {
+        return usageFrom(JSON.parse(body.subarray(start, index + 1).toString('utf8')));
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}

@@ -1,0 +1,34 @@
+import type { VerifiedKey } from '../keys/key-verifier';
+
+/** The instant a request is admitted or settled, and the windows it falls in. */
+export interface LimitMoment {
+  now: number;
+  /** Index of the fixed one-minute window rpm and tpm count in. */
+  minute: number;
+  minuteEndsAt: number;
+  /** End of the key's budget period; null for a lifetime budget or none. */
+  periodEnd: number | null;
+}
+
+/** What a store saw when it admitted a request. */
+export interface CountedUsage {
+  /** Requests in this minute, this one included (0 without rpm_limit). */
+  requests: number;
+  /** Tokens used in this minute (0 without tpm_limit). */
+  tokens: number;
+  /** Requests in flight, this one included (0 without max_parallel_requests). */
+  parallel: number;
+  /** Spend counted against max_budget: the current period's, or the lifetime's without budget_duration. */
+  budgetSpend: number;
+  lifetimeSpend: number;
+}
+
+/** Where a key's counters live: this process, or Redis shared by every replica. */
+export interface KeyCounters {
+  /** Counts the request in its minute and takes its parallel slot (`slot` names it); reads the rest. */
+  acquire(key: VerifiedKey, at: LimitMoment, slot: string): Promise<CountedUsage>;
+  /** Takes back what acquire counted, for a refused request. */
+  refund(key: VerifiedKey, at: LimitMoment, slot: string): void;
+  /** The call ended: its tokens and cost are counted, its slot freed. Returns the lifetime spend after it. */
+  settle(key: VerifiedKey, at: LimitMoment, slot: string, usage: { tokens: number; cost: number }, admitted: CountedUsage): number;
+}

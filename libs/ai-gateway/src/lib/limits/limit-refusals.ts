@@ -1,0 +1,37 @@
+import { ProviderError } from '@arbor/provider-adapters';
+
+// The key's own limits, refused in family A terms: 429 for rates (RateLimitError in the SDKs),
+// 400 budget_exceeded for money (LiteLLM's type, code and message).
+
+export const budgetExceeded = (currentCost: number, maxBudget: number) =>
+  new ProviderError(400, 'budget_exceeded', `Budget has been exceeded! Current cost: ${currentCost}, Max budget: ${maxBudget}`, 'budget_exceeded');
+
+export const parallelRequestsExceeded = (limit: number, headers: Record<string, string>) =>
+  new ProviderError(
+    429,
+    'rate_limit_exceeded',
+    `This key already has ${limit} requests in flight (max_parallel_requests). Retry when one finishes.`,
+    'max_parallel_requests_exceeded',
+    null,
+    headers,
+  );
+
+export const requestsPerMinuteExceeded = (limit: number, retryAfterS: number, headers: Record<string, string>) =>
+  new ProviderError(
+    429,
+    'rate_limit_exceeded',
+    `Rate limit reached for this key: ${limit} requests per minute (rpm_limit). Try again in ${retryAfterS}s.`,
+    'rate_limit_exceeded',
+    null,
+    { ...headers, 'retry-after': String(retryAfterS) },
+  );
+
+export const tokensPerMinuteExceeded = (limit: number, used: number, retryAfterS: number, headers: Record<string, string>) =>
+  new ProviderError(
+    429,
+    'rate_limit_exceeded',
+    `Rate limit reached for this key: ${limit} tokens per minute (tpm_limit), ${used} used. Try again in ${retryAfterS}s.`,
+    'rate_limit_exceeded',
+    null,
+    { ...headers, 'retry-after': String(retryAfterS) },
+  );

@@ -1,0 +1,120 @@
+import type { Redis } from 'ioredis';
+import type { VerifiedKey } from '../keys/key-verifier';
+import { persistedBudgetSpend } from './budget-period';
+import { CountedUsage, KeyCounters, LimitMoment } from './key-counters';
+
+// Minute counters outlive their minute a little, for replicas whose clocks differ slightly.
+const MINUTE_TTL_MS = 120_000;
+// Spend counters are seeded from the key's row when missing; idle ones expire and are seeded again.
+const SPEND_TTL_MS = 3_600_000;
+// A parallel slot is a member of a sorted set scored by when it lapses: a crashed replica's slots
+// lapse after this long instead of holding the key's limit forever.
+const SLOT_HOLD_MS = 10 * 60_000;
+
+/** One hash tag per key: a key's counters share a cluster slot, so one pipeline serves them. */
+const names = (key: VerifiedKey) => {
+  const base = `aigw:key:{${key.id}}`;
+  return {
+    spend: `${base}:spend`,
+    budget: (periodEnd: number) => `${base}:budget:${periodEnd}`,
+    requests: (minute: number) => `${base}:rpm:${minute}`,
+    tokens: (minute: number) => `${base}:tpm:${minute}`,
+    inFlight: `${base}:inflight`,
+  };
+};
+
+/**
+ * Counters in Redis, shared by every replica: one pipelined round trip per admission, settling
+ * without waiting. rpm and parallel slots are exact: counted first, taken back when over the
+ * limit, so N replicas together never admit more than the limit.
+ */
+export class RedisKeyCounters implements KeyCounters {
+  constructor(
+    private readonly redis: () => Redis | undefined,
+    private readonly failed: (error: unknown) => void,
+  ) {}
+
+  async acquire(key: VerifiedKey, at: LimitMoment, slot: string): Promise<CountedUsage> {
+    const redis = this.redis();
+    if (!redis) throw new Error('Redis is not connected');
+    const name = names(key);
+    const pipeline = redis.pipeline();
+    const reads: Partial<Record<'lifetime' | 'budget' | 'requests' | 'tokens' | 'parallel', number>> = {};
+    const read = (field: keyof typeof reads) => (reads[field] = pipeline.length - 1);
+
+    pipeline.set(name.spend, String(key.spend), 'PX', SPEND_TTL_MS, 'NX');
+    pipeline.get(name.spend);
+    read('lifetime');
+    if (key.maxBudget !== null && at.periodEnd !== null) {
+      pipeline.set(name.budget(at.periodEnd), String(persistedBudgetSpend(key, at.periodEnd)), 'PX', SPEND_TTL_MS, 'NX');
+      pipeline.get(name.budget(at.periodEnd));
+      read('budget');
+    }
+    if (key.rpmLimit !== null) {
+      pipeline.incr(name.requests(at.minute));
+      read('requests');
+      pipeline.pexpire(name.requests(at.minute), MINUTE_TTL_MS);
+    }
+    if (key.tpmLimit !== null) {
+      pipeline.get(name.tokens(at.minute));
+      read('tokens');
+    }
+    if (key.maxParallelRequests !== null) {
+      pipeline.zremrangebyscore(name.inFlight, '-inf', at.now);
+      pipeline.zadd(name.inFlight, at.now + SLOT_HOLD_MS, slot);
+      pipeline.zcard(name.inFlight);
+      read('parallel');
+      pipeline.pexpire(name.inFlight, SLOT_HOLD_MS);
+    }
+
+    const results = await pipeline.exec();
+    if (!results) throw new Error('Redis answered no results');
+    for (const [error] of results) if (error) throw error;
+    const value = (field: keyof typeof reads): number => {
+      const index = reads[field];
+      return index === undefined ? 0 : Number(results[index]?.[1] ?? 0) || 0;
+    };
+    const lifetimeSpend = value('lifetime');
+    return {
+      requests: value('requests'),
+      tokens: value('tokens'),
+      parallel: value('parallel'),
+      budgetSpend: reads.budget === undefined ? lifetimeSpend : value('budget'),
+      lifetimeSpend,
+    };
+  }
+
+  refund(key: VerifiedKey, at: LimitMoment, slot: string): void {
+    const redis = this.redis();
+    if (!redis) return;
+    const name = names(key);
+    const pipeline = redis.pipeline();
+    if (key.rpmLimit !== null) pipeline.decr(name.requests(at.minute));
+    if (key.maxParallelRequests !== null) pipeline.zrem(name.inFlight, slot);
+    if (pipeline.length > 0) pipeline.exec().catch(this.failed);
+  }
+
+  settle(key: VerifiedKey, at: LimitMoment, slot: string, usage: { tokens: number; cost: number }, admitted: CountedUsage): number {
+    const redis = this.redis();
+    if (redis) {
+      const name = names(key);
+      const pipeline = redis.pipeline();
+      if (key.maxParallelRequests !== null) pipeline.zrem(name.inFlight, slot);
+      if (key.tpmLimit !== null && usage.tokens > 0) {
+        pipeline.incrby(name.tokens(at.minute), usage.tokens);
+        pipeline.pexpire(name.tokens(at.minute), MINUTE_TTL_MS);
+      }
+      if (usage.cost > 0) {
+        pipeline.incrbyfloat(name.spend, usage.cost);
+        pipeline.pexpire(name.spend, SPEND_TTL_MS);
+        if (key.maxBudget !== null && at.periodEnd !== null) {
+          pipeline.incrbyfloat(name.budget(at.periodEnd), usage.cost);
+          pipeline.pexpire(name.budget(at.periodEnd), SPEND_TTL_MS);
+        }
+      }
+      if (pipeline.length > 0) pipeline.exec().catch(this.failed);
+    }
+    // Without waiting: what this replica saw at admission plus this call's cost.
+    return admitted.lifetimeSpend + usage.cost;
+  }
+}

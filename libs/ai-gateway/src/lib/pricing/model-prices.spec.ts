@@ -1,0 +1,58 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError } from '@arbor/config';
+import { GatewayDeployment } from '../config/gateway-config';
+import { loadPriceMap, ModelPrices } from './model-prices';
+
+const usage = { promptTokens: 1000, completionTokens: 500, cachedTokens: 0, reasoningTokens: 0 };
+
+function deployment(model: string, provider = 'openai', modelInfo: Record<string, unknown> = {}): GatewayDeployment {
+  return { id: `${provider}-${model}`, alias: 'a', provider, model, modelInfo };
+}
+
+function priceFile(content: unknown): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'prices-')), 'prices.json');
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+describe('cost of a call', () => {
+  it('uses the built-in list price of a well-known model, also under a dated name', () => {
+    const dated = deployment('gpt-4o-mini-2024-07-18');
+    const prices = new ModelPrices([dated]);
+    // 1000 × $0.15/M + 500 × $0.60/M
+    expect(prices.cost(dated, usage)).toBeCloseTo(0.00045, 12);
+  });
+
+  it('charges cached prompt tokens at the cache price and reasoning tokens at their own price', () => {
+    const model = deployment('o-custom', 'openai', {
+      input_cost_per_token: 1e-6, output_cost_per_token: 2e-6, cache_read_input_token_cost: 0.1e-6, output_cost_per_reasoning_token: 3e-6,
+    });
+    const prices = new ModelPrices([model]);
+    const cost = prices.cost(model, { promptTokens: 1000, completionTokens: 500, cachedTokens: 400, reasoningTokens: 100 });
+    expect(cost).toBeCloseTo(600 * 1e-6 + 400 * 0.1e-6 + 400 * 2e-6 + 100 * 3e-6, 12);
+  });
+
+  it('lets model_info override the price map, and the price map override the built-in list', () => {
+    const map = loadPriceMap(priceFile({ 'gpt-4o': { input_cost_per_token: 1e-6, output_cost_per_token: 1e-6 }, sample_spec: { input_cost_per_token: 'docs' } }));
+    const plain = deployment('gpt-4o');
+    const azure = deployment('my-prod-deployment', 'azure', { base_model: 'gpt-4o', output_cost_per_token: 4e-6 });
+    const prices = new ModelPrices([plain, azure], map);
+    expect(prices.cost(plain, usage)).toBeCloseTo(1500e-6, 12);
+    expect(prices.cost(azure, usage)).toBeCloseTo(1000e-6 + 2000e-6, 12);
+  });
+
+  it('costs 0 for a model nobody priced, rather than guessing', () => {
+    const unknown = deployment('llama-3-70b-local');
+    expect(new ModelPrices([unknown]).cost(unknown, usage)).toBe(0);
+  });
+
+  it('stops the start on a bad price, naming the variable and the entry', () => {
+    expect(() => new ModelPrices([deployment('x', 'openai', { input_cost_per_token: 'cheap' })])).toThrow(ConfigError);
+    expect(() => new ModelPrices([deployment('x', 'openai', { input_cost_per_token: 'cheap' })])).toThrow(/AIGW_CONFIG: model_info of openai-x\.input_cost_per_token/);
+    expect(() => loadPriceMap(priceFile({ 'gpt-4o': { output_cost_per_token: -1 } }))).toThrow(/AIGW_PRICE_MAP: gpt-4o\.output_cost_per_token/);
+    expect(() => loadPriceMap(priceFile('{ not json'))).toThrow(/AIGW_PRICE_MAP: cannot read .* as JSON/);
+    expect(() => loadPriceMap('/nonexistent/prices.json')).toThrow(/AIGW_PRICE_MAP/);
+  });
+});

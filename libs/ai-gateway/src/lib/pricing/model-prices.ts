@@ -1,0 +1,91 @@
+import { Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '@arbor/config';
+import { CallUsage } from '../calls/usage';
+import { GatewayDeployment } from '../config/gateway-config';
+import { BUILT_IN_PRICES } from './built-in-prices';
+import { costOf, ModelPrice, priceFromRecord } from './model-price';
+
+export type PriceMap = ReadonlyMap<string, Partial<ModelPrice>>;
+
+/**
+ * The price of each deployment, settled at start: `model_info` prices win over the AIGW_PRICE_MAP
+ * file (LiteLLM's model_prices_and_context_window.json format), which wins over the built-in list.
+ * Models are looked up by `model_info.base_model` (Azure deployments have names of their own) or
+ * the provider model, as `<provider>/<model>` then `<model>`, then without a date suffix. A
+ * deployment without any price costs 0 and is named once in the log, so spend is never silently
+ * wrong.
+ */
+export class ModelPrices implements OnApplicationBootstrap {
+  private readonly prices = new Map<string, ModelPrice | undefined>();
+
+  /** Throws ConfigError naming every bad price; built before the application, so it stops the start. */
+  constructor(
+    private readonly deployments: readonly GatewayDeployment[],
+    priceMap: PriceMap = new Map(),
+  ) {
+    const problems: string[] = [];
+    for (const deployment of deployments) {
+      const fromInfo = priceFromRecord(deployment.modelInfo, `model_info of ${deployment.id}`, problems);
+      const name = typeof deployment.modelInfo['base_model'] === 'string' ? deployment.modelInfo['base_model'] : deployment.model;
+      const layers = [lookup(BUILT_IN_PRICES, deployment.provider, name), lookup(priceMap, deployment.provider, name), fromInfo];
+      const merged = Object.assign({}, ...layers.filter(Boolean)) as Partial<ModelPrice>;
+      this.prices.set(
+        deployment.id,
+        Object.keys(merged).length === 0 ? undefined : { inputCostPerToken: 0, outputCostPerToken: 0, ...merged },
+      );
+    }
+    if (problems.length > 0) throw new ConfigError(problems.map((message) => ({ variable: 'AIGW_CONFIG', message })));
+  }
+
+  onApplicationBootstrap(): void {
+    const unpriced = this.deployments.filter((d) => !this.prices.get(d.id)).map((d) => `${d.id} (${d.provider}/${d.model})`);
+    if (unpriced.length > 0) {
+      new Logger('ai-gateway').warn(
+        `no price known for ${unpriced.join(', ')}: their calls cost 0; set model_info input_cost_per_token/output_cost_per_token or AIGW_PRICE_MAP`,
+      );
+    }
+  }
+
+  /** USD for a call's usage on a deployment. */
+  cost(deployment: GatewayDeployment, usage: CallUsage): number {
+    const price = this.prices.get(deployment.id);
+    return price ? costOf(usage, price) : 0;
+  }
+}
+
+function lookup(prices: PriceMap, provider: string, model: string): Partial<ModelPrice> | undefined {
+  const bare = withoutDateSuffix(model);
+  return prices.get(`${provider}/${model}`) ?? prices.get(model) ?? prices.get(`${provider}/${bare}`) ?? prices.get(bare);
+}
+
+// gpt-4o-2024-08-06, claude-3-5-sonnet-20241022, claude-sonnet-4-5@20250929, gemini-1.5-pro-002, …-latest
+function withoutDateSuffix(model: string): string {
+  return model.replace(/(-\d{4}-\d{2}-\d{2}|[-@]\d{8}|-\d{3}|-latest)$/, '');
+}
+
+/** Reads a LiteLLM price map; every bad entry is a start-up problem naming AIGW_PRICE_MAP. */
+export function loadPriceMap(path: string): PriceMap {
+  let document: unknown;
+  try {
+    document = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError([{ variable: 'AIGW_PRICE_MAP', message: `cannot read ${path} as JSON: ${(error as Error).message.split('\n')[0]}` }]);
+  }
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    throw new ConfigError([{ variable: 'AIGW_PRICE_MAP', message: `${path}: must be a JSON object of model name → prices` }]);
+  }
+  const problems: string[] = [];
+  const prices = new Map<string, Partial<ModelPrice>>();
+  for (const [model, entry] of Object.entries(document as Record<string, unknown>)) {
+    if (model === 'sample_spec') continue; // LiteLLM's file documents its own fields in this entry
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      problems.push(`${model}: must be an object`);
+      continue;
+    }
+    const price = priceFromRecord(entry as Record<string, unknown>, model, problems);
+    if (price) prices.set(model, price);
+  }
+  if (problems.length > 0) throw new ConfigError(problems.map((message) => ({ variable: 'AIGW_PRICE_MAP', message })));
+  return prices;
+}

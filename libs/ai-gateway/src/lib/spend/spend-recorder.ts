@@ -1,0 +1,232 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { GatewayClock } from '../gateway-clock';
+
+/** One call's spend, as the chat route knows it when the call ends. */
+export interface SpendEntry {
+  /** The virtual key's id; null for the master key. */
+  keyId: string | null;
+  /** The key's project; null for the master key. */
+  project: string | null;
+  alias: string;
+  deploymentId: string;
+  provider: string;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+}
+
+interface DailyTotals {
+  day: string;
+  keyId: string | null;
+  project: string | null;
+  alias: string;
+  deploymentId: string;
+  provider: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+}
+
+interface KeyTotals {
+  costUsd: number;
+  /** The budget period the latest spend fell in (null: lifetime budget) and the spend in it. */
+  periodEnd: number | null;
+  periodCostUsd: number;
+}
+
+const FLUSH_INTERVAL_MS = 1_000;
+
+const UPSERT_DAILY = `
+  insert into spend_daily as s (day, key_id, project, alias, deployment_id, provider, requests, prompt_tokens, completion_tokens, cost_usd)
+  select * from unnest($1::date[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::float8[])
+  on conflict (day, key_id, project, alias, deployment_id) do update set
+    provider = excluded.provider,
+    requests = s.requests + excluded.requests,
+    prompt_tokens = s.prompt_tokens + excluded.prompt_tokens,
+    completion_tokens = s.completion_tokens + excluded.completion_tokens,
+    cost_usd = s.cost_usd + excluded.cost_usd`;
+
+// A replica flushing an older period late must not move the key's period back.
+const ADD_KEY_SPEND = `
+  update virtual_keys k set
+    spend = k.spend + d.cost,
+    budget_spend = case
+      when d.period_end is null then k.budget_spend
+      when k.budget_reset_at = d.period_end then k.budget_spend + d.period_cost
+      when k.budget_reset_at is null or k.budget_reset_at < d.period_end then d.period_cost
+      else k.budget_spend end,
+    budget_reset_at = greatest(k.budget_reset_at, d.period_end)
+  from unnest($1::uuid[], $2::float8[], $3::timestamptz[], $4::float8[]) as d(id, cost, period_end, period_cost)
+  where k.id = d.id`;
+
+/**
+ * Spend off the request path: record() only adds to in-memory totals; a write-behind flush moves
+ * them to PostgreSQL at most once a second and on shutdown, so a crash loses at most that second.
+ * A failed flush puts its totals back for the next one.
+ */
+@Injectable()
+export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger('ai-gateway-spend');
+  private daily = new Map<string, DailyTotals>();
+  private keys = new Map<string, KeyTotals>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private failing = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: GatewayClock,
+  ) {}
+
+  /** A call's spend by day, key, alias and deployment (the spend_daily report). */
+  record(entry: SpendEntry): void {
+    const day = new Date(this.clock.now()).toISOString().slice(0, 10);
+    addDaily(this.daily, {
+      day,
+      keyId: entry.keyId,
+      project: entry.project,
+      alias: entry.alias,
+      deploymentId: entry.deploymentId,
+      provider: entry.provider,
+      requests: 1,
+      promptTokens: wholeTokens(entry.promptTokens),
+      completionTokens: wholeTokens(entry.completionTokens),
+      costUsd: usd(entry.costUsd),
+    });
+    this.schedule();
+  }
+
+  /** A key's spend for its lifetime and budget columns; KeyAdmission.settle calls it, knowing the period. */
+  recordKeySpend(keyId: string, costUsd: number, periodEnd: number | null): void {
+    if (usd(costUsd) === 0) return;
+    addKeyTotals(this.keys, keyId, { costUsd: usd(costUsd), periodEnd, periodCostUsd: usd(costUsd) });
+    this.schedule();
+  }
+
+  /** Writes everything recorded so far; one flush at a time. Rejects (keeping the totals) when the database fails. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.daily.size === 0 && this.keys.size === 0) return;
+    const daily = this.daily;
+    const keys = this.keys;
+    this.daily = new Map();
+    this.keys = new Map();
+    const writing = this.write(daily, keys);
+    this.flushing = writing.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      await writing;
+      if (this.failing) this.logger.log('spend is written to the database again');
+      this.failing = false;
+    } catch (error) {
+      for (const totals of daily.values()) addDaily(this.daily, totals);
+      for (const [keyId, totals] of keys) addKeyTotals(this.keys, keyId, totals);
+      throw error;
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  // While the database is certainly up.
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.flushOnShutdown();
+  }
+
+  // Again after the HTTP server drained: calls that finished meanwhile. Nest runs this hook on this
+  // module before the deeper TypeORM module closes the data source; the check covers any other order.
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.flushOnShutdown();
+  }
+
+  private async flushOnShutdown(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.flush().catch((error: unknown) => this.logger.error({ err: error }, 'spend could not be written at shutdown and is lost'));
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush().catch((error: unknown) => {
+        // Once per outage, not once a second.
+        if (!this.failing) this.logger.warn({ err: error }, 'spend could not be written; kept for the next flush');
+        this.failing = true;
+        this.schedule();
+      });
+    }, FLUSH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  private async write(daily: Map<string, DailyTotals>, keys: Map<string, KeyTotals>): Promise<void> {
+    const rows = [...daily.values()];
+    const keyRows = [...keys.entries()];
+    await this.dataSource.transaction(async (manager) => {
+      if (rows.length > 0) {
+        await manager.query(UPSERT_DAILY, [
+          rows.map((row) => row.day),
+          rows.map((row) => row.keyId),
+          rows.map((row) => row.project),
+          rows.map((row) => row.alias),
+          rows.map((row) => row.deploymentId),
+          rows.map((row) => row.provider),
+          rows.map((row) => row.requests),
+          rows.map((row) => row.promptTokens),
+          rows.map((row) => row.completionTokens),
+          rows.map((row) => row.costUsd),
+        ]);
+      }
+      if (keyRows.length > 0) {
+        await manager.query(ADD_KEY_SPEND, [
+          keyRows.map(([keyId]) => keyId),
+          keyRows.map(([, totals]) => totals.costUsd),
+          keyRows.map(([, totals]) => (totals.periodEnd === null ? null : new Date(totals.periodEnd).toISOString())),
+          keyRows.map(([, totals]) => totals.periodCostUsd),
+        ]);
+      }
+    });
+  }
+}
+
+function addDaily(into: Map<string, DailyTotals>, totals: DailyTotals): void {
+  const id = JSON.stringify([totals.day, totals.keyId, totals.project, totals.alias, totals.deploymentId]);
+  const existing = into.get(id);
+  if (!existing) {
+    into.set(id, { ...totals });
+    return;
+  }
+  existing.provider = totals.provider;
+  existing.requests += totals.requests;
+  existing.promptTokens += totals.promptTokens;
+  existing.completionTokens += totals.completionTokens;
+  existing.costUsd += totals.costUsd;
+}
+
+function addKeyTotals(into: Map<string, KeyTotals>, keyId: string, totals: KeyTotals): void {
+  const existing = into.get(keyId);
+  if (!existing) {
+    into.set(keyId, { ...totals });
+    return;
+  }
+  existing.costUsd += totals.costUsd;
+  if (existing.periodEnd === totals.periodEnd) {
+    existing.periodCostUsd += totals.periodCostUsd;
+  } else if (totals.periodEnd !== null && (existing.periodEnd === null || totals.periodEnd > existing.periodEnd)) {
+    // A later period (or a changed budget_duration): only its own spend counts against it.
+    existing.periodEnd = totals.periodEnd;
+    existing.periodCostUsd = totals.periodCostUsd;
+  }
+}
+
+function wholeTokens(value: number): number {
+  return Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
+}
+
+function usd(value: number): number {
+  return Number.isFinite(value) && value > 0 ? value : 0;
+}

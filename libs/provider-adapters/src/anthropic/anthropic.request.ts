@@ -1,0 +1,180 @@
+import { ProviderError } from '../lib/provider-error';
+
+/** Anthropic requires max_tokens; LiteLLM and most gateways send this when the client did not. */
+export const DEFAULT_MAX_TOKENS = 4096;
+
+// reasoning_effort as a thinking budget (Anthropic's minimum budget is 1024 tokens).
+const THINKING_BUDGETS: Record<string, number> = { minimal: 1024, low: 1024, medium: 2048, high: 4096 };
+
+type Block = Record<string, unknown>;
+interface Turn {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+/** A family A chat completion body as a Messages API body for `model`. */
+export function toAnthropicRequest(body: Record<string, unknown>, model: string): Record<string, unknown> {
+  const { system, messages } = translateMessages(body['messages']);
+  const request: Record<string, unknown> = { model, messages };
+  if (system.length > 0) request['system'] = system;
+
+  const maxTokens = body['max_completion_tokens'] ?? body['max_tokens'];
+  const thinkingBudget = thinkingBudgetFor(body['reasoning_effort']);
+  // The thinking budget is part of max_tokens, so the default leaves room for an answer after it.
+  request['max_tokens'] = maxTokens ?? DEFAULT_MAX_TOKENS + (thinkingBudget ?? 0);
+  if (thinkingBudget !== undefined) request['thinking'] = { type: 'enabled', budget_tokens: thinkingBudget };
+
+  for (const name of ['temperature', 'top_p', 'top_k'] as const) {
+    if (body[name] !== undefined) request[name] = body[name];
+  }
+  const stop = body['stop'];
+  if (typeof stop === 'string') request['stop_sequences'] = [stop];
+  else if (Array.isArray(stop) && stop.length > 0) request['stop_sequences'] = stop;
+  if (typeof body['user'] === 'string') request['metadata'] = { user_id: body['user'] };
+
+  if (Array.isArray(body['tools']) && body['tools'].length > 0) request['tools'] = body['tools'].map(translateTool);
+  const toolChoice = translateToolChoice(body['tool_choice'], body['parallel_tool_calls']);
+  if (toolChoice) request['tool_choice'] = toolChoice;
+
+  if (body['stream'] === true) request['stream'] = true;
+  return request;
+}
+
+function thinkingBudgetFor(effort: unknown): number | undefined {
+  if (effort === undefined || effort === null || effort === 'none') return undefined;
+  const budget = typeof effort === 'string' ? THINKING_BUDGETS[effort] : undefined;
+  if (budget === undefined) throw invalid(`reasoning_effort must be one of none, minimal, low, medium, high.`, 'reasoning_effort');
+  return budget;
+}
+
+function translateMessages(value: unknown): { system: Block[]; messages: Turn[] } {
+  if (!Array.isArray(value)) throw invalid('messages must be a list.', 'messages');
+  const system: Block[] = [];
+  const turns: Turn[] = [];
+  for (const [index, message] of value.entries()) {
+    if (typeof message !== 'object' || message === null) throw invalid(`messages[${index}] must be an object.`, 'messages');
+    const { role } = message as { role?: unknown };
+    if (role === 'system' || role === 'developer') system.push(...textBlocks(message as Block, index));
+    else if (role === 'user') turns.push({ role: 'user', content: userBlocks(message as Block, index) });
+    else if (role === 'assistant') turns.push({ role: 'assistant', content: assistantBlocks(message as Block, index) });
+    else if (role === 'tool') turns.push({ role: 'user', content: [toolResultBlock(message as Block, index)] });
+    else throw invalid(`messages[${index}].role "${String(role)}" is not supported for Anthropic models.`, 'messages');
+  }
+  return { system, messages: mergeSameRoleTurns(turns) };
+}
+
+/** Anthropic wants user and assistant turns to alternate: tool results after a tool call become one user turn. */
+function mergeSameRoleTurns(turns: Turn[]): Turn[] {
+  const merged: Turn[] = [];
+  for (const turn of turns) {
+    const last = merged.at(-1);
+    if (last && last.role === turn.role) last.content.push(...turn.content);
+    else merged.push({ role: turn.role, content: [...turn.content] });
+  }
+  return merged;
+}
+
+/** System messages and tool results take text only. */
+function textBlocks(message: Block, index: number): Block[] {
+  const { content } = message;
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) throw invalid(`messages[${index}].content must be a string or a list of parts.`, 'messages');
+  return content.map((part: Block) => {
+    if (part?.['type'] !== 'text') throw invalid(`messages[${index}] may contain only text parts.`, 'messages');
+    return textBlock(part);
+  });
+}
+
+function userBlocks(message: Block, index: number): Block[] {
+  const { content } = message;
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) throw invalid(`messages[${index}].content must be a string or a list of parts.`, 'messages');
+  return content.map((part: Block) => {
+    if (part?.['type'] === 'text') return textBlock(part);
+    if (part?.['type'] === 'image_url') return imageBlock(part['image_url'], index);
+    throw invalid(`messages[${index}]: content parts of type "${String(part?.['type'])}" are not supported for Anthropic models.`, 'messages');
+  });
+}
+
+function assistantBlocks(message: Block, index: number): Block[] {
+  const { content, tool_calls: toolCalls } = message;
+  const blocks: Block[] = [];
+  if (typeof content === 'string') blocks.push({ type: 'text', text: content });
+  else if (Array.isArray(content)) {
+    for (const part of content as Block[]) {
+      if (part?.['type'] === 'text') blocks.push(textBlock(part));
+      else if (part?.['type'] === 'refusal') blocks.push({ type: 'text', text: part['refusal'] });
+      else throw invalid(`messages[${index}]: assistant content parts of type "${String(part?.['type'])}" are not supported.`, 'messages');
+    }
+  }
+  if (Array.isArray(toolCalls)) blocks.push(...toolCalls.map((call: Block) => toolUseBlock(call, index)));
+  // Anthropic refuses empty text blocks, which OpenAI clients send beside tool calls.
+  return blocks.filter((block) => !(block['type'] === 'text' && block['text'] === ''));
+}
+
+function textBlock(part: Block): Block {
+  const block: Block = { type: 'text', text: part['text'] };
+  // LiteLLM clients mark prompt-cache breakpoints this way; Anthropic reads the same field.
+  if (part['cache_control'] !== undefined) block['cache_control'] = part['cache_control'];
+  return block;
+}
+
+function imageBlock(imageUrl: unknown, index: number): Block {
+  const url = typeof imageUrl === 'string' ? imageUrl : (imageUrl as { url?: unknown } | undefined)?.url;
+  if (typeof url !== 'string') throw invalid(`messages[${index}]: image_url.url is required.`, 'messages');
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  if (data) return { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] } };
+  if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
+  throw invalid(`messages[${index}]: image_url.url must be an http(s) URL or a base64 data: URL.`, 'messages');
+}
+
+function toolUseBlock(call: Block, index: number): Block {
+  const fn = call['function'] as { name?: unknown; arguments?: unknown } | undefined;
+  if (call['type'] !== 'function' || typeof fn?.name !== 'string') throw invalid(`messages[${index}].tool_calls must be function calls.`, 'messages');
+  let input: unknown = {};
+  if (typeof fn.arguments === 'string' && fn.arguments.trim() !== '') {
+    try {
+      input = JSON.parse(fn.arguments);
+    } catch {
+      throw invalid(`messages[${index}].tool_calls: the arguments of "${fn.name}" are not valid JSON.`, 'messages');
+    }
+  }
+  return { type: 'tool_use', id: call['id'], name: fn.name, input };
+}
+
+function toolResultBlock(message: Block, index: number): Block {
+  if (typeof message['tool_call_id'] !== 'string') throw invalid(`messages[${index}].tool_call_id is required.`, 'messages');
+  const content = typeof message['content'] === 'string' ? message['content'] : textBlocks(message, index);
+  return { type: 'tool_result', tool_use_id: message['tool_call_id'], content };
+}
+
+function translateTool(tool: Block, index: number): Block {
+  const fn = tool?.['function'] as { name?: unknown; description?: unknown; parameters?: unknown } | undefined;
+  if (tool?.['type'] !== 'function' || typeof fn?.name !== 'string') throw invalid(`tools[${index}] must be a function tool.`, 'tools');
+  const translated: Block = { name: fn.name };
+  if (typeof fn.description === 'string') translated['description'] = fn.description;
+  translated['input_schema'] = fn.parameters ?? { type: 'object', properties: {} };
+  return translated;
+}
+
+function translateToolChoice(choice: unknown, parallelToolCalls: unknown): Block | undefined {
+  let translated: Block | undefined;
+  if (choice === 'auto') translated = { type: 'auto' };
+  else if (choice === 'none') translated = { type: 'none' };
+  else if (choice === 'required') translated = { type: 'any' };
+  else if (typeof choice === 'object' && choice !== null) {
+    const name = (choice as { function?: { name?: unknown } }).function?.name;
+    if (typeof name !== 'string') throw invalid('tool_choice must name a function.', 'tool_choice');
+    translated = { type: 'tool', name };
+  } else if (choice !== undefined && choice !== null) {
+    throw invalid('tool_choice must be auto, none, required or a function.', 'tool_choice');
+  }
+  if (parallelToolCalls === false && translated?.['type'] !== 'none') {
+    return { ...(translated ?? { type: 'auto' }), disable_parallel_tool_use: true };
+  }
+  return translated;
+}
+
+function invalid(message: string, param: string): ProviderError {
+  return new ProviderError(400, 'invalid_request_error', message, 'invalid_value', param);
+}

@@ -1,0 +1,82 @@
+import { anthropicError, toChatCompletion } from './anthropic.response';
+
+const MODEL = 'claude-sonnet-4-5';
+
+describe('Anthropic Messages answers as family A chat completions', () => {
+  it('joins text blocks into the message and counts cache reads and writes as prompt tokens', () => {
+    const completion = toChatCompletion({
+      id: 'msg_01',
+      content: [{ type: 'text', text: 'Hello ' }, { type: 'text', text: 'there.' }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 10, output_tokens: 4, cache_creation_input_tokens: 3, cache_read_input_tokens: 20 },
+    }, MODEL, 1700000000);
+    expect(completion).toEqual({
+      id: 'msg_01',
+      object: 'chat.completion',
+      created: 1700000000,
+      model: MODEL,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there.', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 33, completion_tokens: 4, total_tokens: 37, prompt_tokens_details: { cached_tokens: 20 } },
+    });
+  });
+
+  it('turns tool_use blocks into tool calls with JSON arguments', () => {
+    const completion = toChatCompletion({
+      id: 'msg_02',
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }],
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 1, output_tokens: 1 },
+    }, MODEL, 1) as { choices: { message: unknown; finish_reason: string }[] };
+    expect(completion.choices[0]).toMatchObject({
+      message: { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      finish_reason: 'tool_calls',
+    });
+  });
+
+  it.each([
+    ['end_turn', 'stop'],
+    ['stop_sequence', 'stop'],
+    ['max_tokens', 'length'],
+    ['tool_use', 'tool_calls'],
+    ['refusal', 'content_filter'],
+  ])('maps stop_reason %s to finish_reason %s', (stopReason, finishReason) => {
+    const completion = toChatCompletion({ id: 'm', content: [], stop_reason: stopReason, usage: {} }, MODEL, 1) as { choices: { finish_reason: string }[] };
+    expect(completion.choices[0]?.finish_reason).toBe(finishReason);
+  });
+});
+
+describe('Anthropic errors as family A errors', () => {
+  const body = (type: string, message = 'm') => JSON.stringify({ type: 'error', error: { type, message }, request_id: 'req_1' });
+
+  it.each([
+    [400, 'invalid_request_error', 400, 'invalid_request_error'],
+    [401, 'authentication_error', 401, 'authentication_error'],
+    [403, 'permission_error', 403, 'permission_error'],
+    [404, 'not_found_error', 404, 'invalid_request_error'],
+    [413, 'request_too_large', 413, 'invalid_request_error'],
+    [429, 'rate_limit_error', 429, 'rate_limit_error'],
+    [500, 'api_error', 500, 'server_error'],
+    [529, 'overloaded_error', 503, 'server_error'],
+  ])('answers Anthropic %i %s with %i %s', (status, anthropicType, familyAStatus, familyAType) => {
+    const error = anthropicError(status, body(anthropicType, 'upstream says no'));
+    expect(error.status).toBe(familyAStatus);
+    expect(error.toBody().error).toMatchObject({ type: familyAType, message: 'upstream says no' });
+  });
+
+  it('marks a prompt too long for the model with code context_length_exceeded', () => {
+    const error = anthropicError(400, body('invalid_request_error', 'prompt is too long: 208310 tokens > 200000 maximum'));
+    expect(error.toBody().error).toEqual({
+      message: 'prompt is too long: 208310 tokens > 200000 maximum', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded',
+    });
+  });
+
+  it('keeps Retry-After on a rate limit', () => {
+    expect(anthropicError(429, body('rate_limit_error'), '12').headers).toEqual({ 'retry-after': '12' });
+  });
+
+  it('maps by status when the body is not Anthropic JSON, and a stream error event by its type alone', () => {
+    expect(anthropicError(529, '<html>busy</html>').status).toBe(503);
+    expect(anthropicError(502, 'Bad Gateway').status).toBe(502);
+    expect(anthropicError(undefined, body('overloaded_error', 'Overloaded')).status).toBe(503);
+  });
+});

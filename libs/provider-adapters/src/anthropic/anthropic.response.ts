@@ -1,0 +1,123 @@
+import { ProviderError } from '../lib/provider-error';
+
+/** The parts of a Messages API answer the translation reads. */
+export interface AnthropicMessage {
+  id: string;
+  content: AnthropicBlock[];
+  stop_reason: string | null;
+  usage: AnthropicUsage;
+}
+
+export interface AnthropicBlock {
+  type: string;
+  text?: string;
+  thinking?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+}
+
+export interface AnthropicUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+
+const FINISH_REASONS: Record<string, string> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  pause_turn: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  tool_use: 'tool_calls',
+  refusal: 'content_filter',
+};
+
+export function finishReasonFor(stopReason: string | null | undefined): string {
+  return (stopReason && FINISH_REASONS[stopReason]) || 'stop';
+}
+
+/** Anthropic counts cache reads and writes apart from input_tokens; family A counts them all as prompt tokens. */
+export function familyAUsage(usage: AnthropicUsage): Record<string, unknown> {
+  const cacheRead = usage.cache_read_input_tokens ?? 0;
+  const promptTokens = (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + cacheRead;
+  const completionTokens = usage.output_tokens ?? 0;
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    prompt_tokens_details: { cached_tokens: cacheRead },
+  };
+}
+
+/** A Messages API answer as a family A chat.completion. */
+export function toChatCompletion(message: AnthropicMessage, model: string, created: number): Record<string, unknown> {
+  const text = message.content.filter((block) => block.type === 'text').map((block) => block.text ?? '').join('');
+  const thinking = message.content.filter((block) => block.type === 'thinking').map((block) => block.thinking ?? '').join('');
+  const toolCalls = message.content
+    .filter((block) => block.type === 'tool_use')
+    .map((block) => ({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }));
+  const reply: Record<string, unknown> = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text, refusal: null };
+  if (thinking !== '') reply['reasoning_content'] = thinking;
+  if (toolCalls.length > 0) reply['tool_calls'] = toolCalls;
+  return {
+    id: message.id,
+    object: 'chat.completion',
+    created,
+    model,
+    choices: [{ index: 0, message: reply, logprobs: null, finish_reason: finishReasonFor(message.stop_reason) }],
+    usage: familyAUsage(message.usage),
+  };
+}
+
+// Anthropic's error types as family A: status the OpenAI SDK maps to its error classes, type, code.
+const ERRORS: Record<string, { status: number; type: string; code: string }> = {
+  invalid_request_error: { status: 400, type: 'invalid_request_error', code: 'invalid_request_error' },
+  authentication_error: { status: 401, type: 'authentication_error', code: 'invalid_api_key' },
+  billing_error: { status: 403, type: 'permission_error', code: 'billing_error' },
+  permission_error: { status: 403, type: 'permission_error', code: 'permission_denied' },
+  not_found_error: { status: 404, type: 'invalid_request_error', code: 'model_not_found' },
+  request_too_large: { status: 413, type: 'invalid_request_error', code: 'request_too_large' },
+  rate_limit_error: { status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+  api_error: { status: 500, type: 'server_error', code: 'api_error' },
+  timeout_error: { status: 408, type: 'timeout', code: 'timeout' },
+  overloaded_error: { status: 503, type: 'server_error', code: 'overloaded' },
+};
+
+const ERROR_TYPE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error',
+  404: 'not_found_error', 413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 504: 'timeout_error',
+  529: 'overloaded_error',
+};
+
+// Both of Anthropic's wordings for an input that does not fit the model's context window.
+const CONTEXT_TOO_LONG = /prompt is too long|exceed context limit|context window/i;
+
+/**
+ * Anthropic's `{"type":"error","error":{"type","message"}}` (an answer body or a stream's error
+ * event) as ProviderError. The error type decides (a stream error has no status of its own);
+ * without one, the HTTP status does.
+ */
+export function anthropicError(status: number | undefined, bodyText: string, retryAfter?: string): ProviderError {
+  let error: { type?: unknown; message?: unknown } = {};
+  try {
+    const parsed = JSON.parse(bodyText) as { error?: typeof error };
+    if (typeof parsed?.error === 'object' && parsed.error !== null) error = parsed.error;
+  } catch {
+    // Not JSON (a proxy's HTML page, say): the status alone says what happened.
+  }
+  const anthropicType = typeof error.type === 'string' ? error.type : status !== undefined ? ERROR_TYPE_BY_STATUS[status] : undefined;
+  const known = anthropicType !== undefined ? ERRORS[anthropicType] : undefined;
+  const fallbackStatus = status === undefined || status >= 500 ? 502 : 400;
+  const message = typeof error.message === 'string' ? error.message : `Anthropic answered ${status ?? 'with an error'}.`;
+  const code = known?.status === 400 && CONTEXT_TOO_LONG.test(message) ? 'context_length_exceeded' : (known?.code ?? null);
+  return new ProviderError(
+    known?.status ?? fallbackStatus,
+    known?.type ?? (fallbackStatus === 502 ? 'server_error' : 'invalid_request_error'),
+    message,
+    code,
+    code === 'context_length_exceeded' ? 'messages' : null,
+    retryAfter !== undefined ? { 'retry-after': retryAfter } : {},
+  );
+}

@@ -1,0 +1,83 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import { ProviderError } from '../lib/provider-error';
+import { anthropicError, familyAUsage, finishReasonFor, type AnthropicBlock, type AnthropicUsage } from './anthropic.response';
+
+interface StreamEvent {
+  type: string;
+  message?: { id?: string; usage?: AnthropicUsage };
+  index?: number;
+  content_block?: AnthropicBlock;
+  delta?: { type?: string; text?: string; thinking?: string; partial_json?: string; stop_reason?: string | null };
+  usage?: AnthropicUsage;
+}
+
+/**
+ * Anthropic's stream events as family A chat.completion.chunk objects: a first chunk with the
+ * role, content and tool call deltas, a finish_reason chunk, then (when asked) the usage chunk.
+ * An error event, a broken connection or a stream ending before message_stop throws ProviderError.
+ */
+export async function* toChatCompletionChunks(
+  events: AsyncIterable<EventSourceMessage>,
+  model: string,
+  created: number,
+  includeUsage: boolean,
+): AsyncGenerator<Record<string, unknown>> {
+  let id = '';
+  const usage: AnthropicUsage = {};
+  // Anthropic numbers all content blocks; family A numbers tool calls only.
+  const toolIndexByBlock = new Map<number, number>();
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+    id, object: 'chat.completion.chunk', created, model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  });
+
+  try {
+    for await (const sse of events) {
+      const event = JSON.parse(sse.data) as StreamEvent;
+      switch (event.type) {
+        case 'message_start':
+          id = event.message?.id ?? '';
+          Object.assign(usage, event.message?.usage);
+          yield chunk({ role: 'assistant', content: '' });
+          break;
+        case 'content_block_start': {
+          const block = event.content_block;
+          if (block?.type === 'tool_use') {
+            const toolIndex = toolIndexByBlock.size;
+            toolIndexByBlock.set(event.index ?? 0, toolIndex);
+            yield chunk({ tool_calls: [{ index: toolIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] });
+          } else if (block?.type === 'text' && block.text) {
+            yield chunk({ content: block.text });
+          }
+          break;
+        }
+        case 'content_block_delta': {
+          const delta = event.delta;
+          if (delta?.type === 'text_delta') yield chunk({ content: delta.text ?? '' });
+          else if (delta?.type === 'thinking_delta') yield chunk({ reasoning_content: delta.thinking ?? '' });
+          else if (delta?.type === 'input_json_delta' && delta.partial_json) {
+            yield chunk({ tool_calls: [{ index: toolIndexByBlock.get(event.index ?? 0) ?? 0, function: { arguments: delta.partial_json } }] });
+          }
+          break;
+        }
+        case 'message_delta':
+          // Its usage is cumulative: it replaces what message_start said.
+          Object.assign(usage, event.usage);
+          yield chunk({}, finishReasonFor(event.delta?.stop_reason));
+          break;
+        case 'message_stop':
+          if (includeUsage) yield { id, object: 'chat.completion.chunk', created, model, choices: [], usage: familyAUsage(usage) };
+          return;
+        case 'error':
+          throw anthropicError(undefined, sse.data);
+        // ping, content_block_stop and event types added later carry nothing for family A.
+      }
+    }
+  } catch (error) {
+    if (error instanceof ProviderError) throw error;
+    // Node's own errors may come from another realm (jest), so the message is read, not instanceof-checked.
+    const reason = (error as { message?: unknown } | null)?.message;
+    throw new ProviderError(502, 'server_error', `The Anthropic stream broke off: ${typeof reason === 'string' ? reason : String(error)}`, 'upstream_stream_broken');
+  }
+  throw new ProviderError(502, 'server_error', 'The Anthropic stream ended before message_stop.', 'upstream_stream_broken');
+}

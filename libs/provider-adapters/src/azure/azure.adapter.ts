@@ -1,0 +1,50 @@
+import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
+import { ProviderError } from '../lib/provider-error';
+import { sendOpenAiShaped } from '../openai/openai.adapter';
+import { AZURE_PARAMS } from './azure.params';
+
+/** The newest dated GA version of Azure OpenAI's inference API, used when a deployment names none. */
+export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
+
+/**
+ * Azure OpenAI (`azure/<deployment-name>`, `api_base: https://<resource>.openai.azure.com`): OpenAI's
+ * wire format at a per-deployment URL with an `api-key` header, passed through like OpenAI.
+ */
+export const azureAdapter: ProviderAdapter = {
+  provider: 'azure',
+  params: AZURE_PARAMS,
+  chatCompletions: (call) => callAzure(call, 'chat/completions'),
+  completions: (call) => callAzure(call, 'completions'),
+  embeddings: (call) => callAzure(call, 'embeddings'),
+};
+
+async function callAzure(call: ProviderCall, operation: string): Promise<ProviderAnswer> {
+  const { deployment } = call;
+  if (!deployment.apiBase) {
+    throw new ProviderError(500, 'server_error', `The Azure deployment "${deployment.model}" has no api_base (https://<resource>.openai.azure.com).`, 'provider_misconfigured');
+  }
+  const headers: Record<string, string> = {};
+  if (deployment.apiKey) headers['api-key'] = deployment.apiKey;
+  const url = azureUrl(deployment.apiBase, deployment.model, operation, deployment.apiVersion ?? DEFAULT_AZURE_API_VERSION);
+  try {
+    return await sendOpenAiShaped(call, url, headers, { model: deployment.model });
+  } catch (error) {
+    throw error instanceof ProviderError ? withFamilyACode(error) : error;
+  }
+}
+
+/** `{api_base}/openai/deployments/{deployment}/{operation}?api-version=…`; an api_base ending in /openai is taken as is. */
+export function azureUrl(apiBase: string, deploymentName: string, operation: string, apiVersion: string): URL {
+  const base = apiBase.replace(/\/+$/, '').replace(/\/openai$/, '');
+  const url = new URL(`${base}/openai/deployments/${encodeURIComponent(deploymentName)}/${operation}`);
+  url.searchParams.set('api-version', apiVersion);
+  return url;
+}
+
+// Azure's own errors put the HTTP status in `code` ("401", "429"); family A clients look for these.
+const CODE_BY_STATUS: Record<number, string> = { 401: 'invalid_api_key', 404: 'model_not_found', 408: 'timeout', 429: 'rate_limit_exceeded' };
+
+function withFamilyACode(error: ProviderError): ProviderError {
+  if (error.code === null || !/^\d+$/.test(error.code)) return error;
+  return new ProviderError(error.status, error.type, error.message, CODE_BY_STATUS[error.status] ?? null, error.param, error.headers);
+}

@@ -1,0 +1,85 @@
+import type { IncomingMessage } from 'node:http';
+import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
+import { ProviderError } from '../lib/provider-error';
+import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream } from '../lib/upstream-http';
+import { embeddingTexts, toBatchEmbedContentsRequest, toEmbeddingList, type BatchEmbedContentsResponse } from './gemini.embeddings';
+import { geminiError } from './gemini.error';
+import { GEMINI_PARAMS } from './gemini.params';
+import { toGenerateContentRequest } from './gemini.request';
+import { toChatCompletion, type GenerateContentResponse } from './gemini.response';
+import { toChatCompletionChunks } from './gemini.stream';
+
+const DEFAULT_API_BASE = 'https://generativelanguage.googleapis.com';
+// A whole non-streamed answer is read before translating it; the largest outputs stay well below this.
+const MAX_ANSWER_BYTES = 32 * 1_048_576;
+
+/** Google's Gemini API (generateContent, streamGenerateContent, batchEmbedContents) behind family A (`gemini/gemini-2.5-flash`). */
+export const geminiAdapter: ProviderAdapter = {
+  provider: 'gemini',
+  params: GEMINI_PARAMS,
+  chatCompletions: callGenerateContent,
+  embeddings: callBatchEmbedContents,
+};
+
+async function callGenerateContent(call: ProviderCall): Promise<ProviderAnswer> {
+  const { deployment, body } = call;
+  const stream = body['stream'] === true;
+  const request = toGenerateContentRequest(body);
+  const response = await post(call, stream ? 'streamGenerateContent?alt=sse' : 'generateContent', request);
+  const created = Math.floor(Date.now() / 1000);
+  if (stream) {
+    const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
+    const chunks = toChatCompletionChunks(readSseEvents(response), deployment.model, created, includeUsage);
+    return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
+  }
+  const answer = await readJson<GenerateContentResponse>(response);
+  return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(answer, deployment.model, created)) };
+}
+
+async function callBatchEmbedContents(call: ProviderCall): Promise<ProviderAnswer> {
+  const model = modelName(call.deployment.model);
+  const texts = embeddingTexts(call.body['input']);
+  const response = await post(call, 'batchEmbedContents', toBatchEmbedContentsRequest(texts, call.body, model));
+  const answer = await readJson<BatchEmbedContentsResponse>(response);
+  return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toEmbeddingList(answer, texts, call.body, call.deployment.model)) };
+}
+
+/** POSTs to `models/{model}:{method}`; a non-2xx answer rejects with the mapped ProviderError. */
+async function post(call: ProviderCall, method: string, request: unknown): Promise<IncomingMessage> {
+  const { deployment } = call;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (deployment.apiKey) headers['x-goog-api-key'] = deployment.apiKey;
+  const response = await sendUpstream({
+    url: new URL(`${versionBase(deployment.apiBase ?? DEFAULT_API_BASE)}/models/${encodeURIComponent(modelName(deployment.model))}:${method}`),
+    method: 'POST',
+    headers,
+    body: Buffer.from(JSON.stringify(request)),
+    signal: call.signal,
+    timeoutMs: deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+  });
+  const status = response.statusCode ?? 502;
+  if (status >= 200 && status < 300) return response;
+  const retryAfter = response.headers['retry-after'];
+  throw geminiError(status, await readBody(response, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
+}
+
+async function readJson<T>(response: IncomingMessage): Promise<T> {
+  const text = await readBody(response, MAX_ANSWER_BYTES);
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new ProviderError(502, 'server_error', 'Gemini answered with a body that is not JSON.', 'upstream_invalid_answer');
+  }
+}
+
+/** LiteLLM configs name the host; some name the API version too (`…/v1beta`, `…/v1`). */
+function versionBase(apiBase: string): string {
+  const base = apiBase.replace(/\/+$/, '');
+  return /\/v1(beta|alpha)?$/.test(base) ? base : `${base}/v1beta`;
+}
+
+/** Google's resource name is `models/gemini-2.5-flash`; configs may give either form. */
+function modelName(model: string): string {
+  return model.replace(/^models\//, '');
+}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { toolCallId, type GeminiPart } from './gemini.request';
+
+export interface GeminiUsage {
+  promptTokenCount?: number;
+  candidatesTokenCount?: number;
+  thoughtsTokenCount?: number;
+  cachedContentTokenCount?: number;
+  totalTokenCount?: number;
+}
+
+export interface GeminiCandidate {
+  index?: number;
+  content?: { role?: string; parts?: GeminiPart[] };
+  finishReason?: string;
+}
+
+export interface GenerateContentResponse {
+  candidates?: GeminiCandidate[];
+  promptFeedback?: { blockReason?: string };
+  usageMetadata?: GeminiUsage;
+  modelVersion?: string;
+  responseId?: string;
+}
+
+const CONTENT_FILTER_REASONS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY']);
+
+/** Gemini's finishReason in family A terms; a STOP after function calls is "tool_calls", as OpenAI says it. */
+export function finishReasonFor(reason: string | undefined, calledTools: boolean): string | null {
+  if (reason === undefined) return null;
+  if (reason === 'MAX_TOKENS') return 'length';
+  if (CONTENT_FILTER_REASONS.has(reason)) return 'content_filter';
+  return calledTools ? 'tool_calls' : 'stop';
+}
+
+/** The answer's text (thought summaries left out: they are not the answer). */
+export function textOf(parts: GeminiPart[]): string {
+  return parts.filter((part) => typeof part.text === 'string' && part.thought !== true).map((part) => part.text).join('');
+}
+
+/** Function calls as family A tool calls, each with a fresh `call_…` id. */
+export function toolCallsOf(parts: GeminiPart[]): { id: string; type: 'function'; function: { name: string; arguments: string } }[] {
+  return parts.flatMap((part) => (part.functionCall
+    ? [{ id: toolCallId(part.thoughtSignature), type: 'function' as const, function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) } }]
+    : []));
+}
+
+/** Thinking tokens are output tokens (and billed as such); cached prompt tokens are part of the prompt. */
+export function familyAUsage(usage: GeminiUsage | undefined): Record<string, unknown> {
+  const prompt = usage?.promptTokenCount ?? 0;
+  const reasoning = usage?.thoughtsTokenCount ?? 0;
+  const completion = (usage?.candidatesTokenCount ?? 0) + reasoning;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: usage?.cachedContentTokenCount ?? 0 },
+    completion_tokens_details: { reasoning_tokens: reasoning },
+  };
+}
+
+/** A generateContent answer as a family A chat.completion. */
+export function toChatCompletion(response: GenerateContentResponse, model: string, created: number): Record<string, unknown> {
+  const choices = (response.candidates ?? []).map((candidate, position) => {
+    const parts = candidate.content?.parts ?? [];
+    const text = textOf(parts);
+    const toolCalls = toolCallsOf(parts);
+    return {
+      index: candidate.index ?? position,
+      message: { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+      logprobs: null,
+      finish_reason: finishReasonFor(candidate.finishReason ?? 'STOP', toolCalls.length > 0),
+    };
+  });
+  // A blocked prompt has no candidates, only promptFeedback: family A says so with content_filter.
+  if (choices.length === 0) {
+    const finish = response.promptFeedback?.blockReason ? 'content_filter' : 'stop';
+    choices.push({ index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: finish });
+  }
+  return {
+    id: chatCompletionId(response),
+    object: 'chat.completion',
+    created,
+    model: response.modelVersion ?? model,
+    choices,
+    usage: familyAUsage(response.usageMetadata),
+  };
+}
+
+export function chatCompletionId(response: GenerateContentResponse): string {
+  return `chatcmpl-${response.responseId ?? randomUUID().replaceAll('-', '')}`;
+}

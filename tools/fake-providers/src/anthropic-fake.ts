@@ -1,0 +1,248 @@
+// Anthropic's Messages API (POST /v1/messages) as api.anthropic.com speaks it: a key (x-api-key or
+// bearer) and anthropic-version (2023-06-01 or 2026-10-21) required, `{"type":"error","error":{...}}` bodies with a request-id header,
+// and streams of named events (message_start, content_block_*, ping, message_delta, message_stop).
+// The model name chooses what happens, as in openai-fake.ts:
+//   fail-<400|401|403|404|413|429|500|529|context|timeout|midstream|drop> (or x-fake-fail): that
+//   error (context: "prompt is too long"; 529: overloaded; timeout: no answer; midstream: a stream
+//   sends its first text delta, then an error event; drop: first text delta, then the connection drops)
+//   tokens-<input>-<output>: the usage reported (default 7 and 5)
+//   pause-<N> (or x-fake-pause-ms), hold-<name>: a stream stops after its first text delta for N
+//   ms, or until POST /_fake/release/<name>
+// The answer is "fake answer from <model>", cut at the first stop sequence or after max_tokens
+// words; with tools (and tool_choice not none) it also calls the chosen or first tool with
+// {"argument":"fake"}, unless the last turn already carries tool results. Requests are checked as
+// Anthropic checks them (roles, alternating tool_use/tool_result ids, non-empty text), and
+// non-streamed answers echo what arrived in `fake_echo`.
+import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { held, type FakeHandler } from './openai-fake.ts';
+
+const ERRORS: Record<string, { status: number; type: string; message: string }> = {
+  '400': { status: 400, type: 'invalid_request_error', message: 'fake: invalid request' },
+  '401': { status: 401, type: 'authentication_error', message: 'invalid x-api-key' },
+  '403': { status: 403, type: 'permission_error', message: 'fake: your API key does not have permission to use the specified resource' },
+  '404': { status: 404, type: 'not_found_error', message: 'fake: model not found' },
+  '413': { status: 413, type: 'request_too_large', message: 'fake: request exceeds the maximum allowed number of bytes' },
+  '429': { status: 429, type: 'rate_limit_error', message: 'fake: this request would exceed the rate limit for your organization' },
+  '500': { status: 500, type: 'api_error', message: 'Internal server error' },
+  '529': { status: 529, type: 'overloaded_error', message: 'Overloaded' },
+  context: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 208310 tokens > 200000 maximum' },
+};
+
+// 2026-10-21 (the SDKs' default since their 1.0/2.0 majors) no longer takes temperature, top_p or top_k.
+const API_VERSIONS = ['2023-06-01', '2026-10-21'];
+
+export const FAKE_TOOL_INPUT = { argument: 'fake' };
+
+interface Block {
+  type?: unknown;
+  text?: unknown;
+  id?: unknown;
+  tool_use_id?: unknown;
+}
+
+interface MessagesRequest {
+  model?: unknown;
+  max_tokens?: unknown;
+  messages?: unknown;
+  system?: unknown;
+  stop_sequences?: unknown;
+  temperature?: unknown;
+  top_p?: unknown;
+  top_k?: unknown;
+  stream?: unknown;
+  tools?: { name?: unknown }[];
+  tool_choice?: { type?: unknown; name?: unknown };
+}
+
+export function sendAnthropicError(res: ServerResponse, status: number, type: string, message: string): void {
+  const requestId = `req_fake${Date.now()}`;
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'request-id': requestId };
+  if (status === 429) headers['retry-after'] = '1';
+  res.writeHead(status, headers);
+  res.end(JSON.stringify({ type: 'error', error: { type, message }, request_id: requestId }));
+}
+
+export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath) => {
+  const path = new URL(rawPath, 'http://fake').pathname;
+  if (req.method !== 'POST' || path !== '/v1/messages') {
+    sendAnthropicError(res, 404, 'not_found_error', `fake: unknown url ${req.method} ${path}`);
+    return;
+  }
+  // The API takes the key in x-api-key, or (as newer SDKs send it) as a bearer token.
+  const apiKey = req.headers['x-api-key'] ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+  if (typeof apiKey !== 'string') {
+    sendAnthropicError(res, 401, 'authentication_error', 'x-api-key header is required');
+    return;
+  }
+  const version = req.headers['anthropic-version'];
+  if (typeof version !== 'string') {
+    sendAnthropicError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
+    return;
+  }
+  if (!API_VERSIONS.includes(version)) {
+    sendAnthropicError(res, 400, 'invalid_request_error', `anthropic-version: unknown version "${version}"`);
+    return;
+  }
+  let request: MessagesRequest;
+  try {
+    request = JSON.parse(body) as MessagesRequest;
+  } catch {
+    sendAnthropicError(res, 400, 'invalid_request_error', 'fake: the request body is not valid JSON');
+    return;
+  }
+  const problem = problemWith(request, version);
+  if (problem) {
+    sendAnthropicError(res, 400, 'invalid_request_error', problem);
+    return;
+  }
+  const model = request.model as string;
+  const failHeader = req.headers['x-fake-fail'];
+  const fail = (typeof failHeader === 'string' ? failHeader : undefined) ?? /^fail-(.+)$/.exec(model)?.[1];
+  if (fail === 'timeout') return; // never answers; the caller's timeout or abort ends it
+  const failure = fail ? ERRORS[fail] : undefined;
+  if (failure) {
+    sendAnthropicError(res, failure.status, failure.type, failure.message);
+    return;
+  }
+
+  const tokens = /^tokens-(\d+)-(\d+)$/.exec(model);
+  const usage = { input_tokens: tokens ? Number(tokens[1]) : 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: tokens ? Number(tokens[2]) : 5 };
+  const answer = answerFor(request, model);
+  const id = `msg_fake${Date.now()}`;
+  const headers = { 'request-id': `req_fake${Date.now()}`, 'x-fake-received-model': model };
+
+  if (request.stream !== true) {
+    res.writeHead(200, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify({
+      id, type: 'message', role: 'assistant', model, content: answer.content, stop_reason: answer.stopReason,
+      stop_sequence: answer.stopSequence, usage,
+      fake_echo: { body: request, api_key: apiKey, anthropic_version: version },
+    }));
+    return;
+  }
+
+  const events = streamEvents(id, model, answer, usage);
+  const firstDelta = events.findIndex((event) => event.type === 'content_block_delta');
+  const pauseHeader = req.headers['x-fake-pause-ms'];
+  const pauseMs = Number((typeof pauseHeader === 'string' ? pauseHeader : undefined) ?? /^pause-(\d+)$/.exec(model)?.[1] ?? 0);
+  const hold = /^hold-(.+)$/.exec(model)?.[1];
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
+  res.flushHeaders();
+  for (const [index, event] of events.entries()) {
+    if (seen.aborted || res.destroyed) return;
+    const frame = `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+    if (index !== firstDelta) {
+      res.write(frame);
+      continue;
+    }
+    // Flushed before a pause or a failure, so the caller has really seen the first delta.
+    await new Promise<void>((resolve) => res.write(frame, () => resolve()));
+    if (pauseMs > 0) await sleep(pauseMs);
+    if (hold) await held(hold);
+    if (fail === 'midstream') {
+      res.end(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })}\n\n`);
+      return;
+    }
+    if (fail === 'drop') {
+      res.destroy();
+      return;
+    }
+  }
+  res.end();
+};
+
+/** The first thing Anthropic's validation would refuse, in its wording; undefined when the request is fine. */
+function problemWith(request: MessagesRequest, version: string): string | undefined {
+  if (typeof request.model !== 'string') return 'model: Field required';
+  if (version !== '2023-06-01') {
+    const sampling = (['temperature', 'top_p', 'top_k'] as const).find((name) => request[name] !== undefined);
+    if (sampling) return `${sampling}: Extra inputs are not permitted in API version ${version}`;
+  }
+  if (!Number.isInteger(request.max_tokens) || (request.max_tokens as number) < 1) return 'max_tokens: Field required';
+  if (!Array.isArray(request.messages)) return 'messages: Field required';
+  if (request.system !== undefined && typeof request.system !== 'string' && !(Array.isArray(request.system) && request.system.every((block: Block) => block?.type === 'text' && typeof block.text === 'string'))) {
+    return 'system: Input should be a valid string or a list of text blocks';
+  }
+  if (request.stop_sequences !== undefined && !(Array.isArray(request.stop_sequences) && request.stop_sequences.every((stop) => typeof stop === 'string'))) {
+    return 'stop_sequences: Input should be a valid list of strings';
+  }
+  let previousToolUses = new Set<unknown>();
+  for (const [index, message] of (request.messages as { role?: unknown; content?: unknown }[]).entries()) {
+    if (message?.role !== 'user' && message?.role !== 'assistant') return `messages.${index}.role: Input should be 'user' or 'assistant'`;
+    const blocks: Block[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : Array.isArray(message.content) ? message.content : [];
+    if (blocks.length === 0) return `messages.${index}: all messages must have non-empty content`;
+    for (const [position, block] of blocks.entries()) {
+      if (block?.type === 'text' && (typeof block.text !== 'string' || block.text === '')) return `messages.${index}.content.${position}: text content blocks must be non-empty`;
+      if (block?.type === 'tool_result' && !previousToolUses.has(block.tool_use_id)) {
+        return `messages.${index}.content.${position}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+      }
+    }
+    previousToolUses = new Set(blocks.filter((block) => block?.type === 'tool_use').map((block) => block.id));
+  }
+  return undefined;
+}
+
+interface Answer {
+  content: Record<string, unknown>[];
+  stopReason: string;
+  stopSequence: string | null;
+}
+
+function answerFor(request: MessagesRequest, model: string): Answer {
+  let text = `fake answer from ${model}`;
+  let stopReason = 'end_turn';
+  let stopSequence: string | null = null;
+  for (const stop of (request.stop_sequences as string[] | undefined) ?? []) {
+    const at = text.indexOf(stop);
+    if (stop !== '' && at >= 0) {
+      text = text.slice(0, at);
+      stopReason = 'stop_sequence';
+      stopSequence = stop;
+    }
+  }
+  // One word is one token here.
+  const words = text.split(' ');
+  if (words.length > (request.max_tokens as number)) {
+    text = words.slice(0, request.max_tokens as number).join(' ');
+    stopReason = 'max_tokens';
+    stopSequence = null;
+  }
+  const content: Record<string, unknown>[] = text === '' ? [] : [{ type: 'text', text }];
+  const tool = toolToCall(request);
+  if (tool && stopReason === 'end_turn') {
+    content.push({ type: 'tool_use', id: `toolu_fake${Date.now()}`, name: tool, input: FAKE_TOOL_INPUT });
+    stopReason = 'tool_use';
+  }
+  return { content, stopReason, stopSequence };
+}
+
+function toolToCall(request: MessagesRequest): string | undefined {
+  if (!Array.isArray(request.tools) || request.tools.length === 0 || request.tool_choice?.type === 'none') return undefined;
+  const last = (request.messages as { content?: unknown }[]).at(-1);
+  if (Array.isArray(last?.content) && last.content.some((block: Block) => block?.type === 'tool_result')) return undefined;
+  const name = request.tool_choice?.type === 'tool' ? request.tool_choice.name : request.tools[0]?.name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+function streamEvents(id: string, model: string, answer: Answer, usage: Record<string, number>): { type: string; [field: string]: unknown }[] {
+  const events: { type: string; [field: string]: unknown }[] = [
+    { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } },
+  ];
+  for (const [index, block] of answer.content.entries()) {
+    if (block['type'] === 'text') {
+      events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      if (index === 0) events.push({ type: 'ping' });
+      for (const piece of String(block['text']).split(/(?<= )/)) events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+    } else {
+      events.push({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
+      const json = JSON.stringify(block['input']);
+      const half = Math.floor(json.length / 2);
+      for (const piece of [json.slice(0, half), json.slice(half)]) events.push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
+    }
+    events.push({ type: 'content_block_stop', index });
+  }
+  events.push({ type: 'message_delta', delta: { stop_reason: answer.stopReason, stop_sequence: answer.stopSequence }, usage: { output_tokens: usage['output_tokens'] } });
+  events.push({ type: 'message_stop' });
+  return events;
+}
