@@ -1,7 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AuthModule } from '@arbor/auth';
 import { McpGatewayConfig } from '@arbor/config';
+import { MCP_GATEWAY_ENTITIES, MCP_GATEWAY_MIGRATIONS, McpAccessModule, McpRegistryModule, McpRuntimeModule } from '@arbor/mcp-gateway';
 import { DatabaseModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
+
+// Larger MCP bodies get the runtime's own 413 (a JSON-RPC error), not Express's.
+const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
 
 @Module({})
 export class McpGatewayModule {
@@ -11,10 +14,36 @@ export class McpGatewayModule {
       imports: [
         // Upstream servers and virtual servers live in its database: ready means that database answers.
         PlatformModule.forService(config, { readiness: 'database' }),
-        DatabaseModule.forRoot({ url: config.MCPGW_DATABASE_URL, applicationName: 'mcp-gateway' }),
-        ...(config.MCPGW_OIDC_ISSUER_URL
-          ? [AuthModule.forRoot({ issuer: config.MCPGW_OIDC_ISSUER_URL, audience: config.MCPGW_OIDC_AUDIENCE })]
-          : []),
+        DatabaseModule.forRoot({
+          url: config.MCPGW_DATABASE_URL,
+          applicationName: 'mcp-gateway',
+          entities: MCP_GATEWAY_ENTITIES,
+          migrations: MCP_GATEWAY_MIGRATIONS,
+        }),
+        // A bad MCPGW_CONFIG throws ConfigError here, before anything listens.
+        McpRegistryModule.forOptions({
+          ...(config.MCPGW_CONFIG ? { configFile: config.MCPGW_CONFIG } : {}),
+          ...(config.MCPGW_SECRETS_KEY ? { secretsKey: config.MCPGW_SECRETS_KEY } : {}),
+          allowLinkLocal: config.allowLinkLocalUpstreams,
+          // Passed even when incomplete, so that person-authorised calls can name what is missing.
+          controlPlane: {
+            audience: config.MCPGW_OIDC_AUDIENCE,
+            ...(config.MCPGW_OIDC_ISSUER_URL ? { issuer: config.MCPGW_OIDC_ISSUER_URL } : {}),
+            ...(config.MCPGW_CONTROL_PLANE_URL ? { baseUrl: config.MCPGW_CONTROL_PLANE_URL } : {}),
+            ...(config.MCPGW_M2M_CLIENT_ID ? { clientId: config.MCPGW_M2M_CLIENT_ID } : {}),
+            ...(config.MCPGW_M2M_CLIENT_SECRET ? { clientSecret: config.MCPGW_M2M_CLIENT_SECRET } : {}),
+          },
+          // The admin API shows the runtime's health and catalogues.
+          imports: [
+            McpRuntimeModule.forOptions({
+              stateful: config.statefulSessions,
+              wsRelay: config.webSocketRelay,
+              allowedOrigins: config.allowedOrigins,
+              maxBodyBytes: MAX_MCP_BODY_BYTES,
+            }),
+          ],
+        }),
+        McpAccessModule,
       ],
     };
   }
@@ -23,4 +52,5 @@ export class McpGatewayModule {
 export const mcpGatewayService: ServiceDefinition<McpGatewayConfig> = {
   schema: McpGatewayConfig,
   module: (config) => McpGatewayModule.forConfig(config),
+  bodyLimit: '5mb',
 };

@@ -2,7 +2,7 @@ import { IsOptional } from 'class-validator';
 import { ConfigProblem } from '../config-error';
 import { CrossChecked, Env } from '../load-config';
 import { IsHttpUrl, IsListenAddress, IsLogFilter, IsNonEmpty, IsPostgresUrl, IsRedisUrl, ListenAddress } from '../validators/env-value';
-import { bothOrNeither, listenAddress, ServiceConfig } from './service-config';
+import { controlPlaneSettings, listenAddress, ServiceConfig } from './service-config';
 
 export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
   readonly serviceName = 'ai-gateway';
@@ -53,20 +53,7 @@ export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
     return this.AIGW_LOG;
   }
 
-  /**
-   * Persons manage keys through the control plane only with all of its settings: a partial set is
-   * a mistake worth stopping for, not a silently disabled feature.
-   */
   crossCheck(env: Env): ConfigProblem[] {
-    const problems = bothOrNeither(env, 'AIGW_M2M_CLIENT_ID', 'AIGW_M2M_CLIENT_SECRET');
-    const wantsControlPlane = Boolean(env['AIGW_CONTROL_PLANE_URL'] || env['AIGW_M2M_CLIENT_ID'] || env['AIGW_M2M_CLIENT_SECRET']);
-    if (wantsControlPlane) {
-      for (const name of ['AIGW_OIDC_ISSUER_URL', 'AIGW_CONTROL_PLANE_URL', 'AIGW_M2M_CLIENT_ID', 'AIGW_M2M_CLIENT_SECRET']) {
-        if (!env[name] && !problems.some((p) => p.variable === name)) {
-          problems.push({ variable: name, message: 'is required when the control plane is configured (AIGW_CONTROL_PLANE_URL, AIGW_M2M_CLIENT_ID/SECRET)' });
-        }
-      }
-    }
-    return problems;
+    return controlPlaneSettings(env, 'AIGW');
   }
 }

@@ -47,6 +47,20 @@ describe('the other services\' configuration', () => {
     expect(loadConfig(AiGatewayConfig, complete).AIGW_CONTROL_PLANE_URL).toBe('http://cp:8080');
   });
 
+  it('reads the MCP gateway\'s origin allowlist and link-local switch, naming a malformed origin', () => {
+    const mcp = loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/m', MCPGW_ALLOWED_ORIGINS: 'https://ide.example.com, http://localhost:5173' });
+    expect(mcp.allowedOrigins).toEqual(['https://ide.example.com', 'http://localhost:5173']);
+    expect(mcp.allowLinkLocalUpstreams).toBe(false);
+    expect(lines(() => loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/m', MCPGW_ALLOWED_ORIGINS: 'https://ide.example.com/path' }))).toEqual([
+      expect.stringMatching(/^MCPGW_ALLOWED_ORIGINS: must be a comma-separated list of origins/),
+    ]);
+    expect(lines(() => loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/m', MCPGW_CONTROL_PLANE_URL: 'http://cp' }))).toEqual([
+      expect.stringMatching(/^MCPGW_M2M_CLIENT_ID: is required/),
+      expect.stringMatching(/^MCPGW_M2M_CLIENT_SECRET: is required/),
+      expect.stringMatching(/^MCPGW_OIDC_ISSUER_URL: is required/),
+    ]);
+  });
+
   it('listens where CP_DISPATCHER_LISTEN_ADDR says and needs the issuer once a target is set', () => {
     expect(loadConfig(SyncDispatcherConfig, { CP_DATABASE_URL: 'postgres://h/cp' }).listen).toEqual({ host: '0.0.0.0', port: 8081 });
     expect(lines(() => loadConfig(SyncDispatcherConfig, { CP_DATABASE_URL: 'postgres://h/cp', CP_SHOP_API_URL: 'http://shop' }))).toEqual([

@@ -8,10 +8,11 @@ import {
   IsListenAddress,
   IsLogFilter,
   IsNonEmpty,
+  IsOriginList,
   IsPostgresUrl,
   ListenAddress,
 } from '../validators/env-value';
-import { bothOrNeither, listenAddress, ServiceConfig } from './service-config';
+import { controlPlaneSettings, listenAddress, ServiceConfig } from './service-config';
 
 export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   readonly serviceName = 'mcp-gateway';
@@ -54,6 +55,14 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsBooleanString()
   MCPGW_WS_RELAY_ENABLED = 'false';
 
+  /** Upstreams on link-local or cloud metadata addresses are refused unless this is true (SSRF). */
+  @IsBooleanString()
+  MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS = 'false';
+
+  /** Browser origins allowed besides the gateway's own host (DNS-rebinding protection), comma-separated. */
+  @IsOptional() @IsOriginList()
+  MCPGW_ALLOWED_ORIGINS?: string;
+
   get listen(): ListenAddress {
     return listenAddress(this.MCPGW_LISTEN_ADDR);
   }
@@ -70,7 +79,15 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
     return this.MCPGW_WS_RELAY_ENABLED === 'true';
   }
 
+  get allowLinkLocalUpstreams(): boolean {
+    return this.MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS === 'true';
+  }
+
+  get allowedOrigins(): string[] {
+    return (this.MCPGW_ALLOWED_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+  }
+
   crossCheck(env: Env): ConfigProblem[] {
-    return bothOrNeither(env, 'MCPGW_M2M_CLIENT_ID', 'MCPGW_M2M_CLIENT_SECRET');
+    return controlPlaneSettings(env, 'MCPGW');
   }
 }

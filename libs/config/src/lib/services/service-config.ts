@@ -68,3 +68,20 @@ export function bothOrNeither(env: Env, a: string, b: string): ConfigProblem[] {
   const missing = hasA ? b : a;
   return [{ variable: missing, message: `is required when ${hasA ? a : b} is set` }];
 }
+
+/**
+ * A product's control-plane settings come all together or not at all: a partial set is a mistake
+ * worth stopping for, not a silently disabled feature. `prefix` is AIGW or MCPGW.
+ */
+export function controlPlaneSettings(env: Env, prefix: string): ConfigProblem[] {
+  const [issuer, url, id, secret] = ['OIDC_ISSUER_URL', 'CONTROL_PLANE_URL', 'M2M_CLIENT_ID', 'M2M_CLIENT_SECRET'].map((name) => `${prefix}_${name}`) as [string, string, string, string];
+  const problems = bothOrNeither(env, id, secret);
+  if (!env[url] && !env[id] && !env[secret]) return problems;
+  for (const name of [issuer, url, id, secret]) {
+    if (!env[name] && !problems.some((problem) => problem.variable === name)) {
+      problems.push({ variable: name, message: `is required when the control plane is configured (${url}, ${id}/SECRET)` });
+    }
+  }
+  return problems;
+}
+

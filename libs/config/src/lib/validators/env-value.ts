@@ -60,6 +60,18 @@ export const IsBase64Key32List = envValue('isBase64Key32List', 'a comma-separate
   v.split(',').every((key) => isBase64Key32(key.trim())),
 );
 
+/** Browser origins as browsers send them: scheme://host[:port], nothing after. */
+export const IsOriginList = envValue('isOriginList', 'a comma-separated list of origins like https://app.example.com', (v) =>
+  v.split(',').map((o) => o.trim()).filter(Boolean).every((origin) => {
+    try {
+      const url = new URL(origin);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin.replace(/\/$/, '');
+    } catch {
+      return false;
+    }
+  }),
+);
+
 export const IsBooleanString = envValue('isBooleanString', 'true or false', (v) => v === 'true' || v === 'false');
 
 export const IsNonEmpty = envValue('isNonEmpty', 'a non-empty string', (v) => v.trim().length > 0);

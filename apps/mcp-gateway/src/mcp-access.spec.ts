@@ -1,0 +1,186 @@
+// Who may use the MCP gateway, as MCP clients and platform teams meet it: the official SDK client
+// with a person's dev-idp token or a gateway API key, the control plane (built) deciding through
+// @arbor/contract, a small upstream MCP server started here.
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { RunningService, startService } from '@arbor/platform';
+import { BuiltService, createTestDatabase, personToken, startBuiltService, TestDatabase, testIssuer } from '@arbor/testing';
+import { mcpGatewayService } from './mcp-gateway.module';
+
+/** A stateless upstream with one tool, `echo`. */
+async function startUpstream(): Promise<{ url: string; server: HttpServer }> {
+  const server = createServer((req, res) => {
+    const mcp = new McpServer({ name: 'echo-upstream', version: '1.0.0' });
+    mcp.registerTool('echo', { description: 'Says it back', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'echoed' }] }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => void transport.close());
+    void mcp.connect(transport).then(() => transport.handleRequest(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server };
+}
+
+async function json<T>(baseUrl: string, method: string, route: string, token: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${baseUrl}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : {}) as T };
+}
+
+/** Connects the SDK client with `credential` and lists tools; the HTTP status when it is refused. */
+async function toolsWith(url: string, credential: string): Promise<string[] | number> {
+  const client = new Client({ name: 'mcp-access-spec', version: '1.0.0' });
+  let refused: number | undefined;
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    fetch: async (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set('authorization', `Bearer ${credential}`);
+      const response = await fetch(input, { ...init, headers });
+      if (response.status >= 400) refused = response.status;
+      return response;
+    },
+  });
+  try {
+    await client.connect(transport);
+    return (await client.listTools()).tools.map((tool) => tool.name).sort();
+  } catch (error) {
+    if (refused !== undefined) return refused;
+    throw error;
+  } finally {
+    await client.close();
+  }
+}
+
+describe('access to the MCP gateway', () => {
+  let upstream: { url: string; server: HttpServer };
+  let cpDatabase: TestDatabase;
+  let database: TestDatabase;
+  let controlPlane: BuiltService;
+  let gateway: RunningService<InstanceType<typeof mcpGatewayService.schema>>;
+  const tokens = { admin: '', alice: '', bob: '', carol: '' };
+
+  beforeAll(async () => {
+    upstream = await startUpstream();
+    cpDatabase = await createTestDatabase('arbor_cp');
+    controlPlane = await startBuiltService('control-plane-api', 'CP_LISTEN_ADDR', {
+      CP_DATABASE_URL: cpDatabase.url,
+      CP_OIDC_ISSUER_URL: testIssuer(),
+      CP_OIDC_AUDIENCE: 'control-plane',
+      CP_SECRETS_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
+      CP_LOG: 'off',
+      CP_SUITE_MCP_GATEWAY_URL: 'http://localhost:4444',
+    });
+    [tokens.admin, tokens.alice, tokens.bob, tokens.carol] = await Promise.all(['admin', 'alice', 'bob', 'carol'].map((name) => personToken(name)));
+    const id = async (token: string) => (await json<{ id: string }>(controlPlane.url, 'GET', '/api/v1/me', token)).body.id;
+    const [alice, bob, carol] = await Promise.all([id(tokens.alice), id(tokens.bob), id(tokens.carol)]);
+    for (const slug of ['alpha', 'beta']) await json(controlPlane.url, 'POST', '/api/v1/projects', tokens.admin, { slug, name: slug });
+    const grant = (user: string, grants: unknown) => json(controlPlane.url, 'PUT', `/api/v1/users/${user}/permissions`, tokens.admin, grants);
+    // alice uses alpha's servers and operates alpha; bob holds a role on alpha but not the sign-in key.
+    await grant(alice, { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer', 'mcp-gateway.operator'] } });
+    await grant(bob, { workspace: [], projects: { alpha: ['mcp-gateway.viewer'] } });
+    await grant(carol, { workspace: ['mcp-gateway'], projects: { beta: ['mcp-gateway.viewer'] } });
+
+    const config = path.join(mkdtempSync(path.join(tmpdir(), 'mcpgw-access-')), 'config.yaml');
+    writeFileSync(config, `upstreams:
+  - { name: echo, url: "${upstream.url}" }
+servers:
+  - { id: tools, project: alpha, name: Tools, upstreams: [{ upstream: echo }] }
+  - { id: beta-tools, project: beta, name: Beta tools, upstreams: [{ upstream: echo }] }
+`);
+    database = await createTestDatabase();
+    gateway = await startService(mcpGatewayService, {
+      MCPGW_DATABASE_URL: database.url,
+      MCPGW_LISTEN_ADDR: '127.0.0.1:0',
+      MCPGW_LOG: 'off',
+      MCPGW_CONFIG: config,
+      MCPGW_OIDC_ISSUER_URL: testIssuer(),
+      MCPGW_CONTROL_PLANE_URL: controlPlane.url,
+      MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
+      MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.close();
+    await controlPlane?.kill('SIGTERM');
+    upstream?.server.close();
+    await database?.drop();
+    await cpDatabase?.drop();
+  });
+
+  it('lets a person with the sign-in key and a role on the project use its virtual server', async () => {
+    expect(await toolsWith(`${gateway.url}/servers/tools/mcp`, tokens.alice)).toEqual(['echo']);
+  });
+
+  it('refuses a person without the mcp-gateway sign-in key, or without a role on the project', async () => {
+    expect(await toolsWith(`${gateway.url}/servers/tools/mcp`, tokens.bob)).toBe(403);
+    expect(await toolsWith(`${gateway.url}/servers/tools/mcp`, tokens.carol)).toBe(403);
+    expect(await toolsWith(`${gateway.url}/servers/beta-tools/mcp`, tokens.carol)).toEqual(['echo']);
+  });
+
+  it('shows on /mcp only the servers the person may use, names prefixed by upstream', async () => {
+    expect(await toolsWith(`${gateway.url}/mcp`, tokens.alice)).toEqual(['echo__echo']);
+  });
+
+  it('refuses a missing or forged credential with 401', async () => {
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const anonymous = await fetch(`${gateway.url}/servers/tools/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(initialize),
+    });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toContain('Bearer');
+    expect(await toolsWith(`${gateway.url}/servers/tools/mcp`, `${tokens.alice.slice(0, -8)}AAAAAAAA`)).toBe(401);
+  });
+
+  it('issues project-bound API keys to operators; a key reaches its project only and stops when deleted', async () => {
+    const created = await json<{ id: string; key: string; key_hint: string }>(gateway.url, 'POST', '/api/v1/keys', tokens.alice, { project: 'alpha', name: 'ci' });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^sk-arbor-mcp-/);
+    expect((await json(gateway.url, 'POST', '/api/v1/keys', tokens.alice, { project: 'beta' })).status).toBe(403);
+
+    expect(await toolsWith(`${gateway.url}/servers/tools/mcp`, created.body.key)).toEqual(['echo']);
+    expect(await toolsWith(`${gateway.url}/servers/beta-tools/mcp`, created.body.key)).toBe(403);
+    const listed = await json<{ keys: { id: string; key?: string }[] }>(gateway.url, 'GET', '/api/v1/keys', tokens.alice);
+    expect(listed.body.keys.map((key) => key.id)).toEqual([created.body.id]);
+    expect(listed.body.keys[0]?.key).toBeUndefined();
+
+    expect((await json(gateway.url, 'DELETE', `/api/v1/keys/${created.body.id}`, tokens.alice)).status).toBe(204);
+    expect(await toolsWith(`${gateway.url}/servers/tools/mcp`, created.body.key)).toBe(401);
+  });
+
+  it('serves clients that speak only stdio through arbor-mcp wrapper', async () => {
+    const client = new Client({ name: 'stdio-only-client', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [path.resolve(__dirname, '../../../tools/arbor-mcp/src/main.ts'), 'wrapper', '--url', `${gateway.url}/servers/tools/mcp`],
+        env: { PATH: process.env['PATH'] ?? '', MCP_AUTH: tokens.alice },
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo']);
+      const result = await client.callTool({ name: 'echo', arguments: {} });
+      expect(result.content).toEqual([{ type: 'text', text: 'echoed' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers 404 for a virtual server that does not exist', async () => {
+    expect(await toolsWith(`${gateway.url}/servers/nowhere/mcp`, tokens.alice)).toBe(404);
+  });
+});

@@ -1,0 +1,6 @@
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'mcp-gateway-lib',
+  rootDir: __dirname,
+  globals: { arbor: { postgres: true, oidc: true } },
+};

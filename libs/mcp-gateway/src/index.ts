@@ -1,0 +1,12 @@
+// What the MCP gateway app wires: persistence, the registry (MCPGW_CONFIG + admin API), the
+// runtime (upstream sessions, federation, transports) and access (persons, API keys).
+export * from './lib/database';
+export * from './lib/registry/server-registry';
+export * from './lib/registry/upstream-catalogue';
+export * from './lib/registry/mcp-registry.module';
+export * from './lib/access/mcp-access';
+export * from './lib/access/mcp-access.module';
+export * from './lib/runtime-options';
+export * from './lib/runtime.module';
+export { SUPPORTED_PROTOCOL_VERSIONS as MCP_GATEWAY_PROTOCOL_VERSIONS } from './lib/transports/protocol-versions';
+export { NAME_SEPARATOR, URI_PREFIX } from './lib/federation/catalogue-view';

@@ -1,0 +1,101 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
+import { DataSource, In } from 'typeorm';
+import { ApiError, Omittable, UuidParam } from '@arbor/platform';
+import { CurrentMcpAdmin, McpAdminAccess, McpAdminCaller, McpAdminGuard } from '../admin/admin-access';
+import { IsProjectSlug } from '../admin/dto/admin-fields';
+import { hashMcpKey, mcpKeyHint, newMcpKey } from './api-key-material';
+import { ContractMcpAccessPolicy } from './contract-access-policy';
+import { McpApiKey } from './mcp-api-key.entity';
+
+export class CreateMcpApiKeyDto {
+  @IsProjectSlug()
+  project!: string;
+
+  @Omittable()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
+
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'expires_at must be an ISO 8601 time' })
+  expires_at?: string | null;
+}
+
+export interface McpApiKeyResponse {
+  id: string;
+  project: string;
+  name: string;
+  key_hint: string;
+  expires_at: string | null;
+  created_at: string;
+  /** Only in the answer that created the key: it is not stored and cannot be shown again. */
+  key?: string;
+}
+
+function keyResponse(row: McpApiKey, key?: string): McpApiKeyResponse {
+  return {
+    id: row.id,
+    project: row.project,
+    name: row.name,
+    key_hint: row.keyHint,
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+    ...(key !== undefined ? { key } : {}),
+  };
+}
+
+/**
+ * /api/v1/keys: gateway API keys for MCP clients that cannot sign in (agents, CI), each bound to a
+ * project and managed by that project's operators (mcp-gateway.operator). Only hashes are stored.
+ */
+@Controller('api/v1/keys')
+@UseGuards(McpAdminGuard)
+export class McpApiKeysController {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly access: McpAdminAccess,
+    private readonly policy: ContractMcpAccessPolicy,
+  ) {}
+
+  @Post()
+  async create(@CurrentMcpAdmin() caller: McpAdminCaller, @Body() body: CreateMcpApiKeyDto): Promise<McpApiKeyResponse> {
+    await this.access.assertProjectOperator(caller, body.project, 'Creating an API key');
+    const key = newMcpKey();
+    const row = await this.dataSource.getRepository(McpApiKey).save({
+      keyHash: hashMcpKey(key),
+      keyHint: mcpKeyHint(key),
+      project: body.project,
+      name: body.name ?? '',
+      expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+    });
+    return keyResponse(row, key);
+  }
+
+  @Get()
+  async list(@CurrentMcpAdmin() caller: McpAdminCaller, @Query('project') project?: string): Promise<{ keys: McpApiKeyResponse[] }> {
+    const operated = await this.access.operatedProjects(caller);
+    if (project !== undefined && operated !== 'all' && !operated.includes(project)) {
+      throw new ApiError(403, 'forbidden', `Listing the API keys of project "${project}" needs the permission mcp-gateway.operator on it.`);
+    }
+    const projects = project !== undefined ? [project] : operated;
+    const rows = await this.dataSource.getRepository(McpApiKey).find({
+      where: projects === 'all' ? {} : { project: In(projects) },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return { keys: rows.map((row) => keyResponse(row)) };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  async delete(@CurrentMcpAdmin() caller: McpAdminCaller, @Param('id', new UuidParam('id')) id: string): Promise<void> {
+    const repository = this.dataSource.getRepository(McpApiKey);
+    const row = await repository.findOneBy({ id });
+    if (!row) throw new ApiError(404, 'key_not_found', `No API key ${id}.`);
+    await this.access.assertProjectOperator(caller, row.project, 'Deleting an API key');
+    await repository.delete({ id });
+    // This replica stops honouring it at once; others within the policy's short cache time.
+    this.policy.forgetKey(row.keyHash);
+  }
+}

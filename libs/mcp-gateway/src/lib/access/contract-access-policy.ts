@@ -1,0 +1,135 @@
+import { Injectable, Optional } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
+import type { IncomingMessage } from 'node:http';
+import { DataSource } from 'typeorm';
+import { can, ContractHttpError, ControlPlaneNotFoundError, keysForProject, rolesIn, VerifiedCaller } from '@arbor/contract';
+import { McpControlPlaneAccess } from '../admin/admin-access';
+import { ServerRegistry, VirtualServerDefinition } from '../registry/server-registry';
+import { hashMcpKey, MCP_KEY_PREFIX } from './api-key-material';
+import { McpAccessError, McpAccessGrant, McpAccessPolicy } from './mcp-access';
+import { McpApiKey } from './mcp-api-key.entity';
+
+const PRODUCT = 'mcp-gateway';
+const REALM = 'Bearer realm="mcp-gateway"';
+// Keys are looked up once per this long per replica: a deleted key stops working within it.
+const KEY_CACHE_TTL_MS = 10_000;
+
+interface KnownKey {
+  id: string;
+  project: string;
+  expiresAt: number | null;
+}
+
+/**
+ * Who may use the MCP endpoints. A person's OIDC token (audience mcp-gateway) reaches the virtual
+ * servers of projects where the control plane grants the `mcp-gateway` sign-in key and a role in
+ * it (workspace-level keys count on every project), asked through @arbor/contract and cached for
+ * the control plane's max-age. A gateway API key reaches its own project's servers. Fails closed:
+ * when the control plane cannot answer, persons get 503; keys keep working.
+ */
+@Injectable()
+export class ContractMcpAccessPolicy extends McpAccessPolicy {
+  private readonly keys = new LRUCache<string, KnownKey | false>({ max: 10_000, ttl: KEY_CACHE_TTL_MS });
+
+  constructor(
+    private readonly registry: ServerRegistry,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Optional() private readonly controlPlane?: McpControlPlaneAccess,
+  ) {
+    super();
+  }
+
+  async authorize(request: IncomingMessage, serverId: string | null): Promise<McpAccessGrant> {
+    const presented = credentialOf(request);
+    if (!presented) {
+      throw new McpAccessError(401, 'missing_credentials', 'Send a person\'s token or a gateway API key: Authorization: Bearer <token or key>.', { 'www-authenticate': REALM });
+    }
+    const target = serverId === null ? null : this.registry.server(serverId);
+    if (serverId !== null && !target) throw new McpAccessError(404, 'server_not_found', `No virtual server "${serverId}".`);
+    const grant = presented.startsWith(MCP_KEY_PREFIX) ? await this.keyGrant(presented) : await this.personGrant(presented, target ?? null);
+    if (target && !grant.servers.includes(target.id)) {
+      throw new McpAccessError(403, 'forbidden', `Using the virtual server "${target.id}" needs the ${PRODUCT} sign-in key and a role on project "${target.project}".`);
+    }
+    return grant;
+  }
+
+  /** Forget what is known of a key (after it was deleted here). */
+  forgetKey(keyHash: string): void {
+    this.keys.delete(keyHash);
+  }
+
+  private async keyGrant(presented: string): Promise<McpAccessGrant> {
+    const hash = hashMcpKey(presented);
+    let key = this.keys.get(hash);
+    if (key === undefined) {
+      const row = await this.dataSource.getRepository(McpApiKey).findOneBy({ keyHash: hash });
+      key = row ? { id: row.id, project: row.project, expiresAt: row.expiresAt?.getTime() ?? null } : false;
+      this.keys.set(hash, key);
+    }
+    if (!key || (key.expiresAt !== null && key.expiresAt <= Date.now())) {
+      throw new McpAccessError(401, 'invalid_api_key', 'The API key is not valid (unknown or expired).', { 'www-authenticate': `${REALM}, error="invalid_token"` });
+    }
+    const project = key.project;
+    return { principal: `key:${key.id}`, servers: this.serversOf((server) => server.project === project) };
+  }
+
+  private async personGrant(token: string, target: VirtualServerDefinition | null): Promise<McpAccessGrant> {
+    const controlPlane = this.controlPlane;
+    if (!controlPlane) {
+      throw new McpAccessError(
+        503,
+        'control_plane_not_configured',
+        'Person sign-in is not set up on this gateway (MCPGW_OIDC_ISSUER_URL, MCPGW_CONTROL_PLANE_URL, MCPGW_M2M_CLIENT_ID, MCPGW_M2M_CLIENT_SECRET); use a gateway API key.',
+      );
+    }
+    let caller: VerifiedCaller;
+    try {
+      caller = await controlPlane.verifier.verify(token);
+    } catch (error) {
+      if (error instanceof ContractHttpError) throw new McpAccessError(error.getStatus(), error.code, error.message, lowerCased(error.headers));
+      throw error;
+    }
+    if (caller.kind !== 'person') throw new McpAccessError(403, 'forbidden', 'Machine clients use a gateway API key, not a client-credentials token.');
+    const mayUse = (keys: string[]) => can(keys, PRODUCT) && rolesIn(keys, PRODUCT).length > 0;
+    try {
+      if (target) {
+        // One project: the cheaper single view, cached per project.
+        const answer = await controlPlane.client.effectivePermissions({ subject: caller.subject, project: target.project });
+        if (answer.source === 'unavailable') throw unavailable();
+        return { principal: caller.subject, servers: mayUse(answer.permissions) ? this.serversOf((s) => s.project === target.project) : [] };
+      }
+      const view = await controlPlane.client.groupedPermissions({ subject: caller.subject });
+      if (view.source === 'unavailable') throw unavailable();
+      return { principal: caller.subject, servers: this.serversOf((server) => mayUse(keysForProject(view, server.project))) };
+    } catch (error) {
+      if (error instanceof McpAccessError) throw error;
+      // A person who never signed in to the suite, or a project the control plane does not know: nothing to use.
+      if (error instanceof ControlPlaneNotFoundError) return { principal: caller.subject, servers: [] };
+      throw unavailable();
+    }
+  }
+
+  private serversOf(predicate: (server: VirtualServerDefinition) => boolean): string[] {
+    return this.registry.servers().filter(predicate).map((server) => server.id);
+  }
+}
+
+function credentialOf(request: IncomingMessage): string | undefined {
+  const authorization = request.headers.authorization;
+  if (authorization?.startsWith('Bearer ')) return authorization.slice('Bearer '.length).trim() || undefined;
+  const apiKey = request.headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey !== '') return apiKey;
+  // Browsers' and the SDK's WebSocket clients cannot set headers: the relay's upgrade may carry it in the query.
+  if (request.headers.upgrade?.toLowerCase() === 'websocket') {
+    return new URL(request.url ?? '/', 'http://gateway').searchParams.get('access_token') ?? undefined;
+  }
+  return undefined;
+}
+
+function lowerCased(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+const unavailable = () =>
+  new McpAccessError(503, 'control_plane_unavailable', 'Permissions cannot be checked right now (the control plane is unreachable); try again shortly, or use a gateway API key.');

@@ -1,0 +1,17 @@
+import { Global, Module } from '@nestjs/common';
+import { McpApiKeysController } from './api-keys.controller';
+import { ContractMcpAccessPolicy } from './contract-access-policy';
+import { McpAccessPolicy } from './mcp-access';
+
+/**
+ * Who may use the MCP endpoints (McpAccessPolicy: persons through @arbor/contract, API keys) and
+ * the API keys' admin routes. Global, so the runtime's transports find the policy. Needs
+ * McpRegistryModule (ServerRegistry, the admin guard and the control plane).
+ */
+@Global()
+@Module({
+  controllers: [McpApiKeysController],
+  providers: [ContractMcpAccessPolicy, { provide: McpAccessPolicy, useExisting: ContractMcpAccessPolicy }],
+  exports: [McpAccessPolicy],
+})
+export class McpAccessModule {}

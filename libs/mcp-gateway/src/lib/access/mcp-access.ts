@@ -1,0 +1,32 @@
+import type { IncomingMessage } from 'node:http';
+
+/** What a caller may reach: the ids of virtual servers (all of them for `/mcp`'s union). */
+export interface McpAccessGrant {
+  /** Who, for logs and per-caller session ownership: the OIDC `sub`, or `key:<id>` for an API key. */
+  principal: string;
+  /** Virtual server ids the caller may use. */
+  servers: readonly string[];
+}
+
+/** A refusal the transports answer as it says (401 with WWW-Authenticate, 403, 503). */
+export class McpAccessError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'McpAccessError';
+  }
+}
+
+/**
+ * Decides who may use the MCP endpoints: a person's OIDC token (audience mcp-gateway) needs the
+ * `mcp-gateway` sign-in key and a role on the virtual server's project (through @arbor/contract);
+ * a gateway API key is bound to one project. Throws McpAccessError. `serverId` is the virtual
+ * server of `/servers/{id}/…`, or null for `/mcp`, `/sse`, `/ws` (everything the caller may see).
+ */
+export abstract class McpAccessPolicy {
+  abstract authorize(request: IncomingMessage, serverId: string | null): Promise<McpAccessGrant>;
+}

@@ -1,0 +1,309 @@
+// The admin API as a platform team meets it: persons signed in through the suite's identity
+// provider manage upstreams (workspace operators) and virtual servers (operators of the server's
+// project), as the control plane grants mcp-gateway.operator. The built control plane, real
+// PostgreSQL, real dev-idp tokens.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DynamicModule, Module } from '@nestjs/common';
+import { McpGatewayConfig } from '@arbor/config';
+import { DatabaseModule, PlatformModule, RunningService, ServiceDefinition, startService } from '@arbor/platform';
+import { BuiltService, createTestDatabase, machineToken, personToken, startBuiltService, TestDatabase, testIssuer } from '@arbor/testing';
+import { MCP_GATEWAY_ENTITIES, MCP_GATEWAY_MIGRATIONS } from '../database';
+import { McpRegistryModule, McpRegistryOptions } from '../registry/mcp-registry.module';
+import { ServerRegistry } from '../registry/server-registry';
+import { CatalogueItem, UpstreamCatalogue, UpstreamHealth } from '../registry/upstream-catalogue';
+import { ServerResponse, UpstreamResponse } from './dto/admin.responses';
+import { CatalogueItemResponse } from './tools.controller';
+
+const SECRET = 'Bearer everything-s3cret-token';
+
+const CONFIG = `
+upstreams:
+  - name: everything
+    url: http://127.0.0.1:3001/mcp
+servers:
+  - id: everything
+    project: alpha
+    upstreams: [{ upstream: everything }]
+`;
+
+/** What the runtime would know: two upstreams' items and the health of one. */
+class FakeCatalogue extends UpstreamCatalogue {
+  private readonly all: CatalogueItem[] = [
+    { upstream: 'everything', kind: 'tool', name: 'echo', description: 'Echoes' },
+    { upstream: 'everything', kind: 'prompt', name: 'simple-prompt' },
+    { upstream: 'tickets', kind: 'tool', name: 'open-ticket' },
+    { upstream: 'tickets', kind: 'tool', name: 'close-ticket' },
+    { upstream: 'tickets', kind: 'resource', name: 'tickets://open' },
+  ];
+
+  items(upstream?: string): readonly CatalogueItem[] {
+    return this.all.filter((item) => upstream === undefined || item.upstream === upstream);
+  }
+
+  health(upstream?: string): readonly UpstreamHealth[] {
+    const all: UpstreamHealth[] = [{ upstream: 'tickets', state: 'up', lastSeenAt: '2026-11-21T10:00:00.000Z' }];
+    return all.filter((health) => upstream === undefined || health.upstream === upstream);
+  }
+}
+
+@Module({ providers: [{ provide: UpstreamCatalogue, useClass: FakeCatalogue }], exports: [UpstreamCatalogue] })
+class FakeRuntimeModule {}
+
+function gatewayService(options: Omit<McpRegistryOptions, 'allowLinkLocal'>): ServiceDefinition<McpGatewayConfig> {
+  return {
+    schema: McpGatewayConfig,
+    module: (config): DynamicModule => ({
+      module: class McpAdminTestApp {},
+      imports: [
+        PlatformModule.forService(config, { readiness: 'database' }),
+        DatabaseModule.forRoot({ url: config.MCPGW_DATABASE_URL, applicationName: 'mcp-gateway', entities: MCP_GATEWAY_ENTITIES, migrations: MCP_GATEWAY_MIGRATIONS }),
+        McpRegistryModule.forOptions({ ...options, allowLinkLocal: false, imports: [FakeRuntimeModule] }),
+      ],
+    }),
+  };
+}
+
+interface Answer {
+  status: number;
+  text: string;
+  body: {
+    error?: { code: string; message: string; details?: { fields: Record<string, string[]> } };
+    upstreams?: UpstreamResponse[];
+    servers?: ServerResponse[];
+    items?: CatalogueItemResponse[];
+    [field: string]: unknown;
+  };
+}
+
+async function call(baseUrl: string, method: string, route: string, token?: string, body?: unknown): Promise<Answer> {
+  const response = await fetch(`${baseUrl}${route}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, text, body: text ? JSON.parse(text) : {} };
+}
+
+describe('managing upstreams and virtual servers as a person with mcp-gateway.operator', () => {
+  let controlPlane: BuiltService;
+  let cpDatabase: TestDatabase;
+  let database: TestDatabase;
+  let gateway: RunningService<McpGatewayConfig>;
+  const tokens = { admin: '', alice: '', bob: '', carol: '' };
+  const as = (who: keyof typeof tokens) => (method: string, route: string, body?: unknown) => call(gateway.url, method, route, tokens[who], body);
+
+  beforeAll(async () => {
+    cpDatabase = await createTestDatabase('arbor_cp');
+    controlPlane = await startBuiltService('control-plane-api', 'CP_LISTEN_ADDR', {
+      CP_DATABASE_URL: cpDatabase.url,
+      CP_OIDC_ISSUER_URL: testIssuer(),
+      CP_OIDC_AUDIENCE: 'control-plane',
+      CP_SECRETS_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+      CP_LOG: 'off',
+      CP_SUITE_MCP_GATEWAY_URL: 'http://localhost:4444',
+    });
+    [tokens.admin, tokens.alice, tokens.bob, tokens.carol] = await Promise.all(['admin', 'alice', 'bob', 'carol'].map((name) => personToken(name)));
+    const userId = async (token: string) => (await call(controlPlane.url, 'GET', '/api/v1/me', token)).body['id'] as string;
+    const [alice, bob, carol] = await Promise.all([userId(tokens.alice), userId(tokens.bob), userId(tokens.carol)]);
+    for (const slug of ['alpha', 'beta']) await call(controlPlane.url, 'POST', '/api/v1/projects', tokens.admin, { slug, name: slug });
+    const grant = (id: string, grants: unknown) => call(controlPlane.url, 'PUT', `/api/v1/users/${id}/permissions`, tokens.admin, grants);
+    await grant(alice, { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.operator'] } });
+    await grant(bob, { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
+    await grant(carol, { workspace: ['mcp-gateway', 'mcp-gateway.operator'], projects: {} });
+
+    const configFile = path.join(mkdtempSync(path.join(tmpdir(), 'mcpgw-admin-')), 'gateway.yaml');
+    writeFileSync(configFile, CONFIG);
+    database = await createTestDatabase();
+    gateway = await startService(
+      gatewayService({
+        configFile,
+        secretsKey: Buffer.alloc(32, 5).toString('base64'),
+        controlPlane: { issuer: testIssuer(), audience: 'mcp-gateway', baseUrl: controlPlane.url, clientId: 'mcp-gateway-m2m', clientSecret: 'dev-mcp-gateway-m2m-secret' },
+      }),
+      { MCPGW_DATABASE_URL: database.url, MCPGW_LISTEN_ADDR: '127.0.0.1:0', MCPGW_LOG: 'off' },
+    );
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await controlPlane?.kill('SIGTERM');
+    await database?.drop();
+    await cpDatabase?.drop();
+  });
+
+  it('lets a workspace operator add, change and remove an upstream, never showing header values', async () => {
+    const created = await as('carol')('POST', '/api/v1/upstreams', {
+      name: 'tickets',
+      url: 'http://127.0.0.1:3004/mcp',
+      transport: 'sse',
+      headers: { Authorization: SECRET },
+      max_concurrency: 3,
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      name: 'tickets',
+      transport: 'sse',
+      header_names: ['authorization'],
+      timeout_ms: 60000,
+      max_concurrency: 3,
+      source: 'api',
+      health: { state: 'up', last_seen_at: '2026-11-21T10:00:00.000Z', last_error: null },
+      tool_count: 2,
+    });
+    // The runtime sees it at once, with the header it needs.
+    expect(gateway.app.get(ServerRegistry).upstream('tickets')?.headers).toEqual({ authorization: SECRET });
+
+    const listed = await as('carol')('GET', '/api/v1/upstreams');
+    expect(listed.body.upstreams?.map((upstream) => [upstream.name, upstream.source])).toEqual([
+      ['everything', 'config'],
+      ['tickets', 'api'],
+    ]);
+    const changed = await as('carol')('PATCH', '/api/v1/upstreams/tickets', { timeout_ms: 5000, headers: { 'x-api-key': 'other-s3cret' } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ timeout_ms: 5000, header_names: ['x-api-key'] });
+    for (const answer of [created, listed, changed, await as('carol')('GET', '/api/v1/upstreams/tickets')]) {
+      expect(answer.text).not.toContain('s3cret');
+    }
+
+    expect((await as('carol')('POST', '/api/v1/upstreams', { name: 'tickets', url: 'http://127.0.0.1:3005/mcp' })).body.error?.code).toBe('upstream_exists');
+    expect((await as('carol')('DELETE', '/api/v1/upstreams/tickets')).status).toBe(204);
+    expect((await as('carol')('GET', '/api/v1/upstreams/tickets')).status).toBe(404);
+    expect(gateway.app.get(ServerRegistry).upstream('tickets')).toBeUndefined();
+  });
+
+  it('refuses upstreams on link-local and metadata addresses, and bad bodies naming each field', async () => {
+    const metadata = await as('carol')('POST', '/api/v1/upstreams', { name: 'imds', url: 'http://169.254.169.254/latest/meta-data' });
+    expect(metadata.status).toBe(400);
+    expect(metadata.body.error?.code).toBe('upstream_url_refused');
+    expect(metadata.body.error?.message).toContain('MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS=true');
+    const linkLocal = await as('carol')('POST', '/api/v1/upstreams', { name: 'local', url: 'http://[fe80::1]:3001/mcp' });
+    expect(linkLocal.body.error?.code).toBe('upstream_url_refused');
+
+    const bad = await as('carol')('POST', '/api/v1/upstreams', { name: 'Bad', url: 'ftp://x', transport: 'ws', headers: { host: 'x' }, timeout_ms: 0 });
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body.error?.details?.fields ?? {}).sort()).toEqual(['headers', 'name', 'timeout_ms', 'transport', 'url']);
+  });
+
+  it('keeps upstreams to workspace operators, while project operators may read them', async () => {
+    const refused = await as('alice')('POST', '/api/v1/upstreams', { name: 'mine', url: 'http://127.0.0.1:3006/mcp' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error?.message).toContain('mcp-gateway.operator at workspace level');
+    expect((await as('alice')('GET', '/api/v1/upstreams')).status).toBe(200);
+    expect((await as('bob')('GET', '/api/v1/upstreams')).status).toBe(403);
+  });
+
+  it("lets project operators manage their project's servers only, against known upstreams", async () => {
+    const created = await as('alice')('POST', '/api/v1/servers', { id: 'alpha-tools', project: 'alpha', upstreams: [{ upstream: 'everything', tools: ['echo'], prompts: [] }] });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      id: 'alpha-tools',
+      project: 'alpha',
+      name: 'alpha-tools',
+      description: null,
+      upstreams: [{ upstream: 'everything', tools: ['echo'], resources: '*', prompts: [] }],
+      source: 'api',
+    });
+    expect(gateway.app.get(ServerRegistry).server('alpha-tools')?.selections[0].tools).toEqual(['echo']);
+
+    const unknown = await as('alice')('POST', '/api/v1/servers', { id: 'lost', project: 'alpha', upstreams: [{ upstream: 'nowhere' }] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error?.code).toBe('unknown_upstream');
+    expect((await as('alice')('POST', '/api/v1/servers', { id: 'beta-tools', project: 'beta', upstreams: [] })).status).toBe(403);
+    expect((await as('bob')('POST', '/api/v1/servers', { id: 'bobs', project: 'alpha', upstreams: [] })).status).toBe(403);
+    expect((await as('alice')('PATCH', '/api/v1/servers/alpha-tools', { project: 'beta' })).status).toBe(403);
+
+    expect((await as('carol')('POST', '/api/v1/servers', { id: 'beta-tools', project: 'beta', upstreams: [] })).status).toBe(201);
+    expect((await as('alice')('GET', '/api/v1/servers/beta-tools')).status).toBe(403);
+    const mine = await as('alice')('GET', '/api/v1/servers');
+    expect(mine.body.servers?.map((server) => server.id)).toEqual(['alpha-tools', 'everything']);
+    expect((await as('alice')('GET', '/api/v1/servers?project=beta')).status).toBe(403);
+    expect((await as('carol')('GET', '/api/v1/servers')).body.servers?.map((server) => server.id)).toEqual(['alpha-tools', 'beta-tools', 'everything']);
+
+    const renamed = await as('alice')('PATCH', '/api/v1/servers/alpha-tools', { name: 'Alpha tools', description: 'Echo only' });
+    expect(renamed.body).toMatchObject({ name: 'Alpha tools', description: 'Echo only' });
+    expect((await as('alice')('PATCH', '/api/v1/servers/alpha-tools', { description: null })).body.description).toBeNull();
+    expect((await as('alice')('DELETE', '/api/v1/servers/alpha-tools')).status).toBe(204);
+    expect(gateway.app.get(ServerRegistry).server('alpha-tools')).toBeUndefined();
+  });
+
+  it('refuses API changes to what MCPGW_CONFIG declares', async () => {
+    for (const answer of [
+      await as('carol')('PATCH', '/api/v1/upstreams/everything', { timeout_ms: 1000 }),
+      await as('carol')('DELETE', '/api/v1/upstreams/everything'),
+      await as('alice')('PATCH', '/api/v1/servers/everything', { name: 'Mine now' }),
+      await as('alice')('DELETE', '/api/v1/servers/everything'),
+    ]) {
+      expect(answer.status).toBe(409);
+      expect(answer.body.error?.code).toBe('managed_by_config');
+      expect(answer.body.error?.message).toContain('comes from MCPGW_CONFIG');
+    }
+  });
+
+  it('lists the catalogue with the servers exposing each item, by upstream or by server', async () => {
+    await as('carol')('POST', '/api/v1/upstreams', { name: 'tickets', url: 'http://127.0.0.1:3004/mcp' });
+    await as('alice')('POST', '/api/v1/servers', { id: 'alpha-support', project: 'alpha', upstreams: [{ upstream: 'tickets', tools: ['open-ticket'], resources: [] }] });
+    await as('carol')('POST', '/api/v1/servers', { id: 'beta-support', project: 'beta', upstreams: [{ upstream: 'tickets' }] });
+
+    const all = await as('carol')('GET', '/api/v1/tools');
+    expect(all.status).toBe(200);
+    expect(all.body.items).toContainEqual({ upstream: 'tickets', kind: 'tool', name: 'open-ticket', description: null, servers: ['alpha-support', 'beta-support'] });
+    expect(all.body.items).toContainEqual({ upstream: 'everything', kind: 'tool', name: 'echo', description: 'Echoes', servers: ['everything'] });
+
+    // Alice operates alpha only: beta's servers are not hers to see.
+    const tickets = await as('alice')('GET', '/api/v1/tools?upstream=tickets');
+    expect(tickets.body.items?.map((item) => [item.name, item.servers])).toEqual([
+      ['open-ticket', ['alpha-support']],
+      ['close-ticket', []],
+      ['tickets://open', []],
+    ]);
+    const exposed = await as('alice')('GET', '/api/v1/tools?server=alpha-support');
+    expect(exposed.body.items?.map((item) => item.name)).toEqual(['open-ticket']);
+    expect((await as('alice')('GET', '/api/v1/tools?server=beta-support')).status).toBe(403);
+    expect((await as('alice')('GET', '/api/v1/tools?upstream=nowhere')).status).toBe(404);
+    expect((await as('bob')('GET', '/api/v1/tools')).status).toBe(403);
+  });
+
+  it('refuses callers without a person token for this gateway', async () => {
+    const none = await call(gateway.url, 'GET', '/api/v1/servers');
+    expect(none.status).toBe(401);
+    expect(none.body.error?.code).toBe('missing_credentials');
+    // mcp-gateway-m2m's tokens are for the control plane (audience control-plane), not for this API.
+    const wrongAudience = await call(gateway.url, 'GET', '/api/v1/servers', await machineToken('mcp-gateway-m2m'));
+    expect(wrongAudience.status).toBe(401);
+    expect(wrongAudience.body.error?.code).toBe('invalid_token');
+    const forged = `${tokens.alice.slice(0, tokens.alice.lastIndexOf('.'))}.c2lnbmF0dXJl`;
+    expect((await call(gateway.url, 'GET', '/api/v1/servers', forged)).status).toBe(401);
+  });
+
+  it('answers 503 while the control plane cannot say', async () => {
+    await controlPlane.kill('SIGTERM');
+    // Nobody asked about admin before: nothing cached to fall back on.
+    const unavailable = await call(gateway.url, 'GET', '/api/v1/upstreams', await personToken('admin'));
+    expect(unavailable.status).toBe(503);
+    expect(unavailable.body.error?.code).toBe('control_plane_unavailable');
+  });
+});
+
+describe('an MCP gateway without control-plane settings', () => {
+  it('tells a person which settings its admin API lacks', async () => {
+    const database = await createTestDatabase();
+    const gateway = await startService(gatewayService({ controlPlane: { issuer: testIssuer(), audience: 'mcp-gateway' } }), {
+      MCPGW_DATABASE_URL: database.url,
+      MCPGW_LISTEN_ADDR: '127.0.0.1:0',
+      MCPGW_LOG: 'off',
+    });
+    try {
+      const answer = await call(gateway.url, 'GET', '/api/v1/servers', await personToken('alice'));
+      expect(answer.status).toBe(503);
+      expect(answer.body.error?.code).toBe('control_plane_not_configured');
+      expect(answer.body.error?.message).toContain('MCPGW_CONTROL_PLANE_URL, MCPGW_M2M_CLIENT_ID, MCPGW_M2M_CLIENT_SECRET');
+      expect(answer.body.error?.message).not.toContain('MCPGW_OIDC_ISSUER_URL');
+    } finally {
+      await gateway.close();
+      await database.drop();
+    }
+  });
+});

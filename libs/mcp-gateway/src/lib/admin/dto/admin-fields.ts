@@ -1,0 +1,57 @@
+import { applyDecorators } from '@nestjs/common';
+import { IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import { headerProblem, PROJECT_SLUG, SERVER_ID, UPSTREAM_NAME } from '../../registry/registry-rules';
+
+export const IsUpstreamName = () =>
+  applyDecorators(IsString(), Matches(UPSTREAM_NAME, { message: '$property must be 1 to 63 lower-case letters, digits, _ and -, starting with a letter or digit' }));
+
+export const IsServerId = () =>
+  applyDecorators(IsString(), Matches(SERVER_ID, { message: '$property must be 1 to 63 lower-case letters, digits and -, starting with a letter or digit' }));
+
+export const IsProjectSlug = () =>
+  applyDecorators(IsString(), Matches(PROJECT_SLUG, { message: '$property must be a project slug: 1 to 64 lower-case letters, digits and hyphens' }));
+
+export const IsUpstreamUrl = () => applyDecorators(IsString(), IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: '$property must be an http(s) URL' }));
+
+export const IsTransport = () => applyDecorators(IsIn(['streamable-http', 'sse']));
+
+export const IsTimeoutMs = () => applyDecorators(IsInt(), Min(1), Max(3_600_000));
+
+export const IsMaxConcurrency = () => applyDecorators(IsInt(), Min(1), Max(10_000));
+
+export const IsDisplayName = () => applyDecorators(IsString(), IsNotEmpty(), MaxLength(200));
+
+export const IsDescription = () => applyDecorators(IsString(), MaxLength(2000));
+
+/** `{name: value}`, values strings; the message names the header, never the value. */
+export const IsUpstreamHeaders = () =>
+  ValidateBy({
+    name: 'isUpstreamHeaders',
+    validator: {
+      validate: (value: unknown) => headersProblem(value) === undefined,
+      defaultMessage: (args) => `$property: ${headersProblem(args?.value) ?? 'invalid'}`,
+    },
+  });
+
+function headersProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be an object of header names to values';
+  const seen = new Set<string>();
+  for (const [name, headerValue] of Object.entries(value)) {
+    const problem = headerProblem(name, headerValue);
+    if (problem !== undefined) return problem;
+    if (seen.has(name.toLowerCase())) return `"${name}" is given twice (header names are case-insensitive)`;
+    seen.add(name.toLowerCase());
+  }
+  return undefined;
+}
+
+/** `'*'` or a list of names. */
+export const IsSelectionNames = () =>
+  ValidateBy({
+    name: 'isSelectionNames',
+    validator: {
+      validate: (value: unknown) =>
+        value === '*' || (Array.isArray(value) && value.length <= 10_000 && value.every((item) => typeof item === 'string' && item !== '' && item.length <= 2000)),
+      defaultMessage: () => "$property must be '*' or a list of names",
+    },
+  });

@@ -1,0 +1,66 @@
+import type { StoredServer, StoredUpstream } from '../../registry/registry-store';
+import type { UpstreamSelection } from '../../registry/server-registry';
+import type { UpstreamHealth } from '../../registry/upstream-catalogue';
+
+/** An upstream as the admin API shows it: header names, never their values. */
+export interface UpstreamResponse {
+  name: string;
+  url: string;
+  transport: string;
+  header_names: string[];
+  timeout_ms: number;
+  max_concurrency: number;
+  /** `config`: from MCPGW_CONFIG, read-only here. */
+  source: string;
+  /** From the runtime's pings; absent when the gateway runs without it. */
+  health?: { state: UpstreamHealth['state']; last_seen_at: string | null; last_error: string | null };
+  tool_count?: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export function upstreamResponse(upstream: StoredUpstream, runtime?: { health?: UpstreamHealth; toolCount: number }): UpstreamResponse {
+  return {
+    name: upstream.name,
+    url: upstream.url,
+    transport: upstream.transport,
+    header_names: Object.keys(upstream.headers).sort(),
+    timeout_ms: upstream.timeoutMs,
+    max_concurrency: upstream.maxConcurrency,
+    source: upstream.source,
+    ...(runtime
+      ? {
+          health: runtime.health
+            ? { state: runtime.health.state, last_seen_at: runtime.health.lastSeenAt ?? null, last_error: runtime.health.lastError ?? null }
+            : { state: 'connecting' as const, last_seen_at: null, last_error: null },
+          tool_count: runtime.toolCount,
+        }
+      : {}),
+    created_at: upstream.createdAt.toISOString(),
+    updated_at: upstream.updatedAt.toISOString(),
+  };
+}
+
+export interface ServerResponse {
+  id: string;
+  project: string;
+  name: string;
+  description: string | null;
+  upstreams: UpstreamSelection[];
+  source: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export function serverResponse(server: StoredServer): ServerResponse {
+  return {
+    id: server.id,
+    project: server.project,
+    name: server.name,
+    description: server.description ?? null,
+    upstreams: [...server.selections],
+    source: server.source,
+    created_at: server.createdAt.toISOString(),
+    updated_at: server.updatedAt.toISOString(),
+  };
+}

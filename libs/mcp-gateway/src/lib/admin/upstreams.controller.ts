@@ -1,0 +1,102 @@
+import { Body, Controller, Delete, Get, HttpCode, Optional, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { DatabaseServerRegistry } from '../registry/database-server-registry';
+import { RegistryStore, StoredUpstream, UpstreamChanges } from '../registry/registry-store';
+import { DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_MS, normaliseHeaders } from '../registry/registry-rules';
+import { ManagedByConfig, UpstreamUrlNotAllowed } from '../registry/registry.exception';
+import { UpstreamCatalogue } from '../registry/upstream-catalogue';
+import { checkUpstreamUrl, UpstreamUrlRefused } from '../registry/upstream-url-guard';
+import { CurrentMcpAdmin, McpAdminAccess, McpAdminCaller, McpAdminGuard } from './admin-access';
+import { McpAdminSettings } from './admin-settings';
+import { upstreamResponse, UpstreamResponse } from './dto/admin.responses';
+import { CreateUpstreamDto, UpdateUpstreamDto } from './dto/upstream.dto';
+
+/**
+ * /api/v1/upstreams: the upstream MCP servers every project's virtual servers draw on. Reading
+ * needs mcp-gateway.operator somewhere, changing needs it at workspace level. Header values are
+ * write-only.
+ */
+@Controller('api/v1/upstreams')
+@UseGuards(McpAdminGuard)
+export class UpstreamsController {
+  constructor(
+    private readonly registry: DatabaseServerRegistry,
+    private readonly store: RegistryStore,
+    private readonly access: McpAdminAccess,
+    private readonly settings: McpAdminSettings,
+    @Optional() private readonly catalogue?: UpstreamCatalogue,
+  ) {}
+
+  @Get()
+  async list(@CurrentMcpAdmin() caller: McpAdminCaller): Promise<{ upstreams: UpstreamResponse[] }> {
+    await this.access.assertSomeOperator(caller, 'Reading upstreams');
+    const { upstreams } = await this.store.load();
+    return { upstreams: upstreams.map((upstream) => this.response(upstream)) };
+  }
+
+  @Get(':name')
+  async get(@CurrentMcpAdmin() caller: McpAdminCaller, @Param('name') name: string): Promise<UpstreamResponse> {
+    await this.access.assertSomeOperator(caller, 'Reading upstreams');
+    return this.response(await this.store.upstream(name));
+  }
+
+  @Post()
+  async create(@CurrentMcpAdmin() caller: McpAdminCaller, @Body() body: CreateUpstreamDto): Promise<UpstreamResponse> {
+    await this.access.assertWorkspaceOperator(caller, 'Adding an upstream');
+    await this.checkUrl(body.url);
+    const created = await this.registry.createUpstream({
+      name: body.name,
+      url: body.url,
+      transport: body.transport ?? 'streamable-http',
+      headers: normaliseHeaders(body.headers ?? {}),
+      timeoutMs: body.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+      maxConcurrency: body.max_concurrency ?? DEFAULT_MAX_CONCURRENCY,
+    });
+    return this.response(created);
+  }
+
+  @Patch(':name')
+  async update(@CurrentMcpAdmin() caller: McpAdminCaller, @Param('name') name: string, @Body() body: UpdateUpstreamDto): Promise<UpstreamResponse> {
+    await this.access.assertWorkspaceOperator(caller, 'Changing an upstream');
+    await this.apiMade(name);
+    if (body.url !== undefined) await this.checkUrl(body.url);
+    const changes: UpstreamChanges = {
+      url: body.url,
+      transport: body.transport,
+      headers: body.headers === undefined ? undefined : normaliseHeaders(body.headers),
+      timeoutMs: body.timeout_ms,
+      maxConcurrency: body.max_concurrency,
+    };
+    return this.response(await this.registry.updateUpstream(name, changes));
+  }
+
+  @Delete(':name')
+  @HttpCode(204)
+  async delete(@CurrentMcpAdmin() caller: McpAdminCaller, @Param('name') name: string): Promise<void> {
+    await this.access.assertWorkspaceOperator(caller, 'Removing an upstream');
+    await this.apiMade(name);
+    await this.registry.deleteUpstream(name);
+  }
+
+  /** Config rows are refused before anything else is checked: the answer is the same whatever the body. */
+  private async apiMade(name: string): Promise<void> {
+    if ((await this.store.upstream(name)).source === 'config') throw new ManagedByConfig('upstream', name);
+  }
+
+  private async checkUrl(url: string): Promise<void> {
+    try {
+      await checkUpstreamUrl(url, { allowLinkLocal: this.settings.allowLinkLocal });
+    } catch (error) {
+      if (!(error instanceof UpstreamUrlRefused)) throw error;
+      // A host that does not resolve yet is accepted: the runtime checks again when it connects.
+      if (error.reason !== 'unresolvable') throw new UpstreamUrlNotAllowed(error.message);
+    }
+  }
+
+  private response(upstream: StoredUpstream): UpstreamResponse {
+    if (!this.catalogue) return upstreamResponse(upstream);
+    return upstreamResponse(upstream, {
+      health: this.catalogue.health(upstream.name)[0],
+      toolCount: this.catalogue.items(upstream.name).filter((item) => item.kind === 'tool').length,
+    });
+  }
+}

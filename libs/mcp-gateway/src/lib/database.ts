@@ -1,0 +1,10 @@
+import { CreateMcpApiKeys1764000000300 } from './migrations/1764000000300-CreateMcpApiKeys';
+import { McpApiKey } from './access/mcp-api-key.entity';
+import { CreateUpstreams1764000000100 } from './migrations/1764000000100-CreateUpstreams';
+import { CreateVirtualServers1764000000200 } from './migrations/1764000000200-CreateVirtualServers';
+import { Upstream } from './registry/upstream.entity';
+import { VirtualServer } from './registry/virtual-server.entity';
+
+/** For the gateway service's DatabaseModule.forRoot. */
+export const MCP_GATEWAY_ENTITIES = [Upstream, VirtualServer, McpApiKey];
+export const MCP_GATEWAY_MIGRATIONS = [CreateUpstreams1764000000100, CreateVirtualServers1764000000200, CreateMcpApiKeys1764000000300];

@@ -1,0 +1,278 @@
+import { Injectable } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { DEFAULT_REQUEST_TIMEOUT_MSEC, RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import {
+  CallToolRequestSchema,
+  CallToolResult,
+  ClientRequest,
+  CompleteRequestSchema,
+  CompleteResult,
+  ErrorCode,
+  GetPromptRequestSchema,
+  GetPromptResult,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  Notification,
+  ReadResourceRequestSchema,
+  ReadResourceResult,
+  Request,
+  RequestId,
+  ResultSchema,
+  RootsListChangedNotificationSchema,
+  ServerCapabilities,
+  ServerNotification,
+  ServerRequest,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { McpAccessGrant } from '../access/mcp-access';
+import { ServerRegistry } from '../registry/server-registry';
+import { CatalogueKind, UpstreamCaller, UpstreamPool } from '../upstreams/upstream-pool';
+import { SessionForwardOptions, UpstreamSessions } from '../upstreams/upstream-sessions';
+import { CatalogueView } from './catalogue-view';
+import { FederationViews } from './federation-views';
+import { page } from './pagination';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** One validator for every server: building one costs a millisecond, too much per stateless request. */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
+export interface FederatedSessionOptions {
+  /** The virtual server, or null for `/mcp` (every server of the grant, names prefixed). */
+  serverId: string | null;
+  grant: McpAccessGrant;
+  /**
+   * Whether the session has upstream sessions of its own (stateful HTTP, SSE, WebSocket), so
+   * upstream requests and notifications reach its client; otherwise the pool's shared ones serve it.
+   */
+  ownUpstreamSessions: boolean;
+}
+
+/** Opens federated MCP servers: one SDK Server per downstream session or stateless request. */
+@Injectable()
+export class Federation {
+  constructor(
+    private readonly pool: UpstreamPool,
+    private readonly views: FederationViews,
+    private readonly registry: ServerRegistry,
+  ) {}
+
+  async open(options: FederatedSessionOptions): Promise<FederatedSession> {
+    const session = new FederatedSession(this.pool, this.views, options);
+    const view = await session.view();
+    const server = options.serverId === null ? undefined : this.registry.server(options.serverId);
+    session.build(view, server?.name, server?.description);
+    return session;
+  }
+}
+
+/**
+ * One downstream session (or stateless request) of a virtual server or of `/mcp`: an SDK Server
+ * whose handlers answer from the catalogue view and forward calls to the upstreams.
+ */
+export class FederatedSession {
+  server!: Server;
+  private capabilities: ServerCapabilities = {};
+  private grant: McpAccessGrant;
+  private readonly upstreamSessions?: UpstreamSessions;
+  private readonly caller: UpstreamCaller;
+  private unsubscribe?: () => void;
+  private closed = false;
+
+  constructor(
+    private readonly pool: UpstreamPool,
+    private readonly views: FederationViews,
+    private readonly options: FederatedSessionOptions,
+  ) {
+    this.grant = options.grant;
+    if (options.ownUpstreamSessions) {
+      this.upstreamSessions = new UpstreamSessions(pool, {
+        capabilities: () => this.server.getClientCapabilities() ?? {},
+        request: (upstream, request, signal, related) => this.relayRequest(upstream, request, signal, related),
+        notify: (upstream, notification, related) => this.relayNotification(upstream, notification, related),
+      });
+    }
+    this.caller = this.upstreamSessions ?? pool;
+  }
+
+  get principal(): string {
+    return this.grant.principal;
+  }
+
+  /** The servers `/mcp` shows follow the caller's grant as of its latest request. */
+  updateGrant(grant: McpAccessGrant): void {
+    this.grant = grant;
+  }
+
+  view(): Promise<CatalogueView> {
+    return this.views.view(this.options.serverId, this.grant.servers, this.options.ownUpstreamSessions);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe?.();
+    await this.upstreamSessions?.close();
+    await this.server.close().catch(() => undefined);
+  }
+
+  /** Creates the SDK Server announcing what the view's upstreams offer. */
+  build(view: CatalogueView, name = 'Arbor MCP gateway', instructions?: string): void {
+    const capabilities = view.capabilities;
+    this.capabilities = capabilities;
+    const server = new Server({ name, version: '1.0.0' }, { capabilities, jsonSchemaValidator: SCHEMA_VALIDATOR, ...(instructions ? { instructions } : {}) });
+    this.server = server;
+    const forward = (upstream: string, request: ClientRequest, extra: Extra) => this.caller.forward(upstream, request, callOptions(extra));
+    const size = this.views.pageSize;
+
+    if (capabilities.tools) {
+      server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+        const { items, nextCursor } = page((await this.view()).tools, request.params?.cursor, size);
+        return { tools: items.map((t) => ({ ...t.item, name: t.name })), ...(nextCursor ? { nextCursor } : {}) };
+      });
+      server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+        const tool = (await this.view()).tool(request.params.name);
+        if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+        return (await forward(tool.upstream, { method: 'tools/call', params: { ...request.params, name: tool.original } }, extra)) as CallToolResult;
+      });
+    }
+
+    if (capabilities.prompts) {
+      server.setRequestHandler(ListPromptsRequestSchema, async (request) => {
+        const { items, nextCursor } = page((await this.view()).prompts, request.params?.cursor, size);
+        return { prompts: items.map((p) => ({ ...p.item, name: p.name })), ...(nextCursor ? { nextCursor } : {}) };
+      });
+      server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+        const prompt = (await this.view()).prompt(request.params.name);
+        if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Prompt ${request.params.name} not found`);
+        return (await forward(prompt.upstream, { method: 'prompts/get', params: { ...request.params, name: prompt.original } }, extra)) as GetPromptResult;
+      });
+    }
+
+    if (capabilities.resources) {
+      server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+        const { items, nextCursor } = page((await this.view()).resources, request.params?.cursor, size);
+        return { resources: items.map((r) => ({ ...r.item, uri: r.name })), ...(nextCursor ? { nextCursor } : {}) };
+      });
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, async (request) => {
+        const { items, nextCursor } = page((await this.view()).templates, request.params?.cursor, size);
+        return { resourceTemplates: items.map((t) => ({ ...t.item, uriTemplate: t.name })), ...(nextCursor ? { nextCursor } : {}) };
+      });
+      server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+        const asked = request.params.uri;
+        const target = (await this.view()).resource(asked);
+        if (!target) throw new McpError(-32002, `Resource ${asked} not found`, { uri: asked });
+        const result = (await forward(target.upstream, { method: 'resources/read', params: { ...request.params, uri: target.uri } }, extra)) as ReadResourceResult;
+        if (target.uri === asked || !Array.isArray(result.contents)) return result;
+        // The client asked by the name it was shown: answer under that name.
+        return { ...result, contents: result.contents.map((c) => (c.uri === target.uri ? { ...c, uri: asked } : c)) };
+      });
+      if (capabilities.resources.subscribe) {
+        for (const schema of [SubscribeRequestSchema, UnsubscribeRequestSchema]) {
+          server.setRequestHandler(schema, async (request, extra) => {
+            const target = (await this.view()).resource(request.params.uri);
+            if (!target) throw new McpError(-32002, `Resource ${request.params.uri} not found`, { uri: request.params.uri });
+            return forward(target.upstream, { method: request.method, params: { ...request.params, uri: target.uri } }, extra);
+          });
+        }
+      }
+    }
+
+    if (capabilities.completions) {
+      server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+        const view = await this.view();
+        const ref = request.params.ref;
+        const target =
+          ref.type === 'ref/prompt'
+            ? (() => {
+                const prompt = view.prompt(ref.name);
+                return prompt && { upstream: prompt.upstream, ref: { ...ref, name: prompt.original } };
+              })()
+            : (() => {
+                const template = view.template(ref.uri);
+                return template && { upstream: template.upstream, ref: { ...ref, uri: template.uri } };
+              })();
+        if (!target) throw new McpError(ErrorCode.InvalidParams, 'Unknown completion reference');
+        return (await forward(target.upstream, { method: 'completion/complete', params: { ...request.params, ref: target.ref } }, extra)) as CompleteResult;
+      });
+    }
+
+    if (capabilities.logging) {
+      // Upstreams filter their own messages; a stateless request has no session to set a level for.
+      server.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
+        if (!this.upstreamSessions) return {};
+        const view = await this.view();
+        const logging = view.upstreams.filter((u) => this.pool.knownOffer(u).capabilities.logging);
+        await Promise.allSettled(logging.map((u) => forward(u, { method: 'logging/setLevel', params: request.params }, extra)));
+        return {};
+      });
+    }
+
+    if (this.upstreamSessions) {
+      const sessions = this.upstreamSessions;
+      server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+        await Promise.allSettled(sessions.opened.map((client) => client.sendRootsListChanged()));
+      });
+      this.unsubscribe = this.pool.onCatalogueChange((upstream, kind) => void this.announce(upstream, kind));
+    }
+  }
+
+  /** Tells the client a list it sees may have changed. */
+  private async announce(upstream: string, kind: CatalogueKind): Promise<void> {
+    const server = this.server;
+    if (this.closed || !server.transport || !(await this.view()).upstreams.includes(upstream)) return;
+    const capabilities = this.capabilities;
+    const send =
+      kind === 'tools' && capabilities.tools
+        ? () => server.sendToolListChanged()
+        : kind === 'resources' && capabilities.resources
+          ? () => server.sendResourceListChanged()
+          : kind === 'prompts' && capabilities.prompts
+            ? () => server.sendPromptListChanged()
+            : undefined;
+    await send?.().catch(() => undefined);
+  }
+
+  private relayRequest(upstream: string, request: Request, signal: AbortSignal, related?: RequestId) {
+    return this.server.request(request as ServerRequest, ResultSchema, {
+      signal,
+      // A person answering an elicitation may take as long as the upstream waits for its call.
+      timeout: this.pool.definition(upstream)?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MSEC,
+      ...(related !== undefined ? { relatedRequestId: related } : {}),
+    });
+  }
+
+  private async relayNotification(upstream: string, notification: Notification, related?: RequestId): Promise<void> {
+    let relayed = notification;
+    if (notification.method === 'notifications/resources/updated' && typeof notification.params?.['uri'] === 'string') {
+      const uri = (await this.view()).exposedUri(upstream, notification.params['uri']);
+      relayed = { ...notification, params: { ...notification.params, uri } };
+    }
+    await this.server
+      .notification(relayed as ServerNotification, related !== undefined ? { relatedRequestId: related } : {})
+      .catch(() => undefined);
+  }
+}
+
+/** The client's cancellation, its progress token (progress comes back under it) and its request id. */
+function callOptions(extra: Extra): SessionForwardOptions {
+  const token = extra._meta?.progressToken;
+  return {
+    signal: extra.signal,
+    relatedRequestId: extra.requestId,
+    ...(token !== undefined
+      ? {
+          onprogress: (progress) =>
+            void extra
+              .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } })
+              .catch(() => undefined),
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,180 @@
+import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { ConfigError, ConfigProblem } from '@arbor/config';
+import { HeadersUnreadable } from './header-cipher';
+import type { RegistryConfig } from './registry-config';
+import { RegistryRows, RegistryStore, ServerChanges, StoredServer, StoredUpstream, UpstreamChanges } from './registry-store';
+import { ServerRegistry, UpstreamDefinition, VirtualServerDefinition } from './server-registry';
+import { checkUpstreamUrl, UpstreamUrlRefused } from './upstream-url-guard';
+
+export interface DatabaseServerRegistryOptions {
+  /** MCPGW_CONFIG, parsed; synced into the database at start. */
+  config: RegistryConfig;
+  /** MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS. */
+  allowLinkLocal: boolean;
+  /** How often other replicas' changes are looked for; default 5 s. */
+  pollIntervalMs?: number;
+}
+
+const DEFAULT_POLL_INTERVAL_MS = 5_000;
+
+/**
+ * The ServerRegistry of the gateway: an in-memory snapshot of the upstreams and virtual servers
+ * tables (headers decrypted), so the runtime never waits on the database. Reloaded after its own
+ * changes, and when a cheap fingerprint query every few seconds shows another replica's.
+ */
+export class DatabaseServerRegistry extends ServerRegistry implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('mcp-registry');
+  private readonly listeners = new Set<() => void>();
+  private rows: RegistryRows = { upstreams: [], servers: [] };
+  private upstreamsByName = new Map<string, StoredUpstream>();
+  private serversById = new Map<string, StoredServer>();
+  private fingerprint = '';
+  private timer?: NodeJS.Timeout;
+  private refreshing?: Promise<void>;
+
+  constructor(
+    private readonly store: RegistryStore,
+    private readonly options: DatabaseServerRegistryOptions,
+  ) {
+    super();
+  }
+
+  /** Checks MCPGW_CONFIG's upstream URLs, syncs the file into the database, loads, and starts polling. */
+  async start(): Promise<void> {
+    await this.checkConfigUrls();
+    await this.store.syncConfig(this.options.config);
+    try {
+      await this.refresh();
+    } catch (error) {
+      // Serving an upstream without the headers it was given would fail in stranger ways later.
+      if (error instanceof HeadersUnreadable) throw new ConfigError([{ variable: 'MCPGW_SECRETS_KEY', message: error.message }]);
+      throw error;
+    }
+    this.timer = setInterval(() => {
+      this.refreshIfChanged().catch((error: unknown) => this.logger.error(`reloading the registry failed: ${(error as Error).message}`));
+    }, this.options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  // In a Nest app: started before it listens, stopped on shutdown.
+  onModuleInit(): Promise<void> {
+    return this.start();
+  }
+
+  onApplicationShutdown(): void {
+    this.stop();
+  }
+
+  upstreams(): readonly StoredUpstream[] {
+    return this.rows.upstreams;
+  }
+
+  upstream(name: string): StoredUpstream | undefined {
+    return this.upstreamsByName.get(name);
+  }
+
+  servers(): readonly StoredServer[] {
+    return this.rows.servers;
+  }
+
+  server(id: string): StoredServer | undefined {
+    return this.serversById.get(id);
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Reloads when the tables changed since the last load (another replica, or a start-up sync). */
+  async refreshIfChanged(): Promise<void> {
+    if ((await this.store.fingerprint()) !== this.fingerprint) await this.refresh();
+  }
+
+  async createUpstream(definition: UpstreamDefinition): Promise<StoredUpstream> {
+    return this.changed(await this.store.createUpstream(definition));
+  }
+
+  async updateUpstream(name: string, changes: UpstreamChanges): Promise<StoredUpstream> {
+    return this.changed(await this.store.updateUpstream(name, changes));
+  }
+
+  async deleteUpstream(name: string): Promise<void> {
+    await this.store.deleteUpstream(name);
+    await this.refresh();
+  }
+
+  async createServer(definition: VirtualServerDefinition): Promise<StoredServer> {
+    return this.changed(await this.store.createServer(definition));
+  }
+
+  async updateServer(id: string, changes: ServerChanges): Promise<StoredServer> {
+    return this.changed(await this.store.updateServer(id, changes));
+  }
+
+  async deleteServer(id: string): Promise<void> {
+    await this.store.deleteServer(id);
+    await this.refresh();
+  }
+
+  private async changed<T>(result: T): Promise<T> {
+    await this.refresh();
+    return result;
+  }
+
+  /** One load at a time; a call during a load waits for a fresh one after it. */
+  private async refresh(): Promise<void> {
+    while (this.refreshing) await this.refreshing;
+    this.refreshing = this.load().finally(() => (this.refreshing = undefined));
+    await this.refreshing;
+  }
+
+  private async load(): Promise<void> {
+    // The fingerprint first: a change landing during the load is seen again by the next poll.
+    const fingerprint = await this.store.fingerprint();
+    const rows = await this.store.load();
+    const changed = JSON.stringify(definitions(rows)) !== JSON.stringify(definitions(this.rows));
+    this.rows = rows;
+    this.upstreamsByName = new Map(rows.upstreams.map((upstream) => [upstream.name, upstream]));
+    this.serversById = new Map(rows.servers.map((server) => [server.id, server]));
+    this.fingerprint = fingerprint;
+    if (!changed) return;
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        this.logger.error(`a registry change listener failed: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  private async checkConfigUrls(): Promise<void> {
+    const problems: ConfigProblem[] = [];
+    await Promise.all(
+      this.options.config.upstreams.map(async (upstream, index) => {
+        try {
+          await checkUpstreamUrl(upstream.url, { allowLinkLocal: this.options.allowLinkLocal });
+        } catch (error) {
+          if (!(error instanceof UpstreamUrlRefused)) throw error;
+          // A name that does not resolve yet may well later (a service still starting); the runtime checks again on connect.
+          if (error.reason === 'unresolvable') this.logger.warn(`upstream "${upstream.name}": ${error.message}`);
+          else problems.push({ variable: 'MCPGW_CONFIG', message: `upstreams[${index}].url: ${error.message}` });
+        }
+      }),
+    );
+    if (problems.length > 0) throw new ConfigError(problems.sort((a, b) => a.message.localeCompare(b.message)));
+  }
+}
+
+/** What the runtime sees, without row timestamps: a reload that changes nothing notifies no one. */
+function definitions(rows: RegistryRows): unknown {
+  return {
+    upstreams: rows.upstreams.map(({ source: _source, createdAt: _created, updatedAt: _updated, ...upstream }) => upstream),
+    servers: rows.servers.map(({ source: _source, createdAt: _created, updatedAt: _updated, ...server }) => server),
+  };
+}

@@ -1,0 +1,108 @@
+import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ConfigError } from '@arbor/config';
+import { ControlPlaneClient, TokenVerifier } from '@arbor/contract';
+import { McpAdminAccess, McpAdminGuard, McpControlPlaneAccess } from '../admin/admin-access';
+import { McpAdminSettings } from '../admin/admin-settings';
+import { ServersController } from '../admin/servers.controller';
+import { ToolsController } from '../admin/tools.controller';
+import { UpstreamsController } from '../admin/upstreams.controller';
+import { DatabaseServerRegistry } from './database-server-registry';
+import { HeaderCipher } from './header-cipher';
+import { EMPTY_REGISTRY_CONFIG, loadRegistryConfigFile } from './registry-config';
+import { RegistryStore } from './registry-store';
+import { ServerRegistry } from './server-registry';
+
+/** The control-plane settings, each as the gateway has it (absent ones are named in the admin API's 503). */
+export interface McpControlPlaneSettings {
+  /** MCPGW_OIDC_ISSUER_URL */
+  issuer?: string;
+  /** MCPGW_OIDC_AUDIENCE */
+  audience: string;
+  /** MCPGW_CONTROL_PLANE_URL */
+  baseUrl?: string;
+  /** MCPGW_M2M_CLIENT_ID */
+  clientId?: string;
+  /** MCPGW_M2M_CLIENT_SECRET */
+  clientSecret?: string;
+}
+
+export interface McpRegistryOptions {
+  /** MCPGW_CONFIG: the YAML file of upstreams and virtual servers; none means only API-made ones. */
+  configFile?: string;
+  /** MCPGW_SECRETS_KEY; without it upstreams cannot have headers. */
+  secretsKey?: string;
+  /** MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS=true. */
+  allowLinkLocal: boolean;
+  controlPlane?: McpControlPlaneSettings;
+  /** How often other replicas' changes are looked for; default 5 s. */
+  pollIntervalMs?: number;
+  /** Modules exporting UpstreamCatalogue (the runtime's), unless it is global; without one the admin API shows no health or catalogue. */
+  imports?: ModuleMetadata['imports'];
+}
+
+/**
+ * Upstreams and virtual servers (ServerRegistry, from MCPGW_CONFIG and PostgreSQL) and the admin
+ * API (/api/v1/upstreams, /servers, /tools). The app's DatabaseModule must carry
+ * MCP_GATEWAY_ENTITIES and MCP_GATEWAY_MIGRATIONS. Global, so the runtime injects ServerRegistry
+ * without importing it; the admin API shows health and catalogues when UpstreamCatalogue is
+ * global or comes through `imports`. A bad MCPGW_CONFIG throws ConfigError here, a bad upstream
+ * URL or a clash with API-made rows at start.
+ */
+@Module({})
+export class McpRegistryModule {
+  static forOptions(options: McpRegistryOptions, env: NodeJS.ProcessEnv = process.env): DynamicModule {
+    const config = options.configFile ? loadRegistryConfigFile(options.configFile, env) : EMPTY_REGISTRY_CONFIG;
+    const cipher = options.secretsKey ? new HeaderCipher(options.secretsKey) : undefined;
+    if (!cipher) {
+      const problems = config.upstreams
+        .filter((upstream) => Object.keys(upstream.headers).length > 0)
+        .map((upstream) => ({ variable: 'MCPGW_SECRETS_KEY', message: `is needed to store the headers MCPGW_CONFIG gives the upstream "${upstream.name}"` }));
+      if (problems.length > 0) throw new ConfigError(problems);
+    }
+    const controlPlane = options.controlPlane;
+    const missing = [
+      ['MCPGW_OIDC_ISSUER_URL', controlPlane?.issuer],
+      ['MCPGW_CONTROL_PLANE_URL', controlPlane?.baseUrl],
+      ['MCPGW_M2M_CLIENT_ID', controlPlane?.clientId],
+      ['MCPGW_M2M_CLIENT_SECRET', controlPlane?.clientSecret],
+    ]
+      .filter(([, value]) => !value)
+      .map(([name]) => name as string);
+    return {
+      module: McpRegistryModule,
+      global: true,
+      imports: options.imports ?? [],
+      controllers: [UpstreamsController, ServersController, ToolsController],
+      providers: [
+        { provide: RegistryStore, useFactory: (dataSource: DataSource) => new RegistryStore(dataSource, cipher), inject: [DataSource] },
+        {
+          provide: DatabaseServerRegistry,
+          useFactory: (store: RegistryStore) => new DatabaseServerRegistry(store, { config, allowLinkLocal: options.allowLinkLocal, pollIntervalMs: options.pollIntervalMs }),
+          inject: [RegistryStore],
+        },
+        { provide: ServerRegistry, useExisting: DatabaseServerRegistry },
+        { provide: McpAdminSettings, useValue: new McpAdminSettings(missing, options.allowLinkLocal) },
+        ...(controlPlane && missing.length === 0 ? [{ provide: McpControlPlaneAccess, useValue: controlPlaneAccess(controlPlane as Required<McpControlPlaneSettings>) }] : []),
+        McpAdminGuard,
+        McpAdminAccess,
+      ],
+      // The MCP endpoints' access policy and the API keys' admin routes ask the same control plane.
+      exports: [
+        ServerRegistry,
+        DatabaseServerRegistry,
+        McpAdminSettings,
+        McpAdminGuard,
+        McpAdminAccess,
+        ...(controlPlane && missing.length === 0 ? [McpControlPlaneAccess] : []),
+      ],
+    };
+  }
+}
+
+function controlPlaneAccess(settings: Required<McpControlPlaneSettings>): McpControlPlaneAccess {
+  return new McpControlPlaneAccess(
+    new TokenVerifier({ issuer: settings.issuer, audience: settings.audience }),
+    new ControlPlaneClient({ baseUrl: settings.baseUrl, issuer: settings.issuer, clientId: settings.clientId, clientSecret: settings.clientSecret }),
+  );
+}

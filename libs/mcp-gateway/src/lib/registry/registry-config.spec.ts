@@ -1,0 +1,143 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError } from '@arbor/config';
+import { loadRegistryConfigFile, parseRegistryConfig } from './registry-config';
+
+const problemsOf = (text: string, env: NodeJS.ProcessEnv = {}): string[] => {
+  try {
+    parseRegistryConfig(text, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.lines();
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('MCPGW_CONFIG (upstreams and virtual servers)', () => {
+  it('reads upstreams and servers, with defaults and header values from the environment', () => {
+    const config = parseRegistryConfig(
+      `
+upstreams:
+  - name: everything
+    url: http://127.0.0.1:3001/mcp
+    headers:
+      Authorization: os.environ/EVERYTHING_TOKEN
+      x-team: platform
+  - name: legacy
+    url: https://tools.example.com/sse
+    transport: sse
+    timeout: 2.5
+    max_concurrency: 4
+servers:
+  - id: everything
+    project: alpha
+    description: The reference server
+    upstreams:
+      - upstream: everything
+      - upstream: legacy
+        tools: [echo, add]
+        prompts: []
+`,
+      { EVERYTHING_TOKEN: 'Bearer t0ken' },
+    );
+    expect(config.upstreams).toEqual([
+      {
+        name: 'everything',
+        url: 'http://127.0.0.1:3001/mcp',
+        transport: 'streamable-http',
+        headers: { authorization: 'Bearer t0ken', 'x-team': 'platform' },
+        timeoutMs: 60_000,
+        maxConcurrency: 10,
+      },
+      { name: 'legacy', url: 'https://tools.example.com/sse', transport: 'sse', headers: {}, timeoutMs: 2500, maxConcurrency: 4 },
+    ]);
+    expect(config.servers).toEqual([
+      {
+        id: 'everything',
+        project: 'alpha',
+        name: 'everything',
+        description: 'The reference server',
+        selections: [
+          { upstream: 'everything', tools: '*', resources: '*', prompts: '*' },
+          { upstream: 'legacy', tools: ['echo', 'add'], resources: '*', prompts: [] },
+        ],
+      },
+    ]);
+  });
+
+  it('reads an empty file as no upstreams and no servers', () => {
+    expect(parseRegistryConfig('')).toEqual({ upstreams: [], servers: [] });
+  });
+
+  it('names every unknown key and bad value at once', () => {
+    const problems = problemsOf(`
+upstream: []
+upstreams:
+  - name: Bad Name
+    url: ftp://example.com
+    transport: websocket
+    timeout: -1
+    max_concurrency: 1.5
+    retries: 3
+  - name: creds
+    url: http://user:secret@example.com/mcp
+    headers:
+      content-type: text/plain
+      "bad header": x
+      x-key: os.environ/MISSING_KEY
+  - name: twice
+    url: http://a.example.com/mcp
+  - name: twice
+    url: http://b.example.com/mcp
+servers:
+  - id: s1
+    project: Not A Slug
+    upstreams:
+      - upstream: twice
+        tools: echo
+        filters: []
+      - upstream: twice
+  - project: alpha
+`);
+    expect(problems).toEqual([
+      'MCPGW_CONFIG: upstream: unknown key (known: upstreams, servers)',
+      'MCPGW_CONFIG: upstreams[0].retries: unknown key (known: name, url, transport, headers, timeout, max_concurrency)',
+      expect.stringMatching(/^MCPGW_CONFIG: upstreams\[0\]\.name: "Bad Name" must be lower-case/),
+      'MCPGW_CONFIG: upstreams[0].url: must be an http(s) URL',
+      'MCPGW_CONFIG: upstreams[0].transport: must be one of streamable-http, sse, got "websocket"',
+      'MCPGW_CONFIG: upstreams[0].timeout: must be a number greater than 0',
+      'MCPGW_CONFIG: upstreams[0].max_concurrency: must be a whole number',
+      'MCPGW_CONFIG: upstreams[1].url: must not carry a user name or password; put credentials in headers',
+      'MCPGW_CONFIG: upstreams[1].headers.content-type: "content-type" is set by the gateway and cannot be configured',
+      'MCPGW_CONFIG: upstreams[1].headers.bad header: "bad header" is not a valid header name',
+      'MCPGW_CONFIG: upstreams[1].headers.x-key: names the environment variable MISSING_KEY, which is not set',
+      'MCPGW_CONFIG: upstreams[3].name: "twice" is used by an earlier upstream',
+      expect.stringMatching(/^MCPGW_CONFIG: servers\[0\]\.project: "Not A Slug" must be a project slug/),
+      'MCPGW_CONFIG: servers[0].upstreams[0].filters: unknown key (known: upstream, tools, resources, prompts)',
+      "MCPGW_CONFIG: servers[0].upstreams[0].tools: must be '*' or a list of names",
+      'MCPGW_CONFIG: servers[0].upstreams[1].upstream: "twice" is selected twice; list everything it should expose in one entry',
+      'MCPGW_CONFIG: servers[1].id: is required',
+    ]);
+  });
+
+  it('never quotes a header value in a problem', () => {
+    const problems = problemsOf(`
+upstreams:
+  - name: a
+    url: http://a.example.com/mcp
+    headers:
+      authorization: "Bearer s3cr3t\\nx-injected: 1"
+`);
+    expect(problems).toEqual(['MCPGW_CONFIG: upstreams[0].headers.authorization: the value of "authorization" contains a line break or NUL']);
+    expect(problems.join()).not.toContain('s3cr3t');
+  });
+
+  it('says when the file cannot be read or is not YAML', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mcpgw-config-'));
+    const file = path.join(dir, 'gateway.yaml');
+    writeFileSync(file, 'upstreams: [');
+    expect(() => loadRegistryConfigFile(file)).toThrow(/MCPGW_CONFIG: not valid YAML/);
+    expect(() => loadRegistryConfigFile(path.join(dir, 'missing.yaml'))).toThrow(/MCPGW_CONFIG: cannot read/);
+  });
+});

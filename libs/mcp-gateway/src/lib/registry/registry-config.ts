@@ -1,0 +1,237 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { ConfigError, ConfigProblem } from '@arbor/config';
+import type { UpstreamDefinition, UpstreamSelection, UpstreamTransport, VirtualServerDefinition } from './server-registry';
+import {
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_TIMEOUT_MS,
+  headerProblem,
+  PROJECT_SLUG,
+  SERVER_ID,
+  UPSTREAM_NAME,
+} from './registry-rules';
+
+/** The MCPGW_CONFIG file, checked: upstreams and virtual servers to sync into the database. */
+export interface RegistryConfig {
+  upstreams: UpstreamDefinition[];
+  servers: VirtualServerDefinition[];
+}
+
+export const EMPTY_REGISTRY_CONFIG: RegistryConfig = { upstreams: [], servers: [] };
+
+const VARIABLE = 'MCPGW_CONFIG';
+const TOP_KEYS = ['upstreams', 'servers'];
+const UPSTREAM_KEYS = ['name', 'url', 'transport', 'headers', 'timeout', 'max_concurrency'];
+const SERVER_KEYS = ['id', 'project', 'name', 'description', 'upstreams'];
+const SELECTION_KEYS = ['upstream', 'tools', 'resources', 'prompts'];
+const TRANSPORTS: UpstreamTransport[] = ['streamable-http', 'sse'];
+
+/** Reads and checks the file MCPGW_CONFIG names; throws ConfigError with one line per problem. */
+export function loadRegistryConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): RegistryConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError([{ variable: VARIABLE, message: `cannot read ${path}: ${(error as Error).message}` }]);
+  }
+  return parseRegistryConfig(text, env);
+}
+
+/**
+ * Checks an MCPGW_CONFIG document; header values written `os.environ/NAME` come from `env`.
+ * Whether a server's upstreams exist is checked when the file is synced (they may be API-made).
+ */
+export function parseRegistryConfig(text: string, env: NodeJS.ProcessEnv = process.env): RegistryConfig {
+  const problems: ConfigProblem[] = [];
+  const problem = (path: string, message: string) => problems.push({ variable: VARIABLE, message: `${path}: ${message}` });
+  let document: unknown;
+  try {
+    document = parse(text);
+  } catch (error) {
+    throw new ConfigError([{ variable: VARIABLE, message: `not valid YAML: ${(error as Error).message.split('\n')[0]}` }]);
+  }
+  const read = new Reader(problem, env);
+  const root = read.object(document ?? {}, '(top level)', TOP_KEYS) ?? {};
+
+  const upstreams: UpstreamDefinition[] = [];
+  read.list(root['upstreams'], 'upstreams').forEach((raw, index) => {
+    const at = `upstreams[${index}]`;
+    const entry = read.object(raw, at, UPSTREAM_KEYS);
+    if (!entry) return;
+    const name = read.pattern(entry['name'], `${at}.name`, UPSTREAM_NAME, 'lower-case letters, digits, _ and -, starting with a letter or digit, at most 63');
+    const url = read.url(entry['url'], `${at}.url`);
+    const transport = read.oneOf(entry['transport'], `${at}.transport`, TRANSPORTS) ?? 'streamable-http';
+    const headers = read.headers(entry['headers'], `${at}.headers`);
+    const timeout = read.positive(entry['timeout'], `${at}.timeout`);
+    const maxConcurrency = read.positiveInteger(entry['max_concurrency'], `${at}.max_concurrency`);
+    if (name === undefined || url === undefined || headers === undefined) return;
+    if (upstreams.some((other) => other.name === name)) problem(`${at}.name`, `"${name}" is used by an earlier upstream`);
+    upstreams.push({
+      name,
+      url,
+      transport,
+      headers,
+      timeoutMs: timeout !== undefined ? Math.round(timeout * 1000) : DEFAULT_TIMEOUT_MS,
+      maxConcurrency: maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+    });
+  });
+
+  const servers: VirtualServerDefinition[] = [];
+  read.list(root['servers'], 'servers').forEach((raw, index) => {
+    const at = `servers[${index}]`;
+    const entry = read.object(raw, at, SERVER_KEYS);
+    if (!entry) return;
+    const id = read.pattern(entry['id'], `${at}.id`, SERVER_ID, 'lower-case letters, digits and -, starting with a letter or digit, at most 63');
+    const project = read.pattern(entry['project'], `${at}.project`, PROJECT_SLUG, 'a project slug: 1 to 64 lower-case letters, digits and hyphens');
+    const name = entry['name'] === undefined ? id : read.string(entry['name'], `${at}.name`);
+    const description = read.string(entry['description'], `${at}.description`);
+    const selections: UpstreamSelection[] = [];
+    read.list(entry['upstreams'], `${at}.upstreams`).forEach((rawSelection, selectionIndex) => {
+      const selectionAt = `${at}.upstreams[${selectionIndex}]`;
+      const selection = read.object(rawSelection, selectionAt, SELECTION_KEYS);
+      if (!selection) return;
+      const upstream = read.string(selection['upstream'], `${selectionAt}.upstream`, true);
+      const tools = read.selection(selection['tools'], `${selectionAt}.tools`);
+      const resources = read.selection(selection['resources'], `${selectionAt}.resources`);
+      const prompts = read.selection(selection['prompts'], `${selectionAt}.prompts`);
+      if (upstream === undefined) return;
+      if (selections.some((other) => other.upstream === upstream)) problem(`${selectionAt}.upstream`, `"${upstream}" is selected twice; list everything it should expose in one entry`);
+      selections.push({ upstream, tools, resources, prompts });
+    });
+    if (id === undefined || project === undefined || name === undefined) return;
+    if (servers.some((other) => other.id === id)) problem(`${at}.id`, `"${id}" is used by an earlier server`);
+    servers.push({ id, project, name, ...(description !== undefined ? { description } : {}), selections });
+  });
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { upstreams, servers };
+}
+
+/** Typed reads of YAML values that record a problem instead of throwing, so all problems are listed. */
+class Reader {
+  constructor(
+    private readonly problem: (path: string, message: string) => void,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  object(value: unknown, path: string, allowedKeys: string[]): Record<string, unknown> | undefined {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      this.problem(path, 'must be a mapping');
+      return undefined;
+    }
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (!allowedKeys.includes(key)) this.problem(path === '(top level)' ? key : `${path}.${key}`, `unknown key (known: ${allowedKeys.join(', ')})`);
+    }
+    return record;
+  }
+
+  list(value: unknown, path: string): unknown[] {
+    if (value === undefined || value === null) return [];
+    if (Array.isArray(value)) return value;
+    this.problem(path, 'must be a list');
+    return [];
+  }
+
+  string(value: unknown, path: string, required = false): string | undefined {
+    if (value === undefined || value === null) {
+      if (required) this.problem(path, 'is required');
+      return undefined;
+    }
+    if (typeof value !== 'string' || value.trim() === '') {
+      this.problem(path, 'must be a non-empty string');
+      return undefined;
+    }
+    return value;
+  }
+
+  pattern(value: unknown, path: string, pattern: RegExp, rule: string): string | undefined {
+    const text = this.string(value, path, true);
+    if (text === undefined) return undefined;
+    if (pattern.test(text)) return text;
+    this.problem(path, `"${text}" must be ${rule}`);
+    return undefined;
+  }
+
+  oneOf<T extends string>(value: unknown, path: string, allowed: readonly T[]): T | undefined {
+    const text = this.string(value, path);
+    if (text === undefined) return undefined;
+    if ((allowed as readonly string[]).includes(text)) return text as T;
+    this.problem(path, `must be one of ${allowed.join(', ')}, got "${text}"`);
+    return undefined;
+  }
+
+  url(value: unknown, path: string): string | undefined {
+    const text = this.string(value, path, true);
+    if (text === undefined) return undefined;
+    let url: URL | undefined;
+    try {
+      url = new URL(text);
+    } catch {
+      // reported below
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) this.problem(path, 'must be an http(s) URL');
+    // Credentials belong in headers, which are stored encrypted; the URL is not.
+    else if (url.username !== '' || url.password !== '') this.problem(path, 'must not carry a user name or password; put credentials in headers');
+    else return text;
+    return undefined;
+  }
+
+  /** Values may be `os.environ/NAME`; a problem names the header, never its value. */
+  headers(value: unknown, path: string): Record<string, string> | undefined {
+    if (value === undefined || value === null) return {};
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      this.problem(path, 'must be a mapping of header names to values');
+      return undefined;
+    }
+    const headers: Record<string, string> = {};
+    let ok = true;
+    for (const [name, raw] of Object.entries(value as Record<string, unknown>)) {
+      const variable = typeof raw === 'string' ? /^os\.environ\/(.+)$/.exec(raw)?.[1] : undefined;
+      const resolved = variable === undefined ? raw : this.env[variable];
+      if (variable !== undefined && (resolved === undefined || resolved === '')) {
+        this.problem(`${path}.${name}`, `names the environment variable ${variable}, which is not set`);
+        ok = false;
+        continue;
+      }
+      const wrong = headerProblem(name, resolved);
+      if (wrong !== undefined) {
+        this.problem(`${path}.${name}`, wrong);
+        ok = false;
+        continue;
+      }
+      if (Object.keys(headers).includes(name.toLowerCase())) {
+        this.problem(`${path}.${name}`, 'is given twice (header names are case-insensitive)');
+        ok = false;
+      }
+      headers[name.toLowerCase()] = resolved as string;
+    }
+    return ok ? headers : undefined;
+  }
+
+  positive(value: unknown, path: string): number | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+      this.problem(path, 'must be a number greater than 0');
+      return undefined;
+    }
+    return value;
+  }
+
+  positiveInteger(value: unknown, path: string): number | undefined {
+    const number = this.positive(value, path);
+    if (number !== undefined && !Number.isInteger(number)) {
+      this.problem(path, 'must be a whole number');
+      return undefined;
+    }
+    return number;
+  }
+
+  /** `'*'` (also when absent) or a list of names. */
+  selection(value: unknown, path: string): '*' | string[] {
+    if (value === undefined || value === null || value === '*') return '*';
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '')) return [...new Set(value as string[])];
+    this.problem(path, "must be '*' or a list of names");
+    return [];
+  }
+}

@@ -1,0 +1,50 @@
+import type { UpstreamSelection } from './server-registry';
+import type { CatalogueItem } from './upstream-catalogue';
+
+// The rules a name, header or selection must follow, shared by MCPGW_CONFIG and the admin API
+// (the tables' checks say the same).
+
+export const UPSTREAM_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export const SERVER_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/** As the control plane's project slugs. */
+export const PROJECT_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_CONCURRENCY = 10;
+
+/** RFC 9110 token. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+// The gateway sets these itself on every upstream request; an upstream's headers may not override them.
+const RESERVED_HEADERS = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'accept',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+]);
+
+/** Why a header cannot be sent to an upstream, or undefined when it can (the value is never quoted). */
+export function headerProblem(name: string, value: unknown): string | undefined {
+  if (!HEADER_NAME.test(name)) return `"${name}" is not a valid header name`;
+  if (RESERVED_HEADERS.has(name.toLowerCase())) return `"${name}" is set by the gateway and cannot be configured`;
+  if (typeof value !== 'string' || value === '') return `the value of "${name}" must be a non-empty string`;
+  if (/[\r\n\0]/.test(value)) return `the value of "${name}" contains a line break or NUL`;
+  return undefined;
+}
+
+/** Header names lower-cased, so `Authorization` and `authorization` are one header. */
+export function normaliseHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+/** Whether a selection takes a catalogue item: its kind's list is `'*'` or names it. */
+export function selects(selection: UpstreamSelection, item: Pick<CatalogueItem, 'upstream' | 'kind' | 'name'>): boolean {
+  if (selection.upstream !== item.upstream) return false;
+  const names = item.kind === 'tool' ? selection.tools : item.kind === 'prompt' ? selection.prompts : selection.resources;
+  return names === '*' || names.includes(item.name);
+}

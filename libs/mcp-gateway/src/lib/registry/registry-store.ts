@@ -1,0 +1,317 @@
+import { ConfigError, ConfigProblem } from '@arbor/config';
+import { isUniqueViolation } from '@arbor/platform';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { HeaderCipher, HeadersUnreadable } from './header-cipher';
+import type { RegistryConfig } from './registry-config';
+import { ManagedByConfig, SecretsKeyMissing, ServerExists, ServerNotFound, UnknownUpstreams, UpstreamExists, UpstreamInUse, UpstreamNotFound } from './registry.exception';
+import type { UpstreamDefinition, UpstreamSelection, VirtualServerDefinition } from './server-registry';
+import { RegistrySource, Upstream } from './upstream.entity';
+import { VirtualServer } from './virtual-server.entity';
+
+export interface RowFacts {
+  source: RegistrySource;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** An upstream as stored, headers decrypted (never log them). */
+export type StoredUpstream = UpstreamDefinition & RowFacts;
+export type StoredServer = VirtualServerDefinition & RowFacts;
+
+export interface RegistryRows {
+  upstreams: StoredUpstream[];
+  servers: StoredServer[];
+}
+
+export type UpstreamChanges = Partial<Omit<UpstreamDefinition, 'name'>>;
+export interface ServerChanges {
+  project?: string;
+  name?: string;
+  /** `null` clears it. */
+  description?: string | null;
+  selections?: readonly UpstreamSelection[];
+}
+
+// Replicas starting at once sync MCPGW_CONFIG one after the other.
+const CONFIG_SYNC_LOCK_ID = 0x4d435047; // "MCPG"
+
+/**
+ * The upstreams and virtual servers tables: headers sealed on the way in and opened on the way
+ * out, the rules that span rows (selections name existing upstreams, an upstream in use stays,
+ * config rows change only through MCPGW_CONFIG), and the start-up sync of MCPGW_CONFIG.
+ */
+export class RegistryStore {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly cipher?: HeaderCipher,
+  ) {}
+
+  async load(): Promise<RegistryRows> {
+    const [upstreams, servers] = await Promise.all([
+      this.dataSource.getRepository(Upstream).find({ order: { name: 'ASC' } }),
+      this.dataSource.getRepository(VirtualServer).find({ order: { id: 'ASC' } }),
+    ]);
+    return { upstreams: upstreams.map((row) => this.stored(row)), servers: servers.map(storedServer) };
+  }
+
+  /** Changes whenever a row is added, changed or removed; cheap on tables of this size. */
+  async fingerprint(): Promise<string> {
+    const [row] = (await this.dataSource.query(`
+      select
+        (select coalesce(md5(string_agg(name || '@' || updated_at::text, ',' order by name)), '') from upstreams) as upstreams,
+        (select coalesce(md5(string_agg(id || '@' || updated_at::text, ',' order by id)), '') from virtual_servers) as servers`)) as { upstreams: string; servers: string }[];
+    return `${row.upstreams}/${row.servers}`;
+  }
+
+  async upstream(name: string): Promise<StoredUpstream> {
+    const row = await this.dataSource.getRepository(Upstream).findOneBy({ name });
+    if (!row) throw new UpstreamNotFound(name);
+    return this.stored(row);
+  }
+
+  async server(id: string): Promise<StoredServer> {
+    const row = await this.dataSource.getRepository(VirtualServer).findOneBy({ id });
+    if (!row) throw new ServerNotFound(id);
+    return storedServer(row);
+  }
+
+  async createUpstream(definition: UpstreamDefinition): Promise<StoredUpstream> {
+    const upstreams = this.dataSource.getRepository(Upstream);
+    try {
+      await upstreams.insert(this.upstreamRow(definition, 'api'));
+    } catch (error) {
+      if (isUniqueViolation(error, 'upstreams_pkey')) throw new UpstreamExists(definition.name);
+      throw error;
+    }
+    return this.stored(await upstreams.findOneByOrFail({ name: definition.name }));
+  }
+
+  async updateUpstream(name: string, changes: UpstreamChanges): Promise<StoredUpstream> {
+    return this.dataSource.transaction(async (manager) => {
+      const row = await manager.getRepository(Upstream).findOne({ where: { name }, lock: { mode: 'pessimistic_write' } });
+      if (!row) throw new UpstreamNotFound(name);
+      if (row.source === 'config') throw new ManagedByConfig('upstream', name);
+      const next = { ...this.stored(row), ...definedOnly(changes) };
+      await manager.getRepository(Upstream).save(this.upstreamRow(next, 'api'));
+      return this.stored(await manager.getRepository(Upstream).findOneByOrFail({ name }));
+    });
+  }
+
+  async deleteUpstream(name: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      // Locks the row: a server selecting it cannot be saved meanwhile (see lockUpstreams).
+      const row = await manager.getRepository(Upstream).findOne({ where: { name }, lock: { mode: 'pessimistic_write' } });
+      if (!row) throw new UpstreamNotFound(name);
+      if (row.source === 'config') throw new ManagedByConfig('upstream', name);
+      const users = await serversSelecting(manager, [name]);
+      if (users.length > 0) throw new UpstreamInUse(name, users.map((server) => server.id));
+      await manager.getRepository(Upstream).delete({ name });
+    });
+  }
+
+  async createServer(definition: VirtualServerDefinition): Promise<StoredServer> {
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        await lockUpstreams(manager, definition.selections);
+        await manager.getRepository(VirtualServer).insert(serverRow(definition, 'api'));
+        return storedServer(await manager.getRepository(VirtualServer).findOneByOrFail({ id: definition.id }));
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, 'virtual_servers_pkey')) throw new ServerExists(definition.id);
+      throw error;
+    }
+  }
+
+  async updateServer(id: string, changes: ServerChanges): Promise<StoredServer> {
+    return this.dataSource.transaction(async (manager) => {
+      const row = await manager.getRepository(VirtualServer).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!row) throw new ServerNotFound(id);
+      if (row.source === 'config') throw new ManagedByConfig('server', id);
+      if (changes.selections) await lockUpstreams(manager, changes.selections);
+      const { description, ...rest } = changes;
+      const next: VirtualServerDefinition = { ...storedServer(row), ...definedOnly(rest) };
+      if (description !== undefined) next.description = description ?? undefined;
+      await manager.getRepository(VirtualServer).save(serverRow(next, 'api'));
+      return storedServer(await manager.getRepository(VirtualServer).findOneByOrFail({ id }));
+    });
+  }
+
+  async deleteServer(id: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const row = await manager.getRepository(VirtualServer).findOne({ where: { id }, lock: { mode: 'pessimistic_write' } });
+      if (!row) throw new ServerNotFound(id);
+      if (row.source === 'config') throw new ManagedByConfig('server', id);
+      await manager.getRepository(VirtualServer).delete({ id });
+    });
+  }
+
+  /**
+   * Makes the config rows what MCPGW_CONFIG says: added, changed, removed; API-made rows stay.
+   * A name the file shares with an API-made row, a selection of an upstream nobody has, or
+   * removing an upstream that API-made servers select is a ConfigError, and nothing changes.
+   */
+  async syncConfig(config: RegistryConfig): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query('select pg_advisory_xact_lock($1)', [CONFIG_SYNC_LOCK_ID]);
+      const problems: ConfigProblem[] = [];
+      const problem = (path: string, message: string) => problems.push({ variable: 'MCPGW_CONFIG', message: `${path}: ${message}` });
+      const upstreamRows = new Map((await manager.getRepository(Upstream).find()).map((row) => [row.name, row]));
+      const serverRows = new Map((await manager.getRepository(VirtualServer).find()).map((row) => [row.id, row]));
+
+      config.upstreams.forEach((upstream, index) => {
+        if (upstreamRows.get(upstream.name)?.source === 'api') {
+          problem(`upstreams[${index}].name`, `"${upstream.name}" is also an upstream made through the admin API; rename one of them`);
+        }
+      });
+      config.servers.forEach((server, index) => {
+        if (serverRows.get(server.id)?.source === 'api') problem(`servers[${index}].id`, `"${server.id}" is also a virtual server made through the admin API; rename one of them`);
+      });
+      const fileUpstreams = new Set(config.upstreams.map((upstream) => upstream.name));
+      const apiUpstreams = new Set([...upstreamRows.values()].filter((row) => row.source === 'api').map((row) => row.name));
+      config.servers.forEach((server, index) =>
+        server.selections.forEach((selection, selectionIndex) => {
+          if (!fileUpstreams.has(selection.upstream) && !apiUpstreams.has(selection.upstream)) {
+            problem(`servers[${index}].upstreams[${selectionIndex}].upstream`, `"${selection.upstream}" is not an upstream (neither in the file nor made through the admin API)`);
+          }
+        }),
+      );
+      const removedUpstreams = [...upstreamRows.values()].filter((row) => row.source === 'config' && !fileUpstreams.has(row.name)).map((row) => row.name);
+      for (const server of serverRows.values()) {
+        if (server.source !== 'api') continue;
+        const lost = server.selections.filter((selection) => removedUpstreams.includes(selection.upstream)).map((selection) => selection.upstream);
+        if (lost.length > 0) problem('upstreams', `${lost.map((name) => `"${name}"`).join(', ')} left the file but the virtual server "${server.id}" (made through the admin API) still selects it`);
+      }
+      if (problems.length > 0) throw new ConfigError(problems);
+
+      const fileServers = new Set(config.servers.map((server) => server.id));
+      const removedServers = [...serverRows.values()].filter((row) => row.source === 'config' && !fileServers.has(row.id)).map((row) => row.id);
+      if (removedServers.length > 0) await manager.getRepository(VirtualServer).delete({ id: In(removedServers) });
+      for (const upstream of config.upstreams) {
+        const row = upstreamRows.get(upstream.name);
+        if (!row || !this.sameUpstream(row, upstream)) await manager.getRepository(Upstream).save(this.upstreamRow(upstream, 'config'));
+      }
+      for (const server of config.servers) {
+        const row = serverRows.get(server.id);
+        if (!row || !sameServer(row, server)) await manager.getRepository(VirtualServer).save(serverRow(server, 'config'));
+      }
+      if (removedUpstreams.length > 0) await manager.getRepository(Upstream).delete({ name: In(removedUpstreams) });
+    });
+  }
+
+  private upstreamRow(definition: UpstreamDefinition, source: RegistrySource): Partial<Upstream> {
+    const sealed = Object.keys(definition.headers).length === 0 ? undefined : this.requireCipher().seal(definition.headers, definition.name);
+    return {
+      name: definition.name,
+      url: definition.url,
+      transport: definition.transport,
+      headersKeyId: sealed?.keyId ?? null,
+      headersNonce: sealed?.nonce ?? null,
+      headersCiphertext: sealed?.ciphertext ?? null,
+      headersAuthTag: sealed?.authTag ?? null,
+      timeoutMs: definition.timeoutMs,
+      maxConcurrency: definition.maxConcurrency,
+      source,
+    };
+  }
+
+  private stored(row: Upstream): StoredUpstream {
+    return {
+      name: row.name,
+      url: row.url,
+      transport: row.transport,
+      headers: this.headers(row),
+      timeoutMs: row.timeoutMs,
+      maxConcurrency: row.maxConcurrency,
+      source: row.source,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+    };
+  }
+
+  private headers(row: Upstream): Record<string, string> {
+    if (row.headersKeyId === null || row.headersNonce === null || row.headersCiphertext === null || row.headersAuthTag === null) return {};
+    if (!this.cipher) throw new HeadersUnreadable(row.name, 'MCPGW_SECRETS_KEY is not set');
+    return this.cipher.open({ keyId: row.headersKeyId, nonce: row.headersNonce, ciphertext: row.headersCiphertext, authTag: row.headersAuthTag }, row.name);
+  }
+
+  private sameUpstream(row: Upstream, upstream: UpstreamDefinition): boolean {
+    if (row.url !== upstream.url || row.transport !== upstream.transport || row.timeoutMs !== upstream.timeoutMs || row.maxConcurrency !== upstream.maxConcurrency) return false;
+    try {
+      return sameRecord(this.headers(row), upstream.headers);
+    } catch (error) {
+      // Sealed under a key that is gone: the file's values are sealed again under the current one.
+      if (error instanceof HeadersUnreadable) return false;
+      throw error;
+    }
+  }
+
+  private requireCipher(): HeaderCipher {
+    if (!this.cipher) throw new SecretsKeyMissing();
+    return this.cipher;
+  }
+}
+
+/** Row locks (shared) on the selected upstreams, so none is deleted before the server is saved; throws UnknownUpstreams. */
+async function lockUpstreams(manager: EntityManager, selections: readonly UpstreamSelection[]): Promise<void> {
+  const names = [...new Set(selections.map((selection) => selection.upstream))];
+  if (names.length === 0) return;
+  const found = await manager.getRepository(Upstream).find({ select: { name: true }, where: { name: In(names) }, lock: { mode: 'pessimistic_read' } });
+  const missing = names.filter((name) => !found.some((row) => row.name === name));
+  if (missing.length > 0) throw new UnknownUpstreams(missing);
+}
+
+async function serversSelecting(manager: EntityManager, upstreams: string[]): Promise<VirtualServer[]> {
+  return manager
+    .getRepository(VirtualServer)
+    .createQueryBuilder('server')
+    .where(`exists (select 1 from jsonb_array_elements(server.selections) selection where selection->>'upstream' = any(:upstreams))`, { upstreams })
+    .orderBy('server.id')
+    .getMany();
+}
+
+function serverRow(definition: VirtualServerDefinition, source: RegistrySource): Partial<VirtualServer> {
+  return {
+    id: definition.id,
+    project: definition.project,
+    name: definition.name,
+    description: definition.description ?? null,
+    selections: canonicalSelections(definition.selections),
+    source,
+  };
+}
+
+function storedServer(row: VirtualServer): StoredServer {
+  return {
+    id: row.id,
+    project: row.project,
+    name: row.name,
+    ...(row.description !== null ? { description: row.description } : {}),
+    selections: canonicalSelections(row.selections),
+    source: row.source,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** jsonb keeps object keys in its own order: compare and hand out selections in one shape. */
+function canonicalSelections(selections: readonly UpstreamSelection[]): UpstreamSelection[] {
+  return selections.map((selection) => ({ upstream: selection.upstream, tools: selection.tools, resources: selection.resources, prompts: selection.prompts }));
+}
+
+function sameServer(row: VirtualServer, server: VirtualServerDefinition): boolean {
+  return (
+    row.project === server.project &&
+    row.name === server.name &&
+    row.description === (server.description ?? null) &&
+    JSON.stringify(canonicalSelections(row.selections)) === JSON.stringify(canonicalSelections(server.selections))
+  );
+}
+
+function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}
+
+function definedOnly<T extends object>(changes: T): Partial<T> {
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

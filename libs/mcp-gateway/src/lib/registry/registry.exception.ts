@@ -1,0 +1,56 @@
+import { ApiError } from '@arbor/platform';
+
+export class UpstreamNotFound extends ApiError {
+  constructor(name: string) {
+    super(404, 'upstream_not_found', `No upstream "${name}".`);
+  }
+}
+
+export class ServerNotFound extends ApiError {
+  constructor(id: string) {
+    super(404, 'server_not_found', `No virtual server "${id}".`);
+  }
+}
+
+export class UpstreamExists extends ApiError {
+  constructor(name: string) {
+    super(409, 'upstream_exists', `An upstream named "${name}" exists already.`);
+  }
+}
+
+export class ServerExists extends ApiError {
+  constructor(id: string) {
+    super(409, 'server_exists', `A virtual server with id "${id}" exists already.`);
+  }
+}
+
+/** Rows from MCPGW_CONFIG are rewritten from the file at every start: changing them here would not last. */
+export class ManagedByConfig extends ApiError {
+  constructor(kind: 'upstream' | 'server', name: string) {
+    super(409, 'managed_by_config', `The ${kind} "${name}" comes from MCPGW_CONFIG; change it in that file and restart the gateway.`);
+  }
+}
+
+export class UpstreamInUse extends ApiError {
+  constructor(name: string, servers: string[]) {
+    super(409, 'upstream_in_use', `The upstream "${name}" is selected by the virtual servers ${servers.join(', ')}; remove it from them first.`, { servers });
+  }
+}
+
+export class UnknownUpstreams extends ApiError {
+  constructor(names: string[]) {
+    super(400, 'unknown_upstream', `No upstream named ${names.map((name) => `"${name}"`).join(', ')}.`, { upstreams: names });
+  }
+}
+
+export class UpstreamUrlNotAllowed extends ApiError {
+  constructor(message: string) {
+    super(400, 'upstream_url_refused', `${message[0].toUpperCase()}${message.slice(1)}.`);
+  }
+}
+
+export class SecretsKeyMissing extends ApiError {
+  constructor() {
+    super(503, 'secrets_key_not_configured', 'Upstream headers are stored encrypted and MCPGW_SECRETS_KEY is not set on this gateway.');
+  }
+}

@@ -1,0 +1,54 @@
+import { checkUpstreamUrl, UpstreamUrlRefused } from './upstream-url-guard';
+
+const refusal = async (url: string, addresses: string[] = ['203.0.113.7'], allowLinkLocal = false): Promise<UpstreamUrlRefused | undefined> => {
+  try {
+    await checkUpstreamUrl(url, { allowLinkLocal, resolve: async () => addresses });
+    return undefined;
+  } catch (error) {
+    if (error instanceof UpstreamUrlRefused) return error;
+    throw error;
+  }
+};
+
+describe('the upstream URL guard (SSRF)', () => {
+  it.each([
+    ['http://169.254.169.254/latest/meta-data/', 'metadata'],
+    ['http://2852039166/latest/', 'metadata'],
+    ['http://100.100.100.200/', 'metadata'],
+    ['http://[fd00:ec2::254]/', 'metadata'],
+    ['http://[::ffff:169.254.169.254]/', 'metadata'],
+    ['http://metadata.google.internal/computeMetadata/v1/', 'metadata'],
+    ['http://169.254.10.20:8080/mcp', 'link-local'],
+    ['http://[fe80::1]:3001/mcp', 'link-local'],
+  ])('refuses %s (%s)', async (url, reason) => {
+    const refused = await refusal(url);
+    expect(refused?.reason).toBe(reason);
+    expect(refused?.message).toContain('MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS=true');
+  });
+
+  it('refuses a host when any of its addresses is link-local', async () => {
+    const refused = await refusal('https://tools.example.com/mcp', ['203.0.113.7', '169.254.3.4']);
+    expect(refused?.reason).toBe('link-local');
+    expect(refused?.message).toBe('the upstream host tools.example.com resolves to 169.254.3.4, a link-local address; set MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS=true to allow it');
+  });
+
+  it('lets loopback, private and public addresses through, and everything when the setting allows link-local', async () => {
+    expect(await refusal('http://127.0.0.1:3001/mcp')).toBeUndefined();
+    expect(await refusal('http://tools.internal:8080/mcp', ['10.0.0.5', 'fd12::5'])).toBeUndefined();
+    expect(await refusal('https://tools.example.com/mcp', ['203.0.113.7'])).toBeUndefined();
+    expect(await refusal('http://169.254.169.254/', [], true)).toBeUndefined();
+    expect(await refusal('http://metadata.google.internal/', ['169.254.169.254'], true)).toBeUndefined();
+  });
+
+  it('refuses credentials in the URL without repeating them, other schemes, and hosts that do not resolve', async () => {
+    const credentials = await refusal('http://admin:hunter2@tools.example.com/mcp');
+    expect(credentials?.reason).toBe('credentials-in-url');
+    expect(credentials?.message).not.toContain('hunter2');
+    expect((await refusal('file:///etc/passwd'))?.reason).toBe('not-http');
+    expect((await refusal('https://nowhere.example.com/mcp', []))?.reason).toBe('unresolvable');
+  });
+
+  it('resolves real names through DNS', async () => {
+    await expect(checkUpstreamUrl('http://localhost:3001/mcp', { allowLinkLocal: false })).resolves.toEqual(expect.arrayContaining([expect.stringMatching(/^(127\.0\.0\.1|::1)$/)]));
+  });
+});

@@ -1,0 +1,33 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { UpstreamSelection } from './server-registry';
+import type { RegistrySource } from './upstream.entity';
+
+/** A virtual server (`/servers/{id}/mcp`) of a control-plane project. */
+@Entity({ name: 'virtual_servers' })
+export class VirtualServer {
+  @PrimaryColumn({ type: 'text' })
+  id!: string;
+
+  /** Control-plane project slug. */
+  @Column({ type: 'text' })
+  project!: string;
+
+  @Column({ type: 'text' })
+  name!: string;
+
+  @Column({ type: 'text', nullable: true })
+  description!: string | null;
+
+  /** What it takes from each upstream, in order. */
+  @Column({ type: 'jsonb' })
+  selections!: UpstreamSelection[];
+
+  @Column({ type: 'text' })
+  source!: RegistrySource;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

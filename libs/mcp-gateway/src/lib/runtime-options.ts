@@ -1,0 +1,33 @@
+/** How the MCP runtime serves (McpRuntimeModule.forOptions). */
+export interface McpRuntimeOptions {
+  /** USE_STATEFUL_SESSIONS: Streamable HTTP sessions, SSE streams, the GET stream, resumption. */
+  stateful?: boolean;
+  /** MCPGW_WS_RELAY_ENABLED: the WebSocket relay at `/ws` and `/servers/{id}/ws`. */
+  wsRelay?: boolean;
+  /** Browser origins allowed besides the request's own host (DNS-rebinding protection). */
+  allowedOrigins?: readonly string[];
+  /** Largest request body, default 4 MiB; larger gets 413. */
+  maxBodyBytes?: number;
+  /** How often each upstream is pinged for its health, default 30 s. */
+  pingIntervalMs?: number;
+  /** Items per page of tools/list, resources/list, … toward clients, default 100. */
+  pageSize?: number;
+  /** A session nobody used for this long is ended, default 30 min. */
+  sessionIdleMs?: number;
+}
+
+export type ResolvedRuntimeOptions = Required<McpRuntimeOptions>;
+
+export const MCP_RUNTIME_OPTIONS = Symbol('arbor.mcp-runtime-options');
+
+export function resolveRuntimeOptions(options: McpRuntimeOptions): ResolvedRuntimeOptions {
+  return {
+    stateful: options.stateful ?? false,
+    wsRelay: options.wsRelay ?? false,
+    allowedOrigins: options.allowedOrigins ?? [],
+    maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+    pingIntervalMs: options.pingIntervalMs ?? 30_000,
+    pageSize: options.pageSize ?? 100,
+    sessionIdleMs: options.sessionIdleMs ?? 30 * 60_000,
+  };
+}

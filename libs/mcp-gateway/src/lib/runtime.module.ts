@@ -1,0 +1,44 @@
+import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
+import { Federation } from './federation/federated-session';
+import { FederationViews } from './federation/federation-views';
+import { UpstreamCatalogue } from './registry/upstream-catalogue';
+import { MCP_RUNTIME_OPTIONS, McpRuntimeOptions, resolveRuntimeOptions } from './runtime-options';
+import { DownstreamSessions } from './transports/downstream-sessions';
+import { LegacySseController } from './transports/legacy-sse.controller';
+import { McpEdge } from './transports/mcp-edge';
+import { StreamableHttpController } from './transports/streamable-http.controller';
+import { WsRelay } from './transports/ws-relay';
+import { UpstreamPool } from './upstreams/upstream-pool';
+
+export interface McpRuntimeModuleOptions extends McpRuntimeOptions {
+  /** Modules exporting ServerRegistry and McpAccessPolicy, unless those are global. */
+  imports?: ModuleMetadata['imports'];
+}
+
+/**
+ * The MCP gateway's runtime: upstream sessions, federation and the transports (`/mcp`,
+ * `/servers/{id}/mcp`, `/sse`, `/message`, and `/ws` with the relay on). Needs ServerRegistry and
+ * McpAccessPolicy; provides UpstreamCatalogue.
+ */
+@Module({})
+export class McpRuntimeModule {
+  static forOptions({ imports = [], ...options }: McpRuntimeModuleOptions): DynamicModule {
+    const resolved = resolveRuntimeOptions(options);
+    return {
+      module: McpRuntimeModule,
+      imports,
+      controllers: [StreamableHttpController, LegacySseController],
+      providers: [
+        { provide: MCP_RUNTIME_OPTIONS, useValue: resolved },
+        UpstreamPool,
+        { provide: UpstreamCatalogue, useExisting: UpstreamPool },
+        FederationViews,
+        Federation,
+        DownstreamSessions,
+        McpEdge,
+        ...(resolved.wsRelay ? [WsRelay] : []),
+      ],
+      exports: [UpstreamCatalogue],
+    };
+  }
+}

@@ -1,0 +1,156 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../access/mcp-access';
+import { ServerRegistry } from '../registry/server-registry';
+import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
+import { isSupportedVersion, negotiateInitialize, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-versions';
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** An HTTP answer refusing a request, with a JSON-RPC error body. */
+export interface Refusal {
+  status: number;
+  headers?: Record<string, string>;
+  body: { jsonrpc: '2.0'; error: { code: number; message: string; data?: unknown }; id: null };
+}
+
+export type Admission = { grant: McpAccessGrant; body?: unknown } | { refusal: Refusal };
+
+/** An HTTP request as it reaches a route: Nest's body parser may have read the body already. */
+export type McpHttpRequest = IncomingMessage & { body?: unknown; originalUrl?: string };
+
+export function refusal(status: number, message: string, data?: unknown, code: number = ErrorCode.ConnectionClosed): Refusal {
+  return { status, body: { jsonrpc: '2.0', error: { code, message, ...(data !== undefined ? { data } : {}) }, id: null } };
+}
+
+export function sendRefusal(res: ServerResponse, { status, headers, body }: Refusal): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+/** The same answer on a socket being upgraded to WebSocket. */
+export function sendRefusalOnSocket(socket: Duplex, { status, headers, body }: Refusal): void {
+  const text = JSON.stringify(body);
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    ...Object.entries({ ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), connection: 'close' }).map(
+      ([name, value]) => `${name}: ${value}`,
+    ),
+  ];
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${text}`);
+}
+
+/**
+ * What every MCP request passes before a transport sees it, in this order: the Origin check
+ * (DNS rebinding), the body size, the caller's access to the server, the protocol version header,
+ * and the body itself (JSON, already parsed by Nest or read here).
+ */
+@Injectable()
+export class McpEdge {
+  private readonly logger = new Logger('McpEdge');
+
+  constructor(
+    private readonly policy: McpAccessPolicy,
+    private readonly registry: ServerRegistry,
+    @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
+  ) {}
+
+  async admit(req: McpHttpRequest, serverId: string | null, withBody: boolean): Promise<Admission> {
+    const origin = this.checkOrigin(req);
+    if (origin) return { refusal: origin };
+    if (Number(req.headers['content-length'] ?? 0) > this.options.maxBodyBytes) return { refusal: this.tooLarge() };
+    const access = await this.authorize(req, serverId);
+    if ('refusal' in access) return access;
+    const version = req.headers['mcp-protocol-version'];
+    if (typeof version === 'string' && !isSupportedVersion(version)) {
+      return {
+        refusal: refusal(400, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`, {
+          supported: SUPPORTED_PROTOCOL_VERSIONS,
+        }),
+      };
+    }
+    if (!withBody) return access;
+    const body = await this.body(req);
+    if ('refusal' in body) return body;
+    return { grant: access.grant, body: negotiateInitialize(body.value) };
+  }
+
+  /**
+   * DNS-rebinding protection. No Origin (a non-browser client) is fine; a browser's Origin must be
+   * listed in allowedOrigins, or be the request's own host when that host is a loopback name. A page
+   * on a site whose name was rebound to the gateway's address sends its own name in both Origin
+   * and Host, so "the same host" alone would let it through.
+   */
+  checkOrigin(req: IncomingMessage): Refusal | undefined {
+    const origin = req.headers.origin;
+    if (origin === undefined) return undefined;
+    if (this.options.allowedOrigins.includes(origin)) return undefined;
+    try {
+      const { host, hostname } = new URL(origin);
+      if (host === req.headers.host && LOOPBACK_NAMES.has(hostname)) return undefined;
+    } catch {
+      // 'null' and other opaque origins are foreign.
+    }
+    return refusal(403, `Forbidden: origin ${origin} is not allowed`);
+  }
+
+  async authorize(req: IncomingMessage, serverId: string | null): Promise<{ grant: McpAccessGrant } | { refusal: Refusal }> {
+    let grant: McpAccessGrant;
+    try {
+      grant = await this.policy.authorize(req, serverId);
+    } catch (error) {
+      if (error instanceof McpAccessError) {
+        return { refusal: { ...refusal(error.status, error.message, { code: error.code }), headers: error.headers } };
+      }
+      this.logger.error(`access check failed: ${error instanceof Error ? error.message : String(error)}`);
+      return { refusal: refusal(500, 'Internal error while checking access', undefined, ErrorCode.InternalError) };
+    }
+    if (serverId !== null) {
+      if (!this.registry.server(serverId)) return { refusal: refusal(404, `Server ${serverId} not found`) };
+      if (!grant.servers.includes(serverId)) return { refusal: refusal(403, `Forbidden: no access to server ${serverId}`) };
+    }
+    return { grant };
+  }
+
+  private async body(req: McpHttpRequest): Promise<{ value: unknown } | { refusal: Refusal }> {
+    // Nest's JSON parser ran before the route: its result is the body.
+    if (req.readableEnded) {
+      if (req.body !== undefined && Buffer.byteLength(JSON.stringify(req.body)) > this.options.maxBodyBytes) {
+        return { refusal: this.tooLarge() };
+      }
+      return { value: req.body };
+    }
+    const raw = await readLimited(req, this.options.maxBodyBytes);
+    if (raw === undefined) return { refusal: this.tooLarge() };
+    try {
+      return { value: JSON.parse(raw.toString('utf8')) };
+    } catch {
+      return { refusal: refusal(400, 'Parse error', undefined, ErrorCode.ParseError) };
+    }
+  }
+
+  private tooLarge(): Refusal {
+    return refusal(413, `Payload Too Large: request body must not exceed ${this.options.maxBodyBytes} bytes`);
+  }
+}
+
+/** The body, or undefined once it grows past `max` (the rest is drained so the answer can be sent). */
+function readLimited(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= max) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.resume();
+      resolve(undefined);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { All, Controller, Inject, Logger, Param, Req, Res } from '@nestjs/common';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { Federation } from '../federation/federated-session';
+import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
+import type { McpAccessGrant } from '../access/mcp-access';
+import { DownstreamSessions } from './downstream-sessions';
+import { BoundedEventStore } from './event-store';
+import { McpEdge, McpHttpRequest, refusal, sendRefusal } from './mcp-edge';
+
+/**
+ * Streamable HTTP at `/mcp` and `/servers/{id}/mcp`. Stateless by default: each POST gets a fresh
+ * server answering in JSON over the pool's shared upstream sessions. Stateful: sessions
+ * (Mcp-Session-Id) with SSE streams, the GET stream, resumption and DELETE, each with upstream
+ * sessions of its own.
+ */
+@Controller()
+export class StreamableHttpController {
+  private readonly logger = new Logger('StreamableHttp');
+
+  constructor(
+    private readonly edge: McpEdge,
+    private readonly federation: Federation,
+    private readonly sessions: DownstreamSessions,
+    @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
+  ) {}
+
+  @All('mcp')
+  union(@Req() req: McpHttpRequest, @Res() res: ServerResponse): Promise<void> {
+    return this.handle(req, res, null);
+  }
+
+  @All('servers/:id/mcp')
+  server(@Req() req: McpHttpRequest, @Res() res: ServerResponse, @Param('id') id: string): Promise<void> {
+    return this.handle(req, res, id);
+  }
+
+  private async handle(req: McpHttpRequest, res: ServerResponse, serverId: string | null): Promise<void> {
+    try {
+      const admission = await this.edge.admit(req, serverId, req.method === 'POST');
+      if ('refusal' in admission) return sendRefusal(res, admission.refusal);
+      if (this.options.stateful) await this.stateful(req, res, serverId, admission.grant, admission.body);
+      else await this.stateless(req, res, serverId, admission.grant, admission.body);
+    } catch (error) {
+      this.logger.error(`MCP request failed: ${error instanceof Error ? error.message : String(error)}`);
+      sendRefusal(res, refusal(500, 'Internal error', undefined, -32603));
+    }
+  }
+
+  private async stateless(req: McpHttpRequest, res: ServerResponse, serverId: string | null, grant: McpAccessGrant, body: unknown): Promise<void> {
+    if (req.method !== 'POST') {
+      return sendRefusal(res, { ...refusal(405, 'Method not allowed: this gateway runs without sessions (POST only)'), headers: { allow: 'POST' } });
+    }
+    const session = await this.federation.open({ serverId, grant, ownUpstreamSessions: false });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => void session.close());
+    await session.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  private async stateful(req: McpHttpRequest, res: ServerResponse, serverId: string | null, grant: McpAccessGrant, body: unknown): Promise<void> {
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = this.sessions.find(sessionId, grant.principal, serverId, StreamableHTTPServerTransport);
+      if (!session) return sendRefusal(res, refusal(404, 'Session not found', undefined, -32001));
+      session.federated.updateGrant(grant);
+      return session.transport.handleRequest(req, res, body);
+    }
+    const initializing = req.method === 'POST' && (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body));
+    if (!initializing) return sendRefusal(res, refusal(400, 'Bad Request: Mcp-Session-Id header is required'));
+
+    const federated = await this.federation.open({ serverId, grant, ownUpstreamSessions: true });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      eventStore: new BoundedEventStore(),
+      onsessioninitialized: (id) =>
+        this.sessions.add({ id, serverId, federated, transport, lastUsed: Date.now(), expires: true }),
+    });
+    transport.onclose = () => void (transport.sessionId ? this.sessions.end(transport.sessionId) : federated.close());
+    await federated.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+}

@@ -1,0 +1,223 @@
+// MCP clients over Streamable HTTP against the gateway in its default, stateless mode: two
+// upstreams federated behind a virtual server and `/mcp`, and what the edge refuses.
+import { request } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connect, InMemoryServerRegistry, startGateway, TestGateway, testServers, textOf, upstreamDefinition } from './testing/test-gateway';
+import { SseUpstream, StreamableUpstream } from './testing/test-upstreams';
+
+const MAX_BODY = 64 * 1024;
+
+describe('Streamable HTTP, stateless', () => {
+  const north = new StreamableUpstream();
+  const south = new SseUpstream();
+  let gateway: TestGateway;
+  const clients: Client[] = [];
+  const client = async (path: string, person = 'alice') => {
+    const c = await connect(gateway.url, path, person);
+    clients.push(c);
+    return c;
+  };
+
+  beforeAll(async () => {
+    await Promise.all([north.start(), south.start()]);
+    const registry = new InMemoryServerRegistry(
+      [upstreamDefinition('north', north, 'streamable-http'), upstreamDefinition('south', south, 'sse')],
+      testServers(),
+    );
+    gateway = await startGateway(registry, { maxBodyBytes: MAX_BODY, pageSize: 3 });
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await gateway.close();
+    await Promise.all([north.stop(), south.stop()]);
+  });
+
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer alice', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const initialize = (protocolVersion: string) => ({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+
+  async function allToolNames(c: Client): Promise<string[]> {
+    const names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await c.listTools(cursor ? { cursor } : {});
+      names.push(...page.tools.map((t) => t.name));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return names.sort();
+  }
+
+  it('lists the tools of both upstreams of a virtual server, prefixing only the name they share', async () => {
+    const c = await client('/servers/alpha/mcp');
+    expect(await allToolNames(c)).toEqual(
+      ['add', 'ask-model', 'ask-user', 'busy', 'count', 'log', 'meta', 'north__echo', 'rain', 'slow', 'south__echo', 'tide', 'weather', 'wind'].sort(),
+    );
+  });
+
+  it('pages lists toward the client with its own cursor', async () => {
+    const c = await client('/servers/alpha/mcp');
+    const first = await c.listTools();
+    expect(first.tools).toHaveLength(3);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await c.listTools({ cursor: first.nextCursor! });
+    expect(second.tools.map((t) => t.name)).not.toContain(first.tools[0].name);
+  });
+
+  it('calls tools on either upstream, the prefixed names reaching the right one', async () => {
+    const c = await client('/servers/alpha/mcp');
+    expect(textOf(await c.callTool({ name: 'north__echo', arguments: { text: 'hi' } }))).toBe('north: hi');
+    expect(textOf(await c.callTool({ name: 'south__echo', arguments: { text: 'hi' } }))).toBe('south echo: hi');
+    expect(textOf(await c.callTool({ name: 'weather', arguments: { text: 'today' } }))).toBe('south weather: today');
+    expect(textOf(await c.callTool({ name: 'add', arguments: { a: 2, b: 3 } }))).toBe('5');
+  });
+
+  it('reads resources and templates and gets prompts through the virtual server', async () => {
+    const c = await client('/servers/alpha/mcp');
+    const { resources } = await c.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(['note://north/readme']);
+    const { resourceTemplates } = await c.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['note://north/{id}']);
+    expect(await c.readResource({ uri: 'note://north/readme' })).toMatchObject({ contents: [{ uri: 'note://north/readme', text: 'north readme' }] });
+    expect(await c.readResource({ uri: 'note://north/7' })).toMatchObject({ contents: [{ text: 'note 7' }] });
+    const prompt = await c.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
+    expect(prompt.messages[0].content).toMatchObject({ text: 'Hello Ada' });
+  });
+
+  it('passes _meta both ways and completes prompt arguments', async () => {
+    const c = await client('/servers/alpha/mcp');
+    const result = await c.callTool({ name: 'meta', arguments: {}, _meta: { trace: 'abc' } });
+    expect(textOf(result)).toBe('"abc"');
+    expect(result._meta).toEqual({ from: 'north' });
+    const completion = await c.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'A' } });
+    expect(completion.completion.values).toEqual(['Ada', 'Alan']);
+  });
+
+  it('shows on /mcp every server the caller may use, every name prefixed by its upstream', async () => {
+    const alice = await client('/mcp');
+    const names = await allToolNames(alice);
+    expect(names).toEqual(expect.arrayContaining(['north__add', 'north__echo', 'south__echo', 'south__weather']));
+    expect(names.every((n) => n.startsWith('north__') || n.startsWith('south__'))).toBe(true);
+    expect(textOf(await alice.callTool({ name: 'south__tide', arguments: { text: 'high' } }))).toBe('south tide: high');
+    const { resources } = await alice.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(['mcpgw://north/note://north/readme']);
+    expect(await alice.readResource({ uri: 'mcpgw://north/note://north/readme' })).toMatchObject({
+      contents: [{ uri: 'mcpgw://north/note://north/readme', text: 'north readme' }],
+    });
+    expect((await alice.listPrompts()).prompts.map((p) => p.name)).toEqual(['north__greet']);
+
+    const bob = await client('/mcp', 'bob');
+    expect(await allToolNames(bob)).toEqual(['north__add']);
+  });
+
+  it('answers a tool outside the selection as unknown', async () => {
+    const bob = await client('/servers/narrow/mcp', 'bob');
+    expect((await bob.listTools()).tools.map((t) => t.name)).toEqual(['add']);
+    await expect(bob.callTool({ name: 'echo', arguments: { text: 'x' } })).rejects.toThrow(/echo not found/);
+  });
+
+  it('negotiates each supported version and answers the default for an unknown one', async () => {
+    for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
+      const answer = await post('/servers/alpha/mcp', initialize(version));
+      expect(answer.status).toBe(200);
+      expect(((await answer.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe(version);
+    }
+    for (const version of ['2024-10-07', '1999-01-01']) {
+      const answer = await post('/servers/alpha/mcp', initialize(version));
+      expect(((await answer.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25');
+    }
+    const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { authorization: 'Bearer alice' } } });
+    const sdk = new Client({ name: 'sdk', version: '1' });
+    await sdk.connect(transport);
+    clients.push(sdk);
+    expect(transport.protocolVersion).toBe('2025-11-25');
+  });
+
+  it('refuses an unsupported MCP-Protocol-Version header with 400 listing the supported versions', async () => {
+    for (const version of ['1999-01-01', '2024-10-07']) {
+      const answer = await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': version });
+      expect(answer.status).toBe(400);
+      const body = (await answer.json()) as { error: { message: string; data: { supported: string[] } } };
+      expect(body.error.data.supported).toEqual(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
+      expect(body.error.message).toContain('2024-11-05');
+    }
+  });
+
+  it('maps refused access to HTTP: 401 without a token, 403 outside the grant, 404 for an unknown server', async () => {
+    const anonymous = await post('/servers/alpha/mcp', initialize('2025-11-25'), { authorization: '' });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="mcp-gateway"');
+    expect(await anonymous.json()).toMatchObject({ jsonrpc: '2.0', error: { message: 'Sign in first', data: { code: 'unauthenticated' } }, id: null });
+
+    const stranger = await post('/mcp', initialize('2025-11-25'), { authorization: 'Bearer mallory' });
+    expect(stranger.status).toBe(403);
+
+    expect((await post('/servers/alpha/mcp', initialize('2025-11-25'), { authorization: 'Bearer bob' })).status).toBe(403);
+    expect((await post('/servers/nowhere/mcp', initialize('2025-11-25'))).status).toBe(404);
+    await expect(connect(gateway.url, '/servers/alpha/mcp', 'bob')).rejects.toThrow(/Forbidden: no access to server alpha/);
+  });
+
+  it('refuses a foreign Origin with 403 and accepts its own', async () => {
+    const foreign = await post('/mcp', initialize('2025-11-25'), { origin: 'http://evil.example' });
+    expect(foreign.status).toBe(403);
+    const own = await post('/mcp', initialize('2025-11-25'), { origin: gateway.url });
+    expect(own.status).toBe(200);
+  });
+
+  it('refuses a page whose site name was rebound to the gateway (Host and Origin both foreign)', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify(initialize('2025-11-25'));
+      const req = request(`${gateway.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          host: 'evil.example.com',
+          origin: 'http://evil.example.com',
+          authorization: 'Bearer alice',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+      });
+      req.on('response', (res) => resolve(res.resume().statusCode ?? 0)).on('error', reject).end(body);
+    });
+    expect(status).toBe(403);
+  });
+
+  it('refuses a body above the limit with 413', async () => {
+    const big = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'add', arguments: { pad: 'x'.repeat(MAX_BODY) } } };
+    const answer = await post('/servers/alpha/mcp', big);
+    expect(answer.status).toBe(413);
+  });
+
+  it('serves no WebSocket relay unless it is turned on', async () => {
+    await expect(connect(gateway.url, '/ws', 'alice', 'websocket')).rejects.toBeDefined();
+  });
+
+  it('has no session to open a stream on', async () => {
+    const answer = await fetch(`${gateway.url}/mcp`, { headers: { accept: 'text/event-stream', authorization: 'Bearer alice' } });
+    expect(answer.status).toBe(405);
+  });
+
+  it('keeps the catalogue of both upstreams for the admin API, healthy', async () => {
+    expect(gateway.catalogue.health().map((h) => [h.upstream, h.state])).toEqual([
+      ['north', 'up'],
+      ['south', 'up'],
+    ]);
+    expect(gateway.catalogue.items('south').map((i) => i.name)).toEqual(['echo', 'weather', 'tide', 'wind', 'rain']);
+    expect(gateway.catalogue.items('north')).toEqual(
+      expect.arrayContaining([
+        { upstream: 'north', kind: 'resource-template', name: 'note://north/{id}', description: 'A note' },
+        { upstream: 'north', kind: 'prompt', name: 'greet', description: 'Greets' },
+      ]),
+    );
+  });
+});

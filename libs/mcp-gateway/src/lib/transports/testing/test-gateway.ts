@@ -1,0 +1,145 @@
+// The runtime module in a Nest test app, with an in-memory registry and an access policy that
+// reads `Authorization: Bearer <person>` (or `?access_token=` on WebSocket upgrades).
+import type { IncomingMessage } from 'node:http';
+import { INestApplication, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../../access/mcp-access';
+import { ServerRegistry, UpstreamDefinition, VirtualServerDefinition } from '../../registry/server-registry';
+import { UpstreamCatalogue } from '../../registry/upstream-catalogue';
+import { McpRuntimeModule } from '../../runtime.module';
+import type { McpRuntimeOptions } from '../../runtime-options';
+import type { TestUpstream } from './test-upstreams';
+
+export class InMemoryServerRegistry extends ServerRegistry {
+  private listeners = new Set<() => void>();
+
+  constructor(
+    private upstreamList: UpstreamDefinition[],
+    private serverList: VirtualServerDefinition[],
+  ) {
+    super();
+  }
+
+  upstreams(): readonly UpstreamDefinition[] {
+    return this.upstreamList;
+  }
+  upstream(name: string): UpstreamDefinition | undefined {
+    return this.upstreamList.find((u) => u.name === name);
+  }
+  servers(): readonly VirtualServerDefinition[] {
+    return this.serverList;
+  }
+  server(id: string): VirtualServerDefinition | undefined {
+    return this.serverList.find((s) => s.id === id);
+  }
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+/** Who may use what: alice every test server, bob only `narrow`. */
+export const GRANTS: Record<string, string[]> = { alice: ['alpha', 'narrow', 'hasty'], bob: ['narrow'] };
+
+export class TestAccessPolicy extends McpAccessPolicy {
+  async authorize(request: IncomingMessage): Promise<McpAccessGrant> {
+    const header = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    const token = header ?? new URL(request.url ?? '/', 'http://gateway').searchParams.get('access_token') ?? undefined;
+    if (!token) throw new McpAccessError(401, 'unauthenticated', 'Sign in first', { 'www-authenticate': 'Bearer realm="mcp-gateway"' });
+    const servers = GRANTS[token];
+    if (!servers) throw new McpAccessError(403, 'no_sign_in_key', 'You may not use the MCP gateway');
+    return { principal: token, servers };
+  }
+}
+
+export function testServers(): VirtualServerDefinition[] {
+  return [
+    {
+      id: 'alpha',
+      project: 'alpha',
+      name: 'Alpha tools',
+      selections: [
+        { upstream: 'north', tools: '*', resources: '*', prompts: '*' },
+        { upstream: 'south', tools: '*', resources: '*', prompts: '*' },
+      ],
+    },
+    { id: 'narrow', project: 'beta', name: 'Just adding', selections: [{ upstream: 'north', tools: ['add'], resources: [], prompts: [] }] },
+  ];
+}
+
+export function upstreamDefinition(name: string, upstream: TestUpstream, transport: UpstreamDefinition['transport']): UpstreamDefinition {
+  return { name, url: upstream.url, transport, headers: { authorization: 'Bearer upstream-secret' }, timeoutMs: 10_000, maxConcurrency: 4 };
+}
+
+export interface TestGateway {
+  app: INestApplication;
+  url: string;
+  catalogue: UpstreamCatalogue;
+  close(): Promise<void>;
+}
+
+/** `nestBodyParser: false` leaves the bodies to the runtime, as an app with its parser off would. */
+export async function startGateway(registry: ServerRegistry, options: McpRuntimeOptions, nestBodyParser = true): Promise<TestGateway> {
+  @Module({
+    providers: [
+      { provide: ServerRegistry, useValue: registry },
+      { provide: McpAccessPolicy, useClass: TestAccessPolicy },
+    ],
+    exports: [ServerRegistry, McpAccessPolicy],
+  })
+  class TestSeamsModule {}
+
+  const moduleRef = await Test.createTestingModule({
+    imports: [McpRuntimeModule.forOptions({ ...options, imports: [TestSeamsModule] })],
+  }).compile();
+  const app = moduleRef.createNestApplication({ logger: false, bodyParser: nestBodyParser });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    catalogue: app.get(UpstreamCatalogue),
+    close: () => app.close(),
+  };
+}
+
+export type ClientKind = 'streamable-http' | 'sse' | 'websocket';
+
+/** The official SDK client, connected to the gateway as `person`. */
+export async function connect(
+  gatewayUrl: string,
+  path: string,
+  person: string,
+  kind: ClientKind = 'streamable-http',
+  capabilities: ClientCapabilities = {},
+): Promise<Client> {
+  const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities });
+  const requestInit = { headers: { authorization: `Bearer ${person}` } };
+  const transport =
+    kind === 'websocket'
+      ? new WebSocketClientTransport(new URL(`${gatewayUrl.replace(/^http/, 'ws')}${path}?access_token=${person}`))
+      : kind === 'sse'
+        ? new SSEClientTransport(new URL(`${gatewayUrl}${path}`), { requestInit })
+        : new StreamableHTTPClientTransport(new URL(`${gatewayUrl}${path}`), { requestInit });
+  await client.connect(transport);
+  return client;
+}
+
+/** Waits until `check` holds (polling; the deadline only bounds a failing test). */
+export async function eventually(check: () => boolean | Promise<boolean>, what: string, deadlineMs = 10_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`never happened: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export function textOf(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content.map((c) => c.text ?? '').join('');
+}

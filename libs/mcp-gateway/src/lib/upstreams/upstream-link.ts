@@ -1,0 +1,147 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { ClientCapabilities, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { UpstreamDefinition } from '../registry/server-registry';
+
+const GATEWAY_CLIENT = { name: 'arbor-mcp-gateway', version: '1.0.0' };
+/** Shared: each client would otherwise build its own (a millisecond per session). */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
+/** How a link's clients are made: what they declare and which handlers they carry. */
+export interface LinkSetup {
+  capabilities: ClientCapabilities;
+  /** Installs notification and request handlers on each new client, before it connects. */
+  configure?(client: Client): void;
+  /** A new session is open. */
+  onOpen?(client: Client): void;
+  /** The connection broke (not called after close()). */
+  onLost?(error: unknown): void;
+}
+
+/**
+ * One MCP session to one upstream, opened on first use and reopened after it is lost (upstream
+ * restarted, session expired, stream dropped). A call that fails because the session was lost is
+ * retried once on a fresh session: it never reached a live session, so it did not run twice.
+ */
+export class UpstreamLink {
+  private client?: Client;
+  private opening?: Promise<Client>;
+  private closed = false;
+
+  constructor(
+    private readonly definition: UpstreamDefinition,
+    private readonly setup: LinkSetup,
+  ) {}
+
+  /** The open client, if any. */
+  get current(): Client | undefined {
+    return this.client;
+  }
+
+  open(): Promise<Client> {
+    if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    if (this.client) return Promise.resolve(this.client);
+    this.opening ??= this.connect().finally(() => (this.opening = undefined));
+    return this.opening;
+  }
+
+  async use<T>(call: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const client = await this.open();
+    try {
+      return await call(client);
+    } catch (error) {
+      if (signal?.aborted || !isConnectionLoss(error)) throw error;
+      this.lost(client, error);
+      return call(await this.open());
+    }
+  }
+
+  /** Forgets the current session (after a failed ping): the next use opens a new one. */
+  drop(error: unknown): void {
+    if (this.client) this.lost(this.client, error);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.client ?? (await this.opening?.catch(() => undefined));
+    this.client = undefined;
+    if (!client) return;
+    // Tell a Streamable HTTP upstream the session is over, so it frees it now rather than at its timeout.
+    const transport = client.transport;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+      await transport.terminateSession().catch(() => undefined);
+    }
+    await client.close().catch(() => undefined);
+  }
+
+  private async connect(): Promise<Client> {
+    const client = new Client(GATEWAY_CLIENT, { capabilities: this.setup.capabilities, jsonSchemaValidator: SCHEMA_VALIDATOR });
+    this.setup.configure?.(client);
+    const transport = upstreamTransport(this.definition);
+    client.onclose = () => this.lost(client, new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    // An SSE upstream's session lives and dies with its event stream.
+    client.onerror = (error) => {
+      if (transport instanceof SSEClientTransport && isConnectionLoss(error)) this.lost(client, error);
+    };
+    try {
+      await client.connect(transport, { timeout: this.definition.timeoutMs });
+    } catch (error) {
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+    if (this.closed) {
+      await client.close().catch(() => undefined);
+      throw new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+    }
+    this.client = client;
+    this.setup.onOpen?.(client);
+    return client;
+  }
+
+  private lost(client: Client, error: unknown): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    client.close().catch(() => undefined);
+    if (!this.closed) this.setup.onLost?.(error);
+  }
+}
+
+function upstreamTransport(definition: UpstreamDefinition): Transport {
+  const url = new URL(definition.url);
+  const requestInit: RequestInit = { headers: { ...definition.headers } };
+  return definition.transport === 'sse'
+    ? new SSEClientTransport(url, { requestInit })
+    : new StreamableHTTPClientTransport(url, { requestInit });
+}
+
+/** The session is gone (not the call refused): worth one retry on a new session. */
+export function isConnectionLoss(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError) return error.code === 404;
+  if (error instanceof SseError) return true;
+  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
+  if (error instanceof TypeError) return true; // fetch failed: refused, reset
+  // The SSE client's POST to an endpoint whose session the restarted upstream no longer knows.
+  return error instanceof Error && (error.message === 'Not connected' || /^Error POSTing to endpoint \(HTTP 40[04]\)/.test(error.message));
+}
+
+/** Why an upstream failed, in words safe for health and errors (no URL, header or body text). */
+export function describeFailure(error: unknown): string {
+  if (error instanceof StreamableHTTPError || error instanceof SseError) {
+    return error.code !== undefined && error.code > 0 ? `HTTP ${error.code}` : 'unreachable';
+  }
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.RequestTimeout) return 'timed out';
+    if (error.code === ErrorCode.ConnectionClosed) return 'connection closed';
+    return `MCP error ${error.code}`;
+  }
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  const code = typeof cause?.code === 'string' ? cause.code : undefined;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code) return `network error ${code}`;
+  const http = error instanceof Error ? /\(HTTP (\d{3})\)/.exec(error.message) : null;
+  return http ? `HTTP ${http[1]}` : 'unreachable';
+}

@@ -1,0 +1,387 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ClientRequest,
+  ErrorCode,
+  ListPromptsResultSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
+  ListToolsResultSchema,
+  McpError,
+  Prompt,
+  PromptListChangedNotificationSchema,
+  Resource,
+  ResourceListChangedNotificationSchema,
+  ResourceTemplate,
+  Result,
+  ResultSchema,
+  ServerCapabilities,
+  Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
+import { ServerRegistry, UpstreamDefinition } from '../registry/server-registry';
+import { CatalogueItem, UpstreamCatalogue, UpstreamHealth } from '../registry/upstream-catalogue';
+import { ConcurrencyLimit } from './concurrency-limit';
+import { describeFailure, UpstreamLink } from './upstream-link';
+
+/** What an upstream offers, as it names it. */
+export interface UpstreamOffer {
+  capabilities: ServerCapabilities;
+  tools: readonly Tool[];
+  resources: readonly Resource[];
+  resourceTemplates: readonly ResourceTemplate[];
+  prompts: readonly Prompt[];
+}
+
+export type CatalogueKind = 'tools' | 'resources' | 'prompts';
+
+export interface ForwardOptions {
+  signal?: AbortSignal;
+  onprogress?: RequestOptions['onprogress'];
+}
+
+/** Sends requests to upstreams: the pool's shared sessions, or one downstream session's own. */
+export interface UpstreamCaller {
+  forward(upstream: string, request: ClientRequest, options?: ForwardOptions): Promise<Result>;
+}
+
+const EMPTY_OFFER: UpstreamOffer = { capabilities: {}, tools: [], resources: [], resourceTemplates: [], prompts: [] };
+const MAX_RECONNECT_DELAY_MS = 30_000;
+const MAX_PAGES = 1000;
+
+class PooledUpstream {
+  state: UpstreamHealth['state'] = 'connecting';
+  lastSeenAt?: string;
+  lastError?: string;
+  offer: UpstreamOffer = EMPTY_OFFER;
+  failures = 0;
+  retryTimer?: NodeJS.Timeout;
+  /** Settles when the first connection attempt (and its catalogue) is done, either way. */
+  firstAttempt: Promise<void> = Promise.resolve();
+  /** The catalogue load started by the latest open. */
+  loading: Promise<void> = Promise.resolve();
+  readonly limit: ConcurrencyLimit;
+  readonly shared: UpstreamLink;
+
+  constructor(
+    readonly definition: UpstreamDefinition,
+    readonly fingerprint: string,
+    sharedLink: (up: PooledUpstream) => UpstreamLink,
+  ) {
+    this.limit = new ConcurrencyLimit(definition.maxConcurrency);
+    this.shared = sharedLink(this);
+  }
+}
+
+/**
+ * One warm MCP session per upstream, shared by stateless calls: reopened after failures with
+ * backoff, pinged for health, its catalogue cached and refreshed on list_changed. Every call to an
+ * upstream (shared or a session's own) passes its concurrency limit and timeout here.
+ */
+@Injectable()
+export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('UpstreamPool');
+  private readonly upstreams = new Map<string, PooledUpstream>();
+  private readonly listeners = new Set<(upstream: string, kind: CatalogueKind) => void>();
+  private pinger?: NodeJS.Timeout;
+  private unsubscribe?: () => void;
+  /** Bumped whenever any catalogue changes, so derived views know when to rebuild. */
+  version = 0;
+
+  constructor(
+    private readonly registry: ServerRegistry,
+    @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
+  ) {
+    super();
+  }
+
+  onModuleInit(): void {
+    this.reconcile();
+    this.unsubscribe = this.registry.onChange(() => this.reconcile());
+    this.pinger = setInterval(() => void this.pingAll(), this.options.pingIntervalMs);
+    this.pinger.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.unsubscribe?.();
+    clearInterval(this.pinger);
+    await Promise.all([...this.upstreams.values()].map((up) => this.retire(up)));
+    this.upstreams.clear();
+  }
+
+  items(upstream?: string): readonly CatalogueItem[] {
+    return this.selected(upstream).flatMap(({ definition: { name }, offer }) => [
+      ...offer.tools.map((t) => item(name, 'tool', t.name, t.description)),
+      ...offer.resources.map((r) => item(name, 'resource', r.uri, r.description)),
+      ...offer.resourceTemplates.map((r) => item(name, 'resource-template', r.uriTemplate, r.description)),
+      ...offer.prompts.map((p) => item(name, 'prompt', p.name, p.description)),
+    ]);
+  }
+
+  health(upstream?: string): readonly UpstreamHealth[] {
+    return this.selected(upstream).map((up) => ({
+      upstream: up.definition.name,
+      state: up.state,
+      ...(up.lastSeenAt ? { lastSeenAt: up.lastSeenAt } : {}),
+      ...(up.lastError ? { lastError: up.lastError } : {}),
+    }));
+  }
+
+  /** The upstream's offer; waits for its first connection attempt so a fresh gateway lists everything. */
+  async offer(upstream: string): Promise<UpstreamOffer> {
+    const up = this.upstreams.get(upstream);
+    if (!up) return EMPTY_OFFER;
+    await up.firstAttempt;
+    return up.offer;
+  }
+
+  /** The offer known now (empty before the first connection). */
+  knownOffer(upstream: string): UpstreamOffer {
+    return this.upstreams.get(upstream)?.offer ?? EMPTY_OFFER;
+  }
+
+  definition(upstream: string): UpstreamDefinition | undefined {
+    return this.upstreams.get(upstream)?.definition;
+  }
+
+  /** Called with (upstream, kind) after a catalogue changed; returns an unsubscribe. */
+  onCatalogueChange(listener: (upstream: string, kind: CatalogueKind) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  forward(upstream: string, request: ClientRequest, options: ForwardOptions = {}): Promise<Result> {
+    return this.forwardOn(upstream, (up) => up.shared, request, options);
+  }
+
+  /**
+   * Sends `request` on the link `via` picks (the shared session or a downstream session's own),
+   * under the upstream's concurrency limit and timeout. An upstream that cannot be reached becomes
+   * a JSON-RPC error naming it; errors the upstream answered pass through unchanged.
+   */
+  async forwardOn(
+    upstream: string,
+    via: (up: { definition: UpstreamDefinition; shared: UpstreamLink }) => UpstreamLink,
+    request: ClientRequest,
+    options: ForwardOptions,
+  ): Promise<Result> {
+    const up = this.upstreams.get(upstream);
+    if (!up) throw unavailable(upstream, 'not registered');
+    const link = via(up);
+    return up.limit.run(async () => {
+      try {
+        const result = await link.use(
+          (client) =>
+            client.request(request, ResultSchema, {
+              timeout: up.definition.timeoutMs,
+              resetTimeoutOnProgress: true,
+              ...(options.signal ? { signal: options.signal } : {}),
+              ...(options.onprogress ? { onprogress: options.onprogress } : {}),
+            }),
+          options.signal,
+        );
+        this.seen(up);
+        return result;
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+          throw new McpError(ErrorCode.RequestTimeout, `Upstream "${upstream}" did not answer in time`, { upstream });
+        }
+        if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) throw error;
+        this.down(up, error);
+        throw unavailable(upstream, describeFailure(error));
+      }
+    });
+  }
+
+  /** Refreshes one kind of an upstream's catalogue (after a list_changed seen on any of its sessions). */
+  async refresh(upstream: string, kind: CatalogueKind): Promise<void> {
+    const up = this.upstreams.get(upstream);
+    const client = up?.shared.current;
+    if (!up || !client) return;
+    try {
+      const lists = await fetchKind(client, kind, up.offer.capabilities);
+      up.offer = Object.assign({}, up.offer, lists);
+      this.changed(upstream, kind);
+    } catch (error) {
+      this.logger.warn(`catalogue refresh of upstream ${upstream} failed: ${describeFailure(error)}`);
+    }
+  }
+
+  private reconcile(): void {
+    const wanted = new Map(this.registry.upstreams().map((d) => [d.name, d]));
+    for (const [name, up] of this.upstreams) {
+      const definition = wanted.get(name);
+      if (!definition || JSON.stringify(definition) !== up.fingerprint) {
+        this.upstreams.delete(name);
+        void this.retire(up);
+      }
+    }
+    for (const [name, definition] of wanted) {
+      if (this.upstreams.has(name)) continue;
+      const up = new PooledUpstream(definition, JSON.stringify(definition), (self) => this.sharedLink(self));
+      this.upstreams.set(name, up);
+      up.firstAttempt = this.connect(up);
+    }
+  }
+
+  private sharedLink(up: PooledUpstream): UpstreamLink {
+    const name = up.definition.name;
+    return new UpstreamLink(up.definition, {
+      capabilities: {},
+      configure: (client) => {
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(name, 'tools'));
+        client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.refresh(name, 'resources'));
+        client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.refresh(name, 'prompts'));
+      },
+      onOpen: (client) => this.opened(up, client),
+      onLost: (error) => this.down(up, error),
+    });
+  }
+
+  private async connect(up: PooledUpstream): Promise<void> {
+    try {
+      await up.shared.open();
+      // The catalogue is loaded by onOpen; wait for it here so the first lists are complete.
+      await up.loading;
+    } catch (error) {
+      this.down(up, error);
+    }
+  }
+
+  private opened(up: PooledUpstream, client: Client): void {
+    up.loading = (async () => {
+      const capabilities = client.getServerCapabilities() ?? {};
+      try {
+        const [tools, resources, prompts] = await Promise.all([
+          fetchKind(client, 'tools', capabilities),
+          fetchKind(client, 'resources', capabilities),
+          fetchKind(client, 'prompts', capabilities),
+        ]);
+        if (this.upstreams.get(up.definition.name) !== up) return;
+        const before = up.offer;
+        up.offer = Object.assign({}, EMPTY_OFFER, tools, resources, prompts, { capabilities });
+        this.seen(up);
+        // A reconnect usually finds the same catalogue: only real changes are announced.
+        const kinds = { tools: ['tools'], resources: ['resources', 'resourceTemplates'], prompts: ['prompts'] } as const;
+        for (const [kind, keys] of Object.entries(kinds) as [CatalogueKind, readonly (keyof UpstreamOffer)[]][]) {
+          if (keys.some((key) => JSON.stringify(before[key]) !== JSON.stringify(up.offer[key]))) this.changed(up.definition.name, kind);
+        }
+      } catch (error) {
+        up.shared.drop(error);
+        this.down(up, error);
+      }
+    })();
+  }
+
+  private async pingAll(): Promise<void> {
+    await Promise.all(
+      [...this.upstreams.values()].map(async (up) => {
+        const client = up.shared.current;
+        if (!client) return;
+        try {
+          await client.ping({ timeout: Math.min(up.definition.timeoutMs, this.options.pingIntervalMs) });
+          this.seen(up);
+        } catch (error) {
+          up.shared.drop(error);
+          this.down(up, error);
+        }
+      }),
+    );
+  }
+
+  private seen(up: PooledUpstream): void {
+    const wasDown = up.state !== 'up';
+    up.state = 'up';
+    up.lastSeenAt = new Date().toISOString();
+    up.lastError = undefined;
+    up.failures = 0;
+    if (wasDown) this.logger.log(`upstream ${up.definition.name} is up`);
+  }
+
+  private down(up: PooledUpstream, error: unknown): void {
+    if (this.upstreams.get(up.definition.name) !== up) return;
+    const reason = describeFailure(error);
+    if (up.state !== 'down') this.logger.warn(`upstream ${up.definition.name} is down: ${reason}`);
+    up.state = 'down';
+    up.lastError = reason;
+    this.scheduleReconnect(up);
+  }
+
+  /** Reopens the shared session with exponential backoff; a call in between tries at once anyway. */
+  private scheduleReconnect(up: PooledUpstream): void {
+    if (up.retryTimer) return;
+    const delay = Math.min(MAX_RECONNECT_DELAY_MS, 500 * 2 ** up.failures);
+    up.failures++;
+    up.retryTimer = setTimeout(() => {
+      up.retryTimer = undefined;
+      if (this.upstreams.get(up.definition.name) === up && !up.shared.current) void this.connect(up);
+    }, delay);
+    up.retryTimer.unref();
+  }
+
+  private changed(upstream: string, kind: CatalogueKind): void {
+    this.version++;
+    for (const listener of this.listeners) listener(upstream, kind);
+  }
+
+  private async retire(up: PooledUpstream): Promise<void> {
+    clearTimeout(up.retryTimer);
+    await up.shared.close();
+  }
+
+  private selected(upstream?: string): PooledUpstream[] {
+    const all = [...this.upstreams.values()];
+    return upstream === undefined ? all : all.filter((up) => up.definition.name === upstream);
+  }
+}
+
+function item(upstream: string, kind: CatalogueItem['kind'], name: string, description?: string): CatalogueItem {
+  return { upstream, kind, name, ...(description ? { description } : {}) };
+}
+
+export function unavailable(upstream: string, reason: string): McpError {
+  return new McpError(ErrorCode.InternalError, `Upstream "${upstream}" is unavailable: ${reason}`, { upstream, reason });
+}
+
+/** Every page of one kind, following the upstream's cursors. */
+async function fetchKind(
+  client: Client,
+  kind: CatalogueKind,
+  capabilities: ServerCapabilities,
+): Promise<Partial<UpstreamOffer>> {
+  if (kind === 'tools') {
+    if (!capabilities.tools) return { tools: [] };
+    return { tools: await allPages((cursor) => client.request({ method: 'tools/list', params: { cursor } }, ListToolsResultSchema), (r) => r.tools) };
+  }
+  if (kind === 'prompts') {
+    if (!capabilities.prompts) return { prompts: [] };
+    return { prompts: await allPages((cursor) => client.request({ method: 'prompts/list', params: { cursor } }, ListPromptsResultSchema), (r) => r.prompts) };
+  }
+  if (!capabilities.resources) return { resources: [], resourceTemplates: [] };
+  const [resources, resourceTemplates] = await Promise.all([
+    allPages((cursor) => client.request({ method: 'resources/list', params: { cursor } }, ListResourcesResultSchema), (r) => r.resources),
+    allPages(
+      (cursor) => client.request({ method: 'resources/templates/list', params: { cursor } }, ListResourceTemplatesResultSchema),
+      (r) => r.resourceTemplates,
+    ),
+  ]);
+  return { resources, resourceTemplates };
+}
+
+async function allPages<R extends { nextCursor?: string }, T>(
+  page: (cursor: string | undefined) => Promise<R>,
+  items: (result: R) => T[],
+): Promise<T[]> {
+  const all: T[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < MAX_PAGES; pages++) {
+    const result = await page(cursor);
+    all.push(...items(result));
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return all;
+}

@@ -1,0 +1,110 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  ClientCapabilities,
+  ClientRequest,
+  Notification,
+  PromptListChangedNotificationSchema,
+  Request,
+  RequestId,
+  ResourceListChangedNotificationSchema,
+  Result,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { ForwardOptions, UpstreamCaller, UpstreamPool } from './upstream-pool';
+import { UpstreamLink } from './upstream-link';
+
+/** The downstream client of a session, as its upstream sessions reach it. */
+export interface DownstreamPeer {
+  /** What the client declared at initialize (sampling, elicitation, roots). */
+  capabilities(): ClientCapabilities;
+  /** A request an upstream sends the client (sampling, elicitation, roots), answered by the client. */
+  request(upstream: string, request: Request, signal: AbortSignal, relatedRequestId?: RequestId): Promise<Result>;
+  /** A notification an upstream sends the client (logging, resource updated, …). */
+  notify(upstream: string, notification: Notification, relatedRequestId?: RequestId): Promise<void>;
+}
+
+export interface SessionForwardOptions extends ForwardOptions {
+  /** The downstream request this call serves: what the upstream sends meanwhile is related to it. */
+  relatedRequestId?: RequestId;
+}
+
+/**
+ * The upstream sessions of one downstream session: opened on first use, reused for every call of
+ * that session, closed with it. They declare the client's own capabilities, so upstream
+ * requests (sampling, elicitation, roots) and notifications reach that client and no other.
+ */
+export class UpstreamSessions implements UpstreamCaller {
+  private readonly links = new Map<string, UpstreamLink>();
+  /** Downstream requests in flight per upstream, latest last: where upstream messages belong. */
+  private readonly inflight = new Map<string, RequestId[]>();
+  private closed = false;
+
+  constructor(
+    private readonly pool: UpstreamPool,
+    private readonly peer: DownstreamPeer,
+  ) {}
+
+  /** Upstreams this session has talked to. */
+  get opened(): readonly Client[] {
+    return [...this.links.values()].flatMap((link) => (link.current ? [link.current] : []));
+  }
+
+  async forward(upstream: string, request: ClientRequest, options: SessionForwardOptions = {}): Promise<Result> {
+    const related = options.relatedRequestId;
+    const stack = this.inflight.get(upstream) ?? [];
+    if (related !== undefined) {
+      stack.push(related);
+      this.inflight.set(upstream, stack);
+    }
+    try {
+      return await this.pool.forwardOn(upstream, (up) => this.link(upstream, up), request, options);
+    } finally {
+      if (related !== undefined) {
+        stack.splice(stack.lastIndexOf(related), 1);
+        if (stack.length === 0) this.inflight.delete(upstream);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const links = [...this.links.values()];
+    this.links.clear();
+    await Promise.all(links.map((link) => link.close()));
+  }
+
+  private link(upstream: string, up: { definition: ConstructorParameters<typeof UpstreamLink>[0]; shared: UpstreamLink }): UpstreamLink {
+    // A session that has ended has no sessions of its own left: stray calls use the shared one.
+    if (this.closed) return up.shared;
+    let link = this.links.get(upstream);
+    if (!link) {
+      link = new UpstreamLink(up.definition, {
+        capabilities: clientSide(this.peer.capabilities()),
+        configure: (client) => this.relay(upstream, client),
+      });
+      this.links.set(upstream, link);
+    }
+    return link;
+  }
+
+  private relay(upstream: string, client: Client): void {
+    const related = () => this.inflight.get(upstream)?.at(-1);
+    // List changes refresh the shared catalogue, which tells every session whose view it touches.
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.pool.refresh(upstream, 'tools'));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.pool.refresh(upstream, 'resources'));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.pool.refresh(upstream, 'prompts'));
+    client.fallbackNotificationHandler = (notification) => this.peer.notify(upstream, notification, related());
+    client.fallbackRequestHandler = (request, extra) =>
+      this.peer.request(upstream, { method: request.method, params: request.params }, extra.signal, related());
+  }
+}
+
+/** The client-side capabilities worth declaring upstream: those the gateway can relay. */
+function clientSide(capabilities: ClientCapabilities): ClientCapabilities {
+  return {
+    ...(capabilities.sampling ? { sampling: capabilities.sampling } : {}),
+    ...(capabilities.elicitation ? { elicitation: capabilities.elicitation } : {}),
+    ...(capabilities.roots ? { roots: capabilities.roots } : {}),
+    ...(capabilities.experimental ? { experimental: capabilities.experimental } : {}),
+  };
+}

@@ -1,0 +1,5 @@
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'arbor-mcp',
+  rootDir: __dirname,
+};

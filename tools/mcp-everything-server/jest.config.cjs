@@ -1,0 +1,5 @@
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'mcp-everything-server',
+  rootDir: __dirname,
+};
