@@ -2,10 +2,10 @@
 // against the gateway, the gateway against the Anthropic fake (tools/fake-providers, /anthropic).
 import type { ChildProcess } from 'node:child_process';
 import OpenAI, { APIError, AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
-import { RunningService, startService } from '@arbor/platform';
+import { RunningService } from '@arbor/platform';
 import { createTestDatabase, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { MASTER_KEY, startFake, writeConfig } from './testing/gateway-test-support';
+import { sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
 interface SeenRequest {
   path: string;
@@ -53,14 +53,8 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
       deployment('claude-drop', 'fail-drop'),
     ].join('')}
 `);
-    gateway = await startService(aiGatewayService, {
-      AIGW_DATABASE_URL: database.url,
-      AIGW_LISTEN_ADDR: '127.0.0.1:0',
-      AIGW_LOG: 'off',
-      AIGW_CONFIG: config,
-      AIGW_MASTER_KEY: MASTER_KEY,
-    });
-    client = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    gateway = await startTestGateway(database, config);
+    client = sdkClient(gateway);
   });
 
   afterAll(async () => {

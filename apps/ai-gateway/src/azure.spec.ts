@@ -3,10 +3,10 @@
 // what the client sends reaches Azure unchanged apart from `model`.
 import type { ChildProcess } from 'node:child_process';
 import OpenAI, { AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
-import { RunningService, startService } from '@arbor/platform';
+import { RunningService } from '@arbor/platform';
 import { createTestDatabase, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { MASTER_KEY, startFake, writeConfig } from './testing/gateway-test-support';
+import { sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
 const deployment = (alias: string, deploymentName: string, fakeUrl: string) => `
   - model_name: ${alias}
@@ -48,14 +48,8 @@ describe('ai-gateway chat completions on Azure OpenAI through the official OpenA
       deployment('gpt-small', 'fail-context', fake.url),
     ].join('')}
 `);
-    gateway = await startService(aiGatewayService, {
-      AIGW_DATABASE_URL: database.url,
-      AIGW_LISTEN_ADDR: '127.0.0.1:0',
-      AIGW_LOG: 'off',
-      AIGW_CONFIG: config,
-      AIGW_MASTER_KEY: MASTER_KEY,
-    });
-    client = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    gateway = await startTestGateway(database, config);
+    client = sdkClient(gateway);
   });
 
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { ConfigError } from '@arbor/config';
 import { RunningService, startService } from '@arbor/platform';
 import { createTestDatabase, runBuiltApp, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { MASTER_KEY, startFake, writeConfig } from './testing/gateway-test-support';
+import { MASTER_KEY, sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
 
 const deployment = (alias: string, model: string, fakeUrl: string, extra = '') => `
@@ -41,14 +41,8 @@ describe('ai-gateway family A routes through the official OpenAI SDK', () => {
 litellm_settings:
   drop_params: true
 `);
-    gateway = await startService(aiGatewayService, {
-      AIGW_DATABASE_URL: database.url,
-      AIGW_LISTEN_ADDR: '127.0.0.1:0',
-      AIGW_LOG: 'off',
-      AIGW_CONFIG: config,
-      AIGW_MASTER_KEY: MASTER_KEY,
-    });
-    client = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    gateway = await startTestGateway(database, config);
+    client = sdkClient(gateway);
   });
 
   afterAll(async () => {

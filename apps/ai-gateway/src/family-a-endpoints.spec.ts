@@ -4,10 +4,10 @@
 import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import OpenAI, { APIError } from 'openai';
-import { RunningService, startService } from '@arbor/platform';
+import { RunningService } from '@arbor/platform';
 import { createTestDatabase, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { MASTER_KEY, startFake, writeConfig } from './testing/gateway-test-support';
+import { MASTER_KEY, sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
 const deployment = (alias: string, model: string, fakeUrl: string) => `
   - model_name: ${alias}
@@ -17,16 +17,6 @@ const deployment = (alias: string, model: string, fakeUrl: string) => `
 interface SeenRequest {
   path: string;
   body: string;
-}
-
-async function startGateway(database: TestDatabase, config: string): Promise<RunningService<InstanceType<typeof aiGatewayService.schema>>> {
-  return startService(aiGatewayService, {
-    AIGW_DATABASE_URL: database.url,
-    AIGW_LISTEN_ADDR: '127.0.0.1:0',
-    AIGW_LOG: 'off',
-    AIGW_CONFIG: writeConfig(config),
-    AIGW_MASTER_KEY: MASTER_KEY,
-  });
 }
 
 async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
@@ -67,14 +57,14 @@ describe('ai-gateway completions, embeddings, stream usage, cost and metrics', (
   beforeAll(async () => {
     fake = await startFake();
     database = await createTestDatabase();
-    gateway = await startGateway(database, `model_list:${[
+    gateway = await startTestGateway(database, writeConfig(`model_list:${[
       deployment('mini', 'gpt-4o-mini', fake.url),
       deployment('instruct', 'gpt-3.5-turbo-instruct', fake.url),
       deployment('embed', 'text-embedding-3-small', fake.url),
       deployment('breaks', 'fail-midstream', fake.url),
       deployment('drops', 'fail-drop', fake.url),
-    ].join('')}\n`);
-    client = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    ].join('')}\n`));
+    client = sdkClient(gateway);
   });
 
   afterAll(async () => {
@@ -189,12 +179,12 @@ describe('ai-gateway with always_include_stream_usage', () => {
   it('shows usage in every stream, asked or not', async () => {
     const fake = await startFake();
     const database = await createTestDatabase();
-    const gateway = await startGateway(database, `model_list:${deployment('mini', 'gpt-4o-mini', fake.url)}
+    const gateway = await startTestGateway(database, writeConfig(`model_list:${deployment('mini', 'gpt-4o-mini', fake.url)}
 general_settings:
   always_include_stream_usage: true
-`);
+`));
     try {
-      const client = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+      const client = sdkClient(gateway);
       const stream = await client.chat.completions.create({ model: 'mini', messages: [{ role: 'user', content: 'hi' }], stream: true });
       const last = (await collect(stream)).at(-1);
       expect(last?.usage?.total_tokens).toBe(12);

@@ -1,7 +1,7 @@
 // The admin API of virtual keys as a platform team meets it: persons signed in through the suite's
 // identity provider manage the keys of projects where the control plane grants them
 // ai-gateway.operator. The built control plane, real PostgreSQL, real dev-idp tokens.
-import { machineToken, personToken, startBuiltService, BuiltService, createTestDatabase, TestDatabase, testIssuer } from '@arbor/testing';
+import { createTestDatabase, machineToken, personToken, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
 import { RunningService, startService } from '@arbor/platform';
 import { aiGatewayService } from './ai-gateway.module';
 import { MASTER_KEY } from './testing/gateway-test-support';
@@ -22,31 +22,18 @@ async function call(baseUrl: string, method: string, route: string, token: strin
 }
 
 describe('managing virtual keys as a person with ai-gateway.operator', () => {
-  let controlPlane: BuiltService;
-  let cpDatabase: TestDatabase;
+  let controlPlane: TestControlPlane;
   let database: TestDatabase;
   let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
   const tokens = { admin: '', alice: '', bob: '', carol: '' };
   const admin = (method: string, route: string, body?: unknown) => call(gateway.url, method, route, MASTER_KEY, body);
 
   beforeAll(async () => {
-    cpDatabase = await createTestDatabase('arbor_cp');
-    controlPlane = await startBuiltService('control-plane-api', 'CP_LISTEN_ADDR', {
-      CP_DATABASE_URL: cpDatabase.url,
-      CP_OIDC_ISSUER_URL: testIssuer(),
-      CP_OIDC_AUDIENCE: 'control-plane',
-      CP_SECRETS_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
-      CP_LOG: 'off',
-      CP_SUITE_AI_GATEWAY_URL: 'http://localhost:4000',
-    });
-    [tokens.admin, tokens.alice, tokens.bob, tokens.carol] = await Promise.all(['admin', 'alice', 'bob', 'carol'].map((name) => personToken(name)));
-    const userId = async (token: string) => (await call(controlPlane.url, 'GET', '/api/v1/me', token)).body.id as string;
-    const [alice, bob, carol] = await Promise.all([userId(tokens.alice), userId(tokens.bob), userId(tokens.carol)]);
-    for (const slug of ['alpha', 'beta']) await call(controlPlane.url, 'POST', '/api/v1/projects', tokens.admin, { slug, name: slug });
-    const grant = (id: string, grants: unknown) => call(controlPlane.url, 'PUT', `/api/v1/users/${id}/permissions`, tokens.admin, grants);
-    await grant(alice, { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.operator'] } });
-    await grant(bob, { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.viewer'] } });
-    await grant(carol, { workspace: ['ai-gateway', 'ai-gateway.operator'], projects: {} });
+    controlPlane = await startTestControlPlane();
+    Object.assign(tokens, controlPlane.tokens);
+    await controlPlane.grant('alice', { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.operator'] } });
+    await controlPlane.grant('bob', { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.viewer'] } });
+    await controlPlane.grant('carol', { workspace: ['ai-gateway', 'ai-gateway.operator'], projects: {} });
 
     database = await createTestDatabase();
     gateway = await startService(aiGatewayService, {
@@ -63,9 +50,8 @@ describe('managing virtual keys as a person with ai-gateway.operator', () => {
 
   afterAll(async () => {
     await gateway?.close();
-    await controlPlane?.kill('SIGTERM');
+    await controlPlane?.stop();
     await database?.drop();
-    await cpDatabase?.drop();
   });
 
   it('lets an operator create, read, block, rotate and delete keys of their project', async () => {
@@ -120,7 +106,7 @@ describe('managing virtual keys as a person with ai-gateway.operator', () => {
   });
 
   it('answers 503 while the control plane cannot say, and keeps serving the master key', async () => {
-    await controlPlane.kill('SIGTERM');
+    await controlPlane.stop();
     // Nobody asked about gamma before: nothing cached to fall back on.
     const unavailable = await call(gateway.url, 'POST', '/api/v1/keys', await personToken('admin'), { project: 'gamma' });
     expect(unavailable.status).toBe(503);

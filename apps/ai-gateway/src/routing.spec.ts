@@ -4,10 +4,10 @@ import type { ChildProcess } from 'node:child_process';
 import OpenAI, { BadRequestError } from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { GatewayClock } from '@arbor/ai-gateway';
-import { RunningService, startService } from '@arbor/platform';
+import { RunningService } from '@arbor/platform';
 import { createTestDatabase, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { MASTER_KEY, startFake, writeConfig } from './testing/gateway-test-support';
+import { sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
 
 const deployment = (alias: string, model: string, fakeUrl: string, id: string, rpm?: number) => `
@@ -69,16 +69,10 @@ router_settings:
   fallbacks: [{ primary-down: [backup] }, { rejecting: [backup] }]
   context_window_fallbacks: [{ small-context: [big-context] }]
 `);
-    gateway = await startService(aiGatewayService, {
-      AIGW_DATABASE_URL: database.url,
-      AIGW_LISTEN_ADDR: '127.0.0.1:0',
-      AIGW_LOG: 'off',
-      AIGW_CONFIG: config,
-      AIGW_MASTER_KEY: MASTER_KEY,
-    });
+    gateway = await startTestGateway(database, config);
     // The gateway's time is the test's: cooldowns end when the test says so, nobody sleeps.
     jest.spyOn(gateway.app.get(GatewayClock), 'now').mockImplementation(() => now);
-    client = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    client = sdkClient(gateway);
   });
 
   afterAll(async () => {

@@ -5,10 +5,10 @@ import { createHash } from 'node:crypto';
 import OpenAI, { AuthenticationError, PermissionDeniedError } from 'openai';
 import { Client } from 'pg';
 import request from 'supertest';
-import { RunningService, startService } from '@arbor/platform';
+import { RunningService } from '@arbor/platform';
 import { createTestDatabase, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { MASTER_KEY, startFake, writeConfig } from './testing/gateway-test-support';
+import { MASTER_KEY, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
 const deployment = (alias: string, model: string, fakeUrl: string) => `
   - model_name: ${alias}
@@ -49,13 +49,7 @@ describe('ai-gateway virtual keys', () => {
     fake = await startFake();
     database = await createTestDatabase();
     const config = writeConfig(`model_list:${[deployment('fast', 'gpt-4o-mini', fake.url), deployment('smart', 'gpt-4o', fake.url)].join('')}\n`);
-    gateway = await startService(aiGatewayService, {
-      AIGW_DATABASE_URL: database.url,
-      AIGW_LISTEN_ADDR: '127.0.0.1:0',
-      AIGW_LOG: 'off',
-      AIGW_CONFIG: config,
-      AIGW_MASTER_KEY: MASTER_KEY,
-    });
+    gateway = await startTestGateway(database, config);
   });
 
   afterAll(async () => {

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { RunningService, startService } from '@arbor/platform';
-import { BuiltService, createTestDatabase, personToken, startBuiltService, TestDatabase, testIssuer } from '@arbor/testing';
+import { createTestDatabase, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
 import { mcpGatewayService } from './mcp-gateway.module';
 
 /** A stateless upstream with one tool, `echo`. */
@@ -64,32 +64,19 @@ async function toolsWith(url: string, credential: string): Promise<string[] | nu
 
 describe('access to the MCP gateway', () => {
   let upstream: { url: string; server: HttpServer };
-  let cpDatabase: TestDatabase;
   let database: TestDatabase;
-  let controlPlane: BuiltService;
+  let controlPlane: TestControlPlane;
   let gateway: RunningService<InstanceType<typeof mcpGatewayService.schema>>;
   const tokens = { admin: '', alice: '', bob: '', carol: '' };
 
   beforeAll(async () => {
     upstream = await startUpstream();
-    cpDatabase = await createTestDatabase('arbor_cp');
-    controlPlane = await startBuiltService('control-plane-api', 'CP_LISTEN_ADDR', {
-      CP_DATABASE_URL: cpDatabase.url,
-      CP_OIDC_ISSUER_URL: testIssuer(),
-      CP_OIDC_AUDIENCE: 'control-plane',
-      CP_SECRETS_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
-      CP_LOG: 'off',
-      CP_SUITE_MCP_GATEWAY_URL: 'http://localhost:4444',
-    });
-    [tokens.admin, tokens.alice, tokens.bob, tokens.carol] = await Promise.all(['admin', 'alice', 'bob', 'carol'].map((name) => personToken(name)));
-    const id = async (token: string) => (await json<{ id: string }>(controlPlane.url, 'GET', '/api/v1/me', token)).body.id;
-    const [alice, bob, carol] = await Promise.all([id(tokens.alice), id(tokens.bob), id(tokens.carol)]);
-    for (const slug of ['alpha', 'beta']) await json(controlPlane.url, 'POST', '/api/v1/projects', tokens.admin, { slug, name: slug });
-    const grant = (user: string, grants: unknown) => json(controlPlane.url, 'PUT', `/api/v1/users/${user}/permissions`, tokens.admin, grants);
+    controlPlane = await startTestControlPlane();
+    Object.assign(tokens, controlPlane.tokens);
     // alice uses alpha's servers and operates alpha; bob holds a role on alpha but not the sign-in key.
-    await grant(alice, { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer', 'mcp-gateway.operator'] } });
-    await grant(bob, { workspace: [], projects: { alpha: ['mcp-gateway.viewer'] } });
-    await grant(carol, { workspace: ['mcp-gateway'], projects: { beta: ['mcp-gateway.viewer'] } });
+    await controlPlane.grant('alice', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer', 'mcp-gateway.operator'] } });
+    await controlPlane.grant('bob', { workspace: [], projects: { alpha: ['mcp-gateway.viewer'] } });
+    await controlPlane.grant('carol', { workspace: ['mcp-gateway'], projects: { beta: ['mcp-gateway.viewer'] } });
 
     const config = path.join(mkdtempSync(path.join(tmpdir(), 'mcpgw-access-')), 'config.yaml');
     writeFileSync(config, `upstreams:
@@ -113,10 +100,9 @@ servers:
 
   afterAll(async () => {
     await gateway?.close();
-    await controlPlane?.kill('SIGTERM');
+    await controlPlane?.stop();
     upstream?.server.close();
     await database?.drop();
-    await cpDatabase?.drop();
   });
 
   it('lets a person with the sign-in key and a role on the project use its virtual server', async () => {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createTestDatabase, personToken, startBuiltService, testIssuer, type BuiltService, type TestDatabase } from '@arbor/testing';
+import { createTestDatabase, startBuiltService, startTestControlPlane, testIssuer, type BuiltService, type TestControlPlane, type TestDatabase } from '@arbor/testing';
 import baseline from './conformance-baseline.json';
 import { runConformance, type ConformanceRun } from './conformance';
 
@@ -50,16 +50,6 @@ function tokenProxy(target: string, token: () => string): Promise<{ url: string;
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server })));
 }
 
-async function call(baseUrl: string, method: string, route: string, token: string, body?: unknown): Promise<{ id?: string }> {
-  const response = await fetch(`${baseUrl}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as { id?: string };
-}
-
 async function toolNames(url: string): Promise<string[]> {
   const client = new Client({ name: 'gateway-conformance-spec', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -72,29 +62,15 @@ async function toolNames(url: string): Promise<string[]> {
 
 describe('the MCP gateway under the official conformance suite', () => {
   let everything: { child: ChildProcess; url: string };
-  let cpDatabase: TestDatabase;
   let database: TestDatabase;
-  let controlPlane: BuiltService;
+  let controlPlane: TestControlPlane;
   let gateway: BuiltService;
   let proxy: { url: string; server: Server };
-  let aliceToken = '';
 
   beforeAll(async () => {
     everything = await startEverything();
-    cpDatabase = await createTestDatabase('arbor_cp');
-    controlPlane = await startBuiltService('control-plane-api', 'CP_LISTEN_ADDR', {
-      CP_DATABASE_URL: cpDatabase.url,
-      CP_OIDC_ISSUER_URL: testIssuer(),
-      CP_OIDC_AUDIENCE: 'control-plane',
-      CP_SECRETS_MASTER_KEY: Buffer.alloc(32, 3).toString('base64'),
-      CP_LOG: 'off',
-      CP_SUITE_MCP_GATEWAY_URL: 'http://localhost:4444',
-    });
-    const admin = await personToken('admin');
-    aliceToken = await personToken('alice');
-    const alice = (await call(controlPlane.url, 'GET', '/api/v1/me', aliceToken)).id as string;
-    await call(controlPlane.url, 'POST', '/api/v1/projects', admin, { slug: 'alpha', name: 'Alpha' });
-    await call(controlPlane.url, 'PUT', `/api/v1/users/${alice}/permissions`, admin, { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
+    controlPlane = await startTestControlPlane(['alpha']);
+    await controlPlane.grant('alice', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
 
     const configDir = mkdtempSync(path.join(tmpdir(), 'mcpgw-conformance-'));
     const config = path.join(configDir, 'mcp-gateway.yaml');
@@ -119,17 +95,16 @@ servers:
       MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
       MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
     });
-    proxy = await tokenProxy(gateway.url, () => aliceToken);
+    proxy = await tokenProxy(gateway.url, () => controlPlane.tokens.alice);
   }, 90_000);
 
   afterAll(async () => {
     proxy?.server.closeAllConnections();
     proxy?.server.close();
     await gateway?.kill('SIGTERM');
-    await controlPlane?.kill('SIGTERM');
+    await controlPlane?.stop();
     everything?.child.kill('SIGTERM');
     await database?.drop();
-    await cpDatabase?.drop();
   });
 
   let direct: ConformanceRun;

@@ -1,4 +1,4 @@
-import { can, formatPermissionKey, keysForProject, parsePermissionKey, rolesIn } from './permission-keys';
+import { can, formatPermissionKey, keysForProject, parsePermissionKey, projectsWhere, rolesIn } from './permission-keys';
 
 describe('permission keys', () => {
   it('parses and formats sign-in keys and role keys', () => {
@@ -30,3 +30,17 @@ describe('permission keys', () => {
     expect(keysForProject(view, 'beta')).toEqual(['ai-gateway']);
   });
 });
+
+describe('projectsWhere', () => {
+  it('names the projects where a role counts, workspace keys included', () => {
+    const view = { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.operator'], beta: ['ai-gateway.viewer'], gamma: ['mcp-gateway.operator'] } };
+    expect(projectsWhere(view, 'ai-gateway', 'operator')).toEqual(['alpha']);
+    expect(projectsWhere(view, 'ai-gateway')).toBe('all');
+    expect(projectsWhere(view, 'mcp-gateway', 'operator')).toEqual([]);
+  });
+
+  it('answers all when the role is granted at workspace level', () => {
+    expect(projectsWhere({ workspace: ['ai-gateway', 'ai-gateway.operator'], projects: {} }, 'ai-gateway', 'operator')).toBe('all');
+  });
+});
+

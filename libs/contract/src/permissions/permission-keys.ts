@@ -69,3 +69,13 @@ export function rolesIn(keys: Iterable<string>, product: string): string[] {
 export function keysForProject(view: Pick<GroupedPermissionsView, 'workspace' | 'projects'>, projectSlug: string): string[] {
   return [...new Set([...view.workspace, ...(view.projects[projectSlug] ?? [])])];
 }
+
+/**
+ * Where a grouped view lets the holder act as `role` in `product` (or just use it, without a
+ * role): 'all' when the workspace keys grant it on every project, else the project slugs that do.
+ */
+export function projectsWhere(view: Pick<GroupedPermissionsView, 'workspace' | 'projects'>, product: string, role?: string): 'all' | string[] {
+  if (can(view.workspace, product, role)) return 'all';
+  return Object.keys(view.projects).filter((slug) => can(keysForProject(view, slug), product, role));
+}
+

@@ -2,7 +2,7 @@
 import type { Readable } from 'node:stream';
 import type { ProviderDeployment } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
-import { startFakeProviders, type FakeProvidersProcess } from '../testing/fake-providers-process';
+import { startFakeProviders, type FakeProvidersProcess } from '@arbor/testing';
 import { geminiAdapter } from './gemini.adapter';
 
 async function text(body: Readable): Promise<string> {

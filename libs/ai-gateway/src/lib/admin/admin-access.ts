@@ -5,7 +5,7 @@ import {
   ContractHttpError,
   ControlPlaneClient,
   ControlPlaneNotFoundError,
-  keysForProject,
+  projectsWhere,
   TokenVerifier,
   VerifiedCaller,
 } from '@arbor/contract';
@@ -123,8 +123,7 @@ export class AdminAccess {
       throw unavailable();
     }
     if (view.source === 'unavailable') throw unavailable();
-    if (can(view.workspace, PRODUCT, OPERATOR)) return 'all';
-    return Object.keys(view.projects).filter((slug) => can(keysForProject(view, slug), PRODUCT, OPERATOR));
+    return projectsWhere(view, PRODUCT, OPERATOR);
   }
 
   private client(): ControlPlaneClient {

@@ -1,6 +1,6 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Injectable, Optional } from '@nestjs/common';
 import type { Request } from 'express';
-import { can, ContractHttpError, ControlPlaneClient, ControlPlaneNotFoundError, keysForProject, TokenVerifier, VerifiedCaller } from '@arbor/contract';
+import { ContractHttpError, ControlPlaneClient, ControlPlaneNotFoundError, projectsWhere, TokenVerifier, VerifiedCaller } from '@arbor/contract';
 import { ApiError } from '@arbor/platform';
 import { McpAdminSettings } from './admin-settings';
 
@@ -106,8 +106,7 @@ export class McpAdminAccess {
       throw unavailable();
     }
     if (view.source === 'unavailable') throw unavailable();
-    if (can(view.workspace, PRODUCT, OPERATOR)) return 'all';
-    return Object.keys(view.projects).filter((slug) => can(keysForProject(view, slug), PRODUCT, OPERATOR));
+    return projectsWhere(view, PRODUCT, OPERATOR);
   }
 }
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { DynamicModule, Module } from '@nestjs/common';
 import { McpGatewayConfig } from '@arbor/config';
 import { DatabaseModule, PlatformModule, RunningService, ServiceDefinition, startService } from '@arbor/platform';
-import { BuiltService, createTestDatabase, machineToken, personToken, startBuiltService, TestDatabase, testIssuer } from '@arbor/testing';
+import { createTestDatabase, machineToken, personToken, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
 import { MCP_GATEWAY_ENTITIES, MCP_GATEWAY_MIGRATIONS } from '../database';
 import { McpRegistryModule, McpRegistryOptions } from '../registry/mcp-registry.module';
 import { ServerRegistry } from '../registry/server-registry';
@@ -88,31 +88,18 @@ async function call(baseUrl: string, method: string, route: string, token?: stri
 }
 
 describe('managing upstreams and virtual servers as a person with mcp-gateway.operator', () => {
-  let controlPlane: BuiltService;
-  let cpDatabase: TestDatabase;
+  let controlPlane: TestControlPlane;
   let database: TestDatabase;
   let gateway: RunningService<McpGatewayConfig>;
   const tokens = { admin: '', alice: '', bob: '', carol: '' };
   const as = (who: keyof typeof tokens) => (method: string, route: string, body?: unknown) => call(gateway.url, method, route, tokens[who], body);
 
   beforeAll(async () => {
-    cpDatabase = await createTestDatabase('arbor_cp');
-    controlPlane = await startBuiltService('control-plane-api', 'CP_LISTEN_ADDR', {
-      CP_DATABASE_URL: cpDatabase.url,
-      CP_OIDC_ISSUER_URL: testIssuer(),
-      CP_OIDC_AUDIENCE: 'control-plane',
-      CP_SECRETS_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
-      CP_LOG: 'off',
-      CP_SUITE_MCP_GATEWAY_URL: 'http://localhost:4444',
-    });
-    [tokens.admin, tokens.alice, tokens.bob, tokens.carol] = await Promise.all(['admin', 'alice', 'bob', 'carol'].map((name) => personToken(name)));
-    const userId = async (token: string) => (await call(controlPlane.url, 'GET', '/api/v1/me', token)).body['id'] as string;
-    const [alice, bob, carol] = await Promise.all([userId(tokens.alice), userId(tokens.bob), userId(tokens.carol)]);
-    for (const slug of ['alpha', 'beta']) await call(controlPlane.url, 'POST', '/api/v1/projects', tokens.admin, { slug, name: slug });
-    const grant = (id: string, grants: unknown) => call(controlPlane.url, 'PUT', `/api/v1/users/${id}/permissions`, tokens.admin, grants);
-    await grant(alice, { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.operator'] } });
-    await grant(bob, { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
-    await grant(carol, { workspace: ['mcp-gateway', 'mcp-gateway.operator'], projects: {} });
+    controlPlane = await startTestControlPlane();
+    Object.assign(tokens, controlPlane.tokens);
+    await controlPlane.grant('alice', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.operator'] } });
+    await controlPlane.grant('bob', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
+    await controlPlane.grant('carol', { workspace: ['mcp-gateway', 'mcp-gateway.operator'], projects: {} });
 
     const configFile = path.join(mkdtempSync(path.join(tmpdir(), 'mcpgw-admin-')), 'gateway.yaml');
     writeFileSync(configFile, CONFIG);
@@ -129,9 +116,8 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
 
   afterAll(async () => {
     await gateway?.close();
-    await controlPlane?.kill('SIGTERM');
+    await controlPlane?.stop();
     await database?.drop();
-    await cpDatabase?.drop();
   });
 
   it('lets a workspace operator add, change and remove an upstream, never showing header values', async () => {
@@ -279,9 +265,9 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
   });
 
   it('answers 503 while the control plane cannot say', async () => {
-    await controlPlane.kill('SIGTERM');
+    await controlPlane.stop();
     // Nobody asked about admin before: nothing cached to fall back on.
-    const unavailable = await call(gateway.url, 'GET', '/api/v1/upstreams', await personToken('admin'));
+    const unavailable = await call(gateway.url, 'GET', '/api/v1/upstreams', tokens.admin);
     expect(unavailable.status).toBe(503);
     expect(unavailable.body.error?.code).toBe('control_plane_unavailable');
   });
