@@ -166,6 +166,16 @@ servers:
     }
   });
 
+  it('answers a lone JSON-RPC POST, as curl sends it, in the default stateless mode', async () => {
+    const response = await fetch(`${gateway.url}/servers/tools/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.alice}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: {} } }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'echoed' }] } });
+  });
+
   it('answers 404 for a virtual server that does not exist', async () => {
     expect(await toolsWith(`${gateway.url}/servers/nowhere/mcp`, tokens.alice)).toBe(404);
   });

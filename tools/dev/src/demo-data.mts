@@ -2,6 +2,8 @@
 // the real REST API with the demo administrator's token (README: Demo data). It creates what is
 // missing and leaves alone what exists, so a second start changes nothing and your own edits
 // survive a restart. Each demo person then signs in once, which links their pre-created record.
+// Then one AI gateway key for alpha, through the gateway's admin API with the master key.
+import fs from 'node:fs';
 
 export interface DemoProject {
   slug: string;
@@ -175,4 +177,53 @@ async function personToken(issuer: string, username: string, password: string): 
     throw new ApiCallFailed(`no token for ${username}: ${body.error ?? response.status} ${body.error_description ?? ''}`.trim());
   }
   return body.access_token;
+}
+
+/** The AI gateway's demo key: made by the admin API, recognised again by this metadata. */
+export const DEMO_GATEWAY_KEY = { project: 'alpha', metadata: { demo: 'npm start' } };
+
+export interface DemoGatewayKey {
+  project: string;
+  key: string;
+  /** Where the key is kept between starts. */
+  file: string;
+}
+
+interface GatewayKey {
+  id: string;
+  key?: string;
+  key_hint: string;
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * Makes sure project alpha has the demo key and that the data directory holds its plaintext,
+ * which the gateway shows only when it creates or rotates a key: a second start finds both and
+ * changes nothing. A demo key whose plaintext is not there (a new data directory, an external
+ * database) is rotated; a deleted one is made again.
+ */
+export async function seedDemoGatewayKey(options: { gatewayUrl: string; masterKey: string; keyFile: string }): Promise<{ key: DemoGatewayKey; done: string[] }> {
+  const file = options.keyFile;
+  const api = async <T,>(method: string, path: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${options.gatewayUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${options.masterKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new ApiCallFailed(`the AI gateway's ${method} ${path} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as T;
+  };
+  const kept = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { id: string; key: string }) : undefined;
+  const { keys } = await api<{ keys: GatewayKey[] }>('GET', `/api/v1/keys?project=${DEMO_GATEWAY_KEY.project}`);
+  const demo = keys.find((key) => key.metadata['demo'] === DEMO_GATEWAY_KEY.metadata.demo);
+  const answer = (key: string) => ({ project: DEMO_GATEWAY_KEY.project, key, file });
+  if (demo && kept?.id === demo.id && demo.key_hint.endsWith(kept.key.slice(-4))) return { key: answer(kept.key), done: [] };
+
+  const made = demo
+    ? await api<GatewayKey>('POST', `/api/v1/keys/${demo.id}/rotate`)
+    : await api<GatewayKey>('POST', '/api/v1/keys', { project: DEMO_GATEWAY_KEY.project, metadata: DEMO_GATEWAY_KEY.metadata });
+  if (!made.key) throw new ApiCallFailed(`the AI gateway did not show the ${demo ? 'rotated' : 'new'} key`);
+  fs.writeFileSync(file, JSON.stringify({ id: made.id, key: made.key }, null, 2), { mode: 0o600 });
+  return { key: answer(made.key), done: [`AI gateway key of ${DEMO_GATEWAY_KEY.project}${demo ? ' (rotated: its key was not in the data directory)' : ''}`] };
 }

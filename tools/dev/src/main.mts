@@ -1,12 +1,13 @@
 // `npm start`: the whole suite on this machine. Builds the apps (cached by Nx), starts the
-// database and the dev identity provider, then the four services; prints where everything is.
+// database, the dev identity provider and the fake model providers, then the four services;
+// prints where everything is.
 // Ctrl-C or SIGTERM stops all of it, children first, and leaves nothing running.
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { seedDemoData } from './demo-data.mts';
+import { seedDemoData, seedDemoGatewayKey, type DemoGatewayKey } from './demo-data.mts';
 import { startDevPostgres, type DevPostgres } from './dev-postgres.mts';
-import { devSecrets, localUrl, serviceSpecs, startService, waitHealthy, type ServiceSpec } from './services.mts';
+import { devSecrets, localUrl, serviceSpecs, startEverythingServer, startFakeProviders, startService, waitHealthy, type ServiceSpec } from './services.mts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const env = process.env;
@@ -77,7 +78,19 @@ function build(): void {
 interface Launched {
   started: { spec: ServiceSpec; child: ChildProcess; url: string }[];
   database: string;
+  fakeProvidersUrl: string;
+  everythingUrl: string;
   masterKey: string;
+}
+
+/** A child that stops on its own stops the rest. */
+function supervise(child: ChildProcess, name: string): void {
+  children.push(child);
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    process.stdout.write(`${name} stopped unexpectedly (${signal ?? `exit code ${code}`}); stopping the rest\n`);
+    void stopAll(1);
+  });
 }
 
 /** Starts everything; the services may not be healthy yet when it returns. */
@@ -90,26 +103,29 @@ async function launch(): Promise<Launched> {
   const { startDevIdp } = await import(pathToFileURL(path.join(root, 'tools/dev-idp/src/dev-idp.ts')).href);
   idp = await startDevIdp({ port: idpPort, host: '0.0.0.0', issuer });
 
+  const fakeProviders = await startFakeProviders(root, env);
+  supervise(fakeProviders.child, 'fake-providers');
+  // Before the MCP gateway, which connects to it at start.
+  const everything = await startEverythingServer(root, env);
+  supervise(everything.child, 'mcp-everything-server');
+
   const secrets = devSecrets(dataDir);
-  const specs = serviceSpecs(issuer, postgres.urls, secrets);
+  const specs = serviceSpecs(issuer, postgres.urls, secrets, fakeProviders.url, everything.url, env['CP_LISTEN_ADDR'] || undefined);
   const childEnv = { ...env, LOG_FORMAT: env['LOG_FORMAT'] || (process.stdout.isTTY ? 'text' : 'json') };
   const started = specs.map((spec) => {
     const child = startService(root, spec, childEnv);
-    children.push(child);
-    child.once('exit', (code, signal) => {
-      if (stopping) return;
-      process.stdout.write(`${spec.app} stopped unexpectedly (${signal ?? `exit code ${code}`}); stopping the rest\n`);
-      void stopAll(1);
-    });
+    supervise(child, spec.app);
     return { spec, child, url: localUrl(env[spec.listenVariable] || spec.defaultListen) };
   });
-  return { started, database: postgres.description, masterKey: secrets.AIGW_MASTER_KEY };
+  // An AIGW_MASTER_KEY set when npm start runs is the one the gateway has.
+  const masterKey = env['AIGW_MASTER_KEY'] || secrets.AIGW_MASTER_KEY;
+  return { started, database: postgres.description, fakeProvidersUrl: fakeProviders.url, everythingUrl: everything.url, masterKey };
 }
 
 async function main(): Promise<void> {
   const launching = launch();
   launched = launching.then(() => undefined);
-  const { started, database, masterKey } = await launching;
+  const { started, database, fakeProvidersUrl, everythingUrl, masterKey } = await launching;
   await Promise.all(
     started.map(({ spec, child, url }) =>
       waitHealthy(url, child).catch((error: Error) => {
@@ -117,8 +133,9 @@ async function main(): Promise<void> {
       }),
     ),
   );
-  const controlPlane = started.find(({ spec }) => spec.app === 'control-plane-api');
-  if (controlPlane && env['ARBOR_DEMO_DATA'] !== 'false') await seedDemo(controlPlane.url);
+  const urlOf = (app: string) => started.find(({ spec }) => spec.app === app)?.url ?? '';
+  const gatewayUrl = urlOf('ai-gateway');
+  const demoKey = env['ARBOR_DEMO_DATA'] === 'false' ? undefined : await seedDemo(urlOf('control-plane-api'), gatewayUrl, masterKey);
   if (stopping) return;
   const pad = (text: string) => text.padEnd(18);
   const lines = [
@@ -126,25 +143,42 @@ async function main(): Promise<void> {
     'Arbor is running:',
     ...started.map(({ spec, url }) => `  ${pad(spec.label)}${url}`),
     `  ${pad('identity provider')}${issuer}`,
+    `  ${pad('fake providers')}${fakeProvidersUrl} (the AI gateway's demo upstream)`,
+    `  ${pad('MCP everything')}${everythingUrl} (the MCP gateway's demo upstream: ${urlOf('mcp-gateway')}/servers/everything/mcp)`,
     `  ${pad('database')}${database}`,
     '',
     'Demo users (password = user name): admin (control-plane-admin), alice, bob, carol',
     `  a token for alice: curl -s -d grant_type=password -d client_id=dev-cli -d username=alice -d password=alice ${issuer}/protocol/openid-connect/token`,
     `  AI gateway master key: ${masterKey}`,
+    ...(demoKey ? gatewayLines(gatewayUrl, demoKey) : []),
     'Ctrl-C stops everything.',
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
 }
 
-/** A failure here leaves the suite running: the demo data is a convenience, not a service. */
-async function seedDemo(controlPlaneUrl: string): Promise<void> {
+/**
+ * The control plane's demo data, then the AI gateway's demo key (kept in the data directory).
+ * A failure here leaves the suite running: the demo data is a convenience, not a service.
+ */
+async function seedDemo(controlPlaneUrl: string, gatewayUrl: string, masterKey: string): Promise<DemoGatewayKey | undefined> {
   try {
     const done = await seedDemoData({ controlPlaneUrl, issuer });
+    const gateway = await seedDemoGatewayKey({ gatewayUrl, masterKey, keyFile: path.join(dataDir, 'ai-gateway-demo-key.json') });
+    done.push(...gateway.done);
     process.stdout.write(done.length > 0 ? `demo data: added ${done.join(', ')}\n` : 'demo data: already there\n');
+    return gateway.key;
   } catch (error) {
     process.stdout.write(`demo data could not be added: ${error instanceof Error ? error.message : String(error)}\n`);
+    return undefined;
   }
+}
+
+function gatewayLines(gatewayUrl: string, demoKey: DemoGatewayKey): string[] {
+  return [
+    `  AI gateway key of project ${demoKey.project} (also in ${demoKey.file}): ${demoKey.key}`,
+    `  a chat completion: curl -s ${gatewayUrl}/v1/chat/completions -H "Authorization: Bearer ${demoKey.key}" -H 'content-type: application/json' -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hello"}]}'`,
+  ];
 }
 
 main().catch((error: unknown) => {

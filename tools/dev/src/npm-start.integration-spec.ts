@@ -1,12 +1,16 @@
 // `npm start` as a newcomer runs it: the real script, an embedded PostgreSQL, the dev identity
-// provider and the four built services, then SIGTERM. Ports are free ones so it can run anywhere.
+// provider, the fake model providers and the four built services, then SIGTERM. Ports are free
+// ones so it can run anywhere.
 import { spawn, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '@arbor/testing';
+import OpenAI from 'openai';
 import { Client } from 'pg';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const root = path.resolve(__dirname, '../../..');
 
@@ -76,10 +80,40 @@ async function machineToken(idpPort: number): Promise<string> {
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
+async function personToken(idpPort: number, username: string): Promise<string> {
+  const response = await fetch(`http://localhost:${idpPort}/realms/arbor/protocol/openid-connect/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'password', client_id: 'dev-cli', username, password: username }),
+  });
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** The official MCP SDK client with a person's token, connected. */
+async function mcpClient(url: string, token: string): Promise<{ client: McpClient; sessionId: string | undefined }> {
+  const client = new McpClient({ name: 'npm-start-spec', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  await client.connect(transport);
+  return { client, sessionId: transport.sessionId };
+}
+
 // The demo people's fixed subjects in deploy/keycloak/realm-export.json.
 const ALICE = '421394a7-b2e8-4f4a-9396-3b751542a6ba';
 const BOB = '18d1b156-6c2f-4a7d-a8f8-e5b332f95904';
 const CAROL = '562056dd-344d-48ff-8fab-74fc35fc10a7';
+
+/** The AI gateway's demo key as npm start printed it. */
+function demoGatewayKey(output: string): string {
+  const key = /AI gateway key of project alpha .*: (sk-arbor-\S+)/.exec(output)?.[1];
+  if (!key) throw new Error(`npm start printed no AI gateway demo key:\n${output}`);
+  return key;
+}
+
+/** A chat completion as an application sends it: the official SDK, the demo key, a demo alias. */
+async function demoChat(port: number, apiKey: string, model: string): Promise<string | null | undefined> {
+  const client = new OpenAI({ apiKey, baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0 });
+  const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }] });
+  return completion.choices[0]?.message.content;
+}
 
 function stop(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
@@ -94,9 +128,10 @@ describe('npm start', () => {
   const ports: Record<string, number> = {};
   let env: Record<string, string>;
   let demoCounts: Record<string, number>;
+  let demoKey: string;
 
   beforeAll(async () => {
-    for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg']) ports[name] = await freePort();
+    for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg', 'fake', 'everything']) ports[name] = await freePort();
     env = {
       ARBOR_DATA_DIR: dataDir,
       ARBOR_DEV_POSTGRES_PORT: String(ports['pg']),
@@ -105,6 +140,12 @@ describe('npm start', () => {
       CP_DISPATCHER_LISTEN_ADDR: `127.0.0.1:${ports['dispatcher']}`,
       AIGW_LISTEN_ADDR: `127.0.0.1:${ports['ai']}`,
       MCPGW_LISTEN_ADDR: `127.0.0.1:${ports['mcp']}`,
+      FAKE_PROVIDERS_PORT: String(ports['fake']),
+      MCP_EVERYTHING_PORT: String(ports['everything']),
+      // Set when npm start runs, so it must reach the MCP gateway.
+      USE_STATEFUL_SESSIONS: 'true',
+      // Set when npm start runs, so it must reach the AI gateway (the demo key is made with it).
+      AIGW_MASTER_KEY: 'sk-arbor-npm-start-test-master',
       // Set when npm start runs, so it must reach the control plane: a sync target.
       CP_SHOP_API_URL: 'http://127.0.0.1:9/shop',
       CP_DATABASE_URL: '',
@@ -115,7 +156,7 @@ describe('npm start', () => {
 
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  it('brings up the identity provider and all four services with the demo data, then stops everything on SIGTERM', async () => {
+  it('brings up the identity provider, the fake providers and all four services with the demo data, then stops everything on SIGTERM', async () => {
     const { child, output } = await npmStart(env);
     try {
       for (const name of ['cp', 'dispatcher', 'ai', 'mcp']) {
@@ -127,6 +168,36 @@ describe('npm start', () => {
       expect(output()).toContain(`http://localhost:${ports['cp']}`);
       expect(output()).toMatch(/admin.*alice, bob, carol/);
       expect(output()).toContain(`data in ${path.join(dataDir, 'postgres')}`);
+      expect(output()).toContain(`http://127.0.0.1:${ports['fake']}`);
+      expect(output()).toContain('AI gateway master key: sk-arbor-npm-start-test-master');
+
+      // The AI gateway answers the demo key on the demo aliases, each provider's served by its fake.
+      expect(output()).toMatch(/demo data: added .*AI gateway key of alpha/);
+      demoKey = demoGatewayKey(output());
+      const answers: Record<string, string | null | undefined> = {};
+      for (const alias of ['gpt-4o-mini', 'unavailable', 'claude-sonnet-4-5', 'gemini-2.5-flash', 'azure-gpt-4o']) {
+        answers[alias] = await demoChat(ports['ai'], demoKey, alias);
+      }
+      expect(answers).toEqual({
+        'gpt-4o-mini': 'fake answer from gpt-4o-mini',
+        unavailable: 'fake answer from gpt-4o-mini',
+        'claude-sonnet-4-5': 'fake answer from claude-sonnet-4-5',
+        'gemini-2.5-flash': 'fake answer from gemini-2.5-flash',
+        'azure-gpt-4o': 'fake answer from gpt-4o',
+      });
+
+      // The MCP gateway serves the everything server as alpha's virtual server `everything` to alice
+      // (mcp-gateway and mcp-gateway.operator on alpha), in stateful mode as npm start was asked.
+      expect(output()).toContain(`http://127.0.0.1:${ports['everything']}/mcp`);
+      const mcp = await mcpClient(`http://127.0.0.1:${ports['mcp']}/servers/everything/mcp`, await personToken(ports['idp'], 'alice'));
+      try {
+        expect(mcp.sessionId).toEqual(expect.any(String));
+        const { tools } = await mcp.client.listTools();
+        expect(tools.map((tool) => tool.name)).toContain('test_simple_text');
+        expect((await mcp.client.callTool({ name: 'test_simple_text', arguments: {} })).isError).toBeFalsy();
+      } finally {
+        await mcp.client.close();
+      }
 
       // The demo data, through the API as a product sees it (a machine token).
       expect(output()).toMatch(/demo data: added .*project alpha/);
@@ -161,14 +232,14 @@ describe('npm start', () => {
     } finally {
       expect(await stop(child)).toBe(0);
     }
-    for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg']) {
+    for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg', 'fake', 'everything']) {
       expect({ port: name, open: await portOpen(ports[name]) }).toEqual({ port: name, open: false });
     }
   });
 
   it('passes settings through to the services (a malformed one stops the start, naming it)', async () => {
     await expect(npmStart({ ...env, USE_STATEFUL_SESSIONS: 'maybe' })).rejects.toThrow(/USE_STATEFUL_SESSIONS: must be true or false/);
-    for (const name of ['cp', 'idp', 'pg']) expect(await portOpen(ports[name])).toBe(false);
+    for (const name of ['cp', 'idp', 'pg', 'fake']) expect(await portOpen(ports[name])).toBe(false);
   });
 
   it('finds the same data on a second start, and the demo data changes nothing', async () => {
@@ -181,6 +252,9 @@ describe('npm start', () => {
       const { rows } = await database.query("select to_regclass('npm_start_marker') is not null as kept");
       await database.end();
       expect(rows).toEqual([{ kept: true }]);
+      // The same demo key, still working.
+      expect(demoGatewayKey(output())).toBe(demoKey);
+      expect(await demoChat(ports['ai'], demoKey, 'gpt-4o')).toBe('fake answer from gpt-4o');
     } finally {
       expect(await stop(child)).toBe(0);
     }

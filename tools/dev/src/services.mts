@@ -1,5 +1,6 @@
 // The four services as `npm start` runs them: the built dist/apps/<app>/main.js, each with the
-// environment it reads. Defaults point at the dev identity provider and the dev databases;
+// environment it reads, and the fake model providers the AI gateway's demo aliases point at.
+// Defaults point at the dev identity provider, the dev databases and the fake providers;
 // any variable already set when `npm start` runs wins, so every setting passes through.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -35,8 +36,22 @@ export function devSecrets(dataDir: string): DevSecrets {
   return secrets;
 }
 
-export function serviceSpecs(issuer: string, databases: Record<DatabaseVariable, string>, secrets: DevSecrets): ServiceSpec[] {
-  const controlPlaneUrl = 'http://localhost:8080';
+/** The AI gateway's demo aliases (AIGW_CONFIG); they name the fake providers by these variables. */
+export const DEMO_GATEWAY_CONFIG = 'tools/dev/ai-gateway.demo.yaml';
+
+/** The MCP gateway's demo upstream and virtual server (MCPGW_CONFIG). */
+export const DEMO_MCP_CONFIG = 'tools/dev/mcp-gateway.demo.yaml';
+
+export function serviceSpecs(
+  issuer: string,
+  databases: Record<DatabaseVariable, string>,
+  secrets: DevSecrets,
+  fakeProvidersUrl: string,
+  everythingUrl: string,
+  /** Where the control plane listens (CP_LISTEN_ADDR), for the products that ask it. */
+  controlPlaneListen = '0.0.0.0:8080',
+): ServiceSpec[] {
+  const controlPlaneUrl = localUrl(controlPlaneListen);
   return [
     {
       app: 'control-plane-api',
@@ -76,6 +91,11 @@ export function serviceSpecs(issuer: string, databases: Record<DatabaseVariable,
       env: {
         AIGW_DATABASE_URL: databases.AIGW_DATABASE_URL,
         AIGW_MASTER_KEY: secrets.AIGW_MASTER_KEY,
+        AIGW_CONFIG: DEMO_GATEWAY_CONFIG,
+        FAKE_OPENAI_API_BASE: `${fakeProvidersUrl}/openai`,
+        FAKE_ANTHROPIC_API_BASE: `${fakeProvidersUrl}/anthropic`,
+        FAKE_GEMINI_API_BASE: `${fakeProvidersUrl}/gemini`,
+        FAKE_AZURE_API_BASE: `${fakeProvidersUrl}/azure`,
         AIGW_OIDC_ISSUER_URL: issuer,
         AIGW_CONTROL_PLANE_URL: controlPlaneUrl,
         AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m',
@@ -90,6 +110,8 @@ export function serviceSpecs(issuer: string, databases: Record<DatabaseVariable,
       env: {
         MCPGW_DATABASE_URL: databases.MCPGW_DATABASE_URL,
         MCPGW_SECRETS_KEY: secrets.MCPGW_SECRETS_KEY,
+        MCPGW_CONFIG: DEMO_MCP_CONFIG,
+        MCP_EVERYTHING_URL: everythingUrl,
         MCPGW_OIDC_ISSUER_URL: issuer,
         MCPGW_CONTROL_PLANE_URL: controlPlaneUrl,
         MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
@@ -113,7 +135,55 @@ export function startService(root: string, spec: ServiceSpec, inherited: NodeJS.
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const prefix = `[${spec.app}] `;
+  prefixOutput(child, spec.app);
+  return child;
+}
+
+/**
+ * tools/fake-providers as a child process (FAKE_PROVIDERS_PORT, default 8099), once it listens:
+ * the upstream of the AI gateway's demo aliases.
+ */
+export function startFakeProviders(root: string, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  return startTool(root, 'fake-providers', { FAKE_PROVIDERS_PORT: '8099' }, inherited);
+}
+
+/**
+ * tools/mcp-everything-server on http://127.0.0.1:3001/mcp (MCP_EVERYTHING_PORT), once it
+ * listens: the MCP gateway's demo upstream, the virtual server `everything` of project alpha.
+ */
+export function startEverythingServer(root: string, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  return startTool(root, 'mcp-everything-server', { MCP_EVERYTHING_PORT: '3001' }, inherited);
+}
+
+/** `node tools/<name>/src/main.ts`, resolved with the URL it prints as `<name> ready at <url>`. */
+function startTool(root: string, name: string, defaults: NodeJS.ProcessEnv, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [path.join(root, 'tools', name, 'src/main.ts')], {
+    cwd: root,
+    env: { ...defaults, ...withoutEmpty(inherited) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  prefixOutput(child, name);
+  const ready = new RegExp(`${name} ready at (\\S+)`);
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const exited = (code: number | null) => reject(new Error(`${name} exited with code ${code}: ${output.trim()}`));
+    child.once('exit', exited);
+    const watch = (chunk: string) => {
+      output += chunk;
+      const url = ready.exec(output)?.[1];
+      if (!url) return;
+      child.off('exit', exited);
+      child.stdout?.off('data', watch);
+      resolve({ child, url });
+    };
+    child.stdout?.on('data', watch);
+    child.stderr?.on('data', (chunk: string) => (output += chunk));
+  });
+}
+
+/** A child's output lines on ours, each prefixed with its name. */
+function prefixOutput(child: ChildProcess, name: string): void {
+  const prefix = `[${name}] `;
   for (const stream of [child.stdout, child.stderr]) {
     let partial = '';
     stream?.setEncoding('utf8');
@@ -123,7 +193,6 @@ export function startService(root: string, spec: ServiceSpec, inherited: NodeJS.
       for (const line of lines) process.stdout.write(prefix + line + '\n');
     });
   }
-  return child;
 }
 
 function withoutEmpty(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

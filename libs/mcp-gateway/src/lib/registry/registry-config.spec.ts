@@ -66,6 +66,12 @@ servers:
     ]);
   });
 
+  it('reads an upstream url from the environment, naming the variable when it is not set', () => {
+    const text = 'upstreams:\n  - { name: everything, url: os.environ/EVERYTHING_URL }\n';
+    expect(parseRegistryConfig(text, { EVERYTHING_URL: 'http://127.0.0.1:3999/mcp' }).upstreams[0]?.url).toBe('http://127.0.0.1:3999/mcp');
+    expect(problemsOf(text)).toEqual(['MCPGW_CONFIG: upstreams[0].url: names the environment variable EVERYTHING_URL, which is not set']);
+  });
+
   it('reads an empty file as no upstreams and no servers', () => {
     expect(parseRegistryConfig('')).toEqual({ upstreams: [], servers: [] });
   });

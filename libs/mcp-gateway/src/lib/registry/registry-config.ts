@@ -38,7 +38,7 @@ export function loadRegistryConfigFile(path: string, env: NodeJS.ProcessEnv = pr
 }
 
 /**
- * Checks an MCPGW_CONFIG document; header values written `os.environ/NAME` come from `env`.
+ * Checks an MCPGW_CONFIG document; urls and header values written `os.environ/NAME` come from `env`.
  * Whether a server's upstreams exist is checked when the file is synced (they may be API-made).
  */
 export function parseRegistryConfig(text: string, env: NodeJS.ProcessEnv = process.env): RegistryConfig {
@@ -161,9 +161,16 @@ class Reader {
     return undefined;
   }
 
+  /** May be `os.environ/NAME`, like the AI gateway's api_base: one file serves several environments. */
   url(value: unknown, path: string): string | undefined {
-    const text = this.string(value, path, true);
-    if (text === undefined) return undefined;
+    const raw = this.string(value, path, true);
+    if (raw === undefined) return undefined;
+    const variable = /^os\.environ\/(.+)$/.exec(raw)?.[1];
+    const text = variable === undefined ? raw : this.env[variable];
+    if (text === undefined || text === '') {
+      this.problem(path, `names the environment variable ${variable}, which is not set`);
+      return undefined;
+    }
     let url: URL | undefined;
     try {
       url = new URL(text);
