@@ -1,0 +1,532 @@
+// `npm run bench:mcp`: what the MCP gateway adds to a `tools/call` of a trivial tool
+// (test_simple_text of tools/mcp-everything-server: no arguments, one fixed text block back),
+// against the everything server called directly, measured in the same run on the same machine.
+// The gateways are the built one, twice: stateless (USE_STATEFUL_SESSIONS=false, one JSON POST
+// per call over the pool's shared upstream sessions) and stateful (true: an Mcp-Session-Id per
+// client, answers as SSE, an upstream session of its own), each with the everything server
+// registered through MCPGW_CONFIG as the virtual server `everything`, and called with a gateway
+// API key created by an operator through POST /api/v1/keys, as an agent or CI job would.
+//
+//   throughput: --clients (20) clients, each with an MCP session initialized once (reused; the
+//               stateless gateway gets initialize once, then plain POSTs), calling the tool in a
+//               loop as fast as it answers; requests/s, p50/p99, CPU ms per call of the gateway
+//               and of the everything server;
+//   one client: the same with a single client, the latency nothing queues behind;
+//   soak:       sessions opened and closed on both gateways at once for --soak seconds (each
+//               client: initialize, --calls-per-session calls, DELETE), the gateways' RSS
+//               sampled every second, compared between the first and the last tenth.
+//
+// Latencies are each call's own time as a float, from the request being sent to the last byte
+// of its answer. The client is plain node:http with a keep-alive connection per client, lighter
+// than the SDK's client, so that it takes less of the CPUs the servers measured share.
+//
+// Everything it starts is its own and stopped at the end: a database per gateway and one for
+// the control plane (dropped), the dev identity provider (in this process), the control plane,
+// the everything server and the gateways as child processes, a config file in a temporary
+// directory (removed). It writes no other file. Linux only: CPU time and memory come from /proc.
+//
+// Options: --duration <s> (per run, default 10), --clients <n> (default 20), --soak <s> (default
+// 30; 600 for the 10-minute memory target), --calls-per-session <n> (soak, default 5),
+// --log <filter> (MCPGW_LOG, default the gateway's own, info), --skip-build,
+// --cpu-prof-dir <dir> (write a V8 CPU profile of each gateway there, to see where time goes).
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { build, createDatabase, root, startBuiltApp } from './support.mjs';
+
+const require = createRequire(import.meta.url);
+const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
+
+const { values: options } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    clients: { type: 'string', default: '20' },
+    soak: { type: 'string', default: '30' },
+    'calls-per-session': { type: 'string', default: '5' },
+    log: { type: 'string' },
+    'skip-build': { type: 'boolean', default: false },
+    'cpu-prof-dir': { type: 'string' },
+  },
+});
+const DURATION = Number(options.duration);
+const CLIENTS = Number(options.clients);
+const SOAK = Number(options.soak);
+const CALLS_PER_SESSION = Number(options['calls-per-session']);
+const WARM_UP_S = 2;
+const PROJECT = 'bench';
+const SERVER_ID = 'everything';
+const TOOL = 'test_simple_text';
+const TOOL_TEXT = 'This is a simple text response for testing.';
+const PROTOCOL_VERSION = '2025-11-25';
+
+const LOAD_BEFORE = os.loadavg();
+
+const log = (line) => process.stderr.write(`${line}\n`);
+const cleanups = [];
+
+async function main() {
+  if (!options['skip-build']) {
+    log('building mcp-gateway and control-plane-api (Nx caches them when nothing changed)…');
+    build(['mcp-gateway', 'control-plane-api']);
+  }
+  log('starting PostgreSQL, the dev identity provider, the control plane, the everything server and two gateways…');
+  const postgres = await startTestPostgres();
+  cleanups.push(() => postgres.stop());
+  const database = async () => {
+    const created = await createDatabase(postgres.url);
+    cleanups.push(() => created.drop());
+    return created.url;
+  };
+
+  const { startDevIdp } = await import(pathToFileURL(path.join(root, 'tools/dev-idp/src/dev-idp.ts')).href);
+  const idp = await startDevIdp({ port: 0 });
+  cleanups.push(() => idp.close());
+  const controlPlane = await startBuiltApp('control-plane-api', 'CP_LISTEN_ADDR', {
+    CP_DATABASE_URL: await database(),
+    CP_OIDC_ISSUER_URL: idp.issuer,
+    CP_OIDC_AUDIENCE: 'control-plane',
+    CP_SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
+    CP_SUITE_MCP_GATEWAY_URL: 'http://localhost:4444',
+    CP_LOG: 'warn',
+  });
+  cleanups.push(() => controlPlane.stop());
+  const operator = await grantOperator(idp.issuer, controlPlane.url);
+
+  const everything = await startEverything();
+  cleanups.push(() => everything.stop());
+  const config = writeConfig(everything.url);
+
+  const gateways = {};
+  for (const stateful of [false, true]) {
+    const gateway = await startGateway(await database(), config, idp.issuer, controlPlane.url, stateful);
+    cleanups.push(() => gateway.stop());
+    gateways[stateful ? 'stateful' : 'stateless'] = { ...gateway, key: await createKey(gateway.url, operator), memory: sampleMemory(gateway.pid) };
+    cleanups.push(async () => gateways[stateful ? 'stateful' : 'stateless'].memory.stop());
+  }
+
+  const targets = [
+    { name: 'direct: everything server', url: everything.url, stateful: true, pid: everything.pid },
+    { name: 'gateway, stateless', url: `${gateways.stateless.url}/servers/${SERVER_ID}/mcp`, stateful: false, authorization: `Bearer ${gateways.stateless.key}`, pid: gateways.stateless.pid, upstreamPid: everything.pid },
+    { name: 'gateway, stateful', url: `${gateways.stateful.url}/servers/${SERVER_ID}/mcp`, stateful: true, authorization: `Bearer ${gateways.stateful.key}`, pid: gateways.stateful.pid, upstreamPid: everything.pid },
+  ];
+  for (const target of targets) await checkAnswers(target);
+
+  const results = [];
+  for (const clients of [CLIENTS, 1]) {
+    for (const target of targets) {
+      for (const gateway of Object.values(gateways)) gateway.memory.phase = 'calls';
+      results.push(await load(target, clients));
+    }
+  }
+  for (const gateway of Object.values(gateways)) gateway.memory.phase = 'soak';
+  const soak = await soakRun(targets.slice(1), [gateways.stateless.memory, gateways.stateful.memory]);
+  printReport({ results, soak, gateways });
+}
+
+/** A person (alice) with the sign-in key and mcp-gateway.operator on the project; her token. */
+async function grantOperator(issuer, controlPlaneUrl) {
+  const [admin, alice] = await Promise.all([personToken(issuer, 'admin'), personToken(issuer, 'alice')]);
+  const { id } = await json(controlPlaneUrl, 'GET', '/api/v1/me', alice);
+  await json(controlPlaneUrl, 'POST', '/api/v1/projects', admin, { slug: PROJECT, name: 'Benchmark' });
+  await json(controlPlaneUrl, 'PUT', `/api/v1/users/${id}/permissions`, admin, {
+    workspace: ['mcp-gateway'],
+    projects: { [PROJECT]: ['mcp-gateway.viewer', 'mcp-gateway.operator'] },
+  });
+  return alice;
+}
+
+/** A person's token through the dev-cli password grant (password = user name for demo users). */
+async function personToken(issuer, username) {
+  const response = await fetch(`${issuer}/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'password', client_id: 'dev-cli', username, password: username, scope: 'openid' }),
+  });
+  const body = await response.json();
+  if (!response.ok) throw new Error(`the dev identity provider refused the token for ${username}: ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+async function json(baseUrl, method, route, token, body) {
+  const response = await fetch(`${baseUrl}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** tools/mcp-everything-server in its own process on a free port, as the conformance spec runs it. */
+async function startEverything() {
+  const child = spawn(process.execPath, [path.join(root, 'tools/mcp-everything-server/src/main.ts')], {
+    env: { PATH: process.env.PATH ?? '', MCP_EVERYTHING_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    let output = '';
+    child.once('exit', (code) => reject(new Error(`the everything server exited with ${code}`)));
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const ready = /mcp-everything-server ready at (\S+)/.exec(output);
+      if (ready) resolve(ready[1]);
+    });
+  });
+  return {
+    url,
+    pid: child.pid,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.removeAllListeners('exit');
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function writeConfig(everythingUrl) {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-mcp-'));
+  cleanups.push(async () => fs.rmSync(directory, { recursive: true, force: true }));
+  const config = path.join(directory, 'mcp-gateway.yaml');
+  fs.writeFileSync(
+    config,
+    ['upstreams:', '  - name: everything', `    url: ${everythingUrl}`, 'servers:', `  - id: ${SERVER_ID}`, `    project: ${PROJECT}`, '    name: Everything', '    upstreams:', '      - upstream: everything', ''].join('\n'),
+  );
+  return config;
+}
+
+function startGateway(databaseUrl, config, issuer, controlPlaneUrl, stateful) {
+  const nodeArgs = options['cpu-prof-dir']
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options['cpu-prof-dir'])}`, `--cpu-prof-name=mcp-gateway-${stateful ? 'stateful' : 'stateless'}.cpuprofile`]
+    : [];
+  return startBuiltApp(
+    'mcp-gateway',
+    'MCPGW_LISTEN_ADDR',
+    {
+      MCPGW_DATABASE_URL: databaseUrl,
+      MCPGW_CONFIG: config,
+      USE_STATEFUL_SESSIONS: String(stateful),
+      MCPGW_OIDC_ISSUER_URL: issuer,
+      MCPGW_CONTROL_PLANE_URL: controlPlaneUrl,
+      MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
+      MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
+      ...(options.log ? { MCPGW_LOG: options.log } : {}),
+    },
+    { nodeArgs },
+  );
+}
+
+async function createKey(gatewayUrl, operatorToken) {
+  const created = await json(gatewayUrl, 'POST', '/api/v1/keys', operatorToken, { project: PROJECT, name: 'npm run bench:mcp' });
+  return created.key;
+}
+
+/**
+ * One MCP client over one keep-alive connection: initialize (and notifications/initialized) once,
+ * then tools/call as often as asked; DELETE ends a stateful session.
+ */
+class McpClient {
+  constructor(target) {
+    this.target = target;
+    this.url = new URL(target.url);
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    this.headers = target.authorization ? { authorization: target.authorization } : {};
+    this.nextId = 1;
+  }
+
+  async initialize() {
+    const answer = await this.send('POST', {
+      jsonrpc: '2.0',
+      id: this.nextId++,
+      method: 'initialize',
+      params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'arbor-bench-mcp', version: '1.0.0' } },
+    });
+    const result = answer.message?.result;
+    if (answer.status !== 200 || !result) throw new Error(`${this.target.name}: initialize answered ${answer.status}: ${answer.text.slice(0, 500)}`);
+    const sessionId = answer.headers['mcp-session-id'];
+    if (this.target.stateful && typeof sessionId !== 'string') throw new Error(`${this.target.name}: initialize opened no session`);
+    this.headers = { ...this.headers, 'mcp-protocol-version': result.protocolVersion, ...(sessionId ? { 'mcp-session-id': sessionId } : {}) };
+    const initialized = await this.send('POST', { jsonrpc: '2.0', method: 'notifications/initialized' });
+    if (initialized.status !== 202) throw new Error(`${this.target.name}: notifications/initialized answered ${initialized.status}`);
+  }
+
+  /** One tools/call; true when it answered the tool's text. */
+  async call() {
+    const answer = await this.send('POST', { jsonrpc: '2.0', id: this.nextId++, method: 'tools/call', params: { name: TOOL, arguments: {} } });
+    return answer.status === 200 && answer.message?.result?.content?.[0]?.text === TOOL_TEXT;
+  }
+
+  async close() {
+    if (this.headers['mcp-session-id']) await this.send('DELETE');
+    this.agent.destroy();
+  }
+
+  send(method, message) {
+    const payload = message === undefined ? undefined : Buffer.from(JSON.stringify(message));
+    const headers = {
+      accept: 'application/json, text/event-stream',
+      ...this.headers,
+      ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
+    };
+    return new Promise((resolve, reject) => {
+      const request = http.request(this.url, { method, agent: this.agent, headers }, (response) => {
+        const chunks = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.once('error', reject);
+        response.once('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: response.statusCode, headers: response.headers, text, message: answerTo(message, response.headers['content-type'], text) });
+        });
+      });
+      request.once('error', reject);
+      request.end(payload);
+    });
+  }
+}
+
+/** The JSON-RPC answer to `message` in a JSON body or among the events of an SSE body. */
+function answerTo(message, contentType, text) {
+  if (message?.id === undefined || !text) return undefined;
+  try {
+    if (!contentType?.startsWith('text/event-stream')) return JSON.parse(text);
+    for (const event of text.split(/\r?\n\r?\n/)) {
+      const data = event.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
+      if (!data) continue;
+      const parsed = JSON.parse(data);
+      if (parsed.id === message.id) return parsed;
+    }
+  } catch {
+    // not JSON: no answer
+  }
+  return undefined;
+}
+
+/** One session and one call on each path before measuring, so that a broken path fails the run. */
+async function checkAnswers(target) {
+  const client = new McpClient(target);
+  await client.initialize();
+  if (!(await client.call())) throw new Error(`${target.name}: tools/call ${TOOL} did not answer "${TOOL_TEXT}"`);
+  await client.close();
+}
+
+/**
+ * `clients` clients, each initialized once, calling the tool in a loop: WARM_UP_S seconds not
+ * counted, then DURATION seconds measured; CPU time of the serving processes over the latter.
+ */
+async function load(target, clients) {
+  const name = `${target.name}, ${clients} client${clients === 1 ? '' : 's'}`;
+  log(`${name}: warming up, then ${DURATION} s of tools/call as fast as it answers…`);
+  const sessions = await Promise.all(
+    Array.from({ length: clients }, async () => {
+      const client = new McpClient(target);
+      await client.initialize();
+      return client;
+    }),
+  );
+  const run = async (seconds) => {
+    const latencies = [];
+    let failed = 0;
+    const start = performance.now();
+    const end = start + seconds * 1000;
+    await Promise.all(
+      sessions.map(async (client) => {
+        while (performance.now() < end) {
+          const sent = performance.now();
+          const ok = await client.call().catch(() => false);
+          if (ok) latencies.push(performance.now() - sent);
+          else failed++;
+        }
+      }),
+    );
+    return { latencies, failed, seconds: (performance.now() - start) / 1000 };
+  };
+  await run(WARM_UP_S);
+  const cpuBefore = cpuMs(target.pid);
+  const upstreamBefore = target.upstreamPid ? cpuMs(target.upstreamPid) : 0;
+  const { latencies, failed, seconds } = await run(DURATION);
+  const calls = latencies.length;
+  const cpuPerCall = (cpuMs(target.pid) - cpuBefore) / calls;
+  const upstreamCpuPerCall = target.upstreamPid ? (cpuMs(target.upstreamPid) - upstreamBefore) / calls : NaN;
+  await Promise.all(sessions.map((client) => client.close()));
+  if (failed > 0) log(`  warning: ${failed} calls failed`);
+  latencies.sort((a, b) => a - b);
+  return {
+    name,
+    target: target.name,
+    clients,
+    rps: calls / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpuPerCall,
+    upstreamCpuPerCall,
+    calls,
+    failed,
+  };
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/**
+ * Sessions opened and closed on both gateways at once for SOAK seconds, CLIENTS clients split
+ * between them: initialize, CALLS_PER_SESSION calls, DELETE (stateful), again.
+ */
+async function soakRun(targets, samplers) {
+  log(`memory soak: ${SOAK} s of sessions opened and closed on both gateways (${CLIENTS} clients, ${CALLS_PER_SESSION} calls per session)…`);
+  const from = samplers.map((sampler) => sampler.samples.length);
+  const counts = targets.map(() => ({ sessions: 0, calls: 0, failed: 0 }));
+  const end = performance.now() + SOAK * 1000;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, i) => {
+      const which = i % targets.length;
+      const count = counts[which];
+      while (performance.now() < end) {
+        const client = new McpClient(targets[which]);
+        try {
+          await client.initialize();
+          for (let call = 0; call < CALLS_PER_SESSION; call++) {
+            if (await client.call()) count.calls++;
+            else count.failed++;
+          }
+          await client.close();
+          count.sessions++;
+        } catch {
+          count.failed++;
+          client.agent.destroy();
+        }
+      }
+    }),
+  );
+  // Let the last second's sample in.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  return targets.map((target, index) => {
+    const rss = samplers[index].samples.slice(from[index]).map((sample) => sample.rss);
+    // The first and the last tenth of the soak (at least 5 samples each), by their medians.
+    const window = Math.max(5, Math.floor(rss.length / 10));
+    const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
+    const first = median(rss.slice(0, window));
+    const last = median(rss.slice(-window));
+    // The shape in between: a leak climbs tenth after tenth, warming up levels off.
+    const tenths = Array.from({ length: 10 }, (_, tenth) => median(rss.slice(Math.floor((tenth * rss.length) / 10), Math.floor(((tenth + 1) * rss.length) / 10))));
+    return { target: target.name, seconds: SOAK, ...counts[index], first, last, tenths, min: Math.min(...rss), max: Math.max(...rss), change: last / first - 1 };
+  });
+}
+
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** User and system CPU time a process has used so far, in milliseconds (Linux). */
+function cpuMs(pid) {
+  // Fields 14 and 15 of /proc/<pid>/stat, counted after the command name in parentheses.
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** A process's resident memory every second, labelled with the phase of the run. */
+function sampleMemory(pid) {
+  const sampler = { phase: 'start', samples: [], stop: () => clearInterval(timer) };
+  const take = () => sampler.samples.push({ phase: sampler.phase, rss: residentBytes(pid) });
+  const timer = setInterval(take, 1000);
+  take();
+  return sampler;
+}
+
+function residentBytes(pid) {
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
+}
+
+function printReport({ results, soak, gateways }) {
+  const cpu = fs.readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.+)$/m)?.[1] ?? os.cpus()[0]?.model ?? 'unknown';
+  const ms = (value) => (Number.isFinite(value) ? value.toFixed(2) : '—');
+  const added = (value) => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(2)}` : '—');
+  const mib = (bytes) => (bytes / 2 ** 20).toFixed(0);
+  const verdict = (met) => (met ? 'met' : '**missed**');
+  const direct = 'direct: everything server';
+  const find = (target, clients) => results.find((r) => r.target === target && r.clients === clients);
+
+  const row = (r) => {
+    const base = find(direct, r.clients);
+    const same = r.target === direct;
+    return `| ${r.name} | ${Math.round(r.rps)} | ${same ? '' : `${((r.rps / base.rps) * 100).toFixed(0)} %`} | ${ms(r.p50)} | ${ms(r.p99)} | ${same ? '' : added(r.p50 - base.p50)} | ${same ? '' : added(r.p99 - base.p99)} | ${ms(r.cpuPerCall)} | ${ms(r.upstreamCpuPerCall)} | ${r.calls}${r.failed ? `, ${r.failed} failed` : ''} |`;
+  };
+
+  const targets = [];
+  for (const mode of ['stateless', 'stateful']) {
+    const gateway = `gateway, ${mode}`;
+    const share = find(gateway, CLIENTS).rps / find(direct, CLIENTS).rps;
+    const addedLoaded = find(gateway, CLIENTS).p50 - find(direct, CLIENTS).p50;
+    const addedAlone = find(gateway, 1).p50 - find(direct, 1).p50;
+    targets.push(`| ${mode}: throughput ≥ 50 % of direct (${CLIENTS} clients) | ${(share * 100).toFixed(0)} % | ${verdict(share >= 0.5)} |`);
+    targets.push(`| ${mode}: added latency p50 ≤ 2 ms, ${CLIENTS} clients | ${added(addedLoaded)} ms | ${verdict(addedLoaded <= 2)} |`);
+    targets.push(`| ${mode}: added latency p50 ≤ 2 ms, 1 client | ${added(addedAlone)} ms | ${verdict(addedAlone <= 2)} |`);
+  }
+  for (const s of soak) {
+    targets.push(
+      `| ${s.target.replace('gateway, ', '')}: memory flat (±10 %) over the ${s.seconds} s soak | ${added(s.change * 100)} % (${mib(s.first)} → ${mib(s.last)} MiB) | ${verdict(Math.abs(s.change) <= 0.1)}${s.seconds < 600 ? ' (a 10-minute run needs --soak 600)' : ''} |`,
+    );
+  }
+
+  const memoryRows = Object.entries(gateways).map(([mode, gateway]) => {
+    const phase = (name) => gateway.memory.samples.filter((sample) => sample.phase === name).map((sample) => sample.rss);
+    const calls = phase('calls');
+    const s = soak.find((entry) => entry.target === `gateway, ${mode}`);
+    return `| ${mode} | ${mib(Math.max(...calls))} | ${s.sessions} | ${s.calls}${s.failed ? `, ${s.failed} failed` : ''} | ${mib(s.first)} | ${mib(s.last)} | ${mib(s.min)} | ${mib(s.max)} | ${added(s.change * 100)} % |`;
+  });
+
+  const lines = [
+    '',
+    `date: ${new Date().toISOString()}`,
+    `machine: ${os.availableParallelism()} CPUs (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${os.type()} ${os.release()}`,
+    `load average before the run ${LOAD_BEFORE.map((load) => load.toFixed(2)).join(' ')}, after ${os.loadavg().map((load) => load.toFixed(2)).join(' ')} (other work on the machine shows here)`,
+    `node ${process.version}; gateway log filter ${options.log ?? 'info (default)'}; tool ${TOOL}; protocol ${PROTOCOL_VERSION}`,
+    `${DURATION} s per run after a ${WARM_UP_S} s warm-up; each client one keep-alive connection and one session, initialized once`,
+    '',
+    'tools/call as fast as it answers (added: against the direct call with as many clients; CPU ms per call: user + system time of the gateway, and of the everything server behind it):',
+    '',
+    '| path | calls/s | of direct | p50 ms | p99 ms | added p50 ms | added p99 ms | CPU ms per call | upstream CPU ms per call | calls |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...results.map(row),
+    '',
+    `Gateway memory (RSS, MiB, sampled every second). Soak: ${SOAK} s, both gateways at once, ${CLIENTS} clients between them, each session initialize + ${CALLS_PER_SESSION} calls + DELETE (stateful):`,
+    '',
+    '| gateway | max during the call runs | sessions in the soak | calls | first tenth | last tenth | min | max | change |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...memoryRows,
+    '',
+    'RSS by tenth of the soak (median of each, MiB):',
+    '',
+    ...soak.map((s) => `- ${s.target.replace('gateway, ', '')}: ${s.tenths.map(mib).join(' → ')}`),
+    '',
+    '| target | measured | |',
+    '|---|---|---|',
+    ...targets,
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+}
+
+async function cleanUp() {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error) => log(`cleanup: ${error.message}`));
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => cleanUp().finally(() => process.exit(130)));
+}
+
+main().then(
+  () => cleanUp(),
+  async (error) => {
+    log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    await cleanUp();
+    process.exitCode = 1;
+  },
+);
