@@ -78,6 +78,7 @@ export async function startBuiltApp(app, listenVariable, env, { nodeArgs = [] } 
   }
   return {
     url,
+    pid: child.pid,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -1,0 +1,500 @@
+// `npm run bench:gateway`: what the AI gateway adds to a chat completion, against two baselines
+// measured in the same run on the same machine: the fake upstream called directly, and a bare
+// Node.js proxy in front of it (http.request over a keep-alive agent, bytes piped, nothing
+// parsed), the floor any proxy pays. The gateway is the built one, called with a virtual key that
+// has rpm, tpm and budget limits (set high, so the checks run and never refuse) and whose spend
+// is recorded, as in production. For plain and streamed (`stream: true`) calls it reports:
+//
+//   throughput: requests/s and p50/p99 with --connections (50) connections, as fast as they go,
+//               and the CPU time the serving process (fake, proxy or gateway) spent per call;
+//   paced:      p50/p99 at a steady --rate (200) requests/s, and what the gateway adds to the
+//               direct call; for streamed calls also the time to the first chunk (first body byte);
+//   memory:     the gateway's RSS, sampled every second over the whole run, and over a --soak run
+//               (plain and streamed calls alternating with --connections connections).
+//
+// The throughput runs use autocannon; latencies are each response's own time as a float
+// (autocannon's histogram keeps whole milliseconds only, too coarse for a 1 ms target). The paced
+// runs use a small client of this file that sends each call at its time (every 1/rate s) over a
+// keep-alive agent: autocannon's rate option sends each second's quota at the start of the
+// second, which measures a burst, not a steady rate.
+//
+// Everything it starts is its own and stopped at the end: a database (dropped), the fake
+// providers, the bare proxy and the gateway as child processes, a config file in a temporary
+// directory (removed). It writes no other file. Linux only: CPU time and memory come from /proc.
+//
+// Options: --duration <s> (per run, default 10), --connections <n> (default 50), --rate <n>
+// (paced runs, default 200), --soak <s> (default 30; 600 for the 10-minute memory target),
+// --log <filter> (AIGW_LOG of the gateway, default its own default, info), --skip-build,
+// --cpu-prof-dir <dir> (write a V8 CPU profile of the gateway there, to see where time goes).
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { build, createDatabase, root, serverVersion, startBuiltApp } from './support.mjs';
+
+const require = createRequire(import.meta.url);
+const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
+
+const { values: options } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    rate: { type: 'string', default: '200' },
+    soak: { type: 'string', default: '30' },
+    log: { type: 'string' },
+    'skip-build': { type: 'boolean', default: false },
+    'cpu-prof-dir': { type: 'string' },
+  },
+});
+const DURATION = Number(options.duration);
+const CONNECTIONS = Number(options.connections);
+const RATE = Number(options.rate);
+const SOAK = Number(options.soak);
+// Enough connections that a paced call never waits for a free one.
+const PACED_SOCKETS = 64;
+const WARM_UP_S = 2;
+const MASTER_KEY = 'sk-arbor-bench-master';
+const UPSTREAM_KEY = 'sk-fake-bench';
+const MODEL = 'gpt-4o-mini';
+const MESSAGES = [
+  { role: 'system', content: 'You are a helpful assistant. Answer in one short sentence.' },
+  { role: 'user', content: 'What does an AI gateway do?' },
+];
+
+const log = (line) => process.stderr.write(`${line}\n`);
+const cleanups = [];
+
+async function main() {
+  if (!options['skip-build']) {
+    log('building ai-gateway (Nx caches it when nothing changed)…');
+    build(['ai-gateway']);
+  }
+  log('starting PostgreSQL, the fake providers, the bare proxy and the gateway…');
+  const postgres = await startTestPostgres();
+  cleanups.push(() => postgres.stop());
+  const database = await createDatabase(postgres.url);
+  cleanups.push(() => database.drop());
+
+  const fake = await startFakeProviders();
+  cleanups.push(() => fake.stop());
+  const proxy = await startBareProxy(fake.url);
+  cleanups.push(() => proxy.stop());
+  const gateway = await startGateway(database.url, fake.url);
+  cleanups.push(() => gateway.stop());
+  const memory = sampleMemory(gateway.pid);
+  cleanups.push(async () => memory.stop());
+
+  const key = await createLimitedKey(gateway.url);
+  const targets = [
+    { name: 'direct: fake upstream', url: fake.url, pid: fake.pid, path: '/openai/v1/chat/completions', authorization: `Bearer ${UPSTREAM_KEY}` },
+    { name: 'bare Node proxy', url: proxy.url, pid: proxy.pid, path: '/openai/v1/chat/completions', authorization: `Bearer ${UPSTREAM_KEY}` },
+    { name: 'AI gateway', url: gateway.url, pid: gateway.pid, path: '/v1/chat/completions', authorization: `Bearer ${key.key}` },
+  ];
+  for (const target of targets) for (const stream of [false, true]) await checkAnswers(target, stream);
+
+  const throughput = [];
+  const paced = [];
+  for (const stream of [false, true]) {
+    for (const target of targets) {
+      memory.phase = 'throughput';
+      throughput.push(await load(target, stream, { connections: CONNECTIONS }));
+    }
+    for (const target of targets) {
+      memory.phase = 'paced';
+      paced.push(await pacedRun(target, stream));
+    }
+  }
+  memory.phase = 'soak';
+  const soak = await soakRun(targets[2], memory);
+  const spend = await keySpend(gateway.url, key.id);
+  printReport({ throughput, paced, soak, memory: memory.samples, spend, postgresVersion: await postgresVersion(database.url) });
+}
+
+/** tools/fake-providers in its own process on a free port, as the gateway's tests run it. */
+async function startFakeProviders() {
+  const child = spawn(process.execPath, [path.join(root, 'tools/fake-providers/src/main.ts')], {
+    env: { PATH: process.env.PATH ?? '', FAKE_PROVIDERS_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    let output = '';
+    child.once('exit', (code) => reject(new Error(`the fake providers exited with ${code}`)));
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const ready = /fake-providers ready at (\S+)/.exec(output);
+      if (ready) resolve(ready[1]);
+    });
+  });
+  return { url, pid: child.pid, stop: () => stopChild(child) };
+}
+
+/** The floor: a proxy that forwards method, path, headers and body and pipes the answer back. */
+async function startBareProxy(upstream) {
+  const script = `
+    const http = require('node:http');
+    const upstream = new URL(process.env.UPSTREAM);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+    http.createServer((request, response) => {
+      const forwarded = http.request(
+        { hostname: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: request.headers, agent },
+        (answer) => {
+          response.writeHead(answer.statusCode, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      forwarded.on('error', () => response.headersSent ? response.destroy() : response.writeHead(502).end());
+      request.pipe(forwarded);
+    }).listen(0, '127.0.0.1', function () { process.stdout.write(this.address().port + '\\n'); });`;
+  const child = spawn(process.execPath, ['-e', script], { env: { UPSTREAM: upstream }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the bare proxy exited with ${code}`)));
+    child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
+  });
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
+}
+
+function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.removeAllListeners('exit');
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+/** The built gateway with one alias on the fake upstream (the model the direct calls name). */
+async function startGateway(databaseUrl, fakeUrl) {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-gateway-'));
+  cleanups.push(async () => fs.rmSync(directory, { recursive: true, force: true }));
+  const config = path.join(directory, 'config.yaml');
+  fs.writeFileSync(
+    config,
+    ['model_list:', `  - model_name: ${MODEL}`, '    litellm_params:', `      model: openai/${MODEL}`, `      api_base: ${fakeUrl}/openai`, `      api_key: ${UPSTREAM_KEY}`, ''].join('\n'),
+  );
+  const nodeArgs = options['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options['cpu-prof-dir'])}`] : [];
+  return startBuiltApp(
+    'ai-gateway',
+    'AIGW_LISTEN_ADDR',
+    {
+      AIGW_DATABASE_URL: databaseUrl,
+      AIGW_CONFIG: config,
+      AIGW_MASTER_KEY: MASTER_KEY,
+      ...(options.log ? { AIGW_LOG: options.log } : {}),
+    },
+    { nodeArgs },
+  );
+}
+
+/** A virtual key whose limits are checked on every call but never reached in a run. */
+async function createLimitedKey(gatewayUrl) {
+  const response = await fetch(`${gatewayUrl}/api/v1/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      project: 'bench',
+      aliases: [MODEL],
+      rpm_limit: 1_000_000_000,
+      tpm_limit: 1_000_000_000,
+      max_budget: 1_000_000,
+      budget_duration: '30d',
+      metadata: { purpose: 'npm run bench:gateway' },
+    }),
+  });
+  const body = await response.json();
+  if (response.status !== 201) throw new Error(`the gateway refused the key: ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+function requestBody(stream) {
+  return JSON.stringify({ model: MODEL, messages: MESSAGES, ...(stream ? { stream: true } : {}) });
+}
+
+function requestHeaders(target) {
+  return { authorization: target.authorization, 'content-type': 'application/json' };
+}
+
+/** One call of each kind before measuring, so that a broken path fails the run instead of measuring errors. */
+async function checkAnswers(target, stream) {
+  const response = await fetch(`${target.url}${target.path}`, { method: 'POST', headers: requestHeaders(target), body: requestBody(stream) });
+  const text = await response.text();
+  if (response.status !== 200 || (stream ? !text.includes('data: [DONE]') : !text.includes('"chat.completion"'))) {
+    throw new Error(`${target.name} (${stream ? 'streamed' : 'plain'}) answered ${response.status}: ${text.slice(0, 500)}`);
+  }
+}
+
+/** One autocannon run after a warm-up; latencies from each response's own time. */
+async function load(target, stream, settings) {
+  const kind = stream ? 'streamed' : 'plain';
+  const name = `${kind}, ${target.name}`;
+  const run = (duration, latencies) => {
+    const instance = autocannon({
+      url: `${target.url}${target.path}`,
+      method: 'POST',
+      headers: requestHeaders(target),
+      body: requestBody(stream),
+      duration,
+      ...settings,
+    });
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode === 200) latencies.push(responseTime);
+    });
+    return instance;
+  };
+  log(`${name}: warming up, then ${DURATION} s with ${settings.connections} connections as fast as they go…`);
+  await run(WARM_UP_S, []);
+  const latencies = [];
+  const cpuBefore = cpuMs(target.pid);
+  const result = await run(DURATION, latencies);
+  const cpuPerCall = (cpuMs(target.pid) - cpuBefore) / result.requests.total;
+  return { name, kind, target: target.name, cpuPerCall, ...summary(result, latencies) };
+}
+
+function summary(result, latencies) {
+  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, Number(count)]));
+  if (Object.keys(statuses).some((code) => code !== '200') || result.errors > 0 || result.timeouts > 0) {
+    log(`  warning: statuses ${JSON.stringify(statuses)}, ${result.errors} errors, ${result.timeouts} timeouts`);
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: latencies.length / result.duration,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    requests: result.requests.total,
+    statuses,
+    errors: result.errors,
+  };
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/**
+ * RATE calls per second for DURATION seconds, each sent at its time whatever the others are
+ * doing, over a keep-alive agent; each timed from the moment it is sent to its first body byte
+ * and to its last. A warm-up of two seconds comes first.
+ */
+async function pacedRun(target, stream) {
+  const kind = stream ? 'streamed' : 'plain';
+  const name = `${kind}, ${target.name}`;
+  log(`${name}: warming up, then ${DURATION} s at ${RATE} requests/s…`);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: PACED_SOCKETS });
+  const url = new URL(`${target.url}${target.path}`);
+  const payload = Buffer.from(requestBody(stream));
+  const headers = { ...requestHeaders(target), 'content-length': String(payload.length) };
+  let failed = 0;
+  const fail = (resolve) => {
+    failed++;
+    resolve(undefined);
+  };
+  const one = () =>
+    new Promise((resolve) => {
+      const sent = performance.now();
+      const request = http.request(url, { method: 'POST', agent, headers }, (response) => {
+        let first;
+        response.on('data', () => (first ??= performance.now() - sent));
+        response.once('end', () => (response.statusCode === 200 ? resolve({ first, last: performance.now() - sent }) : fail(resolve)));
+      });
+      request.once('error', () => fail(resolve));
+      request.end(payload);
+    });
+  const paced = async (seconds) => {
+    const start = performance.now();
+    const calls = [];
+    for (let i = 0; i < seconds * RATE; i++) {
+      const wait = start + (i * 1000) / RATE - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      calls.push(one());
+    }
+    const timings = (await Promise.all(calls)).filter(Boolean);
+    return { timings, seconds: (performance.now() - start) / 1000 };
+  };
+  await paced(WARM_UP_S);
+  failed = 0;
+  const { timings, seconds } = await paced(DURATION);
+  agent.destroy();
+  if (failed > 0) log(`  warning: ${failed} calls failed`);
+  const sorted = (field) => timings.map((timing) => timing[field]).sort((a, b) => a - b);
+  const last = sorted('last');
+  const first = sorted('first');
+  return {
+    name,
+    kind,
+    target: target.name,
+    rps: timings.length / seconds,
+    p50: percentile(last, 50),
+    p99: percentile(last, 99),
+    firstP50: percentile(first, 50),
+    firstP99: percentile(first, 99),
+    requests: timings.length + failed,
+    failed,
+  };
+}
+
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** User and system CPU time a process has used so far, in milliseconds (Linux). */
+function cpuMs(pid) {
+  // Fields 14 and 15 of /proc/<pid>/stat, counted after the command name in parentheses.
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** The gateway's resident memory every second, labelled with the phase of the run. */
+function sampleMemory(pid) {
+  const sampler = {
+    phase: 'start',
+    samples: [],
+    stop: () => clearInterval(timer),
+  };
+  const take = () => sampler.samples.push({ at: performance.now(), phase: sampler.phase, rss: residentBytes(pid) });
+  const timer = setInterval(take, 1000);
+  take();
+  return sampler;
+}
+
+function residentBytes(pid) {
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
+}
+
+/** Plain and streamed calls alternating through the gateway for SOAK seconds; memory at its start and end. */
+async function soakRun(target, memory) {
+  log(`memory soak: ${SOAK} s of plain and streamed calls alternating, ${CONNECTIONS} connections…`);
+  const from = memory.samples.length;
+  const latencies = [];
+  const instance = autocannon({
+    url: `${target.url}${target.path}`,
+    headers: requestHeaders(target),
+    connections: CONNECTIONS,
+    duration: SOAK,
+    requests: [false, true].map((stream) => ({ method: 'POST', body: requestBody(stream) })),
+  });
+  instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+    if (statusCode === 200) latencies.push(responseTime);
+  });
+  const result = await instance;
+  const rss = memory.samples.slice(from).map((sample) => sample.rss);
+  // The first and the last tenth of the soak (at least 5 samples each), by their medians.
+  const window = Math.max(5, Math.floor(rss.length / 10));
+  const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
+  const first = median(rss.slice(0, window));
+  const last = median(rss.slice(-window));
+  return { seconds: SOAK, ...summary(result, latencies), first, last, min: Math.min(...rss), max: Math.max(...rss), change: last / first - 1 };
+}
+
+/** The key's spend as the gateway wrote it to its database (at most a second behind): spend tracking ran. */
+async function keySpend(gatewayUrl, id) {
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const response = await fetch(`${gatewayUrl}/api/v1/keys/${id}`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
+  return (await response.json()).spend;
+}
+
+async function postgresVersion(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await serverVersion(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function printReport({ throughput, paced, soak, memory, spend, postgresVersion }) {
+  const cpu = fs.readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.+)$/m)?.[1] ?? os.cpus()[0]?.model ?? 'unknown';
+  const ms = (value) => (Number.isFinite(value) ? value.toFixed(2) : '—');
+  const added = (value) => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(2)}` : '—');
+  const mib = (bytes) => (bytes / 2 ** 20).toFixed(0);
+  const find = (rows, kind, target) => rows.find((row) => row.kind === kind && row.target === target);
+  const direct = 'direct: fake upstream';
+  const proxy = 'bare Node proxy';
+  const gateway = 'AI gateway';
+
+  const verdict = (met) => (met ? 'met' : '**missed**');
+  const targets = [];
+  for (const kind of ['plain', 'streamed']) {
+    const share = find(throughput, kind, gateway).rps / find(throughput, kind, proxy).rps;
+    targets.push(`| throughput ≥ 50 % of the bare proxy's, ${kind} | ${(share * 100).toFixed(0)} % | ${verdict(share >= 0.5)} |`);
+  }
+  for (const kind of ['plain', 'streamed']) {
+    const p50 = find(paced, kind, gateway).p50 - find(paced, kind, direct).p50;
+    const p99 = find(paced, kind, gateway).p99 - find(paced, kind, direct).p99;
+    targets.push(`| added latency at ${RATE}/s, ${kind}: p50 ≤ 1 ms | ${added(p50)} ms | ${verdict(p50 <= 1)} |`);
+    targets.push(`| added latency at ${RATE}/s, ${kind}: p99 ≤ 5 ms | ${added(p99)} ms | ${verdict(p99 <= 5)} |`);
+  }
+  const firstAdded = find(paced, 'streamed', gateway).firstP50 - find(paced, 'streamed', direct).firstP50;
+  targets.push(`| first streamed chunk adds ≤ 2 ms p50 | ${added(firstAdded)} ms | ${verdict(firstAdded <= 2)} |`);
+  targets.push(
+    `| memory flat (±10 %) over the ${soak.seconds} s soak | ${added(soak.change * 100)} % (${mib(soak.first)} → ${mib(soak.last)} MiB) | ${verdict(Math.abs(soak.change) <= 0.1)}${soak.seconds < 600 ? ' (a 10-minute run needs --soak 600)' : ''} |`,
+  );
+
+  const phases = ['throughput', 'paced', 'soak'].map((phase) => {
+    const values = memory.filter((sample) => sample.phase === phase).map((sample) => sample.rss);
+    return values.length === 0 ? '' : `| ${phase} | ${mib(Math.min(...values))} | ${mib(Math.max(...values))} | ${mib(values.at(-1))} |`;
+  });
+  const pacedRow = (r) => {
+    const base = find(paced, r.kind, direct);
+    const same = r.target === direct;
+    const firstChunk = r.kind === 'streamed' ? [ms(r.firstP50), ms(r.firstP99), same ? '' : added(r.firstP50 - base.firstP50)] : ['', '', ''];
+    return `| ${r.name} | ${Math.round(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${same ? '' : added(r.p50 - base.p50)} | ${same ? '' : added(r.p99 - base.p99)} | ${firstChunk.join(' | ')} |`;
+  };
+
+  const lines = [
+    '',
+    `date: ${new Date().toISOString()}`,
+    `machine: ${os.availableParallelism()} CPUs (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${os.type()} ${os.release()}`,
+    `node ${process.version}, PostgreSQL ${postgresVersion}; gateway log filter ${options.log ?? 'info (default)'}`,
+    `${DURATION} s per run after a ${WARM_UP_S} s warm-up; the key's spend as recorded after the run: ${typeof spend === 'number' ? spend.toFixed(6) : 'not reported'} USD`,
+    '',
+    `Throughput, ${CONNECTIONS} connections (autocannon); CPU ms per call: user + system time of the serving process alone (the fake; the proxy or the gateway without the fake behind it):`,
+    '',
+    '| path | requests/s | p50 ms | p99 ms | CPU ms per call | requests | statuses |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    ...throughput.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.cpuPerCall)} | ${r.requests} | ${statusText(r)} |`),
+    '',
+    `Paced at ${RATE} requests/s (added: against the direct call of the same kind; first chunk: first body byte of a streamed answer):`,
+    '',
+    '| path | requests/s | p50 ms | p99 ms | added p50 ms | added p99 ms | first chunk p50 ms | first chunk p99 ms | first chunk added p50 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...paced.map(pacedRow),
+    '',
+    `Gateway memory (RSS, MiB; sampled every second). Soak: ${soak.seconds} s, ${Math.round(soak.rps)} requests/s, ${soak.requests} requests (${statusText(soak)}), p50 ${ms(soak.p50)} ms, p99 ${ms(soak.p99)} ms; first tenth ${mib(soak.first)}, last tenth ${mib(soak.last)}, min ${mib(soak.min)}, max ${mib(soak.max)}:`,
+    '',
+    '| phase | min | max | at its end |',
+    '|---|---:|---:|---:|',
+    ...phases.filter(Boolean),
+    '',
+    '| target | measured | |',
+    '|---|---|---|',
+    ...targets,
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+}
+
+function statusText(result) {
+  const statuses = Object.entries(result.statuses).map(([code, count]) => `${code}: ${count}`);
+  return [...statuses, ...(result.errors > 0 ? [`errors: ${result.errors}`] : [])].join(', ');
+}
+
+async function cleanUp() {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error) => log(`cleanup: ${error.message}`));
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => cleanUp().finally(() => process.exit(130)));
+}
+
+main().then(
+  () => cleanUp(),
+  async (error) => {
+    log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    await cleanUp();
+    process.exitCode = 1;
+  },
+);
