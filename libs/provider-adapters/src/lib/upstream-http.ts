@@ -23,8 +23,27 @@ export interface UpstreamRequest {
  * Sends one request through the pool and resolves when the answer's headers arrive (any status).
  * Rejects with ProviderError 408 when no answer comes within the timeout, 502 when the upstream
  * cannot be reached, and with the signal's reason when the caller aborted.
+ *
+ * A pooled connection the upstream closed just as it was reused (its keep-alive timeout ran out
+ * while the request was on its way) fails before any answer: that request is sent once more on a
+ * fresh connection, as Node's documentation advises (`request.reusedSocket`). The upstream never
+ * saw it, so nothing is done twice.
  */
-export function sendUpstream(request: UpstreamRequest): Promise<IncomingMessage> {
+export async function sendUpstream(request: UpstreamRequest): Promise<IncomingMessage> {
+  try {
+    return await sendOnce(request);
+  } catch (error) {
+    if (!(error instanceof StaleConnection)) throw error;
+    return sendOnce(request);
+  }
+}
+
+/** The reused connection was already closed by the upstream (reset, or closed before an answer). */
+class StaleConnection extends Error {}
+
+const STALE_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+function sendOnce(request: UpstreamRequest): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const client = request.url.protocol === 'https:' ? https : http;
     const outgoing = client.request(request.url, {
@@ -40,9 +59,10 @@ export function sendUpstream(request: UpstreamRequest): Promise<IncomingMessage>
       clearTimeout(timer);
       resolve(response);
     });
-    outgoing.on('error', (error) => {
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       if (error instanceof ProviderError || request.signal.aborted) reject(error);
+      else if (outgoing.reusedSocket && STALE_CODES.has(error.code ?? '')) reject(new StaleConnection(error.message));
       else reject(new ProviderError(502, 'api_connection_error', `The upstream could not be reached: ${error.message}`, 'upstream_unreachable'));
     });
     outgoing.end(request.body);
