@@ -7,10 +7,13 @@ import { readBody, sendUpstream } from './upstream-http';
  * resets the connection when a second request arrives on it — what a real upstream's keep-alive
  * timeout looks like to a client that reuses the connection at that very moment.
  */
-function closingUpstream(): Promise<{ url: string; server: Server; connections: () => number }> {
+function closingUpstream(): Promise<{ url: string; close: () => void; connections: () => number }> {
   let connections = 0;
-  const server = createServer((socket: Socket) => {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket: Socket) => {
     connections += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
     let served = false;
     socket.on('data', () => {
       if (served) {
@@ -22,7 +25,17 @@ function closingUpstream(): Promise<{ url: string; server: Server; connections: 
     });
   });
   return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/x`, server, connections: () => connections })),
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/x`,
+        // The gateway's pool keeps the last connection open: end it too, or nothing lets the process exit.
+        close: () => {
+          for (const socket of sockets) socket.destroy();
+          server.close();
+        },
+        connections: () => connections,
+      }),
+    ),
   );
 }
 
@@ -39,7 +52,7 @@ describe('sending to an upstream over the keep-alive pool', () => {
       expect(await readBody(second)).toBe('{}');
       expect(upstream.connections()).toBe(2);
     } finally {
-      upstream.server.close();
+      upstream.close();
     }
   });
 
