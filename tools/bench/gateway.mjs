@@ -35,7 +35,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { build, createDatabase, root, serverVersion, startBuiltApp } from './support.mjs';
+import { build, createDatabase, root, serverVersion, startBuiltApp, runBenchmark } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
@@ -482,19 +482,4 @@ function statusText(result) {
   return [...statuses, ...(result.errors > 0 ? [`errors: ${result.errors}`] : [])].join(', ');
 }
 
-async function cleanUp() {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error) => log(`cleanup: ${error.message}`));
-}
-
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => cleanUp().finally(() => process.exit(130)));
-}
-
-main().then(
-  () => cleanUp(),
-  async (error) => {
-    log(error instanceof Error ? (error.stack ?? error.message) : String(error));
-    await cleanUp();
-    process.exitCode = 1;
-  },
-);
+runBenchmark(main, cleanups, log);

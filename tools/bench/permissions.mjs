@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { build, createDatabase, machineToken, root, serverVersion, startBuiltApp } from './support.mjs';
+import { build, createDatabase, machineToken, root, serverVersion, startBuiltApp, runBenchmark } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
@@ -325,19 +325,4 @@ function printReport(results, seeded, postgresVersion) {
   process.stdout.write(lines.join('\n'));
 }
 
-async function cleanUp() {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error) => log(`cleanup: ${error.message}`));
-}
-
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => cleanUp().finally(() => process.exit(130)));
-}
-
-main().then(
-  () => cleanUp(),
-  async (error) => {
-    log(error instanceof Error ? (error.stack ?? error.message) : String(error));
-    await cleanUp();
-    process.exitCode = 1;
-  },
-);
+runBenchmark(main, cleanups, log);

@@ -104,3 +104,23 @@ export async function serverVersion(db) {
   const { rows } = await db.query('show server_version');
   return rows[0].server_version;
 }
+
+/**
+ * Runs a benchmark's `main`, then its `cleanups` newest first (stopping what it started,
+ * dropping its databases) — also after a failure (exit code 1) and on Ctrl-C or SIGTERM.
+ */
+export function runBenchmark(main, cleanups, log) {
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error) => log(`cleanup: ${error.message}`));
+  };
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanUp().finally(() => process.exit(130)));
+  main().then(
+    () => cleanUp(),
+    async (error) => {
+      log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+      await cleanUp();
+      process.exitCode = 1;
+    },
+  );
+}
+

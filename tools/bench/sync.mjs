@@ -32,7 +32,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { build, createDatabase, machineToken, root, serverVersion, startBuiltApp } from './support.mjs';
+import { build, createDatabase, machineToken, root, serverVersion, startBuiltApp, runBenchmark } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
@@ -89,15 +89,7 @@ if (options['products-child']) {
   });
   process.send({ ports });
 } else {
-  main().then(
-    () => cleanUp(),
-    async (error) => {
-      log(error instanceof Error ? (error.stack ?? error.message) : String(error));
-      await cleanUp();
-      process.exitCode = 1;
-    },
-  );
-  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => cleanUp().finally(() => process.exit(130)));
+  runBenchmark(main, cleanups, log);
 }
 
 async function main() {
@@ -360,6 +352,3 @@ function printReport({ paced, backlog, directPaced, directSerial }, postgresVers
   process.stdout.write(lines.join('\n'));
 }
 
-async function cleanUp() {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error) => log(`cleanup: ${error.message}`));
-}
