@@ -35,7 +35,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { build, createDatabase, root, serverVersion, startBuiltApp, runBenchmark } from './support.mjs';
+import { build, createDatabase, root, serverVersion, startBuiltApp, runBenchmark, startTool, stopChild } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
@@ -80,7 +80,7 @@ async function main() {
   const database = await createDatabase(postgres.url);
   cleanups.push(() => database.drop());
 
-  const fake = await startFakeProviders();
+  const fake = await startTool('fake-providers', 'FAKE_PROVIDERS_PORT');
   cleanups.push(() => fake.stop());
   const proxy = await startBareProxy(fake.url);
   cleanups.push(() => proxy.stop());
@@ -115,24 +115,6 @@ async function main() {
   printReport({ throughput, paced, soak, memory: memory.samples, spend, postgresVersion: await postgresVersion(database.url) });
 }
 
-/** tools/fake-providers in its own process on a free port, as the gateway's tests run it. */
-async function startFakeProviders() {
-  const child = spawn(process.execPath, [path.join(root, 'tools/fake-providers/src/main.ts')], {
-    env: { PATH: process.env.PATH ?? '', FAKE_PROVIDERS_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise((resolve, reject) => {
-    let output = '';
-    child.once('exit', (code) => reject(new Error(`the fake providers exited with ${code}`)));
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const ready = /fake-providers ready at (\S+)/.exec(output);
-      if (ready) resolve(ready[1]);
-    });
-  });
-  return { url, pid: child.pid, stop: () => stopChild(child) };
-}
-
 /** The floor: a proxy that forwards method, path, headers and body and pipes the answer back. */
 async function startBareProxy(upstream) {
   const script = `
@@ -156,15 +138,6 @@ async function startBareProxy(upstream) {
     child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
   });
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
-}
-
-function stopChild(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.removeAllListeners('exit');
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
 }
 
 /** The built gateway with one alias on the fake upstream (the model the direct calls name). */

@@ -29,7 +29,7 @@
 // 30; 600 for the 10-minute memory target), --calls-per-session <n> (soak, default 5),
 // --log <filter> (MCPGW_LOG, default the gateway's own, info), --skip-build,
 // --cpu-prof-dir <dir> (write a V8 CPU profile of each gateway there, to see where time goes).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -38,7 +38,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build, createDatabase, root, startBuiltApp, runBenchmark } from './support.mjs';
+import { build, createDatabase, root, startBuiltApp, runBenchmark, startTool } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
@@ -98,7 +98,7 @@ async function main() {
   cleanups.push(() => controlPlane.stop());
   const operator = await grantOperator(idp.issuer, controlPlane.url);
 
-  const everything = await startEverything();
+  const everything = await startTool('mcp-everything-server', 'MCP_EVERYTHING_PORT');
   cleanups.push(() => everything.stop());
   const config = writeConfig(everything.url);
 
@@ -162,34 +162,6 @@ async function json(baseUrl, method, route, token, body) {
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${text}`);
   return text ? JSON.parse(text) : undefined;
-}
-
-/** tools/mcp-everything-server in its own process on a free port, as the conformance spec runs it. */
-async function startEverything() {
-  const child = spawn(process.execPath, [path.join(root, 'tools/mcp-everything-server/src/main.ts')], {
-    env: { PATH: process.env.PATH ?? '', MCP_EVERYTHING_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise((resolve, reject) => {
-    let output = '';
-    child.once('exit', (code) => reject(new Error(`the everything server exited with ${code}`)));
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const ready = /mcp-everything-server ready at (\S+)/.exec(output);
-      if (ready) resolve(ready[1]);
-    });
-  });
-  return {
-    url,
-    pid: child.pid,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.removeAllListeners('exit');
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 function writeConfig(everythingUrl) {

@@ -124,3 +124,35 @@ export function runBenchmark(main, cleanups, log) {
   );
 }
 
+/** Sends SIGTERM and resolves once the child has exited. */
+export function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.removeAllListeners('exit');
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * `node tools/<name>/src/main.ts` on a free port (`portVariable=0`), as the tests run the tools,
+ * once it prints `<name> ready at <url>`.
+ */
+export async function startTool(name, portVariable) {
+  const child = spawn(process.execPath, [path.join(root, 'tools', name, 'src/main.ts')], {
+    env: { PATH: process.env.PATH ?? '', [portVariable]: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ready = new RegExp(`${name} ready at (\\S+)`);
+  const url = await new Promise((resolve, reject) => {
+    let output = '';
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const found = ready.exec(output);
+      if (found) resolve(found[1]);
+    });
+  });
+  return { url, pid: child.pid, stop: () => stopChild(child) };
+}
+
