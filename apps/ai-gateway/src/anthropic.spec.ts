@@ -1,9 +1,8 @@
 // Anthropic models behind the gateway as application developers meet them: the official OpenAI SDK
 // against the gateway, the gateway against the Anthropic fake (tools/fake-providers, /anthropic).
-import type { ChildProcess } from 'node:child_process';
 import OpenAI, { APIError, AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
 import { RunningService } from '@arbor/platform';
-import { createTestDatabase, TestDatabase } from '@arbor/testing';
+import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
 import { sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
@@ -19,7 +18,7 @@ const weatherTool: OpenAI.ChatCompletionTool = {
 };
 
 describe('Anthropic deployments through the official OpenAI SDK', () => {
-  let fake: { url: string; child: ChildProcess };
+  let fake: FakeProvidersProcess;
   let database: TestDatabase;
   let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
   let client: OpenAI;
@@ -60,7 +59,7 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
   afterAll(async () => {
     await gateway?.close();
     await database?.drop();
-    fake?.child.kill('SIGTERM');
+    await fake?.stop();
   });
 
   it('answers a chat completion from the Messages API, with the provider key, version and max_tokens sent', async () => {

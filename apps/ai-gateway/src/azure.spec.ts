@@ -1,10 +1,9 @@
 // Azure OpenAI deployments as application developers meet them: the official OpenAI SDK against
 // the gateway, the gateway against the Azure fake of tools/fake-providers. Azure passes through:
 // what the client sends reaches Azure unchanged apart from `model`.
-import type { ChildProcess } from 'node:child_process';
 import OpenAI, { AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
 import { RunningService } from '@arbor/platform';
-import { createTestDatabase, TestDatabase } from '@arbor/testing';
+import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
 import { sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
@@ -23,7 +22,7 @@ interface Seen {
 }
 
 describe('ai-gateway chat completions on Azure OpenAI through the official OpenAI SDK', () => {
-  let fake: { url: string; child: ChildProcess };
+  let fake: FakeProvidersProcess;
   let database: TestDatabase;
   let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
   let client: OpenAI;
@@ -55,7 +54,7 @@ describe('ai-gateway chat completions on Azure OpenAI through the official OpenA
   afterAll(async () => {
     await gateway?.close();
     await database?.drop();
-    fake?.child.kill('SIGTERM');
+    await fake?.stop();
   });
 
   it('passes the request to the deployment URL unchanged apart from model, with the key in api-key', async () => {

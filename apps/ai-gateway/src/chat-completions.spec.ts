@@ -1,10 +1,9 @@
 // The gateway as application developers meet it: the official OpenAI SDK against the gateway,
 // the gateway against tools/fake-providers (a child process, as Node runs it).
-import type { ChildProcess } from 'node:child_process';
 import OpenAI, { AuthenticationError, InternalServerError, NotFoundError, RateLimitError } from 'openai';
 import { ConfigError } from '@arbor/config';
 import { RunningService, startService } from '@arbor/platform';
-import { createTestDatabase, runBuiltApp, TestDatabase } from '@arbor/testing';
+import { createTestDatabase, FakeProvidersProcess, runBuiltApp, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
 import { MASTER_KEY, sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
@@ -17,7 +16,7 @@ const deployment = (alias: string, model: string, fakeUrl: string, extra = '') =
       api_key: os.environ/AIGW_TEST_UPSTREAM_KEY${extra}`;
 
 describe('ai-gateway family A routes through the official OpenAI SDK', () => {
-  let fake: { url: string; child: ChildProcess };
+  let fake: FakeProvidersProcess;
   let database: TestDatabase;
   let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
   let client: OpenAI;
@@ -48,7 +47,7 @@ litellm_settings:
   afterAll(async () => {
     await gateway?.close();
     await database?.drop();
-    fake?.child.kill('SIGTERM');
+    await fake?.stop();
   });
 
   it('answers a chat completion from the alias deployment, passing request and answer through', async () => {

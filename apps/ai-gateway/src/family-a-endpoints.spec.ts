@@ -1,11 +1,10 @@
 // Completions, embeddings, usage in streams, cost and the gateway's metrics, as application
 // developers and operators meet them: the official OpenAI SDK (or plain HTTP where the SDK hides
 // what is checked) against the gateway, the gateway against tools/fake-providers.
-import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import OpenAI, { APIError } from 'openai';
 import { RunningService } from '@arbor/platform';
-import { createTestDatabase, TestDatabase } from '@arbor/testing';
+import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
 import { MASTER_KEY, sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
@@ -43,7 +42,7 @@ function streamWithTrailers(url: string, body: unknown): Promise<{ text: string;
 }
 
 describe('ai-gateway completions, embeddings, stream usage, cost and metrics', () => {
-  let fake: { url: string; child: ChildProcess };
+  let fake: FakeProvidersProcess;
   let database: TestDatabase;
   let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
   let client: OpenAI;
@@ -70,7 +69,7 @@ describe('ai-gateway completions, embeddings, stream usage, cost and metrics', (
   afterAll(async () => {
     await gateway?.close();
     await database?.drop();
-    fake?.child.kill('SIGTERM');
+    await fake?.stop();
   });
 
   it('answers legacy completions, plain and streamed', async () => {
@@ -191,7 +190,7 @@ general_settings:
     } finally {
       await gateway.close();
       await database.drop();
-      fake.child.kill('SIGTERM');
+      await fake.stop();
     }
   });
 });

@@ -1,9 +1,8 @@
 // Gemini deployments as application developers meet them: the official OpenAI SDK against the
 // gateway, the gateway against the Gemini fake of tools/fake-providers (Google's wire format).
-import type { ChildProcess } from 'node:child_process';
 import OpenAI, { AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
 import { RunningService } from '@arbor/platform';
-import { createTestDatabase, TestDatabase } from '@arbor/testing';
+import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
 import { sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
@@ -26,7 +25,7 @@ const weatherTool = {
 };
 
 describe('ai-gateway chat completions on Gemini through the official OpenAI SDK', () => {
-  let fake: { url: string; child: ChildProcess };
+  let fake: FakeProvidersProcess;
   let database: TestDatabase;
   let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
   let client: OpenAI;
@@ -58,7 +57,7 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
   afterAll(async () => {
     await gateway?.close();
     await database?.drop();
-    fake?.child.kill('SIGTERM');
+    await fake?.stop();
   });
 
   it('answers a plain chat from generateContent, with the provider key in x-goog-api-key', async () => {

@@ -1,14 +1,13 @@
 // Key limits as clients meet them on two gateway replicas: two built gateway PROCESSES sharing one
 // database and one Redis, the official OpenAI SDK against them, the upstream from tools/fake-providers.
 // Needs `npx nx build ai-gateway` first (dist/apps/ai-gateway/main.js).
-import type { ChildProcess } from 'node:child_process';
 import OpenAI, { BadRequestError, RateLimitError } from 'openai';
 import request from 'supertest';
-import { BuiltService, createTestDatabase, startBuiltService, TestDatabase } from '@arbor/testing';
+import { BuiltService, createTestDatabase, FakeProvidersProcess, startBuiltService, TestDatabase } from '@arbor/testing';
 import { MASTER_KEY, startFake, writeConfig } from './testing/gateway-test-support';
 
 describe('ai-gateway key limits across two replicas sharing Redis', () => {
-  let fake: { url: string; child: ChildProcess };
+  let fake: FakeProvidersProcess;
   let database: TestDatabase;
   let replicaA: BuiltService;
   let replicaB: BuiltService;
@@ -56,7 +55,7 @@ describe('ai-gateway key limits across two replicas sharing Redis', () => {
   afterAll(async () => {
     await Promise.all([replicaA?.kill('SIGTERM'), replicaB?.kill('SIGTERM')]);
     await database?.drop();
-    fake?.child.kill('SIGTERM');
+    await fake?.stop();
   });
 
   it('admits exactly rpm_limit calls per minute between the two replicas, then raises RateLimitError', async () => {

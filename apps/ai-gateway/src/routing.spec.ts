@@ -1,11 +1,10 @@
 // Retries, fallbacks, cooldowns and drop_params as application developers meet them: the official
 // OpenAI SDK (maxRetries: 0, so only the gateway retries) against the gateway and tools/fake-providers.
-import type { ChildProcess } from 'node:child_process';
 import OpenAI, { BadRequestError } from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { GatewayClock } from '@arbor/ai-gateway';
 import { RunningService } from '@arbor/platform';
-import { createTestDatabase, TestDatabase } from '@arbor/testing';
+import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
 import { sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
@@ -26,7 +25,7 @@ interface Seen {
 }
 
 describe('ai-gateway retries, fallbacks, cooldowns and drop_params through the official OpenAI SDK', () => {
-  let fake: { url: string; child: ChildProcess };
+  let fake: FakeProvidersProcess;
   let database: TestDatabase;
   let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
   let client: OpenAI;
@@ -78,7 +77,7 @@ router_settings:
   afterAll(async () => {
     await gateway?.close();
     await database?.drop();
-    fake?.child.kill('SIGTERM');
+    await fake?.stop();
   });
 
   it('retries a 500 on the alias\'s other deployment and says so in the headers', async () => {

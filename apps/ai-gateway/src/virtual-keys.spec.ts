@@ -1,12 +1,11 @@
 // Virtual keys as clients and operators meet them: the official OpenAI SDK with a key the admin
 // API (/api/v1/keys, master key only) created, the gateway against tools/fake-providers.
-import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import OpenAI, { AuthenticationError, PermissionDeniedError } from 'openai';
 import { Client } from 'pg';
 import request from 'supertest';
 import { RunningService } from '@arbor/platform';
-import { createTestDatabase, TestDatabase } from '@arbor/testing';
+import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
 import { MASTER_KEY, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
@@ -27,7 +26,7 @@ interface KeyBody {
 }
 
 describe('ai-gateway virtual keys', () => {
-  let fake: { url: string; child: ChildProcess };
+  let fake: FakeProvidersProcess;
   let database: TestDatabase;
   let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
 
@@ -55,7 +54,7 @@ describe('ai-gateway virtual keys', () => {
   afterAll(async () => {
     await gateway?.close();
     await database?.drop();
-    fake?.child.kill('SIGTERM');
+    await fake?.stop();
   });
 
   it('creates a key shown once that works for its alias, in Bearer and in x-api-key', async () => {
