@@ -2,15 +2,9 @@
 // against the gateway, the gateway against the Anthropic fake (tools/fake-providers, /anthropic).
 import OpenAI, { APIError, AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
 import { RunningService } from '@arbor/platform';
-import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
+import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
-
-interface SeenRequest {
-  path: string;
-  body: string;
-  headers: Record<string, string>;
-}
+import { lastRequestWith, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
 const weatherTool: OpenAI.ChatCompletionTool = {
   type: 'function',
@@ -25,42 +19,31 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
 
   /** The Messages request the fake received for the call whose user text contains `marker`. */
   const sentToAnthropic = async (marker: string): Promise<{ path: string; body: Record<string, unknown>; headers: Record<string, string> }> => {
-    const seen = (await (await fetch(`${fake.url}/_fake/requests`)).json()) as SeenRequest[];
-    const record = seen.reverse().find((request) => request.body.includes(marker));
-    if (!record) throw new Error(`the fake saw no request containing ${marker}`);
-    return { path: record.path, headers: record.headers, body: JSON.parse(record.body) as Record<string, unknown> };
+    const { path, headers, json } = await lastRequestWith(fake, marker);
+    return { path, headers, body: json };
   };
 
   beforeAll(async () => {
     process.env['AIGW_TEST_ANTHROPIC_KEY'] = 'sk-ant-upstream-secret';
-    fake = await startFake();
-    database = await createTestDatabase();
-    const deployment = (alias: string, model: string) => `
+    const deployment = (fakeUrl: string, alias: string, model: string) => `
   - model_name: ${alias}
     litellm_params:
       model: anthropic/${model}
-      api_base: ${fake.url}/anthropic
+      api_base: ${fakeUrl}/anthropic
       api_key: os.environ/AIGW_TEST_ANTHROPIC_KEY`;
-    const config = writeConfig(`model_list:${[
-      deployment('claude', 'claude-test'),
-      deployment('claude-usage', 'tokens-30-9'),
-      deployment('claude-401', 'fail-401'),
-      deployment('claude-429', 'fail-429'),
-      deployment('claude-overloaded', 'fail-529'),
-      deployment('claude-context', 'fail-context'),
-      deployment('claude-midstream', 'fail-midstream'),
-      deployment('claude-drop', 'fail-drop'),
-    ].join('')}
-`);
-    gateway = await startTestGateway(database, config);
-    client = sdkClient(gateway);
+    ({ fake, database, gateway, client } = await startGatewayOnFakes((fakeUrl) => `model_list:${[
+      deployment(fakeUrl, 'claude', 'claude-test'),
+      deployment(fakeUrl, 'claude-usage', 'tokens-30-9'),
+      deployment(fakeUrl, 'claude-401', 'fail-401'),
+      deployment(fakeUrl, 'claude-429', 'fail-429'),
+      deployment(fakeUrl, 'claude-overloaded', 'fail-529'),
+      deployment(fakeUrl, 'claude-context', 'fail-context'),
+      deployment(fakeUrl, 'claude-midstream', 'fail-midstream'),
+      deployment(fakeUrl, 'claude-drop', 'fail-drop'),
+    ].join('')}\n`));
   });
 
-  afterAll(async () => {
-    await gateway?.close();
-    await database?.drop();
-    await fake?.stop();
-  });
+  afterAll(() => stopGatewayOnFakes({ fake, database, gateway }));
 
   it('answers a chat completion from the Messages API, with the provider key, version and max_tokens sent', async () => {
     const { data, response } = await client.chat.completions

@@ -3,9 +3,9 @@
 // what the client sends reaches Azure unchanged apart from `model`.
 import OpenAI, { AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
 import { RunningService } from '@arbor/platform';
-import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
+import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
+import { lastRequestWith, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
 const deployment = (alias: string, deploymentName: string, fakeUrl: string) => `
   - model_name: ${alias}
@@ -15,11 +15,6 @@ const deployment = (alias: string, deploymentName: string, fakeUrl: string) => `
       api_version: 2025-04-01-preview
       api_key: os.environ/AIGW_TEST_AZURE_KEY`;
 
-interface Seen {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
 
 describe('ai-gateway chat completions on Azure OpenAI through the official OpenAI SDK', () => {
   let fake: FakeProvidersProcess;
@@ -27,35 +22,19 @@ describe('ai-gateway chat completions on Azure OpenAI through the official OpenA
   let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
   let client: OpenAI;
 
-  /** The request Azure got for the call whose body carries `marker`. */
-  const seenWith = async (marker: string): Promise<Seen & { json: Record<string, unknown> }> => {
-    const seen = ((await (await fetch(`${fake.url}/_fake/requests`)).json()) as Seen[]).filter((r) => r.body.includes(marker));
-    const last = seen.at(-1)!;
-    return { ...last, json: JSON.parse(last.body) as Record<string, unknown> };
-  };
-
   beforeAll(async () => {
     process.env['AIGW_TEST_AZURE_KEY'] = 'azure-upstream-secret';
-    fake = await startFake();
-    database = await createTestDatabase();
-    const config = writeConfig(`model_list:${[
-      deployment('gpt', 'prod-gpt-4o', fake.url),
-      deployment('gpt-usage', 'tokens-11-4', fake.url),
-      deployment('gpt-bad-key', 'fail-401', fake.url),
-      deployment('gpt-limited', 'fail-429', fake.url),
-      deployment('gpt-overloaded', 'fail-503', fake.url),
-      deployment('gpt-small', 'fail-context', fake.url),
-    ].join('')}
-`);
-    gateway = await startTestGateway(database, config);
-    client = sdkClient(gateway);
+    ({ fake, database, gateway, client } = await startGatewayOnFakes((fakeUrl) => `model_list:${[
+      deployment('gpt', 'prod-gpt-4o', fakeUrl),
+      deployment('gpt-usage', 'tokens-11-4', fakeUrl),
+      deployment('gpt-bad-key', 'fail-401', fakeUrl),
+      deployment('gpt-limited', 'fail-429', fakeUrl),
+      deployment('gpt-overloaded', 'fail-503', fakeUrl),
+      deployment('gpt-small', 'fail-context', fakeUrl),
+    ].join('')}\n`));
   });
 
-  afterAll(async () => {
-    await gateway?.close();
-    await database?.drop();
-    await fake?.stop();
-  });
+  afterAll(() => stopGatewayOnFakes({ fake, database, gateway }));
 
   it('passes the request to the deployment URL unchanged apart from model, with the key in api-key', async () => {
     const request = {
@@ -66,7 +45,7 @@ describe('ai-gateway chat completions on Azure OpenAI through the official OpenA
     const completion = await client.chat.completions.create({ model: 'gpt', ...request });
     expect(completion.choices[0]?.message.content).toBe('fake answer from prod-gpt-4o');
     expect(completion.usage?.total_tokens).toBe(12);
-    const seen = await seenWith('plain azure');
+    const seen = await lastRequestWith(fake, 'plain azure');
     expect(seen.path).toBe('/azure/openai/deployments/prod-gpt-4o/chat/completions?api-version=2025-04-01-preview');
     expect(seen.headers['api-key']).toBe('azure-upstream-secret');
     expect(seen.headers['authorization']).toBeUndefined();
@@ -81,7 +60,7 @@ describe('ai-gateway chat completions on Azure OpenAI through the official OpenA
     ];
     const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
     await client.chat.completions.create({ model: 'gpt', messages, tools, tool_choice: { type: 'function', function: { name: 'get_weather' } }, parallel_tool_calls: false });
-    expect((await seenWith('azure tools and image')).json).toEqual({
+    expect((await lastRequestWith(fake, 'azure tools and image')).json).toEqual({
       model: 'prod-gpt-4o', messages, tools, tool_choice: { type: 'function', function: { name: 'get_weather' } }, parallel_tool_calls: false,
     });
   });

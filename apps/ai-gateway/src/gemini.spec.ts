@@ -2,9 +2,9 @@
 // gateway, the gateway against the Gemini fake of tools/fake-providers (Google's wire format).
 import OpenAI, { AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
 import { RunningService } from '@arbor/platform';
-import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
+import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
+import { lastRequestWith, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
 const deployment = (alias: string, model: string, fakeUrl: string) => `
   - model_name: ${alias}
@@ -13,11 +13,6 @@ const deployment = (alias: string, model: string, fakeUrl: string) => `
       api_base: ${fakeUrl}/gemini
       api_key: os.environ/AIGW_TEST_GEMINI_KEY`;
 
-interface Seen {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
 
 const weatherTool = {
   type: 'function' as const,
@@ -30,35 +25,19 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
   let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
   let client: OpenAI;
 
-  /** The request Gemini got for the call whose body carries `marker`. */
-  const seenWith = async (marker: string): Promise<Seen & { json: Record<string, unknown> }> => {
-    const seen = ((await (await fetch(`${fake.url}/_fake/requests`)).json()) as Seen[]).filter((r) => r.body.includes(marker));
-    const last = seen.at(-1)!;
-    return { ...last, json: JSON.parse(last.body) as Record<string, unknown> };
-  };
-
   beforeAll(async () => {
     process.env['AIGW_TEST_GEMINI_KEY'] = 'gemini-upstream-secret';
-    fake = await startFake();
-    database = await createTestDatabase();
-    const config = writeConfig(`model_list:${[
-      deployment('flash', 'gemini-2.5-flash', fake.url),
-      deployment('flash-usage', 'tokens-30-8-4-2', fake.url),
-      deployment('flash-bad-key', 'fail-401', fake.url),
-      deployment('flash-limited', 'fail-429', fake.url),
-      deployment('flash-overloaded', 'fail-503', fake.url),
-      deployment('flash-small', 'fail-context', fake.url),
-    ].join('')}
-`);
-    gateway = await startTestGateway(database, config);
-    client = sdkClient(gateway);
+    ({ fake, database, gateway, client } = await startGatewayOnFakes((fakeUrl) => `model_list:${[
+      deployment('flash', 'gemini-2.5-flash', fakeUrl),
+      deployment('flash-usage', 'tokens-30-8-4-2', fakeUrl),
+      deployment('flash-bad-key', 'fail-401', fakeUrl),
+      deployment('flash-limited', 'fail-429', fakeUrl),
+      deployment('flash-overloaded', 'fail-503', fakeUrl),
+      deployment('flash-small', 'fail-context', fakeUrl),
+    ].join('')}\n`));
   });
 
-  afterAll(async () => {
-    await gateway?.close();
-    await database?.drop();
-    await fake?.stop();
-  });
+  afterAll(() => stopGatewayOnFakes({ fake, database, gateway }));
 
   it('answers a plain chat from generateContent, with the provider key in x-goog-api-key', async () => {
     const completion = await client.chat.completions.create({ model: 'flash', messages: [{ role: 'user', content: 'plain hello' }], temperature: 0.4, max_tokens: 50 });
@@ -66,7 +45,7 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
     expect(completion.id).toMatch(/^chatcmpl-/);
     expect(completion.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'fake answer from gemini-2.5-flash', refusal: null }, logprobs: null, finish_reason: 'stop' }]);
     expect(completion.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
-    const seen = await seenWith('plain hello');
+    const seen = await lastRequestWith(fake, 'plain hello');
     expect(seen.path).toBe('/gemini/v1beta/models/gemini-2.5-flash:generateContent');
     expect(seen.headers['x-goog-api-key']).toBe('gemini-upstream-secret');
     expect(seen.json).toEqual({ contents: [{ role: 'user', parts: [{ text: 'plain hello' }] }], generationConfig: { temperature: 0.4, maxOutputTokens: 50 } });
@@ -74,7 +53,7 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
 
   it('sends the system prompt as systemInstruction', async () => {
     await client.chat.completions.create({ model: 'flash', messages: [{ role: 'system', content: 'Answer like a pirate.' }, { role: 'user', content: 'system test' }] });
-    const seen = await seenWith('system test');
+    const seen = await lastRequestWith(fake, 'system test');
     expect(seen.json['systemInstruction']).toEqual({ parts: [{ text: 'Answer like a pirate.' }] });
     expect(seen.json['contents']).toEqual([{ role: 'user', parts: [{ text: 'system test' }] }]);
   });
@@ -87,7 +66,7 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
     expect(choice.message.content).toBeNull();
     const toolCall = choice.message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
     expect(toolCall).toEqual({ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: '{"city":"fake"}' } });
-    expect((await seenWith('tools test')).json).toMatchObject({
+    expect((await lastRequestWith(fake, 'tools test')).json).toMatchObject({
       tools: [{ functionDeclarations: [{ name: 'get_weather', description: 'The weather now', parametersJsonSchema: weatherTool.function.parameters }] }],
       toolConfig: { functionCallingConfig: { mode: 'AUTO' } },
     });
@@ -99,7 +78,7 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
     });
     expect(second.choices[0]?.message.content).toBe('fake answer from gemini-2.5-flash');
     expect(second.choices[0]?.finish_reason).toBe('stop');
-    expect((await seenWith('temperature')).json['contents']).toEqual([
+    expect((await lastRequestWith(fake, 'temperature')).json['contents']).toEqual([
       { role: 'user', parts: [{ text: 'weather in Paris? (tools test)' }] },
       // Gemini's thought signature for the call comes back with it.
       { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'fake' } }, thoughtSignature: 'ZmFrZS10aG91Z2h0LXNpZ25hdHVyZQ==' }] },
@@ -119,7 +98,7 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
         ],
       }],
     });
-    expect((await seenWith('image test')).json['contents']).toEqual([{
+    expect((await lastRequestWith(fake, 'image test')).json['contents']).toEqual([{
       role: 'user',
       parts: [
         { text: 'image test' },
@@ -147,7 +126,7 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
       prompt_tokens: 30, completion_tokens: 12, total_tokens: 42,
       prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 4 },
     });
-    expect((await seenWith('stream test')).path).toBe('/gemini/v1beta/models/tokens-30-8-4-2:streamGenerateContent?alt=sse');
+    expect((await lastRequestWith(fake, 'stream test')).path).toBe('/gemini/v1beta/models/tokens-30-8-4-2:streamGenerateContent?alt=sse');
   });
 
   it('answers Google\'s invalid-key error (a 400 with API_KEY_INVALID) as AuthenticationError', async () => {

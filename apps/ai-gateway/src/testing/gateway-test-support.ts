@@ -5,7 +5,7 @@ import path from 'node:path';
 import OpenAI from 'openai';
 import { AiGatewayConfig } from '@arbor/config';
 import { RunningService, startService } from '@arbor/platform';
-import { startFakeProviders, TestDatabase } from '@arbor/testing';
+import { createTestDatabase, FakeProviderRequest, FakeProvidersProcess, startFakeProviders, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from '../ai-gateway.module';
 
 export const MASTER_KEY = 'sk-arbor-test-master';
@@ -35,4 +35,33 @@ export function startTestGateway(database: TestDatabase, configFile: string, env
 /** The official SDK as an application would use it, with the master key and no retries of its own. */
 export function sdkClient(gateway: { url: string }, apiKey = MASTER_KEY): OpenAI {
   return new OpenAI({ apiKey, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+}
+
+/** The fake providers, a fresh database and the gateway on a config naming the fakes' address. */
+export interface GatewayOnFakes {
+  fake: FakeProvidersProcess;
+  database: TestDatabase;
+  gateway: RunningService<AiGatewayConfig>;
+  client: OpenAI;
+}
+
+export async function startGatewayOnFakes(config: (fakeUrl: string) => string): Promise<GatewayOnFakes> {
+  const fake = await startFakeProviders();
+  const database = await createTestDatabase();
+  const gateway = await startTestGateway(database, writeConfig(config(fake.url)));
+  return { fake, database, gateway, client: sdkClient(gateway) };
+}
+
+/** For afterAll: whatever of it started, stopped. */
+export async function stopGatewayOnFakes(running: Partial<GatewayOnFakes>): Promise<void> {
+  await running.gateway?.close();
+  await running.database?.drop();
+  await running.fake?.stop();
+}
+
+/** The last request the fakes received whose body contains `marker`, with its body parsed. */
+export async function lastRequestWith(fake: FakeProvidersProcess, marker: string): Promise<FakeProviderRequest & { json: Record<string, unknown> }> {
+  const request = (await fake.requests()).filter((seen) => seen.body.includes(marker)).at(-1);
+  if (!request) throw new Error(`the fake saw no request containing ${marker}`);
+  return { ...request, json: JSON.parse(request.body) as Record<string, unknown> };
 }
