@@ -2,6 +2,9 @@ import { EventEmitter } from 'node:events';
 
 export const REDACTED = '[REDACTED]';
 
+/** Marks a line's fields as built redacted (the request log): the logger skips its walk over them. Symbols are not serialized. */
+export const ALREADY_REDACTED = Symbol('arbor.alreadyRedacted');
+
 /**
  * Keys whose values never reach a log. `token(?!s)` spares usage counters such as
  * `prompt_tokens` and `max_tokens`, which the gateways log on purpose.

@@ -2,16 +2,22 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { LogLineLevel } from './log-filter';
 import { requestTraceContext } from '../tracing/trace-context.middleware';
-import { redactHeaders, redactUrl } from './redaction';
+import { ALREADY_REDACTED, redactUrl } from './redaction';
 import { RootLogger } from './root-logger';
+
+/**
+ * The request headers a line carries: what tells callers and requests apart. Named, not all
+ * headers redacted: credentials under names no pattern knows stay out, and SDK clients send a
+ * dozen headers per request that are noise in an access log (and most of the cost of a line).
+ */
+const LOGGED_HEADERS = ['user-agent', 'content-type', 'content-length', 'x-request-id', 'x-forwarded-for', 'origin'] as const;
 
 /** Probes and scrapes: logged at debug so that `http=info` shows only real traffic. */
 const QUIET_PATHS = new Set(['/metrics', '/healthz', '/readyz', '/livez']);
 
 /**
- * One line per request under target `http`: method, URL and request headers (credentials
- * redacted), status, duration and trace id; no body and no response headers (the service's own,
- * and half the cost of a line). Written when the response has gone out (`request completed`, or
+ * One line per request under target `http`: method, URL (credentials in the query redacted), a
+ * few request headers (LOGGED_HEADERS), status, duration and trace id; no body, no other header. Written when the response has gone out (`request completed`, or
  * `request errored` for a 5xx) or the client went away first (`request aborted`); nothing is
  * built for a line the filter drops. Written here rather than with pino-http: one listener and
  * one object per request, where pino-http's child logger, serializers and four listeners were a
@@ -37,12 +43,13 @@ export class RequestLog {
         req: {
           method: request.method,
           url: redactUrl(originalUrl(request)),
-          headers: redactHeaders(request.headers),
+          headers: loggedHeaders(request),
           remoteAddress: request.socket?.remoteAddress,
         },
         res: { statusCode: response.statusCode },
         responseTime: Math.round((performance.now() - startedAt) * 10) / 10,
         ...(context ? { trace_id: context.traceId, span_id: context.spanId } : {}),
+        [ALREADY_REDACTED]: true,
       },
       !completed ? 'request aborted' : response.statusCode >= 500 ? 'request errored' : 'request completed',
     );
@@ -58,6 +65,15 @@ export class RequestLoggingMiddleware implements NestMiddleware<IncomingMessage,
     this.log.attach(request, response);
     next();
   }
+}
+
+function loggedHeaders(request: IncomingMessage): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const name of LOGGED_HEADERS) {
+    const value = request.headers[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  return headers;
 }
 
 // Express rewrites `url` below a middleware's mount path; `originalUrl` is what the client sent.

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { DestinationStream, Level, Logger, LoggerOptions } from 'pino';
 import { currentTraceContext } from '../tracing/trace-context';
 import { LogFilter, LogFilterLevel, LogLineLevel, logTargetFor, parseLogFilter } from './log-filter';
-import { redactSensitive } from './redaction';
+import { ALREADY_REDACTED, redactSensitive } from './redaction';
 
 export type LogFormat = 'json' | 'text';
 
@@ -68,7 +68,7 @@ function createPino(serviceName: string, filter: LogFilter, format: LogFormat, d
       // pino-pretty wants numeric levels; collectors read labels more easily.
       ...(format === 'json' ? { level: (label: string) => ({ level: label }) } : {}),
       bindings: (bindings) => redactSensitive(bindings),
-      log: (fields) => redactSensitive(fields),
+      log: (fields) => ((fields as Record<symbol, unknown>)[ALREADY_REDACTED] === true ? fields : redactSensitive(fields)),
     },
     serializers: {
       err: redactedErr,
