@@ -1,5 +1,6 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { Readable } from 'node:stream';
 import { ProviderError } from './provider-error';
 
 // One keep-alive pool per protocol for every provider: a fresh TCP (and TLS) connection per call
@@ -115,15 +116,53 @@ function sendOnce(request: UpstreamRequest): Promise<IncomingMessage> {
 
 /**
  * Reads a whole answer body; more than `limit` bytes is a 502 rather than unbounded memory, and a
- * body that breaks off rejects.
+ * body that breaks off rejects. A Node stream is read through its events (no async iterator and
+ * promise per chunk: this runs once per call).
  */
-export async function readAll(body: AsyncIterable<Buffer | string>, limit: number): Promise<Buffer> {
+export function readAll(body: AsyncIterable<Buffer | string>, limit: number): Promise<Buffer> {
+  if (body instanceof Readable) return readStream(body, limit);
+  return readIterable(body, limit);
+}
+
+function tooLarge(limit: number): ProviderError {
+  return new ProviderError(502, 'api_error', `The upstream answer exceeds ${limit} bytes.`, 'upstream_answer_too_large');
+}
+
+function readStream(body: Readable, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const fail = (error: unknown) => {
+      body.off('data', onData);
+      reject(error);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += bytes.length;
+      if (size > limit) {
+        fail(tooLarge(limit));
+        body.destroy();
+        return;
+      }
+      chunks.push(bytes);
+    };
+    body.on('data', onData);
+    // 'close' without 'end': the answer broke off (an aborted IncomingMessage emits 'aborted'/'error' or just closes).
+    body.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    body.once('error', fail);
+    body.once('close', () => {
+      if (!body.readableEnded) fail(new Error('The answer ended before it was complete.'));
+    });
+  });
+}
+
+async function readIterable(body: AsyncIterable<Buffer | string>, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     size += bytes.length;
-    if (size > limit) throw new ProviderError(502, 'api_error', `The upstream answer exceeds ${limit} bytes.`, 'upstream_answer_too_large');
+    if (size > limit) throw tooLarge(limit);
     chunks.push(bytes);
   }
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
