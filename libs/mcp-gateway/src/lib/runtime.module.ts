@@ -5,6 +5,7 @@ import { UpstreamCatalogue } from './registry/upstream-catalogue';
 import { MCP_RUNTIME_OPTIONS, McpRuntimeOptions, resolveRuntimeOptions } from './runtime-options';
 import { DownstreamSessions } from './transports/downstream-sessions';
 import { LegacySseController } from './transports/legacy-sse.controller';
+import { HotPath } from './transports/hot-path';
 import { McpEdge } from './transports/mcp-edge';
 import { StreamableHttpController } from './transports/streamable-http.controller';
 import { WsRelay } from './transports/ws-relay';
@@ -36,6 +37,7 @@ export class McpRuntimeModule {
         Federation,
         DownstreamSessions,
         McpEdge,
+        HotPath,
         ...(resolved.wsRelay ? [WsRelay] : []),
       ],
       exports: [UpstreamCatalogue],

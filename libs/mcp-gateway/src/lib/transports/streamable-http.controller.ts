@@ -2,17 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { All, Controller, Inject, Logger, Param, Req, Res } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isInitializeRequest, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Federation } from '../federation/federated-session';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import type { McpAccessGrant } from '../access/mcp-access';
 import { DownstreamSessions } from './downstream-sessions';
 import { BoundedEventStore } from './event-store';
+import { HotPath, HotRequest } from './hot-path';
 import { McpEdge, McpHttpRequest, refusal, sendRefusal } from './mcp-edge';
 
 /**
- * Streamable HTTP at `/mcp` and `/servers/{id}/mcp`. Stateless by default: each POST gets a fresh
- * server answering in JSON over the pool's shared upstream sessions. Stateful: sessions
+ * Streamable HTTP at `/mcp` and `/servers/{id}/mcp`. Stateless by default: each POST answered in
+ * JSON over the pool's shared upstream sessions, the common requests by the hot path, the others
+ * by a fresh SDK server. Stateful: sessions
  * (Mcp-Session-Id) with SSE streams, the GET stream, resumption and DELETE, each with upstream
  * sessions of its own.
  */
@@ -24,6 +26,7 @@ export class StreamableHttpController {
     private readonly edge: McpEdge,
     private readonly federation: Federation,
     private readonly sessions: DownstreamSessions,
+    private readonly hotPath: HotPath,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
   ) {}
 
@@ -53,11 +56,26 @@ export class StreamableHttpController {
     if (req.method !== 'POST') {
       return sendRefusal(res, { ...refusal(405, 'Method not allowed: this gateway runs without sessions (POST only)'), headers: { allow: 'POST' } });
     }
+    const hot = this.hotPath.accept(req.headers, body);
+    if (hot) return this.answerHot(res, hot, serverId, grant);
     const session = await this.federation.open({ serverId, grant, ownUpstreamSessions: false });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void session.close());
     await session.server.connect(transport);
     await transport.handleRequest(req, res, body);
+  }
+
+  /** A stateless tools/call, tools/list or ping, answered in JSON as the SDK transport would. */
+  private async answerHot(res: ServerResponse, request: HotRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
+    // A client that goes away cancels its call upstream, as closing the SDK server does.
+    const abort = new AbortController();
+    const onClose = () => abort.abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    res.once('close', onClose);
+    const answer = await this.hotPath.answer(request, serverId, grant, abort.signal);
+    res.off('close', onClose);
+    if (abort.signal.aborted || res.writableEnded) return;
+    const text = JSON.stringify(answer);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
   }
 
   private async stateful(req: McpHttpRequest, res: ServerResponse, serverId: string | null, grant: McpAccessGrant, body: unknown): Promise<void> {

@@ -126,6 +126,31 @@ describe('Streamable HTTP, stateless', () => {
     await expect(bob.callTool({ name: 'echo', arguments: { text: 'x' } })).rejects.toThrow(/echo not found/);
   });
 
+  it('answers tools/call, tools/list and ping on the hot path as the SDK server answers them', async () => {
+    const requests = [
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 'list', method: 'tools/list' },
+      { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { cursor: 'cDoz' } },
+      { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { cursor: 'not a cursor' } },
+      { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } },
+      { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'meta', arguments: {}, _meta: { trace: 't' } } },
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'nowhere', arguments: {} } },
+      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'south__echo', arguments: { text: 'x' } } },
+    ];
+    for (const request of requests) {
+      // A batch of one takes the SDK server's way and is answered as a single message too.
+      const [hot, sdk] = await Promise.all([post('/servers/alpha/mcp', request), post('/servers/alpha/mcp', [request])]);
+      expect([hot.status, hot.headers.get('content-type')]).toEqual([sdk.status, sdk.headers.get('content-type')]);
+      expect(await hot.json()).toEqual(await sdk.json());
+    }
+    const narrow = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: {} } };
+    const [hot, sdk] = await Promise.all([
+      post('/servers/narrow/mcp', narrow, { authorization: 'Bearer bob' }),
+      post('/servers/narrow/mcp', [narrow], { authorization: 'Bearer bob' }),
+    ]);
+    expect(await hot.json()).toEqual(await sdk.json());
+  });
+
   it('negotiates each supported version and answers the default for an unknown one', async () => {
     for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
       const answer = await post('/servers/alpha/mcp', initialize(version));
