@@ -153,6 +153,35 @@ describe('ai-gateway completions, embeddings, stream usage, cost and metrics', (
     expect(((await admin.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
   });
 
+  it('refuses a body declared over 100 MB before reading it, and compressed bodies, in the family A envelope', async () => {
+    const tooLarge = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json', 'content-length': String(101 * 1024 * 1024) },
+      });
+      request.on('response', (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => {
+          request.destroy();
+          resolve({ status: response.statusCode ?? 0, body });
+        });
+      });
+      request.on('error', reject);
+      request.write('{"model": "mini", "messages": [');
+    });
+    expect(tooLarge.status).toBe(413);
+    expect((JSON.parse(tooLarge.body) as { error: unknown }).error).toMatchObject({ type: 'invalid_request_error', code: 'request_too_large' });
+
+    const gzipped = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: '{}',
+    });
+    expect(gzipped.status).toBe(415);
+    expect(((await gzipped.json()) as { error: { code: string } }).error.code).toBe('unsupported_content_encoding');
+  });
+
   it('accepts bodies of several megabytes (long contexts, base64 images)', async () => {
     const image = `data:image/png;base64,${Buffer.alloc(3 * 1024 * 1024, 1).toString('base64')}`;
     const completion = await client.chat.completions.create({

@@ -15,6 +15,9 @@ export { currentTraceContext, currentTraceparent, runInTrace } from './tracing/t
 export { formatTraceparent, parseTraceparent } from './tracing/traceparent';
 export type { ParsedTraceparent, TraceContext } from './tracing/traceparent';
 
+// Requests served below Nest (hot routes): traced, logged and measured like the rest.
+export { RequestObserver } from './request-observer';
+
 // Prometheus.
 export { METRICS_PATH, MetricsModule } from './metrics/metrics.module';
 export { MetricsRegistry } from './metrics/metrics-registry';

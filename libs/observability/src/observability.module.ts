@@ -3,10 +3,11 @@ import { ApplicationConfig } from '@nestjs/core';
 import { allRoutes } from './all-routes';
 import { ArborLogger } from './logging/arbor-logger';
 import { parseLogFilter } from './logging/log-filter';
-import { RequestLoggingMiddleware } from './logging/request-logging.middleware';
+import { RequestLog, RequestLoggingMiddleware } from './logging/request-logging.middleware';
 import { LoggingOptions, RootLogger } from './logging/root-logger';
 import { MetricsModule } from './metrics/metrics.module';
 import { MetricsOptions } from './metrics/metrics-registry';
+import { RequestObserver } from './request-observer';
 import { TraceContextMiddleware } from './tracing/trace-context.middleware';
 
 export interface ObservabilityOptions extends LoggingOptions {
@@ -31,8 +32,10 @@ export class ObservabilityModule implements NestModule {
         // A factory, so that pino is loaded after startTelemetry has instrumented it.
         { provide: RootLogger, useFactory: () => new RootLogger({ ...options, logFilter }) },
         { provide: ArborLogger, useFactory: (root: RootLogger) => new ArborLogger(root), inject: [RootLogger] },
+        RequestLog,
+        RequestObserver,
       ],
-      exports: [ArborLogger],
+      exports: [ArborLogger, RequestObserver],
     };
   }
 

@@ -1,5 +1,6 @@
+import type { ServerResponse } from 'node:http';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { ProviderError } from '@arbor/provider-adapters';
 import type { ErrorRenderer } from '@arbor/platform';
 
@@ -39,16 +40,16 @@ export function familyAError(exception: unknown): ProviderError {
 @Catch()
 export class FamilyAErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
-    if (response.headersSent) {
-      // Mid-stream failure: the status is gone; close the stream rather than hang.
-      response.end();
-      return;
-    }
-    const error = familyAError(exception);
-    for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
-    response.status(error.status).json(error.toBody());
+    sendFamilyAError(host.switchToHttp().getResponse<ServerResponse>(), exception);
   }
+}
+
+/** Answers with `exception` in the family A envelope; a stream already under way (status gone) is closed rather than left hanging. */
+export function sendFamilyAError(response: ServerResponse, exception: unknown): void {
+  if (response.headersSent) return void response.end();
+  const error = familyAError(exception);
+  const body = JSON.stringify(error.toBody());
+  response.writeHead(error.status, { ...error.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
 }
 
 // The platform's own routes and the admin API keep the platform envelope.

@@ -19,3 +19,9 @@ export const storedCompletionsNotServed = () =>
 // 403 so that the official SDKs raise PermissionDeniedError; the code is LiteLLM's.
 export const keyModelAccessDenied = (model: string) =>
   new ProviderError(403, 'permission_error', `This key may not call the model "${model}".`, 'key_model_access_denied', 'model');
+
+export const requestTooLarge = (limitBytes: number) =>
+  new ProviderError(413, 'invalid_request_error', `The request body is larger than ${limitBytes / (1024 * 1024)} MB.`, 'request_too_large');
+
+export const unsupportedEncoding = (encoding: string) =>
+  new ProviderError(415, 'invalid_request_error', `The request body's content-encoding "${encoding}" is not supported; send it uncompressed.`, 'unsupported_content_encoding');

@@ -1,5 +1,5 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 import { invalidKey, missingKey } from './gateway-errors';
@@ -7,16 +7,16 @@ import { GatewayCaller, KeyVerifier } from './keys/key-verifier';
 
 /** The caller a guard let through, on the request. */
 const CALLER = Symbol('arbor.gateway-caller');
-type WithCaller = Request & { [CALLER]?: GatewayCaller };
+type WithCaller = IncomingMessage & { [CALLER]?: GatewayCaller };
 
-export function gatewayCaller(request: Request): GatewayCaller {
+export function gatewayCaller(request: IncomingMessage): GatewayCaller {
   const caller = (request as WithCaller)[CALLER];
   if (!caller) throw new Error('gatewayCaller() on a route without GatewayKeyGuard');
   return caller;
 }
 
 /** Clients send Bearer or x-api-key. */
-export function presentedKey(request: Request): string | undefined {
+export function presentedKey(request: IncomingMessage): string | undefined {
   const authorization = request.headers.authorization;
   if (authorization?.startsWith('Bearer ')) return authorization.slice('Bearer '.length).trim() || undefined;
   const apiKey = request.headers['x-api-key'];
@@ -37,25 +37,32 @@ export class MasterKeyCheck {
   }
 }
 
-/** Family A routes: the master key or a valid virtual key; refusals are family A 401s. */
+/** Who calls a family A route: the master key or a valid virtual key; refusals are family A 401s. */
 @Injectable()
-export class GatewayKeyGuard implements CanActivate {
+export class GatewayAuthentication {
   constructor(
     private readonly master: MasterKeyCheck,
     private readonly keys: KeyVerifier,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<WithCaller>();
+  async caller(request: IncomingMessage): Promise<GatewayCaller> {
     const presented = presentedKey(request);
     if (presented === undefined) throw missingKey();
-    if (this.master.isMasterKey(presented)) {
-      request[CALLER] = { kind: 'master' };
-      return true;
-    }
+    if (this.master.isMasterKey(presented)) return { kind: 'master' };
     const key = await this.keys.verify(presented);
     if (!key) throw invalidKey();
-    request[CALLER] = { kind: 'virtual', key };
+    return { kind: 'virtual', key };
+  }
+}
+
+/** Family A routes served through Nest (models): the caller on the request, for gatewayCaller(). */
+@Injectable()
+export class GatewayKeyGuard implements CanActivate {
+  constructor(private readonly authentication: GatewayAuthentication) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<WithCaller>();
+    request[CALLER] = await this.authentication.caller(request);
     return true;
   }
 }

@@ -6,12 +6,13 @@ import { CallRouter } from './call-router';
 import { CallAccounting } from './calls/call-accounting';
 import { FamilyACalls } from './calls/family-a-calls';
 import { FamilyAController } from './calls/family-a.controller';
+import { FamilyARoutes } from './calls/family-a-routes';
 import { GatewayMetrics } from './calls/gateway-metrics';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
 import { GatewayClock } from './gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
-import { GatewayKeyGuard, MasterKeyCheck } from './gateway-key.guard';
+import { GatewayAuthentication, GatewayKeyGuard, MasterKeyCheck } from './gateway-key.guard';
 import { KeyVerifier } from './keys/key-verifier';
 import { KeysController } from './keys/keys.controller';
 import { KeysService } from './keys/keys.service';
@@ -73,7 +74,9 @@ export class GatewayModule {
         CallAccounting,
         GatewayMetrics,
         FamilyACalls,
+        FamilyARoutes,
         MasterKeyCheck,
+        GatewayAuthentication,
         GatewayKeyGuard,
         KeyVerifier,
         KeysService,

@@ -78,7 +78,10 @@ function createPino(serviceName: string, filter: LogFilter, format: LogFormat, d
     },
     mixin: traceFields,
   };
-  return pino(options, format === 'json' ? (destination ?? pino.destination({ dest: 1, sync: true })) : prettyStream(destination));
+  // JSON lines are written asynchronously: lines logged while a write is under way leave together
+  // in the next one, instead of a system call per line on the request path (a request log line
+  // per call made that a tenth of a gateway call's CPU). pino flushes what is left on exit.
+  return pino(options, format === 'json' ? (destination ?? pino.destination({ dest: 1, sync: false })) : prettyStream(destination));
 }
 
 function prettyStream(destination: DestinationStream | undefined): DestinationStream {

@@ -25,6 +25,14 @@ export class HttpServerMetrics {
       registers: [registry],
     });
   }
+
+  /** Observes `request` when its response closes ('close' follows 'finish', and also comes alone when the client goes away). */
+  track(request: IncomingMessage, response: ServerResponse, route: () => string): void {
+    const start = performance.now();
+    response.once('close', () => {
+      this.duration.observe({ method: request.method ?? 'UNKNOWN', route: route(), status_code: String(response.statusCode) }, (performance.now() - start) / 1000);
+    });
+  }
 }
 
 @Injectable()
@@ -32,14 +40,9 @@ export class HttpMetricsMiddleware implements NestMiddleware<IncomingMessage, Se
   constructor(private readonly metrics: HttpServerMetrics) {}
 
   use(request: IncomingMessage, response: ServerResponse, next: () => void): void {
-    const start = process.hrtime.bigint();
     // Nest mounts middleware as an Express route; a request that stays on it matched no handler.
     const middlewareRoute = (request as RoutedRequest).route;
-    // 'close' follows 'finish', and also comes alone when the client goes away mid-response.
-    response.once('close', () => {
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      this.metrics.duration.observe({ method: request.method ?? 'UNKNOWN', route: routePattern(request, middlewareRoute), status_code: String(response.statusCode) }, seconds);
-    });
+    this.metrics.track(request, response, () => routePattern(request, middlewareRoute));
     next();
   }
 }

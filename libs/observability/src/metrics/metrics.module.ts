@@ -18,7 +18,7 @@ export class MetricsModule implements NestModule, OnModuleInit {
       module: MetricsModule,
       global: true,
       providers: [{ provide: MetricsRegistry, useFactory: () => MetricsRegistry.create(options) }, HttpServerMetrics],
-      exports: [MetricsRegistry],
+      exports: [MetricsRegistry, HttpServerMetrics],
     };
   }
 

@@ -11,12 +11,17 @@ export function requestTraceContext(request: IncomingMessage): TraceContext | un
   return (request as TracedRequest)[REQUEST_TRACE_CONTEXT];
 }
 
-/** Gives every request a trace context, continued from its `traceparent` header or new. */
+/** Gives `request` its trace context, continued from its `traceparent` header or new. */
+export function beginRequestTrace(request: IncomingMessage): TraceContext {
+  const context = traceContextForRequest(request.headers.traceparent);
+  (request as TracedRequest)[REQUEST_TRACE_CONTEXT] = context;
+  return context;
+}
+
+/** Runs every request served through Nest in its trace context. */
 @Injectable()
 export class TraceContextMiddleware implements NestMiddleware<IncomingMessage, ServerResponse> {
   use(request: IncomingMessage, _response: ServerResponse, next: () => void): void {
-    const context = traceContextForRequest(request.headers.traceparent);
-    (request as TracedRequest)[REQUEST_TRACE_CONTEXT] = context;
-    runInTraceContext(context, next);
+    runInTraceContext(beginRequestTrace(request), next);
   }
 }

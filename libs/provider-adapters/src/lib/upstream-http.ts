@@ -43,13 +43,57 @@ class StaleConnection extends Error {}
 
 const STALE_CODES = new Set(['ECONNRESET', 'EPIPE']);
 
+/** Where a URL's requests go, worked out once per URL rather than per call. */
+interface RequestTarget {
+  client: typeof http | typeof https;
+  agent: http.Agent;
+  hostname: string;
+  port: string;
+  path: string;
+  host: string;
+  /** Credentials in the URL (`https://user:pass@host`), sent as Basic authorization as http.request would. */
+  basicAuth?: string;
+}
+
+const targets = new Map<string, RequestTarget>();
+const MAX_TARGETS = 1024;
+
+function requestTarget(url: URL): RequestTarget {
+  let target = targets.get(url.href);
+  if (target) return target;
+  const secure = url.protocol === 'https:';
+  target = {
+    client: secure ? https : http,
+    agent: secure ? httpsAgent : httpAgent,
+    // [::1] → ::1, as http.request wants it.
+    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    port: url.port,
+    path: `${url.pathname}${url.search}`,
+    host: url.host,
+    ...(url.username || url.password
+      ? { basicAuth: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` }
+      : {}),
+  };
+  if (targets.size >= MAX_TARGETS) targets.clear();
+  targets.set(url.href, target);
+  return target;
+}
+
 function sendOnce(request: UpstreamRequest): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const client = request.url.protocol === 'https:' ? https : http;
-    const outgoing = client.request(request.url, {
+    const target = requestTarget(request.url);
+    // Headers as a flat list go to the wire as they are: no per-header bookkeeping in ClientRequest.
+    const headers: string[] = ['host', target.host];
+    for (const name in request.headers) headers.push(name, request.headers[name] as string);
+    if (request.body) headers.push('content-length', String(request.body.length));
+    if (target.basicAuth && !('authorization' in request.headers)) headers.push('authorization', target.basicAuth);
+    const outgoing = target.client.request({
+      hostname: target.hostname,
+      ...(target.port ? { port: target.port } : {}),
+      path: target.path,
       method: request.method,
-      headers: { ...request.headers, ...(request.body ? { 'content-length': String(request.body.length) } : {}) },
-      agent: request.url.protocol === 'https:' ? httpsAgent : httpAgent,
+      headers,
+      agent: target.agent,
       signal: request.signal,
     });
     const timer = setTimeout(() => {

@@ -51,10 +51,17 @@ export async function sendOpenAiShaped(
   throw await openAiErrorFrom(response);
 }
 
-/** `https://host/v1` + `/chat/completions`; an `api_base` without `/v1` (vLLM, Ollama docs) gets it added. */
+const endpoints = new Map<string, URL>();
+
+/** `https://host/v1` + `/chat/completions`; an `api_base` without `/v1` (vLLM, Ollama docs) gets it added. Worked out once per deployment and path. */
 function endpointUrl(apiBase: string, path: string): URL {
+  const known = endpoints.get(apiBase + path);
+  if (known) return known;
   const base = apiBase.replace(/\/+$/, '');
-  return new URL(/\/v\d+$/.test(base) ? `${base}${path}` : `${base}/v1${path}`);
+  const url = new URL(/\/v\d+$/.test(base) ? `${base}${path}` : `${base}/v1${path}`);
+  if (endpoints.size >= 1024) endpoints.clear();
+  endpoints.set(apiBase + path, url);
+  return url;
 }
 
 const STATUSES_KEPT = new Set([400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 504]);

@@ -1,16 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { ProviderAnswer, providerAdapterFor, ProviderError, ProviderOperation, readAll, supportedParams } from '@arbor/provider-adapters';
 import { CallProgress, CallRouter } from '../call-router';
 import { GatewayDeployment } from '../config/gateway-config';
 import { DeploymentRouter } from '../deployment-router';
 import { badRequest, keyModelAccessDenied, unknownModel } from '../gateway-errors';
-import { gatewayCaller } from '../gateway-key.guard';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
-import { mayUseAlias } from '../keys/key-verifier';
+import { GatewayCaller, mayUseAlias } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
 import { CallAccounting, CallAdmission } from './call-accounting';
 import { applyDropParams, checkGatewayParams } from './drop-params';
@@ -34,6 +32,8 @@ interface CallState {
   /** The deployment whose answer is being passed on, counted as busy until the call ends. */
   busy?: string;
   settled: boolean;
+  /** The answer's headers so far; written once, with the status (Node's fast path, no per-header bookkeeping). */
+  headers: Record<string, string | number | string[]>;
 }
 
 /**
@@ -53,25 +53,38 @@ export class FamilyACalls {
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
-  async handle(operation: ProviderOperation, request: Request, response: Response): Promise<void> {
-    const state: CallState = { started: performance.now(), upstreamMs: 0, progress: { alias: '', retries: 0, fallbacks: 0 }, settled: false };
-    const body = requestBody(request.body);
+  async handle(operation: ProviderOperation, caller: GatewayCaller, body: Record<string, unknown>, response: ServerResponse): Promise<void> {
+    const state: CallState = {
+      started: performance.now(),
+      upstreamMs: 0,
+      progress: { alias: '', retries: 0, fallbacks: 0 },
+      settled: false,
+      headers: { 'x-arbor-call-id': randomUUID() },
+    };
+    try {
+      await this.call(operation, caller, body, response, state);
+    } catch (error) {
+      // A refusal carries what the call learned (call id, limits, routing) as a success would.
+      if (!response.headersSent) for (const [name, value] of Object.entries(state.headers)) response.setHeader(name, value);
+      throw error;
+    }
+  }
+
+  private async call(operation: ProviderOperation, caller: GatewayCaller, body: Record<string, unknown>, response: ServerResponse, state: CallState): Promise<void> {
     const alias = body['model'];
     if (typeof alias !== 'string' || alias === '') throw badRequest('model is required.', 'model');
-    const caller = gatewayCaller(request);
     // Before the existence check, so that a restricted key learns nothing of other aliases.
     if (!mayUseAlias(caller, alias)) throw keyModelAccessDenied(alias);
     if (!this.deployments.has(alias)) throw unknownModel(alias);
     checkGatewayParams(body);
     state.progress.alias = alias;
-    response.setHeader('x-arbor-call-id', randomUUID());
 
     state.admission = await this.accounting.admit(caller);
-    for (const [name, value] of Object.entries(state.admission.rateLimitHeaders)) response.setHeader(name, value);
+    Object.assign(state.headers, state.admission.rateLimitHeaders);
 
     // No paying for answers nobody reads: the client hanging up aborts the upstream call.
     const abort = new AbortController();
-    response.on('close', () => {
+    response.once('close', () => {
       if (!response.writableFinished) abort.abort(new Error('client disconnected'));
     });
 
@@ -83,7 +96,7 @@ export class FamilyACalls {
     } catch (error) {
       this.finish(state, NO_USAGE, error instanceof ProviderError ? error : undefined);
       if (abort.signal.aborted) return;
-      setRoutingHeaders(response, state);
+      routingHeaders(state);
       throw error;
     }
     if (streamed) await this.stream(answer, body, state, response, abort.signal);
@@ -127,7 +140,7 @@ export class FamilyACalls {
   }
 
   /** A JSON answer: read whole (it has to arrive anyway), usage and cost taken from it, sent on unchanged. */
-  private async whole(answer: ProviderAnswer, state: CallState, response: Response, signal: AbortSignal): Promise<void> {
+  private async whole(answer: ProviderAnswer, state: CallState, response: ServerResponse, signal: AbortSignal): Promise<void> {
     const began = performance.now();
     let bytes: Buffer;
     try {
@@ -135,40 +148,40 @@ export class FamilyACalls {
     } catch (error) {
       this.finish(state, NO_USAGE, upstreamBrokeOff(error));
       if (signal.aborted) return;
-      setRoutingHeaders(response, state);
+      routingHeaders(state);
       throw upstreamBrokeOff(error);
     } finally {
       state.upstreamMs += performance.now() - began;
     }
     const usage = usageOfJsonAnswer(bytes);
     const { cost, keySpend } = this.finish(state, usage ?? NO_USAGE);
-    setRoutingHeaders(response, state);
-    setUpstreamHeaders(response, answer.headers);
-    response.setHeader('x-arbor-response-cost', formatUsd(cost));
-    if (keySpend !== undefined) response.setHeader('x-arbor-key-spend', formatUsd(keySpend));
-    response.setHeader('content-type', answer.contentType);
-    response.setHeader('content-length', bytes.length);
-    setDurations(response, state);
-    response.status(answer.status).end(bytes);
+    const { headers } = state;
+    upstreamHeaders(headers, answer.headers);
+    routingHeaders(state);
+    headers['x-arbor-response-cost'] = formatUsd(cost);
+    if (keySpend !== undefined) headers['x-arbor-key-spend'] = formatUsd(keySpend);
+    headers['content-type'] = answer.contentType;
+    headers['content-length'] = bytes.length;
+    response.writeHead(answer.status, headers).end(bytes);
   }
 
   /**
    * Server-sent events, passed on as they arrive (never buffered beyond one event). Cost and the
    * key's spend are known only at the end: they follow as HTTP trailers. An upstream failing
-   * mid-stream ends the stream with a family A error event.
+   * mid-stream ends the stream with a family A error event. The headers leave with the first
+   * event, as a proxy's would: one write fewer per call, and no later for the client.
    */
-  private async stream(answer: ProviderAnswer, body: Record<string, unknown>, state: CallState, response: Response, signal: AbortSignal): Promise<void> {
+  private async stream(answer: ProviderAnswer, body: Record<string, unknown>, state: CallState, response: ServerResponse, signal: AbortSignal): Promise<void> {
     const options = body['stream_options'] as { include_usage?: unknown } | undefined;
     const tap = new StreamUsageTap(options?.include_usage === true || this.settings.alwaysIncludeStreamUsage);
-    setRoutingHeaders(response, state);
-    setUpstreamHeaders(response, answer.headers);
-    response.setHeader('content-type', answer.contentType);
-    response.setHeader('cache-control', 'no-cache');
-    response.setHeader('x-accel-buffering', 'no');
-    response.setHeader('trailer', 'x-arbor-response-cost, x-arbor-key-spend');
-    setDurations(response, state);
-    response.status(answer.status);
-    response.flushHeaders();
+    const { headers } = state;
+    upstreamHeaders(headers, answer.headers);
+    routingHeaders(state);
+    headers['content-type'] = answer.contentType;
+    headers['cache-control'] = 'no-cache';
+    headers['x-accel-buffering'] = 'no';
+    headers['trailer'] = 'x-arbor-response-cost, x-arbor-key-spend';
+    response.writeHead(answer.status, headers);
 
     let firstChunkAt: number | undefined;
     let failure: ProviderError | undefined;
@@ -219,11 +232,6 @@ export class FamilyACalls {
   }
 }
 
-function requestBody(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
-  return body as Record<string, unknown>;
-}
-
 /** A stream or body that broke off: the adapter's own error, else a 502 saying so. */
 function upstreamBrokeOff(error: unknown): ProviderError {
   if (error instanceof ProviderError) return error;
@@ -236,26 +244,24 @@ function upstreamErrorEvent(error: { type?: unknown; code?: unknown; message?: u
   return new ProviderError(502, typeof error.type === 'string' ? error.type : 'api_error', String(error.message ?? 'stream error'), code);
 }
 
-function setUpstreamHeaders(response: Response, headers: IncomingHttpHeaders): void {
-  for (const [name, value] of Object.entries(headers)) {
+function upstreamHeaders(headers: CallState['headers'], upstream: IncomingHttpHeaders): void {
+  for (const name in upstream) {
+    const value = upstream[name];
     if (value === undefined || HOP_HEADERS.has(name)) continue;
-    response.setHeader(`llm_provider-${name}`, value);
+    headers[`llm_provider-${name}`] = value;
   }
 }
 
-function setRoutingHeaders(response: Response, state: CallState): void {
-  const { progress } = state;
-  response.setHeader('x-arbor-model-group', progress.alias);
-  if (progress.deployment) response.setHeader('x-arbor-model-id', progress.deployment.id);
-  response.setHeader('x-arbor-attempted-retries', String(progress.retries));
-  response.setHeader('x-arbor-attempted-fallbacks', String(progress.fallbacks));
-  setDurations(response, state);
-}
-
-function setDurations(response: Response, state: CallState): void {
+/** Which alias and deployment answered, after how many retries and fallbacks, and what the gateway added. */
+function routingHeaders(state: CallState): void {
+  const { progress, headers } = state;
+  headers['x-arbor-model-group'] = progress.alias;
+  if (progress.deployment) headers['x-arbor-model-id'] = progress.deployment.id;
+  headers['x-arbor-attempted-retries'] = String(progress.retries);
+  headers['x-arbor-attempted-fallbacks'] = String(progress.fallbacks);
   const total = performance.now() - state.started;
-  response.setHeader('x-arbor-response-duration-ms', total.toFixed(1));
-  response.setHeader('x-arbor-overhead-duration-ms', Math.max(0, total - state.upstreamMs).toFixed(1));
+  headers['x-arbor-response-duration-ms'] = total.toFixed(1);
+  headers['x-arbor-overhead-duration-ms'] = Math.max(0, total - state.upstreamMs).toFixed(1);
 }
 
 function formatUsd(value: number): string {

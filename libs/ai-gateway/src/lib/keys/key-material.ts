@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const KEY_PREFIX = 'sk-arbor-';
 
@@ -7,9 +7,9 @@ export function newKey(): string {
   return KEY_PREFIX + randomBytes(32).toString('base64url');
 }
 
-/** What the database stores and looks keys up by. */
+/** What the database stores and looks keys up by (once per call: the one-shot hash, not a Hash object). */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** Non-secret display form: `sk-arbor-…abcd`. */

@@ -67,12 +67,16 @@ const ADD_KEY_SPEND = `
  * them to PostgreSQL at most once a second and on shutdown, so a crash loses at most that second.
  * A failed flush puts its totals back for the next one.
  */
+const DAY_MS = 86_400_000;
+
 @Injectable()
 export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('ai-gateway-spend');
   private daily = new Map<string, DailyTotals>();
   private keys = new Map<string, KeyTotals>();
   private timer: NodeJS.Timeout | undefined;
+  /** The UTC day of the latest call and when it ends: formatting a date per call was half of record(). */
+  private day = { name: '', endsAt: 0 };
   private flushing: Promise<void> | undefined;
   private failing = false;
 
@@ -83,9 +87,8 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
 
   /** A call's spend by day, key, alias and deployment (the spend_daily report). */
   record(entry: SpendEntry): void {
-    const day = new Date(this.clock.now()).toISOString().slice(0, 10);
     addDaily(this.daily, {
-      day,
+      day: this.today(),
       keyId: entry.keyId,
       project: entry.project,
       alias: entry.alias,
@@ -97,6 +100,15 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
       costUsd: usd(entry.costUsd),
     });
     this.schedule();
+  }
+
+  private today(): string {
+    const now = this.clock.now();
+    if (now >= this.day.endsAt || now < this.day.endsAt - DAY_MS) {
+      const start = now - (now % DAY_MS);
+      this.day = { name: new Date(start).toISOString().slice(0, 10), endsAt: start + DAY_MS };
+    }
+    return this.day.name;
   }
 
   /** A key's spend for its lifetime and budget columns; KeyAdmission.settle calls it, knowing the period. */

@@ -5,10 +5,11 @@ import { LogFormat, ObservabilityModule } from '@arbor/observability';
 import { ERROR_RENDERER, ErrorEnvelopeFilter, ErrorRenderer } from '../errors/error-envelope.filter';
 import { edgeValidationPipe } from '../errors/validation';
 import { HealthModule, HealthOptions } from '../health/health.module';
+import { DirectRoutes } from './direct-routes';
 
 /**
  * What every Arbor service has: its validated config as an injectable, logging, metrics,
- * /healthz and /readyz, one error envelope, validation at the edge.
+ * /healthz and /readyz, one error envelope, validation at the edge, direct routes for hot paths.
  */
 @Global()
 @Module({})
@@ -30,8 +31,9 @@ export class PlatformModule {
         ...(options.renderError ? [{ provide: ERROR_RENDERER, useValue: options.renderError }] : []),
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: APP_PIPE, useFactory: edgeValidationPipe },
+        DirectRoutes,
       ],
-      exports: [config.constructor],
+      exports: [config.constructor, DirectRoutes],
     };
   }
 }

@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, Env, loadConfig, ServiceConfig } from '@arbor/config';
 import { startTelemetry, useArborLogger } from '@arbor/observability';
+import { DirectRoutes } from './direct-routes';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -45,6 +46,7 @@ export async function startService<C extends ServiceConfig>(
     app.useBodyParser('urlencoded', { limit: definition.bodyLimit, extended: true });
   }
   useArborLogger(app);
+  app.get(DirectRoutes).install(app.getHttpServer() as Server);
   app.getHttpAdapter().getInstance().disable('x-powered-by');
   const origins = definition.corsOrigins?.(config) ?? [];
   if (origins.length > 0) app.enableCors({ origin: origins, credentials: true, maxAge: 600 });

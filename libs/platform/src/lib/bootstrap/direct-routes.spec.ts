@@ -1,0 +1,98 @@
+import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { Controller, Get, INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { currentTraceContext, ObservabilityModule } from '@arbor/observability';
+import { DirectRoutes } from './direct-routes';
+
+@Controller()
+class FrameworkController {
+  @Get('framework')
+  framework() {
+    return { servedBy: 'nest' };
+  }
+}
+
+const INCOMING_TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+
+describe('direct routes', () => {
+  let app: INestApplication;
+  let baseUrl: string;
+  const logged: string[] = [];
+
+  beforeAll(async () => {
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        logged.push(...chunk.toString().split('\n').filter(Boolean));
+        callback();
+      },
+    });
+    const moduleRef = await Test.createTestingModule({
+      imports: [ObservabilityModule.forRoot({ serviceName: 'direct-test', logFilter: 'info', logFormat: 'json', destination })],
+      controllers: [FrameworkController],
+      providers: [DirectRoutes],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: false });
+    const routes = app.get(DirectRoutes);
+    routes.install(app.getHttpServer() as Server);
+    routes.add(
+      {
+        route: '/hot/:id',
+        matches: (method, path) => method === 'POST' && path.startsWith('/hot/'),
+        handle: (_request, response, path) => {
+          // Served inside the request's trace context, as a Nest handler would be.
+          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path, traceId: currentTraceContext()?.traceId }));
+        },
+      },
+      {
+        route: '/broken',
+        matches: (_method, path) => path === '/broken',
+        handle: async () => {
+          throw new Error('the handler broke');
+        },
+      },
+    );
+    await app.listen(0, '127.0.0.1');
+    baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
+  });
+
+  afterAll(() => app.close());
+
+  it('answers its requests before Express, in their trace context, and logs them under target http', async () => {
+    const response = await fetch(`${baseUrl}/hot/7/?verbose=1`, { method: 'POST', headers: { traceparent: `00-${INCOMING_TRACE_ID}-00f067aa0ba902b7-01` } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-powered-by')).toBeNull(); // Express never saw it
+    expect(await response.json()).toEqual({ path: '/hot/7', traceId: INCOMING_TRACE_ID });
+
+    const line = await waitForLine(logged, (entry) => entry['context'] === 'http' && (entry['req'] as { url?: string }).url === '/hot/7/?verbose=1');
+    expect(line).toMatchObject({ msg: 'request completed', trace_id: INCOMING_TRACE_ID, res: { statusCode: 200 } });
+  });
+
+  it('leaves every other request to the framework', async () => {
+    const response = await fetch(`${baseUrl}/framework`);
+    expect(await response.json()).toEqual({ servedBy: 'nest' });
+    const notDirect = await fetch(`${baseUrl}/hot/7`); // GET: the direct route serves POST only
+    expect(notDirect.status).toBe(404);
+  });
+
+  it('measures them under their route pattern', async () => {
+    await fetch(`${baseUrl}/hot/8`, { method: 'POST' });
+    const metrics = await (await fetch(`${baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/http_server_request_duration_seconds_count\{[^}]*route="\/hot\/:id"[^}]*status_code="200"[^}]*\} [1-9]/);
+  });
+
+  it('turns a handler that throws into a 500 in the error envelope', async () => {
+    const response = await fetch(`${baseUrl}/broken`);
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ error: { code: 'internal_error', message: 'The server failed to handle the request.' } });
+  });
+});
+
+async function waitForLine(lines: string[], predicate: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const found = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find(predicate);
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`no matching log line in:\n${lines.join('\n')}`);
+}

@@ -1,0 +1,72 @@
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { Injectable, Logger } from '@nestjs/common';
+import { RequestObserver } from '@arbor/observability';
+
+/**
+ * A route served straight from Node's HTTP server, below Express and Nest: for the few hot
+ * routes whose per-request cost is the product (a gateway's model and tool calls), where
+ * Express's router, body parsers and Nest's guard/filter chain cost more than the call itself.
+ * The route owns its request whole: body, authentication, answer and errors.
+ */
+export interface DirectRoute {
+  /** The route pattern, as the request log and HTTP metrics label it (`/v1/chat/completions`). */
+  route: string;
+  /** Whether this route serves `method` on `path` (the URL path, no query string). */
+  matches(method: string, path: string): boolean;
+  /** Answers the request, errors included; a throw ends in a bare 500. */
+  handle(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> | void;
+}
+
+/**
+ * The service's direct routes, looked up for every request before Express sees it. Traced,
+ * logged and measured like every other request (RequestObserver). Features add theirs in
+ * `onModuleInit`.
+ */
+@Injectable()
+export class DirectRoutes {
+  private readonly logger = new Logger('DirectRoutes');
+  private readonly routes: DirectRoute[] = [];
+
+  constructor(private readonly observer: RequestObserver) {}
+
+  add(...routes: DirectRoute[]): void {
+    this.routes.push(...routes);
+  }
+
+  /** Puts the direct routes in front of the framework's request listener on `server`. */
+  install(server: Server): void {
+    const framework = server.listeners('request') as RequestListener[];
+    server.removeAllListeners('request');
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      const path = pathOf(request.url);
+      const route = this.routes.length === 0 ? undefined : this.routes.find((candidate) => candidate.matches(request.method ?? '', path));
+      if (!route) {
+        for (const listener of framework) listener(request, response);
+        return;
+      }
+      this.serve(route, path, request, response);
+    });
+  }
+
+  private serve(route: DirectRoute, path: string, request: IncomingMessage, response: ServerResponse): void {
+    const fail = (error: unknown) => {
+      this.logger.error(`${request.method} ${route.route} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (response.headersSent) return void response.destroy();
+      response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"code":"internal_error","message":"The server failed to handle the request."}}');
+    };
+    try {
+      const pending = this.observer.serve(request, response, route.route, () => route.handle(request, response, path));
+      if (pending) pending.catch(fail);
+    } catch (error) {
+      fail(error);
+    }
+  }
+}
+
+/** The path of a request target (`/v1/chat/completions?x=1` → `/v1/chat/completions`), one trailing slash dropped. */
+function pathOf(url: string | undefined): string {
+  if (!url) return '/';
+  const queryStart = url.indexOf('?');
+  const path = queryStart < 0 ? url : url.slice(0, queryStart);
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
