@@ -223,6 +223,24 @@ describe('Streamable HTTP, stateless', () => {
     expect(answer.status).toBe(413);
   });
 
+  it('is served below Express, reading its own body: a broken body is a JSON-RPC parse error', async () => {
+    const answer = await post('/servers/alpha/mcp', '{"jsonrpc": "2.0", "id": 1,');
+    expect(answer.headers.get('x-powered-by')).toBeNull(); // Express never saw it
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
+    // The paths Express matched before: any letter case, a trailing slash.
+    expect((await post('/MCP/', { jsonrpc: '2.0', id: 2, method: 'ping' })).status).toBe(200);
+    expect((await post('/servers/alpha/mcp/', { jsonrpc: '2.0', id: 3, method: 'ping' })).status).toBe(200);
+    expect((await post('/servers/alpha/beta/mcp', { jsonrpc: '2.0', id: 4, method: 'ping' })).status).toBe(404);
+  });
+
+  it('answers every other method as before: OPTIONS too, the gateway has no CORS preflight', async () => {
+    const options = await fetch(`${gateway.url}/mcp`, { method: 'OPTIONS', headers: { authorization: 'Bearer alice', origin: gateway.url } });
+    expect(options.status).toBe(405);
+    expect(options.headers.get('allow')).toBe('POST');
+    expect((await fetch(`${gateway.url}/mcp`, { method: 'OPTIONS' })).status).toBe(401);
+  });
+
   it('serves no WebSocket relay unless it is turned on', async () => {
     await expect(connect(gateway.url, '/ws', 'alice', 'websocket')).rejects.toBeDefined();
   });

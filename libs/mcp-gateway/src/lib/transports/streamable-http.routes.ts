@@ -1,28 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
-import { All, Controller, Inject, Logger, Param, Req, Res } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { DirectRoutes } from '@arbor/platform';
 import { Federation } from '../federation/federated-session';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import type { McpAccessGrant } from '../access/mcp-access';
 import { DownstreamSessions } from './downstream-sessions';
 import { BoundedEventStore } from './event-store';
 import { HotPath, HotRequest } from './hot-path';
-import { McpEdge, McpHttpRequest, refusal, sendRefusal } from './mcp-edge';
+import { McpEdge, refusal, sendRefusal } from './mcp-edge';
 
 /**
- * Streamable HTTP at `/mcp` and `/servers/{id}/mcp`. Stateless by default: each POST answered in
- * JSON over the pool's shared upstream sessions, the common requests by the hot path, the others
- * by a fresh SDK server. Stateful: sessions
- * (Mcp-Session-Id) with SSE streams, the GET stream, resumption and DELETE, each with upstream
- * sessions of its own.
+ * Streamable HTTP at `/mcp` and `/servers/{id}/mcp`, every method, served as direct routes (below
+ * Express and Nest: the framework's router, body parser and filters cost more than a tool call's
+ * own work; McpEdge reads the body). Stateless by default: each POST answered in JSON over the
+ * pool's shared upstream sessions, the common requests by the hot path, the others by a fresh
+ * SDK server. Stateful: sessions (Mcp-Session-Id) with SSE streams, the GET stream, resumption
+ * and DELETE, each with upstream sessions of its own.
  */
-@Controller()
-export class StreamableHttpController {
+@Injectable()
+export class StreamableHttpRoutes implements OnModuleInit {
   private readonly logger = new Logger('StreamableHttp');
 
   constructor(
+    private readonly routes: DirectRoutes,
     private readonly edge: McpEdge,
     private readonly federation: Federation,
     private readonly sessions: DownstreamSessions,
@@ -30,17 +33,18 @@ export class StreamableHttpController {
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
   ) {}
 
-  @All('mcp')
-  union(@Req() req: McpHttpRequest, @Res() res: ServerResponse): Promise<void> {
-    return this.handle(req, res, null);
+  onModuleInit(): void {
+    this.routes.add(
+      { route: '/mcp', matches: (_method, path) => isUnionPath(path), handle: (req, res) => this.handle(req, res, null) },
+      {
+        route: '/servers/:id/mcp',
+        matches: (_method, path) => serverIdIn(path) !== undefined,
+        handle: (req, res, path) => this.handle(req, res, serverIdIn(path) as string),
+      },
+    );
   }
 
-  @All('servers/:id/mcp')
-  server(@Req() req: McpHttpRequest, @Res() res: ServerResponse, @Param('id') id: string): Promise<void> {
-    return this.handle(req, res, id);
-  }
-
-  private async handle(req: McpHttpRequest, res: ServerResponse, serverId: string | null): Promise<void> {
+  private async handle(req: IncomingMessage, res: ServerResponse, serverId: string | null): Promise<void> {
     try {
       const admission = await this.edge.admit(req, serverId, req.method === 'POST');
       if ('refusal' in admission) return sendRefusal(res, admission.refusal);
@@ -52,7 +56,7 @@ export class StreamableHttpController {
     }
   }
 
-  private async stateless(req: McpHttpRequest, res: ServerResponse, serverId: string | null, grant: McpAccessGrant, body: unknown): Promise<void> {
+  private async stateless(req: IncomingMessage, res: ServerResponse, serverId: string | null, grant: McpAccessGrant, body: unknown): Promise<void> {
     if (req.method !== 'POST') {
       return sendRefusal(res, { ...refusal(405, 'Method not allowed: this gateway runs without sessions (POST only)'), headers: { allow: 'POST' } });
     }
@@ -78,7 +82,7 @@ export class StreamableHttpController {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
   }
 
-  private async stateful(req: McpHttpRequest, res: ServerResponse, serverId: string | null, grant: McpAccessGrant, body: unknown): Promise<void> {
+  private async stateful(req: IncomingMessage, res: ServerResponse, serverId: string | null, grant: McpAccessGrant, body: unknown): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = this.sessions.find(sessionId, grant.principal, serverId, StreamableHTTPServerTransport);
@@ -99,5 +103,24 @@ export class StreamableHttpController {
     transport.onclose = () => void (transport.sessionId ? this.sessions.end(transport.sessionId) : federated.close());
     await federated.server.connect(transport);
     await transport.handleRequest(req, res, body);
+  }
+}
+
+/** `/mcp` and `/servers/{id}/mcp` as Express matched them: any letter case, a trailing slash allowed (DirectRoutes drops it). */
+const UNION_PATH = /^\/mcp$/i;
+const SERVER_PATH = /^\/servers\/([^/]+)\/mcp$/i;
+
+function isUnionPath(path: string): boolean {
+  return UNION_PATH.test(path);
+}
+
+/** The `{id}` of `/servers/{id}/mcp`, decoded as Express decoded it; undefined for any other path. */
+function serverIdIn(path: string): string | undefined {
+  const id = SERVER_PATH.exec(path)?.[1];
+  if (id === undefined) return undefined;
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return undefined;
   }
 }
