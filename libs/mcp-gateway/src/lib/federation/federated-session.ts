@@ -21,6 +21,7 @@ import {
   ReadResourceResult,
   Request,
   RequestId,
+  Result,
   ResultSchema,
   RootsListChangedNotificationSchema,
   ServerCapabilities,
@@ -112,6 +113,16 @@ export class FederatedSession {
 
   view(): Promise<CatalogueView> {
     return this.views.view(this.options.serverId, this.grant.servers, this.options.ownUpstreamSessions);
+  }
+
+  /** Whether the session's server has tool handlers: capabilities are fixed when it is built. */
+  offersTools(): boolean {
+    return this.capabilities.tools !== undefined;
+  }
+
+  /** A call on the session's upstream sessions (or the pool's shared ones), as its handlers make it. */
+  forward(upstream: string, request: ClientRequest, options: SessionForwardOptions): Promise<Result> {
+    return this.caller.forward(upstream, request, options);
   }
 
   async close(): Promise<void> {

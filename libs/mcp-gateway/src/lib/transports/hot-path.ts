@@ -6,14 +6,19 @@ import {
   ErrorCode,
   isJSONRPCRequest,
   ListToolsRequestSchema,
+  ClientRequest,
   McpError,
   PingRequestSchema,
   RequestId,
+  Result,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpAccessGrant } from '../access/mcp-access';
+import type { CatalogueView } from '../federation/catalogue-view';
+import type { FederatedSession } from '../federation/federated-session';
 import { FederationViews } from '../federation/federation-views';
 import { page } from '../federation/pagination';
 import { UpstreamPool } from '../upstreams/upstream-pool';
+import type { SessionForwardOptions } from '../upstreams/upstream-sessions';
 
 /** What the hot path answers: the same JSON-RPC message an SDK Server would send. */
 export type HotAnswer =
@@ -27,13 +32,21 @@ export type HotRequest =
 
 const HOT_METHODS = new Set(['tools/call', 'tools/list', 'ping']);
 
+/** Where a hot request is answered from: the view, whether its server has tools, the upstream calls. */
+export interface HotScope {
+  view(): Promise<CatalogueView>;
+  offersTools(view: CatalogueView): boolean;
+  forward(upstream: string, request: ClientRequest, options: SessionForwardOptions): Promise<Result>;
+}
+
 /**
- * The common stateless requests — `tools/call`, `tools/list`, `ping`, one per POST — answered
- * without an SDK Server and transport per request and without the web Request/Response bridge:
- * the body is parsed once, the tool found in the catalogue view, the call forwarded on the pool's
- * shared upstream session. The answer is what the SDK path answers, down to the error messages;
- * everything else (batches, initialize, notifications, progress, tasks, an Accept or Content-Type
- * the SDK transport refuses) goes the SDK way.
+ * The common requests — `tools/call`, `tools/list`, `ping`, one per POST — answered without an
+ * SDK Server (stateless: one per request; stateful: the session's) and without the SDK transport's
+ * web Request/Response bridge: the body is parsed once, the tool found in the catalogue view, the
+ * call forwarded on the pool's shared upstream session (stateless) or the session's own. The
+ * answer is what the SDK path answers, down to the error messages; everything else (batches,
+ * initialize, notifications, progress, tasks, an Accept or Content-Type the SDK transport refuses)
+ * goes the SDK way.
  */
 @Injectable()
 export class HotPath {
@@ -59,9 +72,26 @@ export class HotPath {
     return { kind: 'call', id, params: parsed.data.params };
   }
 
-  async answer(request: HotRequest, serverId: string | null, grant: McpAccessGrant, signal: AbortSignal): Promise<HotAnswer> {
+  /** A stateless request, answered from the caller's view over the pool's shared upstream sessions. */
+  answer(request: HotRequest, serverId: string | null, grant: McpAccessGrant, signal: AbortSignal): Promise<HotAnswer> {
+    return this.respond(request, signal, {
+      view: () => this.views.view(serverId, grant.servers, false),
+      offersTools: (view) => view.capabilities.tools !== undefined,
+      forward: (upstream, call, options) => this.pool.forward(upstream, call, options),
+    });
+  }
+
+  /**
+   * A request on a stateful session, answered as its SDK server would: from the session's view,
+   * over its own upstream sessions, with what the upstream sends meanwhile related to it.
+   */
+  answerInSession(request: HotRequest, session: FederatedSession, signal: AbortSignal): Promise<HotAnswer> {
+    return this.respond(request, signal, session);
+  }
+
+  private async respond(request: HotRequest, signal: AbortSignal, scope: HotScope): Promise<HotAnswer> {
     try {
-      return { result: await this.result(request, serverId, grant, signal), jsonrpc: '2.0', id: request.id };
+      return { result: await this.result(request, signal, scope), jsonrpc: '2.0', id: request.id };
     } catch (error) {
       const { code, message, data } = error as { code?: unknown; message?: string; data?: unknown };
       return {
@@ -72,18 +102,18 @@ export class HotPath {
     }
   }
 
-  private async result(request: HotRequest, serverId: string | null, grant: McpAccessGrant, signal: AbortSignal): Promise<unknown> {
+  private async result(request: HotRequest, signal: AbortSignal, scope: HotScope): Promise<unknown> {
     if (request.kind === 'ping') return {};
-    const view = await this.views.view(serverId, grant.servers, false);
+    const view = await scope.view();
     // A server without tools has no handler for them: the SDK answers "Method not found".
-    if (!view.capabilities.tools) throw new MethodNotFound();
+    if (!scope.offersTools(view)) throw new MethodNotFound();
     if (request.kind === 'list') {
       const { items, nextCursor } = page(view.tools, request.cursor, this.views.pageSize);
       return { tools: items.map((t) => ({ ...t.item, name: t.name })), ...(nextCursor ? { nextCursor } : {}) };
     }
     const tool = view.tool(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    const result = await this.pool.forward(tool.upstream, { method: 'tools/call', params: { ...request.params, name: tool.original } }, { signal });
+    const result = await scope.forward(tool.upstream, { method: 'tools/call', params: { ...request.params, name: tool.original } }, { signal, relatedRequestId: request.id });
     const validated = CallToolResultSchema.safeParse(result);
     if (!validated.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${validated.error.message}`);
     return validated.data;

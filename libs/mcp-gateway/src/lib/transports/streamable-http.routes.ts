@@ -2,15 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ErrorCode, isInitializeRequest, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isInitializeRequest, JSONRPCMessage, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { DirectRoutes } from '@arbor/platform';
-import { Federation } from '../federation/federated-session';
+import { FederatedSession, Federation } from '../federation/federated-session';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import type { McpAccessGrant } from '../access/mcp-access';
 import { DownstreamSessions } from './downstream-sessions';
 import { BoundedEventStore } from './event-store';
 import { HotPath, HotRequest } from './hot-path';
 import { McpEdge, refusal, sendRefusal } from './mcp-edge';
+import { HotStream, SessionTransport } from './session-transport';
 
 /**
  * Streamable HTTP at `/mcp` and `/servers/{id}/mcp`, every method, served as direct routes (below
@@ -85,18 +86,24 @@ export class StreamableHttpRoutes implements OnModuleInit {
   private async stateful(req: IncomingMessage, res: ServerResponse, serverId: string | null, grant: McpAccessGrant, body: unknown): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
-      const session = this.sessions.find(sessionId, grant.principal, serverId, StreamableHTTPServerTransport);
+      const session = this.sessions.find(sessionId, grant.principal, serverId, SessionTransport);
       if (!session) return sendRefusal(res, refusal(404, 'Session not found', undefined, -32001));
       session.federated.updateGrant(grant);
+      if (req.method === 'POST') {
+        const hot = this.hotPath.accept(req.headers, body);
+        const stream = hot && session.transport.openHotStream(hot.id, protocolVersionOf(req), res);
+        if (hot && stream) return this.answerHotInSession(hot, stream, session.federated);
+      } else if (req.method === 'GET' && session.transport.resumeHotStream(req, res)) {
+        return;
+      }
       return session.transport.handleRequest(req, res, body);
     }
     const initializing = req.method === 'POST' && (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body));
     if (!initializing) return sendRefusal(res, refusal(400, 'Bad Request: Mcp-Session-Id header is required'));
 
     const federated = await this.federation.open({ serverId, grant, ownUpstreamSessions: true });
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: SessionTransport = new SessionTransport(new BoundedEventStore(), {
       sessionIdGenerator: randomUUID,
-      eventStore: new BoundedEventStore(),
       onsessioninitialized: (id) =>
         this.sessions.add({ id, serverId, federated, transport, lastUsed: Date.now(), expires: true }),
     });
@@ -104,6 +111,21 @@ export class StreamableHttpRoutes implements OnModuleInit {
     await federated.server.connect(transport);
     await transport.handleRequest(req, res, body);
   }
+
+  /**
+   * A tools/call, tools/list or ping on a session, answered on its own SSE stream as the session's
+   * SDK server and transport would answer it. A client that goes away does not cancel the call
+   * (it may resume the stream); its notifications/cancelled or the session's end does.
+   */
+  private async answerHotInSession(request: HotRequest, stream: HotStream, federated: FederatedSession): Promise<void> {
+    const answer = await this.hotPath.answerInSession(request, federated, stream.signal);
+    if (!stream.signal.aborted) stream.answer(answer as JSONRPCMessage);
+  }
+}
+
+function protocolVersionOf(req: IncomingMessage): string | undefined {
+  const version = req.headers['mcp-protocol-version'];
+  return typeof version === 'string' ? version : undefined;
 }
 
 /** `/mcp` and `/servers/{id}/mcp` as Express matched them: any letter case, a trailing slash allowed (DirectRoutes drops it). */
