@@ -39,6 +39,10 @@ class Upstream {
 
   async start(): Promise<void> {
     this.http = createServer((req, res) => {
+      // Moved endpoints: to the same origin (307, 301), and to another origin (the same server named otherwise).
+      const port = (this.http!.address() as AddressInfo).port;
+      const moved = { '/moved': [307, '/mcp'], '/moved-for-good': [301, '/mcp'], '/moved-away': [307, `http://localhost:${port}/mcp`] }[req.url ?? ''];
+      if (moved) return void res.writeHead(moved[0] as number, { location: moved[1] as string }).end();
       this.seen.push({ method: req.method, headers: req.headers });
       const id = req.headers['mcp-session-id'];
       const known = typeof id === 'string' ? this.sessions.get(id) : undefined;
@@ -127,6 +131,21 @@ describe('StreamableHttpUpstreamTransport', () => {
     const failure = await other.client.callTool({ name: 'hello' }).catch((error: unknown) => error);
     expect(isConnectionLoss(failure)).toBe(true);
     await client.close();
+  });
+
+  it('follows a 307 to the same origin with the same method and body, and no other redirect', async () => {
+    const at = (path: string) => new StreamableHttpUpstreamTransport(new URL(path, upstreams.json.url), { Authorization: 'Bearer upstream-secret' });
+    const client = new Client({ name: 'gateway', version: '1' });
+    await client.connect(at('/moved'));
+    clients.push(client);
+    expect(await client.callTool({ name: 'hello' })).toEqual({ content: [{ type: 'text', text: 'hello' }] });
+    expect(upstreams.json.seen.at(-1)).toMatchObject({ method: 'POST', headers: { authorization: 'Bearer upstream-secret' } });
+
+    for (const path of ['/moved-for-good', '/moved-away']) {
+      const refused = new Client({ name: 'gateway', version: '1' });
+      await expect(refused.connect(at(path))).rejects.toThrow(/HTTP 30[17]|Error POSTing to endpoint/);
+      await refused.close();
+    }
   });
 
   it('times a raw call out and tells the upstream', async () => {

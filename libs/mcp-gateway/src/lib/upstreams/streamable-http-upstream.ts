@@ -9,9 +9,11 @@ import { ErrorCode, JSONRPCMessage, McpError, RequestId } from '@modelcontextpro
 const AGENTS = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 /** As undici's default: an upstream that does not accept the connection in this time is unreachable. */
 const CONNECT_TIMEOUT_MS = 10_000;
-/** As the SDK's client: how often, and how patiently, a dropped stream is resumed. */
 /** Ids of raw calls; the SDK Protocol numbers its own. */
 const CALL_ID_PREFIX = 'arbor-';
+/** Same-origin 307/308 redirects followed per request (fetch allows 20; an MCP endpoint moving needs one). */
+const MAX_REDIRECTS = 5;
+/** As the SDK's client: how often, and how patiently, a dropped stream is resumed. */
 const RECONNECTION = { initialDelayMs: 1000, maxDelayMs: 30_000, growFactor: 1.5, maxRetries: 2 };
 
 /** The upstream could not be reached or dropped the connection (no HTTP answer to go by). */
@@ -295,7 +297,11 @@ export class StreamableHttpUpstreamTransport implements Transport {
   /**
    * One HTTP request; resolves with the response as soon as its head arrives. A keep-alive socket
    * the upstream closed just before it was reused is retried once on a fresh one: the upstream
-   * never read the request.
+   * never read the request. A 307 or 308 to the same origin is followed with the same method,
+   * headers and body, as fetch followed it for the SDK's transport. Other redirects are answered
+   * as they come (an error): fetch would turn a POST into a body-less GET on 301, 302 and 303,
+   * which cannot carry a JSON-RPC message, and another origin must not get the registry's headers
+   * (credentials) nor escape the registry's URL checks.
    */
   private exchange(
     method: string,
@@ -305,8 +311,8 @@ export class StreamableHttpUpstreamTransport implements Transport {
   ): Promise<{ status: number; response: IncomingMessage }> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     return new Promise((resolve, reject) => {
-      const attempt = (retried: boolean) => {
-        const req = this.request(this.url, { method, headers, agent: this.agent });
+      const attempt = (url: URL, retried: boolean, redirects: number) => {
+        const req = this.request(url, { method, headers, agent: this.agent });
         this.open.add(req);
         let connectTimer: NodeJS.Timeout | undefined;
         req.once('socket', (socket) => {
@@ -317,18 +323,24 @@ export class StreamableHttpUpstreamTransport implements Transport {
         req.once('response', (response) => {
           clearTimeout(connectTimer);
           response.once('close', () => this.open.delete(req));
+          const status = response.statusCode ?? 0;
+          const target = status === 307 || status === 308 ? sameOriginTarget(url, response.headers.location) : undefined;
+          if (target && redirects < MAX_REDIRECTS && !this.closed) {
+            response.resume();
+            return attempt(target, false, redirects + 1);
+          }
           if (drain) response.resume();
-          resolve({ status: response.statusCode ?? 0, response });
+          resolve({ status, response });
         });
         req.once('error', (error: NodeJS.ErrnoException) => {
           clearTimeout(connectTimer);
           this.open.delete(req);
-          if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) return attempt(true);
+          if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) return attempt(url, true, redirects);
           reject(this.closed ? new McpError(ErrorCode.ConnectionClosed, 'Connection closed') : new UpstreamConnectionError(`${method} to the upstream failed`, { cause: error }));
         });
         req.end(body);
       };
-      attempt(false);
+      attempt(this.url, false, 0);
     });
   }
 
@@ -343,6 +355,17 @@ export class StreamableHttpUpstreamTransport implements Transport {
   private postHeaders(): OutgoingHttpHeaders {
     this.headers ??= { ...this.commonHeaders(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     return this.headers;
+  }
+}
+
+/** Where a redirect points, when that is on the same origin as `from`. */
+function sameOriginTarget(from: URL, location: string | undefined): URL | undefined {
+  if (!location) return undefined;
+  try {
+    const target = new URL(location, from);
+    return target.origin === from.origin ? target : undefined;
+  } catch {
+    return undefined;
   }
 }
 
