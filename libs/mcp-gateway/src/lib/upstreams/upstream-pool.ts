@@ -54,7 +54,8 @@ const MAX_PAGES = 1000;
 
 class PooledUpstream {
   state: UpstreamHealth['state'] = 'connecting';
-  lastSeenAt?: string;
+  /** Set on every call it answers: a number, formatted only when health is asked for. */
+  lastSeenMs?: number;
   lastError?: string;
   offer: UpstreamOffer = EMPTY_OFFER;
   failures = 0;
@@ -125,7 +126,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     return this.selected(upstream).map((up) => ({
       upstream: up.definition.name,
       state: up.state,
-      ...(up.lastSeenAt ? { lastSeenAt: up.lastSeenAt } : {}),
+      ...(up.lastSeenMs !== undefined ? { lastSeenAt: new Date(up.lastSeenMs).toISOString() } : {}),
       ...(up.lastError ? { lastError: up.lastError } : {}),
     }));
   }
@@ -298,7 +299,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
   private seen(up: PooledUpstream): void {
     const wasDown = up.state !== 'up';
     up.state = 'up';
-    up.lastSeenAt = new Date().toISOString();
+    up.lastSeenMs = Date.now();
     up.lastError = undefined;
     up.failures = 0;
     if (wasDown) this.logger.log(`upstream ${up.definition.name} is up`);
