@@ -5,8 +5,9 @@ import { UpstreamCatalogue } from './registry/upstream-catalogue';
 import { MCP_RUNTIME_OPTIONS, McpRuntimeOptions, resolveRuntimeOptions } from './runtime-options';
 import { DownstreamSessions } from './transports/downstream-sessions';
 import { LegacySseController } from './transports/legacy-sse.controller';
+import { HotPath } from './transports/hot-path';
 import { McpEdge } from './transports/mcp-edge';
-import { StreamableHttpController } from './transports/streamable-http.controller';
+import { StreamableHttpRoutes } from './transports/streamable-http.routes';
 import { WsRelay } from './transports/ws-relay';
 import { UpstreamPool } from './upstreams/upstream-pool';
 
@@ -17,8 +18,8 @@ export interface McpRuntimeModuleOptions extends McpRuntimeOptions {
 
 /**
  * The MCP gateway's runtime: upstream sessions, federation and the transports (`/mcp`,
- * `/servers/{id}/mcp`, `/sse`, `/message`, and `/ws` with the relay on). Needs ServerRegistry and
- * McpAccessPolicy; provides UpstreamCatalogue.
+ * `/servers/{id}/mcp` as direct routes, `/sse`, `/message`, and `/ws` with the relay on). Needs
+ * ServerRegistry, McpAccessPolicy and the platform's DirectRoutes; provides UpstreamCatalogue.
  */
 @Module({})
 export class McpRuntimeModule {
@@ -27,7 +28,7 @@ export class McpRuntimeModule {
     return {
       module: McpRuntimeModule,
       imports,
-      controllers: [StreamableHttpController, LegacySseController],
+      controllers: [LegacySseController],
       providers: [
         { provide: MCP_RUNTIME_OPTIONS, useValue: resolved },
         UpstreamPool,
@@ -36,6 +37,8 @@ export class McpRuntimeModule {
         Federation,
         DownstreamSessions,
         McpEdge,
+        HotPath,
+        StreamableHttpRoutes,
         ...(resolved.wsRelay ? [WsRelay] : []),
       ],
       exports: [UpstreamCatalogue],

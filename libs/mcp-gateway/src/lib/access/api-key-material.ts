@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const MCP_KEY_PREFIX = 'sk-arbor-mcp-';
 
@@ -7,9 +7,9 @@ export function newMcpKey(): string {
   return MCP_KEY_PREFIX + randomBytes(32).toString('base64url');
 }
 
-/** What the database stores and looks keys up by. */
+/** What the database stores and looks keys up by (once per call: the one-shot hash, not a Hash object). */
 export function hashMcpKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function mcpKeyHint(key: string): string {

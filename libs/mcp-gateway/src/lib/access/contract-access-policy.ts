@@ -1,4 +1,4 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import type { IncomingMessage } from 'node:http';
@@ -16,7 +16,7 @@ const REALM = 'Bearer realm="mcp-gateway"';
 const KEY_CACHE_TTL_MS = 10_000;
 
 interface KnownKey {
-  id: string;
+  principal: string;
   project: string;
   expiresAt: number | null;
 }
@@ -29,8 +29,11 @@ interface KnownKey {
  * when the control plane cannot answer, persons get 503; keys keep working.
  */
 @Injectable()
-export class ContractMcpAccessPolicy extends McpAccessPolicy {
+export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModuleDestroy {
   private readonly keys = new LRUCache<string, KnownKey | false>({ max: 10_000, ttl: KEY_CACHE_TTL_MS });
+  /** The servers of each project a key was used on, until the registry changes (worked out per key call otherwise). */
+  private readonly projectServers = new Map<string, string[]>();
+  private readonly unsubscribe: () => void;
 
   constructor(
     private readonly registry: ServerRegistry,
@@ -38,6 +41,11 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy {
     @Optional() private readonly controlPlane?: McpControlPlaneAccess,
   ) {
     super();
+    this.unsubscribe = registry.onChange(() => this.projectServers.clear());
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe();
   }
 
   async authorize(request: IncomingMessage, serverId: string | null): Promise<McpAccessGrant> {
@@ -64,14 +72,19 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy {
     let key = this.keys.get(hash);
     if (key === undefined) {
       const row = await this.dataSource.getRepository(McpApiKey).findOneBy({ keyHash: hash });
-      key = row ? { id: row.id, project: row.project, expiresAt: row.expiresAt?.getTime() ?? null } : false;
+      key = row ? { principal: `key:${row.id}`, project: row.project, expiresAt: row.expiresAt?.getTime() ?? null } : false;
       this.keys.set(hash, key);
     }
     if (!key || (key.expiresAt !== null && key.expiresAt <= Date.now())) {
       throw new McpAccessError(401, 'invalid_api_key', 'The API key is not valid (unknown or expired).', { 'www-authenticate': `${REALM}, error="invalid_token"` });
     }
     const project = key.project;
-    return { principal: `key:${key.id}`, servers: this.serversOf((server) => server.project === project) };
+    let servers = this.projectServers.get(project);
+    if (!servers) {
+      servers = this.serversOf((server) => server.project === project);
+      this.projectServers.set(project, servers);
+    }
+    return { principal: key.principal, servers };
   }
 
   private async personGrant(token: string, target: VirtualServerDefinition | null): Promise<McpAccessGrant> {

@@ -21,6 +21,7 @@ import {
   ReadResourceResult,
   Request,
   RequestId,
+  Result,
   ResultSchema,
   RootsListChangedNotificationSchema,
   ServerCapabilities,
@@ -114,6 +115,16 @@ export class FederatedSession {
     return this.views.view(this.options.serverId, this.grant.servers, this.options.ownUpstreamSessions);
   }
 
+  /** Whether the session's server has tool handlers: capabilities are fixed when it is built. */
+  offersTools(): boolean {
+    return this.capabilities.tools !== undefined;
+  }
+
+  /** A call on the session's upstream sessions (or the pool's shared ones), as its handlers make it. */
+  forward(upstream: string, request: ClientRequest, options: SessionForwardOptions): Promise<Result> {
+    return this.caller.forward(upstream, request, options);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -128,7 +139,13 @@ export class FederatedSession {
     this.capabilities = capabilities;
     const server = new Server({ name, version: '1.0.0' }, { capabilities, jsonSchemaValidator: SCHEMA_VALIDATOR, ...(instructions ? { instructions } : {}) });
     this.server = server;
-    const forward = (upstream: string, request: ClientRequest, extra: Extra) => this.caller.forward(upstream, request, callOptions(extra));
+    const forward = async (upstream: string, request: ClientRequest, extra: Extra) => {
+      const relayed: Promise<void>[] = [];
+      const result = await this.caller.forward(upstream, request, callOptions(extra, relayed));
+      // Progress the upstream sent before its answer reaches the client before that answer.
+      if (relayed.length > 0) await Promise.all(relayed);
+      return result;
+    };
     const size = this.views.pageSize;
 
     if (capabilities.tools) {
@@ -260,8 +277,11 @@ export class FederatedSession {
   }
 }
 
-/** The client's cancellation, its progress token (progress comes back under it) and its request id. */
-function callOptions(extra: Extra): SessionForwardOptions {
+/**
+ * The client's cancellation, its progress token (progress comes back under it, each relay kept in
+ * `relayed`) and its request id.
+ */
+function callOptions(extra: Extra, relayed: Promise<void>[]): SessionForwardOptions {
   const token = extra._meta?.progressToken;
   return {
     signal: extra.signal,
@@ -269,9 +289,9 @@ function callOptions(extra: Extra): SessionForwardOptions {
     ...(token !== undefined
       ? {
           onprogress: (progress) =>
-            void extra
-              .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } })
-              .catch(() => undefined),
+            void relayed.push(
+              extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch(() => undefined),
+            ),
         }
       : {}),
   };

@@ -126,6 +126,31 @@ describe('Streamable HTTP, stateless', () => {
     await expect(bob.callTool({ name: 'echo', arguments: { text: 'x' } })).rejects.toThrow(/echo not found/);
   });
 
+  it('answers tools/call, tools/list and ping on the hot path as the SDK server answers them', async () => {
+    const requests = [
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', id: 'list', method: 'tools/list' },
+      { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { cursor: 'cDoz' } },
+      { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { cursor: 'not a cursor' } },
+      { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } },
+      { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'meta', arguments: {}, _meta: { trace: 't' } } },
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'nowhere', arguments: {} } },
+      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'south__echo', arguments: { text: 'x' } } },
+    ];
+    for (const request of requests) {
+      // A batch of one takes the SDK server's way and is answered as a single message too.
+      const [hot, sdk] = await Promise.all([post('/servers/alpha/mcp', request), post('/servers/alpha/mcp', [request])]);
+      expect([hot.status, hot.headers.get('content-type')]).toEqual([sdk.status, sdk.headers.get('content-type')]);
+      expect(await hot.json()).toEqual(await sdk.json());
+    }
+    const narrow = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: {} } };
+    const [hot, sdk] = await Promise.all([
+      post('/servers/narrow/mcp', narrow, { authorization: 'Bearer bob' }),
+      post('/servers/narrow/mcp', [narrow], { authorization: 'Bearer bob' }),
+    ]);
+    expect(await hot.json()).toEqual(await sdk.json());
+  });
+
   it('negotiates each supported version and answers the default for an unknown one', async () => {
     for (const version of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
       const answer = await post('/servers/alpha/mcp', initialize(version));
@@ -196,6 +221,24 @@ describe('Streamable HTTP, stateless', () => {
     const big = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'add', arguments: { pad: 'x'.repeat(MAX_BODY) } } };
     const answer = await post('/servers/alpha/mcp', big);
     expect(answer.status).toBe(413);
+  });
+
+  it('is served below Express, reading its own body: a broken body is a JSON-RPC parse error', async () => {
+    const answer = await post('/servers/alpha/mcp', '{"jsonrpc": "2.0", "id": 1,');
+    expect(answer.headers.get('x-powered-by')).toBeNull(); // Express never saw it
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
+    // The paths Express matched before: any letter case, a trailing slash.
+    expect((await post('/MCP/', { jsonrpc: '2.0', id: 2, method: 'ping' })).status).toBe(200);
+    expect((await post('/servers/alpha/mcp/', { jsonrpc: '2.0', id: 3, method: 'ping' })).status).toBe(200);
+    expect((await post('/servers/alpha/beta/mcp', { jsonrpc: '2.0', id: 4, method: 'ping' })).status).toBe(404);
+  });
+
+  it('answers every other method as before: OPTIONS too, the gateway has no CORS preflight', async () => {
+    const options = await fetch(`${gateway.url}/mcp`, { method: 'OPTIONS', headers: { authorization: 'Bearer alice', origin: gateway.url } });
+    expect(options.status).toBe(405);
+    expect(options.headers.get('allow')).toBe('POST');
+    expect((await fetch(`${gateway.url}/mcp`, { method: 'OPTIONS' })).status).toBe(401);
   });
 
   it('serves no WebSocket relay unless it is turned on', async () => {

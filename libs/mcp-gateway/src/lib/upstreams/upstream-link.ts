@@ -1,10 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { ClientCapabilities, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamDefinition } from '../registry/server-registry';
+import { StreamableHttpUpstreamTransport, UpstreamConnectionError } from './streamable-http-upstream';
 
 const GATEWAY_CLIENT = { name: 'arbor-mcp-gateway', version: '1.0.0' };
 /** Shared: each client would otherwise build its own (a millisecond per session). */
@@ -71,7 +72,7 @@ export class UpstreamLink {
     if (!client) return;
     // Tell a Streamable HTTP upstream the session is over, so it frees it now rather than at its timeout.
     const transport = client.transport;
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+    if (transport instanceof StreamableHttpUpstreamTransport && transport.sessionId) {
       await transport.terminateSession().catch(() => undefined);
     }
     await client.close().catch(() => undefined);
@@ -112,10 +113,9 @@ export class UpstreamLink {
 
 function upstreamTransport(definition: UpstreamDefinition): Transport {
   const url = new URL(definition.url);
-  const requestInit: RequestInit = { headers: { ...definition.headers } };
   return definition.transport === 'sse'
-    ? new SSEClientTransport(url, { requestInit })
-    : new StreamableHTTPClientTransport(url, { requestInit });
+    ? new SSEClientTransport(url, { requestInit: { headers: { ...definition.headers } } })
+    : new StreamableHttpUpstreamTransport(url, definition.headers);
 }
 
 /** The session is gone (not the call refused): worth one retry on a new session. */
@@ -123,7 +123,8 @@ export function isConnectionLoss(error: unknown): boolean {
   if (error instanceof StreamableHTTPError) return error.code === 404;
   if (error instanceof SseError) return true;
   if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
-  if (error instanceof TypeError) return true; // fetch failed: refused, reset
+  if (error instanceof UpstreamConnectionError) return true; // refused, reset
+  if (error instanceof TypeError) return true; // the SSE client's fetch failed: refused, reset
   // The SSE client's POST to an endpoint whose session the restarted upstream no longer knows.
   return error instanceof Error && (error.message === 'Not connected' || /^Error POSTing to endpoint \(HTTP 40[04]\)/.test(error.message));
 }

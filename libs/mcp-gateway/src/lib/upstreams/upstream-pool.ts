@@ -24,6 +24,7 @@ import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options'
 import { ServerRegistry, UpstreamDefinition } from '../registry/server-registry';
 import { CatalogueItem, UpstreamCatalogue, UpstreamHealth } from '../registry/upstream-catalogue';
 import { ConcurrencyLimit } from './concurrency-limit';
+import { StreamableHttpUpstreamTransport } from './streamable-http-upstream';
 import { describeFailure, UpstreamLink } from './upstream-link';
 
 /** What an upstream offers, as it names it. */
@@ -53,7 +54,8 @@ const MAX_PAGES = 1000;
 
 class PooledUpstream {
   state: UpstreamHealth['state'] = 'connecting';
-  lastSeenAt?: string;
+  /** Set on every call it answers: a number, formatted only when health is asked for. */
+  lastSeenMs?: number;
   lastError?: string;
   offer: UpstreamOffer = EMPTY_OFFER;
   failures = 0;
@@ -124,7 +126,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     return this.selected(upstream).map((up) => ({
       upstream: up.definition.name,
       state: up.state,
-      ...(up.lastSeenAt ? { lastSeenAt: up.lastSeenAt } : {}),
+      ...(up.lastSeenMs !== undefined ? { lastSeenAt: new Date(up.lastSeenMs).toISOString() } : {}),
       ...(up.lastError ? { lastError: up.lastError } : {}),
     }));
   }
@@ -172,16 +174,18 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     const link = via(up);
     return up.limit.run(async () => {
       try {
-        const result = await link.use(
-          (client) =>
-            client.request(request, ResultSchema, {
-              timeout: up.definition.timeoutMs,
-              resetTimeoutOnProgress: true,
-              ...(options.signal ? { signal: options.signal } : {}),
-              ...(options.onprogress ? { onprogress: options.onprogress } : {}),
-            }),
-          options.signal,
-        );
+        const result = await link.use((client) => {
+          // Calls without progress skip the SDK Protocol's bookkeeping and validation on their way up.
+          if (client.transport instanceof StreamableHttpUpstreamTransport && !options.onprogress) {
+            return rawCall(client.transport, request, up.definition.timeoutMs, options.signal);
+          }
+          return client.request(request, ResultSchema, {
+            timeout: up.definition.timeoutMs,
+            resetTimeoutOnProgress: true,
+            ...(options.signal ? { signal: options.signal } : {}),
+            ...(options.onprogress ? { onprogress: options.onprogress } : {}),
+          });
+        }, options.signal);
         this.seen(up);
         return result;
       } catch (error) {
@@ -295,7 +299,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
   private seen(up: PooledUpstream): void {
     const wasDown = up.state !== 'up';
     up.state = 'up';
-    up.lastSeenAt = new Date().toISOString();
+    up.lastSeenMs = Date.now();
     up.lastError = undefined;
     up.failures = 0;
     if (wasDown) this.logger.log(`upstream ${up.definition.name} is up`);
@@ -344,6 +348,15 @@ function item(upstream: string, kind: CatalogueItem['kind'], name: string, descr
 
 export function unavailable(upstream: string, reason: string): McpError {
   return new McpError(ErrorCode.InternalError, `Upstream "${upstream}" is unavailable: ${reason}`, { upstream, reason });
+}
+
+/** The answer as the SDK client would give it: the result, or the upstream's error as an McpError. */
+async function rawCall(transport: StreamableHttpUpstreamTransport, request: ClientRequest, timeoutMs: number, signal?: AbortSignal): Promise<Result> {
+  const response = await transport.call(request.method, request.params, { timeoutMs, ...(signal ? { signal } : {}) });
+  if ('error' in response) throw McpError.fromError(response.error.code, response.error.message, response.error.data);
+  const result = response.result;
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new Error('The upstream answered a result that is not an object');
+  return result as Result;
 }
 
 /** Every page of one kind, following the upstream's cursors. */

@@ -37,6 +37,8 @@ export class UpstreamSessions implements UpstreamCaller {
   private readonly links = new Map<string, UpstreamLink>();
   /** Downstream requests in flight per upstream, latest last: where upstream messages belong. */
   private readonly inflight = new Map<string, RequestId[]>();
+  /** Notifications being relayed to the client, by the downstream request they belong to. */
+  private readonly relaying = new Map<RequestId, Promise<void>[]>();
   private closed = false;
 
   constructor(
@@ -55,6 +57,7 @@ export class UpstreamSessions implements UpstreamCaller {
     if (related !== undefined) {
       stack.push(related);
       this.inflight.set(upstream, stack);
+      if (!this.relaying.has(related)) this.relaying.set(related, []);
     }
     try {
       return await this.pool.forwardOn(upstream, (up) => this.link(upstream, up), request, options);
@@ -62,6 +65,10 @@ export class UpstreamSessions implements UpstreamCaller {
       if (related !== undefined) {
         stack.splice(stack.lastIndexOf(related), 1);
         if (stack.length === 0) this.inflight.delete(upstream);
+        // What the upstream sent during the call reaches the client before the call's answer.
+        const relays = this.relaying.get(related);
+        this.relaying.delete(related);
+        if (relays && relays.length > 0) await Promise.allSettled(relays);
       }
     }
   }
@@ -93,7 +100,12 @@ export class UpstreamSessions implements UpstreamCaller {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.pool.refresh(upstream, 'tools'));
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.pool.refresh(upstream, 'resources'));
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.pool.refresh(upstream, 'prompts'));
-    client.fallbackNotificationHandler = (notification) => this.peer.notify(upstream, notification, related());
+    client.fallbackNotificationHandler = (notification) => {
+      const relatedId = related();
+      const relay = this.peer.notify(upstream, notification, relatedId);
+      if (relatedId !== undefined) this.relaying.get(relatedId)?.push(relay);
+      return relay;
+    };
     client.fallbackRequestHandler = (request, extra) =>
       this.peer.request(upstream, { method: request.method, params: request.params }, extra.signal, related());
   }

@@ -1,6 +1,7 @@
 // The runtime module in a Nest test app, with an in-memory registry and an access policy that
-// reads `Authorization: Bearer <person>` (or `?access_token=` on WebSocket upgrades).
-import type { IncomingMessage } from 'node:http';
+// reads `Authorization: Bearer <person>` (or `?access_token=` on WebSocket upgrades), its direct
+// routes installed as startService installs them.
+import type { IncomingMessage, Server } from 'node:http';
 import { INestApplication, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,6 +9,8 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ObservabilityModule } from '@arbor/observability';
+import { DirectRoutes } from '@arbor/platform';
 import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../../access/mcp-access';
 import { ServerRegistry, UpstreamDefinition, VirtualServerDefinition } from '../../registry/server-registry';
 import { UpstreamCatalogue } from '../../registry/upstream-catalogue';
@@ -83,21 +86,26 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** `nestBodyParser: false` leaves the bodies to the runtime, as an app with its parser off would. */
+/** `nestBodyParser: false` leaves the bodies of the Nest routes (`/message`) to the runtime, as an app with its parser off would. */
 export async function startGateway(registry: ServerRegistry, options: McpRuntimeOptions, nestBodyParser = true): Promise<TestGateway> {
   @Module({
     providers: [
       { provide: ServerRegistry, useValue: registry },
       { provide: McpAccessPolicy, useClass: TestAccessPolicy },
+      DirectRoutes,
     ],
-    exports: [ServerRegistry, McpAccessPolicy],
+    exports: [ServerRegistry, McpAccessPolicy, DirectRoutes],
   })
   class TestSeamsModule {}
 
   const moduleRef = await Test.createTestingModule({
-    imports: [McpRuntimeModule.forOptions({ ...options, imports: [TestSeamsModule] })],
+    imports: [
+      ObservabilityModule.forRoot({ serviceName: 'mcp-gateway-test', logFilter: 'off' }),
+      McpRuntimeModule.forOptions({ ...options, imports: [TestSeamsModule] }),
+    ],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false, bodyParser: nestBodyParser });
+  app.get(DirectRoutes).install(app.getHttpServer() as Server);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   return {

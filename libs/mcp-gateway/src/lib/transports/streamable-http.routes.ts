@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ErrorCode, isInitializeRequest, JSONRPCMessage, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { DirectRoutes } from '@arbor/platform';
+import { FederatedSession, Federation } from '../federation/federated-session';
+import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
+import type { McpAccessGrant } from '../access/mcp-access';
+import { DownstreamSessions } from './downstream-sessions';
+import { BoundedEventStore } from './event-store';
+import { HotPath, HotRequest } from './hot-path';
+import { McpEdge, refusal, sendRefusal } from './mcp-edge';
+import { HotStream, SessionTransport } from './session-transport';
+
+/**
+ * Streamable HTTP at `/mcp` and `/servers/{id}/mcp`, every method, served as direct routes (below
+ * Express and Nest: the framework's router, body parser and filters cost more than a tool call's
+ * own work; McpEdge reads the body). Stateless by default: each POST answered in JSON over the
+ * pool's shared upstream sessions, the common requests by the hot path, the others by a fresh
+ * SDK server. Stateful: sessions (Mcp-Session-Id) with SSE streams, the GET stream, resumption
+ * and DELETE, each with upstream sessions of its own.
+ */
+@Injectable()
+export class StreamableHttpRoutes implements OnModuleInit {
+  private readonly logger = new Logger('StreamableHttp');
+
+  constructor(
+    private readonly routes: DirectRoutes,
+    private readonly edge: McpEdge,
+    private readonly federation: Federation,
+    private readonly sessions: DownstreamSessions,
+    private readonly hotPath: HotPath,
+    @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
+  ) {}
+
+  onModuleInit(): void {
+    this.routes.add(
+      { route: '/mcp', matches: (_method, path) => isUnionPath(path), handle: (req, res) => this.handle(req, res, null) },
+      {
+        route: '/servers/:id/mcp',
+        matches: (_method, path) => serverIdIn(path) !== undefined,
+        handle: (req, res, path) => this.handle(req, res, serverIdIn(path) as string),
+      },
+    );
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse, serverId: string | null): Promise<void> {
+    try {
+      const admission = await this.edge.admit(req, serverId, req.method === 'POST');
+      if ('refusal' in admission) return sendRefusal(res, admission.refusal);
+      if (this.options.stateful) await this.stateful(req, res, serverId, admission.grant, admission.body);
+      else await this.stateless(req, res, serverId, admission.grant, admission.body);
+    } catch (error) {
+      this.logger.error(`MCP request failed: ${error instanceof Error ? error.message : String(error)}`);
+      sendRefusal(res, refusal(500, 'Internal error', undefined, -32603));
+    }
+  }
+
+  private async stateless(req: IncomingMessage, res: ServerResponse, serverId: string | null, grant: McpAccessGrant, body: unknown): Promise<void> {
+    if (req.method !== 'POST') {
+      return sendRefusal(res, { ...refusal(405, 'Method not allowed: this gateway runs without sessions (POST only)'), headers: { allow: 'POST' } });
+    }
+    const hot = this.hotPath.accept(req.headers, body);
+    if (hot) return this.answerHot(res, hot, serverId, grant);
+    const session = await this.federation.open({ serverId, grant, ownUpstreamSessions: false });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => void session.close());
+    await session.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  /** A stateless tools/call, tools/list or ping, answered in JSON as the SDK transport would. */
+  private async answerHot(res: ServerResponse, request: HotRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
+    // A client that goes away cancels its call upstream, as closing the SDK server does.
+    const abort = new AbortController();
+    const onClose = () => abort.abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    res.once('close', onClose);
+    const answer = await this.hotPath.answer(request, serverId, grant, abort.signal);
+    res.off('close', onClose);
+    if (abort.signal.aborted || res.writableEnded) return;
+    const text = JSON.stringify(answer);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+  }
+
+  private async stateful(req: IncomingMessage, res: ServerResponse, serverId: string | null, grant: McpAccessGrant, body: unknown): Promise<void> {
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = this.sessions.find(sessionId, grant.principal, serverId, SessionTransport);
+      if (!session) return sendRefusal(res, refusal(404, 'Session not found', undefined, -32001));
+      session.federated.updateGrant(grant);
+      if (req.method === 'POST') {
+        const hot = this.hotPath.accept(req.headers, body);
+        const stream = hot && session.transport.openHotStream(hot.id, protocolVersionOf(req), res);
+        if (hot && stream) return this.answerHotInSession(hot, stream, session.federated);
+      } else if (req.method === 'GET' && session.transport.resumeHotStream(req, res)) {
+        return;
+      }
+      return session.transport.handleRequest(req, res, body);
+    }
+    const initializing = req.method === 'POST' && (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body));
+    if (!initializing) return sendRefusal(res, refusal(400, 'Bad Request: Mcp-Session-Id header is required'));
+
+    const federated = await this.federation.open({ serverId, grant, ownUpstreamSessions: true });
+    const transport: SessionTransport = new SessionTransport(new BoundedEventStore(), {
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) =>
+        this.sessions.add({ id, serverId, federated, transport, lastUsed: Date.now(), expires: true }),
+    });
+    transport.onclose = () => void (transport.sessionId ? this.sessions.end(transport.sessionId) : federated.close());
+    await federated.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  /**
+   * A tools/call, tools/list or ping on a session, answered on its own SSE stream as the session's
+   * SDK server and transport would answer it. A client that goes away does not cancel the call
+   * (it may resume the stream); its notifications/cancelled or the session's end does.
+   */
+  private async answerHotInSession(request: HotRequest, stream: HotStream, federated: FederatedSession): Promise<void> {
+    const answer = await this.hotPath.answerInSession(request, federated, stream.signal);
+    if (!stream.signal.aborted) stream.answer(answer as JSONRPCMessage);
+  }
+}
+
+function protocolVersionOf(req: IncomingMessage): string | undefined {
+  const version = req.headers['mcp-protocol-version'];
+  return typeof version === 'string' ? version : undefined;
+}
+
+/** `/mcp` and `/servers/{id}/mcp` as Express matched them: any letter case, a trailing slash allowed (DirectRoutes drops it). */
+const UNION_PATH = /^\/mcp$/i;
+const SERVER_PATH = /^\/servers\/([^/]+)\/mcp$/i;
+
+function isUnionPath(path: string): boolean {
+  return UNION_PATH.test(path);
+}
+
+/** The `{id}` of `/servers/{id}/mcp`, decoded as Express decoded it; undefined for any other path. */
+function serverIdIn(path: string): string | undefined {
+  const id = SERVER_PATH.exec(path)?.[1];
+  if (id === undefined) return undefined;
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return undefined;
+  }
+}

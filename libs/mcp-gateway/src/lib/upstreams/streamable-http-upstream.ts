@@ -1,0 +1,393 @@
+import http, { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { createParser } from 'eventsource-parser';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, JSONRPCMessage, McpError, RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+/** Keep-alive pools shared by every upstream session: a call reuses a warm socket. */
+const AGENTS = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+/** As undici's default: an upstream that does not accept the connection in this time is unreachable. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** Ids of raw calls; the SDK Protocol numbers its own. */
+const CALL_ID_PREFIX = 'arbor-';
+/** Same-origin 307/308 redirects followed per request (fetch allows 20; an MCP endpoint moving needs one). */
+const MAX_REDIRECTS = 5;
+/** As the SDK's client: how often, and how patiently, a dropped stream is resumed. */
+const RECONNECTION = { initialDelayMs: 1000, maxDelayMs: 30_000, growFactor: 1.5, maxRetries: 2 };
+
+/** The upstream could not be reached or dropped the connection (no HTTP answer to go by). */
+export class UpstreamConnectionError extends Error {
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = 'UpstreamConnectionError';
+  }
+}
+
+/** A JSON-RPC answer as the upstream sent it: the result is not validated here. */
+export type RawResponse = { id: RequestId; result: unknown } | { id: RequestId; error: { code: number; message: string; data?: unknown } };
+
+export interface RawCallOptions {
+  signal?: AbortSignal;
+  timeoutMs: number;
+}
+
+interface StreamState {
+  /** Resumed streams answer the request whose POST stream dropped under its original id. */
+  lastEventId?: string;
+}
+
+interface PendingCall {
+  resolve(response: RawResponse): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The client side of Streamable HTTP toward an upstream, on node:http with keep-alive sockets.
+ * Does what the SDK's StreamableHTTPClientTransport does for the gateway (POST answered as JSON
+ * or SSE, the GET stream when the upstream offers one, resumption with Last-Event-ID, DELETE to
+ * end the session, the registry's headers on every request) without the web streams and fetch
+ * machinery that made the upstream call the largest cost of a gateway call. `call()` sends a
+ * request outside the SDK Protocol for the hot path: its answer comes back raw.
+ */
+export class StreamableHttpUpstreamTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  sessionId?: string;
+
+  private readonly url: URL;
+  private readonly extraHeaders: Readonly<Record<string, string>>;
+  private readonly agent: http.Agent;
+  private readonly request: typeof http.request;
+  private protocolVersion?: string;
+  private headers?: OutgoingHttpHeaders;
+  private readonly open = new Set<http.ClientRequest>();
+  private readonly pending = new Map<RequestId, PendingCall>();
+  private reconnectTimer?: NodeJS.Timeout;
+  private serverRetryMs?: number;
+  private nextCallId = 0;
+  private delivered = Promise.resolve();
+  private started = false;
+  private closed = false;
+
+  constructor(url: URL, headers: Readonly<Record<string, string>> = {}) {
+    this.url = url;
+    // Lower-cased, so that a registry header replaces the transport's own rather than doubling it.
+    this.extraHeaders = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+    const secure = url.protocol === 'https:';
+    this.agent = secure ? AGENTS['https:'] : AGENTS['http:'];
+    this.request = secure ? https.request : http.request;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('StreamableHttpUpstreamTransport already started');
+    this.started = true;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+    this.headers = undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    for (const req of this.open) req.destroy();
+    this.open.clear();
+    const gone = new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+    for (const call of this.pending.values()) call.reject(gone);
+    this.pending.clear();
+    this.onclose?.();
+  }
+
+  async send(message: JSONRPCMessage | JSONRPCMessage[], options?: TransportSendOptions): Promise<void> {
+    try {
+      if (options?.resumptionToken) {
+        this.openStream(options.resumptionToken).catch((error) => this.onerror?.(error));
+        return;
+      }
+      await this.post(message);
+    } catch (error) {
+      this.onerror?.(error as Error);
+      throw error;
+    }
+  }
+
+  /**
+   * One request outside the SDK Protocol: its answer is returned raw, what the upstream sends
+   * meanwhile (notifications, its own requests) still reaches `onmessage`. A timeout or the
+   * caller's abort tells the upstream with notifications/cancelled, as the Protocol would.
+   */
+  call(method: string, params: unknown, { signal, timeoutMs }: RawCallOptions): Promise<RawResponse> {
+    if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    const id = `${CALL_ID_PREFIX}${++this.nextCallId}`;
+    return new Promise<RawResponse>((resolve, reject) => {
+      const finish = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.pending.delete(id);
+      };
+      const giveUp = (reason: string, error: unknown) => {
+        finish();
+        reject(error);
+        this.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(() => undefined);
+      };
+      const timer = setTimeout(
+        () => giveUp('Request timed out', new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })),
+        timeoutMs,
+      );
+      const onAbort = () => giveUp(String(signal?.reason), signal?.reason);
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(id, {
+        resolve: (response) => {
+          finish();
+          resolve(response);
+        },
+        reject: (error) => {
+          finish();
+          reject(error);
+        },
+      });
+      this.post({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) } as JSONRPCMessage).catch((error) =>
+        this.pending.get(id)?.reject(error),
+      );
+    });
+  }
+
+  /** DELETE: the upstream may free the session now; 405 means it does not let clients end sessions. */
+  async terminateSession(): Promise<void> {
+    if (!this.sessionId) return;
+    const { status } = await this.exchange('DELETE', this.commonHeaders(), undefined, true);
+    if (status >= 300 && status !== 405) throw new StreamableHTTPError(status, 'Failed to terminate session');
+    this.sessionId = undefined;
+    this.headers = undefined;
+  }
+
+  private async post(message: JSONRPCMessage | JSONRPCMessage[]): Promise<void> {
+    const body = JSON.stringify(message);
+    const headers = { ...this.postHeaders(), 'content-length': Buffer.byteLength(body) };
+    const { status, response } = await this.exchange('POST', headers, body, false);
+    const sessionId = response.headers['mcp-session-id'];
+    if (typeof sessionId === 'string' && sessionId !== this.sessionId) {
+      this.sessionId = sessionId;
+      this.headers = undefined;
+    }
+    if (status < 200 || status >= 300) {
+      throw new StreamableHTTPError(status, `Error POSTing to endpoint: ${await readText(response)}`);
+    }
+    if (status === 202) {
+      response.resume();
+      // The upstream may offer a stream of its own messages once the session is initialized.
+      if (!Array.isArray(message) && 'method' in message && message.method === 'notifications/initialized') {
+        this.openStream(undefined).catch((error) => this.onerror?.(error));
+      }
+      return;
+    }
+    const messages = Array.isArray(message) ? message : [message];
+    if (!messages.some((m) => 'method' in m && 'id' in m && m.id !== undefined)) return void response.resume();
+    const type = mediaType(response.headers['content-type']);
+    if (type === 'text/event-stream') return this.readStream(response, {}, false);
+    if (type === 'application/json') {
+      const data = JSON.parse(await readText(response)) as unknown;
+      for (const item of Array.isArray(data) ? data : [data]) this.deliver(item);
+      return;
+    }
+    response.resume();
+    throw new StreamableHTTPError(-1, `Unexpected content type: ${response.headers['content-type']}`);
+  }
+
+  /** The GET stream: new (resumptionToken undefined) or resumed after a dropped stream. */
+  private async openStream(resumptionToken: string | undefined): Promise<void> {
+    if (this.closed) return;
+    const headers: OutgoingHttpHeaders = { ...this.commonHeaders(), accept: 'text/event-stream' };
+    if (resumptionToken) headers['last-event-id'] = resumptionToken;
+    const { status, response } = await this.exchange('GET', headers, undefined, false);
+    if (status === 405) return void response.resume();
+    if (status < 200 || status >= 300) {
+      response.resume();
+      throw new StreamableHTTPError(status, `Failed to open SSE stream: ${response.statusMessage ?? ''}`);
+    }
+    this.readStream(response, { lastEventId: resumptionToken }, true);
+  }
+
+  /**
+   * Reads an SSE answer, handing each message on. A stream that ends before its answer is resumed
+   * with Last-Event-ID when it can be: the GET stream, or a POST stream that sent an event id.
+   */
+  private readStream(response: IncomingMessage, state: StreamState, reconnectable: boolean): void {
+    let resumable = reconnectable;
+    let answered = false;
+    const parser = createParser({
+      onEvent: (event) => {
+        if (event.id) {
+          state.lastEventId = event.id;
+          resumable = true;
+        }
+        if (!event.data || (event.event && event.event !== 'message')) return;
+        let message: unknown;
+        try {
+          message = JSON.parse(event.data);
+        } catch (error) {
+          return this.onerror?.(error as Error);
+        }
+        if (isResponse(message)) answered = true;
+        this.deliver(message);
+      },
+      onRetry: (ms) => (this.serverRetryMs = ms),
+    });
+    let ended = false;
+    const end = (error?: unknown) => {
+      if (ended) return;
+      ended = true;
+      if (error !== undefined) this.onerror?.(new Error(`SSE stream disconnected: ${String(error)}`));
+      if (resumable && !answered && !this.closed) this.scheduleReconnection(state.lastEventId, 0);
+    };
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => parser.feed(chunk));
+    response.once('end', () => end());
+    response.once('error', (error) => end(error));
+    response.once('close', () => end(response.complete ? undefined : new Error('aborted')));
+  }
+
+  private scheduleReconnection(lastEventId: string | undefined, attempt: number): void {
+    if (attempt >= RECONNECTION.maxRetries) {
+      this.onerror?.(new Error(`Maximum reconnection attempts (${RECONNECTION.maxRetries}) exceeded.`));
+      return;
+    }
+    const delay = this.serverRetryMs ?? Math.min(RECONNECTION.initialDelayMs * RECONNECTION.growFactor ** attempt, RECONNECTION.maxDelayMs);
+    this.reconnectTimer = setTimeout(() => {
+      this.openStream(lastEventId).catch((error) => {
+        this.onerror?.(new Error(`Failed to reconnect SSE stream: ${error instanceof Error ? error.message : String(error)}`));
+        this.scheduleReconnection(lastEventId, attempt + 1);
+      });
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+
+  /**
+   * Hands messages on one microtask apart, in order: the SDK Protocol handles a notification a
+   * microtask after it arrives and forgets a request's progress handler as soon as its answer
+   * does, so progress sent just before the answer would otherwise be dropped.
+   */
+  private deliver(message: unknown): void {
+    this.delivered = this.delivered.then(() => {
+      try {
+        this.dispatch(message);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+    });
+  }
+
+  /** A message from the upstream: the answer to a raw call goes to its caller, the rest to the SDK. */
+  private dispatch(message: unknown): void {
+    if (!isMessage(message)) return void this.onerror?.(new Error('Invalid JSON-RPC message from the upstream'));
+    if (isResponse(message)) {
+      const call = this.pending.get(message.id);
+      if (call) return call.resolve(message);
+      // The late answer to a raw call given up on: the SDK never knew that id.
+      if (typeof message.id === 'string' && message.id.startsWith(CALL_ID_PREFIX)) return;
+    }
+    this.onmessage?.(message as JSONRPCMessage);
+  }
+
+  /**
+   * One HTTP request; resolves with the response as soon as its head arrives. A keep-alive socket
+   * the upstream closed just before it was reused is retried once on a fresh one: the upstream
+   * never read the request. A 307 or 308 to the same origin is followed with the same method,
+   * headers and body, as fetch followed it for the SDK's transport. Other redirects are answered
+   * as they come (an error): fetch would turn a POST into a body-less GET on 301, 302 and 303,
+   * which cannot carry a JSON-RPC message, and another origin must not get the registry's headers
+   * (credentials) nor escape the registry's URL checks.
+   */
+  private exchange(
+    method: string,
+    headers: OutgoingHttpHeaders,
+    body: string | undefined,
+    drain: boolean,
+  ): Promise<{ status: number; response: IncomingMessage }> {
+    if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    return new Promise((resolve, reject) => {
+      const attempt = (url: URL, retried: boolean, redirects: number) => {
+        const req = this.request(url, { method, headers, agent: this.agent });
+        this.open.add(req);
+        let connectTimer: NodeJS.Timeout | undefined;
+        req.once('socket', (socket) => {
+          if (!socket.connecting) return;
+          connectTimer = setTimeout(() => req.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })), CONNECT_TIMEOUT_MS);
+          socket.once('connect', () => clearTimeout(connectTimer));
+        });
+        req.once('response', (response) => {
+          clearTimeout(connectTimer);
+          response.once('close', () => this.open.delete(req));
+          const status = response.statusCode ?? 0;
+          const target = status === 307 || status === 308 ? sameOriginTarget(url, response.headers.location) : undefined;
+          if (target && redirects < MAX_REDIRECTS && !this.closed) {
+            response.resume();
+            return attempt(target, false, redirects + 1);
+          }
+          if (drain) response.resume();
+          resolve({ status, response });
+        });
+        req.once('error', (error: NodeJS.ErrnoException) => {
+          clearTimeout(connectTimer);
+          this.open.delete(req);
+          if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) return attempt(url, true, redirects);
+          reject(this.closed ? new McpError(ErrorCode.ConnectionClosed, 'Connection closed') : new UpstreamConnectionError(`${method} to the upstream failed`, { cause: error }));
+        });
+        req.end(body);
+      };
+      attempt(this.url, false, 0);
+    });
+  }
+
+  private commonHeaders(): OutgoingHttpHeaders {
+    return {
+      ...(this.sessionId ? { 'mcp-session-id': this.sessionId } : {}),
+      ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}),
+      ...this.extraHeaders,
+    };
+  }
+
+  private postHeaders(): OutgoingHttpHeaders {
+    this.headers ??= { ...this.commonHeaders(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    return this.headers;
+  }
+}
+
+/** Where a redirect points, when that is on the same origin as `from`. */
+function sameOriginTarget(from: URL, location: string | undefined): URL | undefined {
+  if (!location) return undefined;
+  try {
+    const target = new URL(location, from);
+    return target.origin === from.origin ? target : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readText(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    response.once('error', reject);
+  });
+}
+
+function mediaType(contentType: string | undefined): string | undefined {
+  return contentType?.split(';', 1)[0]?.trim().toLowerCase();
+}
+
+function isMessage(value: unknown): value is { jsonrpc: '2.0' } {
+  return typeof value === 'object' && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';
+}
+
+function isResponse(value: unknown): value is RawResponse {
+  if (!isMessage(value) || 'method' in value) return false;
+  const id = (value as { id?: unknown }).id;
+  return (typeof id === 'string' || typeof id === 'number') && ('result' in value || 'error' in value);
+}
