@@ -1,5 +1,6 @@
-// Test-only: what the service writes to standard output. Its logger writes with fs.writeSync on
-// fd 1 (pino's synchronous destination), which process.stdout spies would not see.
+// Test-only: what the service writes to standard output. Its logger writes with fs.write on fd 1
+// (pino's asynchronous destination; fs.writeSync when it flushes synchronously), which
+// process.stdout spies would not see.
 import fs from 'node:fs';
 
 export interface CapturedStdout {
@@ -18,6 +19,13 @@ export function captureStdout(): CapturedStdout {
     keep(data);
     return typeof data === 'string' ? Buffer.byteLength(data) : (data as Uint8Array).byteLength;
   }) as typeof fs.writeSync);
+  const realWrite = fs.write;
+  const fsWrite = jest.spyOn(fs, 'write').mockImplementation(((fd: number, data: unknown, ...rest: unknown[]) => {
+    if (fd !== 1) return (realWrite as (...args: unknown[]) => void)(fd, data, ...rest);
+    keep(data);
+    const done = rest[rest.length - 1] as (error: null, written: number) => void;
+    process.nextTick(done, null, typeof data === 'string' ? Buffer.byteLength(data) : (data as Uint8Array).byteLength);
+  }) as typeof fs.write);
   const write = jest.spyOn(process.stdout, 'write').mockImplementation(((data: unknown) => {
     keep(data);
     return true;
@@ -26,6 +34,7 @@ export function captureStdout(): CapturedStdout {
     text: () => chunks.join(''),
     restore: () => {
       writeSync.mockRestore();
+      fsWrite.mockRestore();
       write.mockRestore();
     },
   };
