@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { readBodyWithin } from '@arbor/platform';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
@@ -123,7 +124,7 @@ export class McpEdge {
       }
       return { value: req.body };
     }
-    const raw = await readLimited(req, this.options.maxBodyBytes);
+    const raw = await readBodyWithin(req, this.options.maxBodyBytes);
     if (raw === undefined) return { refusal: this.tooLarge() };
     try {
       return { value: JSON.parse(raw.toString('utf8')) };
@@ -135,22 +136,4 @@ export class McpEdge {
   private tooLarge(): Refusal {
     return refusal(413, `Payload Too Large: request body must not exceed ${this.options.maxBodyBytes} bytes`);
   }
-}
-
-/** The body, or undefined once it grows past `max` (the rest is drained so the answer can be sent). */
-function readLimited(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= max) return void chunks.push(chunk);
-      req.off('data', onData);
-      req.resume();
-      resolve(undefined);
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
 }

@@ -70,3 +70,24 @@ function pathOf(url: string | undefined): string {
   const path = queryStart < 0 ? url : url.slice(0, queryStart);
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
+
+/**
+ * A direct route's request body, read whole; undefined once it outgrows `limit` bytes (the rest
+ * is read and dropped, so that a refusal can still be answered on the connection).
+ */
+export function readBodyWithin(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      request.off('data', onData);
+      request.resume();
+      resolve(undefined);
+    };
+    request.on('data', onData);
+    request.once('error', reject);
+    request.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+  });
+}
