@@ -8,9 +8,9 @@ import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/t
 import { aiGatewayService } from './ai-gateway.module';
 import { MASTER_KEY, sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
-const deployment = (alias: string, model: string, fakeUrl: string) => `
+const deployment = (alias: string, model: string, fakeUrl: string, more = '') => `
   - model_name: ${alias}
-    litellm_params: { model: openai/${model}, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
+    litellm_params: { model: openai/${model}, api_base: ${fakeUrl}/v1, api_key: sk-upstream${more} }
     model_info: { id: ${alias}-deployment }`;
 
 interface SeenRequest {
@@ -62,6 +62,8 @@ describe('ai-gateway completions, embeddings, stream usage, cost and metrics', (
       deployment('embed', 'text-embedding-3-small', fake.url),
       deployment('breaks', 'fail-midstream', fake.url),
       deployment('drops', 'fail-drop', fake.url),
+      deployment('silent', 'fail-timeout', fake.url, ', timeout: 0.3'),
+      deployment('stalls', 'pause-5000', fake.url, ', timeout: 0.3'),
     ].join('')}\n`));
     client = sdkClient(gateway);
   });
@@ -138,6 +140,20 @@ describe('ai-gateway completions, embeddings, stream usage, cost and metrics', (
         for await (const chunk of dropped) void chunk;
       })(),
     ).rejects.toThrow(/upstream connection closed before the answer was complete/);
+  });
+
+  it('answers 408 when the upstream sends nothing within the deployment timeout, and ends a stream that stalls as long', async () => {
+    const impatient = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const silent = impatient.chat.completions.create({ model: 'silent', messages: [{ role: 'user', content: 'hi' }] });
+    await expect(silent).rejects.toMatchObject({ status: 408, code: 'timeout', type: 'timeout' });
+
+    const stream = await impatient.chat.completions.create({ model: 'stalls', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const seen: string[] = [];
+    const consume = async () => {
+      for await (const chunk of stream) seen.push(chunk.choices[0]?.delta?.content ?? '');
+    };
+    await expect(consume()).rejects.toThrow(APIError);
+    expect(seen.length).toBeGreaterThan(0);
   });
 
   it('answers a malformed body or an unknown route in the family A envelope, and admin routes in the platform one', async () => {

@@ -36,18 +36,18 @@ async function callMessages(call: ProviderCall): Promise<ProviderAnswer> {
     signal: call.signal,
     timeoutMs: deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
   });
-  const status = response.statusCode ?? 502;
+  const status = response.statusCode;
   if (status < 200 || status >= 300) {
     const retryAfter = response.headers['retry-after'];
-    throw anthropicError(status, await readBody(response, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
+    throw anthropicError(status, await readBody(response.body, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
   }
   const created = Math.floor(Date.now() / 1000);
   if (stream) {
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
-    const chunks = toChatCompletionChunks(readSseEvents(response), deployment.model, created, includeUsage);
+    const chunks = toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage);
     return { status, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
   }
-  const text = await readBody(response, MAX_ANSWER_BYTES);
+  const text = await readBody(response.body, MAX_ANSWER_BYTES);
   let message: AnthropicMessage;
   try {
     message = JSON.parse(text) as AnthropicMessage;

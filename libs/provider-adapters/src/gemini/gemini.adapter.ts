@@ -1,8 +1,7 @@
-import type { IncomingMessage } from 'node:http';
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
 import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream } from '../lib/upstream-http';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { embeddingTexts, toBatchEmbedContentsRequest, toEmbeddingList, type BatchEmbedContentsResponse } from './gemini.embeddings';
 import { geminiError } from './gemini.error';
 import { GEMINI_PARAMS } from './gemini.params';
@@ -30,7 +29,7 @@ async function callGenerateContent(call: ProviderCall): Promise<ProviderAnswer> 
   const created = Math.floor(Date.now() / 1000);
   if (stream) {
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
-    const chunks = toChatCompletionChunks(readSseEvents(response), deployment.model, created, includeUsage);
+    const chunks = toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage);
     return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
   }
   const answer = await readJson<GenerateContentResponse>(response);
@@ -46,7 +45,7 @@ async function callBatchEmbedContents(call: ProviderCall): Promise<ProviderAnswe
 }
 
 /** POSTs to `models/{model}:{method}`; a non-2xx answer rejects with the mapped ProviderError. */
-async function post(call: ProviderCall, method: string, request: unknown): Promise<IncomingMessage> {
+async function post(call: ProviderCall, method: string, request: unknown): Promise<UpstreamResponse> {
   const { deployment } = call;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (deployment.apiKey) headers['x-goog-api-key'] = deployment.apiKey;
@@ -58,14 +57,14 @@ async function post(call: ProviderCall, method: string, request: unknown): Promi
     signal: call.signal,
     timeoutMs: deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
   });
-  const status = response.statusCode ?? 502;
+  const status = response.statusCode;
   if (status >= 200 && status < 300) return response;
   const retryAfter = response.headers['retry-after'];
-  throw geminiError(status, await readBody(response, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
+  throw geminiError(status, await readBody(response.body, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
 }
 
-async function readJson<T>(response: IncomingMessage): Promise<T> {
-  const text = await readBody(response, MAX_ANSWER_BYTES);
+async function readJson<T>(response: UpstreamResponse): Promise<T> {
+  const text = await readBody(response.body, MAX_ANSWER_BYTES);
   try {
     return JSON.parse(text) as T;
   } catch {

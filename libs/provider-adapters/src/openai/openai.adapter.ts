@@ -1,7 +1,6 @@
-import type { IncomingMessage } from 'node:http';
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream } from '../lib/upstream-http';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { OPENAI_PARAMS } from './openai.params';
 
 const DEFAULT_API_BASE = 'https://api.openai.com/v1';
@@ -44,9 +43,14 @@ export async function sendOpenAiShaped(
     signal: call.signal,
     timeoutMs: call.deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
   });
-  if (response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300) {
-    const contentType = response.headers['content-type'] ?? (stream ? 'text/event-stream' : 'application/json');
-    return { status: response.statusCode, headers: response.headers, contentType, body: response };
+  if (response.statusCode >= 200 && response.statusCode < 300) {
+    const contentType = response.headers['content-type'];
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      contentType: typeof contentType === 'string' ? contentType : stream ? 'text/event-stream' : 'application/json',
+      body: response.body,
+    };
   }
   throw await openAiErrorFrom(response);
 }
@@ -67,9 +71,9 @@ function endpointUrl(apiBase: string, path: string): URL {
 const STATUSES_KEPT = new Set([400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 504]);
 
 /** An OpenAI error answer as ProviderError: same status, same envelope fields, Retry-After kept. */
-export async function openAiErrorFrom(response: IncomingMessage): Promise<ProviderError> {
-  const status = response.statusCode ?? 502;
-  const text = await readBody(response, 65_536).catch(() => '');
+export async function openAiErrorFrom(response: UpstreamResponse): Promise<ProviderError> {
+  const status = response.statusCode;
+  const text = await readBody(response.body, 65_536).catch(() => '');
   let error: { message?: unknown; type?: unknown; param?: unknown; code?: unknown } = {};
   try {
     const parsed = JSON.parse(text) as { error?: typeof error };

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { once } from 'node:events';
-import { ProviderAnswer, providerAdapterFor, ProviderError, ProviderOperation, readAll, supportedParams } from '@arbor/provider-adapters';
+import { answerBrokeOff, ProviderAnswer, providerAdapterFor, ProviderError, ProviderOperation, readAll, supportedParams } from '@arbor/provider-adapters';
 import { CallProgress, CallRouter } from '../call-router';
 import { GatewayDeployment } from '../config/gateway-config';
 import { DeploymentRouter } from '../deployment-router';
@@ -146,10 +146,10 @@ export class FamilyACalls {
     try {
       bytes = await readAll(answer.body, MAX_JSON_ANSWER_BYTES);
     } catch (error) {
-      this.finish(state, NO_USAGE, upstreamBrokeOff(error));
+      this.finish(state, NO_USAGE, answerBrokeOff(error));
       if (signal.aborted) return;
       routingHeaders(state);
-      throw upstreamBrokeOff(error);
+      throw answerBrokeOff(error);
     } finally {
       state.upstreamMs += performance.now() - began;
     }
@@ -196,7 +196,7 @@ export class FamilyACalls {
       if (rest !== '') response.write(rest);
     } catch (error) {
       if (!signal.aborted) {
-        failure = upstreamBrokeOff(error);
+        failure = answerBrokeOff(error);
         response.write(`data: ${JSON.stringify(failure.toBody())}\n\n`);
       }
     }
@@ -230,12 +230,6 @@ export class FamilyACalls {
     });
     return { cost, ...(keySpend !== undefined ? { keySpend } : {}) };
   }
-}
-
-/** A stream or body that broke off: the adapter's own error, else a 502 saying so. */
-function upstreamBrokeOff(error: unknown): ProviderError {
-  if (error instanceof ProviderError) return error;
-  return new ProviderError(502, 'api_connection_error', 'The upstream connection closed before the answer was complete.', 'upstream_disconnected');
 }
 
 /** An error event an upstream sent in its stream, for metrics (the client got it as it was). */
