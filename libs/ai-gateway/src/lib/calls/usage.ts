@@ -6,6 +6,8 @@ export interface CallUsage {
   cachedTokens: number;
   /** Of completionTokens, spent on reasoning. */
   reasoningTokens: number;
+  /** Counted by the gateway (the client hung up before the upstream reported usage), not reported. */
+  estimated?: boolean;
 }
 
 export const NO_USAGE: CallUsage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0 };
