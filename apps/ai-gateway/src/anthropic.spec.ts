@@ -25,15 +25,17 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
 
   beforeAll(async () => {
     process.env['AIGW_TEST_ANTHROPIC_KEY'] = 'sk-ant-upstream-secret';
-    const deployment = (fakeUrl: string, alias: string, model: string) => `
+    const deployment = (fakeUrl: string, alias: string, model: string, extra = '') => `
   - model_name: ${alias}
     litellm_params:
       model: anthropic/${model}
       api_base: ${fakeUrl}/anthropic
-      api_key: os.environ/AIGW_TEST_ANTHROPIC_KEY`;
+      api_key: os.environ/AIGW_TEST_ANTHROPIC_KEY${extra}`;
     ({ fake, database, gateway, client } = await startGatewayOnFakes((fakeUrl) => `model_list:${[
       deployment(fakeUrl, 'claude', 'claude-test'),
       deployment(fakeUrl, 'claude-usage', 'tokens-30-9'),
+      // Priced as the built-in claude-sonnet-4-5; the fake reports 1000 cache writes and 2000 cache reads.
+      deployment(fakeUrl, 'claude-cached', 'tokens-100-20-cache-1000-2000', '\n    model_info: { base_model: claude-sonnet-4-5 }'),
       deployment(fakeUrl, 'claude-401', 'fail-401'),
       deployment(fakeUrl, 'claude-429', 'fail-429'),
       deployment(fakeUrl, 'claude-overloaded', 'fail-529'),
@@ -175,6 +177,17 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
     expect(last?.choices).toEqual([]);
     expect(last?.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 9, total_tokens: 39 });
     expect(chunks.filter((chunk) => chunk.usage)).toHaveLength(1);
+  });
+
+  it('prices prompt-cache writes at 1.25× and reads at 0.1× the input price, and reports them in usage', async () => {
+    // $3 in, $15 out, cache reads $0.30 and writes $3.75 per million tokens.
+    const expectedCost = 100 * 3e-6 + 1000 * 3.75e-6 + 2000 * 0.3e-6 + 20 * 15e-6;
+    const { data, response } = await client.chat.completions.create({ model: 'claude-cached', messages: [{ role: 'user', content: 'cached-x' }] }).withResponse();
+    expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(expectedCost, 12);
+    expect(data.usage).toEqual({
+      prompt_tokens: 3100, completion_tokens: 20, total_tokens: 3120, prompt_tokens_details: { cached_tokens: 2000 },
+      cache_creation_input_tokens: 1000, cache_read_input_tokens: 2000,
+    });
   });
 
   it('maps Anthropic errors to the OpenAI SDK error classes', async () => {

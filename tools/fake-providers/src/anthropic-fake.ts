@@ -5,7 +5,7 @@
 //   fail-<400|401|403|404|413|429|500|529|context|timeout|midstream|drop> (or x-fake-fail): that
 //   error (context: "prompt is too long"; 529: overloaded; timeout: no answer; midstream: a stream
 //   sends its first text delta, then an error event; drop: first text delta, then the connection drops)
-//   tokens-<input>-<output>: the usage reported (default 7 and 5)
+//   tokens-<input>-<output>[-cache-<written>-<read>]: the usage reported (default 7 and 5, no cache)
 //   pause-<N> (or x-fake-pause-ms), hold-<name>: a stream stops after its first text delta for N
 //   ms, or until POST /_fake/release/<name>
 // The answer is "fake answer from <model>", cut at the first stop sequence or after max_tokens
@@ -106,8 +106,13 @@ export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath
     return;
   }
 
-  const tokens = /^tokens-(\d+)-(\d+)$/.exec(model);
-  const usage = { input_tokens: tokens ? Number(tokens[1]) : 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: tokens ? Number(tokens[2]) : 5 };
+  const tokens = /^tokens-(\d+)-(\d+)(?:-cache-(\d+)-(\d+))?$/.exec(model);
+  const usage = {
+    input_tokens: tokens ? Number(tokens[1]) : 7,
+    cache_creation_input_tokens: Number(tokens?.[3] ?? 0),
+    cache_read_input_tokens: Number(tokens?.[4] ?? 0),
+    output_tokens: tokens ? Number(tokens[2]) : 5,
+  };
   const answer = answerFor(request, model);
   const id = `msg_fake${Date.now()}`;
   const headers = { 'request-id': `req_fake${Date.now()}`, 'x-fake-received-model': model };

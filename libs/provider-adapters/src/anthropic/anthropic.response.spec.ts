@@ -16,7 +16,10 @@ describe('Anthropic Messages answers as family A chat completions', () => {
       created: 1700000000,
       model: MODEL,
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there.', refusal: null }, logprobs: null, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 33, completion_tokens: 4, total_tokens: 37, prompt_tokens_details: { cached_tokens: 20 } },
+      usage: {
+        prompt_tokens: 33, completion_tokens: 4, total_tokens: 37, prompt_tokens_details: { cached_tokens: 20 },
+        cache_creation_input_tokens: 3, cache_read_input_tokens: 20,
+      },
     });
   });
 

@@ -38,16 +38,23 @@ export function finishReasonFor(stopReason: string | null | undefined): string {
   return (stopReason && FINISH_REASONS[stopReason]) || 'stop';
 }
 
-/** Anthropic counts cache reads and writes apart from input_tokens; family A counts them all as prompt tokens. */
+/**
+ * Anthropic counts cache reads and writes apart from input_tokens; family A counts them all as
+ * prompt tokens, reads as cached_tokens. Writes cost more than input, so, as LiteLLM does, they
+ * are also reported as cache_creation_input_tokens (and reads as cache_read_input_tokens).
+ */
 export function familyAUsage(usage: AnthropicUsage): Record<string, unknown> {
   const cacheRead = usage.cache_read_input_tokens ?? 0;
-  const promptTokens = (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + cacheRead;
+  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  const promptTokens = (usage.input_tokens ?? 0) + cacheWrite + cacheRead;
   const completionTokens = usage.output_tokens ?? 0;
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
     prompt_tokens_details: { cached_tokens: cacheRead },
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
   };
 }
 

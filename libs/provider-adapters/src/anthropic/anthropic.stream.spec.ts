@@ -42,7 +42,7 @@ describe('Anthropic stream events as family A chunks', () => {
       { index: 0, delta: { content: 'Hello' }, logprobs: null, finish_reason: null },
       { index: 0, delta: { content: ' world' }, logprobs: null, finish_reason: null },
       { index: 0, delta: {}, logprobs: null, finish_reason: 'stop' },
-      { usage: { prompt_tokens: 16, completion_tokens: 6, total_tokens: 22, prompt_tokens_details: { cached_tokens: 4 } } },
+      { usage: { prompt_tokens: 16, completion_tokens: 6, total_tokens: 22, prompt_tokens_details: { cached_tokens: 4 }, cache_creation_input_tokens: 0, cache_read_input_tokens: 4 } },
     ]);
     expect(chunks.at(-1)?.['choices']).toEqual([]);
   });
