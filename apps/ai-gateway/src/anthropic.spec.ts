@@ -111,6 +111,58 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
     ]);
   });
 
+  it('returns thinking blocks and takes them back before the tool_use of the next turn, as Anthropic requires', async () => {
+    type ThinkingMessage = OpenAI.ChatCompletionMessage & { reasoning_content?: string; thinking_blocks?: Record<string, unknown>[] };
+    const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'think-weather?' };
+    const first = await client.chat.completions.create({ model: 'claude', messages: [question], tools: [weatherTool], reasoning_effort: 'low' });
+    const message = first.choices[0]!.message as ThinkingMessage;
+    const call = message.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+    expect(message.reasoning_content).toBe('The user wants a fake answer; a tool may help.');
+    expect(message.thinking_blocks).toEqual([{ type: 'thinking', thinking: message.reasoning_content, signature: expect.stringMatching(/^fakesig-/) }]);
+    expect((await sentToAnthropic('think-weather?')).body['thinking']).toEqual({ type: 'enabled', budget_tokens: 1024 });
+
+    // The assistant message goes back as the SDK returned it, thinking_blocks included.
+    const result: OpenAI.ChatCompletionMessageParam = { role: 'tool', tool_call_id: call.id, content: 'think-sunny' };
+    const second = await client.chat.completions.create({ model: 'claude', messages: [question, message, result], tools: [weatherTool], reasoning_effort: 'low' });
+    expect(second.choices[0]?.finish_reason).toBe('stop');
+    const sent = (await sentToAnthropic('think-sunny')).body['messages'] as { content: { type: string }[] }[];
+    expect(sent[1]?.content.map((block) => block.type)).toEqual(['thinking', 'text', 'tool_use']);
+    expect(sent[1]?.content[0]).toEqual(message.thinking_blocks?.[0]);
+
+    // Without its thinking block the turn is refused, as Anthropic refuses it.
+    const { thinking_blocks: _dropped, ...withoutThinking } = message;
+    const refused = await client.chat.completions
+      .create({ model: 'claude', messages: [question, withoutThinking as OpenAI.ChatCompletionMessageParam, result], tools: [weatherTool], reasoning_effort: 'low' })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BadRequestError);
+    expect((refused as BadRequestError).message).toContain('must start with a thinking block');
+  });
+
+  it('streams thinking as reasoning_content and thinking_blocks deltas, signature included', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'claude', messages: [{ role: 'user', content: 'think-stream' }], stream: true,
+      thinking: { type: 'enabled', budget_tokens: 2000 },
+    } as OpenAI.ChatCompletionCreateParamsStreaming);
+    let reasoning = '';
+    let thinking = '';
+    let signature = '';
+    let content = '';
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as { content?: string; reasoning_content?: string; thinking_blocks?: { thinking?: string; signature?: string }[] } | undefined;
+      reasoning += delta?.reasoning_content ?? '';
+      content += delta?.content ?? '';
+      for (const block of delta?.thinking_blocks ?? []) {
+        thinking += block.thinking ?? '';
+        signature += block.signature ?? '';
+      }
+    }
+    expect({ reasoning, thinking, content }).toEqual({
+      reasoning: 'The user wants a fake answer; a tool may help.', thinking: 'The user wants a fake answer; a tool may help.', content: 'fake answer from claude-test',
+    });
+    expect(signature).toMatch(/^fakesig-/);
+    expect((await sentToAnthropic('think-stream')).body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2000 }, max_tokens: 4096 + 2000 });
+  });
+
   it('streams a tool call as tool call deltas', async () => {
     const stream = await client.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'stream-tools' }], tools: [weatherTool], stream: true });
     let name = '';

@@ -36,6 +36,23 @@ describe('Anthropic Messages answers as family A chat completions', () => {
     });
   });
 
+  it('returns thinking as reasoning_content and every thinking block, signed or redacted, as thinking_blocks', () => {
+    const completion = toChatCompletion({
+      id: 'msg_03',
+      content: [
+        { type: 'thinking', thinking: 'Need the weather.', signature: 'sig-1' },
+        { type: 'redacted_thinking', data: 'ENCRYPTED' },
+        { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} },
+      ],
+      stop_reason: 'tool_use',
+      usage: {},
+    }, MODEL, 1) as { choices: { message: Record<string, unknown> }[] };
+    expect(completion.choices[0]?.message).toMatchObject({
+      reasoning_content: 'Need the weather.',
+      thinking_blocks: [{ type: 'thinking', thinking: 'Need the weather.', signature: 'sig-1' }, { type: 'redacted_thinking', data: 'ENCRYPTED' }],
+    });
+  });
+
   it.each([
     ['end_turn', 'stop'],
     ['stop_sequence', 'stop'],

@@ -12,6 +12,9 @@ export interface AnthropicBlock {
   type: string;
   text?: string;
   thinking?: string;
+  signature?: string;
+  /** redacted_thinking: encrypted thinking, to be sent back as it is. */
+  data?: string;
   id?: string;
   name?: string;
   input?: unknown;
@@ -58,6 +61,12 @@ export function familyAUsage(usage: AnthropicUsage): Record<string, unknown> {
   };
 }
 
+/** A thinking or redacted_thinking block in LiteLLM's thinking_blocks shape. */
+export function thinkingBlockOf(block: AnthropicBlock): Record<string, unknown> {
+  if (block.type === 'redacted_thinking') return { type: 'redacted_thinking', data: block.data ?? '' };
+  return { type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' };
+}
+
 /** A Messages API answer as a family A chat.completion. */
 export function toChatCompletion(message: AnthropicMessage, model: string, created: number): Record<string, unknown> {
   const text = message.content.filter((block) => block.type === 'text').map((block) => block.text ?? '').join('');
@@ -67,6 +76,9 @@ export function toChatCompletion(message: AnthropicMessage, model: string, creat
     .map((block) => ({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }));
   const reply: Record<string, unknown> = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text, refusal: null };
   if (thinking !== '') reply['reasoning_content'] = thinking;
+  const thinkingBlocks = message.content.filter((block) => block.type === 'thinking' || block.type === 'redacted_thinking').map(thinkingBlockOf);
+  // As LiteLLM returns them: the client sends them back with the tool results, and Anthropic requires that.
+  if (thinkingBlocks.length > 0) reply['thinking_blocks'] = thinkingBlocks;
   if (toolCalls.length > 0) reply['tool_calls'] = toolCalls;
   return {
     id: message.id,
