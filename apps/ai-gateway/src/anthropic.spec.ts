@@ -25,15 +25,17 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
 
   beforeAll(async () => {
     process.env['AIGW_TEST_ANTHROPIC_KEY'] = 'sk-ant-upstream-secret';
-    const deployment = (fakeUrl: string, alias: string, model: string) => `
+    const deployment = (fakeUrl: string, alias: string, model: string, extra = '') => `
   - model_name: ${alias}
     litellm_params:
       model: anthropic/${model}
       api_base: ${fakeUrl}/anthropic
-      api_key: os.environ/AIGW_TEST_ANTHROPIC_KEY`;
+      api_key: os.environ/AIGW_TEST_ANTHROPIC_KEY${extra}`;
     ({ fake, database, gateway, client } = await startGatewayOnFakes((fakeUrl) => `model_list:${[
       deployment(fakeUrl, 'claude', 'claude-test'),
       deployment(fakeUrl, 'claude-usage', 'tokens-30-9'),
+      // Priced as the built-in claude-sonnet-4-5; the fake reports 1000 cache writes and 2000 cache reads.
+      deployment(fakeUrl, 'claude-cached', 'tokens-100-20-cache-1000-2000', '\n    model_info: { base_model: claude-sonnet-4-5 }'),
       deployment(fakeUrl, 'claude-401', 'fail-401'),
       deployment(fakeUrl, 'claude-429', 'fail-429'),
       deployment(fakeUrl, 'claude-overloaded', 'fail-529'),
@@ -109,6 +111,58 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
     ]);
   });
 
+  it('returns thinking blocks and takes them back before the tool_use of the next turn, as Anthropic requires', async () => {
+    type ThinkingMessage = OpenAI.ChatCompletionMessage & { reasoning_content?: string; thinking_blocks?: Record<string, unknown>[] };
+    const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'think-weather?' };
+    const first = await client.chat.completions.create({ model: 'claude', messages: [question], tools: [weatherTool], reasoning_effort: 'low' });
+    const message = first.choices[0]!.message as ThinkingMessage;
+    const call = message.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+    expect(message.reasoning_content).toBe('The user wants a fake answer; a tool may help.');
+    expect(message.thinking_blocks).toEqual([{ type: 'thinking', thinking: message.reasoning_content, signature: expect.stringMatching(/^fakesig-/) }]);
+    expect((await sentToAnthropic('think-weather?')).body['thinking']).toEqual({ type: 'enabled', budget_tokens: 1024 });
+
+    // The assistant message goes back as the SDK returned it, thinking_blocks included.
+    const result: OpenAI.ChatCompletionMessageParam = { role: 'tool', tool_call_id: call.id, content: 'think-sunny' };
+    const second = await client.chat.completions.create({ model: 'claude', messages: [question, message, result], tools: [weatherTool], reasoning_effort: 'low' });
+    expect(second.choices[0]?.finish_reason).toBe('stop');
+    const sent = (await sentToAnthropic('think-sunny')).body['messages'] as { content: { type: string }[] }[];
+    expect(sent[1]?.content.map((block) => block.type)).toEqual(['thinking', 'text', 'tool_use']);
+    expect(sent[1]?.content[0]).toEqual(message.thinking_blocks?.[0]);
+
+    // Without its thinking block the turn is refused, as Anthropic refuses it.
+    const { thinking_blocks: _dropped, ...withoutThinking } = message;
+    const refused = await client.chat.completions
+      .create({ model: 'claude', messages: [question, withoutThinking as OpenAI.ChatCompletionMessageParam, result], tools: [weatherTool], reasoning_effort: 'low' })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BadRequestError);
+    expect((refused as BadRequestError).message).toContain('must start with a thinking block');
+  });
+
+  it('streams thinking as reasoning_content and thinking_blocks deltas, signature included', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'claude', messages: [{ role: 'user', content: 'think-stream' }], stream: true,
+      thinking: { type: 'enabled', budget_tokens: 2000 },
+    } as OpenAI.ChatCompletionCreateParamsStreaming);
+    let reasoning = '';
+    let thinking = '';
+    let signature = '';
+    let content = '';
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as { content?: string; reasoning_content?: string; thinking_blocks?: { thinking?: string; signature?: string }[] } | undefined;
+      reasoning += delta?.reasoning_content ?? '';
+      content += delta?.content ?? '';
+      for (const block of delta?.thinking_blocks ?? []) {
+        thinking += block.thinking ?? '';
+        signature += block.signature ?? '';
+      }
+    }
+    expect({ reasoning, thinking, content }).toEqual({
+      reasoning: 'The user wants a fake answer; a tool may help.', thinking: 'The user wants a fake answer; a tool may help.', content: 'fake answer from claude-test',
+    });
+    expect(signature).toMatch(/^fakesig-/);
+    expect((await sentToAnthropic('think-stream')).body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2000 }, max_tokens: 4096 + 2000 });
+  });
+
   it('streams a tool call as tool call deltas', async () => {
     const stream = await client.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'stream-tools' }], tools: [weatherTool], stream: true });
     let name = '';
@@ -175,6 +229,17 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
     expect(last?.choices).toEqual([]);
     expect(last?.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 9, total_tokens: 39 });
     expect(chunks.filter((chunk) => chunk.usage)).toHaveLength(1);
+  });
+
+  it('prices prompt-cache writes at 1.25× and reads at 0.1× the input price, and reports them in usage', async () => {
+    // $3 in, $15 out, cache reads $0.30 and writes $3.75 per million tokens.
+    const expectedCost = 100 * 3e-6 + 1000 * 3.75e-6 + 2000 * 0.3e-6 + 20 * 15e-6;
+    const { data, response } = await client.chat.completions.create({ model: 'claude-cached', messages: [{ role: 'user', content: 'cached-x' }] }).withResponse();
+    expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(expectedCost, 12);
+    expect(data.usage).toEqual({
+      prompt_tokens: 3100, completion_tokens: 20, total_tokens: 3120, prompt_tokens_details: { cached_tokens: 2000 },
+      cache_creation_input_tokens: 1000, cache_read_input_tokens: 2000,
+    });
   });
 
   it('maps Anthropic errors to the OpenAI SDK error classes', async () => {

@@ -36,6 +36,7 @@ describe('ai-gateway family A routes through the official OpenAI SDK', () => {
       deployment('broken', 'fail-500', fake.url),
       deployment('slow-stream', 'hold-stream-test', fake.url),
       deployment('held-stream', 'hold-never-released', fake.url),
+      deployment('priced-held', 'hold-priced-never-released', fake.url, '\n    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }'),
     ].join('')}
 litellm_settings:
   drop_params: true
@@ -134,10 +135,44 @@ litellm_settings:
     expect(record?.aborted).toBe(true);
   });
 
+  it('still records an estimated spend for the key when its client hangs up mid-stream', async () => {
+    const asMaster = { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' };
+    const created = await fetch(`${gateway.url}/api/v1/keys`, { method: 'POST', headers: asMaster, body: JSON.stringify({ project: 'hang-ups' }) });
+    const key = (await created.json()) as { id: string; key: string };
+    const prompt = 'a question whose answer nobody reads';
+    const stream = await sdkClient(gateway, key.key).chat.completions.create({ model: 'priced-held', messages: [{ role: 'user', content: prompt }], stream: true });
+    for await (const _chunk of stream) {
+      stream.controller.abort();
+      break;
+    }
+
+    // The upstream saw the abort, so it never sent its usage chunk.
+    const deadline = Date.now() + 5000;
+    let aborted = false;
+    while (!aborted && Date.now() < deadline) {
+      aborted = (await seenByFake()).some((r) => r.body.includes(prompt) && r.aborted);
+      if (!aborted) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(aborted).toBe(true);
+
+    // Spend is written behind the request; the report waits for nothing, so ask until it is there.
+    let report: { spend: number; totals: Record<string, number> } | undefined;
+    while (Date.now() < deadline) {
+      report = (await (await fetch(`${gateway.url}/api/v1/keys/${key.id}/spend`, { headers: asMaster })).json()) as typeof report;
+      if (report?.totals['requests'] === 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // o200k_base: 3 for the reply, 3 for the message, then "user\n" + the prompt (8 tokens).
+    const promptTokens = 3 + 3 + 8;
+    expect(report?.totals).toMatchObject({ requests: 1, estimated_requests: 1, prompt_tokens: promptTokens, completion_tokens: 0 });
+    expect(report?.totals['estimated_cost_usd']).toBeCloseTo(promptTokens * 0.001, 10);
+    expect(report?.spend).toBeCloseTo(promptTokens * 0.001, 10);
+  });
+
   it('lists aliases (never provider models) and retrieves one', async () => {
     const ids: string[] = [];
     for await (const model of client.models.list()) ids.push(model.id);
-    expect(ids.sort()).toEqual(['broken', 'fast', 'held-stream', 'limited', 'shuffled', 'slow-stream']);
+    expect(ids.sort()).toEqual(['broken', 'fast', 'held-stream', 'limited', 'priced-held', 'shuffled', 'slow-stream']);
     expect((await client.models.retrieve('fast')).id).toBe('fast');
     await expect(client.models.retrieve('gpt-4o-mini')).rejects.toBeInstanceOf(NotFoundError);
   });

@@ -3,7 +3,7 @@
 import Anthropic, {
   APIError, AuthenticationError, BadRequestError, InternalServerError, NotFoundError, PermissionDeniedError, RateLimitError,
 } from '@anthropic-ai/sdk';
-import { FAKE_TOOL_INPUT } from './anthropic-fake.ts';
+import { FAKE_THINKING, FAKE_TOOL_INPUT } from './anthropic-fake.ts';
 import { startFakeProviders, type FakeProviders } from './fake-providers.ts';
 
 describe('the Anthropic fake through the official Anthropic SDK', () => {
@@ -41,6 +41,30 @@ describe('the Anthropic fake through the official Anthropic SDK', () => {
     expect(message.usage).toMatchObject({ input_tokens: 30, output_tokens: 9 });
     expect(events[0]).toBe('message_start');
     expect(events.slice(-3)).toEqual(['content_block_stop', 'message_delta', 'message_stop']);
+  });
+
+  it('thinks first when thinking is on, streams the thinking signed, and wants it back before the tool_use', async () => {
+    const request = {
+      model: 'claude-test', max_tokens: 4000, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, tools: [weatherTool],
+      messages: [{ role: 'user' as const, content: 'weather?' }],
+    };
+    const streamed = await client.messages.stream(request).finalMessage();
+    expect(streamed.content.map((block) => block.type)).toEqual(['thinking', 'text', 'tool_use']);
+    expect(streamed.content[0]).toMatchObject({ type: 'thinking', thinking: FAKE_THINKING, signature: expect.stringMatching(/^fakesig-/) });
+    const toolUse = streamed.content.find((block) => block.type === 'tool_use') as Anthropic.ToolUseBlock;
+    const result = { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: toolUse.id, content: 'sunny' }] };
+
+    const answered = await client.messages.create({ ...request, messages: [...request.messages, { role: 'assistant', content: streamed.content }, result] });
+    expect(answered.stop_reason).toBe('end_turn');
+    const refuse = async (content: Anthropic.ContentBlockParam[]) => {
+      const error = await client.messages.create({ ...request, messages: [...request.messages, { role: 'assistant', content }, result] }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BadRequestError);
+      return (error as BadRequestError).message;
+    };
+    expect(await refuse(streamed.content.slice(1) as Anthropic.ContentBlockParam[])).toContain('must start with a thinking block');
+    const altered = { ...(streamed.content[0] as Anthropic.ThinkingBlock), thinking: 'something else' };
+    expect(await refuse([altered, ...streamed.content.slice(1)] as Anthropic.ContentBlockParam[])).toContain('Invalid `signature`');
+    expect(await client.messages.create({ ...request, thinking: { type: 'enabled', budget_tokens: 10 } }).catch((e: unknown) => e)).toBeInstanceOf(BadRequestError);
   });
 
   it('refuses sampling parameters under API version 2026-10-21 (the SDK default) and takes them under 2023-06-01', async () => {

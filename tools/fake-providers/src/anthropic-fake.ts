@@ -5,14 +5,16 @@
 //   fail-<400|401|403|404|413|429|500|529|context|timeout|midstream|drop> (or x-fake-fail): that
 //   error (context: "prompt is too long"; 529: overloaded; timeout: no answer; midstream: a stream
 //   sends its first text delta, then an error event; drop: first text delta, then the connection drops)
-//   tokens-<input>-<output>: the usage reported (default 7 and 5)
+//   tokens-<input>-<output>[-cache-<written>-<read>]: the usage reported (default 7 and 5, no cache)
 //   pause-<N> (or x-fake-pause-ms), hold-<name>: a stream stops after its first text delta for N
 //   ms, or until POST /_fake/release/<name>
 // The answer is "fake answer from <model>", cut at the first stop sequence or after max_tokens
 // words; with tools (and tool_choice not none) it also calls the chosen or first tool with
-// {"argument":"fake"}, unless the last turn already carries tool results. Requests are checked as
-// Anthropic checks them (roles, alternating tool_use/tool_result ids, non-empty text), and
-// non-streamed answers echo what arrived in `fake_echo`.
+// {"argument":"fake"}, unless the last turn already carries tool results. With `thinking` enabled the
+// answer starts with a signed thinking block (streamed as thinking_delta and signature_delta).
+// Requests are checked as Anthropic checks them (roles, alternating tool_use/tool_result ids,
+// non-empty text; with thinking on, the assistant turn whose tool_use the last turn answers must
+// start with its thinking block, signature intact), and non-streamed answers echo what arrived in `fake_echo`.
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { held, type FakeHandler } from './openai-fake.ts';
@@ -33,12 +35,21 @@ const ERRORS: Record<string, { status: number; type: string; message: string }> 
 const API_VERSIONS = ['2023-06-01', '2026-10-21'];
 
 export const FAKE_TOOL_INPUT = { argument: 'fake' };
+export const FAKE_THINKING = 'The user wants a fake answer; a tool may help.';
+
+/** The fake's signature of a thinking text: a block sent back altered fails as it would at Anthropic. */
+function signatureOf(thinking: string): string {
+  return `fakesig-${Buffer.from(thinking).toString('base64')}`;
+}
 
 interface Block {
   type?: unknown;
   text?: unknown;
   id?: unknown;
   tool_use_id?: unknown;
+  thinking?: unknown;
+  signature?: unknown;
+  data?: unknown;
 }
 
 interface MessagesRequest {
@@ -53,6 +64,7 @@ interface MessagesRequest {
   stream?: unknown;
   tools?: { name?: unknown }[];
   tool_choice?: { type?: unknown; name?: unknown };
+  thinking?: { type?: unknown; budget_tokens?: unknown };
 }
 
 export function sendAnthropicError(res: ServerResponse, status: number, type: string, message: string): void {
@@ -106,8 +118,13 @@ export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath
     return;
   }
 
-  const tokens = /^tokens-(\d+)-(\d+)$/.exec(model);
-  const usage = { input_tokens: tokens ? Number(tokens[1]) : 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: tokens ? Number(tokens[2]) : 5 };
+  const tokens = /^tokens-(\d+)-(\d+)(?:-cache-(\d+)-(\d+))?$/.exec(model);
+  const usage = {
+    input_tokens: tokens ? Number(tokens[1]) : 7,
+    cache_creation_input_tokens: Number(tokens?.[3] ?? 0),
+    cache_read_input_tokens: Number(tokens?.[4] ?? 0),
+    output_tokens: tokens ? Number(tokens[2]) : 5,
+  };
   const answer = answerFor(request, model);
   const id = `msg_fake${Date.now()}`;
   const headers = { 'request-id': `req_fake${Date.now()}`, 'x-fake-received-model': model };
@@ -167,6 +184,12 @@ function problemWith(request: MessagesRequest, version: string): string | undefi
   if (request.stop_sequences !== undefined && !(Array.isArray(request.stop_sequences) && request.stop_sequences.every((stop) => typeof stop === 'string'))) {
     return 'stop_sequences: Input should be a valid list of strings';
   }
+  const thinking = request.thinking;
+  if (thinking !== undefined && thinking?.type !== 'disabled') {
+    if (thinking?.type !== 'enabled') return "thinking.type: Input should be 'enabled' or 'disabled'";
+    if (!Number.isInteger(thinking.budget_tokens) || (thinking.budget_tokens as number) < 1024) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+    if ((thinking.budget_tokens as number) >= (request.max_tokens as number)) return '`max_tokens` must be greater than `thinking.budget_tokens`';
+  }
   let previousToolUses = new Set<unknown>();
   for (const [index, message] of (request.messages as { role?: unknown; content?: unknown }[]).entries()) {
     if (message?.role !== 'user' && message?.role !== 'assistant') return `messages.${index}.role: Input should be 'user' or 'assistant'`;
@@ -174,13 +197,31 @@ function problemWith(request: MessagesRequest, version: string): string | undefi
     if (blocks.length === 0) return `messages.${index}: all messages must have non-empty content`;
     for (const [position, block] of blocks.entries()) {
       if (block?.type === 'text' && (typeof block.text !== 'string' || block.text === '')) return `messages.${index}.content.${position}: text content blocks must be non-empty`;
+      if (block?.type === 'thinking' && (typeof block.signature !== 'string' || block.signature !== signatureOf(String(block.thinking)))) {
+        return `messages.${index}.content.${position}: Invalid \`signature\` in \`thinking\` block`;
+      }
       if (block?.type === 'tool_result' && !previousToolUses.has(block.tool_use_id)) {
         return `messages.${index}.content.${position}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
       }
     }
     previousToolUses = new Set(blocks.filter((block) => block?.type === 'tool_use').map((block) => block.id));
   }
+  if (request.thinking?.type === 'enabled') return thinkingTurnProblem(request.messages as { role?: unknown; content?: unknown }[]);
   return undefined;
+}
+
+/**
+ * Anthropic's rule with thinking on: when the last turn carries tool results, the assistant turn
+ * with their tool_use must start with its (signed) thinking block, sent back unchanged.
+ */
+function thinkingTurnProblem(messages: { role?: unknown; content?: unknown }[]): string | undefined {
+  const last = messages.at(-1);
+  if (last?.role !== 'user' || !Array.isArray(last.content) || !last.content.some((block: Block) => block?.type === 'tool_result')) return undefined;
+  const index = messages.length - 2;
+  const turn = messages[index];
+  const first = Array.isArray(turn?.content) ? (turn.content[0] as Block | undefined) : { type: 'text' };
+  if (first?.type === 'thinking' || first?.type === 'redacted_thinking') return undefined;
+  return `messages.${index}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`.`;
 }
 
 interface Answer {
@@ -209,6 +250,7 @@ function answerFor(request: MessagesRequest, model: string): Answer {
     stopSequence = null;
   }
   const content: Record<string, unknown>[] = text === '' ? [] : [{ type: 'text', text }];
+  if (request.thinking?.type === 'enabled') content.unshift({ type: 'thinking', thinking: FAKE_THINKING, signature: signatureOf(FAKE_THINKING) });
   const tool = toolToCall(request);
   if (tool && stopReason === 'end_turn') {
     content.push({ type: 'tool_use', id: `toolu_fake${Date.now()}`, name: tool, input: FAKE_TOOL_INPUT });
@@ -234,6 +276,10 @@ function streamEvents(id: string, model: string, answer: Answer, usage: Record<s
       events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
       if (index === 0) events.push({ type: 'ping' });
       for (const piece of String(block['text']).split(/(?<= )/)) events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+    } else if (block['type'] === 'thinking') {
+      events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      for (const piece of String(block['thinking']).split(/(?<=; )/)) events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
+      events.push({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block['signature'] } });
     } else {
       events.push({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
       const json = JSON.stringify(block['input']);

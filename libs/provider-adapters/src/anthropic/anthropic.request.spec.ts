@@ -130,4 +130,30 @@ describe('family A chat completions as Anthropic Messages requests', () => {
     expect(thinking['max_tokens']).toBe(4096 + 2048);
     expect(toAnthropicRequest({ messages: [], reasoning_effort: 'none' }, MODEL)['thinking']).toBeUndefined();
   });
+
+  it('passes Anthropic\'s own thinking parameter (it wins over reasoning_effort) and refuses a malformed one', () => {
+    const request = toAnthropicRequest({ messages: [], thinking: { type: 'enabled', budget_tokens: 3000 }, reasoning_effort: 'low' }, MODEL);
+    expect(request).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 3000 }, max_tokens: 4096 + 3000 });
+    expect(toAnthropicRequest({ messages: [], thinking: { type: 'disabled' } }, MODEL)).toMatchObject({ thinking: { type: 'disabled' }, max_tokens: 4096 });
+    expect(() => toAnthropicRequest({ messages: [], thinking: { type: 'enabled' } }, MODEL)).toThrow(ProviderError);
+  });
+
+  it('puts an assistant turn\'s thinking_blocks back first, before its text and tool_use blocks', () => {
+    const thinking = { type: 'thinking', thinking: 'Need the weather.', signature: 'sig-1' };
+    const redacted = { type: 'redacted_thinking', data: 'ENCRYPTED' };
+    const request = toAnthropicRequest({
+      messages: [
+        { role: 'user', content: 'weather?' },
+        {
+          role: 'assistant', content: 'Checking.', reasoning_content: 'Need the weather.', thinking_blocks: [thinking, redacted],
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+      ],
+    }, MODEL);
+    expect((request['messages'] as { content: unknown[] }[])[1]?.content).toEqual([
+      thinking, redacted, { type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'call_1', name: 'get_weather', input: {} },
+    ]);
+    expect(() => toAnthropicRequest({ messages: [{ role: 'assistant', content: 'x', thinking_blocks: [{ type: 'thinking', thinking: 'unsigned' }] }] }, MODEL)).toThrow('signature');
+  });
 });

@@ -19,10 +19,13 @@ export function toAnthropicRequest(body: Record<string, unknown>, model: string)
   if (system.length > 0) request['system'] = system;
 
   const maxTokens = body['max_completion_tokens'] ?? body['max_tokens'];
-  const thinkingBudget = thinkingBudgetFor(body['reasoning_effort']);
+  // Anthropic's own `thinking` (as LiteLLM takes it) wins over reasoning_effort.
+  const thinking = body['thinking'] !== undefined && body['thinking'] !== null ? thinkingParam(body['thinking']) : undefined;
+  const thinkingBudget = thinking ? thinking.budget_tokens : thinkingBudgetFor(body['reasoning_effort']);
   // The thinking budget is part of max_tokens, so the default leaves room for an answer after it.
   request['max_tokens'] = maxTokens ?? DEFAULT_MAX_TOKENS + (thinkingBudget ?? 0);
-  if (thinkingBudget !== undefined) request['thinking'] = { type: 'enabled', budget_tokens: thinkingBudget };
+  if (thinking) request['thinking'] = thinking.param;
+  else if (thinkingBudget !== undefined) request['thinking'] = { type: 'enabled', budget_tokens: thinkingBudget };
 
   for (const name of ['temperature', 'top_p', 'top_k'] as const) {
     if (body[name] !== undefined) request[name] = body[name];
@@ -45,6 +48,13 @@ function thinkingBudgetFor(effort: unknown): number | undefined {
   const budget = typeof effort === 'string' ? THINKING_BUDGETS[effort] : undefined;
   if (budget === undefined) throw invalid(`reasoning_effort must be one of none, minimal, low, medium, high.`, 'reasoning_effort');
   return budget;
+}
+
+function thinkingParam(value: unknown): { param: Block; budget_tokens?: number } {
+  const { type, budget_tokens: budget } = (typeof value === 'object' ? value : {}) as { type?: unknown; budget_tokens?: unknown };
+  if (type === 'disabled') return { param: { type: 'disabled' } };
+  if (type !== 'enabled' || !Number.isInteger(budget)) throw invalid('thinking must be {"type":"enabled","budget_tokens":<integer>} or {"type":"disabled"}.', 'thinking');
+  return { param: { type: 'enabled', budget_tokens: budget }, budget_tokens: budget as number };
 }
 
 function translateMessages(value: unknown): { system: Block[]; messages: Turn[] } {
@@ -97,8 +107,9 @@ function userBlocks(message: Block, index: number): Block[] {
 }
 
 function assistantBlocks(message: Block, index: number): Block[] {
-  const { content, tool_calls: toolCalls } = message;
-  const blocks: Block[] = [];
+  const { content, tool_calls: toolCalls, thinking_blocks: thinkingBlocks } = message;
+  // With thinking on, Anthropic wants the turn's thinking back, signed and first, before its tool_use blocks.
+  const blocks: Block[] = Array.isArray(thinkingBlocks) ? thinkingBlocks.map((block: Block) => thinkingBlock(block, index)) : [];
   if (typeof content === 'string') blocks.push({ type: 'text', text: content });
   else if (Array.isArray(content)) {
     for (const part of content as Block[]) {
@@ -110,6 +121,15 @@ function assistantBlocks(message: Block, index: number): Block[] {
   if (Array.isArray(toolCalls)) blocks.push(...toolCalls.map((call: Block) => toolUseBlock(call, index)));
   // Anthropic refuses empty text blocks, which OpenAI clients send beside tool calls.
   return blocks.filter((block) => !(block['type'] === 'text' && block['text'] === ''));
+}
+
+/** A thinking block as the answer gave it (LiteLLM's thinking_blocks), with only the fields Anthropic takes. */
+function thinkingBlock(block: Block, index: number): Block {
+  if (block?.['type'] === 'thinking' && typeof block['thinking'] === 'string' && typeof block['signature'] === 'string') {
+    return { type: 'thinking', thinking: block['thinking'], signature: block['signature'] };
+  }
+  if (block?.['type'] === 'redacted_thinking' && typeof block['data'] === 'string') return { type: 'redacted_thinking', data: block['data'] };
+  throw invalid(`messages[${index}].thinking_blocks must be thinking blocks (with their signature) or redacted_thinking blocks.`, 'messages');
 }
 
 function textBlock(part: Block): Block {

@@ -16,7 +16,10 @@ describe('Anthropic Messages answers as family A chat completions', () => {
       created: 1700000000,
       model: MODEL,
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there.', refusal: null }, logprobs: null, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 33, completion_tokens: 4, total_tokens: 37, prompt_tokens_details: { cached_tokens: 20 } },
+      usage: {
+        prompt_tokens: 33, completion_tokens: 4, total_tokens: 37, prompt_tokens_details: { cached_tokens: 20 },
+        cache_creation_input_tokens: 3, cache_read_input_tokens: 20,
+      },
     });
   });
 
@@ -30,6 +33,23 @@ describe('Anthropic Messages answers as family A chat completions', () => {
     expect(completion.choices[0]).toMatchObject({
       message: { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
       finish_reason: 'tool_calls',
+    });
+  });
+
+  it('returns thinking as reasoning_content and every thinking block, signed or redacted, as thinking_blocks', () => {
+    const completion = toChatCompletion({
+      id: 'msg_03',
+      content: [
+        { type: 'thinking', thinking: 'Need the weather.', signature: 'sig-1' },
+        { type: 'redacted_thinking', data: 'ENCRYPTED' },
+        { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} },
+      ],
+      stop_reason: 'tool_use',
+      usage: {},
+    }, MODEL, 1) as { choices: { message: Record<string, unknown> }[] };
+    expect(completion.choices[0]?.message).toMatchObject({
+      reasoning_content: 'Need the weather.',
+      thinking_blocks: [{ type: 'thinking', thinking: 'Need the weather.', signature: 'sig-1' }, { type: 'redacted_thinking', data: 'ENCRYPTED' }],
     });
   });
 

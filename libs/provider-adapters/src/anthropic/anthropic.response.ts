@@ -12,6 +12,9 @@ export interface AnthropicBlock {
   type: string;
   text?: string;
   thinking?: string;
+  signature?: string;
+  /** redacted_thinking: encrypted thinking, to be sent back as it is. */
+  data?: string;
   id?: string;
   name?: string;
   input?: unknown;
@@ -38,17 +41,30 @@ export function finishReasonFor(stopReason: string | null | undefined): string {
   return (stopReason && FINISH_REASONS[stopReason]) || 'stop';
 }
 
-/** Anthropic counts cache reads and writes apart from input_tokens; family A counts them all as prompt tokens. */
+/**
+ * Anthropic counts cache reads and writes apart from input_tokens; family A counts them all as
+ * prompt tokens, reads as cached_tokens. Writes cost more than input, so, as LiteLLM does, they
+ * are also reported as cache_creation_input_tokens (and reads as cache_read_input_tokens).
+ */
 export function familyAUsage(usage: AnthropicUsage): Record<string, unknown> {
   const cacheRead = usage.cache_read_input_tokens ?? 0;
-  const promptTokens = (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + cacheRead;
+  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  const promptTokens = (usage.input_tokens ?? 0) + cacheWrite + cacheRead;
   const completionTokens = usage.output_tokens ?? 0;
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
     prompt_tokens_details: { cached_tokens: cacheRead },
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
   };
+}
+
+/** A thinking or redacted_thinking block in LiteLLM's thinking_blocks shape. */
+export function thinkingBlockOf(block: AnthropicBlock): Record<string, unknown> {
+  if (block.type === 'redacted_thinking') return { type: 'redacted_thinking', data: block.data ?? '' };
+  return { type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' };
 }
 
 /** A Messages API answer as a family A chat.completion. */
@@ -60,6 +76,9 @@ export function toChatCompletion(message: AnthropicMessage, model: string, creat
     .map((block) => ({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }));
   const reply: Record<string, unknown> = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text, refusal: null };
   if (thinking !== '') reply['reasoning_content'] = thinking;
+  const thinkingBlocks = message.content.filter((block) => block.type === 'thinking' || block.type === 'redacted_thinking').map(thinkingBlockOf);
+  // As LiteLLM returns them: the client sends them back with the tool results, and Anthropic requires that.
+  if (thinkingBlocks.length > 0) reply['thinking_blocks'] = thinkingBlocks;
   if (toolCalls.length > 0) reply['tool_calls'] = toolCalls;
   return {
     id: message.id,

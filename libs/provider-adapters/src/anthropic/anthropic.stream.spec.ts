@@ -42,7 +42,7 @@ describe('Anthropic stream events as family A chunks', () => {
       { index: 0, delta: { content: 'Hello' }, logprobs: null, finish_reason: null },
       { index: 0, delta: { content: ' world' }, logprobs: null, finish_reason: null },
       { index: 0, delta: {}, logprobs: null, finish_reason: 'stop' },
-      { usage: { prompt_tokens: 16, completion_tokens: 6, total_tokens: 22, prompt_tokens_details: { cached_tokens: 4 } } },
+      { usage: { prompt_tokens: 16, completion_tokens: 6, total_tokens: 22, prompt_tokens_details: { cached_tokens: 4 }, cache_creation_input_tokens: 0, cache_read_input_tokens: 4 } },
     ]);
     expect(chunks.at(-1)?.['choices']).toEqual([]);
   });
@@ -73,6 +73,27 @@ describe('Anthropic stream events as family A chunks', () => {
       {},
     ]);
     expect((deltas(chunks).at(-1) as { finish_reason: unknown }).finish_reason).toBe('tool_calls');
+  });
+
+  it('streams thinking as reasoning_content with thinking_blocks deltas, then its signature, and redacted thinking whole', async () => {
+    const chunks = await collect(anthropicStream(
+      messageStart,
+      { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Need ' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'the weather.' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig-1' } },
+      { type: 'content_block_stop', index: 0 },
+      { type: 'content_block_start', index: 1, content_block: { type: 'redacted_thinking', data: 'ENCRYPTED' } },
+      { type: 'content_block_stop', index: 1 },
+      { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 6 } },
+      { type: 'message_stop' },
+    ), false);
+    expect(deltas(chunks).slice(1, -1).map((choice) => (choice as { delta: unknown }).delta)).toEqual([
+      { reasoning_content: 'Need ', thinking_blocks: [{ type: 'thinking', thinking: 'Need ', signature: '' }] },
+      { reasoning_content: 'the weather.', thinking_blocks: [{ type: 'thinking', thinking: 'the weather.', signature: '' }] },
+      { thinking_blocks: [{ type: 'thinking', thinking: '', signature: 'sig-1' }] },
+      { thinking_blocks: [{ type: 'redacted_thinking', data: 'ENCRYPTED' }] },
+    ]);
   });
 
   it('throws the mapped error of an error event after the chunks before it', async () => {

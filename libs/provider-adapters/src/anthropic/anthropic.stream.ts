@@ -1,13 +1,13 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../lib/provider-error';
-import { anthropicError, familyAUsage, finishReasonFor, type AnthropicBlock, type AnthropicUsage } from './anthropic.response';
+import { anthropicError, familyAUsage, finishReasonFor, thinkingBlockOf, type AnthropicBlock, type AnthropicUsage } from './anthropic.response';
 
 interface StreamEvent {
   type: string;
   message?: { id?: string; usage?: AnthropicUsage };
   index?: number;
   content_block?: AnthropicBlock;
-  delta?: { type?: string; text?: string; thinking?: string; partial_json?: string; stop_reason?: string | null };
+  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string | null };
   usage?: AnthropicUsage;
 }
 
@@ -48,13 +48,23 @@ export async function* toChatCompletionChunks(
             yield chunk({ tool_calls: [{ index: toolIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] });
           } else if (block?.type === 'text' && block.text) {
             yield chunk({ content: block.text });
+          } else if (block?.type === 'redacted_thinking') {
+            yield chunk({ thinking_blocks: [thinkingBlockOf(block)] });
+          } else if (block?.type === 'thinking' && block.thinking) {
+            yield chunk({ reasoning_content: block.thinking, thinking_blocks: [thinkingBlockOf({ ...block, signature: '' })] });
           }
           break;
         }
         case 'content_block_delta': {
           const delta = event.delta;
           if (delta?.type === 'text_delta') yield chunk({ content: delta.text ?? '' });
-          else if (delta?.type === 'thinking_delta') yield chunk({ reasoning_content: delta.thinking ?? '' });
+          // As LiteLLM streams them: thinking text and then its signature, each as a thinking_blocks delta to join.
+          else if (delta?.type === 'thinking_delta') {
+            const thinking = delta.thinking ?? '';
+            yield chunk({ reasoning_content: thinking, thinking_blocks: [{ type: 'thinking', thinking, signature: '' }] });
+          } else if (delta?.type === 'signature_delta') {
+            yield chunk({ thinking_blocks: [{ type: 'thinking', thinking: '', signature: delta.signature ?? '' }] });
+          }
           else if (delta?.type === 'input_json_delta' && delta.partial_json) {
             yield chunk({ tool_calls: [{ index: toolIndexByBlock.get(event.index ?? 0) ?? 0, function: { arguments: delta.partial_json } }] });
           }

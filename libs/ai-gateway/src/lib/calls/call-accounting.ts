@@ -47,6 +47,7 @@ export class CallAccounting {
             promptTokens: call.usage.promptTokens,
             completionTokens: call.usage.completionTokens,
             costUsd: call.cost,
+            estimated: call.usage.estimated === true,
           });
         }
         return key ? key.settle({ totalTokens: totalTokens(call.usage), cost: call.cost }) : {};

@@ -12,6 +12,7 @@ import { GatewayCaller, mayUseAlias } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
 import { CallAccounting, CallAdmission } from './call-accounting';
 import { applyDropParams, checkGatewayParams } from './drop-params';
+import { estimateStreamedUsage, StreamedAnswer } from '../spend/usage-estimate';
 import { GatewayMetrics } from './gateway-metrics';
 import { StreamUsageTap } from './stream-usage';
 import { CallUsage, NO_USAGE, usageOfJsonAnswer } from './usage';
@@ -185,8 +186,10 @@ export class FamilyACalls {
 
     let firstChunkAt: number | undefined;
     let failure: ProviderError | undefined;
+    const streamed = new StreamedAnswer();
     try {
       for await (const chunk of answer.body) {
+        streamed.push(chunk as Buffer);
         const out = tap.push(chunk as Buffer);
         if (out === '') continue;
         firstChunkAt ??= performance.now();
@@ -201,6 +204,14 @@ export class FamilyACalls {
       }
     }
     failure ??= tap.error ? upstreamErrorEvent(tap.error) : undefined;
+    if (signal.aborted && !tap.usage && !failure) {
+      // The hang-up stopped the upstream before its usage chunk; the prompt and the answer so far still cost.
+      void estimateStreamedUsage(body, streamed).then(
+        (usage) => this.finish(state, usage, undefined, firstChunkAt),
+        () => this.finish(state, NO_USAGE, undefined, firstChunkAt),
+      );
+      return;
+    }
     const { cost, keySpend } = this.finish(state, tap.usage ?? NO_USAGE, failure, firstChunkAt);
     if (signal.aborted) return;
     response.addTrailers({ 'x-arbor-response-cost': formatUsd(cost), ...(keySpend !== undefined ? { 'x-arbor-key-spend': formatUsd(keySpend) } : {}) });

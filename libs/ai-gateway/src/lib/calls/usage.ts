@@ -4,8 +4,12 @@ export interface CallUsage {
   completionTokens: number;
   /** Of promptTokens, read from the provider's prompt cache. */
   cachedTokens: number;
+  /** Of promptTokens, written to the provider's prompt cache (Anthropic's cache_creation_input_tokens). */
+  cacheWriteTokens?: number;
   /** Of completionTokens, spent on reasoning. */
   reasoningTokens: number;
+  /** Counted by the gateway (the client hung up before the upstream reported usage), not reported. */
+  estimated?: boolean;
 }
 
 export const NO_USAGE: CallUsage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0 };
@@ -23,10 +27,12 @@ export function usageFrom(raw: unknown): CallUsage | undefined {
   if (prompt === undefined && completion === undefined) return undefined;
   const promptDetails = usage['prompt_tokens_details'] as Record<string, unknown> | null | undefined;
   const completionDetails = usage['completion_tokens_details'] as Record<string, unknown> | null | undefined;
+  const cacheWrites = count(usage['cache_creation_input_tokens']);
   return {
     promptTokens: prompt ?? 0,
     completionTokens: completion ?? 0,
     cachedTokens: count(promptDetails?.['cached_tokens']) ?? 0,
+    ...(cacheWrites ? { cacheWriteTokens: cacheWrites } : {}),
     reasoningTokens: count(completionDetails?.['reasoning_tokens']) ?? 0,
   };
 }

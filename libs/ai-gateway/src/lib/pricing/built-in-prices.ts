@@ -2,8 +2,18 @@ import { ModelPrice } from './model-price';
 
 const M = 1e-6; // prices below are USD per million tokens, as providers publish them
 
-function price(input: number, output: number, cacheRead?: number): ModelPrice {
-  return { inputCostPerToken: input * M, outputCostPerToken: output * M, ...(cacheRead !== undefined ? { cacheReadCostPerToken: cacheRead * M } : {}) };
+function price(input: number, output: number, cacheRead?: number, cacheWrite?: number): ModelPrice {
+  return {
+    inputCostPerToken: input * M,
+    outputCostPerToken: output * M,
+    ...(cacheRead !== undefined ? { cacheReadCostPerToken: cacheRead * M } : {}),
+    ...(cacheWrite !== undefined ? { cacheCreationCostPerToken: cacheWrite * M } : {}),
+  };
+}
+
+// Anthropic: a 5-minute cache write costs 1.25× the input price, a cache read 0.1×.
+function claude(input: number, output: number): ModelPrice {
+  return price(input, output, input * 0.1, input * 1.25);
 }
 
 /**
@@ -34,17 +44,17 @@ export const BUILT_IN_PRICES: ReadonlyMap<string, ModelPrice> = new Map([
   ['text-embedding-3-large', price(0.13, 0)],
   ['text-embedding-ada-002', price(0.1, 0)],
   // Anthropic
-  ['claude-opus-4-5', price(5, 25, 0.5)],
-  ['claude-opus-4-1', price(15, 75, 1.5)],
-  ['claude-opus-4', price(15, 75, 1.5)],
-  ['claude-sonnet-4-5', price(3, 15, 0.3)],
-  ['claude-sonnet-4', price(3, 15, 0.3)],
-  ['claude-3-7-sonnet', price(3, 15, 0.3)],
-  ['claude-3-5-sonnet', price(3, 15, 0.3)],
-  ['claude-haiku-4-5', price(1, 5, 0.1)],
-  ['claude-3-5-haiku', price(0.8, 4, 0.08)],
-  ['claude-3-haiku', price(0.25, 1.25, 0.03)],
-  ['claude-3-opus', price(15, 75, 1.5)],
+  ['claude-opus-4-5', claude(5, 25)],
+  ['claude-opus-4-1', claude(15, 75)],
+  ['claude-opus-4', claude(15, 75)],
+  ['claude-sonnet-4-5', claude(3, 15)],
+  ['claude-sonnet-4', claude(3, 15)],
+  ['claude-3-7-sonnet', claude(3, 15)],
+  ['claude-3-5-sonnet', claude(3, 15)],
+  ['claude-haiku-4-5', claude(1, 5)],
+  ['claude-3-5-haiku', claude(0.8, 4)],
+  ['claude-3-haiku', price(0.25, 1.25, 0.03, 0.3)], // published: 0.12× read, 1.2× write
+  ['claude-3-opus', claude(15, 75)],
   // Google
   ['gemini-2.5-pro', price(1.25, 10, 0.125)],
   ['gemini-2.5-flash', price(0.3, 2.5, 0.03)],

@@ -6,6 +6,8 @@ export interface ModelPrice {
   outputCostPerToken: number;
   /** Prompt tokens read from the provider's cache; the input price when absent. */
   cacheReadCostPerToken?: number;
+  /** Prompt tokens written to the provider's cache (Anthropic charges more for them); the input price when absent. */
+  cacheCreationCostPerToken?: number;
   /** Reasoning tokens (part of the completion tokens); the output price when absent. */
   reasoningCostPerToken?: number;
 }
@@ -15,16 +17,19 @@ export const PRICE_FIELDS = {
   inputCostPerToken: 'input_cost_per_token',
   outputCostPerToken: 'output_cost_per_token',
   cacheReadCostPerToken: 'cache_read_input_token_cost',
+  cacheCreationCostPerToken: 'cache_creation_input_token_cost',
   reasoningCostPerToken: 'output_cost_per_reasoning_token',
 } as const;
 
 /** The USD cost of one call's usage at a price. */
 export function costOf(usage: CallUsage, price: ModelPrice): number {
   const cached = Math.min(usage.cachedTokens, usage.promptTokens);
+  const cacheWrites = Math.min(usage.cacheWriteTokens ?? 0, usage.promptTokens - cached);
   const reasoning = Math.min(usage.reasoningTokens, usage.completionTokens);
   return (
-    (usage.promptTokens - cached) * price.inputCostPerToken +
+    (usage.promptTokens - cached - cacheWrites) * price.inputCostPerToken +
     cached * (price.cacheReadCostPerToken ?? price.inputCostPerToken) +
+    cacheWrites * (price.cacheCreationCostPerToken ?? price.inputCostPerToken) +
     (usage.completionTokens - reasoning) * price.outputCostPerToken +
     reasoning * (price.reasoningCostPerToken ?? price.outputCostPerToken)
   );

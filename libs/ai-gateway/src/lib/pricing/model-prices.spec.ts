@@ -34,6 +34,19 @@ describe('cost of a call', () => {
     expect(cost).toBeCloseTo(600 * 1e-6 + 400 * 0.1e-6 + 400 * 2e-6 + 100 * 3e-6, 12);
   });
 
+  it('charges Anthropic cache writes at cache_creation_input_token_cost and reads at the cache price', () => {
+    const usageWithCache = { promptTokens: 100 + 1000 + 2000, completionTokens: 20, cachedTokens: 2000, cacheWriteTokens: 1000, reasoningTokens: 0 };
+    // Built in: claude-sonnet-4-5 at $3 in, $15 out, reads $0.30, writes $3.75 (1.25×) per million.
+    const sonnet = deployment('claude-sonnet-4-5-20250929', 'anthropic');
+    expect(new ModelPrices([sonnet]).cost(sonnet, usageWithCache)).toBeCloseTo(100 * 3e-6 + 1000 * 3.75e-6 + 2000 * 0.3e-6 + 20 * 15e-6, 12);
+    // model_info (LiteLLM's field names) overrides it.
+    const priced = deployment('my-claude', 'anthropic', { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6, cache_read_input_token_cost: 0.1e-6, cache_creation_input_token_cost: 5e-6 });
+    expect(new ModelPrices([priced]).cost(priced, usageWithCache)).toBeCloseTo(100 * 1e-6 + 1000 * 5e-6 + 2000 * 0.1e-6 + 20 * 2e-6, 12);
+    // Without a cache write price, writes cost the input price.
+    const plain = deployment('plain', 'anthropic', { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 });
+    expect(new ModelPrices([plain]).cost(plain, usageWithCache)).toBeCloseTo(3100 * 1e-6 + 20 * 2e-6, 12);
+  });
+
   it('lets model_info override the price map, and the price map override the built-in list', () => {
     const map = loadPriceMap(priceFile({ 'gpt-4o': { input_cost_per_token: 1e-6, output_cost_per_token: 1e-6 }, sample_spec: { input_cost_per_token: 'docs' } }));
     const plain = deployment('gpt-4o');

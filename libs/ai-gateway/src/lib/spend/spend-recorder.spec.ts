@@ -87,6 +87,19 @@ describe('SpendRecorder', () => {
     expect(master).toEqual([{ requests: 1 }]);
   });
 
+  it('keeps apart, in the same rows, the requests and cost whose usage the gateway estimated', async () => {
+    const key = await newKey({ project: 'estimates' });
+    recorder.record(call(key.id, { project: 'estimates' }));
+    recorder.record(call(key.id, { project: 'estimates', costUsd: 0.004, estimated: true }));
+    await recorder.flush();
+    recorder.record(call(key.id, { project: 'estimates', costUsd: 0.002, estimated: true }));
+    const report = await new SpendReports(dataSource, recorder, clock).forKey(key.id);
+    expect(report.totals).toMatchObject({ requests: 3, estimated_requests: 2 });
+    expect(report.totals.cost_usd).toBeCloseTo(0.007, 10);
+    expect(report.totals.estimated_cost_usd).toBeCloseTo(0.006, 10);
+    expect(report.by_alias).toMatchObject([{ alias: 'fast', requests: 3, estimated_requests: 2 }]);
+  });
+
   it('keeps the key\'s lifetime spend and the spend of its current budget period', async () => {
     const key = await newKey({ budgetDuration: '1h' });
     const period = clock.time + 3_600_000;
@@ -162,7 +175,7 @@ describe('SpendRecorder', () => {
         { alias: 'fast', requests: 2 },
         { alias: 'smart', requests: 1, cost_usd: 0.01 },
       ],
-      by_deployment: expect.arrayContaining([{ deployment_id: 'smart-1', provider: 'anthropic', requests: 1, prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.01 }]),
+      by_deployment: expect.arrayContaining([{ deployment_id: 'smart-1', provider: 'anthropic', requests: 1, prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.01, estimated_requests: 0, estimated_cost_usd: 0 }]),
       by_day: [
         { day: '2026-03-14', requests: 2 },
         { day: '2026-03-15', requests: 1 },

@@ -15,6 +15,8 @@ export interface SpendEntry {
   promptTokens: number;
   completionTokens: number;
   costUsd: number;
+  /** The tokens were counted by the gateway (see usage-estimate.ts), not reported by the upstream. */
+  estimated?: boolean;
 }
 
 interface DailyTotals {
@@ -28,6 +30,9 @@ interface DailyTotals {
   promptTokens: number;
   completionTokens: number;
   costUsd: number;
+  /** Of requests and costUsd, those with estimated usage. */
+  estimatedRequests: number;
+  estimatedCostUsd: number;
 }
 
 interface KeyTotals {
@@ -40,14 +45,18 @@ interface KeyTotals {
 const FLUSH_INTERVAL_MS = 1_000;
 
 const UPSERT_DAILY = `
-  insert into spend_daily as s (day, key_id, project, alias, deployment_id, provider, requests, prompt_tokens, completion_tokens, cost_usd)
-  select * from unnest($1::date[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::float8[])
+  insert into spend_daily as s (day, key_id, project, alias, deployment_id, provider, requests, prompt_tokens, completion_tokens, cost_usd,
+                                estimated_requests, estimated_cost_usd)
+  select * from unnest($1::date[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::float8[],
+                       $11::bigint[], $12::float8[])
   on conflict (day, key_id, project, alias, deployment_id) do update set
     provider = excluded.provider,
     requests = s.requests + excluded.requests,
     prompt_tokens = s.prompt_tokens + excluded.prompt_tokens,
     completion_tokens = s.completion_tokens + excluded.completion_tokens,
-    cost_usd = s.cost_usd + excluded.cost_usd`;
+    cost_usd = s.cost_usd + excluded.cost_usd,
+    estimated_requests = s.estimated_requests + excluded.estimated_requests,
+    estimated_cost_usd = s.estimated_cost_usd + excluded.estimated_cost_usd`;
 
 // A replica flushing an older period late must not move the key's period back.
 const ADD_KEY_SPEND = `
@@ -98,6 +107,8 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
       promptTokens: wholeTokens(entry.promptTokens),
       completionTokens: wholeTokens(entry.completionTokens),
       costUsd: usd(entry.costUsd),
+      estimatedRequests: entry.estimated ? 1 : 0,
+      estimatedCostUsd: entry.estimated ? usd(entry.costUsd) : 0,
     });
     this.schedule();
   }
@@ -191,6 +202,8 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
           rows.map((row) => row.promptTokens),
           rows.map((row) => row.completionTokens),
           rows.map((row) => row.costUsd),
+          rows.map((row) => row.estimatedRequests),
+          rows.map((row) => row.estimatedCostUsd),
         ]);
       }
       if (keyRows.length > 0) {
@@ -217,6 +230,8 @@ function addDaily(into: Map<string, DailyTotals>, totals: DailyTotals): void {
   existing.promptTokens += totals.promptTokens;
   existing.completionTokens += totals.completionTokens;
   existing.costUsd += totals.costUsd;
+  existing.estimatedRequests += totals.estimatedRequests;
+  existing.estimatedCostUsd += totals.estimatedCostUsd;
 }
 
 function addKeyTotals(into: Map<string, KeyTotals>, keyId: string, totals: KeyTotals): void {

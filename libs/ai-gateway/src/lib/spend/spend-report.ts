@@ -12,6 +12,9 @@ export interface SpendTotals {
   prompt_tokens: number;
   completion_tokens: number;
   cost_usd: number;
+  /** Of requests and cost_usd: calls whose usage the gateway counted itself (the client hung up mid-stream). */
+  estimated_requests: number;
+  estimated_cost_usd: number;
 }
 
 export interface SpendBreakdown {
@@ -56,11 +59,13 @@ interface SpendRow {
   prompt_tokens: string;
   completion_tokens: string;
   cost_usd: number;
+  estimated_requests: string;
+  estimated_cost_usd: number;
 }
 
 const SPEND_ROWS = (where: string) => `
   select s.day::text as day, s.key_id, k.key_hint, s.alias, s.deployment_id, s.provider,
-         s.requests, s.prompt_tokens, s.completion_tokens, s.cost_usd
+         s.requests, s.prompt_tokens, s.completion_tokens, s.cost_usd, s.estimated_requests, s.estimated_cost_usd
   from spend_daily s left join virtual_keys k on k.id = s.key_id
   where ${where} and ($2::date is null or s.day >= $2::date) and ($3::date is null or s.day <= $3::date)
   order by s.day, s.alias, s.deployment_id`;
@@ -149,8 +154,10 @@ function addTo(totals: SpendTotals, row: SpendRow): void {
   totals.prompt_tokens += Number(row.prompt_tokens);
   totals.completion_tokens += Number(row.completion_tokens);
   totals.cost_usd += Number(row.cost_usd);
+  totals.estimated_requests += Number(row.estimated_requests);
+  totals.estimated_cost_usd += Number(row.estimated_cost_usd);
 }
 
 function zero(): SpendTotals {
-  return { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 };
+  return { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, estimated_requests: 0, estimated_cost_usd: 0 };
 }
