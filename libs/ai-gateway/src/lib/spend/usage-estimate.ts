@@ -2,7 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 // o200k_base for every model: exact for current OpenAI models, an estimate for the others (no
 // vendor publishes Claude's or Gemini's tokenizer). The encoding ships inside the package.
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import type { countTokens as CountTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { CallUsage } from '../calls/usage';
 
 // Raw stream bytes are reduced to their text this often, so a long stream holds its text, not its framing.
@@ -142,9 +142,22 @@ function afterLastEvent(text: string): number {
   return Math.max(lf < 0 ? 0 : lf + 2, crlf < 0 ? 0 : crlf + 4);
 }
 
+let tokenizer: Promise<typeof CountTokens> | undefined;
+
+/**
+ * The tokenizer, loaded the first time a call needs an estimate: its encoding takes about 26 MB
+ * and a third of a second to load, which most gateway processes never need.
+ */
+function loadTokenizer(): Promise<typeof CountTokens> {
+  tokenizer ??= import('gpt-tokenizer/encoding/o200k_base').then((encoding) => encoding.countTokens);
+  return tokenizer;
+}
+
 /** Tokens of `text`, counted in pieces cut at whitespace, with a turn of the event loop between pieces. */
 async function countInPieces(text: string): Promise<number> {
-  if (text.length <= PIECE_CHARS) return text === '' ? 0 : countTokens(text, AS_TEXT);
+  if (text === '') return 0;
+  const countTokens = await loadTokenizer();
+  if (text.length <= PIECE_CHARS) return countTokens(text, AS_TEXT);
   let tokens = 0;
   let start = 0;
   while (start < text.length) {
