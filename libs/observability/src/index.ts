@@ -1,7 +1,7 @@
 // The module an app imports, and the helper its main.ts calls.
 export { ObservabilityModule } from './observability.module';
 export type { ObservabilityOptions } from './observability.module';
-export { ArborLogger, useArborLogger } from './logging/arbor-logger';
+export { ArborLogger, writeLoggedLines, useArborLogger } from './logging/arbor-logger';
 export { resolveLogFormat } from './logging/root-logger';
 export type { LogFormat, LoggingOptions } from './logging/root-logger';
 

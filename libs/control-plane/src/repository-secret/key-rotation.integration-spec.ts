@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { writeLoggedLines } from '@arbor/observability';
 import { createTestDatabase, TestDatabase } from '@arbor/testing';
 import request from 'supertest';
 import { CapturedStdout, captureStdout } from '../testing/captured-stdout';
@@ -40,6 +41,7 @@ describe('master key rotation', () => {
     stdout?.restore();
     stdout = captureStdout();
     running = await startControlPlane({ CP_LOG: 'warn,repository-secret=info', ...keys }, { database });
+    writeLoggedLines(running.service.app);
     return { cp: running, startLog: stdout.text() };
   }
 

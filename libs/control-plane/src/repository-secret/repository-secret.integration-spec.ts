@@ -1,3 +1,4 @@
+import { writeLoggedLines } from '@arbor/observability';
 import request from 'supertest';
 import { CapturedStdout, captureStdout } from '../testing/captured-stdout';
 import { ControlPlaneHarness, startControlPlane } from '../testing/control-plane-harness';
@@ -254,6 +255,7 @@ describe('the repository token', () => {
     });
 
     it('is in no line the service logged during this file, at level trace', async () => {
+      writeLoggedLines(cp.service.app);
       const logged = stdout.text();
       // The capture works: the start and this file's reads and failures are in it.
       expect(logged).toContain('re-encrypted now');

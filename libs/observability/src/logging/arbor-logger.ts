@@ -23,3 +23,11 @@ export function useArborLogger(app: INestApplicationContext): void {
   app.useLogger(app.get(ArborLogger));
   app.flushLogs();
 }
+
+/**
+ * Writes out every line the application logged so far (lines leave in batches, at least every
+ * 100 ms): for tests that read a service's standard output.
+ */
+export function writeLoggedLines(app: INestApplicationContext): void {
+  app.get(RootLogger).flushSync();
+}

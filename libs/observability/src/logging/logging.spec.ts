@@ -114,6 +114,12 @@ describe('logging', () => {
 
       const featureLine = log.lines().find((line) => line['msg'] === 'outbox debug line');
       expect(featureLine).toMatchObject({ trace_id: INCOMING_TRACE_ID, span_id: requestLine['span_id'] });
+      // Written by hand for speed, in the layout pino gives every other line.
+      expect(Object.keys(requestLine).slice(0, 5)).toEqual(['level', 'time', 'service', 'pid', 'hostname']);
+      expect(Object.keys(featureLine ?? {}).slice(0, 5)).toEqual(['level', 'time', 'service', 'pid', 'hostname']);
+      expect(requestLine).toMatchObject({ level: 'info', service: featureLine?.['service'], pid: process.pid, hostname: featureLine?.['hostname'] });
+      expect(Date.parse(String(requestLine['time']))).toBeGreaterThan(Date.now() - 60_000);
+      expect(Object.keys(requestLine).at(-1)).toBe('msg');
     });
 
     it.each([

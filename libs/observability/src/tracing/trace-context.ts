@@ -11,6 +11,11 @@ export function setOtelSdkStarted(started: boolean): void {
   otelSdkStarted = started;
 }
 
+/** Whether startTelemetry is running the OpenTelemetry SDK (which then also forwards pino's lines). */
+export function isOtelSdkStarted(): boolean {
+  return otelSdkStarted;
+}
+
 /**
  * The trace context of the request or background job running now, if any. With OpenTelemetry on,
  * that of the innermost active span, as OpenTelemetry's own log correlation would report.
