@@ -186,6 +186,8 @@ export class FamilyACalls {
 
     let firstChunkAt: number | undefined;
     let failure: ProviderError | undefined;
+    // What the tap held back to the end (or the error event): written with the end of the answer.
+    let last = '';
     const streamed = new StreamedAnswer();
     try {
       for await (const chunk of answer.body) {
@@ -195,12 +197,11 @@ export class FamilyACalls {
         firstChunkAt ??= performance.now();
         if (!response.write(out)) await once(response, 'drain', { signal });
       }
-      const rest = tap.end();
-      if (rest !== '') response.write(rest);
+      last = tap.end();
     } catch (error) {
       if (!signal.aborted) {
         failure = answerBrokeOff(error);
-        response.write(`data: ${JSON.stringify(failure.toBody())}\n\n`);
+        last = `data: ${JSON.stringify(failure.toBody())}\n\n`;
       }
     }
     failure ??= tap.error ? upstreamErrorEvent(tap.error) : undefined;
@@ -215,7 +216,8 @@ export class FamilyACalls {
     const { cost, keySpend } = this.finish(state, tap.usage ?? NO_USAGE, failure, firstChunkAt);
     if (signal.aborted) return;
     response.addTrailers({ 'x-arbor-response-cost': formatUsd(cost), ...(keySpend !== undefined ? { 'x-arbor-key-spend': formatUsd(keySpend) } : {}) });
-    response.end();
+    // The last events leave with the end of the answer: one write, not two.
+    response.end(last === '' ? undefined : last);
   }
 
   /** Once per call: cost, limits and spend settled, metrics recorded, the deployment's slot freed. */
