@@ -20,8 +20,12 @@ export class RequestObserver {
   /** Runs `handler` for `request` in its trace context, logged and measured as any other request. */
   serve<T>(request: IncomingMessage, response: ServerResponse, route: string, handler: () => T): T {
     const context = beginRequestTrace(request);
-    this.log.attach(request, response);
-    this.metrics.track(request, response, () => route);
+    const startedAt = performance.now();
+    // One listener for both: this runs on every hot call.
+    response.once('close', () => {
+      this.log.write(request, response, startedAt);
+      this.metrics.observe(request, response, route, startedAt);
+    });
     return runInTraceContext(context, handler);
   }
 }

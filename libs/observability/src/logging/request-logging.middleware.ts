@@ -32,7 +32,8 @@ export class RequestLog {
     response.once('close', () => this.write(request, response, startedAt));
   }
 
-  private write(request: IncomingMessage, response: ServerResponse, startedAt: number): void {
+  /** The line of a request whose response has closed. */
+  write(request: IncomingMessage, response: ServerResponse, startedAt: number): void {
     const { statusCode } = response;
     const level: LogLineLevel = statusCode >= 500 ? 'error' : isQuiet(request) ? 'debug' : 'info';
     if (!this.root.enabled('http', level)) return;

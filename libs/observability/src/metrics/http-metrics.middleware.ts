@@ -29,9 +29,12 @@ export class HttpServerMetrics {
   /** Observes `request` when its response closes ('close' follows 'finish', and also comes alone when the client goes away). */
   track(request: IncomingMessage, response: ServerResponse, route: () => string): void {
     const start = performance.now();
-    response.once('close', () => {
-      this.duration.observe({ method: request.method ?? 'UNKNOWN', route: route(), status_code: String(response.statusCode) }, (performance.now() - start) / 1000);
-    });
+    response.once('close', () => this.observe(request, response, route(), start));
+  }
+
+  /** The observation of a request whose response has closed; `start` from `performance.now()`. */
+  observe(request: IncomingMessage, response: ServerResponse, route: string, start: number): void {
+    this.duration.observe({ method: request.method ?? 'UNKNOWN', route, status_code: String(response.statusCode) }, (performance.now() - start) / 1000);
   }
 }
 
