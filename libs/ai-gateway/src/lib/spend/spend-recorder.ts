@@ -219,7 +219,8 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
 }
 
 function addDaily(into: Map<string, DailyTotals>, totals: DailyTotals): void {
-  const id = JSON.stringify([totals.day, totals.keyId, totals.project, totals.alias, totals.deploymentId]);
+  // NUL never occurs in a day, id, slug or configured name (and U+0001 stands for "none"): a cheap unambiguous key, built per call.
+  const id = `${totals.day}\0${totals.keyId ?? '\u0001'}\0${totals.project ?? '\u0001'}\0${totals.alias}\0${totals.deploymentId}`;
   const existing = into.get(id);
   if (!existing) {
     into.set(id, { ...totals });
