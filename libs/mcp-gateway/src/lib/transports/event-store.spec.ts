@@ -51,7 +51,7 @@ describe('BoundedEventStore', () => {
       // Each send stores two more: the ring of three keeps up with half of them.
       if (more < 8) for (const n of [more++, more++]) await store.storeEvent('a', note(n));
     });
-    const replayed = sent.map(([, message]) => (message as { params: { data: number } }).params.data);
+    const replayed = sent.map(([, message]) => (message as unknown as { params: { data: number } }).params.data);
     expect(replayed[0]).toBe(1);
     expect(replayed).toEqual([...replayed].sort((x, y) => x - y));
     expect(new Set(replayed).size).toBe(replayed.length);
