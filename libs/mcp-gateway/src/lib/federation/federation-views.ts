@@ -12,7 +12,7 @@ const MAX_CACHED_VIEWS = 1000;
  */
 @Injectable()
 export class FederationViews implements OnModuleDestroy {
-  private readonly cache = new Map<string, { version: string; view: CatalogueView }>();
+  private readonly cache = new Map<string, { registryVersion: number; poolVersion: number; view: CatalogueView }>();
   private registryVersion = 0;
   private readonly unsubscribe: () => void;
 
@@ -29,18 +29,20 @@ export class FederationViews implements OnModuleDestroy {
   }
 
   async view(serverId: string | null, grantedServers: readonly string[], stateful: boolean): Promise<CatalogueView> {
-    const ids = serverId === null ? [...grantedServers].sort() : [serverId];
-    const key = `${serverId === null ? 'union' : 'server'}|${stateful}|${ids.join(',')}`;
-    const version = `${this.registryVersion}/${this.pool.version}`;
+    // Asked on every call: a virtual server's key is built without sorting or joining a list.
+    const ids = serverId === null ? [...grantedServers].sort() : undefined;
+    const key = ids ? `union|${stateful}|${ids.join(',')}` : `server|${stateful}|${serverId}`;
+    const { registryVersion } = this;
+    const poolVersion = this.pool.version;
     const cached = this.cache.get(key);
-    if (cached?.version === version) return cached.view;
-    const selections = ids.flatMap((id) => this.registry.server(id)?.selections ?? []);
+    if (cached && cached.registryVersion === registryVersion && cached.poolVersion === poolVersion) return cached.view;
+    const selections = (ids ?? [serverId as string]).flatMap((id) => this.registry.server(id)?.selections ?? []);
     const upstreams = [...new Set(selections.map((s) => s.upstream))];
     const offers = new Map<string, UpstreamOffer>(await Promise.all(upstreams.map(async (u) => [u, await this.pool.offer(u)] as const)));
     const view = new CatalogueView(selections, offers, serverId === null ? 'always' : 'on-collision', stateful);
     if (this.cache.size >= MAX_CACHED_VIEWS) this.cache.clear();
     // Built while a catalogue loaded: keep it under the version it was built from.
-    this.cache.set(key, { version, view });
+    this.cache.set(key, { registryVersion, poolVersion, view });
     return view;
   }
 

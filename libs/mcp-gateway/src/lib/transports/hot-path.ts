@@ -59,7 +59,10 @@ export class HotPath {
   accept(headers: IncomingHttpHeaders, body: unknown): HotRequest | undefined {
     const method = (body as { method?: unknown } | null)?.method;
     if (typeof method !== 'string' || !HOT_METHODS.has(method)) return undefined;
-    if (!acceptsBoth(headers.accept) || !isJson(headers['content-type']) || !isJSONRPCRequest(body)) return undefined;
+    if (!acceptsBoth(headers.accept) || !isJson(headers['content-type'])) return undefined;
+    const plain = plainRequest(body as Record<string, unknown>, method);
+    if (plain) return plain;
+    if (!isJSONRPCRequest(body)) return undefined;
     const id = body.id;
     if (method === 'ping') return PingRequestSchema.safeParse(body).success ? { kind: 'ping', id } : undefined;
     if (method === 'tools/list') {
@@ -114,10 +117,68 @@ export class HotPath {
     const tool = view.tool(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const result = await scope.forward(tool.upstream, { method: 'tools/call', params: { ...request.params, name: tool.original } }, { signal, relatedRequestId: request.id });
+    if (isPlainTextResult(result)) return result;
     const validated = CallToolResultSchema.safeParse(result);
     if (!validated.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${validated.error.message}`);
     return validated.data;
   }
+}
+
+/**
+ * The common requests in their plainest form — `ping` and `tools/list` without params or with a
+ * cursor only, `tools/call` with a name and arguments only — checked by hand: the schemas accept
+ * them as they are, and what they would give back is built here the same, in the same key order.
+ * Anything else (other members, `_meta`, `task`) is left to the schemas.
+ */
+function plainRequest(body: Record<string, unknown>, method: string): HotRequest | undefined {
+  if (!hasOnly(body, REQUEST_KEYS) || body['jsonrpc'] !== '2.0' || !isRequestId(body['id'])) return undefined;
+  const id = body['id'];
+  const params = body['params'];
+  if (params === undefined) return method === 'ping' ? { kind: 'ping', id } : method === 'tools/list' ? { kind: 'list', id, cursor: undefined } : undefined;
+  if (!isPlainObject(params)) return undefined;
+  if (method === 'tools/list') {
+    const cursor = params['cursor'];
+    return hasOnly(params, LIST_KEYS) && (cursor === undefined || typeof cursor === 'string') ? { kind: 'list', id, cursor } : undefined;
+  }
+  if (method !== 'tools/call' || !hasOnly(params, CALL_KEYS) || typeof params['name'] !== 'string') return undefined;
+  const args = params['arguments'];
+  if (args === undefined) return { kind: 'call', id, params: { name: params['name'] } };
+  return isPlainObject(args) ? { kind: 'call', id, params: { name: params['name'], arguments: args } } : undefined;
+}
+
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const LIST_KEYS = new Set(['cursor']);
+const CALL_KEYS = new Set(['name', 'arguments']);
+
+/** A result that CallToolResultSchema gives back unchanged: text blocks only, members in the schema's order. */
+function isPlainTextResult(result: unknown): boolean {
+  if (!isPlainObject(result)) return false;
+  const keys = Object.keys(result);
+  if (keys[0] !== 'content' || keys.length > 2 || (keys.length === 2 && (keys[1] !== 'isError' || typeof result['isError'] !== 'boolean'))) return false;
+  const content = result['content'];
+  if (!Array.isArray(content)) return false;
+  for (const block of content) {
+    if (!isPlainObject(block)) return false;
+    const blockKeys = Object.keys(block);
+    if (blockKeys.length !== 2 || blockKeys[0] !== 'type' || blockKeys[1] !== 'text' || block['type'] !== 'text' || typeof block['text'] !== 'string') return false;
+  }
+  return true;
+}
+
+function hasOnly(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** As RequestIdSchema: a string or a safe integer. */
+function isRequestId(id: unknown): id is RequestId {
+  return typeof id === 'string' || Number.isSafeInteger(id);
 }
 
 /** As the SDK Protocol words it: no "MCP error" prefix. */

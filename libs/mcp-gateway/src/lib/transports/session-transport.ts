@@ -151,18 +151,18 @@ export class HotStream {
     this.headWritten = false;
     response.once('close', () => this.detach(response));
     if (lastEventId === undefined) {
-      if (this.priming) this.unwritten = `id: ${this.events.store(this.streamId, {})}\ndata: \n\n`;
+      if (this.priming) this.unwritten = `id: ${this.events.prime(this.streamId)}\ndata: \n\n`;
       this.timer = setTimeout(() => this.writeHead(), HEAD_DELAY_MS);
       this.timer.unref();
       return;
     }
-    for (const [eventId, message] of this.events.eventsAfter(this.streamId, lastEventId)) this.unwritten += frame(eventId, message);
+    for (const [eventId, data] of this.events.eventsAfter(this.streamId, lastEventId)) this.unwritten += frame(eventId, data);
     this.writeHead();
   }
 
   /** A message related to the call, stored and written at once. */
   write(message: JSONRPCMessage): void {
-    const text = frame(this.events.store(this.streamId, message), message);
+    const text = this.store(message);
     if (!this.response || this.response.writableEnded) return;
     this.writeHead();
     this.response.write(text);
@@ -171,7 +171,7 @@ export class HotStream {
   /** The call's answer: stored, written, and the stream ended (unless the call was cancelled). */
   answer(message: JSONRPCMessage): void {
     if (this.done || this.signal.aborted) return;
-    const text = frame(this.events.store(this.streamId, message), message);
+    const text = this.store(message);
     const response = this.response;
     const headWritten = this.headWritten;
     const body = this.unwritten + text;
@@ -194,6 +194,12 @@ export class HotStream {
     const response = this.response;
     this.finish();
     if (response && !response.writableEnded) response.end();
+  }
+
+  /** The message kept for resumption, as the event written. */
+  private store(message: JSONRPCMessage): string {
+    const data = JSON.stringify(message);
+    return frame(this.events.storeData(this.streamId, data), data);
   }
 
   private writeHead(): void {
@@ -226,8 +232,8 @@ export class HotStream {
   }
 }
 
-function frame(eventId: string, message: JSONRPCMessage): string {
-  return `event: message\nid: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`;
+function frame(eventId: string, data: string): string {
+  return `event: message\nid: ${eventId}\ndata: ${data}\n\n`;
 }
 
 function sseHeaders(sessionId: string): OutgoingHttpHeaders {

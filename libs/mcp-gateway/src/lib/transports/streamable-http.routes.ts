@@ -108,8 +108,14 @@ export class StreamableHttpRoutes implements OnModuleInit {
         this.sessions.add({ id, serverId, federated, transport, lastUsed: Date.now(), expires: true }),
     });
     transport.onclose = () => void (transport.sessionId ? this.sessions.end(transport.sessionId) : federated.close());
-    await federated.server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    try {
+      await federated.server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // An initialize the SDK transport refused (406, 415, a malformed message) opened no session:
+      // nothing would ever end it, and the pool's catalogue listener would keep it for good.
+      if (transport.sessionId === undefined) await federated.close();
+    }
   }
 
   /**

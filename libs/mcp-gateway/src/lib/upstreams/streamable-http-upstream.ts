@@ -96,9 +96,11 @@ export class StreamableHttpUpstreamTransport implements Transport {
     clearTimeout(this.reconnectTimer);
     for (const req of this.open) req.destroy();
     this.open.clear();
-    const gone = new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
-    for (const call of this.pending.values()) call.reject(gone);
-    this.pending.clear();
+    if (this.pending.size > 0) {
+      const gone = new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+      for (const call of this.pending.values()) call.reject(gone);
+      this.pending.clear();
+    }
     this.onclose?.();
   }
 

@@ -82,7 +82,10 @@ export class UpstreamLink {
     const client = new Client(GATEWAY_CLIENT, { capabilities: this.setup.capabilities, jsonSchemaValidator: SCHEMA_VALIDATOR });
     this.setup.configure?.(client);
     const transport = upstreamTransport(this.definition);
-    client.onclose = () => this.lost(client, new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    // Only a session still in use is lost: one closed on purpose needs no error (a stack trace per session).
+    client.onclose = () => {
+      if (this.client === client) this.lost(client, new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    };
     // An SSE upstream's session lives and dies with its event stream.
     client.onerror = (error) => {
       if (transport instanceof SSEClientTransport && isConnectionLoss(error)) this.lost(client, error);

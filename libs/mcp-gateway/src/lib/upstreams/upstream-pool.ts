@@ -154,6 +154,11 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     return () => this.listeners.delete(listener);
   }
 
+  /** Listeners subscribed now: one per open session with upstream sessions of its own. */
+  get catalogueListeners(): number {
+    return this.listeners.size;
+  }
+
   forward(upstream: string, request: ClientRequest, options: ForwardOptions = {}): Promise<Result> {
     return this.forwardOn(upstream, (up) => up.shared, request, options);
   }
