@@ -14,7 +14,8 @@
 //   one client: the same with a single client, the latency nothing queues behind;
 //   soak:       sessions opened and closed on both gateways at once for --soak seconds (each
 //               client: initialize, --calls-per-session calls, DELETE), the gateways' RSS
-//               sampled every second, compared between the first and the last tenth.
+//               sampled every second, compared between the first and the last tenth, and the
+//               V8 heap in use after collections (the lowest of each tenth, from /metrics).
 //
 // Latencies are each call's own time as a float, from the request being sent to the last byte
 // of its answer. The client is plain node:http with a keep-alive connection per client, lighter
@@ -106,7 +107,7 @@ async function main() {
   for (const stateful of [false, true]) {
     const gateway = await startGateway(await database(), config, idp.issuer, controlPlane.url, stateful);
     cleanups.push(() => gateway.stop());
-    gateways[stateful ? 'stateful' : 'stateless'] = { ...gateway, key: await createKey(gateway.url, operator), memory: sampleMemory(gateway.pid) };
+    gateways[stateful ? 'stateful' : 'stateless'] = { ...gateway, key: await createKey(gateway.url, operator), memory: sampleMemory(gateway.pid, gateway.url) };
     cleanups.push(async () => gateways[stateful ? 'stateful' : 'stateless'].memory.stop());
   }
 
@@ -390,7 +391,14 @@ async function soakRun(targets, samplers) {
     const last = median(rss.slice(-window));
     // The shape in between: a leak climbs tenth after tenth, warming up levels off.
     const tenths = Array.from({ length: 10 }, (_, tenth) => median(rss.slice(Math.floor((tenth * rss.length) / 10), Math.floor(((tenth + 1) * rss.length) / 10))));
-    return { target: target.name, seconds: SOAK, ...counts[index], first, last, tenths, min: Math.min(...rss), max: Math.max(...rss), change: last / first - 1 };
+    // What stays alive: the lowest heap in use in each tenth (a collection happens in every one).
+    const heap = samplers[index].samples.slice(from[index]).map((sample) => sample.heap);
+    const heapFloors = Array.from({ length: 10 }, (_, tenth) => {
+      const values = heap.slice(Math.floor((tenth * heap.length) / 10), Math.floor(((tenth + 1) * heap.length) / 10)).filter((value) => value !== undefined);
+      return values.length > 0 ? Math.min(...values) : undefined;
+    });
+    const heapChange = heapFloors[0] && heapFloors[9] ? heapFloors[9] / heapFloors[0] - 1 : undefined;
+    return { target: target.name, seconds: SOAK, ...counts[index], first, last, tenths, heapFloors, heapChange, min: Math.min(...rss), max: Math.max(...rss), change: last / first - 1 };
   });
 }
 
@@ -403,10 +411,25 @@ function cpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
-/** A process's resident memory every second, labelled with the phase of the run. */
-function sampleMemory(pid) {
+/**
+ * A process's resident memory every second, labelled with the phase of the run, and the V8 heap in
+ * use as its /metrics reports it (`arbor_nodejs_heap_size_used_bytes`): RSS keeps the high-water
+ * mark of the heap V8 has grown to, while the lowest heap in use over a stretch (right after a
+ * collection) is what the process actually keeps alive.
+ */
+function sampleMemory(pid, url) {
   const sampler = { phase: 'start', samples: [], stop: () => clearInterval(timer) };
-  const take = () => sampler.samples.push({ phase: sampler.phase, rss: residentBytes(pid) });
+  const take = () => {
+    const sample = { phase: sampler.phase, rss: residentBytes(pid), heap: undefined };
+    sampler.samples.push(sample);
+    fetch(`${url}/metrics`)
+      .then((response) => response.text())
+      .then((text) => {
+        const found = /^arbor_nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)$/m.exec(text);
+        if (found) sample.heap = Number(found[1]);
+      })
+      .catch(() => undefined);
+  };
   const timer = setInterval(take, 1000);
   take();
   return sampler;
@@ -477,6 +500,14 @@ function printReport({ results, soak, gateways }) {
     'RSS by tenth of the soak (median of each, MiB):',
     '',
     ...soak.map((s) => `- ${s.target.replace('gateway, ', '')}: ${s.tenths.map(mib).join(' → ')}`),
+    '',
+    'V8 heap in use after collections, by tenth of the soak (the lowest of each, MiB, from /metrics):',
+    '',
+    ...soak.map(
+      (s) =>
+        `- ${s.target.replace('gateway, ', '')}: ${s.heapFloors.map((value) => (value === undefined ? '?' : mib(value))).join(' → ')}` +
+        (s.heapChange === undefined ? '' : ` (${added(s.heapChange * 100)} % first to last)`),
+    ),
     '',
     '| target | measured | |',
     '|---|---|---|',
