@@ -9,7 +9,7 @@
 //               and the CPU time the serving process (fake, proxy or gateway) spent per call;
 //   paced:      p50/p99 at a steady --rate (200) requests/s, and what the gateway adds to the
 //               direct call; for streamed calls also the time to the first chunk (first body byte);
-//   memory:     the gateway's RSS, sampled every second over the whole run, and over a --soak run
+//   memory:     the gateway's RSS (and V8 heap in use, from its /metrics), sampled every second over the whole run, and over a --soak run
 //               (plain and streamed calls alternating with --connections connections).
 //
 // The throughput runs use autocannon; latencies are each response's own time as a float
@@ -35,7 +35,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { build, createDatabase, root, serverVersion, startBuiltApp, runBenchmark, startTool, stopChild } from './support.mjs';
+import { build, createDatabase, memoryTrend, root, sampleMemory, serverVersion, startBuiltApp, runBenchmark, startTool, stopChild } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
@@ -86,7 +86,7 @@ async function main() {
   cleanups.push(() => proxy.stop());
   const gateway = await startGateway(database.url, fake.url);
   cleanups.push(() => gateway.stop());
-  const memory = sampleMemory(gateway.pid);
+  const memory = sampleMemory(gateway.pid, gateway.url);
   cleanups.push(async () => memory.stop());
 
   const key = await createLimitedKey(gateway.url);
@@ -319,23 +319,6 @@ function cpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
-/** The gateway's resident memory every second, labelled with the phase of the run. */
-function sampleMemory(pid) {
-  const sampler = {
-    phase: 'start',
-    samples: [],
-    stop: () => clearInterval(timer),
-  };
-  const take = () => sampler.samples.push({ at: performance.now(), phase: sampler.phase, rss: residentBytes(pid) });
-  const timer = setInterval(take, 1000);
-  take();
-  return sampler;
-}
-
-function residentBytes(pid) {
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
-}
-
 /** Plain and streamed calls alternating through the gateway for SOAK seconds; memory at its start and end. */
 async function soakRun(target, memory) {
   log(`memory soak: ${SOAK} s of plain and streamed calls alternating, ${CONNECTIONS} connections…`);
@@ -352,13 +335,7 @@ async function soakRun(target, memory) {
     if (statusCode === 200) latencies.push(responseTime);
   });
   const result = await instance;
-  const rss = memory.samples.slice(from).map((sample) => sample.rss);
-  // The first and the last tenth of the soak (at least 5 samples each), by their medians.
-  const window = Math.max(5, Math.floor(rss.length / 10));
-  const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
-  const first = median(rss.slice(0, window));
-  const last = median(rss.slice(-window));
-  return { seconds: SOAK, ...summary(result, latencies), first, last, min: Math.min(...rss), max: Math.max(...rss), change: last / first - 1 };
+  return { seconds: SOAK, ...summary(result, latencies), ...memoryTrend(memory.samples.slice(from)) };
 }
 
 /** The key's spend as the gateway wrote it to its database (at most a second behind): spend tracking ran. */
@@ -441,6 +418,10 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
     '| phase | min | max | at its end |',
     '|---|---:|---:|---:|',
     ...phases.filter(Boolean),
+    '',
+    `Soak RSS by tenth (median of each, MiB): ${soak.tenths.map(mib).join(' → ')}`,
+    '',
+    `V8 heap in use after collections, by tenth of the soak (the lowest of each, MiB, from /metrics): ${soak.heapFloors.map((value) => (value === undefined ? '?' : mib(value))).join(' → ')}${soak.heapChange === undefined ? '' : ` (${soak.heapChange >= 0 ? '+' : ''}${(soak.heapChange * 100).toFixed(2)} % first to last)`}`,
     '',
     '| target | measured | |',
     '|---|---|---|',

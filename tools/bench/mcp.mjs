@@ -39,7 +39,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build, createDatabase, root, startBuiltApp, runBenchmark, startTool } from './support.mjs';
+import { build, createDatabase, memoryTrend, root, sampleMemory, startBuiltApp, runBenchmark, startTool } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
@@ -383,22 +383,7 @@ async function soakRun(targets, samplers) {
   // Let the last second's sample in.
   await new Promise((resolve) => setTimeout(resolve, 1100));
   return targets.map((target, index) => {
-    const rss = samplers[index].samples.slice(from[index]).map((sample) => sample.rss);
-    // The first and the last tenth of the soak (at least 5 samples each), by their medians.
-    const window = Math.max(5, Math.floor(rss.length / 10));
-    const median = (values) => percentile([...values].sort((a, b) => a - b), 50);
-    const first = median(rss.slice(0, window));
-    const last = median(rss.slice(-window));
-    // The shape in between: a leak climbs tenth after tenth, warming up levels off.
-    const tenths = Array.from({ length: 10 }, (_, tenth) => median(rss.slice(Math.floor((tenth * rss.length) / 10), Math.floor(((tenth + 1) * rss.length) / 10))));
-    // What stays alive: the lowest heap in use in each tenth (a collection happens in every one).
-    const heap = samplers[index].samples.slice(from[index]).map((sample) => sample.heap);
-    const heapFloors = Array.from({ length: 10 }, (_, tenth) => {
-      const values = heap.slice(Math.floor((tenth * heap.length) / 10), Math.floor(((tenth + 1) * heap.length) / 10)).filter((value) => value !== undefined);
-      return values.length > 0 ? Math.min(...values) : undefined;
-    });
-    const heapChange = heapFloors[0] && heapFloors[9] ? heapFloors[9] / heapFloors[0] - 1 : undefined;
-    return { target: target.name, seconds: SOAK, ...counts[index], first, last, tenths, heapFloors, heapChange, min: Math.min(...rss), max: Math.max(...rss), change: last / first - 1 };
+    return { target: target.name, seconds: SOAK, ...counts[index], ...memoryTrend(samplers[index].samples.slice(from[index])) };
   });
 }
 
@@ -409,34 +394,6 @@ function cpuMs(pid) {
   // Fields 14 and 15 of /proc/<pid>/stat, counted after the command name in parentheses.
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-
-/**
- * A process's resident memory every second, labelled with the phase of the run, and the V8 heap in
- * use as its /metrics reports it (`arbor_nodejs_heap_size_used_bytes`): RSS keeps the high-water
- * mark of the heap V8 has grown to, while the lowest heap in use over a stretch (right after a
- * collection) is what the process actually keeps alive.
- */
-function sampleMemory(pid, url) {
-  const sampler = { phase: 'start', samples: [], stop: () => clearInterval(timer) };
-  const take = () => {
-    const sample = { phase: sampler.phase, rss: residentBytes(pid), heap: undefined };
-    sampler.samples.push(sample);
-    fetch(`${url}/metrics`)
-      .then((response) => response.text())
-      .then((text) => {
-        const found = /^arbor_nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)$/m.exec(text);
-        if (found) sample.heap = Number(found[1]);
-      })
-      .catch(() => undefined);
-  };
-  const timer = setInterval(take, 1000);
-  take();
-  return sampler;
-}
-
-function residentBytes(pid) {
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
 }
 
 function printReport({ results, soak, gateways }) {

@@ -156,3 +156,56 @@ export async function startTool(name, portVariable) {
   return { url, pid: child.pid, stop: () => stopChild(child) };
 }
 
+
+/**
+ * A process's resident memory every second, labelled with the phase of the run, and the V8 heap in
+ * use as the service's /metrics reports it (`arbor_nodejs_heap_size_used_bytes`): RSS keeps the
+ * high-water mark of the heap V8 has grown to, while the lowest heap in use over a stretch (right
+ * after a collection) is what the process actually keeps alive. Linux (/proc).
+ */
+export function sampleMemory(pid, url) {
+  const sampler = { phase: 'start', samples: [], stop: () => clearInterval(timer) };
+  const take = () => {
+    const sample = { phase: sampler.phase, rss: residentBytes(pid), heap: undefined };
+    sampler.samples.push(sample);
+    fetch(`${url}/metrics`)
+      .then((response) => response.text())
+      .then((text) => {
+        const found = /^arbor_nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)$/m.exec(text);
+        if (found) sample.heap = Number(found[1]);
+      })
+      .catch(() => undefined);
+  };
+  const timer = setInterval(take, 1000);
+  take();
+  return sampler;
+}
+
+function residentBytes(pid) {
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
+}
+
+/**
+ * How memory moved over `samples` (a soak): RSS by its first and last tenth (medians, at least 5
+ * samples each) and the median of every tenth (a leak climbs tenth after tenth, warming up levels
+ * off); the heap in use after collections as the lowest of every tenth.
+ */
+export function memoryTrend(samples) {
+  const rss = samples.map((sample) => sample.rss);
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor((sorted.length - 1) / 2)];
+  };
+  const tenth = (values, index) => values.slice(Math.floor((index * values.length) / 10), Math.floor(((index + 1) * values.length) / 10));
+  const window = Math.max(5, Math.floor(rss.length / 10));
+  const first = median(rss.slice(0, window));
+  const last = median(rss.slice(-window));
+  const tenths = Array.from({ length: 10 }, (_, index) => median(tenth(rss, index)));
+  const heap = samples.map((sample) => sample.heap);
+  const heapFloors = Array.from({ length: 10 }, (_, index) => {
+    const values = tenth(heap, index).filter((value) => value !== undefined);
+    return values.length > 0 ? Math.min(...values) : undefined;
+  });
+  const heapChange = heapFloors[0] && heapFloors[9] ? heapFloors[9] / heapFloors[0] - 1 : undefined;
+  return { first, last, tenths, heapFloors, heapChange, min: Math.min(...rss), max: Math.max(...rss), change: last / first - 1 };
+}
