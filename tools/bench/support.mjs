@@ -162,12 +162,18 @@ export async function startTool(name, portVariable) {
  * use as the service's /metrics reports it (`arbor_nodejs_heap_size_used_bytes`): RSS keeps the
  * high-water mark of the heap V8 has grown to, while the lowest heap in use over a stretch (right
  * after a collection) is what the process actually keeps alive. Linux (/proc).
+ *
+ * /metrics is read every second only in the `soak` phase, which measures memory; in the others
+ * every 15 s, as Prometheus would: a scrape costs the service a few milliseconds of its event loop,
+ * and one a second would show up in the latency percentiles the other phases measure.
  */
 export function sampleMemory(pid, url) {
   const sampler = { phase: 'start', samples: [], stop: () => clearInterval(timer) };
+  let tick = 0;
   const take = () => {
     const sample = { phase: sampler.phase, rss: residentBytes(pid), heap: undefined };
     sampler.samples.push(sample);
+    if (sampler.phase !== 'soak' && tick++ % PROMETHEUS_INTERVAL_S !== 0) return;
     fetch(`${url}/metrics`)
       .then((response) => response.text())
       .then((text) => {
@@ -180,6 +186,8 @@ export function sampleMemory(pid, url) {
   take();
   return sampler;
 }
+
+const PROMETHEUS_INTERVAL_S = 15;
 
 function residentBytes(pid) {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
