@@ -434,8 +434,20 @@ async function soakRun(targets, samplers) {
   // Let the last second's sample in.
   await new Promise((resolve) => setTimeout(resolve, 1100));
   return targets.map((target, index) => {
-    return { target: target.name, seconds: SOAK, ...counts[index], ...memoryTrend(samplers[index].samples.slice(from[index])) };
+    const samples = samplers[index].samples.slice(from[index]);
+    return { target: target.name, seconds: SOAK, ...counts[index], ...memoryTrend(samples), heapHalves: lowestHeapByHalf(samples) };
   });
+}
+
+/**
+ * The lowest heap in use in each half of the soak. The heap climbs between major collections,
+ * which can be a minute apart: a tenth of a short soak may see none and its lowest point is not
+ * a floor. A leak raises the second half's lowest above the first's.
+ */
+function lowestHeapByHalf(samples) {
+  const heap = samples.map((sample) => sample.heap).filter((value) => value !== undefined);
+  const middle = Math.floor(heap.length / 2);
+  return [heap.slice(0, middle), heap.slice(middle)].map((half) => (half.length > 0 ? Math.min(...half) : undefined));
 }
 
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -533,12 +545,13 @@ function printReport({ results, paced, soak, gateways }) {
     '',
     ...soak.map((s) => `- ${s.target.replace('gateway, ', '')}: ${s.tenths.map(mib).join(' → ')}`),
     '',
-    'V8 heap in use after collections, by tenth of the soak (the lowest of each, MiB, from /metrics):',
+    'V8 heap in use after collections, by tenth of the soak (the lowest of each, MiB, from /metrics; it climbs between major collections, which a tenth of a short soak may not see: the lowest of each half is the floor):',
     '',
     ...soak.map(
       (s) =>
         `- ${s.target.replace('gateway, ', '')}: ${s.heapFloors.map((value) => (value === undefined ? '?' : mib(value))).join(' → ')}` +
-        (s.heapChange === undefined ? '' : ` (${added(s.heapChange * 100)} % first to last)`),
+        (s.heapChange === undefined ? '' : ` (${added(s.heapChange * 100)} % first to last)`) +
+        (s.heapHalves.includes(undefined) ? '' : `; lowest over the first half ${mib(s.heapHalves[0])}, over the second half ${mib(s.heapHalves[1])}`),
     ),
     '',
     '| target | measured | |',
