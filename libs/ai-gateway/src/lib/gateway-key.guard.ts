@@ -32,8 +32,10 @@ export class MasterKeyCheck {
   }
 
   isMasterKey(presented: string): boolean {
-    const given = Buffer.from(presented);
-    return !!this.masterKey && given.length === this.masterKey.length && timingSafeEqual(given, this.masterKey);
+    // The length is no secret (every comparison reveals it); virtual keys differ in length from
+    // most master keys, so they skip the copy and the constant-time comparison.
+    if (!this.masterKey || Buffer.byteLength(presented) !== this.masterKey.length) return false;
+    return timingSafeEqual(Buffer.from(presented), this.masterKey);
   }
 }
 

@@ -13,7 +13,7 @@ import { ModelPrices } from '../pricing/model-prices';
 import { CallAccounting, CallAdmission } from './call-accounting';
 import { applyDropParams, checkGatewayParams } from './drop-params';
 import { estimateStreamedUsage, StreamedAnswer } from '../spend/usage-estimate';
-import { GatewayMetrics } from './gateway-metrics';
+import { CallOutcome, GatewayMetrics } from './gateway-metrics';
 import { StreamUsageTap } from './stream-usage';
 import { CallUsage, NO_USAGE, usageOfJsonAnswer } from './usage';
 
@@ -33,6 +33,10 @@ interface CallState {
   /** The deployment whose answer is being passed on, counted as busy until the call ends. */
   busy?: string;
   settled: boolean;
+  /** Set when the response has closed: metrics of a call settled later are recorded at once. */
+  closed: boolean;
+  /** What the metrics record for the call, kept from its settling until the response has closed. */
+  outcome?: CallOutcome;
   /** The answer's headers so far; written once, with the status (Node's fast path, no per-header bookkeeping). */
   headers: Record<string, string | number | string[]>;
 }
@@ -60,6 +64,7 @@ export class FamilyACalls {
       upstreamMs: 0,
       progress: { alias: '', retries: 0, fallbacks: 0 },
       settled: false,
+      closed: false,
       headers: { 'x-arbor-call-id': randomUUID() },
     };
     try {
@@ -87,6 +92,8 @@ export class FamilyACalls {
     const abort = new AbortController();
     response.once('close', () => {
       if (!response.writableFinished) abort.abort(new Error('client disconnected'));
+      state.closed = true;
+      this.observe(state);
     });
 
     const streamed = body['stream'] === true && operation !== 'embeddings';
@@ -220,7 +227,10 @@ export class FamilyACalls {
     response.end(last === '' ? undefined : last);
   }
 
-  /** Once per call: cost, limits and spend settled, metrics recorded, the deployment's slot freed. */
+  /**
+   * Once per call: cost, limits and spend settled, the deployment's slot freed. Its metrics are
+   * recorded when the response has closed, after the last byte left rather than before it.
+   */
   private finish(state: CallState, usage: CallUsage, failure?: ProviderError, firstChunkAt?: number): { cost: number; keySpend?: number } {
     if (state.settled) return { cost: 0 };
     state.settled = true;
@@ -228,7 +238,7 @@ export class FamilyACalls {
     const cost = deployment && !failure ? this.prices.cost(deployment, usage) : 0;
     if (state.busy) this.deployments.finished(state.busy);
     const { keySpend } = state.admission?.settle({ alias: state.progress.alias, deployment, usage, cost }) ?? {};
-    this.metrics.call({
+    state.outcome = {
       alias: state.progress.alias,
       deployment,
       status: failure?.status ?? 200,
@@ -240,8 +250,15 @@ export class FamilyACalls {
       retries: state.progress.retries,
       fallbacks: state.progress.fallbacks,
       requestedAlias: state.progress.alias,
-    });
+    };
+    if (state.closed) this.observe(state);
     return { cost, ...(keySpend !== undefined ? { keySpend } : {}) };
+  }
+
+  private observe(state: CallState): void {
+    if (!state.outcome) return;
+    this.metrics.call(state.outcome);
+    state.outcome = undefined;
   }
 }
 
@@ -271,6 +288,7 @@ function routingHeaders(state: CallState): void {
   headers['x-arbor-overhead-duration-ms'] = Math.max(0, total - state.upstreamMs).toFixed(1);
 }
 
+/** USD to the picodollar, without float noise (4.05e-6, not 4.0500000000000005e-6). */
 function formatUsd(value: number): string {
-  return String(Number(value.toPrecision(12)));
+  return String(Math.round(value * 1e12) / 1e12);
 }

@@ -7,6 +7,21 @@ import { DeploymentRouter } from '../deployment-router';
 import { CallUsage } from './usage';
 
 const BY_DEPLOYMENT = ['alias', 'deployment', 'provider'] as const;
+
+/** What one finished call (also a failed one: `deployment` is the last tried, if any) records. */
+export interface CallOutcome {
+  alias: string;
+  deployment: GatewayDeployment | undefined;
+  status: number;
+  errorCode?: string | null;
+  seconds: number;
+  firstTokenSeconds?: number;
+  usage?: CallUsage;
+  cost: number;
+  retries: number;
+  fallbacks: number;
+  requestedAlias: string;
+}
 type DeploymentLabels = Record<(typeof BY_DEPLOYMENT)[number], string>;
 
 /**
@@ -46,19 +61,7 @@ export class GatewayMetrics {
   }
 
   /** One finished call (also a failed one: `deployment` is the last tried, if any). */
-  call(outcome: {
-    alias: string;
-    deployment: GatewayDeployment | undefined;
-    status: number;
-    errorCode?: string | null;
-    seconds: number;
-    firstTokenSeconds?: number;
-    usage?: CallUsage;
-    cost: number;
-    retries: number;
-    fallbacks: number;
-    requestedAlias: string;
-  }): void {
+  call(outcome: CallOutcome): void {
     const by = labels(outcome.alias, outcome.deployment);
     this.requests.inc({ ...by, status: String(outcome.status) });
     this.duration.observe(by, outcome.seconds);

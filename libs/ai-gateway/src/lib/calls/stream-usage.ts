@@ -51,6 +51,10 @@ export class StreamUsageTap {
     // (Inside content, quotes are escaped, so these keys cannot match text.)
     if (events.includes('"error"')) this.noticeError(events);
     if (!events.includes('"usage"')) return events;
+    // Asked for usage, every chunk says "usage":null until the one that carries it, at the end:
+    // those pass with a plain string replacement, and only a piece with the usage is taken apart.
+    const nullsRemoved = withoutNullUsage(events);
+    if (!nullsRemoved.includes('"usage"')) return this.keepUsage ? events : nullsRemoved;
     let out = '';
     for (const event of splitEvents(events)) out += this.filterEvent(event);
     return out;
@@ -58,7 +62,7 @@ export class StreamUsageTap {
 
   private filterEvent(event: string): string {
     if (!event.includes('"usage"')) return event;
-    const nullsRemoved = event.replace(/,"usage":null|"usage":null,?/g, '');
+    const nullsRemoved = withoutNullUsage(event);
     if (!nullsRemoved.includes('"usage"')) return this.keepUsage ? event : nullsRemoved;
     const data = /^data: ?(.*)$/m.exec(event)?.[1];
     let chunk: Record<string, unknown>;
@@ -86,6 +90,11 @@ export class StreamUsageTap {
       }
     }
   }
+}
+
+/** Events without their `"usage":null` members (compact JSON, as OpenAI and compatible servers send it). */
+function withoutNullUsage(events: string): string {
+  return events.replaceAll(',"usage":null', '').replaceAll('"usage":null,', '').replaceAll('"usage":null', '');
 }
 
 /** Index just after the last complete event (`\n\n` or `\r\n\r\n`), or -1. */
