@@ -1,11 +1,10 @@
 // The Azure adapter against tools/fake-providers' Azure OpenAI (a child process).
-import type { Readable } from 'node:stream';
 import type { ProviderDeployment } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
 import { startFakeProviders, type FakeProvidersProcess } from '@arbor/testing';
 import { azureAdapter, azureUrl } from './azure.adapter';
 
-async function json(body: Readable): Promise<Record<string, unknown>> {
+async function json(body: AsyncIterable<Buffer | string>): Promise<Record<string, unknown>> {
   let result = '';
   for await (const chunk of body) result += String(chunk);
   return JSON.parse(result) as Record<string, unknown>;

@@ -1,11 +1,10 @@
 // The Gemini adapter against tools/fake-providers' Gemini (a child process speaking Google's wire format).
-import type { Readable } from 'node:stream';
 import type { ProviderDeployment } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
 import { startFakeProviders, type FakeProvidersProcess } from '@arbor/testing';
 import { geminiAdapter } from './gemini.adapter';
 
-async function text(body: Readable): Promise<string> {
+async function text(body: AsyncIterable<Buffer | string>): Promise<string> {
   let result = '';
   for await (const chunk of body) result += String(chunk);
   return result;

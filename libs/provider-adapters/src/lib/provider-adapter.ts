@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
 
 /** One upstream model as the configuration names it (`openai/gpt-4o` → provider `openai`, model `gpt-4o`). */
 export interface ProviderDeployment {
@@ -42,7 +41,8 @@ export interface ProviderAnswer {
   headers: IncomingHttpHeaders;
   /** `application/json` or `text/event-stream`. */
   contentType: string;
-  body: Readable;
+  /** The upstream's body as it arrives (passed through), or the translated one (a Node stream). */
+  body: AsyncIterable<Buffer | string>;
 }
 
 /**

@@ -1,12 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import { Agent, errors } from 'undici';
+import { Agent, type Dispatcher, errors } from 'undici';
 import { ProviderError } from './provider-error';
+import { UpstreamBody } from './upstream-body';
 
 // One keep-alive pool per upstream origin for every provider: a fresh TCP (and TLS) connection per
 // call is the largest avoidable cost of a proxy. undici rather than `http.request`: its client
 // costs about half the CPU per call (no ClientRequest/IncomingMessage objects, llhttp without the
 // per-header callbacks), which is most of what a gateway adds on top of the bare proxy.
+// Requests go through its lowest layer, `dispatch`, with a handler of ours: no Readable, promise
+// and abort bookkeeping of `request()` per call (about a third less of the client's CPU).
 // Timeouts are per request (below); the agent's own are off.
 const pool = new Agent({ connections: 256, keepAliveTimeout: 10_000, headersTimeout: 0, bodyTimeout: 0 });
 
@@ -26,7 +29,7 @@ export interface UpstreamRequest {
 export interface UpstreamResponse {
   statusCode: number;
   headers: IncomingHttpHeaders;
-  body: Readable;
+  body: UpstreamBody;
 }
 
 /**
@@ -78,23 +81,71 @@ function requestTarget(url: URL): RequestTarget {
   return target;
 }
 
-async function sendOnce(request: UpstreamRequest): Promise<UpstreamResponse> {
+function sendOnce(request: UpstreamRequest): Promise<UpstreamResponse> {
   const target = requestTarget(request.url);
   // Headers as a flat list go to the wire as they are.
   const headers: string[] = [];
   for (const name in request.headers) headers.push(name, request.headers[name] as string);
   if (target.basicAuth && !('authorization' in request.headers)) headers.push('authorization', target.basicAuth);
-  const answer = await pool.request({
-    origin: target.origin,
-    path: target.path,
-    method: request.method,
-    headers,
-    body: request.body ?? null,
-    signal: request.signal,
-    headersTimeout: request.timeoutMs,
-    bodyTimeout: request.timeoutMs,
+  return new Promise((resolve, reject) => {
+    if (request.signal.aborted) return reject(request.signal.reason);
+    pool.dispatch(
+      {
+        origin: target.origin,
+        path: target.path,
+        method: request.method,
+        headers,
+        body: request.body ?? null,
+        headersTimeout: request.timeoutMs,
+        bodyTimeout: request.timeoutMs,
+      },
+      new UpstreamCall(request.signal, resolve, reject),
+    );
   });
-  return { statusCode: answer.statusCode, headers: answer.headers, body: answer.body };
+}
+
+/**
+ * One request's handler: resolves with status and headers when they arrive, then feeds the body;
+ * the caller's signal aborts the request at any point, and stops being listened to at its end.
+ */
+class UpstreamCall implements Dispatcher.DispatchHandler {
+  private body: UpstreamBody | undefined;
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly onAbort = () => this.controller?.abort(this.signal.reason instanceof Error ? this.signal.reason : new Error(String(this.signal.reason)));
+
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly resolve: (response: UpstreamResponse) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.signal.aborted) this.onAbort();
+    else this.signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode < 200) return; // 1xx: the answer is still to come
+    this.body = new UpstreamBody(controller);
+    this.resolve({ statusCode, headers, body: this.body });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.body?.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.signal.removeEventListener('abort', this.onAbort);
+    this.body?.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.signal.removeEventListener('abort', this.onAbort);
+    const reason = this.signal.aborted ? (this.signal.reason as Error) : error;
+    if (this.body) this.body.fail(reason);
+    else this.reject(reason);
+  }
 }
 
 const STALE_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
@@ -139,6 +190,7 @@ function timedOut(timeoutMs: number): ProviderError {
  * promise per chunk: this runs once per call).
  */
 export function readAll(body: AsyncIterable<Buffer | string>, limit: number): Promise<Buffer> {
+  if (body instanceof UpstreamBody) return body.all(limit, () => tooLarge(limit));
   if (body instanceof Readable) return readStream(body, limit);
   return readIterable(body, limit);
 }
@@ -188,13 +240,14 @@ async function readIterable(body: AsyncIterable<Buffer | string>, limit: number)
 }
 
 /** Reads a (small) answer body completely, up to `limit` bytes (an error body, say). */
-export async function readBody(response: Readable, limit = 1_048_576): Promise<string> {
+export async function readBody(response: AsyncIterable<Buffer | string>, limit = 1_048_576): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of response) {
-    size += (chunk as Buffer).length;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
     if (size > limit) break;
-    chunks.push(chunk as Buffer);
+    chunks.push(bytes);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
