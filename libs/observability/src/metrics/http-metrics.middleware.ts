@@ -1,7 +1,7 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, NestMiddleware } from '@nestjs/common';
-import { Histogram } from 'prom-client';
 import { MetricsRegistry } from './metrics-registry';
+import { HistogramSeries, SeriesHistogram } from './series-metrics';
 
 /** Requests that matched no route share one label value, so scanners cannot blow up cardinality. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -14,10 +14,12 @@ type RoutedRequest = IncomingMessage & { baseUrl?: string; route?: { path?: unkn
 /** `http_server_request_duration_seconds{method,route,status_code}`, route being the matched pattern. */
 @Injectable()
 export class HttpServerMetrics {
-  readonly duration: Histogram<'method' | 'route' | 'status_code'>;
+  readonly duration: SeriesHistogram<'method' | 'route' | 'status_code'>;
+  /** By `${method} ${route} ${status}`: bounded by the app's routes, since unmatched paths share one route. */
+  private readonly seriesByRequest = new Map<string, HistogramSeries>();
 
   constructor(registry: MetricsRegistry) {
-    this.duration = new Histogram({
+    this.duration = new SeriesHistogram({
       name: 'http_server_request_duration_seconds',
       help: 'Duration of HTTP server requests, by method, matched route pattern and status code.',
       labelNames: ['method', 'route', 'status_code'],
@@ -34,7 +36,14 @@ export class HttpServerMetrics {
 
   /** The observation of a request whose response has closed; `start` from `performance.now()`. */
   observe(request: IncomingMessage, response: ServerResponse, route: string, start: number): void {
-    this.duration.observe({ method: request.method ?? 'UNKNOWN', route, status_code: String(response.statusCode) }, (performance.now() - start) / 1000);
+    const method = request.method ?? 'UNKNOWN';
+    const key = `${method} ${route} ${response.statusCode}`;
+    let series = this.seriesByRequest.get(key);
+    if (!series) {
+      series = this.duration.series({ method, route, status_code: String(response.statusCode) });
+      this.seriesByRequest.set(key, series);
+    }
+    series.observe((performance.now() - start) / 1000);
   }
 }
 
