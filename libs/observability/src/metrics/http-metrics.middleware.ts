@@ -15,8 +15,11 @@ type RoutedRequest = IncomingMessage & { baseUrl?: string; route?: { path?: unkn
 @Injectable()
 export class HttpServerMetrics {
   readonly duration: SeriesHistogram<'method' | 'route' | 'status_code'>;
-  /** By `${method} ${route} ${status}`: bounded by the app's routes, since unmatched paths share one route. */
-  private readonly seriesByRequest = new Map<string, HistogramSeries>();
+  /**
+   * By route, method and status: no key string is built per request. Bounded by the app's
+   * routes (unmatched paths share one) and the methods Node's parser admits.
+   */
+  private readonly seriesByRoute = new Map<string, Map<string, Map<number, HistogramSeries>>>();
 
   constructor(registry: MetricsRegistry) {
     this.duration = new SeriesHistogram({
@@ -37,12 +40,13 @@ export class HttpServerMetrics {
   /** The observation of a request whose response has closed; `start` from `performance.now()`. */
   observe(request: IncomingMessage, response: ServerResponse, route: string, start: number): void {
     const method = request.method ?? 'UNKNOWN';
-    const key = `${method} ${route} ${response.statusCode}`;
-    let series = this.seriesByRequest.get(key);
-    if (!series) {
-      series = this.duration.series({ method, route, status_code: String(response.statusCode) });
-      this.seriesByRequest.set(key, series);
-    }
+    const status = response.statusCode;
+    let byMethod = this.seriesByRoute.get(route);
+    if (!byMethod) this.seriesByRoute.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (!series) byStatus.set(status, (series = this.duration.series({ method, route, status_code: String(status) })));
     series.observe((performance.now() - start) / 1000);
   }
 }
