@@ -110,6 +110,7 @@ describe('SeriesCounter and SeriesHistogram', () => {
     const { series } = registries();
     const counter = new SeriesCounter({ name: 'c_total', help: 'C.', labelNames: ['alias'], registers: [series] });
     const histogram = new SeriesHistogram({ name: 'h_seconds', help: 'H.', labelNames: ['alias'], registers: [series] });
+    counter.series({ alias: 'a' });
     expect(() => counter.series({ alias: 'a', model: 'b' } as never)).toThrow('Added label "model" is not included in initial labelset');
     expect(() => counter.series({ alias: 'a' }).inc(-1)).toThrow('It is not possible to decrease a counter');
     expect(() => histogram.series({ alias: 'a' }).observe(Number.POSITIVE_INFINITY)).toThrow('Value is not a valid number');

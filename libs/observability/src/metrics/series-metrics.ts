@@ -36,7 +36,7 @@ abstract class Series<L extends string> {
     this.publish(this);
   }
 
-  /** Back to zero and unprinted, as prom-client's `reset()` leaves a metric. */
+  /** Unprinted, as prom-client's `reset()` leaves a metric; each kind of series also zeroes its values. */
   clear(): void {
     this.published = false;
   }
@@ -75,12 +75,12 @@ abstract class SeriesMetric<L extends string, S extends Series<L>> {
 
   /** The series of `labels`, the same handle each time; keep it rather than calling this per observation. */
   series(labels: SeriesLabels<L> = {}): S {
+    for (const label in labels) {
+      if (!this.labelNames.includes(label)) throw new Error(`Added label "${label}" is not included in initial labelset: ${format(this.labelNames)}`);
+    }
     const key = this.keyOf(labels);
     let series = this.byKey.get(key);
     if (!series) {
-      for (const label in labels) {
-        if (!this.labelNames.includes(label)) throw new Error(`Added label "${label}" is not included in initial labelset: ${format(this.labelNames)}`);
-      }
       series = this.createSeries({ ...labels }, (published) => this.printed.push(published as S));
       this.byKey.set(key, series);
     }
