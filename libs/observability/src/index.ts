@@ -22,6 +22,8 @@ export { RequestObserver } from './request-observer';
 export { METRICS_PATH, MetricsModule } from './metrics/metrics.module';
 export { MetricsRegistry } from './metrics/metrics-registry';
 export type { MetricsOptions } from './metrics/metrics-registry';
+export { CounterSeries, HistogramSeries, SeriesCounter, SeriesHistogram } from './metrics/series-metrics';
+export type { SeriesHistogramConfiguration, SeriesLabels, SeriesMetricConfiguration } from './metrics/series-metrics';
 
 // OpenTelemetry, only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 export { startTelemetry } from './telemetry/start-telemetry';

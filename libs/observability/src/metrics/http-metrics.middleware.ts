@@ -1,7 +1,7 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, NestMiddleware } from '@nestjs/common';
-import { Histogram } from 'prom-client';
 import { MetricsRegistry } from './metrics-registry';
+import { HistogramSeries, SeriesHistogram } from './series-metrics';
 
 /** Requests that matched no route share one label value, so scanners cannot blow up cardinality. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -14,10 +14,15 @@ type RoutedRequest = IncomingMessage & { baseUrl?: string; route?: { path?: unkn
 /** `http_server_request_duration_seconds{method,route,status_code}`, route being the matched pattern. */
 @Injectable()
 export class HttpServerMetrics {
-  readonly duration: Histogram<'method' | 'route' | 'status_code'>;
+  readonly duration: SeriesHistogram<'method' | 'route' | 'status_code'>;
+  /**
+   * By route, method and status: no key string is built per request. Bounded by the app's
+   * routes (unmatched paths share one) and the methods Node's parser admits.
+   */
+  private readonly seriesByRoute = new Map<string, Map<string, Map<number, HistogramSeries>>>();
 
   constructor(registry: MetricsRegistry) {
-    this.duration = new Histogram({
+    this.duration = new SeriesHistogram({
       name: 'http_server_request_duration_seconds',
       help: 'Duration of HTTP server requests, by method, matched route pattern and status code.',
       labelNames: ['method', 'route', 'status_code'],
@@ -34,7 +39,15 @@ export class HttpServerMetrics {
 
   /** The observation of a request whose response has closed; `start` from `performance.now()`. */
   observe(request: IncomingMessage, response: ServerResponse, route: string, start: number): void {
-    this.duration.observe({ method: request.method ?? 'UNKNOWN', route, status_code: String(response.statusCode) }, (performance.now() - start) / 1000);
+    const method = request.method ?? 'UNKNOWN';
+    const status = response.statusCode;
+    let byMethod = this.seriesByRoute.get(route);
+    if (!byMethod) this.seriesByRoute.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (!series) byStatus.set(status, (series = this.duration.series({ method, route, status_code: String(status) })));
+    series.observe((performance.now() - start) / 1000);
   }
 }
 
