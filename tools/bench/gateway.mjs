@@ -35,7 +35,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { build, createDatabase, memoryTrend, root, sampleMemory, serverVersion, startBuiltApp, runBenchmark, startTool, stopChild } from './support.mjs';
+import { build, createDatabase, memoryTrend, memoryVerdictText, root, sampleMemory, serverVersion, startBuiltApp, runBenchmark, startTool, stopChild } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
@@ -380,7 +380,7 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
   const firstAdded = find(paced, 'streamed', gateway).firstP50 - find(paced, 'streamed', direct).firstP50;
   targets.push(`| first streamed chunk adds ≤ 2 ms p50 | ${added(firstAdded)} ms | ${verdict(firstAdded <= 2)} |`);
   targets.push(
-    `| memory flat (±10 %) over the ${soak.seconds} s soak | ${added(soak.change * 100)} % (${mib(soak.first)} → ${mib(soak.last)} MiB) | ${verdict(Math.abs(soak.change) <= 0.1)}${soak.seconds < 600 ? ' (a 10-minute run needs --soak 600)' : ''} |`,
+    `| memory flat (±10 %) over the ${soak.seconds} s soak | ${memoryVerdictText(soak)} | ${verdict(soak.flat)}${soak.seconds < 600 ? ' (a 10-minute run needs --soak 600)' : ''} |`,
   );
 
   const phases = ['throughput', 'paced', 'soak'].map((phase) => {

@@ -46,7 +46,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build, createDatabase, memoryTrend, root, sampleMemory, startBuiltApp, runBenchmark, startTool } from './support.mjs';
+import { build, createDatabase, memoryTrend, memoryVerdictText, root, sampleMemory, startBuiltApp, runBenchmark, startTool } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
@@ -435,19 +435,8 @@ async function soakRun(targets, samplers) {
   await new Promise((resolve) => setTimeout(resolve, 1100));
   return targets.map((target, index) => {
     const samples = samplers[index].samples.slice(from[index]);
-    return { target: target.name, seconds: SOAK, ...counts[index], ...memoryTrend(samples), heapHalves: lowestHeapByHalf(samples) };
+    return { target: target.name, seconds: SOAK, ...counts[index], ...memoryTrend(samples) };
   });
-}
-
-/**
- * The lowest heap in use in each half of the soak. The heap climbs between major collections,
- * which can be a minute apart: a tenth of a short soak may see none and its lowest point is not
- * a floor. A leak raises the second half's lowest above the first's.
- */
-function lowestHeapByHalf(samples) {
-  const heap = samples.map((sample) => sample.heap).filter((value) => value !== undefined);
-  const middle = Math.floor(heap.length / 2);
-  return [heap.slice(0, middle), heap.slice(middle)].map((half) => (half.length > 0 ? Math.min(...half) : undefined));
 }
 
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -499,7 +488,7 @@ function printReport({ results, paced, soak, gateways }) {
   }
   for (const s of soak) {
     targets.push(
-      `| ${s.target.replace('gateway, ', '')}: memory flat (±10 %) over the ${s.seconds} s soak | ${added(s.change * 100)} % (${mib(s.first)} → ${mib(s.last)} MiB) | ${verdict(Math.abs(s.change) <= 0.1)}${s.seconds < 600 ? ' (a 10-minute run needs --soak 600)' : ''} |`,
+      `| ${s.target.replace('gateway, ', '')}: memory flat (±10 %) over the ${s.seconds} s soak | ${memoryVerdictText(s)} | ${verdict(s.flat)}${s.seconds < 600 ? ' (a 10-minute run needs --soak 600)' : ''} |`,
     );
   }
 

@@ -196,7 +196,8 @@ function residentBytes(pid) {
 /**
  * How memory moved over `samples` (a soak): RSS by its first and last tenth (medians, at least 5
  * samples each) and the median of every tenth (a leak climbs tenth after tenth, warming up levels
- * off); the heap in use after collections as the lowest of every tenth.
+ * off); the heap in use after collections as the lowest of every tenth and of each half; whether
+ * memory stayed flat (see `flat`).
  */
 export function memoryTrend(samples) {
   const rss = samples.map((sample) => sample.rss);
@@ -215,5 +216,41 @@ export function memoryTrend(samples) {
     return values.length > 0 ? Math.min(...values) : undefined;
   });
   const heapChange = heapFloors[0] && heapFloors[9] ? heapFloors[9] / heapFloors[0] - 1 : undefined;
-  return { first, last, tenths, heapFloors, heapChange, min: Math.min(...rss), max: Math.max(...rss), change: last / first - 1 };
+  // By half: what stays alive (the heap's lowest point; major collections can be a minute apart,
+  // so a tenth of a short soak may hold none) and the most the process held (RSS's peak).
+  const halves = [samples.slice(0, Math.floor(samples.length / 2)), samples.slice(Math.floor(samples.length / 2))];
+  const heapHalves = halves.map((half) => {
+    const values = half.map((sample) => sample.heap).filter((value) => value !== undefined);
+    return values.length > 0 ? Math.min(...values) : undefined;
+  });
+  const rssPeaks = halves.map((half) => Math.max(...half.map((sample) => sample.rss)));
+  const heapHalvesChange = heapHalves[0] && heapHalves[1] ? heapHalves[1] / heapHalves[0] - 1 : undefined;
+  const rssPeakChange = rssPeaks[1] / rssPeaks[0] - 1;
+  // Flat: neither the heap that survives collections nor the memory the process needs grows by
+  // more than a tenth from the first half to the second. RSS alone follows the heap V8 has grown
+  // to (and gives back at times), which a first-to-last comparison mistakes for a trend.
+  const flat = heapHalvesChange !== undefined && Math.abs(heapHalvesChange) <= 0.1 && rssPeakChange <= 0.1;
+  return {
+    first,
+    last,
+    tenths,
+    heapFloors,
+    heapChange,
+    heapHalves,
+    heapHalvesChange,
+    rssPeaks,
+    rssPeakChange,
+    flat,
+    min: Math.min(...rss),
+    max: Math.max(...rss),
+    change: last / first - 1,
+  };
+}
+
+/** The memory target's row text: what it is judged on, and the RSS first to last for reference. */
+export function memoryVerdictText(trend) {
+  const mib = (bytes) => (bytes / 2 ** 20).toFixed(0);
+  const pct = (value) => (value === undefined ? '?' : `${value >= 0 ? '+' : ''}${(value * 100).toFixed(1)} %`);
+  const heap = trend.heapHalves.includes(undefined) ? 'heap in use not read' : `heap in use after collections ${mib(trend.heapHalves[0])} → ${mib(trend.heapHalves[1])} MiB (${pct(trend.heapHalvesChange)})`;
+  return `${heap}, RSS peak ${mib(trend.rssPeaks[0])} → ${mib(trend.rssPeaks[1])} MiB (${pct(trend.rssPeakChange)}), first to second half; RSS first to last tenth ${mib(trend.first)} → ${mib(trend.last)} MiB (${pct(trend.change)})`;
 }
