@@ -46,10 +46,12 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
   }
 
   /** Stops the upstream request; a reader waiting gets `reason`. */
-  destroy(reason: Error = new Error('The answer was not read to its end.')): void {
+  destroy(reason?: Error): void {
+    // Runs at the end of every read: an Error (and its stack trace) only when there is one to stop.
     if (this.ended || this.failure) return;
-    this.fail(reason);
-    if (!this.controller.aborted) this.controller.abort(reason);
+    const error = reason ?? new Error('The answer was not read to its end.');
+    this.fail(error);
+    if (!this.controller.aborted) this.controller.abort(error);
   }
 
   /**

@@ -94,7 +94,9 @@ export class StreamUsageTap {
 
 /** Events without their `"usage":null` members (compact JSON, as OpenAI and compatible servers send it). */
 function withoutNullUsage(events: string): string {
-  return events.replaceAll(',"usage":null', '').replaceAll('"usage":null,', '').replaceAll('"usage":null', '');
+  // OpenAI puts it last in each chunk (`,"usage":null}`); the other forms only if some remain.
+  const out = events.replaceAll(',"usage":null', '');
+  return out.includes('"usage":null') ? out.replaceAll('"usage":null,', '').replaceAll('"usage":null', '') : out;
 }
 
 /** Index just after the last complete event (`\n\n` or `\r\n\r\n`), or -1. */
