@@ -227,9 +227,10 @@ export function memoryTrend(samples) {
   const heapHalvesChange = heapHalves[0] && heapHalves[1] ? heapHalves[1] / heapHalves[0] - 1 : undefined;
   const rssPeakChange = rssPeaks[1] / rssPeaks[0] - 1;
   // Flat: neither the heap that survives collections nor the memory the process needs grows by
-  // more than a tenth from the first half to the second. RSS alone follows the heap V8 has grown
-  // to (and gives back at times), which a first-to-last comparison mistakes for a trend.
-  const flat = heapHalvesChange !== undefined && Math.abs(heapHalvesChange) <= 0.1 && rssPeakChange <= 0.1;
+  // more than a tenth from the first half to the second (a fall is V8 settling, not a leak). RSS
+  // alone follows the heap V8 has grown to (and gives back at times), which a first-to-last
+  // comparison mistakes for a trend.
+  const flat = heapHalvesChange !== undefined && heapHalvesChange <= 0.1 && rssPeakChange <= 0.1;
   return {
     first,
     last,
