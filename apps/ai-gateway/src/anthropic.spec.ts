@@ -47,6 +47,13 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
 
   afterAll(() => stopGatewayOnFakes({ fake, database, gateway }));
 
+  /** USD the gateway's Prometheus cost counter holds for an alias. */
+  const costRecordedFor = async (alias: string): Promise<number> => {
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    const line = metrics.split('\n').find((row) => row.startsWith('arbor_aigw_cost_usd_total{') && row.includes(`alias="${alias}"`));
+    return line ? Number(line.split(' ').at(-1)) : 0;
+  };
+
   it('answers a chat completion from the Messages API, with the provider key, version and max_tokens sent', async () => {
     const { data, response } = await client.chat.completions
       .create({ model: 'claude', messages: [{ role: 'user', content: 'plain-hello' }], temperature: 0.2, max_tokens: 50 })
@@ -240,6 +247,34 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
       prompt_tokens: 3100, completion_tokens: 20, total_tokens: 3120, prompt_tokens_details: { cached_tokens: 2000 },
       cache_creation_input_tokens: 1000, cache_read_input_tokens: 2000,
     });
+  });
+
+  it('prices writes to the one-hour cache at 2× the input price, plain and streamed, and splits them by lifetime in usage', async () => {
+    const cachedForAnHour = { type: 'text', text: 'A long document to keep for an hour.', cache_control: { type: 'ephemeral', ttl: '1h' } } as OpenAI.ChatCompletionContentPartText;
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: [cachedForAnHour] }];
+    // $3 in, $15 out, cache reads $0.30, one-hour writes $6 per million tokens.
+    const expectedCost = 100 * 3e-6 + 1000 * 6e-6 + 2000 * 0.3e-6 + 20 * 15e-6;
+
+    const { data, response } = await client.chat.completions.create({ model: 'claude-cached', messages }).withResponse();
+    expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(expectedCost, 12);
+    expect(data.usage?.prompt_tokens_details).toEqual({
+      cached_tokens: 2000, cache_creation_tokens: 1000, cache_creation_token_details: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 1000 },
+    });
+
+    // A streamed answer's cost is known after its headers: the cost counter of the alias tells it.
+    const spentSoFar = await costRecordedFor('claude-cached');
+    const stream = await client.chat.completions.create({ model: 'claude-cached', messages, stream: true, stream_options: { include_usage: true } });
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const chunk of stream) usage = chunk.usage ?? usage;
+    expect(usage?.prompt_tokens_details).toMatchObject({ cache_creation_token_details: { ephemeral_1h_input_tokens: 1000 } });
+    // Recorded when the response closes, which may come a moment after the SDK's last chunk.
+    const deadline = Date.now() + 5000;
+    let streamedCost = (await costRecordedFor('claude-cached')) - spentSoFar;
+    while (streamedCost === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      streamedCost = (await costRecordedFor('claude-cached')) - spentSoFar;
+    }
+    expect(streamedCost).toBeCloseTo(expectedCost, 12);
   });
 
   it('maps Anthropic errors to the OpenAI SDK error classes', async () => {

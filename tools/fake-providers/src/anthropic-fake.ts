@@ -5,7 +5,9 @@
 //   fail-<400|401|403|404|413|429|500|529|context|timeout|midstream|drop> (or x-fake-fail): that
 //   error (context: "prompt is too long"; 529: overloaded; timeout: no answer; midstream: a stream
 //   sends its first text delta, then an error event; drop: first text delta, then the connection drops)
-//   tokens-<input>-<output>[-cache-<written>-<read>]: the usage reported (default 7 and 5, no cache)
+//   tokens-<input>-<output>[-cache-<written>-<read>]: the usage reported (default 7 and 5, no cache);
+//   the written tokens go to the one-hour cache when a cache_control in the request asks for
+//   `"ttl":"1h"`, else to the five-minute one (usage.cache_creation says which, as Anthropic does)
 //   pause-<N> (or x-fake-pause-ms), hold-<name>: a stream stops after its first text delta for N
 //   ms, or until POST /_fake/release/<name>
 // The answer is "fake answer from <model>", cut at the first stop sequence or after max_tokens
@@ -119,10 +121,13 @@ export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath
   }
 
   const tokens = /^tokens-(\d+)-(\d+)(?:-cache-(\d+)-(\d+))?$/.exec(model);
+  const written = Number(tokens?.[3] ?? 0);
+  const oneHour = asksForOneHourCache(request);
   const usage = {
     input_tokens: tokens ? Number(tokens[1]) : 7,
-    cache_creation_input_tokens: Number(tokens?.[3] ?? 0),
+    cache_creation_input_tokens: written,
     cache_read_input_tokens: Number(tokens?.[4] ?? 0),
+    cache_creation: { ephemeral_5m_input_tokens: oneHour ? 0 : written, ephemeral_1h_input_tokens: oneHour ? written : 0 },
     output_tokens: tokens ? Number(tokens[2]) : 5,
   };
   const answer = answerFor(request, model);
@@ -168,6 +173,15 @@ export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath
   }
   res.end();
 };
+
+/** Whether any cache_control breakpoint (in system, messages or tools) asks for the one-hour cache. */
+function asksForOneHourCache(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(asksForOneHourCache);
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  if ((record['cache_control'] as { ttl?: unknown } | undefined)?.ttl === '1h') return true;
+  return Object.values(record).some(asksForOneHourCache);
+}
 
 /** The first thing Anthropic's validation would refuse, in its wording; undefined when the request is fine. */
 function problemWith(request: MessagesRequest, version: string): string | undefined {
@@ -267,7 +281,7 @@ function toolToCall(request: MessagesRequest): string | undefined {
   return typeof name === 'string' ? name : undefined;
 }
 
-function streamEvents(id: string, model: string, answer: Answer, usage: Record<string, number>): { type: string; [field: string]: unknown }[] {
+function streamEvents(id: string, model: string, answer: Answer, usage: { output_tokens: number; [field: string]: unknown }): { type: string; [field: string]: unknown }[] {
   const events: { type: string; [field: string]: unknown }[] = [
     { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } },
   ];

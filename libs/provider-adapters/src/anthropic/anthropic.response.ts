@@ -25,6 +25,8 @@ export interface AnthropicUsage {
   output_tokens?: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** The cache writes by lifetime: a one-hour write costs more than a five-minute one. */
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
 }
 
 const FINISH_REASONS: Record<string, string> = {
@@ -44,18 +46,29 @@ export function finishReasonFor(stopReason: string | null | undefined): string {
 /**
  * Anthropic counts cache reads and writes apart from input_tokens; family A counts them all as
  * prompt tokens, reads as cached_tokens. Writes cost more than input, so, as LiteLLM does, they
- * are also reported as cache_creation_input_tokens (and reads as cache_read_input_tokens).
+ * are also reported as cache_creation_input_tokens (and reads as cache_read_input_tokens), and,
+ * when some went to the one-hour cache (dearer still), split by lifetime in
+ * prompt_tokens_details.cache_creation_token_details.
  */
 export function familyAUsage(usage: AnthropicUsage): Record<string, unknown> {
   const cacheRead = usage.cache_read_input_tokens ?? 0;
   const cacheWrite = usage.cache_creation_input_tokens ?? 0;
   const promptTokens = (usage.input_tokens ?? 0) + cacheWrite + cacheRead;
   const completionTokens = usage.output_tokens ?? 0;
+  const oneHourWrites = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
+  const promptDetails: Record<string, unknown> = { cached_tokens: cacheRead };
+  if (oneHourWrites > 0) {
+    promptDetails['cache_creation_tokens'] = cacheWrite;
+    promptDetails['cache_creation_token_details'] = {
+      ephemeral_5m_input_tokens: usage.cache_creation?.ephemeral_5m_input_tokens ?? cacheWrite - oneHourWrites,
+      ephemeral_1h_input_tokens: oneHourWrites,
+    };
+  }
   return {
     prompt_tokens: promptTokens,
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
-    prompt_tokens_details: { cached_tokens: cacheRead },
+    prompt_tokens_details: promptDetails,
     cache_creation_input_tokens: cacheWrite,
     cache_read_input_tokens: cacheRead,
   };

@@ -6,6 +6,8 @@ export interface CallUsage {
   cachedTokens: number;
   /** Of promptTokens, written to the provider's prompt cache (Anthropic's cache_creation_input_tokens). */
   cacheWriteTokens?: number;
+  /** Of cacheWriteTokens, written to Anthropic's one-hour cache (priced above the five-minute one). */
+  oneHourCacheWriteTokens?: number;
   /** Of completionTokens, spent on reasoning. */
   reasoningTokens: number;
   /** Counted by the gateway (the client hung up before the upstream reported usage), not reported. */
@@ -28,11 +30,14 @@ export function usageFrom(raw: unknown): CallUsage | undefined {
   const promptDetails = usage['prompt_tokens_details'] as Record<string, unknown> | null | undefined;
   const completionDetails = usage['completion_tokens_details'] as Record<string, unknown> | null | undefined;
   const cacheWrites = count(usage['cache_creation_input_tokens']);
+  const byLifetime = promptDetails?.['cache_creation_token_details'] as Record<string, unknown> | null | undefined;
+  const oneHourWrites = count(byLifetime?.['ephemeral_1h_input_tokens']);
   return {
     promptTokens: prompt ?? 0,
     completionTokens: completion ?? 0,
     cachedTokens: count(promptDetails?.['cached_tokens']) ?? 0,
     ...(cacheWrites ? { cacheWriteTokens: cacheWrites } : {}),
+    ...(cacheWrites && oneHourWrites ? { oneHourCacheWriteTokens: oneHourWrites } : {}),
     reasoningTokens: count(completionDetails?.['reasoning_tokens']) ?? 0,
   };
 }

@@ -2,18 +2,19 @@ import { ModelPrice } from './model-price';
 
 const M = 1e-6; // prices below are USD per million tokens, as providers publish them
 
-function price(input: number, output: number, cacheRead?: number, cacheWrite?: number): ModelPrice {
+function price(input: number, output: number, cacheRead?: number, cacheWrite?: number, oneHourCacheWrite?: number): ModelPrice {
   return {
     inputCostPerToken: input * M,
     outputCostPerToken: output * M,
     ...(cacheRead !== undefined ? { cacheReadCostPerToken: cacheRead * M } : {}),
     ...(cacheWrite !== undefined ? { cacheCreationCostPerToken: cacheWrite * M } : {}),
+    ...(oneHourCacheWrite !== undefined ? { oneHourCacheCreationCostPerToken: oneHourCacheWrite * M } : {}),
   };
 }
 
-// Anthropic: a 5-minute cache write costs 1.25× the input price, a cache read 0.1×.
+// Anthropic: a 5-minute cache write costs 1.25× the input price, a 1-hour one 2×, a cache read 0.1×.
 function claude(input: number, output: number): ModelPrice {
-  return price(input, output, input * 0.1, input * 1.25);
+  return price(input, output, input * 0.1, input * 1.25, input * 2);
 }
 
 /**
@@ -53,7 +54,7 @@ export const BUILT_IN_PRICES: ReadonlyMap<string, ModelPrice> = new Map([
   ['claude-3-5-sonnet', claude(3, 15)],
   ['claude-haiku-4-5', claude(1, 5)],
   ['claude-3-5-haiku', claude(0.8, 4)],
-  ['claude-3-haiku', price(0.25, 1.25, 0.03, 0.3)], // published: 0.12× read, 1.2× write
+  ['claude-3-haiku', price(0.25, 1.25, 0.03, 0.3, 0.5)], // published: 0.12× read, 1.2× write, 2× for an hour
   ['claude-3-opus', claude(15, 75)],
   // Google
   ['gemini-2.5-pro', price(1.25, 10, 0.125)],

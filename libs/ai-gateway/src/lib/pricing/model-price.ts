@@ -8,6 +8,8 @@ export interface ModelPrice {
   cacheReadCostPerToken?: number;
   /** Prompt tokens written to the provider's cache (Anthropic charges more for them); the input price when absent. */
   cacheCreationCostPerToken?: number;
+  /** Prompt tokens written to Anthropic's one-hour cache; the cache write price when absent. */
+  oneHourCacheCreationCostPerToken?: number;
   /** Reasoning tokens (part of the completion tokens); the output price when absent. */
   reasoningCostPerToken?: number;
 }
@@ -18,6 +20,7 @@ export const PRICE_FIELDS = {
   outputCostPerToken: 'output_cost_per_token',
   cacheReadCostPerToken: 'cache_read_input_token_cost',
   cacheCreationCostPerToken: 'cache_creation_input_token_cost',
+  oneHourCacheCreationCostPerToken: 'cache_creation_input_token_cost_above_1hr',
   reasoningCostPerToken: 'output_cost_per_reasoning_token',
 } as const;
 
@@ -25,11 +28,14 @@ export const PRICE_FIELDS = {
 export function costOf(usage: CallUsage, price: ModelPrice): number {
   const cached = Math.min(usage.cachedTokens, usage.promptTokens);
   const cacheWrites = Math.min(usage.cacheWriteTokens ?? 0, usage.promptTokens - cached);
+  const oneHourWrites = Math.min(usage.oneHourCacheWriteTokens ?? 0, cacheWrites);
   const reasoning = Math.min(usage.reasoningTokens, usage.completionTokens);
+  const writePrice = price.cacheCreationCostPerToken ?? price.inputCostPerToken;
   return (
     (usage.promptTokens - cached - cacheWrites) * price.inputCostPerToken +
     cached * (price.cacheReadCostPerToken ?? price.inputCostPerToken) +
-    cacheWrites * (price.cacheCreationCostPerToken ?? price.inputCostPerToken) +
+    (cacheWrites - oneHourWrites) * writePrice +
+    oneHourWrites * (price.oneHourCacheCreationCostPerToken ?? writePrice) +
     (usage.completionTokens - reasoning) * price.outputCostPerToken +
     reasoning * (price.reasoningCostPerToken ?? price.outputCostPerToken)
   );

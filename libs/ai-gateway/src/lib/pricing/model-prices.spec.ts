@@ -47,6 +47,19 @@ describe('cost of a call', () => {
     expect(new ModelPrices([plain]).cost(plain, usageWithCache)).toBeCloseTo(3100 * 1e-6 + 20 * 2e-6, 12);
   });
 
+  it('charges writes to the one-hour cache at their own price, 2× the input price for Claude unless overridden', () => {
+    const usageWithOneHour = { promptTokens: 100 + 1000, completionTokens: 20, cachedTokens: 0, cacheWriteTokens: 1000, oneHourCacheWriteTokens: 600, reasoningTokens: 0 };
+    const sonnet = deployment('claude-sonnet-4-5', 'anthropic');
+    expect(new ModelPrices([sonnet]).cost(sonnet, usageWithOneHour)).toBeCloseTo(100 * 3e-6 + 400 * 3.75e-6 + 600 * 6e-6 + 20 * 15e-6, 12);
+    const priced = deployment('my-claude', 'anthropic', {
+      input_cost_per_token: 1e-6, output_cost_per_token: 2e-6, cache_creation_input_token_cost: 5e-6, cache_creation_input_token_cost_above_1hr: 7e-6,
+    });
+    expect(new ModelPrices([priced]).cost(priced, usageWithOneHour)).toBeCloseTo(100 * 1e-6 + 400 * 5e-6 + 600 * 7e-6 + 20 * 2e-6, 12);
+    // Without a one-hour price, they cost what any cache write costs.
+    const fiveMinuteOnly = deployment('other', 'anthropic', { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6, cache_creation_input_token_cost: 5e-6 });
+    expect(new ModelPrices([fiveMinuteOnly]).cost(fiveMinuteOnly, usageWithOneHour)).toBeCloseTo(100 * 1e-6 + 1000 * 5e-6 + 20 * 2e-6, 12);
+  });
+
   it('lets model_info override the price map, and the price map override the built-in list', () => {
     const map = loadPriceMap(priceFile({ 'gpt-4o': { input_cost_per_token: 1e-6, output_cost_per_token: 1e-6 }, sample_spec: { input_cost_per_token: 'docs' } }));
     const plain = deployment('gpt-4o');
