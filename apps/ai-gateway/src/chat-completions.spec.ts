@@ -1,6 +1,6 @@
 // The gateway as application developers meet it: the official OpenAI SDK against the gateway,
 // the gateway against tools/fake-providers (a child process, as Node runs it).
-import OpenAI, { AuthenticationError, InternalServerError, NotFoundError, RateLimitError } from 'openai';
+import OpenAI, { APIUserAbortError, AuthenticationError, InternalServerError, NotFoundError, RateLimitError } from 'openai';
 import { ConfigError } from '@arbor/config';
 import { RunningService, startService } from '@arbor/platform';
 import { createTestDatabase, FakeProvidersProcess, runBuiltApp, TestDatabase } from '@arbor/testing';
@@ -37,6 +37,7 @@ describe('ai-gateway family A routes through the official OpenAI SDK', () => {
       deployment('slow-stream', 'hold-stream-test', fake.url),
       deployment('held-stream', 'hold-never-released', fake.url),
       deployment('priced-held', 'hold-priced-never-released', fake.url, '\n    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }'),
+      deployment('priced-silent', 'fail-timeout', fake.url, '\n    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }'),
     ].join('')}
 litellm_settings:
   drop_params: true
@@ -135,10 +136,38 @@ litellm_settings:
     expect(record?.aborted).toBe(true);
   });
 
+  const asMaster = { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' };
+
+  /** A new key of its own project, so that its spend is one test's alone. */
+  const newKey = async (project: string): Promise<{ id: string; key: string }> => {
+    const created = await fetch(`${gateway.url}/api/v1/keys`, { method: 'POST', headers: asMaster, body: JSON.stringify({ project }) });
+    return (await created.json()) as { id: string; key: string };
+  };
+
+  /** Waits until the fake saw the upstream call carrying `prompt` stopped by the gateway. */
+  const upstreamAborted = async (prompt: string): Promise<boolean> => {
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline) {
+      if ((await seenByFake()).some((r) => r.body.includes(prompt) && r.aborted)) return true;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return false;
+  };
+
+  /** The key's spend report once it counts one call: spend is written behind the request, so it is asked until then. */
+  const spendOfOneCall = async (keyId: string): Promise<{ spend: number; totals: Record<string, number> } | undefined> => {
+    const deadline = Date.now() + 5000;
+    let report: { spend: number; totals: Record<string, number> } | undefined;
+    while (Date.now() < deadline) {
+      report = (await (await fetch(`${gateway.url}/api/v1/keys/${keyId}/spend`, { headers: asMaster })).json()) as typeof report;
+      if (report?.totals['requests'] === 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return report;
+  };
+
   it('still records an estimated spend for the key when its client hangs up mid-stream', async () => {
-    const asMaster = { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' };
-    const created = await fetch(`${gateway.url}/api/v1/keys`, { method: 'POST', headers: asMaster, body: JSON.stringify({ project: 'hang-ups' }) });
-    const key = (await created.json()) as { id: string; key: string };
+    const key = await newKey('hang-ups');
     const prompt = 'a question whose answer nobody reads';
     const stream = await sdkClient(gateway, key.key).chat.completions.create({ model: 'priced-held', messages: [{ role: 'user', content: prompt }], stream: true });
     for await (const _chunk of stream) {
@@ -147,21 +176,8 @@ litellm_settings:
     }
 
     // The upstream saw the abort, so it never sent its usage chunk.
-    const deadline = Date.now() + 5000;
-    let aborted = false;
-    while (!aborted && Date.now() < deadline) {
-      aborted = (await seenByFake()).some((r) => r.body.includes(prompt) && r.aborted);
-      if (!aborted) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(aborted).toBe(true);
-
-    // Spend is written behind the request; the report waits for nothing, so ask until it is there.
-    let report: { spend: number; totals: Record<string, number> } | undefined;
-    while (Date.now() < deadline) {
-      report = (await (await fetch(`${gateway.url}/api/v1/keys/${key.id}/spend`, { headers: asMaster })).json()) as typeof report;
-      if (report?.totals['requests'] === 1) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    expect(await upstreamAborted(prompt)).toBe(true);
+    const report = await spendOfOneCall(key.id);
     // o200k_base: 3 for the reply, 3 for the message, then "user\n" + the prompt (8 tokens).
     const promptTokens = 3 + 3 + 8;
     expect(report?.totals).toMatchObject({ requests: 1, estimated_requests: 1, prompt_tokens: promptTokens, completion_tokens: 0 });
@@ -169,10 +185,32 @@ litellm_settings:
     expect(report?.spend).toBeCloseTo(promptTokens * 0.001, 10);
   });
 
+  it('records the prompt as estimated spend when its client hangs up before any answer', async () => {
+    const key = await newKey('early-hang-ups');
+    const prompt = 'a question whose answer nobody waits for';
+    const hangUp = new AbortController();
+    const call = sdkClient(gateway, key.key)
+      .chat.completions.create({ model: 'priced-silent', messages: [{ role: 'user', content: prompt }] }, { signal: hangUp.signal, maxRetries: 0 })
+      .catch((error: unknown) => error);
+    // Hung up once the upstream is working on it (the fake never answers this model).
+    for (const deadline = Date.now() + 5000; Date.now() < deadline && !(await seenByFake()).some((r) => r.body.includes(prompt)); ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    hangUp.abort();
+    expect(await call).toBeInstanceOf(APIUserAbortError);
+
+    expect(await upstreamAborted(prompt)).toBe(true);
+    const report = await spendOfOneCall(key.id);
+    // o200k_base: 3 for the reply, 3 for the message, then "user\n" + the prompt (9 tokens).
+    const promptTokens = 3 + 3 + 9;
+    expect(report?.totals).toMatchObject({ requests: 1, estimated_requests: 1, prompt_tokens: promptTokens, completion_tokens: 0 });
+    expect(report?.spend).toBeCloseTo(promptTokens * 0.001, 10);
+  });
+
   it('lists aliases (never provider models) and retrieves one', async () => {
     const ids: string[] = [];
     for await (const model of client.models.list()) ids.push(model.id);
-    expect(ids.sort()).toEqual(['broken', 'fast', 'held-stream', 'limited', 'priced-held', 'shuffled', 'slow-stream']);
+    expect(ids.sort()).toEqual(['broken', 'fast', 'held-stream', 'limited', 'priced-held', 'priced-silent', 'shuffled', 'slow-stream']);
     expect((await client.models.retrieve('fast')).id).toBe('fast');
     await expect(client.models.retrieve('gpt-4o-mini')).rejects.toBeInstanceOf(NotFoundError);
   });

@@ -12,7 +12,7 @@ import { GatewayCaller, mayUseAlias } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
 import { CallAccounting, CallAdmission } from './call-accounting';
 import { applyDropParams, checkGatewayParams } from './drop-params';
-import { estimateStreamedUsage, StreamedAnswer } from '../spend/usage-estimate';
+import { estimatePromptUsage, estimateStreamedUsage, StreamedAnswer } from '../spend/usage-estimate';
 import { CallOutcome, GatewayMetrics } from './gateway-metrics';
 import { StreamUsageTap } from './stream-usage';
 import { CallUsage, NO_USAGE, usageOfJsonAnswer } from './usage';
@@ -32,6 +32,8 @@ interface CallState {
   admission?: CallAdmission;
   /** The deployment whose answer is being passed on, counted as busy until the call ends. */
   busy?: string;
+  /** The client hung up while an upstream was working on the call (which the hang-up then stopped). */
+  hungUpOnUpstream?: boolean;
   settled: boolean;
   /** Set when the response has closed: metrics of a call settled later are recorded at once. */
   closed: boolean;
@@ -102,13 +104,14 @@ export class FamilyACalls {
       // Retries and fallbacks happen here, before the first byte goes to the client.
       answer = await this.router.route(state.progress, (deployment) => this.attempt(operation, deployment, body, streamed, abort.signal, state), abort.signal);
     } catch (error) {
+      if (state.hungUpOnUpstream) return this.settleHangUp(state, body);
       this.finish(state, NO_USAGE, error instanceof ProviderError ? error : undefined);
       if (abort.signal.aborted) return;
       routingHeaders(state);
       throw error;
     }
     if (streamed) await this.stream(answer, body, state, response, abort.signal);
-    else await this.whole(answer, state, response, abort.signal);
+    else await this.whole(answer, body, state, response, abort.signal);
   }
 
   private async attempt(
@@ -141,6 +144,7 @@ export class FamilyACalls {
       return answer;
     } catch (error) {
       this.deployments.finished(deployment.id);
+      if (signal.aborted) state.hungUpOnUpstream = true;
       throw error;
     } finally {
       state.upstreamMs += performance.now() - began;
@@ -148,16 +152,17 @@ export class FamilyACalls {
   }
 
   /** A JSON answer: read whole (it has to arrive anyway), usage and cost taken from it, sent on unchanged. */
-  private async whole(answer: ProviderAnswer, state: CallState, response: ServerResponse, signal: AbortSignal): Promise<void> {
+  private async whole(answer: ProviderAnswer, body: Record<string, unknown>, state: CallState, response: ServerResponse, signal: AbortSignal): Promise<void> {
     const began = performance.now();
     let bytes: Buffer;
     try {
       bytes = await readAll(answer.body, MAX_JSON_ANSWER_BYTES);
     } catch (error) {
-      this.finish(state, NO_USAGE, answerBrokeOff(error));
-      if (signal.aborted) return;
+      if (signal.aborted) return this.settleHangUp(state, body);
+      const failure = answerBrokeOff(error);
+      this.finish(state, NO_USAGE, failure);
       routingHeaders(state);
-      throw answerBrokeOff(error);
+      throw failure;
     } finally {
       state.upstreamMs += performance.now() - began;
     }
@@ -225,6 +230,18 @@ export class FamilyACalls {
     response.addTrailers({ 'x-arbor-response-cost': formatUsd(cost), ...(keySpend !== undefined ? { 'x-arbor-key-spend': formatUsd(keySpend) } : {}) });
     // The last events leave with the end of the answer: one write, not two.
     response.end(last === '' ? undefined : last);
+  }
+
+  /**
+   * A call whose client hung up before its answer came: the upstream, stopped by the hang-up, had
+   * read the prompt and reported no usage. Its prompt is counted (estimated) so that a caller
+   * cannot spend unseen by hanging up just before every answer.
+   */
+  private settleHangUp(state: CallState, body: Record<string, unknown>): void {
+    void estimatePromptUsage(body).then(
+      (usage) => this.finish(state, usage),
+      () => this.finish(state, NO_USAGE),
+    );
   }
 
   /**

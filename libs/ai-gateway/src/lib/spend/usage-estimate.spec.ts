@@ -12,6 +12,9 @@ describe('usage of a stream the client hung up on', () => {
     // Tool definitions are part of the prompt too.
     expect(await promptTokensOf({ ...body, tools: [{ type: 'function', function: { name: 'get_weather' } }] })).toBeGreaterThan(expected);
     expect(await promptTokensOf({ prompt: 'Say this is a test' })).toBe(countTokens('Say this is a test'));
+    // Embeddings: texts or token ids.
+    expect(await promptTokensOf({ input: ['Say this', 'is a test'] })).toBe(countTokens('Say this') + countTokens('is a test'));
+    expect(await promptTokensOf({ input: [[1, 2, 3], [4, 5]] })).toBe(5);
   });
 
   it('counts text that looks like a special token as text, not as an error', async () => {

@@ -97,9 +97,16 @@ export async function estimateStreamedUsage(body: Record<string, unknown>, answe
   return { promptTokens, completionTokens, cachedTokens: 0, reasoningTokens, estimated: true };
 }
 
-/** Prompt tokens of a family A chat or completions request, by OpenAI's counting rules. */
+/** The usage of a call whose client hung up before any answer: its prompt, estimated. */
+export async function estimatePromptUsage(body: Record<string, unknown>): Promise<CallUsage> {
+  return { promptTokens: await promptTokensOf(body), completionTokens: 0, cachedTokens: 0, reasoningTokens: 0, estimated: true };
+}
+
+/** Prompt tokens of a family A chat, completions or embeddings request, by OpenAI's counting rules. */
 export async function promptTokensOf(body: Record<string, unknown>): Promise<number> {
-  const { messages, prompt, tools } = body;
+  const { messages, tools } = body;
+  // Completions take `prompt`, embeddings `input`: text, texts, or token ids.
+  const prompt = body['prompt'] ?? body['input'];
   let tokens = 0;
   if (Array.isArray(messages)) {
     tokens += TOKENS_PER_REPLY;
