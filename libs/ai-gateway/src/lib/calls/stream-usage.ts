@@ -52,18 +52,20 @@ export class StreamUsageTap {
     if (events.includes('"error"')) this.noticeError(events);
     if (!events.includes('"usage"')) return events;
     // Asked for usage, every chunk says "usage":null until the one that carries it, at the end:
-    // those pass with a plain string replacement, and only a piece with the usage is taken apart.
+    // those pass with a plain string replacement, and only the events from the first one with
+    // a usage on are taken apart.
     const nullsRemoved = withoutNullUsage(events);
-    if (!nullsRemoved.includes('"usage"')) return this.keepUsage ? events : nullsRemoved;
-    let out = '';
-    for (const event of splitEvents(events)) out += this.filterEvent(event);
-    return out;
+    const at = nullsRemoved.indexOf('"usage"');
+    if (at < 0) return this.keepUsage ? events : nullsRemoved;
+    const start = eventStartBefore(nullsRemoved, at);
+    let out = nullsRemoved.slice(0, start);
+    for (const event of splitEvents(nullsRemoved.slice(start))) out += this.withUsageLearned(event);
+    return this.keepUsage ? events : out;
   }
 
-  private filterEvent(event: string): string {
+  /** An event (without "usage":null) as the client gets it when it did not ask for usage; its usage learned. */
+  private withUsageLearned(event: string): string {
     if (!event.includes('"usage"')) return event;
-    const nullsRemoved = withoutNullUsage(event);
-    if (!nullsRemoved.includes('"usage"')) return this.keepUsage ? event : nullsRemoved;
     const data = /^data: ?(.*)$/m.exec(event)?.[1];
     let chunk: Record<string, unknown>;
     try {
@@ -104,6 +106,13 @@ function lastEventEnd(text: string): number {
   const lf = text.lastIndexOf('\n\n');
   const crlf = text.lastIndexOf('\r\n\r\n');
   return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 4);
+}
+
+/** Where the event holding `index` begins: just after the blank line before it, or 0. */
+function eventStartBefore(text: string, index: number): number {
+  const lf = text.lastIndexOf('\n\n', index);
+  const crlf = text.lastIndexOf('\r\n\r\n', index);
+  return Math.max(0, lf < 0 ? 0 : lf + 2, crlf < 0 ? 0 : crlf + 4);
 }
 
 /** Complete events, each with its terminator. */
