@@ -12,6 +12,11 @@
 //   memory:     the gateway's RSS (and V8 heap in use, from its /metrics), sampled every second over the whole run, and over a --soak run
 //               (plain and streamed calls alternating with --connections connections).
 //
+// The three paths take turns: each run is cut into --rounds slices (5 of 2 s by default), the
+// paths measured one slice each in turn (the order rotating from round to round) and each path's
+// slices added up. This machine's speed drifts from minute to minute; measured one after another,
+// a path that fell in a slow minute would look slower than the path before it.
+//
 // The throughput runs use autocannon; latencies are each response's own time as a float
 // (autocannon's histogram keeps whole milliseconds only, too coarse for a 1 ms target). The paced
 // runs use a small client of this file that sends each call at its time (every 1/rate s) over a
@@ -22,7 +27,8 @@
 // providers, the bare proxy and the gateway as child processes, a config file in a temporary
 // directory (removed). It writes no other file. Linux only: CPU time and memory come from /proc.
 //
-// Options: --duration <s> (per run, default 10), --connections <n> (default 50), --rate <n>
+// Options: --duration <s> (per run, default 10), --rounds <n> (slices it is cut into, default 5),
+// --connections <n> (default 50), --rate <n>
 // (paced runs, default 200), --soak <s> (default 30; 600 for the 10-minute memory target),
 // --log <filter> (AIGW_LOG of the gateway, default its own default, info), --skip-build,
 // --cpu-prof-dir <dir> (write a V8 CPU profile of the gateway there, to see where time goes).
@@ -43,6 +49,7 @@ const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/tes
 const { values: options } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
     rate: { type: 'string', default: '200' },
     soak: { type: 'string', default: '30' },
@@ -52,6 +59,7 @@ const { values: options } = parseArgs({
   },
 });
 const DURATION = Number(options.duration);
+const ROUNDS = Math.max(1, Math.round(Number(options.rounds)));
 const CONNECTIONS = Number(options.connections);
 const RATE = Number(options.rate);
 const SOAK = Number(options.soak);
@@ -100,14 +108,10 @@ async function main() {
   const throughput = [];
   const paced = [];
   for (const stream of [false, true]) {
-    for (const target of targets) {
-      memory.phase = 'throughput';
-      throughput.push(await load(target, stream, { connections: CONNECTIONS }));
-    }
-    for (const target of targets) {
-      memory.phase = 'paced';
-      paced.push(await pacedRun(target, stream));
-    }
+    memory.phase = 'throughput';
+    throughput.push(...(await load(targets, stream, { connections: CONNECTIONS })));
+    memory.phase = 'paced';
+    paced.push(...(await pacedRun(targets, stream)));
   }
   memory.phase = 'soak';
   const soak = await soakRun(targets[2], memory);
@@ -200,11 +204,13 @@ async function checkAnswers(target, stream) {
   }
 }
 
-/** One autocannon run after a warm-up; latencies from each response's own time. */
-async function load(target, stream, settings) {
+/**
+ * The targets in turns (see the top of this file): each warmed up, then ROUNDS slices of
+ * DURATION / ROUNDS seconds each with autocannon; latencies from each response's own time.
+ */
+async function load(targets, stream, settings) {
   const kind = stream ? 'streamed' : 'plain';
-  const name = `${kind}, ${target.name}`;
-  const run = (duration, latencies) => {
+  const run = (target, duration, latencies) => {
     const instance = autocannon({
       url: `${target.url}${target.path}`,
       method: 'POST',
@@ -218,29 +224,54 @@ async function load(target, stream, settings) {
     });
     return instance;
   };
-  log(`${name}: warming up, then ${DURATION} s with ${settings.connections} connections as fast as they go…`);
-  await run(WARM_UP_S, []);
-  const latencies = [];
-  const cpuBefore = cpuMs(target.pid);
-  const result = await run(DURATION, latencies);
-  const cpuPerCall = (cpuMs(target.pid) - cpuBefore) / result.requests.total;
-  return { name, kind, target: target.name, cpuPerCall, ...summary(result, latencies) };
+  log(`${kind}: ${targets.map((t) => t.name).join(', ')} in turns, ${DURATION} s each in ${ROUNDS} slices with ${settings.connections} connections as fast as they go…`);
+  for (const target of targets) await run(target, WARM_UP_S, []);
+  const measured = targets.map(() => ({ latencies: [], seconds: 0, requests: 0, cpuMs: 0, statuses: {}, errors: 0, timeouts: 0 }));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const index of inTurn(targets.length, round)) {
+      const target = targets[index];
+      const total = measured[index];
+      const cpuBefore = cpuMs(target.pid);
+      const result = await run(target, DURATION / ROUNDS, total.latencies);
+      total.cpuMs += cpuMs(target.pid) - cpuBefore;
+      total.seconds += result.duration;
+      total.requests += result.requests.total;
+      total.errors += result.errors;
+      total.timeouts += result.timeouts;
+      for (const [code, { count }] of Object.entries(result.statusCodeStats)) total.statuses[code] = (total.statuses[code] ?? 0) + Number(count);
+    }
+  }
+  return targets.map((target, index) => {
+    const total = measured[index];
+    return { name: `${kind}, ${target.name}`, kind, target: target.name, cpuPerCall: total.cpuMs / total.requests, ...summary(total, total.latencies) };
+  });
 }
 
-function summary(result, latencies) {
-  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, Number(count)]));
-  if (Object.keys(statuses).some((code) => code !== '200') || result.errors > 0 || result.timeouts > 0) {
-    log(`  warning: statuses ${JSON.stringify(statuses)}, ${result.errors} errors, ${result.timeouts} timeouts`);
+/** Indexes 0…count−1 starting at `round` mod count: who goes first rotates from round to round. */
+function inTurn(count, round) {
+  return Array.from({ length: count }, (_, i) => (i + round) % count);
+}
+
+/** Requests/s and percentiles of runs that took `seconds` in all; `statuses` by code. */
+function summary({ seconds, requests, statuses, errors, timeouts }, latencies) {
+  if (Object.keys(statuses).some((code) => code !== '200') || errors > 0 || timeouts > 0) {
+    log(`  warning: statuses ${JSON.stringify(statuses)}, ${errors} errors, ${timeouts} timeouts`);
   }
   latencies.sort((a, b) => a - b);
   return {
-    rps: latencies.length / result.duration,
+    rps: latencies.length / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
-    requests: result.requests.total,
+    requests,
     statuses,
-    errors: result.errors,
+    errors,
   };
+}
+
+/** An autocannon result in the shape summary() takes. */
+function autocannonTotals(result) {
+  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, Number(count)]));
+  return { seconds: result.duration, requests: result.requests.total, statuses, errors: result.errors, timeouts: result.timeouts };
 }
 
 function percentile(sorted, p) {
@@ -249,65 +280,76 @@ function percentile(sorted, p) {
 }
 
 /**
- * RATE calls per second for DURATION seconds, each sent at its time whatever the others are
- * doing, over a keep-alive agent; each timed from the moment it is sent to its first body byte
- * and to its last. A warm-up of two seconds comes first.
+ * RATE calls per second, each sent at its time whatever the others are doing, over a keep-alive
+ * agent per target; each timed from the moment it is sent to its first body byte and to its last.
+ * The targets in turns (see the top of this file): each warmed up for two seconds, then ROUNDS
+ * slices of DURATION / ROUNDS seconds each.
  */
-async function pacedRun(target, stream) {
+async function pacedRun(targets, stream) {
   const kind = stream ? 'streamed' : 'plain';
-  const name = `${kind}, ${target.name}`;
-  log(`${name}: warming up, then ${DURATION} s at ${RATE} requests/s…`);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: PACED_SOCKETS });
-  const url = new URL(`${target.url}${target.path}`);
+  log(`${kind}: ${targets.map((t) => t.name).join(', ')} in turns, ${DURATION} s each in ${ROUNDS} slices at ${RATE} requests/s…`);
   const payload = Buffer.from(requestBody(stream));
-  const headers = { ...requestHeaders(target), 'content-length': String(payload.length) };
-  let failed = 0;
-  const fail = (resolve) => {
-    failed++;
-    resolve(undefined);
-  };
-  const one = () =>
+  const clients = targets.map((target) => ({
+    agent: new http.Agent({ keepAlive: true, maxSockets: PACED_SOCKETS }),
+    url: new URL(`${target.url}${target.path}`),
+    headers: { ...requestHeaders(target), 'content-length': String(payload.length) },
+    timings: [],
+    seconds: 0,
+    failed: 0,
+  }));
+  const one = (client, counted) =>
     new Promise((resolve) => {
+      const failed = () => {
+        if (counted) client.failed++;
+        resolve(undefined);
+      };
       const sent = performance.now();
-      const request = http.request(url, { method: 'POST', agent, headers }, (response) => {
+      const request = http.request(client.url, { method: 'POST', agent: client.agent, headers: client.headers }, (response) => {
         let first;
         response.on('data', () => (first ??= performance.now() - sent));
-        response.once('end', () => (response.statusCode === 200 ? resolve({ first, last: performance.now() - sent }) : fail(resolve)));
+        response.once('end', () => (response.statusCode === 200 ? resolve({ first, last: performance.now() - sent }) : failed()));
       });
-      request.once('error', () => fail(resolve));
+      request.once('error', failed);
       request.end(payload);
     });
-  const paced = async (seconds) => {
+  const paced = async (client, seconds, counted) => {
     const start = performance.now();
     const calls = [];
     for (let i = 0; i < seconds * RATE; i++) {
       const wait = start + (i * 1000) / RATE - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      calls.push(one());
+      calls.push(one(client, counted));
     }
     const timings = (await Promise.all(calls)).filter(Boolean);
-    return { timings, seconds: (performance.now() - start) / 1000 };
+    if (counted) {
+      client.timings.push(...timings);
+      client.seconds += (performance.now() - start) / 1000;
+    }
   };
-  await paced(WARM_UP_S);
-  failed = 0;
-  const { timings, seconds } = await paced(DURATION);
-  agent.destroy();
-  if (failed > 0) log(`  warning: ${failed} calls failed`);
-  const sorted = (field) => timings.map((timing) => timing[field]).sort((a, b) => a - b);
-  const last = sorted('last');
-  const first = sorted('first');
-  return {
-    name,
-    kind,
-    target: target.name,
-    rps: timings.length / seconds,
-    p50: percentile(last, 50),
-    p99: percentile(last, 99),
-    firstP50: percentile(first, 50),
-    firstP99: percentile(first, 99),
-    requests: timings.length + failed,
-    failed,
-  };
+  for (const client of clients) await paced(client, WARM_UP_S, false);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const index of inTurn(targets.length, round)) await paced(clients[index], DURATION / ROUNDS, true);
+  }
+  return targets.map((target, index) => {
+    const { agent, timings, seconds, failed } = clients[index];
+    agent.destroy();
+    if (failed > 0) log(`  warning: ${target.name}: ${failed} calls failed`);
+    const sorted = (field) => timings.map((timing) => timing[field]).sort((a, b) => a - b);
+    const last = sorted('last');
+    const first = sorted('first');
+    return {
+      name: `${kind}, ${target.name}`,
+      kind,
+      target: target.name,
+      rps: timings.length / seconds,
+      p50: percentile(last, 50),
+      p99: percentile(last, 99),
+      firstP50: percentile(first, 50),
+      firstP99: percentile(first, 99),
+      requests: timings.length + failed,
+      failed,
+    };
+  });
 }
 
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -335,7 +377,7 @@ async function soakRun(target, memory) {
     if (statusCode === 200) latencies.push(responseTime);
   });
   const result = await instance;
-  return { seconds: SOAK, ...summary(result, latencies), ...memoryTrend(memory.samples.slice(from)) };
+  return { ...summary(autocannonTotals(result), latencies), seconds: SOAK, ...memoryTrend(memory.samples.slice(from)) };
 }
 
 /** The key's spend as the gateway wrote it to its database (at most a second behind): spend tracking ran. */
@@ -399,7 +441,7 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
     `date: ${new Date().toISOString()}`,
     `machine: ${os.availableParallelism()} CPUs (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${os.type()} ${os.release()}`,
     `node ${process.version}, PostgreSQL ${postgresVersion}; gateway log filter ${options.log ?? 'info (default)'}`,
-    `${DURATION} s per run after a ${WARM_UP_S} s warm-up; the key's spend as recorded after the run: ${typeof spend === 'number' ? spend.toFixed(6) : 'not reported'} USD`,
+    `${DURATION} s per path and run, in ${ROUNDS} slices taken in turns, after a ${WARM_UP_S} s warm-up; the key's spend as recorded after the run: ${typeof spend === 'number' ? spend.toFixed(6) : 'not reported'} USD`,
     '',
     `Throughput, ${CONNECTIONS} connections (autocannon); CPU ms per call: user + system time of the serving process alone (the fake; the proxy or the gateway without the fake behind it):`,
     '',
