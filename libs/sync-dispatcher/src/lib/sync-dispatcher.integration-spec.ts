@@ -139,6 +139,8 @@ describe('the sync dispatcher (real PostgreSQL, HTTP and tokens)', () => {
       await hanging.waitFor(() => hanging.requests.length === 1);
     }
     await eventually(() => db.deliveries('refusing'), (rows) => rows.length === 2 && rows.every((row) => row.attempts === 1));
+    // The healthy product has had both calls; their answers are recorded a moment after it answered.
+    await eventually(() => db.deliveries('healthy'), (rows) => rows.length === 2 && rows.every((row) => row.state === 'delivered'));
     expect(await running.sample('sync_deliveries_total', { product: 'refusing', outcome: 'unreachable' })).toBe(2);
     expect(await running.sample('sync_queue_depth', { product: 'refusing' })).toBe(2);
     expect(await running.sample('sync_queue_depth', { product: 'hanging' })).toBe(2);
