@@ -10,17 +10,7 @@ import {
   Progress,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import {
-  ClientKind,
-  connect,
-  eventually,
-  InMemoryServerRegistry,
-  startGateway,
-  TestGateway,
-  testServers,
-  textOf,
-  upstreamDefinition,
-} from '../transports/testing/test-gateway';
+import { ClientKind, connect, eventually, northAndSouthRegistry, startGateway, TestGateway, textOf } from '../transports/testing/test-gateway';
 import { SseUpstream, StreamableUpstream } from '../transports/testing/test-upstreams';
 
 interface SseEvent {
@@ -57,11 +47,7 @@ describe('federation in stateful mode', () => {
 
   beforeAll(async () => {
     await Promise.all([north.start(), south.start()]);
-    const registry = new InMemoryServerRegistry(
-      [upstreamDefinition('north', north, 'streamable-http'), upstreamDefinition('south', south, 'sse')],
-      testServers(),
-    );
-    gateway = await startGateway(registry, { stateful: true, wsRelay: true });
+    gateway = await startGateway(northAndSouthRegistry(north, south), { stateful: true, wsRelay: true });
   });
 
   afterAll(async () => {

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { FederatedSession, Federation } from '../federation/federated-session';
 import { UpstreamPool } from '../upstreams/upstream-pool';
 import { DownstreamSessions } from './downstream-sessions';
-import { connect, eventually, InMemoryServerRegistry, startGateway, TestGateway, testServers, textOf, upstreamDefinition } from './testing/test-gateway';
+import { connect, eventually, northAndSouthRegistry, startGateway, TestGateway, textOf } from './testing/test-gateway';
 import { SseUpstream, StreamableUpstream } from './testing/test-upstreams';
 
 setFlagsFromString('--expose-gc');
@@ -44,11 +44,7 @@ describe('Streamable HTTP, stateful: what a session holds is released when it en
 
   beforeAll(async () => {
     await Promise.all([north.start(), south.start()]);
-    const registry = new InMemoryServerRegistry(
-      [upstreamDefinition('north', north, 'streamable-http'), upstreamDefinition('south', south, 'sse')],
-      testServers(),
-    );
-    gateway = await startGateway(registry, { stateful: true, sessionIdleMs: 1500 });
+    gateway = await startGateway(northAndSouthRegistry(north, south), { stateful: true, sessionIdleMs: 1500 });
     sessions = gateway.app.get(DownstreamSessions);
     pool = gateway.app.get(UpstreamPool);
     // The pool's shared upstream sessions are open before any count is taken.

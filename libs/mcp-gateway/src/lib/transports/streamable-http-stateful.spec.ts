@@ -3,7 +3,7 @@
 // (sent as a batch of one, which the hot path leaves to it), messages relayed mid-call included,
 // and a hot call's stream resumed with Last-Event-ID.
 import { HotPath } from './hot-path';
-import { InMemoryServerRegistry, startGateway, TestGateway, testServers, upstreamDefinition } from './testing/test-gateway';
+import { northAndSouthRegistry, startGateway, TestGateway } from './testing/test-gateway';
 import { SseUpstream, StreamableUpstream } from './testing/test-upstreams';
 
 interface SseEvent {
@@ -68,11 +68,7 @@ describe('Streamable HTTP, stateful: the hot path on a session', () => {
 
   beforeAll(async () => {
     await Promise.all([north.start(), south.start()]);
-    const registry = new InMemoryServerRegistry(
-      [upstreamDefinition('north', north, 'streamable-http'), upstreamDefinition('south', south, 'sse')],
-      testServers(),
-    );
-    gateway = await startGateway(registry, { stateful: true, pageSize: 3 });
+    gateway = await startGateway(northAndSouthRegistry(north, south), { stateful: true, pageSize: 3 });
   });
 
   afterAll(async () => {

@@ -3,7 +3,7 @@
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { connect, InMemoryServerRegistry, startGateway, TestGateway, testServers, textOf, upstreamDefinition } from './testing/test-gateway';
+import { connect, northAndSouthRegistry, startGateway, TestGateway, textOf } from './testing/test-gateway';
 import { SseUpstream, StreamableUpstream } from './testing/test-upstreams';
 
 const MAX_BODY = 64 * 1024;
@@ -21,11 +21,7 @@ describe('Streamable HTTP, stateless', () => {
 
   beforeAll(async () => {
     await Promise.all([north.start(), south.start()]);
-    const registry = new InMemoryServerRegistry(
-      [upstreamDefinition('north', north, 'streamable-http'), upstreamDefinition('south', south, 'sse')],
-      testServers(),
-    );
-    gateway = await startGateway(registry, { maxBodyBytes: MAX_BODY, pageSize: 3 });
+    gateway = await startGateway(northAndSouthRegistry(north, south), { maxBodyBytes: MAX_BODY, pageSize: 3 });
   });
 
   afterAll(async () => {

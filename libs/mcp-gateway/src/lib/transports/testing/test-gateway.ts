@@ -79,6 +79,11 @@ export function upstreamDefinition(name: string, upstream: TestUpstream, transpo
   return { name, url: upstream.url, transport, headers: { authorization: 'Bearer upstream-secret' }, timeoutMs: 10_000, maxConcurrency: 4 };
 }
 
+/** The registry most tests use: `north` over Streamable HTTP, `south` over SSE, and testServers(). */
+export function northAndSouthRegistry(north: TestUpstream, south: TestUpstream): InMemoryServerRegistry {
+  return new InMemoryServerRegistry([upstreamDefinition('north', north, 'streamable-http'), upstreamDefinition('south', south, 'sse')], testServers());
+}
+
 export interface TestGateway {
   app: INestApplication;
   url: string;
