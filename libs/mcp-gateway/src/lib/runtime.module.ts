@@ -1,6 +1,7 @@
 import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
 import { Federation } from './federation/federated-session';
 import { FederationViews } from './federation/federation-views';
+import { ModernEndpoint } from './modern/modern-endpoint';
 import { UpstreamCatalogue } from './registry/upstream-catalogue';
 import { MCP_RUNTIME_OPTIONS, McpRuntimeOptions, resolveRuntimeOptions } from './runtime-options';
 import { DownstreamSessions } from './transports/downstream-sessions';
@@ -38,6 +39,7 @@ export class McpRuntimeModule {
         DownstreamSessions,
         McpEdge,
         HotPath,
+        ModernEndpoint,
         StreamableHttpRoutes,
         ...(resolved.wsRelay ? [WsRelay] : []),
       ],

@@ -3,11 +3,14 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { readBodyWithin } from '@arbor/platform';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import { isSupportedVersion, negotiateInitialize, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-versions';
+
+/** The revision's UnsupportedProtocolVersionError code, answered to both eras (an older client reads the 400 and the list). */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -15,7 +18,7 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 export interface Refusal {
   status: number;
   headers?: Record<string, string>;
-  body: { jsonrpc: '2.0'; error: { code: number; message: string; data?: unknown }; id: null };
+  body: { jsonrpc: '2.0'; error: { code: number; message: string; data?: unknown }; id: RequestId | null };
 }
 
 export type Admission = { grant: McpAccessGrant; body?: unknown } | { refusal: Refusal };
@@ -25,6 +28,12 @@ export type McpHttpRequest = IncomingMessage & { body?: unknown; originalUrl?: s
 
 export function refusal(status: number, message: string, data?: unknown, code: number = ErrorCode.ConnectionClosed): Refusal {
   return { status, body: { jsonrpc: '2.0', error: { code, message, ...(data !== undefined ? { data } : {}) }, id: null } };
+}
+
+/** 400 naming the versions the gateway speaks: what every era's client is told for a version it does not. */
+export function unsupportedVersion(requested: string, id: RequestId | null = null): Refusal {
+  const message = `Bad Request: Unsupported protocol version: ${requested} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
+  return { status: 400, body: { jsonrpc: '2.0', error: { code: UNSUPPORTED_PROTOCOL_VERSION, message, data: { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested } }, id } };
 }
 
 export function sendRefusal(res: ServerResponse, { status, headers, body }: Refusal): void {
@@ -66,13 +75,7 @@ export class McpEdge {
     const access = await this.authorize(req, serverId);
     if ('refusal' in access) return access;
     const version = req.headers['mcp-protocol-version'];
-    if (typeof version === 'string' && !isSupportedVersion(version)) {
-      return {
-        refusal: refusal(400, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`, {
-          supported: SUPPORTED_PROTOCOL_VERSIONS,
-        }),
-      };
-    }
+    if (typeof version === 'string' && !isSupportedVersion(version)) return { refusal: unsupportedVersion(version) };
     if (!withBody) return access;
     const body = await this.body(req);
     if ('refusal' in body) return body;

@@ -4,6 +4,8 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest, JSONRPCMessage, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { DirectRoutes } from '@arbor/platform';
+import { ModernEndpoint } from '../modern/modern-endpoint';
+import { eraOfRequest } from '../modern/modern-request';
 import { FederatedSession, Federation } from '../federation/federated-session';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import type { McpAccessGrant } from '../access/mcp-access';
@@ -31,6 +33,7 @@ export class StreamableHttpRoutes implements OnModuleInit {
     private readonly federation: Federation,
     private readonly sessions: DownstreamSessions,
     private readonly hotPath: HotPath,
+    private readonly modern: ModernEndpoint,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
   ) {}
 
@@ -49,6 +52,13 @@ export class StreamableHttpRoutes implements OnModuleInit {
     try {
       const admission = await this.edge.admit(req, serverId, req.method === 'POST');
       if ('refusal' in admission) return sendRefusal(res, admission.refusal);
+      const era = eraOfRequest(req.method ?? 'GET', req.headers, admission.body);
+      if ('refusal' in era) return sendRefusal(res, era.refusal);
+      if (era.era === 'modern') {
+        // This revision defines no notification a client sends over HTTP: taken, and nothing to do.
+        if (era.message.kind === 'notification') return void res.writeHead(202).end();
+        return await this.modern.serve(res, era.message, serverId, admission.grant);
+      }
       if (this.options.stateful) await this.stateful(req, res, serverId, admission.grant, admission.body);
       else await this.stateless(req, res, serverId, admission.grant, admission.body);
     } catch (error) {

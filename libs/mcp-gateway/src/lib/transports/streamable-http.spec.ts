@@ -177,8 +177,9 @@ describe('Streamable HTTP, stateless', () => {
     for (const version of ['1999-01-01', '2024-10-07']) {
       const answer = await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': version });
       expect(answer.status).toBe(400);
-      const body = (await answer.json()) as { error: { message: string; data: { supported: string[] } } };
-      expect(body.error.data.supported).toEqual(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
+      const body = (await answer.json()) as { error: { code: number; message: string; data: { supported: string[]; requested: string } } };
+      expect(body.error.data).toEqual({ supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: version });
+      expect(body.error.code).toBe(-32022);
       expect(body.error.message).toContain('2024-11-05');
     }
   });

@@ -198,7 +198,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
         if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
           throw new McpError(ErrorCode.RequestTimeout, `Upstream "${upstream}" did not answer in time`, { upstream });
         }
-        if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) throw error;
+        if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) throw UpstreamAnswer.of(error);
         this.down(up, error);
         throw unavailable(upstream, describeFailure(error));
       }
@@ -351,6 +351,25 @@ function item(upstream: string, kind: CatalogueItem['kind'], name: string, descr
   return { upstream, kind, name, ...(description ? { description } : {}) };
 }
 
+/**
+ * An error the upstream answered, passed on as it was worded: an McpError (the SDK's handlers and
+ * the pool's callers treat it as one) whose message is the upstream's own, with no second
+ * `MCP error <code>:` in front of the one the upstream's SDK may already have put there.
+ */
+export class UpstreamAnswer extends McpError {
+  constructor(code: number, message: string, data?: unknown) {
+    super(code, message, data);
+    this.message = message;
+  }
+
+  /** The SDK client's McpError for an upstream's answer carries our prefix over the upstream's message. */
+  static of(error: McpError): McpError {
+    if (error instanceof UpstreamAnswer || error.constructor !== McpError) return error;
+    const prefix = `MCP error ${error.code}: `;
+    return new UpstreamAnswer(error.code, error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message, error.data);
+  }
+}
+
 export function unavailable(upstream: string, reason: string): McpError {
   return new McpError(ErrorCode.InternalError, `Upstream "${upstream}" is unavailable: ${reason}`, { upstream, reason });
 }
@@ -358,7 +377,7 @@ export function unavailable(upstream: string, reason: string): McpError {
 /** The answer as the SDK client would give it: the result, or the upstream's error as an McpError. */
 async function rawCall(transport: StreamableHttpUpstreamTransport, request: ClientRequest, timeoutMs: number, signal?: AbortSignal): Promise<Result> {
   const response = await transport.call(request.method, request.params, { timeoutMs, ...(signal ? { signal } : {}) });
-  if ('error' in response) throw McpError.fromError(response.error.code, response.error.message, response.error.data);
+  if ('error' in response) throw new UpstreamAnswer(response.error.code, response.error.message, response.error.data);
   const result = response.result;
   if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new Error('The upstream answered a result that is not an object');
   return result as Result;
