@@ -48,7 +48,7 @@ export class CatalogueView {
   constructor(
     selections: readonly Selection[],
     offers: ReadonlyMap<string, UpstreamOffer>,
-    rule: PrefixRule,
+    private readonly rule: PrefixRule,
     subscriptions: boolean,
   ) {
     this.selections = mergeSelections(selections);
@@ -86,6 +86,23 @@ export class CatalogueView {
 
   tool(name: string): Exposed<Tool> | undefined {
     return this.toolsByName.get(name);
+  }
+
+  /**
+   * Where a tools/call goes: a listed tool, or a name no upstream lists that still reaches one
+   * whose every tool the selection lets through (`<upstream>__<name>`, or the bare name on a
+   * virtual server of one upstream): that upstream answers for it, as it would directly.
+   */
+  toolTarget(name: string): { upstream: string; original: string } | undefined {
+    const listed = this.toolsByName.get(name);
+    if (listed) return listed;
+    const separator = name.indexOf(NAME_SEPARATOR);
+    if (separator > 0) {
+      const upstream = name.slice(0, separator);
+      if (this.selections.get(upstream)?.tools === '*') return { upstream, original: name.slice(separator + NAME_SEPARATOR.length) };
+    }
+    const [only, ...others] = this.selections.values();
+    return this.rule === 'on-collision' && only && others.length === 0 && only.tools === '*' ? { upstream: only.upstream, original: name } : undefined;
   }
 
   prompt(name: string): Exposed<Prompt> | undefined {

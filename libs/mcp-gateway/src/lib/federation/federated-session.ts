@@ -154,7 +154,7 @@ export class FederatedSession {
         return { tools: items.map((t) => ({ ...t.item, name: t.name })), ...(nextCursor ? { nextCursor } : {}) };
       });
       server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-        const tool = (await this.view()).tool(request.params.name);
+        const tool = (await this.view()).toolTarget(request.params.name);
         if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
         return (await forward(tool.upstream, { method: 'tools/call', params: { ...request.params, name: tool.original } }, extra)) as CallToolResult;
       });

@@ -78,7 +78,7 @@ export class ModernEndpoint {
       'tools/call': async (served) => {
         if (!served.view.capabilities.tools) throw methodNotFound();
         const name = stringParam(served.request, 'name');
-        const tool = served.view.tool(name);
+        const tool = served.view.toolTarget(name);
         if (!tool) throw new ModernError(ErrorCode.InvalidParams, `Tool ${name} not found`);
         return this.forward(served, tool.upstream, { method: 'tools/call', params: { ...upstreamParams(served.request), name: tool.original } });
       },

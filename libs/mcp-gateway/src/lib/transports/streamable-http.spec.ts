@@ -2,6 +2,7 @@
 // upstreams federated behind a virtual server and `/mcp`, and what the edge refuses.
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connect, northAndSouthRegistry, startGateway, TestGateway, textOf } from './testing/test-gateway';
 import { SseUpstream, StreamableUpstream } from './testing/test-upstreams';
@@ -59,6 +60,25 @@ describe('Streamable HTTP, stateless', () => {
     expect(await allToolNames(c)).toEqual(
       ['add', 'ask-model', 'ask-user', 'busy', 'count', 'log', 'meta', 'north__echo', 'rain', 'slow', 'south__echo', 'tide', 'weather', 'wind'].sort(),
     );
+  });
+
+  it('answers a call the upstream refuses exactly as the upstream does, with no second error prefix', async () => {
+    const through = await client('/servers/alpha/mcp');
+    const direct = new Client({ name: 'direct', version: '1' });
+    await direct.connect(new SSEClientTransport(new URL(south.url)));
+    clients.push(direct);
+    const directError = await direct.callTool({ name: 'refuse', arguments: {} }).catch((error: Error) => error);
+    const gatewayError = await through.callTool({ name: 'south__refuse', arguments: {} }).catch((error: Error) => error);
+    expect(gatewayError).toBeInstanceOf(Error);
+    expect((gatewayError as Error).message).toBe((directError as Error).message);
+    // On the wire: the upstream's own words.
+    const raw = await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'south__refuse', arguments: {} } });
+    expect(await raw.json()).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'MCP error -32602: Tool refuse not found' } });
+    // A tool the upstream does not list, on an upstream whose every tool is selected: its own answer.
+    const northDirect = new Client({ name: 'direct', version: '1' });
+    await northDirect.connect(new StreamableHTTPClientTransport(new URL(north.url)));
+    clients.push(northDirect);
+    expect(await through.callTool({ name: 'north__nope', arguments: {} })).toEqual(await northDirect.callTool({ name: 'nope', arguments: {} }));
   });
 
   it('pages lists toward the client with its own cursor', async () => {

@@ -12,7 +12,9 @@ import {
   CallToolRequestSchema,
   CreateMessageResultSchema,
   ElicitResultSchema,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
@@ -245,9 +247,11 @@ export class SseUpstream extends UpstreamBase {
       }));
       return { tools: page, ...(start + 2 < this.tools.length ? { nextCursor: String(start + 2) } : {}) };
     });
-    server.setRequestHandler(CallToolRequestSchema, (request) => ({
-      content: [{ type: 'text', text: `south ${request.params.name}: ${String(request.params.arguments?.['text'] ?? '')}` }],
-    }));
+    server.setRequestHandler(CallToolRequestSchema, (request) => {
+      // A tool it does not list gets a JSON-RPC error of its own wording.
+      if (request.params.name === 'refuse') throw new McpError(ErrorCode.InvalidParams, 'Tool refuse not found');
+      return { content: [{ type: 'text', text: `south ${request.params.name}: ${String(request.params.arguments?.['text'] ?? '')}` }] };
+    });
     return server;
   }
 }
