@@ -40,6 +40,7 @@ export class McpGatewayModule {
               wsRelay: config.webSocketRelay,
               allowedOrigins: config.allowedOrigins,
               maxBodyBytes: MAX_MCP_BODY_BYTES,
+              allowLinkLocalUpstreams: config.allowLinkLocalUpstreams,
             }),
           ],
         }),

@@ -14,6 +14,8 @@ export interface McpRuntimeOptions {
   pageSize?: number;
   /** A session nobody used for this long is ended, default 30 min. */
   sessionIdleMs?: number;
+  /** MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS: upstreams may be reached on link-local and cloud metadata addresses. */
+  allowLinkLocalUpstreams?: boolean;
 }
 
 export type ResolvedRuntimeOptions = Required<McpRuntimeOptions>;
@@ -29,5 +31,6 @@ export function resolveRuntimeOptions(options: McpRuntimeOptions): ResolvedRunti
     pingIntervalMs: options.pingIntervalMs ?? 30_000,
     pageSize: options.pageSize ?? 100,
     sessionIdleMs: options.sessionIdleMs ?? 30 * 60_000,
+    allowLinkLocalUpstreams: options.allowLinkLocalUpstreams ?? false,
   };
 }

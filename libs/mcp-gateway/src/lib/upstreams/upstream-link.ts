@@ -4,7 +4,10 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { ClientCapabilities, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Agent, fetch as undiciFetch } from 'undici';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { UpstreamDefinition } from '../registry/server-registry';
+import { checkUpstreamUrl, guardedLookup, UpstreamUrlRefused } from '../registry/upstream-url-guard';
 import { StreamableHttpUpstreamTransport, UpstreamConnectionError } from './streamable-http-upstream';
 
 const GATEWAY_CLIENT = { name: 'arbor-mcp-gateway', version: '1.0.0' };
@@ -20,6 +23,8 @@ export interface LinkSetup {
   onOpen?(client: Client): void;
   /** The connection broke (not called after close()). */
   onLost?(error: unknown): void;
+  /** MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS: otherwise link-local and metadata addresses are refused at connect time. */
+  allowLinkLocal: boolean;
 }
 
 /**
@@ -81,7 +86,9 @@ export class UpstreamLink {
   private async connect(): Promise<Client> {
     const client = new Client(GATEWAY_CLIENT, { capabilities: this.setup.capabilities, jsonSchemaValidator: SCHEMA_VALIDATOR });
     this.setup.configure?.(client);
-    const transport = upstreamTransport(this.definition);
+    // The registry checked the URL when it was written; what it resolves to now is what counts.
+    await checkUpstreamUrl(this.definition.url, { allowLinkLocal: this.setup.allowLinkLocal });
+    const transport = upstreamTransport(this.definition, this.setup.allowLinkLocal);
     // Only a session still in use is lost: one closed on purpose needs no error (a stack trace per session).
     client.onclose = () => {
       if (this.client === client) this.lost(client, new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
@@ -114,11 +121,24 @@ export class UpstreamLink {
   }
 }
 
-function upstreamTransport(definition: UpstreamDefinition): Transport {
+function upstreamTransport(definition: UpstreamDefinition, allowLinkLocal: boolean): Transport {
   const url = new URL(definition.url);
   return definition.transport === 'sse'
-    ? new SSEClientTransport(url, { requestInit: { headers: { ...definition.headers } } })
-    : new StreamableHttpUpstreamTransport(url, definition.headers);
+    ? new SSEClientTransport(url, { requestInit: { headers: { ...definition.headers } }, fetch: guardedFetch(allowLinkLocal) })
+    : new StreamableHttpUpstreamTransport(url, definition.headers, allowLinkLocal);
+}
+
+const GUARDED_DISPATCHERS = new Map<boolean, Agent>();
+
+/** fetch for SSE upstreams, on connections whose addresses pass the guard when they are opened. */
+function guardedFetch(allowLinkLocal: boolean): FetchLike {
+  let dispatcher = GUARDED_DISPATCHERS.get(allowLinkLocal);
+  if (!dispatcher) {
+    dispatcher = new Agent({ connect: { lookup: guardedLookup(allowLinkLocal) } });
+    GUARDED_DISPATCHERS.set(allowLinkLocal, dispatcher);
+  }
+  const via = dispatcher;
+  return (url, init) => undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: via }) as unknown as Promise<Response>;
 }
 
 /** The session is gone (not the call refused): worth one retry on a new session. */
@@ -134,6 +154,9 @@ export function isConnectionLoss(error: unknown): boolean {
 
 /** Why an upstream failed, in words safe for health and errors (no URL, header or body text). */
 export function describeFailure(error: unknown): string {
+  if (error instanceof UpstreamUrlRefused) return `address refused (${error.reason})`;
+  const refused = error instanceof Error ? findCause(error, UpstreamUrlRefused) : undefined;
+  if (refused) return `address refused (${refused.reason})`;
   if (error instanceof StreamableHTTPError || error instanceof SseError) {
     return error.code !== undefined && error.code > 0 ? `HTTP ${error.code}` : 'unreachable';
   }
@@ -148,4 +171,14 @@ export function describeFailure(error: unknown): string {
   if (code) return `network error ${code}`;
   const http = error instanceof Error ? /\(HTTP (\d{3})\)/.exec(error.message) : null;
   return http ? `HTTP ${http[1]}` : 'unreachable';
+}
+
+/** The error, or one of its causes, of a class: a refused address arrives wrapped by fetch or the transport. */
+function findCause<T extends Error>(error: Error, type: new (...args: never[]) => T): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof type) return current;
+    current = current.cause;
+  }
+  return undefined;
 }

@@ -159,6 +159,11 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     return this.listeners.size;
   }
 
+  /** MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS, for every link to an upstream (the pool's and the sessions'). */
+  get allowLinkLocal(): boolean {
+    return this.options.allowLinkLocalUpstreams;
+  }
+
   forward(upstream: string, request: ClientRequest, options: ForwardOptions = {}): Promise<Result> {
     return this.forwardOn(upstream, (up) => up.shared, request, options);
   }
@@ -247,6 +252,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
       },
       onOpen: (client) => this.opened(up, client),
       onLost: (error) => this.down(up, error),
+      allowLinkLocal: this.allowLinkLocal,
     });
   }
 
