@@ -218,7 +218,9 @@ export class ModernEndpoint {
 
   /** Every result of this revision says what it is and who answered. */
   private complete(result: Result, serverId: string | null): Result {
-    return { ...result, resultType: 'complete', _meta: { ...result._meta, [SERVER_INFO_KEY]: this.serverInfo(serverId) } };
+    // An upstream of the revision may answer input_required: the client answers it and retries.
+    const resultType = typeof result['resultType'] === 'string' ? result['resultType'] : 'complete';
+    return { ...result, resultType, _meta: { ...result._meta, [SERVER_INFO_KEY]: this.serverInfo(serverId) } };
   }
 
   private serverInfo(serverId: string | null): Implementation {
@@ -246,11 +248,13 @@ function modernCapabilities(view: CatalogueView): ServerCapabilities {
   };
 }
 
-/** The request's params as an upstream of the older versions takes them: without the revision's `_meta` envelope. */
+/**
+ * The request's params as they go upstream: the envelope stays (an upstream of the revision reads
+ * the client's own capabilities and answers input requests to it; the pool takes it off for the
+ * older versions), and so do `inputResponses` and `requestState` of a retried call.
+ */
 function upstreamParams(request: ModernRequest): Record<string, unknown> {
-  const { _meta, ...params } = request.params as { _meta?: Record<string, unknown> };
-  const kept = Object.fromEntries(Object.entries(_meta ?? {}).filter(([key]) => !key.startsWith('io.modelcontextprotocol/')));
-  return Object.keys(kept).length > 0 ? { ...params, _meta: kept } : params;
+  return request.params;
 }
 
 function stringParam(request: ModernRequest, key: string): string {

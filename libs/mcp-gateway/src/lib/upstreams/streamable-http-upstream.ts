@@ -12,7 +12,7 @@ import { guardedLookup } from '../registry/upstream-url-guard';
  */
 const AGENTS = new Map<boolean, { 'http:': http.Agent; 'https:': https.Agent }>();
 
-function agentsFor(allowLinkLocal: boolean): { 'http:': http.Agent; 'https:': https.Agent } {
+export function agentsFor(allowLinkLocal: boolean): { 'http:': http.Agent; 'https:': https.Agent } {
   let agents = AGENTS.get(allowLinkLocal);
   if (!agents) {
     const lookup = guardedLookup(allowLinkLocal);

@@ -8,6 +8,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { UpstreamDefinition } from '../registry/server-registry';
 import { checkUpstreamUrl, guardedLookup, UpstreamUrlRefused } from '../registry/upstream-url-guard';
+import { discoverModern, MODERN_VERSION, ModernUpstreamTransport } from './modern-upstream';
 import { StreamableHttpUpstreamTransport, UpstreamConnectionError } from './streamable-http-upstream';
 
 const GATEWAY_CLIENT = { name: 'arbor-mcp-gateway', version: '1.0.0' };
@@ -35,6 +36,8 @@ export interface LinkSetup {
 export class UpstreamLink {
   private client?: Client;
   private opening?: Promise<Client>;
+  /** The protocol version spoken with the upstream on the current session. */
+  version?: string;
   private closed = false;
 
   constructor(
@@ -88,7 +91,14 @@ export class UpstreamLink {
     this.setup.configure?.(client);
     // The registry checked the URL when it was written; what it resolves to now is what counts.
     await checkUpstreamUrl(this.definition.url, { allowLinkLocal: this.setup.allowLinkLocal });
-    const transport = upstreamTransport(this.definition, this.setup.allowLinkLocal);
+    const transport = await upstreamTransport(this.definition, this.setup.allowLinkLocal);
+    const setVersion = transport.setProtocolVersion?.bind(transport);
+    // The version the SDK client agreed on at initialize; a modern upstream's is the revision's.
+    this.version = transport instanceof ModernUpstreamTransport ? MODERN_VERSION : undefined;
+    transport.setProtocolVersion = (version) => {
+      if (!(transport instanceof ModernUpstreamTransport)) this.version = version;
+      setVersion?.(version);
+    };
     // Only a session still in use is lost: one closed on purpose needs no error (a stack trace per session).
     client.onclose = () => {
       if (this.client === client) this.lost(client, new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
@@ -121,11 +131,18 @@ export class UpstreamLink {
   }
 }
 
-function upstreamTransport(definition: UpstreamDefinition, allowLinkLocal: boolean): Transport {
+/**
+ * The newest era the upstream speaks: a Streamable HTTP upstream is probed with `server/discover`
+ * and reached in the 2026-07-28 revision when it answers, with `initialize` otherwise; SSE is of
+ * the older versions only.
+ */
+async function upstreamTransport(definition: UpstreamDefinition, allowLinkLocal: boolean): Promise<Transport> {
   const url = new URL(definition.url);
-  return definition.transport === 'sse'
-    ? new SSEClientTransport(url, { requestInit: { headers: { ...definition.headers } }, fetch: guardedFetch(allowLinkLocal) })
-    : new StreamableHttpUpstreamTransport(url, definition.headers, allowLinkLocal);
+  if (definition.transport === 'sse') {
+    return new SSEClientTransport(url, { requestInit: { headers: { ...definition.headers } }, fetch: guardedFetch(allowLinkLocal) });
+  }
+  const discovered = await discoverModern(url, definition.headers, allowLinkLocal, definition.timeoutMs);
+  return discovered ? new ModernUpstreamTransport(url, definition.headers, allowLinkLocal, discovered) : new StreamableHttpUpstreamTransport(url, definition.headers, allowLinkLocal);
 }
 
 const GUARDED_DISPATCHERS = new Map<boolean, Agent>();

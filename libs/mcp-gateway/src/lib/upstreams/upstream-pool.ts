@@ -24,6 +24,7 @@ import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options'
 import { ServerRegistry, UpstreamDefinition } from '../registry/server-registry';
 import { CatalogueItem, UpstreamCatalogue, UpstreamHealth } from '../registry/upstream-catalogue';
 import { ConcurrencyLimit } from './concurrency-limit';
+import { ModernUpstreamTransport } from './modern-upstream';
 import { StreamableHttpUpstreamTransport } from './streamable-http-upstream';
 import { describeFailure, UpstreamLink } from './upstream-link';
 
@@ -128,6 +129,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
       state: up.state,
       ...(up.lastSeenMs !== undefined ? { lastSeenAt: new Date(up.lastSeenMs).toISOString() } : {}),
       ...(up.lastError ? { lastError: up.lastError } : {}),
+      ...(up.shared.version ? { protocolVersion: up.shared.version } : {}),
     }));
   }
 
@@ -185,11 +187,13 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     return up.limit.run(async () => {
       try {
         const result = await link.use((client) => {
+          // The revision's envelope means something only to an upstream of the revision.
+          const outgoing = client.transport instanceof ModernUpstreamTransport ? request : withoutModernEnvelope(request);
           // Calls without progress skip the SDK Protocol's bookkeeping and validation on their way up.
           if (client.transport instanceof StreamableHttpUpstreamTransport && !options.onprogress) {
-            return rawCall(client.transport, request, up.definition.timeoutMs, options.signal);
+            return rawCall(client.transport, outgoing, up.definition.timeoutMs, options.signal);
           }
-          return client.request(request, ResultSchema, {
+          return client.request(outgoing, ResultSchema, {
             timeout: up.definition.timeoutMs,
             resetTimeoutOnProgress: true,
             ...(options.signal ? { signal: options.signal } : {}),
@@ -379,6 +383,17 @@ export class UpstreamAnswer extends McpError {
 export function unavailable(upstream: string, reason: string): McpError {
   return new McpError(ErrorCode.InternalError, `Upstream "${upstream}" is unavailable: ${reason}`, { upstream, reason });
 }
+
+/** A request of a 2026-07-28 client as an upstream of the older versions takes it: no `io.modelcontextprotocol/` keys in `_meta`. */
+function withoutModernEnvelope(request: ClientRequest): ClientRequest {
+  const meta = request.params?._meta as Record<string, unknown> | undefined;
+  if (!meta || !Object.keys(meta).some((key) => key.startsWith(MODERN_META_PREFIX))) return request;
+  const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(MODERN_META_PREFIX)));
+  const { _meta: _dropped, ...params } = request.params as Record<string, unknown>;
+  return { ...request, params: Object.keys(kept).length > 0 ? { ...params, _meta: kept } : params } as ClientRequest;
+}
+
+const MODERN_META_PREFIX = 'io.modelcontextprotocol/';
 
 /** The answer as the SDK client would give it: the result, or the upstream's error as an McpError. */
 async function rawCall(transport: StreamableHttpUpstreamTransport, request: ClientRequest, timeoutMs: number, signal?: AbortSignal): Promise<Result> {
