@@ -1,6 +1,7 @@
 import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
 import { Federation } from './federation/federated-session';
 import { FederationViews } from './federation/federation-views';
+import { McpMetrics } from './metrics/mcp-metrics';
 import { ModernEndpoint } from './modern/modern-endpoint';
 import { UpstreamCatalogue } from './registry/upstream-catalogue';
 import { MCP_RUNTIME_OPTIONS, McpRuntimeOptions, resolveRuntimeOptions } from './runtime-options';
@@ -32,6 +33,7 @@ export class McpRuntimeModule {
       controllers: [LegacySseController],
       providers: [
         { provide: MCP_RUNTIME_OPTIONS, useValue: resolved },
+        McpMetrics,
         UpstreamPool,
         { provide: UpstreamCatalogue, useExisting: UpstreamPool },
         FederationViews,

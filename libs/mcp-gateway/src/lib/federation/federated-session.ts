@@ -122,7 +122,7 @@ export class FederatedSession {
 
   /** A call on the session's upstream sessions (or the pool's shared ones), as its handlers make it. */
   forward(upstream: string, request: ClientRequest, options: SessionForwardOptions): Promise<Result> {
-    return this.caller.forward(upstream, request, options);
+    return this.caller.forward(upstream, request, { ...options, server: this.options.serverId });
   }
 
   async close(): Promise<void> {
@@ -141,7 +141,7 @@ export class FederatedSession {
     this.server = server;
     const forward = async (upstream: string, request: ClientRequest, extra: Extra) => {
       const relayed: Promise<void>[] = [];
-      const result = await this.caller.forward(upstream, request, callOptions(extra, relayed));
+      const result = await this.caller.forward(upstream, request, { ...callOptions(extra, relayed), server: this.options.serverId });
       // Progress the upstream sent before its answer reaches the client before that answer.
       if (relayed.length > 0) await Promise.all(relayed);
       return result;

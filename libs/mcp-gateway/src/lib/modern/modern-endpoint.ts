@@ -206,6 +206,7 @@ export class ModernEndpoint {
     const { progress } = served;
     return this.pool.forward(upstream, request, {
       signal: served.signal,
+      server: served.serverId,
       ...(progress ? { onprogress: (p) => progress({ ...p }) } : {}),
     });
   }

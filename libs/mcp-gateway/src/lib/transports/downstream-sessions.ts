@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { FederatedSession } from '../federation/federated-session';
+import { McpMetrics } from '../metrics/mcp-metrics';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 
 export interface DownstreamSession<T extends Transport = Transport> {
@@ -23,7 +24,8 @@ export class DownstreamSessions implements OnModuleDestroy {
   private readonly sessions = new Map<string, DownstreamSession>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(@Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions) {
+  constructor(@Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions, metrics: McpMetrics) {
+    metrics.observeSessions(() => this.sessions.size);
     this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, options.sessionIdleMs));
     this.sweeper.unref();
   }

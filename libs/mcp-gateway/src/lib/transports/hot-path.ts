@@ -80,7 +80,7 @@ export class HotPath {
     return this.respond(request, signal, {
       view: () => this.views.view(serverId, grant.servers, false),
       offersTools: (view) => view.capabilities.tools !== undefined,
-      forward: (upstream, call, options) => this.pool.forward(upstream, call, options),
+      forward: (upstream, call, options) => this.pool.forward(upstream, call, { ...options, server: serverId }),
     });
   }
 

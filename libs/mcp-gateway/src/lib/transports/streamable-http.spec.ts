@@ -81,6 +81,27 @@ describe('Streamable HTTP, stateless', () => {
     expect(await through.callTool({ name: 'north__nope', arguments: {} })).toEqual(await northDirect.callTool({ name: 'nope', arguments: {} }));
   });
 
+  it('counts calls by virtual server, upstream, method, tool and outcome, with upstream health, on /metrics', async () => {
+    const c = await client('/servers/alpha/mcp');
+    await c.callTool({ name: 'add', arguments: { a: 1, b: 1 } });
+    await c.callTool({ name: 'south__refuse', arguments: {} }).catch(() => undefined);
+    await (await client('/mcp')).callTool({ name: 'north__add', arguments: { a: 1, b: 1 } });
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    /** The value of the series of `name` whose labels include every one of `labels`. */
+    const line = (name: string, labels: string) =>
+      metrics
+        .split('\n')
+        .find((l) => l.startsWith(`${name}{`) && labels.split(',').every((pair) => l.includes(pair)))
+        ?.split(' ')
+        .at(-1);
+    expect(Number(line('arbor_mcpgw_calls_total', 'server="alpha",upstream="north",method="tools/call",tool="add",outcome="ok"'))).toBeGreaterThanOrEqual(1);
+    expect(Number(line('arbor_mcpgw_calls_total', 'server="alpha",upstream="south",method="tools/call",tool="(unlisted)",outcome="error"'))).toBeGreaterThanOrEqual(1);
+    expect(Number(line('arbor_mcpgw_calls_total', 'server="/mcp",upstream="north",method="tools/call",tool="add",outcome="ok"'))).toBeGreaterThanOrEqual(1);
+    expect(line('arbor_mcpgw_call_duration_seconds_count', 'server="alpha",upstream="north",method="tools/call",tool="add"')).toBeDefined();
+    expect(line('arbor_mcpgw_upstream_up', 'upstream="north",protocol_version="2025-11-25"')).toBe('1');
+    expect(line('arbor_mcpgw_upstream_up', 'upstream="south",protocol_version="2025-11-25"')).toBe('1');
+  });
+
   it('pages lists toward the client with its own cursor', async () => {
     const c = await client('/servers/alpha/mcp');
     const first = await c.listTools();

@@ -24,6 +24,7 @@ import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options'
 import { ServerRegistry, UpstreamDefinition } from '../registry/server-registry';
 import { CatalogueItem, UpstreamCatalogue, UpstreamHealth } from '../registry/upstream-catalogue';
 import { ConcurrencyLimit } from './concurrency-limit';
+import { McpCallLabels, McpMetrics } from '../metrics/mcp-metrics';
 import { ModernUpstreamTransport } from './modern-upstream';
 import { StreamableHttpUpstreamTransport } from './streamable-http-upstream';
 import { describeFailure, UpstreamLink } from './upstream-link';
@@ -42,6 +43,8 @@ export type CatalogueKind = 'tools' | 'resources' | 'prompts';
 export interface ForwardOptions {
   signal?: AbortSignal;
   onprogress?: RequestOptions['onprogress'];
+  /** The virtual server the call is made for (null: `/mcp`), for the metrics. */
+  server?: string | null;
 }
 
 /** Sends requests to upstreams: the pool's shared sessions, or one downstream session's own. */
@@ -96,8 +99,10 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
   constructor(
     private readonly registry: ServerRegistry,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
+    private readonly metrics: McpMetrics,
   ) {
     super();
+    metrics.observeUpstreams(() => this.health());
   }
 
   onModuleInit(): void {
@@ -184,6 +189,8 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     const up = this.upstreams.get(upstream);
     if (!up) throw unavailable(upstream, 'not registered');
     const link = via(up);
+    const started = performance.now();
+    const labels = this.callLabels(up, request, options.server);
     return up.limit.run(async () => {
       try {
         const result = await link.use((client) => {
@@ -201,17 +208,40 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
           });
         }, options.signal);
         this.seen(up);
+        this.metrics.record(labels, (result as { isError?: unknown }).isError === true ? 'tool_error' : 'ok', (performance.now() - started) / 1000);
         return result;
       } catch (error) {
-        if (options.signal?.aborted) throw error;
+        const seconds = (performance.now() - started) / 1000;
+        if (options.signal?.aborted) {
+          this.metrics.record(labels, 'cancelled', seconds);
+          throw error;
+        }
         if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+          this.metrics.record(labels, 'timeout', seconds);
           throw new McpError(ErrorCode.RequestTimeout, `Upstream "${upstream}" did not answer in time`, { upstream });
         }
-        if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) throw UpstreamAnswer.of(error);
+        if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
+          this.metrics.record(labels, 'error', seconds);
+          throw UpstreamAnswer.of(error);
+        }
+        this.metrics.record(labels, 'unavailable', seconds);
         this.down(up, error);
         throw unavailable(upstream, describeFailure(error));
       }
     });
+  }
+
+  /** A call's metric labels; names only as the upstream's catalogue lists them, so the series stay bounded. */
+  private callLabels(up: PooledUpstream, request: ClientRequest, server: string | null | undefined): McpCallLabels {
+    const name = (request.params as { name?: unknown } | undefined)?.name;
+    const listed =
+      request.method === 'tools/call' ? up.offer.tools.some((t) => t.name === name) : request.method === 'prompts/get' ? up.offer.prompts.some((p) => p.name === name) : undefined;
+    return {
+      server: server === undefined ? '' : server === null ? '/mcp' : server,
+      upstream: up.definition.name,
+      method: request.method,
+      tool: listed === undefined ? '' : listed ? String(name) : '(unlisted)',
+    };
   }
 
   /** Refreshes one kind of an upstream's catalogue (after a list_changed seen on any of its sessions). */
