@@ -9,6 +9,7 @@ import { DownstreamSessions } from './transports/downstream-sessions';
 import { LegacySseController } from './transports/legacy-sse.controller';
 import { HotPath } from './transports/hot-path';
 import { McpEdge } from './transports/mcp-edge';
+import { StatelessCalls } from './transports/stateless-calls';
 import { StreamableHttpRoutes } from './transports/streamable-http.routes';
 import { WsRelay } from './transports/ws-relay';
 import { UpstreamPool } from './upstreams/upstream-pool';
@@ -41,6 +42,7 @@ export class McpRuntimeModule {
         DownstreamSessions,
         McpEdge,
         HotPath,
+        StatelessCalls,
         ModernEndpoint,
         StreamableHttpRoutes,
         ...(resolved.wsRelay ? [WsRelay] : []),

@@ -49,7 +49,8 @@ export class CatalogueView {
     selections: readonly Selection[],
     offers: ReadonlyMap<string, UpstreamOffer>,
     private readonly rule: PrefixRule,
-    subscriptions: boolean,
+    /** The client has a session: list changes, log messages and resource updates can reach it. */
+    sessions: boolean,
   ) {
     this.selections = mergeSelections(selections);
     const picked = [...this.selections.values()].map((selection) => ({
@@ -76,7 +77,7 @@ export class CatalogueView {
     }));
     this.capabilities = unionCapabilities(
       picked.flatMap(({ offer }) => (offer ? [offer.capabilities] : [])),
-      subscriptions,
+      sessions,
     );
   }
 
@@ -191,16 +192,19 @@ function exposeNames<T>(
   }));
 }
 
-/** What the upstreams offer together; list changes are always announced, the gateway relays them. */
-function unionCapabilities(all: readonly ServerCapabilities[], subscriptions: boolean): ServerCapabilities {
+/**
+ * What the upstreams offer together, as far as the client can receive it. With a session (stateful
+ * HTTP, SSE, WebSocket) the gateway relays list changes, log messages and resource updates; a
+ * stateless request has no stream they could arrive on, so it is not promised them.
+ */
+function unionCapabilities(all: readonly ServerCapabilities[], sessions: boolean): ServerCapabilities {
   const any = (has: (c: ServerCapabilities) => unknown) => all.some(has);
+  const listChanged = sessions ? { listChanged: true } : {};
   return {
-    ...(any((c) => c.tools) ? { tools: { listChanged: true } } : {}),
-    ...(any((c) => c.resources)
-      ? { resources: { listChanged: true, ...(subscriptions && any((c) => c.resources?.subscribe) ? { subscribe: true } : {}) } }
-      : {}),
-    ...(any((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
+    ...(any((c) => c.tools) ? { tools: { ...listChanged } } : {}),
+    ...(any((c) => c.resources) ? { resources: { ...listChanged, ...(sessions && any((c) => c.resources?.subscribe) ? { subscribe: true } : {}) } } : {}),
+    ...(any((c) => c.prompts) ? { prompts: { ...listChanged } } : {}),
     ...(any((c) => c.completions) ? { completions: {} } : {}),
-    ...(any((c) => c.logging) ? { logging: {} } : {}),
+    ...(sessions && any((c) => c.logging) ? { logging: {} } : {}),
   };
 }

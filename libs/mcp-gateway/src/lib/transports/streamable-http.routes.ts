@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ErrorCode, isInitializeRequest, JSONRPCMessage, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isInitializeRequest, JSONRPCMessage, McpError, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { DirectRoutes } from '@arbor/platform';
 import { ModernEndpoint } from '../modern/modern-endpoint';
 import { eraOfRequest } from '../modern/modern-request';
@@ -14,6 +14,7 @@ import { BoundedEventStore } from './event-store';
 import { HotPath, HotRequest } from './hot-path';
 import { McpEdge, refusal, sendRefusal } from './mcp-edge';
 import { HotStream, SessionTransport } from './session-transport';
+import { StatelessCalls } from './stateless-calls';
 
 /**
  * Streamable HTTP at `/mcp` and `/servers/{id}/mcp`, every method, served as direct routes (below
@@ -34,6 +35,7 @@ export class StreamableHttpRoutes implements OnModuleInit {
     private readonly sessions: DownstreamSessions,
     private readonly hotPath: HotPath,
     private readonly modern: ModernEndpoint,
+    private readonly calls: StatelessCalls,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
   ) {}
 
@@ -73,9 +75,18 @@ export class StreamableHttpRoutes implements OnModuleInit {
     }
     const hot = this.hotPath.accept(req.headers, body);
     if (hot) return this.answerHot(res, hot, serverId, grant);
+    const cancelled = cancelledRequest(body);
+    if (cancelled !== undefined) this.calls.cancel(grant.principal, serverId, cancelled);
     const session = await this.federation.open({ serverId, grant, ownUpstreamSessions: false });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => void session.close());
+    // Progress travels on the request's own SSE stream; everything else is answered in JSON.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksProgress(body) });
+    const id = requestIdOf(body);
+    // Closing the request's server aborts its handlers, and so the call upstream.
+    const untrack = id === undefined ? undefined : this.calls.track(grant.principal, serverId, id, () => void session.close());
+    res.on('close', () => {
+      untrack?.();
+      void session.close();
+    });
     await session.server.connect(transport);
     await transport.handleRequest(req, res, body);
   }
@@ -84,11 +95,18 @@ export class StreamableHttpRoutes implements OnModuleInit {
   private async answerHot(res: ServerResponse, request: HotRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
     // A client that goes away cancels its call upstream, as closing the SDK server does.
     const abort = new AbortController();
-    const onClose = () => abort.abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    let gone = false;
+    const onClose = () => {
+      gone = true;
+      abort.abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    };
     res.once('close', onClose);
-    const answer = await this.hotPath.answer(request, serverId, grant, abort.signal);
+    // So does its notifications/cancelled, which arrives in a POST of its own.
+    const untrack = this.calls.track(grant.principal, serverId, request.id, () => abort.abort(new McpError(ErrorCode.ConnectionClosed, 'Request cancelled')));
+    const answer = await this.hotPath.answer(request, serverId, grant, abort.signal).finally(untrack);
     res.off('close', onClose);
-    if (abort.signal.aborted || res.writableEnded) return;
+    // A cancelled call still ends its POST (the client no longer waits for what it says).
+    if (gone || res.writableEnded) return;
     const text = JSON.stringify(answer);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
   }
@@ -137,6 +155,27 @@ export class StreamableHttpRoutes implements OnModuleInit {
     const answer = await this.hotPath.answerInSession(request, federated, stream.signal);
     if (!stream.signal.aborted) stream.answer(answer as JSONRPCMessage);
   }
+}
+
+/** The id of a single JSON-RPC request. */
+function requestIdOf(body: unknown): RequestId | undefined {
+  const message = body as { id?: unknown; method?: unknown } | null;
+  if (typeof message?.method !== 'string') return undefined;
+  return typeof message.id === 'string' || typeof message.id === 'number' ? message.id : undefined;
+}
+
+/** The request a `notifications/cancelled` names. */
+function cancelledRequest(body: unknown): RequestId | undefined {
+  const message = body as { method?: unknown; params?: { requestId?: unknown } } | null;
+  if (message?.method !== 'notifications/cancelled') return undefined;
+  const id = message.params?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** A request (or batch) with a progress token: its answer goes on an SSE stream with the progress. */
+function asksProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken !== undefined);
 }
 
 function protocolVersionOf(req: IncomingMessage): string | undefined {

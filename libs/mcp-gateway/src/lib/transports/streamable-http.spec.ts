@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { connect, northAndSouthRegistry, startGateway, TestGateway, textOf } from './testing/test-gateway';
+import { connect, eventually, northAndSouthRegistry, startGateway, TestGateway, textOf } from './testing/test-gateway';
 import { SseUpstream, StreamableUpstream } from './testing/test-upstreams';
 
 const MAX_BODY = 64 * 1024;
@@ -100,6 +100,34 @@ describe('Streamable HTTP, stateless', () => {
     expect(line('arbor_mcpgw_call_duration_seconds_count', 'server="alpha",upstream="north",method="tools/call",tool="add"')).toBeDefined();
     expect(line('arbor_mcpgw_upstream_up', 'upstream="north",protocol_version="2025-11-25"')).toBe('1');
     expect(line('arbor_mcpgw_upstream_up', 'upstream="south",protocol_version="2025-11-25"')).toBe('1');
+  });
+
+  it('promises only what a stateless answer can deliver: no list changes, no logging', async () => {
+    const c = await client('/servers/alpha/mcp');
+    expect(c.getServerCapabilities()).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {} });
+  });
+
+  it('sends progress on the request’s own SSE stream, without a session', async () => {
+    const c = await client('/servers/alpha/mcp');
+    const progress: number[] = [];
+    const result = await c.callTool({ name: 'count', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    expect(textOf(result)).toBe('counted');
+    expect(progress).toEqual([1, 2, 3]);
+  });
+
+  it('cancels a call upstream when the client sends notifications/cancelled in a POST of its own', async () => {
+    for (const progress of [false, true]) {
+      const c = await client('/servers/alpha/mcp');
+      const before = north.cancelled.length;
+      const started = north.slowStarted;
+      const abort = new AbortController();
+      // With a progress token the call takes the SDK path, without one the hot path: both cancel.
+      const call = c.callTool({ name: 'slow', arguments: {} }, undefined, { signal: abort.signal, ...(progress ? { onprogress: () => undefined } : {}) });
+      await started;
+      abort.abort('changed my mind');
+      await expect(call).rejects.toThrow();
+      await eventually(() => north.cancelled.length > before, `the slow call cancelled upstream (progress: ${progress})`);
+    }
   });
 
   it('pages lists toward the client with its own cursor', async () => {
