@@ -233,7 +233,7 @@ describe('MCP 2026-07-28 beside the older versions (stateless gateway)', () => {
     });
     const inHeader = await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 4, method: 'tools/list' }, { 'mcp-protocol-version': '1999-01-01' });
     expect(inHeader.status).toBe(400);
-    expect(((await inHeader.json()) as { error: { code: number; data: { supported: string[] } } }).error).toMatchObject({ code: -32022, data: { supported: expect.arrayContaining([MODERN, '2024-11-05']) } });
+    expect(await inHeader.json()).toMatchObject({ id: 4, error: { code: -32022, data: { supported: expect.arrayContaining([MODERN, '2024-11-05']), requested: '1999-01-01' } } });
   });
 
   it('answers a method the revision does not have with 404 Method not found, and an unknown tool in-band', async () => {

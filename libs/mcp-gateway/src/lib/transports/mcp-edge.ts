@@ -41,6 +41,12 @@ export function sendRefusal(res: ServerResponse, { status, headers, body }: Refu
   res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
+/** The id of a single JSON-RPC request, null for anything else. */
+function requestIdIn(body: unknown): RequestId | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
 /** The same answer on a socket being upgraded to WebSocket. */
 export function sendRefusalOnSocket(socket: Duplex, { status, headers, body }: Refusal): void {
   const text = JSON.stringify(body);
@@ -75,10 +81,12 @@ export class McpEdge {
     const access = await this.authorize(req, serverId);
     if ('refusal' in access) return access;
     const version = req.headers['mcp-protocol-version'];
-    if (typeof version === 'string' && !isSupportedVersion(version)) return { refusal: unsupportedVersion(version) };
-    if (!withBody) return access;
+    const unsupported = typeof version === 'string' && !isSupportedVersion(version) ? version : undefined;
+    if (!withBody) return unsupported === undefined ? access : { refusal: unsupportedVersion(unsupported) };
     const body = await this.body(req);
     if ('refusal' in body) return body;
+    // Read first, so that the refusal answers the request by its id.
+    if (unsupported !== undefined) return { refusal: unsupportedVersion(unsupported, requestIdIn(body.value)) };
     return { grant: access.grant, body: negotiateInitialize(body.value) };
   }
 
