@@ -9,3 +9,7 @@ export * from './lib/bootstrap/direct-routes';
 export * from './lib/errors/uuid-param.pipe';
 export * from './lib/errors/omittable';
 export * from './lib/database/unique-violation';
+export * from './lib/input/input-rules';
+export * from './lib/input/input-limits.middleware';
+export * from './lib/input/input-text.pipe';
+export * from './lib/input/client-errors';

@@ -31,7 +31,7 @@ describe('TokenVerifier with malformed bearer tokens', () => {
   });
 
   it('no Authorization header is a 401 missing_token without an error code (RFC 6750 §3.1)', async () => {
-    const error = await verifier.authenticate({ headers: {} }).catch((caught: unknown) => caught as ContractHttpError);
+    const error = (await verifier.authenticate({ headers: {} }).catch((caught: unknown) => caught)) as ContractHttpError;
     expect(error.getStatus()).toBe(401);
     expect(error.code).toBe('missing_token');
     expect(error.headers['WWW-Authenticate']).toBe('Bearer realm="ai-gateway"');
