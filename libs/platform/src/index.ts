@@ -13,3 +13,5 @@ export * from './lib/input/input-rules';
 export * from './lib/input/input-limits.middleware';
 export * from './lib/input/input-text.pipe';
 export * from './lib/input/client-errors';
+export * from './lib/openapi/openapi.module';
+export * from './lib/openapi/openapi-document';

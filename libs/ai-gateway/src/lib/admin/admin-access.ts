@@ -9,7 +9,7 @@ import {
   TokenVerifier,
   VerifiedCaller,
 } from '@arbor/contract';
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt } from '@arbor/platform';
 import { MasterKeyCheck, presentedKey } from '../gateway-key.guard';
 
 /** Who calls the admin API: the master key, or a person signed in through the suite's IdP. */
@@ -108,7 +108,7 @@ export class AdminAccess {
       else throw unavailable();
     }
     if (!can(permissions, PRODUCT, OPERATOR)) {
-      throw new ApiError(403, 'forbidden', `Managing keys of project "${project}" needs the permission ${PRODUCT}.${OPERATOR} on it.`);
+      throw new ApiError(403, 'forbidden', `Managing keys of project "${excerpt(project)}" needs the permission ${PRODUCT}.${OPERATOR} on it.`);
     }
   }
 

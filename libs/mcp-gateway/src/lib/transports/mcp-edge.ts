@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { readBodyWithin } from '@arbor/platform';
+import { readBodyWithin, excerpt } from '@arbor/platform';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
@@ -68,7 +68,7 @@ export class McpEdge {
     const version = req.headers['mcp-protocol-version'];
     if (typeof version === 'string' && !isSupportedVersion(version)) {
       return {
-        refusal: refusal(400, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`, {
+        refusal: refusal(400, `Bad Request: Unsupported protocol version: ${excerpt(version)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`, {
           supported: SUPPORTED_PROTOCOL_VERSIONS,
         }),
       };
@@ -95,7 +95,7 @@ export class McpEdge {
     } catch {
       // 'null' and other opaque origins are foreign.
     }
-    return refusal(403, `Forbidden: origin ${origin} is not allowed`);
+    return refusal(403, `Forbidden: origin ${excerpt(origin)} is not allowed`);
   }
 
   async authorize(req: IncomingMessage, serverId: string | null): Promise<{ grant: McpAccessGrant } | { refusal: Refusal }> {

@@ -22,6 +22,14 @@ describe('input rules', () => {
     expect(inputProblem({ metadata: { 'bad\ud800key': 1 } }, 'body')?.field).toBe('body.metadata.bad\\ud800key');
   });
 
+  it('refuse a __proto__ key, which building a DTO would drop silently', () => {
+    expect(inputProblem(JSON.parse('{"projects":{"alpha":[],"__proto__":["ai-gateway"]}}'), 'body')).toEqual({
+      field: 'body.projects.__proto__',
+      problem: 'is a key no Arbor API accepts',
+    });
+    expect(inputProblem({ constructor: 'fine', prototype: 'fine too' }, 'body')).toBeUndefined();
+  });
+
   it(`accept ${MAX_JSON_DEPTH} levels of nesting and refuse one more, without recursing past the limit`, () => {
     expect(inputProblem(nested(MAX_JSON_DEPTH), 'body')).toBeUndefined();
     expect(inputProblem(nested(MAX_JSON_DEPTH + 1), 'body')?.problem).toMatch(/nested too deeply/);

@@ -54,6 +54,8 @@ function walk(value: unknown, field: string, depth: number, maxDepth: number): I
     return undefined;
   }
   for (const key of Object.keys(value)) {
+    // Building a DTO assigns keys: `__proto__` would silently vanish (or set a prototype), not be refused.
+    if (key === '__proto__') return { field: field ? `${field}.__proto__` : '__proto__', problem: 'is a key no Arbor API accepts' };
     const keyProblem = textProblem(key);
     if (keyProblem) return { field: `${field}.${excerpt(key)}`, problem: `has a key that ${keyProblem}` };
     const found = walk((value as Record<string, unknown>)[key], `${field}.${key}`, depth + 1, maxDepth);
