@@ -36,11 +36,20 @@ export function textProblem(text: string): string | undefined {
  * itself stops at `maxDepth`, so a hostile document cannot exhaust the stack.
  */
 export function inputProblem(value: unknown, field: string, maxDepth = MAX_JSON_DEPTH): InputProblem | undefined {
-  return walk(value, field, 0, maxDepth);
+  return walk(value, field, 0, maxDepth, true);
 }
 
-function walk(value: unknown, field: string, depth: number, maxDepth: number): InputProblem | undefined {
+/**
+ * Only the nesting rule, for bodies whose text is the client's own business (a model prompt, an
+ * MCP tool's arguments) but which a recursive reader will walk all the same.
+ */
+export function nestingProblem(value: unknown, field: string, maxDepth = MAX_JSON_DEPTH): InputProblem | undefined {
+  return walk(value, field, 0, maxDepth, false);
+}
+
+function walk(value: unknown, field: string, depth: number, maxDepth: number, text: boolean): InputProblem | undefined {
   if (typeof value === 'string') {
+    if (!text) return undefined;
     const problem = textProblem(value);
     return problem === undefined ? undefined : { field, problem };
   }
@@ -48,17 +57,17 @@ function walk(value: unknown, field: string, depth: number, maxDepth: number): I
   if (depth >= maxDepth) return { field, problem: `is nested too deeply: JSON may nest at most ${maxDepth} objects and arrays` };
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
-      const found = walk(value[index], `${field}[${index}]`, depth + 1, maxDepth);
+      const found = walk(value[index], `${field}[${index}]`, depth + 1, maxDepth, text);
       if (found) return found;
     }
     return undefined;
   }
   for (const key of Object.keys(value)) {
     // Building a DTO assigns keys: `__proto__` would silently vanish (or set a prototype), not be refused.
-    if (key === '__proto__') return { field: field ? `${field}.__proto__` : '__proto__', problem: 'is a key no Arbor API accepts' };
-    const keyProblem = textProblem(key);
+    if (text && key === '__proto__') return { field: field ? `${field}.__proto__` : '__proto__', problem: 'is a key no Arbor API accepts' };
+    const keyProblem = text ? textProblem(key) : undefined;
     if (keyProblem) return { field: `${field}.${excerpt(key)}`, problem: `has a key that ${keyProblem}` };
-    const found = walk((value as Record<string, unknown>)[key], `${field}.${key}`, depth + 1, maxDepth);
+    const found = walk((value as Record<string, unknown>)[key], `${field}.${key}`, depth + 1, maxDepth, text);
     if (found) return found;
   }
   return undefined;
