@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { DatabaseFingerprint } from './database-fingerprint';
 import { answerProblem, describeRequest, HostileRequest, hostileRequests, send, Target } from './hostile-requests';
+import { MALFORMED_AUTHORIZATION } from './hostile-values';
 import { JsonSchema, Operation, operationsOf } from './openapi-operations';
 import { MASTER_KEY, startSuite, SuiteUnderTest } from './suite-under-test';
 
@@ -132,6 +133,29 @@ describe('hostile input against the built suite', () => {
       await database.close();
     }
   }
+
+  it('every malformed bearer token is a 401 invalid_token challenge, in every service', async () => {
+    const doors = [
+      { name: 'control plane', url: `${suite.controlPlane.url}/api/v1/me`, method: 'GET' },
+      { name: 'AI gateway admin API', url: `${suite.aiGateway.service.url}/api/v1/keys`, method: 'GET' },
+      { name: 'MCP gateway admin API', url: `${suite.mcpGateway.service.url}/api/v1/upstreams`, method: 'GET' },
+      { name: 'MCP gateway /mcp', url: `${suite.mcpGateway.service.url}/mcp`, method: 'POST' },
+    ];
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } });
+    const answers: string[] = [];
+    for (const door of doors) {
+      for (const authorization of MALFORMED_AUTHORIZATION.filter((value) => /^Bearer \S/.test(value))) {
+        const response = await fetch(door.url, {
+          method: door.method,
+          headers: { authorization, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+          ...(door.method === 'POST' ? { body: initialize } : {}),
+        });
+        const challenge = response.headers.get('www-authenticate') ?? '';
+        if (response.status !== 401 || !/^Bearer .*error="invalid_token"/.test(challenge)) answers.push(`${door.name} ${authorization.slice(0, 40)}: ${response.status} ${challenge}`);
+      }
+    }
+    expect(answers).toEqual([]);
+  });
 
   it('the control plane: every operation of its OpenAPI document', async () => {
     const { controlPlane } = suite;

@@ -68,7 +68,11 @@ export class AdminGuard implements CanActivate {
       request[ADMIN_CALLER] = { kind: 'master' };
       return true;
     }
-    if (!looksLikeJwt(presented)) throw new ApiError(401, 'invalid_api_key', 'The key is not the master key, and virtual keys may not manage keys.');
+    if (!looksLikeJwt(presented)) {
+      throw new ApiError(401, 'invalid_api_key', 'The key is not the master key, and virtual keys may not manage keys.', undefined, {
+        'WWW-Authenticate': 'Bearer realm="ai-gateway", error="invalid_token"',
+      });
+    }
     if (!this.controlPlane) throw notConfigured();
     let caller: VerifiedCaller;
     try {

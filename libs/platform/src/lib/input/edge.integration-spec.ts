@@ -59,6 +59,7 @@ describe('the edge of every service', () => {
           class EdgeTestModule {}
           return { module: EdgeTestModule };
         },
+        corsOrigins: () => ['http://ui.example'],
       },
       {},
     );
@@ -126,6 +127,12 @@ describe('the edge of every service', () => {
     const answer = await send('POST', '/things', JSON.stringify({ name, metadata: { note: 'ok' } }));
     expect(answer.status).toBe(201);
     expect(received).toEqual([{ name, metadata: { note: 'ok' } }]);
+  });
+
+  it("lets a browser app of an allowed origin read ETag (and the other headers it acts on)", async () => {
+    const response = await fetch(`${service.url}/things/1`, { headers: { origin: 'http://ui.example' } });
+    expect(response.headers.get('access-control-allow-origin')).toBe('http://ui.example');
+    expect(response.headers.get('access-control-expose-headers')?.split(',')).toEqual(['ETag', 'Location', 'Retry-After', 'WWW-Authenticate']);
   });
 
   it('headers over the size limit get a JSON 431 that every API family reads, not a bare status line', async () => {
