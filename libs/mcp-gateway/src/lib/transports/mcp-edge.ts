@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { readBodyWithin } from '@arbor/platform';
+import { excerpt, nestingProblem, readBodyWithin } from '@arbor/platform';
 import { ErrorCode, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
@@ -32,8 +32,9 @@ export function refusal(status: number, message: string, data?: unknown, code: n
 
 /** 400 naming the versions the gateway speaks: what every era's client is told for a version it does not. */
 export function unsupportedVersion(requested: string, id: RequestId | null = null): Refusal {
-  const message = `Bad Request: Unsupported protocol version: ${requested} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
-  return { status: 400, body: { jsonrpc: '2.0', error: { code: UNSUPPORTED_PROTOCOL_VERSION, message, data: { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested } }, id } };
+  // What the client sent is echoed bounded: a header can be long.
+  const message = `Bad Request: Unsupported protocol version: ${excerpt(requested)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
+  return { status: 400, body: { jsonrpc: '2.0', error: { code: UNSUPPORTED_PROTOCOL_VERSION, message, data: { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: excerpt(requested) } }, id } };
 }
 
 export function sendRefusal(res: ServerResponse, { status, headers, body }: Refusal): void {
@@ -106,7 +107,7 @@ export class McpEdge {
     } catch {
       // 'null' and other opaque origins are foreign.
     }
-    return refusal(403, `Forbidden: origin ${origin} is not allowed`);
+    return refusal(403, `Forbidden: origin ${excerpt(origin)} is not allowed`);
   }
 
   async authorize(req: IncomingMessage, serverId: string | null): Promise<{ grant: McpAccessGrant } | { refusal: Refusal }> {
@@ -121,7 +122,7 @@ export class McpEdge {
       return { refusal: refusal(500, 'Internal error while checking access', undefined, ErrorCode.InternalError) };
     }
     if (serverId !== null) {
-      if (!this.registry.server(serverId)) return { refusal: refusal(404, `Server ${serverId} not found`) };
+      if (!this.registry.server(serverId)) return { refusal: refusal(404, `Server ${excerpt(serverId)} not found`) };
       if (!grant.servers.includes(serverId)) return { refusal: refusal(403, `Forbidden: no access to server ${serverId}`) };
     }
     return { grant };
@@ -137,11 +138,16 @@ export class McpEdge {
     }
     const raw = await readBodyWithin(req, this.options.maxBodyBytes);
     if (raw === undefined) return { refusal: this.tooLarge() };
+    let value: unknown;
     try {
-      return { value: JSON.parse(raw.toString('utf8')) };
+      value = JSON.parse(raw.toString('utf8'));
     } catch {
       return { refusal: refusal(400, 'Parse error', undefined, ErrorCode.ParseError) };
     }
+    // Arguments are the tool's business, but the SDK's schemas walk them recursively.
+    const tooDeep = nestingProblem(value, 'body');
+    if (tooDeep) return { refusal: refusal(400, `Invalid Request: ${tooDeep.field} ${tooDeep.problem}`, undefined, ErrorCode.InvalidRequest) };
+    return { value };
   }
 
   private tooLarge(): Refusal {
