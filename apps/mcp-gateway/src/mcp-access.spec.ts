@@ -133,7 +133,10 @@ servers:
       body: JSON.stringify(initialize),
     });
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toContain('Bearer');
+    // The challenge says where an MCP client learns which identity provider to sign the person in with (RFC 9728).
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(anonymous.headers.get('www-authenticate') ?? '')?.[1];
+    expect(metadataUrl).toBe(`${gateway.url}/.well-known/oauth-protected-resource/servers/tools/mcp`);
+    expect(await (await fetch(metadataUrl!)).json()).toMatchObject({ resource: `${gateway.url}/servers/tools/mcp`, authorization_servers: [testIssuer()] });
     expect(await toolsWith(`${gateway.url}/servers/tools/mcp`, `${tokens.alice.slice(0, -8)}AAAAAAAA`)).toBe(401);
   });
 

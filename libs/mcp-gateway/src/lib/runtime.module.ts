@@ -3,6 +3,7 @@ import { Federation } from './federation/federated-session';
 import { FederationViews } from './federation/federation-views';
 import { McpMetrics } from './metrics/mcp-metrics';
 import { ModernEndpoint } from './modern/modern-endpoint';
+import { ProtectedResourceMetadata } from './oauth/protected-resource';
 import { UpstreamCatalogue } from './registry/upstream-catalogue';
 import { MCP_RUNTIME_OPTIONS, McpRuntimeOptions, resolveRuntimeOptions } from './runtime-options';
 import { DownstreamSessions } from './transports/downstream-sessions';
@@ -45,6 +46,7 @@ export class McpRuntimeModule {
         StatelessCalls,
         ModernEndpoint,
         StreamableHttpRoutes,
+        ProtectedResourceMetadata,
         ...(resolved.wsRelay ? [WsRelay] : []),
       ],
       exports: [UpstreamCatalogue],

@@ -5,6 +5,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { excerpt, nestingProblem, readBodyWithin } from '@arbor/platform';
 import { ErrorCode, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../access/mcp-access';
+import { metadataUrl } from '../oauth/protected-resource';
 import { ServerRegistry } from '../registry/server-registry';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import { isSupportedVersion, negotiateInitialize, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-versions';
@@ -116,7 +117,7 @@ export class McpEdge {
       grant = await this.policy.authorize(req, serverId);
     } catch (error) {
       if (error instanceof McpAccessError) {
-        return { refusal: { ...refusal(error.status, error.message, { code: error.code }), headers: error.headers } };
+        return { refusal: { ...refusal(error.status, error.message, { code: error.code }), headers: this.challenge(req, serverId, error) } };
       }
       this.logger.error(`access check failed: ${error instanceof Error ? error.message : String(error)}`);
       return { refusal: refusal(500, 'Internal error while checking access', undefined, ErrorCode.InternalError) };
@@ -126,6 +127,16 @@ export class McpEdge {
       if (!grant.servers.includes(serverId)) return { refusal: refusal(403, `Forbidden: no access to server ${serverId}`) };
     }
     return { grant };
+  }
+
+  /**
+   * A 401's headers, its Bearer challenge naming the protected resource metadata (RFC 9728 §5.1)
+   * when there is an identity provider to sign in with, so an MCP client finds where to.
+   */
+  private challenge(req: IncomingMessage, serverId: string | null, error: McpAccessError): Record<string, string> {
+    const challenge = error.headers['www-authenticate'];
+    if (error.status !== 401 || !challenge?.startsWith('Bearer') || !this.policy.authorizationServers()) return error.headers;
+    return { ...error.headers, 'www-authenticate': `${challenge}, resource_metadata="${metadataUrl(req, serverId)}"` };
   }
 
   private async body(req: McpHttpRequest): Promise<{ value: unknown } | { refusal: Refusal }> {

@@ -46,6 +46,9 @@ export class InMemoryServerRegistry extends ServerRegistry {
   }
 }
 
+/** The identity provider the test policy names in its protected resource metadata. */
+export const TEST_AUTHORIZATION_SERVER = 'https://idp.example.com/realms/arbor';
+
 /** Who may use what: alice every test server, bob only `narrow`. */
 export const GRANTS: Record<string, string[]> = { alice: ['alpha', 'narrow', 'hasty'], bob: ['narrow'] };
 
@@ -57,6 +60,10 @@ export class TestAccessPolicy extends McpAccessPolicy {
     const servers = GRANTS[token];
     if (!servers) throw new McpAccessError(403, 'no_sign_in_key', 'You may not use the MCP gateway');
     return { principal: token, servers };
+  }
+
+  override authorizationServers(): readonly string[] {
+    return [TEST_AUTHORIZATION_SERVER];
   }
 }
 
