@@ -2,6 +2,7 @@ import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
 import { Federation } from './federation/federated-session';
 import { FederationViews } from './federation/federation-views';
 import { McpMetrics } from './metrics/mcp-metrics';
+import { InputRoundTrips } from './modern/input-round-trips';
 import { ModernEndpoint } from './modern/modern-endpoint';
 import { ProtectedResourceMetadata } from './oauth/protected-resource';
 import { UpstreamCatalogue } from './registry/upstream-catalogue';
@@ -45,6 +46,7 @@ export class McpRuntimeModule {
         HotPath,
         StatelessCalls,
         ModernEndpoint,
+        InputRoundTrips,
         StreamableHttpRoutes,
         ProtectedResourceMetadata,
         ...(resolved.wsRelay ? [WsRelay] : []),

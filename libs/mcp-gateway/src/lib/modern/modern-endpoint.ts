@@ -6,8 +6,9 @@ import type { CatalogueView } from '../federation/catalogue-view';
 import { FederationViews } from '../federation/federation-views';
 import { page } from '../federation/pagination';
 import { ServerRegistry } from '../registry/server-registry';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
+import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
 import { CatalogueKind, UpstreamAnswer, UpstreamPool } from '../upstreams/upstream-pool';
+import { InputRoundTrips } from './input-round-trips';
 import { ModernRequest, SERVER_INFO_KEY } from './modern-request';
 
 /** The revision's cache hint on lists and reads. */
@@ -62,6 +63,7 @@ export class ModernEndpoint {
     private readonly views: FederationViews,
     private readonly pool: UpstreamPool,
     private readonly registry: ServerRegistry,
+    private readonly roundTrips: InputRoundTrips,
   ) {
     this.handlers = {
       'server/discover': async ({ view, serverId }) => ({
@@ -80,7 +82,18 @@ export class ModernEndpoint {
         const name = stringParam(served.request, 'name');
         const tool = served.view.toolTarget(name);
         if (!tool) throw new ModernError(ErrorCode.InvalidParams, `Tool ${name} not found`);
-        return this.forward(served, tool.upstream, { method: 'tools/call', params: { ...upstreamParams(served.request), name: tool.original } });
+        const call: ClientRequest = { method: 'tools/call', params: { ...upstreamParams(served.request), name: tool.original } };
+        // An upstream of the revision asks for input itself; one of the older versions asks on a session.
+        if (this.speaksModern(tool.upstream)) return this.forward(served, tool.upstream, call);
+        const { requestState, inputResponses, ...params } = call.params as Record<string, unknown>;
+        const principal = served.grant.principal;
+        if (typeof requestState === 'string' && isRecord(inputResponses)) {
+          const trip = this.roundTrips.resume(principal, requestState, inputResponses);
+          if (trip) return this.roundTrips.step(trip, served.signal);
+        }
+        const capabilities = served.request.clientCapabilities;
+        if (!capabilities.elicitation && !capabilities.sampling && !capabilities.roots) return this.forward(served, tool.upstream, { ...call, params } as ClientRequest);
+        return this.roundTrips.step(this.roundTrips.start(principal, capabilities, tool.upstream, { ...call, params } as ClientRequest), served.signal);
       },
       'prompts/list': async ({ view, request }) => {
         if (!view.capabilities.prompts) throw methodNotFound();
@@ -211,6 +224,11 @@ export class ModernEndpoint {
     });
   }
 
+  /** Whether the gateway reaches the upstream in the 2026-07-28 revision. */
+  private speaksModern(upstream: string): boolean {
+    return this.pool.health(upstream)[0]?.protocolVersion === MODERN_PROTOCOL_VERSIONS[0];
+  }
+
   private page<T>(all: readonly T[], request: ModernRequest) {
     const cursor = request.params['cursor'];
     if (cursor !== undefined && typeof cursor !== 'string') throw new ModernError(ErrorCode.InvalidParams, 'Invalid cursor');
@@ -262,6 +280,10 @@ function stringParam(request: ModernRequest, key: string): string {
   const value = request.params[key];
   if (typeof value !== 'string') throw new ModernError(ErrorCode.InvalidParams, `Invalid params: ${key} must be a string`);
   return value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function numberOr(value: unknown, fallback: number): number {

@@ -23,7 +23,7 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
           name: 'Both eras',
           selections: [
             { upstream: 'east', tools: '*', resources: '*', prompts: '*' },
-            { upstream: 'north', tools: ['add', 'count'], resources: [], prompts: [] },
+            { upstream: 'north', tools: ['add', 'count', 'ask-model'], resources: [], prompts: [] },
           ],
         },
       ],
@@ -38,8 +38,9 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
   });
 
   async function modernClient(): Promise<ModernClient> {
-    const client = new ModernClient({ name: 'v2-client', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } });
+    const client = new ModernClient({ name: 'v2-client', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} }, sampling: {} } });
     client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }));
+    client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'hi there' }, model: 'test-model' }));
     await client.connect(new ModernTransport(new URL(`${gateway.url}/servers/alpha/mcp`), { requestInit: { headers: { authorization: 'Bearer alice' } } }));
     closers.push(() => client.close());
     return client;
@@ -58,7 +59,7 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
   it('lets a v1 client call a 2026-07-28 upstream and a v2 client call an upstream of the older versions', async () => {
     const legacy = await connect(gateway.url, '/servers/alpha/mcp', 'alice');
     closers.push(() => legacy.close());
-    expect((await legacy.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'ask-user', 'count', 'echo']);
+    expect((await legacy.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'ask-model', 'ask-user', 'count', 'echo']);
     expect(textOf(await legacy.callTool({ name: 'echo', arguments: { text: 'old to new' } }))).toBe('east: old to new');
 
     const modern = await modernClient();
@@ -69,6 +70,26 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
   it('passes a 2026-07-28 upstream’s input request to a v2 client, which answers and retries through the gateway', async () => {
     const modern = await modernClient();
     expect(textOf(await modern.callTool({ name: 'ask-user', arguments: {} }))).toBe('east user: Grace');
+  });
+
+  it('turns an older upstream’s sampling request into an input request for a v2 client, and its answer back upstream', async () => {
+    const modern = await modernClient();
+    expect(textOf(await modern.callTool({ name: 'ask-model', arguments: {} }))).toBe('model said: hi there');
+    // On the wire: an InputRequiredResult whose requestState the retry must echo.
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
+    const call = (params: Record<string, unknown>) =>
+      fetch(`${gateway.url}/servers/alpha/mcp`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer alice', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'ask-model' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask-model', arguments: {}, _meta: meta, ...params } }),
+      }).then(async (r) => ((await r.json()) as { result: Record<string, unknown> }).result);
+    const asked = await call({});
+    expect(asked).toMatchObject({ resultType: 'input_required', inputRequests: { 'input-1': { method: 'sampling/createMessage' } }, requestState: expect.any(String) });
+    const answered = await call({
+      requestState: asked['requestState'],
+      inputResponses: { 'input-1': { role: 'assistant', content: { type: 'text', text: 'raw' }, model: 'm' } },
+    });
+    expect(answered).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'model said: raw' }] });
   });
 
   if (stateful) {
