@@ -41,6 +41,8 @@ export class McpGatewayModule {
               allowedOrigins: config.allowedOrigins,
               maxBodyBytes: MAX_MCP_BODY_BYTES,
               allowLinkLocalUpstreams: config.allowLinkLocalUpstreams,
+              ...(config.MCPGW_REDIS_URL ? { redisUrl: config.MCPGW_REDIS_URL } : {}),
+              ...(config.MCPGW_REPLICA_URL ? { replicaUrl: config.MCPGW_REPLICA_URL } : {}),
             }),
           ],
         }),

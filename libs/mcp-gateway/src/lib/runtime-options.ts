@@ -16,9 +16,13 @@ export interface McpRuntimeOptions {
   sessionIdleMs?: number;
   /** MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS: upstreams may be reached on link-local and cloud metadata addresses. */
   allowLinkLocalUpstreams?: boolean;
+  /** MCPGW_REDIS_URL: stateful sessions' owners are shared, so that any replica serves any session. */
+  redisUrl?: string;
+  /** MCPGW_REPLICA_URL: where the other replicas reach this one (with redisUrl). */
+  replicaUrl?: string;
 }
 
-export type ResolvedRuntimeOptions = Required<McpRuntimeOptions>;
+export type ResolvedRuntimeOptions = Required<Omit<McpRuntimeOptions, 'redisUrl' | 'replicaUrl'>> & Pick<McpRuntimeOptions, 'redisUrl' | 'replicaUrl'>;
 
 export const MCP_RUNTIME_OPTIONS = Symbol('arbor.mcp-runtime-options');
 
@@ -32,5 +36,7 @@ export function resolveRuntimeOptions(options: McpRuntimeOptions): ResolvedRunti
     pageSize: options.pageSize ?? 100,
     sessionIdleMs: options.sessionIdleMs ?? 30 * 60_000,
     allowLinkLocalUpstreams: options.allowLinkLocalUpstreams ?? false,
+    ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
+    ...(options.replicaUrl ? { replicaUrl: options.replicaUrl } : {}),
   };
 }

@@ -11,6 +11,7 @@ import { DownstreamSessions } from './transports/downstream-sessions';
 import { LegacySseController } from './transports/legacy-sse.controller';
 import { HotPath } from './transports/hot-path';
 import { McpEdge } from './transports/mcp-edge';
+import { SessionOwners } from './transports/session-owners';
 import { StatelessCalls } from './transports/stateless-calls';
 import { StreamableHttpRoutes } from './transports/streamable-http.routes';
 import { WsRelay } from './transports/ws-relay';
@@ -41,6 +42,7 @@ export class McpRuntimeModule {
         { provide: UpstreamCatalogue, useExisting: UpstreamPool },
         FederationViews,
         Federation,
+        SessionOwners,
         DownstreamSessions,
         McpEdge,
         HotPath,

@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { FederatedSession } from '../federation/federated-session';
 import { McpMetrics } from '../metrics/mcp-metrics';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
+import { SessionOwners } from './session-owners';
 
 export interface DownstreamSession<T extends Transport = Transport> {
   id: string;
@@ -24,7 +25,11 @@ export class DownstreamSessions implements OnModuleDestroy {
   private readonly sessions = new Map<string, DownstreamSession>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(@Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions, metrics: McpMetrics) {
+  constructor(
+    @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
+    metrics: McpMetrics,
+    private readonly owners: SessionOwners,
+  ) {
     metrics.observeSessions(() => this.sessions.size);
     this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, options.sessionIdleMs));
     this.sweeper.unref();
@@ -32,6 +37,7 @@ export class DownstreamSessions implements OnModuleDestroy {
 
   add(session: DownstreamSession): void {
     this.sessions.set(session.id, session);
+    this.owners.claim(session.id);
   }
 
   /** The session, if it exists and belongs to this principal on this server. */
@@ -39,6 +45,7 @@ export class DownstreamSessions implements OnModuleDestroy {
     const session = this.sessions.get(id);
     if (!session || session.federated.principal !== principal || session.serverId !== serverId || !(session.transport instanceof kind)) return undefined;
     session.lastUsed = Date.now();
+    this.owners.renew(id);
     return session as DownstreamSession<T>;
   }
 
@@ -47,6 +54,7 @@ export class DownstreamSessions implements OnModuleDestroy {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
+    this.owners.release(id);
     await session.federated.close();
   }
 

@@ -14,6 +14,7 @@ import { BoundedEventStore } from './event-store';
 import { HotPath, HotRequest } from './hot-path';
 import { McpEdge, refusal, sendRefusal } from './mcp-edge';
 import { HotStream, SessionTransport } from './session-transport';
+import { FORWARDED_HEADER, SessionOwners } from './session-owners';
 import { StatelessCalls } from './stateless-calls';
 
 /**
@@ -36,6 +37,7 @@ export class StreamableHttpRoutes implements OnModuleInit {
     private readonly hotPath: HotPath,
     private readonly modern: ModernEndpoint,
     private readonly calls: StatelessCalls,
+    private readonly owners: SessionOwners,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
   ) {}
 
@@ -115,7 +117,12 @@ export class StreamableHttpRoutes implements OnModuleInit {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = this.sessions.find(sessionId, grant.principal, serverId, SessionTransport);
-      if (!session) return sendRefusal(res, refusal(404, 'Session not found', undefined, -32001));
+      if (!session) {
+        // Another replica may hold it: it answers, whichever replica the load balancer picked.
+        const owner = req.headers[FORWARDED_HEADER] === undefined ? await this.owners.ownerOf(sessionId) : undefined;
+        if (owner) return this.owners.forward(owner, req, res, body);
+        return sendRefusal(res, refusal(404, 'Session not found', undefined, -32001));
+      }
       session.federated.updateGrant(grant);
       if (req.method === 'POST') {
         const hot = this.hotPath.accept(req.headers, body);

@@ -99,7 +99,7 @@ export interface TestGateway {
 }
 
 /** `nestBodyParser: false` leaves the bodies of the Nest routes (`/message`) to the runtime, as an app with its parser off would. */
-export async function startGateway(registry: ServerRegistry, options: McpRuntimeOptions, nestBodyParser = true): Promise<TestGateway> {
+export async function startGateway(registry: ServerRegistry, options: McpRuntimeOptions, nestBodyParser = true, port = 0): Promise<TestGateway> {
   @Module({
     providers: [
       { provide: ServerRegistry, useValue: registry },
@@ -118,11 +118,11 @@ export async function startGateway(registry: ServerRegistry, options: McpRuntime
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false, bodyParser: nestBodyParser });
   app.get(DirectRoutes).install(app.getHttpServer() as Server);
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as { port: number };
+  await app.listen(port, '127.0.0.1');
+  const listening = (app.getHttpServer().address() as { port: number }).port;
   return {
     app,
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening}`,
     catalogue: app.get(UpstreamCatalogue),
     close: () => app.close(),
   };
