@@ -4,7 +4,8 @@ import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { embeddingTexts, toBatchEmbedContentsRequest, toEmbeddingList, type BatchEmbedContentsResponse } from './gemini.embeddings';
 import { geminiError } from './gemini.error';
-import { GEMINI_PARAMS } from './gemini.params';
+import { GEMINI_CHAT_PARAMS, GEMINI_EMBEDDING_PARAMS } from './gemini.params';
+import { GEMINI_PRICES } from './gemini.prices';
 import { toGenerateContentRequest } from './gemini.request';
 import { toChatCompletion, type GenerateContentResponse } from './gemini.response';
 import { toChatCompletionChunks } from './gemini.stream';
@@ -16,9 +17,12 @@ const MAX_ANSWER_BYTES = 32 * 1_048_576;
 /** Google's Gemini API (generateContent, streamGenerateContent, batchEmbedContents) behind family A (`gemini/gemini-2.5-flash`). */
 export const geminiAdapter: ProviderAdapter = {
   provider: 'gemini',
-  params: GEMINI_PARAMS,
-  chatCompletions: callGenerateContent,
-  embeddings: callBatchEmbedContents,
+  operations: {
+    chat: { params: GEMINI_CHAT_PARAMS, call: callGenerateContent },
+    embeddings: { params: GEMINI_EMBEDDING_PARAMS, call: callBatchEmbedContents },
+  },
+  settings: { params: ['api_base', 'api_key'] },
+  prices: GEMINI_PRICES,
 };
 
 async function callGenerateContent(call: ProviderCall): Promise<ProviderAnswer> {

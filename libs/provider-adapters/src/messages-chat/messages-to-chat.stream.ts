@@ -1,6 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../lib/provider-error';
-import { anthropicError, familyAUsage, finishReasonFor, thinkingBlockOf, type AnthropicBlock, type AnthropicUsage } from './anthropic.response';
+import { anthropicError } from '../anthropic/anthropic.error';
+import { familyAUsage, finishReasonFor, thinkingBlockOf, type AnthropicBlock, type AnthropicUsage } from './messages-to-chat.answer';
 
 interface StreamEvent {
   type: string;
