@@ -275,6 +275,48 @@ router_settings:
     });
   });
 
+  describe('token counts and the model list', () => {
+    it('counts tokens on Anthropic, forwarding only model, messages, tools and system', async () => {
+      const { data, response } = await anthropic.messages
+        .countTokens({ model: 'claude', system: 'Be brief.', tools: [weatherTool], tool_choice: { type: 'auto' }, messages: [{ role: 'user', content: 'count-native tokens here' }] })
+        .withResponse();
+      // The fake counts words: 2 of system, 5 of the tool, 3 a message and 3 of its text.
+      expect(data).toEqual({ input_tokens: 13 });
+      expect(response.headers.get('x-arbor-token-count')).toBe('provider');
+      const sent = await lastRequestWith(fake, 'count-native');
+      expect(sent.path).toBe('/anthropic/v1/messages/count_tokens');
+      expect(Object.keys(sent.json).sort()).toEqual(['messages', 'model', 'system', 'tools']);
+      expect(sent.json['model']).toBe('claude-sonnet-4-5');
+    });
+
+    it('counts tokens of other aliases locally, and says the count is an estimate', async () => {
+      const before = (await fake.requests()).length;
+      const short = await anthropic.messages.countTokens({ model: 'gpt', messages: [{ role: 'user', content: 'count-local' }] }).withResponse();
+      const long = await anthropic.messages.countTokens({ model: 'flash', system: 'Be brief.', tools: [weatherTool], messages: [{ role: 'user', content: 'count-local with many more words in it' }] });
+      expect(short.data.input_tokens).toBeGreaterThan(3);
+      expect(long.input_tokens).toBeGreaterThan(short.data.input_tokens + 10);
+      expect(short.response.headers.get('x-arbor-token-count')).toBe('estimate; encoding=o200k_base');
+      expect((await fake.requests()).length).toBe(before);
+    });
+
+    it("lists the key's aliases in Anthropic's shape when anthropic-version is sent, and in OpenAI's otherwise", async () => {
+      const ids: string[] = [];
+      for await (const model of anthropic.models.list()) {
+        expect(model).toEqual({ type: 'model', id: model.id, display_name: model.id, created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+        ids.push(model.id);
+      }
+      expect(ids).toEqual(expect.arrayContaining(['claude', 'gpt', 'flash', 'azure-gpt']));
+      const page = await request(gateway.url).get('/v1/models').set('x-api-key', MASTER_KEY).set('anthropic-version', '2023-06-01').expect(200);
+      expect(page.body).toMatchObject({ has_more: false, first_id: ids[0], last_id: ids.at(-1) });
+      expect(await anthropic.models.retrieve('gpt')).toMatchObject({ type: 'model', id: 'gpt' });
+      const missing = await refusal(anthropic.models.retrieve('no-such-alias'));
+      expect(missing).toBeInstanceOf(NotFoundError);
+      expect(missing).toMatchObject({ error: { type: 'error', error: { type: 'not_found_error', code: 'model_not_found' } } });
+      const openAiShape = await request(gateway.url).get('/v1/models').set('authorization', `Bearer ${MASTER_KEY}`).expect(200);
+      expect(openAiShape.body).toMatchObject({ object: 'list', data: expect.arrayContaining([{ id: 'gpt', object: 'model', created: expect.any(Number), owned_by: 'arbor' }]) });
+    });
+  });
+
   describe("the gateway's own refusals", () => {
     it('answers a bad key with AuthenticationError, an unknown alias with NotFoundError, a bad request with BadRequestError', async () => {
       const unauthenticated = await refusal(sdk('sk-wrong').messages.create({ model: 'claude', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }));

@@ -7,6 +7,7 @@ import { CallAccounting } from './calls/call-accounting';
 import { CallPipeline } from './calls/call-pipeline';
 import { FamilyAController } from './calls/family-a.controller';
 import { CallRoutes } from './calls/call-routes';
+import { CountTokensRoutes } from './endpoints/anthropic-messages/count-tokens.routes';
 import { GatewayMetrics } from './calls/gateway-metrics';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
@@ -75,6 +76,7 @@ export class GatewayModule {
         GatewayMetrics,
         CallPipeline,
         CallRoutes,
+        CountTokensRoutes,
         MasterKeyCheck,
         GatewayAuthentication,
         GatewayKeyGuard,

@@ -6,15 +6,16 @@ import { answerBrokeOff, nativeOperation, ProviderAnswer, ProviderError, readAll
 import { CallProgress, CallRouter } from '../call-router';
 import { GatewayDeployment } from '../config/gateway-config';
 import { DeploymentRouter } from '../deployment-router';
-import { badRequest, keyModelAccessDenied, unknownModel } from '../gateway-errors';
+import { badRequest } from '../gateway-errors';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
-import { GatewayCaller, mayUseAlias } from '../keys/key-verifier';
+import { GatewayCaller } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
 import type { EndpointCodec } from '../endpoints/endpoint-codec';
 import { StreamedAnswer } from '../spend/usage-estimate';
 import { CallAccounting, CallAdmission } from './call-accounting';
 import { applyDropParams, checkGatewayParams } from './drop-params';
 import { CallOutcome, GatewayMetrics } from './gateway-metrics';
+import { requestedAlias } from './requested-alias';
 import { CallUsage, NO_USAGE } from './usage';
 
 // Connection-level headers describe the upstream hop, not the answer; they are not repeated.
@@ -85,11 +86,7 @@ export class CallPipeline {
 
   private async call(caller: GatewayCaller, requestHeaders: IncomingHttpHeaders, response: ServerResponse, state: CallState): Promise<void> {
     const { codec, body } = state;
-    const alias = body['model'];
-    if (typeof alias !== 'string' || alias === '') throw badRequest('model is required.', 'model');
-    // Before the existence check, so that a restricted key learns nothing of other aliases.
-    if (!mayUseAlias(caller, alias)) throw keyModelAccessDenied(alias);
-    if (!this.deployments.has(alias)) throw unknownModel(alias);
+    const alias = requestedAlias(body, caller, this.deployments);
     checkGatewayParams(body);
     state.progress.alias = alias;
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DirectRoutes } from '@arbor/platform';
-import type { EndpointCodec } from '../endpoints/endpoint-codec';
+import { sendError, type EndpointCodec } from '../endpoints/endpoint-codec';
 import { ENDPOINT_CODECS } from '../endpoints/endpoint-codecs';
 import { GatewayAuthentication } from '../gateway-key.guard';
 import { CallPipeline } from './call-pipeline';
@@ -41,11 +41,4 @@ export class CallRoutes implements OnModuleInit {
       sendError(codec, response, error);
     }
   }
-}
-
-/** Answers with `error` in the codec's envelope; a stream already under way (status gone) is closed rather than left hanging. */
-function sendError(codec: EndpointCodec, response: ServerResponse, error: unknown): void {
-  if (response.headersSent) return void response.end();
-  const { status, headers, body } = codec.renderError(error);
-  response.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
 }

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { ProviderAnswer, ProviderError, ProviderOperation } from '@arbor/provider-adapters';
 import type { CallUsage } from '../calls/usage';
 import type { GatewaySettings } from '../gateway-settings';
@@ -69,4 +69,11 @@ export interface EndpointCodec {
   streamErrorEvent(error: ProviderError): string;
   /** How deployments without the operation are reached; none means they are refused with 400. */
   readonly bridge?: Bridge;
+}
+
+/** Answers with `error` in the codec's envelope; a stream already under way (status gone) is closed rather than left hanging. */
+export function sendError(codec: EndpointCodec, response: ServerResponse, error: unknown): void {
+  if (response.headersSent) return void response.end();
+  const { status, headers, body } = codec.renderError(error);
+  response.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
 }

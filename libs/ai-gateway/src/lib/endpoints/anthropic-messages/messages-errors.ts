@@ -1,5 +1,5 @@
 import { ProviderError } from '@arbor/provider-adapters';
-import { familyAError } from '../../family-a-error.filter';
+import { familyAError } from '../../gateway-errors';
 import type { RenderedError } from '../endpoint-codec';
 
 // Anthropic's error types by HTTP status, as its API answers them.

@@ -1,6 +1,6 @@
 import type { ProviderError, ProviderOperation } from '@arbor/provider-adapters';
 import { usageOfJsonAnswer } from '../../calls/usage';
-import { familyAError } from '../../family-a-error.filter';
+import { familyAError } from '../../gateway-errors';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
 import type { EndpointCodec, RenderedError } from '../endpoint-codec';
 import { StreamUsageTap } from './openai-stream-tap';
