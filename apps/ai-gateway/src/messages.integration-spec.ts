@@ -261,6 +261,31 @@ router_settings:
       expect(sent.json['tools']).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Weather now', parameters: weatherTool.input_schema } }]);
     });
 
+    it("shows a Gemini alias's thought summaries as thinking blocks, plain and streamed", async () => {
+      const params = { model: 'flash', max_tokens: 2048, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, messages: [{ role: 'user' as const, content: 'gemini-thinking' }] };
+      const plain = await anthropic.messages.create(params);
+      expect(plain.content).toEqual([
+        { type: 'thinking', thinking: 'The user wants a fake answer.', signature: '' },
+        { type: 'text', text: 'fake answer from gemini-2.5-flash' },
+      ]);
+      const streamed = await anthropic.messages.stream(params).finalMessage();
+      expect(streamed.content).toEqual(plain.content);
+      // The thinking budget reached Gemini as its own (reasoning_effort low, 1024 tokens), thoughts asked for.
+      const sent = await lastRequestWith(fake, 'gemini-thinking');
+      expect((sent.json['generationConfig'] as Record<string, unknown>)['thinkingConfig']).toEqual({ thinkingBudget: 1024, includeThoughts: true });
+    });
+
+    it('follows drop_params for a parameter the target cannot honour: 400 naming it, or removed', async () => {
+      // top_k: Anthropic's own sampling parameter (of API version 2023-06-01), which chat completions lack.
+      const withTopK = (extra: Record<string, unknown> = {}) =>
+        ({ model: 'flash', max_tokens: 10, top_k: 5, messages: [{ role: 'user', content: 'drop-top-k' }], ...extra }) as unknown as Anthropic.MessageCreateParamsNonStreaming;
+      const refused = await refusal(anthropic.messages.create(withTopK()));
+      expect(refused).toBeInstanceOf(BadRequestError);
+      expect(refused).toMatchObject({ error: { type: 'error', error: { type: 'invalid_request_error', param: 'top_k', code: 'unsupported_parameter' } } });
+      const dropped = await anthropic.messages.create(withTopK({ drop_params: true }));
+      expect(dropped.stop_reason).toBe('end_turn');
+    });
+
     it('ends a bridged stream the upstream failed mid-way with a family B error event', async () => {
       const stream = anthropic.messages.stream({ model: 'gpt-midstream', max_tokens: 10, messages: [{ role: 'user', content: 'bridged midstream' }] });
       const error = await refusal(stream.finalMessage());

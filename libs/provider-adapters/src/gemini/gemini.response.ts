@@ -38,6 +38,11 @@ export function textOf(parts: GeminiPart[]): string {
   return parts.filter((part) => typeof part.text === 'string' && part.thought !== true).map((part) => part.text).join('');
 }
 
+/** The thought summaries of an answer (Gemini sends them when asked, with thinking on). */
+export function thoughtsOf(parts: GeminiPart[]): string {
+  return parts.filter((part) => typeof part.text === 'string' && part.thought === true).map((part) => part.text).join('');
+}
+
 /** Function calls as family A tool calls, each with a fresh `call_…` id. */
 export function toolCallsOf(parts: GeminiPart[]): { id: string; type: 'function'; function: { name: string; arguments: string } }[] {
   return parts.flatMap((part) => (part.functionCall
@@ -65,9 +70,16 @@ export function toChatCompletion(response: GenerateContentResponse, model: strin
     const parts = candidate.content?.parts ?? [];
     const text = textOf(parts);
     const toolCalls = toolCallsOf(parts);
+    const thoughts = thoughtsOf(parts);
     return {
       index: candidate.index ?? position,
-      message: { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+      message: {
+        role: 'assistant',
+        content: text === '' && toolCalls.length > 0 ? null : text,
+        refusal: null,
+        ...(thoughts !== '' ? { reasoning_content: thoughts } : {}),
+        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+      },
       logprobs: null,
       finish_reason: finishReasonFor(candidate.finishReason ?? 'STOP', toolCalls.length > 0),
     };

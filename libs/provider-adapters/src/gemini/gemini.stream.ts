@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../lib/provider-error';
 import { geminiErrorFrom, type GoogleError } from './gemini.error';
-import { chatCompletionId, familyAUsage, finishReasonFor, textOf, toolCallsOf, type GenerateContentResponse, type GeminiUsage } from './gemini.response';
+import { chatCompletionId, familyAUsage, finishReasonFor, textOf, thoughtsOf, toolCallsOf, type GenerateContentResponse, type GeminiUsage } from './gemini.response';
 
 /**
  * streamGenerateContent?alt=sse events (each a whole GenerateContentResponse holding the next
@@ -46,6 +46,8 @@ export async function* toChatCompletionChunks(
         choices.set(index, state);
         const parts = candidate.content?.parts ?? [];
         const delta: Record<string, unknown> = state.started ? {} : { role: 'assistant' };
+        const thoughts = thoughtsOf(parts);
+        if (thoughts !== '') delta['reasoning_content'] = thoughts;
         const text = textOf(parts);
         if (text !== '' || !state.started) delta['content'] = text;
         const toolCalls = toolCallsOf(parts).map((call) => ({ index: state.toolCalls++, ...call }));
