@@ -16,7 +16,7 @@ export const ANTHROPIC_CHAT_PARAMS: ReadonlySet<string> = new Set([
  */
 export const ANTHROPIC_MESSAGES_PARAMS: ReadonlySet<string> = new Set([
   'model', 'messages', 'max_tokens', 'system', 'metadata', 'stop_sequences', 'stream', 'temperature', 'top_p',
-  'top_k', 'tools', 'tool_choice', 'thinking', 'container', 'mcp_servers', 'context_management',
+  'top_k', 'tools', 'tool_choice', 'thinking', 'output_config', 'container', 'mcp_servers', 'context_management',
 ]);
 
 /** POST /v1/messages/count_tokens: only these four reach Anthropic. */

@@ -62,10 +62,37 @@ describe('the messages ⇄ chat bridge', () => {
     });
   });
 
+  it("takes what Claude Code sends: system turns, output effort and format, context editing that only clears thinking", () => {
+    const chat = messagesToChatRequest({
+      model: 'alias',
+      max_tokens: 32000,
+      thinking: { type: 'adaptive', display: 'omitted' },
+      output_config: { effort: 'max', format: { type: 'json_schema', schema: { type: 'object' } } },
+      context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'system', content: [{ type: 'text', text: '# Environment' }, { type: 'text', text: 'linux' }] },
+      ],
+    });
+    expect(chat).toEqual({
+      model: 'alias',
+      max_tokens: 32000,
+      reasoning_effort: 'high',
+      response_format: { type: 'json_schema', json_schema: { name: 'output', schema: { type: 'object' }, strict: true } },
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'system', content: '# Environment\n\nlinux' },
+      ],
+    });
+    // Clearing tool results is the target's to honour: it goes on, for drop_params to judge.
+    const edits = { edits: [{ type: 'clear_tool_uses_20250919' }] };
+    expect(messagesToChatRequest({ model: 'a', max_tokens: 5, context_management: edits, messages: [{ role: 'user', content: 'x' }] })['context_management']).toEqual(edits);
+  });
+
   it('refuses a request Anthropic would refuse, naming the field', () => {
     expect(() => messagesToChatRequest({ model: 'a', messages: [] })).toThrow(ProviderError);
     expect(() => messagesToChatRequest({ model: 'a', messages: [] })).toThrow(/^max_tokens: /);
-    expect(() => messagesToChatRequest({ model: 'a', max_tokens: 5, messages: [{ role: 'system', content: 'x' }] })).toThrow(/^messages\.0\.role: /);
+    expect(() => messagesToChatRequest({ model: 'a', max_tokens: 5, messages: [{ role: 'tool', content: 'x' }] })).toThrow(/^messages\.0\.role: /);
   });
 
   it('answers a chat completion as a message: reasoning as thinking, text, tool calls, stop reason, usage in Anthropic fields', async () => {

@@ -8,7 +8,9 @@ type ChatPart = Record<string, unknown>;
 // The Messages fields this translation turns into chat fields; any other goes on by its own name,
 // for the target's parameter list (and drop_params) to judge, but for service_tier, which
 // Anthropic's values do not mean on other providers and which is dropped as on Anthropic aliases.
-const TRANSLATED = new Set(['model', 'max_tokens', 'messages', 'system', 'stop_sequences', 'stream', 'temperature', 'top_p', 'metadata', 'tools', 'tool_choice', 'thinking', 'service_tier']);
+const TRANSLATED = new Set(['model', 'max_tokens', 'messages', 'system', 'stop_sequences', 'stream', 'temperature', 'top_p', 'metadata', 'tools', 'tool_choice', 'thinking', 'output_config', 'service_tier']);
+// Reasoning effort by Anthropic's output effort (`max` has no chat equivalent above `high`).
+const EFFORTS: Record<string, string> = { low: 'low', medium: 'medium', high: 'high', max: 'high' };
 
 /**
  * An Anthropic Messages request as an OpenAI chat completion request, for deployments that do not
@@ -22,7 +24,7 @@ export function toChatRequest(body: Record<string, unknown>): Record<string, unk
   if (!parsed.success) throw invalidRequest(parsed.error);
   const request = parsed.data;
   const chat: Record<string, unknown> = { model: request.model, messages: chatMessages(request), max_tokens: request.max_tokens };
-  for (const [name, value] of Object.entries(body)) if (!TRANSLATED.has(name)) chat[name] = value;
+  for (const [name, value] of Object.entries(body)) if (!TRANSLATED.has(name) && !(name === 'context_management' && clearsOnlyThinking(request))) chat[name] = value;
   if (request.stream === true) chat['stream'] = true;
   if (request.temperature !== undefined) chat['temperature'] = request.temperature;
   if (request.top_p !== undefined) chat['top_p'] = request.top_p;
@@ -39,9 +41,22 @@ export function toChatRequest(body: Record<string, unknown>): Record<string, unk
     chat['tool_choice'] = choice.type === 'auto' ? 'auto' : choice.type === 'any' ? 'required' : choice.type === 'none' ? 'none' : { type: 'function', function: { name: choice.name } };
     if (choice.type !== 'none' && choice.disable_parallel_tool_use === true) chat['parallel_tool_calls'] = false;
   }
+  const effort = request.output_config?.effort;
   if (request.thinking?.type === 'enabled') chat['reasoning_effort'] = effortFor(request.thinking.budget_tokens);
-  else if (request.thinking?.type === 'adaptive') chat['reasoning_effort'] = 'medium';
+  else if (request.thinking?.type === 'adaptive' || (effort !== undefined && request.thinking?.type !== 'disabled')) chat['reasoning_effort'] = EFFORTS[effort ?? 'medium'];
+  const format = request.output_config?.format;
+  if (format) chat['response_format'] = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } };
   return chat;
+}
+
+/**
+ * Context editing that only clears old thinking is honoured by the bridge as it is (thinking
+ * never reaches another provider); other edits (clearing tool results) are the target's to
+ * honour, and drop_params judges them.
+ */
+function clearsOnlyThinking(request: MessagesRequest): boolean {
+  const edits = request.context_management?.edits ?? [];
+  return edits.every((edit) => edit.type.startsWith('clear_thinking_'));
 }
 
 /** A thinking budget as the nearest reasoning effort (Anthropic's minimum budget is 1024 tokens). */
@@ -56,9 +71,20 @@ function chatMessages(request: MessagesRequest): ChatMessage[] {
   for (const [index, message] of request.messages.entries()) {
     const blocks: ContentBlock[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
     if (message.role === 'assistant') messages.push(assistantMessage(blocks));
+    else if (message.role === 'system') messages.push({ role: 'system', content: textOf(blocks, index) });
     else messages.push(...userMessages(blocks, index));
   }
   return messages;
+}
+
+/** The text of a system turn. */
+function textOf(blocks: ContentBlock[], index: number): string {
+  return blocks
+    .map((block) => {
+      if (block.type !== 'text') throw new ProviderError(400, 'invalid_request_error', `messages.${index}: system messages may contain only text.`, 'invalid_value', 'messages');
+      return block.text;
+    })
+    .join('\n\n');
 }
 
 /** An assistant turn: its text, and its tool_use blocks as tool calls (thinking stays with the provider that wrote it). */
