@@ -50,8 +50,10 @@ describe('the Anthropic Messages API through the official Anthropic SDK', () => 
         claude('claude', 'claude-sonnet-4-5'),
         // Priced as the built-in claude-sonnet-4-5; the fake reports 1000 cache writes and 2000 cache reads.
         claude('claude-cached', 'tokens-100-20-cache-1000-2000', '\n    model_info: { base_model: claude-sonnet-4-5 }'),
+        claude('claude-400', 'fail-400'),
         claude('claude-401', 'fail-401'),
         claude('claude-403', 'fail-403'),
+        claude('claude-404', 'fail-404'),
         claude('claude-413', 'fail-413'),
         claude('claude-429', 'fail-429'),
         claude('claude-500', 'fail-500'),
@@ -60,6 +62,8 @@ describe('the Anthropic Messages API through the official Anthropic SDK', () => 
         claude('claude-down', 'fail-529'),
         deployment('gpt', 'openai/gpt-4o-mini', `${fakeUrl}/v1`),
         deployment('gpt-midstream', 'openai/fail-midstream', `${fakeUrl}/v1`),
+        deployment('gpt-429', 'openai/fail-429', `${fakeUrl}/v1`),
+        deployment('flash-500', 'gemini/fail-500', `${fakeUrl}/gemini`),
         deployment('flash', 'gemini/gemini-2.5-flash', `${fakeUrl}/gemini`),
         deployment('azure-gpt', 'azure/prod-gpt-4o', `${fakeUrl}/azure`, '\n      api_version: "2024-10-21"'),
       ].join('')}
@@ -164,12 +168,32 @@ router_settings:
         { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF }, cache_control: { type: 'ephemeral' } },
       ]);
       // claude-sonnet-4-5: input $3/M, one-hour cache writes $6/M, reads $0.30/M, output $15/M.
-      expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(100 * 3e-6 + 1000 * 6e-6 + 2000 * 0.3e-6 + 20 * 15e-6, 12);
+      const cost = 100 * 3e-6 + 1000 * 6e-6 + 2000 * 0.3e-6 + 20 * 15e-6;
+      expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(cost, 12);
+      // The same cost and tokens in the metrics, as for family A calls (recorded once the answer has left).
+      const sample = async (name: string, labels: string): Promise<number> => {
+        for (let tries = 0; ; tries++) {
+          const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+          const row = metrics.split('\n').find((line) => line.startsWith(`${name}{`) && line.includes('alias="claude-cached"') && line.includes(labels));
+          if (row || tries === 20) return Number(row?.split(' ').at(-1));
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      expect(await sample('arbor_aigw_cost_usd_total', '')).toBeCloseTo(cost, 12);
+      expect(await sample('arbor_aigw_tokens_total', 'kind="completion"')).toBe(20);
+
+      // Without a ttl, the writes go to the five-minute cache, at $3.75/M.
+      const { response: fiveMinutes } = await anthropic.messages
+        .create({ model: 'claude-cached', max_tokens: 100, system: [{ type: 'text', text: 'shared', cache_control: { type: 'ephemeral' } }], messages: [{ role: 'user', content: 'five-minute cache' }] })
+        .withResponse();
+      expect(Number(fiveMinutes.headers.get('x-arbor-response-cost'))).toBeCloseTo(100 * 3e-6 + 1000 * 3.75e-6 + 2000 * 0.3e-6 + 20 * 15e-6, 12);
     });
 
     it.each([
+      ['claude-400', BadRequestError, 400, 'invalid_request_error'],
       ['claude-401', AuthenticationError, 401, 'authentication_error'],
       ['claude-403', PermissionDeniedError, 403, 'permission_error'],
+      ['claude-404', NotFoundError, 404, 'not_found_error'],
       ['claude-413', ContentTooLargeError, 413, 'request_too_large'],
       ['claude-429', RateLimitError, 429, 'rate_limit_error'],
       ['claude-500', InternalServerError, 500, 'api_error'],
@@ -284,6 +308,15 @@ router_settings:
       expect(refused).toMatchObject({ error: { type: 'error', error: { type: 'invalid_request_error', param: 'top_k', code: 'unsupported_parameter' } } });
       const dropped = await anthropic.messages.create(withTopK({ drop_params: true }));
       expect(dropped.stop_reason).toBe('end_turn');
+    });
+
+    it.each([
+      ['gpt-429', RateLimitError, 429, 'rate_limit_error'],
+      ['flash-500', InternalServerError, 500, 'api_error'],
+    ])('answers the upstream error of bridged %s as the SDK error class it raises at Anthropic', async (model, errorClass, status, type) => {
+      const error = await refusal(anthropic.messages.create({ model, max_tokens: 10, messages: [{ role: 'user', content: 'bridged upstream error' }] }));
+      expect(error).toBeInstanceOf(errorClass);
+      expect(error).toMatchObject({ status, error: { type: 'error', error: { type, message: expect.any(String) } } });
     });
 
     it('ends a bridged stream the upstream failed mid-way with a family B error event', async () => {

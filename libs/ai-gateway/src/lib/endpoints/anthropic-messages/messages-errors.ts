@@ -8,6 +8,11 @@ const TYPE_BY_STATUS: Record<number, string> = {
   404: 'not_found_error', 408: 'timeout_error', 413: 'request_too_large', 429: 'rate_limit_error',
   500: 'api_error', 503: 'overloaded_error', 504: 'timeout_error', 529: 'overloaded_error',
 };
+// And back: the status each of Anthropic's types stands for (a stream's error event has none of its own).
+const STATUS_BY_TYPE: Record<string, number> = {
+  invalid_request_error: 400, authentication_error: 401, billing_error: 402, permission_error: 403, not_found_error: 404,
+  request_too_large: 413, rate_limit_error: 429, api_error: 500, timeout_error: 504, overloaded_error: 529,
+};
 // Types whose meaning the status alone does not carry (a 403 may be about billing, a 500 an overload).
 const KEPT_TYPES = new Set(['billing_error', 'overloaded_error', 'timeout_error', 'api_error']);
 
@@ -41,6 +46,5 @@ export function messagesErrorEvent(error: ProviderError): string {
 export function messagesErrorOf(event: { error?: unknown }): ProviderError {
   const { type, message } = (typeof event.error === 'object' && event.error !== null ? event.error : {}) as { type?: unknown; message?: unknown };
   const errorType = typeof type === 'string' ? type : 'api_error';
-  const status = Number(Object.entries(TYPE_BY_STATUS).find(([, name]) => name === errorType)?.[0] ?? 502);
-  return new ProviderError(status, errorType, typeof message === 'string' ? message : 'stream error', errorType);
+  return new ProviderError(STATUS_BY_TYPE[errorType] ?? 502, errorType, typeof message === 'string' ? message : 'stream error', errorType);
 }
