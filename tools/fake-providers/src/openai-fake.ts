@@ -92,9 +92,10 @@ export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) =
   const id = operation === 'chat' ? `chatcmpl-fake${Date.now()}` : `cmpl-fake${Date.now()}`;
   const content = `fake answer from ${model}`;
   const created = Math.floor(Date.now() / 1000);
+  // Worked out before any header goes: a request it cannot read fails as a whole.
+  const call = operation === 'chat' ? toolCallFor(request) : undefined;
   if (request.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json', ...echoHeaders });
-    const call = operation === 'chat' ? toolCallFor(request) : undefined;
     const choice = operation === 'chat'
       ? {
         index: 0,
@@ -120,7 +121,6 @@ export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) =
   const hold = /^hold-(.+)$/.exec(model)?.[1];
   const events: unknown[] = [chunk('', null, true)];
   for (const word of content.split(' ')) events.push(chunk(`${word} `, null));
-  const call = operation === 'chat' ? toolCallFor(request) : undefined;
   if (call) {
     // As OpenAI streams a call: id and name first, then the arguments in pieces.
     const toolDelta = (delta: Record<string, unknown>) => ({ ...chunk('', null), choices: [{ index: 0, delta: { tool_calls: [{ index: 0, ...delta }] }, logprobs: null, finish_reason: null }] });
@@ -180,8 +180,8 @@ function embeddingsAnswer(request: FakeRequest, model: string, promptTokens: num
 /** The function call the fake answers with: the chosen or first tool, unless tools are off or the last message is a tool result. */
 function toolCallFor(request: FakeRequest): { id: string; type: 'function'; function: { name: string; arguments: string } } | undefined {
   if (!Array.isArray(request.tools) || request.tools.length === 0 || request.tool_choice === 'none') return undefined;
-  if (request.messages?.at(-1)?.role === 'tool') return undefined;
-  const chosen = (request.tool_choice as { function?: { name?: unknown } } | undefined)?.function?.name;
+  if (Array.isArray(request.messages) && request.messages.at(-1)?.role === 'tool') return undefined;
+  const chosen = (request.tool_choice as { function?: { name?: unknown } } | null | undefined)?.function?.name;
   const name = typeof chosen === 'string' ? chosen : request.tools[0]?.function?.name;
   if (typeof name !== 'string') return undefined;
   return { id: `call_fake${Date.now()}`, type: 'function', function: { name, arguments: JSON.stringify({ argument: 'fake' }) } };
