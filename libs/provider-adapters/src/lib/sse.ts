@@ -36,14 +36,3 @@ export function familyAEventStream(chunks: AsyncIterable<unknown>): Readable {
 export function jsonBody(value: unknown): Readable {
   return Readable.from([Buffer.from(JSON.stringify(value))], { objectMode: false });
 }
-
-/**
- * Anthropic Messages stream bytes from event objects: `event: <type>\ndata: <json>\n\n` each. An
- * error thrown by `events` destroys the stream with it (the gateway ends it with an error event).
- */
-export function messagesEventStream(events: AsyncIterable<{ type: string }>): Readable {
-  async function* frames(): AsyncGenerator<string> {
-    for await (const event of events) yield `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-  }
-  return Readable.from(frames(), { objectMode: false });
-}
