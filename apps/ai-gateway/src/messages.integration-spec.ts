@@ -408,6 +408,9 @@ router_settings:
       });
       expect(tooLarge.status).toBe(413);
       expect(JSON.parse(tooLarge.body)).toMatchObject({ type: 'error', error: { type: 'request_too_large', code: 'request_too_large' } });
+      // A route the gateway does not serve, asked by an Anthropic client.
+      const unknownRoute = await request(gateway.url).get('/v1/messages/batches').set('x-api-key', MASTER_KEY).set('anthropic-version', '2023-06-01').expect(404);
+      expect(unknownRoute.body).toMatchObject({ type: 'error', error: { type: 'not_found_error', message: expect.any(String) } });
     });
 
     it("refuses an alias the key may not use with PermissionDeniedError, a key over its rpm limit with RateLimitError, and records the key's spend", async () => {

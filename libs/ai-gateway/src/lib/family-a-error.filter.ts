@@ -5,7 +5,6 @@ import type { ErrorRenderer } from '@arbor/platform';
 import { ANTHROPIC_MESSAGES } from './endpoints/anthropic-messages/anthropic-messages.codec';
 import { sendError } from './endpoints/endpoint-codec';
 import { OPENAI_CHAT } from './endpoints/openai/openai-codecs';
-import { familyAError } from './gateway-errors';
 
 /**
  * Every error of the gateway's Nest routes (models) in the envelope of the family whose client
@@ -28,11 +27,12 @@ const PLATFORM_PATHS = /^\/(api\/|healthz$|readyz$|metrics$)/;
 
 /**
  * For the platform's error filter: errors raised before a gateway controller runs (a malformed
- * JSON body, a body over the size limit, an unknown route) answered in family A on the family A
- * paths, so that SDKs read them as they read OpenAI's.
+ * JSON body, a body over the size limit, an unknown route) answered on the model paths in the
+ * envelope of the client's family (Anthropic's clients send anthropic-version), so that SDKs
+ * read them as they read their vendor's.
  */
 export const renderFamilyAErrors: ErrorRenderer = (exception: unknown, request: Request) => {
   if (PLATFORM_PATHS.test(request.path)) return undefined;
-  const error = familyAError(exception);
-  return { status: error.status, body: error.toBody(), headers: error.headers };
+  const codec = request.headers['anthropic-version'] === undefined ? OPENAI_CHAT : ANTHROPIC_MESSAGES;
+  return codec.renderError(exception);
 };

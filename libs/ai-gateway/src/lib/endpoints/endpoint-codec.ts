@@ -23,7 +23,8 @@ export interface StreamTap {
 export interface RenderedError {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  /** The JSON body. */
+  body: unknown;
 }
 
 /**
@@ -74,6 +75,8 @@ export interface EndpointCodec {
 /** Answers with `error` in the codec's envelope; a stream already under way (status gone) is closed rather than left hanging. */
 export function sendError(codec: EndpointCodec, response: ServerResponse, error: unknown): void {
   if (response.headersSent) return void response.end();
-  const { status, headers, body } = codec.renderError(error);
+  const rendered = codec.renderError(error);
+  const { status, headers } = rendered;
+  const body = JSON.stringify(rendered.body);
   response.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
 }

@@ -34,7 +34,7 @@ export function messagesErrorBody(error: ProviderError): { type: 'error'; error:
 
 export function renderMessagesError(exception: unknown): RenderedError {
   const error = familyAError(exception);
-  return { status: error.status, headers: error.headers, body: JSON.stringify(messagesErrorBody(error)) };
+  return { status: error.status, headers: error.headers, body: messagesErrorBody(error) };
 }
 
 /** The event that ends a family B stream with `error`. */

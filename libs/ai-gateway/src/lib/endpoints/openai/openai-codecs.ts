@@ -8,7 +8,7 @@ import { StreamUsageTap } from './openai-stream-tap';
 /** Any error in OpenAI's envelope {"error":{message,type,param,code}}, so that the official SDKs raise their matching error classes. */
 export function renderOpenAiError(exception: unknown): RenderedError {
   const error = familyAError(exception);
-  return { status: error.status, headers: error.headers, body: JSON.stringify(error.toBody()) };
+  return { status: error.status, headers: error.headers, body: error.toBody() };
 }
 
 /**
