@@ -3,7 +3,8 @@ import { ProviderError } from '../lib/provider-error';
 import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { toAnthropicRequest } from '../messages-chat/chat-to-messages.request';
-import { toChatCompletion, type AnthropicMessage } from '../messages-chat/messages-to-chat.answer';
+import { toChatCompletion } from '../messages-chat/messages-to-chat.answer';
+import { anthropicMessage } from '../messages-chat/messages.wire';
 import { toChatCompletionChunks } from '../messages-chat/messages-to-chat.stream';
 import { anthropicApiError, anthropicError } from './anthropic.error';
 import {
@@ -67,13 +68,15 @@ async function chatOverMessages(call: ProviderCall): Promise<ProviderAnswer> {
     return { status, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
   }
   const text = await readBody(response.body, MAX_ANSWER_BYTES);
-  let message: AnthropicMessage;
+  let json: unknown;
   try {
-    message = JSON.parse(text) as AnthropicMessage;
+    json = JSON.parse(text);
   } catch {
     throw new ProviderError(502, 'server_error', 'Anthropic answered with a body that is not JSON.', 'upstream_invalid_answer');
   }
-  return { status, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(message, deployment.model, created)) };
+  const message = anthropicMessage.safeParse(json);
+  if (!message.success) throw new ProviderError(502, 'server_error', 'Anthropic answered with a body that is not a message.', 'upstream_invalid_answer');
+  return { status, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(message.data, deployment.model, created)) };
 }
 
 function post(call: ProviderCall, path: string, request: unknown, version: string, betas: string[]): Promise<UpstreamResponse> {

@@ -1,31 +1,6 @@
-/** The parts of a Messages API answer the translation reads. */
-export interface AnthropicMessage {
-  id: string;
-  content: AnthropicBlock[];
-  stop_reason: string | null;
-  usage: AnthropicUsage;
-}
+import type { AnthropicBlock, AnthropicMessage, AnthropicUsage } from './messages.wire';
 
-export interface AnthropicBlock {
-  type: string;
-  text?: string;
-  thinking?: string;
-  signature?: string;
-  /** redacted_thinking: encrypted thinking, to be sent back as it is. */
-  data?: string;
-  id?: string;
-  name?: string;
-  input?: unknown;
-}
-
-export interface AnthropicUsage {
-  input_tokens?: number;
-  output_tokens?: number;
-  cache_creation_input_tokens?: number | null;
-  cache_read_input_tokens?: number | null;
-  /** The cache writes by lifetime: a one-hour write costs more than a five-minute one. */
-  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
-}
+export type { AnthropicBlock, AnthropicMessage, AnthropicUsage } from './messages.wire';
 
 const FINISH_REASONS: Record<string, string> = {
   end_turn: 'stop',

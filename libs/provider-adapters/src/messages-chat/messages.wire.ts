@@ -75,6 +75,59 @@ export const messagesRequest = z
   .loose();
 export type MessagesRequest = z.infer<typeof messagesRequest>;
 
+// Anthropic's Messages answer and stream events as the chat translation reads them.
+
+const anthropicUsage = z
+  .object({
+    input_tokens: z.number().optional(),
+    output_tokens: z.number().optional(),
+    cache_creation_input_tokens: z.number().nullish(),
+    cache_read_input_tokens: z.number().nullish(),
+    /** The cache writes by lifetime: a one-hour write costs more than a five-minute one. */
+    cache_creation: z.object({ ephemeral_5m_input_tokens: z.number().nullish(), ephemeral_1h_input_tokens: z.number().nullish() }).loose().nullish(),
+  })
+  .loose();
+export type AnthropicUsage = z.infer<typeof anthropicUsage>;
+
+const anthropicBlock = z
+  .object({
+    type: z.string(),
+    text: z.string().optional(),
+    thinking: z.string().optional(),
+    signature: z.string().optional(),
+    /** redacted_thinking: encrypted thinking, to be sent back as it is. */
+    data: z.string().optional(),
+    id: z.string().optional(),
+    name: z.string().optional(),
+    input: z.unknown().optional(),
+  })
+  .loose();
+export type AnthropicBlock = z.infer<typeof anthropicBlock>;
+
+export const anthropicMessage = z.object({ id: z.string(), content: z.array(anthropicBlock), stop_reason: z.string().nullable(), usage: anthropicUsage }).loose();
+export type AnthropicMessage = z.infer<typeof anthropicMessage>;
+
+export const anthropicStreamEvent = z
+  .object({
+    type: z.string(),
+    message: z.object({ id: z.string().optional(), usage: anthropicUsage.optional() }).loose().optional(),
+    index: z.number().optional(),
+    content_block: anthropicBlock.optional(),
+    delta: z
+      .object({
+        type: z.string().optional(),
+        text: z.string().optional(),
+        thinking: z.string().optional(),
+        signature: z.string().optional(),
+        partial_json: z.string().optional(),
+        stop_reason: z.string().nullish(),
+      })
+      .loose()
+      .optional(),
+    usage: anthropicUsage.optional(),
+  })
+  .loose();
+
 /** The Messages answer the bridge writes (and the SDKs read). */
 export interface MessagesAnswer {
   id: string;
