@@ -3,6 +3,7 @@
 // served by Anthropic pass messages through; OpenAI, Gemini and Azure aliases are bridged through
 // chat completions.
 import Anthropic, {
+  APIUserAbortError,
   AuthenticationError,
   BadRequestError,
   ContentTooLargeError,
@@ -12,6 +13,7 @@ import Anthropic, {
   PermissionDeniedError,
   RateLimitError,
 } from '@anthropic-ai/sdk';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { RunningService } from '@arbor/platform';
@@ -60,6 +62,8 @@ describe('the Anthropic Messages API through the official Anthropic SDK', () => 
         claude('claude-overloaded', 'fail-529'),
         claude('claude-midstream', 'fail-midstream'),
         claude('claude-down', 'fail-529'),
+        // Holds its stream after the first text delta, never released: only a hang-up ends it.
+        claude('claude-held', 'hold-messages-never-released', '\n    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }'),
         deployment('gpt', 'openai/gpt-4o-mini', `${fakeUrl}/v1`),
         deployment('gpt-midstream', 'openai/fail-midstream', `${fakeUrl}/v1`),
         deployment('gpt-429', 'openai/fail-429', `${fakeUrl}/v1`),
@@ -387,6 +391,27 @@ router_settings:
       const invalid = await refusal(anthropic.messages.create({ model: 'gpt', max_tokens: 0, messages: [{ role: 'user', content: 'x' }] }));
       expect(invalid).toBeInstanceOf(BadRequestError);
       expect(invalid).toMatchObject({ error: { type: 'error', error: { type: 'invalid_request_error', param: 'max_tokens' } } });
+    });
+
+    it('records an estimated spend, prompt and text so far, when the client hangs up mid-stream', async () => {
+      const created = (await request(gateway.url).post('/api/v1/keys').set(asMaster).send({ project: 'messages-hang-ups' }).expect(201)).body as { id: string; key: string };
+      const prompt = 'a messages question whose answer nobody reads';
+      const stream = sdk(created.key).messages.stream({ model: 'claude-held', max_tokens: 50, messages: [{ role: 'user', content: prompt }] });
+      const ended = stream.finalMessage().catch((error: unknown) => error);
+      await new Promise<void>((resolve) => stream.on('text', () => resolve()));
+      stream.abort();
+      expect(await ended).toBeInstanceOf(APIUserAbortError);
+      let report: { totals: Record<string, number> } | undefined;
+      for (let tries = 0; tries < 100 && !report?.totals['requests']; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        report = (await request(gateway.url).get(`/api/v1/keys/${created.id}/spend`).set(asMaster).expect(200)).body as typeof report;
+      }
+      // Counted as the request would go to chat (3 for the reply, 3 for the message, its text), and the first delta, "fake ".
+      const promptTokens = 3 + 3 + countTokens(`user\n${prompt}`);
+      const completionTokens = countTokens('fake ');
+      expect(report?.totals).toMatchObject({ requests: 1, estimated_requests: 1, prompt_tokens: promptTokens, completion_tokens: completionTokens });
+      expect(report?.totals['estimated_cost_usd']).toBeCloseTo(promptTokens * 0.001 + completionTokens * 0.002, 10);
+      expect((await fake.requests()).find((seen) => seen.body.includes(prompt))?.aborted).toBe(true);
     });
 
     it('answers malformed JSON and a body over the limit in the envelope of both families', async () => {
