@@ -33,6 +33,8 @@
 // --connections <n> (default 50), --rate <n>
 // (paced runs, default 200), --soak <s> (default 30; 600 for the 10-minute memory target),
 // --log <filter> (AIGW_LOG of the gateway, default its own default, info), --skip-build,
+// --baseline <main.js> (another build of the gateway, an earlier commit's, measured on chat
+// completions in the same run: before and after a change, side by side),
 // --cpu-prof-dir <dir> (write a V8 CPU profile of the gateway there, to see where time goes).
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -58,6 +60,7 @@ const { values: options } = parseArgs({
     log: { type: 'string' },
     'skip-build': { type: 'boolean', default: false },
     'cpu-prof-dir': { type: 'string' },
+    baseline: { type: 'string' },
   },
 });
 const DURATION = Number(options.duration);
@@ -99,6 +102,9 @@ async function main() {
   cleanups.push(() => proxy.stop());
   const gateway = await startGateway(database.url, fake.url);
   cleanups.push(() => gateway.stop());
+  // The same database, so that the same key works on both builds.
+  const baseline = options.baseline ? await startGateway(database.url, fake.url, path.resolve(options.baseline)) : undefined;
+  if (baseline) cleanups.push(() => baseline.stop());
   const memory = sampleMemory(gateway.pid, gateway.url);
   cleanups.push(async () => memory.stop());
 
@@ -111,6 +117,7 @@ async function main() {
     chat(DIRECT, fake, '/openai/v1/chat/completions', `Bearer ${UPSTREAM_KEY}`),
     chat(PROXY, proxy, '/openai/v1/chat/completions', `Bearer ${UPSTREAM_KEY}`),
     chat(GATEWAY, gateway, '/v1/chat/completions', `Bearer ${key.key}`),
+    ...(baseline ? [chat(BASELINE, baseline, '/v1/chat/completions', `Bearer ${key.key}`)] : []),
     messages(DIRECT_B, fake, '/anthropic/v1/messages', UPSTREAM_KEY, CLAUDE),
     messages(PROXY_B, proxy, '/anthropic/v1/messages', UPSTREAM_KEY, CLAUDE),
     messages(GATEWAY_B, gateway, '/v1/messages', key.key, CLAUDE),
@@ -136,6 +143,7 @@ async function main() {
 const DIRECT = 'direct: fake upstream';
 const PROXY = 'bare Node proxy';
 const GATEWAY = 'AI gateway';
+const BASELINE = 'AI gateway, baseline build';
 const DIRECT_B = 'messages, direct: fake Anthropic';
 const PROXY_B = 'messages, bare Node proxy';
 const GATEWAY_B = 'messages, AI gateway, Anthropic alias (passed through)';
@@ -166,8 +174,8 @@ async function startBareProxy(upstream) {
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
 }
 
-/** The built gateway with one alias on the fake upstream (the model the direct calls name). */
-async function startGateway(databaseUrl, fakeUrl) {
+/** The built gateway (or the build at `main`) with an alias of each family on the fake upstream. */
+async function startGateway(databaseUrl, fakeUrl, main) {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-gateway-'));
   cleanups.push(async () => fs.rmSync(directory, { recursive: true, force: true }));
   const config = path.join(directory, 'config.yaml');
@@ -190,7 +198,7 @@ async function startGateway(databaseUrl, fakeUrl) {
       AIGW_MASTER_KEY: MASTER_KEY,
       ...(options.log ? { AIGW_LOG: options.log } : {}),
     },
-    { nodeArgs },
+    { nodeArgs, ...(main ? { main } : {}) },
   );
 }
 
@@ -465,6 +473,13 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
     targets.push(`| messages passed through: added p50 at ${RATE}/s ≤ 1 ms, ${kind} | ${added(native)} ms | ${verdict(native <= 1)} |`);
     const bridged = find(paced, kind, BRIDGED_B).p50 - find(paced, kind, DIRECT).p50;
     targets.push(`| messages bridged to an OpenAI alias: added p50 at ${RATE}/s ≤ 2 ms, ${kind} | ${added(bridged)} ms | ${verdict(bridged <= 2)} |`);
+  }
+  if (find(paced, 'plain', BASELINE)) {
+    for (const kind of ['plain', 'streamed']) {
+      const share = (target) => `${((find(throughput, kind, target).rps / find(throughput, kind, proxy).rps) * 100).toFixed(0)} %`;
+      const p50 = (target) => added(find(paced, kind, target).p50 - find(paced, kind, direct).p50);
+      targets.push(`| chat completions, ${kind}: this build against the baseline (--baseline) | throughput ${share(gateway)} against ${share(BASELINE)} of the proxy's, added p50 ${p50(gateway)} against ${p50(BASELINE)} ms | ${verdict(find(throughput, kind, gateway).rps >= 0.9 * find(throughput, kind, BASELINE).rps)} (throughput within 10 %) |`);
+    }
   }
   for (const [target, base] of [[GATEWAY_B, DIRECT_B], [BRIDGED_B, DIRECT]]) {
     const first = find(paced, 'streamed', target).firstP50 - find(paced, 'streamed', base).firstP50;
