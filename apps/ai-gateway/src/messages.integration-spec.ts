@@ -289,6 +289,27 @@ router_settings:
       expect(sent.json['tools']).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Weather now', parameters: weatherTool.input_schema } }]);
     });
 
+    it('calls tools on a Gemini alias too, streamed, and takes the result back', async () => {
+      const first = await anthropic.messages.stream({ model: 'flash', max_tokens: 100, tools: [weatherTool], messages: [{ role: 'user', content: 'gemini-tools' }] }).finalMessage();
+      expect(first.stop_reason).toBe('tool_use');
+      const toolUse = first.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
+      // The fake calls the first function with a sample value of each property.
+      expect(toolUse).toMatchObject({ name: 'get_weather', input: { city: 'fake' } });
+      const second = await anthropic.messages.create({
+        model: 'flash',
+        max_tokens: 100,
+        tools: [weatherTool],
+        messages: [
+          { role: 'user', content: 'gemini-tools' },
+          { role: 'assistant', content: first.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse!.id, content: 'gemini-sunny' }] },
+        ],
+      });
+      expect(second).toMatchObject({ stop_reason: 'end_turn', content: [{ type: 'text', text: 'fake answer from gemini-2.5-flash' }] });
+      const sent = await lastRequestWith(fake, 'gemini-sunny');
+      expect(JSON.stringify(sent.json['contents'])).toContain('"functionResponse"');
+    });
+
     it("shows a Gemini alias's thought summaries as thinking blocks, plain and streamed", async () => {
       const params = { model: 'flash', max_tokens: 2048, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, messages: [{ role: 'user' as const, content: 'gemini-thinking' }] };
       const plain = await anthropic.messages.create(params);
