@@ -1,27 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { toolCallId, type GeminiPart } from './gemini.request';
 
-export interface GeminiUsage {
-  promptTokenCount?: number;
-  candidatesTokenCount?: number;
-  thoughtsTokenCount?: number;
-  cachedContentTokenCount?: number;
-  totalTokenCount?: number;
-}
+import type { GeminiUsage, GenerateContentResponse } from './gemini.wire';
 
-export interface GeminiCandidate {
-  index?: number;
-  content?: { role?: string; parts?: GeminiPart[] };
-  finishReason?: string;
-}
-
-export interface GenerateContentResponse {
-  candidates?: GeminiCandidate[];
-  promptFeedback?: { blockReason?: string };
-  usageMetadata?: GeminiUsage;
-  modelVersion?: string;
-  responseId?: string;
-}
+export type { GeminiCandidate, GeminiUsage, GenerateContentResponse } from './gemini.wire';
 
 const CONTENT_FILTER_REASONS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY']);
 
