@@ -4,3 +4,4 @@ export * from './lib/upstream-http';
 export * from './lib/provider-registry';
 export * from './lib/sse';
 export * from './openai/openai.adapter';
+export * from './messages-chat/messages-bridge';

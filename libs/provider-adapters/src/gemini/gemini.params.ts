@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from '../lib/provider-adapter';
-
 /** The chat-completion parameters gemini.request.ts translates; anything else is not sent on. */
 export const GEMINI_CHAT_PARAMS: ReadonlySet<string> = new Set([
   'model', 'messages', 'stream', 'stream_options', 'temperature', 'top_p', 'n', 'stop', 'max_tokens',
@@ -9,8 +7,3 @@ export const GEMINI_CHAT_PARAMS: ReadonlySet<string> = new Set([
 
 /** batchEmbedContents takes text and an output size; `encoding_format` is done by the adapter. */
 export const GEMINI_EMBEDDING_PARAMS: ReadonlySet<string> = new Set(['model', 'input', 'dimensions', 'encoding_format']);
-
-export const GEMINI_PARAMS: ProviderAdapter['params'] = {
-  chat: GEMINI_CHAT_PARAMS,
-  embeddings: GEMINI_EMBEDDING_PARAMS,
-};

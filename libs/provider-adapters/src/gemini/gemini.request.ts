@@ -241,7 +241,8 @@ function toGenerationConfig(body: Record<string, unknown>): Record<string, unkno
   if (typeof effort === 'string') {
     const budget = THINKING_BUDGETS[effort];
     if (budget === undefined) throw invalid(`reasoning_effort must be one of ${Object.keys(THINKING_BUDGETS).join(', ')}.`, 'reasoning_effort');
-    config['thinkingConfig'] = { thinkingBudget: budget };
+    // With thinking on, Gemini's thought summaries come back too, as reasoning_content.
+    config['thinkingConfig'] = budget > 0 ? { thinkingBudget: budget, includeThoughts: true } : { thinkingBudget: budget };
   }
   return config;
 }
