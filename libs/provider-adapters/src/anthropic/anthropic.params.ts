@@ -1,13 +1,38 @@
+import { asList, onlyString, ParameterMap, parameterNames } from '../lib/parameter-map';
+
+/** Anthropic requires max_tokens; LiteLLM and most gateways send this when the client did not. */
+export const DEFAULT_MAX_TOKENS = 4096;
+
 /**
- * The family A chat parameters the Messages API has an equivalent for (see
- * messages-chat/chat-to-messages.request.ts); everything else (n, logprobs, penalties, seed,
- * response_format, …) has none and is refused or dropped by the gateway's drop_params. `top_k`
- * and `thinking` are Anthropic's own and pass through.
+ * The family A chat parameters the Messages API has an equivalent for, and how each reaches it
+ * (messages-chat/chat-to-messages.request.ts translates the `translated` ones). Everything else
+ * (n, logprobs, penalties, seed, response_format, …) has none and is refused or dropped by the
+ * gateway's drop_params. `top_k` and `thinking` are Anthropic's own and pass through.
  */
-export const ANTHROPIC_CHAT_PARAMS: ReadonlySet<string> = new Set([
-  'model', 'messages', 'max_tokens', 'max_completion_tokens', 'stop', 'stream', 'stream_options', 'temperature',
-  'top_p', 'top_k', 'tools', 'tool_choice', 'parallel_tool_calls', 'user', 'reasoning_effort', 'thinking',
-]);
+export const ANTHROPIC_CHAT_PARAMETERS: ParameterMap = {
+  rules: {
+    model: 'translated',
+    messages: 'translated',
+    max_tokens: {},
+    max_completion_tokens: { to: 'max_tokens' },
+    stop: { to: 'stop_sequences', convert: asList },
+    stream: { convert: (value) => (value === true ? true : undefined) },
+    // The translated stream always reports usage.
+    stream_options: 'translated',
+    temperature: {},
+    top_p: {},
+    top_k: {},
+    tools: 'translated',
+    tool_choice: 'translated',
+    parallel_tool_calls: 'translated',
+    user: { to: 'metadata.user_id', convert: onlyString },
+    reasoning_effort: 'translated',
+    thinking: 'translated',
+  },
+  required: { max_tokens: DEFAULT_MAX_TOKENS },
+};
+
+export const ANTHROPIC_CHAT_PARAMS: ReadonlySet<string> = parameterNames(ANTHROPIC_CHAT_PARAMETERS);
 
 /**
  * The top-level fields of POST /v1/messages the gateway passes on to Anthropic; any other
