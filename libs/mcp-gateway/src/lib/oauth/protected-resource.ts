@@ -5,6 +5,7 @@ import { McpAccessPolicy } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
+const PERSON_SCOPES = ['openid', 'profile', 'email'];
 const METADATA_PATH = /^\/\.well-known\/oauth-protected-resource(?:\/servers\/([^/]+))?\/mcp$/i;
 
 /**
@@ -43,6 +44,8 @@ export class ProtectedResourceMetadata implements OnModuleInit {
     const body = JSON.stringify({
       resource: resourceUrl(req, serverId),
       authorization_servers: authorizationServers,
+      // A person signs in: their identity is what the gateway asks the control plane about.
+      scopes_supported: PERSON_SCOPES,
       bearer_methods_supported: ['header'],
       resource_name: server?.name ?? 'Arbor MCP gateway',
     });
