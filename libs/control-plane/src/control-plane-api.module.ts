@@ -5,6 +5,7 @@ import { OUTBOX_ENTITIES, OUTBOX_MIGRATIONS } from '@arbor/outbox';
 import { DatabaseModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 import { AuditEntry } from './audit/audit-entry.entity';
 import { ControlPlaneCoreModule } from './control-plane-core.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { MeModule } from './me/me.module';
 import { OpenApiModule } from './openapi/openapi.module';
 import { CreateControlPlaneSchema1763700000100 } from './migrations/1763700000100-CreateControlPlaneSchema';
@@ -21,6 +22,7 @@ import { SyncModule } from './sync/sync.module';
 import { ControlPlaneAdmins } from './users/control-plane-admins';
 import { User } from './users/user.entity';
 import { UsersModule } from './users/users.module';
+import { WebUiModule, WebUiModuleOptions } from './web-ui/web-ui.module';
 import { Workspace } from './workspace/workspace.entity';
 import { WorkspaceModule } from './workspace/workspace.module';
 
@@ -29,7 +31,7 @@ export const CONTROL_PLANE_MIGRATIONS = [...OUTBOX_MIGRATIONS, CreateControlPlan
 
 @Module({})
 export class ControlPlaneApiModule {
-  static forConfig(config: ControlPlaneConfig): DynamicModule {
+  static forConfig(config: ControlPlaneConfig, webUi: WebUiModuleOptions = {}): DynamicModule {
     return {
       module: ControlPlaneApiModule,
       imports: [
@@ -52,6 +54,8 @@ export class ControlPlaneApiModule {
         WorkspaceModule,
         ProductsModule,
         SyncModule,
+        DashboardModule,
+        WebUiModule.forRoot(webUi),
         // Last, so the document it builds at start describes every controller above.
         OpenApiModule,
       ],
@@ -65,3 +69,8 @@ export const controlPlaneService: ServiceDefinition<ControlPlaneConfig> = {
   module: (config) => ControlPlaneApiModule.forConfig(config),
   corsOrigins: (config) => config.corsOrigins,
 };
+
+/** The control plane serving the built web UI from `webRoot` at `/` (the app's main.ts). */
+export function controlPlaneServiceWithWebUi(webRoot: string): ServiceDefinition<ControlPlaneConfig> {
+  return { ...controlPlaneService, module: (config) => ControlPlaneApiModule.forConfig(config, { webRoot }) };
+}
