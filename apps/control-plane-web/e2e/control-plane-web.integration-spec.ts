@@ -166,6 +166,45 @@ describe('the control plane web UI in Chromium', () => {
     expect(effective.permissions).toEqual({ workspace: ['ai-gateway'], projects: { gamma: ['ai-gateway.operator'] } });
   });
 
+  it('pre-creates a user and disables them only after a confirmation', async () => {
+    await open('Users');
+    await field('Email').fill('erin@arbor.local');
+    await page.getByRole('button', { name: 'Pre-create user' }).click();
+    const row = page.getByRole('row').filter({ hasText: 'erin@arbor.local' });
+    await row.waitFor();
+    await row.getByRole('button', { name: /^Disable/ }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await row.innerText()).toMatch(/active/i);
+    await row.getByRole('button', { name: /^Disable/ }).click();
+    await dialog.getByRole('button', { name: 'Disable' }).click();
+    await row.getByText('disabled').waitFor();
+    // No control lets the administrator lock themselves out.
+    const self = page.getByRole('row').filter({ hasText: 'admin@arbor.local' });
+    expect(await self.getByRole('button', { name: /^Disable/ }).count()).toBe(0);
+    expect(await self.getByRole('switch').isDisabled()).toBe(true);
+    await screenshot('users');
+  });
+
+  it('changes the workspace time zone, and dates follow it', async () => {
+    await open('Workspace');
+    await page.getByRole('combobox', { name: 'Time zone' }).fill('Asia/Tokyo');
+    await page.getByRole('option', { name: /^Asia\/Tokyo/ }).click();
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Every product UI shows times in Asia/Tokyo').waitFor();
+    await screenshot('workspace');
+    await open('Projects');
+    await page.getByRole('cell', { name: /GMT\+9/ }).first().waitFor();
+    await open('Audit log');
+    await page.getByRole('cell', { name: 'project.created' }).first().waitFor();
+    expect(await page.getByRole('table', { name: 'Audit entries' }).innerText()).toContain('repository_secret');
+    expect(await page.content()).not.toContain(REPOSITORY_TOKEN);
+    await screenshot('audit');
+    await open('Sync deliveries');
+    await page.getByRole('heading', { name: 'Sync deliveries' }).waitFor();
+    await screenshot('sync');
+  });
+
   it('keeps the theme and the default project across a reload', async () => {
     await open('Dashboard');
     await page.getByText('Dark', { exact: true }).click();

@@ -4,6 +4,7 @@ import { ControlPlaneConfig } from '@arbor/config';
 import { OUTBOX_ENTITIES, OUTBOX_MIGRATIONS } from '@arbor/outbox';
 import { DatabaseModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 import { AuditEntry } from './audit/audit-entry.entity';
+import { AuditModule } from './audit/audit.module';
 import { ControlPlaneCoreModule } from './control-plane-core.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { MeModule } from './me/me.module';
@@ -55,6 +56,7 @@ export class ControlPlaneApiModule {
         ProductsModule,
         SyncModule,
         DashboardModule,
+        AuditModule,
         WebUiModule.forRoot(webUi),
         // Last, so the document it builds at start describes every controller above.
         OpenApiModule,

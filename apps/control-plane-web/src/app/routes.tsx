@@ -11,6 +11,7 @@ const ProjectPage = lazy(() => import('../projects/project-page').then((module) 
 const UsersPage = lazy(() => import('../users/users-page').then((module) => ({ default: module.UsersPage })));
 const PermissionsPage = lazy(() => import('../permissions/permissions-page').then((module) => ({ default: module.PermissionsPage })));
 const WorkspacePage = lazy(() => import('../workspace/workspace-page').then((module) => ({ default: module.WorkspacePage })));
+const AuditPage = lazy(() => import('../audit/audit-page').then((module) => ({ default: module.AuditPage })));
 const SyncPage = lazy(() => import('../sync/sync-page').then((module) => ({ default: module.SyncPage })));
 
 const admin = (element: React.ReactNode) => <AdminOnly>{element}</AdminOnly>;
@@ -25,5 +26,6 @@ export const appRoutes: RouteObject[] = [
   { path: 'permissions/:userId', element: admin(<PermissionsPage />) },
   { path: 'workspace', element: admin(<WorkspacePage />) },
   { path: 'sync', element: admin(<SyncPage />) },
+  { path: 'audit', element: admin(<AuditPage />) },
   { path: '*', element: <Alert title="No such page">There is no page at this address.</Alert> },
 ];

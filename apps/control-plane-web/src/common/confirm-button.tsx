@@ -19,7 +19,8 @@ export function ConfirmButton({ children, title, message, onConfirm, loading, ..
       <Button color="red" variant="light" size="xs" {...button} onClick={open}>
         {children}
       </Button>
-      <Modal opened={opened} onClose={close} title={title} centered>
+      {/* No scroll lock: it would inject a <style> element without the page's CSP nonce. */}
+      <Modal opened={opened} onClose={close} title={title} centered lockScroll={false}>
         <Text mb="md">{message}</Text>
         <Group justify="flex-end">
           <Button variant="default" onClick={close}>

@@ -22,6 +22,7 @@ const PAGES: Page[] = [
   { to: '/permissions', label: 'Permissions', adminOnly: true },
   { to: '/workspace', label: 'Workspace', adminOnly: true },
   { to: '/sync', label: 'Sync deliveries', adminOnly: true },
+  { to: '/audit', label: 'Audit log', adminOnly: true },
 ];
 
 /** The frame of every page: module rail and pages on the left; project, theme and the person on top. */
