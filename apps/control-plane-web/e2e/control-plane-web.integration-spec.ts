@@ -56,7 +56,8 @@ describe('the control plane web UI in Chromium', () => {
     aiGateway = await startFakeProduct('ai-gateway', 'AI gateway', '*');
     // Nothing listens there: the MCP gateway is down.
     const down = `http://127.0.0.1:${await freePort()}`;
-    stack = await startUiTestStack({ CP_SUITE_AI_GATEWAY_URL: aiGateway.url, CP_SUITE_MCP_GATEWAY_URL: down });
+    // Tokens for 70 s: the UI renews a minute before expiry, so within seconds of signing in.
+    stack = await startUiTestStack({ CP_SUITE_AI_GATEWAY_URL: aiGateway.url, CP_SUITE_MCP_GATEWAY_URL: down }, { accessTokenLifespan: 70 });
     // The demo users, as `npm start` has them: alice signed in once, two projects.
     await api('alice', '/api/v1/me');
     for (const slug of ['alpha', 'beta']) await api('admin', '/api/v1/projects', { method: 'POST', body: JSON.stringify({ slug, name: slug.toUpperCase() }) });
@@ -91,6 +92,17 @@ describe('the control plane web UI in Chromium', () => {
     expect(await rail.locator('[aria-current="page"]').innerText()).toContain('Control plane');
     await screenshot('dashboard');
     expect(await seriousAccessibilityViolations()).toEqual([]);
+  });
+
+  it('renews the access token silently with the refresh token before it expires, and goes on working', async () => {
+    const renewal = await page.waitForResponse(
+      (response) => response.url().endsWith('/protocol/openid-connect/token') && (response.request().postData() ?? '').includes('grant_type=refresh_token'),
+      { timeout: 20_000 },
+    );
+    expect(renewal.status()).toBe(200);
+    await open('My access');
+    await page.getByText('Signed in as').waitFor();
+    expect(page.url()).toBe(`${stack.url}/me`);
   });
 
   it('serves every page of the app from index.html with a strict policy, and keeps the API and health answers', async () => {

@@ -25,17 +25,24 @@ export interface UiTestStack {
  * http://localhost:8080/* only). The dev-idp runs as its own process, as under `npm start`.
  * Sets TEST_OIDC_ISSUER_URL so personToken() of this package asks the same provider.
  */
-export async function startUiTestStack(env: Record<string, string> = {}): Promise<UiTestStack> {
+export interface UiTestStackOptions {
+  /** Access-token lifetime in seconds (the realm's 300 by default); shorter makes the UI renew soon. */
+  accessTokenLifespan?: number;
+}
+
+export async function startUiTestStack(env: Record<string, string> = {}, options: UiTestStackOptions = {}): Promise<UiTestStack> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const folder = mkdtempSync(path.join(tmpdir(), 'arbor-ui-realm-'));
   const realmFile = path.join(folder, 'realm.json');
   const realm = JSON.parse(readFileSync(path.join(root, 'deploy/keycloak/realm-export.json'), 'utf8')) as {
+    accessTokenLifespan?: number;
     clients: { clientId: string; redirectUris?: string[]; webOrigins?: string[]; rootUrl?: string }[];
   };
   const client = realm.clients.find((candidate) => candidate.clientId === UI_CLIENT);
   if (!client) throw new Error(`the realm export has no ${UI_CLIENT} client`);
   Object.assign(client, { rootUrl: origin, redirectUris: [`${origin}/*`], webOrigins: [origin] });
+  if (options.accessTokenLifespan !== undefined) realm.accessTokenLifespan = options.accessTokenLifespan;
   writeFileSync(realmFile, JSON.stringify(realm));
 
   const stops: (() => Promise<void>)[] = [async () => rmSync(folder, { recursive: true, force: true })];
