@@ -5,9 +5,22 @@ import { useApi } from '../api/api-context';
 export type Project = Schemas['ProjectResponse'];
 export type Repository = Schemas['RepositoryResponse'];
 
+/** Every project, read a page of 500 at a time (the tables page what they show). */
 export function useProjects() {
   const api = useApi();
-  return useQuery({ queryKey: ['projects'], queryFn: async () => (await answer(api.GET('/api/v1/projects'))).projects });
+  return useQuery({
+    queryKey: ['projects'],
+    queryFn: async () => {
+      const projects: Project[] = [];
+      let after: string | null = null;
+      do {
+        const page: Schemas['ProjectListResponse'] = await answer(api.GET('/api/v1/projects', { params: { query: { limit: 500, ...(after ? { after_slug: after } : {}) } } }));
+        projects.push(...page.projects);
+        after = page.next_after_slug;
+      } while (after);
+      return projects;
+    },
+  });
 }
 
 export function useProject(id: string) {

@@ -12,11 +12,22 @@ import { useMe } from '../shell/shell-queries';
 
 type User = Schemas['UserResponse'];
 
+/** The users matching `search` (all without it), read a page of 500 at a time (the table pages what it shows). */
 export function useUsers(search = '') {
   const api = useApi();
   return useQuery({
     queryKey: ['users', search],
-    queryFn: async () => (await answer(api.GET('/api/v1/users', { params: { query: search ? { q: search } : {} } }))).users,
+    queryFn: async () => {
+      const users: User[] = [];
+      let after: string | null = null;
+      do {
+        const query = { limit: 500, ...(search ? { q: search } : {}), ...(after ? { after_id: after } : {}) };
+        const page: Schemas['UserListResponse'] = await answer(api.GET('/api/v1/users', { params: { query } }));
+        users.push(...page.users);
+        after = page.next_after_id;
+      } while (after);
+      return users;
+    },
   });
 }
 
