@@ -151,6 +151,8 @@ async function main(): Promise<void> {
     `  a token for alice: curl -s -d grant_type=password -d client_id=dev-cli -d username=alice -d password=alice ${issuer}/protocol/openid-connect/token`,
     `  AI gateway master key: ${masterKey}`,
     ...(demoKey ? gatewayLines(gatewayUrl, demoKey) : []),
+    '',
+    `Open the web UI at ${urlOf('control-plane-api')} and sign in as admin / admin (or alice, bob, carol: password = user name).`,
     'Ctrl-C stops everything.',
     '',
   ];

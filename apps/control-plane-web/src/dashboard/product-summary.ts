@@ -25,7 +25,8 @@ export async function fetchProductSummary(baseUrl: string, accessToken: string |
     });
   } catch (error) {
     if (error instanceof DOMException && error.name === 'TimeoutError') return { state: 'timeout', detail: `No answer within ${timeoutMs / 1000} s.` };
-    return { state: 'down', detail: 'The product could not be reached.' };
+    // A refused connection and a CORS refusal look the same to a page.
+    return { state: 'down', detail: 'The product could not be reached (down, or it does not allow this page to call it).' };
   }
   if (response.status === 401 || response.status === 403) return { state: 'refused', detail: `The product refused to show you a summary (${response.status}).` };
   if (response.status === 404) return { state: 'no-summary', detail: 'The product does not serve a dashboard summary yet.' };
