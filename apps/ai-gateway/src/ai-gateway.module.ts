@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AI_GATEWAY_ENTITIES, AI_GATEWAY_MIGRATIONS, GatewayModule, renderFamilyAErrors } from '@arbor/ai-gateway';
 import { AiGatewayConfig } from '@arbor/config';
-import { DatabaseModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
+import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
 @Module({})
 export class AiGatewayModule {
@@ -35,6 +35,13 @@ export class AiGatewayModule {
                 },
               }
             : {}),
+        }),
+        OpenApiModule.forService({
+          title: 'Arbor AI gateway — administration',
+          description:
+            'Virtual keys and spend. The model calls (`/v1/chat/completions`, `/v1/completions`, `/v1/embeddings`, `/v1/models`) follow ' +
+            "OpenAI's API reference and answer errors in OpenAI's envelope; this API answers `{\"error\": {\"code\", \"message\", \"details?\"}}`. " +
+            "Authenticate with the master key (AIGW_MASTER_KEY) or a person's OIDC token (audience AIGW_OIDC_AUDIENCE) as a bearer token.",
         }),
       ],
     };

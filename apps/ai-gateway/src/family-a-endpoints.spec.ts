@@ -198,6 +198,16 @@ describe('ai-gateway completions, embeddings, stream usage, cost and metrics', (
     expect(((await gzipped.json()) as { error: { code: string } }).error.code).toBe('unsupported_content_encoding');
   });
 
+  it('refuses JSON nested past 64 levels in the family A envelope, before any upstream sees it', async () => {
+    const deep = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
+      body: `{"model":"mini","messages":[{"role":"user","content":"deep"}],"metadata":{"a":${'['.repeat(5000)}${']'.repeat(5000)}}}`,
+    });
+    expect(deep.status).toBe(400);
+    expect(((await deep.json()) as { error: unknown }).error).toMatchObject({ type: 'invalid_request_error', message: expect.stringMatching(/nested too deeply/) });
+  });
+
   it('accepts bodies of several megabytes (long contexts, base64 images)', async () => {
     const image = `data:image/png;base64,${Buffer.alloc(3 * 1024 * 1024, 1).toString('base64')}`;
     const completion = await client.chat.completions.create({

@@ -119,6 +119,12 @@ servers:
     expect(await toolsWith(`${gateway.url}/mcp`, tokens.alice)).toEqual(['echo__echo']);
   });
 
+  it('refuses /mcp with 403, as a virtual server does, to a person who may use no project at all', async () => {
+    expect(await toolsWith(`${gateway.url}/mcp`, tokens.bob)).toBe(403);
+    // admin signed in but holds no mcp-gateway grant: not an empty session either.
+    expect(await toolsWith(`${gateway.url}/mcp`, tokens.admin)).toBe(403);
+  });
+
   it('refuses a missing or forged credential with 401', async () => {
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
     const anonymous = await fetch(`${gateway.url}/servers/tools/mcp`, {

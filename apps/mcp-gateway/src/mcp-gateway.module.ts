@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { McpGatewayConfig } from '@arbor/config';
 import { MCP_GATEWAY_ENTITIES, MCP_GATEWAY_MIGRATIONS, McpAccessModule, McpRegistryModule, McpRuntimeModule } from '@arbor/mcp-gateway';
-import { DatabaseModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
+import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
 // Larger MCP bodies get the runtime's own 413 (a JSON-RPC error), not Express's.
 const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
@@ -44,6 +44,13 @@ export class McpGatewayModule {
           ],
         }),
         McpAccessModule,
+        OpenApiModule.forService({
+          title: 'Arbor MCP gateway — administration',
+          description:
+            'Upstream MCP servers, virtual servers, the federated tool catalogue and gateway API keys. MCP itself is served at `/mcp` and ' +
+            '`/servers/{id}/mcp` (Streamable HTTP). Errors answer `{"error": {"code", "message", "details?"}}`. ' +
+            "Authenticate with a person's OIDC token (audience MCPGW_OIDC_AUDIENCE) as a bearer token.",
+        }),
       ],
     };
   }

@@ -2,13 +2,12 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ADMIN_RESOLVER, AuthModule } from '@arbor/auth';
 import { ControlPlaneConfig } from '@arbor/config';
 import { OUTBOX_ENTITIES, OUTBOX_MIGRATIONS } from '@arbor/outbox';
-import { DatabaseModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
+import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 import { AuditEntry } from './audit/audit-entry.entity';
 import { AuditModule } from './audit/audit.module';
 import { ControlPlaneCoreModule } from './control-plane-core.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { MeModule } from './me/me.module';
-import { OpenApiModule } from './openapi/openapi.module';
 import { CreateControlPlaneSchema1763700000100 } from './migrations/1763700000100-CreateControlPlaneSchema';
 import { PermissionGrant } from './permissions/permission-grant.entity';
 import { PermissionsModule } from './permissions/permissions.module';
@@ -59,7 +58,13 @@ export class ControlPlaneApiModule {
         AuditModule,
         WebUiModule.forRoot(webUi),
         // Last, so the document it builds at start describes every controller above.
-        OpenApiModule,
+        OpenApiModule.forService({
+          title: 'Arbor control plane',
+          description:
+            'Users, permissions, projects, repositories and their encrypted repository tokens, and the shell endpoints shared by the suite. ' +
+            'Every error answers `{"error": {"code", "message", "details?"}}` (schema ErrorBody). ' +
+            'Bearer tokens come from the OIDC issuer (CP_OIDC_ISSUER_URL) with the audience CP_OIDC_AUDIENCE.',
+        }),
       ],
       providers: [{ provide: ADMIN_RESOLVER, useExisting: ControlPlaneAdmins }],
     };

@@ -9,6 +9,8 @@ export type { LogFormat, LoggingOptions } from './logging/root-logger';
 export { InvalidLogFilterError, LOG_FILTER_LEVELS, LogFilter, logTargetFor, parseLogFilter } from './logging/log-filter';
 export type { LogDirective, LogFilterLevel, LogLineLevel } from './logging/log-filter';
 export { REDACTED, isSensitiveKey, redactSensitive } from './logging/redaction';
+export { errorFields } from './logging/error-fields';
+export type { ErrorFields } from './logging/error-fields';
 
 // W3C trace context for requests, outgoing calls and background work.
 export { currentTraceContext, currentTraceparent, runInTrace } from './tracing/trace-context';

@@ -1,4 +1,5 @@
 import { ProviderError } from '@arbor/provider-adapters';
+import { excerpt } from '@arbor/platform';
 
 // The gateway's own refusals, in family A terms (status, type, code).
 
@@ -8,7 +9,7 @@ export const missingKey = () =>
 export const invalidKey = () => new ProviderError(401, 'authentication_error', 'The API key is not valid.', 'invalid_api_key');
 
 export const unknownModel = (model: string) =>
-  new ProviderError(404, 'not_found_error', `The model "${model}" does not exist or is not available to this key.`, 'model_not_found', 'model');
+  new ProviderError(404, 'not_found_error', `The model "${excerpt(model)}" does not exist or is not available to this key.`, 'model_not_found', 'model');
 
 export const badRequest = (message: string, param: string | null = null) =>
   new ProviderError(400, 'invalid_request_error', message, 'invalid_request', param);
@@ -18,10 +19,10 @@ export const storedCompletionsNotServed = () =>
 
 // 403 so that the official SDKs raise PermissionDeniedError; the code is LiteLLM's.
 export const keyModelAccessDenied = (model: string) =>
-  new ProviderError(403, 'permission_error', `This key may not call the model "${model}".`, 'key_model_access_denied', 'model');
+  new ProviderError(403, 'permission_error', `This key may not call the model "${excerpt(model)}".`, 'key_model_access_denied', 'model');
 
 export const requestTooLarge = (limitBytes: number) =>
   new ProviderError(413, 'invalid_request_error', `The request body is larger than ${limitBytes / (1024 * 1024)} MB.`, 'request_too_large');
 
 export const unsupportedEncoding = (encoding: string) =>
-  new ProviderError(415, 'invalid_request_error', `The request body's content-encoding "${encoding}" is not supported; send it uncompressed.`, 'unsupported_content_encoding');
+  new ProviderError(415, 'invalid_request_error', `The request body's content-encoding "${excerpt(encoding)}" is not supported; send it uncompressed.`, 'unsupported_content_encoding');

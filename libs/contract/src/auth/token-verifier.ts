@@ -68,7 +68,11 @@ export class TokenVerifier {
   /** The caller of `request`; rejects with a 401 ContractHttpError. */
   async authenticate(request: Pick<IncomingMessage, 'headers'>): Promise<VerifiedCaller> {
     const token = bearerToken(request);
-    if (token === null) throw missingToken(this.options.audience);
+    if (token === null) {
+      // `Bearer` with something that is no token is a malformed token, not a missing one.
+      if (/^\s*Bearer\s+\S/i.test(request.headers.authorization ?? '')) throw invalidToken(this.options.audience, 'token is malformed');
+      throw missingToken(this.options.audience);
+    }
     return this.verify(token);
   }
 
@@ -90,7 +94,13 @@ export class TokenVerifier {
   }
 
   private precheck(token: string): { kid?: string; alg: SigningAlgorithm } {
-    const decoded = decode(token, { complete: true, json: true });
+    let decoded: ReturnType<typeof decode>;
+    try {
+      decoded = decode(token, { complete: true, json: true });
+    } catch {
+      // A header or payload that is not base64url JSON: anyone can send one, so it is a 401, never a 500.
+      throw new TokenRejected('token is malformed');
+    }
     if (!decoded || typeof decoded.payload !== 'object' || decoded.payload === null) throw new TokenRejected('token is malformed');
     const { alg, kid } = decoded.header as { alg?: unknown; kid?: unknown };
     if (!(SIGNING_ALGORITHMS as readonly unknown[]).includes(alg)) throw new TokenRejected(`unsupported algorithm ${JSON.stringify(String(alg))}`);

@@ -54,7 +54,9 @@ export class ProjectSyncReceiver implements OnModuleInit {
     try {
       await this.coalescer.run(slugs, async () => this.handler.projectsChanged(slugs, context));
     } catch (error) {
-      this.logger.error({ err: error, slugs }, 'project sync handler failed; answering 500 so that the control plane retries');
+      // An Error as a field would be written as `{}`: its class, message and stack, spelled out.
+      const err = error instanceof Error ? { type: error.constructor.name, message: error.message, stack: error.stack } : { message: String(error) };
+      this.logger.error('project sync handler failed; answering 500 so that the control plane retries', { slugs, err });
       throw new ProjectSyncFailed();
     }
   }

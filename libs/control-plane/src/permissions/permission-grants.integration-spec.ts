@@ -134,6 +134,19 @@ describe('GET and PUT /api/v1/users/{id}/permissions', () => {
       expect(await auditEntries(userId)).toHaveLength(audited);
     });
 
+    it('a __proto__ slug: 400 naming it, not silently dropped while the rest is stored', async () => {
+      const audited = (await auditEntries(userId)).length;
+      const response = await request(cp.url)
+        .put(path(userId))
+        .auth(admin, { type: 'bearer' })
+        .set('content-type', 'application/json')
+        .send('{"workspace":[],"projects":{"alpha":["ai-gateway"],"__proto__":["ai-gateway"]}}');
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'invalid_request', details: { fields: { 'projects.__proto__': [expect.any(String)] } } });
+      expect(await storedGrants(userId)).toHaveLength(2);
+      expect(await auditEntries(userId)).toHaveLength(audited);
+    });
+
     it.each([
       ['no workspace', { projects: {} }, 'workspace'],
       ['no projects', { workspace: [] }, 'projects'],

@@ -1,6 +1,7 @@
 import { Controller, Get, HttpException, INestApplication, Logger, Query } from '@nestjs/common';
 import request from 'supertest';
 import { startObservedApp, CapturedLog } from '../testing/observed-app';
+import { errorFields } from './error-fields';
 
 const INCOMING_TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const INCOMING_PARENT_ID = '00f067aa0ba902b7';
@@ -30,6 +31,13 @@ class WorkController {
       usage: { prompt_tokens: 12 },
     });
     new Logger('auth').log({ refresh_token: 'refresh-token-value', subject: 'alice' });
+    return { ok: true };
+  }
+
+  @Get('crash')
+  crash(): { ok: true } {
+    const cause = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021', parameters: ['client-data-value'] });
+    new Logger('http').error('unhandled error', { err: errorFields(new TypeError('query failed', { cause })) });
     return { ok: true };
   }
 
@@ -187,6 +195,23 @@ describe('logging', () => {
       expect(log.lines().find((line) => (line['msg'] as { subject?: string })?.subject === 'alice')).toMatchObject({
         msg: { refresh_token: '[REDACTED]', subject: 'alice' },
       });
+    });
+  });
+
+  describe('errors', () => {
+    it('are logged with class, message, code, stack and cause, never with the data they were working on', async () => {
+      const log = await start('info');
+      await request(app!.getHttpServer()).get('/crash').expect(200);
+      const line = await log.waitFor((candidate) => candidate['msg'] === 'unhandled error');
+      expect(line['params']).toEqual({
+        err: {
+          type: 'TypeError',
+          message: 'query failed',
+          stack: expect.stringMatching(/^TypeError: query failed\n +at /),
+          cause: { type: 'Error', message: 'invalid byte sequence for encoding "UTF8": 0x00', code: '22021', stack: expect.any(String) },
+        },
+      });
+      expect(log.text()).not.toContain('client-data-value');
     });
   });
 

@@ -10,6 +10,8 @@ export interface TestGrants {
 
 export interface TestControlPlane {
   url: string;
+  /** Its database, for tests that look at what it stored. */
+  databaseUrl: string;
   /** Dev-idp access tokens of the demo users, each signed in (provisioned) once. */
   tokens: Record<'admin' | 'alice' | 'bob' | 'carol', string>;
   /** Grants a demo user exactly these permissions. */
@@ -59,6 +61,7 @@ export async function startTestControlPlane(projects: readonly string[] = ['alph
   let stopped: Promise<void> | undefined;
   return {
     url: service.url,
+    databaseUrl: database.url,
     tokens,
     grant: async (user, grants) => {
       await call('PUT', `/api/v1/users/${ids[user]}/permissions`, tokens.admin, grants);

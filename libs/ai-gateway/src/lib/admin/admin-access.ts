@@ -9,7 +9,7 @@ import {
   TokenVerifier,
   VerifiedCaller,
 } from '@arbor/contract';
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt } from '@arbor/platform';
 import { MasterKeyCheck, presentedKey } from '../gateway-key.guard';
 
 /** Who calls the admin API: the master key, or a person signed in through the suite's IdP. */
@@ -68,7 +68,11 @@ export class AdminGuard implements CanActivate {
       request[ADMIN_CALLER] = { kind: 'master' };
       return true;
     }
-    if (!looksLikeJwt(presented)) throw new ApiError(401, 'invalid_api_key', 'The key is not the master key, and virtual keys may not manage keys.');
+    if (!looksLikeJwt(presented)) {
+      throw new ApiError(401, 'invalid_api_key', 'The key is not the master key, and virtual keys may not manage keys.', undefined, {
+        'WWW-Authenticate': 'Bearer realm="ai-gateway", error="invalid_token"',
+      });
+    }
     if (!this.controlPlane) throw notConfigured();
     let caller: VerifiedCaller;
     try {
@@ -108,7 +112,7 @@ export class AdminAccess {
       else throw unavailable();
     }
     if (!can(permissions, PRODUCT, OPERATOR)) {
-      throw new ApiError(403, 'forbidden', `Managing keys of project "${project}" needs the permission ${PRODUCT}.${OPERATOR} on it.`);
+      throw new ApiError(403, 'forbidden', `Managing keys of project "${excerpt(project)}" needs the permission ${PRODUCT}.${OPERATOR} on it.`);
     }
   }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { readBodyWithin } from '@arbor/platform';
+import { nestingProblem, readBodyWithin } from '@arbor/platform';
 import { badRequest, requestTooLarge, unsupportedEncoding } from '../gateway-errors';
 
 /** Long contexts and base64 images: chat bodies run to many megabytes (OpenAI accepts 20 MB per image). */
@@ -27,5 +27,8 @@ function jsonObject(bytes: Buffer): Record<string, unknown> {
     throw badRequest(`The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
+  // Prompts are the caller's own text, but no request needs JSON nested deeper than the suite's limit.
+  const tooDeep = nestingProblem(body, 'body');
+  if (tooDeep) throw badRequest(`Invalid ${tooDeep.field}: it ${tooDeep.problem}.`);
   return body as Record<string, unknown>;
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiError, UuidParam } from '@arbor/platform';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiError, excerpt, UuidParam } from '@arbor/platform';
 import { AdminAccess, AdminCaller, AdminGuard, CurrentAdmin } from '../admin/admin-access';
 import { CreateKeyDto } from './dto/create-key.dto';
 import { keyResponse, KeyResponse } from './dto/key.response';
@@ -11,6 +12,8 @@ import { VirtualKey } from './virtual-key.entity';
  * /api/v1/keys: the admin API of virtual keys, for the master key and for persons with
  * ai-gateway.operator on the key's project. Errors in the platform envelope, not family A.
  */
+@ApiTags('keys')
+@ApiBearerAuth()
 @Controller('api/v1/keys')
 @UseGuards(AdminGuard)
 export class KeysController {
@@ -30,7 +33,7 @@ export class KeysController {
   async list(@CurrentAdmin() caller: AdminCaller, @Query('project') project?: string): Promise<{ keys: KeyResponse[] }> {
     const operated = await this.access.operatedProjects(caller);
     if (project !== undefined && operated !== 'all' && !operated.includes(project)) {
-      throw new ApiError(403, 'forbidden', `Listing keys of project "${project}" needs the permission ai-gateway.operator on it.`);
+      throw new ApiError(403, 'forbidden', `Listing keys of project "${excerpt(project)}" needs the permission ai-gateway.operator on it.`);
     }
     const rows = await this.keys.list(project !== undefined ? [project] : operated);
     return { keys: rows.map((row) => keyResponse(row)) };

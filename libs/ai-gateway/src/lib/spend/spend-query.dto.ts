@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { applyDecorators } from '@nestjs/common';
 import { IsISO8601, IsOptional, Matches } from 'class-validator';
 import { IsProjectSlug } from '../keys/dto/key-fields';
@@ -7,16 +8,19 @@ const IsDay = () =>
 
 /** Optional day range, both ends included (UTC days, as spend_daily counts them). */
 export class SpendRangeQuery {
+  @ApiPropertyOptional({ format: 'date', example: '2026-11-01' })
   @IsOptional()
   @IsDay()
   from?: string;
 
+  @ApiPropertyOptional({ format: 'date', example: '2026-11-30' })
   @IsOptional()
   @IsDay()
   to?: string;
 }
 
 export class ProjectSpendQuery extends SpendRangeQuery {
+  @ApiProperty({ example: 'alpha' })
   @IsProjectSlug()
   project!: string;
 }

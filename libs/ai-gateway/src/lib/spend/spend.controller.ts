@@ -1,4 +1,5 @@
 import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { UuidParam } from '@arbor/platform';
 import { AdminAccess, AdminCaller, AdminGuard, CurrentAdmin } from '../admin/admin-access';
 import { KeysService } from '../keys/keys.service';
@@ -9,6 +10,8 @@ import { KeySpendReport, ProjectSpendReport, SpendReports } from './spend-report
  * Spend reports of the admin API, for the master key and for operators of the project
  * (ai-gateway.operator); errors in the platform envelope.
  */
+@ApiTags('spend')
+@ApiBearerAuth()
 @Controller('api/v1')
 @UseGuards(AdminGuard)
 export class SpendController {

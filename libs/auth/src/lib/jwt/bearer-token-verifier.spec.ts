@@ -100,6 +100,8 @@ describe('bearer token verification over HTTP', () => {
       ['RS256 under an EC key that announces no algorithm', () => mintToken(rsa, idp.personClaims(AUDIENCE), { kid: ecUnannounced.kid }), /unsupported algorithm 'RS256'.*ec key/],
       ['PS256 under a key announced for RS256', () => mintToken(rsa, idp.personClaims(AUDIENCE), { alg: 'PS256' }), /unsupported algorithm 'PS256'.*RS256/],
       ['something that is not a JWT', () => 'not.a.jwt', /malformed/],
+      ['a payload that is not JSON', () => 'eyJhbGciOiJSUzI1NiJ9.bm90IGpzb257.AAAA', /malformed/],
+      ['characters no bearer token holds', () => 'abc!!!', /malformed/],
     ];
 
     it.each(cases)('%s', async (_name, token, reason) => {

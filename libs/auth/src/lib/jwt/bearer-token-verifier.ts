@@ -75,7 +75,11 @@ export class BearerTokenVerifier {
   /** The principal of the request's bearer token; rejects with a 401 ApiError (or the admin resolver's error). */
   authenticate(request: IncomingMessage): Promise<Principal> {
     const token = extractBearerToken(request);
-    if (token === null) return Promise.reject(missingToken(this.options.audience));
+    if (token === null) {
+      // `Bearer` with something that is no token is a malformed token (RFC 6750 §3.1), not a missing one.
+      const malformed = /^\s*Bearer\s+\S/i.test(request.headers.authorization ?? '');
+      return Promise.reject(malformed ? invalidToken(this.options.audience, 'token is malformed') : missingToken(this.options.audience));
+    }
     const key = createHash('sha256').update(token).digest('base64url');
     const claims = this.verified.get(key);
     // The same expiry rule as the verification: exp plus the clock tolerance.

@@ -1,8 +1,9 @@
+import { ApiBearerAuth, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
 import { DataSource, In } from 'typeorm';
-import { ApiError, Omittable, UuidParam } from '@arbor/platform';
+import { ApiError, Omittable, UuidParam, excerpt } from '@arbor/platform';
 import { CurrentMcpAdmin, McpAdminAccess, McpAdminCaller, McpAdminGuard } from '../admin/admin-access';
 import { IsProjectSlug } from '../admin/dto/admin-fields';
 import { hashMcpKey, mcpKeyHint, newMcpKey } from './api-key-material';
@@ -10,14 +11,17 @@ import { ContractMcpAccessPolicy } from './contract-access-policy';
 import { McpApiKey } from './mcp-api-key.entity';
 
 export class CreateMcpApiKeyDto {
+  @ApiProperty({ example: 'alpha' })
   @IsProjectSlug()
   project!: string;
 
+  @ApiPropertyOptional({ example: 'CI agent', maxLength: 200 })
   @Omittable()
   @IsString()
   @MaxLength(200)
   name?: string;
 
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'expires_at must be an ISO 8601 time' })
   expires_at?: string | null;
@@ -50,6 +54,8 @@ function keyResponse(row: McpApiKey, key?: string): McpApiKeyResponse {
  * /api/v1/keys: gateway API keys for MCP clients that cannot sign in (agents, CI), each bound to a
  * project and managed by that project's operators (mcp-gateway.operator). Only hashes are stored.
  */
+@ApiTags('keys')
+@ApiBearerAuth()
 @Controller('api/v1/keys')
 @UseGuards(McpAdminGuard)
 export class McpApiKeysController {
@@ -77,7 +83,7 @@ export class McpApiKeysController {
   async list(@CurrentMcpAdmin() caller: McpAdminCaller, @Query('project') project?: string): Promise<{ keys: McpApiKeyResponse[] }> {
     const operated = await this.access.operatedProjects(caller);
     if (project !== undefined && operated !== 'all' && !operated.includes(project)) {
-      throw new ApiError(403, 'forbidden', `Listing the API keys of project "${project}" needs the permission mcp-gateway.operator on it.`);
+      throw new ApiError(403, 'forbidden', `Listing the API keys of project "${excerpt(project)}" needs the permission mcp-gateway.operator on it.`);
     }
     const projects = project !== undefined ? [project] : operated;
     const rows = await this.dataSource.getRepository(McpApiKey).find({

@@ -1,3 +1,4 @@
+import { excerpt } from '@arbor/platform';
 import { Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
@@ -54,7 +55,7 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
       throw new McpAccessError(401, 'missing_credentials', 'Send a person\'s token or a gateway API key: Authorization: Bearer <token or key>.', { 'www-authenticate': REALM });
     }
     const target = serverId === null ? null : this.registry.server(serverId);
-    if (serverId !== null && !target) throw new McpAccessError(404, 'server_not_found', `No virtual server "${serverId}".`);
+    if (serverId !== null && !target) throw new McpAccessError(404, 'server_not_found', `No virtual server "${excerpt(serverId)}".`);
     const grant = presented.startsWith(MCP_KEY_PREFIX) ? await this.keyGrant(presented) : await this.personGrant(presented, target ?? null);
     if (target && !grant.servers.includes(target.id)) {
       throw new McpAccessError(403, 'forbidden', `Using the virtual server "${target.id}" needs the ${PRODUCT} sign-in key and a role on project "${target.project}".`);
@@ -114,11 +115,17 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
       }
       const view = await controlPlane.client.groupedPermissions({ subject: caller.subject });
       if (view.source === 'unavailable') throw unavailable();
+      // /mcp refuses, as /servers/{id}/mcp does, a person who may use the gateway on no project at
+      // all (disabled, or never granted): an empty session would hide the reason.
+      if (!mayUse(view.workspace) && !Object.keys(view.projects).some((project) => mayUse(keysForProject(view, project)))) throw mayUseNothing();
       return { principal: caller.subject, servers: this.serversOf((server) => mayUse(keysForProject(view, server.project))) };
     } catch (error) {
       if (error instanceof McpAccessError) throw error;
       // A person who never signed in to the suite, or a project the control plane does not know: nothing to use.
-      if (error instanceof ControlPlaneNotFoundError) return { principal: caller.subject, servers: [] };
+      if (error instanceof ControlPlaneNotFoundError) {
+        if (!target) throw mayUseNothing();
+        return { principal: caller.subject, servers: [] };
+      }
       throw unavailable();
     }
   }
@@ -143,6 +150,9 @@ function credentialOf(request: IncomingMessage): string | undefined {
 function lowerCased(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
+
+const mayUseNothing = () =>
+  new McpAccessError(403, 'forbidden', `Using the MCP gateway needs the ${PRODUCT} sign-in key and a role on a project (ask an administrator of the control plane).`);
 
 const unavailable = () =>
   new McpAccessError(503, 'control_plane_unavailable', 'Permissions cannot be checked right now (the control plane is unreachable); try again shortly, or use a gateway API key.');

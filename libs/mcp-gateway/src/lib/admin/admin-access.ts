@@ -1,7 +1,7 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Injectable, Optional } from '@nestjs/common';
 import type { Request } from 'express';
 import { ContractHttpError, ControlPlaneClient, ControlPlaneNotFoundError, projectsWhere, TokenVerifier, VerifiedCaller } from '@arbor/contract';
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt } from '@arbor/platform';
 import { McpAdminSettings } from './admin-settings';
 
 /** A person signed in through the suite's IdP; the admin API serves nobody else. */
@@ -76,7 +76,7 @@ export class McpAdminAccess {
   async assertProjectOperator(caller: McpAdminCaller, project: string, action: string): Promise<void> {
     const operated = await this.operatedProjects(caller);
     if (operated !== 'all' && !operated.includes(project)) {
-      throw new ApiError(403, 'forbidden', `${action} needs the permission ${PRODUCT}.${OPERATOR} on project "${project}".`);
+      throw new ApiError(403, 'forbidden', `${action} needs the permission ${PRODUCT}.${OPERATOR} on project "${excerpt(project)}".`);
     }
   }
 

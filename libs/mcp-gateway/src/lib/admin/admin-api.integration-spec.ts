@@ -171,6 +171,15 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     const bad = await as('carol')('POST', '/api/v1/upstreams', { name: 'Bad', url: 'ftp://x', transport: 'ws', headers: { host: 'x' }, timeout_ms: 0 });
     expect(bad.status).toBe(400);
     expect(Object.keys(bad.body.error?.details?.fields ?? {}).sort()).toEqual(['headers', 'name', 'timeout_ms', 'transport', 'url']);
+
+    const manyHeaders = Object.fromEntries(Array.from({ length: 1000 }, (_, index) => [`x-h${index}`, 'v']));
+    const tooMany = await as('carol')('POST', '/api/v1/upstreams', { name: 'many', url: 'http://127.0.0.1:1/mcp', headers: manyHeaders });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error?.details?.fields?.['headers']).toEqual(['headers: at most 32 headers may be given to an upstream, not 1000']);
+    const huge = await as('carol')('POST', '/api/v1/upstreams', { name: 'huge', url: 'http://127.0.0.1:1/mcp', headers: { authorization: 'x'.repeat(64 * 1024) } });
+    expect(huge.status).toBe(400);
+    expect(huge.body.error?.details?.fields?.['headers']).toEqual(['headers: the value of "authorization" is longer than 8192 characters']);
+    expect(gateway.app.get(ServerRegistry).upstream('many')).toBeUndefined();
   });
 
   it('keeps upstreams to workspace operators, while project operators may read them', async () => {

@@ -1,5 +1,6 @@
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt } from '@arbor/platform';
 import { DatabaseServerRegistry } from '../registry/database-server-registry';
 import { RegistryStore, StoredServer } from '../registry/registry-store';
 import { ManagedByConfig } from '../registry/registry.exception';
@@ -9,6 +10,8 @@ import { serverResponse, ServerResponse } from './dto/admin.responses';
 import { CreateServerDto, SelectionDto, UpdateServerDto } from './dto/server.dto';
 
 /** /api/v1/servers: virtual servers, each managed by the operators (mcp-gateway.operator) of its project. */
+@ApiTags('servers')
+@ApiBearerAuth()
 @Controller('api/v1/servers')
 @UseGuards(McpAdminGuard)
 export class ServersController {
@@ -81,7 +84,7 @@ function selections(body: SelectionDto[]): UpstreamSelection[] {
   const seen = new Set<string>();
   return body.map((selection) => {
     if (seen.has(selection.upstream)) {
-      throw new ApiError(400, 'invalid_request', `The upstream "${selection.upstream}" is selected twice; list everything it should expose in one entry.`);
+      throw new ApiError(400, 'invalid_request', `The upstream "${excerpt(selection.upstream)}" is selected twice; list everything it should expose in one entry.`);
     }
     seen.add(selection.upstream);
     return { upstream: selection.upstream, tools: selection.tools ?? '*', resources: selection.resources ?? '*', prompts: selection.prompts ?? '*' };

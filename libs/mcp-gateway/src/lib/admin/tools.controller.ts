@@ -1,3 +1,4 @@
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Controller, Get, Optional, Query, UseGuards } from '@nestjs/common';
 import { ApiError } from '@arbor/platform';
 import { RegistryStore } from '../registry/registry-store';
@@ -19,6 +20,8 @@ export interface CatalogueItemResponse {
  * /api/v1/tools: every tool, resource, resource template and prompt the upstreams offer right now
  * (from the runtime's catalogue), with the virtual servers exposing each; `?upstream=`, `?server=`.
  */
+@ApiTags('tools')
+@ApiBearerAuth()
 @Controller('api/v1/tools')
 @UseGuards(McpAdminGuard)
 export class ToolsController {

@@ -1,3 +1,4 @@
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { Body, Controller, Delete, Get, HttpCode, Optional, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { DatabaseServerRegistry } from '../registry/database-server-registry';
 import { RegistryStore, StoredUpstream, UpstreamChanges } from '../registry/registry-store';
@@ -15,6 +16,8 @@ import { CreateUpstreamDto, UpdateUpstreamDto } from './dto/upstream.dto';
  * needs mcp-gateway.operator somewhere, changing needs it at workspace level. Header values are
  * write-only.
  */
+@ApiTags('upstreams')
+@ApiBearerAuth()
 @Controller('api/v1/upstreams')
 @UseGuards(McpAdminGuard)
 export class UpstreamsController {

@@ -5,6 +5,7 @@ import type { UpstreamDefinition, UpstreamSelection, UpstreamTransport, VirtualS
 import {
   DEFAULT_MAX_CONCURRENCY,
   DEFAULT_TIMEOUT_MS,
+  headerCountProblem,
   headerProblem,
   PROJECT_SLUG,
   SERVER_ID,
@@ -189,6 +190,11 @@ class Reader {
     if (value === undefined || value === null) return {};
     if (typeof value !== 'object' || Array.isArray(value)) {
       this.problem(path, 'must be a mapping of header names to values');
+      return undefined;
+    }
+    const tooMany = headerCountProblem(Object.keys(value as object).length);
+    if (tooMany !== undefined) {
+      this.problem(path, tooMany);
       return undefined;
     }
     const headers: Record<string, string> = {};

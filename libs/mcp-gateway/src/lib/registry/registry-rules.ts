@@ -1,3 +1,4 @@
+import { excerpt } from '@arbor/platform';
 import type { UpstreamSelection } from './server-registry';
 import type { CatalogueItem } from './upstream-catalogue';
 
@@ -28,13 +29,26 @@ const RESERVED_HEADERS = new Set([
   'last-event-id',
 ]);
 
+/** Headers one upstream may be given: credentials and routing hints, not a payload. */
+export const MAX_UPSTREAM_HEADERS = 32;
+/** Longest header name and value: what common servers accept in one header (8 KiB). */
+export const MAX_HEADER_NAME_LENGTH = 256;
+export const MAX_HEADER_VALUE_LENGTH = 8192;
+
 /** Why a header cannot be sent to an upstream, or undefined when it can (the value is never quoted). */
 export function headerProblem(name: string, value: unknown): string | undefined {
-  if (!HEADER_NAME.test(name)) return `"${name}" is not a valid header name`;
+  if (name.length > MAX_HEADER_NAME_LENGTH) return `"${excerpt(name)}" is longer than ${MAX_HEADER_NAME_LENGTH} characters`;
+  if (!HEADER_NAME.test(name)) return `"${excerpt(name)}" is not a valid header name`;
   if (RESERVED_HEADERS.has(name.toLowerCase())) return `"${name}" is set by the gateway and cannot be configured`;
   if (typeof value !== 'string' || value === '') return `the value of "${name}" must be a non-empty string`;
+  if (value.length > MAX_HEADER_VALUE_LENGTH) return `the value of "${name}" is longer than ${MAX_HEADER_VALUE_LENGTH} characters`;
   if (/[\r\n\0]/.test(value)) return `the value of "${name}" contains a line break or NUL`;
   return undefined;
+}
+
+/** Why a set of `count` headers is too many, or undefined. */
+export function headerCountProblem(count: number): string | undefined {
+  return count > MAX_UPSTREAM_HEADERS ? `at most ${MAX_UPSTREAM_HEADERS} headers may be given to an upstream, not ${count}` : undefined;
 }
 
 /** Header names lower-cased, so `Authorization` and `authorization` are one header. */

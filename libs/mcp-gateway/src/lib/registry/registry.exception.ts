@@ -1,14 +1,14 @@
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt } from '@arbor/platform';
 
 export class UpstreamNotFound extends ApiError {
   constructor(name: string) {
-    super(404, 'upstream_not_found', `No upstream "${name}".`);
+    super(404, 'upstream_not_found', `No upstream "${excerpt(name)}".`);
   }
 }
 
 export class ServerNotFound extends ApiError {
   constructor(id: string) {
-    super(404, 'server_not_found', `No virtual server "${id}".`);
+    super(404, 'server_not_found', `No virtual server "${excerpt(id)}".`);
   }
 }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { readBodyWithin } from '@arbor/platform';
+import { excerpt, nestingProblem, readBodyWithin } from '@arbor/platform';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
@@ -68,7 +68,7 @@ export class McpEdge {
     const version = req.headers['mcp-protocol-version'];
     if (typeof version === 'string' && !isSupportedVersion(version)) {
       return {
-        refusal: refusal(400, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`, {
+        refusal: refusal(400, `Bad Request: Unsupported protocol version: ${excerpt(version)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`, {
           supported: SUPPORTED_PROTOCOL_VERSIONS,
         }),
       };
@@ -95,7 +95,7 @@ export class McpEdge {
     } catch {
       // 'null' and other opaque origins are foreign.
     }
-    return refusal(403, `Forbidden: origin ${origin} is not allowed`);
+    return refusal(403, `Forbidden: origin ${excerpt(origin)} is not allowed`);
   }
 
   async authorize(req: IncomingMessage, serverId: string | null): Promise<{ grant: McpAccessGrant } | { refusal: Refusal }> {
@@ -110,7 +110,7 @@ export class McpEdge {
       return { refusal: refusal(500, 'Internal error while checking access', undefined, ErrorCode.InternalError) };
     }
     if (serverId !== null) {
-      if (!this.registry.server(serverId)) return { refusal: refusal(404, `Server ${serverId} not found`) };
+      if (!this.registry.server(serverId)) return { refusal: refusal(404, `Server ${excerpt(serverId)} not found`) };
       if (!grant.servers.includes(serverId)) return { refusal: refusal(403, `Forbidden: no access to server ${serverId}`) };
     }
     return { grant };
@@ -126,11 +126,16 @@ export class McpEdge {
     }
     const raw = await readBodyWithin(req, this.options.maxBodyBytes);
     if (raw === undefined) return { refusal: this.tooLarge() };
+    let value: unknown;
     try {
-      return { value: JSON.parse(raw.toString('utf8')) };
+      value = JSON.parse(raw.toString('utf8'));
     } catch {
       return { refusal: refusal(400, 'Parse error', undefined, ErrorCode.ParseError) };
     }
+    // Arguments are the tool's business, but the SDK's schemas walk them recursively.
+    const tooDeep = nestingProblem(value, 'body');
+    if (tooDeep) return { refusal: refusal(400, `Invalid Request: ${tooDeep.field} ${tooDeep.problem}`, undefined, ErrorCode.InvalidRequest) };
+    return { value };
   }
 
   private tooLarge(): Refusal {

@@ -1,3 +1,4 @@
+import { excerpt } from '@arbor/platform';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -102,7 +103,7 @@ export class WsRelay implements OnApplicationBootstrap, OnModuleDestroy {
       if ('refusal' in access) return sendRefusalOnSocket(socket, access.refusal);
       const version = req.headers['mcp-protocol-version'];
       if (typeof version === 'string' && !isSupportedVersion(version)) {
-        return sendRefusalOnSocket(socket, refusal(400, `Bad Request: Unsupported protocol version: ${version}`, { supported: SUPPORTED_PROTOCOL_VERSIONS }));
+        return sendRefusalOnSocket(socket, refusal(400, `Bad Request: Unsupported protocol version: ${excerpt(version)}`, { supported: SUPPORTED_PROTOCOL_VERSIONS }));
       }
       const federated = await this.federation.open({ serverId, grant: access.grant, ownUpstreamSessions: true });
       this.wss.handleUpgrade(req, socket, head, (ws) => {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
-import { RequestObserver } from '@arbor/observability';
+import { errorFields, RequestObserver } from '@arbor/observability';
 
 /**
  * A route served straight from Node's HTTP server, below Express and Nest: for the few hot
@@ -50,7 +50,7 @@ export class DirectRoutes {
 
   private serve(route: DirectRoute, path: string, request: IncomingMessage, response: ServerResponse): void {
     const fail = (error: unknown) => {
-      this.logger.error(`${request.method} ${route.route} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      this.logger.error(`${request.method} ${route.route} failed`, { err: errorFields(error) });
       if (response.headersSent) return void response.destroy();
       response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"code":"internal_error","message":"The server failed to handle the request."}}');
     };

@@ -4,6 +4,7 @@ import { ServiceConfig } from '@arbor/config';
 import { LogFormat, ObservabilityModule } from '@arbor/observability';
 import { ERROR_RENDERER, ErrorEnvelopeFilter, ErrorRenderer } from '../errors/error-envelope.filter';
 import { edgeValidationPipe } from '../errors/validation';
+import { InputTextPipe } from '../input/input-text.pipe';
 import { HealthModule, HealthOptions } from '../health/health.module';
 import { DirectRoutes } from './direct-routes';
 
@@ -30,6 +31,8 @@ export class PlatformModule {
         { provide: config.constructor, useValue: config },
         ...(options.renderError ? [{ provide: ERROR_RENDERER, useValue: options.renderError }] : []),
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
+        // In this order: forbidden text in a path parameter is refused before DTOs are built.
+        { provide: APP_PIPE, useClass: InputTextPipe },
         { provide: APP_PIPE, useFactory: edgeValidationPipe },
         DirectRoutes,
       ],

@@ -5,9 +5,13 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, Env, loadConfig, ServiceConfig } from '@arbor/config';
 import { startTelemetry, useArborLogger } from '@arbor/observability';
+import { answerClientErrorsInJson } from '../input/client-errors';
+import { inputLimitsMiddleware, requireUtf8Body } from '../input/input-limits.middleware';
 import { DirectRoutes } from './direct-routes';
 
 const SHUTDOWN_GRACE_MS = 10_000;
+/** Express's own default, for services that name no other. */
+const DEFAULT_BODY_LIMIT = '100kb';
 
 export interface ServiceDefinition<C extends ServiceConfig> {
   /** The service's configuration schema (from @arbor/config). */
@@ -38,18 +42,17 @@ export async function startService<C extends ServiceConfig>(
   const app = await NestFactory.create<NestExpressApplication>(definition.module(config), {
     bufferLogs: true,
     abortOnError: false,
-    // Nest's own parsers would refuse anything above 100 kB before ours ran.
-    ...(definition.bodyLimit ? { bodyParser: false } : {}),
+    // Our parsers, not Nest's: the body limit is the service's, and bodies must be UTF-8.
+    bodyParser: false,
   });
-  if (definition.bodyLimit) {
-    app.useBodyParser('json', { limit: definition.bodyLimit });
-    app.useBodyParser('urlencoded', { limit: definition.bodyLimit, extended: true });
-  }
+  installEdge(app, definition.bodyLimit ?? DEFAULT_BODY_LIMIT);
   useArborLogger(app);
   app.get(DirectRoutes).install(app.getHttpServer() as Server);
   app.getHttpAdapter().getInstance().disable('x-powered-by');
   const origins = definition.corsOrigins?.(config) ?? [];
-  if (origins.length > 0) app.enableCors({ origin: origins, credentials: true, maxAge: 600 });
+  // Exposed so that a browser app can revalidate (ETag), follow a creation and back off.
+  const exposedHeaders = ['ETag', 'Location', 'Retry-After', 'WWW-Authenticate'];
+  if (origins.length > 0) app.enableCors({ origin: origins, credentials: true, maxAge: 600, exposedHeaders });
   const { host, port } = config.listen;
   await app.listen(port, host);
   const address = app.getHttpServer().address() as { port: number };
@@ -71,6 +74,20 @@ export async function startService<C extends ServiceConfig>(
       await telemetry.shutdown();
     },
   };
+}
+
+/**
+ * What a request meets before any route of the framework (the direct routes check their own):
+ * body parsers that refuse what is not UTF-8, the input rules (text PostgreSQL can store, JSON
+ * nesting within the limit), and JSON answers to requests Node's HTTP parser refuses.
+ */
+function installEdge(app: NestExpressApplication, bodyLimit: string): void {
+  // `verify` is Nest's own only with `rawBody`, which no Arbor service uses.
+  const verify = { verify: requireUtf8Body } as object;
+  app.useBodyParser('json', { limit: bodyLimit, ...verify });
+  app.useBodyParser('urlencoded', { limit: bodyLimit, extended: true, ...verify });
+  app.use(inputLimitsMiddleware);
+  answerClientErrorsInJson(app.getHttpServer() as Server);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { errorFields } from '@arbor/observability';
 import { ApiError, ErrorBody } from './api-error';
 
 const CODES_BY_STATUS: Record<number, string> = {
@@ -59,7 +60,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
         headers: {},
       };
     }
-    this.logger.error({ err: exception }, 'unhandled error');
+    this.logger.error('unhandled error', { err: errorFields(exception) });
     return {
       status: HttpStatus.INTERNAL_SERVER_ERROR,
       body: { error: { code: 'internal_error', message: 'The server failed to handle the request.' } },

@@ -1,5 +1,9 @@
 import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { excerpt } from '../input/input-rules';
 import { ApiError } from './api-error';
+
+/** Bad fields named in one answer; the count of the rest follows. */
+const MAX_REPORTED_FIELDS = 20;
 
 function flatten(errors: ValidationError[], parent = ''): Record<string, string[]> {
   const fields: Record<string, string[]> = {};
@@ -18,8 +22,11 @@ export function edgeValidationPipe(): ValidationPipe {
     forbidNonWhitelisted: true,
     transform: true,
     exceptionFactory: (errors) => {
-      const fields = flatten(errors);
-      return new ApiError(400, 'invalid_request', `Invalid ${Object.keys(fields).join(', ')}`, { fields });
+      const all = Object.entries(flatten(errors));
+      // A body of 5 000 unknown keys names a few, not 5 000: an error echoes no more than an excerpt.
+      const fields = Object.fromEntries(all.slice(0, MAX_REPORTED_FIELDS).map(([name, problems]) => [excerpt(name), problems.map((problem) => excerpt(problem, 300))]));
+      const more = all.length > MAX_REPORTED_FIELDS ? ` and ${all.length - MAX_REPORTED_FIELDS} more` : '';
+      return new ApiError(400, 'invalid_request', `Invalid ${Object.keys(fields).join(', ')}${more}`, { fields });
     },
   });
 }

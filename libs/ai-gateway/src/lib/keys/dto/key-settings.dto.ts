@@ -1,28 +1,35 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { IsBudget, IsBudgetDuration, IsExpiry, IsLimit } from './key-fields';
 
 /** The nullable settings a key is created with and updated by: absent keeps, `null` clears. */
 export class KeySettingsDto {
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true })
   @IsOptional()
   @IsExpiry()
   expires_at?: string | null;
 
+  @ApiPropertyOptional({ type: Number, minimum: 0, nullable: true, example: 25, description: 'USD per budget period.' })
   @IsOptional()
   @IsBudget()
   max_budget?: number | null;
 
+  @ApiPropertyOptional({ type: String, nullable: true, example: '30d', pattern: '^[1-9][0-9]{0,5}(s|m|h|d|mo)$' })
   @IsOptional()
   @IsBudgetDuration()
   budget_duration?: string | null;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, nullable: true, example: 60 })
   @IsOptional()
   @IsLimit()
   rpm_limit?: number | null;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, nullable: true, example: 100000 })
   @IsOptional()
   @IsLimit()
   tpm_limit?: number | null;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, nullable: true, example: 4 })
   @IsOptional()
   @IsLimit()
   max_parallel_requests?: number | null;

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
-import { headerProblem, PROJECT_SLUG, SERVER_ID, UPSTREAM_NAME } from '../../registry/registry-rules';
+import { headerCountProblem, headerProblem, PROJECT_SLUG, SERVER_ID, UPSTREAM_NAME } from '../../registry/registry-rules';
 
 export const IsUpstreamName = () =>
   applyDecorators(IsString(), Matches(UPSTREAM_NAME, { message: '$property must be 1 to 63 lower-case letters, digits, _ and -, starting with a letter or digit' }));
@@ -35,6 +35,8 @@ export const IsUpstreamHeaders = () =>
 
 function headersProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be an object of header names to values';
+  const tooMany = headerCountProblem(Object.keys(value).length);
+  if (tooMany !== undefined) return tooMany;
   const seen = new Set<string>();
   for (const [name, headerValue] of Object.entries(value)) {
     const problem = headerProblem(name, headerValue);

@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsOptional, ValidateNested } from 'class-validator';
@@ -6,18 +7,22 @@ import { IsDescription, IsDisplayName, IsProjectSlug, IsSelectionNames, IsServer
 
 /** What a server takes from one upstream; each kind `'*'` (the default) or the names as the upstream gives them. */
 export class SelectionDto {
+  @ApiProperty({ example: 'tickets', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' })
   @IsUpstreamName()
   upstream!: string;
 
+  @ApiPropertyOptional({ oneOf: [{ type: 'string', enum: ['*'] }, { type: 'array', items: { type: 'string' } }], default: '*' })
   @IsOptional()
   @IsSelectionNames()
   tools?: '*' | string[];
 
   /** Resource URIs and resource template URI templates. */
+  @ApiPropertyOptional({ oneOf: [{ type: 'string', enum: ['*'] }, { type: 'array', items: { type: 'string' } }], default: '*' })
   @IsOptional()
   @IsSelectionNames()
   resources?: '*' | string[];
 
+  @ApiPropertyOptional({ oneOf: [{ type: 'string', enum: ['*'] }, { type: 'array', items: { type: 'string' } }], default: '*' })
   @IsOptional()
   @IsSelectionNames()
   prompts?: '*' | string[];
@@ -26,40 +31,49 @@ export class SelectionDto {
 const IsSelections = () => applyDecorators(IsArray(), ArrayMaxSize(100), ValidateNested({ each: true }), Type(() => SelectionDto));
 
 export class CreateServerDto {
+  @ApiProperty({ example: 'support', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' })
   @IsServerId()
   id!: string;
 
+  @ApiProperty({ example: 'alpha' })
   @IsProjectSlug()
   project!: string;
 
   /** Default: the id. */
+  @ApiPropertyOptional({ example: 'Support tools', maxLength: 200 })
   @IsOptional()
   @IsDisplayName()
   name?: string;
 
+  @ApiPropertyOptional({ maxLength: 2000 })
   @IsOptional()
   @IsDescription()
   description?: string;
 
   /** As in MCPGW_CONFIG: `[{upstream, tools, resources, prompts}]`. */
+  @ApiProperty({ type: [SelectionDto], maxItems: 100 })
   @IsSelections()
   upstreams!: SelectionDto[];
 }
 
 /** Fields left out stay as they are; `description: null` clears it; `upstreams` replaces the selections. */
 export class UpdateServerDto {
+  @ApiPropertyOptional({ example: 'alpha' })
   @Omittable()
   @IsProjectSlug()
   project?: string;
 
+  @ApiPropertyOptional({ maxLength: 200 })
   @Omittable()
   @IsDisplayName()
   name?: string;
 
+  @ApiPropertyOptional({ type: String, maxLength: 2000, nullable: true })
   @IsOptional()
   @IsDescription()
   description?: string | null;
 
+  @ApiPropertyOptional({ type: [SelectionDto], maxItems: 100 })
   @Omittable()
   @IsSelections()
   upstreams?: SelectionDto[];

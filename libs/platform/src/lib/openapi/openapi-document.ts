@@ -1,4 +1,4 @@
-import { INestApplication, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, INestApplication, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ErrorBody } from './error-body.schema';
@@ -6,6 +6,15 @@ import { ErrorBody } from './error-body.schema';
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 type Operation = { responses?: Record<string, { content?: unknown }> };
+
+/** What the document says of the service as a whole. */
+export interface OpenApiInfo {
+  title: string;
+  /** Markdown; the error envelope and how to authenticate are worth saying here. */
+  description: string;
+}
+
+export const OPENAPI_INFO = Symbol('arbor.openapi-info');
 
 /**
  * The OpenAPI description of every route, built once when the application has started (every
@@ -19,6 +28,7 @@ export class OpenApiDocument implements OnApplicationBootstrap {
     private readonly modules: ModulesContainer,
     private readonly applicationConfig: ApplicationConfig,
     private readonly adapterHost: HttpAdapterHost,
+    @Inject(OPENAPI_INFO) private readonly description: OpenApiInfo,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -43,12 +53,8 @@ export class OpenApiDocument implements OnApplicationBootstrap {
 
   private info(): Omit<OpenAPIObject, 'paths'> {
     return new DocumentBuilder()
-      .setTitle('Arbor control plane')
-      .setDescription(
-        'Users, permissions, projects, repositories and their encrypted repository tokens, and the shell endpoints shared by the suite. ' +
-          'Every error answers `{"error": {"code", "message", "details?"}}` (schema ErrorBody). ' +
-          'Bearer tokens come from the OIDC issuer (CP_OIDC_ISSUER_URL) with the audience CP_OIDC_AUDIENCE.',
-      )
+      .setTitle(this.description.title)
+      .setDescription(this.description.description)
       // The version of the API the paths carry (/api/v1), not the monorepo's package version.
       .setVersion('1')
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })

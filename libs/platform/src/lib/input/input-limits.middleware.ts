@@ -1,0 +1,64 @@
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from '../errors/api-error';
+import { excerpt, InputProblem, inputProblem, textProblem } from './input-rules';
+
+/** 400 invalid_request naming the refused field, in the shape DTO validation uses (`details.fields`). */
+export function inputRefusal({ field, problem }: InputProblem): ApiError {
+  return new ApiError(400, 'invalid_request', `Invalid ${field}: it ${problem}`, { fields: { [field]: [`${field} ${problem}`] } });
+}
+
+/**
+ * The body parsers' `verify`: a body that is not UTF-8 is refused, never decoded with U+FFFD in
+ * place of its bad bytes (which would store a value other than the one sent).
+ */
+export function requireUtf8Body(_request: IncomingMessage, _response: unknown, body: Buffer): void {
+  if (!isUtf8(body)) throw Object.assign(new Error('The request body is not valid UTF-8.'), { status: 400, statusCode: 400, expose: true, type: 'encoding.invalid' });
+}
+
+/**
+ * Every request of the framework's routes, after the body parsers and before routing: the body
+ * and the query string hold only storable text and nest no deeper than the limit (input-rules.ts).
+ * Path parameters are checked by InputTextPipe, which knows their names.
+ */
+export function inputLimitsMiddleware(request: Request, _response: Response, next: NextFunction): void {
+  const problem = queryProblem(request.url) ?? bodyProblem(request.body);
+  next(problem ? inputRefusal(problem) : undefined);
+}
+
+function bodyProblem(body: unknown): InputProblem | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const found = inputProblem(body, '');
+  return found && { ...found, field: found.field.replace(/^\./, '') || 'body' };
+}
+
+/** The raw query string, decoded pair by pair as the parser will: bad percent-encoding or forbidden text is refused. */
+function queryProblem(url: string | undefined): InputProblem | undefined {
+  const start = url?.indexOf('?') ?? -1;
+  if (start < 0) return undefined;
+  for (const pair of (url as string).slice(start + 1).split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const rawName = equals < 0 ? pair : pair.slice(0, equals);
+    const name = decoded(rawName);
+    const field = name === undefined ? 'query' : excerpt(name);
+    if (name === undefined) return { field, problem: 'is not valid percent-encoded UTF-8' };
+    const nameProblem = textProblem(name);
+    if (nameProblem) return { field: 'query', problem: `has a parameter name that ${nameProblem}` };
+    if (equals < 0) continue;
+    const value = decoded(pair.slice(equals + 1));
+    if (value === undefined) return { field, problem: 'is not valid percent-encoded UTF-8' };
+    const valueProblem = textProblem(value);
+    if (valueProblem) return { field, problem: valueProblem };
+  }
+  return undefined;
+}
+
+function decoded(component: string): string | undefined {
+  try {
+    return decodeURIComponent(component.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * What every Arbor service accepts as text and JSON, checked once at the edge (see
+ * input-limits.middleware.ts), so no endpoint meets a value PostgreSQL cannot store or that a
+ * recursive walk cannot handle.
+ */
+
+/** Deepest JSON nesting accepted in a request body: objects and arrays inside each other. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Longest excerpt of a client's value quoted back in an error message. */
+export const MAX_EXCERPT_LENGTH = 64;
+
+/** A refused value: where it was (`body.metadata.team`, `query.subject`, `path.id`) and why. */
+export interface InputProblem {
+  field: string;
+  problem: string;
+}
+
+// U+0000 (PostgreSQL text cannot hold it) or a UTF-16 surrogate without its partner (no
+// character at all: UTF-8 would store U+FFFD instead, a value other than the one sent).
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const FORBIDDEN_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why `text` is refused, or undefined when it is fine. */
+export function textProblem(text: string): string | undefined {
+  const match = FORBIDDEN_TEXT.exec(text);
+  if (!match) return undefined;
+  return match[0] === '\u0000'
+    ? 'must not contain the NUL character (U+0000)'
+    : `must be valid Unicode: it holds a lone UTF-16 surrogate (U+${match[0].charCodeAt(0).toString(16).toUpperCase()})`;
+}
+
+/**
+ * The first value in `value` that breaks the rules, named by its path from `field`: strings and
+ * object keys must be storable text, and nesting may not go deeper than `maxDepth`. The walk
+ * itself stops at `maxDepth`, so a hostile document cannot exhaust the stack.
+ */
+export function inputProblem(value: unknown, field: string, maxDepth = MAX_JSON_DEPTH): InputProblem | undefined {
+  return walk(value, field, 0, maxDepth, true);
+}
+
+/**
+ * Only the nesting rule, for bodies whose text is the client's own business (a model prompt, an
+ * MCP tool's arguments) but which a recursive reader will walk all the same.
+ */
+export function nestingProblem(value: unknown, field: string, maxDepth = MAX_JSON_DEPTH): InputProblem | undefined {
+  return walk(value, field, 0, maxDepth, false);
+}
+
+function walk(value: unknown, field: string, depth: number, maxDepth: number, text: boolean): InputProblem | undefined {
+  if (typeof value === 'string') {
+    if (!text) return undefined;
+    const problem = textProblem(value);
+    return problem === undefined ? undefined : { field, problem };
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (depth >= maxDepth) return { field, problem: `is nested too deeply: JSON may nest at most ${maxDepth} objects and arrays` };
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = walk(value[index], `${field}[${index}]`, depth + 1, maxDepth, text);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  for (const key of Object.keys(value)) {
+    // Building a DTO assigns keys: `__proto__` would silently vanish (or set a prototype), not be refused.
+    if (text && key === '__proto__') return { field: field ? `${field}.__proto__` : '__proto__', problem: 'is a key no Arbor API accepts' };
+    const keyProblem = text ? textProblem(key) : undefined;
+    if (keyProblem) return { field: `${field}.${excerpt(key)}`, problem: `has a key that ${keyProblem}` };
+    const found = walk((value as Record<string, unknown>)[key], `${field}.${key}`, depth + 1, maxDepth, text);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A client's value as an error message may quote it: at most `max` characters, the rest cut
+ * with an ellipsis, control characters and lone surrogates shown as escapes (the answer echoes
+ * no megabytes and no bytes a terminal or log would act on).
+ */
+export function excerpt(value: string, max = MAX_EXCERPT_LENGTH): string {
+  const cut = value.length > max ? `${value.slice(0, max)}…` : value;
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  return cut.replace(/[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (char) =>
+    `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
