@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { freePort, launchTestBrowser, startUiTestStack, type UiTestStack } from '@arbor/testing';
+import { launchTestBrowser, startUiTestStack, type UiTestStack } from '@arbor/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startFakeProduct, type FakeProduct } from './fake-product';
+import { startDroppingEveryConnection, startFakeProduct, type FakeProduct } from './fake-product';
 
 /** Screenshots of every page the tests visit, for people to look at (not compared). */
 const SCREENSHOTS = path.resolve(__dirname, '../../../tmp/test-output/control-plane-web');
@@ -12,6 +12,7 @@ const REPOSITORY_TOKEN = 'ghs_browserTestToken0042';
 describe('the control plane web UI in Chromium', () => {
   let stack: UiTestStack;
   let aiGateway: FakeProduct;
+  let mcpGateway: { url: string; close(): Promise<void> };
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -46,7 +47,11 @@ describe('the control plane web UI in Chromium', () => {
   const field = (label: string) => page.getByLabel(new RegExp(`^${label}\\s*\\*?$`));
 
   /** A page of the control plane by its link in the navigation. */
-  const open = (label: string) => page.getByRole('navigation', { name: 'Control plane' }).getByRole('link', { name: label, exact: true }).click();
+  const open = async (label: string) => {
+    await page.getByRole('navigation', { name: 'Control plane' }).getByRole('link', { name: label, exact: true }).click();
+    // Each page is headed by its name: wait for it, or a form of the page before could be filled.
+    await page.getByRole('heading', { level: 2, name: label, exact: true }).waitFor();
+  };
 
   const card = (product: string) => page.locator(`section[data-product="${product}"]`);
 
@@ -54,8 +59,10 @@ describe('the control plane web UI in Chromium', () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     // The control plane's origin is known only once it runs, so this product allows any origin.
     aiGateway = await startFakeProduct('ai-gateway', 'AI gateway', '*');
-    // Nothing listens there: the MCP gateway is down.
-    const down = `http://127.0.0.1:${await freePort()}`;
+    // The MCP gateway is down: its port drops every connection (a port merely free now could be
+    // handed to the identity provider or the control plane a moment later).
+    mcpGateway = await startDroppingEveryConnection();
+    const down = mcpGateway.url;
     // Tokens for 70 s: the UI renews a minute before expiry, so within seconds of signing in.
     stack = await startUiTestStack({ CP_SUITE_AI_GATEWAY_URL: aiGateway.url, CP_SUITE_MCP_GATEWAY_URL: down }, { accessTokenLifespan: 70 });
     // The demo users, as `npm start` has them: alice signed in once, two projects.
@@ -74,6 +81,7 @@ describe('the control plane web UI in Chromium', () => {
     await browser?.close();
     await stack?.stop();
     await aiGateway?.close();
+    await mcpGateway?.close();
   });
 
   it('signs the administrator in through the identity provider and shows every product on the dashboard, the down one as down', async () => {
@@ -221,9 +229,10 @@ describe('the control plane web UI in Chromium', () => {
     await open('Dashboard');
     await page.getByText('Dark', { exact: true }).click();
     expect(await page.evaluate(() => document.documentElement.getAttribute('data-mantine-color-scheme'))).toBe('dark');
+    const saved = page.waitForResponse((response) => response.url().endsWith('/api/v1/me/default-project') && response.ok());
     await page.getByRole('combobox', { name: 'Project' }).click();
     await page.getByRole('option', { name: 'Gamma (gamma)' }).click();
-    await page.waitForResponse((response) => response.url().endsWith('/api/v1/me/default-project') && response.ok());
+    await saved;
     await page.reload();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     await page.waitForFunction(() => document.documentElement.getAttribute('data-mantine-color-scheme') === 'dark');
@@ -236,7 +245,10 @@ describe('the control plane web UI in Chromium', () => {
 
   it('signs out, and alice sees only what she may do', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByLabel('Username or email').waitFor();
+    await page.getByLabel('Username or email').waitFor().catch(async (error: Error) => {
+      await screenshot('sign-out-failed');
+      throw new Error(`${error.message}\nat ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)}`);
+    });
     await signIn('alice');
     const pages = page.getByRole('navigation', { name: 'Control plane' });
     expect(await pages.getByRole('link').allInnerTexts()).toEqual(['Dashboard', 'My access']);

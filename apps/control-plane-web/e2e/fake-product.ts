@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 
 export interface FakeProduct {
   url: string;
@@ -46,5 +46,15 @@ export async function startFakeProduct(product: string, title: string, allowedOr
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A product that is down: whatever connects is dropped at once, as by a crashed process's host. */
+export async function startDroppingEveryConnection(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createTcpServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

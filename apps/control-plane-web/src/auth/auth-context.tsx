@@ -8,6 +8,8 @@ export interface Auth {
   manager: UserManager;
   /** The signed-in person's tokens; null before sign-in or after sign-out. */
   user: User | null;
+  /** Sign-out has begun: the tokens are gone, and nothing may start a new sign-in meanwhile. */
+  signingOut: boolean;
   /** Where the browser returns to after signing in. */
   signIn(returnTo?: string): Promise<void>;
   signOut(): Promise<void>;
@@ -37,6 +39,7 @@ export function createUserManager(config: UiConfig): UserManager {
 export function AuthProvider({ manager, children }: { manager: UserManager; children: ReactNode }) {
   const [user, setUser] = useState<User | null>(null);
   const [loaded, setLoaded] = useState(false);
+  const [signingOut, setSigningOut] = useState(false);
   useEffect(() => {
     const events = manager.events;
     const loadedUser = (next: User) => setUser(next);
@@ -59,10 +62,23 @@ export function AuthProvider({ manager, children }: { manager: UserManager; chil
     () => ({
       manager,
       user,
+      signingOut,
       signIn: (returnTo = '/') => manager.signinRedirect({ state: { returnTo } }),
-      signOut: () => manager.signoutRedirect(),
+      signOut: async () => {
+        // Removing the tokens unloads the person; without this flag the page would start a
+        // sign-in at once, racing the sign-out navigation (and the issuer's session would win).
+        // No renewal either: one finishing now would store the tokens again.
+        setSigningOut(true);
+        manager.stopSilentRenew();
+        try {
+          await manager.signoutRedirect();
+        } catch (error) {
+          setSigningOut(false);
+          throw error;
+        }
+      },
     }),
-    [manager, user],
+    [manager, user, signingOut],
   );
   if (!loaded) return null;
   return <AuthContext.Provider value={auth}>{children}</AuthContext.Provider>;

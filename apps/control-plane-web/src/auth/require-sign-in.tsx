@@ -5,11 +5,11 @@ import { useAuth } from './auth-context';
 
 /** Everything but the callback needs a signed-in person: without one, off to the issuer's login form. */
 export function RequireSignIn({ children }: { children: ReactNode }) {
-  const { user, signIn } = useAuth();
+  const { user, signingOut, signIn } = useAuth();
   const location = useLocation();
   useEffect(() => {
-    if (!user) void signIn(`${location.pathname}${location.search}`);
-  }, [user, signIn, location.pathname, location.search]);
+    if (!user && !signingOut) void signIn(`${location.pathname}${location.search}`);
+  }, [user, signingOut, signIn, location.pathname, location.search]);
   if (!user) {
     return (
       <Center h="100vh">
