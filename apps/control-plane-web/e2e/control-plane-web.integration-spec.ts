@@ -113,6 +113,23 @@ describe('the control plane web UI in Chromium', () => {
     expect(page.url()).toBe(`${stack.url}/me`);
   });
 
+  it('signs in again, back on the same page, when the control plane no longer accepts the token', async () => {
+    await open('My access');
+    // As after a restart of an identity provider whose keys changed: the stored token is refused.
+    await page.evaluate(() => {
+      for (const key of Object.keys(sessionStorage).filter((name) => name.startsWith('oidc.user:'))) {
+        sessionStorage.setItem(key, JSON.stringify({ ...JSON.parse(sessionStorage.getItem(key) ?? '{}'), access_token: 'not-a-token' }));
+      }
+    });
+    const signInAgain = page.waitForRequest((request) => request.url().includes('/protocol/openid-connect/auth'));
+    await page.reload();
+    await signInAgain;
+    // The issuer's session is still open, so no form: straight back to the page, signed in.
+    await page.waitForURL(`${stack.url}/me`);
+    await page.getByText('Signed in as').waitFor();
+    expect(await page.getByTestId('signed-in-as').innerText()).toBe('Ada Administrator');
+  });
+
   it('serves every page of the app from index.html with a strict policy, and keeps the API and health answers', async () => {
     const deep = await fetch(`${stack.url}/projects/anything`, { headers: { accept: 'text/html' } });
     expect(deep.status).toBe(200);

@@ -1,6 +1,6 @@
 import { createTheme, MantineProvider, type CSSVariablesResolver } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { UserManager } from 'oidc-client-ts';
 import { useState } from 'react';
 import { createBrowserRouter } from 'react-router';
@@ -28,14 +28,27 @@ const contrast: CSSVariablesResolver = (resolved) => ({
 /** The nonce control-plane-api put in index.html; the component library marks its <style> elements with it (CSP). */
 const styleNonce = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? '';
 
-const queryClient = new QueryClient({
-  defaultOptions: {
-    // A refusal (4xx) does not change by asking again.
-    queries: { retry: (failures, error) => !(error instanceof ApiRequestError && error.status < 500) && failures < 2, staleTime: 10_000 },
-  },
-});
+/**
+ * Server state for the whole app. A 401 from the control plane means the token is no longer
+ * accepted (the issuer's keys changed, the session ended): the tokens are dropped, which starts
+ * a new sign-in, and the person comes back to the same page.
+ */
+function createQueryClient(manager: UserManager): QueryClient {
+  const signInAgainOn401 = (error: Error) => {
+    if (error instanceof ApiRequestError && error.status === 401) void manager.removeUser();
+  };
+  return new QueryClient({
+    queryCache: new QueryCache({ onError: signInAgainOn401 }),
+    mutationCache: new MutationCache({ onError: signInAgainOn401 }),
+    defaultOptions: {
+      // A refusal (4xx) does not change by asking again.
+      queries: { retry: (failures, error) => !(error instanceof ApiRequestError && error.status < 500) && failures < 2, staleTime: 10_000 },
+    },
+  });
+}
 
 export function App({ config, manager }: { config: UiConfig; manager: UserManager }) {
+  const [queryClient] = useState(() => createQueryClient(manager));
   const [router] = useState(() => createBrowserRouter([
     { path: CALLBACK_PATH, element: <SignInCallback /> },
     {
