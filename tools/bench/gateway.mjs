@@ -1,6 +1,8 @@
-// `npm run bench:gateway`: what the AI gateway adds to a chat completion, against two baselines
-// measured in the same run on the same machine: the fake upstream called directly, and a bare
-// Node.js proxy in front of it (http.request over a keep-alive agent, bytes piped, nothing
+// `npm run bench:gateway`: what the AI gateway adds to a chat completion and to an Anthropic
+// Messages call (family B: passed through to an Anthropic alias, and bridged to an OpenAI alias
+// through chat completions), against two baselines measured in the same run on the same machine:
+// the fake upstream called directly (OpenAI's chat completions and Anthropic's messages), and a
+// bare Node.js proxy in front of it (http.request over a keep-alive agent, bytes piped, nothing
 // parsed), the floor any proxy pays. The gateway is the built one, called with a virtual key that
 // has rpm, tpm and budget limits (set high, so the checks run and never refuse) and whose spend
 // is recorded, as in production. For plain and streamed (`stream: true`) calls it reports:
@@ -31,6 +33,8 @@
 // --connections <n> (default 50), --rate <n>
 // (paced runs, default 200), --soak <s> (default 30; 600 for the 10-minute memory target),
 // --log <filter> (AIGW_LOG of the gateway, default its own default, info), --skip-build,
+// --baseline <main.js> (another build of the gateway, an earlier commit's, measured on chat
+// completions in the same run: before and after a change, side by side),
 // --cpu-prof-dir <dir> (write a V8 CPU profile of the gateway there, to see where time goes).
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -56,6 +60,7 @@ const { values: options } = parseArgs({
     log: { type: 'string' },
     'skip-build': { type: 'boolean', default: false },
     'cpu-prof-dir': { type: 'string' },
+    baseline: { type: 'string' },
   },
 });
 const DURATION = Number(options.duration);
@@ -69,6 +74,9 @@ const WARM_UP_S = 2;
 const MASTER_KEY = 'sk-arbor-bench-master';
 const UPSTREAM_KEY = 'sk-fake-bench';
 const MODEL = 'gpt-4o-mini';
+// The Anthropic alias, on the fake's Messages API.
+const CLAUDE = 'claude-sonnet-4-5';
+const ANTHROPIC_VERSION = '2023-06-01';
 const MESSAGES = [
   { role: 'system', content: 'You are a helpful assistant. Answer in one short sentence.' },
   { role: 'user', content: 'What does an AI gateway do?' },
@@ -94,14 +102,26 @@ async function main() {
   cleanups.push(() => proxy.stop());
   const gateway = await startGateway(database.url, fake.url);
   cleanups.push(() => gateway.stop());
+  // The same database, so that the same key works on both builds.
+  const baseline = options.baseline ? await startGateway(database.url, fake.url, path.resolve(options.baseline)) : undefined;
+  if (baseline) cleanups.push(() => baseline.stop());
   const memory = sampleMemory(gateway.pid, gateway.url);
   cleanups.push(async () => memory.stop());
 
   const key = await createLimitedKey(gateway.url);
+  const chat = (name, server, path, authorization) => ({ name, family: 'A', url: server.url, pid: server.pid, path, headers: { authorization }, body: (stream) => chatBody(stream) });
+  const messages = (name, server, path, apiKey, model) => ({
+    name, family: 'B', url: server.url, pid: server.pid, path, headers: { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION }, body: (stream) => messagesBody(model, stream),
+  });
   const targets = [
-    { name: 'direct: fake upstream', url: fake.url, pid: fake.pid, path: '/openai/v1/chat/completions', authorization: `Bearer ${UPSTREAM_KEY}` },
-    { name: 'bare Node proxy', url: proxy.url, pid: proxy.pid, path: '/openai/v1/chat/completions', authorization: `Bearer ${UPSTREAM_KEY}` },
-    { name: 'AI gateway', url: gateway.url, pid: gateway.pid, path: '/v1/chat/completions', authorization: `Bearer ${key.key}` },
+    chat(DIRECT, fake, '/openai/v1/chat/completions', `Bearer ${UPSTREAM_KEY}`),
+    chat(PROXY, proxy, '/openai/v1/chat/completions', `Bearer ${UPSTREAM_KEY}`),
+    chat(GATEWAY, gateway, '/v1/chat/completions', `Bearer ${key.key}`),
+    ...(baseline ? [chat(BASELINE, baseline, '/v1/chat/completions', `Bearer ${key.key}`)] : []),
+    messages(DIRECT_B, fake, '/anthropic/v1/messages', UPSTREAM_KEY, CLAUDE),
+    messages(PROXY_B, proxy, '/anthropic/v1/messages', UPSTREAM_KEY, CLAUDE),
+    messages(GATEWAY_B, gateway, '/v1/messages', key.key, CLAUDE),
+    messages(BRIDGED_B, gateway, '/v1/messages', key.key, MODEL),
   ];
   for (const target of targets) for (const stream of [false, true]) await checkAnswers(target, stream);
 
@@ -114,10 +134,20 @@ async function main() {
     paced.push(...(await pacedRun(targets, stream)));
   }
   memory.phase = 'soak';
-  const soak = await soakRun(targets[2], memory);
+  const soak = await soakRun(targets.find((target) => target.name === GATEWAY), memory);
   const spend = await keySpend(gateway.url, key.id);
   printReport({ throughput, paced, soak, memory: memory.samples, spend, postgresVersion: await postgresVersion(database.url) });
 }
+
+// The paths measured, by name.
+const DIRECT = 'direct: fake upstream';
+const PROXY = 'bare Node proxy';
+const GATEWAY = 'AI gateway';
+const BASELINE = 'AI gateway, baseline build';
+const DIRECT_B = 'messages, direct: fake Anthropic';
+const PROXY_B = 'messages, bare Node proxy';
+const GATEWAY_B = 'messages, AI gateway, Anthropic alias (passed through)';
+const BRIDGED_B = 'messages, AI gateway, OpenAI alias (bridged)';
 
 /** The floor: a proxy that forwards method, path, headers and body and pipes the answer back. */
 async function startBareProxy(upstream) {
@@ -144,14 +174,19 @@ async function startBareProxy(upstream) {
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
 }
 
-/** The built gateway with one alias on the fake upstream (the model the direct calls name). */
-async function startGateway(databaseUrl, fakeUrl) {
+/** The built gateway (or the build at `main`) with an alias of each family on the fake upstream. */
+async function startGateway(databaseUrl, fakeUrl, main) {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-gateway-'));
   cleanups.push(async () => fs.rmSync(directory, { recursive: true, force: true }));
   const config = path.join(directory, 'config.yaml');
   fs.writeFileSync(
     config,
-    ['model_list:', `  - model_name: ${MODEL}`, '    litellm_params:', `      model: openai/${MODEL}`, `      api_base: ${fakeUrl}/openai`, `      api_key: ${UPSTREAM_KEY}`, ''].join('\n'),
+    [
+      'model_list:',
+      `  - model_name: ${MODEL}`, '    litellm_params:', `      model: openai/${MODEL}`, `      api_base: ${fakeUrl}/openai`, `      api_key: ${UPSTREAM_KEY}`,
+      `  - model_name: ${CLAUDE}`, '    litellm_params:', `      model: anthropic/${CLAUDE}`, `      api_base: ${fakeUrl}/anthropic`, `      api_key: ${UPSTREAM_KEY}`,
+      '',
+    ].join('\n'),
   );
   const nodeArgs = options['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options['cpu-prof-dir'])}`] : [];
   return startBuiltApp(
@@ -163,7 +198,7 @@ async function startGateway(databaseUrl, fakeUrl) {
       AIGW_MASTER_KEY: MASTER_KEY,
       ...(options.log ? { AIGW_LOG: options.log } : {}),
     },
-    { nodeArgs },
+    { nodeArgs, ...(main ? { main } : {}) },
   );
 }
 
@@ -174,7 +209,7 @@ async function createLimitedKey(gatewayUrl) {
     headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       project: 'bench',
-      aliases: [MODEL],
+      aliases: [MODEL, CLAUDE],
       rpm_limit: 1_000_000_000,
       tpm_limit: 1_000_000_000,
       max_budget: 1_000_000,
@@ -187,19 +222,26 @@ async function createLimitedKey(gatewayUrl) {
   return body;
 }
 
-function requestBody(stream) {
+function chatBody(stream) {
   return JSON.stringify({ model: MODEL, messages: MESSAGES, ...(stream ? { stream: true } : {}) });
 }
 
+/** The same conversation as a Messages request (its system prompt apart, max_tokens required). */
+function messagesBody(model, stream) {
+  const [system, ...messages] = MESSAGES;
+  return JSON.stringify({ model, max_tokens: 256, system: system.content, messages, ...(stream ? { stream: true } : {}) });
+}
+
 function requestHeaders(target) {
-  return { authorization: target.authorization, 'content-type': 'application/json' };
+  return { ...target.headers, 'content-type': 'application/json' };
 }
 
 /** One call of each kind before measuring, so that a broken path fails the run instead of measuring errors. */
 async function checkAnswers(target, stream) {
-  const response = await fetch(`${target.url}${target.path}`, { method: 'POST', headers: requestHeaders(target), body: requestBody(stream) });
+  const response = await fetch(`${target.url}${target.path}`, { method: 'POST', headers: requestHeaders(target), body: target.body(stream) });
   const text = await response.text();
-  if (response.status !== 200 || (stream ? !text.includes('data: [DONE]') : !text.includes('"chat.completion"'))) {
+  const complete = target.family === 'B' ? (stream ? 'event: message_stop' : '"type":"message"') : stream ? 'data: [DONE]' : '"chat.completion"';
+  if (response.status !== 200 || !text.includes(complete)) {
     throw new Error(`${target.name} (${stream ? 'streamed' : 'plain'}) answered ${response.status}: ${text.slice(0, 500)}`);
   }
 }
@@ -215,7 +257,7 @@ async function load(targets, stream, settings) {
       url: `${target.url}${target.path}`,
       method: 'POST',
       headers: requestHeaders(target),
-      body: requestBody(stream),
+      body: target.body(stream),
       duration,
       ...settings,
     });
@@ -288,11 +330,11 @@ function percentile(sorted, p) {
 async function pacedRun(targets, stream) {
   const kind = stream ? 'streamed' : 'plain';
   log(`${kind}: ${targets.map((t) => t.name).join(', ')} in turns, ${DURATION} s each in ${ROUNDS} slices at ${RATE} requests/s…`);
-  const payload = Buffer.from(requestBody(stream));
   const clients = targets.map((target) => ({
     agent: new http.Agent({ keepAlive: true, maxSockets: PACED_SOCKETS }),
     url: new URL(`${target.url}${target.path}`),
-    headers: { ...requestHeaders(target), 'content-length': String(payload.length) },
+    payload: Buffer.from(target.body(stream)),
+    headers: requestHeaders(target),
     timings: [],
     seconds: 0,
     failed: 0,
@@ -304,13 +346,13 @@ async function pacedRun(targets, stream) {
         resolve(undefined);
       };
       const sent = performance.now();
-      const request = http.request(client.url, { method: 'POST', agent: client.agent, headers: client.headers }, (response) => {
+      const request = http.request(client.url, { method: 'POST', agent: client.agent, headers: { ...client.headers, 'content-length': String(client.payload.length) } }, (response) => {
         let first;
         response.on('data', () => (first ??= performance.now() - sent));
         response.once('end', () => (response.statusCode === 200 ? resolve({ first, last: performance.now() - sent }) : failed()));
       });
       request.once('error', failed);
-      request.end(payload);
+      request.end(client.payload);
     });
   const paced = async (client, seconds, counted) => {
     const start = performance.now();
@@ -371,7 +413,7 @@ async function soakRun(target, memory) {
     headers: requestHeaders(target),
     connections: CONNECTIONS,
     duration: SOAK,
-    requests: [false, true].map((stream) => ({ method: 'POST', body: requestBody(stream) })),
+    requests: [false, true].map((stream) => ({ method: 'POST', body: target.body(stream) })),
   });
   instance.on('response', (_client, statusCode, _bytes, responseTime) => {
     if (statusCode === 200) latencies.push(responseTime);
@@ -403,9 +445,12 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
   const added = (value) => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(2)}` : '—');
   const mib = (bytes) => (bytes / 2 ** 20).toFixed(0);
   const find = (rows, kind, target) => rows.find((row) => row.kind === kind && row.target === target);
-  const direct = 'direct: fake upstream';
-  const proxy = 'bare Node proxy';
-  const gateway = 'AI gateway';
+  const direct = DIRECT;
+  const proxy = PROXY;
+  const gateway = GATEWAY;
+  // What each path is measured against: family B's native path against Anthropic's direct call;
+  // the bridged one against the chat completion it makes upstream.
+  const baseOf = (target) => (target === GATEWAY_B || target === PROXY_B ? DIRECT_B : target === DIRECT_B ? DIRECT_B : DIRECT);
 
   const verdict = (met) => (met ? 'met' : '**missed**');
   const targets = [];
@@ -421,6 +466,25 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
   }
   const firstAdded = find(paced, 'streamed', gateway).firstP50 - find(paced, 'streamed', direct).firstP50;
   targets.push(`| first streamed chunk adds ≤ 2 ms p50 | ${added(firstAdded)} ms | ${verdict(firstAdded <= 2)} |`);
+  for (const kind of ['plain', 'streamed']) {
+    const share = find(throughput, kind, GATEWAY_B).rps / find(throughput, kind, PROXY_B).rps;
+    targets.push(`| messages passed through: throughput ≥ 50 % of the bare proxy's, ${kind} | ${(share * 100).toFixed(0)} % | ${verdict(share >= 0.5)} |`);
+    const native = find(paced, kind, GATEWAY_B).p50 - find(paced, kind, DIRECT_B).p50;
+    targets.push(`| messages passed through: added p50 at ${RATE}/s ≤ 1 ms, ${kind} | ${added(native)} ms | ${verdict(native <= 1)} |`);
+    const bridged = find(paced, kind, BRIDGED_B).p50 - find(paced, kind, DIRECT).p50;
+    targets.push(`| messages bridged to an OpenAI alias: added p50 at ${RATE}/s ≤ 2 ms, ${kind} | ${added(bridged)} ms | ${verdict(bridged <= 2)} |`);
+  }
+  if (find(paced, 'plain', BASELINE)) {
+    for (const kind of ['plain', 'streamed']) {
+      const share = (target) => `${((find(throughput, kind, target).rps / find(throughput, kind, proxy).rps) * 100).toFixed(0)} %`;
+      const p50 = (target) => added(find(paced, kind, target).p50 - find(paced, kind, direct).p50);
+      targets.push(`| chat completions, ${kind}: this build against the baseline (--baseline) | throughput ${share(gateway)} against ${share(BASELINE)} of the proxy's, added p50 ${p50(gateway)} against ${p50(BASELINE)} ms | ${verdict(find(throughput, kind, gateway).rps >= 0.9 * find(throughput, kind, BASELINE).rps)} (throughput within 10 %) |`);
+    }
+  }
+  for (const [target, base] of [[GATEWAY_B, DIRECT_B], [BRIDGED_B, DIRECT]]) {
+    const first = find(paced, 'streamed', target).firstP50 - find(paced, 'streamed', base).firstP50;
+    targets.push(`| ${target}: first streamed event adds ≤ 2 ms p50 | ${added(first)} ms | ${verdict(first <= 2)} |`);
+  }
   targets.push(
     `| memory flat (±10 %) over the ${soak.seconds} s soak | ${memoryVerdictText(soak)} | ${verdict(soak.flat)}${soak.seconds < 600 ? ' (a 10-minute run needs --soak 600)' : ''} |`,
   );
@@ -430,8 +494,8 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
     return values.length === 0 ? '' : `| ${phase} | ${mib(Math.min(...values))} | ${mib(Math.max(...values))} | ${mib(values.at(-1))} |`;
   });
   const pacedRow = (r) => {
-    const base = find(paced, r.kind, direct);
-    const same = r.target === direct;
+    const base = find(paced, r.kind, baseOf(r.target));
+    const same = r.target === base.target;
     const firstChunk = r.kind === 'streamed' ? [ms(r.firstP50), ms(r.firstP99), same ? '' : added(r.firstP50 - base.firstP50)] : ['', '', ''];
     return `| ${r.name} | ${Math.round(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${same ? '' : added(r.p50 - base.p50)} | ${same ? '' : added(r.p99 - base.p99)} | ${firstChunk.join(' | ')} |`;
   };
@@ -449,7 +513,7 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
     '|---|---:|---:|---:|---:|---:|---|',
     ...throughput.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.cpuPerCall)} | ${r.requests} | ${statusText(r)} |`),
     '',
-    `Paced at ${RATE} requests/s (added: against the direct call of the same kind; first chunk: first body byte of a streamed answer):`,
+    `Paced at ${RATE} requests/s (added: against the direct call of the same kind, Anthropic's for messages passed through, OpenAI's for messages bridged; first chunk: first body byte of a streamed answer):`,
     '',
     '| path | requests/s | p50 ms | p99 ms | added p50 ms | added p99 ms | first chunk p50 ms | first chunk p99 ms | first chunk added p50 ms |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',

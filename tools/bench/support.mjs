@@ -53,8 +53,7 @@ export function freePort() {
  * A built app (`dist/apps/<app>/main.js`) as a child process on a free port, its standard output
  * discarded as a container's would be, once it answers /healthz.
  */
-export async function startBuiltApp(app, listenVariable, env, { nodeArgs = [] } = {}) {
-  const main = path.join(root, 'dist/apps', app, 'main.js');
+export async function startBuiltApp(app, listenVariable, env, { nodeArgs = [], main = path.join(root, 'dist/apps', app, 'main.js') } = {}) {
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: run without --skip-build`);
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, main], {

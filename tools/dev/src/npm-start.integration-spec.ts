@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '@arbor/testing';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { Client } from 'pg';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -115,6 +116,13 @@ async function demoChat(port: number, apiKey: string, model: string): Promise<st
   return completion.choices[0]?.message.content;
 }
 
+/** A message as an Anthropic-API client sends it (the README's recipe): the official SDK with the base URL and the demo key. */
+async function demoMessage(port: number, apiKey: string, model: string): Promise<string | undefined> {
+  const client = new Anthropic({ apiKey, baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 });
+  const message = await client.messages.create({ model, max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] });
+  return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+}
+
 function stop(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
     child.once('exit', (code) => resolve(code));
@@ -185,6 +193,9 @@ describe('npm start', () => {
         'gemini-2.5-flash': 'fake answer from gemini-2.5-flash',
         'azure-gpt-4o': 'fake answer from gpt-4o',
       });
+      // The same key with the Anthropic SDK: natively on Claude, bridged on GPT.
+      expect(await demoMessage(ports['ai'], demoKey, 'claude-sonnet-4-5')).toBe('fake answer from claude-sonnet-4-5');
+      expect(await demoMessage(ports['ai'], demoKey, 'gpt-4o-mini')).toBe('fake answer from gpt-4o-mini');
 
       // The MCP gateway serves the everything server as alpha's virtual server `everything` to alice
       // (mcp-gateway and mcp-gateway.operator on alpha), in stateful mode as npm start was asked.

@@ -14,6 +14,8 @@
 // words; with tools (and tool_choice not none) it also calls the chosen or first tool with
 // {"argument":"fake"}, unless the last turn already carries tool results. With `thinking` enabled the
 // answer starts with a signed thinking block (streamed as thinking_delta and signature_delta).
+// POST /v1/messages/count_tokens answers {"input_tokens": N} (N: the words of every text and
+// tool definition, plus 3 a message) and refuses fields it does not take, as Anthropic does.
 // Requests are checked as Anthropic checks them (roles, alternating tool_use/tool_result ids,
 // non-empty text; with thinking on, the assistant turn whose tool_use the last turn answers must
 // start with its thinking block, signature intact), and non-streamed answers echo what arrived in `fake_echo`.
@@ -79,7 +81,7 @@ export function sendAnthropicError(res: ServerResponse, status: number, type: st
 
 export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath) => {
   const path = new URL(rawPath, 'http://fake').pathname;
-  if (req.method !== 'POST' || path !== '/v1/messages') {
+  if (req.method !== 'POST' || (path !== '/v1/messages' && path !== '/v1/messages/count_tokens')) {
     sendAnthropicError(res, 404, 'not_found_error', `fake: unknown url ${req.method} ${path}`);
     return;
   }
@@ -105,6 +107,7 @@ export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath
     sendAnthropicError(res, 400, 'invalid_request_error', 'fake: the request body is not valid JSON');
     return;
   }
+  if (path === '/v1/messages/count_tokens') return countTokens(res, request);
   const problem = problemWith(request, version);
   if (problem) {
     sendAnthropicError(res, 400, 'invalid_request_error', problem);
@@ -173,6 +176,22 @@ export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath
   }
   res.end();
 };
+
+// The fields count_tokens takes; anything else is refused as Anthropic refuses extra inputs.
+const COUNT_TOKENS_FIELDS = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers']);
+
+function countTokens(res: ServerResponse, request: MessagesRequest): void {
+  const extra = Object.keys(request).find((name) => !COUNT_TOKENS_FIELDS.has(name));
+  if (extra) return sendAnthropicError(res, 400, 'invalid_request_error', `${extra}: Extra inputs are not permitted`);
+  if (typeof request.model !== 'string') return sendAnthropicError(res, 400, 'invalid_request_error', 'model: Field required');
+  if (!Array.isArray(request.messages)) return sendAnthropicError(res, 400, 'invalid_request_error', 'messages: Field required');
+  const words = (value: unknown): number =>
+    typeof value === 'string' ? value.split(/\s+/).filter(Boolean).length : Array.isArray(value) ? value.reduce((sum: number, item) => sum + words(item), 0)
+      : typeof value === 'object' && value !== null ? Object.values(value).reduce((sum: number, item) => sum + words(item), 0) : 0;
+  const inputTokens = words(request.system) + words(request.tools) + (request.messages as unknown[]).reduce((sum: number, message) => sum + 3 + words((message as { content?: unknown }).content), 0);
+  res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_fake${Date.now()}` });
+  res.end(JSON.stringify({ input_tokens: inputTokens }));
+}
 
 /** Whether any cache_control breakpoint (in system, messages or tools) asks for the one-hour cache. */
 function asksForOneHourCache(value: unknown): boolean {

@@ -9,7 +9,8 @@
 //   tokens-<prompt>-<completion>[-<thoughts>[-<cached>]]: the usageMetadata reported
 //   pause-<ms> / hold-<name>: streams stop after the first chunk for ms / until POST /_fake/release/<name>
 // With function declarations in the request, and the last turn not a function response, the answer
-// is a functionCall of the first function (sample arguments from its schema). The translation is
+// is a functionCall of the first function (sample arguments from its schema). With
+// thinkingConfig.includeThoughts, the answer starts with a thought summary part (thought: true). The translation is
 // asserted through GET /_fake/requests; answers echo the model in x-fake-received-model.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -48,8 +49,11 @@ function sendGoogleError(res: ServerResponse, error: GoogleErrorSpec): void {
   res.end(JSON.stringify({ error: { code: error.code, message: error.message, status: error.status, ...(error.details ? { details: error.details } : {}) } }, null, 2));
 }
 
+export const FAKE_THOUGHT_SUMMARY = 'The user wants a fake answer.';
+
 interface Part {
   text?: string;
+  thought?: boolean;
   thoughtSignature?: string;
   functionCall?: unknown;
   functionResponse?: unknown;
@@ -58,7 +62,7 @@ interface Part {
 interface FakeGeminiRequest {
   contents?: { role?: string; parts?: Part[] }[];
   tools?: { functionDeclarations?: { name: string; parameters?: Schema; parametersJsonSchema?: Schema }[] }[];
-  generationConfig?: { candidateCount?: number };
+  generationConfig?: { candidateCount?: number; thinkingConfig?: { includeThoughts?: unknown } };
   requests?: { model?: string; content?: { parts?: Part[] }; outputDimensionality?: number }[];
   outputDimensionality?: number;
 }
@@ -131,9 +135,10 @@ export const handleGemini: FakeHandler = async (req, res, body, seen, rawPath) =
   const call = functionCallFor(request);
   const text = `fake answer from ${model}`;
 
+  const thought: Part[] = request.generationConfig?.thinkingConfig?.includeThoughts === true ? [{ text: FAKE_THOUGHT_SUMMARY, thought: true }] : [];
   if (method === 'generateContent') {
     res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', ...echoHeaders });
-    const parts = call ? [call] : [{ text }];
+    const parts = [...thought, ...(call ? [call] : [{ text }])];
     res.end(JSON.stringify({
       candidates: Array.from({ length: candidates }, (_, index) => ({ content: { parts, role: 'model' }, finishReason: 'STOP', index })),
       usageMetadata: usage, modelVersion: model, responseId,
@@ -143,7 +148,8 @@ export const handleGemini: FakeHandler = async (req, res, body, seen, rawPath) =
 
   // streamGenerateContent: text word by word (a function call comes whole), finishReason and the
   // full usageMetadata on the last response; earlier ones carry the prompt count only.
-  const pieces: Part[][] = call ? [[call]] : text.split(' ').map((word, index, words) => [{ text: index < words.length - 1 ? `${word} ` : word }]);
+  const answerPieces: Part[][] = call ? [[call]] : text.split(' ').map((word, index, words) => [{ text: index < words.length - 1 ? `${word} ` : word }]);
+  const pieces = thought.length > 0 ? [thought, ...answerPieces] : answerPieces;
   const responses = pieces.map((parts, index) => {
     const last = index === pieces.length - 1;
     return {

@@ -7,6 +7,8 @@
 //   model tokens-<prompt>-<completion>: the usage reported (default 7 and 5)
 //   x-fake-pause-ms: N, or model pause-<N>: streamed calls stop after the first chunk for N ms
 //   model hold-<name>: streamed calls stop after the first chunk until POST /_fake/release/<name>
+// Chat with `tools` (and tool_choice not none) calls the chosen or first function with
+// {"argument":"fake"} (finish_reason tool_calls), unless the last message is a tool result.
 // Every answer echoes what arrived in the `x-fake-*` headers and in `fake_echo` (non-streamed),
 // so that a test can assert what the gateway sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -90,10 +92,16 @@ export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) =
   const id = operation === 'chat' ? `chatcmpl-fake${Date.now()}` : `cmpl-fake${Date.now()}`;
   const content = `fake answer from ${model}`;
   const created = Math.floor(Date.now() / 1000);
+  // Worked out before any header goes: a request it cannot read fails as a whole.
+  const call = operation === 'chat' ? toolCallFor(request) : undefined;
   if (request.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json', ...echoHeaders });
     const choice = operation === 'chat'
-      ? { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }
+      ? {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null, ...(call ? { tool_calls: [call] } : {}) },
+        logprobs: null, finish_reason: call ? 'tool_calls' : 'stop',
+      }
       : { index: 0, text: content, logprobs: null, finish_reason: 'stop' };
     res.end(JSON.stringify({ id, object: operation === 'chat' ? 'chat.completion' : 'text_completion', created, model, choices: [choice], usage, fake_echo: echo }));
     return;
@@ -113,7 +121,14 @@ export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) =
   const hold = /^hold-(.+)$/.exec(model)?.[1];
   const events: unknown[] = [chunk('', null, true)];
   for (const word of content.split(' ')) events.push(chunk(`${word} `, null));
-  events.push(chunk(undefined, 'stop'));
+  if (call) {
+    // As OpenAI streams a call: id and name first, then the arguments in pieces.
+    const toolDelta = (delta: Record<string, unknown>) => ({ ...chunk('', null), choices: [{ index: 0, delta: { tool_calls: [{ index: 0, ...delta }] }, logprobs: null, finish_reason: null }] });
+    events.push(toolDelta({ id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }));
+    const half = Math.floor(call.function.arguments.length / 2);
+    for (const piece of [call.function.arguments.slice(0, half), call.function.arguments.slice(half)]) events.push(toolDelta({ function: { arguments: piece } }));
+  }
+  events.push(chunk(undefined, call ? 'tool_calls' : 'stop'));
   if (withUsage) events.push({ id, object: operation === 'chat' ? 'chat.completion.chunk' : 'text_completion', created, model, choices: [], usage });
   for (const [index, event] of events.entries()) {
     if (seen.aborted || res.destroyed) return;
@@ -141,6 +156,9 @@ const OPERATIONS: Record<string, 'chat' | 'completions' | 'embeddings'> = {
 interface FakeRequest {
   model?: unknown;
   stream?: unknown;
+  messages?: { role?: unknown }[];
+  tools?: { function?: { name?: unknown } }[];
+  tool_choice?: unknown;
   input?: unknown;
   dimensions?: unknown;
   encoding_format?: unknown;
@@ -157,6 +175,16 @@ function embeddingsAnswer(request: FakeRequest, model: string, promptTokens: num
     return { object: 'embedding', index, embedding };
   });
   return { object: 'list', data, model, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens }, fake_echo: echo };
+}
+
+/** The function call the fake answers with: the chosen or first tool, unless tools are off or the last message is a tool result. */
+function toolCallFor(request: FakeRequest): { id: string; type: 'function'; function: { name: string; arguments: string } } | undefined {
+  if (!Array.isArray(request.tools) || request.tools.length === 0 || request.tool_choice === 'none') return undefined;
+  if (Array.isArray(request.messages) && request.messages.at(-1)?.role === 'tool') return undefined;
+  const chosen = (request.tool_choice as { function?: { name?: unknown } } | null | undefined)?.function?.name;
+  const name = typeof chosen === 'string' ? chosen : request.tools[0]?.function?.name;
+  if (typeof name !== 'string') return undefined;
+  return { id: `call_fake${Date.now()}`, type: 'function', function: { name, arguments: JSON.stringify({ argument: 'fake' }) } };
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

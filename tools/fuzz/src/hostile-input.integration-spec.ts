@@ -64,7 +64,7 @@ const object = (properties: Record<string, unknown>): JsonSchema => ({
   properties: Object.fromEntries(Object.entries(properties).map(([name, value]) => [name, example(value)])),
 });
 
-/** The AI gateway's model calls: OpenAI's wire format, served below the framework. */
+/** The AI gateway's model calls: OpenAI's and Anthropic's wire formats, served below the framework. */
 const MODEL_CALLS: Operation[] = [
   {
     name: 'ai-gateway POST /v1/chat/completions',
@@ -93,6 +93,30 @@ const MODEL_CALLS: Operation[] = [
   { name: 'ai-gateway POST /v1/completions', method: 'POST', path: '/v1/completions', pathParams: [], queryParams: [], body: object({ model: 'fuzz-chat', prompt: 'hi', max_tokens: 5 }) },
   { name: 'ai-gateway POST /v1/embeddings', method: 'POST', path: '/v1/embeddings', pathParams: [], queryParams: [], body: object({ model: 'fuzz-embed', input: ['hi'] }) },
   { name: 'ai-gateway GET /v1/models/{id}', method: 'GET', path: '/v1/models/{id}', pathParams: ['id'], queryParams: [] },
+  {
+    name: 'ai-gateway POST /v1/messages (bridged to chat)',
+    method: 'POST',
+    path: '/v1/messages',
+    pathParams: [],
+    queryParams: [],
+    body: object({
+      model: 'fuzz-chat',
+      max_tokens: 5,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+      tools: [{ name: 'lookup', input_schema: { type: 'object', properties: {} } }],
+      metadata: { user_id: 'fuzz' },
+    }),
+  },
+  {
+    name: 'ai-gateway POST /v1/messages (Anthropic, streamed)',
+    method: 'POST',
+    path: '/v1/messages',
+    pathParams: [],
+    queryParams: [],
+    body: object({ model: 'fuzz-claude', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }], stream: true }),
+  },
+  { name: 'ai-gateway POST /v1/messages/count_tokens', method: 'POST', path: '/v1/messages/count_tokens', pathParams: [], queryParams: [], body: object({ model: 'fuzz-chat', messages: [{ role: 'user', content: 'hi' }] }) },
 ];
 
 /** MCP over Streamable HTTP: JSON-RPC requests of each kind, on the union endpoint and a virtual server. */

@@ -103,6 +103,8 @@ export async function startSuite(): Promise<SuiteUnderTest> {
     litellm_params: { model: openai/gpt-4o-mini, api_base: ${fake.url}/v1, api_key: sk-upstream }
   - model_name: fuzz-embed
     litellm_params: { model: openai/text-embedding-3-small, api_base: ${fake.url}/v1, api_key: sk-upstream }
+  - model_name: fuzz-claude
+    litellm_params: { model: anthropic/claude-sonnet-4-5, api_base: ${fake.url}/anthropic, api_key: sk-upstream }
 `,
     );
     const aiService = await startBuiltService('ai-gateway', 'AIGW_LISTEN_ADDR', {

@@ -44,13 +44,115 @@ export const noDeploymentsAvailable = (alias: string, retryAfterMs: number) =>
   );
 
 /**
- * Retries and fallbacks around one upstream attempt. Retries (`num_retries`) re-pick within the
- * alias, another deployment first, on retryable failures; when an alias is spent the call moves to
- * its `fallbacks` (or, for a context-length error, its `context_window_fallbacks`), each with its
- * own retries. A 400 that is not about the context window ends the call at once. Every failure of
- * a deployment is told to the cooldowns. `attempt` must resolve before anything reaches the
- * client: a stream is retried only until its first byte.
+ * Retries and fallbacks of one call, as a plan the call pipeline walks: `next()` names the
+ * deployment to try, `failed()` tells the plan how that went. Retries (`num_retries`) re-pick
+ * within the alias, another deployment first, on retryable failures; when an alias is spent the
+ * call moves to its `fallbacks` (or, for a context-length error, its `context_window_fallbacks`),
+ * each with its own retries. A 400 that is not about the context window ends the call at once.
+ * Every failure of a deployment is told to the cooldowns. The pipeline must try a deployment
+ * before anything reaches the client: a stream is retried only until its first byte.
  */
+export class RoutePlan {
+  private readonly queue: string[];
+  private readonly visited: Set<string>;
+  private index = -1;
+  private alias: string | undefined;
+  private attempts = 0;
+  private tried = new Set<string>();
+  private aliasSpent = false;
+  private aliasError: ProviderError | undefined;
+  private lastError: ProviderError | undefined;
+
+  constructor(
+    private readonly progress: CallProgress,
+    private readonly settings: GatewaySettings,
+    private readonly router: DeploymentRouter,
+    private readonly cooldowns: DeploymentCooldowns,
+    private readonly clock: GatewayClock,
+  ) {
+    this.queue = [progress.alias];
+    this.visited = new Set(this.queue);
+  }
+
+  /** Why the call failed, once `next()` has nothing more to try. */
+  get error(): ProviderError {
+    return this.lastError ?? new ProviderError(500, 'server_error', 'The gateway could not route the call.');
+  }
+
+  /** The deployment to try now (with the router's timeout when it has none of its own), or undefined when none is left. */
+  next(): GatewayDeployment | undefined {
+    const { numRetries, timeoutMs } = this.settings.router;
+    for (;;) {
+      if (this.alias === undefined && !this.nextAlias()) return undefined;
+      const alias = this.alias as string;
+      if (!this.aliasSpent && this.attempts <= numRetries) {
+        const deployment = this.router.pick(alias, this.tried);
+        if (deployment) {
+          if (this.attempts > 0) this.progress.retries++;
+          this.attempts++;
+          this.progress.deployment = deployment;
+          this.tried.add(deployment.id);
+          return deployment.timeoutMs === undefined && timeoutMs !== undefined ? { ...deployment, timeoutMs } : deployment;
+        }
+        // Every deployment cools down (perhaps after this call's own failures): the upstream's error says more.
+        this.aliasError ??= noDeploymentsAvailable(alias, this.router.soonestAvailableMs(alias));
+      }
+      this.leaveAlias();
+    }
+  }
+
+  /** The deployment `next()` named failed with `error`. */
+  failed(deployment: GatewayDeployment, error: ProviderError): void {
+    this.aliasError = error;
+    if (isContextWindowError(error) || !isDeploymentFailure(error)) {
+      this.aliasSpent = true;
+      return;
+    }
+    const retryAfterS = error.status === 429 ? retryAfterSeconds(error.headers['retry-after'], this.clock.now()) : undefined;
+    const alias = this.alias as string;
+    this.cooldowns.recordFailure(deployment.id, { countable: this.router.size(alias) > 1, ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
+    if (!isRetryable(error)) this.aliasSpent = true;
+  }
+
+  private nextAlias(): boolean {
+    if (this.index + 1 >= this.queue.length) return false;
+    this.index++;
+    this.alias = this.queue[this.index] as string;
+    this.progress.alias = this.alias;
+    if (this.index > 0) this.progress.fallbacks++;
+    this.attempts = 0;
+    this.tried = new Set();
+    this.aliasSpent = false;
+    this.aliasError = undefined;
+    return true;
+  }
+
+  /** The alias is spent: its error stands, and its fallbacks (for that error) are queued. */
+  private leaveAlias(): void {
+    const alias = this.alias as string;
+    const error = this.aliasError;
+    this.lastError = error;
+    this.alias = undefined;
+    if (!error) {
+      this.index = this.queue.length;
+      return;
+    }
+    const { router } = this.settings;
+    const next = isContextWindowError(error) ? fallbacksOf(alias, router.contextWindowFallbacks) : isDeploymentFailure(error) ? fallbacksOf(alias, router.fallbacks) : [];
+    for (const target of next) {
+      if (!this.visited.has(target)) {
+        this.visited.add(target);
+        this.queue.push(target);
+      }
+    }
+  }
+}
+
+function fallbacksOf(alias: string, lists: Record<string, string[]>[]): string[] {
+  return lists.flatMap((entry) => entry[alias] ?? []);
+}
+
+/** Makes the routing plan of each call from the router settings, the deployments and their cooldowns. */
 @Injectable()
 export class CallRouter {
   constructor(
@@ -60,56 +162,7 @@ export class CallRouter {
     private readonly clock: GatewayClock,
   ) {}
 
-  async route<T>(progress: CallProgress, attempt: (deployment: GatewayDeployment) => Promise<T>, signal: AbortSignal): Promise<T> {
-    const { numRetries, timeoutMs } = this.settings.router;
-    const queue = [progress.alias];
-    const visited = new Set(queue);
-    let lastError: ProviderError | undefined;
-    for (let index = 0; index < queue.length; index++) {
-      const alias = queue[index] as string;
-      progress.alias = alias;
-      if (index > 0) progress.fallbacks++;
-      const tried = new Set<string>();
-      let aliasError: ProviderError | undefined;
-      for (let attemptNo = 0; attemptNo <= numRetries; attemptNo++) {
-        const deployment = this.router.pick(alias, tried);
-        if (!deployment) {
-          // Every deployment cools down (perhaps after this call's own failures): the upstream's error says more.
-          aliasError ??= noDeploymentsAvailable(alias, this.router.soonestAvailableMs(alias));
-          break;
-        }
-        if (attemptNo > 0) progress.retries++;
-        progress.deployment = deployment;
-        tried.add(deployment.id);
-        try {
-          return await attempt(deployment.timeoutMs === undefined && timeoutMs !== undefined ? { ...deployment, timeoutMs } : deployment);
-        } catch (error) {
-          if (signal.aborted || !(error instanceof ProviderError)) throw error;
-          aliasError = error;
-          if (isContextWindowError(error) || !isDeploymentFailure(error)) break;
-          const retryAfterS = error.status === 429 ? retryAfterSeconds(error.headers['retry-after'], this.clock.now()) : undefined;
-          this.cooldowns.recordFailure(deployment.id, { countable: this.router.size(alias) > 1, ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
-          if (!isRetryable(error)) break;
-        }
-      }
-      lastError = aliasError;
-      if (!aliasError) break;
-      const next = isContextWindowError(aliasError)
-        ? this.fallbacksOf(alias, this.settings.router.contextWindowFallbacks)
-        : isDeploymentFailure(aliasError)
-          ? this.fallbacksOf(alias, this.settings.router.fallbacks)
-          : [];
-      for (const target of next) {
-        if (!visited.has(target)) {
-          visited.add(target);
-          queue.push(target);
-        }
-      }
-    }
-    throw lastError ?? new ProviderError(500, 'server_error', 'The gateway could not route the call.');
-  }
-
-  private fallbacksOf(alias: string, lists: Record<string, string[]>[]): string[] {
-    return lists.flatMap((entry) => entry[alias] ?? []);
+  plan(progress: CallProgress): RoutePlan {
+    return new RoutePlan(progress, this.settings, this.router, this.cooldowns, this.clock);
   }
 }

@@ -1,3 +1,4 @@
+import { HttpException, Logger } from '@nestjs/common';
 import { ProviderError } from '@arbor/provider-adapters';
 import { excerpt } from '@arbor/platform';
 
@@ -26,3 +27,31 @@ export const requestTooLarge = (limitBytes: number) =>
 
 export const unsupportedEncoding = (encoding: string) =>
   new ProviderError(415, 'invalid_request_error', `The request body's content-encoding "${excerpt(encoding)}" is not supported; send it uncompressed.`, 'unsupported_content_encoding');
+
+// Nest's own HTTP exceptions (malformed JSON, say) rendered as the family A types of their status.
+const TYPES_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  408: 'timeout',
+  413: 'invalid_request_error',
+  422: 'invalid_request_error',
+  429: 'rate_limit_exceeded',
+};
+
+const logger = new Logger('ai-gateway');
+
+/** Any error as family A: ProviderError as it is, Nest's HTTP exceptions by status, the rest a 500 (logged, not shown). */
+export function familyAError(exception: unknown): ProviderError {
+  if (exception instanceof ProviderError) return exception;
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const body = exception.getResponse();
+    const message = typeof body === 'string' ? body : String((body as { message?: unknown }).message ?? exception.message);
+    const code = status === 413 ? 'request_too_large' : status === 400 ? 'invalid_request' : status === 404 ? 'not_found' : null;
+    return new ProviderError(status, TYPES_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), message, code);
+  }
+  logger.error({ err: exception }, 'unhandled error');
+  return new ProviderError(500, 'server_error', 'The gateway failed to handle the request.');
+}

@@ -4,9 +4,10 @@ import { ControlPlaneClient, TokenVerifier } from '@arbor/contract';
 import { AdminAccess, AdminGuard, ControlPlaneAccess } from './admin/admin-access';
 import { CallRouter } from './call-router';
 import { CallAccounting } from './calls/call-accounting';
-import { FamilyACalls } from './calls/family-a-calls';
+import { CallPipeline } from './calls/call-pipeline';
 import { FamilyAController } from './calls/family-a.controller';
-import { FamilyARoutes } from './calls/family-a-routes';
+import { CallRoutes } from './calls/call-routes';
+import { CountTokensRoutes } from './endpoints/anthropic-messages/count-tokens.routes';
 import { GatewayMetrics } from './calls/gateway-metrics';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
@@ -43,7 +44,7 @@ export interface GatewayOptions {
 }
 
 /**
- * The family A routes and the admin API of virtual keys (the service's DatabaseModule must carry
+ * The model call routes of every endpoint family and the admin API of virtual keys (the service's DatabaseModule must carry
  * AI_GATEWAY_ENTITIES and AI_GATEWAY_MIGRATIONS). Reads and checks the YAML now, so a bad file
  * stops the start (ConfigError).
  */
@@ -73,8 +74,9 @@ export class GatewayModule {
         AdminAccess,
         CallAccounting,
         GatewayMetrics,
-        FamilyACalls,
-        FamilyARoutes,
+        CallPipeline,
+        CallRoutes,
+        CountTokensRoutes,
         MasterKeyCheck,
         GatewayAuthentication,
         GatewayKeyGuard,

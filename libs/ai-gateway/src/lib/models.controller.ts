@@ -13,31 +13,62 @@ interface ModelObject {
   owned_by: string;
 }
 
-/** GET /v1/models lists aliases, never provider model names; a virtual key sees only its own. */
+/** Anthropic's model object (family B). */
+interface AnthropicModelObject {
+  type: 'model';
+  id: string;
+  display_name: string;
+  created_at: string;
+}
+
+interface AnthropicModelList {
+  data: AnthropicModelObject[];
+  has_more: false;
+  first_id: string | null;
+  last_id: string | null;
+}
+
+/** Anthropic's clients send their API version with every request; OpenAI's never do. */
+function wantsFamilyB(request: Request): boolean {
+  return request.headers['anthropic-version'] !== undefined;
+}
+
+/**
+ * GET /v1/models lists aliases, never provider model names; a virtual key sees only its own. In
+ * Anthropic's shape when the request carries `anthropic-version` (all aliases on one page).
+ */
 @Controller()
 @UseGuards(GatewayKeyGuard)
 @UseFilters(FamilyAErrorFilter)
 export class ModelsController {
-  private readonly created = Math.floor(Date.now() / 1000);
+  private readonly started = new Date();
+  private readonly created = Math.floor(this.started.getTime() / 1000);
 
   constructor(private readonly router: DeploymentRouter) {}
 
   @Get(['v1/models', 'models'])
-  list(@Req() request: Request): { object: 'list'; data: ModelObject[] } {
+  list(@Req() request: Request): { object: 'list'; data: ModelObject[] } | AnthropicModelList {
     const caller = gatewayCaller(request);
     const aliases = this.router.aliases().filter((alias) => mayUseAlias(caller, alias));
+    if (wantsFamilyB(request)) {
+      return { data: aliases.map((alias) => this.anthropicModel(alias)), has_more: false, first_id: aliases[0] ?? null, last_id: aliases.at(-1) ?? null };
+    }
     return { object: 'list', data: aliases.map((alias) => this.model(alias)) };
   }
 
   // Aliases may contain slashes (`openai/gpt-4o`), hence the wildcard.
   @Get(['v1/models/*id', 'models/*id'])
-  get(@Req() request: Request, @Param('id') id: string | string[]): ModelObject {
+  get(@Req() request: Request, @Param('id') id: string | string[]): ModelObject | AnthropicModelObject {
     const alias = Array.isArray(id) ? id.join('/') : id;
     if (!mayUseAlias(gatewayCaller(request), alias) || !this.router.has(alias)) throw unknownModel(alias);
-    return this.model(alias);
+    return wantsFamilyB(request) ? this.anthropicModel(alias) : this.model(alias);
   }
 
   private model(alias: string): ModelObject {
     return { id: alias, object: 'model', created: this.created, owned_by: 'arbor' };
+  }
+
+  private anthropicModel(alias: string): AnthropicModelObject {
+    return { type: 'model', id: alias, display_name: alias, created_at: this.started.toISOString() };
   }
 }

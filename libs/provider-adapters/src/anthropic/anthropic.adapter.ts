@@ -1,46 +1,66 @@
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
 import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream } from '../lib/upstream-http';
-import { ANTHROPIC_PARAMS } from './anthropic.params';
-import { toAnthropicRequest } from './anthropic.request';
-import { anthropicError, toChatCompletion, type AnthropicMessage } from './anthropic.response';
-import { toChatCompletionChunks } from './anthropic.stream';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
+import { toAnthropicRequest } from '../messages-chat/chat-to-messages.request';
+import { toChatCompletion } from '../messages-chat/messages-to-chat.answer';
+import { anthropicMessage } from '../messages-chat/messages.wire';
+import { toChatCompletionChunks } from '../messages-chat/messages-to-chat.stream';
+import { anthropicApiError, anthropicError } from './anthropic.error';
+import {
+  ANTHROPIC_CHAT_PARAMS,
+  ANTHROPIC_COUNT_TOKENS_PARAMS,
+  ANTHROPIC_MESSAGES_PARAMS,
+  DEFAULT_ANTHROPIC_VERSION,
+  KNOWN_ANTHROPIC_BETAS,
+} from './anthropic.params';
+import { ANTHROPIC_PRICES } from './anthropic.prices';
 
 const DEFAULT_API_BASE = 'https://api.anthropic.com';
-const ANTHROPIC_VERSION = '2023-06-01';
 // A whole non-streamed answer is read before translating it; the largest outputs stay well below this.
 const MAX_ANSWER_BYTES = 32 * 1_048_576;
 
-/** Anthropic's Messages API behind family A chat completions (`anthropic/claude-sonnet-4-5`). */
+/**
+ * Anthropic's Messages API (`anthropic/claude-sonnet-4-5`): its own messages and token counts
+ * passed through, and family A chat completions translated to and from messages.
+ */
 export const anthropicAdapter: ProviderAdapter = {
   provider: 'anthropic',
-  params: ANTHROPIC_PARAMS,
-  chatCompletions: callMessages,
+  operations: {
+    messages: { params: ANTHROPIC_MESSAGES_PARAMS, unknownParams: 'dropped', call: (call) => passThrough(call, 'messages') },
+    count_tokens: { params: ANTHROPIC_COUNT_TOKENS_PARAMS, unknownParams: 'dropped', call: (call) => passThrough(call, 'messages/count_tokens') },
+    chat: { params: ANTHROPIC_CHAT_PARAMS, call: chatOverMessages },
+  },
+  settings: { params: ['api_base', 'api_key'] },
+  prices: ANTHROPIC_PRICES,
 };
 
-async function callMessages(call: ProviderCall): Promise<ProviderAnswer> {
+/** The client's own Messages request, sent on with the provider model and key, its answer untouched. */
+async function passThrough(call: ProviderCall, path: 'messages' | 'messages/count_tokens'): Promise<ProviderAnswer> {
+  const stream = call.body['stream'] === true;
+  const version = header(call, 'anthropic-version') ?? DEFAULT_ANTHROPIC_VERSION;
+  const betas = (header(call, 'anthropic-beta') ?? '')
+    .split(',')
+    .map((beta) => beta.trim())
+    .filter((beta) => KNOWN_ANTHROPIC_BETAS.has(beta));
+  const response = await post(call, path, { ...call.body, model: call.deployment.model }, version, betas);
+  if (response.statusCode < 200 || response.statusCode >= 300) throw await errorOf(response, anthropicApiError);
+  const contentType = response.headers['content-type'];
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    contentType: typeof contentType === 'string' ? contentType : stream ? 'text/event-stream' : 'application/json',
+    body: response.body,
+  };
+}
+
+/** Family A chat completions as a Messages call, the answer translated back. */
+async function chatOverMessages(call: ProviderCall): Promise<ProviderAnswer> {
   const { deployment, body } = call;
   const stream = body['stream'] === true;
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: stream ? 'text/event-stream' : 'application/json',
-    'anthropic-version': ANTHROPIC_VERSION,
-  };
-  if (deployment.apiKey) headers['x-api-key'] = deployment.apiKey;
-  const response = await sendUpstream({
-    url: messagesUrl(deployment.apiBase ?? DEFAULT_API_BASE),
-    method: 'POST',
-    headers,
-    body: Buffer.from(JSON.stringify(toAnthropicRequest(body, deployment.model))),
-    signal: call.signal,
-    timeoutMs: deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
-  });
+  const response = await post(call, 'messages', toAnthropicRequest(body, deployment.model), DEFAULT_ANTHROPIC_VERSION, []);
   const status = response.statusCode;
-  if (status < 200 || status >= 300) {
-    const retryAfter = response.headers['retry-after'];
-    throw anthropicError(status, await readBody(response.body, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
-  }
+  if (status < 200 || status >= 300) throw await errorOf(response, anthropicError);
   const created = Math.floor(Date.now() / 1000);
   if (stream) {
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
@@ -48,18 +68,48 @@ async function callMessages(call: ProviderCall): Promise<ProviderAnswer> {
     return { status, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
   }
   const text = await readBody(response.body, MAX_ANSWER_BYTES);
-  let message: AnthropicMessage;
+  let json: unknown;
   try {
-    message = JSON.parse(text) as AnthropicMessage;
+    json = JSON.parse(text);
   } catch {
     throw new ProviderError(502, 'server_error', 'Anthropic answered with a body that is not JSON.', 'upstream_invalid_answer');
   }
-  return { status, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(message, deployment.model, created)) };
+  const message = anthropicMessage.safeParse(json);
+  if (!message.success) throw new ProviderError(502, 'server_error', 'Anthropic answered with a body that is not a message.', 'upstream_invalid_answer');
+  return { status, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(message.data, deployment.model, created)) };
+}
+
+function post(call: ProviderCall, path: string, request: unknown, version: string, betas: string[]): Promise<UpstreamResponse> {
+  const { deployment } = call;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: call.body['stream'] === true ? 'text/event-stream' : 'application/json',
+    'anthropic-version': version,
+  };
+  if (betas.length > 0) headers['anthropic-beta'] = betas.join(',');
+  if (deployment.apiKey) headers['x-api-key'] = deployment.apiKey;
+  return sendUpstream({
+    url: endpointUrl(deployment.apiBase ?? DEFAULT_API_BASE, path),
+    method: 'POST',
+    headers,
+    body: Buffer.from(JSON.stringify(request)),
+    signal: call.signal,
+    timeoutMs: deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+  });
+}
+
+async function errorOf(response: UpstreamResponse, map: (status: number, body: string, retryAfter?: string) => ProviderError): Promise<ProviderError> {
+  const retryAfter = response.headers['retry-after'];
+  return map(response.statusCode, await readBody(response.body, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
+}
+
+function header(call: ProviderCall, name: string): string | undefined {
+  const value = call.headers?.[name];
+  return Array.isArray(value) ? value.join(',') : value;
 }
 
 /** LiteLLM configs name the host (`https://api.anthropic.com`), sometimes with `/v1` or the whole `/v1/messages`. */
-function messagesUrl(apiBase: string): URL {
-  const base = apiBase.replace(/\/+$/, '');
-  if (base.endsWith('/v1/messages')) return new URL(base);
-  return new URL(base.endsWith('/v1') ? `${base}/messages` : `${base}/v1/messages`);
+function endpointUrl(apiBase: string, path: string): URL {
+  const base = apiBase.replace(/\/+$/, '').replace(/\/messages$/, '');
+  return new URL(base.endsWith('/v1') ? `${base}/${path}` : `${base}/v1/${path}`);
 }

@@ -31,7 +31,7 @@ describe('the Azure OpenAI adapter', () => {
   });
 
   it('passes completions through with the key in api-key and the default api-version', async () => {
-    const answer = await azureAdapter.completions!(call(deployment('my-instruct'), { model: 'alias', prompt: 'Say hi', max_tokens: 5 }));
+    const answer = await azureAdapter.operations.completions!.call(call(deployment('my-instruct'), { model: 'alias', prompt: 'Say hi', max_tokens: 5 }));
     expect((await json(answer.body))['choices']).toEqual([{ index: 0, text: 'fake answer from my-instruct', logprobs: null, finish_reason: 'stop' }]);
     const seen = await lastSeen();
     expect(seen.path).toBe('/azure/openai/deployments/my-instruct/completions?api-version=2024-10-21');
@@ -40,22 +40,22 @@ describe('the Azure OpenAI adapter', () => {
   });
 
   it('passes embeddings through untouched, base64 included', async () => {
-    const answer = await azureAdapter.embeddings!(call(deployment('my-embedding', { apiVersion: '2025-04-01-preview' }), { model: 'alias', input: 'x', encoding_format: 'base64', dimensions: 2 }));
+    const answer = await azureAdapter.operations.embeddings!.call(call(deployment('my-embedding', { apiVersion: '2025-04-01-preview' }), { model: 'alias', input: 'x', encoding_format: 'base64', dimensions: 2 }));
     const body = await json(answer.body);
     expect((body['data'] as { embedding: unknown }[])[0]?.embedding).toEqual(expect.any(String));
     expect((await lastSeen()).path).toBe('/azure/openai/deployments/my-embedding/embeddings?api-version=2025-04-01-preview');
   });
 
   it('gives Azure\'s numeric error codes their family A names', async () => {
-    const limited = await azureAdapter.chatCompletions(call(deployment('fail-429'), { messages: [] })).catch((e: unknown) => e);
+    const limited = await azureAdapter.operations.chat!.call(call(deployment('fail-429'), { messages: [] })).catch((e: unknown) => e);
     expect({ status: (limited as ProviderError).status, code: (limited as ProviderError).code, headers: (limited as ProviderError).headers })
       .toEqual({ status: 429, code: 'rate_limit_exceeded', headers: { 'retry-after': '1' } });
-    const context = await azureAdapter.chatCompletions(call(deployment('fail-context'), { messages: [] })).catch((e: unknown) => e);
+    const context = await azureAdapter.operations.chat!.call(call(deployment('fail-context'), { messages: [] })).catch((e: unknown) => e);
     expect((context as ProviderError).code).toBe('context_length_exceeded');
   });
 
   it('refuses a deployment without api_base', async () => {
-    const error = await azureAdapter.chatCompletions(call({ provider: 'azure', model: 'd' }, { messages: [] })).catch((e: unknown) => e);
+    const error = await azureAdapter.operations.chat!.call(call({ provider: 'azure', model: 'd' }, { messages: [] })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).message).toContain('api_base');
   });

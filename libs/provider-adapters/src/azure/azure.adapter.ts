@@ -1,7 +1,9 @@
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
 import { sendOpenAiShaped } from '../openai/openai.adapter';
-import { AZURE_PARAMS } from './azure.params';
+import { OPENAI_COMPLETION_PARAMS } from '../openai/openai.params';
+import { OPENAI_PRICES } from '../openai/openai.prices';
+import { AZURE_CHAT_COMPLETION_PARAMS, AZURE_EMBEDDING_PARAMS } from './azure.params';
 
 /** The newest dated GA version of Azure OpenAI's inference API, used when a deployment names none. */
 export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
@@ -12,10 +14,15 @@ export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
  */
 export const azureAdapter: ProviderAdapter = {
   provider: 'azure',
-  params: AZURE_PARAMS,
-  chatCompletions: (call) => callAzure(call, 'chat/completions'),
-  completions: (call) => callAzure(call, 'completions'),
-  embeddings: (call) => callAzure(call, 'embeddings'),
+  operations: {
+    chat: { params: AZURE_CHAT_COMPLETION_PARAMS, call: (call) => callAzure(call, 'chat/completions') },
+    completions: { params: OPENAI_COMPLETION_PARAMS, call: (call) => callAzure(call, 'completions') },
+    embeddings: { params: AZURE_EMBEDDING_PARAMS, call: (call) => callAzure(call, 'embeddings') },
+  },
+  // Azure has no default address: every resource has its own.
+  settings: { params: ['api_base', 'api_key', 'api_version'], required: { api_base: 'https://<resource>.openai.azure.com' } },
+  // Azure OpenAI's global standard deployments cost what OpenAI's models cost.
+  prices: OPENAI_PRICES,
 };
 
 async function callAzure(call: ProviderCall, operation: string): Promise<ProviderAnswer> {

@@ -1,5 +1,4 @@
-import type { ProviderAdapter } from '../lib/provider-adapter';
-import { OPENAI_CHAT_COMPLETION_PARAMS, OPENAI_COMPLETION_PARAMS, OPENAI_EMBEDDING_PARAMS } from '../openai/openai.params';
+import { OPENAI_CHAT_COMPLETION_PARAMS, OPENAI_EMBEDDING_PARAMS } from '../openai/openai.params';
 
 // OpenAI-only features Azure OpenAI's inference API (2024-10-21 GA, 2025-04-01-preview) does not document.
 const NOT_ON_AZURE = new Set(['prompt_cache_key', 'safety_identifier', 'service_tier', 'verbosity', 'web_search_options']);
@@ -13,9 +12,3 @@ export const AZURE_CHAT_COMPLETION_PARAMS: ReadonlySet<string> = new Set([
 
 /** Azure's embeddings add `input_type` (query or document, for some models). */
 export const AZURE_EMBEDDING_PARAMS: ReadonlySet<string> = new Set([...OPENAI_EMBEDDING_PARAMS, 'input_type']);
-
-export const AZURE_PARAMS: ProviderAdapter['params'] = {
-  chat: AZURE_CHAT_COMPLETION_PARAMS,
-  completions: OPENAI_COMPLETION_PARAMS,
-  embeddings: AZURE_EMBEDDING_PARAMS,
-};

@@ -24,7 +24,7 @@ describe('the Gemini adapter against the Gemini fake', () => {
   afterAll(() => fake.stop());
 
   it('embeds texts through batchEmbedContents as a family A list with estimated usage', async () => {
-    const answer = await geminiAdapter.embeddings!(call('gemini-embedding-001', { model: 'embed', input: ['hello world', 'hi'], dimensions: 3, encoding_format: 'float' }));
+    const answer = await geminiAdapter.operations.embeddings!.call(call('gemini-embedding-001', { model: 'embed', input: ['hello world', 'hi'], dimensions: 3, encoding_format: 'float' }));
     expect(JSON.parse(await text(answer.body))).toEqual({
       object: 'list',
       data: [
@@ -46,33 +46,33 @@ describe('the Gemini adapter against the Gemini fake', () => {
   });
 
   it('encodes vectors as base64 float32 when asked (the OpenAI SDK asks by default)', async () => {
-    const answer = await geminiAdapter.embeddings!(call('gemini-embedding-001', { input: 'x', dimensions: 2, encoding_format: 'base64' }));
+    const answer = await geminiAdapter.operations.embeddings!.call(call('gemini-embedding-001', { input: 'x', dimensions: 2, encoding_format: 'base64' }));
     const embedding = (JSON.parse(await text(answer.body)) as { data: { embedding: string }[] }).data[0]!.embedding;
     const bytes = Buffer.from(embedding, 'base64');
     expect([bytes.readFloatLE(0), bytes.readFloatLE(4)]).toEqual([Math.fround(1 / 7), Math.fround(2 / 7)]);
   });
 
   it('refuses token arrays as embedding input', async () => {
-    const error = await geminiAdapter.embeddings!(call('gemini-embedding-001', { input: [[1, 2, 3]] })).catch((e: unknown) => e);
+    const error = await geminiAdapter.operations.embeddings!.call(call('gemini-embedding-001', { input: [[1, 2, 3]] })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).param).toBe('input');
   });
 
   it('streams a translated chat ending with usage, and says it has no completions', async () => {
-    const answer = await geminiAdapter.chatCompletions(call('tokens-4-2', { messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } }));
+    const answer = await geminiAdapter.operations.chat!.call(call('tokens-4-2', { messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } }));
     expect(answer.contentType).toBe('text/event-stream');
     const frames = (await text(answer.body)).split('\n\n').filter(Boolean);
     expect(frames.at(-1)).toBe('data: [DONE]');
     expect(JSON.parse(frames.at(-2)!.slice('data: '.length))).toMatchObject({ choices: [], usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 } });
     expect((await lastSeen()).path).toBe('/gemini/v1beta/models/tokens-4-2:streamGenerateContent?alt=sse');
-    expect(geminiAdapter.completions).toBeUndefined();
+    expect(geminiAdapter.operations.completions).toBeUndefined();
   });
 
   it.each([
     ['fail-midstream', 503],
     ['fail-drop', 502],
   ])('ends the stream of %s with a ProviderError %i after the first chunk', async (model, status) => {
-    const answer = await geminiAdapter.chatCompletions(call(model, { messages: [{ role: 'user', content: 'x' }], stream: true }));
+    const answer = await geminiAdapter.operations.chat!.call(call(model, { messages: [{ role: 'user', content: 'x' }], stream: true }));
     const frames: string[] = [];
     const error = await (async () => {
       for await (const chunk of answer.body) frames.push(String(chunk));
@@ -83,7 +83,7 @@ describe('the Gemini adapter against the Gemini fake', () => {
   });
 
   it('rejects with the mapped ProviderError, Retry-After from RetryInfo', async () => {
-    const error = await geminiAdapter.chatCompletions(call('fail-429', { messages: [{ role: 'user', content: 'x' }] })).catch((e: unknown) => e);
+    const error = await geminiAdapter.operations.chat!.call(call('fail-429', { messages: [{ role: 'user', content: 'x' }] })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
     expect({ status: (error as ProviderError).status, code: (error as ProviderError).code, headers: (error as ProviderError).headers })
       .toEqual({ status: 429, code: 'rate_limit_exceeded', headers: { 'retry-after': '2' } });

@@ -2,11 +2,14 @@ import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provi
 import { ProviderError } from '../lib/provider-error';
 import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
-import { embeddingTexts, toBatchEmbedContentsRequest, toEmbeddingList, type BatchEmbedContentsResponse } from './gemini.embeddings';
+import type { z } from 'zod';
+import { embeddingTexts, toBatchEmbedContentsRequest, toEmbeddingList } from './gemini.embeddings';
 import { geminiError } from './gemini.error';
-import { GEMINI_PARAMS } from './gemini.params';
+import { GEMINI_CHAT_PARAMS, GEMINI_EMBEDDING_PARAMS } from './gemini.params';
+import { GEMINI_PRICES } from './gemini.prices';
 import { toGenerateContentRequest } from './gemini.request';
-import { toChatCompletion, type GenerateContentResponse } from './gemini.response';
+import { toChatCompletion } from './gemini.response';
+import { batchEmbedContentsResponse, generateContentResponse } from './gemini.wire';
 import { toChatCompletionChunks } from './gemini.stream';
 
 const DEFAULT_API_BASE = 'https://generativelanguage.googleapis.com';
@@ -16,9 +19,12 @@ const MAX_ANSWER_BYTES = 32 * 1_048_576;
 /** Google's Gemini API (generateContent, streamGenerateContent, batchEmbedContents) behind family A (`gemini/gemini-2.5-flash`). */
 export const geminiAdapter: ProviderAdapter = {
   provider: 'gemini',
-  params: GEMINI_PARAMS,
-  chatCompletions: callGenerateContent,
-  embeddings: callBatchEmbedContents,
+  operations: {
+    chat: { params: GEMINI_CHAT_PARAMS, call: callGenerateContent },
+    embeddings: { params: GEMINI_EMBEDDING_PARAMS, call: callBatchEmbedContents },
+  },
+  settings: { params: ['api_base', 'api_key'] },
+  prices: GEMINI_PRICES,
 };
 
 async function callGenerateContent(call: ProviderCall): Promise<ProviderAnswer> {
@@ -32,7 +38,7 @@ async function callGenerateContent(call: ProviderCall): Promise<ProviderAnswer> 
     const chunks = toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage);
     return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
   }
-  const answer = await readJson<GenerateContentResponse>(response);
+  const answer = await readJson(response, generateContentResponse);
   return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(answer, deployment.model, created)) };
 }
 
@@ -40,7 +46,7 @@ async function callBatchEmbedContents(call: ProviderCall): Promise<ProviderAnswe
   const model = modelName(call.deployment.model);
   const texts = embeddingTexts(call.body['input']);
   const response = await post(call, 'batchEmbedContents', toBatchEmbedContentsRequest(texts, call.body, model));
-  const answer = await readJson<BatchEmbedContentsResponse>(response);
+  const answer = await readJson(response, batchEmbedContentsResponse);
   return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toEmbeddingList(answer, texts, call.body, call.deployment.model)) };
 }
 
@@ -63,13 +69,18 @@ async function post(call: ProviderCall, method: string, request: unknown): Promi
   throw geminiError(status, await readBody(response.body, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
 }
 
-async function readJson<T>(response: UpstreamResponse): Promise<T> {
+/** A whole JSON answer, checked against `schema`. */
+async function readJson<T>(response: UpstreamResponse, schema: z.ZodType<T>): Promise<T> {
   const text = await readBody(response.body, MAX_ANSWER_BYTES);
+  let json: unknown;
   try {
-    return JSON.parse(text) as T;
+    json = JSON.parse(text);
   } catch {
     throw new ProviderError(502, 'server_error', 'Gemini answered with a body that is not JSON.', 'upstream_invalid_answer');
   }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new ProviderError(502, 'server_error', 'Gemini answered with a body of an unknown shape.', 'upstream_invalid_answer');
+  return parsed.data;
 }
 
 /** LiteLLM configs name the host; some name the API version too (`…/v1beta`, `…/v1`). */

@@ -1,9 +1,8 @@
 import { ProviderError } from '../lib/provider-error';
 
-export interface BatchEmbedContentsResponse {
-  embeddings?: { values?: number[] }[];
-  usageMetadata?: { promptTokenCount?: number };
-}
+import type { BatchEmbedContentsResponse } from './gemini.wire';
+
+export type { BatchEmbedContentsResponse } from './gemini.wire';
 
 /** The family A embeddings `input` (a string or a list of them) as texts; Gemini takes no token arrays. */
 export function embeddingTexts(input: unknown): string[] {

@@ -121,7 +121,7 @@ describe('chat completions as Gemini generateContent requests', () => {
     });
     expect(request.generationConfig).toEqual({
       temperature: 0.2, topP: 0.9, candidateCount: 2, seed: 42, presencePenalty: 0.1, frequencyPenalty: 0.3,
-      maxOutputTokens: 300, stopSequences: ['END'], thinkingConfig: { thinkingBudget: 1024 },
+      maxOutputTokens: 300, stopSequences: ['END'], thinkingConfig: { thinkingBudget: 1024, includeThoughts: true },
       responseMimeType: 'application/json', responseJsonSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
     });
     const jsonMode = toGenerateContentRequest({ messages: [], response_format: { type: 'json_object' }, max_tokens: 10, stop: ['a', 'b'] });

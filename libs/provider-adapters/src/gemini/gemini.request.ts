@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mapParameters } from '../lib/parameter-map';
 import { ProviderError } from '../lib/provider-error';
+import { GEMINI_CHAT_PARAMETERS } from './gemini.params';
 
 /** One part of a Gemini Content (the subset this translation writes and reads). */
 export interface GeminiPart {
@@ -216,21 +218,7 @@ function functionCallingConfig(choice: unknown): NonNullable<GenerateContentRequ
 }
 
 function toGenerationConfig(body: Record<string, unknown>): Record<string, unknown> {
-  const config: Record<string, unknown> = {};
-  const copy = (from: string, to: string) => {
-    if (body[from] !== undefined && body[from] !== null) config[to] = body[from];
-  };
-  copy('temperature', 'temperature');
-  copy('top_p', 'topP');
-  copy('n', 'candidateCount');
-  copy('seed', 'seed');
-  copy('presence_penalty', 'presencePenalty');
-  copy('frequency_penalty', 'frequencyPenalty');
-  copy('max_tokens', 'maxOutputTokens');
-  copy('max_completion_tokens', 'maxOutputTokens');
-  const stop = body['stop'];
-  if (typeof stop === 'string') config['stopSequences'] = [stop];
-  else if (Array.isArray(stop)) config['stopSequences'] = stop;
+  const config = (mapParameters(body, GEMINI_CHAT_PARAMETERS)['generationConfig'] ?? {}) as Record<string, unknown>;
   const format = body['response_format'] as { type?: unknown; json_schema?: { schema?: unknown } } | null | undefined;
   if (format?.type === 'json_object') config['responseMimeType'] = 'application/json';
   else if (format?.type === 'json_schema') {
@@ -241,7 +229,8 @@ function toGenerationConfig(body: Record<string, unknown>): Record<string, unkno
   if (typeof effort === 'string') {
     const budget = THINKING_BUDGETS[effort];
     if (budget === undefined) throw invalid(`reasoning_effort must be one of ${Object.keys(THINKING_BUDGETS).join(', ')}.`, 'reasoning_effort');
-    config['thinkingConfig'] = { thinkingBudget: budget };
+    // With thinking on, Gemini's thought summaries come back too, as reasoning_content.
+    config['thinkingConfig'] = budget > 0 ? { thinkingBudget: budget, includeThoughts: true } : { thinkingBudget: budget };
   }
   return config;
 }

@@ -4,7 +4,7 @@ import { toChatCompletion } from './gemini.response';
 import { toChatCompletionChunks } from './gemini.stream';
 
 describe('Gemini answers as chat completions', () => {
-  it('joins text parts, counts thinking as completion tokens and cached tokens as prompt details', () => {
+  it('joins text parts, returns thought summaries as reasoning_content, counts thinking as completion tokens and cached tokens as prompt details', () => {
     const completion = toChatCompletion({
       candidates: [{ content: { role: 'model', parts: [{ text: 'thinking…', thought: true }, { text: 'Hello ' }, { text: 'there' }] }, finishReason: 'STOP', index: 0 }],
       usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 4, thoughtsTokenCount: 6, cachedContentTokenCount: 3, totalTokenCount: 20 },
@@ -16,7 +16,7 @@ describe('Gemini answers as chat completions', () => {
       object: 'chat.completion',
       created: 1700000000,
       model: 'gemini-2.5-flash',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there', refusal: null, reasoning_content: 'thinking…' }, logprobs: null, finish_reason: 'stop' }],
       usage: {
         prompt_tokens: 10, completion_tokens: 10, total_tokens: 20,
         prompt_tokens_details: { cached_tokens: 3 }, completion_tokens_details: { reasoning_tokens: 6 },

@@ -1,27 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { toolCallId, type GeminiPart } from './gemini.request';
 
-export interface GeminiUsage {
-  promptTokenCount?: number;
-  candidatesTokenCount?: number;
-  thoughtsTokenCount?: number;
-  cachedContentTokenCount?: number;
-  totalTokenCount?: number;
-}
+import type { GeminiUsage, GenerateContentResponse } from './gemini.wire';
 
-export interface GeminiCandidate {
-  index?: number;
-  content?: { role?: string; parts?: GeminiPart[] };
-  finishReason?: string;
-}
-
-export interface GenerateContentResponse {
-  candidates?: GeminiCandidate[];
-  promptFeedback?: { blockReason?: string };
-  usageMetadata?: GeminiUsage;
-  modelVersion?: string;
-  responseId?: string;
-}
+export type { GeminiCandidate, GeminiUsage, GenerateContentResponse } from './gemini.wire';
 
 const CONTENT_FILTER_REASONS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY']);
 
@@ -36,6 +18,11 @@ export function finishReasonFor(reason: string | undefined, calledTools: boolean
 /** The answer's text (thought summaries left out: they are not the answer). */
 export function textOf(parts: GeminiPart[]): string {
   return parts.filter((part) => typeof part.text === 'string' && part.thought !== true).map((part) => part.text).join('');
+}
+
+/** The thought summaries of an answer (Gemini sends them when asked, with thinking on). */
+export function thoughtsOf(parts: GeminiPart[]): string {
+  return parts.filter((part) => typeof part.text === 'string' && part.thought === true).map((part) => part.text).join('');
 }
 
 /** Function calls as family A tool calls, each with a fresh `call_…` id. */
@@ -65,9 +52,16 @@ export function toChatCompletion(response: GenerateContentResponse, model: strin
     const parts = candidate.content?.parts ?? [];
     const text = textOf(parts);
     const toolCalls = toolCallsOf(parts);
+    const thoughts = thoughtsOf(parts);
     return {
       index: candidate.index ?? position,
-      message: { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text, refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+      message: {
+        role: 'assistant',
+        content: text === '' && toolCalls.length > 0 ? null : text,
+        refusal: null,
+        ...(thoughts !== '' ? { reasoning_content: thoughts } : {}),
+        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+      },
       logprobs: null,
       finish_reason: finishReasonFor(candidate.finishReason ?? 'STOP', toolCalls.length > 0),
     };

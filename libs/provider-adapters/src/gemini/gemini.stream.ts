@@ -1,7 +1,8 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../lib/provider-error';
-import { geminiErrorFrom, type GoogleError } from './gemini.error';
-import { chatCompletionId, familyAUsage, finishReasonFor, textOf, toolCallsOf, type GenerateContentResponse, type GeminiUsage } from './gemini.response';
+import { geminiErrorFrom } from './gemini.error';
+import { chatCompletionId, familyAUsage, finishReasonFor, textOf, thoughtsOf, toolCallsOf, type GeminiUsage } from './gemini.response';
+import { streamGenerateContentEvent } from './gemini.wire';
 
 /**
  * streamGenerateContent?alt=sse events (each a whole GenerateContentResponse holding the next
@@ -28,7 +29,9 @@ export async function* toChatCompletionChunks(
 
   try {
     for await (const event of events) {
-      const response = JSON.parse(event.data) as GenerateContentResponse & { error?: GoogleError };
+      const parsed = streamGenerateContentEvent.safeParse(JSON.parse(event.data));
+      if (!parsed.success) throw new ProviderError(502, 'server_error', 'The Gemini stream sent an event of an unknown shape.', 'upstream_stream_broken');
+      const response = parsed.data;
       if (response.error) throw geminiErrorFrom(response.error, response.error.code ?? 500);
       if (first) {
         first = false;
@@ -46,6 +49,8 @@ export async function* toChatCompletionChunks(
         choices.set(index, state);
         const parts = candidate.content?.parts ?? [];
         const delta: Record<string, unknown> = state.started ? {} : { role: 'assistant' };
+        const thoughts = thoughtsOf(parts);
+        if (thoughts !== '') delta['reasoning_content'] = thoughts;
         const text = textOf(parts);
         if (text !== '' || !state.started) delta['content'] = text;
         const toolCalls = toolCallsOf(parts).map((call) => ({ index: state.toolCalls++, ...call }));

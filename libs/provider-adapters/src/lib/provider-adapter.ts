@@ -11,29 +11,34 @@ export interface ProviderDeployment {
   timeoutMs?: number;
 }
 
-/** The family A operations a provider may serve. */
-export type ProviderOperation = 'chat' | 'completions' | 'embeddings';
+/**
+ * What a caller may ask of a provider, each the operation of one endpoint family's wire format:
+ * OpenAI's chat completions, completions and embeddings; Anthropic's messages and its token count.
+ */
+export type ProviderOperation = 'chat' | 'completions' | 'embeddings' | 'messages' | 'count_tokens';
 
 export interface ProviderCall {
   deployment: ProviderDeployment;
   /**
-   * The family A request body (OpenAI's shape) with the gateway's own fields removed; `model` is
-   * still the alias. For chat and completions with `stream: true`, the gateway always sets
-   * `stream_options.include_usage: true`: every adapter must then end its stream with a usage
-   * chunk (`choices: []`, `usage: {...}`), as OpenAI does, so that spend is right.
+   * The request body in the operation's own wire format, with the gateway's own fields removed;
+   * `model` is still the alias. For chat and completions with `stream: true`, the gateway always
+   * sets `stream_options.include_usage: true`: every adapter must then end its stream with a
+   * usage chunk (`choices: []`, `usage: {...}`), as OpenAI does, so that spend is right.
    */
   body: Record<string, unknown>;
+  /** The client's request headers the operation passes on (Anthropic's `anthropic-version`, `anthropic-beta`). */
+  headers?: Readonly<Record<string, string | string[] | undefined>>;
   /** Aborted when the client goes away, so the upstream stops generating (and billing). */
   signal: AbortSignal;
 }
 
 /**
  * A successful upstream answer whose body is not read yet: the gateway streams it to the client.
- * `body` yields family A bytes: a JSON document, or for streamed calls Server-Sent Events
- * (`data: <chunk JSON>\n\n` … `data: [DONE]\n\n`). Pass-through adapters hand over the upstream
- * body untouched; translating adapters produce those bytes. A failure after the answer began
- * (the upstream broke off, or sent an error event) destroys `body` with a ProviderError, which the
- * gateway sends on as a final family A error event.
+ * `body` yields bytes of the operation's wire format: a JSON document, or for streamed calls
+ * Server-Sent Events. Pass-through adapters hand over the upstream body untouched; translating
+ * adapters produce those bytes. A failure after the answer began (the upstream broke off, or sent
+ * an error event) destroys `body` with a ProviderError, which the gateway sends on as a final
+ * error event of the endpoint family.
  */
 export interface ProviderAnswer {
   status: number;
@@ -45,19 +50,50 @@ export interface ProviderAnswer {
   body: AsyncIterable<Buffer | string>;
 }
 
+/** One operation a provider serves natively: the request parameters it takes, as data, and the call. */
+export interface NativeOperation {
+  /** Top-level request fields the operation honours, so that drop_params can be honest. */
+  readonly params: ReadonlySet<string>;
+  /**
+   * `refused` (the default): a field outside `params` is refused with 400, or removed under
+   * drop_params. `dropped`: removed silently (Anthropic's own API, where the gateway keeps to the
+   * fields it knows whatever the client sends).
+   */
+  readonly unknownParams?: 'refused' | 'dropped';
+  call(call: ProviderCall): Promise<ProviderAnswer>;
+}
+
+/** A list price in USD per million tokens, as providers publish them. */
+export interface ListPrice {
+  input: number;
+  output: number;
+  /** Prompt tokens read from the provider's cache. */
+  cacheRead?: number;
+  /** Prompt tokens written to the provider's cache (five-minute lifetime, for Anthropic). */
+  cacheWrite?: number;
+  /** Prompt tokens written to Anthropic's one-hour cache. */
+  oneHourCacheWrite?: number;
+}
+
+/** The `litellm_params` a provider reads beyond the gateway's own (`model`, `rpm`, `tpm`, `timeout`). */
+export interface ProviderSettings {
+  /** Keys it accepts (`api_base`, `api_key`, `api_version`, …). */
+  readonly params: readonly string[];
+  /** Keys it cannot do without, each with what to put there. */
+  readonly required?: Readonly<Record<string, string>>;
+}
+
 /**
- * What every provider folder exports. The router picks an adapter by the provider prefix of a
- * deployment and never learns anything else about it. Non-2xx answers reject with ProviderError,
- * already mapped to family A. An operation the provider does not have is absent: the gateway then
- * answers 400 naming the provider.
+ * What every provider folder exports. The gateway picks an adapter by the provider prefix of a
+ * deployment and learns everything else from here: the operations it serves natively (an
+ * endpoint family whose operation is absent is bridged through `chat` where it can be, else
+ * refused with 400 naming the provider), the configuration it reads, and its list prices.
+ * Non-2xx answers reject with ProviderError.
  */
 export interface ProviderAdapter {
   readonly provider: string;
-  /** Family A parameters each operation accepts, as data, so that drop_params can be honest. */
-  readonly params: Readonly<Partial<Record<ProviderOperation, ReadonlySet<string>>>>;
-  chatCompletions(call: ProviderCall): Promise<ProviderAnswer>;
-  /** POST /v1/completions (legacy text completions). */
-  completions?(call: ProviderCall): Promise<ProviderAnswer>;
-  /** POST /v1/embeddings; `input` may be a string or a list of strings (or token arrays). */
-  embeddings?(call: ProviderCall): Promise<ProviderAnswer>;
+  readonly operations: Readonly<Partial<Record<ProviderOperation, NativeOperation>>>;
+  readonly settings: ProviderSettings;
+  /** List prices by model name without date suffix; the gateway's price map and `model_info` win over them. */
+  readonly prices: ReadonlyMap<string, ListPrice>;
 }

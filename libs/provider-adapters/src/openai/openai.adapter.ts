@@ -1,7 +1,8 @@
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
-import { OPENAI_PARAMS } from './openai.params';
+import { OPENAI_CHAT_COMPLETION_PARAMS, OPENAI_COMPLETION_PARAMS, OPENAI_EMBEDDING_PARAMS } from './openai.params';
+import { OPENAI_PRICES } from './openai.prices';
 
 const DEFAULT_API_BASE = 'https://api.openai.com/v1';
 
@@ -11,10 +12,13 @@ const DEFAULT_API_BASE = 'https://api.openai.com/v1';
  */
 export const openAiAdapter: ProviderAdapter = {
   provider: 'openai',
-  params: OPENAI_PARAMS,
-  chatCompletions: (call) => callOpenAi(call, '/chat/completions'),
-  completions: (call) => callOpenAi(call, '/completions'),
-  embeddings: (call) => callOpenAi(call, '/embeddings'),
+  operations: {
+    chat: { params: OPENAI_CHAT_COMPLETION_PARAMS, call: (call) => callOpenAi(call, '/chat/completions') },
+    completions: { params: OPENAI_COMPLETION_PARAMS, call: (call) => callOpenAi(call, '/completions') },
+    embeddings: { params: OPENAI_EMBEDDING_PARAMS, call: (call) => callOpenAi(call, '/embeddings') },
+  },
+  settings: { params: ['api_base', 'api_key'] },
+  prices: OPENAI_PRICES,
 };
 
 function callOpenAi(call: ProviderCall, path: string): Promise<ProviderAnswer> {

@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from '../lib/provider-adapter';
-
 /** Every documented parameter of OpenAI's POST /v1/chat/completions. */
 export const OPENAI_CHAT_COMPLETION_PARAMS: ReadonlySet<string> = new Set([
   'model', 'messages', 'audio', 'frequency_penalty', 'function_call', 'functions', 'logit_bias', 'logprobs',
@@ -17,9 +15,3 @@ export const OPENAI_COMPLETION_PARAMS: ReadonlySet<string> = new Set([
 
 /** Every documented parameter of OpenAI's POST /v1/embeddings. */
 export const OPENAI_EMBEDDING_PARAMS: ReadonlySet<string> = new Set(['model', 'input', 'dimensions', 'encoding_format', 'user']);
-
-export const OPENAI_PARAMS: ProviderAdapter['params'] = {
-  chat: OPENAI_CHAT_COMPLETION_PARAMS,
-  completions: OPENAI_COMPLETION_PARAMS,
-  embeddings: OPENAI_EMBEDDING_PARAMS,
-};

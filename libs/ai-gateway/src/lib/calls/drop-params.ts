@@ -6,15 +6,16 @@ export const GATEWAY_ONLY_PARAMS: ReadonlySet<string> = new Set(['drop_params', 
 /**
  * The body an upstream of this provider gets: gateway-only fields removed, the client's
  * `additional_drop_params` removed, and every parameter outside `supported` either removed
- * (drop_params on, globally or in the request) or refused with 400 naming it.
+ * (drop_params on, globally or in the request; always for `alwaysDrop`) or refused with 400 naming it.
  */
 export function applyDropParams(
   body: Record<string, unknown>,
   supported: ReadonlySet<string>,
   provider: string,
   globalDropParams: boolean,
+  alwaysDrop = false,
 ): Record<string, unknown> {
-  const drop = body['drop_params'] === true || (globalDropParams && body['drop_params'] !== false);
+  const drop = alwaysDrop || body['drop_params'] === true || (globalDropParams && body['drop_params'] !== false);
   const additional = body['additional_drop_params'];
   const named = new Set(Array.isArray(additional) ? additional.filter((name): name is string => typeof name === 'string') : []);
   const result: Record<string, unknown> = {};

@@ -47,7 +47,12 @@ export function usageFrom(raw: unknown): CallUsage | undefined {
  * vectors, and usage is a small object near the end.
  */
 export function usageOfJsonAnswer(body: Buffer): CallUsage | undefined {
-  const at = body.lastIndexOf('"usage"');
+  return usageFrom(lastObjectNamed(body, 'usage'));
+}
+
+/** The last `"<name>": {…}` member of a JSON document, parsed; undefined when there is none. */
+export function lastObjectNamed(body: Buffer, name: string): unknown {
+  const at = body.lastIndexOf(`"${name}"`);
   if (at < 0) return undefined;
   const start = body.indexOf('{', at);
   if (start < 0) return undefined;
@@ -57,7 +62,7 @@ export function usageOfJsonAnswer(body: Buffer): CallUsage | undefined {
     if (byte === 0x7b) depth++;
     else if (byte === 0x7d && --depth === 0) {
       try {
-        return usageFrom(JSON.parse(body.subarray(start, index + 1).toString('utf8')));
+        return JSON.parse(body.subarray(start, index + 1).toString('utf8'));
       } catch {
         return undefined;
       }
@@ -66,6 +71,6 @@ export function usageOfJsonAnswer(body: Buffer): CallUsage | undefined {
   return undefined;
 }
 
-function count(value: unknown): number | undefined {
+export function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }

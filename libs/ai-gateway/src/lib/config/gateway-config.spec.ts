@@ -24,7 +24,6 @@ model_list:
       model: openai/gpt-4o-mini
       api_base: http://127.0.0.1:9999/v1
       api_key: os.environ/FAKE_OPENAI_KEY
-      api_version: "2024-10-21"
       rpm: 600
       tpm: 100000
       timeout: 30
@@ -34,6 +33,11 @@ model_list:
   - model_name: fast
     litellm_params:
       model: openai/gpt-4o
+  - model_name: on-azure
+    litellm_params:
+      model: azure/prod-gpt-4o
+      api_base: https://res.openai.azure.com
+      api_version: "2024-10-21"
 router_settings:
   num_retries: 2
   timeout: 60
@@ -52,10 +56,11 @@ general_settings:
     expect(config.deployments).toEqual([
       {
         id: 'fast-primary', alias: 'fast', provider: 'openai', model: 'gpt-4o-mini', apiBase: 'http://127.0.0.1:9999/v1',
-        apiKey: 'sk-from-env', apiVersion: '2024-10-21', rpm: 600, tpm: 100000, timeoutMs: 30_000,
+        apiKey: 'sk-from-env', rpm: 600, tpm: 100000, timeoutMs: 30_000,
         modelInfo: { id: 'fast-primary', input_cost_per_token: 0.00000015 },
       },
       { id: 'fast-1', alias: 'fast', provider: 'openai', model: 'gpt-4o', modelInfo: {} },
+      { id: 'on-azure-2', alias: 'on-azure', provider: 'azure', model: 'prod-gpt-4o', apiBase: 'https://res.openai.azure.com', apiVersion: '2024-10-21', modelInfo: {} },
     ]);
     expect(config.router).toEqual({
       numRetries: 2, timeoutMs: 60_000, fallbacks: [{ fast: ['fast'] }], contextWindowFallbacks: [],
@@ -70,11 +75,11 @@ general_settings:
     expect(parseGatewayConfig('').deployments).toEqual([]);
   });
 
-  it('names every unknown key, at every level, one line each', () => {
+  it('names every unknown key, at every level, one line each, provider settings by the provider that reads them', () => {
     expect(problemsOf(`
 model_list:
   - model_name: a
-    litellm_params: { model: openai/x, temprature: 1 }
+    litellm_params: { model: openai/x, temprature: 1, api_version: "2024-10-21" }
     extra: 1
 router_settings: { num_retrys: 2 }
 litellm_settings: { drop_param: true }
@@ -83,7 +88,8 @@ callbacks: []
 `)).toEqual([
       expect.stringMatching(/^AIGW_CONFIG: callbacks: unknown key/),
       expect.stringMatching(/^AIGW_CONFIG: model_list\[0\]\.extra: unknown key/),
-      expect.stringMatching(/^AIGW_CONFIG: model_list\[0\]\.litellm_params\.temprature: unknown key/),
+      expect.stringMatching(/^AIGW_CONFIG: model_list\[0\]\.litellm_params\.temprature: unknown key for openai\//),
+      'AIGW_CONFIG: model_list[0].litellm_params.api_version: unknown key for openai/ (known: model, rpm, tpm, timeout, api_base, api_key)',
       expect.stringMatching(/^AIGW_CONFIG: router_settings\.num_retrys: unknown key/),
       expect.stringMatching(/^AIGW_CONFIG: litellm_settings\.drop_param: unknown key/),
       expect.stringMatching(/^AIGW_CONFIG: general_settings\.masterkey: unknown key/),

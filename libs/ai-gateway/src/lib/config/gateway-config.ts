@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { ConfigError, ConfigProblem } from '@arbor/config';
-import { ProviderDeployment, supportedProviders } from '@arbor/provider-adapters';
+import { ProviderDeployment, providerAdapterFor, supportedProviders } from '@arbor/provider-adapters';
 
 /** One `model_list` entry: an alias served by one upstream model. */
 export interface GatewayDeployment extends ProviderDeployment {
@@ -35,7 +35,8 @@ export interface GatewayConfig {
 // The keys a LiteLLM config may have that this gateway understands; anything else stops the start.
 const TOP_KEYS = ['model_list', 'router_settings', 'litellm_settings', 'general_settings'];
 const ENTRY_KEYS = ['model_name', 'litellm_params', 'model_info'];
-const PARAM_KEYS = ['model', 'api_base', 'api_key', 'api_version', 'rpm', 'tpm', 'timeout'];
+// The gateway's own litellm_params; each provider adds those it reads (api_base, api_key, …).
+const GATEWAY_PARAM_KEYS = ['model', 'rpm', 'tpm', 'timeout'];
 const ROUTER_KEYS = ['num_retries', 'timeout', 'fallbacks', 'context_window_fallbacks', 'allowed_fails', 'cooldown_time', 'routing_strategy'];
 const LITELLM_KEYS = ['drop_params'];
 const GENERAL_KEYS = ['master_key', 'always_include_stream_usage'];
@@ -81,7 +82,7 @@ export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = proces
       const entry = read.object(raw, at, ENTRY_KEYS);
       if (!entry) return;
       const alias = read.string(entry['model_name'], `${at}.model_name`, true);
-      const params = read.object(entry['litellm_params'], `${at}.litellm_params`, PARAM_KEYS);
+      const params = read.object(entry['litellm_params'], `${at}.litellm_params`);
       const modelInfo = entry['model_info'] === undefined ? {} : read.object(entry['model_info'], `${at}.model_info`);
       if (!params) {
         if (entry['litellm_params'] === undefined) problem(`${at}.litellm_params`, 'is required');
@@ -94,8 +95,18 @@ export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = proces
         return;
       }
       const provider = target?.slice(0, slash);
-      if (provider !== undefined && !supportedProviders().includes(provider)) {
+      const adapter = provider === undefined ? undefined : providerAdapterFor(provider);
+      if (provider !== undefined && !adapter) {
         problem(`${at}.litellm_params.model`, `unknown provider "${provider}" (supported: ${supportedProviders().join(', ')})`);
+      }
+      if (adapter) {
+        const known = [...GATEWAY_PARAM_KEYS, ...adapter.settings.params];
+        for (const key of Object.keys(params)) {
+          if (!known.includes(key)) problem(`${at}.litellm_params.${key}`, `unknown key for ${provider}/ (known: ${known.join(', ')})`);
+        }
+        for (const [key, hint] of Object.entries(adapter.settings.required ?? {})) {
+          if (params[key] === undefined) problem(`${at}.litellm_params.${key}`, `is required for ${provider}/ (${hint})`);
+        }
       }
       const apiBase = read.url(params['api_base'], `${at}.litellm_params.api_base`);
       const apiKey = read.string(params['api_key'], `${at}.litellm_params.api_key`);
@@ -103,8 +114,6 @@ export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = proces
       const rpm = read.positive(params['rpm'], `${at}.litellm_params.rpm`);
       const tpm = read.positive(params['tpm'], `${at}.litellm_params.tpm`);
       const timeout = read.positive(params['timeout'], `${at}.litellm_params.timeout`);
-      // Azure has no default address: every resource has its own.
-      if (provider === 'azure' && apiBase === undefined && params['api_base'] === undefined) problem(`${at}.litellm_params.api_base`, 'is required for azure/ (https://<resource>.openai.azure.com)');
       const id = modelInfo?.['id'] === undefined ? undefined : read.string(modelInfo['id'], `${at}.model_info.id`);
       if (alias === undefined || target === undefined || provider === undefined) return;
       deployments.push({

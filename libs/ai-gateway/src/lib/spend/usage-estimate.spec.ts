@@ -17,6 +17,21 @@ describe('usage of a stream the client hung up on', () => {
     expect(await promptTokensOf({ input: [[1, 2, 3], [4, 5]] })).toBe(5);
   });
 
+  it('counts an Anthropic Messages stream too: text, thinking apart, tool input', () => {
+    const messagesEvent = (data: Record<string, unknown>) => `event: ${String(data['type'])}\ndata: ${JSON.stringify(data)}\n\n`;
+    const answer = new StreamedAnswer();
+    answer.push(
+      [
+        messagesEvent({ type: 'message_start', message: { id: 'msg_1', usage: { input_tokens: 9, output_tokens: 1 } } }),
+        messagesEvent({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Hmm.' } }),
+        messagesEvent({ type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig' } }),
+        messagesEvent({ type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'It is sunny.' } }),
+        messagesEvent({ type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{"city":' } }),
+      ].join(''),
+    );
+    expect(answer.text()).toEqual({ completion: 'It is sunny.{"city":', reasoning: 'Hmm.' });
+  });
+
   it('counts text that looks like a special token as text, not as an error', async () => {
     expect(await promptTokensOf({ prompt: 'ends with <|endoftext|>' })).toBeGreaterThan(3);
   });

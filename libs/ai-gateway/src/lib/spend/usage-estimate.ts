@@ -16,8 +16,8 @@ const TOKENS_PER_REPLY = 3;
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 /**
- * The text of a family A answer stream as it went by (content, refusals, tool calls; reasoning
- * apart), so that a stream the client hung up on can still be priced. push() only keeps a
+ * The text of an answer stream as it went by (content, refusals, tool calls; reasoning apart), in
+ * family A chunks or Anthropic Messages events, so that a stream the client hung up on can still be priced. push() only keeps a
  * reference to the chunk; parsing happens every 64 KiB and at the end, never per chunk.
  */
 export class StreamedAnswer {
@@ -55,15 +55,23 @@ export class StreamedAnswer {
     for (const match of events.matchAll(/^data: ?(.+)$/gm)) {
       const data = match[1]?.trim();
       if (!data || data === '[DONE]') continue;
-      let chunk: { choices?: unknown };
+      let chunk: { choices?: unknown; type?: unknown; delta?: Record<string, unknown> };
       try {
         chunk = JSON.parse(data) as typeof chunk;
       } catch {
         continue; // cut off mid-event by the hang-up
       }
+      if (chunk.type === 'content_block_delta' && chunk.delta) this.readMessagesDelta(chunk.delta);
       if (!Array.isArray(chunk.choices)) continue;
       for (const choice of chunk.choices as Record<string, unknown>[]) this.readChoice(choice);
     }
+  }
+
+  private readMessagesDelta(delta: Record<string, unknown>): void {
+    for (const field of ['text', 'partial_json'] as const) {
+      if (typeof delta[field] === 'string') this.completion.push(delta[field]);
+    }
+    if (typeof delta['thinking'] === 'string') this.reasoning.push(delta['thinking']);
   }
 
   private readChoice(choice: Record<string, unknown>): void {

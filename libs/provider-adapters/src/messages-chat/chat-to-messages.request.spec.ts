@@ -1,5 +1,5 @@
 import { ProviderError } from '../lib/provider-error';
-import { toAnthropicRequest } from './anthropic.request';
+import { toAnthropicRequest } from './chat-to-messages.request';
 
 const MODEL = 'claude-sonnet-4-5';
 

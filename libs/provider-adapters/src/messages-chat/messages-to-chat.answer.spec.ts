@@ -1,4 +1,4 @@
-import { anthropicError, toChatCompletion } from './anthropic.response';
+import { toChatCompletion } from './messages-to-chat.answer';
 
 const MODEL = 'claude-sonnet-4-5';
 
@@ -62,41 +62,5 @@ describe('Anthropic Messages answers as family A chat completions', () => {
   ])('maps stop_reason %s to finish_reason %s', (stopReason, finishReason) => {
     const completion = toChatCompletion({ id: 'm', content: [], stop_reason: stopReason, usage: {} }, MODEL, 1) as { choices: { finish_reason: string }[] };
     expect(completion.choices[0]?.finish_reason).toBe(finishReason);
-  });
-});
-
-describe('Anthropic errors as family A errors', () => {
-  const body = (type: string, message = 'm') => JSON.stringify({ type: 'error', error: { type, message }, request_id: 'req_1' });
-
-  it.each([
-    [400, 'invalid_request_error', 400, 'invalid_request_error'],
-    [401, 'authentication_error', 401, 'authentication_error'],
-    [403, 'permission_error', 403, 'permission_error'],
-    [404, 'not_found_error', 404, 'invalid_request_error'],
-    [413, 'request_too_large', 413, 'invalid_request_error'],
-    [429, 'rate_limit_error', 429, 'rate_limit_error'],
-    [500, 'api_error', 500, 'server_error'],
-    [529, 'overloaded_error', 503, 'server_error'],
-  ])('answers Anthropic %i %s with %i %s', (status, anthropicType, familyAStatus, familyAType) => {
-    const error = anthropicError(status, body(anthropicType, 'upstream says no'));
-    expect(error.status).toBe(familyAStatus);
-    expect(error.toBody().error).toMatchObject({ type: familyAType, message: 'upstream says no' });
-  });
-
-  it('marks a prompt too long for the model with code context_length_exceeded', () => {
-    const error = anthropicError(400, body('invalid_request_error', 'prompt is too long: 208310 tokens > 200000 maximum'));
-    expect(error.toBody().error).toEqual({
-      message: 'prompt is too long: 208310 tokens > 200000 maximum', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded',
-    });
-  });
-
-  it('keeps Retry-After on a rate limit', () => {
-    expect(anthropicError(429, body('rate_limit_error'), '12').headers).toEqual({ 'retry-after': '12' });
-  });
-
-  it('maps by status when the body is not Anthropic JSON, and a stream error event by its type alone', () => {
-    expect(anthropicError(529, '<html>busy</html>').status).toBe(503);
-    expect(anthropicError(502, 'Bad Gateway').status).toBe(502);
-    expect(anthropicError(undefined, body('overloaded_error', 'Overloaded')).status).toBe(503);
   });
 });

@@ -1,7 +1,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import { ProviderError } from '../lib/provider-error';
 import { readSseEvents } from '../lib/sse';
-import { toChatCompletionChunks } from './anthropic.stream';
+import { toChatCompletionChunks } from './messages-to-chat.stream';
 
 const MODEL = 'claude-sonnet-4-5';
 

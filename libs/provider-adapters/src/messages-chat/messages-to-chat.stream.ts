@@ -1,15 +1,8 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../lib/provider-error';
-import { anthropicError, familyAUsage, finishReasonFor, thinkingBlockOf, type AnthropicBlock, type AnthropicUsage } from './anthropic.response';
-
-interface StreamEvent {
-  type: string;
-  message?: { id?: string; usage?: AnthropicUsage };
-  index?: number;
-  content_block?: AnthropicBlock;
-  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string | null };
-  usage?: AnthropicUsage;
-}
+import { anthropicError } from '../anthropic/anthropic.error';
+import { familyAUsage, finishReasonFor, thinkingBlockOf, type AnthropicUsage } from './messages-to-chat.answer';
+import { anthropicStreamEvent } from './messages.wire';
 
 /**
  * Anthropic's stream events as family A chat.completion.chunk objects: a first chunk with the
@@ -33,7 +26,9 @@ export async function* toChatCompletionChunks(
 
   try {
     for await (const sse of events) {
-      const event = JSON.parse(sse.data) as StreamEvent;
+      const parsed = anthropicStreamEvent.safeParse(JSON.parse(sse.data));
+      if (!parsed.success) throw new ProviderError(502, 'server_error', 'The Anthropic stream sent an event of an unknown shape.', 'upstream_stream_broken');
+      const event = parsed.data;
       switch (event.type) {
         case 'message_start':
           id = event.message?.id ?? '';

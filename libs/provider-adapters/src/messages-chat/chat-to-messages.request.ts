@@ -1,7 +1,6 @@
+import { ANTHROPIC_CHAT_PARAMETERS } from '../anthropic/anthropic.params';
+import { mapParameters } from '../lib/parameter-map';
 import { ProviderError } from '../lib/provider-error';
-
-/** Anthropic requires max_tokens; LiteLLM and most gateways send this when the client did not. */
-export const DEFAULT_MAX_TOKENS = 4096;
 
 // reasoning_effort as a thinking budget (Anthropic's minimum budget is 1024 tokens).
 const THINKING_BUDGETS: Record<string, number> = { minimal: 1024, low: 1024, medium: 2048, high: 4096 };
@@ -12,34 +11,25 @@ interface Turn {
   content: Block[];
 }
 
-/** A family A chat completion body as a Messages API body for `model`. */
+/** A family A chat completion body as a Messages API body for `model`: the parameter map's data, then what only code can translate. */
 export function toAnthropicRequest(body: Record<string, unknown>, model: string): Record<string, unknown> {
   const { system, messages } = translateMessages(body['messages']);
   const request: Record<string, unknown> = { model, messages };
   if (system.length > 0) request['system'] = system;
+  mapParameters(body, ANTHROPIC_CHAT_PARAMETERS, request);
 
-  const maxTokens = body['max_completion_tokens'] ?? body['max_tokens'];
   // Anthropic's own `thinking` (as LiteLLM takes it) wins over reasoning_effort.
   const thinking = body['thinking'] !== undefined && body['thinking'] !== null ? thinkingParam(body['thinking']) : undefined;
   const thinkingBudget = thinking ? thinking.budget_tokens : thinkingBudgetFor(body['reasoning_effort']);
   // The thinking budget is part of max_tokens, so the default leaves room for an answer after it.
-  request['max_tokens'] = maxTokens ?? DEFAULT_MAX_TOKENS + (thinkingBudget ?? 0);
+  const maxTokensGiven = (body['max_completion_tokens'] ?? body['max_tokens']) != null;
+  if (!maxTokensGiven && thinkingBudget !== undefined) request['max_tokens'] = (request['max_tokens'] as number) + thinkingBudget;
   if (thinking) request['thinking'] = thinking.param;
   else if (thinkingBudget !== undefined) request['thinking'] = { type: 'enabled', budget_tokens: thinkingBudget };
-
-  for (const name of ['temperature', 'top_p', 'top_k'] as const) {
-    if (body[name] !== undefined) request[name] = body[name];
-  }
-  const stop = body['stop'];
-  if (typeof stop === 'string') request['stop_sequences'] = [stop];
-  else if (Array.isArray(stop) && stop.length > 0) request['stop_sequences'] = stop;
-  if (typeof body['user'] === 'string') request['metadata'] = { user_id: body['user'] };
 
   if (Array.isArray(body['tools']) && body['tools'].length > 0) request['tools'] = body['tools'].map(translateTool);
   const toolChoice = translateToolChoice(body['tool_choice'], body['parallel_tool_calls']);
   if (toolChoice) request['tool_choice'] = toolChoice;
-
-  if (body['stream'] === true) request['stream'] = true;
   return request;
 }
 

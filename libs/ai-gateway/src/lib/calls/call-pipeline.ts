@@ -2,29 +2,31 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { once } from 'node:events';
-import { answerBrokeOff, ProviderAnswer, providerAdapterFor, ProviderError, ProviderOperation, readAll, supportedParams } from '@arbor/provider-adapters';
+import { answerBrokeOff, nativeOperation, ProviderAnswer, ProviderError, readAll } from '@arbor/provider-adapters';
 import { CallProgress, CallRouter } from '../call-router';
 import { GatewayDeployment } from '../config/gateway-config';
 import { DeploymentRouter } from '../deployment-router';
-import { badRequest, keyModelAccessDenied, unknownModel } from '../gateway-errors';
+import { badRequest } from '../gateway-errors';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
-import { GatewayCaller, mayUseAlias } from '../keys/key-verifier';
+import { GatewayCaller } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
+import type { EndpointCodec } from '../endpoints/endpoint-codec';
+import { StreamedAnswer } from '../spend/usage-estimate';
 import { CallAccounting, CallAdmission } from './call-accounting';
 import { applyDropParams, checkGatewayParams } from './drop-params';
-import { estimatePromptUsage, estimateStreamedUsage, StreamedAnswer } from '../spend/usage-estimate';
 import { CallOutcome, GatewayMetrics } from './gateway-metrics';
-import { StreamUsageTap } from './stream-usage';
-import { CallUsage, NO_USAGE, usageOfJsonAnswer } from './usage';
+import { requestedAlias } from './requested-alias';
+import { CallUsage, NO_USAGE } from './usage';
 
 // Connection-level headers describe the upstream hop, not the answer; they are not repeated.
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'date', 'server']);
 // Embeddings of a large batch run to tens of megabytes; beyond this an answer is refused, not buffered.
 const MAX_JSON_ANSWER_BYTES = 256 * 1024 * 1024;
-const OPERATION_NAMES: Record<ProviderOperation, string> = { chat: 'chat completions', completions: 'completions', embeddings: 'embeddings' };
 
 /** What one call learned on its way, for headers, metrics and spend. */
 interface CallState {
+  codec: EndpointCodec;
+  body: Record<string, unknown>;
   started: number;
   /** Time spent waiting for upstreams (every attempt), so that overhead = total − this. */
   upstreamMs: number;
@@ -44,13 +46,15 @@ interface CallState {
 }
 
 /**
- * One family A call (chat completions, completions, embeddings) from request to last byte: the
- * caller's access to the alias, limits and budget, routing with retries and fallbacks, the
- * upstream answer passed on (JSON whole, streams event by event), usage learned for cost and
- * spend, and the x-arbor-* headers. Spend and metrics are recorded off the request path.
+ * One model call of any endpoint family from request to last byte: the caller's access to the
+ * alias, limits and budget, routing with retries and fallbacks (the plan of CallRouter), the
+ * upstream answer passed on (JSON whole, streams event by event; bridged through chat
+ * completions where the deployment does not serve the family natively), usage learned for cost
+ * and spend, and the x-arbor-* headers. What differs between families (request shape, usage,
+ * stream grammar, error envelope) is the codec's. Spend and metrics are recorded off the request path.
  */
 @Injectable()
-export class FamilyACalls {
+export class CallPipeline {
   constructor(
     private readonly deployments: DeploymentRouter,
     private readonly router: CallRouter,
@@ -60,8 +64,10 @@ export class FamilyACalls {
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
-  async handle(operation: ProviderOperation, caller: GatewayCaller, body: Record<string, unknown>, response: ServerResponse): Promise<void> {
+  async handle(codec: EndpointCodec, caller: GatewayCaller, body: Record<string, unknown>, requestHeaders: IncomingHttpHeaders, response: ServerResponse): Promise<void> {
     const state: CallState = {
+      codec,
+      body,
       started: performance.now(),
       upstreamMs: 0,
       progress: { alias: '', retries: 0, fallbacks: 0 },
@@ -70,7 +76,7 @@ export class FamilyACalls {
       headers: { 'x-arbor-call-id': randomUUID() },
     };
     try {
-      await this.call(operation, caller, body, response, state);
+      await this.call(caller, requestHeaders, response, state);
     } catch (error) {
       // A refusal carries what the call learned (call id, limits, routing) as a success would.
       if (!response.headersSent) for (const [name, value] of Object.entries(state.headers)) response.setHeader(name, value);
@@ -78,12 +84,9 @@ export class FamilyACalls {
     }
   }
 
-  private async call(operation: ProviderOperation, caller: GatewayCaller, body: Record<string, unknown>, response: ServerResponse, state: CallState): Promise<void> {
-    const alias = body['model'];
-    if (typeof alias !== 'string' || alias === '') throw badRequest('model is required.', 'model');
-    // Before the existence check, so that a restricted key learns nothing of other aliases.
-    if (!mayUseAlias(caller, alias)) throw keyModelAccessDenied(alias);
-    if (!this.deployments.has(alias)) throw unknownModel(alias);
+  private async call(caller: GatewayCaller, requestHeaders: IncomingHttpHeaders, response: ServerResponse, state: CallState): Promise<void> {
+    const { codec, body } = state;
+    const alias = requestedAlias(body, caller, this.deployments);
     checkGatewayParams(body);
     state.progress.alias = alias;
 
@@ -98,50 +101,65 @@ export class FamilyACalls {
       this.observe(state);
     });
 
-    const streamed = body['stream'] === true && operation !== 'embeddings';
-    let answer: ProviderAnswer;
+    const streamed = codec.streamed(body);
+    const forwarded = codec.forwardedHeaders(requestHeaders);
+    let answer: ProviderAnswer | undefined;
     try {
       // Retries and fallbacks happen here, before the first byte goes to the client.
-      answer = await this.router.route(state.progress, (deployment) => this.attempt(operation, deployment, body, streamed, abort.signal, state), abort.signal);
+      const plan = this.router.plan(state.progress);
+      for (let deployment = plan.next(); deployment; deployment = plan.next()) {
+        try {
+          answer = await this.attempt(deployment, forwarded, streamed, abort.signal, state);
+          break;
+        } catch (error) {
+          if (abort.signal.aborted || !(error instanceof ProviderError)) throw error;
+          plan.failed(deployment, error);
+        }
+      }
+      if (!answer) throw plan.error;
     } catch (error) {
-      if (state.hungUpOnUpstream) return this.settleHangUp(state, body);
+      if (state.hungUpOnUpstream) return this.settleHangUp(state);
       this.finish(state, NO_USAGE, error instanceof ProviderError ? error : undefined);
       if (abort.signal.aborted) return;
       routingHeaders(state);
       throw error;
     }
-    if (streamed) await this.stream(answer, body, state, response, abort.signal);
-    else await this.whole(answer, body, state, response, abort.signal);
+    if (streamed) await this.stream(answer, state, response, abort.signal);
+    else await this.whole(answer, state, response, abort.signal);
   }
 
+  /**
+   * One upstream attempt: the operation called natively when the deployment's provider serves it,
+   * else through the codec's bridge (the request translated, the answer translated back).
+   */
   private async attempt(
-    operation: ProviderOperation,
     deployment: GatewayDeployment,
-    body: Record<string, unknown>,
+    forwarded: Record<string, string | string[] | undefined> | undefined,
     streamed: boolean,
     signal: AbortSignal,
     state: CallState,
   ): Promise<ProviderAnswer> {
-    const adapter = providerAdapterFor(deployment.provider);
-    const supported = supportedParams(deployment.provider, operation);
-    const send = operation === 'chat' ? adapter?.chatCompletions : operation === 'completions' ? adapter?.completions : adapter?.embeddings;
-    if (!adapter || !supported || !send) {
-      throw badRequest(`The model "${deployment.alias}" is served by ${deployment.provider}, which offers no ${OPERATION_NAMES[operation]}.`, 'model');
+    const { codec, body } = state;
+    const native = nativeOperation(deployment.provider, codec.operation);
+    const bridge = native ? undefined : codec.bridge;
+    const via = bridge ? bridge.via : codec;
+    const operation = native ?? (bridge ? nativeOperation(deployment.provider, bridge.via.operation) : undefined);
+    if (!operation) {
+      throw badRequest(`The model "${deployment.alias}" is served by ${deployment.provider}, which offers no ${codec.description}.`, 'model');
     }
-    const upstreamBody = applyDropParams(body, supported, deployment.provider, this.settings.dropParams);
-    // Always learn the usage of a stream, so that spend is right; the tap removes it again when
-    // the client did not ask for it.
-    if (streamed && supported.has('stream_options')) {
-      const options = typeof upstreamBody['stream_options'] === 'object' && upstreamBody['stream_options'] !== null ? upstreamBody['stream_options'] : {};
-      upstreamBody['stream_options'] = { ...options, include_usage: true };
-    }
+    const request = bridge ? bridge.request(body) : body;
+    // Fields outside a provider API's own known list are dropped whatever drop_params says.
+    const upstreamBody = applyDropParams(request, operation.params, deployment.provider, this.settings.dropParams, operation.unknownParams === 'dropped');
+    // Always learn the usage of a stream, so that spend is right (the tap removes it again when
+    // the client did not ask for it).
+    via.prepare(upstreamBody, operation.params, streamed);
     const began = performance.now();
     this.deployments.started(deployment.id);
     try {
-      const answer = await send.call(adapter, { deployment, body: upstreamBody, signal });
+      const answer = await operation.call({ deployment, body: upstreamBody, signal, ...(native && forwarded ? { headers: forwarded } : {}) });
       this.deployments.observeLatency(deployment.id, performance.now() - began);
       state.busy = deployment.id;
-      return answer;
+      return bridge ? bridge.answer(answer, body, streamed) : answer;
     } catch (error) {
       this.deployments.finished(deployment.id);
       if (signal.aborted) state.hungUpOnUpstream = true;
@@ -152,13 +170,13 @@ export class FamilyACalls {
   }
 
   /** A JSON answer: read whole (it has to arrive anyway), usage and cost taken from it, sent on unchanged. */
-  private async whole(answer: ProviderAnswer, body: Record<string, unknown>, state: CallState, response: ServerResponse, signal: AbortSignal): Promise<void> {
+  private async whole(answer: ProviderAnswer, state: CallState, response: ServerResponse, signal: AbortSignal): Promise<void> {
     const began = performance.now();
     let bytes: Buffer;
     try {
       bytes = await readAll(answer.body, MAX_JSON_ANSWER_BYTES);
     } catch (error) {
-      if (signal.aborted) return this.settleHangUp(state, body);
+      if (signal.aborted) return this.settleHangUp(state);
       const failure = answerBrokeOff(error);
       this.finish(state, NO_USAGE, failure);
       routingHeaders(state);
@@ -166,7 +184,7 @@ export class FamilyACalls {
     } finally {
       state.upstreamMs += performance.now() - began;
     }
-    const usage = usageOfJsonAnswer(bytes);
+    const usage = state.codec.usageOfAnswer(bytes);
     const { cost, keySpend } = this.finish(state, usage ?? NO_USAGE);
     const { headers } = state;
     upstreamHeaders(headers, answer.headers);
@@ -181,13 +199,12 @@ export class FamilyACalls {
   /**
    * Server-sent events, passed on as they arrive (never buffered beyond one event). Cost and the
    * key's spend are known only at the end: they follow as HTTP trailers. An upstream failing
-   * mid-stream ends the stream with a family A error event. The headers leave with the first
+   * mid-stream ends the stream with the family's error event. The headers leave with the first
    * event, as a proxy's would: one write fewer per call, and no later for the client.
    */
-  private async stream(answer: ProviderAnswer, body: Record<string, unknown>, state: CallState, response: ServerResponse, signal: AbortSignal): Promise<void> {
-    const options = body['stream_options'] as { include_usage?: unknown } | undefined;
-    const tap = new StreamUsageTap(options?.include_usage === true || this.settings.alwaysIncludeStreamUsage);
-    const { headers } = state;
+  private async stream(answer: ProviderAnswer, state: CallState, response: ServerResponse, signal: AbortSignal): Promise<void> {
+    const { codec, body, headers } = state;
+    const tap = codec.streamTap(body, this.settings);
     upstreamHeaders(headers, answer.headers);
     routingHeaders(state);
     headers['content-type'] = answer.contentType;
@@ -213,13 +230,13 @@ export class FamilyACalls {
     } catch (error) {
       if (!signal.aborted) {
         failure = answerBrokeOff(error);
-        last = `data: ${JSON.stringify(failure.toBody())}\n\n`;
+        last = codec.streamErrorEvent(failure);
       }
     }
-    failure ??= tap.error ? upstreamErrorEvent(tap.error) : undefined;
+    failure ??= tap.error;
     if (signal.aborted && !tap.usage && !failure) {
       // The hang-up stopped the upstream before its usage chunk; the prompt and the answer so far still cost.
-      void estimateStreamedUsage(body, streamed).then(
+      void codec.estimateUsage(body, streamed).then(
         (usage) => this.finish(state, usage, undefined, firstChunkAt),
         () => this.finish(state, NO_USAGE, undefined, firstChunkAt),
       );
@@ -237,8 +254,8 @@ export class FamilyACalls {
    * read the prompt and reported no usage. Its prompt is counted (estimated) so that a caller
    * cannot spend unseen by hanging up just before every answer.
    */
-  private settleHangUp(state: CallState, body: Record<string, unknown>): void {
-    void estimatePromptUsage(body).then(
+  private settleHangUp(state: CallState): void {
+    void state.codec.estimateUsage(state.body).then(
       (usage) => this.finish(state, usage),
       () => this.finish(state, NO_USAGE),
     );
@@ -277,12 +294,6 @@ export class FamilyACalls {
     this.metrics.call(state.outcome);
     state.outcome = undefined;
   }
-}
-
-/** An error event an upstream sent in its stream, for metrics (the client got it as it was). */
-function upstreamErrorEvent(error: { type?: unknown; code?: unknown; message?: unknown }): ProviderError {
-  const code = typeof error.code === 'string' ? error.code : typeof error.type === 'string' ? error.type : 'stream_error';
-  return new ProviderError(502, typeof error.type === 'string' ? error.type : 'api_error', String(error.message ?? 'stream error'), code);
 }
 
 function upstreamHeaders(headers: CallState['headers'], upstream: IncomingHttpHeaders): void {

@@ -1,5 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
-import { CallUsage, usageFrom } from './usage';
+import { ProviderError } from '@arbor/provider-adapters';
+import { CallUsage, usageFrom } from '../../calls/usage';
+import type { StreamTap } from '../endpoint-codec';
 
 /**
  * Watches a family A event stream on its way to the client: learns the usage the upstream reports
@@ -9,11 +11,11 @@ import { CallUsage, usageFrom } from './usage';
  * upstream sent in the stream (passed on as it is), so the call counts as failed. Events pass
  * whole and in order; a partial event waits only for the rest of itself.
  */
-export class StreamUsageTap {
+export class StreamUsageTap implements StreamTap {
   private readonly decoder = new StringDecoder('utf8');
   private pending = '';
   private learned: CallUsage | undefined;
-  private upstreamError: { type?: unknown; code?: unknown; message?: unknown } | undefined;
+  private upstreamError: ProviderError | undefined;
 
   constructor(private readonly keepUsage: boolean) {}
 
@@ -22,8 +24,8 @@ export class StreamUsageTap {
     return this.learned;
   }
 
-  /** The error event the upstream ended its stream with, if it did. */
-  get error(): { type?: unknown; code?: unknown; message?: unknown } | undefined {
+  /** The error event the upstream ended its stream with, if it did (for metrics: the client got it as it was). */
+  get error(): ProviderError | undefined {
     return this.upstreamError;
   }
 
@@ -86,7 +88,7 @@ export class StreamUsageTap {
     for (const match of events.matchAll(/^data: ?(\{"error".*)$/gm)) {
       try {
         const parsed = JSON.parse(match[1] ?? '') as { error?: unknown };
-        if (typeof parsed.error === 'object' && parsed.error !== null) this.upstreamError = parsed.error;
+        if (typeof parsed.error === 'object' && parsed.error !== null) this.upstreamError = upstreamErrorEvent(parsed.error);
       } catch {
         // Not an error event after all.
       }
@@ -118,4 +120,10 @@ function eventStartBefore(text: string, index: number): number {
 /** Complete events, each with its terminator. */
 function splitEvents(text: string): string[] {
   return text.match(/[\s\S]*?\r?\n\r?\n|[\s\S]+$/g) ?? [];
+}
+
+/** An error event an upstream sent in its stream, as the failure metrics record. */
+function upstreamErrorEvent(error: { type?: unknown; code?: unknown; message?: unknown }): ProviderError {
+  const code = typeof error.code === 'string' ? error.code : typeof error.type === 'string' ? error.type : 'stream_error';
+  return new ProviderError(502, typeof error.type === 'string' ? error.type : 'api_error', String(error.message ?? 'stream error'), code);
 }

@@ -1,0 +1,44 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DirectRoutes } from '@arbor/platform';
+import { sendError, type EndpointCodec } from '../endpoints/endpoint-codec';
+import { ENDPOINT_CODECS } from '../endpoints/endpoint-codecs';
+import { GatewayAuthentication } from '../gateway-key.guard';
+import { CallPipeline } from './call-pipeline';
+import { readJsonObject } from './request-body';
+
+/**
+ * The model calls of every endpoint family, served as direct routes (below Express and Nest):
+ * what the gateway adds to a call is the product's figure of merit, and the framework's router,
+ * body parser, guard and filter chain cost more than the call pipeline itself. The key is checked
+ * and the body read here, and every error is answered by the family's codec in its own envelope.
+ */
+@Injectable()
+export class CallRoutes implements OnModuleInit {
+  constructor(
+    private readonly routes: DirectRoutes,
+    private readonly authentication: GatewayAuthentication,
+    private readonly pipeline: CallPipeline,
+  ) {}
+
+  onModuleInit(): void {
+    for (const codec of ENDPOINT_CODECS) {
+      const [route] = codec.paths;
+      this.routes.add({
+        route: route as string,
+        matches: (method, requested) => method === 'POST' && codec.paths.includes(requested),
+        handle: (request, response) => this.call(codec, request, response),
+      });
+    }
+  }
+
+  private async call(codec: EndpointCodec, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    try {
+      const caller = await this.authentication.caller(request);
+      const body = await readJsonObject(request);
+      await this.pipeline.handle(codec, caller, body, request.headers, response);
+    } catch (error) {
+      sendError(codec, response, error);
+    }
+  }
+}

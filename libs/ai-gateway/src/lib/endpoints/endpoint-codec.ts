@@ -1,0 +1,82 @@
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { ProviderAnswer, ProviderError, ProviderOperation } from '@arbor/provider-adapters';
+import type { CallUsage } from '../calls/usage';
+import type { GatewaySettings } from '../gateway-settings';
+import type { StreamedAnswer } from '../spend/usage-estimate';
+
+/**
+ * Watches an answer stream on its way to the client, event by event: learns the usage it reports
+ * and notices an error event the upstream sent, and may rewrite what the client gets (never
+ * holding back more than an incomplete event).
+ */
+export interface StreamTap {
+  /** What to send on for this piece of the upstream stream ('' while an event is incomplete). */
+  push(chunk: Buffer | string): string;
+  /** The rest, when the upstream ended. */
+  end(): string;
+  readonly usage: CallUsage | undefined;
+  /** The error event the upstream sent in its stream, if it did (the client got it as it was). */
+  readonly error: ProviderError | undefined;
+}
+
+/** An error as one endpoint family answers it. */
+export interface RenderedError {
+  status: number;
+  headers: Record<string, string>;
+  /** The JSON body. */
+  body: unknown;
+}
+
+/**
+ * How an endpoint family reaches deployments that do not serve its operation: through another
+ * family's operation (chat completions), its requests and answers translated both ways.
+ */
+export interface Bridge {
+  /** The family whose operation is called instead. */
+  readonly via: EndpointCodec;
+  /** The request in `via`'s wire format (gateway fields such as drop_params carried over). */
+  request(body: Record<string, unknown>): Record<string, unknown>;
+  /** `via`'s answer (JSON or stream) in this family's wire format, streams event by event. */
+  answer(answer: ProviderAnswer, body: Record<string, unknown>, streamed: boolean): ProviderAnswer;
+}
+
+/**
+ * One endpoint family's wire format (a codec): what the call pipeline needs to know about it and
+ * nothing about keys, limits, routing, cost or spend, which the pipeline does the same for all.
+ */
+export interface EndpointCodec {
+  /** As engineers call it: `openai-chat`, `anthropic-messages`. */
+  readonly name: string;
+  /** What it asks of a provider that serves it natively. */
+  readonly operation: ProviderOperation;
+  /** For messages naming a provider that offers none of it. */
+  readonly description: string;
+  /** POST paths it answers. */
+  readonly paths: readonly string[];
+  /** Whether the call asks for a stream. */
+  streamed(body: Record<string, unknown>): boolean;
+  /** The request headers passed on to a deployment serving the operation natively. */
+  forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[] | undefined> | undefined;
+  /** Last touches to the upstream body of a native call (asking a stream for its usage, say). */
+  prepare(upstreamBody: Record<string, unknown>, params: ReadonlySet<string>, streamed: boolean): void;
+  /** The usage of a JSON answer; undefined when it reports none. */
+  usageOfAnswer(body: Buffer): CallUsage | undefined;
+  streamTap(body: Record<string, unknown>, settings: GatewaySettings): StreamTap;
+  /** Counted by the gateway when the client hung up before the upstream reported usage: the prompt and what was streamed. */
+  estimateUsage(body: Record<string, unknown>, streamed?: StreamedAnswer): Promise<CallUsage>;
+  /** Any error (a ProviderError, a Nest HTTP exception, anything else as a 500) in the family's envelope. */
+  renderError(error: unknown): RenderedError;
+  /** The event that ends a stream the upstream broke off. */
+  streamErrorEvent(error: ProviderError): string;
+  /** How deployments without the operation are reached; none means they are refused with 400. */
+  readonly bridge?: Bridge;
+}
+
+/** Answers with `error` in the codec's envelope; a stream already under way (status gone) is closed rather than left hanging. */
+export function sendError(codec: EndpointCodec, response: ServerResponse, error: unknown): void {
+  if (response.headersSent) return void response.end();
+  const rendered = codec.renderError(error);
+  const { status, headers } = rendered;
+  const body = JSON.stringify(rendered.body);
+  response.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
+}

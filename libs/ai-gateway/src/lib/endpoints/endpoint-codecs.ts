@@ -1,0 +1,6 @@
+import { ANTHROPIC_MESSAGES } from './anthropic-messages/anthropic-messages.codec';
+import type { EndpointCodec } from './endpoint-codec';
+import { OPENAI_CHAT, OPENAI_COMPLETIONS, OPENAI_EMBEDDINGS } from './openai/openai-codecs';
+
+// Adding an endpoint family is adding a codec folder and one entry here; the pipeline is shared.
+export const ENDPOINT_CODECS: readonly EndpointCodec[] = [OPENAI_CHAT, OPENAI_COMPLETIONS, OPENAI_EMBEDDINGS, ANTHROPIC_MESSAGES];

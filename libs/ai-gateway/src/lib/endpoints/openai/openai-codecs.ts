@@ -1,0 +1,46 @@
+import type { ProviderError, ProviderOperation } from '@arbor/provider-adapters';
+import { usageOfJsonAnswer } from '../../calls/usage';
+import { familyAError } from '../../gateway-errors';
+import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
+import type { EndpointCodec, RenderedError } from '../endpoint-codec';
+import { StreamUsageTap } from './openai-stream-tap';
+
+/** Any error in OpenAI's envelope {"error":{message,type,param,code}}, so that the official SDKs raise their matching error classes. */
+export function renderOpenAiError(exception: unknown): RenderedError {
+  const error = familyAError(exception);
+  return { status: error.status, headers: error.headers, body: error.toBody() };
+}
+
+/**
+ * OpenAI's JSON-in, JSON-or-SSE-out endpoints: the answer passes on as the upstream sent it, a
+ * stream's usage always asked for (so that spend is right) and removed again when the client did
+ * not ask for it.
+ */
+function openAiCodec(name: string, operation: ProviderOperation, description: string, path: string, streams: boolean): EndpointCodec {
+  return {
+    name,
+    operation,
+    description,
+    // With and without `/v1`, as the official SDKs and LiteLLM clients call them.
+    paths: [`/v1${path}`, path],
+    streamed: (body) => streams && body['stream'] === true,
+    forwardedHeaders: () => undefined,
+    prepare: (upstreamBody, params, streamed) => {
+      if (!streamed || !params.has('stream_options')) return;
+      const options = typeof upstreamBody['stream_options'] === 'object' && upstreamBody['stream_options'] !== null ? upstreamBody['stream_options'] : {};
+      upstreamBody['stream_options'] = { ...options, include_usage: true };
+    },
+    usageOfAnswer: usageOfJsonAnswer,
+    streamTap: (body, settings) => {
+      const options = body['stream_options'] as { include_usage?: unknown } | undefined;
+      return new StreamUsageTap(options?.include_usage === true || settings.alwaysIncludeStreamUsage);
+    },
+    estimateUsage: (body, streamed) => (streamed ? estimateStreamedUsage(body, streamed) : estimatePromptUsage(body)),
+    renderError: renderOpenAiError,
+    streamErrorEvent: (error: ProviderError) => `data: ${JSON.stringify(error.toBody())}\n\n`,
+  };
+}
+
+export const OPENAI_CHAT = openAiCodec('openai-chat', 'chat', 'chat completions', '/chat/completions', true);
+export const OPENAI_COMPLETIONS = openAiCodec('openai-completions', 'completions', 'completions', '/completions', true);
+export const OPENAI_EMBEDDINGS = openAiCodec('openai-embeddings', 'embeddings', 'embeddings', '/embeddings', false);
