@@ -1,4 +1,6 @@
-import { controlPlaneService } from '@arbor/control-plane';
+import { join } from 'node:path';
+import { controlPlaneServiceWithWebUi } from '@arbor/control-plane';
 import { runService } from '@arbor/platform';
 
-runService(controlPlaneService);
+// The web UI's build is copied next to main.js (see project.json's build target).
+runService(controlPlaneServiceWithWebUi(join(__dirname, 'web')));

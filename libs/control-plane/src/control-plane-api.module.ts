@@ -4,7 +4,9 @@ import { ControlPlaneConfig } from '@arbor/config';
 import { OUTBOX_ENTITIES, OUTBOX_MIGRATIONS } from '@arbor/outbox';
 import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 import { AuditEntry } from './audit/audit-entry.entity';
+import { AuditModule } from './audit/audit.module';
 import { ControlPlaneCoreModule } from './control-plane-core.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { MeModule } from './me/me.module';
 import { CreateControlPlaneSchema1763700000100 } from './migrations/1763700000100-CreateControlPlaneSchema';
 import { PermissionGrant } from './permissions/permission-grant.entity';
@@ -20,6 +22,7 @@ import { SyncModule } from './sync/sync.module';
 import { ControlPlaneAdmins } from './users/control-plane-admins';
 import { User } from './users/user.entity';
 import { UsersModule } from './users/users.module';
+import { WebUiModule, WebUiModuleOptions } from './web-ui/web-ui.module';
 import { Workspace } from './workspace/workspace.entity';
 import { WorkspaceModule } from './workspace/workspace.module';
 
@@ -28,7 +31,7 @@ export const CONTROL_PLANE_MIGRATIONS = [...OUTBOX_MIGRATIONS, CreateControlPlan
 
 @Module({})
 export class ControlPlaneApiModule {
-  static forConfig(config: ControlPlaneConfig): DynamicModule {
+  static forConfig(config: ControlPlaneConfig, webUi: WebUiModuleOptions = {}): DynamicModule {
     return {
       module: ControlPlaneApiModule,
       imports: [
@@ -51,6 +54,9 @@ export class ControlPlaneApiModule {
         WorkspaceModule,
         ProductsModule,
         SyncModule,
+        DashboardModule,
+        AuditModule,
+        WebUiModule.forRoot(webUi),
         // Last, so the document it builds at start describes every controller above.
         OpenApiModule.forService({
           title: 'Arbor control plane',
@@ -70,3 +76,8 @@ export const controlPlaneService: ServiceDefinition<ControlPlaneConfig> = {
   module: (config) => ControlPlaneApiModule.forConfig(config),
   corsOrigins: (config) => config.corsOrigins,
 };
+
+/** The control plane serving the built web UI from `webRoot` at `/` (the app's main.ts). */
+export function controlPlaneServiceWithWebUi(webRoot: string): ServiceDefinition<ControlPlaneConfig> {
+  return { ...controlPlaneService, module: (config) => ControlPlaneApiModule.forConfig(config, { webRoot }) };
+}

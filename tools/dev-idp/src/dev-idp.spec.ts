@@ -2,7 +2,8 @@
 // over HTTP. Jest runs specs as CommonJS and cannot load the ESM sources, so nothing is imported.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, createPublicKey, randomBytes, verify, type JsonWebKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import jsonwebtoken from 'jsonwebtoken';
 
@@ -32,10 +33,10 @@ interface RunningIdp {
   issuer: string;
 }
 
-function startIdp(): Promise<RunningIdp> {
+function startIdp(env: Record<string, string> = {}): Promise<RunningIdp> {
   const child = spawn(process.execPath, [path.join(root, 'tools/dev-idp/src/main.ts')], {
     cwd: root,
-    env: { ...process.env, DEV_IDP_PORT: '0' },
+    env: { ...process.env, DEV_IDP_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -448,5 +449,47 @@ describe('process', () => {
   it('stops cleanly on SIGTERM', async () => {
     const second = await startIdp();
     expect(await stopIdp(second.child)).toBe(0);
+  });
+});
+
+describe('the signing key across restarts', () => {
+  it('keeps the key in DEV_IDP_KEY_FILE, so a token from before a restart still verifies after it', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'dev-idp-key-'));
+    const keyFile = path.join(folder, 'signing-key.json');
+    const jwks = async (issuer: string) => json<{ keys: { kid: string; n: string }[] }>(await fetch(`${issuer}/protocol/openid-connect/certs`));
+    try {
+      const first = await startIdp({ DEV_IDP_KEY_FILE: keyFile });
+      const discovery = await json<{ token_endpoint: string }>(await fetch(`${first.issuer}/.well-known/openid-configuration`));
+      const issued = await json<TokenResponse>(
+        await fetch(discovery.token_endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'password', client_id: 'dev-cli', username: 'alice', password: 'alice', scope: 'openid' }),
+        }),
+      );
+      const before = await jwks(first.issuer);
+      await stopIdp(first.child);
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+
+      const second = await startIdp({ DEV_IDP_KEY_FILE: keyFile });
+      const after = await jwks(second.issuer);
+      await stopIdp(second.child);
+      expect(after.keys).toEqual(before.keys);
+      const { header } = decodeJwt(issued.access_token);
+      const key = after.keys.find((candidate) => candidate.kid === header['kid'])!;
+      const [head, body, signature] = issued.access_token.split('.');
+      const publicKey = createPublicKey({ key: key as unknown as JsonWebKey, format: 'jwk' });
+      expect(verify('RSA-SHA256', Buffer.from(`${head}.${body}`), publicKey, Buffer.from(signature!, 'base64url'))).toBe(true);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('makes a new key at every start without it', async () => {
+    const first = await startIdp();
+    const second = await startIdp();
+    const kids = await Promise.all([first, second].map(async ({ issuer }) => (await json<{ keys: { kid: string }[] }>(await fetch(`${issuer}/protocol/openid-connect/certs`))).keys[0]!.kid));
+    await Promise.all([stopIdp(first.child), stopIdp(second.child)]);
+    expect(kids[0]).not.toBe(kids[1]);
   });
 });

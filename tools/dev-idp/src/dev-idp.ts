@@ -1,4 +1,5 @@
-import { generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -20,6 +21,11 @@ export interface DevIdpOptions {
   issuer?: string;
   /** Default `deploy/keycloak/realm-export.json` of this repository. */
   realmFile?: string;
+  /**
+   * Where the signing key is kept (created on first start, mode 0600): tokens issued before a
+   * restart still verify after it. Without it, a new key at every start.
+   */
+  signingKeyFile?: string;
 }
 
 export interface DevIdp {
@@ -54,7 +60,7 @@ export async function startDevIdp(options: DevIdpOptions = {}): Promise<DevIdp> 
   try {
     // A free port is only known to be free on 127.0.0.1; "localhost" could resolve to ::1 first.
     const issuer = options.issuer ?? `http://${requestedPort === 0 ? '127.0.0.1' : 'localhost'}:${port}/realms/${realm.name}`;
-    server.on('request', createRequestHandler(issuer, realm));
+    server.on('request', createRequestHandler(issuer, realm, signingKey(options.signingKeyFile)));
     return { issuer, port, close: () => close(server) };
   } catch (error) {
     await close(server);
@@ -62,11 +68,31 @@ export async function startDevIdp(options: DevIdpOptions = {}): Promise<DevIdp> 
   }
 }
 
-function createRequestHandler(issuer: string, realm: Realm) {
-  const basePath = new URL(issuer).pathname.replace(/\/$/, '');
-  // A fresh signing key each start: tokens from an earlier run stop verifying, as after a key rotation.
+interface SigningKey {
+  kid: string;
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+}
+
+/** The key of `file` when it exists, else a new one (kept in `file` when given). */
+function signingKey(file: string | undefined): SigningKey {
+  if (file && existsSync(file)) {
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as { kid: string; jwk: JsonWebKey };
+    const privateKey = createPrivateKey({ key: stored.jwk, format: 'jwk' });
+    return { kid: stored.kid, privateKey, publicKey: createPublicKey(privateKey) };
+  }
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const kid = randomBytes(16).toString('base64url');
+  if (file) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ kid, jwk: privateKey.export({ format: 'jwk' }) }), { mode: 0o600 });
+  }
+  return { kid, privateKey, publicKey };
+}
+
+function createRequestHandler(issuer: string, realm: Realm, key: SigningKey) {
+  const basePath = new URL(issuer).pathname.replace(/\/$/, '');
+  const { kid, privateKey, publicKey } = key;
   const signingKey: JsonWebKey = { ...privateKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' };
 
   const provider = new Provider(issuer, providerConfiguration(realm, basePath, signingKey));

@@ -102,7 +102,8 @@ async function launch(): Promise<Launched> {
   // ours and orphaning the services; stopAll stops the database last, so take the signals back.
   handleSignals();
   const { startDevIdp } = await import(pathToFileURL(path.join(root, 'tools/dev-idp/src/dev-idp.ts')).href);
-  idp = await startDevIdp({ port: idpPort, host: '0.0.0.0', issuer });
+  // The signing key stays in the data folder: tokens (and the web UI's sessions) survive a restart.
+  idp = await startDevIdp({ port: idpPort, host: '0.0.0.0', issuer, signingKeyFile: path.join(dataDir, 'dev-idp-signing-key.json') });
 
   const fakeProviders = await startFakeProviders(root, env);
   supervise(fakeProviders.child, 'fake-providers');
@@ -155,6 +156,8 @@ async function main(): Promise<void> {
     `  a token for alice: curl -s -d grant_type=password -d client_id=dev-cli -d username=alice -d password=alice ${issuer}/protocol/openid-connect/token`,
     `  AI gateway master key: ${masterKey}`,
     ...(demoKey ? gatewayLines(gatewayUrl, demoKey) : []),
+    '',
+    `Open the web UI at ${urlOf('control-plane-api')} and sign in as admin / admin (or alice, bob, carol: password = user name).`,
     'Ctrl-C stops everything.',
     '',
   ];

@@ -10,7 +10,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal, Principal } from '@arbor/auth';
-import { MeResponse } from './dto/me.response';
+import { MeResponse, MyProjectListResponse } from './dto/me.response';
 import { UpdateDefaultProjectDto } from './dto/update-default-project.dto';
 import { UpdateThemeDto } from './dto/update-theme.dto';
 import { MeService } from './me.service';
@@ -29,6 +29,14 @@ export class MeController {
   @ApiForbiddenResponse({ description: '`person_only`: machine clients have no profile.' })
   profile(@CurrentPrincipal() principal: Principal): Promise<MeResponse> {
     return this.me.profile(principal);
+  }
+
+  @Get('projects')
+  @ApiOperation({ summary: 'The projects the signed-in person may see (administrators: every project), for project switchers' })
+  @ApiOkResponse({ type: MyProjectListResponse, description: 'Empty for a disabled person.' })
+  @ApiForbiddenResponse({ description: '`person_only`: machine clients have no profile.' })
+  async projects(@CurrentPrincipal() principal: Principal): Promise<MyProjectListResponse> {
+    return { projects: await this.me.projects(principal) };
   }
 
   @Put('theme')

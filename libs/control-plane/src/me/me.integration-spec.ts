@@ -141,6 +141,15 @@ describe('the shell endpoints /api/v1/me', () => {
     expect((await alice.get('/api/v1/me')).body.default_project).toBeNull();
   });
 
+  it('lists the projects a person may see, with their keys there: a member only theirs, an administrator every one', async () => {
+    const alice = await as(await cp.person('alice')).get('/api/v1/me/projects');
+    expect(alice.status).toBe(200);
+    expect(alice.body).toEqual({ projects: [{ id: projects.alpha, slug: 'alpha', name: 'ALPHA', permissions: ['ai-gateway.operator'] }] });
+    const admin = await as(await cp.person('admin')).get('/api/v1/me/projects');
+    expect((admin.body.projects as { slug: string }[]).map((project) => project.slug)).toEqual(['alpha', 'beta']);
+    expect((await as(await cp.machine()).get('/api/v1/me/projects')).status).toBe(403);
+  });
+
   it('lets an administrator choose any project', async () => {
     const admin = as(await cp.person('admin'));
     const set = await admin.put('/api/v1/me/default-project', { project_id: projects.beta });

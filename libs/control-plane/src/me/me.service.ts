@@ -8,7 +8,7 @@ import { Project } from '../projects/project.entity';
 import { ProjectNotFound } from '../projects/projects.exception';
 import { Theme, User } from '../users/user.entity';
 import { UserDirectory } from '../users/user-directory.service';
-import { MeResponse } from './dto/me.response';
+import { DefaultProjectResponse, MeResponse } from './dto/me.response';
 import { PersonOnly, ProjectNotVisible, UserDisabled } from './me.exception';
 
 /**
@@ -43,6 +43,17 @@ export class MeService {
       default_project: visible ? { id: defaultProject.id, slug: defaultProject.slug, name: defaultProject.name } : null,
       permissions: { workspace, projects },
     };
+  }
+
+  /** The projects the person may see (administrators: all), by slug, with the keys they hold on each. */
+  async projects(principal: Principal): Promise<MyProject[]> {
+    const user = await this.person(principal);
+    const { projects } = await this.effectivePermissions.grouped(user.id);
+    const admin = isAdmin(principal, user);
+    const rows = await this.dataSource.getRepository(Project).find({ select: { id: true, slug: true, name: true }, order: { slug: 'ASC' } });
+    return rows
+      .filter((project) => admin || Object.hasOwn(projects, project.slug))
+      .map((project) => ({ id: project.id, slug: project.slug, name: project.name, permissions: projects[project.slug] ?? [] }));
   }
 
   async setTheme(principal: Principal, theme: Theme): Promise<MeResponse> {
@@ -98,6 +109,10 @@ export class MeService {
     if (user.disabled) throw new UserDisabled();
     return user;
   }
+}
+
+export interface MyProject extends DefaultProjectResponse {
+  permissions: string[];
 }
 
 /** The realm role, or administration granted in the control plane to a user who is not disabled. */

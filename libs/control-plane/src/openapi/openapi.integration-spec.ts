@@ -1,5 +1,10 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import request from 'supertest';
 import { ControlPlaneHarness, startControlPlane } from '../testing/control-plane-harness';
+
+/** The committed copy the web UI's typed client is generated from (apps/control-plane-web). */
+const COMMITTED_DOCUMENT = join(__dirname, '../../openapi.json');
 
 /** Routes that are not part of the API: health, metrics, and this document itself. */
 const NOT_API = new Set(['/healthz', '/readyz', '/metrics', '/api/v1/openapi.json']);
@@ -91,5 +96,11 @@ describe('the OpenAPI document (/api/v1/openapi.json)', () => {
     expect(document.paths['/api/v1/me']['get'].responses['200'].content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/MeResponse' });
     expect(document.components.schemas).toHaveProperty('ErrorBody');
     expect(document.components.schemas['UpdateThemeDto']).toMatchObject({ properties: { theme: { enum: ['light', 'dark', 'system'] } } });
+  });
+
+  it('is the committed libs/control-plane/openapi.json the web UI is typed from (`npm run api:update` refreshes it)', () => {
+    const served = `${JSON.stringify(document, null, 2)}\n`;
+    if (process.env['ARBOR_UPDATE_OPENAPI'] === '1') writeFileSync(COMMITTED_DOCUMENT, served);
+    expect(JSON.parse(readFileSync(COMMITTED_DOCUMENT, 'utf8'))).toEqual(document);
   });
 });

@@ -11,6 +11,7 @@ import { CurrentPrincipal, Principal } from '@arbor/auth';
 import { UserPermissionsResponse } from './dto/permissions.response';
 import { ReplacePermissionsDto } from './dto/replace-permissions.dto';
 import { PermissionGrants } from './permission-grants.service';
+import { PermissionsUserMismatch } from './permissions.exception';
 import { AdministrationApi } from '../openapi/administration-api.decorator';
 import { UuidParam } from '@arbor/platform';
 
@@ -44,6 +45,7 @@ export class PermissionGrantsController {
       'A malformed id or body (invalid_request), malformed keys or keys of unknown products or roles (unknown_permission_key, details.keys), slugs of no project (unknown_project, details.slugs).',
   })
   replace(@Param('id', new UuidParam('id')) id: string, @Body() body: ReplacePermissionsDto, @CurrentPrincipal() actor: Principal): Promise<UserPermissionsResponse> {
+    if (body.user_id !== undefined && body.user_id.toLowerCase() !== id.toLowerCase()) throw new PermissionsUserMismatch(id, body.user_id);
     return this.grants.replace(actor, id, { workspace: body.workspace, projects: body.projects });
   }
 }

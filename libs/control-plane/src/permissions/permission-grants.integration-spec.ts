@@ -73,6 +73,17 @@ describe('GET and PUT /api/v1/users/{id}/permissions', () => {
     });
   });
 
+  it('takes back what GET answered (read-modify-write), and refuses a body naming another user', async () => {
+    const read1 = (await read(userId)).body as { user_id: string; workspace: string[]; projects: Record<string, string[]> };
+    const written = await replace(userId, { ...read1, workspace: [...read1.workspace, 'mcp-gateway'] });
+    expect(written.status).toBe(200);
+    expect(written.body).toEqual({ ...read1, workspace: ['ai-gateway', 'mcp-gateway'] });
+
+    const other = await replace(userId, { ...read1, user_id: UNKNOWN_ID });
+    expect(other.status).toBe(400);
+    expect(other.body.error).toMatchObject({ code: 'invalid_request', details: { fields: { user_id: ['user_id must be the id in the path'] } } });
+  });
+
   it('empties the set with empty lists', async () => {
     const response = await replace(userId, { workspace: [], projects: {} });
     expect(response.body).toEqual({ user_id: userId, workspace: [], projects: {} });

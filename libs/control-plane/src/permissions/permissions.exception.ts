@@ -27,3 +27,10 @@ export class UnknownProjectSlugs extends ApiError {
     super(400, 'unknown_project', `No projects with the slugs ${slugs.join(', ')}`, { slugs });
   }
 }
+
+/** PUT /api/v1/users/{id}/permissions with a body naming another user. */
+export class PermissionsUserMismatch extends ApiError {
+  constructor(pathId: string, bodyId: string) {
+    super(400, 'invalid_request', `user_id ${bodyId} in the body is not the user ${pathId} of the path`, { fields: { user_id: ['user_id must be the id in the path'] } });
+  }
+}

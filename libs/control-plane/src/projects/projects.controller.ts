@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -12,6 +12,7 @@ import {
 } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@arbor/auth';
 import { CreateProjectDto } from './dto/create-project.dto';
+import { ListProjectsQuery } from './dto/list-projects.query';
 import { ProjectListResponse, ProjectResponse } from './dto/project.response';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectsService } from './projects.service';
@@ -25,10 +26,12 @@ export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Every project, ordered by slug' })
+  @ApiOperation({ summary: 'The projects, ordered by slug, a page at a time' })
   @ApiOkResponse({ type: ProjectListResponse })
-  async list(): Promise<ProjectListResponse> {
-    return { projects: (await this.projects.list()).map((project) => ProjectResponse.of(project)) };
+  @ApiBadRequestResponse({ description: '`invalid_request`: a bad limit or after_slug.' })
+  async list(@Query() query: ListProjectsQuery): Promise<ProjectListResponse> {
+    const page = await this.projects.list({ limit: query.limit, afterSlug: query.after_slug });
+    return { projects: page.projects.map((project) => ProjectResponse.of(project)), next_after_slug: page.nextAfterSlug };
   }
 
   @Post()

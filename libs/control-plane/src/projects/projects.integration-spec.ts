@@ -108,6 +108,18 @@ describe('projects administration', () => {
       expect(response.body.projects.find((p: { slug: string }) => p.slug === 'beta')).toMatchObject({ id: beta.id, name: 'Beta', repository_count: 1 });
     });
 
+    it('pages the list by slug with limit and after_slug', async () => {
+      const all = (await http().get('/api/v1/projects').auth(admin, { type: 'bearer' }).expect(200)).body as { projects: { slug: string }[]; next_after_slug: null };
+      expect(all.next_after_slug).toBeNull();
+      const first = await http().get('/api/v1/projects?limit=1').auth(admin, { type: 'bearer' }).expect(200);
+      expect(first.body.projects.map((p: { slug: string }) => p.slug)).toEqual([all.projects[0].slug]);
+      expect(first.body.next_after_slug).toBe(all.projects[0].slug);
+      const rest = await http().get(`/api/v1/projects?after_slug=${first.body.next_after_slug}`).auth(admin, { type: 'bearer' }).expect(200);
+      expect(rest.body.projects.map((p: { slug: string }) => p.slug)).toEqual(all.projects.slice(1).map((p) => p.slug));
+      await http().get('/api/v1/projects?limit=0').auth(admin, { type: 'bearer' }).expect(400);
+      await http().get('/api/v1/projects?after_slug=Not%20a%20slug').auth(admin, { type: 'bearer' }).expect(400);
+    });
+
     it('reads one project by id', async () => {
       const { body: created } = await create('gamma', 'Gamma').expect(201);
       const response = await http().get(`/api/v1/projects/${created.id}`).auth(admin, { type: 'bearer' }).expect(200);

@@ -25,10 +25,11 @@ export class UsersController {
 
   @Get()
   @ApiOperation({ summary: 'List users, optionally filtered by exact email or a search text' })
-  @ApiOkResponse({ type: UserListResponse, description: 'Every matching user, oldest first.' })
+  @ApiOkResponse({ type: UserListResponse, description: 'A page of matching users, oldest first.' })
   @ApiBadRequestResponse({ description: '`invalid_request`: an empty or unknown query parameter.' })
   async list(@Query() query: ListUsersQuery): Promise<UserListResponse> {
-    return { users: (await this.users.list(query)).map(UserResponse.of) };
+    const page = await this.users.list({ email: query.email, q: query.q, limit: query.limit, afterId: query.after_id });
+    return { users: page.users.map(UserResponse.of), next_after_id: page.nextAfterId };
   }
 
   @Post()

@@ -147,6 +147,22 @@ describe('users administration (/api/v1/users)', () => {
     expect(wildcard.body.users).toEqual([]);
   });
 
+  it('pages the list with limit and after_id, oldest first, each user once', async () => {
+    const all = (await as(admin).get('/api/v1/users')).body as { users: { id: string }[]; next_after_id: string | null };
+    expect(all.next_after_id).toBeNull();
+    const seen: string[] = [];
+    let after: string | null = null;
+    do {
+      const page = await as(admin).get(`/api/v1/users?limit=2${after ? `&after_id=${after}` : ''}`);
+      expect(page.status).toBe(200);
+      expect(page.body.users.length).toBeLessThanOrEqual(2);
+      seen.push(...(page.body.users as { id: string }[]).map((user) => user.id));
+      after = page.body.next_after_id as string | null;
+    } while (after);
+    expect(seen).toEqual(all.users.map((user) => user.id));
+    for (const query of ['?limit=0', '?limit=501', '?after_id=alice']) expect((await as(admin).get(`/api/v1/users${query}`)).status).toBe(400);
+  });
+
   it('answers one user by id: 404 user_not_found for an unknown id, 400 for one that is not a UUID', async () => {
     const aliceId = await cp.userId('alice');
     const found = await as(admin).get(`/api/v1/users/${aliceId}`);

@@ -12,6 +12,15 @@ import { isUniqueViolation } from '@arbor/platform';
 export interface UserFilter {
   email?: string;
   q?: string;
+  limit: number;
+  /** Users after this one in the listing's order (oldest first). */
+  afterId?: string;
+}
+
+export interface UserPage {
+  users: User[];
+  /** The last id of this page when there is a next one. */
+  nextAfterId: string | null;
 }
 
 export interface NewUser {
@@ -36,15 +45,24 @@ export class UsersService {
     private readonly directory: UserDirectory,
   ) {}
 
-  list(filter: UserFilter): Promise<User[]> {
-    const query = this.dataSource.getRepository(User).createQueryBuilder('u').orderBy('u.createdAt', 'ASC').addOrderBy('u.id', 'ASC');
+  async list(filter: UserFilter): Promise<UserPage> {
+    const query = this.dataSource
+      .getRepository(User)
+      .createQueryBuilder('u')
+      .orderBy('u.createdAt', 'ASC')
+      .addOrderBy('u.id', 'ASC')
+      .limit(filter.limit + 1);
+    // Keyset paging on (created_at, id), read from the row itself so no precision is lost in the cursor.
+    if (filter.afterId) query.andWhere('(u.created_at, u.id) > (select created_at, id from users where id = :afterId)', { afterId: filter.afterId });
     if (filter.email) query.andWhere('u.email = :email', { email: filter.email.toLowerCase() });
     if (filter.q) {
       // The search text is literal: % and _ match themselves.
       const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       query.andWhere('(u.email ilike :pattern or u.displayName ilike :pattern)', { pattern });
     }
-    return query.getMany();
+    const rows = await query.getMany();
+    const users = rows.slice(0, filter.limit);
+    return { users, nextAfterId: rows.length > filter.limit ? users[users.length - 1].id : null };
   }
 
   async get(id: string): Promise<User> {

@@ -56,10 +56,10 @@ export function freePort(): Promise<number> {
 
 /**
  * Runs a built app (`dist/apps/<app>/main.js`) with exactly `env` plus PATH and its listen
- * variable on a free port, and waits until it answers /healthz.
+ * variable on `port` (default: a free one), and waits until it answers /healthz.
  */
-export async function startBuiltService(app: string, listenVariable: string, env: Record<string, string>): Promise<BuiltService> {
-  const port = await freePort();
+export async function startBuiltService(app: string, listenVariable: string, env: Record<string, string>, port?: number): Promise<BuiltService> {
+  port ??= await freePort();
   const child = spawn(process.execPath, [path.join(root, 'dist/apps', app, 'main.js')], {
     cwd: root,
     env: { PATH: process.env['PATH'] ?? '', ...env, [listenVariable]: `127.0.0.1:${port}` },

@@ -58,3 +58,13 @@ export class MeResponse {
   @ApiProperty({ type: MyPermissionsResponse, description: 'Empty for a disabled person.' })
   permissions!: MyPermissionsResponse;
 }
+
+export class MyProjectResponse extends DefaultProjectResponse {
+  @ApiProperty({ type: [String], example: ['ai-gateway', 'ai-gateway.operator'], description: 'The keys granted to the person on this project (workspace keys are not repeated here).' })
+  permissions!: string[];
+}
+
+export class MyProjectListResponse {
+  @ApiProperty({ type: [MyProjectResponse], description: 'Ordered by slug.' })
+  projects!: MyProjectResponse[];
+}

@@ -1,5 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsObject, IsString, ValidateBy, ValidationOptions } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString, IsUUID, ValidateBy, ValidationOptions } from 'class-validator';
 
 const MAX_KEYS = 200;
 const MAX_PROJECTS = 10_000;
@@ -25,6 +25,14 @@ function IsKeyListsBySlug(options?: ValidationOptions): PropertyDecorator {
 
 /** PUT /api/v1/users/{id}/permissions: the user's whole grant set, replacing what they had. */
 export class ReplacePermissionsDto {
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'As GET answers it, so a read-modify-write sends the body back unchanged; when given it must be the id in the path.',
+  })
+  @IsOptional()
+  @IsUUID('all')
+  user_id?: string;
+
   @ApiProperty({ type: [String], example: ['ai-gateway', 'mcp-gateway'], description: 'Workspace-level keys.' })
   @IsArray()
   @ArrayMaxSize(MAX_KEYS)

@@ -35,4 +35,7 @@ export class ProjectResponse {
 export class ProjectListResponse {
   @ApiProperty({ type: [ProjectResponse], description: 'Ordered by slug.' })
   projects!: ProjectResponse[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as after_slug for the next page; null on the last page.' })
+  next_after_slug!: string | null;
 }

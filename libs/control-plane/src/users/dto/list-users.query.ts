@@ -1,6 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength } from 'class-validator';
+
+export const MAX_USERS_PER_PAGE = 500;
 
 export class ListUsersQuery {
   @ApiPropertyOptional({ description: 'Only the user with exactly this email (case-insensitive).' })
@@ -18,4 +20,17 @@ export class ListUsersQuery {
   @MinLength(1)
   @MaxLength(200)
   q?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_USERS_PER_PAGE, default: 100, description: 'Users per page, oldest first.' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_USERS_PER_PAGE)
+  limit = 100;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'The next page: users after this one (`next_after_id` of the previous page).' })
+  @IsOptional()
+  @IsUUID('all')
+  after_id?: string;
 }

@@ -48,4 +48,7 @@ export class UserResponse {
 export class UserListResponse {
   @ApiProperty({ type: [UserResponse], description: 'Oldest first.' })
   users!: UserResponse[];
+
+  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Pass as after_id for the next page; null on the last page.' })
+  next_after_id!: string | null;
 }

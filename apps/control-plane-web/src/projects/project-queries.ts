@@ -1,0 +1,54 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { answer, type Schemas } from '../api/api-client';
+import { useApi } from '../api/api-context';
+
+export type Project = Schemas['ProjectResponse'];
+export type Repository = Schemas['RepositoryResponse'];
+
+/** Every project, read a page of 500 at a time (the tables page what they show). */
+export function useProjects() {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['projects'],
+    queryFn: async () => {
+      const projects: Project[] = [];
+      let after: string | null = null;
+      do {
+        const page: Schemas['ProjectListResponse'] = await answer(api.GET('/api/v1/projects', { params: { query: { limit: 500, ...(after ? { after_slug: after } : {}) } } }));
+        projects.push(...page.projects);
+        after = page.next_after_slug;
+      } while (after);
+      return projects;
+    },
+  });
+}
+
+export function useProject(id: string) {
+  const api = useApi();
+  return useQuery({ queryKey: ['projects', id], queryFn: () => answer(api.GET('/api/v1/projects/{id}', { params: { path: { id } } })) });
+}
+
+export function useRepositories(projectId: string) {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['projects', projectId, 'repositories'],
+    queryFn: async () => (await answer(api.GET('/api/v1/projects/{id}/repositories', { params: { path: { id: projectId } } }))).repositories,
+  });
+}
+
+export function useRepositorySecret(projectId: string) {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['projects', projectId, 'secret'],
+    queryFn: () => answer(api.GET('/api/v1/projects/{id}/repository-secret', { params: { path: { id: projectId } } })),
+  });
+}
+
+/** A mutation after which every project query (lists, the project, its repositories, its token state) is read again. */
+export function useProjectMutation<V, D>(mutationFn: (variables: V) => Promise<D>) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn,
+    onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: ['projects'] }), client.invalidateQueries({ queryKey: ['me'] })]),
+  });
+}

@@ -1,0 +1,153 @@
+import { Alert, Anchor, Badge, Button, Group, Stack, Switch, Table, TextInput, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { answer, type Schemas } from '../api/api-client';
+import { useApi } from '../api/api-context';
+import { ConfirmButton } from '../common/confirm-button';
+import { fieldError, formError, notifyFailure } from '../common/errors';
+import { usePaged } from '../common/paged';
+import { useFormatInstant } from '../shell/dates';
+import { useMe } from '../shell/shell-queries';
+
+type User = Schemas['UserResponse'];
+
+/** The users matching `search` (all without it), read a page of 500 at a time (the table pages what it shows). */
+export function useUsers(search = '') {
+  const api = useApi();
+  return useQuery({
+    queryKey: ['users', search],
+    queryFn: async () => {
+      const users: User[] = [];
+      let after: string | null = null;
+      do {
+        const query = { limit: 500, ...(search ? { q: search } : {}), ...(after ? { after_id: after } : {}) };
+        const page: Schemas['UserListResponse'] = await answer(api.GET('/api/v1/users', { params: { query } }));
+        users.push(...page.users);
+        after = page.next_after_id;
+      } while (after);
+      return users;
+    },
+  });
+}
+
+function useUserMutation<V>(mutationFn: (variables: V) => Promise<unknown>) {
+  const client = useQueryClient();
+  return useMutation({ mutationFn, onSuccess: () => client.invalidateQueries({ queryKey: ['users'] }) });
+}
+
+export function UsersPage() {
+  const [search, setSearch] = useState('');
+  const users = useUsers(search);
+  const { items, pager } = usePaged(users.data ?? []);
+  return (
+    <Stack>
+      <Title order={2}>Users</Title>
+      <CreateUserForm />
+      <TextInput label="Search" placeholder="Email or name" value={search} onChange={(event) => setSearch(event.currentTarget.value)} w={320} />
+      {users.isError && <Alert color="red">{users.error.message}</Alert>}
+      <Table striped aria-label="Users">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>Email</Table.Th>
+            <Table.Th>Since</Table.Th>
+            <Table.Th>Administrator</Table.Th>
+            <Table.Th>Account</Table.Th>
+            <Table.Th />
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {items.map((user) => (
+            <UserRow key={user.id} user={user} />
+          ))}
+        </Table.Tbody>
+      </Table>
+      {pager}
+    </Stack>
+  );
+}
+
+function UserRow({ user }: { user: User }) {
+  const api = useApi();
+  const me = useMe().data;
+  const formatInstant = useFormatInstant();
+  const update = useUserMutation((body: Schemas['UpdateUserDto']) => answer(api.PATCH('/api/v1/users/{id}', { params: { path: { id: user.id } }, body })));
+  // The API refuses to let an administrator lock themselves out; the page does not offer it.
+  const self = me?.id === user.id;
+  const label = user.display_name || user.email || user.id;
+  return (
+    <Table.Tr>
+      <Table.Td>{user.display_name}</Table.Td>
+      <Table.Td>{user.email ?? '—'}</Table.Td>
+      <Table.Td>{formatInstant(user.created_at)}</Table.Td>
+      <Table.Td>
+        <Switch
+          aria-label={`${label} is an administrator`}
+          checked={user.admin}
+          disabled={self || update.isPending}
+          onChange={(event) => update.mutate({ admin: event.currentTarget.checked }, { onError: notifyFailure('Not changed') })}
+        />
+      </Table.Td>
+      <Table.Td>{user.disabled ? <Badge color="gray">disabled</Badge> : <Badge color="green">active</Badge>}</Table.Td>
+      <Table.Td>
+        <Group gap="xs" wrap="nowrap">
+          <Anchor component={Link} to={`/permissions/${user.id}`} size="sm">
+            Permissions
+          </Anchor>
+          {!self &&
+            (user.disabled ? (
+              <Button size="xs" variant="light" onClick={() => update.mutate({ disabled: false }, { onError: notifyFailure('Not enabled') })}>
+                Enable
+              </Button>
+            ) : (
+              <ConfirmButton
+                title={`Disable ${label}?`}
+                message="They keep their grants but get no permissions until enabled again; every product refuses them."
+                onConfirm={() => update.mutate({ disabled: true }, { onError: notifyFailure('Not disabled') })}
+                aria-label={`Disable ${label}`}
+              >
+                Disable
+              </ConfirmButton>
+            ))}
+        </Group>
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
+function CreateUserForm() {
+  const api = useApi();
+  const [email, setEmail] = useState('');
+  const [displayName, setDisplayName] = useState('');
+  const create = useUserMutation((body: Schemas['CreateUserDto']) => answer(api.POST('/api/v1/users', { body })));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate(
+      { email, admin: false, ...(displayName ? { display_name: displayName } : {}) },
+      {
+        onSuccess: () => {
+          setEmail('');
+          setDisplayName('');
+        },
+      },
+    );
+  };
+  const other = formError(create.error, ['email', 'display_name']);
+  return (
+    <form onSubmit={submit} aria-label="Pre-create a user">
+      <Group align="start">
+        <TextInput label="Email" type="email" value={email} onChange={(event) => setEmail(event.currentTarget.value)} error={fieldError(create.error, 'email')} required />
+        <TextInput label="Display name" value={displayName} onChange={(event) => setDisplayName(event.currentTarget.value)} error={fieldError(create.error, 'display_name')} />
+        <Button type="submit" mt={25} loading={create.isPending}>
+          Pre-create user
+        </Button>
+      </Group>
+      {other && (
+        <Alert color="red" mt="xs">
+          {other}
+        </Alert>
+      )}
+    </form>
+  );
+}

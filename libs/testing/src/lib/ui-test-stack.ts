@@ -1,0 +1,112 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { BuiltService, freePort, startBuiltService } from './built-app';
+import { personToken } from './dev-idp-tokens';
+import { createTestDatabase, TestDatabase } from './test-database';
+
+const root = path.resolve(__dirname, '../../../..');
+const UI_CLIENT = 'arbor-control-plane';
+
+export interface UiTestStack {
+  /** The built control plane serving the built web UI, e.g. http://127.0.0.1:41234. */
+  url: string;
+  issuer: string;
+  /** A demo person's access token through the password grant of this stack's identity provider. */
+  token(username: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * What a browser test of the web UI needs: the BUILT control-plane-api (with the web UI copied
+ * next to it) on a fresh database, and its own dev identity provider whose UI client accepts
+ * this control plane's address as a redirect URI (the realm export allows
+ * http://localhost:8080/* only). The dev-idp runs as its own process, as under `npm start`.
+ * Sets TEST_OIDC_ISSUER_URL so personToken() of this package asks the same provider.
+ */
+export interface UiTestStackOptions {
+  /** Access-token lifetime in seconds (the realm's 300 by default); shorter makes the UI renew soon. */
+  accessTokenLifespan?: number;
+}
+
+export async function startUiTestStack(env: Record<string, string> = {}, options: UiTestStackOptions = {}): Promise<UiTestStack> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const folder = mkdtempSync(path.join(tmpdir(), 'arbor-ui-realm-'));
+  const realmFile = path.join(folder, 'realm.json');
+  const realm = JSON.parse(readFileSync(path.join(root, 'deploy/keycloak/realm-export.json'), 'utf8')) as {
+    accessTokenLifespan?: number;
+    clients: { clientId: string; redirectUris?: string[]; webOrigins?: string[]; rootUrl?: string }[];
+  };
+  const client = realm.clients.find((candidate) => candidate.clientId === UI_CLIENT);
+  if (!client) throw new Error(`the realm export has no ${UI_CLIENT} client`);
+  Object.assign(client, { rootUrl: origin, redirectUris: [`${origin}/*`], webOrigins: [origin] });
+  if (options.accessTokenLifespan !== undefined) realm.accessTokenLifespan = options.accessTokenLifespan;
+  writeFileSync(realmFile, JSON.stringify(realm));
+
+  const stops: (() => Promise<void>)[] = [async () => rmSync(folder, { recursive: true, force: true })];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step().catch(() => undefined);
+  };
+  try {
+    const idp = await startIdpProcess(realmFile);
+    stops.push(idp.stop);
+    process.env['TEST_OIDC_ISSUER_URL'] = idp.issuer;
+    const database: TestDatabase = await createTestDatabase('arbor_ui');
+    stops.push(() => database.drop());
+    const service: BuiltService = await startBuiltService(
+      'control-plane-api',
+      'CP_LISTEN_ADDR',
+      {
+        CP_DATABASE_URL: database.url,
+        CP_OIDC_ISSUER_URL: idp.issuer,
+        CP_OIDC_AUDIENCE: 'control-plane',
+        CP_SECRETS_MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
+        CP_PUBLIC_URL: origin,
+        CP_LOG: 'off',
+        ...env,
+      },
+      port,
+    );
+    stops.push(async () => void (await service.kill('SIGTERM')));
+    return { url: origin, issuer: idp.issuer, token: (username) => personToken(username), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function startIdpProcess(realmFile: string): Promise<{ issuer: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'tools/dev-idp/src/main.ts')], {
+    cwd: root,
+    env: { PATH: process.env['PATH'] ?? '', DEV_IDP_PORT: String(port), DEV_IDP_ISSUER: `http://127.0.0.1:${port}/realms/arbor`, DEV_IDP_REALM_FILE: realmFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const issuer = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`dev-idp did not start within 15 s:\n${output}`)), 15_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const ready = /dev-idp ready at (\S+)/.exec(output);
+      if (ready) {
+        clearTimeout(timer);
+        resolve(ready[1]);
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`dev-idp exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    issuer,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
