@@ -82,18 +82,7 @@ export class ModernEndpoint {
         const name = stringParam(served.request, 'name');
         const tool = served.view.toolTarget(name);
         if (!tool) throw new ModernError(ErrorCode.InvalidParams, `Tool ${name} not found`);
-        const call: ClientRequest = { method: 'tools/call', params: { ...upstreamParams(served.request), name: tool.original } };
-        // An upstream of the revision asks for input itself; one of the older versions asks on a session.
-        if (this.speaksModern(tool.upstream)) return this.forward(served, tool.upstream, call);
-        const { requestState, inputResponses, ...params } = call.params as Record<string, unknown>;
-        const principal = served.grant.principal;
-        if (typeof requestState === 'string' && isRecord(inputResponses)) {
-          const trip = this.roundTrips.resume(principal, requestState, inputResponses);
-          if (trip) return this.roundTrips.step(trip, served.signal);
-        }
-        const capabilities = served.request.clientCapabilities;
-        if (!capabilities.elicitation && !capabilities.sampling && !capabilities.roots) return this.forward(served, tool.upstream, { ...call, params } as ClientRequest);
-        return this.roundTrips.step(this.roundTrips.start(principal, capabilities, tool.upstream, { ...call, params } as ClientRequest), served.signal);
+        return this.call(served, tool.upstream, { method: 'tools/call', params: { ...upstreamParams(served.request), name: tool.original } });
       },
       'prompts/list': async ({ view, request }) => {
         if (!view.capabilities.prompts) throw methodNotFound();
@@ -105,7 +94,7 @@ export class ModernEndpoint {
         const name = stringParam(served.request, 'name');
         const prompt = served.view.prompt(name);
         if (!prompt) throw new ModernError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
-        return this.forward(served, prompt.upstream, { method: 'prompts/get', params: { ...upstreamParams(served.request), name: prompt.original } } as ClientRequest);
+        return this.call(served, prompt.upstream, { method: 'prompts/get', params: { ...upstreamParams(served.request), name: prompt.original } } as ClientRequest);
       },
       'resources/list': async ({ view, request }) => {
         if (!view.capabilities.resources) throw methodNotFound();
@@ -123,10 +112,11 @@ export class ModernEndpoint {
         const target = served.view.resource(asked);
         // The revision answers an unknown resource with Invalid params (the older -32002 is retired).
         if (!target) throw new ModernError(ErrorCode.InvalidParams, `Resource ${asked} not found`, { uri: asked });
-        const result = (await this.forward(served, target.upstream, {
+        const result = (await this.call(served, target.upstream, {
           method: 'resources/read',
           params: { ...upstreamParams(served.request), uri: target.uri },
         })) as Result & { contents?: { uri?: string }[] };
+        if (result['resultType'] === 'input_required') return result;
         const contents = Array.isArray(result.contents) && target.uri !== asked ? result.contents.map((c) => (c.uri === target.uri ? { ...c, uri: asked } : c)) : result.contents;
         // An upstream of the older versions gives no hint: the content may change at any time.
         return { ...result, contents, ttlMs: numberOr(result['ttlMs'], 0), cacheScope: 'private' };
@@ -222,6 +212,26 @@ export class ModernEndpoint {
       server: served.serverId,
       ...(progress ? { onprogress: (p) => progress({ ...p }) } : {}),
     });
+  }
+
+  /**
+   * A call that may need the client's input (tools/call, prompts/get, resources/read). An upstream
+   * of the revision asks for it itself; one of the older versions asks on a session: the call gets
+   * one of its own, declaring the client's capabilities, and the question goes back to the client
+   * as an input request, the call continuing when its retry brings the answer.
+   */
+  private async call(served: Served, upstream: string, request: ClientRequest): Promise<Result> {
+    if (this.speaksModern(upstream)) return this.forward(served, upstream, request);
+    const { requestState, inputResponses, ...params } = request.params as Record<string, unknown>;
+    const principal = served.grant.principal;
+    if (typeof requestState === 'string' && isRecord(inputResponses)) {
+      const trip = this.roundTrips.resume(principal, requestState, inputResponses);
+      if (trip) return this.roundTrips.step(trip, served.signal);
+    }
+    const plain = { ...request, params } as ClientRequest;
+    const capabilities = served.request.clientCapabilities;
+    if (!capabilities.elicitation && !capabilities.sampling && !capabilities.roots) return this.forward(served, upstream, plain);
+    return this.roundTrips.step(this.roundTrips.start(principal, capabilities, upstream, plain), served.signal);
   }
 
   /** Whether the gateway reaches the upstream in the 2026-07-28 revision. */
