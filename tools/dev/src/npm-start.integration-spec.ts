@@ -36,6 +36,8 @@ function npmStart(env: Record<string, string>): Promise<Started> {
     cwd: root,
     env: { ...process.env, ...env, ARBOR_SKIP_BUILD: 'true', LOG_FORMAT: 'json' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, as a terminal gives it: Ctrl-C is sent to the whole group.
+    detached: true,
   });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -123,6 +125,14 @@ async function demoMessage(port: number, apiKey: string, model: string): Promise
   return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }
 
+/** Ctrl-C in a terminal: SIGINT to every process of the foreground group at once. */
+function ctrlC(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    process.kill(-(child.pid as number), 'SIGINT');
+  });
+}
+
 function stop(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
     child.once('exit', (code) => resolve(code));
@@ -165,7 +175,7 @@ describe('npm start', () => {
 
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  it('brings up the identity provider, the fake providers and all four services with the demo data, then stops everything on SIGTERM', async () => {
+  it('brings up the identity provider, the fake providers and all four services with the demo data, then stops everything on Ctrl-C', async () => {
     const { child, output } = await npmStart(env);
     try {
       for (const name of ['cp', 'dispatcher', 'ai', 'mcp']) {
@@ -262,8 +272,14 @@ describe('npm start', () => {
       await database.query('create table npm_start_marker (id int)');
       await database.end();
     } finally {
-      expect(await stop(child)).toBe(0);
+      // Right after the calls above, while their spend is still held in the gateway: Ctrl-C stops
+      // the services first (they write it) and the database last, within seconds, and says so.
+      const started = Date.now();
+      expect(await ctrlC(child)).toBe(0);
+      expect(Date.now() - started).toBeLessThan(8000);
     }
+    expect(output()).toContain('Arbor stopped.');
+    expect(output()).not.toMatch(/is lost|57P01|stopped unexpectedly/);
     for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg', 'fake', 'everything', 'everything2026']) {
       expect({ port: name, open: await portOpen(ports[name]) }).toEqual({ port: name, open: false });
     }
@@ -272,6 +288,26 @@ describe('npm start', () => {
   it('passes settings through to the services (a malformed one stops the start, naming it)', async () => {
     await expect(npmStart({ ...env, USE_STATEFUL_SESSIONS: 'maybe' })).rejects.toThrow(/USE_STATEFUL_SESSIONS: must be true or false/);
     for (const name of ['cp', 'idp', 'pg', 'fake']) expect(await portOpen(ports[name])).toBe(false);
+  });
+
+  it('names the part that cannot start, with its cause and the variable that moves it', async () => {
+    const squatter = net.createServer().listen(ports['idp'], '0.0.0.0');
+    await new Promise((resolve) => squatter.once('listening', resolve));
+    try {
+      await expect(npmStart(env)).rejects.toThrow(/dev identity provider could not start on port \d+: .*EADDRINUSE[\s\S]*set DEV_IDP_PORT/);
+    } finally {
+      squatter.close();
+    }
+    for (const name of ['pg', 'fake']) expect(await portOpen(ports[name])).toBe(false);
+
+    const database = net.createServer().listen(ports['pg'], '127.0.0.1');
+    await new Promise((resolve) => database.once('listening', resolve));
+    try {
+      // PostgreSQL's own words, not `undefined`.
+      await expect(npmStart(env)).rejects.toThrow(/embedded PostgreSQL could not start on 127\.0\.0\.1:\d+[\s\S]*(Address already in use|could not create any TCP\/IP sockets)[\s\S]*set ARBOR_DEV_POSTGRES_PORT/);
+    } finally {
+      database.close();
+    }
   });
 
   it('finds the same data on a second start, and the demo data changes nothing', async () => {
@@ -286,6 +322,11 @@ describe('npm start', () => {
       expect(rows).toEqual([{ kept: true }]);
       // The same demo key, still working.
       expect(demoGatewayKey(output())).toBe(demoKey);
+      // The calls made just before Ctrl-C were written: 5 chat completions and 2 messages.
+      const master = { authorization: 'Bearer sk-arbor-npm-start-test-master' };
+      const { keys } = (await (await fetch(`http://127.0.0.1:${ports['ai']}/api/v1/keys?project=alpha`, { headers: master })).json()) as { keys: { id: string }[] };
+      const spend = (await (await fetch(`http://127.0.0.1:${ports['ai']}/api/v1/keys/${keys[0]!.id}/spend`, { headers: master })).json()) as { totals: { requests: number } };
+      expect(spend.totals.requests).toBe(7);
       expect(await demoChat(ports['ai'], demoKey, 'gpt-4o')).toBe('fake answer from gpt-4o');
     } finally {
       expect(await stop(child)).toBe(0);

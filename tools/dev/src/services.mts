@@ -137,6 +137,8 @@ export function startService(root: string, spec: ServiceSpec, inherited: NodeJS.
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own: Ctrl-C reaches only npm start, which stops the services in order.
+    detached: true,
   });
   prefixOutput(child, spec.app);
   return child;
@@ -147,7 +149,7 @@ export function startService(root: string, spec: ServiceSpec, inherited: NodeJS.
  * the upstream of the AI gateway's demo aliases.
  */
 export function startFakeProviders(root: string, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  return startTool(root, 'fake-providers', { FAKE_PROVIDERS_PORT: '8099' }, inherited);
+  return startTool(root, 'fake-providers', 'FAKE_PROVIDERS_PORT', '8099', inherited);
 }
 
 /**
@@ -155,7 +157,7 @@ export function startFakeProviders(root: string, inherited: NodeJS.ProcessEnv): 
  * listens: the MCP gateway's demo upstream, the virtual server `everything` of project alpha.
  */
 export function startEverythingServer(root: string, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  return startTool(root, 'mcp-everything-server', { MCP_EVERYTHING_PORT: '3001' }, inherited);
+  return startTool(root, 'mcp-everything-server', 'MCP_EVERYTHING_PORT', '3001', inherited);
 }
 
 /**
@@ -168,17 +170,20 @@ export function startModernEverythingServer(root: string, inherited: NodeJS.Proc
 }
 
 /** `node tools/<name>/src/main.ts`, resolved with the URL it prints as `<name> ready at <url>`. */
-function startTool(root: string, name: string, defaults: NodeJS.ProcessEnv, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+function startTool(root: string, name: string, portVariable: string, defaultPort: string, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  const env = { [portVariable]: defaultPort, ...withoutEmpty(inherited) };
   const child = spawn(process.execPath, [path.join(root, 'tools', name, 'src/main.ts')], {
     cwd: root,
-    env: { ...defaults, ...withoutEmpty(inherited) },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   prefixOutput(child, name);
   const ready = new RegExp(`${name} ready at (\\S+)`);
   return new Promise((resolve, reject) => {
     let output = '';
-    const exited = (code: number | null) => reject(new Error(`${name} exited with code ${code}: ${output.trim()}`));
+    const exited = (code: number | null) =>
+      reject(new Error(`${name} could not start on port ${env[portVariable]} (exit code ${code}): ${output.trim()}\n  set ${portVariable} to another port`));
     child.once('exit', exited);
     const watch = (chunk: string) => {
       output += chunk;

@@ -90,6 +90,7 @@ const MODEL_CALLS: Operation[] = [
     queryParams: [],
     body: object({ model: 'fuzz-chat', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } }),
   },
+  { name: 'ai-gateway POST /v1/responses', method: 'POST', path: '/v1/responses', pathParams: [], queryParams: [], body: object({ model: 'fuzz-chat', instructions: 'be brief', input: 'hi', metadata: { team: 'fuzz' }, stream: false }) },
   { name: 'ai-gateway POST /v1/completions', method: 'POST', path: '/v1/completions', pathParams: [], queryParams: [], body: object({ model: 'fuzz-chat', prompt: 'hi', max_tokens: 5 }) },
   { name: 'ai-gateway POST /v1/embeddings', method: 'POST', path: '/v1/embeddings', pathParams: [], queryParams: [], body: object({ model: 'fuzz-embed', input: ['hi'] }) },
   { name: 'ai-gateway GET /v1/models/{id}', method: 'GET', path: '/v1/models/{id}', pathParams: ['id'], queryParams: [] },

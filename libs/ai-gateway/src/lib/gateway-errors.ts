@@ -1,3 +1,4 @@
+import { errorFields } from '@arbor/observability';
 import { HttpException, Logger } from '@nestjs/common';
 import { ProviderError } from '@arbor/provider-adapters';
 import { excerpt } from '@arbor/platform';
@@ -52,6 +53,6 @@ export function familyAError(exception: unknown): ProviderError {
     const code = status === 413 ? 'request_too_large' : status === 400 ? 'invalid_request' : status === 404 ? 'not_found' : null;
     return new ProviderError(status, TYPES_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), message, code);
   }
-  logger.error({ err: exception }, 'unhandled error');
+  logger.error('unhandled error', { err: errorFields(exception) });
   return new ProviderError(500, 'server_error', 'The gateway failed to handle the request.');
 }

@@ -13,9 +13,9 @@ export interface ProviderDeployment {
 
 /**
  * What a caller may ask of a provider, each the operation of one endpoint family's wire format:
- * OpenAI's chat completions, completions and embeddings; Anthropic's messages and its token count.
+ * OpenAI's chat completions, completions, embeddings and responses; Anthropic's messages and its token count.
  */
-export type ProviderOperation = 'chat' | 'completions' | 'embeddings' | 'messages' | 'count_tokens';
+export type ProviderOperation = 'chat' | 'completions' | 'embeddings' | 'responses' | 'messages' | 'count_tokens';
 
 export interface ProviderCall {
   deployment: ProviderDeployment;

@@ -1,3 +1,4 @@
+import { errorFields } from '@arbor/observability';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -169,7 +170,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
   private async flushOnShutdown(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    await this.flush().catch((error: unknown) => this.logger.error({ err: error }, 'spend could not be written at shutdown and is lost'));
+    await this.flush().catch((error: unknown) => this.logger.error('spend could not be written at shutdown and is lost', { err: errorFields(error) }));
   }
 
   private schedule(): void {
@@ -178,7 +179,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
       this.timer = undefined;
       this.flush().catch((error: unknown) => {
         // Once per outage, not once a second.
-        if (!this.failing) this.logger.warn({ err: error }, 'spend could not be written; kept for the next flush');
+        if (!this.failing) this.logger.warn('spend could not be written; kept for the next flush', { err: errorFields(error) });
         this.failing = true;
         this.schedule();
       });

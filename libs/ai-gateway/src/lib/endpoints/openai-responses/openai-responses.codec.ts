@@ -1,0 +1,43 @@
+import type { ProviderError } from '@arbor/provider-adapters';
+import { lastObjectNamed } from '../../calls/usage';
+import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
+import type { EndpointCodec } from '../endpoint-codec';
+import { renderOpenAiError } from '../openai/openai-codecs';
+import { ResponsesStreamTap } from './responses-stream-tap';
+import { usageOfResponses } from './responses-usage';
+
+/** A Responses request as chat messages, for counting its prompt when the client hung up before the usage came. */
+function asChat(body: Record<string, unknown>): Record<string, unknown> {
+  const messages: { role: string; content: string }[] = [];
+  if (typeof body['instructions'] === 'string') messages.push({ role: 'system', content: body['instructions'] });
+  const input = body['input'];
+  if (input !== undefined) messages.push({ role: 'user', content: typeof input === 'string' ? input : JSON.stringify(input) });
+  return { model: body['model'], messages };
+}
+
+/** The event that ends a Responses stream the upstream broke off, as the API reference writes it. */
+function responsesErrorEvent(error: ProviderError): string {
+  return `event: error\ndata: ${JSON.stringify({ type: 'error', code: error.code ?? error.type, message: error.message, param: error.param })}\n\n`;
+}
+
+/**
+ * OpenAI's Responses API (`POST /v1/responses`): passed through to deployments that serve it
+ * natively (OpenAI and OpenAI-compatible servers), its usage read from the response object or the
+ * stream's final event; errors in OpenAI's envelope. Other providers are refused with 400 until
+ * the responses ⇄ chat bridge exists.
+ */
+export const OPENAI_RESPONSES: EndpointCodec = {
+  name: 'openai-responses',
+  operation: 'responses',
+  description: 'Responses API',
+  paths: ['/v1/responses', '/responses'],
+  streamed: (body) => body['stream'] === true,
+  forwardedHeaders: () => undefined,
+  // The final event of a stream always carries the usage.
+  prepare: () => undefined,
+  usageOfAnswer: (body) => usageOfResponses(lastObjectNamed(body, 'usage')),
+  streamTap: () => new ResponsesStreamTap(),
+  estimateUsage: (body, streamed) => (streamed ? estimateStreamedUsage(asChat(body), streamed) : estimatePromptUsage(asChat(body))),
+  renderError: renderOpenAiError,
+  streamErrorEvent: responsesErrorEvent,
+};

@@ -1,0 +1,97 @@
+// OpenAI's Responses API (POST /v1/responses), plain and streamed, in the wire format of the API
+// reference: a response object with `output` items and `usage` in input/output tokens; a stream of
+// typed events, each with its sequence_number, ending with response.completed.
+import type { ServerResponse } from 'node:http';
+import type { SeenRequest } from './openai-fake.ts';
+
+export interface ResponsesRequest {
+  model?: unknown;
+  stream?: unknown;
+  instructions?: unknown;
+  input?: unknown;
+  metadata?: unknown;
+  max_output_tokens?: unknown;
+  previous_response_id?: unknown;
+  store?: unknown;
+}
+
+function responseObject(request: ResponsesRequest, model: string, id: string, status: 'in_progress' | 'completed', output: unknown[], usage: unknown): Record<string, unknown> {
+  return {
+    id,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status,
+    error: null,
+    incomplete_details: null,
+    instructions: typeof request.instructions === 'string' ? request.instructions : null,
+    max_output_tokens: typeof request.max_output_tokens === 'number' ? request.max_output_tokens : null,
+    model,
+    output,
+    parallel_tool_calls: true,
+    previous_response_id: typeof request.previous_response_id === 'string' ? request.previous_response_id : null,
+    reasoning: { effort: null, summary: null },
+    store: request.store !== false,
+    temperature: 1,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1,
+    truncation: 'disabled',
+    usage,
+    user: null,
+    metadata: typeof request.metadata === 'object' && request.metadata !== null ? request.metadata : {},
+  };
+}
+
+export async function answerResponses(
+  res: ServerResponse,
+  request: ResponsesRequest,
+  model: string,
+  tokens: { prompt: number; completion: number },
+  headers: Record<string, string>,
+  seen: SeenRequest,
+  fail: string | undefined,
+): Promise<void> {
+  const id = `resp_fake${Date.now()}`;
+  const messageId = `msg_fake${Date.now()}`;
+  const text = `fake answer from ${model}`;
+  const usage = {
+    input_tokens: tokens.prompt,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: tokens.completion,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: tokens.prompt + tokens.completion,
+  };
+  const part = { type: 'output_text', text, annotations: [] };
+  const message = { type: 'message', id: messageId, status: 'completed', role: 'assistant', content: [part] };
+  if (request.stream !== true) {
+    res.writeHead(200, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(responseObject(request, model, id, 'completed', [message], usage)));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
+  res.flushHeaders();
+  const started = responseObject(request, model, id, 'in_progress', [], null);
+  const item = { item_id: messageId, output_index: 0, content_index: 0 };
+  const events: Record<string, unknown>[] = [
+    { type: 'response.created', response: started },
+    { type: 'response.in_progress', response: started },
+    { type: 'response.output_item.added', output_index: 0, item: { ...message, status: 'in_progress', content: [] } },
+    { type: 'response.content_part.added', ...item, part: { ...part, text: '' } },
+    ...text.split(/(?<= )/).map((delta) => ({ type: 'response.output_text.delta', ...item, delta, logprobs: [] })),
+    { type: 'response.output_text.done', ...item, text, logprobs: [] },
+    { type: 'response.content_part.done', ...item, part },
+    { type: 'response.output_item.done', output_index: 0, item: message },
+    { type: 'response.completed', response: responseObject(request, model, id, 'completed', [message], usage) },
+  ];
+  for (const [index, event] of events.entries()) {
+    if (seen.aborted || res.destroyed) return;
+    res.write(`event: ${String(event['type'])}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`);
+    if (index === 4 && fail === 'midstream') {
+      const error = { type: 'error', code: 'server_error', message: 'fake: the server had an error while processing your request', param: null, sequence_number: index + 1 };
+      res.end(`event: error\ndata: ${JSON.stringify(error)}\n\n`);
+      return;
+    }
+  }
+  res.end();
+}
