@@ -166,7 +166,8 @@ export function startEverythingServer(root: string, inherited: NodeJS.ProcessEnv
  * virtual server `everything-2026` of project alpha.
  */
 export function startModernEverythingServer(root: string, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  return startTool(root, 'mcp-everything-server', {}, { ...inherited, MCP_EVERYTHING_PORT: inherited['MCP_EVERYTHING_2026_PORT'] || '3002', MCP_EVERYTHING_ERA: '2026-07-28' });
+  const port = inherited['MCP_EVERYTHING_2026_PORT'] || '3002';
+  return startTool(root, 'mcp-everything-server', 'MCP_EVERYTHING_PORT', port, { ...inherited, MCP_EVERYTHING_PORT: port, MCP_EVERYTHING_ERA: '2026-07-28' });
 }
 
 /** `node tools/<name>/src/main.ts`, resolved with the URL it prints as `<name> ready at <url>`. */
