@@ -23,6 +23,11 @@
 //               sampled every second, compared between the first and the last tenth, and the
 //               V8 heap in use after collections (the lowest of each tenth, from /metrics).
 //
+// The 2026-07-28 revision is measured beside them: a second everything server in that era only
+// (MCP_EVERYTHING_ERA=2026-07-28, the v2 SDK) called directly and through the stateless gateway's
+// virtual server `everything-2026` (the gateway reaches it in that era too): no initialize, each
+// POST with the revision's `_meta` envelope and its MCP-Protocol-Version, Mcp-Method and Mcp-Name.
+//
 // Latencies are floats, to the last byte of the answer from the request being sent (from when it
 // was due in the paced run, which also reports how late calls went out). The client is plain
 // node:http with a keep-alive connection per client, lighter than the SDK's client, so that it
@@ -74,6 +79,10 @@ const SERVER_ID = 'everything';
 const TOOL = 'test_simple_text';
 const TOOL_TEXT = 'This is a simple text response for testing.';
 const PROTOCOL_VERSION = '2025-11-25';
+const MODERN_VERSION = '2026-07-28';
+const MODERN_SERVER_ID = 'everything-2026';
+const DIRECT = 'direct: everything server';
+const MODERN_DIRECT = `${DIRECT}, ${MODERN_VERSION}`;
 
 const LOAD_BEFORE = os.loadavg();
 
@@ -110,7 +119,9 @@ async function main() {
 
   const everything = await startTool('mcp-everything-server', 'MCP_EVERYTHING_PORT');
   cleanups.push(() => everything.stop());
-  const config = writeConfig(everything.url);
+  const modernEverything = await startTool('mcp-everything-server', 'MCP_EVERYTHING_PORT', { MCP_EVERYTHING_ERA: MODERN_VERSION });
+  cleanups.push(() => modernEverything.stop());
+  const config = writeConfig(everything.url, modernEverything.url);
 
   const gateways = {};
   for (const stateful of [false, true]) {
@@ -124,6 +135,15 @@ async function main() {
     { name: 'direct: everything server', url: everything.url, stateful: true, pid: everything.pid },
     { name: 'gateway, stateless', url: `${gateways.stateless.url}/servers/${SERVER_ID}/mcp`, stateful: false, authorization: `Bearer ${gateways.stateless.key}`, pid: gateways.stateless.pid, upstreamPid: everything.pid },
     { name: 'gateway, stateful', url: `${gateways.stateful.url}/servers/${SERVER_ID}/mcp`, stateful: true, authorization: `Bearer ${gateways.stateful.key}`, pid: gateways.stateful.pid, upstreamPid: everything.pid },
+    { name: MODERN_DIRECT, url: modernEverything.url, modern: true, pid: modernEverything.pid },
+    {
+      name: `gateway, stateless, ${MODERN_VERSION}`,
+      url: `${gateways.stateless.url}/servers/${MODERN_SERVER_ID}/mcp`,
+      modern: true,
+      authorization: `Bearer ${gateways.stateless.key}`,
+      pid: gateways.stateless.pid,
+      upstreamPid: modernEverything.pid,
+    },
   ];
   for (const target of targets) await checkAnswers(target);
 
@@ -134,7 +154,7 @@ async function main() {
   for (const target of targets) paced.push(await pacedRun(target));
   for (const target of targets) results.push(await load(target, 1));
   for (const gateway of Object.values(gateways)) gateway.memory.phase = 'soak';
-  const soak = await soakRun(targets.slice(1), [gateways.stateless.memory, gateways.stateful.memory]);
+  const soak = await soakRun(targets.slice(1, 3), [gateways.stateless.memory, gateways.stateful.memory]);
   printReport({ results, paced, soak, gateways });
 }
 
@@ -173,13 +193,31 @@ async function json(baseUrl, method, route, token, body) {
   return text ? JSON.parse(text) : undefined;
 }
 
-function writeConfig(everythingUrl) {
+function writeConfig(everythingUrl, modernUrl) {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-mcp-'));
   cleanups.push(async () => fs.rmSync(directory, { recursive: true, force: true }));
   const config = path.join(directory, 'mcp-gateway.yaml');
   fs.writeFileSync(
     config,
-    ['upstreams:', '  - name: everything', `    url: ${everythingUrl}`, 'servers:', `  - id: ${SERVER_ID}`, `    project: ${PROJECT}`, '    name: Everything', '    upstreams:', '      - upstream: everything', ''].join('\n'),
+    [
+      'upstreams:',
+      '  - name: everything',
+      `    url: ${everythingUrl}`,
+      `  - name: ${MODERN_SERVER_ID}`,
+      `    url: ${modernUrl}`,
+      'servers:',
+      `  - id: ${SERVER_ID}`,
+      `    project: ${PROJECT}`,
+      '    name: Everything',
+      '    upstreams:',
+      '      - upstream: everything',
+      `  - id: ${MODERN_SERVER_ID}`,
+      `    project: ${PROJECT}`,
+      '    name: Everything (2026-07-28)',
+      '    upstreams:',
+      `      - upstream: ${MODERN_SERVER_ID}`,
+      '',
+    ].join('\n'),
   );
   return config;
 }
@@ -224,6 +262,11 @@ class McpClient {
   }
 
   async initialize() {
+    // The 2026-07-28 revision has no initialize: every request says its version itself.
+    if (this.target.modern) {
+      this.headers = { ...this.headers, 'mcp-protocol-version': MODERN_VERSION };
+      return;
+    }
     const answer = await this.send('POST', {
       jsonrpc: '2.0',
       id: this.nextId++,
@@ -241,7 +284,8 @@ class McpClient {
 
   /** One tools/call; true when it answered the tool's text. */
   async call() {
-    const answer = await this.send('POST', { jsonrpc: '2.0', id: this.nextId++, method: 'tools/call', params: { name: TOOL, arguments: {} } });
+    const params = this.target.modern ? { name: TOOL, arguments: {}, _meta: MODERN_ENVELOPE } : { name: TOOL, arguments: {} };
+    const answer = await this.send('POST', { jsonrpc: '2.0', id: this.nextId++, method: 'tools/call', params }, this.target.modern ? MODERN_CALL_HEADERS : undefined);
     return answer.status === 200 && answer.message?.result?.content?.[0]?.text === TOOL_TEXT;
   }
 
@@ -250,11 +294,12 @@ class McpClient {
     this.agent.destroy();
   }
 
-  send(method, message) {
+  send(method, message, extraHeaders) {
     const payload = message === undefined ? undefined : Buffer.from(JSON.stringify(message));
     const headers = {
       accept: 'application/json, text/event-stream',
       ...this.headers,
+      ...extraHeaders,
       ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
     };
     return new Promise((resolve, reject) => {
@@ -272,6 +317,13 @@ class McpClient {
     });
   }
 }
+
+const MODERN_ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'arbor-bench-mcp', version: '1.0.0' },
+};
+const MODERN_CALL_HEADERS = { 'mcp-method': 'tools/call', 'mcp-name': TOOL };
 
 /** The JSON-RPC answer to `message` in a JSON body or among the events of an SSE body. */
 function answerTo(message, contentType, text) {
@@ -448,18 +500,24 @@ function cpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
+/** The direct path a row is compared with: the everything server of the same era. */
+function targetsBase(target) {
+  return target.endsWith(MODERN_VERSION) ? MODERN_DIRECT : DIRECT;
+}
+
 function printReport({ results, paced, soak, gateways }) {
   const cpu = fs.readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.+)$/m)?.[1] ?? os.cpus()[0]?.model ?? 'unknown';
   const ms = (value) => (Number.isFinite(value) ? value.toFixed(2) : '—');
   const added = (value) => (Number.isFinite(value) ? `${value >= 0 ? '+' : ''}${value.toFixed(2)}` : '—');
   const mib = (bytes) => (bytes / 2 ** 20).toFixed(0);
   const verdict = (met) => (met ? 'met' : '**missed**');
-  const direct = 'direct: everything server';
+  const direct = DIRECT;
   const find = (rows, target, clients) => rows.find((r) => r.target === target && r.clients === clients);
 
   const row = (rows) => (r) => {
-    const base = find(rows, direct, r.clients);
-    const same = r.target === direct;
+    const baseName = targetsBase(r.target);
+    const base = find(rows, baseName, r.clients);
+    const same = r.target === baseName;
     const late = rows === paced ? ` ${ms(r.lateP50)} | ${ms(r.lateP99)} |` : '';
     return `| ${r.name} | ${Math.round(r.rps)} | ${same ? '' : `${((r.rps / base.rps) * 100).toFixed(0)} %`} | ${ms(r.p50)} | ${ms(r.p99)} | ${same ? '' : added(r.p50 - base.p50)} | ${same ? '' : added(r.p99 - base.p99)} |${late} ${ms(r.cpuPerCall)} | ${ms(r.upstreamCpuPerCall)} | ${r.calls}${r.failed ? `, ${r.failed} failed` : ''} |`;
   };
@@ -485,6 +543,13 @@ function printReport({ results, paced, soak, gateways }) {
     );
     targets.push(`| ${mode}: added p50, ${CLIENTS} clients as fast as it answers (queueing at saturation; not the target) | ${added(addedSaturated)} ms | for reference |`);
     targets.push(`| ${mode}: added p50, 1 client as fast as it answers (nothing queued; not the target) | ${added(addedAlone)} ms | for reference |`);
+  }
+  {
+    const gateway = `gateway, stateless, ${MODERN_VERSION}`;
+    const share = find(results, gateway, CLIENTS).rps / find(results, MODERN_DIRECT, CLIENTS).rps;
+    const addedAlone = find(results, gateway, 1).p50 - find(results, MODERN_DIRECT, 1).p50;
+    targets.push(`| ${MODERN_VERSION}: added p50 ≤ 1 ms, 1 client calling in turn | ${added(addedAlone)} ms | ${verdict(addedAlone <= 1)} |`);
+    targets.push(`| ${MODERN_VERSION}: throughput ≥ 60 % of direct (${CLIENTS} clients as fast as it answers) | ${(share * 100).toFixed(0)} % | ${verdict(share >= 0.6)} |`);
   }
   for (const s of soak) {
     targets.push(

@@ -137,9 +137,9 @@ export function stopChild(child) {
  * `node tools/<name>/src/main.ts` on a free port (`portVariable=0`), as the tests run the tools,
  * once it prints `<name> ready at <url>`.
  */
-export async function startTool(name, portVariable) {
+export async function startTool(name, portVariable, env = {}) {
   const child = spawn(process.execPath, [path.join(root, 'tools', name, 'src/main.ts')], {
-    env: { PATH: process.env.PATH ?? '', [portVariable]: '0' },
+    env: { PATH: process.env.PATH ?? '', [portVariable]: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const ready = new RegExp(`${name} ready at (\\S+)`);

@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -133,7 +135,10 @@ servers:
       body: JSON.stringify(initialize),
     });
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toContain('Bearer');
+    // The challenge says where an MCP client learns which identity provider to sign the person in with (RFC 9728).
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(anonymous.headers.get('www-authenticate') ?? '')?.[1];
+    expect(metadataUrl).toBe(`${gateway.url}/.well-known/oauth-protected-resource/servers/tools/mcp`);
+    expect(await (await fetch(metadataUrl!)).json()).toMatchObject({ resource: `${gateway.url}/servers/tools/mcp`, authorization_servers: [testIssuer()] });
     expect(await toolsWith(`${gateway.url}/servers/tools/mcp`, `${tokens.alice.slice(0, -8)}AAAAAAAA`)).toBe(401);
   });
 
@@ -185,4 +190,67 @@ servers:
   it('answers 404 for a virtual server that does not exist', async () => {
     expect(await toolsWith(`${gateway.url}/servers/nowhere/mcp`, tokens.alice)).toBe(404);
   });
+  it('lets an MCP client with no token sign a person in by itself: 401, protected resource metadata, the login form, authorization code + PKCE', async () => {
+    const redirectUrl = 'http://127.0.0.1:47123/callback';
+    let authorizationUrl: URL | undefined;
+    let verifier = '';
+    let saved: OAuthTokens | undefined;
+    // The official SDK client's OAuth support, with the client registered in the realm (no dynamic registration).
+    const provider: OAuthClientProvider = {
+      redirectUrl,
+      clientMetadata: { client_name: 'an IDE', redirect_uris: [redirectUrl], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+      clientInformation: () => ({ client_id: 'arbor-mcp-clients' }),
+      tokens: () => saved,
+      saveTokens: (tokens) => void (saved = tokens),
+      redirectToAuthorization: (url) => void (authorizationUrl = url),
+      saveCodeVerifier: (value) => void (verifier = value),
+      codeVerifier: () => verifier,
+    };
+    const serverUrl = new URL(`${gateway.url}/servers/tools/mcp`);
+    const first = new StreamableHTTPClientTransport(serverUrl, { authProvider: provider });
+    await expect(new Client({ name: 'ide', version: '1' }).connect(first)).rejects.toThrow(/Unauthorized/);
+    expect(authorizationUrl?.searchParams.get('resource')).toBe(serverUrl.href);
+
+    // The person signs in on the identity provider's login form, as in a browser.
+    const code = await signInOnLoginForm(authorizationUrl!, 'alice', redirectUrl);
+    await first.finishAuth(code);
+    expect(decodeJwtPayload(saved!.access_token)).toMatchObject({ aud: 'mcp-gateway', azp: 'arbor-mcp-clients', preferred_username: 'alice' });
+
+    const client = new Client({ name: 'ide', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(serverUrl, { authProvider: provider }));
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo']);
+    } finally {
+      await client.close();
+    }
+  });
 });
+
+/** A browser on the identity provider: its cookies kept, the login form filled, redirects followed to `redirectUrl`; the code it gets. */
+async function signInOnLoginForm(authorizationUrl: URL, person: string, redirectUrl: string): Promise<string> {
+  const jar = new Map<string, string>();
+  const visit = async (url: URL, init: RequestInit = {}): Promise<URL> => {
+    const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; ') } });
+    for (const setCookie of response.headers.getSetCookie()) {
+      const [name, value] = setCookie.split(';', 1)[0]!.split(/=(.*)/s) as [string, string];
+      jar.set(name, value);
+    }
+    if (response.status >= 400) throw new Error(`${init.method ?? 'GET'} ${url.pathname} answered ${response.status}: ${(await response.text()).replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").slice(-400)}`);
+    await response.body?.cancel();
+    return new URL(response.headers.get('location') ?? url.href, url);
+  };
+  const login = await visit(authorizationUrl);
+  await visit(login);
+  let next = await visit(login, { method: 'POST', body: new URLSearchParams({ username: person, password: person }) });
+  for (let hops = 0; !next.href.startsWith(redirectUrl); hops++) {
+    if (hops > 10) throw new Error(`no redirect to ${redirectUrl} after ten hops`);
+    next = await visit(next);
+  }
+  const code = next.searchParams.get('code');
+  if (!code) throw new Error(`the identity provider sent no code: ${next.href}`);
+  return code;
+}
+
+function decodeJwtPayload(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+}

@@ -98,8 +98,9 @@ function createRequestHandler(issuer: string, realm: Realm, key: SigningKey) {
   const provider = new Provider(issuer, providerConfiguration(realm, basePath, signingKey));
   provider.registerGrantType('password', passwordGrant(realm), ['username', 'password', 'scope']);
   // Keycloak's redirect URIs may end in a wildcard ("http://localhost:8080/*"); oidc-provider's match exactly.
+  // Matched against the realm's own list: "http://127.0.0.1:*" (any loopback port, for MCP clients) is no URI to oidc-provider.
   provider.Client.prototype.redirectUriAllowed = function (this: Client, uri: string) {
-    return uriMatches(this.redirectUris, uri);
+    return uriMatches(realm.client(this.clientId).redirectUris, uri);
   };
   provider.Client.prototype.postLogoutRedirectUriAllowed = function (this: Client, uri: string) {
     return uriMatches(this.postLogoutRedirectUris, uri);
@@ -149,7 +150,8 @@ function providerConfiguration(realm: Realm, basePath: string, signingKey: JsonW
         : { client_secret: client.secret, token_endpoint_auth_method: 'client_secret_basic' as const }),
       grant_types: client.grantTypes,
       response_types: client.grantTypes.includes('authorization_code') ? ['code'] : [],
-      redirect_uris: client.redirectUris,
+      // oidc-provider checks these are URIs; a port wildcard becomes a path one (matching is ours, above).
+      redirect_uris: client.redirectUris.map((uri) => uri.replace(/:\*$/, '/*')),
       post_logout_redirect_uris: client.postLogoutRedirectUris,
     })),
     jwks: { keys: [signingKey] },
@@ -218,12 +220,23 @@ function providerConfiguration(realm: Realm, basePath: string, signingKey: JsonW
         defaultResource: async () => ACCESS_TOKEN_RESOURCE,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx, resource, client) => {
-          if (resource !== ACCESS_TOKEN_RESOURCE) throw new errors.InvalidTarget(`unknown resource ${resource}`);
+          // An MCP client names the server it signs in to (RFC 8707, as the MCP authorization spec
+          // asks); the token's audiences are still the client's audience mappers, as Keycloak's.
+          if (resource !== ACCESS_TOKEN_RESOURCE && !isHttpUrl(resource)) throw new errors.InvalidTarget(`unknown resource ${resource}`);
           return resourceServerInfo(realm, client.clientId);
         },
       },
     },
   };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol, hash } = new URL(value);
+    return (protocol === 'http:' || protocol === 'https:') && hash === '';
+  } catch {
+    return false;
+  }
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {

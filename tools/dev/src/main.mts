@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { seedDemoData, seedDemoGatewayKey, type DemoGatewayKey } from './demo-data.mts';
 import { startDevPostgres, type DevPostgres } from './dev-postgres.mts';
-import { devSecrets, localUrl, serviceSpecs, startEverythingServer, startFakeProviders, startService, waitHealthy, type ServiceSpec } from './services.mts';
+import { devSecrets, localUrl, serviceSpecs, startEverythingServer, startFakeProviders, startModernEverythingServer, startService, waitHealthy, type ServiceSpec } from './services.mts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const env = process.env;
@@ -90,6 +90,7 @@ interface Launched {
   database: string;
   fakeProvidersUrl: string;
   everythingUrl: string;
+  modernEverythingUrl: string;
   masterKey: string;
 }
 
@@ -123,9 +124,11 @@ async function launch(): Promise<Launched> {
   // Before the MCP gateway, which connects to it at start.
   const everything = await startEverythingServer(root, env);
   supervise(everything.child, 'mcp-everything-server');
+  const modernEverything = await startModernEverythingServer(root, env);
+  supervise(modernEverything.child, 'mcp-everything-server (2026-07-28)');
 
   const secrets = devSecrets(dataDir);
-  const specs = serviceSpecs(issuer, postgres.urls, secrets, fakeProviders.url, everything.url, env['CP_LISTEN_ADDR'] || undefined);
+  const specs = serviceSpecs(issuer, postgres.urls, secrets, fakeProviders.url, everything.url, modernEverything.url, env['CP_LISTEN_ADDR'] || undefined);
   // The framework's start-up lines (a hundred route mappings) stay out of the way unless asked for.
   const quiet = 'info,nest=warn';
   const childEnv = {
@@ -142,13 +145,13 @@ async function launch(): Promise<Launched> {
   });
   // An AIGW_MASTER_KEY set when npm start runs is the one the gateway has.
   const masterKey = env['AIGW_MASTER_KEY'] || secrets.AIGW_MASTER_KEY;
-  return { started, database: postgres.description, fakeProvidersUrl: fakeProviders.url, everythingUrl: everything.url, masterKey };
+  return { started, database: postgres.description, fakeProvidersUrl: fakeProviders.url, everythingUrl: everything.url, modernEverythingUrl: modernEverything.url, masterKey };
 }
 
 async function main(): Promise<void> {
   const launching = launch();
   launched = launching.then(() => undefined);
-  const { started, database, fakeProvidersUrl, everythingUrl, masterKey } = await launching;
+  const { started, database, fakeProvidersUrl, everythingUrl, modernEverythingUrl, masterKey } = await launching;
   await Promise.all(
     started.map(({ spec, child, url }) =>
       waitHealthy(url, child).catch((error: Error) => {
@@ -168,6 +171,7 @@ async function main(): Promise<void> {
     `  ${pad('identity provider')}${issuer}`,
     `  ${pad('fake providers')}${fakeProvidersUrl} (the AI gateway's demo upstream)`,
     `  ${pad('MCP everything')}${everythingUrl} (the MCP gateway's demo upstream: ${urlOf('mcp-gateway')}/servers/everything/mcp)`,
+    `  ${pad('MCP 2026-07-28')}${modernEverythingUrl} (the same in the 2026-07-28 revision: ${urlOf('mcp-gateway')}/servers/everything-2026/mcp)`,
     `  ${pad('database')}${database}`,
     '',
     'Demo users (password = user name): admin (control-plane-admin), alice, bob, carol',

@@ -149,7 +149,7 @@ describe('npm start', () => {
   let demoKey: string;
 
   beforeAll(async () => {
-    for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg', 'fake', 'everything']) ports[name] = await freePort();
+    for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg', 'fake', 'everything', 'everything2026']) ports[name] = await freePort();
     env = {
       ARBOR_DATA_DIR: dataDir,
       ARBOR_DEV_POSTGRES_PORT: String(ports['pg']),
@@ -160,6 +160,7 @@ describe('npm start', () => {
       MCPGW_LISTEN_ADDR: `127.0.0.1:${ports['mcp']}`,
       FAKE_PROVIDERS_PORT: String(ports['fake']),
       MCP_EVERYTHING_PORT: String(ports['everything']),
+      MCP_EVERYTHING_2026_PORT: String(ports['everything2026']),
       // Set when npm start runs, so it must reach the MCP gateway.
       USE_STATEFUL_SESSIONS: 'true',
       // Set when npm start runs, so it must reach the AI gateway (the demo key is made with it).
@@ -219,6 +220,26 @@ describe('npm start', () => {
       } finally {
         await mcp.client.close();
       }
+      // And an upstream of the 2026-07-28 revision, called in that revision (no initialize).
+      expect(output()).toContain(`http://127.0.0.1:${ports['everything2026']}/mcp`);
+      const modern = await fetch(`http://127.0.0.1:${ports['mcp']}/servers/everything-2026/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${await personToken(ports['idp'], 'alice')}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'test_simple_text',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'test_simple_text', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+        }),
+      });
+      expect(await modern.json()).toMatchObject({ result: { resultType: 'complete', content: [{ type: 'text', text: 'This is a simple text response for testing.' }] } });
 
       // The demo data, through the API as a product sees it (a machine token).
       expect(output()).toMatch(/demo data: added .*project alpha/);
@@ -259,7 +280,7 @@ describe('npm start', () => {
     }
     expect(output()).toContain('Arbor stopped.');
     expect(output()).not.toMatch(/is lost|57P01|stopped unexpectedly/);
-    for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg', 'fake', 'everything']) {
+    for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg', 'fake', 'everything', 'everything2026']) {
       expect({ port: name, open: await portOpen(ports[name]) }).toEqual({ port: name, open: false });
     }
   });

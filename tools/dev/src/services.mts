@@ -48,6 +48,8 @@ export function serviceSpecs(
   secrets: DevSecrets,
   fakeProvidersUrl: string,
   everythingUrl: string,
+  /** The everything server in the 2026-07-28 revision only: the demo's upstream of that era. */
+  modernEverythingUrl: string,
   /** Where the control plane listens (CP_LISTEN_ADDR), for the products that ask it. */
   controlPlaneListen = '0.0.0.0:8080',
 ): ServiceSpec[] {
@@ -112,6 +114,7 @@ export function serviceSpecs(
         MCPGW_SECRETS_KEY: secrets.MCPGW_SECRETS_KEY,
         MCPGW_CONFIG: DEMO_MCP_CONFIG,
         MCP_EVERYTHING_URL: everythingUrl,
+        MCP_EVERYTHING_2026_URL: modernEverythingUrl,
         MCPGW_OIDC_ISSUER_URL: issuer,
         MCPGW_CONTROL_PLANE_URL: controlPlaneUrl,
         MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
@@ -155,6 +158,16 @@ export function startFakeProviders(root: string, inherited: NodeJS.ProcessEnv): 
  */
 export function startEverythingServer(root: string, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   return startTool(root, 'mcp-everything-server', 'MCP_EVERYTHING_PORT', '3001', inherited);
+}
+
+/**
+ * The everything server again, in the 2026-07-28 revision only (v2 SDK), on
+ * http://127.0.0.1:3002/mcp (MCP_EVERYTHING_2026_PORT): the demo's upstream of that era, the
+ * virtual server `everything-2026` of project alpha.
+ */
+export function startModernEverythingServer(root: string, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  const port = inherited['MCP_EVERYTHING_2026_PORT'] || '3002';
+  return startTool(root, 'mcp-everything-server', 'MCP_EVERYTHING_PORT', port, { ...inherited, MCP_EVERYTHING_PORT: port, MCP_EVERYTHING_ERA: '2026-07-28' });
 }
 
 /** `node tools/<name>/src/main.ts`, resolved with the URL it prints as `<name> ready at <url>`. */

@@ -30,8 +30,9 @@ export interface ConformanceRun {
 }
 
 export interface ConformanceOptions {
-  // Default: every server scenario the suite has, pending ones included.
-  scenarios?: string[];
+  // The scenarios a revision requires, run at its wire (the suite's `--requirements`): 2025-11-25
+  // for the era opened with initialize, 2026-07-28 for the per-request one. Default 2025-11-25.
+  requirements?: '2025-11-25' | '2026-07-28';
   timeoutMs?: number;
 }
 
@@ -71,22 +72,19 @@ function runCli(args: string[], timeoutMs: number): Promise<string> {
   });
 }
 
-export async function listServerScenarios(): Promise<string[]> {
-  const output = await runCli(['list', '--server'], 30_000);
+export async function listServerScenarios(requirements: string): Promise<string[]> {
+  const output = await runCli(['list', '--server', '--requirements', requirements], 30_000);
   const section = output.split(/^Client scenarios/m)[0] ?? '';
   return [...section.matchAll(/^\s+- (\S+)/gm)].flatMap((match) => match[1] ?? []);
 }
 
 export async function runConformance(url: string, options: ConformanceOptions = {}): Promise<ConformanceRun> {
   const timeoutMs = options.timeoutMs ?? 120_000;
-  const scenarios = options.scenarios ?? await listServerScenarios();
+  const requirements = options.requirements ?? '2025-11-25';
+  const scenarios = await listServerScenarios(requirements);
   const outputDir = await mkdtemp(path.join(tmpdir(), 'mcp-conformance-'));
   try {
-    if (options.scenarios) {
-      for (const scenario of options.scenarios) await runCli(['server', '--url', url, '--scenario', scenario, '-o', outputDir], timeoutMs);
-    } else {
-      await runCli(['server', '--url', url, '--suite', 'all', '-o', outputDir], timeoutMs);
-    }
+    await runCli(['server', '--url', url, '--requirements', requirements, '-o', outputDir], timeoutMs);
     const recorded = new Map<string, RecordedCheck[]>();
     for (const entry of await readdir(outputDir)) {
       const scenario = RESULT_DIR.exec(entry)?.[1];

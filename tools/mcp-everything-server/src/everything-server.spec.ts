@@ -2,6 +2,7 @@
 // official conformance suite and the official SDK client talk to over Streamable HTTP.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -156,5 +157,55 @@ describe('mcp-everything-server, stateless', () => {
     } finally {
       await everything.close();
     }
+  });
+});
+
+describe('mcp-everything-server, 2026-07-28 era (v2 SDK)', () => {
+  let everything: { url: string; close(): Promise<void> };
+  let modern: ModernClient;
+
+  beforeAll(async () => {
+    everything = await startEverythingServer({ era: '2026-07-28' });
+    modern = new ModernClient({ name: 'everything-spec', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} }, sampling: {} } });
+    modern.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }));
+    modern.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'hi there' }, model: 'test-model' }));
+    await modern.connect(new ModernTransport(new URL(everything.url)));
+  });
+
+  afterAll(async () => {
+    await modern.close();
+    await everything.close();
+  });
+
+  it('serves a v2 client in the 2026-07-28 revision, tools, resources and prompts', async () => {
+    expect(modern.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(await modern.callTool({ name: 'test_simple_text' })).toMatchObject({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] });
+    expect((await modern.readResource({ uri: 'test://static-text' })).contents).toEqual([
+      { uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' },
+    ]);
+    expect((await modern.getPrompt({ name: 'test_simple_prompt' })).messages).toHaveLength(1);
+  });
+
+  it('asks for the user’s input and the LLM’s answer as input requests, and answers once they come back', async () => {
+    const elicited = await modern.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+    expect(elicited.content).toEqual([{ type: 'text', text: 'User response: accept {"username":"ada","email":"ada@example.com"}' }]);
+    const sampled = await modern.callTool({ name: 'test_sampling', arguments: { prompt: 'Say hi' } });
+    expect(sampled.content).toEqual([{ type: 'text', text: 'LLM response: hi there' }]);
+  });
+
+  it('reports progress on the request’s own stream', async () => {
+    const progress: number[] = [];
+    await modern.callTool({ name: 'test_tool_with_progress' }, { onprogress: (update: { progress: number }) => progress.push(update.progress) });
+    expect(progress).toEqual([0, 50, 100]);
+  });
+
+  it('refuses an initialize of the older versions, naming the version it speaks', async () => {
+    const response = await fetch(everything.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } } }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: number; data: { supported: string[] } } }).error).toMatchObject({ code: -32022, data: { supported: ['2026-07-28'] } });
   });
 });

@@ -1,7 +1,8 @@
 // The everything server over Streamable HTTP at /mcp. Stateful by default: `initialize` opens a
 // session (Mcp-Session-Id) with SSE answers, the GET stream, resumption from an in-memory event store
 // and DELETE. Stateless on request: a fresh McpServer per POST, no GET and no DELETE (and so no
-// sampling or elicitation, whose answers would arrive in another request).
+// sampling or elicitation, whose answers would arrive in another request). With era 2026-07-28,
+// the revision of that date only (modern-everything.ts).
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +10,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { foreignHostOrOrigin, isLoopback } from './dns-rebinding.ts';
 import { Everything, type EverythingSession } from './everything-session.ts';
 import { InMemoryEventStore } from './event-store.ts';
+import { modernHandler } from './modern-everything.ts';
 
 export const MCP_PATH = '/mcp';
 
@@ -24,6 +26,8 @@ export interface EverythingServerOptions {
   port?: number;
   host?: string;
   stateless?: boolean;
+  /** '2026-07-28': the revision of that date only, on the v2 SDK (modern-everything.ts). */
+  era?: 'legacy' | '2026-07-28';
 }
 
 export interface EverythingServer {
@@ -108,12 +112,15 @@ export function startEverythingServer(options: EverythingServerOptions = {}): Pr
     await transport.handleRequest(req, res);
   };
 
+  const modern = options.era === '2026-07-28' ? modernHandler() : undefined;
+  const serve = modern ? modern.handle : options.stateless ? handleStateless : handleStateful;
+
   const guardsHost = isLoopback(host);
   const server: Server = createServer((req, res) => {
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) return refuse(res, 404, `Not Found: the MCP endpoint is ${MCP_PATH}`);
     const foreign = guardsHost ? foreignHostOrOrigin(req) : undefined;
     if (foreign) return refuse(res, 403, `Forbidden: ${foreign} (DNS rebinding protection)`);
-    (options.stateless ? handleStateless : handleStateful)(req, res).catch((error: unknown) => {
+    serve(req, res).catch((error: unknown) => {
       if (!res.headersSent) refuse(res, 500, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
       else res.destroy();
     });
@@ -137,6 +144,7 @@ export function startEverythingServer(options: EverythingServerOptions = {}): Pr
         close: async () => {
           clearInterval(sweep);
           await Promise.all([...sessions.values()].map((open) => open.session.mcp.close()));
+          await modern?.close();
           await new Promise<void>((done) => {
             server.closeAllConnections();
             server.close(() => done());

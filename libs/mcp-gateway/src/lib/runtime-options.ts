@@ -14,9 +14,15 @@ export interface McpRuntimeOptions {
   pageSize?: number;
   /** A session nobody used for this long is ended, default 30 min. */
   sessionIdleMs?: number;
+  /** MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS: upstreams may be reached on link-local and cloud metadata addresses. */
+  allowLinkLocalUpstreams?: boolean;
+  /** MCPGW_REDIS_URL: stateful sessions' owners are shared, so that any replica serves any session. */
+  redisUrl?: string;
+  /** MCPGW_REPLICA_URL: where the other replicas reach this one (with redisUrl). */
+  replicaUrl?: string;
 }
 
-export type ResolvedRuntimeOptions = Required<McpRuntimeOptions>;
+export type ResolvedRuntimeOptions = Required<Omit<McpRuntimeOptions, 'redisUrl' | 'replicaUrl'>> & Pick<McpRuntimeOptions, 'redisUrl' | 'replicaUrl'>;
 
 export const MCP_RUNTIME_OPTIONS = Symbol('arbor.mcp-runtime-options');
 
@@ -29,5 +35,8 @@ export function resolveRuntimeOptions(options: McpRuntimeOptions): ResolvedRunti
     pingIntervalMs: options.pingIntervalMs ?? 30_000,
     pageSize: options.pageSize ?? 100,
     sessionIdleMs: options.sessionIdleMs ?? 30 * 60_000,
+    allowLinkLocalUpstreams: options.allowLinkLocalUpstreams ?? false,
+    ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
+    ...(options.replicaUrl ? { replicaUrl: options.replicaUrl } : {}),
   };
 }

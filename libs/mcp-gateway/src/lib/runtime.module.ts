@@ -1,12 +1,18 @@
 import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
 import { Federation } from './federation/federated-session';
 import { FederationViews } from './federation/federation-views';
+import { McpMetrics } from './metrics/mcp-metrics';
+import { InputRoundTrips } from './modern/input-round-trips';
+import { ModernEndpoint } from './modern/modern-endpoint';
+import { ProtectedResourceMetadata } from './oauth/protected-resource';
 import { UpstreamCatalogue } from './registry/upstream-catalogue';
 import { MCP_RUNTIME_OPTIONS, McpRuntimeOptions, resolveRuntimeOptions } from './runtime-options';
 import { DownstreamSessions } from './transports/downstream-sessions';
 import { LegacySseController } from './transports/legacy-sse.controller';
 import { HotPath } from './transports/hot-path';
 import { McpEdge } from './transports/mcp-edge';
+import { SessionOwners } from './transports/session-owners';
+import { StatelessCalls } from './transports/stateless-calls';
 import { StreamableHttpRoutes } from './transports/streamable-http.routes';
 import { WsRelay } from './transports/ws-relay';
 import { UpstreamPool } from './upstreams/upstream-pool';
@@ -31,14 +37,20 @@ export class McpRuntimeModule {
       controllers: [LegacySseController],
       providers: [
         { provide: MCP_RUNTIME_OPTIONS, useValue: resolved },
+        McpMetrics,
         UpstreamPool,
         { provide: UpstreamCatalogue, useExisting: UpstreamPool },
         FederationViews,
         Federation,
+        SessionOwners,
         DownstreamSessions,
         McpEdge,
         HotPath,
+        StatelessCalls,
+        ModernEndpoint,
+        InputRoundTrips,
         StreamableHttpRoutes,
+        ProtectedResourceMetadata,
         ...(resolved.wsRelay ? [WsRelay] : []),
       ],
       exports: [UpstreamCatalogue],

@@ -61,6 +61,17 @@ describe('the other services\' configuration', () => {
     ]);
   });
 
+  it('wants the MCP gateway\'s replica address with its Redis, and a Redis URL that is one', () => {
+    expect(lines(() => loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/m', MCPGW_REDIS_URL: 'redis://redis:6379' }))).toEqual([
+      expect.stringMatching(/^MCPGW_REPLICA_URL: is required with MCPGW_REDIS_URL/),
+    ]);
+    expect(lines(() => loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/m', MCPGW_REDIS_URL: 'http://redis', MCPGW_REPLICA_URL: 'http://10.0.0.7:4444' }))).toEqual([
+      expect.stringMatching(/^MCPGW_REDIS_URL: /),
+    ]);
+    const mcp = loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/m', MCPGW_REDIS_URL: 'redis://redis:6379', MCPGW_REPLICA_URL: 'http://10.0.0.7:4444' });
+    expect([mcp.MCPGW_REDIS_URL, mcp.MCPGW_REPLICA_URL]).toEqual(['redis://redis:6379', 'http://10.0.0.7:4444']);
+  });
+
   it('listens where CP_DISPATCHER_LISTEN_ADDR says and needs the issuer once a target is set', () => {
     expect(loadConfig(SyncDispatcherConfig, { CP_DATABASE_URL: 'postgres://h/cp' }).listen).toEqual({ host: '0.0.0.0', port: 8081 });
     expect(lines(() => loadConfig(SyncDispatcherConfig, { CP_DATABASE_URL: 'postgres://h/cp', CP_SHOP_API_URL: 'http://shop' }))).toEqual([

@@ -10,6 +10,7 @@ import {
   IsNonEmpty,
   IsOriginList,
   IsPostgresUrl,
+  IsRedisUrl,
   ListenAddress,
 } from '../validators/env-value';
 import { controlPlaneSettings, listenAddress, ServiceConfig } from './service-config';
@@ -63,6 +64,14 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsOptional() @IsOriginList()
   MCPGW_ALLOWED_ORIGINS?: string;
 
+  /** Shared by the replicas: which one holds each stateful session, so that any of them serves it. */
+  @IsOptional() @IsRedisUrl()
+  MCPGW_REDIS_URL?: string;
+
+  /** Where the other replicas reach this one (with MCPGW_REDIS_URL), e.g. http://$(POD_IP):4444. */
+  @IsOptional() @IsHttpUrl()
+  MCPGW_REPLICA_URL?: string;
+
   get listen(): ListenAddress {
     return listenAddress(this.MCPGW_LISTEN_ADDR);
   }
@@ -88,6 +97,10 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   }
 
   crossCheck(env: Env): ConfigProblem[] {
-    return controlPlaneSettings(env, 'MCPGW');
+    const replicas: ConfigProblem[] =
+      env['MCPGW_REDIS_URL'] && !env['MCPGW_REPLICA_URL']
+        ? [{ variable: 'MCPGW_REPLICA_URL', message: 'is required with MCPGW_REDIS_URL: the other replicas forward requests for this one\'s sessions there' }]
+        : [];
+    return [...controlPlaneSettings(env, 'MCPGW'), ...replicas];
   }
 }

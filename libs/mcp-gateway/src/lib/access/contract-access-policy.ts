@@ -49,6 +49,11 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
     this.unsubscribe();
   }
 
+  /** Persons' tokens come from the suite's identity provider. */
+  override authorizationServers(): readonly string[] | undefined {
+    return this.controlPlane?.issuer ? [this.controlPlane.issuer] : undefined;
+  }
+
   async authorize(request: IncomingMessage, serverId: string | null): Promise<McpAccessGrant> {
     const presented = credentialOf(request);
     if (!presented) {

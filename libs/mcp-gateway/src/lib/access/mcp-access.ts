@@ -29,4 +29,13 @@ export class McpAccessError extends Error {
  */
 export abstract class McpAccessPolicy {
   abstract authorize(request: IncomingMessage, serverId: string | null): Promise<McpAccessGrant>;
+
+  /**
+   * The authorization servers that issue the tokens this policy accepts, for the OAuth protected
+   * resource metadata (RFC 9728) an MCP client reads to sign a person in; undefined when there is
+   * none to name.
+   */
+  authorizationServers(): readonly string[] | undefined {
+    return undefined;
+  }
 }

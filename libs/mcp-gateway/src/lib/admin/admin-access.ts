@@ -20,6 +20,8 @@ export class McpControlPlaneAccess {
   constructor(
     readonly verifier: TokenVerifier,
     readonly client: ControlPlaneClient,
+    /** MCPGW_OIDC_ISSUER_URL: the identity provider persons sign in with. */
+    readonly issuer?: string,
   ) {}
 }
 

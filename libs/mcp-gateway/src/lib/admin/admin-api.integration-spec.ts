@@ -43,7 +43,7 @@ class FakeCatalogue extends UpstreamCatalogue {
   }
 
   health(upstream?: string): readonly UpstreamHealth[] {
-    const all: UpstreamHealth[] = [{ upstream: 'tickets', state: 'up', lastSeenAt: '2026-11-21T10:00:00.000Z' }];
+    const all: UpstreamHealth[] = [{ upstream: 'tickets', state: 'up', lastSeenAt: '2026-11-21T10:00:00.000Z', protocolVersion: '2026-07-28' }];
     return all.filter((health) => upstream === undefined || health.upstream === upstream);
   }
 }
@@ -137,6 +137,7 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
       max_concurrency: 3,
       source: 'api',
       health: { state: 'up', last_seen_at: '2026-11-21T10:00:00.000Z', last_error: null },
+      protocol_version: '2026-07-28',
       tool_count: 2,
     });
     // The runtime sees it at once, with the header it needs.

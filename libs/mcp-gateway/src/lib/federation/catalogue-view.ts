@@ -48,8 +48,9 @@ export class CatalogueView {
   constructor(
     selections: readonly Selection[],
     offers: ReadonlyMap<string, UpstreamOffer>,
-    rule: PrefixRule,
-    subscriptions: boolean,
+    private readonly rule: PrefixRule,
+    /** The client has a session: list changes, log messages and resource updates can reach it. */
+    sessions: boolean,
   ) {
     this.selections = mergeSelections(selections);
     const picked = [...this.selections.values()].map((selection) => ({
@@ -76,7 +77,7 @@ export class CatalogueView {
     }));
     this.capabilities = unionCapabilities(
       picked.flatMap(({ offer }) => (offer ? [offer.capabilities] : [])),
-      subscriptions,
+      sessions,
     );
   }
 
@@ -86,6 +87,23 @@ export class CatalogueView {
 
   tool(name: string): Exposed<Tool> | undefined {
     return this.toolsByName.get(name);
+  }
+
+  /**
+   * Where a tools/call goes: a listed tool, or a name no upstream lists that still reaches one
+   * whose every tool the selection lets through (`<upstream>__<name>`, or the bare name on a
+   * virtual server of one upstream): that upstream answers for it, as it would directly.
+   */
+  toolTarget(name: string): { upstream: string; original: string } | undefined {
+    const listed = this.toolsByName.get(name);
+    if (listed) return listed;
+    const separator = name.indexOf(NAME_SEPARATOR);
+    if (separator > 0) {
+      const upstream = name.slice(0, separator);
+      if (this.selections.get(upstream)?.tools === '*') return { upstream, original: name.slice(separator + NAME_SEPARATOR.length) };
+    }
+    const [only, ...others] = this.selections.values();
+    return this.rule === 'on-collision' && only && others.length === 0 && only.tools === '*' ? { upstream: only.upstream, original: name } : undefined;
   }
 
   prompt(name: string): Exposed<Prompt> | undefined {
@@ -174,16 +192,19 @@ function exposeNames<T>(
   }));
 }
 
-/** What the upstreams offer together; list changes are always announced, the gateway relays them. */
-function unionCapabilities(all: readonly ServerCapabilities[], subscriptions: boolean): ServerCapabilities {
+/**
+ * What the upstreams offer together, as far as the client can receive it. With a session (stateful
+ * HTTP, SSE, WebSocket) the gateway relays list changes, log messages and resource updates; a
+ * stateless request has no stream they could arrive on, so it is not promised them.
+ */
+function unionCapabilities(all: readonly ServerCapabilities[], sessions: boolean): ServerCapabilities {
   const any = (has: (c: ServerCapabilities) => unknown) => all.some(has);
+  const listChanged = sessions ? { listChanged: true } : {};
   return {
-    ...(any((c) => c.tools) ? { tools: { listChanged: true } } : {}),
-    ...(any((c) => c.resources)
-      ? { resources: { listChanged: true, ...(subscriptions && any((c) => c.resources?.subscribe) ? { subscribe: true } : {}) } }
-      : {}),
-    ...(any((c) => c.prompts) ? { prompts: { listChanged: true } } : {}),
+    ...(any((c) => c.tools) ? { tools: { ...listChanged } } : {}),
+    ...(any((c) => c.resources) ? { resources: { ...listChanged, ...(sessions && any((c) => c.resources?.subscribe) ? { subscribe: true } : {}) } } : {}),
+    ...(any((c) => c.prompts) ? { prompts: { ...listChanged } } : {}),
     ...(any((c) => c.completions) ? { completions: {} } : {}),
-    ...(any((c) => c.logging) ? { logging: {} } : {}),
+    ...(sessions && any((c) => c.logging) ? { logging: {} } : {}),
   };
 }

@@ -122,7 +122,7 @@ export class FederatedSession {
 
   /** A call on the session's upstream sessions (or the pool's shared ones), as its handlers make it. */
   forward(upstream: string, request: ClientRequest, options: SessionForwardOptions): Promise<Result> {
-    return this.caller.forward(upstream, request, options);
+    return this.caller.forward(upstream, request, { ...options, server: this.options.serverId });
   }
 
   async close(): Promise<void> {
@@ -141,7 +141,7 @@ export class FederatedSession {
     this.server = server;
     const forward = async (upstream: string, request: ClientRequest, extra: Extra) => {
       const relayed: Promise<void>[] = [];
-      const result = await this.caller.forward(upstream, request, callOptions(extra, relayed));
+      const result = await this.caller.forward(upstream, request, { ...callOptions(extra, relayed), server: this.options.serverId });
       // Progress the upstream sent before its answer reaches the client before that answer.
       if (relayed.length > 0) await Promise.all(relayed);
       return result;
@@ -154,7 +154,7 @@ export class FederatedSession {
         return { tools: items.map((t) => ({ ...t.item, name: t.name })), ...(nextCursor ? { nextCursor } : {}) };
       });
       server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-        const tool = (await this.view()).tool(request.params.name);
+        const tool = (await this.view()).toolTarget(request.params.name);
         if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
         return (await forward(tool.upstream, { method: 'tools/call', params: { ...request.params, name: tool.original } }, extra)) as CallToolResult;
       });

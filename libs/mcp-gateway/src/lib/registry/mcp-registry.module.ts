@@ -104,5 +104,6 @@ function controlPlaneAccess(settings: Required<McpControlPlaneSettings>): McpCon
   return new McpControlPlaneAccess(
     new TokenVerifier({ issuer: settings.issuer, audience: settings.audience }),
     new ControlPlaneClient({ baseUrl: settings.baseUrl, issuer: settings.issuer, clientId: settings.clientId, clientSecret: settings.clientSecret }),
+    settings.issuer,
   );
 }

@@ -15,6 +15,8 @@ export interface UpstreamHealth {
   lastSeenAt?: string;
   /** Why it is down (never contains secrets). */
   lastError?: string;
+  /** The MCP version spoken with it: 2026-07-28 when it answers server/discover, else what initialize agreed. */
+  protocolVersion?: string;
 }
 
 /**

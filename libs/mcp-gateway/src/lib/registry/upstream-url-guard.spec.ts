@@ -1,4 +1,5 @@
-import { checkUpstreamUrl, UpstreamUrlRefused } from './upstream-url-guard';
+import type { lookup, LookupAddress } from 'node:dns';
+import { checkUpstreamUrl, guardedLookup, UpstreamUrlRefused } from './upstream-url-guard';
 
 const refusal = async (url: string, addresses: string[] = ['203.0.113.7'], allowLinkLocal = false): Promise<UpstreamUrlRefused | undefined> => {
   try {
@@ -15,6 +16,8 @@ describe('the upstream URL guard (SSRF)', () => {
     ['http://169.254.169.254/latest/meta-data/', 'metadata'],
     ['http://2852039166/latest/', 'metadata'],
     ['http://100.100.100.200/', 'metadata'],
+    ['http://168.63.129.16/', 'metadata'],
+    ['http://[::ffff:168.63.129.16]/', 'metadata'],
     ['http://[fd00:ec2::254]/', 'metadata'],
     ['http://[::ffff:169.254.169.254]/', 'metadata'],
     ['http://metadata.google.internal/computeMetadata/v1/', 'metadata'],
@@ -50,5 +53,32 @@ describe('the upstream URL guard (SSRF)', () => {
 
   it('resolves real names through DNS', async () => {
     await expect(checkUpstreamUrl('http://localhost:3001/mcp', { allowLinkLocal: false })).resolves.toEqual(expect.arrayContaining([expect.stringMatching(/^(127\.0\.0\.1|::1)$/)]));
+  });
+
+  describe('at connect time', () => {
+    /** A resolver answering each lookup with the next list of addresses. */
+    const dns = (...answers: string[][]) =>
+      ((_host: string, _options: unknown, callback: (error: Error | null, addresses: LookupAddress[]) => void) => {
+        const next = answers.shift() ?? [];
+        callback(null, next.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+      }) as unknown as typeof lookup;
+    const connectTo = (lookupFn: ReturnType<typeof guardedLookup>, all = false) =>
+      new Promise<{ error: (Error & { code?: string }) | null; address: unknown }>((resolve) =>
+        lookupFn('tools.example.com', { all }, (error, address) => resolve({ error, address })),
+      );
+
+    it('refuses a name that resolves to a refused address, or starts to after a first good answer', async () => {
+      const lookupFn = guardedLookup(false, dns(['10.0.0.5'], ['168.63.129.16'], ['203.0.113.7', '169.254.169.254']));
+      expect(await connectTo(lookupFn)).toEqual({ error: null, address: '10.0.0.5' });
+      const changed = await connectTo(lookupFn);
+      expect(changed.error).toBeInstanceOf(UpstreamUrlRefused);
+      expect(changed.error?.message).toContain('168.63.129.16, a cloud metadata address');
+      expect((await connectTo(lookupFn, true)).error?.code).toBe('EUPSTREAMREFUSED');
+    });
+
+    it('lets every address through when the setting allows link-local', async () => {
+      const lookupFn = guardedLookup(true, dns(['169.254.169.254']));
+      expect(await connectTo(lookupFn, true)).toEqual({ error: null, address: [{ address: '169.254.169.254', family: 4 }] });
+    });
   });
 });

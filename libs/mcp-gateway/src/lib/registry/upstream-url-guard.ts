@@ -1,5 +1,6 @@
+import { lookup as lookupCallback, LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, LookupFunction } from 'node:net';
 
 /** The setting that lets upstreams live on link-local and cloud metadata addresses. */
 export const ALLOW_LINK_LOCAL_SETTING = 'MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS';
@@ -30,6 +31,7 @@ METADATA_ADDRESSES.addAddress('169.254.169.254', 'ipv4'); // AWS, GCP, Azure, OC
 METADATA_ADDRESSES.addAddress('169.254.170.2', 'ipv4'); // AWS ECS task metadata
 METADATA_ADDRESSES.addAddress('100.100.100.200', 'ipv4'); // Alibaba Cloud
 METADATA_ADDRESSES.addAddress('192.0.0.192', 'ipv4'); // Oracle Cloud (classic)
+METADATA_ADDRESSES.addAddress('168.63.129.16', 'ipv4'); // Azure's platform address (WireServer: VM extension settings, certificates)
 METADATA_ADDRESSES.addAddress('fd00:ec2::254', 'ipv6'); // AWS over IPv6
 
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal', 'metadata.azure.internal']);
@@ -69,16 +71,41 @@ export async function checkUpstreamUrl(url: string, options: UpstreamUrlOptions)
   }
   if (addresses.length === 0) throw new UpstreamUrlRefused('unresolvable', `the upstream host ${host} does not resolve`);
   if (options.allowLinkLocal) return addresses;
-  // BlockList also matches IPv4-mapped IPv6 (::ffff:169.254.169.254) against the IPv4 rules.
   for (const address of addresses) {
-    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    if (METADATA_ADDRESSES.check(address, family)) {
-      throw new UpstreamUrlRefused('metadata', `the upstream host ${host} resolves to ${address}, a cloud metadata address; set ${ALLOW_LINK_LOCAL_SETTING}=true to allow it`);
-    }
-    if (LINK_LOCAL.check(address, family)) {
-      throw new UpstreamUrlRefused('link-local', `the upstream host ${host} resolves to ${address}, a link-local address; set ${ALLOW_LINK_LOCAL_SETTING}=true to allow it`);
-    }
+    const refused = refusedAddress(host, address);
+    if (refused) throw refused;
   }
   return addresses;
 }
 
+/** Why a host may not be reached at one of its addresses, if it may not. */
+function refusedAddress(host: string, address: string): UpstreamUrlRefused | undefined {
+  // BlockList also matches IPv4-mapped IPv6 (::ffff:169.254.169.254) against the IPv4 rules.
+  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  if (METADATA_ADDRESSES.check(address, family)) {
+    return new UpstreamUrlRefused('metadata', `the upstream host ${host} resolves to ${address}, a cloud metadata address; set ${ALLOW_LINK_LOCAL_SETTING}=true to allow it`);
+  }
+  if (LINK_LOCAL.check(address, family)) {
+    return new UpstreamUrlRefused('link-local', `the upstream host ${host} resolves to ${address}, a link-local address; set ${ALLOW_LINK_LOCAL_SETTING}=true to allow it`);
+  }
+  return undefined;
+}
+
+/**
+ * A DNS lookup for the sockets the runtime opens to upstreams: the same rules as
+ * checkUpstreamUrl, applied to the addresses a name resolves to when the connection is made, so
+ * a name that resolves to a refused address, or starts to later, is never connected to.
+ */
+export function guardedLookup(allowLinkLocal: boolean, resolve: typeof lookupCallback = lookupCallback): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const refused = allowLinkLocal ? undefined : addresses.map((entry) => refusedAddress(hostname, entry.address)).find((r) => r !== undefined);
+      if (refused) return callback(Object.assign(refused, { code: 'EUPSTREAMREFUSED' }), '', 0);
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 0);
+      callback(null, first.address, first.family);
+    });
+  };
+}

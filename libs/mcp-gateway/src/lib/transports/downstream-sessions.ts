@@ -1,7 +1,9 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { FederatedSession } from '../federation/federated-session';
+import { McpMetrics } from '../metrics/mcp-metrics';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
+import { SessionOwners } from './session-owners';
 
 export interface DownstreamSession<T extends Transport = Transport> {
   id: string;
@@ -23,13 +25,19 @@ export class DownstreamSessions implements OnModuleDestroy {
   private readonly sessions = new Map<string, DownstreamSession>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(@Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions) {
+  constructor(
+    @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
+    metrics: McpMetrics,
+    private readonly owners: SessionOwners,
+  ) {
+    metrics.observeSessions(() => this.sessions.size);
     this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, options.sessionIdleMs));
     this.sweeper.unref();
   }
 
   add(session: DownstreamSession): void {
     this.sessions.set(session.id, session);
+    this.owners.claim(session.id);
   }
 
   /** The session, if it exists and belongs to this principal on this server. */
@@ -37,6 +45,7 @@ export class DownstreamSessions implements OnModuleDestroy {
     const session = this.sessions.get(id);
     if (!session || session.federated.principal !== principal || session.serverId !== serverId || !(session.transport instanceof kind)) return undefined;
     session.lastUsed = Date.now();
+    this.owners.renew(id);
     return session as DownstreamSession<T>;
   }
 
@@ -45,6 +54,7 @@ export class DownstreamSessions implements OnModuleDestroy {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
+    this.owners.release(id);
     await session.federated.close();
   }
 

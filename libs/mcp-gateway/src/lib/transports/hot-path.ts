@@ -80,7 +80,7 @@ export class HotPath {
     return this.respond(request, signal, {
       view: () => this.views.view(serverId, grant.servers, false),
       offersTools: (view) => view.capabilities.tools !== undefined,
-      forward: (upstream, call, options) => this.pool.forward(upstream, call, options),
+      forward: (upstream, call, options) => this.pool.forward(upstream, call, { ...options, server: serverId }),
     });
   }
 
@@ -114,7 +114,7 @@ export class HotPath {
       const { items, nextCursor } = page(view.tools, request.cursor, this.views.pageSize);
       return { tools: items.map((t) => ({ ...t.item, name: t.name })), ...(nextCursor ? { nextCursor } : {}) };
     }
-    const tool = view.tool(request.params.name);
+    const tool = view.toolTarget(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const result = await scope.forward(tool.upstream, { method: 'tools/call', params: { ...request.params, name: tool.original } }, { signal, relatedRequestId: request.id });
     if (isPlainTextResult(result)) return result;

@@ -3,11 +3,15 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { excerpt, nestingProblem, readBodyWithin } from '@arbor/platform';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../access/mcp-access';
+import { metadataUrl } from '../oauth/protected-resource';
 import { ServerRegistry } from '../registry/server-registry';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import { isSupportedVersion, negotiateInitialize, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-versions';
+
+/** The revision's UnsupportedProtocolVersionError code, answered to both eras (an older client reads the 400 and the list). */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -15,7 +19,7 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 export interface Refusal {
   status: number;
   headers?: Record<string, string>;
-  body: { jsonrpc: '2.0'; error: { code: number; message: string; data?: unknown }; id: null };
+  body: { jsonrpc: '2.0'; error: { code: number; message: string; data?: unknown }; id: RequestId | null };
 }
 
 export type Admission = { grant: McpAccessGrant; body?: unknown } | { refusal: Refusal };
@@ -27,9 +31,22 @@ export function refusal(status: number, message: string, data?: unknown, code: n
   return { status, body: { jsonrpc: '2.0', error: { code, message, ...(data !== undefined ? { data } : {}) }, id: null } };
 }
 
+/** 400 naming the versions the gateway speaks: what every era's client is told for a version it does not. */
+export function unsupportedVersion(requested: string, id: RequestId | null = null): Refusal {
+  // What the client sent is echoed bounded: a header can be long.
+  const message = `Bad Request: Unsupported protocol version: ${excerpt(requested)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
+  return { status: 400, body: { jsonrpc: '2.0', error: { code: UNSUPPORTED_PROTOCOL_VERSION, message, data: { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: excerpt(requested) } }, id } };
+}
+
 export function sendRefusal(res: ServerResponse, { status, headers, body }: Refusal): void {
   if (res.headersSent) return void res.end();
   res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+/** The id of a single JSON-RPC request, null for anything else. */
+function requestIdIn(body: unknown): RequestId | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
 /** The same answer on a socket being upgraded to WebSocket. */
@@ -66,16 +83,12 @@ export class McpEdge {
     const access = await this.authorize(req, serverId);
     if ('refusal' in access) return access;
     const version = req.headers['mcp-protocol-version'];
-    if (typeof version === 'string' && !isSupportedVersion(version)) {
-      return {
-        refusal: refusal(400, `Bad Request: Unsupported protocol version: ${excerpt(version)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`, {
-          supported: SUPPORTED_PROTOCOL_VERSIONS,
-        }),
-      };
-    }
-    if (!withBody) return access;
+    const unsupported = typeof version === 'string' && !isSupportedVersion(version) ? version : undefined;
+    if (!withBody) return unsupported === undefined ? access : { refusal: unsupportedVersion(unsupported) };
     const body = await this.body(req);
     if ('refusal' in body) return body;
+    // Read first, so that the refusal answers the request by its id.
+    if (unsupported !== undefined) return { refusal: unsupportedVersion(unsupported, requestIdIn(body.value)) };
     return { grant: access.grant, body: negotiateInitialize(body.value) };
   }
 
@@ -104,7 +117,7 @@ export class McpEdge {
       grant = await this.policy.authorize(req, serverId);
     } catch (error) {
       if (error instanceof McpAccessError) {
-        return { refusal: { ...refusal(error.status, error.message, { code: error.code }), headers: error.headers } };
+        return { refusal: { ...refusal(error.status, error.message, { code: error.code }), headers: this.challenge(req, serverId, error) } };
       }
       this.logger.error(`access check failed: ${error instanceof Error ? error.message : String(error)}`);
       return { refusal: refusal(500, 'Internal error while checking access', undefined, ErrorCode.InternalError) };
@@ -114,6 +127,16 @@ export class McpEdge {
       if (!grant.servers.includes(serverId)) return { refusal: refusal(403, `Forbidden: no access to server ${serverId}`) };
     }
     return { grant };
+  }
+
+  /**
+   * A 401's headers, its Bearer challenge naming the protected resource metadata (RFC 9728 §5.1)
+   * when there is an identity provider to sign in with, so an MCP client finds where to.
+   */
+  private challenge(req: IncomingMessage, serverId: string | null, error: McpAccessError): Record<string, string> {
+    const challenge = error.headers['www-authenticate'];
+    if (error.status !== 401 || !challenge?.startsWith('Bearer') || !this.policy.authorizationServers()) return error.headers;
+    return { ...error.headers, 'www-authenticate': `${challenge}, resource_metadata="${metadataUrl(req, serverId)}"` };
   }
 
   private async body(req: McpHttpRequest): Promise<{ value: unknown } | { refusal: Refusal }> {

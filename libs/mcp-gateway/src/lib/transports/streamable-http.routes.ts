@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ErrorCode, isInitializeRequest, JSONRPCMessage, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, isInitializeRequest, JSONRPCMessage, McpError, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { DirectRoutes } from '@arbor/platform';
+import { ModernEndpoint } from '../modern/modern-endpoint';
+import { eraOfRequest } from '../modern/modern-request';
 import { FederatedSession, Federation } from '../federation/federated-session';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import type { McpAccessGrant } from '../access/mcp-access';
@@ -12,6 +14,8 @@ import { BoundedEventStore } from './event-store';
 import { HotPath, HotRequest } from './hot-path';
 import { McpEdge, refusal, sendRefusal } from './mcp-edge';
 import { HotStream, SessionTransport } from './session-transport';
+import { FORWARDED_HEADER, SessionOwners } from './session-owners';
+import { StatelessCalls } from './stateless-calls';
 
 /**
  * Streamable HTTP at `/mcp` and `/servers/{id}/mcp`, every method, served as direct routes (below
@@ -31,6 +35,9 @@ export class StreamableHttpRoutes implements OnModuleInit {
     private readonly federation: Federation,
     private readonly sessions: DownstreamSessions,
     private readonly hotPath: HotPath,
+    private readonly modern: ModernEndpoint,
+    private readonly calls: StatelessCalls,
+    private readonly owners: SessionOwners,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
   ) {}
 
@@ -49,6 +56,13 @@ export class StreamableHttpRoutes implements OnModuleInit {
     try {
       const admission = await this.edge.admit(req, serverId, req.method === 'POST');
       if ('refusal' in admission) return sendRefusal(res, admission.refusal);
+      const era = eraOfRequest(req.method ?? 'GET', req.headers, admission.body);
+      if ('refusal' in era) return sendRefusal(res, era.refusal);
+      if (era.era === 'modern') {
+        // This revision defines no notification a client sends over HTTP: taken, and nothing to do.
+        if (era.message.kind === 'notification') return void res.writeHead(202).end();
+        return await this.modern.serve(res, era.message, serverId, admission.grant);
+      }
       if (this.options.stateful) await this.stateful(req, res, serverId, admission.grant, admission.body);
       else await this.stateless(req, res, serverId, admission.grant, admission.body);
     } catch (error) {
@@ -63,9 +77,18 @@ export class StreamableHttpRoutes implements OnModuleInit {
     }
     const hot = this.hotPath.accept(req.headers, body);
     if (hot) return this.answerHot(res, hot, serverId, grant);
+    const cancelled = cancelledRequest(body);
+    if (cancelled !== undefined) this.calls.cancel(grant.principal, serverId, cancelled);
     const session = await this.federation.open({ serverId, grant, ownUpstreamSessions: false });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => void session.close());
+    // Progress travels on the request's own SSE stream; everything else is answered in JSON.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksProgress(body) });
+    const id = requestIdOf(body);
+    // Closing the request's server aborts its handlers, and so the call upstream.
+    const untrack = id === undefined ? undefined : this.calls.track(grant.principal, serverId, id, () => void session.close());
+    res.on('close', () => {
+      untrack?.();
+      void session.close();
+    });
     await session.server.connect(transport);
     await transport.handleRequest(req, res, body);
   }
@@ -74,11 +97,18 @@ export class StreamableHttpRoutes implements OnModuleInit {
   private async answerHot(res: ServerResponse, request: HotRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
     // A client that goes away cancels its call upstream, as closing the SDK server does.
     const abort = new AbortController();
-    const onClose = () => abort.abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    let gone = false;
+    const onClose = () => {
+      gone = true;
+      abort.abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    };
     res.once('close', onClose);
-    const answer = await this.hotPath.answer(request, serverId, grant, abort.signal);
+    // So does its notifications/cancelled, which arrives in a POST of its own.
+    const untrack = this.calls.track(grant.principal, serverId, request.id, () => abort.abort(new McpError(ErrorCode.ConnectionClosed, 'Request cancelled')));
+    const answer = await this.hotPath.answer(request, serverId, grant, abort.signal).finally(untrack);
     res.off('close', onClose);
-    if (abort.signal.aborted || res.writableEnded) return;
+    // A cancelled call still ends its POST (the client no longer waits for what it says).
+    if (gone || res.writableEnded) return;
     const text = JSON.stringify(answer);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
   }
@@ -87,7 +117,12 @@ export class StreamableHttpRoutes implements OnModuleInit {
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = this.sessions.find(sessionId, grant.principal, serverId, SessionTransport);
-      if (!session) return sendRefusal(res, refusal(404, 'Session not found', undefined, -32001));
+      if (!session) {
+        // Another replica may hold it: it answers, whichever replica the load balancer picked.
+        const owner = req.headers[FORWARDED_HEADER] === undefined ? await this.owners.ownerOf(sessionId) : undefined;
+        if (owner) return this.owners.forward(owner, req, res, body);
+        return sendRefusal(res, refusal(404, 'Session not found', undefined, -32001));
+      }
       session.federated.updateGrant(grant);
       if (req.method === 'POST') {
         const hot = this.hotPath.accept(req.headers, body);
@@ -127,6 +162,27 @@ export class StreamableHttpRoutes implements OnModuleInit {
     const answer = await this.hotPath.answerInSession(request, federated, stream.signal);
     if (!stream.signal.aborted) stream.answer(answer as JSONRPCMessage);
   }
+}
+
+/** The id of a single JSON-RPC request. */
+function requestIdOf(body: unknown): RequestId | undefined {
+  const message = body as { id?: unknown; method?: unknown } | null;
+  if (typeof message?.method !== 'string') return undefined;
+  return typeof message.id === 'string' || typeof message.id === 'number' ? message.id : undefined;
+}
+
+/** The request a `notifications/cancelled` names. */
+function cancelledRequest(body: unknown): RequestId | undefined {
+  const message = body as { method?: unknown; params?: { requestId?: unknown } } | null;
+  if (message?.method !== 'notifications/cancelled') return undefined;
+  const id = message.params?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** A request (or batch) with a progress token: its answer goes on an SSE stream with the progress. */
+function asksProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken !== undefined);
 }
 
 function protocolVersionOf(req: IncomingMessage): string | undefined {

@@ -2,8 +2,9 @@
 // upstreams federated behind a virtual server and `/mcp`, and what the edge refuses.
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { connect, northAndSouthRegistry, startGateway, TestGateway, textOf } from './testing/test-gateway';
+import { connect, eventually, northAndSouthRegistry, startGateway, TestGateway, textOf } from './testing/test-gateway';
 import { SseUpstream, StreamableUpstream } from './testing/test-upstreams';
 
 const MAX_BODY = 64 * 1024;
@@ -59,6 +60,74 @@ describe('Streamable HTTP, stateless', () => {
     expect(await allToolNames(c)).toEqual(
       ['add', 'ask-model', 'ask-user', 'busy', 'count', 'log', 'meta', 'north__echo', 'rain', 'slow', 'south__echo', 'tide', 'weather', 'wind'].sort(),
     );
+  });
+
+  it('answers a call the upstream refuses exactly as the upstream does, with no second error prefix', async () => {
+    const through = await client('/servers/alpha/mcp');
+    const direct = new Client({ name: 'direct', version: '1' });
+    await direct.connect(new SSEClientTransport(new URL(south.url)));
+    clients.push(direct);
+    const directError = await direct.callTool({ name: 'refuse', arguments: {} }).catch((error: Error) => error);
+    const gatewayError = await through.callTool({ name: 'south__refuse', arguments: {} }).catch((error: Error) => error);
+    expect(gatewayError).toBeInstanceOf(Error);
+    expect((gatewayError as Error).message).toBe((directError as Error).message);
+    // On the wire: the upstream's own words.
+    const raw = await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'south__refuse', arguments: {} } });
+    expect(await raw.json()).toEqual({ jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'MCP error -32602: Tool refuse not found' } });
+    // A tool the upstream does not list, on an upstream whose every tool is selected: its own answer.
+    const northDirect = new Client({ name: 'direct', version: '1' });
+    await northDirect.connect(new StreamableHTTPClientTransport(new URL(north.url)));
+    clients.push(northDirect);
+    expect(await through.callTool({ name: 'north__nope', arguments: {} })).toEqual(await northDirect.callTool({ name: 'nope', arguments: {} }));
+  });
+
+  it('counts calls by virtual server, upstream, method, tool and outcome, with upstream health, on /metrics', async () => {
+    const c = await client('/servers/alpha/mcp');
+    await c.callTool({ name: 'add', arguments: { a: 1, b: 1 } });
+    await c.callTool({ name: 'south__refuse', arguments: {} }).catch(() => undefined);
+    await (await client('/mcp')).callTool({ name: 'north__add', arguments: { a: 1, b: 1 } });
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    /** The value of the series of `name` whose labels include every one of `labels`. */
+    const line = (name: string, labels: string) =>
+      metrics
+        .split('\n')
+        .find((l) => l.startsWith(`${name}{`) && labels.split(',').every((pair) => l.includes(pair)))
+        ?.split(' ')
+        .at(-1);
+    expect(Number(line('arbor_mcpgw_calls_total', 'server="alpha",upstream="north",method="tools/call",tool="add",outcome="ok"'))).toBeGreaterThanOrEqual(1);
+    expect(Number(line('arbor_mcpgw_calls_total', 'server="alpha",upstream="south",method="tools/call",tool="(unlisted)",outcome="error"'))).toBeGreaterThanOrEqual(1);
+    expect(Number(line('arbor_mcpgw_calls_total', 'server="/mcp",upstream="north",method="tools/call",tool="add",outcome="ok"'))).toBeGreaterThanOrEqual(1);
+    expect(line('arbor_mcpgw_call_duration_seconds_count', 'server="alpha",upstream="north",method="tools/call",tool="add"')).toBeDefined();
+    expect(line('arbor_mcpgw_upstream_up', 'upstream="north",protocol_version="2025-11-25"')).toBe('1');
+    expect(line('arbor_mcpgw_upstream_up', 'upstream="south",protocol_version="2025-11-25"')).toBe('1');
+  });
+
+  it('promises only what a stateless answer can deliver: no list changes, no logging', async () => {
+    const c = await client('/servers/alpha/mcp');
+    expect(c.getServerCapabilities()).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {} });
+  });
+
+  it('sends progress on the request’s own SSE stream, without a session', async () => {
+    const c = await client('/servers/alpha/mcp');
+    const progress: number[] = [];
+    const result = await c.callTool({ name: 'count', arguments: {} }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    expect(textOf(result)).toBe('counted');
+    expect(progress).toEqual([1, 2, 3]);
+  });
+
+  it('cancels a call upstream when the client sends notifications/cancelled in a POST of its own', async () => {
+    for (const progress of [false, true]) {
+      const c = await client('/servers/alpha/mcp');
+      const before = north.cancelled.length;
+      const started = north.slowStarted;
+      const abort = new AbortController();
+      // With a progress token the call takes the SDK path, without one the hot path: both cancel.
+      const call = c.callTool({ name: 'slow', arguments: {} }, undefined, { signal: abort.signal, ...(progress ? { onprogress: () => undefined } : {}) });
+      await started;
+      abort.abort('changed my mind');
+      await expect(call).rejects.toThrow();
+      await eventually(() => north.cancelled.length > before, `the slow call cancelled upstream (progress: ${progress})`);
+    }
   });
 
   it('pages lists toward the client with its own cursor', async () => {
@@ -177,8 +246,9 @@ describe('Streamable HTTP, stateless', () => {
     for (const version of ['1999-01-01', '2024-10-07']) {
       const answer = await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': version });
       expect(answer.status).toBe(400);
-      const body = (await answer.json()) as { error: { message: string; data: { supported: string[] } } };
-      expect(body.error.data.supported).toEqual(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
+      const body = (await answer.json()) as { error: { code: number; message: string; data: { supported: string[]; requested: string } } };
+      expect(body.error.data).toEqual({ supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: version });
+      expect(body.error.code).toBe(-32022);
       expect(body.error.message).toContain('2024-11-05');
     }
   });
@@ -186,7 +256,7 @@ describe('Streamable HTTP, stateless', () => {
   it('maps refused access to HTTP: 401 without a token, 403 outside the grant, 404 for an unknown server', async () => {
     const anonymous = await post('/servers/alpha/mcp', initialize('2025-11-25'), { authorization: '' });
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="mcp-gateway"');
+    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer realm="mcp-gateway", resource_metadata="${gateway.url}/.well-known/oauth-protected-resource/servers/alpha/mcp"`);
     expect(await anonymous.json()).toMatchObject({ jsonrpc: '2.0', error: { message: 'Sign in first', data: { code: 'unauthenticated' } }, id: null });
 
     const stranger = await post('/mcp', initialize('2025-11-25'), { authorization: 'Bearer mallory' });

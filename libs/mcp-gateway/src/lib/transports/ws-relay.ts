@@ -11,7 +11,7 @@ import { Federation } from '../federation/federated-session';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import { DownstreamSessions } from './downstream-sessions';
 import { McpEdge, refusal, sendRefusalOnSocket } from './mcp-edge';
-import { isSupportedVersion, negotiateInitialize, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-versions';
+import { isLegacyVersion, LEGACY_PROTOCOL_VERSIONS, negotiateInitialize } from './protocol-versions';
 
 const WS_PATH = /(?:^|\/)(?:servers\/([^/]+)\/)?ws$/;
 
@@ -102,8 +102,8 @@ export class WsRelay implements OnApplicationBootstrap, OnModuleDestroy {
       const access = await this.edge.authorize(req, serverId);
       if ('refusal' in access) return sendRefusalOnSocket(socket, access.refusal);
       const version = req.headers['mcp-protocol-version'];
-      if (typeof version === 'string' && !isSupportedVersion(version)) {
-        return sendRefusalOnSocket(socket, refusal(400, `Bad Request: Unsupported protocol version: ${excerpt(version)}`, { supported: SUPPORTED_PROTOCOL_VERSIONS }));
+      if (typeof version === 'string' && !isLegacyVersion(version)) {
+        return sendRefusalOnSocket(socket, refusal(400, `Bad Request: Unsupported protocol version: ${excerpt(version)}`, { supported: LEGACY_PROTOCOL_VERSIONS }));
       }
       const federated = await this.federation.open({ serverId, grant: access.grant, ownUpstreamSessions: true });
       this.wss.handleUpgrade(req, socket, head, (ws) => {

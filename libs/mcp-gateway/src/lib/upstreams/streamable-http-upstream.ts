@@ -4,9 +4,23 @@ import { createParser } from 'eventsource-parser';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessage, McpError, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { guardedLookup } from '../registry/upstream-url-guard';
 
-/** Keep-alive pools shared by every upstream session: a call reuses a warm socket. */
-const AGENTS = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+/**
+ * Keep-alive pools shared by every upstream session (a call reuses a warm socket), one pair per
+ * address rule: each new socket's address passes the upstream guard when it is opened.
+ */
+const AGENTS = new Map<boolean, { 'http:': http.Agent; 'https:': https.Agent }>();
+
+export function agentsFor(allowLinkLocal: boolean): { 'http:': http.Agent; 'https:': https.Agent } {
+  let agents = AGENTS.get(allowLinkLocal);
+  if (!agents) {
+    const lookup = guardedLookup(allowLinkLocal);
+    agents = { 'http:': new http.Agent({ keepAlive: true, lookup }), 'https:': new https.Agent({ keepAlive: true, lookup }) };
+    AGENTS.set(allowLinkLocal, agents);
+  }
+  return agents;
+}
 /** As undici's default: an upstream that does not accept the connection in this time is unreachable. */
 const CONNECT_TIMEOUT_MS = 10_000;
 /** Ids of raw calls; the SDK Protocol numbers its own. */
@@ -71,12 +85,12 @@ export class StreamableHttpUpstreamTransport implements Transport {
   private started = false;
   private closed = false;
 
-  constructor(url: URL, headers: Readonly<Record<string, string>> = {}) {
+  constructor(url: URL, headers: Readonly<Record<string, string>> = {}, allowLinkLocal = false) {
     this.url = url;
     // Lower-cased, so that a registry header replaces the transport's own rather than doubling it.
     this.extraHeaders = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
     const secure = url.protocol === 'https:';
-    this.agent = secure ? AGENTS['https:'] : AGENTS['http:'];
+    this.agent = agentsFor(allowLinkLocal)[secure ? 'https:' : 'http:'];
     this.request = secure ? https.request : http.request;
   }
 

@@ -4,7 +4,11 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { ClientCapabilities, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Agent, fetch as undiciFetch } from 'undici';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { UpstreamDefinition } from '../registry/server-registry';
+import { checkUpstreamUrl, guardedLookup, UpstreamUrlRefused } from '../registry/upstream-url-guard';
+import { discoverModern, MODERN_VERSION, ModernUpstreamTransport } from './modern-upstream';
 import { StreamableHttpUpstreamTransport, UpstreamConnectionError } from './streamable-http-upstream';
 
 const GATEWAY_CLIENT = { name: 'arbor-mcp-gateway', version: '1.0.0' };
@@ -20,6 +24,8 @@ export interface LinkSetup {
   onOpen?(client: Client): void;
   /** The connection broke (not called after close()). */
   onLost?(error: unknown): void;
+  /** MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS: otherwise link-local and metadata addresses are refused at connect time. */
+  allowLinkLocal: boolean;
 }
 
 /**
@@ -30,6 +36,8 @@ export interface LinkSetup {
 export class UpstreamLink {
   private client?: Client;
   private opening?: Promise<Client>;
+  /** The protocol version spoken with the upstream on the current session. */
+  version?: string;
   private closed = false;
 
   constructor(
@@ -81,7 +89,16 @@ export class UpstreamLink {
   private async connect(): Promise<Client> {
     const client = new Client(GATEWAY_CLIENT, { capabilities: this.setup.capabilities, jsonSchemaValidator: SCHEMA_VALIDATOR });
     this.setup.configure?.(client);
-    const transport = upstreamTransport(this.definition);
+    // The registry checked the URL when it was written; what it resolves to now is what counts.
+    await checkUpstreamUrl(this.definition.url, { allowLinkLocal: this.setup.allowLinkLocal });
+    const transport = await upstreamTransport(this.definition, this.setup.allowLinkLocal);
+    const setVersion = transport.setProtocolVersion?.bind(transport);
+    // The version the SDK client agreed on at initialize; a modern upstream's is the revision's.
+    this.version = transport instanceof ModernUpstreamTransport ? MODERN_VERSION : undefined;
+    transport.setProtocolVersion = (version) => {
+      if (!(transport instanceof ModernUpstreamTransport)) this.version = version;
+      setVersion?.(version);
+    };
     // Only a session still in use is lost: one closed on purpose needs no error (a stack trace per session).
     client.onclose = () => {
       if (this.client === client) this.lost(client, new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
@@ -114,11 +131,31 @@ export class UpstreamLink {
   }
 }
 
-function upstreamTransport(definition: UpstreamDefinition): Transport {
+/**
+ * The newest era the upstream speaks: a Streamable HTTP upstream is probed with `server/discover`
+ * and reached in the 2026-07-28 revision when it answers, with `initialize` otherwise; SSE is of
+ * the older versions only.
+ */
+async function upstreamTransport(definition: UpstreamDefinition, allowLinkLocal: boolean): Promise<Transport> {
   const url = new URL(definition.url);
-  return definition.transport === 'sse'
-    ? new SSEClientTransport(url, { requestInit: { headers: { ...definition.headers } } })
-    : new StreamableHttpUpstreamTransport(url, definition.headers);
+  if (definition.transport === 'sse') {
+    return new SSEClientTransport(url, { requestInit: { headers: { ...definition.headers } }, fetch: guardedFetch(allowLinkLocal) });
+  }
+  const discovered = await discoverModern(url, definition.headers, allowLinkLocal, definition.timeoutMs);
+  return discovered ? new ModernUpstreamTransport(url, definition.headers, allowLinkLocal, discovered) : new StreamableHttpUpstreamTransport(url, definition.headers, allowLinkLocal);
+}
+
+const GUARDED_DISPATCHERS = new Map<boolean, Agent>();
+
+/** fetch for SSE upstreams, on connections whose addresses pass the guard when they are opened. */
+function guardedFetch(allowLinkLocal: boolean): FetchLike {
+  let dispatcher = GUARDED_DISPATCHERS.get(allowLinkLocal);
+  if (!dispatcher) {
+    dispatcher = new Agent({ connect: { lookup: guardedLookup(allowLinkLocal) } });
+    GUARDED_DISPATCHERS.set(allowLinkLocal, dispatcher);
+  }
+  const via = dispatcher;
+  return (url, init) => undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: via }) as unknown as Promise<Response>;
 }
 
 /** The session is gone (not the call refused): worth one retry on a new session. */
@@ -134,6 +171,9 @@ export function isConnectionLoss(error: unknown): boolean {
 
 /** Why an upstream failed, in words safe for health and errors (no URL, header or body text). */
 export function describeFailure(error: unknown): string {
+  if (error instanceof UpstreamUrlRefused) return `address refused (${error.reason})`;
+  const refused = error instanceof Error ? findCause(error, UpstreamUrlRefused) : undefined;
+  if (refused) return `address refused (${refused.reason})`;
   if (error instanceof StreamableHTTPError || error instanceof SseError) {
     return error.code !== undefined && error.code > 0 ? `HTTP ${error.code}` : 'unreachable';
   }
@@ -148,4 +188,14 @@ export function describeFailure(error: unknown): string {
   if (code) return `network error ${code}`;
   const http = error instanceof Error ? /\(HTTP (\d{3})\)/.exec(error.message) : null;
   return http ? `HTTP ${http[1]}` : 'unreachable';
+}
+
+/** The error, or one of its causes, of a class: a refused address arrives wrapped by fetch or the transport. */
+function findCause<T extends Error>(error: Error, type: new (...args: never[]) => T): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof type) return current;
+    current = current.cause;
+  }
+  return undefined;
 }

@@ -24,8 +24,10 @@ describe('upstream pool', () => {
   beforeAll(async () => {
     await Promise.all([north.start(), south.start()]);
     const hasty = { ...upstreamDefinition('hasty', north, 'streamable-http'), timeoutMs: 300, maxConcurrency: 2 };
+    // Written to the registry behind its back: the runtime's own guard is what stands in the way.
+    const azure = { ...upstreamDefinition('azure', north, 'streamable-http'), url: 'http://168.63.129.16/machine' };
     const registry = new InMemoryServerRegistry(
-      [upstreamDefinition('north', north, 'streamable-http'), upstreamDefinition('south', south, 'sse'), hasty],
+      [upstreamDefinition('north', north, 'streamable-http'), upstreamDefinition('south', south, 'sse'), hasty, azure],
       [
         ...testServers(),
         { id: 'hasty', project: 'alpha', name: 'Hasty', selections: [{ upstream: 'hasty', tools: ['slow', 'busy'], resources: [], prompts: [] }] },
@@ -46,6 +48,11 @@ describe('upstream pool', () => {
     clients.push(c);
     return c;
   }
+
+  it('never connects to an upstream on a cloud metadata address, whatever the registry holds', async () => {
+    await eventually(() => health('azure')?.state === 'down', 'the azure upstream refused');
+    expect(health('azure')?.lastError).toBe('address refused (metadata)');
+  });
 
   it('answers a call to an upstream that is down with a JSON-RPC error naming it, and keeps serving the others', async () => {
     const c = await client();

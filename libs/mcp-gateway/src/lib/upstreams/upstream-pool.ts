@@ -24,6 +24,8 @@ import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options'
 import { ServerRegistry, UpstreamDefinition } from '../registry/server-registry';
 import { CatalogueItem, UpstreamCatalogue, UpstreamHealth } from '../registry/upstream-catalogue';
 import { ConcurrencyLimit } from './concurrency-limit';
+import { McpCallLabels, McpMetrics } from '../metrics/mcp-metrics';
+import { ModernUpstreamTransport } from './modern-upstream';
 import { StreamableHttpUpstreamTransport } from './streamable-http-upstream';
 import { describeFailure, UpstreamLink } from './upstream-link';
 
@@ -41,6 +43,8 @@ export type CatalogueKind = 'tools' | 'resources' | 'prompts';
 export interface ForwardOptions {
   signal?: AbortSignal;
   onprogress?: RequestOptions['onprogress'];
+  /** The virtual server the call is made for (null: `/mcp`), for the metrics. */
+  server?: string | null;
 }
 
 /** Sends requests to upstreams: the pool's shared sessions, or one downstream session's own. */
@@ -95,8 +99,10 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
   constructor(
     private readonly registry: ServerRegistry,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
+    private readonly metrics: McpMetrics,
   ) {
     super();
+    metrics.observeUpstreams(() => this.health());
   }
 
   onModuleInit(): void {
@@ -128,6 +134,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
       state: up.state,
       ...(up.lastSeenMs !== undefined ? { lastSeenAt: new Date(up.lastSeenMs).toISOString() } : {}),
       ...(up.lastError ? { lastError: up.lastError } : {}),
+      ...(up.shared.version ? { protocolVersion: up.shared.version } : {}),
     }));
   }
 
@@ -159,6 +166,11 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     return this.listeners.size;
   }
 
+  /** MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS, for every link to an upstream (the pool's and the sessions'). */
+  get allowLinkLocal(): boolean {
+    return this.options.allowLinkLocalUpstreams;
+  }
+
   forward(upstream: string, request: ClientRequest, options: ForwardOptions = {}): Promise<Result> {
     return this.forwardOn(upstream, (up) => up.shared, request, options);
   }
@@ -177,14 +189,18 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     const up = this.upstreams.get(upstream);
     if (!up) throw unavailable(upstream, 'not registered');
     const link = via(up);
+    const started = performance.now();
+    const labels = this.callLabels(up, request, options.server);
     return up.limit.run(async () => {
       try {
         const result = await link.use((client) => {
+          // The revision's envelope means something only to an upstream of the revision.
+          const outgoing = client.transport instanceof ModernUpstreamTransport ? request : withoutModernEnvelope(request);
           // Calls without progress skip the SDK Protocol's bookkeeping and validation on their way up.
           if (client.transport instanceof StreamableHttpUpstreamTransport && !options.onprogress) {
-            return rawCall(client.transport, request, up.definition.timeoutMs, options.signal);
+            return rawCall(client.transport, outgoing, up.definition.timeoutMs, options.signal);
           }
-          return client.request(request, ResultSchema, {
+          return client.request(outgoing, ResultSchema, {
             timeout: up.definition.timeoutMs,
             resetTimeoutOnProgress: true,
             ...(options.signal ? { signal: options.signal } : {}),
@@ -192,17 +208,40 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
           });
         }, options.signal);
         this.seen(up);
+        this.metrics.record(labels, (result as { isError?: unknown }).isError === true ? 'tool_error' : 'ok', (performance.now() - started) / 1000);
         return result;
       } catch (error) {
-        if (options.signal?.aborted) throw error;
+        const seconds = (performance.now() - started) / 1000;
+        if (options.signal?.aborted) {
+          this.metrics.record(labels, 'cancelled', seconds);
+          throw error;
+        }
         if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+          this.metrics.record(labels, 'timeout', seconds);
           throw new McpError(ErrorCode.RequestTimeout, `Upstream "${upstream}" did not answer in time`, { upstream });
         }
-        if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) throw error;
+        if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) {
+          this.metrics.record(labels, 'error', seconds);
+          throw UpstreamAnswer.of(error);
+        }
+        this.metrics.record(labels, 'unavailable', seconds);
         this.down(up, error);
         throw unavailable(upstream, describeFailure(error));
       }
     });
+  }
+
+  /** A call's metric labels; names only as the upstream's catalogue lists them, so the series stay bounded. */
+  private callLabels(up: PooledUpstream, request: ClientRequest, server: string | null | undefined): McpCallLabels {
+    const name = (request.params as { name?: unknown } | undefined)?.name;
+    const listed =
+      request.method === 'tools/call' ? up.offer.tools.some((t) => t.name === name) : request.method === 'prompts/get' ? up.offer.prompts.some((p) => p.name === name) : undefined;
+    return {
+      server: server === undefined ? '' : server === null ? '/mcp' : server,
+      upstream: up.definition.name,
+      method: request.method,
+      tool: listed === undefined ? '' : listed ? String(name) : '(unlisted)',
+    };
   }
 
   /** Refreshes one kind of an upstream's catalogue (after a list_changed seen on any of its sessions). */
@@ -247,6 +286,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
       },
       onOpen: (client) => this.opened(up, client),
       onLost: (error) => this.down(up, error),
+      allowLinkLocal: this.allowLinkLocal,
     });
   }
 
@@ -351,14 +391,44 @@ function item(upstream: string, kind: CatalogueItem['kind'], name: string, descr
   return { upstream, kind, name, ...(description ? { description } : {}) };
 }
 
+/**
+ * An error the upstream answered, passed on as it was worded: an McpError (the SDK's handlers and
+ * the pool's callers treat it as one) whose message is the upstream's own, with no second
+ * `MCP error <code>:` in front of the one the upstream's SDK may already have put there.
+ */
+export class UpstreamAnswer extends McpError {
+  constructor(code: number, message: string, data?: unknown) {
+    super(code, message, data);
+    this.message = message;
+  }
+
+  /** The SDK client's McpError for an upstream's answer carries our prefix over the upstream's message. */
+  static of(error: McpError): McpError {
+    if (error instanceof UpstreamAnswer || error.constructor !== McpError) return error;
+    const prefix = `MCP error ${error.code}: `;
+    return new UpstreamAnswer(error.code, error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message, error.data);
+  }
+}
+
 export function unavailable(upstream: string, reason: string): McpError {
   return new McpError(ErrorCode.InternalError, `Upstream "${upstream}" is unavailable: ${reason}`, { upstream, reason });
 }
 
+/** A request of a 2026-07-28 client as an upstream of the older versions takes it: no `io.modelcontextprotocol/` keys in `_meta`. */
+function withoutModernEnvelope(request: ClientRequest): ClientRequest {
+  const meta = request.params?._meta as Record<string, unknown> | undefined;
+  if (!meta || !Object.keys(meta).some((key) => key.startsWith(MODERN_META_PREFIX))) return request;
+  const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(MODERN_META_PREFIX)));
+  const { _meta: _dropped, ...params } = request.params as Record<string, unknown>;
+  return { ...request, params: Object.keys(kept).length > 0 ? { ...params, _meta: kept } : params } as ClientRequest;
+}
+
+const MODERN_META_PREFIX = 'io.modelcontextprotocol/';
+
 /** The answer as the SDK client would give it: the result, or the upstream's error as an McpError. */
 async function rawCall(transport: StreamableHttpUpstreamTransport, request: ClientRequest, timeoutMs: number, signal?: AbortSignal): Promise<Result> {
   const response = await transport.call(request.method, request.params, { timeoutMs, ...(signal ? { signal } : {}) });
-  if ('error' in response) throw McpError.fromError(response.error.code, response.error.message, response.error.data);
+  if ('error' in response) throw new UpstreamAnswer(response.error.code, response.error.message, response.error.data);
   const result = response.result;
   if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new Error('The upstream answered a result that is not an object');
   return result as Result;

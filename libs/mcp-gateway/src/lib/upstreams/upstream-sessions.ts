@@ -88,6 +88,7 @@ export class UpstreamSessions implements UpstreamCaller {
       link = new UpstreamLink(up.definition, {
         capabilities: clientSide(this.peer.capabilities()),
         configure: (client) => this.relay(upstream, client),
+        allowLinkLocal: this.pool.allowLinkLocal,
       });
       this.links.set(upstream, link);
     }

@@ -14,6 +14,8 @@ export interface UpstreamResponse {
   source: string;
   /** From the runtime's pings; absent when the gateway runs without it. */
   health?: { state: UpstreamHealth['state']; last_seen_at: string | null; last_error: string | null };
+  /** The MCP version the runtime speaks with it: 2026-07-28 when it answers server/discover, else what initialize agreed; null before it connects. */
+  protocol_version?: string | null;
   tool_count?: number;
   created_at: string;
   updated_at: string;
@@ -33,6 +35,7 @@ export function upstreamResponse(upstream: StoredUpstream, runtime?: { health?: 
           health: runtime.health
             ? { state: runtime.health.state, last_seen_at: runtime.health.lastSeenAt ?? null, last_error: runtime.health.lastError ?? null }
             : { state: 'connecting' as const, last_seen_at: null, last_error: null },
+          protocol_version: runtime.health?.protocolVersion ?? null,
           tool_count: runtime.toolCount,
         }
       : {}),

@@ -46,6 +46,9 @@ export class InMemoryServerRegistry extends ServerRegistry {
   }
 }
 
+/** The identity provider the test policy names in its protected resource metadata. */
+export const TEST_AUTHORIZATION_SERVER = 'https://idp.example.com/realms/arbor';
+
 /** Who may use what: alice every test server, bob only `narrow`. */
 export const GRANTS: Record<string, string[]> = { alice: ['alpha', 'narrow', 'hasty'], bob: ['narrow'] };
 
@@ -57,6 +60,10 @@ export class TestAccessPolicy extends McpAccessPolicy {
     const servers = GRANTS[token];
     if (!servers) throw new McpAccessError(403, 'no_sign_in_key', 'You may not use the MCP gateway');
     return { principal: token, servers };
+  }
+
+  override authorizationServers(): readonly string[] {
+    return [TEST_AUTHORIZATION_SERVER];
   }
 }
 
@@ -92,7 +99,7 @@ export interface TestGateway {
 }
 
 /** `nestBodyParser: false` leaves the bodies of the Nest routes (`/message`) to the runtime, as an app with its parser off would. */
-export async function startGateway(registry: ServerRegistry, options: McpRuntimeOptions, nestBodyParser = true): Promise<TestGateway> {
+export async function startGateway(registry: ServerRegistry, options: McpRuntimeOptions, nestBodyParser = true, port = 0): Promise<TestGateway> {
   @Module({
     providers: [
       { provide: ServerRegistry, useValue: registry },
@@ -111,11 +118,11 @@ export async function startGateway(registry: ServerRegistry, options: McpRuntime
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false, bodyParser: nestBodyParser });
   app.get(DirectRoutes).install(app.getHttpServer() as Server);
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as { port: number };
+  await app.listen(port, '127.0.0.1');
+  const listening = (app.getHttpServer().address() as { port: number }).port;
   return {
     app,
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening}`,
     catalogue: app.get(UpstreamCatalogue),
     close: () => app.close(),
   };

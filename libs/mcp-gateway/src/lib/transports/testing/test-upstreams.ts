@@ -12,8 +12,12 @@ import {
   CallToolRequestSchema,
   CreateMessageResultSchema,
   ElicitResultSchema,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { acceptedContent, createMcpHandler, inputRequired, McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 export interface TestUpstream {
@@ -245,9 +249,60 @@ export class SseUpstream extends UpstreamBase {
       }));
       return { tools: page, ...(start + 2 < this.tools.length ? { nextCursor: String(start + 2) } : {}) };
     });
-    server.setRequestHandler(CallToolRequestSchema, (request) => ({
-      content: [{ type: 'text', text: `south ${request.params.name}: ${String(request.params.arguments?.['text'] ?? '')}` }],
+    server.setRequestHandler(CallToolRequestSchema, (request) => {
+      // A tool it does not list gets a JSON-RPC error of its own wording.
+      if (request.params.name === 'refuse') throw new McpError(ErrorCode.InvalidParams, 'Tool refuse not found');
+      return { content: [{ type: 'text', text: `south ${request.params.name}: ${String(request.params.arguments?.['text'] ?? '')}` }] };
+    });
+    return server;
+  }
+}
+
+/**
+ * `east`: an upstream of the 2026-07-28 revision only (the v2 SDK's McpServer behind a strict
+ * modern handler: an `initialize` is refused), with a tool that needs the user's input.
+ */
+export class ModernUpstream extends UpstreamBase {
+  /** Requests received, by method (server/discover probes included). */
+  readonly methods: string[] = [];
+  private readonly handler = toNodeHandler(createMcpHandler(() => this.build(), { legacy: 'reject' }));
+  private readonly tools: string[] = [];
+
+  constructor() {
+    super('/mcp');
+  }
+
+  addTool(name: string): void {
+    this.tools.push(name);
+  }
+
+  protected async forgetSessions(): Promise<void> {
+    // Stateless: nothing to forget.
+  }
+
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.headers['mcp-method'];
+    this.methods.push(typeof method === 'string' ? method : `${req.method ?? '?'} (no Mcp-Method)`);
+    await this.handler(req, res);
+  }
+
+  private build(): ModernMcpServer {
+    const server = new ModernMcpServer({ name: 'east', version: '2.0.0' });
+    server.registerTool('echo', { description: 'Echoes text (east)', inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
+      content: [{ type: 'text', text: `east: ${text}` }],
     }));
+    server.registerTool('ask-user', { description: 'Asks the user for their name (input required)' }, (ctx) => {
+      const answer = acceptedContent(ctx.mcpReq.inputResponses, 'name');
+      if (!answer) {
+        return inputRequired({
+          inputRequests: {
+            name: inputRequired.elicit({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }),
+          },
+        });
+      }
+      return { content: [{ type: 'text', text: `east user: ${String(answer['name'])}` }] };
+    });
+    for (const name of this.tools) server.registerTool(name, { description: 'Added later' }, () => ({ content: [{ type: 'text', text: name }] }));
     return server;
   }
 }

@@ -1,0 +1,355 @@
+import type { ServerResponse } from 'node:http';
+import { Injectable } from '@nestjs/common';
+import { ClientRequest, ErrorCode, Implementation, McpError, RequestId, Result, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { McpAccessGrant } from '../access/mcp-access';
+import type { CatalogueView } from '../federation/catalogue-view';
+import { FederationViews } from '../federation/federation-views';
+import { page } from '../federation/pagination';
+import { ServerRegistry } from '../registry/server-registry';
+import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
+import { CatalogueKind, UpstreamAnswer, UpstreamPool } from '../upstreams/upstream-pool';
+import { InputRoundTrips } from './input-round-trips';
+import { ModernRequest, SERVER_INFO_KEY } from './modern-request';
+
+/** The revision's cache hint on lists and reads. */
+interface CacheHint {
+  ttlMs: number;
+  cacheScope: 'public' | 'private';
+}
+
+/**
+ * A federated list changes when an upstream's catalogue does or the grant does, neither of which
+ * the gateway can promise a lifetime for; and what `/mcp` shows depends on the caller's grant.
+ * So: fresh every time, and never shared across callers (`subscriptions/listen` says when to re-list).
+ */
+const FEDERATED_LIST: CacheHint = { ttlMs: 0, cacheScope: 'private' };
+
+const KEEP_ALIVE_MS = 20_000;
+
+/** A JSON-RPC error the gateway answers in-band (HTTP 200), worded without the SDK's `MCP error` prefix. */
+class ModernError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+interface Served {
+  request: ModernRequest;
+  serverId: string | null;
+  grant: McpAccessGrant;
+  view: CatalogueView;
+  signal: AbortSignal;
+  progress?: (params: Record<string, unknown>) => void;
+}
+
+type Handler = (served: Served) => Promise<Result>;
+
+/**
+ * The modern era (2026-07-28) on `/mcp` and `/servers/{id}/mcp`, beside the older versions on the
+ * same endpoints: no `initialize`, no session. Each POST carries one request, answered from the
+ * caller's catalogue view over the pool's upstream sessions, in JSON — or on an SSE stream of its
+ * own when the client asked for progress (closing that stream cancels the call upstream) and for
+ * `subscriptions/listen`, whose stream carries the list changes the client opted in to.
+ */
+@Injectable()
+export class ModernEndpoint {
+  private readonly handlers: Readonly<Record<string, Handler>>;
+
+  constructor(
+    private readonly views: FederationViews,
+    private readonly pool: UpstreamPool,
+    private readonly registry: ServerRegistry,
+    private readonly roundTrips: InputRoundTrips,
+  ) {
+    this.handlers = {
+      'server/discover': async ({ view, serverId }) => ({
+        supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+        capabilities: modernCapabilities(view),
+        ...(this.instructionsOf(serverId) ? { instructions: this.instructionsOf(serverId) } : {}),
+        ...FEDERATED_LIST,
+      }),
+      'tools/list': async ({ view, request }) => {
+        if (!view.capabilities.tools) throw methodNotFound();
+        const { items, nextCursor } = this.page(view.tools, request);
+        return { tools: items.map((t) => ({ ...t.item, name: t.name })), ...(nextCursor ? { nextCursor } : {}), ...FEDERATED_LIST };
+      },
+      'tools/call': async (served) => {
+        if (!served.view.capabilities.tools) throw methodNotFound();
+        const name = stringParam(served.request, 'name');
+        const tool = served.view.toolTarget(name);
+        if (!tool) throw new ModernError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+        return this.call(served, tool.upstream, { method: 'tools/call', params: { ...upstreamParams(served.request), name: tool.original } });
+      },
+      'prompts/list': async ({ view, request }) => {
+        if (!view.capabilities.prompts) throw methodNotFound();
+        const { items, nextCursor } = this.page(view.prompts, request);
+        return { prompts: items.map((p) => ({ ...p.item, name: p.name })), ...(nextCursor ? { nextCursor } : {}), ...FEDERATED_LIST };
+      },
+      'prompts/get': async (served) => {
+        if (!served.view.capabilities.prompts) throw methodNotFound();
+        const name = stringParam(served.request, 'name');
+        const prompt = served.view.prompt(name);
+        if (!prompt) throw new ModernError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
+        return this.call(served, prompt.upstream, { method: 'prompts/get', params: { ...upstreamParams(served.request), name: prompt.original } } as ClientRequest);
+      },
+      'resources/list': async ({ view, request }) => {
+        if (!view.capabilities.resources) throw methodNotFound();
+        const { items, nextCursor } = this.page(view.resources, request);
+        return { resources: items.map((r) => ({ ...r.item, uri: r.name })), ...(nextCursor ? { nextCursor } : {}), ...FEDERATED_LIST };
+      },
+      'resources/templates/list': async ({ view, request }) => {
+        if (!view.capabilities.resources) throw methodNotFound();
+        const { items, nextCursor } = this.page(view.templates, request);
+        return { resourceTemplates: items.map((t) => ({ ...t.item, uriTemplate: t.name })), ...(nextCursor ? { nextCursor } : {}), ...FEDERATED_LIST };
+      },
+      'resources/read': async (served) => {
+        if (!served.view.capabilities.resources) throw methodNotFound();
+        const asked = stringParam(served.request, 'uri');
+        const target = served.view.resource(asked);
+        // The revision answers an unknown resource with Invalid params (the older -32002 is retired).
+        if (!target) throw new ModernError(ErrorCode.InvalidParams, `Resource ${asked} not found`, { uri: asked });
+        const result = (await this.call(served, target.upstream, {
+          method: 'resources/read',
+          params: { ...upstreamParams(served.request), uri: target.uri },
+        })) as Result & { contents?: { uri?: string }[] };
+        if (result['resultType'] === 'input_required') return result;
+        const contents = Array.isArray(result.contents) && target.uri !== asked ? result.contents.map((c) => (c.uri === target.uri ? { ...c, uri: asked } : c)) : result.contents;
+        // An upstream of the older versions gives no hint: the content may change at any time.
+        return { ...result, contents, ttlMs: numberOr(result['ttlMs'], 0), cacheScope: 'private' };
+      },
+      'completion/complete': async (served) => {
+        if (!served.view.capabilities.completions) throw methodNotFound();
+        const ref = served.request.params['ref'] as { type?: string; name?: string; uri?: string } | undefined;
+        const target =
+          ref?.type === 'ref/prompt' && typeof ref.name === 'string'
+            ? (() => {
+                const prompt = served.view.prompt(ref.name as string);
+                return prompt && { upstream: prompt.upstream, ref: { ...ref, name: prompt.original } };
+              })()
+            : ref?.type === 'ref/resource' && typeof ref.uri === 'string'
+              ? (() => {
+                  const template = served.view.template(ref.uri as string);
+                  return template && { upstream: template.upstream, ref: { ...ref, uri: template.uri } };
+                })()
+              : undefined;
+        if (!target) throw new ModernError(ErrorCode.InvalidParams, 'Unknown completion reference');
+        return this.forward(served, target.upstream, { method: 'completion/complete', params: { ...upstreamParams(served.request), ref: target.ref } } as ClientRequest);
+      },
+    };
+  }
+
+  /** Answers one modern request (its era, version and headers already checked). */
+  async serve(res: ServerResponse, request: ModernRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
+    if (request.method === 'subscriptions/listen') return this.listen(res, request, serverId, grant);
+    const handler = Object.hasOwn(this.handlers, request.method) ? this.handlers[request.method] : undefined;
+    if (!handler) return sendJson(res, 404, errorMessage(request.id, methodNotFound()));
+
+    const abort = new AbortController();
+    // On this revision closing the response stream is how a client cancels its request.
+    const onClose = () => abort.abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    res.once('close', onClose);
+    const token = (request.params['_meta'] as Record<string, unknown>)['progressToken'];
+    const stream = token !== undefined && (typeof token === 'string' || typeof token === 'number') ? new EventStream(res) : undefined;
+    let answer: unknown;
+    try {
+      const view = await this.views.view(serverId, grant.servers, false);
+      const result = await handler({
+        request,
+        serverId,
+        grant,
+        view,
+        signal: abort.signal,
+        ...(stream ? { progress: (progress) => stream.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }) } : {}),
+      });
+      answer = { jsonrpc: '2.0', id: request.id, result: this.complete(result, serverId) };
+    } catch (error) {
+      answer = errorMessage(request.id, error);
+    } finally {
+      res.off('close', onClose);
+    }
+    if (abort.signal.aborted || res.writableEnded) return;
+    if (stream) return stream.end(answer);
+    sendJson(res, 200, answer);
+  }
+
+  /**
+   * `subscriptions/listen`: acknowledges the list changes the gateway can tell (those of the kinds
+   * the view offers), then relays each as it happens until the client closes the stream. Resource
+   * update subscriptions are not acknowledged: the shared upstream sessions do not carry them.
+   */
+  private async listen(res: ServerResponse, request: ModernRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
+    const view = await this.views.view(serverId, grant.servers, false);
+    const asked = (request.params['notifications'] ?? {}) as Record<string, unknown>;
+    const honoured: Record<string, boolean> = {};
+    if (asked['toolsListChanged'] === true && view.capabilities.tools) honoured['toolsListChanged'] = true;
+    if (asked['promptsListChanged'] === true && view.capabilities.prompts) honoured['promptsListChanged'] = true;
+    if (asked['resourcesListChanged'] === true && view.capabilities.resources) honoured['resourcesListChanged'] = true;
+    const subscription = { 'io.modelcontextprotocol/subscriptionId': request.id };
+    const stream = new EventStream(res);
+    stream.send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: honoured, _meta: subscription } });
+    const wanted: Record<CatalogueKind, string> = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' };
+    const unsubscribe = this.pool.onCatalogueChange((upstream, kind) => {
+      if (!honoured[wanted[kind]]) return;
+      void this.views.view(serverId, grant.servers, false).then((now) => {
+        if (now.upstreams.includes(upstream)) stream.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: subscription } });
+      });
+    });
+    const keepAlive = setInterval(() => stream.comment(), KEEP_ALIVE_MS);
+    res.once('close', () => {
+      unsubscribe();
+      clearInterval(keepAlive);
+    });
+  }
+
+  private async forward(served: Served, upstream: string, request: ClientRequest): Promise<Result> {
+    const { progress } = served;
+    return this.pool.forward(upstream, request, {
+      signal: served.signal,
+      server: served.serverId,
+      ...(progress ? { onprogress: (p) => progress({ ...p }) } : {}),
+    });
+  }
+
+  /**
+   * A call that may need the client's input (tools/call, prompts/get, resources/read). An upstream
+   * of the revision asks for it itself; one of the older versions asks on a session: the call gets
+   * one of its own, declaring the client's capabilities, and the question goes back to the client
+   * as an input request, the call continuing when its retry brings the answer.
+   */
+  private async call(served: Served, upstream: string, request: ClientRequest): Promise<Result> {
+    if (this.speaksModern(upstream)) return this.forward(served, upstream, request);
+    const { requestState, inputResponses, ...params } = request.params as Record<string, unknown>;
+    const principal = served.grant.principal;
+    if (typeof requestState === 'string' && isRecord(inputResponses)) {
+      const trip = this.roundTrips.resume(principal, requestState, inputResponses);
+      if (trip) return this.roundTrips.step(trip, served.signal);
+    }
+    const plain = { ...request, params } as ClientRequest;
+    const capabilities = served.request.clientCapabilities;
+    if (!capabilities.elicitation && !capabilities.sampling && !capabilities.roots) return this.forward(served, upstream, plain);
+    return this.roundTrips.step(this.roundTrips.start(principal, capabilities, upstream, plain), served.signal);
+  }
+
+  /** Whether the gateway reaches the upstream in the 2026-07-28 revision. */
+  private speaksModern(upstream: string): boolean {
+    return this.pool.health(upstream)[0]?.protocolVersion === MODERN_PROTOCOL_VERSIONS[0];
+  }
+
+  private page<T>(all: readonly T[], request: ModernRequest) {
+    const cursor = request.params['cursor'];
+    if (cursor !== undefined && typeof cursor !== 'string') throw new ModernError(ErrorCode.InvalidParams, 'Invalid cursor');
+    return page(all, cursor, this.views.pageSize);
+  }
+
+  /** Every result of this revision says what it is and who answered. */
+  private complete(result: Result, serverId: string | null): Result {
+    // An upstream of the revision may answer input_required: the client answers it and retries.
+    const resultType = typeof result['resultType'] === 'string' ? result['resultType'] : 'complete';
+    return { ...result, resultType, _meta: { ...result._meta, [SERVER_INFO_KEY]: this.serverInfo(serverId) } };
+  }
+
+  private serverInfo(serverId: string | null): Implementation {
+    const name = serverId === null ? undefined : this.registry.server(serverId)?.name;
+    return { name: name ?? 'Arbor MCP gateway', version: '1.0.0' };
+  }
+
+  private instructionsOf(serverId: string | null): string | undefined {
+    return serverId === null ? undefined : this.registry.server(serverId)?.description || undefined;
+  }
+}
+
+/**
+ * What the view offers, as this revision advertises it: list changes arrive on a
+ * `subscriptions/listen` stream, which the gateway serves; resource update subscriptions and
+ * logging do not reach a client without a session, so they are not offered.
+ */
+function modernCapabilities(view: CatalogueView): ServerCapabilities {
+  const offered = view.capabilities;
+  return {
+    ...(offered.tools ? { tools: { listChanged: true } } : {}),
+    ...(offered.resources ? { resources: { listChanged: true } } : {}),
+    ...(offered.prompts ? { prompts: { listChanged: true } } : {}),
+    ...(offered.completions ? { completions: {} } : {}),
+  };
+}
+
+/**
+ * The request's params as they go upstream: the envelope stays (an upstream of the revision reads
+ * the client's own capabilities and answers input requests to it; the pool takes it off for the
+ * older versions), and so do `inputResponses` and `requestState` of a retried call.
+ */
+function upstreamParams(request: ModernRequest): Record<string, unknown> {
+  return request.params;
+}
+
+function stringParam(request: ModernRequest, key: string): string {
+  const value = request.params[key];
+  if (typeof value !== 'string') throw new ModernError(ErrorCode.InvalidParams, `Invalid params: ${key} must be a string`);
+  return value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function numberOr(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : fallback;
+}
+
+function methodNotFound(): ModernError {
+  return new ModernError(ErrorCode.MethodNotFound, 'Method not found');
+}
+
+function errorMessage(id: RequestId, error: unknown) {
+  const { code, message, data } = error as { code?: unknown; message?: string; data?: unknown };
+  const known = error instanceof ModernError || (error instanceof McpError && Number.isSafeInteger(code));
+  // The gateway's own McpErrors (an upstream unavailable, a timeout) lose the SDK's prefix; an upstream's answer is its own.
+  const prefix = `MCP error ${String(code)}: `;
+  const text = error instanceof McpError && !(error instanceof UpstreamAnswer) && message?.startsWith(prefix) ? message.slice(prefix.length) : message;
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: known ? (code as number) : ErrorCode.InternalError,
+      message: known ? (text ?? 'Internal error') : 'Internal error',
+      ...(known && data !== undefined ? { data } : {}),
+    },
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+}
+
+/** The SSE response stream of one request: its notifications, then its answer. */
+class EventStream {
+  private opened = false;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  send(message: unknown): void {
+    this.open();
+    if (!this.res.writableEnded) this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  comment(): void {
+    if (!this.res.writableEnded) this.res.write(':\n\n');
+  }
+
+  end(message: unknown): void {
+    this.send(message);
+    this.res.end();
+  }
+
+  private open(): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
+    this.res.flushHeaders();
+  }
+}

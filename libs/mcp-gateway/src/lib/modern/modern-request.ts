@@ -1,0 +1,143 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, Implementation, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { Refusal, unsupportedVersion } from '../transports/mcp-edge';
+import { isModernEraVersion, MODERN_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
+
+/** The revision's HeaderMismatch: the HTTP headers disagree with the body, or a required one is missing. */
+export const HEADER_MISMATCH = -32020;
+export const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+export const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
+export const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
+export const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
+
+/** A request of the modern era: its version, capabilities and client come with it, not from a session. */
+export interface ModernRequest {
+  kind: 'request';
+  id: RequestId;
+  method: string;
+  params: Record<string, unknown>;
+  version: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo?: Implementation;
+}
+
+export interface ModernNotification {
+  kind: 'notification';
+  method: string;
+}
+
+export type EraOfRequest = { era: 'legacy' } | { era: 'modern'; message: ModernRequest | ModernNotification } | { refusal: Refusal };
+
+/** The body fields the `Mcp-Name` header mirrors, by method. */
+const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+/**
+ * Which era one HTTP request belongs to, as the revision's versioning page has a dual-era server
+ * tell: a request carrying the per-request `_meta` envelope is modern, `initialize` and anything
+ * without the envelope is legacy. The body decides (the SDK's classifier, which also checks the
+ * `MCP-Protocol-Version` and `Mcp-Method` headers against it); then the modern request's version
+ * must be one the gateway speaks, and its standard headers must all be there and agree.
+ */
+export function eraOfRequest(httpMethod: string, headers: IncomingHttpHeaders, body: unknown): EraOfRequest {
+  const versionHeader = single(headers['mcp-protocol-version']);
+  if (httpMethod !== 'POST') {
+    // GET streams and DELETE of sessions are gone in the modern era: it is POST-only.
+    if (versionHeader !== undefined && isModernEraVersion(versionHeader.trim())) {
+      return { refusal: { ...bare(405, -32000, 'Method not allowed: protocol version 2026-07-28 and later take POST only', null), headers: { allow: 'POST' } } };
+    }
+    return { era: 'legacy' };
+  }
+  // Most traffic is one request of the older versions: told apart without the classifier.
+  const envelope = Array.isArray(body) ? body.some(carriesEnvelope) : carriesEnvelope(body);
+  if (!envelope && (versionHeader === undefined || !isModernEraVersion(versionHeader.trim()))) return { era: 'legacy' };
+  const methodHeader = single(headers['mcp-method']);
+  const nameHeader = single(headers['mcp-name']);
+  const outcome = classifyInboundRequest({
+    httpMethod,
+    body,
+    ...(versionHeader !== undefined ? { protocolVersionHeader: versionHeader } : {}),
+    ...(methodHeader !== undefined ? { mcpMethodHeader: methodHeader } : {}),
+    ...(nameHeader !== undefined ? { mcpNameHeader: nameHeader } : {}),
+  });
+  if (outcome.kind === 'legacy') return { era: 'legacy' };
+  if (outcome.kind === 'reject') return { refusal: bare(outcome.httpStatus, outcome.code, outcome.message, idOf(body), outcome.data) };
+  if (outcome.messageKind === 'notification') return { era: 'modern', message: { kind: 'notification', method: outcome.message.method } };
+
+  const message = outcome.message;
+  const params = (message.params ?? {}) as Record<string, unknown>;
+  const meta = params['_meta'] as Record<string, unknown>;
+  const version = outcome.classification.revision ?? versionHeader?.trim() ?? '';
+  if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version)) return { refusal: unsupportedVersion(version, message.id) };
+  const mismatch = standardHeaderMismatch(message.method, params, versionHeader, methodHeader, nameHeader);
+  if (mismatch) return { refusal: bare(400, HEADER_MISMATCH, `Bad Request: header mismatch: ${mismatch}`, message.id) };
+  return {
+    era: 'modern',
+    message: {
+      kind: 'request',
+      id: message.id,
+      method: message.method,
+      params,
+      version,
+      clientCapabilities: (meta[CLIENT_CAPABILITIES_KEY] ?? {}) as ClientCapabilities,
+      ...(meta[CLIENT_INFO_KEY] ? { clientInfo: meta[CLIENT_INFO_KEY] as Implementation } : {}),
+    },
+  };
+}
+
+/** What is wrong with a modern request's `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, if anything. */
+function standardHeaderMismatch(
+  method: string,
+  params: Record<string, unknown>,
+  versionHeader: string | undefined,
+  methodHeader: string | undefined,
+  nameHeader: string | undefined,
+): string | undefined {
+  if (versionHeader === undefined) return 'the required MCP-Protocol-Version header is missing';
+  if (methodHeader === undefined) return `the required Mcp-Method header is missing (the body names method ${method})`;
+  const field = NAME_SOURCE[method];
+  const bodyValue = field ? params[field] : undefined;
+  if (typeof bodyValue !== 'string') return undefined;
+  if (nameHeader === undefined) return `the required Mcp-Name header is missing (the body names ${bodyValue})`;
+  const decoded = decodeHeaderValue(nameHeader.trim());
+  if (decoded === undefined) return 'the Mcp-Name header carries an invalid Base64 value';
+  if (decoded !== bodyValue) return `the Mcp-Name header names ${decoded} but the body names ${bodyValue}`;
+  return undefined;
+}
+
+const SENTINEL_PREFIX = '=?base64?';
+const SENTINEL_SUFFIX = '?=';
+
+/**
+ * A header value as the revision encodes names and parameters: as written, or `=?base64?…?=`
+ * around the Base64 of its UTF-8 bytes. Undefined when the Base64 is not canonical or not UTF-8.
+ */
+export function decodeHeaderValue(value: string): string | undefined {
+  if (!value.startsWith(SENTINEL_PREFIX) || !value.endsWith(SENTINEL_SUFFIX) || value.length < SENTINEL_PREFIX.length + SENTINEL_SUFFIX.length) return value;
+  const encoded = value.slice(SENTINEL_PREFIX.length, value.length - SENTINEL_SUFFIX.length);
+  const bytes = Buffer.from(encoded, 'base64');
+  if (bytes.toString('base64') !== encoded) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+function carriesEnvelope(body: unknown): boolean {
+  const meta = (body as { params?: { _meta?: unknown } } | null)?.params?._meta;
+  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_KEY in meta;
+}
+
+function bare(status: number, code: number, message: string, id: RequestId | null, data?: unknown): Refusal {
+  return { status, body: { jsonrpc: '2.0', error: { code, message, ...(data !== undefined ? { data } : {}) }, id } };
+}
+
+function idOf(body: unknown): RequestId | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

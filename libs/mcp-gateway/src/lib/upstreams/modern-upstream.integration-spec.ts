@@ -1,0 +1,103 @@
+// Upstreams of both eras behind one virtual server: `east` speaks only the 2026-07-28 revision (the
+// v2 SDK's McpServer), `north` the older versions. Old clients reach the new server and new
+// clients the old one through the same gateway, input requests included.
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { connect, InMemoryServerRegistry, startGateway, TestGateway, textOf, upstreamDefinition } from '../transports/testing/test-gateway';
+import { ModernUpstream, StreamableUpstream } from '../transports/testing/test-upstreams';
+
+describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (stateful) => {
+  const east = new ModernUpstream();
+  const north = new StreamableUpstream();
+  let gateway: TestGateway;
+  const closers: (() => Promise<unknown>)[] = [];
+
+  beforeAll(async () => {
+    await Promise.all([east.start(), north.start()]);
+    const registry = new InMemoryServerRegistry(
+      [upstreamDefinition('east', east, 'streamable-http'), upstreamDefinition('north', north, 'streamable-http')],
+      [
+        {
+          id: 'alpha',
+          project: 'alpha',
+          name: 'Both eras',
+          selections: [
+            { upstream: 'east', tools: '*', resources: '*', prompts: '*' },
+            { upstream: 'north', tools: ['add', 'count', 'ask-model'], resources: [], prompts: [] },
+          ],
+        },
+      ],
+    );
+    gateway = await startGateway(registry, { stateful });
+  });
+
+  afterAll(async () => {
+    await Promise.all(closers.map((close) => close()));
+    await gateway.close();
+    await Promise.all([east.stop(), north.stop()]);
+  });
+
+  async function modernClient(): Promise<ModernClient> {
+    const client = new ModernClient({ name: 'v2-client', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} }, sampling: {} } });
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }));
+    client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'hi there' }, model: 'test-model' }));
+    await client.connect(new ModernTransport(new URL(`${gateway.url}/servers/alpha/mcp`), { requestInit: { headers: { authorization: 'Bearer alice' } } }));
+    closers.push(() => client.close());
+    return client;
+  }
+
+  it('speaks the 2026-07-28 revision to an upstream that answers server/discover, initialize to the others, and says which', async () => {
+    const client = await connect(gateway.url, '/servers/alpha/mcp', 'alice');
+    closers.push(() => client.close());
+    await client.listTools();
+    expect(gateway.catalogue.health('east')[0]).toMatchObject({ state: 'up', protocolVersion: '2026-07-28' });
+    expect(gateway.catalogue.health('north')[0]).toMatchObject({ state: 'up', protocolVersion: '2025-11-25' });
+    expect(east.methods).not.toContain('initialize');
+    expect(east.methods).toContain('server/discover');
+  });
+
+  it('lets a v1 client call a 2026-07-28 upstream and a v2 client call an upstream of the older versions', async () => {
+    const legacy = await connect(gateway.url, '/servers/alpha/mcp', 'alice');
+    closers.push(() => legacy.close());
+    expect((await legacy.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'ask-model', 'ask-user', 'count', 'echo']);
+    expect(textOf(await legacy.callTool({ name: 'echo', arguments: { text: 'old to new' } }))).toBe('east: old to new');
+
+    const modern = await modernClient();
+    expect(textOf(await modern.callTool({ name: 'echo', arguments: { text: 'new to new' } }))).toBe('east: new to new');
+    expect(textOf(await modern.callTool({ name: 'add', arguments: { a: 2, b: 40 } }))).toBe('42');
+  });
+
+  it('passes a 2026-07-28 upstream’s input request to a v2 client, which answers and retries through the gateway', async () => {
+    const modern = await modernClient();
+    expect(textOf(await modern.callTool({ name: 'ask-user', arguments: {} }))).toBe('east user: Grace');
+  });
+
+  it('turns an older upstream’s sampling request into an input request for a v2 client, and its answer back upstream', async () => {
+    const modern = await modernClient();
+    expect(textOf(await modern.callTool({ name: 'ask-model', arguments: {} }))).toBe('model said: hi there');
+    // On the wire: an InputRequiredResult whose requestState the retry must echo.
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
+    const call = (params: Record<string, unknown>) =>
+      fetch(`${gateway.url}/servers/alpha/mcp`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer alice', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'ask-model' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask-model', arguments: {}, _meta: meta, ...params } }),
+      }).then(async (r) => ((await r.json()) as { result: Record<string, unknown> }).result);
+    const asked = await call({});
+    expect(asked).toMatchObject({ resultType: 'input_required', inputRequests: { 'input-1': { method: 'sampling/createMessage' } }, requestState: expect.any(String) });
+    const answered = await call({
+      requestState: asked['requestState'],
+      inputResponses: { 'input-1': { role: 'assistant', content: { type: 'text', text: 'raw' }, model: 'm' } },
+    });
+    expect(answered).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'model said: raw' }] });
+  });
+
+  if (stateful) {
+    it('turns a 2026-07-28 upstream’s input request into an elicitation for a v1 client on a session, and its answer back', async () => {
+      const legacy = await connect(gateway.url, '/servers/alpha/mcp', 'alice', 'streamable-http', { elicitation: {} });
+      closers.push(() => legacy.close());
+      legacy.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada' } }));
+      expect(textOf(await legacy.callTool({ name: 'ask-user', arguments: {} }))).toBe('east user: Ada');
+    });
+  }
+});

@@ -1,0 +1,330 @@
+import http, { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { createParser } from 'eventsource-parser';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ClientCapabilities, ErrorCode, Implementation, JSONRPCMessage, McpError, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../modern/modern-request';
+import { MODERN_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
+import { agentsFor, UpstreamConnectionError } from './streamable-http-upstream';
+
+export const MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0];
+const MAX_INPUT_ROUNDS = 8;
+/** The methods whose `Mcp-Name` header mirrors a body field, and that field. */
+const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+/** What `server/discover` told the gateway about a modern upstream. */
+export interface Discovered {
+  capabilities: ServerCapabilities;
+  serverInfo?: Implementation;
+  instructions?: string;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Whether the upstream speaks the 2026-07-28 revision: a `server/discover` naming it, as the
+ * revision's backward-compatibility section has a dual-era client probe. Anything else (a 4xx of
+ * an older server, a body that is no DiscoverResult) is an upstream of the older versions; a
+ * connection that fails is an error, as an `initialize` would have been.
+ */
+export async function discoverModern(url: URL, headers: Readonly<Record<string, string>>, allowLinkLocal: boolean, timeoutMs: number): Promise<Discovered | undefined> {
+  const exchange = new ModernExchange(url, headers, allowLinkLocal);
+  const body = { id: 'arbor-discover', method: 'server/discover', params: { _meta: envelope({}, GATEWAY_INFO) } };
+  const signal = AbortSignal.timeout(timeoutMs);
+  const answer = await exchange.post(body, signal, () => undefined).catch((error: unknown) => {
+    if (error instanceof NotModern) return undefined;
+    throw error;
+  });
+  const result = answer?.['result'] as Json | undefined;
+  const versions = result?.['supportedVersions'];
+  if (!Array.isArray(versions) || !versions.includes(MODERN_VERSION)) return undefined;
+  const meta = result?.['_meta'] as Json | undefined;
+  return {
+    capabilities: (result?.['capabilities'] ?? {}) as ServerCapabilities,
+    ...(meta?.[SERVER_INFO_KEY] ? { serverInfo: meta[SERVER_INFO_KEY] as Implementation } : {}),
+    ...(typeof result?.['instructions'] === 'string' ? { instructions: result['instructions'] } : {}),
+  };
+}
+
+const GATEWAY_INFO: Implementation = { name: 'arbor-mcp-gateway', version: '1.0.0' };
+
+/**
+ * The gateway's SDK client (of the older versions) talking to an upstream of the 2026-07-28
+ * revision: `initialize` is answered here from what `server/discover` said, each request goes in
+ * its own POST with the revision's `_meta` envelope and headers, `ping` becomes a
+ * `server/discover` round trip, a `notifications/cancelled` closes the request's stream, and list
+ * changes arrive on a `subscriptions/listen` stream. An `input_required` answer is turned into the
+ * sampling or elicitation requests the older versions send the client, and the call is retried
+ * with the answers — unless the request came from a client of the revision itself (its envelope
+ * in `_meta`), which gets the upstream's InputRequiredResult to answer on its own.
+ */
+export class ModernUpstreamTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+
+  private readonly exchange: ModernExchange;
+  private capabilities: ClientCapabilities = {};
+  private clientInfo: Implementation = GATEWAY_INFO;
+  private readonly inflight = new Map<RequestId, AbortController>();
+  private readonly awaitingInput = new Map<RequestId, { resolve(result: unknown): void; reject(error: Error): void }>();
+  private listening?: AbortController;
+  private nextInputId = 0;
+  private closed = false;
+
+  constructor(
+    url: URL,
+    headers: Readonly<Record<string, string>>,
+    allowLinkLocal: boolean,
+    private readonly discovered: Discovered,
+  ) {
+    this.exchange = new ModernExchange(url, headers, allowLinkLocal);
+  }
+
+  async start(): Promise<void> {
+    // Nothing to open: every request is a POST of its own.
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if ('method' in message && 'id' in message) return void this.request(message as unknown as { id: RequestId; method: string; params?: Json });
+    if ('method' in message) {
+      if (message.method === 'notifications/cancelled') this.inflight.get((message.params as { requestId: RequestId }).requestId)?.abort();
+      return;
+    }
+    // The client's answer to a sampling or elicitation request made of an input_required result.
+    const waiting = this.awaitingInput.get(message.id as RequestId);
+    if (!waiting) return;
+    this.awaitingInput.delete(message.id as RequestId);
+    if ('result' in message) waiting.resolve(message.result);
+    else waiting.reject(new McpError(message.error.code, message.error.message, message.error.data));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.listening?.abort();
+    for (const controller of this.inflight.values()) controller.abort();
+    for (const waiting of this.awaitingInput.values()) waiting.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    this.awaitingInput.clear();
+    this.onclose?.();
+  }
+
+  private async request(message: { id: RequestId; method: string; params?: Json }): Promise<void> {
+    const { id, method } = message;
+    const params = message.params ?? {};
+    if (method === 'initialize') {
+      this.capabilities = (params['capabilities'] ?? {}) as ClientCapabilities;
+      this.clientInfo = (params['clientInfo'] ?? GATEWAY_INFO) as Implementation;
+      this.listen();
+      const { capabilities, serverInfo, instructions } = this.discovered;
+      const result = { protocolVersion: params['protocolVersion'], capabilities, serverInfo: serverInfo ?? { name: 'upstream', version: MODERN_VERSION }, ...(instructions ? { instructions } : {}) };
+      return this.deliver({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
+    }
+    const controller = new AbortController();
+    this.inflight.set(id, controller);
+    try {
+      const result = method === 'ping' ? await this.call(id, 'server/discover', {}, controller.signal).then(() => ({})) : await this.call(id, method, params, controller.signal);
+      this.deliver({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
+    } catch (error) {
+      if (controller.signal.aborted || this.closed) return;
+      const { code, message: text, data } = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Upstream call failed');
+      if (!(error instanceof McpError)) this.onerror?.(error as Error);
+      this.deliver({ jsonrpc: '2.0', id, error: { code, message: error instanceof UpstreamRefusal ? error.upstreamMessage : text, ...(data !== undefined ? { data } : {}) } } as JSONRPCMessage);
+    } finally {
+      this.inflight.delete(id);
+    }
+  }
+
+  /** One request, in as many rounds as the upstream asks input for. */
+  private async call(id: RequestId, method: string, params: Json, signal: AbortSignal): Promise<Json> {
+    const meta = (params['_meta'] ?? {}) as Json;
+    // A client of the revision answers input requests itself: its envelope travels as it is.
+    const modernClient = PROTOCOL_VERSION_KEY in meta;
+    let round: Json = { ...params, _meta: modernClient ? meta : envelope(meta, this.clientInfo, this.capabilities) };
+    for (let rounds = 0; rounds < MAX_INPUT_ROUNDS; rounds++) {
+      const answer = await this.exchange.post({ id, method, params: round }, signal, (notification) => this.deliver(notification));
+      if ('error' in answer) {
+        const error = answer['error'] as { code: number; message: string; data?: unknown };
+        throw new UpstreamRefusal(error.code, error.message, error.data);
+      }
+      const result = (answer['result'] ?? {}) as Json;
+      if (result['resultType'] !== 'input_required' || modernClient) return modernClient ? result : withoutResultType(result);
+      const inputResponses = await this.answerInputs((result['inputRequests'] ?? {}) as Record<string, { method: string; params?: Json }>, signal);
+      round = { ...round, inputResponses, ...(typeof result['requestState'] === 'string' ? { requestState: result['requestState'] } : {}) };
+    }
+    throw new McpError(ErrorCode.InternalError, `The upstream asked for input more than ${MAX_INPUT_ROUNDS} times`);
+  }
+
+  /** Asks the client (through the SDK client's handlers) what the upstream needs, all at once. */
+  private async answerInputs(requests: Record<string, { method: string; params?: Json }>, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const answers = await Promise.all(
+      Object.entries(requests).map(async ([key, request]) => {
+        const id = `arbor-input-${this.nextInputId++}`;
+        const answered = new Promise<unknown>((resolve, reject) => {
+          this.awaitingInput.set(id, { resolve, reject });
+          signal.addEventListener('abort', () => reject(new McpError(ErrorCode.ConnectionClosed, 'Cancelled')), { once: true });
+        });
+        this.deliver({ jsonrpc: '2.0', id, method: request.method, params: request.params ?? {} } as JSONRPCMessage);
+        return [key, await answered] as const;
+      }),
+    );
+    return Object.fromEntries(answers);
+  }
+
+  /** List changes, on a subscriptions/listen stream for the kinds the upstream announces. */
+  private listen(): void {
+    const { tools, prompts, resources } = this.discovered.capabilities;
+    const notifications = {
+      ...(tools?.listChanged ? { toolsListChanged: true } : {}),
+      ...(prompts?.listChanged ? { promptsListChanged: true } : {}),
+      ...(resources?.listChanged ? { resourcesListChanged: true } : {}),
+    };
+    if (Object.keys(notifications).length === 0 || this.listening) return;
+    const controller = new AbortController();
+    this.listening = controller;
+    const body = { id: 'arbor-listen', method: 'subscriptions/listen', params: { notifications, _meta: envelope({}, this.clientInfo, this.capabilities) } };
+    void this.exchange
+      .post(body, controller.signal, (notification) => {
+        if (notification.method !== 'notifications/subscriptions/acknowledged') this.deliver(notification);
+      })
+      .then(
+        // The upstream ended the subscription: the session is no longer what it was.
+        () => !this.closed && void this.close(),
+        (error: unknown) => {
+          if (this.closed) return;
+          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+          void this.close();
+        },
+      );
+  }
+
+  private deliver(message: JSONRPCMessage | Json): void {
+    if (!this.closed) this.onmessage?.(message as JSONRPCMessage);
+  }
+}
+
+/** The upstream's own JSON-RPC error: passed on with its own words. */
+class UpstreamRefusal extends McpError {
+  constructor(
+    code: number,
+    readonly upstreamMessage: string,
+    data?: unknown,
+  ) {
+    super(code, upstreamMessage, data);
+  }
+}
+
+/** The probe met an older server: a refusal that is no modern JSON-RPC error. */
+class NotModern extends Error {}
+
+/** POSTs of the revision to one upstream: JSON or an SSE stream answered, notifications handed on. */
+class ModernExchange {
+  private readonly agent: http.Agent;
+  private readonly send: typeof http.request;
+  private readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    private readonly url: URL,
+    headers: Readonly<Record<string, string>>,
+    allowLinkLocal: boolean,
+  ) {
+    const secure = url.protocol === 'https:';
+    this.agent = agentsFor(allowLinkLocal)[secure ? 'https:' : 'http:'];
+    this.send = secure ? https.request : http.request;
+    this.headers = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  }
+
+  post(body: { id: RequestId; method: string; params: Json }, signal: AbortSignal, onNotification: (message: Json) => void): Promise<Json> {
+    const text = JSON.stringify({ jsonrpc: '2.0', ...body });
+    const source = NAME_SOURCE[body.method];
+    const name = source ? body.params[source] : undefined;
+    const headers: OutgoingHttpHeaders = {
+      ...this.headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': String((body.params['_meta'] as Json | undefined)?.[PROTOCOL_VERSION_KEY] ?? MODERN_VERSION),
+      'mcp-method': body.method,
+      ...(typeof name === 'string' ? { 'mcp-name': headerValue(name) } : {}),
+      'content-length': Buffer.byteLength(text),
+    };
+    return new Promise((resolve, reject) => {
+      const req = this.send(this.url, { method: 'POST', headers, agent: this.agent, signal });
+      req.once('error', (error: Error) =>
+        reject(signal.aborted ? new McpError(ErrorCode.ConnectionClosed, 'Cancelled') : new UpstreamConnectionError('POST to the upstream failed', { cause: error })),
+      );
+      req.once('response', (response) => void this.read(response, body.id, onNotification).then(resolve, reject));
+      req.end(text);
+    });
+  }
+
+  private async read(response: IncomingMessage, id: RequestId, onNotification: (message: Json) => void): Promise<Json> {
+    const status = response.statusCode ?? 0;
+    const type = response.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
+    if (type === 'text/event-stream') return readStream(response, id, onNotification);
+    const text = await readAll(response);
+    let parsed: Json | undefined;
+    try {
+      parsed = JSON.parse(text) as Json;
+    } catch {
+      parsed = undefined;
+    }
+    if (status >= 200 && status < 300 && parsed) return parsed;
+    // A modern server's refusal is a JSON-RPC error of the revision; anything else is an older server's (or no MCP at all).
+    const error = parsed?.['error'] as { code?: unknown } | undefined;
+    if (error && typeof error.code === 'number' && MODERN_ERRORS.has(error.code)) return parsed as Json;
+    throw new NotModern(`HTTP ${status}`);
+  }
+}
+
+const MODERN_ERRORS = new Set([-32020, -32021, -32022, -32601, -32602]);
+
+function readStream(response: IncomingMessage, id: RequestId, onNotification: (message: Json) => void): Promise<Json> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const parser = createParser({
+      onEvent: (event) => {
+        let message: Json;
+        try {
+          message = JSON.parse(event.data) as Json;
+        } catch {
+          return;
+        }
+        if ('id' in message && message['id'] === id && ('result' in message || 'error' in message)) {
+          answered = true;
+          resolve(message);
+        } else if (typeof message['method'] === 'string' && !('id' in message)) {
+          onNotification(message);
+        }
+      },
+    });
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => parser.feed(chunk));
+    response.once('end', () => answered || reject(new McpError(ErrorCode.ConnectionClosed, 'The upstream closed the stream without an answer')));
+    response.once('error', (error) => answered || reject(new UpstreamConnectionError('the upstream stream failed', { cause: error })));
+  });
+}
+
+function readAll(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    response.once('error', reject);
+  });
+}
+
+/** The revision's per-request `_meta`: the gateway's client speaks for the downstream client's capabilities. */
+function envelope(meta: Json, clientInfo: Implementation, capabilities: ClientCapabilities = {}): Json {
+  return { ...meta, [PROTOCOL_VERSION_KEY]: MODERN_VERSION, [CLIENT_CAPABILITIES_KEY]: capabilities, [CLIENT_INFO_KEY]: clientInfo };
+}
+
+function withoutResultType(result: Json): Json {
+  const { resultType: _resultType, ...rest } = result;
+  return rest;
+}
+
+/** A header value as the revision carries names: plain when it can be, `=?base64?…?=` otherwise. */
+function headerValue(value: string): string {
+  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
