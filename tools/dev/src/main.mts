@@ -55,15 +55,22 @@ async function stopEverything(): Promise<void> {
   process.stdout.write('Arbor stopped.\n');
 }
 
-/** Ctrl-C and SIGTERM stop everything in order; this is the only handler (see below). */
+/** Ctrl-C, SIGTERM and a closed terminal (SIGHUP) stop everything in order; this is the only handler (see below). */
 function handleSignals(): void {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.removeAllListeners(signal);
     process.on(signal, () => void stopAll(0));
   }
 }
 
 handleSignals();
+
+// The children run in process groups of their own: if npm start itself dies some other way (a
+// crash, its output pipe gone), they are told to stop rather than left running without it.
+process.on('exit', () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  postgres?.abandon();
+});
 
 /** The apps, built by Nx (cached after the first time), one line per app as its build starts. */
 async function build(): Promise<void> {
