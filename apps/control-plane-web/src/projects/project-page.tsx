@@ -4,10 +4,11 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { answer } from '../api/api-client';
 import { useApi } from '../api/api-context';
 import { ConfirmButton } from '../common/confirm-button';
-import { fieldError, formError, notifyFailure } from '../common/errors';
+import { fieldError, notifyFailure } from '../common/errors';
 import { useProject, useProjectMutation, type Project } from './project-queries';
 import { RepositoriesSection } from './repositories-section';
 import { RepositoryTokenSection } from './repository-token-section';
+import { FormErrorAlert } from '../common/form-error-alert';
 
 export function ProjectPage() {
   const { id = '' } = useParams();
@@ -39,7 +40,6 @@ function ProjectSettings({ project }: { project: Project }) {
     event.preventDefault();
     rename.mutate({ name, slug });
   };
-  const other = formError(rename.error, ['name', 'slug']);
   return (
     <Stack component="section" aria-label="Project settings">
       <form onSubmit={submit}>
@@ -50,11 +50,7 @@ function ProjectSettings({ project }: { project: Project }) {
             Save
           </Button>
         </Group>
-        {other && (
-          <Alert color="red" mt="xs">
-            {other}
-          </Alert>
-        )}
+        <FormErrorAlert error={rename.error} fields={['name', 'slug']} />
       </form>
       <Group>
         <ConfirmButton

@@ -3,10 +3,11 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { answer } from '../api/api-client';
 import { useApi } from '../api/api-context';
-import { fieldError, formError } from '../common/errors';
+import { fieldError } from '../common/errors';
 import { usePaged } from '../common/paged';
 import { useFormatInstant } from '../shell/dates';
 import { useProjectMutation, useProjects } from './project-queries';
+import { FormErrorAlert } from '../common/form-error-alert';
 
 export function ProjectsPage() {
   const projects = useProjects();
@@ -63,7 +64,6 @@ function CreateProjectForm() {
       },
     );
   };
-  const other = formError(create.error, ['slug', 'name']);
   return (
     <form onSubmit={submit} aria-label="New project">
       <Group align="start">
@@ -73,11 +73,7 @@ function CreateProjectForm() {
           Create project
         </Button>
       </Group>
-      {other && (
-        <Alert color="red" mt="xs">
-          {other}
-        </Alert>
-      )}
+      <FormErrorAlert error={create.error} fields={['slug', 'name']} />
     </form>
   );
 }

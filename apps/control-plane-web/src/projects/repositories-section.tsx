@@ -6,6 +6,7 @@ import { ConfirmButton } from '../common/confirm-button';
 import { fieldError, formError, notifyFailure } from '../common/errors';
 import { usePaged } from '../common/paged';
 import { useProjectMutation, useRepositories, type Repository } from './project-queries';
+import { FormErrorAlert } from '../common/form-error-alert';
 
 export function RepositoriesSection({ projectId }: { projectId: string }) {
   const repositories = useRepositories(projectId);
@@ -107,7 +108,6 @@ function AddRepositoryForm({ projectId }: { projectId: string }) {
       required
     />
   );
-  const other = formError(add.error, Object.keys(EMPTY));
   return (
     <form onSubmit={submit} aria-label="Add a repository">
       <Group align="start">
@@ -120,11 +120,7 @@ function AddRepositoryForm({ projectId }: { projectId: string }) {
           Add repository
         </Button>
       </Group>
-      {other && (
-        <Alert color="red" mt="xs">
-          {other}
-        </Alert>
-      )}
+      <FormErrorAlert error={add.error} fields={Object.keys(EMPTY)} />
     </form>
   );
 }

@@ -1,11 +1,12 @@
-import { Alert, Button, Group, PasswordInput, Stack, Text, Title } from '@mantine/core';
+import { Button, Group, PasswordInput, Stack, Text, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { answer } from '../api/api-client';
 import { useApi } from '../api/api-context';
 import { ConfirmButton } from '../common/confirm-button';
-import { fieldError, formError, notifyFailure } from '../common/errors';
+import { fieldError, notifyFailure } from '../common/errors';
 import { useFormatInstant } from '../shell/dates';
 import { useProjectMutation, useRepositorySecret } from './project-queries';
+import { FormErrorAlert } from '../common/form-error-alert';
 
 /** Write-only: the page says whether a token is set and since when, never what it is. */
 export function RepositoryTokenSection({ projectId }: { projectId: string }) {
@@ -21,7 +22,6 @@ export function RepositoryTokenSection({ projectId }: { projectId: string }) {
     event.preventDefault();
     save.mutate(value, { onSuccess: () => setValue('') });
   };
-  const other = formError(save.error, ['value']);
   return (
     <Stack component="section" aria-label="Repository token">
       <Title order={3}>Repository token</Title>
@@ -41,11 +41,7 @@ export function RepositoryTokenSection({ projectId }: { projectId: string }) {
             {configured ? 'Replace token' : 'Set token'}
           </Button>
         </Group>
-        {other && (
-          <Alert color="red" mt="xs">
-            {other}
-          </Alert>
-        )}
+        <FormErrorAlert error={save.error} fields={['value']} />
       </form>
       {configured && (
         <Group>

@@ -5,10 +5,11 @@ import { Link } from 'react-router';
 import { answer, type Schemas } from '../api/api-client';
 import { useApi } from '../api/api-context';
 import { ConfirmButton } from '../common/confirm-button';
-import { fieldError, formError, notifyFailure } from '../common/errors';
+import { fieldError, notifyFailure } from '../common/errors';
 import { usePaged } from '../common/paged';
 import { useFormatInstant } from '../shell/dates';
 import { useMe } from '../shell/shell-queries';
+import { FormErrorAlert } from '../common/form-error-alert';
 
 type User = Schemas['UserResponse'];
 
@@ -133,7 +134,6 @@ function CreateUserForm() {
       },
     );
   };
-  const other = formError(create.error, ['email', 'display_name']);
   return (
     <form onSubmit={submit} aria-label="Pre-create a user">
       <Group align="start">
@@ -143,11 +143,7 @@ function CreateUserForm() {
           Pre-create user
         </Button>
       </Group>
-      {other && (
-        <Alert color="red" mt="xs">
-          {other}
-        </Alert>
-      )}
+      <FormErrorAlert error={create.error} fields={['email', 'display_name']} />
     </form>
   );
 }

@@ -1,7 +1,5 @@
-import { StringDecoder } from 'node:string_decoder';
-import { ProviderError } from '@arbor/provider-adapters';
 import type { CallUsage } from '../../calls/usage';
-import type { StreamTap } from '../endpoint-codec';
+import { SseEventTap } from '../sse-event-tap';
 import { messagesErrorOf } from './messages-errors';
 import { usageOfMessages } from './messages-usage';
 
@@ -11,45 +9,16 @@ import { usageOfMessages } from './messages-usage';
  * Anthropic reports cumulatively), and an `error` event the upstream sent. Only the events that
  * carry usage or an error are parsed; a partial event waits only for the rest of itself.
  */
-export class MessagesStreamTap implements StreamTap {
-  private readonly decoder = new StringDecoder('utf8');
-  private pending = '';
+export class MessagesStreamTap extends SseEventTap {
   private readonly reported: Record<string, unknown> = {};
   private complete = false;
-  private upstreamError: ProviderError | undefined;
 
   /** Known once message_delta arrived: a stream cut before it is estimated, not taken at its first count. */
-  get usage(): CallUsage | undefined {
+  override get usage(): CallUsage | undefined {
     return this.complete ? usageOfMessages(this.reported) : undefined;
   }
 
-  get error(): ProviderError | undefined {
-    return this.upstreamError;
-  }
-
-  push(chunk: Buffer | string): string {
-    const text = this.pending + (typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
-    const lf = text.lastIndexOf('\n\n');
-    const crlf = text.lastIndexOf('\r\n\r\n');
-    const end = Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 4);
-    if (end < 0) {
-      this.pending = text;
-      return '';
-    }
-    this.pending = text.slice(end);
-    const events = text.slice(0, end);
-    this.watch(events);
-    return events;
-  }
-
-  end(): string {
-    const rest = this.pending + this.decoder.end();
-    this.pending = '';
-    this.watch(rest);
-    return rest;
-  }
-
-  private watch(events: string): void {
+  protected watch(events: string): void {
     // Inside content, quotes are escaped, so these cannot match text.
     if (!events.includes('"usage"') && !events.includes('"type":"error"')) return;
     for (const match of events.matchAll(/^data: ?(\{.*)$/gm)) {

@@ -1,7 +1,5 @@
-import { StringDecoder } from 'node:string_decoder';
 import { ProviderError } from '@arbor/provider-adapters';
-import type { CallUsage } from '../../calls/usage';
-import type { StreamTap } from '../endpoint-codec';
+import { SseEventTap } from '../sse-event-tap';
 import { usageOfResponses } from './responses-usage';
 
 // The events that end a response and carry its usage.
@@ -13,43 +11,8 @@ const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'resp
  * or a failed response, so the call counts as failed. Only events that can carry those are
  * parsed; a partial event waits only for the rest of itself.
  */
-export class ResponsesStreamTap implements StreamTap {
-  private readonly decoder = new StringDecoder('utf8');
-  private pending = '';
-  private learned: CallUsage | undefined;
-  private upstreamError: ProviderError | undefined;
-
-  get usage(): CallUsage | undefined {
-    return this.learned;
-  }
-
-  get error(): ProviderError | undefined {
-    return this.upstreamError;
-  }
-
-  push(chunk: Buffer | string): string {
-    const text = this.pending + (typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
-    const lf = text.lastIndexOf('\n\n');
-    const crlf = text.lastIndexOf('\r\n\r\n');
-    const end = Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 4);
-    if (end < 0) {
-      this.pending = text;
-      return '';
-    }
-    this.pending = text.slice(end);
-    const events = text.slice(0, end);
-    this.watch(events);
-    return events;
-  }
-
-  end(): string {
-    const rest = this.pending + this.decoder.end();
-    this.pending = '';
-    this.watch(rest);
-    return rest;
-  }
-
-  private watch(events: string): void {
+export class ResponsesStreamTap extends SseEventTap {
+  protected watch(events: string): void {
     // Inside content, quotes are escaped, so these cannot match text.
     if (!events.includes('"type":"response.') && !events.includes('"type":"error"')) return;
     for (const match of events.matchAll(/^data: ?(\{.*)$/gm)) {
