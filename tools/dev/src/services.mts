@@ -167,7 +167,7 @@ export function startEverythingServer(root: string, inherited: NodeJS.ProcessEnv
  */
 export function startModernEverythingServer(root: string, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   const port = inherited['MCP_EVERYTHING_2026_PORT'] || '3002';
-  return startTool(root, 'mcp-everything-server', 'MCP_EVERYTHING_PORT', port, { ...inherited, MCP_EVERYTHING_PORT: port, MCP_EVERYTHING_ERA: '2026-07-28' });
+  return startTool(root, 'mcp-everything-server', 'MCP_EVERYTHING_2026_PORT', port, { ...inherited, MCP_EVERYTHING_PORT: port, MCP_EVERYTHING_ERA: '2026-07-28' });
 }
 
 /** `node tools/<name>/src/main.ts`, resolved with the URL it prints as `<name> ready at <url>`. */
