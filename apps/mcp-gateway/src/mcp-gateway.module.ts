@@ -63,4 +63,6 @@ export const mcpGatewayService: ServiceDefinition<McpGatewayConfig> = {
   schema: McpGatewayConfig,
   module: (config) => McpGatewayModule.forConfig(config),
   bodyLimit: '5mb',
+  // Legacy HTTP+SSE messages carry tool arguments, passed on as sent (as on /mcp): only their nesting is checked.
+  opaqueBody: (path) => path === '/message' || /^\/servers\/[^/]+\/message$/.test(path),
 };

@@ -6,7 +6,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, Env, loadConfig, ServiceConfig } from '@arbor/config';
 import { startTelemetry, useArborLogger } from '@arbor/observability';
 import { answerClientErrorsInJson } from '../input/client-errors';
-import { inputLimitsMiddleware, requireUtf8Body } from '../input/input-limits.middleware';
+import { inputLimits, requireUtf8Body } from '../input/input-limits.middleware';
 import { DirectRoutes } from './direct-routes';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -22,6 +22,8 @@ export interface ServiceDefinition<C extends ServiceConfig> {
   corsOrigins?: (config: C) => string[];
   /** Largest JSON (and form) body accepted, e.g. `'50mb'`; Express's default of 100 kB otherwise. */
   bodyLimit?: string;
+  /** Framework routes whose body text is passed on as the client sent it (only its nesting is checked). */
+  opaqueBody?: (path: string) => boolean;
 }
 
 export interface RunningService<C extends ServiceConfig> {
@@ -45,7 +47,7 @@ export async function startService<C extends ServiceConfig>(
     // Our parsers, not Nest's: the body limit is the service's, and bodies must be UTF-8.
     bodyParser: false,
   });
-  installEdge(app, definition.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  installEdge(app, definition.bodyLimit ?? DEFAULT_BODY_LIMIT, definition.opaqueBody);
   useArborLogger(app);
   app.get(DirectRoutes).install(app.getHttpServer() as Server);
   app.getHttpAdapter().getInstance().disable('x-powered-by');
@@ -81,12 +83,12 @@ export async function startService<C extends ServiceConfig>(
  * body parsers that refuse what is not UTF-8, the input rules (text PostgreSQL can store, JSON
  * nesting within the limit), and JSON answers to requests Node's HTTP parser refuses.
  */
-function installEdge(app: NestExpressApplication, bodyLimit: string): void {
+function installEdge(app: NestExpressApplication, bodyLimit: string, opaqueBody?: (path: string) => boolean): void {
   // `verify` is Nest's own only with `rawBody`, which no Arbor service uses.
   const verify = { verify: requireUtf8Body } as object;
   app.useBodyParser('json', { limit: bodyLimit, ...verify });
   app.useBodyParser('urlencoded', { limit: bodyLimit, extended: true, ...verify });
-  app.use(inputLimitsMiddleware);
+  app.use(inputLimits(opaqueBody));
   answerClientErrorsInJson(app.getHttpServer() as Server);
 }
 

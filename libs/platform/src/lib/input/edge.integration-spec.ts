@@ -34,6 +34,12 @@ class ThingsController {
     return body;
   }
 
+  @Post('opaque')
+  opaque(@Body() body: Record<string, unknown>) {
+    received.push(body);
+    return { ok: true };
+  }
+
   @Get('search')
   search(@Query('q') q?: string) {
     received.push(q);
@@ -60,6 +66,7 @@ describe('the edge of every service', () => {
           return { module: EdgeTestModule };
         },
         corsOrigins: () => ['http://ui.example'],
+        opaqueBody: (path) => path === '/things/opaque',
       },
       {},
     );
@@ -120,6 +127,15 @@ describe('the edge of every service', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.error.details?.fields).toEqual({ id: ['id must not contain the NUL character (U+0000)'] });
     expect(received).toEqual([]);
+  });
+
+  it("passes a route's opaque body text on as sent (a tool's arguments), still refusing deep nesting", async () => {
+    const text = 'bytes\u0000and\ud800as sent';
+    const answer = await send('POST', '/things/opaque', JSON.stringify({ arguments: { text } }));
+    expect(answer.status).toBe(201);
+    expect(received).toEqual([{ arguments: { text } }]);
+    const deep = await send('POST', '/things/opaque', `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`);
+    expect(deep.status).toBe(400);
   });
 
   it('ordinary text passes untouched: emoji, CJK, tabs, astral characters', async () => {

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../errors/api-error';
-import { excerpt, InputProblem, inputProblem, textProblem } from './input-rules';
+import { excerpt, InputProblem, inputProblem, nestingProblem, textProblem } from './input-rules';
 
 /** 400 invalid_request naming the refused field, in the shape DTO validation uses (`details.fields`). */
 export function inputRefusal({ field, problem }: InputProblem): ApiError {
@@ -22,14 +22,26 @@ export function requireUtf8Body(_request: IncomingMessage, _response: unknown, b
  * and the query string hold only storable text and nest no deeper than the limit (input-rules.ts).
  * Path parameters are checked by InputTextPipe, which knows their names.
  */
-export function inputLimitsMiddleware(request: Request, _response: Response, next: NextFunction): void {
-  const problem = queryProblem(request.url) ?? bodyProblem(request.body);
-  next(problem ? inputRefusal(problem) : undefined);
+export function inputLimitsMiddleware(request: Request, response: Response, next: NextFunction): void {
+  inputLimits()(request, response, next);
 }
 
-function bodyProblem(body: unknown): InputProblem | undefined {
+/**
+ * inputLimitsMiddleware, except that on the routes `opaqueBody` names the body's text is the
+ * client's own business (an MCP message's tool arguments, passed on as sent): only its nesting
+ * is checked there, as the direct routes do.
+ */
+export function inputLimits(opaqueBody?: (path: string) => boolean): (request: Request, response: Response, next: NextFunction) => void {
+  return (request, _response, next) => {
+    const opaque = opaqueBody?.(request.path) ?? false;
+    const problem = queryProblem(request.url) ?? bodyProblem(request.body, opaque);
+    next(problem ? inputRefusal(problem) : undefined);
+  };
+}
+
+function bodyProblem(body: unknown, opaque: boolean): InputProblem | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
-  const found = inputProblem(body, '');
+  const found = opaque ? nestingProblem(body, '') : inputProblem(body, '');
   return found && { ...found, field: found.field.replace(/^\./, '') || 'body' };
 }
 
