@@ -1,11 +1,30 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AI_GATEWAY_ENTITIES, AI_GATEWAY_MIGRATIONS, GatewayModule, renderFamilyAErrors } from '@arbor/ai-gateway';
+import { AI_GATEWAY_ENTITIES, AI_GATEWAY_MIGRATIONS, GatewayDashboard, GatewayModule, renderFamilyAErrors } from '@arbor/ai-gateway';
 import { AiGatewayConfig } from '@arbor/config';
+import { DashboardSummaryModule } from '@arbor/contract';
 import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
 @Module({})
 export class AiGatewayModule {
   static forConfig(config: AiGatewayConfig): DynamicModule {
+    // Persons manage keys only with the whole control-plane setting (the config check asks for all of it).
+    const controlPlane =
+      config.AIGW_OIDC_ISSUER_URL && config.AIGW_CONTROL_PLANE_URL && config.AIGW_M2M_CLIENT_ID && config.AIGW_M2M_CLIENT_SECRET
+        ? {
+            issuer: config.AIGW_OIDC_ISSUER_URL,
+            audience: config.AIGW_OIDC_AUDIENCE,
+            baseUrl: config.AIGW_CONTROL_PLANE_URL,
+            clientId: config.AIGW_M2M_CLIENT_ID,
+            clientSecret: config.AIGW_M2M_CLIENT_SECRET,
+          }
+        : undefined;
+    const gateway = GatewayModule.forOptions({
+      configFile: config.AIGW_CONFIG,
+      masterKey: config.AIGW_MASTER_KEY,
+      priceMapFile: config.AIGW_PRICE_MAP,
+      redisUrl: config.AIGW_REDIS_URL,
+      ...(controlPlane ? { controlPlane } : {}),
+    });
     return {
       module: AiGatewayModule,
       imports: [
@@ -18,24 +37,19 @@ export class AiGatewayModule {
           migrations: AI_GATEWAY_MIGRATIONS,
         }),
         // A bad AIGW_CONFIG file throws ConfigError here, before anything listens.
-        GatewayModule.forOptions({
-          configFile: config.AIGW_CONFIG,
-          masterKey: config.AIGW_MASTER_KEY,
-          priceMapFile: config.AIGW_PRICE_MAP,
-          redisUrl: config.AIGW_REDIS_URL,
-          // Persons manage keys only with the whole control-plane setting (the config check asks for all of it).
-          ...(config.AIGW_OIDC_ISSUER_URL && config.AIGW_CONTROL_PLANE_URL && config.AIGW_M2M_CLIENT_ID && config.AIGW_M2M_CLIENT_SECRET
-            ? {
-                controlPlane: {
-                  issuer: config.AIGW_OIDC_ISSUER_URL,
-                  audience: config.AIGW_OIDC_AUDIENCE,
-                  baseUrl: config.AIGW_CONTROL_PLANE_URL,
-                  clientId: config.AIGW_M2M_CLIENT_ID,
-                  clientSecret: config.AIGW_M2M_CLIENT_SECRET,
-                },
-              }
-            : {}),
-        }),
+        gateway,
+        // The suite dashboard's card: only with the control plane, which says what a person may see.
+        ...(controlPlane
+          ? [
+              DashboardSummaryModule.forRootAsync({
+                product: 'ai-gateway',
+                title: 'AI gateway',
+                imports: [gateway],
+                inject: [GatewayDashboard],
+                useFactory: (dashboard: GatewayDashboard) => (viewer) => dashboard.summary(viewer),
+              }),
+            ]
+          : []),
         OpenApiModule.forService({
           title: 'Arbor AI gateway — administration',
           description:
@@ -54,4 +68,6 @@ export const aiGatewayService: ServiceDefinition<AiGatewayConfig> = {
   module: (config) => AiGatewayModule.forConfig(config),
   // Long contexts and base64 images: chat bodies run to many megabytes (OpenAI accepts 20 MB per image).
   bodyLimit: '100mb',
+  // The suite dashboard (the control plane's UI) reads the summary from the browser.
+  corsOrigins: (config) => config.corsOrigins,
 };

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { McpGatewayConfig } from '@arbor/config';
-import { MCP_GATEWAY_ENTITIES, MCP_GATEWAY_MIGRATIONS, McpAccessModule, McpRegistryModule, McpRuntimeModule } from '@arbor/mcp-gateway';
+import { ControlPlaneModule, DashboardSummaryModule } from '@arbor/contract';
+import { MCP_GATEWAY_ENTITIES, MCP_GATEWAY_MIGRATIONS, McpAccessModule, McpDashboard, McpRegistryModule, McpRuntimeModule } from '@arbor/mcp-gateway';
 import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
 // Larger MCP bodies get the runtime's own 413 (a JSON-RPC error), not Express's.
@@ -9,6 +10,25 @@ const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
 @Module({})
 export class McpGatewayModule {
   static forConfig(config: McpGatewayConfig): DynamicModule {
+    const runtime = McpRuntimeModule.forOptions({
+      stateful: config.statefulSessions,
+      wsRelay: config.webSocketRelay,
+      allowedOrigins: config.allowedOrigins,
+      maxBodyBytes: MAX_MCP_BODY_BYTES,
+      allowLinkLocalUpstreams: config.allowLinkLocalUpstreams,
+      ...(config.MCPGW_REDIS_URL ? { redisUrl: config.MCPGW_REDIS_URL } : {}),
+      ...(config.MCPGW_REPLICA_URL ? { replicaUrl: config.MCPGW_REPLICA_URL } : {}),
+    });
+    const controlPlane =
+      config.MCPGW_OIDC_ISSUER_URL && config.MCPGW_CONTROL_PLANE_URL && config.MCPGW_M2M_CLIENT_ID && config.MCPGW_M2M_CLIENT_SECRET
+        ? {
+            issuer: config.MCPGW_OIDC_ISSUER_URL,
+            audience: config.MCPGW_OIDC_AUDIENCE,
+            baseUrl: config.MCPGW_CONTROL_PLANE_URL,
+            clientId: config.MCPGW_M2M_CLIENT_ID,
+            clientSecret: config.MCPGW_M2M_CLIENT_SECRET,
+          }
+        : undefined;
     return {
       module: McpGatewayModule,
       imports: [
@@ -34,18 +54,21 @@ export class McpGatewayModule {
             ...(config.MCPGW_M2M_CLIENT_SECRET ? { clientSecret: config.MCPGW_M2M_CLIENT_SECRET } : {}),
           },
           // The admin API shows the runtime's health and catalogues.
-          imports: [
-            McpRuntimeModule.forOptions({
-              stateful: config.statefulSessions,
-              wsRelay: config.webSocketRelay,
-              allowedOrigins: config.allowedOrigins,
-              maxBodyBytes: MAX_MCP_BODY_BYTES,
-              allowLinkLocalUpstreams: config.allowLinkLocalUpstreams,
-              ...(config.MCPGW_REDIS_URL ? { redisUrl: config.MCPGW_REDIS_URL } : {}),
-              ...(config.MCPGW_REPLICA_URL ? { replicaUrl: config.MCPGW_REPLICA_URL } : {}),
-            }),
-          ],
+          imports: [runtime],
         }),
+        // The suite dashboard's card: only with the control plane, which says what a person may see.
+        ...(controlPlane
+          ? [
+              ControlPlaneModule.forRoot(controlPlane),
+              DashboardSummaryModule.forRootAsync({
+                product: 'mcp-gateway',
+                title: 'MCP gateway',
+                imports: [runtime],
+                inject: [McpDashboard],
+                useFactory: (dashboard: McpDashboard) => (viewer) => dashboard.summary(viewer),
+              }),
+            ]
+          : []),
         McpAccessModule,
         OpenApiModule.forService({
           title: 'Arbor MCP gateway — administration',
@@ -63,6 +86,8 @@ export const mcpGatewayService: ServiceDefinition<McpGatewayConfig> = {
   schema: McpGatewayConfig,
   module: (config) => McpGatewayModule.forConfig(config),
   bodyLimit: '5mb',
+  // The suite dashboard (the control plane's UI) reads the summary from the browser.
+  corsOrigins: (config) => config.corsOrigins,
   // Legacy HTTP+SSE messages carry tool arguments, passed on as sent (as on /mcp): only their nesting is checked.
   opaqueBody: (path) => path === '/message' || /^\/servers\/[^/]+\/message$/.test(path),
 };

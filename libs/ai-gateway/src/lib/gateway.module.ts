@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EMPTY_GATEWAY_CONFIG, loadGatewayConfigFile } from './config/gateway-config';
-import { ControlPlaneClient, TokenVerifier } from '@arbor/contract';
+import { ControlPlaneClient, ControlPlaneModule, TokenVerifier } from '@arbor/contract';
 import { AdminAccess, AdminGuard, ControlPlaneAccess } from './admin/admin-access';
 import { CallRouter } from './call-router';
 import { CallAccounting } from './calls/call-accounting';
@@ -24,6 +24,7 @@ import { SpendController } from './spend/spend.controller';
 import { SpendRecorder } from './spend/spend-recorder';
 import { SpendReports } from './spend/spend-report';
 import { ModelsController } from './models.controller';
+import { GatewayDashboard } from './dashboard/gateway-dashboard';
 import { loadPriceMap, ModelPrices } from './pricing/model-prices';
 
 export interface GatewayOptions {
@@ -61,6 +62,8 @@ export class GatewayModule {
     const prices = new ModelPrices(config.deployments, options.priceMapFile ? loadPriceMap(options.priceMapFile) : undefined);
     return {
       module: GatewayModule,
+      // The contract's client and verifier, app-wide: the dashboard summary (and sync) use them.
+      imports: options.controlPlane ? [ControlPlaneModule.forRoot(options.controlPlane)] : [],
       controllers: [FamilyAController, ModelsController, KeysController, SpendController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
@@ -88,7 +91,9 @@ export class GatewayModule {
         KeyLimiter,
         SpendRecorder,
         SpendReports,
+        GatewayDashboard,
       ],
+      exports: [GatewayDashboard],
     };
   }
 }

@@ -5,7 +5,7 @@ import { personToken, testIssuer } from '@arbor/testing';
 import { can } from '../permissions/permission-keys';
 import { BuiltControlPlane, CountingProxy, provision, sleep, startBuiltControlPlane, subjectOf } from '../testing/built-control-plane';
 import { ControlPlaneClient } from './control-plane-client';
-import { ControlPlaneForbiddenError, ControlPlaneNotFoundError } from './control-plane-client.errors';
+import { ControlPlaneForbiddenError, ControlPlaneNotFoundError, ControlPlaneUnavailableError } from './control-plane-client.errors';
 import type { ControlPlaneClientOptions } from './control-plane-client.types';
 
 const EFFECTIVE = '/api/v1/permissions/effective';
@@ -159,6 +159,17 @@ describe('ControlPlaneClient against the control plane', () => {
 
   it('throws NotFound for an unknown subject (not a silent empty set)', async () => {
     await expect(client().effectivePermissions({ subject: 'nobody-ever-signed-in' })).rejects.toBeInstanceOf(ControlPlaneNotFoundError);
+  });
+
+  it('finds a project by slug or id, and answers null for one the control plane does not know', async () => {
+    const c = client();
+    expect(await c.findProject({ slug: 'alpha' })).toEqual(expect.objectContaining({ id: ids.alpha, slug: 'alpha', name: 'Alpha' }));
+    expect(await c.findProject({ id: ids.beta })).toEqual(expect.objectContaining({ id: ids.beta, slug: 'beta' }));
+    expect(await c.findProject({ slug: 'nope' })).toBeNull();
+    expect(await c.findProject({ slug: 'Not A Slug' })).toBeNull();
+    expect(await c.findProject({ id: '00000000-0000-4000-8000-000000000000' })).toBeNull();
+    proxy.down = true;
+    await expect(c.findProject({ slug: 'alpha' })).rejects.toBeInstanceOf(ControlPlaneUnavailableError);
   });
 
   describe('repositories and the repository token', () => {

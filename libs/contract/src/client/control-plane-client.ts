@@ -8,6 +8,7 @@ import type {
   EffectivePermissions,
   GroupedEffectivePermissions,
   PermissionsQuery,
+  ProjectRecord,
   RepositoryRecord,
   RepositoryToken,
 } from './control-plane-client.types';
@@ -72,6 +73,28 @@ export class ControlPlaneClient {
     if (source === 'unavailable') return { user_id: '', workspace: [], projects: {}, source };
     const view = body as GroupedPermissionsView;
     return { user_id: view.user_id, workspace: [...view.workspace], projects: structuredClone(view.projects), source };
+  }
+
+  /**
+   * One project, by its id or its slug; null when the control plane does not know it (deleted, or
+   * renamed away from that slug). Not cached: what a sync or a check before a creation asks.
+   */
+  async findProject(query: { id: string } | { slug: string }): Promise<ProjectRecord | null> {
+    try {
+      if ('id' in query) return (await (await this.call(`/api/v1/projects/${encodeURIComponent(query.id)}`)).json()) as ProjectRecord;
+      const response = await this.call(`/api/v1/projects?${new URLSearchParams({ slug: query.slug, limit: '1' }).toString()}`);
+      const { projects } = (await response.json()) as { projects: ProjectRecord[] };
+      return projects.find((project) => project.slug === query.slug) ?? null;
+    } catch (error) {
+      // 404, or 400 for an id that is not a UUID or a slug that is not one: no such project.
+      if (error instanceof ControlPlaneError && (error.status === 404 || error.status === 400)) return null;
+      throw error;
+    }
+  }
+
+  /** The repositories of one project (by id), from `listRepositories()`. */
+  async projectRepositories(projectId: string): Promise<RepositoryRecord[]> {
+    return (await this.listRepositories()).filter((repository) => repository.project_id === projectId);
   }
 
   /** Every repository of every project (machine clients and administrators only). */

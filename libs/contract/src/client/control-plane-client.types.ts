@@ -46,6 +46,16 @@ export interface GroupedEffectivePermissions extends GroupedPermissionsView {
   source: AnswerSource;
 }
 
+/** A project as `GET /api/v1/projects/{id}` answers it. */
+export interface ProjectRecord {
+  id: string;
+  slug: string;
+  name: string;
+  repository_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
 /** One repository of `GET /api/v1/repositories`. */
 export interface RepositoryRecord {
   id: string;

@@ -6,6 +6,7 @@ export type {
   EffectivePermissions,
   GroupedEffectivePermissions,
   PermissionsQuery,
+  ProjectRecord,
   RepositoryRecord,
   RepositoryToken,
 } from './control-plane-client.types';

@@ -1,16 +1,19 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
+  ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
+  ApiForbiddenResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiTags,
+  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { CurrentPrincipal, Principal } from '@arbor/auth';
+import { CurrentPrincipal, MachineOrAdmin, Principal } from '@arbor/auth';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ListProjectsQuery } from './dto/list-projects.query';
 import { ProjectListResponse, ProjectResponse } from './dto/project.response';
@@ -20,21 +23,22 @@ import { AdministrationApi } from '../openapi/administration-api.decorator';
 import { UuidParam } from '@arbor/platform';
 
 @ApiTags('projects')
-@AdministrationApi()
 @Controller('api/v1/projects')
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'The projects, ordered by slug, a page at a time' })
+  @ProductReadApi()
+  @ApiOperation({ summary: 'The projects, ordered by slug, a page at a time (administrators, and products re-reading projects after a sync)' })
   @ApiOkResponse({ type: ProjectListResponse })
-  @ApiBadRequestResponse({ description: '`invalid_request`: a bad limit or after_slug.' })
+  @ApiBadRequestResponse({ description: '`invalid_request`: a bad limit, after_slug or slug.' })
   async list(@Query() query: ListProjectsQuery): Promise<ProjectListResponse> {
-    const page = await this.projects.list({ limit: query.limit, afterSlug: query.after_slug });
+    const page = await this.projects.list({ limit: query.limit, afterSlug: query.after_slug, slug: query.slug });
     return { projects: page.projects.map((project) => ProjectResponse.of(project)), next_after_slug: page.nextAfterSlug };
   }
 
   @Post()
+  @AdministrationApi()
   @ApiOperation({ summary: 'Create a project; products hear of its slug' })
   @ApiCreatedResponse({ type: ProjectResponse })
   @ApiBadRequestResponse({ description: 'invalid_request: the body names a bad slug or name.' })
@@ -44,6 +48,7 @@ export class ProjectsController {
   }
 
   @Get(':id')
+  @ProductReadApi()
   @ApiOperation({ summary: 'One project' })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOkResponse({ type: ProjectResponse })
@@ -54,6 +59,7 @@ export class ProjectsController {
   }
 
   @Patch(':id')
+  @AdministrationApi()
   @ApiOperation({ summary: 'Change the name or the slug (a rename: products hear of both slugs)' })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOkResponse({ type: ProjectResponse })
@@ -65,6 +71,7 @@ export class ProjectsController {
   }
 
   @Delete(':id')
+  @AdministrationApi()
   @HttpCode(204)
   @ApiOperation({ summary: "Delete a project with its repositories, repository token and grants" })
   @ApiParam({ name: 'id', format: 'uuid' })
@@ -74,4 +81,14 @@ export class ProjectsController {
   async remove(@CurrentPrincipal() actor: Principal, @Param('id', new UuidParam('id')) id: string): Promise<void> {
     await this.projects.remove(actor, id);
   }
+}
+
+/** A read products make too (their machine clients), as they do of repositories. */
+function ProductReadApi(): MethodDecorator {
+  return applyDecorators(
+    ApiBearerAuth(),
+    ApiUnauthorizedResponse({ description: 'No valid bearer token.' }),
+    ApiForbiddenResponse({ description: 'The caller is neither a machine client nor an administrator.' }),
+    MachineOrAdmin(),
+  );
 }

@@ -232,9 +232,7 @@ describe('projects administration', () => {
 
   describe('who may administer projects', () => {
     it.each([
-      ['get', '/api/v1/projects'],
       ['post', '/api/v1/projects'],
-      ['get', `/api/v1/projects/${UNKNOWN_ID}`],
       ['patch', `/api/v1/projects/${UNKNOWN_ID}`],
       ['delete', `/api/v1/projects/${UNKNOWN_ID}`],
     ] as const)('%s %s: 401 without a token, 403 for a person and for a machine client', async (method, path) => {
@@ -245,6 +243,20 @@ describe('projects administration', () => {
       const asMachine = await http()[method](path).auth(await cp.machine('ai-gateway-m2m'), { type: 'bearer' }).send({ slug: 'nope', name: 'Nope' });
       expect(asMachine.status).toBe(403);
       expect(await cp.dataSource.query("select count(*)::int as n from projects where slug = 'nope'")).toEqual([{ n: 0 }]);
+    });
+  });
+
+  describe('what products read of projects', () => {
+    it('lets a machine client list projects, find one by slug and read one by id; persons who are not administrators get 403', async () => {
+      const { body: kappa } = await create('kappa', 'Kappa').expect(201);
+      const machine = await cp.machine('ai-gateway-m2m');
+      const found = await http().get('/api/v1/projects?slug=kappa').auth(machine, { type: 'bearer' }).expect(200);
+      expect(found.body.projects).toEqual([expect.objectContaining({ id: kappa.id, slug: 'kappa', name: 'Kappa' })]);
+      expect((await http().get('/api/v1/projects?slug=no-such').auth(machine, { type: 'bearer' }).expect(200)).body.projects).toEqual([]);
+      expect((await http().get(`/api/v1/projects/${kappa.id}`).auth(machine, { type: 'bearer' }).expect(200)).body.slug).toBe('kappa');
+      expect((await http().get(`/api/v1/projects/${UNKNOWN_ID}`).auth(machine, { type: 'bearer' }).expect(404)).body.error.code).toBe('project_not_found');
+      expect((await http().get('/api/v1/projects').auth(await cp.person('alice'), { type: 'bearer' })).status).toBe(403);
+      expect((await http().get('/api/v1/projects')).status).toBe(401);
     });
   });
 

@@ -1,4 +1,5 @@
 import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
+import { McpDashboard } from './dashboard/mcp-dashboard';
 import { Federation } from './federation/federated-session';
 import { FederationViews } from './federation/federation-views';
 import { McpMetrics } from './metrics/mcp-metrics';
@@ -52,8 +53,9 @@ export class McpRuntimeModule {
         StreamableHttpRoutes,
         ProtectedResourceMetadata,
         ...(resolved.wsRelay ? [WsRelay] : []),
+        McpDashboard,
       ],
-      exports: [UpstreamCatalogue],
+      exports: [UpstreamCatalogue, McpDashboard],
     };
   }
 }

@@ -11,6 +11,8 @@ export interface SettledCall {
   deployment: GatewayDeployment | undefined;
   usage: CallUsage;
   cost: number;
+  /** The call ended in an error (its answer was an error, or no upstream answered). */
+  failed?: boolean;
 }
 
 /** A call let through by the caller's limits; settled exactly once when it ends. */
@@ -37,6 +39,7 @@ export class CallAccounting {
     return {
       rateLimitHeaders: key?.rateLimitHeaders() ?? {},
       settle: (call) => {
+        if (project !== null) this.spend.recordCall(project, call.failed === true);
         if (call.deployment) {
           this.spend.record({
             keyId,

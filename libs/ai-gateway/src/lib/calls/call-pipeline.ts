@@ -271,7 +271,7 @@ export class CallPipeline {
     const { deployment } = state.progress;
     const cost = deployment && !failure ? this.prices.cost(deployment, usage) : 0;
     if (state.busy) this.deployments.finished(state.busy);
-    const { keySpend } = state.admission?.settle({ alias: state.progress.alias, deployment, usage, cost }) ?? {};
+    const { keySpend } = state.admission?.settle({ alias: state.progress.alias, deployment, usage, cost, failed: failure !== undefined }) ?? {};
     state.outcome = {
       alias: state.progress.alias,
       deployment,

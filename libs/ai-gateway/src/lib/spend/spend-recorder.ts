@@ -43,7 +43,15 @@ interface KeyTotals {
   periodCostUsd: number;
 }
 
+interface HourlyCalls {
+  hour: string;
+  project: string;
+  calls: number;
+  errors: number;
+}
+
 const FLUSH_INTERVAL_MS = 1_000;
+const HOUR_MS = 3_600_000;
 
 const UPSERT_DAILY = `
   insert into spend_daily as s (day, key_id, project, alias, deployment_id, provider, requests, prompt_tokens, completion_tokens, cost_usd,
@@ -58,6 +66,11 @@ const UPSERT_DAILY = `
     cost_usd = s.cost_usd + excluded.cost_usd,
     estimated_requests = s.estimated_requests + excluded.estimated_requests,
     estimated_cost_usd = s.estimated_cost_usd + excluded.estimated_cost_usd`;
+
+const UPSERT_HOURLY = `
+  insert into calls_hourly as c (hour, project, calls, errors)
+  select * from unnest($1::timestamptz[], $2::text[], $3::bigint[], $4::bigint[])
+  on conflict (project, hour) do update set calls = c.calls + excluded.calls, errors = c.errors + excluded.errors`;
 
 // A replica flushing an older period late must not move the key's period back.
 const ADD_KEY_SPEND = `
@@ -84,6 +97,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
   private readonly logger = new Logger('ai-gateway-spend');
   private daily = new Map<string, DailyTotals>();
   private keys = new Map<string, KeyTotals>();
+  private hourly = new Map<string, HourlyCalls>();
   private timer: NodeJS.Timeout | undefined;
   /** The UTC day of the latest call and when it ends: formatting a date per call was half of record(). */
   private day = { name: '', endsAt: 0 };
@@ -123,6 +137,13 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
     return this.day.name;
   }
 
+  /** One finished call of a project's key, failed or not, for the per-hour counts (calls_hourly). */
+  recordCall(project: string, failed: boolean): void {
+    const now = this.clock.now();
+    addHourly(this.hourly, { hour: new Date(now - (now % HOUR_MS)).toISOString(), project, calls: 1, errors: failed ? 1 : 0 });
+    this.schedule();
+  }
+
   /** A key's spend for its lifetime and budget columns; KeyAdmission.settle calls it, knowing the period. */
   recordKeySpend(keyId: string, costUsd: number, periodEnd: number | null): void {
     if (usd(costUsd) === 0) return;
@@ -133,12 +154,14 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
   /** Writes everything recorded so far; one flush at a time. Rejects (keeping the totals) when the database fails. */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (this.daily.size === 0 && this.keys.size === 0) return;
+    if (this.daily.size === 0 && this.keys.size === 0 && this.hourly.size === 0) return;
     const daily = this.daily;
     const keys = this.keys;
+    const hourly = this.hourly;
     this.daily = new Map();
     this.keys = new Map();
-    const writing = this.write(daily, keys);
+    this.hourly = new Map();
+    const writing = this.write(daily, keys, hourly);
     this.flushing = writing.then(
       () => undefined,
       () => undefined,
@@ -150,6 +173,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
     } catch (error) {
       for (const totals of daily.values()) addDaily(this.daily, totals);
       for (const [keyId, totals] of keys) addKeyTotals(this.keys, keyId, totals);
+      for (const calls of hourly.values()) addHourly(this.hourly, calls);
       throw error;
     } finally {
       this.flushing = undefined;
@@ -187,9 +211,10 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.timer.unref();
   }
 
-  private async write(daily: Map<string, DailyTotals>, keys: Map<string, KeyTotals>): Promise<void> {
+  private async write(daily: Map<string, DailyTotals>, keys: Map<string, KeyTotals>, hourly: Map<string, HourlyCalls>): Promise<void> {
     const rows = [...daily.values()];
     const keyRows = [...keys.entries()];
+    const hourRows = [...hourly.values()];
     await this.dataSource.transaction(async (manager) => {
       if (rows.length > 0) {
         await manager.query(UPSERT_DAILY, [
@@ -215,6 +240,9 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
           keyRows.map(([, totals]) => totals.periodCostUsd),
         ]);
       }
+      if (hourRows.length > 0) {
+        await manager.query(UPSERT_HOURLY, [hourRows.map((row) => row.hour), hourRows.map((row) => row.project), hourRows.map((row) => row.calls), hourRows.map((row) => row.errors)]);
+      }
     });
   }
 }
@@ -234,6 +262,16 @@ function addDaily(into: Map<string, DailyTotals>, totals: DailyTotals): void {
   existing.costUsd += totals.costUsd;
   existing.estimatedRequests += totals.estimatedRequests;
   existing.estimatedCostUsd += totals.estimatedCostUsd;
+}
+
+function addHourly(into: Map<string, HourlyCalls>, calls: HourlyCalls): void {
+  const id = `${calls.hour}\0${calls.project}`;
+  const existing = into.get(id);
+  if (!existing) into.set(id, { ...calls });
+  else {
+    existing.calls += calls.calls;
+    existing.errors += calls.errors;
+  }
 }
 
 function addKeyTotals(into: Map<string, KeyTotals>, keyId: string, totals: KeyTotals): void {

@@ -1,8 +1,8 @@
 import { IsOptional } from 'class-validator';
 import { ConfigProblem } from '../config-error';
 import { CrossChecked, Env } from '../load-config';
-import { IsHttpUrl, IsListenAddress, IsLogFilter, IsNonEmpty, IsPostgresUrl, IsRedisUrl, ListenAddress } from '../validators/env-value';
-import { controlPlaneSettings, listenAddress, ServiceConfig } from './service-config';
+import { IsHttpUrl, IsListenAddress, IsLogFilter, IsNonEmpty, IsOriginList, IsPostgresUrl, IsRedisUrl, ListenAddress } from '../validators/env-value';
+import { controlPlaneSettings, listenAddress, ServiceConfig, suiteDashboardOrigins } from './service-config';
 
 export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
   readonly serviceName = 'ai-gateway';
@@ -44,6 +44,14 @@ export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
 
   @IsOptional() @IsNonEmpty()
   AIGW_M2M_CLIENT_SECRET?: string;
+
+  /** Browser origins allowed by CORS (the suite dashboard calls the summary from the browser), comma-separated; default the control plane's origin. */
+  @IsOptional() @IsOriginList()
+  AIGW_CORS_ORIGINS?: string;
+
+  get corsOrigins(): string[] {
+    return suiteDashboardOrigins(this.AIGW_CORS_ORIGINS, this.AIGW_CONTROL_PLANE_URL);
+  }
 
   get listen(): ListenAddress {
     return listenAddress(this.AIGW_LISTEN_ADDR);

@@ -13,7 +13,7 @@ import {
   IsRedisUrl,
   ListenAddress,
 } from '../validators/env-value';
-import { controlPlaneSettings, listenAddress, ServiceConfig } from './service-config';
+import { controlPlaneSettings, listenAddress, ServiceConfig, suiteDashboardOrigins } from './service-config';
 
 export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   readonly serviceName = 'mcp-gateway';
@@ -49,6 +49,10 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsOptional() @IsNonEmpty()
   MCPGW_M2M_CLIENT_SECRET?: string;
 
+  /** Browser origins allowed by CORS (the suite dashboard calls the summary from the browser), comma-separated; default the control plane's origin. */
+  @IsOptional() @IsOriginList()
+  MCPGW_CORS_ORIGINS?: string;
+
   /** The seed's name: SSE streams and sessions on Streamable HTTP. */
   @IsBooleanString()
   USE_STATEFUL_SESSIONS = 'false';
@@ -71,6 +75,10 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   /** Where the other replicas reach this one (with MCPGW_REDIS_URL), e.g. http://$(POD_IP):4444. */
   @IsOptional() @IsHttpUrl()
   MCPGW_REPLICA_URL?: string;
+
+  get corsOrigins(): string[] {
+    return suiteDashboardOrigins(this.MCPGW_CORS_ORIGINS, this.MCPGW_CONTROL_PLANE_URL);
+  }
 
   get listen(): ListenAddress {
     return listenAddress(this.MCPGW_LISTEN_ADDR);

@@ -85,3 +85,13 @@ export function controlPlaneSettings(env: Env, prefix: string): ConfigProblem[] 
   return problems;
 }
 
+
+/**
+ * Browser origins a product allows by CORS: the suite dashboard's (the control plane's UI), from
+ * `<PREFIX>_CORS_ORIGINS`, else the origin of the control plane's URL, where the UI is served.
+ */
+export function suiteDashboardOrigins(listed: string | undefined, controlPlaneUrl: string | undefined): string[] {
+  const origins = (listed ?? '').split(',').map((origin) => origin.trim().replace(/\/$/, '')).filter(Boolean);
+  if (origins.length > 0) return origins;
+  return controlPlaneUrl ? [new URL(controlPlaneUrl).origin] : [];
+}

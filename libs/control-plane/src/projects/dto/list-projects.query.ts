@@ -17,4 +17,9 @@ export class ListProjectsQuery {
   @IsOptional()
   @Matches(/^[a-z0-9][a-z0-9-]{0,63}$/, { message: 'after_slug must be a project slug' })
   after_slug?: string;
+
+  @ApiPropertyOptional({ example: 'alpha', description: 'Only the project with this slug (none or one): how a product finds a project by slug.' })
+  @IsOptional()
+  @Matches(/^[a-z0-9][a-z0-9-]{0,63}$/, { message: 'slug must be a project slug' })
+  slug?: string;
 }

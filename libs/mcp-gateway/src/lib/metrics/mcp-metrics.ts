@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { CounterSeries, HistogramSeries, MetricsRegistry, SeriesCounter, SeriesHistogram } from '@arbor/observability';
 import type { UpstreamHealth } from '../registry/upstream-catalogue';
+import { RecentToolCalls } from './recent-tool-calls';
 
 /** How a call to an upstream ended. */
 export type McpCallOutcome = 'ok' | 'tool_error' | 'error' | 'timeout' | 'unavailable' | 'cancelled';
@@ -30,6 +31,8 @@ export class McpMetrics {
   private readonly series = new Map<string, { duration: HistogramSeries; outcomes: Map<McpCallOutcome, CounterSeries> }>();
   private health: () => readonly UpstreamHealth[] = () => [];
   private sessions: () => number = () => 0;
+  /** Tool calls by virtual server (or `/mcp`) over the last 24 h, for the dashboard summary. */
+  readonly recentToolCalls = new RecentToolCalls();
 
   constructor(registry: MetricsRegistry) {
     const registers = [registry];
@@ -91,5 +94,6 @@ export class McpMetrics {
     }
     counter.inc();
     entry.duration.observe(seconds);
+    if (labels.method === 'tools/call' && labels.server !== '' && outcome !== 'cancelled') this.recentToolCalls.record(labels.server, outcome !== 'ok');
   }
 }

@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { DashboardStatus, DashboardTile, DashboardViewer } from '@arbor/contract';
+import { GatewayClock } from '../gateway-clock';
+import { budgetPeriodEnd, persistedBudgetSpend } from '../limits/budget-period';
+
+/** A key counts as near its budget from this share of it on. */
+const NEAR_BUDGET = 0.8;
+const TOP_ALIASES = 3;
+const DAY_MS = 86_400_000;
+
+// `$1` null: every project (a workspace-wide viewer); else the slugs the person may see.
+const SPEND = `
+  select project, coalesce(sum(cost_usd) filter (where day = $2::date), 0)::float8 as today, sum(cost_usd)::float8 as month
+    from spend_daily
+   where day >= $3::date and project is not null and ($1::text[] is null or project = any($1))
+   group by project`;
+const TOP_ALIAS_SPEND = `
+  select alias, sum(cost_usd)::float8 as cost
+    from spend_daily
+   where day >= $2::date and project is not null and ($1::text[] is null or project = any($1))
+   group by alias having sum(cost_usd) > 0 order by cost desc, alias limit ${TOP_ALIASES}`;
+const CALLS = `
+  select project, sum(calls)::int as calls, sum(errors)::int as errors
+    from calls_hourly
+   where hour > $2::timestamptz and ($1::text[] is null or project = any($1))
+   group by project`;
+const BUDGETED_KEYS = `
+  select project, max_budget, budget_duration, budget_reset_at, created_at, spend, budget_spend
+    from virtual_keys
+   where max_budget is not null and not blocked and ($1::text[] is null or project = any($1))`;
+
+interface BudgetedKeyRow {
+  project: string;
+  max_budget: number;
+  budget_duration: string | null;
+  budget_reset_at: Date | null;
+  created_at: Date;
+  spend: number;
+  budget_spend: number;
+}
+
+/**
+ * The AI gateway's card on the suite dashboard, for one person: spend today and this month, calls
+ * and errors in the last 24 h, the top aliases by spend and the keys near or over their budget,
+ * over the projects the person may see. Read from the rollups (spend_daily, calls_hourly) and the
+ * keys' persisted budget spend: four indexed queries, never a scan of request logs.
+ */
+@Injectable()
+export class GatewayDashboard {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: GatewayClock,
+  ) {}
+
+  async summary(viewer: DashboardViewer): Promise<{ status: DashboardStatus; tiles: DashboardTile[] }> {
+    if (viewer.permissions.source === 'unavailable') return { status: 'unknown', tiles: [] };
+    const visible = viewer.visibleProjects();
+    const projects = visible === 'all' ? null : visible;
+    if (projects !== null && projects.length === 0) return { status: 'ok', tiles: [] };
+    const now = this.clock.now();
+    const today = new Date(now - (now % DAY_MS)).toISOString().slice(0, 10);
+    const monthStart = `${today.slice(0, 8)}01`;
+    const [spend, aliases, calls, keys] = await Promise.all([
+      this.dataSource.query(SPEND, [projects, today, monthStart]) as Promise<{ project: string; today: number; month: number }[]>,
+      this.dataSource.query(TOP_ALIAS_SPEND, [projects, monthStart]) as Promise<{ alias: string; cost: number }[]>,
+      this.dataSource.query(CALLS, [projects, new Date(now - DAY_MS).toISOString()]) as Promise<{ project: string; calls: number; errors: number }[]>,
+      this.dataSource.query(BUDGETED_KEYS, [projects]) as Promise<BudgetedKeyRow[]>,
+    ]);
+    const nearBudget = new Map<string, number>();
+    for (const key of keys) {
+      const budgetKey = {
+        budgetDuration: key.budget_duration,
+        budgetResetAt: key.budget_reset_at?.getTime() ?? null,
+        createdAt: key.created_at.getTime(),
+        spend: key.spend,
+        budgetSpend: key.budget_spend,
+      };
+      const spent = persistedBudgetSpend(budgetKey, budgetPeriodEnd(budgetKey, now));
+      if (spent >= key.max_budget * NEAR_BUDGET) nearBudget.set(key.project, (nearBudget.get(key.project) ?? 0) + 1);
+    }
+    const shown = [...new Set([...(projects ?? []), ...spend.map((row) => row.project), ...calls.map((row) => row.project)])].sort();
+    const spendOf = new Map(spend.map((row) => [row.project, row]));
+    const callsOf = new Map(calls.map((row) => [row.project, row]));
+    const tile = (label: string, unit: string | null, value: (project: string) => number, round = (n: number) => n): DashboardTile => {
+      const breakdown = shown.map((project) => ({ project, value: round(value(project)) }));
+      return { label, value: round(breakdown.reduce((sum, row) => sum + row.value, 0)), unit, breakdown };
+    };
+    const totalCalls = calls.reduce((sum, row) => sum + row.calls, 0);
+    const totalErrors = calls.reduce((sum, row) => sum + row.errors, 0);
+    return {
+      // Many failed calls is worth a look: degraded from one in ten.
+      status: totalCalls > 0 && totalErrors / totalCalls >= 0.1 ? 'degraded' : 'ok',
+      tiles: [
+        tile('Spend today', 'USD', (project) => spendOf.get(project)?.today ?? 0, cents),
+        tile('Spend this month', 'USD', (project) => spendOf.get(project)?.month ?? 0, cents),
+        tile('Calls, last 24 h', 'requests', (project) => callsOf.get(project)?.calls ?? 0),
+        tile('Errors, last 24 h', 'requests', (project) => callsOf.get(project)?.errors ?? 0),
+        {
+          label: 'Top aliases this month',
+          value: aliases.length === 0 ? 'none yet' : aliases.map((row) => `${row.alias} ($${cents(row.cost).toFixed(2)})`).join(', '),
+          unit: null,
+        },
+        tile('Keys near or over budget', null, (project) => nearBudget.get(project) ?? 0),
+      ],
+    };
+  }
+}
+
+function cents(usd: number): number {
+  return Math.round(usd * 100) / 100;
+}
