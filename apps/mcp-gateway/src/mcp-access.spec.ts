@@ -97,6 +97,7 @@ servers:
       MCPGW_CONTROL_PLANE_URL: controlPlane.url,
       MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
       MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
+      MCPGW_CORS_ORIGINS: 'http://localhost:8080',
     });
   }, 60_000);
 
@@ -223,6 +224,35 @@ servers:
     } finally {
       await client.close();
     }
+  });
+
+  it("serves the suite dashboard's summary to each person for the projects they may see, from the browser's origin", async () => {
+    const summary = async (token: string) => {
+      const response = await fetch(`${gateway.url}/api/v1/dashboard/summary`, { headers: { authorization: `Bearer ${token}`, origin: 'http://localhost:8080' } });
+      expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:8080');
+      return (await response.json()) as { product: string; status: string; tiles: { label: string; value: unknown; breakdown?: unknown[] }[] };
+    };
+    const tile = (body: Awaited<ReturnType<typeof summary>>, label: string) => body.tiles.find((candidate) => candidate.label === label);
+    // One more tool call through alpha's server (earlier tests made some too).
+    const before = tile(await summary(tokens.alice), 'Tool calls, last 24 h')?.value as number;
+    const client = new Client({ name: 'dashboard-spec', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.url}/servers/tools/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens.alice}` } } }),
+    );
+    await client.callTool({ name: 'echo', arguments: {} });
+    await client.close();
+    const alice = await summary(tokens.alice);
+    expect(alice).toMatchObject({ product: 'mcp-gateway', status: 'ok' });
+    expect(tile(alice, 'Virtual servers')).toEqual({ label: 'Virtual servers', value: 1, unit: null, breakdown: [{ project: 'alpha', value: 1 }] });
+    expect(tile(alice, 'Tools exposed')?.value).toBe(1);
+    expect(tile(alice, 'Tool calls, last 24 h')?.breakdown).toEqual([{ project: 'alpha', value: before + 1 }]);
+    expect(tile(alice, 'Tool errors, last 24 h')?.value).toBe(0);
+    expect(tile(alice, 'Upstreams down')?.value).toBe(0);
+    const carol = await summary(tokens.carol);
+    expect(tile(carol, 'Virtual servers')?.breakdown).toEqual([{ project: 'beta', value: 1 }]);
+    expect(tile(carol, 'Tool calls, last 24 h')?.value).toBe(0);
+    // bob holds a role on alpha without the mcp-gateway sign-in key: nothing to see.
+    expect((await summary(tokens.bob)).tiles).toEqual([]);
   });
 });
 

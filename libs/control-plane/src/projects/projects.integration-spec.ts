@@ -248,12 +248,12 @@ describe('projects administration', () => {
 
   describe('what products read of projects', () => {
     it('lets a machine client list projects, find one by slug and read one by id; persons who are not administrators get 403', async () => {
-      const { body: kappa } = await create('kappa', 'Kappa').expect(201);
+      const { body: lambda } = await create('lambda', 'Lambda').expect(201);
       const machine = await cp.machine('ai-gateway-m2m');
-      const found = await http().get('/api/v1/projects?slug=kappa').auth(machine, { type: 'bearer' }).expect(200);
-      expect(found.body.projects).toEqual([expect.objectContaining({ id: kappa.id, slug: 'kappa', name: 'Kappa' })]);
+      const found = await http().get('/api/v1/projects?slug=lambda').auth(machine, { type: 'bearer' }).expect(200);
+      expect(found.body.projects).toEqual([expect.objectContaining({ id: lambda.id, slug: 'lambda', name: 'Lambda' })]);
       expect((await http().get('/api/v1/projects?slug=no-such').auth(machine, { type: 'bearer' }).expect(200)).body.projects).toEqual([]);
-      expect((await http().get(`/api/v1/projects/${kappa.id}`).auth(machine, { type: 'bearer' }).expect(200)).body.slug).toBe('kappa');
+      expect((await http().get(`/api/v1/projects/${lambda.id}`).auth(machine, { type: 'bearer' }).expect(200)).body.slug).toBe('lambda');
       expect((await http().get(`/api/v1/projects/${UNKNOWN_ID}`).auth(machine, { type: 'bearer' }).expect(404)).body.error.code).toBe('project_not_found');
       expect((await http().get('/api/v1/projects').auth(await cp.person('alice'), { type: 'bearer' })).status).toBe(403);
       expect((await http().get('/api/v1/projects')).status).toBe(401);
