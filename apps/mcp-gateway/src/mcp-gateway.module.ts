@@ -1,11 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { McpGatewayConfig } from '@arbor/config';
-import { ControlPlaneModule, DashboardSummaryModule } from '@arbor/contract';
-import { MCP_GATEWAY_ENTITIES, MCP_GATEWAY_MIGRATIONS, McpAccessModule, McpDashboard, McpRegistryModule, McpRuntimeModule } from '@arbor/mcp-gateway';
+import { ControlPlaneModule, ControlPlaneSyncModule, DashboardSummaryModule } from '@arbor/contract';
+import { MCP_GATEWAY_ENTITIES, MCP_GATEWAY_MIGRATIONS, McpAccessModule, McpDashboard, McpProjectSync, McpRegistryModule, McpRuntimeModule } from '@arbor/mcp-gateway';
 import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
 // Larger MCP bodies get the runtime's own 413 (a JSON-RPC error), not Express's.
 const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
+/** Where the control plane's dispatcher delivers project sync (its CP_MCP_GATEWAY_SYNC_PATH). */
+export const MCP_SYNC_PATH = '/admin/sync/control-plane/projects';
 
 @Module({})
 export class McpGatewayModule {
@@ -56,10 +58,12 @@ export class McpGatewayModule {
           // The admin API shows the runtime's health and catalogues.
           imports: [runtime],
         }),
-        // The suite dashboard's card: only with the control plane, which says what a person may see.
+        // With the control plane: project sync (on the admin path, as the seed has one product do), and
+        // the suite dashboard's card, whose figures depend on what the control plane lets a person see.
         ...(controlPlane
           ? [
               ControlPlaneModule.forRoot(controlPlane),
+              ControlPlaneSyncModule.forRoot({ issuer: controlPlane.issuer, audience: controlPlane.audience, path: MCP_SYNC_PATH, handler: McpProjectSync }),
               DashboardSummaryModule.forRootAsync({
                 product: 'mcp-gateway',
                 title: 'MCP gateway',

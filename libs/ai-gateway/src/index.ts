@@ -6,3 +6,4 @@ export * from './lib/deployment-cooldowns';
 export * from './lib/call-router';
 export * from './lib/database';
 export * from './lib/family-a-error.filter';
+export { AiGatewayProjectSync } from './lib/projects/project-sync';

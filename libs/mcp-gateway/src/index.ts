@@ -11,3 +11,4 @@ export * from './lib/runtime.module';
 export { SUPPORTED_PROTOCOL_VERSIONS as MCP_GATEWAY_PROTOCOL_VERSIONS } from './lib/transports/protocol-versions';
 export { NAME_SEPARATOR, URI_PREFIX } from './lib/federation/catalogue-view';
 export * from './lib/dashboard/mcp-dashboard';
+export { McpProjectSync } from './lib/projects/project-sync';

@@ -36,6 +36,16 @@ export function devSecrets(dataDir: string): DevSecrets {
   return secrets;
 }
 
+/**
+ * Project sync to both gateways (the control plane writes the outbox rows, the dispatcher delivers
+ * them): the AI gateway on the contract's path, the MCP gateway on its admin path.
+ */
+const PROJECT_SYNC = {
+  CP_AI_GATEWAY_API_URL: 'http://localhost:4000',
+  CP_MCP_GATEWAY_API_URL: 'http://localhost:4444',
+  CP_MCP_GATEWAY_SYNC_PATH: '/admin/sync/control-plane/projects',
+};
+
 /** The AI gateway's demo aliases (AIGW_CONFIG); they name the fake providers by these variables. */
 export const DEMO_GATEWAY_CONFIG = 'tools/dev/ai-gateway.demo.yaml';
 
@@ -71,6 +81,7 @@ export function serviceSpecs(
         CP_SUITE_CONTROL_PLANE_URL: controlPlaneUrl,
         CP_SUITE_AI_GATEWAY_URL: 'http://localhost:4000',
         CP_SUITE_MCP_GATEWAY_URL: 'http://localhost:4444',
+        ...PROJECT_SYNC,
       },
     },
     {
@@ -83,6 +94,7 @@ export function serviceSpecs(
         CP_OIDC_ISSUER_URL: issuer,
         CP_M2M_CLIENT_ID: 'control-plane-m2m',
         CP_M2M_CLIENT_SECRET: 'dev-control-plane-m2m-secret',
+        ...PROJECT_SYNC,
       },
     },
     {

@@ -10,6 +10,9 @@ export const missingKey = () =>
 
 export const invalidKey = () => new ProviderError(401, 'authentication_error', 'The API key is not valid.', 'invalid_api_key');
 
+export const projectDeleted = (project: string) =>
+  new ProviderError(401, 'authentication_error', `The key's project "${excerpt(project)}" was deleted in the control plane; its keys no longer work.`, 'project_deleted');
+
 export const unknownModel = (model: string) =>
   new ProviderError(404, 'not_found_error', `The model "${excerpt(model)}" does not exist or is not available to this key.`, 'model_not_found', 'model');
 

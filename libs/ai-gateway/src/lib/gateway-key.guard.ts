@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import type { IncomingMessage } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
-import { invalidKey, missingKey } from './gateway-errors';
+import { invalidKey, missingKey, projectDeleted } from './gateway-errors';
 import { GatewayCaller, KeyVerifier } from './keys/key-verifier';
 
 /** The caller a guard let through, on the request. */
@@ -53,6 +53,7 @@ export class GatewayAuthentication {
     if (this.master.isMasterKey(presented)) return { kind: 'master' };
     const key = await this.keys.verify(presented);
     if (!key) throw invalidKey();
+    if (key.projectDeleted) throw projectDeleted(key.project);
     return { kind: 'virtual', key };
   }
 }

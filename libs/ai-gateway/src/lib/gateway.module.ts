@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EMPTY_GATEWAY_CONFIG, loadGatewayConfigFile } from './config/gateway-config';
-import { ControlPlaneClient, ControlPlaneModule, TokenVerifier } from '@arbor/contract';
+import { ControlPlaneClient, ControlPlaneModule, ControlPlaneSyncModule, TokenVerifier } from '@arbor/contract';
 import { AdminAccess, AdminGuard, ControlPlaneAccess } from './admin/admin-access';
 import { CallRouter } from './call-router';
 import { CallAccounting } from './calls/call-accounting';
@@ -25,6 +25,8 @@ import { SpendRecorder } from './spend/spend-recorder';
 import { SpendReports } from './spend/spend-report';
 import { ModelsController } from './models.controller';
 import { GatewayDashboard } from './dashboard/gateway-dashboard';
+import { ControlPlaneProjects } from './projects/control-plane-projects';
+import { AiGatewayProjectSync } from './projects/project-sync';
 import { loadPriceMap, ModelPrices } from './pricing/model-prices';
 
 export interface GatewayOptions {
@@ -62,8 +64,13 @@ export class GatewayModule {
     const prices = new ModelPrices(config.deployments, options.priceMapFile ? loadPriceMap(options.priceMapFile) : undefined);
     return {
       module: GatewayModule,
-      // The contract's client and verifier, app-wide: the dashboard summary (and sync) use them.
-      imports: options.controlPlane ? [ControlPlaneModule.forRoot(options.controlPlane)] : [],
+      // The contract's client and verifier, app-wide (the dashboard summary uses them), and the project-sync receiver.
+      imports: options.controlPlane
+        ? [
+            ControlPlaneModule.forRoot(options.controlPlane),
+            ControlPlaneSyncModule.forRoot({ issuer: options.controlPlane.issuer, audience: options.controlPlane.audience, handler: AiGatewayProjectSync }),
+          ]
+        : [],
       controllers: [FamilyAController, ModelsController, KeysController, SpendController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
@@ -92,6 +99,8 @@ export class GatewayModule {
         SpendRecorder,
         SpendReports,
         GatewayDashboard,
+        ControlPlaneProjects,
+        AiGatewayProjectSync,
       ],
       exports: [GatewayDashboard],
     };

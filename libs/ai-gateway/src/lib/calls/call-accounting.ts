@@ -36,14 +36,16 @@ export class CallAccounting {
     const key = caller.kind === 'virtual' ? await this.limiter.admit(caller.key) : undefined;
     const keyId = caller.kind === 'virtual' ? caller.key.id : null;
     const project = caller.kind === 'virtual' ? caller.key.project : null;
+    const projectId = caller.kind === 'virtual' ? caller.key.projectId : null;
     return {
       rateLimitHeaders: key?.rateLimitHeaders() ?? {},
       settle: (call) => {
-        if (project !== null) this.spend.recordCall(project, call.failed === true);
+        if (project !== null) this.spend.recordCall(project, projectId, call.failed === true);
         if (call.deployment) {
           this.spend.record({
             keyId,
             project,
+            projectId,
             alias: call.alias,
             deploymentId: call.deployment.id,
             provider: call.deployment.provider,

@@ -11,6 +11,10 @@ export interface VerifiedKey {
   id: string;
   keyHash: string;
   project: string;
+  /** The control plane's id of the project, when known. */
+  projectId: string | null;
+  /** The control plane deleted the key's project: the key is refused, saying so. */
+  projectDeleted: boolean;
   /** Empty: every alias. */
   aliases: readonly string[];
   expiresAt: number | null;
@@ -103,6 +107,8 @@ function toVerified(row: VirtualKey): VerifiedKey {
     id: row.id,
     keyHash: row.keyHash,
     project: row.project,
+    projectId: row.projectId,
+    projectDeleted: row.projectDeletedAt !== null,
     aliases: [...row.aliases],
     expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
     blocked: row.blocked,

@@ -25,7 +25,7 @@ export class KeysController {
   @Post()
   async create(@CurrentAdmin() caller: AdminCaller, @Body() body: CreateKeyDto): Promise<KeyResponse> {
     await this.access.assertOperator(caller, body.project);
-    const { row, key } = await this.keys.create(body);
+    const { row, key } = await this.keys.create(body, caller.kind === 'master');
     return keyResponse(row, key);
   }
 
@@ -49,7 +49,7 @@ export class KeysController {
     await this.operated(caller, id);
     // Moving a key to another project needs the operator role there too.
     if (body.project !== undefined) await this.access.assertOperator(caller, body.project);
-    return keyResponse(await this.keys.update(id, body));
+    return keyResponse(await this.keys.update(id, body, caller.kind === 'master'));
   }
 
   @Post(':id/block')

@@ -7,6 +7,7 @@ import { hashKey, keyHint, newKey } from './key-material';
 import { KeyChangeBus } from '../limits/key-change-bus';
 import { KeyNotFound } from './keys.exception';
 import { VirtualKey } from './virtual-key.entity';
+import { ControlPlaneProjects } from '../projects/control-plane-projects';
 
 /** The admin side of virtual keys. Every change evicts the key from the caches of every replica. */
 @Injectable()
@@ -16,18 +17,23 @@ export class KeysService {
   constructor(
     @InjectDataSource() dataSource: DataSource,
     private readonly changes: KeyChangeBus,
+    private readonly projects: ControlPlaneProjects,
   ) {
     this.keys = dataSource.getRepository(VirtualKey);
   }
 
   /** The new row and the key, which exists nowhere else afterwards. */
-  async create(body: CreateKeyDto): Promise<{ row: VirtualKey; key: string }> {
+  /** `masterKey`: the control plane being down does not stop the master key (the project is matched at its next sync). */
+  async create(body: CreateKeyDto, masterKey = false): Promise<{ row: VirtualKey; key: string }> {
+    // With a control plane, the project must exist there (404 project_not_found); its id is kept beside the slug.
+    const project = await this.projects.require(body.project, masterKey);
     const key = newKey();
     const row = await this.keys.save(
       this.keys.create({
         keyHash: hashKey(key),
         keyHint: keyHint(key),
         project: body.project,
+        projectId: project?.id ?? null,
         aliases: body.aliases ?? [],
         expiresAt: body.expires_at ? new Date(body.expires_at) : null,
         blocked: false,
@@ -53,9 +59,13 @@ export class KeysService {
     return row;
   }
 
-  async update(id: string, body: UpdateKeyDto): Promise<VirtualKey> {
+  async update(id: string, body: UpdateKeyDto, masterKey = false): Promise<VirtualKey> {
+    const project = body.project === undefined ? undefined : await this.projects.require(body.project, masterKey);
     return this.change(id, (row) => {
-      if (body.project !== undefined) row.project = body.project;
+      if (body.project !== undefined) {
+        row.project = body.project;
+        row.projectId = project?.id ?? null;
+      }
       if (body.aliases !== undefined) row.aliases = body.aliases;
       if (body.expires_at !== undefined) row.expiresAt = body.expires_at === null ? null : new Date(body.expires_at);
       if (body.metadata !== undefined) row.metadata = body.metadata;

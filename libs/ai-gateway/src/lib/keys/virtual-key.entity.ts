@@ -18,6 +18,14 @@ export class VirtualKey {
   @Column({ type: 'text' })
   project!: string;
 
+  /** The control plane's id of the project; null until the control plane confirmed it (see AddControlPlaneProjectIds). */
+  @Column({ name: 'project_id', type: 'uuid', nullable: true })
+  projectId!: string | null;
+
+  /** When project sync learned that the control plane deleted the project: the key stops working. */
+  @Column({ name: 'project_deleted_at', type: 'timestamptz', nullable: true })
+  projectDeletedAt!: Date | null;
+
   /** Aliases the key may call; empty means every alias. */
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   aliases!: string[];

@@ -24,6 +24,8 @@ function keyWith(limits: Partial<VerifiedKey>): VerifiedKey {
     id: randomUUID(),
     keyHash: 'hash',
     project: 'alpha',
+    projectId: null,
+    projectDeleted: false,
     aliases: [],
     expiresAt: null,
     blocked: false,

@@ -10,6 +10,8 @@ export interface SpendEntry {
   keyId: string | null;
   /** The key's project; null for the master key. */
   project: string | null;
+  /** The control plane's id of the project, when known. */
+  projectId?: string | null;
   alias: string;
   deploymentId: string;
   provider: string;
@@ -24,6 +26,7 @@ interface DailyTotals {
   day: string;
   keyId: string | null;
   project: string | null;
+  projectId: string | null;
   alias: string;
   deploymentId: string;
   provider: string;
@@ -46,6 +49,7 @@ interface KeyTotals {
 interface HourlyCalls {
   hour: string;
   project: string;
+  projectId: string | null;
   calls: number;
   errors: number;
 }
@@ -53,13 +57,24 @@ interface HourlyCalls {
 const FLUSH_INTERVAL_MS = 1_000;
 const HOUR_MS = 3_600_000;
 
+// A row's slug is its project's current one (its keys'): a rename synced while the row waited here moved the rest already.
+const CURRENT_SLUG = `coalesce((select k.project from virtual_keys k where k.project_id = d.project_id limit 1), d.project)`;
+
+// Grouped again after the slug lookup: two slugs of one project in one flush become one row.
 const UPSERT_DAILY = `
   insert into spend_daily as s (day, key_id, project, alias, deployment_id, provider, requests, prompt_tokens, completion_tokens, cost_usd,
-                                estimated_requests, estimated_cost_usd)
-  select * from unnest($1::date[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::float8[],
-                       $11::bigint[], $12::float8[])
+                                estimated_requests, estimated_cost_usd, project_id)
+  select day, key_id, slug, alias, deployment_id, max(provider), sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd),
+         sum(estimated_requests), sum(estimated_cost_usd), (array_agg(project_id))[1]
+    from (select d.*, ${CURRENT_SLUG} as slug
+            from unnest($1::date[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::float8[],
+                        $11::bigint[], $12::float8[], $13::uuid[])
+              as d(day, key_id, project, alias, deployment_id, provider, requests, prompt_tokens, completion_tokens, cost_usd, estimated_requests,
+                   estimated_cost_usd, project_id)) rows
+   group by day, key_id, slug, alias, deployment_id
   on conflict (day, key_id, project, alias, deployment_id) do update set
     provider = excluded.provider,
+    project_id = coalesce(excluded.project_id, s.project_id),
     requests = s.requests + excluded.requests,
     prompt_tokens = s.prompt_tokens + excluded.prompt_tokens,
     completion_tokens = s.completion_tokens + excluded.completion_tokens,
@@ -68,9 +83,13 @@ const UPSERT_DAILY = `
     estimated_cost_usd = s.estimated_cost_usd + excluded.estimated_cost_usd`;
 
 const UPSERT_HOURLY = `
-  insert into calls_hourly as c (hour, project, calls, errors)
-  select * from unnest($1::timestamptz[], $2::text[], $3::bigint[], $4::bigint[])
-  on conflict (project, hour) do update set calls = c.calls + excluded.calls, errors = c.errors + excluded.errors`;
+  insert into calls_hourly as c (hour, project, calls, errors, project_id)
+  select hour, slug, sum(calls), sum(errors), (array_agg(project_id))[1]
+    from (select d.*, ${CURRENT_SLUG} as slug
+            from unnest($1::timestamptz[], $2::text[], $3::bigint[], $4::bigint[], $5::uuid[]) as d(hour, project, calls, errors, project_id)) rows
+   group by hour, slug
+  on conflict (project, hour) do update set
+    calls = c.calls + excluded.calls, errors = c.errors + excluded.errors, project_id = coalesce(excluded.project_id, c.project_id)`;
 
 // A replica flushing an older period late must not move the key's period back.
 const ADD_KEY_SPEND = `
@@ -115,6 +134,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
       day: this.today(),
       keyId: entry.keyId,
       project: entry.project,
+      projectId: entry.projectId ?? null,
       alias: entry.alias,
       deploymentId: entry.deploymentId,
       provider: entry.provider,
@@ -138,9 +158,9 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
   }
 
   /** One finished call of a project's key, failed or not, for the per-hour counts (calls_hourly). */
-  recordCall(project: string, failed: boolean): void {
+  recordCall(project: string, projectId: string | null, failed: boolean): void {
     const now = this.clock.now();
-    addHourly(this.hourly, { hour: new Date(now - (now % HOUR_MS)).toISOString(), project, calls: 1, errors: failed ? 1 : 0 });
+    addHourly(this.hourly, { hour: new Date(now - (now % HOUR_MS)).toISOString(), project, projectId, calls: 1, errors: failed ? 1 : 0 });
     this.schedule();
   }
 
@@ -230,6 +250,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
           rows.map((row) => row.costUsd),
           rows.map((row) => row.estimatedRequests),
           rows.map((row) => row.estimatedCostUsd),
+          rows.map((row) => row.projectId),
         ]);
       }
       if (keyRows.length > 0) {
@@ -241,7 +262,13 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
         ]);
       }
       if (hourRows.length > 0) {
-        await manager.query(UPSERT_HOURLY, [hourRows.map((row) => row.hour), hourRows.map((row) => row.project), hourRows.map((row) => row.calls), hourRows.map((row) => row.errors)]);
+        await manager.query(UPSERT_HOURLY, [
+          hourRows.map((row) => row.hour),
+          hourRows.map((row) => row.project),
+          hourRows.map((row) => row.calls),
+          hourRows.map((row) => row.errors),
+          hourRows.map((row) => row.projectId),
+        ]);
       }
     });
   }

@@ -7,6 +7,7 @@ import { ApiError, Omittable, UuidParam, excerpt } from '@arbor/platform';
 import { CurrentMcpAdmin, McpAdminAccess, McpAdminCaller, McpAdminGuard } from '../admin/admin-access';
 import { IsProjectSlug } from '../admin/dto/admin-fields';
 import { hashMcpKey, mcpKeyHint, newMcpKey } from './api-key-material';
+import { McpControlPlaneProjects } from '../projects/control-plane-projects';
 import { ContractMcpAccessPolicy } from './contract-access-policy';
 import { McpApiKey } from './mcp-api-key.entity';
 
@@ -63,16 +64,19 @@ export class McpApiKeysController {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly access: McpAdminAccess,
     private readonly policy: ContractMcpAccessPolicy,
+    private readonly projects: McpControlPlaneProjects,
   ) {}
 
   @Post()
   async create(@CurrentMcpAdmin() caller: McpAdminCaller, @Body() body: CreateMcpApiKeyDto): Promise<McpApiKeyResponse> {
     await this.access.assertProjectOperator(caller, body.project, 'Creating an API key');
+    const project = await this.projects.require(body.project);
     const key = newMcpKey();
     const row = await this.dataSource.getRepository(McpApiKey).save({
       keyHash: hashMcpKey(key),
       keyHint: mcpKeyHint(key),
       project: body.project,
+      projectId: project?.id ?? null,
       name: body.name ?? '',
       expiresAt: body.expires_at ? new Date(body.expires_at) : null,
     });

@@ -20,6 +20,8 @@ interface KnownKey {
   principal: string;
   project: string;
   expiresAt: number | null;
+  /** The control plane deleted the key's project. */
+  projectDeleted: boolean;
 }
 
 /**
@@ -78,11 +80,16 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
     let key = this.keys.get(hash);
     if (key === undefined) {
       const row = await this.dataSource.getRepository(McpApiKey).findOneBy({ keyHash: hash });
-      key = row ? { principal: `key:${row.id}`, project: row.project, expiresAt: row.expiresAt?.getTime() ?? null } : false;
+      key = row ? { principal: `key:${row.id}`, project: row.project, expiresAt: row.expiresAt?.getTime() ?? null, projectDeleted: row.projectDeletedAt !== null } : false;
       this.keys.set(hash, key);
     }
     if (!key || (key.expiresAt !== null && key.expiresAt <= Date.now())) {
       throw new McpAccessError(401, 'invalid_api_key', 'The API key is not valid (unknown or expired).', { 'www-authenticate': `${REALM}, error="invalid_token"` });
+    }
+    if (key.projectDeleted) {
+      throw new McpAccessError(401, 'project_deleted', `The API key's project "${excerpt(key.project)}" was deleted in the control plane; its keys no longer work.`, {
+        'www-authenticate': `${REALM}, error="invalid_token"`,
+      });
     }
     const project = key.project;
     let servers = this.projectServers.get(project);

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { McpApiKeysController } from './api-keys.controller';
 import { ContractMcpAccessPolicy } from './contract-access-policy';
 import { McpAccessPolicy } from './mcp-access';
+import { McpProjectSync } from '../projects/project-sync';
 
 /**
  * Who may use the MCP endpoints (McpAccessPolicy: persons through @arbor/contract, API keys) and
@@ -11,7 +12,8 @@ import { McpAccessPolicy } from './mcp-access';
 @Global()
 @Module({
   controllers: [McpApiKeysController],
-  providers: [ContractMcpAccessPolicy, { provide: McpAccessPolicy, useExisting: ContractMcpAccessPolicy }],
+  // McpProjectSync: the handler ControlPlaneSyncModule finds when the app mounts it.
+  providers: [ContractMcpAccessPolicy, { provide: McpAccessPolicy, useExisting: ContractMcpAccessPolicy }, McpProjectSync],
   exports: [McpAccessPolicy],
 })
 export class McpAccessModule {}

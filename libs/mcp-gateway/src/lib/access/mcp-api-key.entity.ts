@@ -18,6 +18,14 @@ export class McpApiKey {
   @Column({ type: 'text' })
   project!: string;
 
+  /** The control plane's id of the project; null until a sync or a check matched it. */
+  @Column({ name: 'project_id', type: 'uuid', nullable: true })
+  projectId!: string | null;
+
+  /** When project sync learned that the control plane deleted the project. */
+  @Column({ name: 'project_deleted_at', type: 'timestamptz', nullable: true })
+  projectDeletedAt!: Date | null;
+
   @Column({ type: 'text', default: '' })
   name!: string;
 

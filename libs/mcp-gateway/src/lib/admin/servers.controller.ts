@@ -8,6 +8,8 @@ import type { UpstreamSelection } from '../registry/server-registry';
 import { CurrentMcpAdmin, McpAdminAccess, McpAdminCaller, McpAdminGuard } from './admin-access';
 import { serverResponse, ServerResponse } from './dto/admin.responses';
 import { CreateServerDto, SelectionDto, UpdateServerDto } from './dto/server.dto';
+import { McpControlPlaneProjects } from '../projects/control-plane-projects';
+import type { RepositoryRecord } from '@arbor/contract';
 
 /** /api/v1/servers: virtual servers, each managed by the operators (mcp-gateway.operator) of its project. */
 @ApiTags('servers')
@@ -19,6 +21,7 @@ export class ServersController {
     private readonly registry: DatabaseServerRegistry,
     private readonly store: RegistryStore,
     private readonly access: McpAdminAccess,
+    private readonly projects: McpControlPlaneProjects,
   ) {}
 
   @Get()
@@ -31,15 +34,17 @@ export class ServersController {
   }
 
   @Get(':id')
-  async get(@CurrentMcpAdmin() caller: McpAdminCaller, @Param('id') id: string): Promise<ServerResponse> {
+  async get(@CurrentMcpAdmin() caller: McpAdminCaller, @Param('id') id: string): Promise<ServerResponse & { repositories: RepositoryRecord[] }> {
     const server = await this.store.server(id);
     await this.access.assertProjectOperator(caller, server.project, `Reading the server "${id}"`);
-    return serverResponse(server);
+    // The project's repositories, as the control plane has them (what {{project.repository_token}} opens).
+    return { ...serverResponse(server), repositories: await this.projects.repositories(server.project) };
   }
 
   @Post()
   async create(@CurrentMcpAdmin() caller: McpAdminCaller, @Body() body: CreateServerDto): Promise<ServerResponse> {
     await this.access.assertProjectOperator(caller, body.project, 'Adding a server');
+    const project = await this.projects.require(body.project);
     const created = await this.registry.createServer({
       id: body.id,
       project: body.project,
@@ -47,6 +52,7 @@ export class ServersController {
       ...(body.description !== undefined ? { description: body.description } : {}),
       selections: selections(body.upstreams),
     });
+    if (project) await this.store.recordProjectId(created.id, project.id);
     return serverResponse(created);
   }
 
@@ -55,12 +61,14 @@ export class ServersController {
     await this.operated(caller, id, `Changing the server "${id}"`);
     // Moving a server to another project needs the operator role there too.
     if (body.project !== undefined) await this.access.assertProjectOperator(caller, body.project, 'Moving a server to a project');
+    const project = body.project === undefined ? null : await this.projects.require(body.project);
     const updated = await this.registry.updateServer(id, {
       project: body.project,
       name: body.name,
       description: body.description,
       selections: body.upstreams === undefined ? undefined : selections(body.upstreams),
     });
+    if (project) await this.store.recordProjectId(id, project.id);
     return serverResponse(updated);
   }
 

@@ -12,6 +12,7 @@ import { HeaderCipher } from './header-cipher';
 import { EMPTY_REGISTRY_CONFIG, loadRegistryConfigFile } from './registry-config';
 import { RegistryStore } from './registry-store';
 import { ServerRegistry } from './server-registry';
+import { McpControlPlaneProjects } from '../projects/control-plane-projects';
 
 /** The control-plane settings, each as the gateway has it (absent ones are named in the admin API's 503). */
 export interface McpControlPlaneSettings {
@@ -86,6 +87,7 @@ export class McpRegistryModule {
         ...(controlPlane && missing.length === 0 ? [{ provide: McpControlPlaneAccess, useValue: controlPlaneAccess(controlPlane as Required<McpControlPlaneSettings>) }] : []),
         McpAdminGuard,
         McpAdminAccess,
+        McpControlPlaneProjects,
       ],
       // The MCP endpoints' access policy and the API keys' admin routes ask the same control plane.
       exports: [
@@ -94,6 +96,7 @@ export class McpRegistryModule {
         McpAdminSettings,
         McpAdminGuard,
         McpAdminAccess,
+        McpControlPlaneProjects,
         ...(controlPlane && missing.length === 0 ? [McpControlPlaneAccess] : []),
       ],
     };

@@ -1,6 +1,6 @@
 import { ConfigError, ConfigProblem } from '@arbor/config';
 import { isUniqueViolation } from '@arbor/platform';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { HeaderCipher, HeadersUnreadable } from './header-cipher';
 import type { RegistryConfig } from './registry-config';
 import { ManagedByConfig, SecretsKeyMissing, ServerExists, ServerNotFound, UnknownUpstreams, UpstreamExists, UpstreamInUse, UpstreamNotFound } from './registry.exception';
@@ -49,7 +49,8 @@ export class RegistryStore {
   async load(): Promise<RegistryRows> {
     const [upstreams, servers] = await Promise.all([
       this.dataSource.getRepository(Upstream).find({ order: { name: 'ASC' } }),
-      this.dataSource.getRepository(VirtualServer).find({ order: { id: 'ASC' } }),
+      // A deleted project's servers disappear from every listing (project sync marks them).
+      this.dataSource.getRepository(VirtualServer).find({ where: { projectDeletedAt: IsNull() }, order: { id: 'ASC' } }),
     ]);
     return { upstreams: upstreams.map((row) => this.stored(row)), servers: servers.map(storedServer) };
   }
@@ -70,9 +71,14 @@ export class RegistryStore {
   }
 
   async server(id: string): Promise<StoredServer> {
-    const row = await this.dataSource.getRepository(VirtualServer).findOneBy({ id });
+    const row = await this.dataSource.getRepository(VirtualServer).findOneBy({ id, projectDeletedAt: IsNull() });
     if (!row) throw new ServerNotFound(id);
     return storedServer(row);
+  }
+
+  /** Keeps the control plane's id of a server's project beside its slug. */
+  async recordProjectId(serverId: string, projectId: string): Promise<void> {
+    await this.dataSource.getRepository(VirtualServer).update({ id: serverId }, { projectId });
   }
 
   async createUpstream(definition: UpstreamDefinition): Promise<StoredUpstream> {

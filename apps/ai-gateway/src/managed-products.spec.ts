@@ -1,0 +1,208 @@
+// Both gateways managed by the control plane, end to end as an operator runs them: the built
+// control plane, sync dispatcher, AI gateway and MCP gateway as processes on real PostgreSQL,
+// dev-idp tokens, the fake providers and a small upstream MCP server. A project renamed or deleted
+// in the control plane reaches both gateways through the dispatcher within seconds.
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  BuiltService,
+  createTestDatabase,
+  FakeProvidersProcess,
+  freePort,
+  startBuiltService,
+  startTestControlPlane,
+  TestControlPlane,
+  TestDatabase,
+  testIssuer,
+} from '@arbor/testing';
+import { MASTER_KEY, sdkClient, startFake, writeConfig } from './testing/gateway-test-support';
+
+/** An upstream with tools `one` and `two`; `seen` keeps the authorization header of each tool call. */
+async function startUpstream(): Promise<{ url: string; server: HttpServer; seen: string[] }> {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    const mcp = new McpServer({ name: 'test-upstream', version: '1.0.0' });
+    for (const name of ['one', 'two']) {
+      mcp.registerTool(name, { description: `Tool ${name}`, inputSchema: {} }, async () => {
+        seen.push(req.headers.authorization ?? '');
+        return { content: [{ type: 'text', text: name }] };
+      });
+    }
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => void transport.close());
+    void mcp.connect(transport).then(() => transport.handleRequest(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server, seen };
+}
+
+/** Asks `check` every 100 ms until it holds (the dispatcher delivers within its poll interval); its last answer. */
+async function eventually<T>(check: () => Promise<T>, holds: (value: T) => boolean, what: string): Promise<T> {
+  let last: T | undefined;
+  for (let tries = 0; tries < 100; tries += 1) {
+    last = await check();
+    if (holds(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what} did not happen within 10 s; last: ${JSON.stringify(last)}`);
+}
+
+describe('both gateways follow the control plane through project sync', () => {
+  let controlPlane: TestControlPlane;
+  let fake: FakeProvidersProcess;
+  let upstream: Awaited<ReturnType<typeof startUpstream>>;
+  let aiDatabase: TestDatabase;
+  let mcpDatabase: TestDatabase;
+  let aiGateway: BuiltService;
+  let mcpGateway: BuiltService;
+  let dispatcher: BuiltService;
+  let aiEnv: Record<string, string>;
+  let aiPort: number;
+  const projectIds: Record<string, string> = {};
+
+  const admin = async (method: string, route: string, body?: unknown) => {
+    const response = await fetch(`${controlPlane.url}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${controlPlane.tokens.admin}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  };
+  interface SpendTotals {
+    requests: number;
+  }
+  interface Answer {
+    status: number;
+    body: { id?: string; key?: string; project?: string; totals?: SpendTotals; error?: { code: string } };
+  }
+  const master = async (method: string, route: string, body?: unknown): Promise<Answer> => {
+    const response = await fetch(`${aiGateway.url}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as Answer['body'] };
+  };
+  /** alice's view of /mcp: the tool names she is offered. */
+  const catalogue = async () => {
+    const client = new Client({ name: 'sync-spec', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${mcpGateway.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${controlPlane.tokens.alice}` } } }),
+    );
+    try {
+      return (await client.listTools()).tools.map((tool) => tool.name).sort();
+    } finally {
+      await client.close();
+    }
+  };
+
+  beforeAll(async () => {
+    controlPlane = await startTestControlPlane(['alpha', 'beta']);
+    const { projects } = (await admin('GET', '/api/v1/projects')) as { projects: { id: string; slug: string }[] };
+    for (const project of projects) projectIds[project.slug] = project.id;
+    // alice may use the MCP gateway on every project (so that only the sync can hide a server from her).
+    await controlPlane.grant('alice', { workspace: ['mcp-gateway', 'mcp-gateway.viewer'], projects: {} });
+    [fake, upstream, aiDatabase, mcpDatabase] = await Promise.all([startFake(), startUpstream(), createTestDatabase(), createTestDatabase()]);
+    aiPort = await freePort();
+    aiEnv = {
+      AIGW_DATABASE_URL: aiDatabase.url,
+      AIGW_LOG: 'off',
+      AIGW_MASTER_KEY: MASTER_KEY,
+      AIGW_CONFIG: writeConfig(`model_list:
+  - model_name: fast
+    litellm_params: { model: openai/gpt-4o-mini, api_base: ${fake.url}/v1, api_key: sk-upstream }
+    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }
+`),
+      AIGW_OIDC_ISSUER_URL: testIssuer(),
+      AIGW_CONTROL_PLANE_URL: controlPlane.url,
+      AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m',
+      AIGW_M2M_CLIENT_SECRET: 'dev-ai-gateway-m2m-secret',
+    };
+    aiGateway = await startBuiltService('ai-gateway', 'AIGW_LISTEN_ADDR', aiEnv, aiPort);
+    mcpGateway = await startBuiltService('mcp-gateway', 'MCPGW_LISTEN_ADDR', {
+      MCPGW_DATABASE_URL: mcpDatabase.url,
+      MCPGW_LOG: 'info',
+      MCPGW_CONFIG: writeConfig(`upstreams:
+  - { name: tools, url: "${upstream.url}" }
+servers:
+  - { id: alpha-tools, project: alpha, name: Alpha tools, upstreams: [{ upstream: tools, tools: [one] }] }
+  - { id: beta-tools, project: beta, name: Beta tools, upstreams: [{ upstream: tools, tools: [two] }] }
+`),
+      MCPGW_OIDC_ISSUER_URL: testIssuer(),
+      MCPGW_CONTROL_PLANE_URL: controlPlane.url,
+      MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
+      MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
+    });
+    dispatcher = await startBuiltService('sync-dispatcher', 'CP_DISPATCHER_LISTEN_ADDR', {
+      CP_DATABASE_URL: controlPlane.databaseUrl,
+      CP_OIDC_ISSUER_URL: testIssuer(),
+      CP_M2M_CLIENT_ID: 'control-plane-m2m',
+      CP_M2M_CLIENT_SECRET: 'dev-control-plane-m2m-secret',
+      CP_LOG: 'off',
+      CP_DISPATCHER_POLL_INTERVAL: '200ms',
+      CP_AI_GATEWAY_API_URL: aiGateway.url,
+      CP_MCP_GATEWAY_API_URL: mcpGateway.url,
+      CP_MCP_GATEWAY_SYNC_PATH: '/admin/sync/control-plane/projects',
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await dispatcher?.kill('SIGTERM');
+    await aiGateway?.kill('SIGTERM');
+    await mcpGateway?.kill('SIGTERM');
+    await controlPlane?.stop();
+    await Promise.all([aiDatabase?.drop(), mcpDatabase?.drop(), fake?.stop()]);
+    upstream?.server.close();
+  });
+
+  it('refuses a key for a project the control plane does not know: 404 project_not_found', async () => {
+    const answer = await master('POST', '/api/v1/keys', { project: 'nope' });
+    expect(answer.status).toBe(404);
+    expect(answer.body.error).toMatchObject({ code: 'project_not_found' });
+  });
+
+  it("moves a renamed project's key and spend to the new slug, and after its deletion refuses the key while the spend stays reportable — also after a restart", async () => {
+    const created = await master('POST', '/api/v1/keys', { project: 'alpha' });
+    expect(created.status).toBe(201);
+    const client = sdkClient(aiGateway, created.body.key as string);
+    await client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'before the rename' }] });
+    expect(await catalogue()).toEqual(['tools__one', 'tools__two']);
+
+    await admin('PATCH', `/api/v1/projects/${projectIds['alpha']}`, { slug: 'alpha-renamed' });
+    await eventually(() => master('GET', `/api/v1/keys/${created.body.id}`), (answer) => answer.body.project === 'alpha-renamed', 'the key moving to alpha-renamed');
+    await client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'after the rename' }] });
+    const report = await eventually(
+      () => master('GET', '/api/v1/spend?project=alpha-renamed'),
+      (answer) => answer.body.totals?.requests === 2,
+      'both calls in the spend report of alpha-renamed',
+    );
+    expect(report.body.project).toBe('alpha-renamed');
+    expect((await master('GET', '/api/v1/spend?project=alpha')).body.totals?.requests ?? 0).toBe(0);
+
+    await admin('DELETE', `/api/v1/projects/${projectIds['alpha']}`);
+    const refused = await eventually(
+      () => client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'after the deletion' }] }).then(() => null, (error: unknown) => error as { status?: number; code?: string; message?: string }),
+      (error) => error !== null,
+      'the key being refused',
+    );
+    expect(refused).toMatchObject({ status: 401, code: 'project_deleted' });
+    expect(refused?.message).toContain('alpha-renamed');
+    // Calls made until the deletion arrived were answered and count; the history stays.
+    const kept = (await eventually(() => master('GET', '/api/v1/spend?project=alpha-renamed'), (answer) => answer.status === 200, 'the spend report')).body.totals;
+    expect(kept?.requests).toBeGreaterThanOrEqual(2);
+    await eventually(catalogue, (tools) => tools.length === 1, "alpha's virtual server leaving /mcp");
+    expect(await catalogue()).toEqual(['tools__two']);
+
+    // A restart keeps all of it: the database has it, not the process.
+    await aiGateway.kill('SIGTERM');
+    aiGateway = await startBuiltService('ai-gateway', 'AIGW_LISTEN_ADDR', aiEnv, aiPort);
+    await expect(client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'after the restart' }] })).rejects.toMatchObject({ status: 401, code: 'project_deleted' });
+    expect((await master('GET', '/api/v1/spend?project=alpha-renamed')).body.totals).toEqual(kept);
+  });
+});

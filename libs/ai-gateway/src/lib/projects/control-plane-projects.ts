@@ -1,0 +1,59 @@
+import { Injectable, Optional } from '@nestjs/common';
+import { ControlPlaneClient, ControlPlaneUnavailableError, ProjectRecord, RepositoryRecord } from '@arbor/contract';
+import { ApiError, excerpt } from '@arbor/platform';
+
+/**
+ * The projects of the control plane as the AI gateway's admin API checks them, through the
+ * contract's client (present when the gateway is configured for the control plane; without it
+ * any slug is taken as given, as before there was a control plane).
+ */
+@Injectable()
+export class ControlPlaneProjects {
+  constructor(@Optional() private readonly client?: ControlPlaneClient) {}
+
+  get configured(): boolean {
+    return this.client !== undefined;
+  }
+
+  /**
+   * The project; null without a control plane. 404 `project_not_found`; when the control plane
+   * cannot be asked, 503, or null with `uncheckedWhenUnavailable` (the next sync of the slug matches it).
+   */
+  async require(slug: string, uncheckedWhenUnavailable = false): Promise<ProjectRecord | null> {
+    if (!this.client) return null;
+    const client = this.client;
+    let project: ProjectRecord | null;
+    try {
+      project = await this.answer(() => client.findProject({ slug }));
+    } catch (error) {
+      if (uncheckedWhenUnavailable && error instanceof ApiError && error.code === 'control_plane_unavailable') return null;
+      throw error;
+    }
+    if (!project) throw new ApiError(404, 'project_not_found', `The control plane has no project "${excerpt(slug)}".`);
+    return project;
+  }
+
+  /** The project's repositories (for a key scoped to one). */
+  repositories(projectId: string): Promise<RepositoryRecord[]> {
+    const client = this.client;
+    if (!client) return Promise.resolve([]);
+    return this.answer(() => client.projectRepositories(projectId));
+  }
+
+  /** For project sync: the project now, or null; throws ControlPlaneUnavailableError so that the delivery is retried. */
+  find(query: { id: string } | { slug: string }): Promise<ProjectRecord | null> {
+    if (!this.client) throw new ControlPlaneUnavailableError('the gateway is not configured for the control plane');
+    return this.client.findProject(query);
+  }
+
+  private async answer<T>(ask: () => Promise<T>): Promise<T> {
+    try {
+      return await ask();
+    } catch (error) {
+      if (error instanceof ControlPlaneUnavailableError) {
+        throw new ApiError(503, 'control_plane_unavailable', 'The control plane cannot be asked about the project right now; try again shortly.');
+      }
+      throw error;
+    }
+  }
+}
