@@ -5,6 +5,7 @@ import { CreateSpendDaily1763800000300 } from './migrations/1763800000300-Create
 import { AddSpendDailyEstimates1763800000400 } from './migrations/1763800000400-AddSpendDailyEstimates';
 import { CreateCallsHourly1763800000500 } from './migrations/1763800000500-CreateCallsHourly';
 import { AddControlPlaneProjectIds1763800000600 } from './migrations/1763800000600-AddControlPlaneProjectIds';
+import { CreateSpendProjectDaily1763800000700 } from './migrations/1763800000700-CreateSpendProjectDaily';
 
 /** For the gateway service's DatabaseModule.forRoot. */
 export const AI_GATEWAY_ENTITIES = [VirtualKey];
@@ -12,4 +13,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   CreateVirtualKeys1763800000100, AddVirtualKeySpend1763800000200, CreateSpendDaily1763800000300, AddSpendDailyEstimates1763800000400,
   CreateCallsHourly1763800000500,
   AddControlPlaneProjectIds1763800000600,
+  CreateSpendProjectDaily1763800000700,
 ];

@@ -13,13 +13,13 @@ const DAY_MS = 86_400_000;
 // `$1` null: every project (a workspace-wide viewer); else the slugs the person may see.
 const SPEND = `
   select project, coalesce(sum(cost_usd) filter (where day = $2::date), 0)::float8 as today, sum(cost_usd)::float8 as month
-    from spend_daily
-   where day >= $3::date and project is not null and ($1::text[] is null or project = any($1))
+    from spend_project_daily
+   where day >= $3::date and ($1::text[] is null or project = any($1))
    group by project`;
 const TOP_ALIAS_SPEND = `
   select alias, sum(cost_usd)::float8 as cost
-    from spend_daily
-   where day >= $2::date and project is not null and ($1::text[] is null or project = any($1))
+    from spend_project_daily
+   where day >= $2::date and ($1::text[] is null or project = any($1))
    group by alias having sum(cost_usd) > 0 order by cost desc, alias limit ${TOP_ALIASES}`;
 const CALLS = `
   select project, sum(calls)::int as calls, sum(errors)::int as errors
@@ -44,8 +44,8 @@ interface BudgetedKeyRow {
 /**
  * The AI gateway's card on the suite dashboard, for one person: spend today and this month, calls
  * and errors in the last 24 h, the top aliases by spend and the keys near or over their budget,
- * over the projects the person may see. Read from the rollups (spend_daily, calls_hourly) and the
- * keys' persisted budget spend: four indexed queries, never a scan of request logs.
+ * over the projects the person may see. Read from the rollups (spend_project_daily, calls_hourly) and the
+ * keys' persisted budget spend: four small queries, never a scan of request logs.
  */
 @Injectable()
 export class GatewayDashboard {

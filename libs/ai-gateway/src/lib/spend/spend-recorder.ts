@@ -232,7 +232,8 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
   }
 
   private async write(daily: Map<string, DailyTotals>, keys: Map<string, KeyTotals>, hourly: Map<string, HourlyCalls>): Promise<void> {
-    const rows = [...daily.values()];
+    // In one order on every replica: the rollup trigger's row locks are then taken in that order too (no deadlock).
+    const rows = [...daily.values()].sort((a, b) => compare(a.project, b.project) || compare(a.day, b.day) || compare(a.alias, b.alias));
     const keyRows = [...keys.entries()];
     const hourRows = [...hourly.values()];
     await this.dataSource.transaction(async (manager) => {
@@ -315,6 +316,10 @@ function addKeyTotals(into: Map<string, KeyTotals>, keyId: string, totals: KeyTo
     existing.periodEnd = totals.periodEnd;
     existing.periodCostUsd = totals.periodCostUsd;
   }
+}
+
+function compare(a: string | null, b: string | null): number {
+  return (a ?? '') < (b ?? '') ? -1 : (a ?? '') > (b ?? '') ? 1 : 0;
 }
 
 function wholeTokens(value: number): number {
