@@ -79,7 +79,7 @@ describe('both gateways follow the control plane through project sync', () => {
   }
   interface Answer {
     status: number;
-    body: { id?: string; key?: string; project?: string; totals?: SpendTotals; error?: { code: string } };
+    body: { id?: string; key?: string; project?: string; repository?: string | null; totals?: SpendTotals; by_repository?: unknown[]; error?: { code: string } };
   }
   const master = async (method: string, route: string, body?: unknown): Promise<Answer> => {
     const response = await fetch(`${aiGateway.url}${route}`, {
@@ -165,6 +165,24 @@ servers:
     const answer = await master('POST', '/api/v1/keys', { project: 'nope' });
     expect(answer.status).toBe(404);
     expect(answer.body.error).toMatchObject({ code: 'project_not_found' });
+  });
+
+  it('scopes a key to one repository of its project, checked with the control plane, and groups spend by repository', async () => {
+    await admin('POST', `/api/v1/projects/${projectIds['beta']}/repositories`, { source_host: 'github.com', owner: 'acme', name: 'payments', branch: 'main', installation_id: '42' });
+    const wrong = await master('POST', '/api/v1/keys', { project: 'beta', repository: 'github.com/acme/unknown' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toMatchObject({ code: 'repository_not_in_project' });
+    const scoped = await master('POST', '/api/v1/keys', { project: 'beta', repository: 'github.com/acme/payments' });
+    expect(scoped.status).toBe(201);
+    expect(scoped.body.repository).toBe('github.com/acme/payments');
+    const whole = await master('POST', '/api/v1/keys', { project: 'beta' });
+    await sdkClient(aiGateway, scoped.body.key as string).chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'from CI' }] });
+    await sdkClient(aiGateway, whole.body.key as string).chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'from a person' }] });
+    const report = await master('GET', '/api/v1/spend?project=beta');
+    expect(report.body.by_repository).toHaveLength(2);
+    expect(report.body.by_repository).toEqual(
+      expect.arrayContaining([expect.objectContaining({ repository: 'github.com/acme/payments', requests: 1 }), expect.objectContaining({ repository: null, requests: 1 })]),
+    );
   });
 
   it("moves a renamed project's key and spend to the new slug, and after its deletion refuses the key while the spend stays reportable — also after a restart", async () => {

@@ -6,6 +6,7 @@ import { AddSpendDailyEstimates1763800000400 } from './migrations/1763800000400-
 import { CreateCallsHourly1763800000500 } from './migrations/1763800000500-CreateCallsHourly';
 import { AddControlPlaneProjectIds1763800000600 } from './migrations/1763800000600-AddControlPlaneProjectIds';
 import { CreateSpendProjectDaily1763800000700 } from './migrations/1763800000700-CreateSpendProjectDaily';
+import { AddVirtualKeyRepository1763800000800 } from './migrations/1763800000800-AddVirtualKeyRepository';
 
 /** For the gateway service's DatabaseModule.forRoot. */
 export const AI_GATEWAY_ENTITIES = [VirtualKey];
@@ -14,4 +15,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   CreateCallsHourly1763800000500,
   AddControlPlaneProjectIds1763800000600,
   CreateSpendProjectDaily1763800000700,
+  AddVirtualKeyRepository1763800000800,
 ];

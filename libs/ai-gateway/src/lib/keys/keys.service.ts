@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ApiError } from '@arbor/platform';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 import { CreateKeyDto } from './dto/create-key.dto';
@@ -27,6 +28,7 @@ export class KeysService {
   async create(body: CreateKeyDto, masterKey = false): Promise<{ row: VirtualKey; key: string }> {
     // With a control plane, the project must exist there (404 project_not_found); its id is kept beside the slug.
     const project = await this.projects.require(body.project, masterKey);
+    if (body.repository !== undefined) await this.projects.requireRepository(project, body.project, body.repository);
     const key = newKey();
     const row = await this.keys.save(
       this.keys.create({
@@ -34,6 +36,7 @@ export class KeysService {
         keyHint: keyHint(key),
         project: body.project,
         projectId: project?.id ?? null,
+        repository: body.repository ?? null,
         aliases: body.aliases ?? [],
         expiresAt: body.expires_at ? new Date(body.expires_at) : null,
         blocked: false,
@@ -63,6 +66,9 @@ export class KeysService {
     const project = body.project === undefined ? undefined : await this.projects.require(body.project, masterKey);
     return this.change(id, (row) => {
       if (body.project !== undefined) {
+        if (row.repository !== null && body.project !== row.project) {
+          throw new ApiError(400, 'invalid_request', `The key is scoped to the repository "${row.repository}" of project "${row.project}"; make a new key for another project.`);
+        }
         row.project = body.project;
         row.projectId = project?.id ?? null;
       }

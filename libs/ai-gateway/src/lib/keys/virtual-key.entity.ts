@@ -26,6 +26,10 @@ export class VirtualKey {
   @Column({ name: 'project_deleted_at', type: 'timestamptz', nullable: true })
   projectDeletedAt!: Date | null;
 
+  /** The one repository of its project the key is for (`source_host/owner/name`, as the control plane names it); null: the whole project. */
+  @Column({ type: 'text', nullable: true })
+  repository!: string | null;
+
   /** Aliases the key may call; empty means every alias. */
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   aliases!: string[];

@@ -33,11 +33,20 @@ export class ControlPlaneProjects {
     return project;
   }
 
-  /** The project's repositories (for a key scoped to one). */
-  repositories(projectId: string): Promise<RepositoryRecord[]> {
+  /** Throws 400 unless `fullName` is a repository of the project (`project` as require() found it). */
+  async requireRepository(project: ProjectRecord | null, slug: string, fullName: string): Promise<RepositoryRecord> {
     const client = this.client;
-    if (!client) return Promise.resolve([]);
-    return this.answer(() => client.projectRepositories(projectId));
+    if (!client || !project) {
+      throw new ApiError(503, 'control_plane_unavailable', 'Scoping a key to a repository needs the control plane, which knows the repositories; it cannot be asked now.');
+    }
+    const repositories = await this.answer(() => client.projectRepositories(project.id));
+    const repository = repositories.find((candidate) => candidate.full_name === fullName);
+    if (!repository) {
+      throw new ApiError(400, 'repository_not_in_project', `Project "${excerpt(slug)}" has no repository "${excerpt(fullName)}" in the control plane.`, {
+        repositories: repositories.map((candidate) => candidate.full_name),
+      });
+    }
+    return repository;
   }
 
   /** For project sync: the project now, or null; throws ControlPlaneUnavailableError so that the delivery is retried. */

@@ -46,12 +46,15 @@ export interface ProjectSpendReport extends SpendBreakdown {
   project: string;
   /** key_id null: the master key. */
   by_key: (SpendTotals & { key_id: string | null; key_hint: string | null })[];
+  /** By the repository its keys are scoped to; null: keys of the whole project (and the master key). */
+  by_repository: (SpendTotals & { repository: string | null })[];
 }
 
 interface SpendRow {
   day: string;
   key_id: string | null;
   key_hint: string | null;
+  repository: string | null;
   alias: string;
   deployment_id: string;
   provider: string;
@@ -64,7 +67,7 @@ interface SpendRow {
 }
 
 const SPEND_ROWS = (where: string) => `
-  select s.day::text as day, s.key_id, k.key_hint, s.alias, s.deployment_id, s.provider,
+  select s.day::text as day, s.key_id, k.key_hint, k.repository, s.alias, s.deployment_id, s.provider,
          s.requests, s.prompt_tokens, s.completion_tokens, s.cost_usd, s.estimated_requests, s.estimated_cost_usd
   from spend_daily s left join virtual_keys k on k.id = s.key_id
   where ${where} and ($2::date is null or s.day >= $2::date) and ($3::date is null or s.day <= $3::date)
@@ -112,8 +115,12 @@ export class SpendReports {
     await this.catchUp();
     const rows = await this.rows('s.project = $1', [project, from ?? null, to ?? null]);
     const byKey = new Map<string, SpendTotals & { key_id: string | null; key_hint: string | null }>();
-    for (const row of rows) add(byKey, row.key_id ?? 'master', { key_id: row.key_id, key_hint: row.key_hint }, row);
-    return { project, ...breakdown(rows, from, to), by_key: [...byKey.values()] };
+    const byRepository = new Map<string, SpendTotals & { repository: string | null }>();
+    for (const row of rows) {
+      add(byKey, row.key_id ?? 'master', { key_id: row.key_id, key_hint: row.key_hint }, row);
+      add(byRepository, row.repository ?? '', { repository: row.repository }, row);
+    }
+    return { project, ...breakdown(rows, from, to), by_key: [...byKey.values()], by_repository: [...byRepository.values()] };
   }
 
   // This replica's last second of spend belongs in the report; a failing flush keeps it for later.

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional } from 'class-validator';
+import { IsOptional, IsString, Matches } from 'class-validator';
 import { IsAliasList, IsMetadata, IsProjectSlug } from './key-fields';
 import { KeySettingsDto } from './key-settings.dto';
 
@@ -7,6 +7,15 @@ export class CreateKeyDto extends KeySettingsDto {
   @ApiProperty({ example: 'alpha', pattern: '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$', description: 'The project whose budget and spend the key counts against.' })
   @IsProjectSlug()
   project!: string;
+
+  @ApiPropertyOptional({
+    example: 'github.com/acme/payments',
+    description: "Scopes the key to one repository of its project (a CI bot's key), by the control plane's full name; checked against GET /api/v1/repositories. Spend reports group by it.",
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[^\s/]+\/[^\s/]+\/[^\s/]+$/, { message: 'repository must be a full name like github.com/owner/name' })
+  repository?: string;
 
   /** Empty or absent: every alias. */
   @ApiPropertyOptional({ type: [String], example: ['gpt-4o-mini'], maxItems: 1000, description: 'Aliases the key may call; empty or absent: every alias.' })

@@ -7,6 +7,8 @@ export interface KeyResponse {
   key?: string;
   key_hint: string;
   project: string;
+  /** The one repository of the project the key is for; null: the whole project. */
+  repository: string | null;
   aliases: string[];
   expires_at: string | null;
   blocked: boolean;
@@ -28,6 +30,7 @@ export function keyResponse(row: VirtualKey, key?: string): KeyResponse {
     ...(key !== undefined ? { key } : {}),
     key_hint: row.keyHint,
     project: row.project,
+    repository: row.repository,
     aliases: row.aliases,
     expires_at: row.expiresAt ? row.expiresAt.toISOString() : null,
     blocked: row.blocked,
