@@ -89,6 +89,20 @@ describe('both gateways follow the control plane through project sync', () => {
     });
     return { status: response.status, body: (await response.json()) as Answer['body'] };
   };
+  /** Calls `tool` on a virtual server as alice; the text it answered. */
+  const callTool = async (server: string, tool: string) => {
+    const client = new Client({ name: 'sync-spec', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${mcpGateway.url}/servers/${server}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${controlPlane.tokens.alice}` } },
+      }),
+    );
+    try {
+      return await client.callTool({ name: tool, arguments: {} });
+    } finally {
+      await client.close();
+    }
+  };
   /** alice's view of /mcp: the tool names she is offered. */
   const catalogue = async () => {
     const client = new Client({ name: 'sync-spec', version: '1.0.0' });
@@ -108,6 +122,7 @@ describe('both gateways follow the control plane through project sync', () => {
     for (const project of projects) projectIds[project.slug] = project.id;
     // alice may use the MCP gateway on every project (so that only the sync can hide a server from her).
     await controlPlane.grant('alice', { workspace: ['mcp-gateway', 'mcp-gateway.viewer'], projects: {} });
+    await controlPlane.grant('carol', { workspace: ['mcp-gateway'], projects: { beta: ['mcp-gateway.operator'] } });
     [fake, upstream, aiDatabase, mcpDatabase] = await Promise.all([startFake(), startUpstream(), createTestDatabase(), createTestDatabase()]);
     aiPort = await freePort();
     aiEnv = {
@@ -127,9 +142,11 @@ describe('both gateways follow the control plane through project sync', () => {
     aiGateway = await startBuiltService('ai-gateway', 'AIGW_LISTEN_ADDR', aiEnv, aiPort);
     mcpGateway = await startBuiltService('mcp-gateway', 'MCPGW_LISTEN_ADDR', {
       MCPGW_DATABASE_URL: mcpDatabase.url,
-      MCPGW_LOG: 'info',
+      // Everything it logs is searched for the repository token below.
+      MCPGW_LOG: 'debug',
+      MCPGW_SECRETS_KEY: Buffer.alloc(32, 5).toString('base64'),
       MCPGW_CONFIG: writeConfig(`upstreams:
-  - { name: tools, url: "${upstream.url}" }
+  - { name: tools, url: "${upstream.url}", headers: { authorization: "Bearer {{project.repository_token}}" } }
 servers:
   - { id: alpha-tools, project: alpha, name: Alpha tools, upstreams: [{ upstream: tools, tools: [one] }] }
   - { id: beta-tools, project: beta, name: Beta tools, upstreams: [{ upstream: tools, tools: [two] }] }
@@ -183,6 +200,29 @@ servers:
     expect(report.body.by_repository).toEqual(
       expect.arrayContaining([expect.objectContaining({ repository: 'github.com/acme/payments', requests: 1 }), expect.objectContaining({ repository: null, requests: 1 })]),
     );
+  });
+
+  it("sends the upstream the calling server's project repository token, read per call, and never logs it", async () => {
+    const token = `ghs_repositoryToken${Date.now()}`;
+    await admin('PUT', `/api/v1/projects/${projectIds['beta']}/repository-secret`, { value: token });
+    expect(await callTool('beta-tools', 'two')).toMatchObject({ content: [{ type: 'text', text: 'two' }] });
+    expect(upstream.seen.at(-1)).toBe(`Bearer ${token}`);
+    // Replaced in the control plane: the next call carries the new one (nothing kept).
+    const replaced = `${token}-replaced`;
+    await admin('PUT', `/api/v1/projects/${projectIds['beta']}/repository-secret`, { value: replaced });
+    await callTool('beta-tools', 'two');
+    expect(upstream.seen.at(-1)).toBe(`Bearer ${replaced}`);
+    const logged = mcpGateway.output();
+    expect(logged).toContain('beta-tools');
+    expect(logged).not.toContain(token);
+  });
+
+  it("lists the project's repositories on the virtual server's admin view", async () => {
+    const response = await fetch(`${mcpGateway.url}/api/v1/servers/beta-tools`, { headers: { authorization: `Bearer ${controlPlane.tokens.carol}` } });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { project: string; repositories: { full_name: string; branch: string }[] };
+    expect(body.project).toBe('beta');
+    expect(body.repositories).toEqual([expect.objectContaining({ full_name: 'github.com/acme/payments', branch: 'main' })]);
   });
 
   it("moves a renamed project's key and spend to the new slug, and after its deletion refuses the key while the spend stays reportable — also after a restart", async () => {

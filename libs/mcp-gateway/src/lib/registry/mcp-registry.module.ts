@@ -13,6 +13,8 @@ import { EMPTY_REGISTRY_CONFIG, loadRegistryConfigFile } from './registry-config
 import { RegistryStore } from './registry-store';
 import { ServerRegistry } from './server-registry';
 import { McpControlPlaneProjects } from '../projects/control-plane-projects';
+import { RepositoryTokenHeaders } from '../projects/repository-token-headers';
+import { UpstreamCallHeaders } from '../upstreams/per-call-headers';
 
 /** The control-plane settings, each as the gateway has it (absent ones are named in the admin API's 503). */
 export interface McpControlPlaneSettings {
@@ -88,6 +90,8 @@ export class McpRegistryModule {
         McpAdminGuard,
         McpAdminAccess,
         McpControlPlaneProjects,
+        // Upstream headers with {{project.repository_token}}, resolved per call for the runtime's pool.
+        { provide: UpstreamCallHeaders, useClass: RepositoryTokenHeaders },
       ],
       // The MCP endpoints' access policy and the API keys' admin routes ask the same control plane.
       exports: [
@@ -97,6 +101,7 @@ export class McpRegistryModule {
         McpAdminGuard,
         McpAdminAccess,
         McpControlPlaneProjects,
+        UpstreamCallHeaders,
         ...(controlPlane && missing.length === 0 ? [McpControlPlaneAccess] : []),
       ],
     };

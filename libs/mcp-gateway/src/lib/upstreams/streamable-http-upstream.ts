@@ -4,6 +4,7 @@ import { createParser } from 'eventsource-parser';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessage, McpError, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { sessionHeaders } from './per-call-headers';
 import { guardedLookup } from '../registry/upstream-url-guard';
 
 /**
@@ -44,6 +45,8 @@ export type RawResponse = { id: RequestId; result: unknown } | { id: RequestId; 
 export interface RawCallOptions {
   signal?: AbortSignal;
   timeoutMs: number;
+  /** Headers of this call only (per-call upstream headers, resolved for it); never kept. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 interface StreamState {
@@ -88,7 +91,8 @@ export class StreamableHttpUpstreamTransport implements Transport {
   constructor(url: URL, headers: Readonly<Record<string, string>> = {}, allowLinkLocal = false) {
     this.url = url;
     // Lower-cased, so that a registry header replaces the transport's own rather than doubling it.
-    this.extraHeaders = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+    // Per-call headers ({{project.repository_token}}) are not the session's: call() adds them resolved.
+    this.extraHeaders = Object.fromEntries(Object.entries(sessionHeaders(headers)).map(([name, value]) => [name.toLowerCase(), value]));
     const secure = url.protocol === 'https:';
     this.agent = agentsFor(allowLinkLocal)[secure ? 'https:' : 'http:'];
     this.request = secure ? https.request : http.request;
@@ -136,7 +140,7 @@ export class StreamableHttpUpstreamTransport implements Transport {
    * meanwhile (notifications, its own requests) still reaches `onmessage`. A timeout or the
    * caller's abort tells the upstream with notifications/cancelled, as the Protocol would.
    */
-  call(method: string, params: unknown, { signal, timeoutMs }: RawCallOptions): Promise<RawResponse> {
+  call(method: string, params: unknown, { signal, timeoutMs, headers }: RawCallOptions): Promise<RawResponse> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     const id = `${CALL_ID_PREFIX}${++this.nextCallId}`;
     return new Promise<RawResponse>((resolve, reject) => {
@@ -167,7 +171,7 @@ export class StreamableHttpUpstreamTransport implements Transport {
           reject(error);
         },
       });
-      this.post({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) } as JSONRPCMessage).catch((error) =>
+      this.post({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) } as JSONRPCMessage, headers).catch((error) =>
         this.pending.get(id)?.reject(error),
       );
     });
@@ -182,9 +186,9 @@ export class StreamableHttpUpstreamTransport implements Transport {
     this.headers = undefined;
   }
 
-  private async post(message: JSONRPCMessage | JSONRPCMessage[]): Promise<void> {
+  private async post(message: JSONRPCMessage | JSONRPCMessage[], callHeaders?: Readonly<Record<string, string>>): Promise<void> {
     const body = JSON.stringify(message);
-    const headers = { ...this.postHeaders(), 'content-length': Buffer.byteLength(body) };
+    const headers = { ...this.postHeaders(), ...callHeaders, 'content-length': Buffer.byteLength(body) };
     const { status, response } = await this.exchange('POST', headers, body, false);
     const sessionId = response.headers['mcp-session-id'];
     if (typeof sessionId === 'string' && sessionId !== this.sessionId) {

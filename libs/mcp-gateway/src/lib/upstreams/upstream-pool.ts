@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
@@ -27,6 +27,7 @@ import { ConcurrencyLimit } from './concurrency-limit';
 import { McpCallLabels, McpMetrics } from '../metrics/mcp-metrics';
 import { ModernUpstreamTransport } from './modern-upstream';
 import { StreamableHttpUpstreamTransport } from './streamable-http-upstream';
+import { hasPerCallHeaders, UpstreamCallHeaders } from './per-call-headers';
 import { describeFailure, UpstreamLink } from './upstream-link';
 
 /** What an upstream offers, as it names it. */
@@ -100,6 +101,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     private readonly registry: ServerRegistry,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
     private readonly metrics: McpMetrics,
+    @Optional() private readonly callHeaders?: UpstreamCallHeaders,
   ) {
     super();
     metrics.observeUpstreams(() => this.health());
@@ -191,9 +193,17 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     const link = via(up);
     const started = performance.now();
     const labels = this.callLabels(up, request, options.server);
+    // {{project.repository_token}} and the like: resolved for this call, sent with it, then dropped.
+    const callHeaders = hasPerCallHeaders(up.definition.headers) ? await this.perCallHeaders(up.definition, options) : undefined;
     return up.limit.run(async () => {
       try {
         const result = await link.use((client) => {
+          if (callHeaders) {
+            if (!(client.transport instanceof StreamableHttpUpstreamTransport) || options.onprogress) {
+              throw new McpError(ErrorCode.InvalidRequest, `Upstream "${upstream}" needs the project's repository token, sent on Streamable HTTP calls without progress notifications only`);
+            }
+            return rawCall(client.transport, withoutModernEnvelope(request), up.definition.timeoutMs, options.signal, callHeaders);
+          }
           // The revision's envelope means something only to an upstream of the revision.
           const outgoing = client.transport instanceof ModernUpstreamTransport ? request : withoutModernEnvelope(request);
           // Calls without progress skip the SDK Protocol's bookkeeping and validation on their way up.
@@ -232,6 +242,11 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
   }
 
   /** A call's metric labels; names only as the upstream's catalogue lists them, so the series stay bounded. */
+  private async perCallHeaders(definition: UpstreamDefinition, options: ForwardOptions): Promise<Record<string, string>> {
+    if (!this.callHeaders) throw new McpError(ErrorCode.InternalError, `Upstream "${definition.name}" needs the project's repository token, and this gateway has no control plane configured`);
+    return this.callHeaders.resolve(options.server ?? null, definition);
+  }
+
   private callLabels(up: PooledUpstream, request: ClientRequest, server: string | null | undefined): McpCallLabels {
     const name = (request.params as { name?: unknown } | undefined)?.name;
     const listed =
@@ -426,8 +441,14 @@ function withoutModernEnvelope(request: ClientRequest): ClientRequest {
 const MODERN_META_PREFIX = 'io.modelcontextprotocol/';
 
 /** The answer as the SDK client would give it: the result, or the upstream's error as an McpError. */
-async function rawCall(transport: StreamableHttpUpstreamTransport, request: ClientRequest, timeoutMs: number, signal?: AbortSignal): Promise<Result> {
-  const response = await transport.call(request.method, request.params, { timeoutMs, ...(signal ? { signal } : {}) });
+async function rawCall(
+  transport: StreamableHttpUpstreamTransport,
+  request: ClientRequest,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  headers?: Readonly<Record<string, string>>,
+): Promise<Result> {
+  const response = await transport.call(request.method, request.params, { timeoutMs, ...(signal ? { signal } : {}), ...(headers ? { headers } : {}) });
   if ('error' in response) throw new UpstreamAnswer(response.error.code, response.error.message, response.error.data);
   const result = response.result;
   if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new Error('The upstream answered a result that is not an object');
