@@ -26,10 +26,12 @@ const CALLS = `
     from calls_hourly
    where hour > $2::timestamptz and ($1::text[] is null or project = any($1))
    group by project`;
+// Only keys whose persisted spend could reach the mark (persistedBudgetSpend returns one of these two or 0); their period is checked after.
 const BUDGETED_KEYS = `
   select project, max_budget, budget_duration, budget_reset_at, created_at, spend, budget_spend
     from virtual_keys
-   where max_budget is not null and not blocked and ($1::text[] is null or project = any($1))`;
+   where max_budget is not null and not blocked and project_deleted_at is null and ($1::text[] is null or project = any($1))
+     and (case when budget_duration is null then spend else budget_spend end) >= max_budget * ${NEAR_BUDGET}`;
 
 interface BudgetedKeyRow {
   project: string;
