@@ -11,6 +11,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import {
   BuiltService,
   createTestDatabase,
+  machineToken,
   FakeProvidersProcess,
   freePort,
   startBuiltService,
@@ -122,7 +123,7 @@ describe('both gateways follow the control plane through project sync', () => {
     for (const project of projects) projectIds[project.slug] = project.id;
     // alice may use the MCP gateway on every project (so that only the sync can hide a server from her).
     await controlPlane.grant('alice', { workspace: ['mcp-gateway', 'mcp-gateway.viewer'], projects: {} });
-    await controlPlane.grant('carol', { workspace: ['mcp-gateway'], projects: { beta: ['mcp-gateway.operator'] } });
+    await controlPlane.grant('carol', { workspace: ['mcp-gateway', 'mcp-gateway.operator'], projects: {} });
     [fake, upstream, aiDatabase, mcpDatabase] = await Promise.all([startFake(), startUpstream(), createTestDatabase(), createTestDatabase()]);
     aiPort = await freePort();
     aiEnv = {
@@ -178,10 +179,25 @@ servers:
     upstream?.server.close();
   });
 
-  it('refuses a key for a project the control plane does not know: 404 project_not_found', async () => {
+  it('refuses a key, a virtual server or an API key for a project the control plane does not know: 404 project_not_found', async () => {
     const answer = await master('POST', '/api/v1/keys', { project: 'nope' });
     expect(answer.status).toBe(404);
     expect(answer.body.error).toMatchObject({ code: 'project_not_found' });
+    const asCarol = async (route: string, body: unknown) => {
+      const response = await fetch(`${mcpGateway.url}${route}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${controlPlane.tokens.carol}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as { error?: { code: string } } };
+    };
+    for (const refused of [
+      await asCarol('/api/v1/servers', { id: 'nope-tools', project: 'nope', upstreams: [{ upstream: 'tools' }] }),
+      await asCarol('/api/v1/keys', { project: 'nope', name: 'ci' }),
+    ]) {
+      expect(refused).toMatchObject({ status: 404, body: { error: { code: 'project_not_found' } } });
+    }
+    expect((await asCarol('/api/v1/keys', { project: 'beta', name: 'ci' })).status).toBe(201);
   });
 
   it('scopes a key to one repository of its project, checked with the control plane, and groups spend by repository', async () => {
@@ -230,6 +246,18 @@ servers:
     expect(created.status).toBe(201);
     const client = sdkClient(aiGateway, created.body.key as string);
     await client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'before the rename' }] });
+    const mcpKey = await fetch(`${mcpGateway.url}/api/v1/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${controlPlane.tokens.carol}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ project: 'alpha', name: 'agent' }),
+    }).then(async (response) => ((await response.json()) as { key: string }).key);
+    const initializeWith = (key: string) =>
+      fetch(`${mcpGateway.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      }).then(async (response) => ({ status: response.status, text: await response.text() }));
+    expect((await initializeWith(mcpKey)).status).toBe(200);
     expect(await catalogue()).toEqual(['tools__one', 'tools__two']);
 
     await admin('PATCH', `/api/v1/projects/${projectIds['alpha']}`, { slug: 'alpha-renamed' });
@@ -256,11 +284,33 @@ servers:
     expect(kept?.requests).toBeGreaterThanOrEqual(2);
     await eventually(catalogue, (tools) => tools.length === 1, "alpha's virtual server leaving /mcp");
     expect(await catalogue()).toEqual(['tools__two']);
+    const refusedKey = await initializeWith(mcpKey);
+    expect(refusedKey.status).toBe(401);
+    expect(refusedKey.text).toContain('project_deleted');
 
     // A restart keeps all of it: the database has it, not the process.
     await aiGateway.kill('SIGTERM');
     aiGateway = await startBuiltService('ai-gateway', 'AIGW_LISTEN_ADDR', aiEnv, aiPort);
     await expect(client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'after the restart' }] })).rejects.toMatchObject({ status: 401, code: 'project_deleted' });
     expect((await master('GET', '/api/v1/spend?project=alpha-renamed')).body.totals).toEqual(kept);
+  });
+
+  it("answers a delivery for a project it never heard of with 204, again and again, and a delivery it cannot check with 5xx so that it comes again", async () => {
+    const deliver = async (url: string, slugs: string[]) =>
+      (
+        await fetch(url, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${await machineToken('control-plane-m2m')}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ slugs }),
+        })
+      ).status;
+    const targets = [`${aiGateway.url}/api/v1/sync/control-plane/projects`, `${mcpGateway.url}/admin/sync/control-plane/projects`];
+    for (const target of targets) {
+      expect(await deliver(target, ['never-heard-of'])).toBe(204);
+      expect(await deliver(target, ['never-heard-of', 'beta'])).toBe(204);
+      expect(await deliver(target, ['never-heard-of', 'beta'])).toBe(204);
+    }
+    await controlPlane.stop();
+    for (const target of targets) expect(await deliver(target, ['beta'])).toBe(500);
   });
 });
