@@ -50,7 +50,7 @@ export class ControlPlaneProjects {
   }
 
   /** For project sync: the project now, or null; throws ControlPlaneUnavailableError so that the delivery is retried. */
-  find(query: { id: string } | { slug: string }): Promise<ProjectRecord | null> {
+  findProject(query: { id: string } | { slug: string }): Promise<ProjectRecord | null> {
     if (!this.client) throw new ControlPlaneUnavailableError('the gateway is not configured for the control plane');
     return this.client.findProject(query);
   }

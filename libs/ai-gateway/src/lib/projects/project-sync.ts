@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { OnProjectsChanged } from '@arbor/contract';
+import { OnProjectsChanged, ProjectStore, reconcileProjects } from '@arbor/contract';
 import { KeyChangeBus } from '../limits/key-change-bus';
 import { ControlPlaneProjects } from './control-plane-projects';
 
@@ -46,15 +46,14 @@ const IDS_UNDER_SLUG = `
   union select project_id from spend_daily where project = $1 and project_id is not null`;
 
 /**
- * Project sync, received through the contract's ControlPlaneSyncModule: each named slug is
- * re-read from the control plane. A project found under the slug takes everything kept under its
- * id or (not yet matched) its slug; a slug that names no project any more had its projects renamed
- * away (moved to their new slug) or deleted (their keys stop; spend stays reportable). Idempotent:
- * a second delivery finds nothing to change. A control plane that cannot answer fails the
- * delivery, which the dispatcher retries.
+ * Project sync, received through the contract's ControlPlaneSyncModule and reconciled with its
+ * reconcileProjects(): a project found under a slug takes everything kept under its id or (not yet
+ * matched) its slug — keys, spend and call rollups merge into the new slug on a rename; a deleted
+ * project's keys stop, its spend stays reportable. Idempotent: a second delivery finds nothing to
+ * change. A control plane that cannot answer fails the delivery, which the dispatcher retries.
  */
 @Injectable()
-export class AiGatewayProjectSync implements OnProjectsChanged {
+export class AiGatewayProjectSync implements OnProjectsChanged, ProjectStore {
   private readonly logger = new Logger('ai-gateway-sync');
 
   constructor(
@@ -63,23 +62,15 @@ export class AiGatewayProjectSync implements OnProjectsChanged {
     private readonly changes: KeyChangeBus,
   ) {}
 
-  async projectsChanged(slugs: string[]): Promise<void> {
-    for (const slug of slugs) {
-      const project = await this.projects.find({ slug });
-      if (project) {
-        await this.moveTo(project.id, project.slug);
-        continue;
-      }
-      const known = (await this.dataSource.query(IDS_UNDER_SLUG, [slug])) as { project_id: string }[];
-      for (const { project_id: id } of known) {
-        const current = await this.projects.find({ id });
-        if (current) await this.moveTo(id, current.slug);
-        else await this.deleted(id, slug);
-      }
-    }
+  projectsChanged(slugs: string[]): Promise<void> {
+    return reconcileProjects(this.projects, slugs, this);
   }
 
-  private async moveTo(id: string, slug: string): Promise<void> {
+  async idsUnder(slug: string): Promise<string[]> {
+    return ((await this.dataSource.query(IDS_UNDER_SLUG, [slug])) as { project_id: string }[]).map((row) => row.project_id);
+  }
+
+  async current(id: string, slug: string): Promise<void> {
     const hashes = await this.dataSource.transaction(async (manager: EntityManager) => {
       const [keys] = (await manager.query(MOVE_KEYS, [id, slug])) as [{ key_hash: string }[], number];
       await manager.query(MOVE_SPEND, [id, slug]);
@@ -90,7 +81,7 @@ export class AiGatewayProjectSync implements OnProjectsChanged {
     if (hashes.length > 0) this.logger.log(`${hashes.length} key(s) now belong to project "${slug}"`);
   }
 
-  private async deleted(id: string, slug: string): Promise<void> {
+  async deleted(id: string, slug: string): Promise<void> {
     const [keys] = (await this.dataSource.query(DELETE_KEYS, [id])) as [{ key_hash: string }[], number];
     for (const { key_hash: hash } of keys) this.changes.publish(hash);
     if (keys.length > 0) this.logger.log(`project "${slug}" was deleted in the control plane: its ${keys.length} key(s) stop working`);

@@ -28,7 +28,7 @@ export class McpControlPlaneProjects {
   }
 
   /** For project sync: the project now, or null; throws ControlPlaneUnavailableError so that the delivery is retried. */
-  find(query: { id: string } | { slug: string }): Promise<ProjectRecord | null> {
+  findProject(query: { id: string } | { slug: string }): Promise<ProjectRecord | null> {
     const client = this.controlPlane?.client;
     if (!client) throw new ControlPlaneUnavailableError('the gateway is not configured for the control plane');
     return client.findProject(query);

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { OnProjectsChanged } from '@arbor/contract';
+import { OnProjectsChanged, ProjectStore, reconcileProjects } from '@arbor/contract';
 import { ContractMcpAccessPolicy } from '../access/contract-access-policy';
 import { DatabaseServerRegistry } from '../registry/database-server-registry';
 import { McpControlPlaneProjects } from './control-plane-projects';
@@ -22,15 +22,16 @@ const IDS_UNDER_SLUG = `
   union select project_id from mcp_api_keys where project = $1 and project_id is not null`;
 
 /**
- * Project sync at /admin/sync/control-plane/projects (the contract's receiver): each named slug is
- * re-read from the control plane. A project found under the slug takes its servers and API keys
- * (by id, or by slug while unmatched); a slug that names no project any more had its projects
- * renamed away (moved) or deleted (servers hidden from every listing, keys refused). Idempotent;
- * a control plane that cannot answer fails the delivery, which the dispatcher retries.
+ * Project sync at /admin/sync/control-plane/projects (the contract's receiver), reconciled with the
+ * contract's reconcileProjects(): a project found under a slug takes its servers and API keys (by
+ * id, or by slug while unmatched); a deleted project's servers are hidden from every listing and
+ * its keys refused. Idempotent; a control plane that cannot answer fails the delivery, which the
+ * dispatcher retries.
  */
 @Injectable()
-export class McpProjectSync implements OnProjectsChanged {
+export class McpProjectSync implements OnProjectsChanged, ProjectStore {
   private readonly logger = new Logger('mcp-gateway-sync');
+  private changed = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -40,23 +41,24 @@ export class McpProjectSync implements OnProjectsChanged {
   ) {}
 
   async projectsChanged(slugs: string[]): Promise<void> {
-    let changed = false;
-    for (const slug of slugs) {
-      const project = await this.projects.find({ slug });
-      if (project) {
-        changed = (await this.apply(MOVE_SERVERS, MOVE_KEYS, [project.id, project.slug])) || changed;
-        continue;
-      }
-      const known = (await this.dataSource.query(IDS_UNDER_SLUG, [slug])) as { project_id: string }[];
-      for (const { project_id: id } of known) {
-        const current = await this.projects.find({ id });
-        const moved = current ? await this.apply(MOVE_SERVERS, MOVE_KEYS, [id, current.slug]) : await this.apply(DELETE_SERVERS, DELETE_KEYS, [id]);
-        if (!current && moved) this.logger.log(`project "${slug}" was deleted in the control plane: its virtual servers and API keys are gone`);
-        changed = moved || changed;
-      }
-    }
+    await reconcileProjects(this.projects, slugs, this);
     // This replica at once; the others see the registry's change at their next poll.
-    if (changed) await this.registry.refreshIfChanged();
+    if (this.changed) {
+      this.changed = false;
+      await this.registry.refreshIfChanged();
+    }
+  }
+
+  async idsUnder(slug: string): Promise<string[]> {
+    return ((await this.dataSource.query(IDS_UNDER_SLUG, [slug])) as { project_id: string }[]).map((row) => row.project_id);
+  }
+
+  async current(id: string, slug: string): Promise<void> {
+    await this.apply(MOVE_SERVERS, MOVE_KEYS, [id, slug]);
+  }
+
+  async deleted(id: string, slug: string): Promise<void> {
+    if (await this.apply(DELETE_SERVERS, DELETE_KEYS, [id])) this.logger.log(`project "${slug}" was deleted in the control plane: its virtual servers and API keys are gone`);
   }
 
   private async apply(servers: string, keys: string, parameters: string[]): Promise<boolean> {
@@ -65,6 +67,8 @@ export class McpProjectSync implements OnProjectsChanged {
       ((await manager.query(keys, parameters)) as [{ key_hash: string }[], number])[0],
     ]);
     for (const { key_hash: hash } of movedKeys as { key_hash: string }[]) this.policy.forgetKey(hash);
-    return movedServers.length + movedKeys.length > 0;
+    const changed = movedServers.length + movedKeys.length > 0;
+    if (changed) this.changed = true;
+    return changed;
   }
 }
