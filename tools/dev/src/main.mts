@@ -135,7 +135,11 @@ async function launch(): Promise<Launched> {
   supervise(modernEverything.child, 'mcp-everything-server (2026-07-28)');
 
   const secrets = devSecrets(dataDir);
-  const specs = serviceSpecs(issuer, postgres.urls, secrets, fakeProviders.url, everything.url, modernEverything.url, env['CP_LISTEN_ADDR'] || undefined);
+  const specs = serviceSpecs(issuer, postgres.urls, secrets, fakeProviders.url, everything.url, modernEverything.url, {
+    controlPlane: env['CP_LISTEN_ADDR'] || undefined,
+    aiGateway: env['AIGW_LISTEN_ADDR'] || undefined,
+    mcpGateway: env['MCPGW_LISTEN_ADDR'] || undefined,
+  });
   // The framework's start-up lines (a hundred route mappings) stay out of the way unless asked for.
   const quiet = 'info,nest=warn';
   const childEnv = {

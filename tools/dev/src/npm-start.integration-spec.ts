@@ -266,6 +266,23 @@ describe('npm start', () => {
       expect((await get(`/api/v1/projects/${alpha}/repository-secret/value`))['value']).toBe('ghs_demoAlphaToken0001');
       demoCounts = await controlPlaneCounts(ports['pg']);
 
+      // Project sync reaches both gateways: the demo projects' deliveries to them end delivered.
+      const adminToken = await personToken(ports['idp'], 'admin');
+      const undelivered = async () => {
+        const response = await fetch(`${cp}/api/v1/sync/deliveries?state=pending`, { headers: { authorization: `Bearer ${adminToken}` } });
+        const { summary } = (await response.json()) as { summary: { product: string; pending: number }[] };
+        return summary.filter((product) => ['ai-gateway', 'mcp-gateway'].includes(product.product)).map((product) => [product.product, product.pending]);
+      };
+      let pending = await undelivered();
+      for (let tries = 0; tries < 100 && pending.some(([, count]) => count !== 0); tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        pending = await undelivered();
+      }
+      expect(pending).toEqual([
+        ['ai-gateway', 0],
+        ['mcp-gateway', 0],
+      ]);
+
       // The data stays in the data directory: leave a mark for the second start.
       const database = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${ports['pg']}/control_plane` });
       await database.connect();

@@ -36,16 +36,6 @@ export function devSecrets(dataDir: string): DevSecrets {
   return secrets;
 }
 
-/**
- * Project sync to both gateways (the control plane writes the outbox rows, the dispatcher delivers
- * them): the AI gateway on the contract's path, the MCP gateway on its admin path.
- */
-const PROJECT_SYNC = {
-  CP_AI_GATEWAY_API_URL: 'http://localhost:4000',
-  CP_MCP_GATEWAY_API_URL: 'http://localhost:4444',
-  CP_MCP_GATEWAY_SYNC_PATH: '/admin/sync/control-plane/projects',
-};
-
 /** The AI gateway's demo aliases (AIGW_CONFIG); they name the fake providers by these variables. */
 export const DEMO_GATEWAY_CONFIG = 'tools/dev/ai-gateway.demo.yaml';
 
@@ -60,10 +50,17 @@ export function serviceSpecs(
   everythingUrl: string,
   /** The everything server in the 2026-07-28 revision only: the demo's upstream of that era. */
   modernEverythingUrl: string,
-  /** Where the control plane listens (CP_LISTEN_ADDR), for the products that ask it. */
-  controlPlaneListen = '0.0.0.0:8080',
+  /** Where the control plane and the gateways listen (CP_LISTEN_ADDR, AIGW_/MCPGW_LISTEN_ADDR): the products ask the first, it syncs to the others. */
+  listens: { controlPlane?: string; aiGateway?: string; mcpGateway?: string } = {},
 ): ServiceSpec[] {
-  const controlPlaneUrl = localUrl(controlPlaneListen);
+  const controlPlaneUrl = localUrl(listens.controlPlane ?? '0.0.0.0:8080');
+  // Project sync to both gateways (the control plane writes the outbox rows, the dispatcher
+  // delivers them): the AI gateway on the contract's path, the MCP gateway on its admin path.
+  const projectSync = {
+    CP_AI_GATEWAY_API_URL: localUrl(listens.aiGateway ?? '0.0.0.0:4000'),
+    CP_MCP_GATEWAY_API_URL: localUrl(listens.mcpGateway ?? '0.0.0.0:4444'),
+    CP_MCP_GATEWAY_SYNC_PATH: '/admin/sync/control-plane/projects',
+  };
   return [
     {
       app: 'control-plane-api',
@@ -81,7 +78,7 @@ export function serviceSpecs(
         CP_SUITE_CONTROL_PLANE_URL: controlPlaneUrl,
         CP_SUITE_AI_GATEWAY_URL: 'http://localhost:4000',
         CP_SUITE_MCP_GATEWAY_URL: 'http://localhost:4444',
-        ...PROJECT_SYNC,
+        ...projectSync,
       },
     },
     {
@@ -94,7 +91,7 @@ export function serviceSpecs(
         CP_OIDC_ISSUER_URL: issuer,
         CP_M2M_CLIENT_ID: 'control-plane-m2m',
         CP_M2M_CLIENT_SECRET: 'dev-control-plane-m2m-secret',
-        ...PROJECT_SYNC,
+        ...projectSync,
       },
     },
     {

@@ -1,9 +1,12 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { OnProjectsChanged, ProjectStore, reconcileProjects } from '@arbor/contract';
 import { KeyChangeBus } from '../limits/key-change-bus';
 import { ControlPlaneProjects } from './control-plane-projects';
+
+// Slugs of rows made before the control plane was configured (or while it was down): matched at start.
+const UNMATCHED_SLUGS = `select distinct project from virtual_keys where project_id is null union select distinct project from spend_daily where project_id is null and project is not null`;
 
 // Keys of the project (by id, or by slug while not yet matched) take its slug and id.
 const MOVE_KEYS = `
@@ -53,7 +56,7 @@ const IDS_UNDER_SLUG = `
  * change. A control plane that cannot answer fails the delivery, which the dispatcher retries.
  */
 @Injectable()
-export class AiGatewayProjectSync implements OnProjectsChanged, ProjectStore {
+export class AiGatewayProjectSync implements OnProjectsChanged, ProjectStore, OnApplicationBootstrap {
   private readonly logger = new Logger('ai-gateway-sync');
 
   constructor(
@@ -64,6 +67,18 @@ export class AiGatewayProjectSync implements OnProjectsChanged, ProjectStore {
 
   projectsChanged(slugs: string[]): Promise<void> {
     return reconcileProjects(this.projects, slugs, this);
+  }
+
+  /**
+   * Rows without the project's id (made before the control plane was configured, or while it was
+   * down) are matched at start, so that a later rename or deletion finds them. Not awaited: a
+   * control plane that is down must not hold the start up (the next sync of the slug matches them).
+   */
+  onApplicationBootstrap(): void {
+    void (async () => {
+      const slugs = ((await this.dataSource.query(UNMATCHED_SLUGS)) as { project: string }[]).map((row) => row.project);
+      if (slugs.length > 0) await this.projectsChanged(slugs);
+    })().catch((error: unknown) => this.logger.warn(`projects not yet matched with the control plane: ${(error as Error).message}`));
   }
 
   async idsUnder(slug: string): Promise<string[]> {

@@ -1,10 +1,13 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { OnProjectsChanged, ProjectStore, reconcileProjects } from '@arbor/contract';
 import { ContractMcpAccessPolicy } from '../access/contract-access-policy';
 import { DatabaseServerRegistry } from '../registry/database-server-registry';
 import { McpControlPlaneProjects } from './control-plane-projects';
+
+// Slugs of rows made before the control plane was configured (or while it was down): matched at start.
+const UNMATCHED_SLUGS = `select distinct project from virtual_servers where project_id is null union select distinct project from mcp_api_keys where project_id is null`;
 
 // Rows of the project (by id, or by slug while not yet matched) take its slug and id.
 const MOVE_SERVERS = `
@@ -29,7 +32,7 @@ const IDS_UNDER_SLUG = `
  * dispatcher retries.
  */
 @Injectable()
-export class McpProjectSync implements OnProjectsChanged, ProjectStore {
+export class McpProjectSync implements OnProjectsChanged, ProjectStore, OnApplicationBootstrap {
   private readonly logger = new Logger('mcp-gateway-sync');
   private changed = false;
 
@@ -47,6 +50,18 @@ export class McpProjectSync implements OnProjectsChanged, ProjectStore {
       this.changed = false;
       await this.registry.refreshIfChanged();
     }
+  }
+
+  /**
+   * Rows without the project's id (made before the control plane was configured, or while it was
+   * down) are matched at start, so that a later rename or deletion finds them. Not awaited: a
+   * control plane that is down must not hold the start up (the next sync of the slug matches them).
+   */
+  onApplicationBootstrap(): void {
+    void (async () => {
+      const slugs = ((await this.dataSource.query(UNMATCHED_SLUGS)) as { project: string }[]).map((row) => row.project);
+      if (slugs.length > 0) await this.projectsChanged(slugs);
+    })().catch((error: unknown) => this.logger.warn(`projects not yet matched with the control plane: ${(error as Error).message}`));
   }
 
   async idsUnder(slug: string): Promise<string[]> {
