@@ -1,6 +1,6 @@
 import { ControlPlaneUnavailableError } from '../client/control-plane-client.errors';
 import type { ProjectRecord } from '../client/control-plane-client.types';
-import { ProjectStore, reconcileProjects } from './reconcile-projects';
+import { matchUnmatchedProjects, ProjectStore, reconcileProjects } from './reconcile-projects';
 
 const project = (id: string, slug: string): ProjectRecord => ({ id, slug, name: slug, repository_count: 0, created_at: '', updated_at: '' });
 
@@ -15,6 +15,7 @@ function world(projects: ProjectRecord[], kept: Record<string, string[]>) {
     idsUnder: async (slug) => kept[slug] ?? [],
     current: async (id, slug) => void told.push(`current ${id} ${slug}`),
     deleted: async (id, slug) => void told.push(`deleted ${id} ${slug}`),
+    slugsWithoutIds: async () => Object.keys(kept).filter((slug) => kept[slug].length === 0),
   };
   return { client, store, told };
 }
@@ -42,5 +43,11 @@ describe('reconcileProjects', () => {
     const { store } = world([], {});
     const down = { findProject: async () => Promise.reject(new ControlPlaneUnavailableError('down')) };
     await expect(reconcileProjects(down, ['any'], store)).rejects.toBeInstanceOf(ControlPlaneUnavailableError);
+  });
+
+  it('matches what was kept without an id with the project of that slug', async () => {
+    const { client, store, told } = world([project('p3', 'legacy')], { legacy: [], other: ['p4'] });
+    await matchUnmatchedProjects(client, store);
+    expect(told).toEqual(['current p3 legacy']);
   });
 });

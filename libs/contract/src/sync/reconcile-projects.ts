@@ -8,6 +8,8 @@ export interface ProjectStore {
   current(id: string, slug: string): Promise<void>;
   /** Project `id`, last known here as `slug`, no longer exists. */
   deleted(id: string, slug: string): Promise<void>;
+  /** Slugs the product keeps things under without a project id (made before it knew the control plane). */
+  slugsWithoutIds(): Promise<string[]>;
 }
 
 /**
@@ -31,4 +33,14 @@ export async function reconcileProjects(client: Pick<ControlPlaneClient, 'findPr
       else await store.deleted(id, slug);
     }
   }
+}
+
+/**
+ * Matches what the product keeps without a project id (made before the control plane was
+ * configured, or while it was down) with the control plane's projects: call it once at start,
+ * without holding the start up, so that a later rename or deletion finds those rows too.
+ */
+export async function matchUnmatchedProjects(client: Pick<ControlPlaneClient, 'findProject'>, store: ProjectStore): Promise<void> {
+  const slugs = await store.slugsWithoutIds();
+  if (slugs.length > 0) await reconcileProjects(client, slugs, store);
 }

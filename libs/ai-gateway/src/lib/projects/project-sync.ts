@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { OnProjectsChanged, ProjectStore, reconcileProjects } from '@arbor/contract';
+import { matchUnmatchedProjects, OnProjectsChanged, ProjectStore, reconcileProjects } from '@arbor/contract';
 import { KeyChangeBus } from '../limits/key-change-bus';
 import { ControlPlaneProjects } from './control-plane-projects';
 
@@ -69,16 +69,13 @@ export class AiGatewayProjectSync implements OnProjectsChanged, ProjectStore, On
     return reconcileProjects(this.projects, slugs, this);
   }
 
-  /**
-   * Rows without the project's id (made before the control plane was configured, or while it was
-   * down) are matched at start, so that a later rename or deletion finds them. Not awaited: a
-   * control plane that is down must not hold the start up (the next sync of the slug matches them).
-   */
+  /** Rows kept without the project's id are matched at start; a control plane that is down does not hold the start up. */
   onApplicationBootstrap(): void {
-    void (async () => {
-      const slugs = ((await this.dataSource.query(UNMATCHED_SLUGS)) as { project: string }[]).map((row) => row.project);
-      if (slugs.length > 0) await this.projectsChanged(slugs);
-    })().catch((error: unknown) => this.logger.warn(`projects not yet matched with the control plane: ${(error as Error).message}`));
+    matchUnmatchedProjects(this.projects, this).catch((error: unknown) => this.logger.warn(`projects not yet matched with the control plane: ${(error as Error).message}`));
+  }
+
+  async slugsWithoutIds(): Promise<string[]> {
+    return ((await this.dataSource.query(UNMATCHED_SLUGS)) as { project: string }[]).map((row) => row.project);
   }
 
   async idsUnder(slug: string): Promise<string[]> {
