@@ -10,7 +10,8 @@
 //   pause-<ms> / hold-<name>: streams stop after the first chunk for ms / until POST /_fake/release/<name>
 // With function declarations in the request, and the last turn not a function response, the answer
 // is a functionCall of the first function (sample arguments from its schema). With
-// thinkingConfig.includeThoughts, the answer starts with a thought summary part (thought: true). The translation is
+// thinkingConfig.includeThoughts, the answer starts with a thought summary part (thought: true). With
+// responseMimeType application/json and a responseJsonSchema, the text is a sample of that schema. The translation is
 // asserted through GET /_fake/requests; answers echo the model in x-fake-received-model.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -62,7 +63,7 @@ interface Part {
 interface FakeGeminiRequest {
   contents?: { role?: string; parts?: Part[] }[];
   tools?: { functionDeclarations?: { name: string; parameters?: Schema; parametersJsonSchema?: Schema }[] }[];
-  generationConfig?: { candidateCount?: number; thinkingConfig?: { includeThoughts?: unknown } };
+  generationConfig?: { candidateCount?: number; thinkingConfig?: { includeThoughts?: unknown }; responseMimeType?: string; responseJsonSchema?: Schema };
   requests?: { model?: string; content?: { parts?: Part[] }; outputDimensionality?: number }[];
   outputDimensionality?: number;
 }
@@ -133,7 +134,9 @@ export const handleGemini: FakeHandler = async (req, res, body, seen, rawPath) =
   const responseId = `fake${Date.now().toString(36)}`;
   const candidates = Math.max(1, request.generationConfig?.candidateCount ?? 1);
   const call = functionCallFor(request);
-  const text = `fake answer from ${model}`;
+  // Structured output: a sample of the requested schema, as JSON text.
+  const schema = request.generationConfig?.responseMimeType === 'application/json' ? request.generationConfig.responseJsonSchema : undefined;
+  const text = schema ? JSON.stringify(sampleValue(schema)) : `fake answer from ${model}`;
 
   const thought: Part[] = request.generationConfig?.thinkingConfig?.includeThoughts === true ? [{ text: FAKE_THOUGHT_SUMMARY, thought: true }] : [];
   if (method === 'generateContent') {
@@ -206,7 +209,7 @@ function sampleValue(schema: Schema): unknown {
     case 'array':
       return [];
     case 'object':
-      return {};
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, property]) => [name, sampleValue(property)]));
     default:
       return 'fake';
   }

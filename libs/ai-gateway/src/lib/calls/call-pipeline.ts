@@ -13,7 +13,7 @@ import { ModelPrices } from '../pricing/model-prices';
 import type { EndpointCodec } from '../endpoints/endpoint-codec';
 import { StreamedAnswer } from '../spend/usage-estimate';
 import { CallAccounting, CallAdmission } from './call-accounting';
-import { applyDropParams, checkGatewayParams } from './drop-params';
+import { applyDropParams, checkGatewayParams, dropsParams } from './drop-params';
 import { CallOutcome, GatewayMetrics } from './gateway-metrics';
 import { requestedAlias } from './requested-alias';
 import { CallUsage, NO_USAGE } from './usage';
@@ -147,7 +147,7 @@ export class CallPipeline {
     if (!operation) {
       throw badRequest(`The model "${deployment.alias}" is served by ${deployment.provider}, which offers no ${codec.description}.`, 'model');
     }
-    const request = bridge ? bridge.request(body) : body;
+    const request = bridge ? bridge.request(body, { provider: deployment.provider, dropParams: dropsParams(body, this.settings.dropParams) }) : body;
     // Fields outside a provider API's own known list are dropped whatever drop_params says.
     const upstreamBody = applyDropParams(request, operation.params, deployment.provider, this.settings.dropParams, operation.unknownParams === 'dropped');
     // Always learn the usage of a stream, so that spend is right (the tap removes it again when

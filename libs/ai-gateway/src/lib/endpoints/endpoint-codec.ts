@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { ProviderAnswer, ProviderError, ProviderOperation } from '@arbor/provider-adapters';
+import type { BridgeOptions, ProviderAnswer, ProviderError, ProviderOperation } from '@arbor/provider-adapters';
 import type { CallUsage } from '../calls/usage';
 import type { GatewaySettings } from '../gateway-settings';
 import type { StreamedAnswer } from '../spend/usage-estimate';
@@ -34,8 +34,11 @@ export interface RenderedError {
 export interface Bridge {
   /** The family whose operation is called instead. */
   readonly via: EndpointCodec;
-  /** The request in `via`'s wire format (gateway fields such as drop_params carried over). */
-  request(body: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * The request in `via`'s wire format (gateway fields such as drop_params carried over); what
+   * `via` cannot carry is refused with 400 naming the provider, or dropped under drop_params.
+   */
+  request(body: Record<string, unknown>, options: BridgeOptions): Record<string, unknown>;
   /** `via`'s answer (JSON or stream) in this family's wire format, streams event by event. */
   answer(answer: ProviderAnswer, body: Record<string, unknown>, streamed: boolean): ProviderAnswer;
 }

@@ -1,8 +1,8 @@
-import type { ProviderError } from '@arbor/provider-adapters';
+import { chatAnswerAsResponse, responsesToChatRequest, type ProviderError } from '@arbor/provider-adapters';
 import { lastObjectNamed } from '../../calls/usage';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
 import type { EndpointCodec } from '../endpoint-codec';
-import { renderOpenAiError } from '../openai/openai-codecs';
+import { OPENAI_CHAT, renderOpenAiError } from '../openai/openai-codecs';
 import { ResponsesStreamTap } from './responses-stream-tap';
 import { usageOfResponses } from './responses-usage';
 
@@ -22,9 +22,9 @@ function responsesErrorEvent(error: ProviderError): string {
 
 /**
  * OpenAI's Responses API (`POST /v1/responses`): passed through to deployments that serve it
- * natively (OpenAI and OpenAI-compatible servers), its usage read from the response object or the
- * stream's final event; errors in OpenAI's envelope. Other providers are refused with 400 until
- * the responses ⇄ chat bridge exists.
+ * natively (OpenAI and OpenAI-compatible servers), bridged through chat completions to every other
+ * (both ways, streams event by event); its usage read from the response object or the stream's
+ * final event; errors in OpenAI's envelope.
  */
 export const OPENAI_RESPONSES: EndpointCodec = {
   name: 'openai-responses',
@@ -40,4 +40,9 @@ export const OPENAI_RESPONSES: EndpointCodec = {
   estimateUsage: (body, streamed) => (streamed ? estimateStreamedUsage(asChat(body), streamed) : estimatePromptUsage(asChat(body))),
   renderError: renderOpenAiError,
   streamErrorEvent: responsesErrorEvent,
+  bridge: {
+    via: OPENAI_CHAT,
+    request: responsesToChatRequest,
+    answer: chatAnswerAsResponse,
+  },
 };
