@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AI_GATEWAY_ENTITIES, AI_GATEWAY_MIGRATIONS, GatewayModule, renderFamilyAErrors } from '@arbor/ai-gateway';
-import { AiGatewayConfig } from '@arbor/config';
+import { AiGatewayConfig, durationMs } from '@arbor/config';
 import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
 @Module({})
@@ -23,6 +23,7 @@ export class AiGatewayModule {
           masterKey: config.AIGW_MASTER_KEY,
           priceMapFile: config.AIGW_PRICE_MAP,
           redisUrl: config.AIGW_REDIS_URL,
+          responsesRetentionMs: durationMs(config.AIGW_RESPONSES_RETENTION),
           // Persons manage keys only with the whole control-plane setting (the config check asks for all of it).
           ...(config.AIGW_OIDC_ISSUER_URL && config.AIGW_CONTROL_PLANE_URL && config.AIGW_M2M_CLIENT_ID && config.AIGW_M2M_CLIENT_SECRET
             ? {

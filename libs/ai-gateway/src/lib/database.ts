@@ -3,7 +3,9 @@ import { CreateVirtualKeys1763800000100 } from './migrations/1763800000100-Creat
 import { AddVirtualKeySpend1763800000200 } from './migrations/1763800000200-AddVirtualKeySpend';
 import { CreateSpendDaily1763800000300 } from './migrations/1763800000300-CreateSpendDaily';
 import { AddSpendDailyEstimates1763800000400 } from './migrations/1763800000400-AddSpendDailyEstimates';
+import { CreateStoredResponses1764000000100 } from './migrations/1764000000100-CreateStoredResponses';
+import { StoredResponse } from './stored-responses/stored-response.entity';
 
 /** For the gateway service's DatabaseModule.forRoot. */
-export const AI_GATEWAY_ENTITIES = [VirtualKey];
-export const AI_GATEWAY_MIGRATIONS = [CreateVirtualKeys1763800000100, AddVirtualKeySpend1763800000200, CreateSpendDaily1763800000300, AddSpendDailyEstimates1763800000400];
+export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse];
+export const AI_GATEWAY_MIGRATIONS = [CreateVirtualKeys1763800000100, AddVirtualKeySpend1763800000200, CreateSpendDaily1763800000300, AddSpendDailyEstimates1763800000400, CreateStoredResponses1764000000100];

@@ -6,13 +6,13 @@ import { CallRouter } from './call-router';
 import { CallAccounting } from './calls/call-accounting';
 import { CallPipeline } from './calls/call-pipeline';
 import { FamilyAController } from './calls/family-a.controller';
-import { CallRoutes } from './calls/call-routes';
+import { CALL_EXTENSIONS, CallRoutes } from './calls/call-routes';
 import { CountTokensRoutes } from './endpoints/anthropic-messages/count-tokens.routes';
 import { GatewayMetrics } from './calls/gateway-metrics';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
 import { GatewayClock } from './gateway-clock';
-import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
+import { DEFAULT_RESPONSES_RETENTION_MS, GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 import { GatewayAuthentication, GatewayKeyGuard, MasterKeyCheck } from './gateway-key.guard';
 import { KeyVerifier } from './keys/key-verifier';
 import { KeysController } from './keys/keys.controller';
@@ -21,6 +21,9 @@ import { GATEWAY_REDIS_URL, GatewayRedis } from './limits/gateway-redis';
 import { KeyChangeBus } from './limits/key-change-bus';
 import { KeyLimiter } from './limits/key-limiter';
 import { SpendController } from './spend/spend.controller';
+import { ResponsesMemory } from './stored-responses/responses-memory';
+import { ResponsesStore } from './stored-responses/responses-store';
+import { StoredResponsesRoutes } from './stored-responses/stored-responses.routes';
 import { SpendRecorder } from './spend/spend-recorder';
 import { SpendReports } from './spend/spend-report';
 import { ModelsController } from './models.controller';
@@ -35,6 +38,8 @@ export interface GatewayOptions {
   priceMapFile?: string;
   /** AIGW_REDIS_URL: key limits shared by every replica; none keeps them in process. */
   redisUrl?: string;
+  /** AIGW_RESPONSES_RETENTION, in milliseconds: how long stored responses are kept (30 days by default). */
+  responsesRetentionMs?: number;
   /**
    * The control plane, for persons managing keys with ai-gateway.operator (AIGW_OIDC_ISSUER_URL,
    * AIGW_OIDC_AUDIENCE, AIGW_CONTROL_PLANE_URL, AIGW_M2M_CLIENT_ID/SECRET); without it only the
@@ -56,6 +61,7 @@ export class GatewayModule {
     const settings: GatewaySettings = {
       ...config,
       ...(masterKey !== undefined ? { masterKey } : {}),
+      responsesRetentionMs: options.responsesRetentionMs ?? DEFAULT_RESPONSES_RETENTION_MS,
     };
     // Prices are checked now too: a bad price file or model_info price stops the start.
     const prices = new ModelPrices(config.deployments, options.priceMapFile ? loadPriceMap(options.priceMapFile) : undefined);
@@ -75,7 +81,11 @@ export class GatewayModule {
         CallAccounting,
         GatewayMetrics,
         CallPipeline,
+        ResponsesStore,
+        ResponsesMemory,
+        { provide: CALL_EXTENSIONS, useFactory: (memory: ResponsesMemory) => [memory], inject: [ResponsesMemory] },
         CallRoutes,
+        StoredResponsesRoutes,
         CountTokensRoutes,
         MasterKeyCheck,
         GatewayAuthentication,

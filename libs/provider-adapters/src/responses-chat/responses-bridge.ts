@@ -4,6 +4,7 @@ import { toResponseObject } from './chat-to-responses.answer';
 import { ChatToResponsesStream, type ResponsesEvent } from './chat-to-responses.stream';
 
 export { toChatRequest as responsesToChatRequest, type BridgeOptions } from './responses-to-chat.request';
+export { itemId, responseShell } from './chat-to-responses.answer';
 export type { ResponseObject, OutputItem, ResponsesUsage } from './responses.wire';
 
 /**

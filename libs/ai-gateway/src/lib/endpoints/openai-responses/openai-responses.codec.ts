@@ -36,7 +36,7 @@ export const OPENAI_RESPONSES: EndpointCodec = {
   // The final event of a stream always carries the usage.
   prepare: () => undefined,
   usageOfAnswer: (body) => usageOfResponses(lastObjectNamed(body, 'usage')),
-  streamTap: () => new ResponsesStreamTap(),
+  streamTap: (_body, _settings, keepsFinal) => new ResponsesStreamTap(keepsFinal),
   estimateUsage: (body, streamed) => (streamed ? estimateStreamedUsage(asChat(body), streamed) : estimatePromptUsage(asChat(body))),
   renderError: renderOpenAiError,
   streamErrorEvent: responsesErrorEvent,

@@ -1,0 +1,177 @@
+// Stored responses of the Responses API as its clients meet them, through the official OpenAI SDK:
+// retrieve, delete, input items, previous_response_id continued by another gateway instance on the
+// same database (nothing of the conversation lives in a gateway's memory), project ownership,
+// background responses and their cancellation.
+import OpenAI, { BadRequestError, NotFoundError } from 'openai';
+import request from 'supertest';
+import { RunningService } from '@arbor/platform';
+import { AiGatewayConfig } from '@arbor/config';
+import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
+import { lastRequestWith, MASTER_KEY, sdkClient, startGatewayOnFakes, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
+
+const deployment = (alias: string, model: string, base: string) => `
+  - model_name: ${alias}
+    litellm_params: { model: ${model}, api_base: ${base}, api_key: sk-upstream }`;
+
+const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let tries = 0; tries < 100 && !done(value); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  return value;
+}
+
+describe('stored responses through the official OpenAI SDK', () => {
+  let fake: FakeProvidersProcess;
+  let database: TestDatabase;
+  let gateway: RunningService<AiGatewayConfig>;
+  let second: RunningService<AiGatewayConfig>;
+  let client: OpenAI;
+  let config: (fakeUrl: string) => string;
+
+  const keyOf = async (project: string) => {
+    const created = (await request(gateway.url).post('/api/v1/keys').set({ authorization: `Bearer ${MASTER_KEY}` }).send({ project }).expect(201)).body as { key: string };
+    return created.key;
+  };
+
+  beforeAll(async () => {
+    config = (fakeUrl) => `model_list:${[
+      deployment('gpt', 'openai/gpt-4o-mini', `${fakeUrl}/v1`),
+      deployment('claude', 'anthropic/claude-sonnet-4-5', `${fakeUrl}/anthropic`),
+      deployment('claude-silent', 'anthropic/fail-timeout', `${fakeUrl}/anthropic`),
+    ].join('')}
+`;
+    ({ fake, database, gateway, client } = await startGatewayOnFakes(config));
+    second = await startTestGateway(database, writeConfig(config(fake.url)));
+  }, 60_000);
+
+  afterAll(async () => {
+    await second?.close();
+    await stopGatewayOnFakes({ fake, database, gateway });
+  });
+
+  it('retrieves a stored response by id, natively served or bridged, and forgets it once deleted', async () => {
+    for (const model of ['gpt', 'claude']) {
+      const created = await client.responses.create({ model, input: `stored ${model}` });
+      const retrieved = await sdkClient(second).responses.retrieve(created.id);
+      expect(retrieved).toMatchObject({ id: created.id, status: 'completed', output: created.output });
+      expect(retrieved.output_text).toBe(created.output_text);
+      await client.responses.delete(created.id);
+      expect(await refusal(client.responses.retrieve(created.id))).toBeInstanceOf(NotFoundError);
+    }
+  });
+
+  it('keeps a streamed response before the client has its last event', async () => {
+    const final = await client.responses.stream({ model: 'claude', input: 'stored streamed' }).finalResponse();
+    expect((await sdkClient(second).responses.retrieve(final.id)).output_text).toBe('fake answer from claude-sonnet-4-5');
+  });
+
+  it('does not keep a response created with store: false', async () => {
+    const created = await client.responses.create({ model: 'claude', input: 'not stored', store: false });
+    expect(await refusal(client.responses.retrieve(created.id))).toBeInstanceOf(NotFoundError);
+    expect(await refusal(client.responses.create({ model: 'claude', input: 'x', previous_response_id: created.id }))).toBeInstanceOf(NotFoundError);
+  });
+
+  it('runs a tool loop with previous_response_id whose second turn another gateway instance serves, the earlier turns sent as input', async () => {
+    const tools = [{ type: 'function' as const, name: 'lookup', parameters: { type: 'object', properties: { argument: { type: 'string' } } }, strict: false }];
+    const first = await client.responses.create({ model: 'claude', instructions: 'Use the tool.', input: 'loop question', tools });
+    const call = first.output.find((item) => item.type === 'function_call');
+    if (call?.type !== 'function_call') throw new Error('no function call');
+    const turn = await sdkClient(second).responses.create({
+      model: 'claude',
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: 'loop result' }],
+      tools,
+    });
+    expect(turn.output_text).toBe('fake answer from claude-sonnet-4-5');
+    expect(turn.previous_response_id).toBe(first.id);
+    const seen = await lastRequestWith(fake, 'loop result');
+    // The instructions of a turn before are not carried over, as OpenAI documents.
+    expect(seen.json['system']).toBeUndefined();
+    expect(seen.json['messages']).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'loop question' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'fake answer from claude-sonnet-4-5' },
+          { type: 'tool_use', id: call.call_id, name: 'lookup', input: { argument: 'fake' } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.call_id, content: 'loop result' }] },
+    ]);
+    // A third turn continues from the second, on the first instance again.
+    await client.responses.create({ model: 'claude', previous_response_id: turn.id, input: 'loop third' });
+    const third = await lastRequestWith(fake, 'loop third');
+    expect((third.json['messages'] as unknown[]).length).toBe(5);
+  });
+
+  it("lets the upstream that answered natively continue from its own state, and a bridged alias from the gateway's copy", async () => {
+    const first = await client.responses.create({ model: 'gpt', input: 'native first' });
+    await sdkClient(second).responses.create({ model: 'gpt', previous_response_id: first.id, input: 'native second' });
+    const native = await lastRequestWith(fake, 'native second');
+    expect(native.json).toMatchObject({ previous_response_id: first.id, input: 'native second' });
+    await client.responses.create({ model: 'claude', previous_response_id: first.id, input: 'switched to claude' });
+    const bridged = await lastRequestWith(fake, 'switched to claude');
+    expect(bridged.json['messages']).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'native first' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'fake answer from gpt-4o-mini' }] },
+      { role: 'user', content: [{ type: 'text', text: 'switched to claude' }] },
+    ]);
+  });
+
+  it("answers 404 to another project's key, for reading, deleting and continuing a response", async () => {
+    const owner = new OpenAI({ apiKey: await keyOf('stored-owner'), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const stranger = new OpenAI({ apiKey: await keyOf('stored-stranger'), baseURL: `${second.url}/v1`, maxRetries: 0 });
+    const created = await owner.responses.create({ model: 'claude', input: 'owned' });
+    expect((await owner.responses.retrieve(created.id)).id).toBe(created.id);
+    expect(await refusal(stranger.responses.retrieve(created.id))).toBeInstanceOf(NotFoundError);
+    expect(await refusal(stranger.responses.delete(created.id))).toBeInstanceOf(NotFoundError);
+    expect(await refusal(stranger.responses.create({ model: 'claude', input: 'x', previous_response_id: created.id }))).toBeInstanceOf(NotFoundError);
+    expect(await refusal(stranger.responses.inputItems.list(created.id))).toBeInstanceOf(NotFoundError);
+    expect((await owner.responses.retrieve(created.id)).id).toBe(created.id);
+  });
+
+  it('lists input items newest first and pages them as OpenAI does', async () => {
+    const created = await client.responses.create({
+      model: 'claude',
+      input: [
+        { role: 'user', content: 'items one' },
+        { role: 'assistant', content: 'items two' },
+        { role: 'user', content: 'items three' },
+      ],
+    });
+    const all = await client.responses.inputItems.list(created.id);
+    expect(all.data.map((item) => item.type === 'message' && item.content[0]?.type === 'input_text' ? item.content[0].text : item.type === 'message' ? (item.content[0] as { text: string }).text : '')).toEqual(['items three', 'items two', 'items one']);
+    const firstPage = await client.responses.inputItems.list(created.id, { limit: 2, order: 'asc' });
+    expect(firstPage.data).toHaveLength(2);
+    expect(firstPage.hasNextPage()).toBe(true);
+    const secondPage = await firstPage.getNextPage();
+    expect(secondPage.data).toHaveLength(1);
+    expect(secondPage.data[0]?.id).toBe(all.data[0]?.id);
+    expect(secondPage.hasNextPage()).toBe(false);
+    expect(await refusal(client.responses.inputItems.list(created.id, { limit: 1000 }))).toBeInstanceOf(BadRequestError);
+  });
+
+  it('answers a background response at once as queued, and completes it for any instance to read', async () => {
+    const queued = await client.responses.create({ model: 'claude', input: 'background work', background: true });
+    expect(queued).toMatchObject({ status: 'queued', background: true });
+    const done = await eventually(() => sdkClient(second).responses.retrieve(queued.id), (response) => response.status === 'completed');
+    expect(done).toMatchObject({ id: queued.id, status: 'completed', background: true });
+    expect(done.output_text).toBe('fake answer from claude-sonnet-4-5');
+  });
+
+  it('cancels a running background response from another instance, which stops the upstream call', async () => {
+    const queued = await client.responses.create({ model: 'claude-silent', input: 'background cancelled', background: true });
+    await eventually(() => fake.requests(), (seen) => seen.some((request) => request.body.includes('background cancelled')));
+    const cancelled = await sdkClient(second).responses.cancel(queued.id);
+    expect(cancelled.status).toBe('cancelled');
+    const upstream = await eventually(() => lastRequestWith(fake, 'background cancelled'), (seen) => seen.aborted);
+    expect(upstream.aborted).toBe(true);
+    expect((await client.responses.retrieve(queued.id)).status).toBe('cancelled');
+    const plain = await client.responses.create({ model: 'claude', input: 'not background' });
+    expect(await refusal(client.responses.cancel(plain.id))).toBeInstanceOf(BadRequestError);
+  });
+});

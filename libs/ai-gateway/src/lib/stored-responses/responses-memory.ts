@@ -1,0 +1,151 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { errorFields } from '@arbor/observability';
+import { nativeOperation, responseShell, itemId } from '@arbor/provider-adapters';
+import { CallHooks, CallPipeline } from '../calls/call-pipeline';
+import { CollectedAnswer } from '../calls/collected-answer';
+import type { CallExtension } from '../calls/call-routes';
+import { requestedAlias } from '../calls/requested-alias';
+import { DeploymentRouter } from '../deployment-router';
+import { badRequest } from '../gateway-errors';
+import type { GatewayCaller } from '../keys/key-verifier';
+import { OPENAI_RESPONSES } from '../endpoints/openai-responses/openai-responses.codec';
+import { conversationItems, inputItemsOf } from './conversation';
+import { ResponsesStore } from './responses-store';
+import type { StoredResponse } from './stored-response.entity';
+
+// Running background responses are checked this often for a cancellation made on another replica.
+const CANCEL_CHECK_MS = 1000;
+
+/**
+ * The Responses API's memory around the call pipeline: `previous_response_id` continued from the
+ * stored conversation (the upstream's own state used when the same deployment answered the turn
+ * before natively, else the earlier turns sent as input items, so that any deployment of any
+ * provider, on any replica, continues it); every answer with `store` (the default) kept before
+ * the client has its last byte; `background` calls answered at once as queued and run here,
+ * cancellable from any replica.
+ */
+@Injectable()
+export class ResponsesMemory implements CallExtension, OnModuleDestroy {
+  readonly codec = OPENAI_RESPONSES;
+  private readonly logger = new Logger('ai-gateway');
+  /** Background responses running in this process, by id. */
+  private readonly running = new Map<string, CollectedAnswer>();
+  private cancelChecks: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly pipeline: CallPipeline,
+    private readonly store: ResponsesStore,
+    private readonly deployments: DeploymentRouter,
+  ) {}
+
+  onModuleDestroy(): void {
+    clearInterval(this.cancelChecks);
+    for (const run of this.running.values()) run.abandon();
+  }
+
+  async handle(caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const previousId = body['previous_response_id'];
+    if (previousId !== undefined && previousId !== null && (typeof previousId !== 'string' || previousId === '')) throw badRequest('previous_response_id must be a response id.', 'previous_response_id');
+    const stored = body['store'] !== false;
+    const background = body['background'] === true;
+    const earlier = typeof previousId === 'string' ? await this.store.conversation(previousId, caller) : [];
+    if (!background) return this.pipeline.handle(this.codec, caller, body, request.headers, response, this.hooks(caller, body, earlier, stored));
+
+    if (!stored) throw badRequest('A background response must be stored: remove store: false.', 'store');
+    if (body['stream'] === true) throw badRequest('Streaming a background response is not served by this gateway; poll GET /v1/responses/{id} instead.', 'stream');
+    // Refusals a client can act on come now, not as a failed response later.
+    requestedAlias(body, caller, this.deployments);
+    const id = itemId('resp');
+    const queued = { ...responseShell(body, id, Math.floor(Date.now() / 1000)), status: 'queued', background: true };
+    await this.store.save(
+      this.store.record(caller, { id, status: 'queued', deploymentId: null, upstreamId: null, previousResponseId: typeof previousId === 'string' ? previousId : null, input: inputItemsOf(body['input']), response: queued, background: true }),
+    );
+    const answer = JSON.stringify(queued);
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) }).end(answer);
+    void this.runInBackground(id, caller, body, request, earlier);
+  }
+
+  /** What the pipeline does for this family: earlier turns in, the answer kept. */
+  private hooks(caller: GatewayCaller, body: Record<string, unknown>, earlier: readonly StoredResponse[], stored: boolean, backgroundId?: string): CallHooks {
+    const previous = earlier.at(-1);
+    const input = inputItemsOf(body['input']);
+    const previousId = previous?.id ?? null;
+    return {
+      bodyFor: (deployment, native) => {
+        const asked = backgroundId ? { ...body, background: false, stream: false } : body;
+        if (!previous) return asked;
+        // The upstream that answered the turn before natively still holds the conversation.
+        if (native && previous.deploymentId === deployment.id && previous.upstreamId) return { ...asked, previous_response_id: previous.upstreamId };
+        const history = [...conversationItems(earlier), ...input.map(({ id: _id, ...item }) => item)];
+        // A bridged call echoes previous_response_id in its answer; a native upstream would look it up.
+        const { previous_response_id: _previous, ...rest } = asked;
+        return native ? { ...rest, input: history } : { ...asked, input: history };
+      },
+      answered: async (document, deployment) => {
+        const native = nativeOperation(deployment.provider, this.codec.operation) !== undefined;
+        const id = backgroundId ?? String(document['id']);
+        const response = { ...document, id, previous_response_id: previousId, ...(backgroundId ? { background: true } : {}) };
+        const upstreamId = native && typeof document['id'] === 'string' ? document['id'] : null;
+        const status = typeof document['status'] === 'string' ? document['status'] : 'completed';
+        if (backgroundId) {
+          await this.store.settle(backgroundId, status, response, { deploymentId: deployment.id, upstreamId });
+          return;
+        }
+        if (!stored) return;
+        await this.store.save(this.store.record(caller, { id, status, deploymentId: deployment.id, upstreamId, previousResponseId: previousId, input, response, background: false }));
+      },
+    };
+  }
+
+  /** Runs a background response to its end (or its cancellation), its state kept in the store. */
+  private async runInBackground(id: string, caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, earlier: readonly StoredResponse[]): Promise<void> {
+    const collected = new CollectedAnswer();
+    this.running.set(id, collected);
+    this.cancelChecks ??= setInterval(() => void this.checkCancelled(), CANCEL_CHECK_MS).unref();
+    try {
+      const queued = await this.store.find(id, caller);
+      await this.store.settle(id, 'in_progress', { ...queued.response, status: 'in_progress' });
+      await this.pipeline.handle(this.codec, caller, body, request.headers, collected, this.hooks(caller, body, earlier, true, id));
+      if (collected.status !== 200) {
+        const failed = { ...queued.response, status: 'failed', error: failureOf(collected.text()) };
+        await this.store.settle(id, 'failed', failed);
+      }
+    } catch (error) {
+      this.logger.warn('a background response could not be completed', { err: errorFields(error) });
+      await this.store.settle(id, 'failed', { id, object: 'response', status: 'failed', error: { code: 'server_error', message: 'The gateway failed to complete the response.' } }).catch(() => undefined);
+    } finally {
+      this.running.delete(id);
+      if (this.running.size === 0) {
+        clearInterval(this.cancelChecks);
+        this.cancelChecks = undefined;
+      }
+    }
+  }
+
+  /** Stops a background response of this process (its upstream call too); true when it ran here. */
+  stop(id: string): boolean {
+    const run = this.running.get(id);
+    run?.abandon();
+    return run !== undefined;
+  }
+
+  private async checkCancelled(): Promise<void> {
+    if (this.running.size === 0) return;
+    try {
+      for (const id of await this.store.cancelledAmong([...this.running.keys()])) this.stop(id);
+    } catch (error) {
+      this.logger.warn('cancellations of background responses could not be read', { err: errorFields(error) });
+    }
+  }
+}
+
+/** The error object of a failed background call, from the error body it would have answered. */
+function failureOf(text: string): { code: string; message: string } {
+  try {
+    const error = (JSON.parse(text) as { error?: { code?: unknown; type?: unknown; message?: unknown } }).error;
+    return { code: String(error?.code ?? error?.type ?? 'server_error'), message: String(error?.message ?? 'The response failed.') };
+  } catch {
+    return { code: 'server_error', message: 'The response failed.' };
+  }
+}
