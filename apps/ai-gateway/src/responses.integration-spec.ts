@@ -28,6 +28,7 @@ describe('the Responses API through the official OpenAI SDK', () => {
         deployment('gpt-midstream', 'openai/fail-midstream', `${fakeUrl}/v1`),
         deployment('claude', 'anthropic/claude-sonnet-4-5', `${fakeUrl}/anthropic`, '\n    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }'),
         deployment('gemini', 'gemini/gemini-2.5-flash', `${fakeUrl}/gemini`),
+        deployment('gpt-chat-only', 'openai/gpt-4o-mini', `${fakeUrl}/v1`, '\n    model_info: { supported_endpoints: [/v1/chat/completions] }'),
         deployment('gemini-midstream', 'gemini/fail-midstream', `${fakeUrl}/gemini`),
       ].join('')}
 `,
@@ -167,6 +168,12 @@ describe('the Responses API through the official OpenAI SDK', () => {
       const final = await stream.finalResponse();
       expect(deltas.join('')).toBe('The user wants a fake answer.');
       expect(final.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+    });
+
+    it('bridges an OpenAI-compatible server whose model_info.supported_endpoints lacks /v1/responses', async () => {
+      const answer = await client.responses.create({ model: 'gpt-chat-only', input: 'chat only server' });
+      expect(answer.output_text).toBe('fake answer from gpt-4o-mini');
+      expect((await lastRequestWith(fake, 'chat only server')).path).toBe('/v1/chat/completions');
     });
 
     it('refuses a built-in tool the provider lacks, naming it, and drops it under drop_params', async () => {

@@ -32,7 +32,7 @@ export interface CallHooks {
   /** The request for `deployment`, before any bridge translates it; `native` when it serves the family's operation. */
   bodyFor?(deployment: GatewayDeployment, native: boolean): Record<string, unknown>;
   /** The answer's whole document (the JSON answer, or what the stream's tap kept of its end). */
-  answered?(document: Record<string, unknown>, deployment: GatewayDeployment): Promise<void>;
+  answered?(document: Record<string, unknown>, deployment: GatewayDeployment, native: boolean): Promise<void>;
 }
 
 /**
@@ -61,6 +61,8 @@ interface CallState {
   admission?: CallAdmission;
   /** The deployment whose answer is being passed on, counted as busy until the call ends. */
   busy?: string;
+  /** Whether that deployment serves the family's operation itself (else the answer came through the bridge). */
+  native?: boolean;
   /** The client hung up while an upstream was working on the call (which the hang-up then stopped). */
   hungUpOnUpstream?: boolean;
   settled: boolean;
@@ -175,7 +177,7 @@ export class CallPipeline {
     state: CallState,
   ): Promise<ProviderAnswer> {
     const { codec, body } = state;
-    const native = nativeOperation(deployment.provider, codec.operation);
+    const native = servesItself(deployment, codec) ? nativeOperation(deployment.provider, codec.operation) : undefined;
     const bridge = native ? undefined : codec.bridge;
     const via = bridge ? bridge.via : codec;
     const operation = native ?? (bridge ? nativeOperation(deployment.provider, bridge.via.operation) : undefined);
@@ -195,6 +197,7 @@ export class CallPipeline {
       const answer = await operation.call({ deployment, body: upstreamBody, signal, ...(native && forwarded ? { headers: forwarded } : {}) });
       this.deployments.observeLatency(deployment.id, performance.now() - began);
       state.busy = deployment.id;
+      state.native = native !== undefined;
       return bridge ? bridge.answer(answer, body, streamed) : answer;
     } catch (error) {
       this.deployments.finished(deployment.id);
@@ -222,7 +225,7 @@ export class CallPipeline {
     }
     const usage = state.codec.usageOfAnswer(bytes);
     const { cost, keySpend } = this.finish(state, usage ?? NO_USAGE);
-    if (state.hooks?.answered && state.progress.deployment) await state.hooks.answered(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, state.progress.deployment);
+    if (state.hooks?.answered && state.progress.deployment) await state.hooks.answered(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, state.progress.deployment, state.native === true);
     const { headers } = state;
     upstreamHeaders(headers, answer.headers);
     routingHeaders(state);
@@ -281,7 +284,7 @@ export class CallPipeline {
     }
     const { cost, keySpend } = this.finish(state, tap.usage ?? NO_USAGE, failure, firstChunkAt);
     if (signal.aborted) return;
-    if (!failure && tap.final && state.hooks?.answered && state.progress.deployment) await state.hooks.answered(tap.final, state.progress.deployment);
+    if (!failure && tap.final && state.hooks?.answered && state.progress.deployment) await state.hooks.answered(tap.final, state.progress.deployment, state.native === true);
     response.addTrailers({ 'x-arbor-response-cost': formatUsd(cost), ...(keySpend !== undefined ? { 'x-arbor-key-spend': formatUsd(keySpend) } : {}) });
     // The last events leave with the end of the answer: one write, not two.
     response.end(last === '' ? undefined : last);
@@ -332,6 +335,12 @@ export class CallPipeline {
     this.metrics.call(state.outcome);
     state.outcome = undefined;
   }
+}
+
+/** Whether the deployment serves the family's endpoint itself, unless its model_info.supported_endpoints says it does not. */
+function servesItself(deployment: GatewayDeployment, codec: EndpointCodec): boolean {
+  const listed = deployment.supportedEndpoints;
+  return listed === undefined || codec.paths.some((path) => listed.has(path));
 }
 
 function upstreamHeaders(headers: CallState['headers'], upstream: IncomingHttpHeaders): void {

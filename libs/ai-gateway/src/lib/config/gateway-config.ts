@@ -11,6 +11,13 @@ export interface GatewayDeployment extends ProviderDeployment {
   rpm?: number;
   tpm?: number;
   modelInfo: Record<string, unknown>;
+  /**
+   * `model_info.supported_endpoints` (LiteLLM's name): the endpoint paths the upstream serves
+   * itself (`/v1/responses`, …). When given, an endpoint family whose path is not listed is
+   * bridged through chat completions even where the provider could serve it (an
+   * OpenAI-compatible server without a Responses API, say).
+   */
+  supportedEndpoints?: ReadonlySet<string>;
 }
 
 export type RoutingStrategy = 'simple-shuffle' | 'least-busy' | 'latency-based-routing';
@@ -115,6 +122,7 @@ export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = proces
       const tpm = read.positive(params['tpm'], `${at}.litellm_params.tpm`);
       const timeout = read.positive(params['timeout'], `${at}.litellm_params.timeout`);
       const id = modelInfo?.['id'] === undefined ? undefined : read.string(modelInfo['id'], `${at}.model_info.id`);
+      const endpoints = read.paths(modelInfo?.['supported_endpoints'], `${at}.model_info.supported_endpoints`);
       if (alias === undefined || target === undefined || provider === undefined) return;
       deployments.push({
         id: id ?? `${alias}-${index}`,
@@ -127,6 +135,7 @@ export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = proces
         ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
         ...(rpm !== undefined ? { rpm } : {}),
         ...(tpm !== undefined ? { tpm } : {}),
+        ...(endpoints !== undefined ? { supportedEndpoints: new Set(endpoints) } : {}),
         modelInfo: modelInfo ?? {},
       });
     });
@@ -235,6 +244,16 @@ class Reader {
       return undefined;
     }
     return number;
+  }
+
+  /** A list of URL paths (`["/v1/chat/completions", "/v1/responses"]`). */
+  paths(value: unknown, path: string): string[] | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value) || !value.every((item) => typeof item === 'string' && item.startsWith('/'))) {
+      this.problem(path, 'must be a list of endpoint paths, such as ["/v1/chat/completions", "/v1/responses"]');
+      return undefined;
+    }
+    return value as string[];
   }
 
   boolean(value: unknown, path: string): boolean | undefined {

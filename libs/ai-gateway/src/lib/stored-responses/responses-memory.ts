@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { errorFields } from '@arbor/observability';
-import { nativeOperation, responseShell, itemId } from '@arbor/provider-adapters';
+import { itemId, responseShell } from '@arbor/provider-adapters';
 import { CallHooks, CallPipeline } from '../calls/call-pipeline';
 import { CollectedAnswer } from '../calls/collected-answer';
 import type { CallExtension } from '../calls/call-routes';
@@ -82,8 +82,7 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
         const { previous_response_id: _previous, ...rest } = asked;
         return native ? { ...rest, input: history } : { ...asked, input: history };
       },
-      answered: async (document, deployment) => {
-        const native = nativeOperation(deployment.provider, this.codec.operation) !== undefined;
+      answered: async (document, deployment, native) => {
         const id = backgroundId ?? String(document['id']);
         const response = { ...document, id, previous_response_id: previousId, ...(backgroundId ? { background: true } : {}) };
         const upstreamId = native && typeof document['id'] === 'string' ? document['id'] : null;
