@@ -174,4 +174,46 @@ describe('stored responses through the official OpenAI SDK', () => {
     const plain = await client.responses.create({ model: 'claude', input: 'not background' });
     expect(await refusal(client.responses.cancel(plain.id))).toBeInstanceOf(BadRequestError);
   });
+
+  describe('compaction and token counts', () => {
+    it('compacts natively on an OpenAI alias, passing the encrypted compaction item through', async () => {
+      const compacted = await client.responses.compact({ model: 'gpt', input: [{ role: 'user', content: 'compact natively' }] });
+      expect(compacted.object).toBe('response.compaction');
+      expect(compacted.output.at(-1)).toMatchObject({ type: 'compaction', encrypted_content: 'fake-encrypted:1' });
+      expect((await lastRequestWith(fake, 'compact natively')).path).toBe('/v1/responses/compact');
+    });
+
+    it('compacts a stored conversation on a Claude alias through chat, and reads its own compaction item back in the next turn', async () => {
+      const first = await client.responses.create({ model: 'claude', input: 'compact this conversation' });
+      const compacted = await sdkClient(second).responses.compact({ model: 'claude', previous_response_id: first.id, input: 'and this' });
+      const summarised = await lastRequestWith(fake, 'and this');
+      const messages = summarised.json['messages'] as { role: string; content: { text: string }[] }[];
+      expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+      expect(messages.at(-1)?.content.map((part) => part.text).join('\n')).toMatch(/^and this\n+Summarize the conversation so far/);
+      expect(compacted.output.map((item) => item.type)).toEqual(['message', 'message', 'compaction']);
+      expect(compacted.usage).toMatchObject({ input_tokens: 7, output_tokens: 5 });
+
+      await client.responses.create({ model: 'claude', input: [...(compacted.output as OpenAI.Responses.ResponseInputItem[]), { role: 'user', content: 'after compaction' }] });
+      const continued = await lastRequestWith(fake, 'after compaction');
+      const texts = (continued.json['messages'] as { content: { text: string }[] }[]).flatMap((message) => message.content.map((part) => part.text));
+      expect(texts).toEqual(['compact this conversation', 'and this', 'Summary of the conversation so far:\n\nfake answer from claude-sonnet-4-5', 'after compaction']);
+    });
+
+    it("refuses another provider's compaction item on a bridged alias, naming it", async () => {
+      const compacted = await client.responses.compact({ model: 'gpt', input: 'openai compaction' });
+      const refused = await refusal(client.responses.create({ model: 'claude', input: compacted.output as OpenAI.Responses.ResponseInputItem[] }));
+      expect(refused).toBeInstanceOf(BadRequestError);
+      expect((refused as BadRequestError).message).toMatch(/a compaction item made by another provider is served only by models with a native Responses API, and anthropic has none/);
+    });
+
+    it('counts input tokens with the provider where it counts, else locally, saying which', async () => {
+      const { data: counted, response } = await client.responses.inputTokens.count({ model: 'gpt', input: 'count these four words' }).withResponse();
+      expect(counted).toEqual({ object: 'response.input_tokens', input_tokens: 4 });
+      expect(response.headers.get('x-arbor-token-count')).toBe('provider');
+      const { data: estimated, response: local } = await client.responses.inputTokens.count({ model: 'claude', instructions: 'Be brief.', input: 'count these four words' }).withResponse();
+      expect(estimated.object).toBe('response.input_tokens');
+      expect(estimated.input_tokens).toBeGreaterThan(5);
+      expect(local.headers.get('x-arbor-token-count')).toBe('estimate; encoding=o200k_base');
+    });
+  });
 });

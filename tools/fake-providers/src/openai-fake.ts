@@ -12,7 +12,7 @@
 // Every answer echoes what arrived in the `x-fake-*` headers and in `fake_echo` (non-streamed),
 // so that a test can assert what the gateway sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerResponses, type ResponsesRequest } from './openai-responses-fake.ts';
+import { answerResponses, compactedResponse, inputTokens, type ResponsesRequest } from './openai-responses-fake.ts';
 
 export const FAKE_OPENAI_MODELS = ['gpt-4o-mini', 'gpt-4o', 'fake-small'];
 
@@ -84,6 +84,11 @@ export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) =
   const completionTokens = tokens ? Number(tokens[2]) : 5;
   const echoHeaders = { 'x-request-id': `req_fake_${Date.now()}`, 'x-fake-received-model': model, 'openai-processing-ms': '1' };
   const echo = { body: JSON.parse(body) as unknown, authorization: req.headers.authorization };
+  if (operation === 'responses_compact' || operation === 'responses_input_tokens') {
+    res.writeHead(200, { 'content-type': 'application/json', ...echoHeaders });
+    res.end(JSON.stringify(operation === 'responses_compact' ? compactedResponse(request as ResponsesRequest, { prompt: promptTokens, completion: completionTokens }) : inputTokens(request as ResponsesRequest)));
+    return;
+  }
   if (operation === 'responses') {
     await answerResponses(res, request as ResponsesRequest, model, { prompt: promptTokens, completion: completionTokens }, echoHeaders, seen, fail);
     return;
@@ -152,9 +157,11 @@ export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) =
   res.end('data: [DONE]\n\n');
 };
 
-const OPERATIONS: Record<string, 'chat' | 'completions' | 'embeddings' | 'responses'> = {
+const OPERATIONS: Record<string, 'chat' | 'completions' | 'embeddings' | 'responses' | 'responses_compact' | 'responses_input_tokens'> = {
   '/v1/chat/completions': 'chat',
   '/v1/responses': 'responses',
+  '/v1/responses/compact': 'responses_compact',
+  '/v1/responses/input_tokens': 'responses_input_tokens',
   '/v1/completions': 'completions',
   '/v1/embeddings': 'embeddings',
 };

@@ -7,7 +7,7 @@ import { CallAccounting } from './calls/call-accounting';
 import { CallPipeline } from './calls/call-pipeline';
 import { FamilyAController } from './calls/family-a.controller';
 import { CALL_EXTENSIONS, CallRoutes } from './calls/call-routes';
-import { CountTokensRoutes } from './endpoints/anthropic-messages/count-tokens.routes';
+import { TokenCountRoutes } from './endpoints/token-count.routes';
 import { GatewayMetrics } from './calls/gateway-metrics';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
@@ -86,7 +86,7 @@ export class GatewayModule {
         { provide: CALL_EXTENSIONS, useFactory: (memory: ResponsesMemory) => [memory], inject: [ResponsesMemory] },
         CallRoutes,
         StoredResponsesRoutes,
-        CountTokensRoutes,
+        TokenCountRoutes,
         MasterKeyCheck,
         GatewayAuthentication,
         GatewayKeyGuard,

@@ -13,9 +13,10 @@ export interface ProviderDeployment {
 
 /**
  * What a caller may ask of a provider, each the operation of one endpoint family's wire format:
- * OpenAI's chat completions, completions, embeddings and responses; Anthropic's messages and its token count.
+ * OpenAI's chat completions, completions, embeddings, responses (and their compaction and token
+ * count); Anthropic's messages and its token count.
  */
-export type ProviderOperation = 'chat' | 'completions' | 'embeddings' | 'responses' | 'messages' | 'count_tokens';
+export type ProviderOperation = 'chat' | 'completions' | 'embeddings' | 'responses' | 'responses_compact' | 'responses_input_tokens' | 'messages' | 'count_tokens';
 
 export interface ProviderCall {
   deployment: ProviderDeployment;

@@ -23,3 +23,13 @@ export const OPENAI_RESPONSES_PARAMS: ReadonlySet<string> = new Set([
   'reasoning', 'safety_identifier', 'service_tier', 'store', 'stream', 'stream_options', 'temperature', 'text',
   'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation', 'user',
 ]);
+
+/** POST /v1/responses/compact. */
+export const OPENAI_RESPONSES_COMPACT_PARAMS: ReadonlySet<string> = new Set([
+  'model', 'input', 'instructions', 'previous_response_id', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'image',
+]);
+
+/** POST /v1/responses/input_tokens: what a Responses request would take as input. */
+export const OPENAI_RESPONSES_INPUT_TOKENS_PARAMS: ReadonlySet<string> = new Set([
+  'model', 'input', 'instructions', 'conversation', 'parallel_tool_calls', 'previous_response_id', 'reasoning', 'text', 'tool_choice', 'tools', 'truncation',
+]);

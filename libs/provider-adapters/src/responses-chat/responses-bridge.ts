@@ -5,6 +5,7 @@ import { ChatToResponsesStream, type ResponsesEvent } from './chat-to-responses.
 
 export { toChatRequest as responsesToChatRequest, type BridgeOptions } from './responses-to-chat.request';
 export { itemId, responseShell } from './chat-to-responses.answer';
+export { chatAnswerAsCompaction, compactToChatRequest } from './compaction';
 export type { ResponseObject, OutputItem, ResponsesUsage } from './responses.wire';
 
 /**

@@ -1,8 +1,12 @@
 import type { z } from 'zod';
 import { ProviderError } from '../lib/provider-error';
+import { summaryOf } from './compaction';
 import { responsesRequest, type ContentPart, type InputItem, type ResponsesRequest } from './responses.wire';
 
 type ChatMessage = Record<string, unknown>;
+
+/** How a compacted conversation's summary reaches a chat model. */
+const SUMMARY_HEADING = 'Summary of the conversation so far:';
 
 /** How the bridge treats what chat cannot carry. */
 export interface BridgeOptions {
@@ -81,6 +85,11 @@ function chatMessages(request: ResponsesRequest, options: BridgeOptions): ChatMe
       const { call_id, output } = item as { call_id: string; output: string | ContentPart[] };
       messages.push({ role: 'tool', tool_call_id: call_id, content: typeof output === 'string' ? output : output.map((part) => textOfPart(part)).join('') });
     } else if (type === 'reasoning') continue;
+    else if (type === 'compaction') {
+      const summary = summaryOf((item as { encrypted_content?: unknown }).encrypted_content);
+      if (summary !== undefined) messages.push({ role: 'user', content: `${SUMMARY_HEADING}\n\n${summary}` });
+      else if (!options.dropParams) throw unbridgeable(`input.${index}: a compaction item made by another provider`, options.provider, 'input');
+    }
     else if (!options.dropParams) throw unbridgeable(`input.${index}: an item of type ${type}`, options.provider, 'input');
   }
   return messages;

@@ -24,11 +24,12 @@ const functionCallOutput = z
   .object({ type: z.literal('function_call_output'), call_id: z.string(), output: z.union([z.string(), z.array(contentPart)]) })
   .loose();
 const reasoning = z.object({ type: z.literal('reasoning') }).loose();
-const KNOWN_ITEMS = new Set(['message', 'function_call', 'function_call_output', 'reasoning']);
+const compaction = z.object({ type: z.literal('compaction'), encrypted_content: z.string() }).loose();
+const KNOWN_ITEMS = new Set(['message', 'function_call', 'function_call_output', 'reasoning', 'compaction']);
 /** Any other item (built-in tool calls, item references): named in the refusal. */
 const otherItem = z.object({ type: z.string().refine((type) => !KNOWN_ITEMS.has(type)) }).loose();
 
-export const inputItem = z.union([message, functionCall, functionCallOutput, reasoning, otherItem]);
+export const inputItem = z.union([message, functionCall, functionCallOutput, reasoning, compaction, otherItem]);
 export type InputItem = z.infer<typeof inputItem>;
 
 const functionTool = z

@@ -198,7 +198,7 @@ export class CallPipeline {
       this.deployments.observeLatency(deployment.id, performance.now() - began);
       state.busy = deployment.id;
       state.native = native !== undefined;
-      return bridge ? bridge.answer(answer, body, streamed) : answer;
+      return bridge ? bridge.answer(answer, asked, streamed) : answer;
     } catch (error) {
       this.deployments.finished(deployment.id);
       if (signal.aborted) state.hungUpOnUpstream = true;

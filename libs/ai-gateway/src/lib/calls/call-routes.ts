@@ -13,9 +13,9 @@ import { readJsonObject } from './request-body';
  * API's stored conversations and background runs).
  */
 export interface CallExtension {
-  readonly codec: EndpointCodec;
+  readonly codecs: readonly EndpointCodec[];
   /** Answers a call whose key was checked and body read (errors are thrown, the route renders them). */
-  handle(caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, response: ServerResponse): Promise<void>;
+  handle(codec: EndpointCodec, caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, response: ServerResponse): Promise<void>;
 }
 
 export const CALL_EXTENSIONS = Symbol('CALL_EXTENSIONS');
@@ -50,8 +50,8 @@ export class CallRoutes implements OnModuleInit {
     try {
       const caller = await this.authentication.caller(request);
       const body = await readJsonObject(request);
-      const extension = this.extensions.find((candidate) => candidate.codec === codec);
-      if (extension) await extension.handle(caller, body, request, response);
+      const extension = this.extensions.find((candidate) => candidate.codecs.includes(codec));
+      if (extension) await extension.handle(codec, caller, body, request, response);
       else await this.pipeline.handle(codec, caller, body, request.headers, response);
     } catch (error) {
       sendError(codec, response, error);

@@ -6,10 +6,12 @@ import { CallHooks, CallPipeline } from '../calls/call-pipeline';
 import { CollectedAnswer } from '../calls/collected-answer';
 import type { CallExtension } from '../calls/call-routes';
 import { requestedAlias } from '../calls/requested-alias';
+import type { GatewayDeployment } from '../config/gateway-config';
 import { DeploymentRouter } from '../deployment-router';
 import { badRequest } from '../gateway-errors';
 import type { GatewayCaller } from '../keys/key-verifier';
-import { OPENAI_RESPONSES } from '../endpoints/openai-responses/openai-responses.codec';
+import type { EndpointCodec } from '../endpoints/endpoint-codec';
+import { OPENAI_RESPONSES, OPENAI_RESPONSES_COMPACT } from '../endpoints/openai-responses/openai-responses.codec';
 import { conversationItems, inputItemsOf } from './conversation';
 import { ResponsesStore } from './responses-store';
 import type { StoredResponse } from './stored-response.entity';
@@ -27,7 +29,8 @@ const CANCEL_CHECK_MS = 1000;
  */
 @Injectable()
 export class ResponsesMemory implements CallExtension, OnModuleDestroy {
-  readonly codec = OPENAI_RESPONSES;
+  readonly codecs = [OPENAI_RESPONSES, OPENAI_RESPONSES_COMPACT];
+  private readonly codec = OPENAI_RESPONSES;
   private readonly logger = new Logger('ai-gateway');
   /** Background responses running in this process, by id. */
   private readonly running = new Map<string, CollectedAnswer>();
@@ -44,12 +47,14 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     for (const run of this.running.values()) run.abandon();
   }
 
-  async handle(caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async handle(codec: EndpointCodec, caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, response: ServerResponse): Promise<void> {
     const previousId = body['previous_response_id'];
     if (previousId !== undefined && previousId !== null && (typeof previousId !== 'string' || previousId === '')) throw badRequest('previous_response_id must be a response id.', 'previous_response_id');
+    const earlier = typeof previousId === 'string' ? await this.store.conversation(previousId, caller) : [];
+    // A compaction is not a response: it is neither stored nor run in the background.
+    if (codec !== this.codec) return this.pipeline.handle(codec, caller, body, request.headers, response, { bodyFor: (deployment, native) => withConversation(body, earlier, deployment, native) });
     const stored = body['store'] !== false;
     const background = body['background'] === true;
-    const earlier = typeof previousId === 'string' ? await this.store.conversation(previousId, caller) : [];
     if (!background) return this.pipeline.handle(this.codec, caller, body, request.headers, response, this.hooks(caller, body, earlier, stored));
 
     if (!stored) throw badRequest('A background response must be stored: remove store: false.', 'store');
@@ -68,20 +73,11 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
 
   /** What the pipeline does for this family: earlier turns in, the answer kept. */
   private hooks(caller: GatewayCaller, body: Record<string, unknown>, earlier: readonly StoredResponse[], stored: boolean, backgroundId?: string): CallHooks {
-    const previous = earlier.at(-1);
     const input = inputItemsOf(body['input']);
-    const previousId = previous?.id ?? null;
+    const previousId = earlier.at(-1)?.id ?? null;
+    const asked = backgroundId ? { ...body, background: false, stream: false } : body;
     return {
-      bodyFor: (deployment, native) => {
-        const asked = backgroundId ? { ...body, background: false, stream: false } : body;
-        if (!previous) return asked;
-        // The upstream that answered the turn before natively still holds the conversation.
-        if (native && previous.deploymentId === deployment.id && previous.upstreamId) return { ...asked, previous_response_id: previous.upstreamId };
-        const history = [...conversationItems(earlier), ...input.map(({ id: _id, ...item }) => item)];
-        // A bridged call echoes previous_response_id in its answer; a native upstream would look it up.
-        const { previous_response_id: _previous, ...rest } = asked;
-        return native ? { ...rest, input: history } : { ...asked, input: history };
-      },
+      bodyFor: (deployment, native) => withConversation(asked, earlier, deployment, native),
       answered: async (document, deployment, native) => {
         const id = backgroundId ?? String(document['id']);
         const response = { ...document, id, previous_response_id: previousId, ...(backgroundId ? { background: true } : {}) };
@@ -137,6 +133,22 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
       this.logger.warn('cancellations of background responses could not be read', { err: errorFields(error) });
     }
   }
+}
+
+/**
+ * The request for one deployment, continuing a stored conversation: the upstream that answered
+ * the turn before natively still holds it (its own id is sent); any other gets the earlier turns
+ * as input items before this turn's input.
+ */
+function withConversation(body: Record<string, unknown>, earlier: readonly StoredResponse[], deployment: GatewayDeployment, native: boolean): Record<string, unknown> {
+  const previous = earlier.at(-1);
+  if (!previous) return body;
+  if (native && previous.deploymentId === deployment.id && previous.upstreamId) return { ...body, previous_response_id: previous.upstreamId };
+  const input = inputItemsOf(body['input']).map(({ id: _id, ...item }) => item);
+  const history = [...conversationItems(earlier), ...input];
+  // A bridged call echoes previous_response_id in its answer; a native upstream would look it up.
+  const { previous_response_id: _previous, ...rest } = body;
+  return native ? { ...rest, input: history } : { ...body, input: history };
 }
 
 /** The error object of a failed background call, from the error body it would have answered. */

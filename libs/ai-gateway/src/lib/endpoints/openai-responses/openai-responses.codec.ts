@@ -1,4 +1,4 @@
-import { chatAnswerAsResponse, responsesToChatRequest, type ProviderError } from '@arbor/provider-adapters';
+import { chatAnswerAsCompaction, chatAnswerAsResponse, compactToChatRequest, responsesToChatRequest, type ProviderError } from '@arbor/provider-adapters';
 import { lastObjectNamed } from '../../calls/usage';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
 import type { EndpointCodec } from '../endpoint-codec';
@@ -44,5 +44,25 @@ export const OPENAI_RESPONSES: EndpointCodec = {
     via: OPENAI_CHAT,
     request: responsesToChatRequest,
     answer: chatAnswerAsResponse,
+  },
+};
+
+/**
+ * `POST /v1/responses/compact`: a conversation compacted into its user messages and one
+ * compaction item. Passed through to deployments that compact natively (OpenAI: the item is
+ * OpenAI's encrypted state); bridged through chat completions to every other, where the model
+ * writes a summary that the compaction item carries and the bridge reads back in a later turn.
+ */
+export const OPENAI_RESPONSES_COMPACT: EndpointCodec = {
+  ...OPENAI_RESPONSES,
+  name: 'openai-responses-compact',
+  operation: 'responses_compact',
+  description: 'Responses API compaction',
+  paths: ['/v1/responses/compact', '/responses/compact'],
+  streamed: () => false,
+  bridge: {
+    via: OPENAI_CHAT,
+    request: compactToChatRequest,
+    answer: (answer, body) => chatAnswerAsCompaction(answer, body),
   },
 };
