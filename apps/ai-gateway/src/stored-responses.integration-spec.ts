@@ -3,6 +3,8 @@
 // same database (nothing of the conversation lives in a gateway's memory), project ownership,
 // background responses and their cancellation.
 import OpenAI, { BadRequestError, NotFoundError } from 'openai';
+import { ResponsesWS } from 'openai/resources/responses/ws';
+import { WebSocket } from 'ws';
 import request from 'supertest';
 import { RunningService } from '@arbor/platform';
 import { AiGatewayConfig } from '@arbor/config';
@@ -155,12 +157,16 @@ describe('stored responses through the official OpenAI SDK', () => {
     expect(await refusal(client.responses.inputItems.list(created.id, { limit: 1000 }))).toBeInstanceOf(BadRequestError);
   });
 
-  it('answers a background response at once as queued, and completes it for any instance to read', async () => {
-    const queued = await client.responses.create({ model: 'claude', input: 'background work', background: true });
-    expect(queued).toMatchObject({ status: 'queued', background: true });
-    const done = await eventually(() => sdkClient(second).responses.retrieve(queued.id), (response) => response.status === 'completed');
-    expect(done).toMatchObject({ id: queued.id, status: 'completed', background: true });
-    expect(done.output_text).toBe('fake answer from claude-sonnet-4-5');
+  it('answers a background response at once as queued, and completes it for any instance to read, natively served or bridged', async () => {
+    for (const [model, answer] of [['claude', 'fake answer from claude-sonnet-4-5'], ['gpt', 'fake answer from gpt-4o-mini']]) {
+      const queued = await client.responses.create({ model, input: `background work ${model}`, background: true });
+      expect(queued).toMatchObject({ status: 'queued', background: true });
+      const done = await eventually(() => sdkClient(second).responses.retrieve(queued.id), (response) => response.status === 'completed');
+      expect(done).toMatchObject({ id: queued.id, status: 'completed', background: true });
+      expect(done.output_text).toBe(answer);
+      // The gateway runs it: the upstream is asked for a plain answer.
+      expect((await lastRequestWith(fake, `background work ${model}`)).json).not.toHaveProperty('background', true);
+    }
   });
 
   it('cancels a running background response from another instance, which stops the upstream call', async () => {
@@ -214,6 +220,90 @@ describe('stored responses through the official OpenAI SDK', () => {
       expect(estimated.object).toBe('response.input_tokens');
       expect(estimated.input_tokens).toBeGreaterThan(5);
       expect(local.headers.get('x-arbor-token-count')).toBe('estimate; encoding=o200k_base');
+    });
+  });
+
+  describe('WebSocket mode', () => {
+    /** The text of a response's messages (what the SDK's HTTP calls add as output_text). */
+    const textOf = (response: OpenAI.Responses.Response): string =>
+      response.output.flatMap((item) => (item.type === 'message' ? item.content.map((part) => (part.type === 'output_text' ? part.text : '')) : [])).join('');
+
+    /** The next turn's end on the socket: its completed response, or the error event's message. */
+    const nextTurn = (socket: ResponsesWS, types: string[] = []): Promise<OpenAI.Responses.Response> =>
+      new Promise((resolve, reject) => {
+        const onEvent = (event: OpenAI.Responses.ResponsesServerEvent) => {
+          types.push(event.type);
+          if (event.type === 'response.completed') done(() => resolve(event.response));
+        };
+        const onError = (error: Error) => done(() => reject(error));
+        const done = (settle: () => void) => {
+          socket.off('event', onEvent);
+          socket.off('error', onError);
+          settle();
+        };
+        socket.on('event', onEvent);
+        socket.on('error', onError);
+      });
+
+    it('serves two turns on one socket through the official SDK, the second continuing the first, and records the spend of both', async () => {
+      const key = (await request(gateway.url).post('/api/v1/keys').set({ authorization: `Bearer ${MASTER_KEY}` }).send({ project: 'socket-spend' }).expect(201)).body as { id: string; key: string };
+      const socket = new ResponsesWS(new OpenAI({ apiKey: key.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 }));
+      try {
+        const types: string[] = [];
+        const firstTurn = nextTurn(socket, types);
+        socket.send({ type: 'response.create', model: 'claude', input: 'socket turn one', store: false });
+        const first = await firstTurn;
+        expect(textOf(first)).toBe('fake answer from claude-sonnet-4-5');
+        expect(types).toEqual(expect.arrayContaining(['response.created', 'response.output_text.delta', 'response.output_item.done', 'response.completed']));
+        // Not stored, yet the connection remembers it for its next turn.
+        expect(await refusal(client.responses.retrieve(first.id))).toBeInstanceOf(NotFoundError);
+        const secondTurn = nextTurn(socket);
+        socket.send({ type: 'response.create', model: 'gpt', previous_response_id: first.id, input: 'socket turn two' });
+        const second = await secondTurn;
+        expect(textOf(second)).toBe('fake answer from gpt-4o-mini');
+        const seen = await lastRequestWith(fake, 'socket turn two');
+        expect(seen.json['input']).toEqual([
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'socket turn one' }] },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'fake answer from claude-sonnet-4-5' }] },
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'socket turn two' }] },
+        ]);
+        const report = await eventually(
+          async () => (await request(gateway.url).get(`/api/v1/keys/${key.id}/spend`).set({ authorization: `Bearer ${MASTER_KEY}` }).expect(200)).body as { totals: Record<string, number> },
+          (body) => body.totals['requests'] === 2,
+        );
+        expect(report.totals).toMatchObject({ requests: 2, prompt_tokens: 14, completion_tokens: 10 });
+      } finally {
+        socket.close();
+      }
+    });
+
+    it('answers a bad turn with an error event and keeps the connection for the next one', async () => {
+      const socket = new ResponsesWS(client);
+      try {
+        const refused = nextTurn(socket);
+        socket.send({ type: 'response.create', model: 'nope', input: 'x' });
+        await expect(refused).rejects.toThrow(/The model "nope" does not exist/);
+        const next = nextTurn(socket);
+        socket.send({ type: 'response.create', model: 'claude', input: 'after a refusal' });
+        expect(textOf(await next)).toBe('fake answer from claude-sonnet-4-5');
+      } finally {
+        socket.close();
+      }
+    });
+
+    it('refuses the upgrade to a bad key with 401', async () => {
+      const socket = new WebSocket(`${gateway.url.replace(/^http/, 'ws')}/v1/responses`, { headers: { authorization: 'Bearer sk-arbor-not-a-key' } });
+      const refused = await new Promise<{ status: number | undefined; body: string }>((resolve, reject) => {
+        socket.on('unexpected-response', (_request, response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+          response.on('end', () => resolve({ status: response.statusCode, body }));
+        });
+        socket.on('open', () => reject(new Error('the upgrade was accepted')));
+        socket.on('error', () => undefined);
+      });
+      expect(refused.status).toBe(401);
+      expect((JSON.parse(refused.body) as { error: { code: string } }).error.code).toBe('invalid_api_key');
     });
   });
 });

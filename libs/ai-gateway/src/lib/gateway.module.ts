@@ -22,6 +22,7 @@ import { KeyChangeBus } from './limits/key-change-bus';
 import { KeyLimiter } from './limits/key-limiter';
 import { SpendController } from './spend/spend.controller';
 import { ResponsesMemory } from './stored-responses/responses-memory';
+import { ResponsesSocket } from './stored-responses/responses-socket';
 import { ResponsesStore } from './stored-responses/responses-store';
 import { StoredResponsesRoutes } from './stored-responses/stored-responses.routes';
 import { SpendRecorder } from './spend/spend-recorder';
@@ -86,6 +87,7 @@ export class GatewayModule {
         { provide: CALL_EXTENSIONS, useFactory: (memory: ResponsesMemory) => [memory], inject: [ResponsesMemory] },
         CallRoutes,
         StoredResponsesRoutes,
+        ResponsesSocket,
         TokenCountRoutes,
         MasterKeyCheck,
         GatewayAuthentication,

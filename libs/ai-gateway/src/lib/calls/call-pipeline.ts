@@ -185,7 +185,7 @@ export class CallPipeline {
       throw badRequest(`The model "${deployment.alias}" is served by ${deployment.provider}, which offers no ${codec.description}.`, 'model');
     }
     const asked = state.hooks?.bodyFor?.(deployment, native !== undefined) ?? body;
-    const request = bridge ? bridge.request(asked, { provider: deployment.provider, dropParams: dropsParams(body, this.settings.dropParams) }) : body;
+    const request = bridge ? bridge.request(asked, { provider: deployment.provider, dropParams: dropsParams(body, this.settings.dropParams) }) : asked;
     // Fields outside a provider API's own known list are dropped whatever drop_params says.
     const upstreamBody = applyDropParams(request, operation.params, deployment.provider, this.settings.dropParams, operation.unknownParams === 'dropped');
     // Always learn the usage of a stream, so that spend is right (the tap removes it again when

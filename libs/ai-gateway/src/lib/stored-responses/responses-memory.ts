@@ -1,8 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { errorFields } from '@arbor/observability';
 import { itemId, responseShell } from '@arbor/provider-adapters';
-import { CallHooks, CallPipeline } from '../calls/call-pipeline';
+import { CallHooks, CallPipeline, type CallResponse } from '../calls/call-pipeline';
 import { CollectedAnswer } from '../calls/collected-answer';
 import type { CallExtension } from '../calls/call-routes';
 import { requestedAlias } from '../calls/requested-alias';
@@ -18,6 +18,25 @@ import type { StoredResponse } from './stored-response.entity';
 
 // Running background responses are checked this often for a cancellation made on another replica.
 const CANCEL_CHECK_MS = 1000;
+// A WebSocket connection keeps this many of its latest responses in memory (stored or not).
+const SOCKET_MEMORY = 16;
+
+/**
+ * The responses of one WebSocket connection, kept in memory while it is open, so that a turn may
+ * continue one created with `store: false` (as OpenAI's WebSocket mode allows).
+ */
+export class ConnectionMemory {
+  private readonly responses = new Map<string, StoredResponse>();
+
+  get(id: string): StoredResponse | undefined {
+    return this.responses.get(id);
+  }
+
+  remember(response: StoredResponse): void {
+    this.responses.set(response.id, response);
+    if (this.responses.size > SOCKET_MEMORY) this.responses.delete(this.responses.keys().next().value as string);
+  }
+}
 
 /**
  * The Responses API's memory around the call pipeline: `previous_response_id` continued from the
@@ -47,15 +66,22 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     for (const run of this.running.values()) run.abandon();
   }
 
-  async handle(codec: EndpointCodec, caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async handle(
+    codec: EndpointCodec,
+    caller: GatewayCaller,
+    body: Record<string, unknown>,
+    request: IncomingMessage,
+    response: CallResponse,
+    connection?: ConnectionMemory,
+  ): Promise<void> {
     const previousId = body['previous_response_id'];
     if (previousId !== undefined && previousId !== null && (typeof previousId !== 'string' || previousId === '')) throw badRequest('previous_response_id must be a response id.', 'previous_response_id');
-    const earlier = typeof previousId === 'string' ? await this.store.conversation(previousId, caller) : [];
+    const earlier = typeof previousId === 'string' ? await this.earlierTurns(previousId, caller, connection) : [];
     // A compaction is not a response: it is neither stored nor run in the background.
     if (codec !== this.codec) return this.pipeline.handle(codec, caller, body, request.headers, response, { bodyFor: (deployment, native) => withConversation(body, earlier, deployment, native) });
     const stored = body['store'] !== false;
     const background = body['background'] === true;
-    if (!background) return this.pipeline.handle(this.codec, caller, body, request.headers, response, this.hooks(caller, body, earlier, stored));
+    if (!background) return this.pipeline.handle(this.codec, caller, body, request.headers, response, this.hooks(caller, body, earlier, stored, connection));
 
     if (!stored) throw badRequest('A background response must be stored: remove store: false.', 'store');
     if (body['stream'] === true) throw badRequest('Streaming a background response is not served by this gateway; poll GET /v1/responses/{id} instead.', 'stream');
@@ -71,8 +97,15 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     void this.runInBackground(id, caller, body, request, earlier);
   }
 
+  /** `id` and the turns before it, oldest first: from the connection's memory where it has them, else from the store. */
+  private async earlierTurns(id: string, caller: GatewayCaller, connection: ConnectionMemory | undefined): Promise<StoredResponse[]> {
+    const local = connection?.get(id);
+    if (!local) return this.store.conversation(id, caller);
+    return local.previousResponseId ? [...(await this.earlierTurns(local.previousResponseId, caller, connection)), local] : [local];
+  }
+
   /** What the pipeline does for this family: earlier turns in, the answer kept. */
-  private hooks(caller: GatewayCaller, body: Record<string, unknown>, earlier: readonly StoredResponse[], stored: boolean, backgroundId?: string): CallHooks {
+  private hooks(caller: GatewayCaller, body: Record<string, unknown>, earlier: readonly StoredResponse[], stored: boolean, connection?: ConnectionMemory, backgroundId?: string): CallHooks {
     const input = inputItemsOf(body['input']);
     const previousId = earlier.at(-1)?.id ?? null;
     const asked = backgroundId ? { ...body, background: false, stream: false } : body;
@@ -87,8 +120,9 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
           await this.store.settle(backgroundId, status, response, { deploymentId: deployment.id, upstreamId });
           return;
         }
-        if (!stored) return;
-        await this.store.save(this.store.record(caller, { id, status, deploymentId: deployment.id, upstreamId, previousResponseId: previousId, input, response, background: false }));
+        const record = this.store.record(caller, { id, status, deploymentId: deployment.id, upstreamId, previousResponseId: previousId, input, response, background: false });
+        connection?.remember(record);
+        if (stored) await this.store.save(record);
       },
     };
   }
@@ -101,7 +135,7 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     try {
       const queued = await this.store.find(id, caller);
       await this.store.settle(id, 'in_progress', { ...queued.response, status: 'in_progress' });
-      await this.pipeline.handle(this.codec, caller, body, request.headers, collected, this.hooks(caller, body, earlier, true, id));
+      await this.pipeline.handle(this.codec, caller, body, request.headers, collected, this.hooks(caller, body, earlier, true, undefined, id));
       if (collected.status !== 200) {
         const failed = { ...queued.response, status: 'failed', error: failureOf(collected.text()) };
         await this.store.settle(id, 'failed', failed);
