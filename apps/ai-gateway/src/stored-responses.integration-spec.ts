@@ -136,6 +136,21 @@ describe('stored responses through the official OpenAI SDK', () => {
     expect((await owner.responses.retrieve(created.id)).id).toBe(created.id);
   });
 
+  it("resolves item references to the caller's stored items, and answers 404 for any other", async () => {
+    const owner = new OpenAI({ apiKey: await keyOf('items-owner'), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const first = await owner.responses.create({ model: 'claude', input: 'referenced question' });
+    const answer = first.output.find((item) => item.type === 'message');
+    await owner.responses.create({ model: 'claude', input: [{ type: 'item_reference', id: answer?.id ?? '' }, { role: 'user', content: 'after a reference' }] });
+    const seen = await lastRequestWith(fake, 'after a reference');
+    expect(seen.json['messages']).toEqual([
+      { role: 'assistant', content: [{ type: 'text', text: 'fake answer from claude-sonnet-4-5' }] },
+      { role: 'user', content: [{ type: 'text', text: 'after a reference' }] },
+    ]);
+    const stranger = new OpenAI({ apiKey: await keyOf('items-stranger'), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    expect(await refusal(stranger.responses.create({ model: 'claude', input: [{ type: 'item_reference', id: answer?.id ?? '' }] }))).toBeInstanceOf(NotFoundError);
+    expect(await refusal(owner.responses.create({ model: 'claude', input: [{ type: 'item_reference', id: 'msg_nothing' }] }))).toBeInstanceOf(NotFoundError);
+  });
+
   it('lists input items newest first and pages them as OpenAI does', async () => {
     const created = await client.responses.create({
       model: 'claude',

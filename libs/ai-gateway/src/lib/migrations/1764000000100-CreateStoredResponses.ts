@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Stored responses of the Responses API, read by id (a conversation's chain in one recursive query) and pruned by age. */
+/** Stored responses of the Responses API, read by id (a conversation's chain in one recursive query), by item id (item references) and pruned by age. */
 export class CreateStoredResponses1764000000100 implements MigrationInterface {
   name = 'CreateStoredResponses1764000000100';
 
@@ -21,6 +21,9 @@ export class CreateStoredResponses1764000000100 implements MigrationInterface {
         background boolean not null default false
       )`);
     await queryRunner.query('create index stored_responses_expiry on stored_responses (expires_at)');
+    // item_reference inputs name an item of an earlier response's output or input by its id.
+    await queryRunner.query(`create index stored_responses_output_items on stored_responses using gin ((response -> 'output') jsonb_path_ops)`);
+    await queryRunner.query('create index stored_responses_input_items on stored_responses using gin (input jsonb_path_ops)');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

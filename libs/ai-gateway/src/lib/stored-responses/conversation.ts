@@ -33,15 +33,35 @@ export function conversationItems(chain: readonly StoredResponse[]): Item[] {
     for (const item of turn.input) if (item['type'] !== 'reasoning' && item['type'] !== 'item_reference') items.push(withoutId(item));
     const output = Array.isArray(turn.response['output']) ? (turn.response['output'] as Item[]) : [];
     for (const item of output) {
-      if (item['type'] === 'message') {
-        const parts = Array.isArray(item['content']) ? (item['content'] as Item[]) : [];
-        items.push({ type: 'message', role: 'assistant', content: parts.map((part) => (part['type'] === 'refusal' ? { type: 'refusal', refusal: part['refusal'] } : { type: 'output_text', text: part['text'] ?? '' })) });
-      } else if (item['type'] === 'function_call') {
-        items.push({ type: 'function_call', call_id: item['call_id'], name: item['name'], arguments: item['arguments'] });
-      }
+      const input = asInput(item);
+      if (input) items.push(input);
     }
   }
   return items;
+}
+
+/**
+ * An item of a stored response as an input item for another deployment: an answer's message and
+ * function call in their input form, an input item without its id; undefined for what stays with
+ * the upstream that wrote it (reasoning, built-in tool items).
+ */
+export function asInput(item: Item): Item | undefined {
+  if (item['type'] === 'message' && item['role'] === 'assistant') {
+    const parts = Array.isArray(item['content']) ? (item['content'] as Item[]) : [];
+    return { type: 'message', role: 'assistant', content: parts.map((part) => (part['type'] === 'refusal' ? { type: 'refusal', refusal: part['refusal'] } : { type: 'output_text', text: part['text'] ?? '' })) };
+  }
+  if (item['type'] === 'function_call') return { type: 'function_call', call_id: item['call_id'], name: item['name'], arguments: item['arguments'] };
+  if (item['type'] === 'message' || item['type'] === 'function_call_output') return withoutId(item);
+  return undefined;
+}
+
+/** The ids of the item_reference items of a request's input. */
+export function referencedIds(input: unknown): string[] {
+  if (!Array.isArray(input)) return [];
+  return input.flatMap((item: unknown) => {
+    const reference = item as { type?: unknown; id?: unknown } | null;
+    return reference?.type === 'item_reference' && typeof reference.id === 'string' ? [reference.id] : [];
+  });
 }
 
 function withoutId(item: Item): Item {

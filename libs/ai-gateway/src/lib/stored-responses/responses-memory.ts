@@ -12,14 +12,20 @@ import { badRequest } from '../gateway-errors';
 import type { GatewayCaller } from '../keys/key-verifier';
 import type { EndpointCodec } from '../endpoints/endpoint-codec';
 import { OPENAI_RESPONSES, OPENAI_RESPONSES_COMPACT } from '../endpoints/openai-responses/openai-responses.codec';
-import { conversationItems, inputItemsOf } from './conversation';
-import { ResponsesStore } from './responses-store';
+import { asInput, conversationItems, inputItemsOf, referencedIds } from './conversation';
+import { itemNotFound, ResponsesStore, type ReferencedItem } from './responses-store';
 import type { StoredResponse } from './stored-response.entity';
 
 // Running background responses are checked this often for a cancellation made on another replica.
 const CANCEL_CHECK_MS = 1000;
 // A WebSocket connection keeps this many of its latest responses in memory (stored or not).
 const SOCKET_MEMORY = 16;
+
+/** What a request refers to of earlier turns: the conversation before it, and items referenced by id. */
+interface Recalled {
+  earlier: readonly StoredResponse[];
+  references: ReadonlyMap<string, ReferencedItem>;
+}
 
 /**
  * The responses of one WebSocket connection, kept in memory while it is open, so that a turn may
@@ -30,6 +36,16 @@ export class ConnectionMemory {
 
   get(id: string): StoredResponse | undefined {
     return this.responses.get(id);
+  }
+
+  /** An item of one of its responses' output or input, by id. */
+  item(id: string): ReferencedItem | undefined {
+    for (const response of this.responses.values()) {
+      const output = Array.isArray(response.response['output']) ? (response.response['output'] as Record<string, unknown>[]) : [];
+      const item = [...output, ...response.input].find((candidate) => candidate['id'] === id);
+      if (item) return { item, deploymentId: response.deploymentId, upstreamId: response.upstreamId };
+    }
+    return undefined;
   }
 
   remember(response: StoredResponse): void {
@@ -77,11 +93,12 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     const previousId = body['previous_response_id'];
     if (previousId !== undefined && previousId !== null && (typeof previousId !== 'string' || previousId === '')) throw badRequest('previous_response_id must be a response id.', 'previous_response_id');
     const earlier = typeof previousId === 'string' ? await this.earlierTurns(previousId, caller, connection) : [];
+    const recalled: Recalled = { earlier, references: await this.referencedItems(body['input'], caller, connection) };
     // A compaction is not a response: it is neither stored nor run in the background.
-    if (codec !== this.codec) return this.pipeline.handle(codec, caller, body, request.headers, response, { bodyFor: (deployment, native) => withConversation(body, earlier, deployment, native) });
+    if (codec !== this.codec) return this.pipeline.handle(codec, caller, body, request.headers, response, { bodyFor: (deployment, native) => withConversation(body, recalled, deployment, native) });
     const stored = body['store'] !== false;
     const background = body['background'] === true;
-    if (!background) return this.pipeline.handle(this.codec, caller, body, request.headers, response, this.hooks(caller, body, earlier, stored, connection));
+    if (!background) return this.pipeline.handle(this.codec, caller, body, request.headers, response, this.hooks(caller, body, recalled, stored, connection));
 
     if (!stored) throw badRequest('A background response must be stored: remove store: false.', 'store');
     if (body['stream'] === true) throw badRequest('Streaming a background response is not served by this gateway; poll GET /v1/responses/{id} instead.', 'stream');
@@ -94,7 +111,22 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     );
     const answer = JSON.stringify(queued);
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) }).end(answer);
-    void this.runInBackground(id, caller, body, request, earlier);
+    void this.runInBackground(id, caller, body, request, recalled);
+  }
+
+  /** The items the input references by id (item_reference), from the connection's memory or the store; 404 naming one not found. */
+  private async referencedItems(input: unknown, caller: GatewayCaller, connection: ConnectionMemory | undefined): Promise<Map<string, ReferencedItem>> {
+    const ids = referencedIds(input);
+    const found = new Map<string, ReferencedItem>();
+    for (const id of ids) {
+      const local = connection?.item(id);
+      if (local) found.set(id, local);
+    }
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length > 0) for (const [id, item] of await this.store.items(missing, caller)) found.set(id, item);
+    const unknown = ids.find((id) => !found.has(id));
+    if (unknown !== undefined) throw itemNotFound(unknown);
+    return found;
   }
 
   /** `id` and the turns before it, oldest first: from the connection's memory where it has them, else from the store. */
@@ -105,12 +137,12 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
   }
 
   /** What the pipeline does for this family: earlier turns in, the answer kept. */
-  private hooks(caller: GatewayCaller, body: Record<string, unknown>, earlier: readonly StoredResponse[], stored: boolean, connection?: ConnectionMemory, backgroundId?: string): CallHooks {
+  private hooks(caller: GatewayCaller, body: Record<string, unknown>, recalled: Recalled, stored: boolean, connection?: ConnectionMemory, backgroundId?: string): CallHooks {
     const input = inputItemsOf(body['input']);
-    const previousId = earlier.at(-1)?.id ?? null;
+    const previousId = recalled.earlier.at(-1)?.id ?? null;
     const asked = backgroundId ? { ...body, background: false, stream: false } : body;
     return {
-      bodyFor: (deployment, native) => withConversation(asked, earlier, deployment, native),
+      bodyFor: (deployment, native) => withConversation(asked, recalled, deployment, native),
       answered: async (document, deployment, native) => {
         const id = backgroundId ?? String(document['id']);
         const response = { ...document, id, previous_response_id: previousId, ...(backgroundId ? { background: true } : {}) };
@@ -128,14 +160,14 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
   }
 
   /** Runs a background response to its end (or its cancellation), its state kept in the store. */
-  private async runInBackground(id: string, caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, earlier: readonly StoredResponse[]): Promise<void> {
+  private async runInBackground(id: string, caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, recalled: Recalled): Promise<void> {
     const collected = new CollectedAnswer();
     this.running.set(id, collected);
     this.cancelChecks ??= setInterval(() => void this.checkCancelled(), CANCEL_CHECK_MS).unref();
     try {
       const queued = await this.store.find(id, caller);
       await this.store.settle(id, 'in_progress', { ...queued.response, status: 'in_progress' });
-      await this.pipeline.handle(this.codec, caller, body, request.headers, collected, this.hooks(caller, body, earlier, true, undefined, id));
+      await this.pipeline.handle(this.codec, caller, body, request.headers, collected, this.hooks(caller, body, recalled, true, undefined, id));
       if (collected.status !== 200) {
         const failed = { ...queued.response, status: 'failed', error: failureOf(collected.text()) };
         await this.store.settle(id, 'failed', failed);
@@ -170,19 +202,29 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
 }
 
 /**
- * The request for one deployment, continuing a stored conversation: the upstream that answered
- * the turn before natively still holds it (its own id is sent); any other gets the earlier turns
- * as input items before this turn's input.
+ * The request for one deployment, continuing what it refers to: the upstream that made an earlier
+ * response natively still holds it (its own id is sent, item references stay); any other gets the
+ * earlier turns as input items before this turn's input, and referenced items in full.
  */
-function withConversation(body: Record<string, unknown>, earlier: readonly StoredResponse[], deployment: GatewayDeployment, native: boolean): Record<string, unknown> {
-  const previous = earlier.at(-1);
-  if (!previous) return body;
-  if (native && previous.deploymentId === deployment.id && previous.upstreamId) return { ...body, previous_response_id: previous.upstreamId };
-  const input = inputItemsOf(body['input']).map(({ id: _id, ...item }) => item);
-  const history = [...conversationItems(earlier), ...input];
+function withConversation(body: Record<string, unknown>, recalled: Recalled, deployment: GatewayDeployment, native: boolean): Record<string, unknown> {
+  const holds = (made: { deploymentId: string | null; upstreamId: string | null }) => native && made.deploymentId === deployment.id && made.upstreamId !== null;
+  const resolved = recalled.references.size === 0 ? body : { ...body, input: (body['input'] as Record<string, unknown>[]).flatMap((item) => resolve(item, recalled.references, holds)) };
+  const previous = recalled.earlier.at(-1);
+  if (!previous) return resolved;
+  if (holds(previous)) return { ...resolved, previous_response_id: previous.upstreamId };
+  const input = inputItemsOf(resolved['input']).map(({ id: _id, ...item }) => item);
+  const history = [...conversationItems(recalled.earlier), ...input];
   // A bridged call echoes previous_response_id in its answer; a native upstream would look it up.
-  const { previous_response_id: _previous, ...rest } = body;
-  return native ? { ...rest, input: history } : { ...body, input: history };
+  const { previous_response_id: _previous, ...rest } = resolved;
+  return native ? { ...rest, input: history } : { ...resolved, input: history };
+}
+
+/** An input item with an item reference replaced by the item, unless the upstream holds it. */
+function resolve(item: Record<string, unknown>, references: ReadonlyMap<string, ReferencedItem>, holds: (made: ReferencedItem) => boolean): Record<string, unknown>[] {
+  const found = item['type'] === 'item_reference' ? references.get(String(item['id'])) : undefined;
+  if (!found || holds(found)) return [item];
+  const input = asInput(found.item);
+  return input ? [input] : [];
 }
 
 /** The error object of a failed background call, from the error body it would have answered. */

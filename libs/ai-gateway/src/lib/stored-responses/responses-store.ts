@@ -52,6 +52,16 @@ function ownerOf(caller: GatewayCaller): string | undefined {
   return caller.kind === 'master' ? undefined : caller.key.project;
 }
 
+/** An item of a stored response, found by its id, with what says where it was made. */
+export interface ReferencedItem {
+  item: Record<string, unknown>;
+  deploymentId: string | null;
+  upstreamId: string | null;
+}
+
+export const itemNotFound = (id: string) =>
+  new ProviderError(404, 'invalid_request_error', `Item with id '${excerpt(id)}' not found.`, 'item_not_found', 'input');
+
 export const responseNotFound = (id: string) =>
   new ProviderError(404, 'invalid_request_error', `Response with id '${excerpt(id)}' not found.`, 'response_not_found', 'response_id');
 
@@ -125,6 +135,23 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
     );
     if (rows.length === 0) throw responseNotFound(id);
     return rows.map(fromRow);
+  }
+
+  /**
+   * The items of the caller's stored responses (output or input) with these ids, each with the
+   * response that holds it; ids not found are missing from the answer.
+   */
+  async items(ids: readonly string[], caller: GatewayCaller): Promise<Map<string, ReferencedItem>> {
+    const owner = ownerOf(caller) ?? null;
+    const probes = ids.map((id) => JSON.stringify([{ id }]));
+    const rows: { item: Record<string, unknown>; deployment_id: string | null; upstream_id: string | null }[] = await this.dataSource.query(
+      `select item, r.deployment_id, r.upstream_id from stored_responses r
+         cross join lateral jsonb_array_elements(case when r.response -> 'output' @> any($2::jsonb[]) then r.response -> 'output' else r.input end) item
+        where (r.response -> 'output' @> any($2::jsonb[]) or r.input @> any($2::jsonb[]))
+          and ($3::text is null or r.project is not distinct from $3) and r.expires_at > now() and item ->> 'id' = any($1)`,
+      [ids, probes, owner],
+    );
+    return new Map(rows.map((row) => [String(row.item['id']), { item: row.item, deploymentId: row.deployment_id, upstreamId: row.upstream_id }]));
   }
 
   async delete(id: string, caller: GatewayCaller): Promise<void> {
