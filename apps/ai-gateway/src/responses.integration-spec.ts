@@ -28,6 +28,7 @@ describe('the Responses API through the official OpenAI SDK', () => {
         deployment('gpt-midstream', 'openai/fail-midstream', `${fakeUrl}/v1`),
         deployment('claude', 'anthropic/claude-sonnet-4-5', `${fakeUrl}/anthropic`, '\n    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }'),
         deployment('gemini', 'gemini/gemini-2.5-flash', `${fakeUrl}/gemini`),
+        deployment('azure-gpt', 'azure/my-gpt-deployment', `${fakeUrl}/azure`),
         deployment('gpt-chat-only', 'openai/gpt-4o-mini', `${fakeUrl}/v1`, '\n    model_info: { supported_endpoints: [/v1/chat/completions] }'),
         deployment('gemini-midstream', 'gemini/fail-midstream', `${fakeUrl}/gemini`),
       ].join('')}
@@ -71,6 +72,15 @@ describe('the Responses API through the official OpenAI SDK', () => {
     }
     expect(report?.totals).toMatchObject({ requests: 2, estimated_requests: 0, prompt_tokens: 14, completion_tokens: 10 });
     expect(report?.totals['cost_usd']).toBeCloseTo(2 * (7 * 0.001 + 5 * 0.002), 10);
+  });
+
+  it("passes a call on an Azure alias through to Azure's v1 Responses API with the deployment as model", async () => {
+    const answer = await client.responses.create({ model: 'azure-gpt', input: 'azure responses' });
+    expect(answer.output_text).toBe('fake answer from my-gpt-deployment');
+    const seen = await lastRequestWith(fake, 'azure responses');
+    expect(seen.path).toBe('/azure/openai/v1/responses');
+    expect(seen.headers['api-key']).toBe('sk-upstream');
+    expect(seen.json['model']).toBe('my-gpt-deployment');
   });
 
   it('ends a stream the upstream failed mid-way with its error event, which the SDK raises', async () => {

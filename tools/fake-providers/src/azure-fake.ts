@@ -3,6 +3,8 @@
 // with the key in `api-key`. The call goes on to the OpenAI fake as /v1/<operation> with the
 // deployment as model, so the model-name conventions of openai-fake.ts apply to deployment names;
 // fail-401, fail-404 and fail-429 answer with Azure's own error bodies (the status in `code`).
+// The v1 API's Responses routes, POST /openai/v1/responses and /openai/v1/responses/compact (no
+// api-version; the deployment is the body's `model`), go on the same way.
 import type { ServerResponse } from 'node:http';
 import { handleOpenAi, type FakeHandler } from './openai-fake.ts';
 
@@ -30,8 +32,9 @@ function sendAzureError(res: ServerResponse, error: { status: number; code: stri
 
 export const handleAzure: FakeHandler = async (req, res, body, seen, rawPath) => {
   const url = new URL(rawPath, 'http://fake');
+  const v1 = /^\/openai\/v1\/(responses|responses\/compact)$/.exec(url.pathname);
   const route = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions|embeddings)$/.exec(url.pathname);
-  if (req.method !== 'POST' || !route || !url.searchParams.get('api-version')) {
+  if (req.method !== 'POST' || !(v1 || (route && url.searchParams.get('api-version')))) {
     // What Azure answers for a path it does not serve, a missing api-version included.
     sendAzureError(res, { status: 404, code: '404', message: 'Resource not found' });
     return;
@@ -41,12 +44,6 @@ export const handleAzure: FakeHandler = async (req, res, body, seen, rawPath) =>
     sendAzureError(res, AZURE_ERRORS['401'] as (typeof AZURE_ERRORS)[string]);
     return;
   }
-  const deployment = decodeURIComponent(route[1] ?? '');
-  const azureFailure = AZURE_ERRORS[/^fail-(.+)$/.exec(deployment)?.[1] ?? ''];
-  if (azureFailure) {
-    sendAzureError(res, azureFailure);
-    return;
-  }
   let request: Record<string, unknown>;
   try {
     request = JSON.parse(body) as Record<string, unknown>;
@@ -54,9 +51,15 @@ export const handleAzure: FakeHandler = async (req, res, body, seen, rawPath) =>
     sendAzureError(res, { status: 400, code: 'BadRequest', message: 'fake: the request body is not JSON' });
     return;
   }
+  const deployment = v1 ? String(request['model'] ?? '') : decodeURIComponent(route?.[1] ?? '');
+  const azureFailure = AZURE_ERRORS[/^fail-(.+)$/.exec(deployment)?.[1] ?? ''];
+  if (azureFailure) {
+    sendAzureError(res, azureFailure);
+    return;
+  }
   // The OpenAI fake wants a bearer key; the record keeps the headers as they arrived.
   seen.headers = { ...req.headers };
   req.headers.authorization = `Bearer ${apiKey}`;
   // Azure serves the deployment whatever `model` says.
-  await handleOpenAi(req, res, JSON.stringify({ ...request, model: deployment }), seen, `/v1/${route[2]}`);
+  await handleOpenAi(req, res, JSON.stringify({ ...request, model: deployment }), seen, `/v1/${v1?.[1] ?? route?.[2] ?? ''}`);
 };
