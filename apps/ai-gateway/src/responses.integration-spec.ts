@@ -152,6 +152,33 @@ describe('the Responses API through the official OpenAI SDK', () => {
       ]);
     });
 
+    it("answers a call of a namespace's tool with its namespace, and a custom tool's call as a custom_tool_call, plain and streamed", async () => {
+      const namespaced = await client.responses.create({
+        model: 'claude',
+        input: 'bridged namespace',
+        tools: [{ type: 'namespace', name: 'crm', description: 'The CRM', tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }] }],
+      });
+      const call = namespaced.output.find((item) => item.type === 'function_call');
+      expect(call).toMatchObject({ type: 'function_call', name: 'lookup', namespace: 'crm' });
+      if (call?.type !== 'function_call') throw new Error('no function call');
+      await client.responses.create({
+        model: 'claude',
+        input: [{ role: 'user', content: 'bridged namespace' }, call, { type: 'function_call_output', call_id: call.call_id, output: 'namespace result' }],
+        tools: [{ type: 'namespace', name: 'crm', description: 'The CRM', tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }] }],
+      });
+      expect(JSON.stringify((await lastRequestWith(fake, 'namespace result')).json['messages'])).toContain('"name":"crm__lookup"');
+
+      const custom = [{ type: 'custom' as const, name: 'apply_patch', description: 'Applies a patch' }];
+      const plain = await client.responses.create({ model: 'claude', input: 'bridged custom', tools: custom });
+      expect(plain.output.find((item) => item.type === 'custom_tool_call')).toMatchObject({ type: 'custom_tool_call', name: 'apply_patch', input: JSON.stringify({ argument: 'fake' }) });
+      const stream = client.responses.stream({ model: 'claude', input: 'bridged custom streamed', tools: custom });
+      const types: string[] = [];
+      stream.on('event', (event) => types.push(event.type));
+      const final = await stream.finalResponse();
+      expect(final.output.at(-1)).toMatchObject({ type: 'custom_tool_call', name: 'apply_patch', status: 'completed' });
+      expect(types).toEqual(expect.arrayContaining(['response.custom_tool_call_input.delta', 'response.custom_tool_call_input.done']));
+    });
+
     it('streams a function call as its argument deltas', async () => {
       const stream = client.responses.stream({ model: 'claude', input: 'bridged streamed tools', tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object' }, strict: false }] });
       const types: string[] = [];

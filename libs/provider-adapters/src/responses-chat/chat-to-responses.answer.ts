@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseChatCompletion, type ChatUsage } from '../lib/chat.wire';
 import type { OutputItem, ResponseObject, ResponsesUsage } from './responses.wire';
+import { customInput, ToolNames } from './tool-names';
 
 /** A fresh id in OpenAI's style (`resp_…`, `msg_…`, `fc_…`, `rs_…`). */
 export function itemId(prefix: string): string {
@@ -72,8 +73,20 @@ export function messageItem(id: string, text: string, refusal: boolean, status =
   return { id, type: 'message', status, role: 'assistant', content: [part] };
 }
 
-export function functionCallItem(id: string, callId: string, name: string, args: string, status = 'completed'): OutputItem {
-  return { id, type: 'function_call', status, arguments: args, call_id: callId, name };
+export function functionCallItem(id: string, callId: string, name: string, args: string, status = 'completed', namespace?: string): OutputItem {
+  return { id, type: 'function_call', status, arguments: args, call_id: callId, name, ...(namespace ? { namespace } : {}) };
+}
+
+export function customToolCallItem(id: string, callId: string, name: string, input: string, status = 'completed', namespace?: string): OutputItem {
+  return { id, type: 'custom_tool_call', status, call_id: callId, name, input, ...(namespace ? { namespace } : {}) };
+}
+
+/** A chat tool call as the item of the tool the request declared (a namespaced function, a custom tool). */
+export function toolCallItem(tools: ToolNames, chatName: string, callId: string, args: string): OutputItem {
+  const tool = tools.of(chatName);
+  return tool.custom
+    ? customToolCallItem(itemId('ctc'), callId, tool.name, customInput(args), 'completed', tool.namespace)
+    : functionCallItem(itemId('fc'), callId, tool.name, args, 'completed', tool.namespace);
 }
 
 /**
@@ -91,7 +104,8 @@ export function toResponseObject(text: string, request: Record<string, unknown>)
   const refusal = message?.refusal ?? undefined;
   const answer = message?.content ?? refusal ?? '';
   if (answer !== '') response.output.push(messageItem(itemId('msg'), answer, refusal !== undefined && message?.content == null));
-  for (const call of message?.tool_calls ?? []) response.output.push(functionCallItem(itemId('fc'), call.id ?? itemId('call'), call.function.name ?? '', call.function.arguments ?? ''));
+  const tools = new ToolNames(request);
+  for (const call of message?.tool_calls ?? []) response.output.push(toolCallItem(tools, call.function.name ?? '', call.id ?? itemId('call'), call.function.arguments ?? ''));
   Object.assign(response, endOf(choice?.finish_reason));
   response.usage = responsesUsage(completion.usage);
   return response;

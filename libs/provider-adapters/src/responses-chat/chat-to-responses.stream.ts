@@ -1,7 +1,8 @@
 import type { ChatStreamTranslator } from '../lib/chat-answer-translation';
 import { parseChatChunk, type ChatUsage } from '../lib/chat.wire';
 import { ProviderError } from '../lib/provider-error';
-import { endOf, functionCallItem, itemId, messageItem, reasoningItem, responseShell, responsesUsage } from './chat-to-responses.answer';
+import { customToolCallItem, endOf, functionCallItem, itemId, messageItem, reasoningItem, responseShell, responsesUsage } from './chat-to-responses.answer';
+import { customInput, ToolNames, type ResponsesTool } from './tool-names';
 import type { OutputItem, ResponseObject } from './responses.wire';
 
 /** One Responses stream event (`type` names it, as its `event:` line does). */
@@ -10,7 +11,7 @@ export type ResponsesEvent = { type: string; sequence_number: number } & Record<
 type OpenItem =
   | { kind: 'reasoning'; id: string; text: string }
   | { kind: 'message'; id: string; text: string; refusal: boolean }
-  | { kind: 'function_call'; id: string; chatIndex: number; callId: string; name: string; arguments: string };
+  | { kind: 'function_call'; id: string; chatIndex: number; callId: string; tool: ResponsesTool; arguments: string };
 
 /**
  * OpenAI chat completion chunks as the Responses API's stream events, one chunk at a time as they
@@ -24,6 +25,7 @@ type OpenItem =
  */
 export class ChatToResponsesStream implements ChatStreamTranslator<ResponsesEvent> {
   private readonly response: ResponseObject;
+  private readonly tools: ToolNames;
   private sequence = 0;
   private started = false;
   private done = false;
@@ -33,6 +35,7 @@ export class ChatToResponsesStream implements ChatStreamTranslator<ResponsesEven
 
   constructor(request: Record<string, unknown>) {
     this.response = responseShell(request, itemId('resp'), Math.floor(Date.now() / 1000));
+    this.tools = new ToolNames(request);
   }
 
   push(data: string): ResponsesEvent[] {
@@ -60,13 +63,18 @@ export class ChatToResponsesStream implements ChatStreamTranslator<ResponsesEven
     for (const call of delta?.tool_calls ?? []) {
       let open = this.open;
       if (open?.kind !== 'function_call' || open.chatIndex !== call.index) {
-        open = { kind: 'function_call', id: itemId('fc'), chatIndex: call.index, callId: call.id ?? itemId('call'), name: call.function.name ?? '', arguments: '' };
-        this.add(events, open, functionCallItem(open.id, open.callId, open.name, '', 'in_progress'));
+        const tool = this.tools.of(call.function.name ?? '');
+        open = { kind: 'function_call', id: itemId(tool.custom ? 'ctc' : 'fc'), chatIndex: call.index, callId: call.id ?? itemId('call'), tool, arguments: '' };
+        const item = tool.custom
+          ? customToolCallItem(open.id, open.callId, tool.name, '', 'in_progress', tool.namespace)
+          : functionCallItem(open.id, open.callId, tool.name, '', 'in_progress', tool.namespace);
+        this.add(events, open, item);
       }
       const args = call.function.arguments;
       if (args) {
         open.arguments += args;
-        this.emit(events, 'response.function_call_arguments.delta', { item_id: open.id, output_index: this.index, delta: args });
+        // A custom tool's text is inside the JSON arguments: it goes out whole when the call is done.
+        if (!open.tool.custom) this.emit(events, 'response.function_call_arguments.delta', { item_id: open.id, output_index: this.index, delta: args });
       }
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
@@ -136,9 +144,14 @@ export class ChatToResponsesStream implements ChatStreamTranslator<ResponsesEven
       if (open.refusal) this.emit(events, 'response.refusal.done', { ...at, content_index: 0, refusal: open.text });
       else this.emit(events, 'response.output_text.done', { ...at, content_index: 0, text: open.text, logprobs: [] });
       this.emit(events, 'response.content_part.done', { ...at, content_index: 0, part: (item['content'] as unknown[])[0] });
+    } else if (open.tool.custom) {
+      const input = customInput(open.arguments);
+      item = customToolCallItem(open.id, open.callId, open.tool.name, input, 'completed', open.tool.namespace);
+      this.emit(events, 'response.custom_tool_call_input.delta', { ...at, delta: input });
+      this.emit(events, 'response.custom_tool_call_input.done', { ...at, input });
     } else {
-      item = functionCallItem(open.id, open.callId, open.name, open.arguments);
-      this.emit(events, 'response.function_call_arguments.done', { ...at, name: open.name, arguments: open.arguments });
+      item = functionCallItem(open.id, open.callId, open.tool.name, open.arguments, 'completed', open.tool.namespace);
+      this.emit(events, 'response.function_call_arguments.done', { ...at, name: open.tool.name, arguments: open.arguments });
     }
     this.response.output[this.index] = item;
     this.emit(events, 'response.output_item.done', { output_index: this.index, item });

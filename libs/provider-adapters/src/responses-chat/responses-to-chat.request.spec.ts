@@ -62,6 +62,46 @@ describe('a Responses request as chat completions', () => {
     });
   });
 
+  it('flattens a namespace into <namespace>__<name> functions and offers a custom tool as a function of its text', () => {
+    const chat = toChatRequest(
+      {
+        model: 'm',
+        tools: [
+          { type: 'namespace', name: 'agents', description: 'Sub-agents', tools: [{ type: 'function', name: 'spawn', parameters: { type: 'object' } }] },
+          { type: 'custom', name: 'apply_patch', description: 'Applies a patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: "x"' } },
+        ],
+        tool_choice: { type: 'custom', name: 'apply_patch' },
+        input: [
+          { role: 'user', content: 'go' },
+          { type: 'function_call', call_id: 'c1', name: 'spawn', namespace: 'agents', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'c1', output: 'spawned' },
+          { type: 'custom_tool_call', call_id: 'c2', name: 'apply_patch', input: '*** Begin Patch' },
+          { type: 'custom_tool_call_output', call_id: 'c2', output: 'applied' },
+        ],
+      },
+      options,
+    );
+    expect(chat['tools']).toEqual([
+      { type: 'function', function: { name: 'agents__spawn', parameters: { type: 'object' } } },
+      {
+        type: 'function',
+        function: {
+          name: 'apply_patch',
+          description: 'Applies a patch',
+          parameters: { type: 'object', properties: { input: { type: 'string', description: 'The tool\'s input, as free text. It must follow this lark grammar:\nstart: "x"' } }, required: ['input'] },
+        },
+      },
+    ]);
+    expect(chat['tool_choice']).toEqual({ type: 'function', function: { name: 'apply_patch' } });
+    expect(chat['messages']).toEqual([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'agents__spawn', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: 'spawned' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'apply_patch', arguments: JSON.stringify({ input: '*** Begin Patch' }) } }] },
+      { role: 'tool', tool_call_id: 'c2', content: 'applied' },
+    ]);
+  });
+
   it('refuses what chat cannot carry, naming it and the provider, unless drop_params drops it', () => {
     const builtIn = { model: 'm', input: 'x', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] };
     expect(() => toChatRequest(builtIn, options)).toThrow(/tools\.0: the code_interpreter tool is served only by models with a native Responses API, and anthropic has none/);

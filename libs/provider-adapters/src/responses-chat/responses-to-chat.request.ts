@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ProviderError } from '../lib/provider-error';
 import { summaryOf } from './compaction';
+import { chatToolName, customArguments } from './tool-names';
 import { responsesRequest, type ContentPart, type InputItem, type ResponsesRequest } from './responses.wire';
 
 type ChatMessage = Record<string, unknown>;
@@ -22,6 +23,8 @@ export interface BridgeOptions {
 const TRANSLATED = new Set([
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'text', 'reasoning', 'max_output_tokens', 'stream', 'metadata',
   'store', 'include', 'truncation', 'background', 'previous_response_id', 'conversation', 'stream_options', 'safety_identifier',
+  // What a client says about itself (Codex CLI sends it): nothing for a chat model.
+  'client_metadata',
 ]);
 
 /**
@@ -43,20 +46,15 @@ export function toChatRequest(body: Record<string, unknown>, options: BridgeOpti
   if (request.max_output_tokens != null) chat['max_completion_tokens'] = request.max_output_tokens;
   const user = request.safety_identifier ?? request.user;
   if (user != null) chat['user'] = user;
-  const tools = (request.tools ?? []).flatMap((tool, index) => {
-    if (tool.type === 'function' && 'name' in tool) {
-      const { name, description, parameters, strict } = tool as { name: string; description?: string | null; parameters?: Record<string, unknown> | null; strict?: boolean | null };
-      return [{ type: 'function', function: { name, ...(description != null ? { description } : {}), parameters: parameters ?? { type: 'object', properties: {} }, ...(strict != null ? { strict } : {}) } }];
-    }
-    if (options.dropParams) return [];
-    throw unbridgeable(`tools.${index}: the ${tool.type} tool`, options.provider, 'tools');
-  });
+  const tools = (request.tools ?? []).flatMap((tool, index) => chatTools(tool as Record<string, unknown>, index, options));
   if (tools.length > 0) chat['tools'] = tools;
   const choice = request.tool_choice;
   if (choice !== undefined && tools.length > 0) {
     if (typeof choice === 'string') chat['tool_choice'] = choice;
-    else if (choice.type === 'function' && 'name' in choice) chat['tool_choice'] = { type: 'function', function: { name: choice['name'] } };
-    else if (!options.dropParams) throw unbridgeable(`tool_choice ${choice.type}`, options.provider, 'tool_choice');
+    else if ((choice.type === 'function' || choice.type === 'custom') && 'name' in choice) {
+      const { name, namespace } = choice as { name: string; namespace?: string | null };
+      chat['tool_choice'] = { type: 'function', function: { name: chatToolName(name, namespace) } };
+    } else if (!options.dropParams) throw unbridgeable(`tool_choice ${choice.type}`, options.provider, 'tool_choice');
   }
   const format = request.text?.format;
   if (format?.type === 'json_object') chat['response_format'] = { type: 'json_object' };
@@ -67,6 +65,31 @@ export function toChatRequest(body: Record<string, unknown>, options: BridgeOpti
   if (request.text?.verbosity != null) chat['verbosity'] = request.text.verbosity;
   if (request.reasoning?.effort != null) chat['reasoning_effort'] = request.reasoning.effort;
   return chat;
+}
+
+/**
+ * A Responses tool as chat function tools: a function as it is, a custom (free-text) tool as a
+ * function taking its text as `input`, a namespace's tools flattened (`<namespace>__<name>`).
+ * Built-in tools have no chat equivalent: refused naming them, or dropped under drop_params.
+ */
+function chatTools(tool: Record<string, unknown>, index: number, options: BridgeOptions, namespace?: string): Record<string, unknown>[] {
+  const name = typeof tool['name'] === 'string' ? tool['name'] : '';
+  const description = typeof tool['description'] === 'string' ? tool['description'] : undefined;
+  if (tool['type'] === 'function') {
+    const { parameters, strict } = tool as { parameters?: Record<string, unknown> | null; strict?: boolean | null };
+    return [{ type: 'function', function: { name: chatToolName(name, namespace), ...(description !== undefined ? { description } : {}), parameters: parameters ?? { type: 'object', properties: {} }, ...(strict != null ? { strict } : {}) } }];
+  }
+  if (tool['type'] === 'custom') {
+    const format = tool['format'] as { type?: unknown; syntax?: unknown; definition?: unknown } | undefined;
+    const grammar = format?.type === 'grammar' && typeof format.definition === 'string' ? ` It must follow this ${String(format.syntax ?? '')} grammar:\n${format.definition}` : '';
+    const input = { type: 'string', description: `The tool's input, as free text.${grammar}` };
+    return [{ type: 'function', function: { name: chatToolName(name, namespace), ...(description !== undefined ? { description } : {}), parameters: { type: 'object', properties: { input }, required: ['input'] } } }];
+  }
+  if (tool['type'] === 'namespace' && namespace === undefined && Array.isArray(tool['tools'])) {
+    return (tool['tools'] as Record<string, unknown>[]).flatMap((member) => chatTools(member, index, options, name));
+  }
+  if (options.dropParams) return [];
+  throw unbridgeable(`tools.${index}: the ${String(tool['type'])} tool`, options.provider, 'tools');
 }
 
 function chatMessages(request: ResponsesRequest, options: BridgeOptions): ChatMessage[] {
@@ -80,8 +103,13 @@ function chatMessages(request: ResponsesRequest, options: BridgeOptions): ChatMe
   for (const [index, item] of input.entries()) {
     const type = typeof item.type === 'string' ? item.type : 'message';
     if (type === 'message') messages.push(message(item as Extract<InputItem, { role: string }>, index));
-    else if (type === 'function_call') toolCall(messages, item as { call_id: string; name: string; arguments: string });
-    else if (type === 'function_call_output') {
+    else if (type === 'function_call') {
+      const call = item as { call_id: string; name: string; arguments: string; namespace?: string | null };
+      toolCall(messages, { call_id: call.call_id, name: chatToolName(call.name, call.namespace), arguments: call.arguments });
+    } else if (type === 'custom_tool_call') {
+      const call = item as { call_id: string; name: string; input: string; namespace?: string | null };
+      toolCall(messages, { call_id: call.call_id, name: chatToolName(call.name, call.namespace), arguments: customArguments(call.input) });
+    } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
       const { call_id, output } = item as { call_id: string; output: string | ContentPart[] };
       messages.push({ role: 'tool', tool_call_id: call_id, content: typeof output === 'string' ? output : output.map((part) => textOfPart(part)).join('') });
     } else if (type === 'reasoning') continue;

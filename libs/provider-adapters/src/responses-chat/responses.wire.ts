@@ -19,17 +19,21 @@ const message = z
     content: z.union([z.string(), z.array(contentPart)]),
   })
   .loose();
-const functionCall = z.object({ type: z.literal('function_call'), call_id: z.string(), name: z.string(), arguments: z.string() }).loose();
+const functionCall = z.object({ type: z.literal('function_call'), call_id: z.string(), name: z.string(), arguments: z.string(), namespace: z.string().nullish() }).loose();
 const functionCallOutput = z
   .object({ type: z.literal('function_call_output'), call_id: z.string(), output: z.union([z.string(), z.array(contentPart)]) })
   .loose();
 const reasoning = z.object({ type: z.literal('reasoning') }).loose();
 const compaction = z.object({ type: z.literal('compaction'), encrypted_content: z.string() }).loose();
-const KNOWN_ITEMS = new Set(['message', 'function_call', 'function_call_output', 'reasoning', 'compaction']);
+const customToolCall = z.object({ type: z.literal('custom_tool_call'), call_id: z.string(), name: z.string(), input: z.string(), namespace: z.string().nullish() }).loose();
+const customToolCallOutput = z
+  .object({ type: z.literal('custom_tool_call_output'), call_id: z.string(), output: z.union([z.string(), z.array(contentPart)]) })
+  .loose();
+const KNOWN_ITEMS = new Set(['message', 'function_call', 'function_call_output', 'reasoning', 'compaction', 'custom_tool_call', 'custom_tool_call_output']);
 /** Any other item (built-in tool calls, item references): named in the refusal. */
 const otherItem = z.object({ type: z.string().refine((type) => !KNOWN_ITEMS.has(type)) }).loose();
 
-export const inputItem = z.union([message, functionCall, functionCallOutput, reasoning, compaction, otherItem]);
+export const inputItem = z.union([message, functionCall, functionCallOutput, reasoning, compaction, customToolCall, customToolCallOutput, otherItem]);
 export type InputItem = z.infer<typeof inputItem>;
 
 const functionTool = z
@@ -39,7 +43,7 @@ export const tool = z.union([functionTool, z.object({ type: z.string() }).loose(
 
 const toolChoice = z.union([
   z.enum(['auto', 'none', 'required']),
-  z.object({ type: z.literal('function'), name: z.string() }).loose(),
+  z.object({ type: z.enum(['function', 'custom']), name: z.string(), namespace: z.string().nullish() }).loose(),
   z.object({ type: z.string() }).loose(),
 ]);
 

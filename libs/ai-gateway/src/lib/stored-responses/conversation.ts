@@ -50,8 +50,10 @@ export function asInput(item: Item): Item | undefined {
     const parts = Array.isArray(item['content']) ? (item['content'] as Item[]) : [];
     return { type: 'message', role: 'assistant', content: parts.map((part) => (part['type'] === 'refusal' ? { type: 'refusal', refusal: part['refusal'] } : { type: 'output_text', text: part['text'] ?? '' })) };
   }
-  if (item['type'] === 'function_call') return { type: 'function_call', call_id: item['call_id'], name: item['name'], arguments: item['arguments'] };
-  if (item['type'] === 'message' || item['type'] === 'function_call_output') return withoutId(item);
+  const namespace = typeof item['namespace'] === 'string' ? { namespace: item['namespace'] } : {};
+  if (item['type'] === 'function_call') return { type: 'function_call', call_id: item['call_id'], name: item['name'], arguments: item['arguments'], ...namespace };
+  if (item['type'] === 'custom_tool_call') return { type: 'custom_tool_call', call_id: item['call_id'], name: item['name'], input: item['input'], ...namespace };
+  if (item['type'] === 'message' || item['type'] === 'function_call_output' || item['type'] === 'custom_tool_call_output') return withoutId(item);
   return undefined;
 }
 
