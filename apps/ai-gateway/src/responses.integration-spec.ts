@@ -222,9 +222,18 @@ describe('the Responses API through the official OpenAI SDK', () => {
       expect((await lastRequestWith(fake, 'bridged dropped')).json['tools']).toBeUndefined();
     });
 
-    it('ends a bridged stream the upstream failed mid-way with an error event, which the SDK raises', async () => {
+    it('ends a bridged stream the upstream failed mid-way with response.failed and an error event, numbered on, which the SDK raises', async () => {
       const stream = client.responses.stream({ model: 'gemini-midstream', input: 'broken' });
       await expect(stream.finalResponse()).rejects.toThrow(/fake: The model is overloaded/);
+      const raw = await fetch(`${gateway.url}/v1/responses`, {
+        method: 'POST',
+        headers: { ...asMaster, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gemini-midstream', input: 'broken', stream: true }),
+      });
+      const events = (await raw.text()).split('\n\n').filter((event) => event.startsWith('event: ')).map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)) as { type: string; sequence_number: number; response?: { id: string; status: string } });
+      expect(events.slice(-2).map((event) => event.type)).toEqual(['response.failed', 'error']);
+      expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+      expect(events.at(-2)?.response).toMatchObject({ id: (events[0] as { response: { id: string } }).response.id, status: 'failed' });
     });
   });
 });

@@ -270,7 +270,7 @@ export class CallPipeline {
     } catch (error) {
       if (!signal.aborted) {
         failure = answerBrokeOff(error);
-        last = codec.streamErrorEvent(failure);
+        last = codec.streamErrorEvent(failure, tap);
       }
     }
     failure ??= tap.error;

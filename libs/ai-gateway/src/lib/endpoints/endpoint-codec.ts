@@ -75,8 +75,8 @@ export interface EndpointCodec {
   estimateUsage(body: Record<string, unknown>, streamed?: StreamedAnswer): Promise<CallUsage>;
   /** Any error (a ProviderError, a Nest HTTP exception, anything else as a 500) in the family's envelope. */
   renderError(error: unknown): RenderedError;
-  /** The event that ends a stream the upstream broke off. */
-  streamErrorEvent(error: ProviderError): string;
+  /** The events that end a stream the upstream broke off (`tap`: what the stream showed so far). */
+  streamErrorEvent(error: ProviderError, tap: StreamTap): string;
   /** How deployments without the operation are reached; none means they are refused with 400. */
   readonly bridge?: Bridge;
 }

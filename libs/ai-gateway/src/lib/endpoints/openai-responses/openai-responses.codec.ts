@@ -1,7 +1,7 @@
 import { chatAnswerAsCompaction, chatAnswerAsResponse, compactToChatRequest, responsesToChatRequest, type ProviderError } from '@arbor/provider-adapters';
 import { lastObjectNamed } from '../../calls/usage';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
-import type { EndpointCodec } from '../endpoint-codec';
+import type { EndpointCodec, StreamTap } from '../endpoint-codec';
 import { OPENAI_CHAT, renderOpenAiError } from '../openai/openai-codecs';
 import { ResponsesStreamTap } from './responses-stream-tap';
 import { usageOfResponses } from './responses-usage';
@@ -15,9 +15,19 @@ function asChat(body: Record<string, unknown>): Record<string, unknown> {
   return { model: body['model'], messages };
 }
 
-/** The event that ends a Responses stream the upstream broke off, as the API reference writes it. */
-function responsesErrorEvent(error: ProviderError): string {
-  return `event: error\ndata: ${JSON.stringify({ type: 'error', code: error.code ?? error.type, message: error.message, param: error.param })}\n\n`;
+/**
+ * What ends a Responses stream the upstream broke off, as the API ends a failed one: the response
+ * (as response.created announced it) failed, then the `error` event, numbered after the rest.
+ */
+function responsesErrorEvent(error: ProviderError, tap: StreamTap): string {
+  const code = error.code ?? error.type;
+  const seen = tap instanceof ResponsesStreamTap ? tap : undefined;
+  const sequence = seen?.events ?? 0;
+  const failed = seen?.started
+    ? `event: response.failed\ndata: ${JSON.stringify({ type: 'response.failed', sequence_number: sequence, response: { ...seen.started, status: 'failed', error: { code, message: error.message } } })}\n\n`
+    : '';
+  const next = failed === '' ? sequence : sequence + 1;
+  return `${failed}event: error\ndata: ${JSON.stringify({ type: 'error', code, message: error.message, param: error.param, sequence_number: next })}\n\n`;
 }
 
 /**

@@ -16,6 +16,10 @@ const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'resp
 export class ResponsesStreamTap extends SseEventTap {
   private held = '';
   final: Record<string, unknown> | undefined;
+  /** The response as response.created announced it, for the response.failed of a stream broken off. */
+  started: Record<string, unknown> | undefined;
+  /** Events seen so far: the next sequence number of a stream numbered from 0. */
+  events = 0;
 
   constructor(private readonly keepsFinal = false) {
     super();
@@ -42,6 +46,8 @@ export class ResponsesStreamTap extends SseEventTap {
   }
 
   protected watch(events: string): void {
+    this.events += countEvents(events);
+    if (this.started === undefined && events.includes('"type":"response.created"')) this.started = createdResponse(events);
     // Inside content, quotes are escaped, so these cannot match text.
     if (!events.includes('"type":"response.') && !events.includes('"type":"error"')) return;
     for (const match of events.matchAll(/^data: ?(\{.*)$/gm)) {
@@ -60,6 +66,24 @@ export class ResponsesStreamTap extends SseEventTap {
       if (event.type === 'response.failed') this.upstreamError = streamFailure(event.response?.error?.code, event.response?.error?.message);
       else if (event.type === 'error') this.upstreamError = streamFailure(event.code, event.message);
     }
+  }
+}
+
+/** The number of events in whole events' text (one `data:` line each). */
+function countEvents(events: string): number {
+  let count = 0;
+  for (let at = events.indexOf('data:'); at >= 0; at = events.indexOf('data:', at + 5)) if (at === 0 || events[at - 1] === '\n') count++;
+  return count;
+}
+
+function createdResponse(events: string): Record<string, unknown> | undefined {
+  const data = /^data: ?(\{"type":"response\.created".*)$/m.exec(events)?.[1];
+  if (!data) return undefined;
+  try {
+    const response = (JSON.parse(data) as { response?: unknown }).response;
+    return typeof response === 'object' && response !== null ? (response as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
