@@ -1,14 +1,15 @@
 // Stored responses of the Responses API as its clients meet them, through the official OpenAI SDK:
-// retrieve, delete, input items, previous_response_id continued by another gateway instance on the
-// same database (nothing of the conversation lives in a gateway's memory), project ownership,
-// background responses and their cancellation.
+// retrieve, delete, input items, previous_response_id continued by a second gateway process (the
+// built app) on the same database (nothing of the conversation lives in a gateway's memory),
+// project ownership, background responses and their cancellation, compaction, token counts and
+// WebSocket mode.
 import OpenAI, { BadRequestError, NotFoundError } from 'openai';
 import { ResponsesWS } from 'openai/resources/responses/ws';
 import { WebSocket } from 'ws';
 import request from 'supertest';
 import { RunningService } from '@arbor/platform';
 import { AiGatewayConfig } from '@arbor/config';
-import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
+import { BuiltService, FakeProvidersProcess, startBuiltService, TestDatabase } from '@arbor/testing';
 import { lastRequestWith, MASTER_KEY, sdkClient, startGatewayOnFakes, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
 
 const deployment = (alias: string, model: string, base: string) => `
@@ -30,7 +31,7 @@ describe('stored responses through the official OpenAI SDK', () => {
   let fake: FakeProvidersProcess;
   let database: TestDatabase;
   let gateway: RunningService<AiGatewayConfig>;
-  let second: RunningService<AiGatewayConfig>;
+  let second: BuiltService;
   let client: OpenAI;
   let config: (fakeUrl: string) => string;
 
@@ -47,11 +48,12 @@ describe('stored responses through the official OpenAI SDK', () => {
     ].join('')}
 `;
     ({ fake, database, gateway, client } = await startGatewayOnFakes(config));
-    second = await startTestGateway(database, writeConfig(config(fake.url)));
+    // Logging at info: what it logs is searched for the conversations' text below.
+    second = await startBuiltService('ai-gateway', 'AIGW_LISTEN_ADDR', { AIGW_DATABASE_URL: database.url, AIGW_CONFIG: writeConfig(config(fake.url)), AIGW_MASTER_KEY: MASTER_KEY, AIGW_LOG: 'info' });
   }, 60_000);
 
   afterAll(async () => {
-    await second?.close();
+    await second?.kill('SIGTERM');
     await stopGatewayOnFakes({ fake, database, gateway });
   });
 
@@ -63,6 +65,19 @@ describe('stored responses through the official OpenAI SDK', () => {
       expect(retrieved.output_text).toBe(created.output_text);
       await client.responses.delete(created.id);
       expect(await refusal(client.responses.retrieve(created.id))).toBeInstanceOf(NotFoundError);
+    }
+  });
+
+  it('forgets a response once AIGW_RESPONSES_RETENTION has passed', async () => {
+    const brief = await startTestGateway(database, writeConfig(config(fake.url)), { AIGW_RESPONSES_RETENTION: '1s' });
+    try {
+      const created = await sdkClient(brief).responses.create({ model: 'claude', input: 'kept briefly' });
+      expect((await sdkClient(brief).responses.retrieve(created.id)).id).toBe(created.id);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(await refusal(sdkClient(brief).responses.retrieve(created.id))).toBeInstanceOf(NotFoundError);
+      expect(await refusal(sdkClient(brief).responses.create({ model: 'claude', input: 'x', previous_response_id: created.id }))).toBeInstanceOf(NotFoundError);
+    } finally {
+      await brief.close();
     }
   });
 
@@ -108,6 +123,9 @@ describe('stored responses through the official OpenAI SDK', () => {
     await client.responses.create({ model: 'claude', previous_response_id: turn.id, input: 'loop third' });
     const third = await lastRequestWith(fake, 'loop third');
     expect((third.json['messages'] as unknown[]).length).toBe(5);
+    // The stored content is the user's: the process that read and stored it logged none of it.
+    expect(second.output()).toContain('request completed');
+    for (const text of ['loop question', 'loop result', 'fake answer from claude']) expect(second.output()).not.toContain(text);
   });
 
   it("lets the upstream that answered natively continue from its own state, and a bridged alias from the gateway's copy", async () => {
