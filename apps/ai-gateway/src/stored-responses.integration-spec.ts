@@ -86,6 +86,12 @@ describe('stored responses through the official OpenAI SDK', () => {
     expect((await sdkClient(second).responses.retrieve(final.id)).output_text).toBe('fake answer from claude-sonnet-4-5');
   });
 
+  it('keeps a response whose prompt carries a NUL character, which jsonb cannot hold, with U+FFFD in its stored copy', async () => {
+    const created = await client.responses.create({ model: 'gpt', instructions: 'nul \u0000 here', input: 'nul input \u0000' });
+    const items = await client.responses.inputItems.list(created.id);
+    expect(items.data[0]).toMatchObject({ type: 'message', content: [{ type: 'input_text', text: 'nul input \ufffd' }] });
+  });
+
   it('does not keep a response created with store: false', async () => {
     const created = await client.responses.create({ model: 'claude', input: 'not stored', store: false });
     expect(await refusal(client.responses.retrieve(created.id))).toBeInstanceOf(NotFoundError);

@@ -2,13 +2,12 @@ import { EventEmitter } from 'node:events';
 import type { CallResponse } from './call-pipeline';
 
 /**
- * A call's answer collected in memory instead of sent (a background response): the status and the
- * body as the client would have got them. `abandon()` acts as a client hanging up, which stops
- * the upstream call.
+ * Where a call's answer goes when no HTTP response takes it: the status, then the body as the
+ * pipeline writes it. `abandon()` acts as a client hanging up, which stops the upstream call;
+ * the end of the answer closes it too.
  */
-export class CollectedAnswer extends EventEmitter implements CallResponse {
+export abstract class CallSink extends EventEmitter implements CallResponse {
   status = 0;
-  private readonly chunks: Buffer[] = [];
   private finished = false;
   private closed = false;
 
@@ -29,15 +28,13 @@ export class CollectedAnswer extends EventEmitter implements CallResponse {
     return this;
   }
 
-  write(chunk: string | Buffer): boolean {
-    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-    return true;
-  }
+  abstract write(chunk: string | Buffer): boolean;
 
   end(chunk?: string | Buffer): this {
     if (chunk !== undefined) this.write(chunk);
+    this.ended();
     this.finished = true;
-    this.close();
+    this.abandon();
     return this;
   }
 
@@ -45,19 +42,30 @@ export class CollectedAnswer extends EventEmitter implements CallResponse {
     // Cost and key spend are recorded by the pipeline either way.
   }
 
-  /** Stops the call as a client's hang-up would. */
+  /** Stops the call as a client's hang-up would (or marks it over once it ended). */
   abandon(): void {
-    this.close();
+    if (this.closed) return;
+    this.closed = true;
+    this.emit('close');
+  }
+
+  /** The answer is complete. */
+  protected ended(): void {
+    // Nothing by default.
+  }
+}
+
+/** A call's answer collected in memory (a background response): the status and the body as the client would have got them. */
+export class CollectedAnswer extends CallSink {
+  private readonly chunks: Buffer[] = [];
+
+  write(chunk: string | Buffer): boolean {
+    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    return true;
   }
 
   /** The body collected so far, as text. */
   text(): string {
     return Buffer.concat(this.chunks).toString('utf8');
-  }
-
-  private close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.emit('close');
   }
 }

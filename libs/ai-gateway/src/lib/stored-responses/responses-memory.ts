@@ -13,7 +13,7 @@ import type { GatewayCaller } from '../keys/key-verifier';
 import type { EndpointCodec } from '../endpoints/endpoint-codec';
 import { OPENAI_RESPONSES, OPENAI_RESPONSES_COMPACT } from '../endpoints/openai-responses/openai-responses.codec';
 import { asInput, conversationItems, inputItemsOf, referencedIds } from './conversation';
-import { itemNotFound, ResponsesStore, type ReferencedItem } from './responses-store';
+import { checkedId, itemNotFound, ResponsesStore, type ReferencedItem } from './responses-store';
 import type { StoredResponse } from './stored-response.entity';
 
 // Running background responses are checked this often for a cancellation made on another replica.
@@ -92,7 +92,7 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
   ): Promise<void> {
     const previousId = body['previous_response_id'];
     if (previousId !== undefined && previousId !== null && (typeof previousId !== 'string' || previousId === '')) throw badRequest('previous_response_id must be a response id.', 'previous_response_id');
-    const earlier = typeof previousId === 'string' ? await this.earlierTurns(previousId, caller, connection) : [];
+    const earlier = typeof previousId === 'string' ? await this.earlierTurns(checkedId(previousId, 'previous_response_id'), caller, connection) : [];
     const recalled: Recalled = { earlier, references: await this.referencedItems(body['input'], caller, connection) };
     // A compaction is not a response: it is neither stored nor run in the background.
     if (codec !== this.codec) return this.pipeline.handle(codec, caller, body, request.headers, response, { bodyFor: (deployment, native) => withConversation(body, recalled, deployment, native) });
@@ -116,7 +116,7 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
 
   /** The items the input references by id (item_reference), from the connection's memory or the store; 404 naming one not found. */
   private async referencedItems(input: unknown, caller: GatewayCaller, connection: ConnectionMemory | undefined): Promise<Map<string, ReferencedItem>> {
-    const ids = referencedIds(input);
+    const ids = referencedIds(input).map((id) => checkedId(id, 'input'));
     const found = new Map<string, ReferencedItem>();
     for (const id of ids) {
       const local = connection?.item(id);

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
@@ -6,7 +5,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { answerOnSocket } from '@arbor/platform';
 import { errorFields } from '@arbor/observability';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
-import type { CallResponse } from '../calls/call-pipeline';
+import { CallSink } from '../calls/collected-answer';
 import { OPENAI_RESPONSES } from '../endpoints/openai-responses/openai-responses.codec';
 import { familyAError } from '../gateway-errors';
 import { GatewayAuthentication } from '../gateway-key.guard';
@@ -116,31 +115,11 @@ function refusal(code: string, message: string, param: string | null = null): st
  * One turn's answer on the socket: each Server-Sent Event of the stream sent as one message (its
  * data, as the upstream or the bridge wrote it); an error answer sent as an error event.
  */
-class SocketTurn extends EventEmitter implements CallResponse {
-  private status = 0;
-  private finished = false;
-  private closed = false;
+class SocketTurn extends CallSink {
   private errorBody = '';
 
   constructor(private readonly ws: WebSocket) {
     super();
-  }
-
-  get headersSent(): boolean {
-    return this.status !== 0;
-  }
-
-  get writableFinished(): boolean {
-    return this.finished;
-  }
-
-  setHeader(): this {
-    return this;
-  }
-
-  writeHead(status: number): this {
-    this.status = status;
-    return this;
   }
 
   write(chunk: string | Buffer): boolean {
@@ -153,23 +132,8 @@ class SocketTurn extends EventEmitter implements CallResponse {
     return true;
   }
 
-  end(chunk?: string | Buffer): this {
-    if (chunk !== undefined) this.write(chunk);
+  protected override ended(): void {
     if (this.status !== 200 && this.ws.readyState === WebSocket.OPEN) this.ws.send(errorFrom(this.status, this.errorBody));
-    this.finished = true;
-    this.abandon();
-    return this;
-  }
-
-  addTrailers(): void {
-    // Cost and spend are recorded by the pipeline; a socket has no trailers.
-  }
-
-  /** The turn is over (or the client went away, which stops the upstream call). */
-  abandon(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.emit('close');
   }
 }
 

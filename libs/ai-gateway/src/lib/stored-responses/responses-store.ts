@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import { InjectDataSource } from '@nestjs/typeorm';
 import { errorFields } from '@arbor/observability';
 import { ProviderError } from '@arbor/provider-adapters';
-import { excerpt } from '@arbor/platform';
+import { excerpt, textProblem } from '@arbor/platform';
+import { badRequest } from '../gateway-errors';
 import { DataSource } from 'typeorm';
 import { DEFAULT_RESPONSES_RETENTION_MS, GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import type { GatewayCaller } from '../keys/key-verifier';
@@ -13,6 +14,20 @@ const PRUNE_EVERY_MS = 10 * 60_000;
 const PRUNE_BATCH = 1000;
 /** The statuses of a background response still running. */
 export const RUNNING = ['queued', 'in_progress'];
+
+// The JSON escapes of what jsonb cannot hold: the NUL character, and a lone UTF-16 surrogate
+// (JSON.stringify escapes only lone ones); after an even number of backslashes, so not an escaped
+// backslash followed by "u0000".
+const UNSTORABLE_ESCAPE = /(?<=(?:^|[^\\])(?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi;
+
+/**
+ * A value as JSON text PostgreSQL's jsonb takes: jsonb cannot hold the NUL character or a lone
+ * surrogate, which a prompt may carry, so the stored copy has U+FFFD in their place (what the
+ * client got is unchanged).
+ */
+export function jsonb(value: unknown): string {
+  return JSON.stringify(value).replace(UNSTORABLE_ESCAPE, '\\ufffd');
+}
 
 /** A stored_responses row as the driver reads it. */
 interface StoredRow {
@@ -57,6 +72,13 @@ export interface ReferencedItem {
   item: Record<string, unknown>;
   deploymentId: string | null;
   upstreamId: string | null;
+}
+
+/** An id a client sent, checked before it reaches a query: storable text, or 400 naming the field. */
+export function checkedId(id: string, field: string): string {
+  const problem = textProblem(id);
+  if (problem) throw badRequest(`${field} ${problem}.`, field);
+  return id;
 }
 
 export const itemNotFound = (id: string) =>
@@ -108,7 +130,7 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
        on conflict (id) do update set status = excluded.status, deployment_id = excluded.deployment_id, upstream_id = excluded.upstream_id, response = excluded.response`,
       [
         record.id, record.project, record.keyId, record.createdAt, record.expiresAt, record.status, record.deploymentId, record.upstreamId,
-        record.previousResponseId, JSON.stringify(record.input), JSON.stringify(record.response), record.background,
+        record.previousResponseId, jsonb(record.input), jsonb(record.response), record.background,
       ],
     );
   }
@@ -165,7 +187,7 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
     const [, updated] = (await this.dataSource.query(
       `update stored_responses set status = $2, response = $3, deployment_id = coalesce($4, deployment_id), upstream_id = coalesce($5, upstream_id)
         where id = $1 and status = any($6)`,
-      [id, status, JSON.stringify(response), fields.deploymentId ?? null, fields.upstreamId ?? null, RUNNING],
+      [id, status, jsonb(response), fields.deploymentId ?? null, fields.upstreamId ?? null, RUNNING],
     )) as [unknown, number];
     return updated > 0;
   }

@@ -6,7 +6,7 @@ import { OPENAI_RESPONSES } from '../endpoints/openai-responses/openai-responses
 import { badRequest } from '../gateway-errors';
 import { GatewayAuthentication } from '../gateway-key.guard';
 import { ResponsesMemory } from './responses-memory';
-import { RUNNING, ResponsesStore } from './responses-store';
+import { checkedId, RUNNING, ResponsesStore } from './responses-store';
 
 const PATH = /^(?:\/v1)?\/responses\/([^/]+)(?:\/(cancel|input_items))?$/;
 const MAX_PAGE = 100;
@@ -39,7 +39,7 @@ export class StoredResponsesRoutes implements OnModuleInit {
     try {
       const caller = await this.authentication.caller(request);
       const [, rawId = '', suffix] = PATH.exec(path) ?? [];
-      const id = decodeURIComponent(rawId);
+      const id = checkedId(decodedId(rawId), 'response_id');
       const action = actionOf(request.method ?? '', path);
       if (action === 'retrieve') return send(response, (await this.store.find(id, caller)).response);
       if (action === 'delete') {
@@ -61,6 +61,14 @@ export class StoredResponsesRoutes implements OnModuleInit {
     } catch (error) {
       sendError(OPENAI_RESPONSES, response, error);
     }
+  }
+}
+
+function decodedId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw badRequest('The response id in the path is not valid percent-encoded UTF-8.', 'response_id');
   }
 }
 
