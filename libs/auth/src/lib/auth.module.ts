@@ -6,7 +6,8 @@ import { IssuerKeys } from './jwt/issuer-keys';
 
 /**
  * Bearer-token authentication for a whole app: import `AuthModule.forRoot(...)` once in the root
- * module, then guard routes with @Authenticated(), @MachineOrAdmin() or @RequirePermissions().
+ * module, then guard routes with @Authenticated(), @MachineOrAdmin() or @AdminOnly(). Product permissions are
+ * @arbor/contract's @RequirePermission.
  * Nothing reaches the identity provider until the first token arrives.
  */
 @Module({})
