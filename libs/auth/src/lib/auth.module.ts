@@ -2,7 +2,6 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AUTH_OPTIONS, AuthOptions, validateAuthOptions } from './auth-options';
 import { AuthExtensions } from './auth-extensions';
 import { BearerTokenVerifier } from './jwt/bearer-token-verifier';
-import { IssuerKeys } from './jwt/issuer-keys';
 
 /**
  * Bearer-token authentication for a whole app: import `AuthModule.forRoot(...)` once in the root
@@ -16,7 +15,7 @@ export class AuthModule {
     return {
       module: AuthModule,
       global: true,
-      providers: [{ provide: AUTH_OPTIONS, useValue: validateAuthOptions(options) }, IssuerKeys, AuthExtensions, BearerTokenVerifier],
+      providers: [{ provide: AUTH_OPTIONS, useValue: validateAuthOptions(options) }, AuthExtensions, BearerTokenVerifier],
       exports: [AUTH_OPTIONS, AuthExtensions, BearerTokenVerifier],
     };
   }

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { TokenVerifier, verifierProblems } from '../auth/token-verifier';
+import { TokenVerifier, verifierProblems } from '../identity/token-verifier';
 import { ControlPlaneClient } from '../client/control-plane-client';
 import { CALLER_VERIFIER, CONTROL_PLANE_NOT_CONFIGURED, CONTROL_PLANE_OPTIONS, ControlPlaneModuleOptions, ControlPlaneNotConfiguredOptions } from './control-plane.options';
 import { PermissionGuard } from './permission.guard';

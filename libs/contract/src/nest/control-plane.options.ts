@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Type } from '@nestjs/common';
-import type { VerifiedCaller } from '../auth/token-verifier';
+import type { VerifiedCaller } from '../identity/token-verifier';
 import type { ControlPlaneClientOptions } from '../client/control-plane-client.types';
 
 /** What a route asks for: the product's sign-in key, and one of `roles` in it when any are given. */

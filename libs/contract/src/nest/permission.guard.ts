@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, Logger, Optional, Type } from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
-import type { TokenVerifier, VerifiedCaller } from '../auth/token-verifier';
+import type { TokenVerifier, VerifiedCaller } from '../identity/token-verifier';
 import { ControlPlaneClient } from '../client/control-plane-client';
 import { ControlPlaneError, ControlPlaneNotFoundError } from '../client/control-plane-client.errors';
 import { ContractHttpError } from '../errors/contract-http-error';

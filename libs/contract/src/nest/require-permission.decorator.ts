@@ -1,5 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
-import type { VerifiedCaller } from '../auth/token-verifier';
+import type { VerifiedCaller } from '../identity/token-verifier';
 import { formatPermissionKey } from '../permissions/permission-keys';
 import { GuardedRequest, REQUIRED_PERMISSION, RequirePermissionOptions, RouteRequirement } from './control-plane.options';
 import { PermissionGuard } from './permission.guard';

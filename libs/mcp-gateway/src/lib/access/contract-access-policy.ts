@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import type { IncomingMessage } from 'node:http';
 import { DataSource } from 'typeorm';
-import { can, ContractHttpError, ControlPlaneNotFoundError, keysForProject, rolesIn, VerifiedCaller } from '@arbor/contract';
+import { can, ContractHttpError, ControlPlaneNotFoundError, keysForProject, presentedCredential, rolesIn, VerifiedCaller } from '@arbor/contract';
 import { McpControlPlaneAccess } from '../admin/admin-access';
 import { ServerRegistry, VirtualServerDefinition } from '../registry/server-registry';
 import { hashMcpKey, MCP_KEY_PREFIX } from './api-key-material';
@@ -140,16 +140,9 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
   }
 }
 
+/** A person's token or an API key; browsers' and the SDK's WebSocket clients cannot set headers, so the relay's upgrade may carry it in the query. */
 function credentialOf(request: IncomingMessage): string | undefined {
-  const authorization = request.headers.authorization;
-  if (authorization?.startsWith('Bearer ')) return authorization.slice('Bearer '.length).trim() || undefined;
-  const apiKey = request.headers['x-api-key'];
-  if (typeof apiKey === 'string' && apiKey !== '') return apiKey;
-  // Browsers' and the SDK's WebSocket clients cannot set headers: the relay's upgrade may carry it in the query.
-  if (request.headers.upgrade?.toLowerCase() === 'websocket') {
-    return new URL(request.url ?? '/', 'http://gateway').searchParams.get('access_token') ?? undefined;
-  }
-  return undefined;
+  return presentedCredential(request, { apiKeyHeader: 'x-api-key', webSocketQueryParameter: 'access_token' });
 }
 
 function lowerCased(headers: Record<string, string>): Record<string, string> {

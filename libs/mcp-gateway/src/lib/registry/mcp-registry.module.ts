@@ -32,6 +32,8 @@ export interface McpRegistryOptions {
   configFile?: string;
   /** MCPGW_SECRETS_KEY; without it upstreams cannot have headers. */
   secretsKey?: string;
+  /** MCPGW_SECRETS_PREVIOUS_KEYS: earlier keys, still opening headers they sealed until they are sealed again at start. */
+  previousSecretsKeys?: string[];
   /** MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS=true. */
   allowLinkLocal: boolean;
   controlPlane?: McpControlPlaneSettings;
@@ -53,7 +55,7 @@ export interface McpRegistryOptions {
 export class McpRegistryModule {
   static forOptions(options: McpRegistryOptions, env: NodeJS.ProcessEnv = process.env): DynamicModule {
     const config = options.configFile ? loadRegistryConfigFile(options.configFile, env) : EMPTY_REGISTRY_CONFIG;
-    const cipher = options.secretsKey ? new HeaderCipher(options.secretsKey) : undefined;
+    const cipher = options.secretsKey ? new HeaderCipher(options.secretsKey, options.previousSecretsKeys) : undefined;
     if (!cipher) {
       const problems = config.upstreams
         .filter((upstream) => Object.keys(upstream.headers).length > 0)
