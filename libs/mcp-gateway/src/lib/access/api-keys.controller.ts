@@ -7,7 +7,7 @@ import { DataSource, In } from 'typeorm';
 import { ApiError, Omittable, UuidParam, excerpt } from '@arbor/platform';
 import { MCP_GATEWAY, OPERATOR } from '../admin/admin-access';
 import { IsProjectSlug } from '../admin/dto/admin-fields';
-import { hashMcpKey, mcpKeyHint, newMcpKey } from './api-key-material';
+import { MCP_API_KEYS } from './api-key-material';
 import { ContractMcpAccessPolicy } from './contract-access-policy';
 import { McpApiKey } from './mcp-api-key.entity';
 
@@ -82,10 +82,10 @@ export class McpApiKeysController {
   @Post()
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: projectInBody() })
   async create(@Body() body: CreateMcpApiKeyDto): Promise<McpApiKeyResponse> {
-    const key = newMcpKey();
+    const key = MCP_API_KEYS.generate();
     const row = await this.dataSource.getRepository(McpApiKey).save({
-      keyHash: hashMcpKey(key),
-      keyHint: mcpKeyHint(key),
+      keyHash: MCP_API_KEYS.hash(key),
+      keyHint: MCP_API_KEYS.hint(key),
       project: body.project,
       name: body.name ?? '',
       expiresAt: body.expires_at ? new Date(body.expires_at) : null,
