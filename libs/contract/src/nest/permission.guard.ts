@@ -50,13 +50,9 @@ export class PermissionGuard implements CanActivate {
     const caller = await this.verifier.authenticate(request);
     request.controlPlaneCaller = caller;
     if (requirement.project === 'any') return this.anyProject(request, caller, requirement);
-    const project = await this.projectOf(request, requirement);
-    if (caller.kind === 'machine') return this.machine(request, caller, requirement, project);
-    const permissions = await this.permissionsOn(caller, project);
-    request.controlPlanePermissions = permissions;
-    if (holds(permissions, requirement)) return true;
-    const where = project ? ` on project ${'slug' in project ? project.slug : project.id}` : ' at workspace level';
-    throw new ContractHttpError(403, 'forbidden', `This needs ${describe(requirement, where)}.`);
+    const permissions = await this.decide(request, caller, requirement, await this.projectOf(request, requirement));
+    if (permissions) request.controlPlanePermissions = permissions;
+    return true;
   }
 
   /**
@@ -72,11 +68,17 @@ export class PermissionGuard implements CanActivate {
       if (request.controlPlaneProjects === 'all') return;
       throw new Error('requireOn() on a request that PermissionGuard did not let through');
     }
+    await this.decide(request, caller, requirement, project);
+  }
+
+  /** Lets `caller` act on `project` or throws 403: a machine by `authorizeMachine`, a person by their keys there (returned). */
+  private async decide(request: GuardedRequest, caller: VerifiedCaller, requirement: RouteRequirement, project: RouteProject): Promise<string[] | undefined> {
     if (caller.kind === 'machine') {
       await this.machine(request, caller, requirement, project);
-      return;
+      return undefined;
     }
-    if (holds(await this.permissionsOn(caller, project), requirement)) return;
+    const permissions = await this.permissionsOn(caller, project);
+    if (holds(permissions, requirement)) return permissions;
     const where = project ? ` on project ${'slug' in project ? project.slug : project.id}` : ' at workspace level';
     throw new ContractHttpError(403, 'forbidden', `This needs ${describe(requirement, where)}.`);
   }
