@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EMPTY_GATEWAY_CONFIG, loadGatewayConfigFile } from './config/gateway-config';
-import { ControlPlaneClient, TokenVerifier } from '@arbor/contract';
-import { AdminAccess, AdminGuard, ControlPlaneAccess } from './admin/admin-access';
+import { ControlPlaneModule } from '@arbor/contract';
+import { KeyProject, masterKeyCredential } from './admin/admin-access';
 import { CallRouter } from './call-router';
 import { CallAccounting } from './calls/call-accounting';
 import { CallPipeline } from './calls/call-pipeline';
@@ -66,8 +66,10 @@ export class GatewayModule {
     };
     // Prices are checked now too: a bad price file or model_info price stops the start.
     const prices = new ModelPrices(config.deployments, options.priceMapFile ? loadPriceMap(options.priceMapFile) : undefined);
+    const master = new MasterKeyCheck(settings);
     return {
       module: GatewayModule,
+      imports: [controlPlaneModule(options.controlPlane, master)],
       controllers: [FamilyAController, ModelsController, KeysController, SpendController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
@@ -76,9 +78,7 @@ export class GatewayModule {
         DeploymentRouter,
         CallRouter,
         { provide: ModelPrices, useValue: prices },
-        ...(options.controlPlane ? [{ provide: ControlPlaneAccess, useValue: controlPlaneAccess(options.controlPlane) }] : []),
-        AdminGuard,
-        AdminAccess,
+        KeyProject,
         CallAccounting,
         GatewayMetrics,
         CallPipeline,
@@ -89,7 +89,7 @@ export class GatewayModule {
         StoredResponsesRoutes,
         ResponsesSocket,
         TokenCountRoutes,
-        MasterKeyCheck,
+        { provide: MasterKeyCheck, useValue: master },
         GatewayAuthentication,
         GatewayKeyGuard,
         KeyVerifier,
@@ -105,9 +105,19 @@ export class GatewayModule {
   }
 }
 
-function controlPlaneAccess(options: NonNullable<GatewayOptions['controlPlane']>): ControlPlaneAccess {
-  return new ControlPlaneAccess(
-    new TokenVerifier({ issuer: options.issuer, audience: options.audience }),
-    new ControlPlaneClient({ baseUrl: options.baseUrl, issuer: options.issuer, clientId: options.clientId, clientSecret: options.clientSecret }),
-  );
+/**
+ * Who may do what on the admin API: @RequirePermission of @arbor/contract, with the master key as
+ * this gateway's own credential; without the control-plane settings only the master key.
+ */
+function controlPlaneModule(controlPlane: GatewayOptions['controlPlane'], master: MasterKeyCheck): DynamicModule {
+  const authorizeOwnCredential = masterKeyCredential(master);
+  if (!controlPlane) {
+    return ControlPlaneModule.notConfigured({
+      message:
+        'Person sign-in is not set up on this gateway (AIGW_OIDC_ISSUER_URL, AIGW_CONTROL_PLANE_URL, AIGW_M2M_CLIENT_ID and AIGW_M2M_CLIENT_SECRET); use the master key.',
+      authorizeOwnCredential,
+    });
+  }
+  // Route `:id`s name keys, never projects: the routes say where their project is.
+  return ControlPlaneModule.forRoot({ ...controlPlane, projectIdParams: [], authorizeOwnCredential });
 }

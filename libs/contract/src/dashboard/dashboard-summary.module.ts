@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Controller, DynamicModule, Get, Inject, Module, Req, Type, UseFilters } from '@nestjs/common';
-import type { TokenVerifier, VerifiedCaller } from '../auth/token-verifier';
+import type { TokenVerifier, VerifiedCaller } from '../identity/token-verifier';
 import { ControlPlaneClient } from '../client/control-plane-client';
 import type { GroupedEffectivePermissions } from '../client/control-plane-client.types';
 import { ContractErrorFilter } from '../errors/contract-error.filter';

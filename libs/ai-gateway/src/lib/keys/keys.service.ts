@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 import { CreateKeyDto } from './dto/create-key.dto';
 import { UpdateKeyDto } from './dto/update-key.dto';
-import { hashKey, keyHint, newKey } from './key-material';
+import { VIRTUAL_KEYS } from './key-material';
 import { KeyChangeBus } from '../limits/key-change-bus';
 import { KeyNotFound } from './keys.exception';
 import { VirtualKey } from './virtual-key.entity';
@@ -22,11 +22,11 @@ export class KeysService {
 
   /** The new row and the key, which exists nowhere else afterwards. */
   async create(body: CreateKeyDto): Promise<{ row: VirtualKey; key: string }> {
-    const key = newKey();
+    const key = VIRTUAL_KEYS.generate();
     const row = await this.keys.save(
       this.keys.create({
-        keyHash: hashKey(key),
-        keyHint: keyHint(key),
+        keyHash: VIRTUAL_KEYS.hash(key),
+        keyHint: VIRTUAL_KEYS.hint(key),
         project: body.project,
         aliases: body.aliases ?? [],
         expiresAt: body.expires_at ? new Date(body.expires_at) : null,
@@ -75,10 +75,10 @@ export class KeysService {
 
   /** A new key for the same row; the old one stops working at once in this process. */
   async rotate(id: string): Promise<{ row: VirtualKey; key: string }> {
-    const key = newKey();
+    const key = VIRTUAL_KEYS.generate();
     const row = await this.change(id, (row) => {
-      row.keyHash = hashKey(key);
-      row.keyHint = keyHint(key);
+      row.keyHash = VIRTUAL_KEYS.hash(key);
+      row.keyHint = VIRTUAL_KEYS.hint(key);
     });
     return { row, key };
   }

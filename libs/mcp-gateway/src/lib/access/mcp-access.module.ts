@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { McpApiKeysController } from './api-keys.controller';
+import { McpApiKeyProject, McpApiKeysController } from './api-keys.controller';
 import { ContractMcpAccessPolicy } from './contract-access-policy';
 import { McpAccessPolicy } from './mcp-access';
 
@@ -11,7 +11,7 @@ import { McpAccessPolicy } from './mcp-access';
 @Global()
 @Module({
   controllers: [McpApiKeysController],
-  providers: [ContractMcpAccessPolicy, { provide: McpAccessPolicy, useExisting: ContractMcpAccessPolicy }],
+  providers: [McpApiKeyProject, ContractMcpAccessPolicy, { provide: McpAccessPolicy, useExisting: ContractMcpAccessPolicy }],
   exports: [McpAccessPolicy],
 })
 export class McpAccessModule {}

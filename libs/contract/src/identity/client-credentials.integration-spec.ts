@@ -1,7 +1,15 @@
+// eslint-disable-next-line @nx/enforce-module-boundaries -- test-only: real tokens from the dev identity provider; not part of the package
 import { testIssuer } from '@arbor/testing';
 import { decodeJwt } from 'jose';
-import { ManualClock } from '../testing/manual-clock';
-import { ClientCredentialsTokens } from './machine-tokens';
+import { ClientCredentials } from './client-credentials';
+
+class ManualClock {
+  private time = Date.now();
+  now = () => this.time;
+  advance(ms: number): void {
+    this.time += ms;
+  }
+}
 
 describe('client-credentials tokens of control-plane-m2m (real dev identity provider)', () => {
   let calls: string[];
@@ -18,7 +26,7 @@ describe('client-credentials tokens of control-plane-m2m (real dev identity prov
   afterEach(() => fetchSpy.mockRestore());
 
   const tokens = (clock = new ManualClock(), secret = 'dev-control-plane-m2m-secret', issuerUrl = testIssuer()) =>
-    new ClientCredentialsTokens({ issuerUrl, clientId: 'control-plane-m2m', clientSecret: secret, clock, timeoutMs: 5000 });
+    new ClientCredentials({ issuer: issuerUrl, clientId: 'control-plane-m2m', clientSecret: secret, now: clock.now, timeoutMs: 5000 });
 
   it('finds the token endpoint by discovery and gets a token for every product it syncs to', async () => {
     const token = await tokens().get();
@@ -48,6 +56,21 @@ describe('client-credentials tokens of control-plane-m2m (real dev identity prov
     expect(await source.get()).toBe(refused);
     source.invalidate(refused);
     expect(await source.get()).not.toBe(refused);
+  });
+
+  it('authenticates with HTTP Basic, the one client authentication of the suite', async () => {
+    const sent: RequestInit[] = [];
+    const realFetch = global.fetch;
+    const source = new ClientCredentials({
+      issuer: testIssuer(),
+      clientId: 'control-plane-m2m',
+      clientSecret: 'dev-control-plane-m2m-secret',
+      fetch: (input, init) => (sent.push(init ?? {}), realFetch(input, init)),
+    });
+    await source.get();
+    const tokenRequest = sent.find((init) => init.method === 'POST')!;
+    expect(new Headers(tokenRequest.headers).get('authorization')).toBe(`Basic ${Buffer.from('control-plane-m2m:dev-control-plane-m2m-secret').toString('base64')}`);
+    expect(String(tokenRequest.body)).toBe('grant_type=client_credentials');
   });
 
   it('says why there is no token, without the secret, and tries discovery again later', async () => {

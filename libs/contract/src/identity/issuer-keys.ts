@@ -1,7 +1,7 @@
 import { createPublicKey, KeyObject } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { JwksClient, SigningKey } from 'jwks-rsa';
-import { AUTH_OPTIONS, AuthOptions } from '../auth-options';
+import { IssuerMetadata } from './oidc-discovery';
 import { keyFitsAlgorithm, SigningAlgorithm } from './signing-algorithms';
 import { quoteHeaderValue, TokenRejected } from './token-rejected';
 
@@ -20,16 +20,24 @@ const UNAVAILABLE = 'cannot verify tokens right now: the identity provider';
  * a down IdP does not stop the service from starting, and retried by a later request), the keys
  * from jwks-rsa (cached per `kid`, refetched for an unknown `kid` at most N times a minute).
  */
-@Injectable()
+export interface IssuerKeysOptions {
+  issuer: string;
+  /** The issuer's JWKS; read from its discovery document on first use when absent. */
+  jwksUri?: string;
+  /** Most JWKS fetches per minute, refetches for an unknown `kid` included (default 10). */
+  jwksRequestsPerMinute?: number;
+}
+
 export class IssuerKeys {
   private readonly logger = new Logger('auth');
+  private readonly metadata: IssuerMetadata;
   private jwks?: JwksClient;
   private discovery?: Promise<JwksClient>;
-  private lastDiscoveryFailure?: { at: number; rejection: TokenRejected };
   /** Parsed once per fetched key: jwks-rsa hands out PEM, which would otherwise be parsed per request. */
   private readonly keyObjects = new WeakMap<SigningKey, KeyObject>();
 
-  constructor(@Inject(AUTH_OPTIONS) private readonly options: AuthOptions) {
+  constructor(private readonly options: IssuerKeysOptions) {
+    this.metadata = new IssuerMetadata(options.issuer, { timeoutMs: HTTP_TIMEOUT_MS, retryDelayMs: DISCOVERY_RETRY_DELAY_MS });
     if (options.jwksUri) this.jwks = this.createJwksClient(options.jwksUri);
   }
 
@@ -55,36 +63,15 @@ export class IssuerKeys {
   }
 
   private discoverJwks(): Promise<JwksClient> {
-    if (this.discovery) return this.discovery;
-    const failure = this.lastDiscoveryFailure;
-    if (failure && Date.now() - failure.at < DISCOVERY_RETRY_DELAY_MS) return Promise.reject(failure.rejection);
-
-    this.discovery = this.fetchJwksUri().then(
-      (jwksUri) => {
-        this.jwks = this.createJwksClient(jwksUri);
-        this.lastDiscoveryFailure = undefined;
-        return this.jwks;
-      },
+    this.discovery ??= this.metadata.jwksUri().then(
+      (jwksUri) => (this.jwks = this.createJwksClient(jwksUri)),
       (error: unknown) => {
         this.discovery = undefined;
-        const rejection = new TokenRejected(`${UNAVAILABLE}'s discovery document could not be read; try again shortly`);
-        this.lastDiscoveryFailure = { at: Date.now(), rejection };
         this.logger.warn(`OIDC discovery for ${this.options.issuer} failed: ${errorText(error)}`);
-        throw rejection;
+        throw new TokenRejected(`${UNAVAILABLE}'s discovery document could not be read; try again shortly`);
       },
     );
     return this.discovery;
-  }
-
-  private async fetchJwksUri(): Promise<string> {
-    const url = `${this.options.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
-    const response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
-    if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
-    const document = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown };
-    // OIDC Discovery 1.0 §4.3: the document must name the issuer it was fetched for.
-    if (document.issuer !== this.options.issuer) throw new Error(`${url} names issuer ${JSON.stringify(document.issuer)}`);
-    if (typeof document.jwks_uri !== 'string') throw new Error(`${url} has no jwks_uri`);
-    return document.jwks_uri;
   }
 
   private createJwksClient(jwksUri: string): JwksClient {
