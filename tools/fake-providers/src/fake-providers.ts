@@ -7,11 +7,12 @@ import type { AddressInfo } from 'node:net';
 import { handleAnthropic } from './anthropic-fake.ts';
 import { handleAzure } from './azure-fake.ts';
 import { handleGemini } from './gemini-fake.ts';
-import { handleOpenAi, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
+import { handleOpenAi, handleUsageAlwaysStreamed, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
 
 // Path prefix → the fake speaking that provider's wire format (the prefix is removed first).
 // Adding a provider is one module and one line here.
 const PROVIDER_FAKES: ReadonlyMap<string, FakeHandler> = new Map([
+  ['/openai-compatible', handleUsageAlwaysStreamed],
   ['/openai', handleOpenAi],
   ['/anthropic', handleAnthropic],
   ['/gemini', handleGemini],

@@ -9,6 +9,11 @@ export interface ProviderDeployment {
   apiVersion?: string;
   /** Whole-call limit; undefined means the adapter's default. */
   timeoutMs?: number;
+  /**
+   * The provider's other `litellm_params` (`aws_region_name`, `vertex_project`, …) as strings,
+   * `os.environ/NAME` resolved; what the provider folder's `settings.params` lists.
+   */
+  params?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -81,6 +86,11 @@ export interface ProviderSettings {
   readonly params: readonly string[];
   /** Keys it cannot do without, each with what to put there. */
   readonly required?: Readonly<Record<string, string>>;
+  /**
+   * The environment variable read when a key is not given, as LiteLLM reads them
+   * (`api_key` ← `MISTRAL_API_KEY`); a required key set there is not missing.
+   */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
