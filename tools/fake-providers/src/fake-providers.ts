@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleAnthropic } from './anthropic-fake.ts';
 import { handleAzure } from './azure-fake.ts';
+import { handleBedrock } from './bedrock-fake.ts';
 import { handleGemini } from './gemini-fake.ts';
 import { handleOpenAi, handleUsageAlwaysStreamed, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
 
@@ -17,6 +18,7 @@ const PROVIDER_FAKES: ReadonlyMap<string, FakeHandler> = new Map([
   ['/anthropic', handleAnthropic],
   ['/gemini', handleGemini],
   ['/azure', handleAzure],
+  ['/bedrock', handleBedrock],
 ]);
 
 function fakeFor(url: string): { handler: FakeHandler; path: string } {

@@ -3,7 +3,8 @@ import { ProviderError } from '../lib/provider-error';
 import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import type { z } from 'zod';
-import { embeddingTexts, toBatchEmbedContentsRequest, toEmbeddingList } from './gemini.embeddings';
+import { embeddingTexts } from '../lib/embeddings';
+import { toBatchEmbedContentsRequest, toEmbeddingList } from './gemini.embeddings';
 import { geminiError } from './gemini.error';
 import { GEMINI_CHAT_PARAMS, GEMINI_EMBEDDING_PARAMS } from './gemini.params';
 import { GEMINI_PRICES } from './gemini.prices';
@@ -44,7 +45,7 @@ async function callGenerateContent(call: ProviderCall): Promise<ProviderAnswer> 
 
 async function callBatchEmbedContents(call: ProviderCall): Promise<ProviderAnswer> {
   const model = modelName(call.deployment.model);
-  const texts = embeddingTexts(call.body['input']);
+  const texts = embeddingTexts(call.body['input'], 'Gemini');
   const response = await post(call, 'batchEmbedContents', toBatchEmbedContentsRequest(texts, call.body, model));
   const answer = await readJson(response, batchEmbedContentsResponse);
   return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toEmbeddingList(answer, texts, call.body, call.deployment.model)) };

@@ -1,5 +1,6 @@
 import { anthropicAdapter } from '../anthropic/anthropic.adapter';
 import { azureAdapter } from '../azure/azure.adapter';
+import { bedrockAdapter } from '../bedrock/bedrock.adapter';
 import { geminiAdapter } from '../gemini/gemini.adapter';
 import { cerebrasAdapter } from '../cerebras/cerebras.adapter';
 import { deepseekAdapter } from '../deepseek/deepseek.adapter';
@@ -19,7 +20,7 @@ import type { NativeOperation, ProviderAdapter, ProviderOperation } from './prov
 // Adding a provider is adding a folder and one line here; nothing else names providers.
 const ADAPTERS: ReadonlyMap<string, ProviderAdapter> = new Map(
   [
-    openAiAdapter, anthropicAdapter, azureAdapter, geminiAdapter,
+    openAiAdapter, anthropicAdapter, azureAdapter, geminiAdapter, bedrockAdapter,
     // OpenAI-compatible, each described as data (openai/openai-compatible.ts).
     mistralAdapter, groqAdapter, deepseekAdapter, xaiAdapter, togetherAiAdapter, fireworksAiAdapter, openRouterAdapter,
     perplexityAdapter, cerebrasAdapter, ollamaAdapter, hostedVllmAdapter, lmStudioAdapter,
