@@ -8,6 +8,7 @@ import { handleAnthropic } from './anthropic-fake.ts';
 import { handleAzure } from './azure-fake.ts';
 import { handleBedrock } from './bedrock-fake.ts';
 import { handleGemini } from './gemini-fake.ts';
+import { handleVertex } from './vertex-fake.ts';
 import { handleOpenAi, handleUsageAlwaysStreamed, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
 
 // Path prefix → the fake speaking that provider's wire format (the prefix is removed first).
@@ -19,6 +20,7 @@ const PROVIDER_FAKES: ReadonlyMap<string, FakeHandler> = new Map([
   ['/gemini', handleGemini],
   ['/azure', handleAzure],
   ['/bedrock', handleBedrock],
+  ['/vertex', handleVertex],
 ]);
 
 function fakeFor(url: string): { handler: FakeHandler; path: string } {

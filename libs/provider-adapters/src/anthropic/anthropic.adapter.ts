@@ -1,5 +1,6 @@
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
-import { ProviderError } from '../lib/provider-error';
+import { readJsonAnswer } from '../lib/json-answer';
+import type { ProviderError } from '../lib/provider-error';
 import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { toAnthropicRequest } from '../messages-chat/chat-to-messages.request';
@@ -17,8 +18,6 @@ import {
 import { ANTHROPIC_PRICES } from './anthropic.prices';
 
 const DEFAULT_API_BASE = 'https://api.anthropic.com';
-// A whole non-streamed answer is read before translating it; the largest outputs stay well below this.
-const MAX_ANSWER_BYTES = 32 * 1_048_576;
 
 /**
  * Anthropic's Messages API (`anthropic/claude-sonnet-4-5`): its own messages and token counts
@@ -55,28 +54,31 @@ async function passThrough(call: ProviderCall, path: 'messages' | 'messages/coun
 }
 
 /** Family A chat completions as a Messages call, the answer translated back. */
-async function chatOverMessages(call: ProviderCall): Promise<ProviderAnswer> {
+function chatOverMessages(call: ProviderCall): Promise<ProviderAnswer> {
+  return serveChatOverMessages(call, async (request) => {
+    const response = await post(call, 'messages', request, DEFAULT_ANTHROPIC_VERSION, []);
+    if (response.statusCode < 200 || response.statusCode >= 300) throw await errorOf(response, anthropicError);
+    return response;
+  });
+}
+
+/**
+ * A family A chat completion through Claude's Messages and back, wherever Claude is served: `send`
+ * POSTs the Messages request (with `model`, and `stream` when streamed) and rejects a non-2xx
+ * answer with its ProviderError (Anthropic's API here, Vertex AI in vertex_ai/).
+ */
+export async function serveChatOverMessages(call: ProviderCall, send: (request: Record<string, unknown>) => Promise<UpstreamResponse>): Promise<ProviderAnswer> {
   const { deployment, body } = call;
   const stream = body['stream'] === true;
-  const response = await post(call, 'messages', toAnthropicRequest(body, deployment.model), DEFAULT_ANTHROPIC_VERSION, []);
-  const status = response.statusCode;
-  if (status < 200 || status >= 300) throw await errorOf(response, anthropicError);
+  const response = await send(toAnthropicRequest(body, deployment.model));
   const created = Math.floor(Date.now() / 1000);
   if (stream) {
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
     const chunks = toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage);
-    return { status, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
+    return { status: response.statusCode, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
   }
-  const text = await readBody(response.body, MAX_ANSWER_BYTES);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ProviderError(502, 'server_error', 'Anthropic answered with a body that is not JSON.', 'upstream_invalid_answer');
-  }
-  const message = anthropicMessage.safeParse(json);
-  if (!message.success) throw new ProviderError(502, 'server_error', 'Anthropic answered with a body that is not a message.', 'upstream_invalid_answer');
-  return { status, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(message.data, deployment.model, created)) };
+  const message = await readJsonAnswer(response, anthropicMessage, 'Claude');
+  return { status: response.statusCode, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(message, deployment.model, created)) };
 }
 
 function post(call: ProviderCall, path: string, request: unknown, version: string, betas: string[]): Promise<UpstreamResponse> {
@@ -98,7 +100,7 @@ function post(call: ProviderCall, path: string, request: unknown, version: strin
   });
 }
 
-async function errorOf(response: UpstreamResponse, map: (status: number, body: string, retryAfter?: string) => ProviderError): Promise<ProviderError> {
+export async function errorOf(response: UpstreamResponse, map: (status: number, body: string, retryAfter?: string) => ProviderError): Promise<ProviderError> {
   const retryAfter = response.headers['retry-after'];
   return map(response.statusCode, await readBody(response.body, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
 }

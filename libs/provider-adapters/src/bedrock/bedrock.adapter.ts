@@ -1,7 +1,7 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { embeddingList, embeddingTexts } from '../lib/embeddings';
+import { readJsonAnswer } from '../lib/json-answer';
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
-import { ProviderError } from '../lib/provider-error';
 import { familyAEventStream, jsonBody } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { ANTHROPIC_MESSAGES_PARAMS, KNOWN_ANTHROPIC_BETAS } from '../anthropic/anthropic.params';
@@ -14,9 +14,6 @@ import { readBedrockEvents } from './bedrock.event-stream';
 import { BEDROCK_ANTHROPIC_VERSION, BEDROCK_CHAT_PARAMS, BEDROCK_EMBEDDING_PARAMS } from './bedrock.params';
 import { BEDROCK_PRICES } from './bedrock.prices';
 import { toAnthropicSse, toChatCompletionChunks } from './bedrock.stream';
-
-// A whole non-streamed answer is read before translating it; the largest outputs stay well below this.
-const MAX_ANSWER_BYTES = 32 * 1_048_576;
 
 /**
  * AWS Bedrock Runtime (`bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0`, inference profiles
@@ -46,7 +43,7 @@ async function callConverse(call: ProviderCall): Promise<ProviderAnswer> {
     const chunks = toChatCompletionChunks(readBedrockEvents(response.body), deployment.model, created, includeUsage);
     return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
   }
-  const answer = await readJson(response, converseResponse);
+  const answer = await readJsonAnswer(response, converseResponse, 'Bedrock');
   return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(answer, deployment.model, created)) };
 }
 
@@ -62,7 +59,7 @@ async function callEmbeddings(call: ProviderCall): Promise<ProviderAnswer> {
     const response = await post(call, 'invoke', request);
     headers = response.headers;
     tokens += Number(response.headers['x-amzn-bedrock-input-token-count'] ?? 0) || 0;
-    vectors.push(...embeddingVectors(family, JSON.parse(await readBody(response.body, MAX_ANSWER_BYTES))));
+    vectors.push(...embeddingVectors(family, await readJsonAnswer(response, z.unknown(), 'Bedrock')));
   }
   return { status: 200, headers, contentType: 'application/json', body: jsonBody(embeddingList(vectors, body, deployment.model, tokens)) };
 }
@@ -101,19 +98,6 @@ async function post(call: ProviderCall, action: string, request: unknown): Promi
   const errorType = response.headers['x-amzn-errortype'];
   const retryAfter = response.headers['retry-after'];
   throw bedrockError(status, typeof errorType === 'string' ? errorType : undefined, await readBody(response.body, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
-}
-
-async function readJson<T>(response: UpstreamResponse, schema: z.ZodType<T>): Promise<T> {
-  const text = await readBody(response.body, MAX_ANSWER_BYTES);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ProviderError(502, 'server_error', 'Bedrock answered with a body that is not JSON.', 'upstream_invalid_answer');
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new ProviderError(502, 'server_error', 'Bedrock answered with a body of an unknown shape.', 'upstream_invalid_answer');
-  return parsed.data;
 }
 
 function header(call: ProviderCall, name: string): string | undefined {

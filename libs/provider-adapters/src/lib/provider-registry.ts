@@ -14,13 +14,14 @@ import { openAiAdapter } from '../openai/openai.adapter';
 import { openRouterAdapter } from '../openrouter/openrouter.adapter';
 import { perplexityAdapter } from '../perplexity/perplexity.adapter';
 import { togetherAiAdapter } from '../together_ai/together-ai.adapter';
+import { vertexAiAdapter } from '../vertex_ai/vertex-ai.adapter';
 import { xaiAdapter } from '../xai/xai.adapter';
 import type { NativeOperation, ProviderAdapter, ProviderOperation } from './provider-adapter';
 
 // Adding a provider is adding a folder and one line here; nothing else names providers.
 const ADAPTERS: ReadonlyMap<string, ProviderAdapter> = new Map(
   [
-    openAiAdapter, anthropicAdapter, azureAdapter, geminiAdapter, bedrockAdapter,
+    openAiAdapter, anthropicAdapter, azureAdapter, geminiAdapter, bedrockAdapter, vertexAiAdapter,
     // OpenAI-compatible, each described as data (openai/openai-compatible.ts).
     mistralAdapter, groqAdapter, deepseekAdapter, xaiAdapter, togetherAiAdapter, fireworksAiAdapter, openRouterAdapter,
     perplexityAdapter, cerebrasAdapter, ollamaAdapter, hostedVllmAdapter, lmStudioAdapter,
