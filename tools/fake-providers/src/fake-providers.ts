@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleAnthropic } from './anthropic-fake.ts';
-import { handleAzure } from './azure-fake.ts';
+import { handleAzure, handleAzureAi } from './azure-fake.ts';
 import { handleBedrock } from './bedrock-fake.ts';
 import { handleGemini } from './gemini-fake.ts';
 import { handleVertex } from './vertex-fake.ts';
@@ -19,6 +19,7 @@ const PROVIDER_FAKES: ReadonlyMap<string, FakeHandler> = new Map([
   ['/anthropic', handleAnthropic],
   ['/gemini', handleGemini],
   ['/azure', handleAzure],
+  ['/azure_ai', handleAzureAi],
   ['/bedrock', handleBedrock],
   ['/vertex', handleVertex],
 ]);

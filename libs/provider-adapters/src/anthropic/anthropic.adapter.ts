@@ -1,4 +1,4 @@
-import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
+import type { NativeOperation, ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { readJsonAnswer } from '../lib/json-answer';
 import type { ProviderError } from '../lib/provider-error';
 import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
@@ -13,7 +13,7 @@ import {
   ANTHROPIC_COUNT_TOKENS_PARAMS,
   ANTHROPIC_MESSAGES_PARAMS,
   DEFAULT_ANTHROPIC_VERSION,
-  KNOWN_ANTHROPIC_BETAS,
+  knownBetas,
 } from './anthropic.params';
 import { ANTHROPIC_PRICES } from './anthropic.prices';
 
@@ -25,24 +25,29 @@ const DEFAULT_API_BASE = 'https://api.anthropic.com';
  */
 export const anthropicAdapter: ProviderAdapter = {
   provider: 'anthropic',
-  operations: {
-    messages: { params: ANTHROPIC_MESSAGES_PARAMS, unknownParams: 'dropped', call: (call) => passThrough(call, 'messages') },
-    count_tokens: { params: ANTHROPIC_COUNT_TOKENS_PARAMS, unknownParams: 'dropped', call: (call) => passThrough(call, 'messages/count_tokens') },
-    chat: { params: ANTHROPIC_CHAT_PARAMS, call: chatOverMessages },
-  },
+  operations: messagesApiOperations('x-api-key'),
   settings: { params: ['api_base', 'api_key'] },
   prices: ANTHROPIC_PRICES,
 };
 
+/**
+ * The operations of Anthropic's Messages API wherever it is served with a key (Anthropic's own,
+ * Claude on Azure AI Foundry), the key sent in `keyHeader`.
+ */
+export function messagesApiOperations(keyHeader: string): Record<'messages' | 'count_tokens' | 'chat', NativeOperation> {
+  return {
+    messages: { params: ANTHROPIC_MESSAGES_PARAMS, unknownParams: 'dropped', call: (call) => passThrough(call, 'messages', keyHeader) },
+    count_tokens: { params: ANTHROPIC_COUNT_TOKENS_PARAMS, unknownParams: 'dropped', call: (call) => passThrough(call, 'messages/count_tokens', keyHeader) },
+    chat: { params: ANTHROPIC_CHAT_PARAMS, call: (call) => chatOverMessages(call, keyHeader) },
+  };
+}
+
 /** The client's own Messages request, sent on with the provider model and key, its answer untouched. */
-async function passThrough(call: ProviderCall, path: 'messages' | 'messages/count_tokens'): Promise<ProviderAnswer> {
+async function passThrough(call: ProviderCall, path: 'messages' | 'messages/count_tokens', keyHeader: string): Promise<ProviderAnswer> {
   const stream = call.body['stream'] === true;
   const version = header(call, 'anthropic-version') ?? DEFAULT_ANTHROPIC_VERSION;
-  const betas = (header(call, 'anthropic-beta') ?? '')
-    .split(',')
-    .map((beta) => beta.trim())
-    .filter((beta) => KNOWN_ANTHROPIC_BETAS.has(beta));
-  const response = await post(call, path, { ...call.body, model: call.deployment.model }, version, betas);
+  const betas = knownBetas(call);
+  const response = await post(call, path, { ...call.body, model: call.deployment.model }, version, betas, keyHeader);
   if (response.statusCode < 200 || response.statusCode >= 300) throw await errorOf(response, anthropicApiError);
   const contentType = response.headers['content-type'];
   return {
@@ -54,9 +59,9 @@ async function passThrough(call: ProviderCall, path: 'messages' | 'messages/coun
 }
 
 /** Family A chat completions as a Messages call, the answer translated back. */
-function chatOverMessages(call: ProviderCall): Promise<ProviderAnswer> {
+function chatOverMessages(call: ProviderCall, keyHeader: string): Promise<ProviderAnswer> {
   return serveChatOverMessages(call, async (request) => {
-    const response = await post(call, 'messages', request, DEFAULT_ANTHROPIC_VERSION, []);
+    const response = await post(call, 'messages', request, DEFAULT_ANTHROPIC_VERSION, [], keyHeader);
     if (response.statusCode < 200 || response.statusCode >= 300) throw await errorOf(response, anthropicError);
     return response;
   });
@@ -81,7 +86,7 @@ export async function serveChatOverMessages(call: ProviderCall, send: (request: 
   return { status: response.statusCode, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(message, deployment.model, created)) };
 }
 
-function post(call: ProviderCall, path: string, request: unknown, version: string, betas: string[]): Promise<UpstreamResponse> {
+function post(call: ProviderCall, path: string, request: unknown, version: string, betas: string[], keyHeader: string): Promise<UpstreamResponse> {
   const { deployment } = call;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -89,7 +94,7 @@ function post(call: ProviderCall, path: string, request: unknown, version: strin
     'anthropic-version': version,
   };
   if (betas.length > 0) headers['anthropic-beta'] = betas.join(',');
-  if (deployment.apiKey) headers['x-api-key'] = deployment.apiKey;
+  if (deployment.apiKey) headers[keyHeader] = deployment.apiKey;
   return sendUpstream({
     url: endpointUrl(deployment.apiBase ?? DEFAULT_API_BASE, path),
     method: 'POST',

@@ -4,8 +4,8 @@ import { readJsonAnswer } from '../lib/json-answer';
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { familyAEventStream, jsonBody } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
-import { ANTHROPIC_MESSAGES_PARAMS, KNOWN_ANTHROPIC_BETAS } from '../anthropic/anthropic.params';
-import { chatAnswerAsMessages, messagesToChatRequest } from '../messages-chat/messages-bridge';
+import { ANTHROPIC_MESSAGES_PARAMS, knownBetas } from '../anthropic/anthropic.params';
+import { messagesThroughChat } from '../messages-chat/messages-bridge';
 import { BEDROCK_SETTINGS, bedrockSigner, signedHeaders } from './bedrock.auth';
 import { converseResponse, toChatCompletion, toConverseRequest } from './bedrock.converse';
 import { embeddingFamilyOf, embeddingRequests, embeddingVectors } from './bedrock.embeddings';
@@ -73,11 +73,10 @@ async function callMessages(call: ProviderCall): Promise<ProviderAnswer> {
   const { deployment, body } = call;
   const stream = body['stream'] === true;
   if (!/(^|\.)anthropic\.claude/.test(deployment.model)) {
-    const chat = await callConverse({ ...call, body: { ...messagesToChatRequest(body), ...(stream ? { stream_options: { include_usage: true } } : {}) } });
-    return chatAnswerAsMessages(chat, typeof body['model'] === 'string' ? body['model'] : deployment.model, stream);
+    return messagesThroughChat(call, callConverse);
   }
   const { model: _model, stream: _stream, ...rest } = body;
-  const betas = (header(call, 'anthropic-beta') ?? '').split(',').map((beta) => beta.trim()).filter((beta) => KNOWN_ANTHROPIC_BETAS.has(beta));
+  const betas = knownBetas(call);
   const request = { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...(betas.length > 0 ? { anthropic_beta: betas } : {}), ...rest };
   const response = await post(call, stream ? 'invoke-with-response-stream' : 'invoke', request);
   if (stream) return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: toAnthropicSse(readBedrockEvents(response.body)) };
@@ -98,9 +97,4 @@ async function post(call: ProviderCall, action: string, request: unknown): Promi
   const errorType = response.headers['x-amzn-errortype'];
   const retryAfter = response.headers['retry-after'];
   throw bedrockError(status, typeof errorType === 'string' ? errorType : undefined, await readBody(response.body, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
-}
-
-function header(call: ProviderCall, name: string): string | undefined {
-  const value = call.headers?.[name];
-  return Array.isArray(value) ? value.join(',') : value;
 }

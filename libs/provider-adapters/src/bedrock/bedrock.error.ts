@@ -1,4 +1,4 @@
-import { ProviderError } from '../lib/provider-error';
+import { familyAErrorType, ProviderError } from '../lib/provider-error';
 
 // Bedrock's exception names (x-amzn-errortype, or an event stream's :exception-type) → the status
 // family A clients act on. ModelNotReadyException is sent as 429 but means "try again shortly,
@@ -20,15 +20,6 @@ const STATUS_BY_EXCEPTION: Record<string, number> = {
   ModelErrorException: 502,
   ModelStreamErrorException: 502,
   InternalServerException: 500,
-};
-
-const TYPE_BY_STATUS: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  408: 'timeout',
-  429: 'rate_limit_error',
 };
 
 const CODE_BY_STATUS: Record<number, string> = { 401: 'invalid_api_key', 404: 'model_not_found', 408: 'timeout', 429: 'rate_limit_exceeded' };
@@ -67,5 +58,5 @@ export function bedrockErrorOf(exception: string, message: string, httpStatus: n
   const status = STATUS_BY_EXCEPTION[name] ?? (httpStatus >= 500 ? 502 : httpStatus >= 400 ? httpStatus : 502);
   let code = CODE_BY_STATUS[status] ?? (name ? name.replace(/Exception$/, '').replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase() : null);
   if (status === 400 && CONTEXT_TOO_LONG.test(text)) code = 'context_length_exceeded';
-  return new ProviderError(status, TYPE_BY_STATUS[status] ?? 'server_error', text || `Bedrock answered ${name || httpStatus}.`, code);
+  return new ProviderError(status, familyAErrorType(status), text || `Bedrock answered ${name || httpStatus}.`, code);
 }

@@ -1,8 +1,10 @@
 import { anthropicAdapter } from '../anthropic/anthropic.adapter';
 import { azureAdapter } from '../azure/azure.adapter';
+import { azureAiAdapter } from '../azure_ai/azure-ai.adapter';
 import { bedrockAdapter } from '../bedrock/bedrock.adapter';
 import { geminiAdapter } from '../gemini/gemini.adapter';
 import { cerebrasAdapter } from '../cerebras/cerebras.adapter';
+import { cohereAdapter } from '../cohere/cohere.adapter';
 import { deepseekAdapter } from '../deepseek/deepseek.adapter';
 import { fireworksAiAdapter } from '../fireworks_ai/fireworks-ai.adapter';
 import { groqAdapter } from '../groq/groq.adapter';
@@ -21,10 +23,10 @@ import type { NativeOperation, ProviderAdapter, ProviderOperation } from './prov
 // Adding a provider is adding a folder and one line here; nothing else names providers.
 const ADAPTERS: ReadonlyMap<string, ProviderAdapter> = new Map(
   [
-    openAiAdapter, anthropicAdapter, azureAdapter, geminiAdapter, bedrockAdapter, vertexAiAdapter,
+    openAiAdapter, anthropicAdapter, azureAdapter, geminiAdapter, bedrockAdapter, vertexAiAdapter, azureAiAdapter,
     // OpenAI-compatible, each described as data (openai/openai-compatible.ts).
     mistralAdapter, groqAdapter, deepseekAdapter, xaiAdapter, togetherAiAdapter, fireworksAiAdapter, openRouterAdapter,
-    perplexityAdapter, cerebrasAdapter, ollamaAdapter, hostedVllmAdapter, lmStudioAdapter,
+    perplexityAdapter, cerebrasAdapter, ollamaAdapter, hostedVllmAdapter, lmStudioAdapter, cohereAdapter,
   ].map((adapter) => [adapter.provider, adapter]),
 );
 

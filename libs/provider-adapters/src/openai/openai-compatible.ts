@@ -1,4 +1,4 @@
-import type { ListPrice, NativeOperation, ProviderAdapter, ProviderCall } from '../lib/provider-adapter';
+import type { ListPrice, NativeOperation, ProviderAdapter, ProviderCall, ProviderDeployment } from '../lib/provider-adapter';
 import { mapParameters, parameterNames, type ParameterMap } from '../lib/parameter-map';
 import { endpointUrl, sendOpenAiShaped } from './openai.adapter';
 
@@ -28,10 +28,14 @@ export interface OpenAiCompatibleProvider {
   readonly completions?: ParameterMap;
   /** List prices by model name, USD per million tokens. */
   readonly prices?: ReadonlyMap<string, ListPrice>;
+  /** The `litellm_params` read beyond `api_base` and `api_key` (`api_version`). */
+  readonly settings?: readonly string[];
+  /** Where a configured `api_base` sends `path` (`/chat/completions`), when not as OpenAI's is read. */
+  readonly endpoint?: (apiBase: string, path: string, deployment: ProviderDeployment) => URL;
 }
 
 /** The ProviderAdapter of an OpenAI-compatible provider described as data. */
-export function openAiCompatibleAdapter(spec: OpenAiCompatibleProvider): ProviderAdapter {
+export function openAiCompatibleAdapter(spec: OpenAiCompatibleProvider): ProviderAdapter & { operations: { chat: NativeOperation } } {
   const operation = (map: ParameterMap, path: string): NativeOperation => ({
     params: parameterNames(map),
     call: (call) => callCompatible(spec, map, call, path),
@@ -44,7 +48,7 @@ export function openAiCompatibleAdapter(spec: OpenAiCompatibleProvider): Provide
       ...(spec.completions ? { completions: operation(spec.completions, '/completions') } : {}),
     },
     settings: {
-      params: ['api_base', 'api_key'],
+      params: ['api_base', 'api_key', ...(spec.settings ?? [])],
       ...(spec.apiBase === undefined ? { required: { api_base: `the server's address, e.g. http://localhost:8000/v1` } } : {}),
       ...(spec.env ? { env: spec.env } : {}),
     },
@@ -59,7 +63,9 @@ function callCompatible(spec: OpenAiCompatibleProvider, map: ParameterMap, call:
     if (spec.keyHeader === undefined || spec.keyHeader === 'bearer') headers['authorization'] = `Bearer ${deployment.apiKey}`;
     else headers[spec.keyHeader] = deployment.apiKey;
   }
-  const url = deployment.apiBase !== undefined ? endpointUrl(deployment.apiBase, path) : new URL(`${spec.apiBase ?? ''}${path}`);
+  const url = deployment.apiBase === undefined
+    ? new URL(`${spec.apiBase ?? ''}${path}`)
+    : spec.endpoint ? spec.endpoint(deployment.apiBase, path, deployment) : endpointUrl(deployment.apiBase, path);
   // Only the map's fields go on, under the provider's names; the gateway refused or dropped the others.
   const body = mapParameters(call.body, map);
   return sendOpenAiShaped({ ...call, body }, url, headers, { model: deployment.model });

@@ -7,13 +7,13 @@ import { jsonBody } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { anthropicApiError, anthropicError } from '../anthropic/anthropic.error';
 import { serveChatOverMessages } from '../anthropic/anthropic.adapter';
-import { ANTHROPIC_CHAT_PARAMS, ANTHROPIC_MESSAGES_PARAMS, KNOWN_ANTHROPIC_BETAS } from '../anthropic/anthropic.params';
+import { ANTHROPIC_CHAT_PARAMS, ANTHROPIC_MESSAGES_PARAMS, knownBetas } from '../anthropic/anthropic.params';
 import { ANTHROPIC_PRICES } from '../anthropic/anthropic.prices';
 import { geminiErrorOf, serveGenerateContent } from '../gemini/gemini.adapter';
 import { geminiError } from '../gemini/gemini.error';
 import { GEMINI_CHAT_PARAMS } from '../gemini/gemini.params';
 import { GEMINI_PRICES } from '../gemini/gemini.prices';
-import { chatAnswerAsMessages, messagesToChatRequest } from '../messages-chat/messages-bridge';
+import { messagesThroughChat } from '../messages-chat/messages-bridge';
 import { vertexRequestAuth } from './vertex-ai.auth';
 
 /** The `anthropic_version` Claude on Vertex AI requires in the body. */
@@ -59,10 +59,9 @@ async function callMessages(call: ProviderCall): Promise<ProviderAnswer> {
   const { deployment, body } = call;
   const stream = body['stream'] === true;
   if (!isClaude(deployment.model)) {
-    const chat = await callChat({ ...call, body: { ...messagesToChatRequest(body), ...(stream ? { stream_options: { include_usage: true } } : {}) } });
-    return chatAnswerAsMessages(chat, typeof body['model'] === 'string' ? body['model'] : deployment.model, stream);
+    return messagesThroughChat(call, callChat);
   }
-  const betas = (header(call, 'anthropic-beta') ?? '').split(',').map((beta) => beta.trim()).filter((beta) => KNOWN_ANTHROPIC_BETAS.has(beta));
+  const betas = knownBetas(call);
   const response = await post(call, 'anthropic', stream ? 'streamRawPredict' : 'rawPredict', claudeBody(body), (answer) => claudeErrorOf(answer, anthropicApiError), betas);
   const contentType = response.headers['content-type'];
   return { status: response.statusCode, headers: response.headers, contentType: typeof contentType === 'string' ? contentType : stream ? 'text/event-stream' : 'application/json', body: response.body };
@@ -132,9 +131,4 @@ async function claudeErrorOf(response: UpstreamResponse, anthropicMapping: (stat
     anthropicShaped = true;
   }
   return anthropicShaped ? anthropicMapping(response.statusCode, text, retryAfter) : geminiError(response.statusCode, text, retryAfter);
-}
-
-function header(call: ProviderCall, name: string): string | undefined {
-  const value = call.headers?.[name];
-  return Array.isArray(value) ? value.join(',') : value;
 }
