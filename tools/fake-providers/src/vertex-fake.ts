@@ -1,5 +1,5 @@
 // Google Vertex AI ({location}-aiplatform.googleapis.com) as the gateway sees it, under /vertex:
-//   POST /v1/projects/{project}/locations/{location}/publishers/google/models/{model}:generateContent,
+//   POST /v1/projects/{project}/locations/{location}/publishers/google/models/{model}:generateContent (or /v1beta1/…),
 //     :streamGenerateContent (Gemini, answered as gemini-fake.ts answers), :predict (text embeddings)
 //   POST …/publishers/anthropic/models/{model}:rawPredict, :streamRawPredict (Claude's Messages, with
 //     `anthropic_version: vertex-2023-10-16` in the body and no `model`, answered as anthropic-fake.ts does)
@@ -46,7 +46,7 @@ export const handleVertex: FakeHandler = async (req, res, body, seen, rawPath) =
     res.end(JSON.stringify(serviceAccount()));
     return;
   }
-  const route = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):([A-Za-z]+)$/.exec(url.pathname);
+  const route = /^\/v1(?:beta1)?\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):([A-Za-z]+)$/.exec(url.pathname);
   if (req.method !== 'POST' || !route) {
     sendGoogleError(res, { code: 404, status: 'NOT_FOUND', message: `fake: unknown url ${req.method} ${url.pathname}` });
     return;
