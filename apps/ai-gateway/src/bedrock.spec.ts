@@ -13,6 +13,7 @@ import { lastRequestWith, startGatewayOnFakes, stopGatewayOnFakes } from './test
 const ACCESS_KEY_ID = 'FAKEBEDROCKACCESSKEY';
 const SECRET = 'fake-bedrock-secret-access-key';
 const CLAUDE = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
+const ROLE = 'arn:aws:iam::123456789012:role/bedrock-caller';
 
 const deployment = (alias: string, model: string, fakeUrl: string, credentials = '\n      aws_access_key_id: os.environ/AIGW_TEST_AWS_KEY_ID\n      aws_secret_access_key: os.environ/AIGW_TEST_AWS_SECRET') => `
   - model_name: ${alias}
@@ -50,6 +51,8 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
       deployment('llama', 'us.meta.llama3-3-70b-instruct-v1:0', fakeUrl),
       deployment('llama-from-env', 'meta.llama3-3-70b-instruct-v1:0', fakeUrl, ''),
       deployment('llama-bad-secret', 'meta.llama3-3-70b-instruct-v1:0', fakeUrl, `\n      aws_access_key_id: ${ACCESS_KEY_ID}\n      aws_secret_access_key: not-the-secret`),
+      deployment('llama-assumed-role', 'meta.llama3-1-8b-instruct-v1:0', fakeUrl, `\n      aws_access_key_id: ${ACCESS_KEY_ID}\n      aws_secret_access_key: os.environ/AIGW_TEST_AWS_SECRET\n      aws_role_name: ${ROLE}\n      aws_sts_endpoint: ${fakeUrl}/sts`),
+      deployment('llama-web-identity', 'meta.llama3-1-8b-instruct-v1:0', fakeUrl, `\n      aws_role_name: ${ROLE}\n      aws_web_identity_token: fake-oidc-token\n      aws_session_name: gateway-session\n      aws_sts_endpoint: ${fakeUrl}/sts`),
       deployment('titan', 'amazon.titan-embed-text-v2:0', fakeUrl),
       deployment('cohere-embed', 'cohere.embed-english-v3', fakeUrl),
       deployment('throttled', 'fail-throttling', fakeUrl),
@@ -169,12 +172,34 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
     expect((await lastRequestWith(fake, 'cohere one')).json).toEqual({ texts: ['cohere one', 'cohere two'], input_type: 'search_document' });
   });
 
+  it('passes a guardrail and top_k on to Bedrock, and inference profile ids in the path as given', async () => {
+    // Bedrock's own request fields, as LiteLLM users send them through the OpenAI SDK.
+    const extra = { guardrailConfig: { guardrailIdentifier: 'gr-abc123', guardrailVersion: '1', trace: 'enabled' }, top_k: 40 };
+    await client.chat.completions.create({ model: 'llama', messages: [{ role: 'user', content: 'bedrock guardrail' }], ...extra } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    const seen = await lastRequestWith(fake, 'bedrock guardrail');
+    expect(seen.json).toMatchObject({ guardrailConfig: extra.guardrailConfig, additionalModelRequestFields: { top_k: 40 } });
+    expect(seen.path).toBe(`/bedrock/model/${encodeURIComponent('us.meta.llama3-3-70b-instruct-v1:0')}/converse`);
+  });
+
   it('takes credentials from the standard AWS environment, session token included', async () => {
     const completion = await client.chat.completions.create({ model: 'llama-from-env', messages: [{ role: 'user', content: 'bedrock env credentials' }] });
     expect(completion.choices[0]?.message.content).toBe('fake answer from meta.llama3-3-70b-instruct-v1:0');
     const seen = await lastRequestWith(fake, 'bedrock env credentials');
     expect(seen.headers['x-amz-security-token']).toBe('fake-session-token');
     expect(seen.headers['authorization']).toContain('x-amz-security-token');
+  });
+
+  it.each([
+    ['llama-assumed-role', 'AssumeRole', `RoleSessionName=arbor-ai-gateway`],
+    ['llama-web-identity', 'AssumeRoleWithWebIdentity', 'WebIdentityToken=fake-oidc-token'],
+  ])('signs with the temporary credentials of an assumed role (%s, through STS %s)', async (alias, action, sent) => {
+    const marker = `bedrock ${alias}`;
+    await client.chat.completions.create({ model: alias, messages: [{ role: 'user', content: marker }] });
+    const seen = await lastRequestWith(fake, marker);
+    expect(seen.headers['authorization']).toMatch(/^AWS4-HMAC-SHA256 Credential=FAKESTS[0-9A-F]{12}\/\d{8}\/us-east-1\/bedrock\/aws4_request/);
+    expect(seen.headers['x-amz-security-token']).toMatch(/^fake-session-/);
+    const sts = (await fake.requests()).filter((request) => request.path.startsWith('/sts')).map((request) => new URLSearchParams(request.body));
+    expect(sts.find((form) => form.get('Action') === action && form.get('RoleArn') === ROLE && form.toString().includes(sent))).toBeDefined();
   });
 
   it.each([

@@ -3,7 +3,8 @@
 //   POST /model/{modelId}/invoke, /invoke-with-response-stream: Claude's Messages (anthropic.* ids,
 //   `anthropic_version: bedrock-2023-05-31` in the body, no `model` or `stream`), and embeddings
 //   (amazon.titan-embed-*: {inputText}; cohere.embed-*: {texts, input_type})
-// Every request must be signed with SigV4 for service `bedrock` by a key of FAKE_AWS_CREDENTIALS:
+// Every request must be signed with SigV4 for service `bedrock` by a key of FAKE_AWS_CREDENTIALS
+// or temporary credentials the STS fake (/sts, handleSts) issued:
 // the fake signs the request again with @smithy/signature-v4 and compares (a session token, sent as
 // x-amz-security-token, is signed with the rest). Errors are Bedrock's: `{"message": …}` with the
 // exception in x-amzn-errortype. Streams are AWS event streams (application/vnd.amazon.eventstream),
@@ -13,6 +14,7 @@
 // frame); tokens-<input>-<output>[-cache-<written>-<read>] anywhere after a dot: the usage reported.
 // Converse answers "fake answer from <model>" and, with toolConfig (unless the last turn carries
 // tool results), calls the chosen or first tool with {"argument":"fake"}.
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { EventStreamCodec } from '@smithy/core/event-streams';
@@ -52,7 +54,7 @@ export const handleBedrock: FakeHandler = async (req, res, body, seen, rawPath) 
     sendBedrockError(res, 404, 'UnknownOperationException', `fake: unknown url ${req.method} ${rawPath}`);
     return;
   }
-  const refusal = await signatureProblem(req, body);
+  const refusal = await signatureProblem(req, body, 'bedrock');
   if (refusal) {
     sendBedrockError(res, 403, refusal.name, refusal.message);
     return;
@@ -79,18 +81,74 @@ export const handleBedrock: FakeHandler = async (req, res, body, seen, rawPath) 
   sendBedrockError(res, 400, 'ValidationException', `fake: InvokeModel is served for Claude, Titan and Cohere embeddings, not ${model}`);
 };
 
+// Temporary credentials STS issued (AssumeRole, AssumeRoleWithWebIdentity), by access key id.
+const issued = new Map<string, { secretAccessKey: string; sessionToken: string }>();
+
+/**
+ * AWS STS (sts.amazonaws.com) under /sts, as its Query API: a form body in, XML out.
+ * AssumeRole must be signed (service sts) by a key of FAKE_AWS_CREDENTIALS;
+ * AssumeRoleWithWebIdentity is unsigned and needs a WebIdentityToken. Both need a role ARN and
+ * issue temporary credentials (with a session token) that Bedrock accepts.
+ */
+export const handleSts: FakeHandler = async (req, res, body) => {
+  const form = new URLSearchParams(body);
+  const action = form.get('Action');
+  if (req.method !== 'POST' || (action !== 'AssumeRole' && action !== 'AssumeRoleWithWebIdentity')) {
+    return sendStsError(res, 400, 'InvalidAction', `Could not find operation ${String(action)} for version 2011-06-15`);
+  }
+  if (action === 'AssumeRole') {
+    const refusal = await signatureProblem(req, body, 'sts');
+    if (refusal) return sendStsError(res, 403, refusal.name === 'InvalidSignatureException' ? 'SignatureDoesNotMatch' : 'InvalidClientTokenId', refusal.message);
+  } else if (!form.get('WebIdentityToken')) {
+    return sendStsError(res, 400, 'InvalidIdentityToken', "Couldn't retrieve verification key from your identity provider");
+  }
+  const roleArn = form.get('RoleArn') ?? '';
+  const role = /^arn:aws:iam::(\d{12}):role\/(.+)$/.exec(roleArn);
+  if (!role) return sendStsError(res, 400, 'ValidationError', `${roleArn} is invalid`);
+  const credentials = { accessKeyId: `FAKESTS${randomHex(6).toUpperCase()}`, secretAccessKey: randomHex(20), sessionToken: `fake-session-${randomHex(16)}` };
+  issued.set(credentials.accessKeyId, credentials);
+  const session = form.get('RoleSessionName') ?? 'session';
+  const expiration = new Date(Date.now() + 3600_000).toISOString();
+  res.writeHead(200, { 'content-type': 'text/xml', 'x-amzn-requestid': requestId() });
+  res.end(`<${action}Response xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+  <${action}Result>
+    <Credentials>
+      <AccessKeyId>${credentials.accessKeyId}</AccessKeyId>
+      <SecretAccessKey>${credentials.secretAccessKey}</SecretAccessKey>
+      <SessionToken>${credentials.sessionToken}</SessionToken>
+      <Expiration>${expiration}</Expiration>
+    </Credentials>
+    <AssumedRoleUser>
+      <AssumedRoleId>AROAFAKE:${session}</AssumedRoleId>
+      <Arn>arn:aws:sts::${role[1]}:assumed-role/${role[2]}/${session}</Arn>
+    </AssumedRoleUser>
+  </${action}Result>
+  <ResponseMetadata><RequestId>${requestId()}</RequestId></ResponseMetadata>
+</${action}Response>`);
+};
+
+function sendStsError(res: ServerResponse, status: number, code: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'text/xml', 'x-amzn-requestid': requestId() });
+  res.end(`<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${requestId()}</RequestId></ErrorResponse>`);
+}
+
+function randomHex(bytes: number): string {
+  return randomBytes(bytes).toString('hex');
+}
+
 /** Why Bedrock would refuse the request's signature (as it words it), or undefined when it is right. */
-async function signatureProblem(req: IncomingMessage, body: string): Promise<{ name: string; message: string } | undefined> {
+async function signatureProblem(req: IncomingMessage, body: string, scope: 'bedrock' | 'sts'): Promise<{ name: string; message: string } | undefined> {
   const authorization = req.headers.authorization;
   const date = req.headers['x-amz-date'];
   if (typeof authorization !== 'string' || typeof date !== 'string') return { name: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
   const parts = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(authorization);
   if (!parts) return { name: 'IncompleteSignatureException', message: `Authorization header requires 'Credential', 'SignedHeaders' and 'Signature' parameters.` };
   const [, accessKeyId = '', , region = '', service = '', signedHeaderNames = ''] = parts;
-  const secretAccessKey = FAKE_AWS_CREDENTIALS[accessKeyId];
-  if (!secretAccessKey) return { name: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
-  if (service !== 'bedrock') return { name: 'InvalidSignatureException', message: `Credential should be scoped to correct service: 'bedrock'.` };
   const sessionToken = req.headers['x-amz-security-token'];
+  const temporary = issued.get(accessKeyId);
+  const secretAccessKey = FAKE_AWS_CREDENTIALS[accessKeyId] ?? (temporary && temporary.sessionToken === sessionToken ? temporary.secretAccessKey : undefined);
+  if (!secretAccessKey) return { name: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
+  if (service !== scope) return { name: 'InvalidSignatureException', message: `Credential should be scoped to correct service: '${scope}'.` };
   const signer = new SignatureV4({
     service, region, sha256: Sha256,
     credentials: { accessKeyId, secretAccessKey, ...(typeof sessionToken === 'string' ? { sessionToken } : {}) },

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleAnthropic } from './anthropic-fake.ts';
 import { handleAzure, handleAzureAi } from './azure-fake.ts';
-import { handleBedrock } from './bedrock-fake.ts';
+import { handleBedrock, handleSts } from './bedrock-fake.ts';
 import { handleGemini } from './gemini-fake.ts';
 import { handleVertex } from './vertex-fake.ts';
 import { handleOpenAi, handleUsageAlwaysStreamed, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
@@ -21,6 +21,7 @@ const PROVIDER_FAKES: ReadonlyMap<string, FakeHandler> = new Map([
   ['/azure', handleAzure],
   ['/azure_ai', handleAzureAi],
   ['/bedrock', handleBedrock],
+  ['/sts', handleSts],
   ['/vertex', handleVertex],
 ]);
 
