@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import { RunningService } from '@arbor/platform';
 import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { lastRequestWith, MASTER_KEY, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
+import { lastRequestWith, MASTER_KEY, readChatStream, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
 const deployment = (alias: string, model: string, base: string) => `
   - model_name: ${alias}
@@ -49,12 +49,7 @@ describe('ai-gateway on Azure AI Foundry through the official OpenAI and Anthrop
 
   it('streams a chat with the usage at the end, and embeds', async () => {
     const stream = await client.chat.completions.create({ model: 'llama', messages: [{ role: 'user', content: 'foundry stream' }], stream: true, stream_options: { include_usage: true } });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | null | undefined;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta.content ?? '';
-      usage = chunk.usage ?? usage;
-    }
+    const { text, usage } = await readChatStream(stream);
     expect(text).toBe('fake answer from Llama-3.3-70B-Instruct ');
     expect(usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5 });
 

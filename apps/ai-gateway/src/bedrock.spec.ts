@@ -7,7 +7,7 @@ import OpenAI, { AuthenticationError, BadRequestError, InternalServerError, Perm
 import { RunningService } from '@arbor/platform';
 import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { lastRequestWith, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
+import { lastRequestWith, readChatStream, rejectionOf, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
 // The key the fake knows (tools/fake-providers/src/bedrock-fake.ts).
 const ACCESS_KEY_ID = 'FAKEBEDROCKACCESSKEY';
@@ -27,8 +27,6 @@ const weatherTool = {
   function: { name: 'get_weather', description: 'The weather now', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
 };
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-
-const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
 
 describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SDKs', () => {
   let fake: FakeProvidersProcess;
@@ -93,16 +91,9 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
 
   it('streams ConverseStream\'s event-stream frames as chunks, ending with the usage', async () => {
     const stream = await client.chat.completions.create({ model: 'llama', messages: [{ role: 'user', content: 'bedrock stream' }], stream: true, stream_options: { include_usage: true } });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | null | undefined;
-    let finish: string | null | undefined;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta.content ?? '';
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-      usage = chunk.usage ?? usage;
-    }
+    const { text, finishReason, usage } = await readChatStream(stream);
     expect(text).toBe('fake answer from us.meta.llama3-3-70b-instruct-v1:0');
-    expect(finish).toBe('stop');
+    expect(finishReason).toBe('stop');
     expect(usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
     expect((await lastRequestWith(fake, 'bedrock stream')).path).toBe(`/bedrock/model/${encodeURIComponent('us.meta.llama3-3-70b-instruct-v1:0')}/converse-stream`);
   });
@@ -151,7 +142,7 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
     expect((await lastRequestWith(fake, 'bedrock image')).json['messages']).toEqual([
       { role: 'user', content: [{ text: 'bedrock image' }, { image: { format: 'png', source: { bytes: PNG } } }] },
     ]);
-    const error = await refusal(client.chat.completions.create({
+    const error = await rejectionOf(client.chat.completions.create({
       model: 'claude', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }],
     }));
     expect(error).toBeInstanceOf(BadRequestError);
@@ -210,7 +201,7 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
     ['too-long', BadRequestError, 400, 'context_length_exceeded'],
     ['loading', InternalServerError, 503, 'model_not_ready'],
   ] as const)('answers %s with the SDK error class of its Bedrock exception', async (alias, errorClass, status, code) => {
-    const error = await refusal(client.chat.completions.create({ model: alias, messages: [{ role: 'user', content: 'x' }] }));
+    const error = await rejectionOf(client.chat.completions.create({ model: alias, messages: [{ role: 'user', content: 'x' }] }));
     expect(error).toBeInstanceOf(errorClass);
     expect((error as InstanceType<typeof errorClass>).status).toBe(status);
     expect((error as InstanceType<typeof errorClass>).code).toBe(code);
@@ -219,7 +210,7 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
 
   it('ends a stream whose ConverseStream sends an exception frame with an error the SDK throws', async () => {
     const stream = await client.chat.completions.create({ model: 'breaks', messages: [{ role: 'user', content: 'x' }], stream: true });
-    const error = await refusal((async () => {
+    const error = await rejectionOf((async () => {
       for await (const _chunk of stream) { /* read to the end */ }
     })());
     expect((error as Error).message).toContain('Too many requests');

@@ -6,7 +6,7 @@ import OpenAI, { BadRequestError } from 'openai';
 import { RunningService } from '@arbor/platform';
 import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { lastRequestWith, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
+import { lastRequestWith, readChatStream, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
 interface CompatibleProvider {
   provider: string;
@@ -88,12 +88,7 @@ describe('ai-gateway chat completions on the OpenAI-compatible providers through
   it.each(PROVIDERS)('$provider: streams chunk by chunk and ends with the usage', async (row) => {
     const marker = `stream ${row.provider}`;
     const stream = await client.chat.completions.create({ model: alias(row), messages: [{ role: 'user', content: marker }], stream: true, stream_options: { include_usage: true } });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | null | undefined;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta.content ?? '';
-      usage = chunk.usage ?? usage;
-    }
+    const { text, usage } = await readChatStream(stream);
     expect(text).toBe(`fake answer from ${row.model} `);
     expect(usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
     // Servers that stream usage unasked refuse stream_options: the gateway does not send it to them.

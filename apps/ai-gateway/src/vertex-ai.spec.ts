@@ -8,7 +8,7 @@ import OpenAI, { AuthenticationError, BadRequestError, InternalServerError, Perm
 import { RunningService } from '@arbor/platform';
 import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { lastRequestWith, MASTER_KEY, sdkClient, startFake, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
+import { lastRequestWith, MASTER_KEY, readChatStream, rejectionOf, sdkClient, startFake, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
 
 const GOOGLE = '/vertex/v1/projects/fake-project/locations/us-central1/publishers/google/models';
 const ANTHROPIC = '/vertex/v1/projects/fake-project/locations/us-central1/publishers/anthropic/models';
@@ -26,8 +26,6 @@ const weatherTool = {
   type: 'function' as const,
   function: { name: 'get_weather', description: 'The weather now', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
 };
-
-const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
 
 describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthropic SDKs', () => {
   let fake: FakeProvidersProcess;
@@ -81,12 +79,7 @@ describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthrop
 
   it('streams Gemini through streamGenerateContent, ending with the usage', async () => {
     const stream = await client.chat.completions.create({ model: 'flash', messages: [{ role: 'user', content: 'vertex gemini stream' }], stream: true, stream_options: { include_usage: true } });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | null | undefined;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta.content ?? '';
-      usage = chunk.usage ?? usage;
-    }
+    const { text, usage } = await readChatStream(stream);
     expect(text).toBe('fake answer from gemini-2.5-flash');
     expect(usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5 });
     expect((await lastRequestWith(fake, 'vertex gemini stream')).path).toBe(`${GOOGLE}/gemini-2.5-flash:streamGenerateContent?alt=sse`);
@@ -112,9 +105,7 @@ describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthrop
     expect(seen.json).toEqual({ anthropic_version: 'vertex-2023-10-16', max_tokens: 100, messages: [{ role: 'user', content: [{ type: 'text', text: 'vertex claude chat' }] }] });
 
     const stream = await client.chat.completions.create({ model: 'sonnet', messages: [{ role: 'user', content: 'vertex claude stream' }], stream: true, stream_options: { include_usage: true } });
-    let text = '';
-    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    expect(text).toBe('fake answer from claude-sonnet-4-5@20250929');
+    expect((await readChatStream(stream)).text).toBe('fake answer from claude-sonnet-4-5@20250929');
     expect((await lastRequestWith(fake, 'vertex claude stream')).path).toBe(`${ANTHROPIC}/${encodeURIComponent('claude-sonnet-4-5@20250929')}:streamRawPredict`);
   });
 
@@ -162,7 +153,7 @@ describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthrop
     ['flash-unavailable', InternalServerError, 503],
     ['sonnet-overloaded', InternalServerError, 503],
   ] as const)('answers %s with the SDK error class of Vertex\'s error', async (alias, errorClass, status) => {
-    const error = await refusal(client.chat.completions.create({ model: alias, messages: [{ role: 'user', content: 'x' }] }));
+    const error = await rejectionOf(client.chat.completions.create({ model: alias, messages: [{ role: 'user', content: 'x' }] }));
     expect(error).toBeInstanceOf(errorClass);
     expect((error as InstanceType<typeof errorClass>).status).toBe(status);
   });
