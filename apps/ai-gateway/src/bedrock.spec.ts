@@ -14,6 +14,7 @@ const ACCESS_KEY_ID = 'FAKEBEDROCKACCESSKEY';
 const SECRET = 'fake-bedrock-secret-access-key';
 const CLAUDE = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
 const ROLE = 'arn:aws:iam::123456789012:role/bedrock-caller';
+const BEDROCK_API_KEY = 'fake-bedrock-api-key-1';
 
 const deployment = (alias: string, model: string, fakeUrl: string, credentials = '\n      aws_access_key_id: os.environ/AIGW_TEST_AWS_KEY_ID\n      aws_secret_access_key: os.environ/AIGW_TEST_AWS_SECRET') => `
   - model_name: ${alias}
@@ -51,6 +52,7 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
       deployment('llama-bad-secret', 'meta.llama3-3-70b-instruct-v1:0', fakeUrl, `\n      aws_access_key_id: ${ACCESS_KEY_ID}\n      aws_secret_access_key: not-the-secret`),
       deployment('llama-assumed-role', 'meta.llama3-1-8b-instruct-v1:0', fakeUrl, `\n      aws_access_key_id: ${ACCESS_KEY_ID}\n      aws_secret_access_key: os.environ/AIGW_TEST_AWS_SECRET\n      aws_role_name: ${ROLE}\n      aws_sts_endpoint: ${fakeUrl}/sts`),
       deployment('llama-web-identity', 'meta.llama3-1-8b-instruct-v1:0', fakeUrl, `\n      aws_role_name: ${ROLE}\n      aws_web_identity_token: fake-oidc-token\n      aws_session_name: gateway-session\n      aws_sts_endpoint: ${fakeUrl}/sts`),
+      deployment('llama-api-key', 'meta.llama3-1-8b-instruct-v1:0', fakeUrl, `\n      api_key: ${BEDROCK_API_KEY}`),
       deployment('titan', 'amazon.titan-embed-text-v2:0', fakeUrl),
       deployment('cohere-embed', 'cohere.embed-english-v3', fakeUrl),
       deployment('throttled', 'fail-throttling', fakeUrl),
@@ -178,6 +180,14 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
     const seen = await lastRequestWith(fake, 'bedrock env credentials');
     expect(seen.headers['x-amz-security-token']).toBe('fake-session-token');
     expect(seen.headers['authorization']).toContain('x-amz-security-token');
+  });
+
+  it('sends a Bedrock API key as a bearer token instead of a signature', async () => {
+    const completion = await client.chat.completions.create({ model: 'llama-api-key', messages: [{ role: 'user', content: 'bedrock api key' }] });
+    expect(completion.choices[0]?.message.content).toBe('fake answer from meta.llama3-1-8b-instruct-v1:0');
+    const seen = await lastRequestWith(fake, 'bedrock api key');
+    expect(seen.headers['authorization']).toBe(`Bearer ${BEDROCK_API_KEY}`);
+    expect(seen.headers['x-amz-date']).toBeUndefined();
   });
 
   it.each([

@@ -4,7 +4,8 @@
 //   `anthropic_version: bedrock-2023-05-31` in the body, no `model` or `stream`), and embeddings
 //   (amazon.titan-embed-*: {inputText}; cohere.embed-*: {texts, input_type})
 // Every request must be signed with SigV4 for service `bedrock` by a key of FAKE_AWS_CREDENTIALS
-// or temporary credentials the STS fake (/sts, handleSts) issued:
+// or temporary credentials the STS fake (/sts, handleSts) issued, or carry a Bedrock API key of
+// FAKE_BEDROCK_API_KEYS as a bearer token:
 // the fake signs the request again with @smithy/signature-v4 and compares (a session token, sent as
 // x-amz-security-token, is signed with the rest). Errors are Bedrock's: `{"message": …}` with the
 // exception in x-amzn-errortype. Streams are AWS event streams (application/vnd.amazon.eventstream),
@@ -27,6 +28,9 @@ import type { FakeHandler, SeenRequest } from './openai-fake.ts';
 export const FAKE_AWS_CREDENTIALS: Readonly<Record<string, string>> = {
   FAKEBEDROCKACCESSKEY: 'fake-bedrock-secret-access-key',
 };
+
+/** The Bedrock API keys the fake knows (sent as `Authorization: Bearer <key>` instead of a signature). */
+export const FAKE_BEDROCK_API_KEYS: ReadonlySet<string> = new Set(['fake-bedrock-api-key-1']);
 
 const EXCEPTIONS: Record<string, { status: number; name: string; message: string }> = {
   throttling: { status: 429, name: 'ThrottlingException', message: 'Too many requests, please wait before trying again.' },
@@ -139,6 +143,10 @@ function randomHex(bytes: number): string {
 /** Why Bedrock would refuse the request's signature (as it words it), or undefined when it is right. */
 async function signatureProblem(req: IncomingMessage, body: string, scope: 'bedrock' | 'sts'): Promise<{ name: string; message: string } | undefined> {
   const authorization = req.headers.authorization;
+  const bearer = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
+  if (bearer !== undefined && scope === 'bedrock') {
+    return FAKE_BEDROCK_API_KEYS.has(bearer) ? undefined : { name: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
+  }
   const date = req.headers['x-amz-date'];
   if (typeof authorization !== 'string' || typeof date !== 'string') return { name: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
   const parts = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(authorization);

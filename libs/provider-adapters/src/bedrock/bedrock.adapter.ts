@@ -6,7 +6,7 @@ import { familyAEventStream, jsonBody } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { ANTHROPIC_MESSAGES_PARAMS, knownBetas } from '../anthropic/anthropic.params';
 import { messagesThroughChat } from '../messages-chat/messages-bridge';
-import { BEDROCK_SETTINGS, bedrockSigner, signedHeaders } from './bedrock.auth';
+import { BEDROCK_SETTINGS, bedrockAuth } from './bedrock.auth';
 import { converseResponse, toChatCompletion, toConverseRequest } from './bedrock.converse';
 import { embeddingFamilyOf, embeddingRequests, embeddingVectors } from './bedrock.embeddings';
 import { bedrockError } from './bedrock.error';
@@ -29,7 +29,7 @@ export const bedrockAdapter: ProviderAdapter = {
     embeddings: { params: BEDROCK_EMBEDDING_PARAMS, call: callEmbeddings },
     messages: { params: ANTHROPIC_MESSAGES_PARAMS, unknownParams: 'dropped', call: callMessages },
   },
-  settings: { params: BEDROCK_SETTINGS, env: { aws_region_name: 'AWS_REGION' }, required: { aws_region_name: 'the AWS region, e.g. us-east-1; or set AWS_REGION' } },
+  settings: { params: BEDROCK_SETTINGS, env: { aws_region_name: 'AWS_REGION', api_key: 'AWS_BEARER_TOKEN_BEDROCK' }, required: { aws_region_name: 'the AWS region, e.g. us-east-1; or set AWS_REGION' } },
   prices: BEDROCK_PRICES,
 };
 
@@ -86,11 +86,11 @@ async function callMessages(call: ProviderCall): Promise<ProviderAnswer> {
 /** POSTs a signed JSON request to `/model/{modelId}/{action}`; a non-2xx answer rejects with the mapped ProviderError. */
 async function post(call: ProviderCall, action: string, request: unknown): Promise<UpstreamResponse> {
   const { deployment } = call;
-  const { signer, endpoint } = bedrockSigner(deployment);
+  const { endpoint, authorize } = bedrockAuth(deployment);
   const url = new URL(`${endpoint}/model/${encodeURIComponent(deployment.model)}/${action}`);
   const payload = Buffer.from(JSON.stringify(request));
   const streamed = action.endsWith('stream');
-  const headers = await signedHeaders(signer, url, { 'content-type': 'application/json', accept: streamed ? 'application/vnd.amazon.eventstream' : 'application/json' }, payload);
+  const headers = await authorize(url, { 'content-type': 'application/json', accept: streamed ? 'application/vnd.amazon.eventstream' : 'application/json' }, payload);
   const response = await sendUpstream({ url, method: 'POST', headers, body: payload, signal: call.signal, timeoutMs: deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS });
   const status = response.statusCode;
   if (status >= 200 && status < 300) return response;
