@@ -109,6 +109,15 @@ describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthrop
     expect((await lastRequestWith(fake, 'vertex claude stream')).path).toBe(`${ANTHROPIC}/${encodeURIComponent('claude-sonnet-4-5@20250929')}:streamRawPredict`);
   });
 
+  it('takes the chat parameters of the deployment\'s model family: top_k on Gemini and seed on Claude are refused with 400 naming them', async () => {
+    const gemini = await rejectionOf(client.chat.completions.create({ model: 'flash', messages: [{ role: 'user', content: 'x' }], top_k: 5 } as OpenAI.ChatCompletionCreateParamsNonStreaming));
+    expect(gemini).toBeInstanceOf(BadRequestError);
+    expect((gemini as BadRequestError).param).toBe('top_k');
+    const claude = await rejectionOf(client.chat.completions.create({ model: 'sonnet', messages: [{ role: 'user', content: 'x' }], seed: 1 }));
+    expect(claude).toBeInstanceOf(BadRequestError);
+    expect((claude as BadRequestError).param).toBe('seed');
+  });
+
   it('passes /v1/messages through to Claude: cache_control and thinking as sent, plain and streamed', async () => {
     const message = await anthropic.messages.create({
       model: 'sonnet-cached',

@@ -31,7 +31,8 @@ const foundryModels = openAiCompatibleAdapter({
 
 // Claude on Foundry is Anthropic's Messages API at `https://<resource>.services.ai.azure.com/anthropic`, keyed in `api-key`.
 const claude = messagesApiOperations('api-key');
-const isClaude = (call: ProviderCall) => /^claude-/.test(call.deployment.model);
+const isClaudeModel = (model: string) => /^claude-/.test(model);
+const isClaude = (call: ProviderCall) => isClaudeModel(call.deployment.model);
 const foundryChat = foundryModels.operations.chat;
 
 function callChat(call: ProviderCall): Promise<ProviderAnswer> {
@@ -47,7 +48,11 @@ function callChat(call: ProviderCall): Promise<ProviderAnswer> {
 export const azureAiAdapter: ProviderAdapter = {
   provider: 'azure_ai',
   operations: {
-    chat: { params: new Set([...foundryChat.params, ...claude.chat.params]), call: callChat },
+    chat: {
+      params: new Set([...foundryChat.params, ...claude.chat.params]),
+      paramsFor: (deployment) => (isClaudeModel(deployment.model) ? claude.chat.params : foundryChat.params),
+      call: callChat,
+    },
     ...(foundryModels.operations.embeddings ? { embeddings: foundryModels.operations.embeddings } : {}),
     messages: { ...claude.messages, call: (call) => (isClaude(call) ? claude.messages.call(call) : messagesThroughChat(call, callChat)) },
   },

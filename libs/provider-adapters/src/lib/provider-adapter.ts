@@ -60,6 +60,11 @@ export interface NativeOperation {
   /** Top-level request fields the operation honours, so that drop_params can be honest. */
   readonly params: ReadonlySet<string>;
   /**
+   * The fields honoured on one deployment, where they depend on its model (Vertex AI serves
+   * Gemini and Claude under one prefix); `params` (their union) otherwise.
+   */
+  paramsFor?(deployment: ProviderDeployment): ReadonlySet<string>;
+  /**
    * `refused` (the default): a field outside `params` is refused with 400, or removed under
    * drop_params. `dropped`: removed silently (Anthropic's own API, where the gateway keeps to the
    * fields it knows whatever the client sends).

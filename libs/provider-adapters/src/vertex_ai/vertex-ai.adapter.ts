@@ -25,12 +25,16 @@ const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
  * translation), Claude through rawPredict / streamRawPredict (Anthropic's Messages: passed
  * through for /v1/messages, translated for chat completions), embeddings through predict; a
  * bearer token from google-auth-library (vertex-ai.auth.ts). The chat parameters a deployment
- * honours are its model family's.
+ * honours are its model family's (`paramsFor`).
  */
 export const vertexAiAdapter: ProviderAdapter = {
   provider: 'vertex_ai',
   operations: {
-    chat: { params: new Set([...GEMINI_CHAT_PARAMS, ...ANTHROPIC_CHAT_PARAMS]), call: callChat },
+    chat: {
+      params: new Set([...GEMINI_CHAT_PARAMS, ...ANTHROPIC_CHAT_PARAMS]),
+      paramsFor: (deployment) => (isClaude(deployment.model) ? ANTHROPIC_CHAT_PARAMS : GEMINI_CHAT_PARAMS),
+      call: callChat,
+    },
     messages: { params: ANTHROPIC_MESSAGES_PARAMS, unknownParams: 'dropped', call: callMessages },
     embeddings: { params: new Set(['model', 'input', 'dimensions', 'encoding_format', 'input_type']), call: callEmbeddings },
   },
