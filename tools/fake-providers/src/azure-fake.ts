@@ -6,6 +6,7 @@
 // The v1 API's Responses routes, POST /openai/v1/responses and /openai/v1/responses/compact (no
 // api-version; the deployment is the body's `model`), go on the same way.
 import type { ServerResponse } from 'node:http';
+import { handleAnthropic } from './anthropic-fake.ts';
 import { handleOpenAi, type FakeHandler } from './openai-fake.ts';
 
 const AZURE_ERRORS: Record<string, { status: number; code: string; message: string }> = {
@@ -62,4 +63,31 @@ export const handleAzure: FakeHandler = async (req, res, body, seen, rawPath) =>
   req.headers.authorization = `Bearer ${apiKey}`;
   // Azure serves the deployment whatever `model` says.
   await handleOpenAi(req, res, JSON.stringify({ ...request, model: deployment }), seen, `/v1/${v1?.[1] ?? route?.[2] ?? ''}`);
+};
+
+// Azure AI Foundry (https://<resource>.services.ai.azure.com) under /azure_ai: the model inference
+// API at POST /models/{chat/completions|embeddings}?api-version=… (OpenAI's format, the model in
+// the body, the key in `api-key`; on to the OpenAI fake), and Claude at POST /anthropic/v1/messages
+// (Anthropic's Messages API keyed in `api-key`; on to the Anthropic fake).
+export const handleAzureAi: FakeHandler = async (req, res, body, seen, rawPath) => {
+  const url = new URL(rawPath, 'http://fake');
+  const apiKey = req.headers['api-key'];
+  const models = /^\/models\/(chat\/completions|embeddings)$/.exec(url.pathname);
+  const claude = url.pathname === '/anthropic/v1/messages';
+  if (req.method !== 'POST' || !(claude || (models && url.searchParams.get('api-version')))) {
+    sendAzureError(res, { status: 404, code: '404', message: 'Resource not found' });
+    return;
+  }
+  if (typeof apiKey !== 'string' || apiKey === '') {
+    sendAzureError(res, AZURE_ERRORS['401'] as (typeof AZURE_ERRORS)[string]);
+    return;
+  }
+  seen.headers = { ...req.headers };
+  if (claude) {
+    req.headers['x-api-key'] = apiKey;
+    await handleAnthropic(req, res, body, seen, '/v1/messages');
+    return;
+  }
+  req.headers.authorization = `Bearer ${apiKey}`;
+  await handleOpenAi(req, res, body, seen, `/v1/${models?.[1] ?? ''}`);
 };

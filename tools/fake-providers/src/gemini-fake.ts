@@ -15,16 +15,16 @@
 // asserted through GET /_fake/requests; answers echo the model in x-fake-received-model.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { held, type FakeHandler } from './openai-fake.ts';
+import { held, type FakeHandler, type SeenRequest } from './openai-fake.ts';
 
-interface GoogleErrorSpec {
+export interface GoogleErrorSpec {
   code: number;
   status: string;
   message: string;
   details?: unknown[];
 }
 
-const ERRORS: Record<string, GoogleErrorSpec> = {
+export const GOOGLE_ERRORS: Record<string, GoogleErrorSpec> = {
   '400': { code: 400, status: 'INVALID_ARGUMENT', message: 'fake: Invalid JSON payload received.' },
   '401': {
     code: 400, status: 'INVALID_ARGUMENT', message: 'API key not valid. Please pass a valid API key.',
@@ -45,7 +45,7 @@ const ERRORS: Record<string, GoogleErrorSpec> = {
   context: { code: 400, status: 'INVALID_ARGUMENT', message: 'The input token count (1048577) exceeds the maximum number of tokens allowed (1048576).' },
 };
 
-function sendGoogleError(res: ServerResponse, error: GoogleErrorSpec): void {
+export function sendGoogleError(res: ServerResponse, error: GoogleErrorSpec): void {
   res.writeHead(error.code, { 'content-type': 'application/json; charset=UTF-8' });
   res.end(JSON.stringify({ error: { code: error.code, message: error.message, status: error.status, ...(error.details ? { details: error.details } : {}) } }, null, 2));
 }
@@ -89,6 +89,15 @@ export const handleGemini: FakeHandler = async (req, res, body, seen, rawPath) =
     });
     return;
   }
+  return answerGemini(res, body, seen, model, method ?? '', url);
+};
+
+/**
+ * What Gemini answers an authenticated call of `method` on `model` (generateContent,
+ * streamGenerateContent, batchEmbedContents, embedContent), wherever Gemini is served (the
+ * Gemini API, Vertex AI): failures chosen by the model name, the answer, or the stream.
+ */
+export async function answerGemini(res: ServerResponse, body: string, seen: SeenRequest, model: string, method: string, url: URL): Promise<void> {
   let request: FakeGeminiRequest;
   try {
     request = JSON.parse(body) as FakeGeminiRequest;
@@ -98,7 +107,7 @@ export const handleGemini: FakeHandler = async (req, res, body, seen, rawPath) =
   }
   const fail = /^fail-(.+)$/.exec(model)?.[1];
   if (fail === 'timeout') return; // never answers; the caller's timeout or abort ends it
-  const failure = fail ? ERRORS[fail] : undefined;
+  const failure = fail ? GOOGLE_ERRORS[fail] : undefined;
   if (failure) {
     sendGoogleError(res, failure);
     return;
@@ -177,7 +186,7 @@ export const handleGemini: FakeHandler = async (req, res, body, seen, rawPath) =
     if (index === 0 && pauseMs > 0) await sleep(pauseMs);
     if (index === 0 && hold) await held(hold);
     if (index === 0 && fail === 'midstream') {
-      const error = ERRORS['503'] as GoogleErrorSpec;
+      const error = GOOGLE_ERRORS['503'] as GoogleErrorSpec;
       res.end(`data: ${JSON.stringify({ error: { code: error.code, message: error.message, status: error.status } })}\r\n\r\n`);
       return;
     }

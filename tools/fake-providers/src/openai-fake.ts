@@ -48,7 +48,19 @@ export function sendOpenAiError(res: ServerResponse, status: number, type: strin
   res.end(JSON.stringify({ error: { message, type, param, code } }));
 }
 
-export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) => {
+/**
+ * How a compatible server departs from OpenAI. `usageAlwaysStreamed`: as Mistral, Together AI,
+ * Perplexity and Cerebras do, every stream reports its usage on its last chunk unasked, and
+ * `stream_options` is refused (Mistral's 422 for a field it does not know).
+ */
+export interface CompatibleServer {
+  usageAlwaysStreamed?: boolean;
+}
+
+/** An OpenAI-compatible server that streams usage unasked (mounted at /openai-compatible). */
+export const handleUsageAlwaysStreamed: FakeHandler = (req, res, body, seen, rawPath) => handleOpenAi(req, res, body, seen, rawPath, { usageAlwaysStreamed: true });
+
+export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, body: string, seen: SeenRequest, rawPath: string, server: CompatibleServer = {}): Promise<void> => {
   const path = new URL(rawPath, 'http://fake').pathname;
   if (req.method === 'GET' && path === '/v1/models') {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -69,6 +81,10 @@ export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) =
     request = JSON.parse(body) as typeof request;
   } catch {
     sendOpenAiError(res, 400, 'invalid_request_error', null, 'fake: we could not parse the JSON body of your request');
+    return;
+  }
+  if (server.usageAlwaysStreamed && request.stream_options !== undefined) {
+    sendOpenAiError(res, 422, 'invalid_request_error', 'extra_forbidden', 'fake: stream_options: Extra inputs are not permitted', 'stream_options');
     return;
   }
   const model = typeof request.model === 'string' ? request.model : '';
@@ -138,7 +154,7 @@ export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) =
     const half = Math.floor(call.function.arguments.length / 2);
     for (const piece of [call.function.arguments.slice(0, half), call.function.arguments.slice(half)]) events.push(toolDelta({ function: { arguments: piece } }));
   }
-  events.push(chunk(undefined, call ? 'tool_calls' : 'stop'));
+  events.push({ ...chunk(undefined, call ? 'tool_calls' : 'stop'), ...(server.usageAlwaysStreamed ? { usage } : {}) });
   if (withUsage) events.push({ id, object: operation === 'chat' ? 'chat.completion.chunk' : 'text_completion', created, model, choices: [], usage });
   for (const [index, event] of events.entries()) {
     if (seen.aborted || res.destroyed) return;

@@ -65,7 +65,7 @@ export async function sendOpenAiShaped(
 const endpoints = new Map<string, URL>();
 
 /** `https://host/v1` + `/chat/completions`; an `api_base` without `/v1` (vLLM, Ollama docs) gets it added. Worked out once per deployment and path. */
-function endpointUrl(apiBase: string, path: string): URL {
+export function endpointUrl(apiBase: string, path: string): URL {
   const known = endpoints.get(apiBase + path);
   if (known) return known;
   const base = apiBase.replace(/\/+$/, '');

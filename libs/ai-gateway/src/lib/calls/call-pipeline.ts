@@ -187,10 +187,11 @@ export class CallPipeline {
     const asked = state.hooks?.bodyFor?.(deployment, native !== undefined) ?? body;
     const request = bridge ? bridge.request(asked, { provider: deployment.provider, dropParams: dropsParams(body, this.settings.dropParams) }) : asked;
     // Fields outside a provider API's own known list are dropped whatever drop_params says.
-    const upstreamBody = applyDropParams(request, operation.params, deployment.provider, this.settings.dropParams, operation.unknownParams === 'dropped');
+    const params = operation.paramsFor?.(deployment) ?? operation.params;
+    const upstreamBody = applyDropParams(request, params, deployment.provider, this.settings.dropParams, operation.unknownParams === 'dropped');
     // Always learn the usage of a stream, so that spend is right (the tap removes it again when
     // the client did not ask for it).
-    via.prepare(upstreamBody, operation.params, streamed);
+    via.prepare(upstreamBody, params, streamed);
     const began = performance.now();
     this.deployments.started(deployment.id);
     try {
