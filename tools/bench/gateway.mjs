@@ -1,7 +1,9 @@
-// `npm run bench:gateway`: what the AI gateway adds to a chat completion and to an Anthropic
+// `npm run bench:gateway`: what the AI gateway adds to a chat completion, to an Anthropic
 // Messages call (family B: passed through to an Anthropic alias, and bridged to an OpenAI alias
-// through chat completions), against two baselines measured in the same run on the same machine:
-// the fake upstream called directly (OpenAI's chat completions and Anthropic's messages), and a
+// through chat completions) and to a Responses API call (passed through to an OpenAI alias,
+// bridged to a Claude alias, and a turn continuing a stored response by previous_response_id),
+// against two baselines measured in the same run on the same machine: the fake upstream called
+// directly (OpenAI's chat completions and responses, Anthropic's messages), and a
 // bare Node.js proxy in front of it (http.request over a keep-alive agent, bytes piped, nothing
 // parsed), the floor any proxy pays. The gateway is the built one, called with a virtual key that
 // has rpm, tpm and budget limits (set high, so the checks run and never refuse) and whose spend
@@ -35,7 +37,8 @@
 // --log <filter> (AIGW_LOG of the gateway, default its own default, info), --skip-build,
 // --baseline <main.js> (another build of the gateway, an earlier commit's, measured on chat
 // completions in the same run: before and after a change, side by side),
-// --cpu-prof-dir <dir> (write a V8 CPU profile of the gateway there, to see where time goes).
+// --cpu-prof-dir <dir> (write a V8 CPU profile of the gateway there, to see where time goes),
+// --only <families> (a comma-separated choice of chat, messages, responses; default all three).
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -61,8 +64,10 @@ const { values: options } = parseArgs({
     'skip-build': { type: 'boolean', default: false },
     'cpu-prof-dir': { type: 'string' },
     baseline: { type: 'string' },
+    only: { type: 'string', default: 'chat,messages,responses' },
   },
 });
+const FAMILIES = new Set(options.only.split(',').map((name) => name.trim()));
 const DURATION = Number(options.duration);
 const ROUNDS = Math.max(1, Math.round(Number(options.rounds)));
 const CONNECTIONS = Number(options.connections);
@@ -113,15 +118,38 @@ async function main() {
   const messages = (name, server, path, apiKey, model) => ({
     name, family: 'B', url: server.url, pid: server.pid, path, headers: { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION }, body: (stream) => messagesBody(model, stream),
   });
+  const responses = (name, server, path, authorization, model, extra = {}) => ({
+    name, family: 'R', url: server.url, pid: server.pid, path, headers: { authorization }, body: (stream) => responsesBody(model, stream, extra),
+  });
+  // The turn continues a stored response of the same deployment: one indexed read, and the upstream's own id sent on.
+  const previous = FAMILIES.has('responses') ? await storedResponse(gateway.url, key.key) : undefined;
+  // The direct calls are the baselines of the families' other paths: each is measured when its family is.
   const targets = [
-    chat(DIRECT, fake, '/openai/v1/chat/completions', `Bearer ${UPSTREAM_KEY}`),
-    chat(PROXY, proxy, '/openai/v1/chat/completions', `Bearer ${UPSTREAM_KEY}`),
-    chat(GATEWAY, gateway, '/v1/chat/completions', `Bearer ${key.key}`),
-    ...(baseline ? [chat(BASELINE, baseline, '/v1/chat/completions', `Bearer ${key.key}`)] : []),
-    messages(DIRECT_B, fake, '/anthropic/v1/messages', UPSTREAM_KEY, CLAUDE),
-    messages(PROXY_B, proxy, '/anthropic/v1/messages', UPSTREAM_KEY, CLAUDE),
-    messages(GATEWAY_B, gateway, '/v1/messages', key.key, CLAUDE),
-    messages(BRIDGED_B, gateway, '/v1/messages', key.key, MODEL),
+    ...(FAMILIES.has('chat') || FAMILIES.has('messages') ? [chat(DIRECT, fake, '/openai/v1/chat/completions', `Bearer ${UPSTREAM_KEY}`)] : []),
+    ...(FAMILIES.has('chat')
+      ? [
+          chat(PROXY, proxy, '/openai/v1/chat/completions', `Bearer ${UPSTREAM_KEY}`),
+          chat(GATEWAY, gateway, '/v1/chat/completions', `Bearer ${key.key}`),
+          ...(baseline ? [chat(BASELINE, baseline, '/v1/chat/completions', `Bearer ${key.key}`)] : []),
+        ]
+      : []),
+    ...(FAMILIES.has('messages') || FAMILIES.has('responses') ? [messages(DIRECT_B, fake, '/anthropic/v1/messages', UPSTREAM_KEY, CLAUDE)] : []),
+    ...(FAMILIES.has('messages')
+      ? [
+          messages(PROXY_B, proxy, '/anthropic/v1/messages', UPSTREAM_KEY, CLAUDE),
+          messages(GATEWAY_B, gateway, '/v1/messages', key.key, CLAUDE),
+          messages(BRIDGED_B, gateway, '/v1/messages', key.key, MODEL),
+        ]
+      : []),
+    ...(previous
+      ? [
+          responses(DIRECT_R, fake, '/openai/v1/responses', `Bearer ${UPSTREAM_KEY}`, MODEL),
+          responses(PROXY_R, proxy, '/openai/v1/responses', `Bearer ${UPSTREAM_KEY}`, MODEL),
+          responses(GATEWAY_R, gateway, '/v1/responses', `Bearer ${key.key}`, MODEL),
+          responses(BRIDGED_R, gateway, '/v1/responses', `Bearer ${key.key}`, CLAUDE),
+          responses(TURN_R, gateway, '/v1/responses', `Bearer ${key.key}`, MODEL, { previous_response_id: previous }),
+        ]
+      : []),
   ];
   for (const target of targets) for (const stream of [false, true]) await checkAnswers(target, stream);
 
@@ -134,7 +162,7 @@ async function main() {
     paced.push(...(await pacedRun(targets, stream)));
   }
   memory.phase = 'soak';
-  const soak = await soakRun(targets.find((target) => target.name === GATEWAY), memory);
+  const soak = await soakRun(targets.find((target) => target.name === GATEWAY) ?? targets.find((target) => target.url === gateway.url), memory);
   const spend = await keySpend(gateway.url, key.id);
   printReport({ throughput, paced, soak, memory: memory.samples, spend, postgresVersion: await postgresVersion(database.url) });
 }
@@ -148,6 +176,11 @@ const DIRECT_B = 'messages, direct: fake Anthropic';
 const PROXY_B = 'messages, bare Node proxy';
 const GATEWAY_B = 'messages, AI gateway, Anthropic alias (passed through)';
 const BRIDGED_B = 'messages, AI gateway, OpenAI alias (bridged)';
+const DIRECT_R = 'responses, direct: fake OpenAI';
+const PROXY_R = 'responses, bare Node proxy';
+const GATEWAY_R = 'responses, AI gateway, OpenAI alias (passed through)';
+const BRIDGED_R = 'responses, AI gateway, Claude alias (bridged)';
+const TURN_R = 'responses, AI gateway, previous_response_id turn';
 
 /** The floor: a proxy that forwards method, path, headers and body and pipes the answer back. */
 async function startBareProxy(upstream) {
@@ -226,6 +259,24 @@ function chatBody(stream) {
   return JSON.stringify({ model: MODEL, messages: MESSAGES, ...(stream ? { stream: true } : {}) });
 }
 
+/** The same conversation as a Responses request (its system prompt as instructions), with `extra` fields. */
+function responsesBody(model, stream, extra) {
+  const [system, user] = MESSAGES;
+  return JSON.stringify({ model, instructions: system.content, input: user.content, ...extra, ...(stream ? { stream: true } : {}) });
+}
+
+/** A response stored by the gateway, for the turn that continues it. */
+async function storedResponse(gatewayUrl, apiKey) {
+  const response = await fetch(`${gatewayUrl}/v1/responses`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: responsesBody(MODEL, false, {}),
+  });
+  const body = await response.json();
+  if (response.status !== 200) throw new Error(`the gateway refused the first response: ${response.status} ${JSON.stringify(body)}`);
+  return body.id;
+}
+
 /** The same conversation as a Messages request (its system prompt apart, max_tokens required). */
 function messagesBody(model, stream) {
   const [system, ...messages] = MESSAGES;
@@ -240,7 +291,10 @@ function requestHeaders(target) {
 async function checkAnswers(target, stream) {
   const response = await fetch(`${target.url}${target.path}`, { method: 'POST', headers: requestHeaders(target), body: target.body(stream) });
   const text = await response.text();
-  const complete = target.family === 'B' ? (stream ? 'event: message_stop' : '"type":"message"') : stream ? 'data: [DONE]' : '"chat.completion"';
+  const complete =
+    target.family === 'B' ? (stream ? 'event: message_stop' : '"type":"message"')
+    : target.family === 'R' ? (stream ? 'event: response.completed' : '"object":"response"')
+    : stream ? 'data: [DONE]' : '"chat.completion"';
   if (response.status !== 200 || !text.includes(complete)) {
     throw new Error(`${target.name} (${stream ? 'streamed' : 'plain'}) answered ${response.status}: ${text.slice(0, 500)}`);
   }
@@ -450,10 +504,15 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
   const gateway = GATEWAY;
   // What each path is measured against: family B's native path against Anthropic's direct call;
   // the bridged one against the chat completion it makes upstream.
-  const baseOf = (target) => (target === GATEWAY_B || target === PROXY_B ? DIRECT_B : target === DIRECT_B ? DIRECT_B : DIRECT);
+  const baseOf = (target) =>
+    target === GATEWAY_B || target === PROXY_B || target === DIRECT_B || target === BRIDGED_R ? DIRECT_B
+    : target === GATEWAY_R || target === PROXY_R || target === DIRECT_R || target === TURN_R ? DIRECT_R
+    : DIRECT;
 
   const verdict = (met) => (met ? 'met' : '**missed**');
   const targets = [];
+  if (find(paced, 'plain', gateway)) reportChat();
+  function reportChat() {
   for (const kind of ['plain', 'streamed']) {
     const share = find(throughput, kind, gateway).rps / find(throughput, kind, proxy).rps;
     targets.push(`| throughput ≥ 50 % of the bare proxy's, ${kind} | ${(share * 100).toFixed(0)} % | ${verdict(share >= 0.5)} |`);
@@ -466,6 +525,9 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
   }
   const firstAdded = find(paced, 'streamed', gateway).firstP50 - find(paced, 'streamed', direct).firstP50;
   targets.push(`| first streamed chunk adds ≤ 2 ms p50 | ${added(firstAdded)} ms | ${verdict(firstAdded <= 2)} |`);
+  }
+  if (find(paced, 'plain', GATEWAY_B)) reportMessages();
+  function reportMessages() {
   for (const kind of ['plain', 'streamed']) {
     const share = find(throughput, kind, GATEWAY_B).rps / find(throughput, kind, PROXY_B).rps;
     targets.push(`| messages passed through: throughput ≥ 50 % of the bare proxy's, ${kind} | ${(share * 100).toFixed(0)} % | ${verdict(share >= 0.5)} |`);
@@ -474,16 +536,29 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
     const bridged = find(paced, kind, BRIDGED_B).p50 - find(paced, kind, DIRECT).p50;
     targets.push(`| messages bridged to an OpenAI alias: added p50 at ${RATE}/s ≤ 2 ms, ${kind} | ${added(bridged)} ms | ${verdict(bridged <= 2)} |`);
   }
+  for (const [target, base] of [[GATEWAY_B, DIRECT_B], [BRIDGED_B, DIRECT]]) {
+    const first = find(paced, 'streamed', target).firstP50 - find(paced, 'streamed', base).firstP50;
+    targets.push(`| ${target}: first streamed event adds ≤ 2 ms p50 | ${added(first)} ms | ${verdict(first <= 2)} |`);
+  }
+  }
+  if (find(paced, 'plain', GATEWAY_R)) {
+    for (const kind of ['plain', 'streamed']) {
+      const share = find(throughput, kind, GATEWAY_R).rps / find(throughput, kind, PROXY_R).rps;
+      targets.push(`| responses passed through: throughput against the bare proxy's, ${kind} | ${(share * 100).toFixed(0)} % | (no target) |`);
+      const native = find(paced, kind, GATEWAY_R).p50 - find(paced, kind, DIRECT_R).p50;
+      targets.push(`| responses passed through: added p50 at ${RATE}/s ≤ 1 ms, ${kind} | ${added(native)} ms | ${verdict(native <= 1)} |`);
+      const bridged = find(paced, kind, BRIDGED_R).p50 - find(paced, kind, DIRECT_B).p50;
+      targets.push(`| responses bridged to a Claude alias: added p50 at ${RATE}/s ≤ 2 ms, ${kind} | ${added(bridged)} ms | ${verdict(bridged <= 2)} |`);
+      const turn = find(paced, kind, TURN_R).p50 - find(paced, kind, DIRECT_R).p50;
+      targets.push(`| previous_response_id turn: added p50 at ${RATE}/s ≤ 3 ms, ${kind} | ${added(turn)} ms | ${verdict(turn <= 3)} |`);
+    }
+  }
   if (find(paced, 'plain', BASELINE)) {
     for (const kind of ['plain', 'streamed']) {
       const share = (target) => `${((find(throughput, kind, target).rps / find(throughput, kind, proxy).rps) * 100).toFixed(0)} %`;
       const p50 = (target) => added(find(paced, kind, target).p50 - find(paced, kind, direct).p50);
       targets.push(`| chat completions, ${kind}: this build against the baseline (--baseline) | throughput ${share(gateway)} against ${share(BASELINE)} of the proxy's, added p50 ${p50(gateway)} against ${p50(BASELINE)} ms | ${verdict(find(throughput, kind, gateway).rps >= 0.9 * find(throughput, kind, BASELINE).rps)} (throughput within 10 %) |`);
     }
-  }
-  for (const [target, base] of [[GATEWAY_B, DIRECT_B], [BRIDGED_B, DIRECT]]) {
-    const first = find(paced, 'streamed', target).firstP50 - find(paced, 'streamed', base).firstP50;
-    targets.push(`| ${target}: first streamed event adds ≤ 2 ms p50 | ${added(first)} ms | ${verdict(first <= 2)} |`);
   }
   targets.push(
     `| memory flat (±10 %) over the ${soak.seconds} s soak | ${memoryVerdictText(soak)} | ${verdict(soak.flat)}${soak.seconds < 600 ? ' (a 10-minute run needs --soak 600)' : ''} |`,
@@ -513,7 +588,7 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
     '|---|---:|---:|---:|---:|---:|---|',
     ...throughput.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.cpuPerCall)} | ${r.requests} | ${statusText(r)} |`),
     '',
-    `Paced at ${RATE} requests/s (added: against the direct call of the same kind, Anthropic's for messages passed through, OpenAI's for messages bridged; first chunk: first body byte of a streamed answer):`,
+    `Paced at ${RATE} requests/s (added: against the direct call of the same kind, Anthropic's for messages passed through and responses bridged, OpenAI's chat for messages bridged, OpenAI's responses for responses passed through and the previous_response_id turn; first chunk: first body byte of a streamed answer):`,
     '',
     '| path | requests/s | p50 ms | p99 ms | added p50 ms | added p99 ms | first chunk p50 ms | first chunk p99 ms | first chunk added p50 ms |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AI_GATEWAY_ENTITIES, AI_GATEWAY_MIGRATIONS, GatewayDashboard, GatewayModule, renderFamilyAErrors } from '@arbor/ai-gateway';
-import { AiGatewayConfig } from '@arbor/config';
+import { AiGatewayConfig, durationMs } from '@arbor/config';
 import { DashboardSummaryModule } from '@arbor/contract';
 import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
@@ -23,6 +23,7 @@ export class AiGatewayModule {
       masterKey: config.AIGW_MASTER_KEY,
       priceMapFile: config.AIGW_PRICE_MAP,
       redisUrl: config.AIGW_REDIS_URL,
+      responsesRetentionMs: durationMs(config.AIGW_RESPONSES_RETENTION),
       ...(controlPlane ? { controlPlane } : {}),
     });
     return {

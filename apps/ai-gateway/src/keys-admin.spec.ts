@@ -8,7 +8,7 @@ import { MASTER_KEY } from './testing/gateway-test-support';
 
 interface Answer {
   status: number;
-  body: { id?: string; key?: string; project?: string; keys?: { id: string; project: string }[]; error?: { code: string; message: string } };
+  body: { id?: string; key?: string; project?: string; keys?: { id: string; project: string; key?: string }[]; error?: { code: string; message: string } };
 }
 
 async function call(baseUrl: string, method: string, route: string, token: string, body?: unknown): Promise<Answer> {
@@ -92,10 +92,35 @@ describe('managing virtual keys as a person with ai-gateway.operator', () => {
     expect((await call(gateway.url, 'POST', '/api/v1/keys', tokens.carol, { project: 'beta' })).status).toBe(201);
   });
 
-  it('refuses a person without the operator role, and tokens not meant for the gateway', async () => {
+  it('lets a viewer read the keys and spend of their project, never a secret, and manage nothing', async () => {
+    const made = await admin('POST', '/api/v1/keys', { project: 'alpha' });
+    const id = made.body.id as string;
     expect((await call(gateway.url, 'POST', '/api/v1/keys', tokens.bob, { project: 'alpha' })).status).toBe(403);
-    expect((await call(gateway.url, 'GET', '/api/v1/keys', tokens.bob)).body.keys).toEqual([]);
+    const listed = await call(gateway.url, 'GET', '/api/v1/keys', tokens.bob);
+    expect(listed.status).toBe(200);
+    expect(new Set(listed.body.keys?.map((key) => key.project))).toEqual(new Set(['alpha']));
+    expect(listed.body.keys?.some((key) => 'key' in key)).toBe(false);
+    const one = await call(gateway.url, 'GET', `/api/v1/keys/${id}`, tokens.bob);
+    expect(one.status).toBe(200);
+    expect(one.body.key).toBeUndefined();
+    expect((await call(gateway.url, 'GET', `/api/v1/keys/${id}/spend`, tokens.bob)).status).toBe(200);
+    expect((await call(gateway.url, 'GET', '/api/v1/spend?project=alpha', tokens.bob)).status).toBe(200);
+    expect((await call(gateway.url, 'GET', '/api/v1/spend?project=beta', tokens.bob)).status).toBe(403);
+    for (const [method, route] of [['POST', `/api/v1/keys/${id}/rotate`], ['POST', `/api/v1/keys/${id}/block`], ['DELETE', `/api/v1/keys/${id}`]]) {
+      const refused = await call(gateway.url, method, route, tokens.bob);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error?.message).toContain('ai-gateway.operator');
+    }
+    expect((await call(gateway.url, 'PATCH', `/api/v1/keys/${id}`, tokens.bob, { rpm_limit: 1 })).status).toBe(403);
+  });
 
+  it('answers an unknown key 404 and a malformed id 400 before asking about permissions', async () => {
+    const unknown = await call(gateway.url, 'GET', '/api/v1/keys/00000000-0000-4000-8000-000000000000', tokens.bob);
+    expect(unknown.status).toBe(404);
+    expect((await call(gateway.url, 'GET', '/api/v1/keys/not-a-uuid', tokens.bob)).status).toBe(400);
+  });
+
+  it('refuses tokens not meant for the gateway, forged ones and virtual keys', async () => {
     // ai-gateway-m2m's tokens are for the control plane (audience control-plane), not for this API.
     const wrongAudience = await call(gateway.url, 'GET', '/api/v1/keys', await machineToken('ai-gateway-m2m'));
     expect(wrongAudience.status).toBe(401);
@@ -103,6 +128,11 @@ describe('managing virtual keys as a person with ai-gateway.operator', () => {
 
     const forged = `${tokens.alice.slice(0, tokens.alice.lastIndexOf('.'))}.c2lnbmF0dXJl`;
     expect((await call(gateway.url, 'GET', '/api/v1/keys', forged)).status).toBe(401);
+
+    const virtualKey = (await admin('POST', '/api/v1/keys', { project: 'alpha' })).body.key as string;
+    const refused = await call(gateway.url, 'GET', '/api/v1/keys', virtualKey);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error?.code).toBe('invalid_api_key');
   });
 
   it('answers 503 while the control plane cannot say, and keeps serving the master key', async () => {

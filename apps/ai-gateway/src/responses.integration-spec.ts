@@ -1,6 +1,6 @@
 // OpenAI's Responses API as its clients meet it: the official OpenAI SDK's `responses.create` and
-// `responses.stream` against the gateway, the gateway against tools/fake-providers. This step
-// serves it natively on OpenAI(-compatible) aliases; other providers answer 400 until the bridge.
+// `responses.stream` against the gateway, the gateway against tools/fake-providers: natively on
+// OpenAI(-compatible) aliases, bridged through chat completions on Anthropic and Gemini aliases.
 import OpenAI, { AuthenticationError, BadRequestError, NotFoundError } from 'openai';
 import request from 'supertest';
 import { RunningService } from '@arbor/platform';
@@ -26,7 +26,11 @@ describe('the Responses API through the official OpenAI SDK', () => {
       (fakeUrl) => `model_list:${[
         deployment('gpt', 'openai/gpt-4o-mini', `${fakeUrl}/v1`, '\n    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }'),
         deployment('gpt-midstream', 'openai/fail-midstream', `${fakeUrl}/v1`),
-        deployment('claude', 'anthropic/claude-sonnet-4-5', `${fakeUrl}/anthropic`),
+        deployment('claude', 'anthropic/claude-sonnet-4-5', `${fakeUrl}/anthropic`, '\n    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }'),
+        deployment('gemini', 'gemini/gemini-2.5-flash', `${fakeUrl}/gemini`),
+        deployment('azure-gpt', 'azure/my-gpt-deployment', `${fakeUrl}/azure`),
+        deployment('gpt-chat-only', 'openai/gpt-4o-mini', `${fakeUrl}/v1`, '\n    model_info: { supported_endpoints: [/v1/chat/completions] }'),
+        deployment('gemini-midstream', 'gemini/fail-midstream', `${fakeUrl}/gemini`),
       ].join('')}
 `,
     ));
@@ -70,17 +74,166 @@ describe('the Responses API through the official OpenAI SDK', () => {
     expect(report?.totals['cost_usd']).toBeCloseTo(2 * (7 * 0.001 + 5 * 0.002), 10);
   });
 
+  it("passes a call on an Azure alias through to Azure's v1 Responses API with the deployment as model", async () => {
+    const answer = await client.responses.create({ model: 'azure-gpt', input: 'azure responses' });
+    expect(answer.output_text).toBe('fake answer from my-gpt-deployment');
+    const seen = await lastRequestWith(fake, 'azure responses');
+    expect(seen.path).toBe('/azure/openai/v1/responses');
+    expect(seen.headers['api-key']).toBe('sk-upstream');
+    expect(seen.json['model']).toBe('my-gpt-deployment');
+  });
+
   it('ends a stream the upstream failed mid-way with its error event, which the SDK raises', async () => {
     const stream = client.responses.stream({ model: 'gpt-midstream', input: 'broken' });
     await expect(stream.finalResponse()).rejects.toThrow(/fake: the server had an error/);
   });
 
-  it('answers in OpenAI’s error classes: a bad key, an unknown alias, and an alias whose provider offers no Responses API yet', async () => {
+  it('answers in OpenAI’s error classes: a bad key, an unknown alias', async () => {
     const stranger = new OpenAI({ apiKey: 'sk-arbor-not-a-key', baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     expect(await refusal(stranger.responses.create({ model: 'gpt', input: 'x' }))).toBeInstanceOf(AuthenticationError);
     expect(await refusal(client.responses.create({ model: 'nope', input: 'x' }))).toBeInstanceOf(NotFoundError);
-    const notServed = await refusal(client.responses.create({ model: 'claude', input: 'x' }));
-    expect(notServed).toBeInstanceOf(BadRequestError);
-    expect((notServed as BadRequestError).message).toMatch(/served by anthropic, which offers no Responses API/);
+  });
+
+  describe('bridged through chat completions', () => {
+    it('answers a plain call on a Claude alias: instructions as the system prompt, the answer as a message item, usage and cost in the Responses fields', async () => {
+      const { data, response } = await client.responses
+        .create({ model: 'claude', instructions: 'Be brief.', input: [{ role: 'user', content: [{ type: 'input_text', text: 'bridged plain' }] }], max_output_tokens: 300 })
+        .withResponse();
+      expect(data.output_text).toBe('fake answer from claude-sonnet-4-5');
+      expect(data).toMatchObject({ object: 'response', status: 'completed', model: 'claude', instructions: 'Be brief.', max_output_tokens: 300 });
+      expect(data.id).toMatch(/^resp_/);
+      expect(data.output[0]).toMatchObject({ type: 'message', role: 'assistant', status: 'completed' });
+      expect(data.usage).toMatchObject({ input_tokens: 7, output_tokens: 5, total_tokens: 12 });
+      expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(7 * 0.001 + 5 * 0.002, 10);
+      const seen = await lastRequestWith(fake, 'bridged plain');
+      expect(seen.path).toBe('/anthropic/v1/messages');
+      expect(seen.json).toMatchObject({ system: [{ type: 'text', text: 'Be brief.' }], max_tokens: 300, messages: [{ role: 'user', content: [{ type: 'text', text: 'bridged plain' }] }] });
+    });
+
+    it('streams the whole event grammar, numbered, and the SDK assembles the same answer', async () => {
+      const stream = client.responses.stream({ model: 'claude', input: 'bridged streamed' });
+      const events: { type: string; sequence_number: number }[] = [];
+      stream.on('event', (event) => events.push(event));
+      const final = await stream.finalResponse();
+      expect(final.output_text).toBe('fake answer from claude-sonnet-4-5');
+      expect(final.usage).toMatchObject({ input_tokens: 7, output_tokens: 5 });
+      expect(events.map((event) => event.type)).toEqual([
+        'response.created',
+        'response.in_progress',
+        'response.output_item.added',
+        'response.content_part.added',
+        ...events.filter((event) => event.type === 'response.output_text.delta').map(() => 'response.output_text.delta'),
+        'response.output_text.done',
+        'response.content_part.done',
+        'response.output_item.done',
+        'response.completed',
+      ]);
+      expect(events.filter((event) => event.type === 'response.output_text.delta').length).toBeGreaterThan(1);
+      expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+    });
+
+    it('runs a tool loop: the function call comes back as a function_call item, its output goes back as a tool result', async () => {
+      const tools = [{ type: 'function' as const, name: 'lookup', description: 'Looks a thing up', parameters: { type: 'object', properties: { argument: { type: 'string' } } }, strict: false }];
+      const first = await client.responses.create({ model: 'claude', input: 'bridged tools', tools, tool_choice: 'required' });
+      const call = first.output.find((item) => item.type === 'function_call');
+      expect(call).toMatchObject({ type: 'function_call', name: 'lookup', arguments: JSON.stringify({ argument: 'fake' }) });
+      if (call?.type !== 'function_call') throw new Error('no function call');
+      const second = await client.responses.create({
+        model: 'claude',
+        tools,
+        input: [{ role: 'user', content: 'bridged tools' }, call, { type: 'function_call_output', call_id: call.call_id, output: 'found it' }],
+      });
+      expect(second.output_text).toBe('fake answer from claude-sonnet-4-5');
+      const seen = await lastRequestWith(fake, 'found it');
+      expect(seen.json['messages']).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'bridged tools' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: call.call_id, name: 'lookup', input: { argument: 'fake' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.call_id, content: 'found it' }] },
+      ]);
+    });
+
+    it("answers a call of a namespace's tool with its namespace, and a custom tool's call as a custom_tool_call, plain and streamed", async () => {
+      const namespaced = await client.responses.create({
+        model: 'claude',
+        input: 'bridged namespace',
+        tools: [{ type: 'namespace', name: 'crm', description: 'The CRM', tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }] }],
+      });
+      const call = namespaced.output.find((item) => item.type === 'function_call');
+      expect(call).toMatchObject({ type: 'function_call', name: 'lookup', namespace: 'crm' });
+      if (call?.type !== 'function_call') throw new Error('no function call');
+      await client.responses.create({
+        model: 'claude',
+        input: [{ role: 'user', content: 'bridged namespace' }, call, { type: 'function_call_output', call_id: call.call_id, output: 'namespace result' }],
+        tools: [{ type: 'namespace', name: 'crm', description: 'The CRM', tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }] }],
+      });
+      expect(JSON.stringify((await lastRequestWith(fake, 'namespace result')).json['messages'])).toContain('"name":"crm__lookup"');
+
+      const custom = [{ type: 'custom' as const, name: 'apply_patch', description: 'Applies a patch' }];
+      const plain = await client.responses.create({ model: 'claude', input: 'bridged custom', tools: custom });
+      expect(plain.output.find((item) => item.type === 'custom_tool_call')).toMatchObject({ type: 'custom_tool_call', name: 'apply_patch', input: JSON.stringify({ argument: 'fake' }) });
+      const stream = client.responses.stream({ model: 'claude', input: 'bridged custom streamed', tools: custom });
+      const types: string[] = [];
+      stream.on('event', (event) => types.push(event.type));
+      const final = await stream.finalResponse();
+      expect(final.output.at(-1)).toMatchObject({ type: 'custom_tool_call', name: 'apply_patch', status: 'completed' });
+      expect(types).toEqual(expect.arrayContaining(['response.custom_tool_call_input.delta', 'response.custom_tool_call_input.done']));
+    });
+
+    it('streams a function call as its argument deltas', async () => {
+      const stream = client.responses.stream({ model: 'claude', input: 'bridged streamed tools', tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object' }, strict: false }] });
+      const types: string[] = [];
+      stream.on('event', (event) => types.push(event.type));
+      const final = await stream.finalResponse();
+      expect(final.output.at(-1)).toMatchObject({ type: 'function_call', name: 'lookup', arguments: JSON.stringify({ argument: 'fake' }), status: 'completed' });
+      expect(types).toEqual(expect.arrayContaining(['response.function_call_arguments.delta', 'response.function_call_arguments.done']));
+    });
+
+    it('returns JSON-schema output from a Gemini alias, whose structured output the schema reaches', async () => {
+      const schema = { type: 'object', properties: { city: { type: 'string' }, population: { type: 'integer' } }, required: ['city', 'population'], additionalProperties: false };
+      const answer = await client.responses.create({ model: 'gemini', input: 'bridged schema', text: { format: { type: 'json_schema', name: 'city', schema, strict: true } } });
+      expect(JSON.parse(answer.output_text)).toEqual({ city: 'fake', population: 1 });
+      const seen = await lastRequestWith(fake, 'bridged schema');
+      expect(seen.json['generationConfig']).toMatchObject({ responseMimeType: 'application/json', responseJsonSchema: schema });
+    });
+
+    it("gives a Gemini alias's thoughts back as a reasoning item, plain and streamed", async () => {
+      const plain = await client.responses.create({ model: 'gemini', input: 'bridged reasoning', reasoning: { effort: 'low', summary: 'auto' } });
+      expect(plain.output[0]).toMatchObject({ type: 'reasoning', summary: [{ type: 'summary_text', text: 'The user wants a fake answer.' }] });
+      const stream = client.responses.stream({ model: 'gemini', input: 'bridged reasoning streamed', reasoning: { effort: 'low' } });
+      const deltas: string[] = [];
+      stream.on('response.reasoning_summary_text.delta', (event) => deltas.push(event.delta));
+      const final = await stream.finalResponse();
+      expect(deltas.join('')).toBe('The user wants a fake answer.');
+      expect(final.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+    });
+
+    it('bridges an OpenAI-compatible server whose model_info.supported_endpoints lacks /v1/responses', async () => {
+      const answer = await client.responses.create({ model: 'gpt-chat-only', input: 'chat only server' });
+      expect(answer.output_text).toBe('fake answer from gpt-4o-mini');
+      expect((await lastRequestWith(fake, 'chat only server')).path).toBe('/v1/chat/completions');
+    });
+
+    it('refuses a built-in tool the provider lacks, naming it, and drops it under drop_params', async () => {
+      const refused = await refusal(client.responses.create({ model: 'claude', input: 'x', tools: [{ type: 'web_search' }] }));
+      expect(refused).toBeInstanceOf(BadRequestError);
+      expect((refused as BadRequestError).message).toMatch(/tools\.0: the web_search tool is served only by models with a native Responses API, and anthropic has none/);
+      const dropped = await client.responses.create({ model: 'claude', input: 'bridged dropped', tools: [{ type: 'web_search' }], drop_params: true } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+      expect(dropped.output_text).toBe('fake answer from claude-sonnet-4-5');
+      expect((await lastRequestWith(fake, 'bridged dropped')).json['tools']).toBeUndefined();
+    });
+
+    it('ends a bridged stream the upstream failed mid-way with response.failed and an error event, numbered on, which the SDK raises', async () => {
+      const stream = client.responses.stream({ model: 'gemini-midstream', input: 'broken' });
+      await expect(stream.finalResponse()).rejects.toThrow(/fake: The model is overloaded/);
+      const raw = await fetch(`${gateway.url}/v1/responses`, {
+        method: 'POST',
+        headers: { ...asMaster, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gemini-midstream', input: 'broken', stream: true }),
+      });
+      const events = (await raw.text()).split('\n\n').filter((event) => event.startsWith('event: ')).map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)) as { type: string; sequence_number: number; response?: { id: string; status: string } });
+      expect(events.slice(-2).map((event) => event.type)).toEqual(['response.failed', 'error']);
+      expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+      expect(events.at(-2)?.response).toMatchObject({ id: (events[0] as { response: { id: string } }).response.id, status: 'failed' });
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { McpGatewayConfig } from '@arbor/config';
-import { ControlPlaneModule, ControlPlaneSyncModule, DashboardSummaryModule } from '@arbor/contract';
+import { ControlPlaneSyncModule, DashboardSummaryModule } from '@arbor/contract';
 import { MCP_GATEWAY_ENTITIES, MCP_GATEWAY_MIGRATIONS, McpAccessModule, McpDashboard, McpProjectSync, McpRegistryModule, McpRuntimeModule } from '@arbor/mcp-gateway';
 import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
@@ -46,6 +46,7 @@ export class McpGatewayModule {
         McpRegistryModule.forOptions({
           ...(config.MCPGW_CONFIG ? { configFile: config.MCPGW_CONFIG } : {}),
           ...(config.MCPGW_SECRETS_KEY ? { secretsKey: config.MCPGW_SECRETS_KEY } : {}),
+          previousSecretsKeys: (config.MCPGW_SECRETS_PREVIOUS_KEYS ?? '').split(',').map((key) => key.trim()).filter(Boolean),
           allowLinkLocal: config.allowLinkLocalUpstreams,
           // Passed even when incomplete, so that person-authorised calls can name what is missing.
           controlPlane: {
@@ -58,11 +59,11 @@ export class McpGatewayModule {
           // The admin API shows the runtime's health and catalogues.
           imports: [runtime],
         }),
-        // With the control plane: project sync (on the admin path, as the seed has one product do), and
-        // the suite dashboard's card, whose figures depend on what the control plane lets a person see.
+        // With the control plane (McpRegistryModule mounts the contract's ControlPlaneModule): project sync
+        // (on the admin path, as the seed has one product do), and the suite dashboard's card, whose
+        // figures depend on what the control plane lets a person see.
         ...(controlPlane
           ? [
-              ControlPlaneModule.forRoot(controlPlane),
               ControlPlaneSyncModule.forRoot({ issuer: controlPlane.issuer, audience: controlPlane.audience, path: MCP_SYNC_PATH, handler: McpProjectSync }),
               DashboardSummaryModule.forRootAsync({
                 product: 'mcp-gateway',

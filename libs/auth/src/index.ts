@@ -1,8 +1,6 @@
 export { AuthModule } from './lib/auth.module';
 export type { AuthOptions } from './lib/auth-options';
-export { AdminOnly, Authenticated, MachineOrAdmin, RequirePermissions } from './lib/guards/auth.decorators';
-export { PERMISSION_CHECKER } from './lib/guards/permission-checker';
-export type { PermissionChecker } from './lib/guards/permission-checker';
+export { AdminOnly, Authenticated, MachineOrAdmin } from './lib/guards/auth.decorators';
 export { ADMIN_ROLE } from './lib/principal/principal';
 export type { Principal, TokenClaims } from './lib/principal/principal';
 export { ADMIN_RESOLVER } from './lib/principal/admin-resolver';

@@ -5,5 +5,4 @@ export * from './sync';
 export * from './nest';
 export * from './dashboard';
 export * from './errors';
-export { TokenVerifier } from './auth/token-verifier';
-export type { TokenVerifierOptions, VerifiedCaller } from './auth/token-verifier';
+export * from './identity';

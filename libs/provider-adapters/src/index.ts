@@ -6,3 +6,4 @@ export * from './lib/sse';
 export * from './lib/parameter-map';
 export * from './openai/openai.adapter';
 export * from './messages-chat/messages-bridge';
+export * from './responses-chat/responses-bridge';

@@ -1,6 +1,5 @@
 export * from './lib/clock';
 export * from './lib/retry-schedule';
-export * from './lib/machine-tokens';
 export * from './lib/product-sync.client';
 export * from './lib/sync-metrics';
 export * from './lib/sync-dispatcher';

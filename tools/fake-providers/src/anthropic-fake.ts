@@ -56,7 +56,7 @@ interface Block {
   data?: unknown;
 }
 
-interface MessagesRequest {
+export interface MessagesRequest {
   model?: unknown;
   max_tokens?: unknown;
   messages?: unknown;
@@ -123,31 +123,15 @@ export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath
     return;
   }
 
-  const tokens = /^tokens-(\d+)-(\d+)(?:-cache-(\d+)-(\d+))?$/.exec(model);
-  const written = Number(tokens?.[3] ?? 0);
-  const oneHour = asksForOneHourCache(request);
-  const usage = {
-    input_tokens: tokens ? Number(tokens[1]) : 7,
-    cache_creation_input_tokens: written,
-    cache_read_input_tokens: Number(tokens?.[4] ?? 0),
-    cache_creation: { ephemeral_5m_input_tokens: oneHour ? 0 : written, ephemeral_1h_input_tokens: oneHour ? written : 0 },
-    output_tokens: tokens ? Number(tokens[2]) : 5,
-  };
-  const answer = answerFor(request, model);
-  const id = `msg_fake${Date.now()}`;
+  const { message, events } = claudeAnswer(request, model);
   const headers = { 'request-id': `req_fake${Date.now()}`, 'x-fake-received-model': model };
 
   if (request.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify({
-      id, type: 'message', role: 'assistant', model, content: answer.content, stop_reason: answer.stopReason,
-      stop_sequence: answer.stopSequence, usage,
-      fake_echo: { body: request, api_key: apiKey, anthropic_version: version },
-    }));
+    res.end(JSON.stringify({ ...message, fake_echo: { body: request, api_key: apiKey, anthropic_version: version } }));
     return;
   }
 
-  const events = streamEvents(id, model, answer, usage);
   const firstDelta = events.findIndex((event) => event.type === 'content_block_delta');
   const pauseHeader = req.headers['x-fake-pause-ms'];
   const pauseMs = Number((typeof pauseHeader === 'string' ? pauseHeader : undefined) ?? /^pause-(\d+)$/.exec(model)?.[1] ?? 0);
@@ -177,6 +161,27 @@ export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath
   res.end();
 };
 
+/**
+ * Claude's answer to a checked Messages request, wherever Claude is hosted (Anthropic, Bedrock,
+ * Vertex): the message, and the events that stream it. `model` chooses the usage (tokens-…).
+ */
+export function claudeAnswer(request: MessagesRequest, model: string): { message: Record<string, unknown>; events: { type: string; [field: string]: unknown }[] } {
+  const tokens = /^tokens-(\d+)-(\d+)(?:-cache-(\d+)-(\d+))?$/.exec(model);
+  const written = Number(tokens?.[3] ?? 0);
+  const oneHour = asksForOneHourCache(request);
+  const usage = {
+    input_tokens: tokens ? Number(tokens[1]) : 7,
+    cache_creation_input_tokens: written,
+    cache_read_input_tokens: Number(tokens?.[4] ?? 0),
+    cache_creation: { ephemeral_5m_input_tokens: oneHour ? 0 : written, ephemeral_1h_input_tokens: oneHour ? written : 0 },
+    output_tokens: tokens ? Number(tokens[2]) : 5,
+  };
+  const answer = answerFor(request, model);
+  const id = `msg_fake${Date.now()}`;
+  const message = { id, type: 'message', role: 'assistant', model, content: answer.content, stop_reason: answer.stopReason, stop_sequence: answer.stopSequence, usage };
+  return { message, events: streamEvents(id, model, answer, usage) };
+}
+
 // The fields count_tokens takes; anything else is refused as Anthropic refuses extra inputs.
 const COUNT_TOKENS_FIELDS = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers']);
 
@@ -203,7 +208,7 @@ function asksForOneHourCache(value: unknown): boolean {
 }
 
 /** The first thing Anthropic's validation would refuse, in its wording; undefined when the request is fine. */
-function problemWith(request: MessagesRequest, version: string): string | undefined {
+export function problemWith(request: MessagesRequest, version: string): string | undefined {
   if (typeof request.model !== 'string') return 'model: Field required';
   if (version !== '2023-06-01') {
     const sampling = (['temperature', 'top_p', 'top_k'] as const).find((name) => request[name] !== undefined);

@@ -3,7 +3,10 @@
 // with the key in `api-key`. The call goes on to the OpenAI fake as /v1/<operation> with the
 // deployment as model, so the model-name conventions of openai-fake.ts apply to deployment names;
 // fail-401, fail-404 and fail-429 answer with Azure's own error bodies (the status in `code`).
+// The v1 API's Responses routes, POST /openai/v1/responses and /openai/v1/responses/compact (no
+// api-version; the deployment is the body's `model`), go on the same way.
 import type { ServerResponse } from 'node:http';
+import { handleAnthropic } from './anthropic-fake.ts';
 import { handleOpenAi, type FakeHandler } from './openai-fake.ts';
 
 const AZURE_ERRORS: Record<string, { status: number; code: string; message: string }> = {
@@ -30,8 +33,9 @@ function sendAzureError(res: ServerResponse, error: { status: number; code: stri
 
 export const handleAzure: FakeHandler = async (req, res, body, seen, rawPath) => {
   const url = new URL(rawPath, 'http://fake');
+  const v1 = /^\/openai\/v1\/(responses|responses\/compact)$/.exec(url.pathname);
   const route = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions|embeddings)$/.exec(url.pathname);
-  if (req.method !== 'POST' || !route || !url.searchParams.get('api-version')) {
+  if (req.method !== 'POST' || !(v1 || (route && url.searchParams.get('api-version')))) {
     // What Azure answers for a path it does not serve, a missing api-version included.
     sendAzureError(res, { status: 404, code: '404', message: 'Resource not found' });
     return;
@@ -41,12 +45,6 @@ export const handleAzure: FakeHandler = async (req, res, body, seen, rawPath) =>
     sendAzureError(res, AZURE_ERRORS['401'] as (typeof AZURE_ERRORS)[string]);
     return;
   }
-  const deployment = decodeURIComponent(route[1] ?? '');
-  const azureFailure = AZURE_ERRORS[/^fail-(.+)$/.exec(deployment)?.[1] ?? ''];
-  if (azureFailure) {
-    sendAzureError(res, azureFailure);
-    return;
-  }
   let request: Record<string, unknown>;
   try {
     request = JSON.parse(body) as Record<string, unknown>;
@@ -54,9 +52,42 @@ export const handleAzure: FakeHandler = async (req, res, body, seen, rawPath) =>
     sendAzureError(res, { status: 400, code: 'BadRequest', message: 'fake: the request body is not JSON' });
     return;
   }
+  const deployment = v1 ? String(request['model'] ?? '') : decodeURIComponent(route?.[1] ?? '');
+  const azureFailure = AZURE_ERRORS[/^fail-(.+)$/.exec(deployment)?.[1] ?? ''];
+  if (azureFailure) {
+    sendAzureError(res, azureFailure);
+    return;
+  }
   // The OpenAI fake wants a bearer key; the record keeps the headers as they arrived.
   seen.headers = { ...req.headers };
   req.headers.authorization = `Bearer ${apiKey}`;
   // Azure serves the deployment whatever `model` says.
-  await handleOpenAi(req, res, JSON.stringify({ ...request, model: deployment }), seen, `/v1/${route[2]}`);
+  await handleOpenAi(req, res, JSON.stringify({ ...request, model: deployment }), seen, `/v1/${v1?.[1] ?? route?.[2] ?? ''}`);
+};
+
+// Azure AI Foundry (https://<resource>.services.ai.azure.com) under /azure_ai: the model inference
+// API at POST /models/{chat/completions|embeddings}?api-version=… (OpenAI's format, the model in
+// the body, the key in `api-key`; on to the OpenAI fake), and Claude at POST /anthropic/v1/messages
+// (Anthropic's Messages API keyed in `api-key`; on to the Anthropic fake).
+export const handleAzureAi: FakeHandler = async (req, res, body, seen, rawPath) => {
+  const url = new URL(rawPath, 'http://fake');
+  const apiKey = req.headers['api-key'];
+  const models = /^\/models\/(chat\/completions|embeddings)$/.exec(url.pathname);
+  const claude = url.pathname === '/anthropic/v1/messages';
+  if (req.method !== 'POST' || !(claude || (models && url.searchParams.get('api-version')))) {
+    sendAzureError(res, { status: 404, code: '404', message: 'Resource not found' });
+    return;
+  }
+  if (typeof apiKey !== 'string' || apiKey === '') {
+    sendAzureError(res, AZURE_ERRORS['401'] as (typeof AZURE_ERRORS)[string]);
+    return;
+  }
+  seen.headers = { ...req.headers };
+  if (claude) {
+    req.headers['x-api-key'] = apiKey;
+    await handleAnthropic(req, res, body, seen, '/v1/messages');
+    return;
+  }
+  req.headers.authorization = `Bearer ${apiKey}`;
+  await handleOpenAi(req, res, body, seen, `/v1/${models?.[1] ?? ''}`);
 };

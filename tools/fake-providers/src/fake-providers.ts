@@ -5,17 +5,24 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleAnthropic } from './anthropic-fake.ts';
-import { handleAzure } from './azure-fake.ts';
+import { handleAzure, handleAzureAi } from './azure-fake.ts';
+import { handleBedrock, handleSts } from './bedrock-fake.ts';
 import { handleGemini } from './gemini-fake.ts';
-import { handleOpenAi, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
+import { handleVertex } from './vertex-fake.ts';
+import { handleOpenAi, handleUsageAlwaysStreamed, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
 
 // Path prefix → the fake speaking that provider's wire format (the prefix is removed first).
 // Adding a provider is one module and one line here.
 const PROVIDER_FAKES: ReadonlyMap<string, FakeHandler> = new Map([
+  ['/openai-compatible', handleUsageAlwaysStreamed],
   ['/openai', handleOpenAi],
   ['/anthropic', handleAnthropic],
   ['/gemini', handleGemini],
   ['/azure', handleAzure],
+  ['/azure_ai', handleAzureAi],
+  ['/bedrock', handleBedrock],
+  ['/sts', handleSts],
+  ['/vertex', handleVertex],
 ]);
 
 function fakeFor(url: string): { handler: FakeHandler; path: string } {

@@ -10,20 +10,21 @@
 //   pause-<ms> / hold-<name>: streams stop after the first chunk for ms / until POST /_fake/release/<name>
 // With function declarations in the request, and the last turn not a function response, the answer
 // is a functionCall of the first function (sample arguments from its schema). With
-// thinkingConfig.includeThoughts, the answer starts with a thought summary part (thought: true). The translation is
+// thinkingConfig.includeThoughts, the answer starts with a thought summary part (thought: true). With
+// responseMimeType application/json and a responseJsonSchema, the text is a sample of that schema. The translation is
 // asserted through GET /_fake/requests; answers echo the model in x-fake-received-model.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { held, type FakeHandler } from './openai-fake.ts';
+import { held, type FakeHandler, type SeenRequest } from './openai-fake.ts';
 
-interface GoogleErrorSpec {
+export interface GoogleErrorSpec {
   code: number;
   status: string;
   message: string;
   details?: unknown[];
 }
 
-const ERRORS: Record<string, GoogleErrorSpec> = {
+export const GOOGLE_ERRORS: Record<string, GoogleErrorSpec> = {
   '400': { code: 400, status: 'INVALID_ARGUMENT', message: 'fake: Invalid JSON payload received.' },
   '401': {
     code: 400, status: 'INVALID_ARGUMENT', message: 'API key not valid. Please pass a valid API key.',
@@ -44,7 +45,7 @@ const ERRORS: Record<string, GoogleErrorSpec> = {
   context: { code: 400, status: 'INVALID_ARGUMENT', message: 'The input token count (1048577) exceeds the maximum number of tokens allowed (1048576).' },
 };
 
-function sendGoogleError(res: ServerResponse, error: GoogleErrorSpec): void {
+export function sendGoogleError(res: ServerResponse, error: GoogleErrorSpec): void {
   res.writeHead(error.code, { 'content-type': 'application/json; charset=UTF-8' });
   res.end(JSON.stringify({ error: { code: error.code, message: error.message, status: error.status, ...(error.details ? { details: error.details } : {}) } }, null, 2));
 }
@@ -62,7 +63,7 @@ interface Part {
 interface FakeGeminiRequest {
   contents?: { role?: string; parts?: Part[] }[];
   tools?: { functionDeclarations?: { name: string; parameters?: Schema; parametersJsonSchema?: Schema }[] }[];
-  generationConfig?: { candidateCount?: number; thinkingConfig?: { includeThoughts?: unknown } };
+  generationConfig?: { candidateCount?: number; thinkingConfig?: { includeThoughts?: unknown }; responseMimeType?: string; responseJsonSchema?: Schema };
   requests?: { model?: string; content?: { parts?: Part[] }; outputDimensionality?: number }[];
   outputDimensionality?: number;
 }
@@ -88,6 +89,15 @@ export const handleGemini: FakeHandler = async (req, res, body, seen, rawPath) =
     });
     return;
   }
+  return answerGemini(res, body, seen, model, method ?? '', url);
+};
+
+/**
+ * What Gemini answers an authenticated call of `method` on `model` (generateContent,
+ * streamGenerateContent, batchEmbedContents, embedContent), wherever Gemini is served (the
+ * Gemini API, Vertex AI): failures chosen by the model name, the answer, or the stream.
+ */
+export async function answerGemini(res: ServerResponse, body: string, seen: SeenRequest, model: string, method: string, url: URL): Promise<void> {
   let request: FakeGeminiRequest;
   try {
     request = JSON.parse(body) as FakeGeminiRequest;
@@ -97,7 +107,7 @@ export const handleGemini: FakeHandler = async (req, res, body, seen, rawPath) =
   }
   const fail = /^fail-(.+)$/.exec(model)?.[1];
   if (fail === 'timeout') return; // never answers; the caller's timeout or abort ends it
-  const failure = fail ? ERRORS[fail] : undefined;
+  const failure = fail ? GOOGLE_ERRORS[fail] : undefined;
   if (failure) {
     sendGoogleError(res, failure);
     return;
@@ -133,7 +143,9 @@ export const handleGemini: FakeHandler = async (req, res, body, seen, rawPath) =
   const responseId = `fake${Date.now().toString(36)}`;
   const candidates = Math.max(1, request.generationConfig?.candidateCount ?? 1);
   const call = functionCallFor(request);
-  const text = `fake answer from ${model}`;
+  // Structured output: a sample of the requested schema, as JSON text.
+  const schema = request.generationConfig?.responseMimeType === 'application/json' ? request.generationConfig.responseJsonSchema : undefined;
+  const text = schema ? JSON.stringify(sampleValue(schema)) : `fake answer from ${model}`;
 
   const thought: Part[] = request.generationConfig?.thinkingConfig?.includeThoughts === true ? [{ text: FAKE_THOUGHT_SUMMARY, thought: true }] : [];
   if (method === 'generateContent') {
@@ -174,7 +186,7 @@ export const handleGemini: FakeHandler = async (req, res, body, seen, rawPath) =
     if (index === 0 && pauseMs > 0) await sleep(pauseMs);
     if (index === 0 && hold) await held(hold);
     if (index === 0 && fail === 'midstream') {
-      const error = ERRORS['503'] as GoogleErrorSpec;
+      const error = GOOGLE_ERRORS['503'] as GoogleErrorSpec;
       res.end(`data: ${JSON.stringify({ error: { code: error.code, message: error.message, status: error.status } })}\r\n\r\n`);
       return;
     }
@@ -206,7 +218,7 @@ function sampleValue(schema: Schema): unknown {
     case 'array':
       return [];
     case 'object':
-      return {};
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, property]) => [name, sampleValue(property)]));
     default:
       return 'fake';
   }

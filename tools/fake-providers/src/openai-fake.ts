@@ -12,7 +12,7 @@
 // Every answer echoes what arrived in the `x-fake-*` headers and in `fake_echo` (non-streamed),
 // so that a test can assert what the gateway sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerResponses, type ResponsesRequest } from './openai-responses-fake.ts';
+import { answerResponses, compactedResponse, inputTokens, type ResponsesRequest } from './openai-responses-fake.ts';
 
 export const FAKE_OPENAI_MODELS = ['gpt-4o-mini', 'gpt-4o', 'fake-small'];
 
@@ -48,7 +48,19 @@ export function sendOpenAiError(res: ServerResponse, status: number, type: strin
   res.end(JSON.stringify({ error: { message, type, param, code } }));
 }
 
-export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) => {
+/**
+ * How a compatible server departs from OpenAI. `usageAlwaysStreamed`: as Mistral, Together AI,
+ * Perplexity and Cerebras do, every stream reports its usage on its last chunk unasked, and
+ * `stream_options` is refused (Mistral's 422 for a field it does not know).
+ */
+export interface CompatibleServer {
+  usageAlwaysStreamed?: boolean;
+}
+
+/** An OpenAI-compatible server that streams usage unasked (mounted at /openai-compatible). */
+export const handleUsageAlwaysStreamed: FakeHandler = (req, res, body, seen, rawPath) => handleOpenAi(req, res, body, seen, rawPath, { usageAlwaysStreamed: true });
+
+export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, body: string, seen: SeenRequest, rawPath: string, server: CompatibleServer = {}): Promise<void> => {
   const path = new URL(rawPath, 'http://fake').pathname;
   if (req.method === 'GET' && path === '/v1/models') {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -71,6 +83,10 @@ export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) =
     sendOpenAiError(res, 400, 'invalid_request_error', null, 'fake: we could not parse the JSON body of your request');
     return;
   }
+  if (server.usageAlwaysStreamed && request.stream_options !== undefined) {
+    sendOpenAiError(res, 422, 'invalid_request_error', 'extra_forbidden', 'fake: stream_options: Extra inputs are not permitted', 'stream_options');
+    return;
+  }
   const model = typeof request.model === 'string' ? request.model : '';
   const fail = header(req, 'x-fake-fail') ?? /^fail-(.+)$/.exec(model)?.[1];
   if (fail === 'timeout') return; // never answers; the caller's timeout or abort ends it
@@ -84,6 +100,11 @@ export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) =
   const completionTokens = tokens ? Number(tokens[2]) : 5;
   const echoHeaders = { 'x-request-id': `req_fake_${Date.now()}`, 'x-fake-received-model': model, 'openai-processing-ms': '1' };
   const echo = { body: JSON.parse(body) as unknown, authorization: req.headers.authorization };
+  if (operation === 'responses_compact' || operation === 'responses_input_tokens') {
+    res.writeHead(200, { 'content-type': 'application/json', ...echoHeaders });
+    res.end(JSON.stringify(operation === 'responses_compact' ? compactedResponse(request as ResponsesRequest, { prompt: promptTokens, completion: completionTokens }) : inputTokens(request as ResponsesRequest)));
+    return;
+  }
   if (operation === 'responses') {
     await answerResponses(res, request as ResponsesRequest, model, { prompt: promptTokens, completion: completionTokens }, echoHeaders, seen, fail);
     return;
@@ -133,7 +154,7 @@ export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) =
     const half = Math.floor(call.function.arguments.length / 2);
     for (const piece of [call.function.arguments.slice(0, half), call.function.arguments.slice(half)]) events.push(toolDelta({ function: { arguments: piece } }));
   }
-  events.push(chunk(undefined, call ? 'tool_calls' : 'stop'));
+  events.push({ ...chunk(undefined, call ? 'tool_calls' : 'stop'), ...(server.usageAlwaysStreamed ? { usage } : {}) });
   if (withUsage) events.push({ id, object: operation === 'chat' ? 'chat.completion.chunk' : 'text_completion', created, model, choices: [], usage });
   for (const [index, event] of events.entries()) {
     if (seen.aborted || res.destroyed) return;
@@ -152,9 +173,11 @@ export const handleOpenAi: FakeHandler = async (req, res, body, seen, rawPath) =
   res.end('data: [DONE]\n\n');
 };
 
-const OPERATIONS: Record<string, 'chat' | 'completions' | 'embeddings' | 'responses'> = {
+const OPERATIONS: Record<string, 'chat' | 'completions' | 'embeddings' | 'responses' | 'responses_compact' | 'responses_input_tokens'> = {
   '/v1/chat/completions': 'chat',
   '/v1/responses': 'responses',
+  '/v1/responses/compact': 'responses_compact',
+  '/v1/responses/input_tokens': 'responses_input_tokens',
   '/v1/completions': 'completions',
   '/v1/embeddings': 'embeddings',
 };

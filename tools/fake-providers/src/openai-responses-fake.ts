@@ -1,6 +1,9 @@
 // OpenAI's Responses API (POST /v1/responses), plain and streamed, in the wire format of the API
 // reference: a response object with `output` items and `usage` in input/output tokens; a stream of
-// typed events, each with its sequence_number, ending with response.completed.
+// typed events, each with its sequence_number, ending with response.completed. POST
+// /v1/responses/compact answers the input's user messages and one compaction item whose
+// encrypted_content is `fake-encrypted:<n items>`; POST /v1/responses/input_tokens counts a token a
+// word of the request's text.
 import type { ServerResponse } from 'node:http';
 import type { SeenRequest } from './openai-fake.ts';
 
@@ -94,4 +97,35 @@ export async function answerResponses(
     }
   }
   res.end();
+}
+
+/** The input as items (a string is one user message). */
+function itemsOf(input: unknown): Record<string, unknown>[] {
+  if (typeof input === 'string') return [{ type: 'message', role: 'user', content: input }];
+  return Array.isArray(input) ? (input as Record<string, unknown>[]) : [];
+}
+
+export function compactedResponse(request: ResponsesRequest, tokens: { prompt: number; completion: number }): Record<string, unknown> {
+  const items = itemsOf(request.input);
+  const users = items
+    .filter((item) => (item['type'] ?? 'message') === 'message' && item['role'] === 'user')
+    .map((item, index) => ({
+      id: `msg_fakecompact${index}`, type: 'message', status: 'completed', role: 'user',
+      content: typeof item['content'] === 'string' ? [{ type: 'input_text', text: item['content'] }] : item['content'],
+    }));
+  return {
+    id: `resp_fakecompact${Date.now()}`,
+    object: 'response.compaction',
+    created_at: Math.floor(Date.now() / 1000),
+    output: [...users, { id: `cmp_fake${Date.now()}`, type: 'compaction', encrypted_content: `fake-encrypted:${items.length}` }],
+    usage: {
+      input_tokens: tokens.prompt, input_tokens_details: { cached_tokens: 0 },
+      output_tokens: tokens.completion, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: tokens.prompt + tokens.completion,
+    },
+  };
+}
+
+export function inputTokens(request: ResponsesRequest): Record<string, unknown> {
+  const text = `${typeof request.instructions === 'string' ? request.instructions : ''} ${JSON.stringify(request.input ?? '')}`;
+  return { object: 'response.input_tokens', input_tokens: text.split(/\W+/).filter((word) => word !== '').length };
 }

@@ -65,3 +65,21 @@ export async function lastRequestWith(fake: FakeProvidersProcess, marker: string
   if (!request) throw new Error(`the fake saw no request containing ${marker}`);
   return { ...request, json: JSON.parse(request.body) as Record<string, unknown> };
 }
+
+/** What a chat completion stream said, read to its end: the text, the last finish reason, the usage. */
+export async function readChatStream(stream: AsyncIterable<OpenAI.ChatCompletionChunk>): Promise<{ text: string; finishReason: string | null; usage: OpenAI.CompletionUsage | undefined }> {
+  let text = '';
+  let finishReason: string | null = null;
+  let usage: OpenAI.CompletionUsage | undefined;
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.delta.content ?? '';
+    finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
+    usage = chunk.usage ?? usage;
+  }
+  return { text, finishReason, usage };
+}
+
+/** The error a call rejected with (the call must fail). */
+export function rejectionOf(call: Promise<unknown>): Promise<unknown> {
+  return call.then(() => new Error('the call succeeded'), (error: unknown) => error);
+}

@@ -3,17 +3,23 @@ import { CreateVirtualKeys1763800000100 } from './migrations/1763800000100-Creat
 import { AddVirtualKeySpend1763800000200 } from './migrations/1763800000200-AddVirtualKeySpend';
 import { CreateSpendDaily1763800000300 } from './migrations/1763800000300-CreateSpendDaily';
 import { AddSpendDailyEstimates1763800000400 } from './migrations/1763800000400-AddSpendDailyEstimates';
-import { CreateCallsHourly1763800000500 } from './migrations/1763800000500-CreateCallsHourly';
-import { AddControlPlaneProjectIds1763800000600 } from './migrations/1763800000600-AddControlPlaneProjectIds';
-import { CreateSpendProjectDaily1763800000700 } from './migrations/1763800000700-CreateSpendProjectDaily';
-import { AddVirtualKeyRepository1763800000800 } from './migrations/1763800000800-AddVirtualKeyRepository';
+import { CreateStoredResponses1764000000100 } from './migrations/1764000000100-CreateStoredResponses';
+import { CreateCallsHourly1764000000200 } from './migrations/1764000000200-CreateCallsHourly';
+import { AddControlPlaneProjectIds1764000000300 } from './migrations/1764000000300-AddControlPlaneProjectIds';
+import { CreateSpendProjectDaily1764000000400 } from './migrations/1764000000400-CreateSpendProjectDaily';
+import { AddVirtualKeyRepository1764000000500 } from './migrations/1764000000500-AddVirtualKeyRepository';
+import { StoredResponse } from './stored-responses/stored-response.entity';
 
 /** For the gateway service's DatabaseModule.forRoot. */
-export const AI_GATEWAY_ENTITIES = [VirtualKey];
+export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse];
 export const AI_GATEWAY_MIGRATIONS = [
-  CreateVirtualKeys1763800000100, AddVirtualKeySpend1763800000200, CreateSpendDaily1763800000300, AddSpendDailyEstimates1763800000400,
-  CreateCallsHourly1763800000500,
-  AddControlPlaneProjectIds1763800000600,
-  CreateSpendProjectDaily1763800000700,
-  AddVirtualKeyRepository1763800000800,
+  CreateVirtualKeys1763800000100,
+  AddVirtualKeySpend1763800000200,
+  CreateSpendDaily1763800000300,
+  AddSpendDailyEstimates1763800000400,
+  CreateStoredResponses1764000000100,
+  CreateCallsHourly1764000000200,
+  AddControlPlaneProjectIds1764000000300,
+  CreateSpendProjectDaily1764000000400,
+  AddVirtualKeyRepository1764000000500,
 ];

@@ -4,6 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 import { invalidKey, missingKey, projectDeleted } from './gateway-errors';
 import { GatewayCaller, KeyVerifier } from './keys/key-verifier';
+import { presentedCredential } from '@arbor/contract';
 
 /** The caller a guard let through, on the request. */
 const CALLER = Symbol('arbor.gateway-caller');
@@ -15,12 +16,9 @@ export function gatewayCaller(request: IncomingMessage): GatewayCaller {
   return caller;
 }
 
-/** Clients send Bearer or x-api-key. */
+/** Clients send Bearer or x-api-key (OpenAI's and Anthropic's SDKs). */
 export function presentedKey(request: IncomingMessage): string | undefined {
-  const authorization = request.headers.authorization;
-  if (authorization?.startsWith('Bearer ')) return authorization.slice('Bearer '.length).trim() || undefined;
-  const apiKey = request.headers['x-api-key'];
-  return typeof apiKey === 'string' && apiKey !== '' ? apiKey : undefined;
+  return presentedCredential(request, { apiKeyHeader: 'x-api-key' });
 }
 
 @Injectable()

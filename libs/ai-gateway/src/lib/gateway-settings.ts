@@ -4,6 +4,11 @@ import { GatewayConfig } from './config/gateway-config';
 export interface GatewaySettings extends GatewayConfig {
   /** AIGW_MASTER_KEY, else general_settings.master_key. */
   masterKey?: string;
+  /** AIGW_RESPONSES_RETENTION: how long a stored response is kept (DEFAULT_RESPONSES_RETENTION_MS when unset). */
+  responsesRetentionMs?: number;
 }
+
+/** Stored responses are kept 30 days unless AIGW_RESPONSES_RETENTION says otherwise. */
+export const DEFAULT_RESPONSES_RETENTION_MS = 30 * 86_400_000;
 
 export const GATEWAY_SETTINGS = Symbol('GATEWAY_SETTINGS');

@@ -1,18 +1,18 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EMPTY_GATEWAY_CONFIG, loadGatewayConfigFile } from './config/gateway-config';
-import { ControlPlaneClient, ControlPlaneModule, ControlPlaneSyncModule, TokenVerifier } from '@arbor/contract';
-import { AdminAccess, AdminGuard, ControlPlaneAccess } from './admin/admin-access';
+import { ControlPlaneModule, ControlPlaneSyncModule } from '@arbor/contract';
+import { KeyProject, masterKeyCredential } from './admin/admin-access';
 import { CallRouter } from './call-router';
 import { CallAccounting } from './calls/call-accounting';
 import { CallPipeline } from './calls/call-pipeline';
 import { FamilyAController } from './calls/family-a.controller';
-import { CallRoutes } from './calls/call-routes';
-import { CountTokensRoutes } from './endpoints/anthropic-messages/count-tokens.routes';
+import { CALL_EXTENSIONS, CallRoutes } from './calls/call-routes';
+import { TokenCountRoutes } from './endpoints/token-count.routes';
 import { GatewayMetrics } from './calls/gateway-metrics';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
 import { GatewayClock } from './gateway-clock';
-import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
+import { DEFAULT_RESPONSES_RETENTION_MS, GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 import { GatewayAuthentication, GatewayKeyGuard, MasterKeyCheck } from './gateway-key.guard';
 import { KeyVerifier } from './keys/key-verifier';
 import { KeysController } from './keys/keys.controller';
@@ -21,6 +21,10 @@ import { GATEWAY_REDIS_URL, GatewayRedis } from './limits/gateway-redis';
 import { KeyChangeBus } from './limits/key-change-bus';
 import { KeyLimiter } from './limits/key-limiter';
 import { SpendController } from './spend/spend.controller';
+import { ResponsesMemory } from './stored-responses/responses-memory';
+import { ResponsesSocket } from './stored-responses/responses-socket';
+import { ResponsesStore } from './stored-responses/responses-store';
+import { StoredResponsesRoutes } from './stored-responses/stored-responses.routes';
 import { SpendRecorder } from './spend/spend-recorder';
 import { SpendReports } from './spend/spend-report';
 import { ModelsController } from './models.controller';
@@ -38,6 +42,8 @@ export interface GatewayOptions {
   priceMapFile?: string;
   /** AIGW_REDIS_URL: key limits shared by every replica; none keeps them in process. */
   redisUrl?: string;
+  /** AIGW_RESPONSES_RETENTION, in milliseconds: how long stored responses are kept (30 days by default). */
+  responsesRetentionMs?: number;
   /**
    * The control plane, for persons managing keys with ai-gateway.operator (AIGW_OIDC_ISSUER_URL,
    * AIGW_OIDC_AUDIENCE, AIGW_CONTROL_PLANE_URL, AIGW_M2M_CLIENT_ID/SECRET); without it only the
@@ -59,18 +65,20 @@ export class GatewayModule {
     const settings: GatewaySettings = {
       ...config,
       ...(masterKey !== undefined ? { masterKey } : {}),
+      responsesRetentionMs: options.responsesRetentionMs ?? DEFAULT_RESPONSES_RETENTION_MS,
     };
     // Prices are checked now too: a bad price file or model_info price stops the start.
     const prices = new ModelPrices(config.deployments, options.priceMapFile ? loadPriceMap(options.priceMapFile) : undefined);
+    const master = new MasterKeyCheck(settings);
     return {
       module: GatewayModule,
-      // The contract's client and verifier, app-wide (the dashboard summary uses them), and the project-sync receiver.
-      imports: options.controlPlane
-        ? [
-            ControlPlaneModule.forRoot(options.controlPlane),
-            ControlPlaneSyncModule.forRoot({ issuer: options.controlPlane.issuer, audience: options.controlPlane.audience, handler: AiGatewayProjectSync }),
-          ]
-        : [],
+      // Permissions (and the dashboard summary's client and verifier) app-wide, and, with the control plane, the project-sync receiver.
+      imports: [
+        controlPlaneModule(options.controlPlane, master),
+        ...(options.controlPlane
+          ? [ControlPlaneSyncModule.forRoot({ issuer: options.controlPlane.issuer, audience: options.controlPlane.audience, handler: AiGatewayProjectSync })]
+          : []),
+      ],
       controllers: [FamilyAController, ModelsController, KeysController, SpendController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
@@ -79,15 +87,18 @@ export class GatewayModule {
         DeploymentRouter,
         CallRouter,
         { provide: ModelPrices, useValue: prices },
-        ...(options.controlPlane ? [{ provide: ControlPlaneAccess, useValue: controlPlaneAccess(options.controlPlane) }] : []),
-        AdminGuard,
-        AdminAccess,
+        KeyProject,
         CallAccounting,
         GatewayMetrics,
         CallPipeline,
+        ResponsesStore,
+        ResponsesMemory,
+        { provide: CALL_EXTENSIONS, useFactory: (memory: ResponsesMemory) => [memory], inject: [ResponsesMemory] },
         CallRoutes,
-        CountTokensRoutes,
-        MasterKeyCheck,
+        StoredResponsesRoutes,
+        ResponsesSocket,
+        TokenCountRoutes,
+        { provide: MasterKeyCheck, useValue: master },
         GatewayAuthentication,
         GatewayKeyGuard,
         KeyVerifier,
@@ -107,9 +118,19 @@ export class GatewayModule {
   }
 }
 
-function controlPlaneAccess(options: NonNullable<GatewayOptions['controlPlane']>): ControlPlaneAccess {
-  return new ControlPlaneAccess(
-    new TokenVerifier({ issuer: options.issuer, audience: options.audience }),
-    new ControlPlaneClient({ baseUrl: options.baseUrl, issuer: options.issuer, clientId: options.clientId, clientSecret: options.clientSecret }),
-  );
+/**
+ * Who may do what on the admin API: @RequirePermission of @arbor/contract, with the master key as
+ * this gateway's own credential; without the control-plane settings only the master key.
+ */
+function controlPlaneModule(controlPlane: GatewayOptions['controlPlane'], master: MasterKeyCheck): DynamicModule {
+  const authorizeOwnCredential = masterKeyCredential(master);
+  if (!controlPlane) {
+    return ControlPlaneModule.notConfigured({
+      message:
+        'Person sign-in is not set up on this gateway (AIGW_OIDC_ISSUER_URL, AIGW_CONTROL_PLANE_URL, AIGW_M2M_CLIENT_ID and AIGW_M2M_CLIENT_SECRET); use the master key.',
+      authorizeOwnCredential,
+    });
+  }
+  // Route `:id`s name keys, never projects: the routes say where their project is.
+  return ControlPlaneModule.forRoot({ ...controlPlane, projectIdParams: [], authorizeOwnCredential });
 }

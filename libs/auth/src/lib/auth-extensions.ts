@@ -1,7 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { UnknownElementException } from '@nestjs/core/errors/exceptions/unknown-element.exception.js';
-import { PERMISSION_CHECKER, PermissionChecker } from './guards/permission-checker';
 import { ADMIN_RESOLVER, AdminResolver } from './principal/admin-resolver';
 
 /**
@@ -11,13 +10,11 @@ import { ADMIN_RESOLVER, AdminResolver } from './principal/admin-resolver';
 @Injectable()
 export class AuthExtensions implements OnModuleInit {
   adminResolver?: AdminResolver;
-  permissionChecker?: PermissionChecker;
 
   constructor(private readonly moduleRef: ModuleRef) {}
 
   onModuleInit(): void {
     this.adminResolver = this.optional<AdminResolver>(ADMIN_RESOLVER);
-    this.permissionChecker = this.optional<PermissionChecker>(PERMISSION_CHECKER);
   }
 
   private optional<T>(token: symbol): T | undefined {

@@ -2,11 +2,11 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AUTH_OPTIONS, AuthOptions, validateAuthOptions } from './auth-options';
 import { AuthExtensions } from './auth-extensions';
 import { BearerTokenVerifier } from './jwt/bearer-token-verifier';
-import { IssuerKeys } from './jwt/issuer-keys';
 
 /**
  * Bearer-token authentication for a whole app: import `AuthModule.forRoot(...)` once in the root
- * module, then guard routes with @Authenticated(), @MachineOrAdmin() or @RequirePermissions().
+ * module, then guard routes with @Authenticated(), @MachineOrAdmin() or @AdminOnly(). Product permissions are
+ * @arbor/contract's @RequirePermission.
  * Nothing reaches the identity provider until the first token arrives.
  */
 @Module({})
@@ -15,7 +15,7 @@ export class AuthModule {
     return {
       module: AuthModule,
       global: true,
-      providers: [{ provide: AUTH_OPTIONS, useValue: validateAuthOptions(options) }, IssuerKeys, AuthExtensions, BearerTokenVerifier],
+      providers: [{ provide: AUTH_OPTIONS, useValue: validateAuthOptions(options) }, AuthExtensions, BearerTokenVerifier],
       exports: [AUTH_OPTIONS, AuthExtensions, BearerTokenVerifier],
     };
   }

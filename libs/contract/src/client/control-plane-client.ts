@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { discoverDocument } from '../auth/token-verifier';
+import { ClientCredentials, ClientCredentialsError } from '../identity/client-credentials';
 import type { GroupedPermissionsView, SinglePermissionsView } from '../permissions/permission-keys';
 import { ControlPlaneError, ControlPlaneForbiddenError, ControlPlaneNotFoundError, ControlPlaneUnavailableError } from './control-plane-client.errors';
 import type {
@@ -13,19 +13,12 @@ import type {
   RepositoryToken,
 } from './control-plane-client.types';
 
-/** A token is renewed this long before it expires. */
-const TOKEN_RENEWAL_MARGIN_MS = 30_000;
 const DEFAULT_MAX_AGE_SECONDS = 60;
 
 interface CachedAnswer {
   body: unknown;
   etag?: string;
   freshUntil: number;
-}
-
-interface AccessToken {
-  value: string;
-  renewAt: number;
 }
 
 /**
@@ -40,11 +33,9 @@ export class ControlPlaneClient {
   private readonly staleIfErrorMs: number;
   private readonly answers: LRUCache<string, CachedAnswer>;
   private readonly inFlight = new Map<string, Promise<{ body: unknown; source: AnswerSource }>>();
-  private token?: AccessToken;
-  private tokenRequest?: Promise<AccessToken>;
-  private tokenEndpoint?: Promise<string>;
+  private readonly tokens: ClientCredentials;
 
-  constructor(private readonly options: ControlPlaneClientOptions) {
+  constructor(options: ControlPlaneClientOptions) {
     const problems = clientProblems(options);
     if (problems.length > 0) throw new Error(`ControlPlaneClient: ${problems.join('; ')}`);
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -52,7 +43,14 @@ export class ControlPlaneClient {
     this.timeoutMs = options.timeoutMs ?? 5_000;
     this.staleIfErrorMs = (options.staleIfError ?? 0) * 1000;
     this.answers = new LRUCache({ max: options.maxCacheEntries ?? 10_000 });
-    if (options.tokenEndpoint) this.tokenEndpoint = Promise.resolve(options.tokenEndpoint);
+    this.tokens = new ClientCredentials({
+      issuer: options.issuer,
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      timeoutMs: this.timeoutMs,
+      fetch: this.fetch,
+      ...(options.tokenEndpoint ? { tokenEndpoint: options.tokenEndpoint } : {}),
+    });
   }
 
   /**
@@ -162,7 +160,7 @@ export class ControlPlaneClient {
     if (response.status === 401 && !retried) {
       // Our token may have been revoked or the control plane's clock differs: one new token, one retry.
       await response.body?.cancel();
-      this.token = undefined;
+      this.tokens.invalidate(token);
       return this.call(path, headers, true);
     }
     const { code, message } = await errorOf(response);
@@ -174,42 +172,14 @@ export class ControlPlaneClient {
   }
 
   private async accessToken(): Promise<string> {
-    if (this.token && Date.now() < this.token.renewAt) return this.token.value;
-    this.tokenRequest ??= this.requestToken().finally(() => (this.tokenRequest = undefined));
-    this.token = await this.tokenRequest;
-    return this.token.value;
-  }
-
-  private async requestToken(): Promise<AccessToken> {
-    let endpoint: string;
     try {
-      this.tokenEndpoint ??= discoverDocument(this.options.issuer).then((document) => {
-        if (typeof document['token_endpoint'] !== 'string') throw new Error('the discovery document names no token_endpoint');
-        return document['token_endpoint'];
-      });
-      endpoint = await this.tokenEndpoint;
+      return await this.tokens.get();
     } catch (error) {
-      this.tokenEndpoint = undefined;
-      throw new ControlPlaneUnavailableError(`the identity provider's discovery document could not be read: ${errorText(error)}`);
+      if (!(error instanceof ClientCredentialsError)) throw error;
+      // A refusal by the identity provider (wrong secret) is ours to fix; anything else may pass.
+      const refused = error.status !== undefined && error.status < 500;
+      throw refused ? new ControlPlaneError(error.message, error.status) : new ControlPlaneUnavailableError(error.message);
     }
-    let response: Response;
-    try {
-      response = await this.fetch(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: this.options.clientId, client_secret: this.options.clientSecret }).toString(),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (error) {
-      throw new ControlPlaneUnavailableError(`the token endpoint could not be reached: ${errorText(error)}`);
-    }
-    const body = (await response.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown; error?: unknown };
-    if (!response.ok || typeof body.access_token !== 'string') {
-      const text = `the identity provider refused a token for ${this.options.clientId}: ${response.status} ${typeof body.error === 'string' ? body.error : ''}`.trim();
-      throw response.status >= 500 ? new ControlPlaneUnavailableError(text) : new ControlPlaneError(text, response.status);
-    }
-    const lifetimeMs = (typeof body.expires_in === 'number' ? body.expires_in : 60) * 1000;
-    return { value: body.access_token, renewAt: Date.now() + Math.max(lifetimeMs - TOKEN_RENEWAL_MARGIN_MS, lifetimeMs / 2) };
   }
 }
 

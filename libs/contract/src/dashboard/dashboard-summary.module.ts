@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Controller, DynamicModule, Get, Inject, InjectionToken, Module, ModuleMetadata, OptionalFactoryDependency, Req, Type, UseFilters } from '@nestjs/common';
-import type { TokenVerifier, VerifiedCaller } from '../auth/token-verifier';
+import type { TokenVerifier, VerifiedCaller } from '../identity/token-verifier';
 import { ControlPlaneClient } from '../client/control-plane-client';
 import { ControlPlaneNotFoundError } from '../client/control-plane-client.errors';
 import type { GroupedEffectivePermissions } from '../client/control-plane-client.types';

@@ -1,4 +1,16 @@
 export { ControlPlaneModule } from './control-plane.module';
-export { CurrentCaller, CurrentPermissions, RequirePermission } from './require-permission.decorator';
+export { CurrentCaller, CurrentPermissions, PermittedProjects, RequirePermission } from './require-permission.decorator';
 export { PermissionGuard } from './permission.guard';
-export type { ControlPlaneModuleOptions, MachineAuthorizer, PermissionRequirement, RouteProject } from './control-plane.options';
+export { projectInBody, projectInQuery } from './project-locators';
+export type {
+  ControlPlaneModuleOptions,
+  ControlPlaneNotConfiguredOptions,
+  GuardedRequest,
+  MachineAuthorizer,
+  OwnCredentialAuthorizer,
+  PermissionRequirement,
+  ProjectLocator,
+  ProjectResolver,
+  RequirePermissionOptions,
+  RouteProject,
+} from './control-plane.options';

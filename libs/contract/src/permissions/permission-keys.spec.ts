@@ -1,10 +1,13 @@
-import { can, formatPermissionKey, keysForProject, parsePermissionKey, projectsWhere, rolesIn } from './permission-keys';
+import { can, formatPermissionKey, keysForProject, parsePermissionKey, PERMISSION_KEY_PATTERN, projectsWhere, rolesIn } from './permission-keys';
 
 describe('permission keys', () => {
   it('parses and formats sign-in keys and role keys', () => {
     expect(parsePermissionKey('ai-gateway')).toEqual({ product: 'ai-gateway' });
     expect(parsePermissionKey('ai-gateway.operator')).toEqual({ product: 'ai-gateway', role: 'operator' });
-    for (const bad of ['', 'ai-gateway.', '.operator', 'a.b.c', 'AI', 'ai gateway', '1ai']) expect(parsePermissionKey(bad)).toBeNull();
+    for (const bad of ['', 'ai-gateway.', '.operator', 'a.b.c', 'AI', 'ai gateway', '-ai', 'ai.-x', 'ai_gateway']) expect(parsePermissionKey(bad)).toBeNull();
+    // Product keys come from CP_SUITE_<PRODUCT>_URL: CP_SUITE_3D_VIEWER_URL names `3d-viewer`.
+    expect(parsePermissionKey('3d-viewer.operator')).toEqual({ product: '3d-viewer', role: 'operator' });
+    expect(can(['3d-viewer', '3d-viewer.viewer'], '3d-viewer', 'viewer')).toBe(true);
     expect(formatPermissionKey('mcp-gateway')).toBe('mcp-gateway');
     expect(formatPermissionKey('mcp-gateway', 'viewer')).toBe('mcp-gateway.viewer');
     expect(() => formatPermissionKey('a.b')).toThrow(/product key/);
@@ -28,6 +31,15 @@ describe('permission keys', () => {
     const view = { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.operator'] } };
     expect(keysForProject(view, 'alpha')).toEqual(['ai-gateway', 'ai-gateway.operator']);
     expect(keysForProject(view, 'beta')).toEqual(['ai-gateway']);
+  });
+});
+
+describe('PERMISSION_KEY_PATTERN', () => {
+  it('accepts exactly what parsePermissionKey parses', () => {
+    const pattern = new RegExp(PERMISSION_KEY_PATTERN);
+    for (const key of ['ai-gateway', 'ai-gateway.operator', '3d-viewer', 'a.b', '', 'a.b.c', 'A', '-a', 'a.', 'a b', 'a.1x', 'x1-.y']) {
+      expect([key, pattern.test(key)]).toEqual([key, parsePermissionKey(key) !== null]);
+    }
   });
 });
 

@@ -3,8 +3,15 @@
  * `<product>.<role>` a role key, which counts only together with the sign-in key of its product.
  */
 
-/** A product key or a role: lower-case letters, digits and dashes, starting with a letter. */
-const NAME = /^[a-z][a-z0-9-]*$/;
+/**
+ * A product key or a role: lower-case letters, digits and dashes, starting with a letter or a
+ * digit. The control plane derives product keys from `CP_SUITE_<PRODUCT>_URL` (`3D_VIEWER` →
+ * `3d-viewer`) and its database accepts exactly this, so every key it hands out parses here.
+ */
+const NAME = /^[a-z0-9][a-z0-9-]*$/;
+
+/** The whole grammar of a permission key, `<product>` or `<product>.<role>`, as the control plane's database checks it. */
+export const PERMISSION_KEY_PATTERN = '^[a-z0-9][a-z0-9-]*(\\.[a-z0-9][a-z0-9-]*)?$';
 
 export interface PermissionKey {
   /** `ai-gateway` in `ai-gateway.operator`. */

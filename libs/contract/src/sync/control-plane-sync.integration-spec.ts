@@ -4,16 +4,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Controller, Get, INestApplication, Injectable, Module, ModuleMetadata } from '@nestjs/common';
+import { CanActivate, Controller, ExecutionContext, Get, INestApplication, Inject, Injectable, Module, ModuleMetadata, Req, Type, UseGuards } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- test code, left out of the built package (tsconfig.lib.json), which imports nothing of ours
-import { Authenticated, AuthModule, CurrentPrincipal, Principal } from '@arbor/auth';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- test code, left out of the built package (tsconfig.lib.json), which imports nothing of ours
 import { edgeValidationPipe, ErrorEnvelopeFilter } from '@arbor/platform';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- test code, left out of the built package (tsconfig.lib.json), which imports nothing of ours
 import { machineToken, personToken, testIssuer } from '@arbor/testing';
 import request from 'supertest';
-import { ControlPlaneSyncModule, ControlPlaneSyncOptions, OnProjectsChanged, ProjectSyncContext } from '../index';
+import { ControlPlaneSyncModule, ControlPlaneSyncOptions, OnProjectsChanged, ProjectSyncContext, TokenVerifier, VerifiedCaller } from '../index';
 
 const CUSTOM_PATH = '/admin/sync/control-plane/projects';
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -26,7 +24,7 @@ interface Product {
 
 interface ProductSetup {
   sync: Omit<ControlPlaneSyncOptions, 'handler'> & Partial<Pick<ControlPlaneSyncOptions, 'handler'>>;
-  /** The product's own modules (its AuthModule, the module that provides a handler class…). */
+  /** The product's own modules (its own authentication, the module that provides a handler class…). */
   imports?: ModuleMetadata['imports'];
   /** As an Arbor service: the platform's error envelope and its edge validation pipe (whitelist, forbid unknown fields). */
   arborPlatform?: boolean;
@@ -61,18 +59,36 @@ function post(product: { url: string }, route: string, token: string | undefined
   return call.send(body as object);
 }
 
-/** The product's own route, guarded by the product's own AuthModule. */
-@Controller('own')
-class ProductOwnController {
-  @Get()
-  @Authenticated()
-  whoAmI(@CurrentPrincipal() principal: Principal): { client_id?: string } {
-    return { client_id: principal.clientId };
+const OWN_VERIFIER = Symbol('product-own-verifier');
+type OwnRequest = { headers: Record<string, string | undefined>; ownCaller?: VerifiedCaller };
+
+/** The product's own authentication: a verifier of its own, for its own audience, on its own routes. */
+@Injectable()
+class ProductOwnGuard implements CanActivate {
+  constructor(@Inject(OWN_VERIFIER) private readonly verifier: TokenVerifier) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<OwnRequest>();
+    request.ownCaller = await this.verifier.authenticate(request);
+    return true;
   }
 }
 
-@Module({ controllers: [ProductOwnController] })
-class ProductOwnModule {}
+@Controller('own')
+class ProductOwnController {
+  @Get()
+  @UseGuards(ProductOwnGuard)
+  whoAmI(@Req() request: OwnRequest): { client_id?: string } {
+    return { client_id: request.ownCaller?.clientId };
+  }
+}
+
+/** The product's own API, for tokens of `audience`. */
+function productOwnModule(audience: string): Type<unknown> {
+  @Module({ controllers: [ProductOwnController], providers: [{ provide: OWN_VERIFIER, useValue: new TokenVerifier({ issuer: testIssuer(), audience }) }, ProductOwnGuard] })
+  class ProductOwnModule {}
+  return ProductOwnModule;
+}
 
 /** A product service the handler class depends on, as a real product's would. */
 @Injectable()
@@ -101,13 +117,13 @@ describe('ControlPlaneSyncModule (the product side of project sync)', () => {
 
   beforeAll(async () => {
     [controlPlane, aiGatewayM2m, alice] = await Promise.all([machineToken('control-plane-m2m'), machineToken('ai-gateway-m2m'), personToken('alice')]);
-    // An Arbor product: its own AuthModule for the same audience, the platform's envelope and pipe, the default path.
+    // An Arbor product: its own authentication for the same audience, the platform's envelope and pipe, the default path.
     aiGateway = await startProduct({
       sync: { issuer: testIssuer(), audience: 'ai-gateway' },
-      imports: [AuthModule.forRoot({ issuer: testIssuer(), audience: 'ai-gateway' }), ProjectsFeatureModule],
+      imports: [productOwnModule('ai-gateway'), ProjectsFeatureModule],
       arborPlatform: true,
     });
-    // A plain Nest app of another team: no AuthModule of its own, a handler class, the other path.
+    // A plain Nest app of another team: no authentication of its own, a handler class, the other path.
     mcpGateway = await startProduct({
       sync: { issuer: testIssuer(), audience: 'mcp-gateway', path: CUSTOM_PATH, handler: ProjectResync },
       imports: [ProjectsFeatureModule],
@@ -188,12 +204,12 @@ describe('ControlPlaneSyncModule (the product side of project sync)', () => {
     expect(aiGateway.calls.map(({ slugs }) => slugs)).toEqual([['search', 'payments']]);
   });
 
-  it.each([false, true])("leaves the product's own AuthModule alone, and is not swayed by it, when their audiences differ (receiver imported first: %s)", async (receiverFirst) => {
+  it.each([false, true])("leaves the product's own authentication alone, and is not swayed by it, when their audiences differ (receiver imported first: %s)", async (receiverFirst) => {
     // The product's API is for `control-plane` tokens (an odd product, but it tells the two verifiers apart).
     const product = await startProduct({
       receiverFirst,
       sync: { issuer: testIssuer(), audience: 'ai-gateway' },
-      imports: [AuthModule.forRoot({ issuer: testIssuer(), audience: 'control-plane' }), ProductOwnModule],
+      imports: [productOwnModule('control-plane')],
     });
     try {
       expect((await post(product, '/api/v1/sync/control-plane/projects', controlPlane, { slugs: ['payments'] })).status).toBe(204);

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { TokenVerifier, verifierProblems } from '../auth/token-verifier';
+import { TokenVerifier, verifierProblems } from '../identity/token-verifier';
 import { controlPlaneSyncController } from './control-plane-sync.controller';
 import { ControlPlaneSyncOptions, resolveSyncOptions, SYNC_OPTIONS, SYNC_VERIFIER } from './control-plane-sync.options';
 import { ProjectSyncReceiver } from './project-sync-receiver';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import type { TokenVerifier } from '../auth/token-verifier';
+import type { TokenVerifier } from '../identity/token-verifier';
 import { isHandlerClass, OnProjectsChanged, ProjectSyncContext, ResolvedSyncOptions, SYNC_OPTIONS, SYNC_VERIFIER } from './control-plane-sync.options';
 import { NotTheControlPlane, ProjectSyncFailed } from './control-plane-sync.exception';
 import { IdenticalSyncCoalescer } from './identical-sync-coalescer';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Principal } from '@arbor/auth';
+import type { GroupedPermissionsView, SinglePermissionsView } from '@arbor/contract';
 import { LRUCache } from 'lru-cache';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
@@ -13,21 +14,9 @@ import { ProjectNotFound } from '../projects/projects.exception';
 import { UserNotFound } from '../users/users.exception';
 import { OthersPermissionsForbidden } from './permissions.exception';
 
-/** The single view: workspace keys, plus one project's keys when a project was named. */
-export interface SinglePermissions {
-  user_id: string;
-  permissions: string[];
-}
-
-/**
- * The grouped view: workspace keys, and by project slug the keys granted on that project (the
- * workspace keys are not repeated there). Projects on which the user holds no key are left out.
- */
-export interface GroupedPermissions {
-  user_id: string;
-  workspace: string[];
-  projects: Record<string, string[]>;
-}
+/** The wire views are the contract's: what the control plane answers is what products read. */
+export type SinglePermissions = SinglePermissionsView;
+export type GroupedPermissions = GroupedPermissionsView;
 
 /** One computed answer with its serialized body and entity tag, kept until the access version moves. */
 export interface EffectivePermissionsAnswer {

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { parsePermissionKey, PERMISSION_KEY_PATTERN } from '@arbor/contract';
 import { ControlPlaneHarness, startControlPlane } from '../testing/control-plane-harness';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
@@ -34,6 +35,17 @@ describe('GET and PUT /api/v1/users/{id}/permissions', () => {
   });
 
   afterAll(() => cp?.close());
+
+  it("stores exactly the keys the contract's grammar parses: one grammar for the database and every product", async () => {
+    const [{ definition }] = (await cp.dataSource.query(
+      "select pg_get_constraintdef(oid) as definition from pg_constraint where conrelid = 'permission_grants'::regclass and contype = 'c' and pg_get_constraintdef(oid) like '%permission_key%'",
+    )) as { definition: string }[];
+    expect(/'(.*)'::text/.exec(definition)?.[1]).toBe(PERMISSION_KEY_PATTERN);
+    for (const key of ['ai-gateway', 'ai-gateway.operator', '3d-viewer.viewer', 'a.b.c', 'AI', '-ai', 'ai.', 'ai gateway', '']) {
+      const [{ accepted }] = (await cp.dataSource.query('select $1::text ~ $2 as accepted', [key, PERMISSION_KEY_PATTERN])) as { accepted: boolean }[];
+      expect([key, accepted]).toEqual([key, parsePermissionKey(key) !== null]);
+    }
+  });
 
   it('shows a user without grants with empty sets', async () => {
     const response = await read(userId);

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { ControlPlaneConfig } from '@arbor/config';
+import { formatPermissionKey, parsePermissionKey, rolesIn } from '@arbor/contract';
 
 /** The roles a product's role keys may name (`<product>.<role>`); the seed names these two. */
 export const PRODUCT_ROLES = ['operator', 'viewer'] as const;
 export type ProductRole = (typeof PRODUCT_ROLES)[number];
-
-/** The grammar of a permission key: `<product>` or `<product>.<role>` (as the database checks it). */
-const PERMISSION_KEY = /^([a-z0-9][a-z0-9-]*)(?:\.([a-z0-9][a-z0-9-]*))?$/;
 
 export interface ProductRoleKey {
   key: string;
@@ -50,7 +48,7 @@ export class ProductCatalog {
     this.products = config.productKeys.map((key) => ({
       key,
       signInKey: key,
-      roles: PRODUCT_ROLES.map((role) => ({ key: `${key}.${role}`, role })),
+      roles: PRODUCT_ROLES.map((role) => ({ key: formatPermissionKey(key, role), role })),
       suiteUrl: config.suiteUrls[key] ?? null,
       syncEnabled: key in config.syncTargets,
     }));
@@ -61,11 +59,11 @@ export class ProductCatalog {
     return this.products;
   }
 
-  /** A well-formed key of a known product and, for a role key, a known role. */
+  /** A well-formed key (the contract's grammar, which the database checks too) of a known product and, for a role key, a known role. */
   isKnownKey(key: string): boolean {
-    const match = PERMISSION_KEY.exec(key);
-    if (!match || !this.byKey.has(match[1])) return false;
-    return match[2] === undefined || (PRODUCT_ROLES as readonly string[]).includes(match[2]);
+    const parsed = parsePermissionKey(key);
+    if (!parsed || !this.byKey.has(parsed.product)) return false;
+    return parsed.role === undefined || (PRODUCT_ROLES as readonly string[]).includes(parsed.role);
   }
 
   /** The keys of `keys` that `isKnownKey` refuses, in their given order, without repeats. */
@@ -75,7 +73,7 @@ export class ProductCatalog {
 
   /** What `keys` (an effective set) lets its holder do in `product`. */
   access(keys: readonly string[], product: string): ProductAccess {
-    const signedIn = keys.includes(product);
-    return { signedIn, roles: signedIn ? PRODUCT_ROLES.filter((role) => keys.includes(`${product}.${role}`)) : [] };
+    const roles = rolesIn(keys, product);
+    return { signedIn: keys.includes(product), roles: PRODUCT_ROLES.filter((role) => roles.includes(role)) };
   }
 }

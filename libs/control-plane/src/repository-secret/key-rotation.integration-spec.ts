@@ -4,7 +4,7 @@ import { createTestDatabase, TestDatabase } from '@arbor/testing';
 import request from 'supertest';
 import { CapturedStdout, captureStdout } from '../testing/captured-stdout';
 import { ControlPlaneHarness, startControlPlane } from '../testing/control-plane-harness';
-import { masterKeyId } from './secret-cipher';
+import { masterKeyId } from './master-key';
 
 const KEY_A = randomBytes(32).toString('base64');
 const KEY_B = randomBytes(32).toString('base64');

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AuditLog } from '../audit/audit.service';
 import { RepositorySecret } from './repository-secret.entity';
-import { SecretCipher } from './secret-cipher';
+import { SecretSealer } from '@arbor/contract';
 
 export interface ReencryptionReport {
   /** Re-encrypted under the current key by this run. */
@@ -26,7 +26,7 @@ export class RepositorySecretReencryption implements OnApplicationBootstrap {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly cipher: SecretCipher,
+    private readonly cipher: SecretSealer,
     private readonly audit: AuditLog,
   ) {}
 

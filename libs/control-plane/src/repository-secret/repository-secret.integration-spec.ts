@@ -2,7 +2,7 @@ import { writeLoggedLines } from '@arbor/observability';
 import request from 'supertest';
 import { CapturedStdout, captureStdout } from '../testing/captured-stdout';
 import { ControlPlaneHarness, startControlPlane } from '../testing/control-plane-harness';
-import { SecretCipher } from './secret-cipher';
+import { SecretSealer } from '@arbor/contract';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 const ALPHA_TOKEN = 'ghs_demoAlphaToken0001';
@@ -60,7 +60,7 @@ describe('the repository token', () => {
     }[])[0];
   const audit = async (action: string) => (await cp.dataSource.query('select * from audit_log where action = $1 order by id', [action])) as AuditRow[];
   const lastOutboxSlugs = async () => ((await cp.dataSource.query('select payload from outbox_events order by id desc limit 1')) as { payload: { slugs: string[] } }[])[0].payload.slugs;
-  const currentKeyId = () => cp.service.app.get(SecretCipher).currentKeyId;
+  const currentKeyId = () => cp.service.app.get(SecretSealer).currentKeyId;
 
   describe('PUT /api/v1/projects/{id}/repository-secret', () => {
     it('stores the token encrypted under the current key; audited; products hear of the project', async () => {

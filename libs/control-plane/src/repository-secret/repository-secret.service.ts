@@ -7,7 +7,7 @@ import { AuditLog } from '../audit/audit.service';
 import { ProjectNotFound } from '../projects/projects.exception';
 import { ProjectsService } from '../projects/projects.service';
 import { MasterKeyMissing, RepositorySecretNotFound, RepositorySecretUnreadable } from './repository-secret.exception';
-import { SealedSecret, SecretCipher, UnknownMasterKey } from './secret-cipher';
+import { SealedSecret, SecretSealer, UnknownSealingKey } from '@arbor/contract';
 
 export interface RepositorySecretValue {
   projectId: string;
@@ -43,7 +43,7 @@ export class RepositorySecretService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly projects: ProjectsService,
-    private readonly cipher: SecretCipher,
+    private readonly cipher: SecretSealer,
     private readonly audit: AuditLog,
   ) {}
 
@@ -102,7 +102,7 @@ export class RepositorySecretService {
     try {
       return this.cipher.open(sealed, projectId);
     } catch (error) {
-      if (error instanceof UnknownMasterKey) {
+      if (error instanceof UnknownSealingKey) {
         this.logger.error(`the repository token of project ${projectId} is under master key ${sealed.keyId}, which is not configured; see docs/operations.md`);
         throw new MasterKeyMissing(sealed.keyId);
       }

@@ -1,5 +1,6 @@
-import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
-import { ProviderError } from '../lib/provider-error';
+import type { NativeOperation, ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
+import { readJsonAnswer } from '../lib/json-answer';
+import type { ProviderError } from '../lib/provider-error';
 import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { toAnthropicRequest } from '../messages-chat/chat-to-messages.request';
@@ -12,13 +13,11 @@ import {
   ANTHROPIC_COUNT_TOKENS_PARAMS,
   ANTHROPIC_MESSAGES_PARAMS,
   DEFAULT_ANTHROPIC_VERSION,
-  KNOWN_ANTHROPIC_BETAS,
+  knownBetas,
 } from './anthropic.params';
 import { ANTHROPIC_PRICES } from './anthropic.prices';
 
 const DEFAULT_API_BASE = 'https://api.anthropic.com';
-// A whole non-streamed answer is read before translating it; the largest outputs stay well below this.
-const MAX_ANSWER_BYTES = 32 * 1_048_576;
 
 /**
  * Anthropic's Messages API (`anthropic/claude-sonnet-4-5`): its own messages and token counts
@@ -26,24 +25,29 @@ const MAX_ANSWER_BYTES = 32 * 1_048_576;
  */
 export const anthropicAdapter: ProviderAdapter = {
   provider: 'anthropic',
-  operations: {
-    messages: { params: ANTHROPIC_MESSAGES_PARAMS, unknownParams: 'dropped', call: (call) => passThrough(call, 'messages') },
-    count_tokens: { params: ANTHROPIC_COUNT_TOKENS_PARAMS, unknownParams: 'dropped', call: (call) => passThrough(call, 'messages/count_tokens') },
-    chat: { params: ANTHROPIC_CHAT_PARAMS, call: chatOverMessages },
-  },
+  operations: messagesApiOperations('x-api-key'),
   settings: { params: ['api_base', 'api_key'] },
   prices: ANTHROPIC_PRICES,
 };
 
+/**
+ * The operations of Anthropic's Messages API wherever it is served with a key (Anthropic's own,
+ * Claude on Azure AI Foundry), the key sent in `keyHeader`.
+ */
+export function messagesApiOperations(keyHeader: string): Record<'messages' | 'count_tokens' | 'chat', NativeOperation> {
+  return {
+    messages: { params: ANTHROPIC_MESSAGES_PARAMS, unknownParams: 'dropped', call: (call) => passThrough(call, 'messages', keyHeader) },
+    count_tokens: { params: ANTHROPIC_COUNT_TOKENS_PARAMS, unknownParams: 'dropped', call: (call) => passThrough(call, 'messages/count_tokens', keyHeader) },
+    chat: { params: ANTHROPIC_CHAT_PARAMS, call: (call) => chatOverMessages(call, keyHeader) },
+  };
+}
+
 /** The client's own Messages request, sent on with the provider model and key, its answer untouched. */
-async function passThrough(call: ProviderCall, path: 'messages' | 'messages/count_tokens'): Promise<ProviderAnswer> {
+async function passThrough(call: ProviderCall, path: 'messages' | 'messages/count_tokens', keyHeader: string): Promise<ProviderAnswer> {
   const stream = call.body['stream'] === true;
   const version = header(call, 'anthropic-version') ?? DEFAULT_ANTHROPIC_VERSION;
-  const betas = (header(call, 'anthropic-beta') ?? '')
-    .split(',')
-    .map((beta) => beta.trim())
-    .filter((beta) => KNOWN_ANTHROPIC_BETAS.has(beta));
-  const response = await post(call, path, { ...call.body, model: call.deployment.model }, version, betas);
+  const betas = knownBetas(call);
+  const response = await post(call, path, { ...call.body, model: call.deployment.model }, version, betas, keyHeader);
   if (response.statusCode < 200 || response.statusCode >= 300) throw await errorOf(response, anthropicApiError);
   const contentType = response.headers['content-type'];
   return {
@@ -55,31 +59,34 @@ async function passThrough(call: ProviderCall, path: 'messages' | 'messages/coun
 }
 
 /** Family A chat completions as a Messages call, the answer translated back. */
-async function chatOverMessages(call: ProviderCall): Promise<ProviderAnswer> {
+function chatOverMessages(call: ProviderCall, keyHeader: string): Promise<ProviderAnswer> {
+  return serveChatOverMessages(call, async (request) => {
+    const response = await post(call, 'messages', request, DEFAULT_ANTHROPIC_VERSION, [], keyHeader);
+    if (response.statusCode < 200 || response.statusCode >= 300) throw await errorOf(response, anthropicError);
+    return response;
+  });
+}
+
+/**
+ * A family A chat completion through Claude's Messages and back, wherever Claude is served: `send`
+ * POSTs the Messages request (with `model`, and `stream` when streamed) and rejects a non-2xx
+ * answer with its ProviderError (Anthropic's API here, Vertex AI in vertex_ai/).
+ */
+export async function serveChatOverMessages(call: ProviderCall, send: (request: Record<string, unknown>) => Promise<UpstreamResponse>): Promise<ProviderAnswer> {
   const { deployment, body } = call;
   const stream = body['stream'] === true;
-  const response = await post(call, 'messages', toAnthropicRequest(body, deployment.model), DEFAULT_ANTHROPIC_VERSION, []);
-  const status = response.statusCode;
-  if (status < 200 || status >= 300) throw await errorOf(response, anthropicError);
+  const response = await send(toAnthropicRequest(body, deployment.model));
   const created = Math.floor(Date.now() / 1000);
   if (stream) {
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
     const chunks = toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage);
-    return { status, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
+    return { status: response.statusCode, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
   }
-  const text = await readBody(response.body, MAX_ANSWER_BYTES);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ProviderError(502, 'server_error', 'Anthropic answered with a body that is not JSON.', 'upstream_invalid_answer');
-  }
-  const message = anthropicMessage.safeParse(json);
-  if (!message.success) throw new ProviderError(502, 'server_error', 'Anthropic answered with a body that is not a message.', 'upstream_invalid_answer');
-  return { status, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(message.data, deployment.model, created)) };
+  const message = await readJsonAnswer(response, anthropicMessage, 'Claude');
+  return { status: response.statusCode, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(message, deployment.model, created)) };
 }
 
-function post(call: ProviderCall, path: string, request: unknown, version: string, betas: string[]): Promise<UpstreamResponse> {
+function post(call: ProviderCall, path: string, request: unknown, version: string, betas: string[], keyHeader: string): Promise<UpstreamResponse> {
   const { deployment } = call;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -87,7 +94,7 @@ function post(call: ProviderCall, path: string, request: unknown, version: strin
     'anthropic-version': version,
   };
   if (betas.length > 0) headers['anthropic-beta'] = betas.join(',');
-  if (deployment.apiKey) headers['x-api-key'] = deployment.apiKey;
+  if (deployment.apiKey) headers[keyHeader] = deployment.apiKey;
   return sendUpstream({
     url: endpointUrl(deployment.apiBase ?? DEFAULT_API_BASE, path),
     method: 'POST',
@@ -98,7 +105,7 @@ function post(call: ProviderCall, path: string, request: unknown, version: strin
   });
 }
 
-async function errorOf(response: UpstreamResponse, map: (status: number, body: string, retryAfter?: string) => ProviderError): Promise<ProviderError> {
+export async function errorOf(response: UpstreamResponse, map: (status: number, body: string, retryAfter?: string) => ProviderError): Promise<ProviderError> {
   const retryAfter = response.headers['retry-after'];
   return map(response.statusCode, await readBody(response.body, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
 }

@@ -1,4 +1,5 @@
 import { asList, onlyString, ParameterMap, parameterNames } from '../lib/parameter-map';
+import type { ProviderCall } from '../lib/provider-adapter';
 
 /** Anthropic requires max_tokens; LiteLLM and most gateways send this when the client did not. */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -60,3 +61,12 @@ export const KNOWN_ANTHROPIC_BETAS: ReadonlySet<string> = new Set([
   'oauth-2025-04-20', 'web-fetch-2025-09-10', 'skills-2025-10-02', 'effort-2025-11-24', 'structured-outputs-2025-11-13',
   'advanced-tool-use-2025-11-20',
 ]);
+
+/** The client's `anthropic-beta` values that Claude's hosts are sent (KNOWN_ANTHROPIC_BETAS), in order. */
+export function knownBetas(call: ProviderCall): string[] {
+  const header = call.headers?.['anthropic-beta'];
+  return (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((beta) => beta.trim())
+    .filter((beta) => KNOWN_ANTHROPIC_BETAS.has(beta));
+}

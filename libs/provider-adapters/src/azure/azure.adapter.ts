@@ -1,9 +1,9 @@
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
 import { sendOpenAiShaped } from '../openai/openai.adapter';
-import { OPENAI_COMPLETION_PARAMS } from '../openai/openai.params';
+import { OPENAI_COMPLETION_PARAMS, OPENAI_RESPONSES_COMPACT_PARAMS } from '../openai/openai.params';
 import { OPENAI_PRICES } from '../openai/openai.prices';
-import { AZURE_CHAT_COMPLETION_PARAMS, AZURE_EMBEDDING_PARAMS } from './azure.params';
+import { AZURE_CHAT_COMPLETION_PARAMS, AZURE_EMBEDDING_PARAMS, AZURE_RESPONSES_PARAMS } from './azure.params';
 
 /** The newest dated GA version of Azure OpenAI's inference API, used when a deployment names none. */
 export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
@@ -18,6 +18,9 @@ export const azureAdapter: ProviderAdapter = {
     chat: { params: AZURE_CHAT_COMPLETION_PARAMS, call: (call) => callAzure(call, 'chat/completions') },
     completions: { params: OPENAI_COMPLETION_PARAMS, call: (call) => callAzure(call, 'completions') },
     embeddings: { params: AZURE_EMBEDDING_PARAMS, call: (call) => callAzure(call, 'embeddings') },
+    // The Responses API is served by Azure's v1 API only (no api-version; the deployment is `model`).
+    responses: { params: AZURE_RESPONSES_PARAMS, call: (call) => callAzure(call, 'responses', true) },
+    responses_compact: { params: OPENAI_RESPONSES_COMPACT_PARAMS, call: (call) => callAzure(call, 'responses/compact', true) },
   },
   // Azure has no default address: every resource has its own.
   settings: { params: ['api_base', 'api_key', 'api_version'], required: { api_base: 'https://<resource>.openai.azure.com' } },
@@ -25,14 +28,14 @@ export const azureAdapter: ProviderAdapter = {
   prices: OPENAI_PRICES,
 };
 
-async function callAzure(call: ProviderCall, operation: string): Promise<ProviderAnswer> {
+async function callAzure(call: ProviderCall, operation: string, v1 = false): Promise<ProviderAnswer> {
   const { deployment } = call;
   if (!deployment.apiBase) {
     throw new ProviderError(500, 'server_error', `The Azure deployment "${deployment.model}" has no api_base (https://<resource>.openai.azure.com).`, 'provider_misconfigured');
   }
   const headers: Record<string, string> = {};
   if (deployment.apiKey) headers['api-key'] = deployment.apiKey;
-  const url = azureUrl(deployment.apiBase, deployment.model, operation, deployment.apiVersion ?? DEFAULT_AZURE_API_VERSION);
+  const url = v1 ? azureV1Url(deployment.apiBase, operation) : azureUrl(deployment.apiBase, deployment.model, operation, deployment.apiVersion ?? DEFAULT_AZURE_API_VERSION);
   try {
     return await sendOpenAiShaped(call, url, headers, { model: deployment.model });
   } catch (error) {
@@ -46,6 +49,12 @@ export function azureUrl(apiBase: string, deploymentName: string, operation: str
   const url = new URL(`${base}/openai/deployments/${encodeURIComponent(deploymentName)}/${operation}`);
   url.searchParams.set('api-version', apiVersion);
   return url;
+}
+
+/** `{api_base}/openai/v1/{operation}`: Azure OpenAI's v1 API, which takes the deployment as `model`. */
+export function azureV1Url(apiBase: string, operation: string): URL {
+  const base = apiBase.replace(/\/+$/, '').replace(/\/openai(\/v1)?$/, '');
+  return new URL(`${base}/openai/v1/${operation}`);
 }
 
 // Azure's own errors put the HTTP status in `code` ("401", "429"); family A clients look for these.

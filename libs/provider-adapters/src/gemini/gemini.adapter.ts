@@ -2,8 +2,9 @@ import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provi
 import { ProviderError } from '../lib/provider-error';
 import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
-import type { z } from 'zod';
-import { embeddingTexts, toBatchEmbedContentsRequest, toEmbeddingList } from './gemini.embeddings';
+import { readJsonAnswer } from '../lib/json-answer';
+import { embeddingTexts } from '../lib/embeddings';
+import { toBatchEmbedContentsRequest, toEmbeddingList } from './gemini.embeddings';
 import { geminiError } from './gemini.error';
 import { GEMINI_CHAT_PARAMS, GEMINI_EMBEDDING_PARAMS } from './gemini.params';
 import { GEMINI_PRICES } from './gemini.prices';
@@ -13,8 +14,6 @@ import { batchEmbedContentsResponse, generateContentResponse } from './gemini.wi
 import { toChatCompletionChunks } from './gemini.stream';
 
 const DEFAULT_API_BASE = 'https://generativelanguage.googleapis.com';
-// A whole non-streamed answer is read before translating it; the largest outputs stay well below this.
-const MAX_ANSWER_BYTES = 32 * 1_048_576;
 
 /** Google's Gemini API (generateContent, streamGenerateContent, batchEmbedContents) behind family A (`gemini/gemini-2.5-flash`). */
 export const geminiAdapter: ProviderAdapter = {
@@ -27,26 +26,35 @@ export const geminiAdapter: ProviderAdapter = {
   prices: GEMINI_PRICES,
 };
 
-async function callGenerateContent(call: ProviderCall): Promise<ProviderAnswer> {
+function callGenerateContent(call: ProviderCall): Promise<ProviderAnswer> {
+  return serveGenerateContent(call, (method, request) => post(call, method, request));
+}
+
+/**
+ * A family A chat completion through generateContent (or streamGenerateContent?alt=sse) and back,
+ * wherever Gemini is served: `send` POSTs the request to the model's `method` and rejects a non-2xx
+ * answer with its ProviderError (the Gemini API here, Vertex AI in vertex_ai/).
+ */
+export async function serveGenerateContent(call: ProviderCall, send: (method: string, request: unknown) => Promise<UpstreamResponse>): Promise<ProviderAnswer> {
   const { deployment, body } = call;
   const stream = body['stream'] === true;
   const request = toGenerateContentRequest(body);
-  const response = await post(call, stream ? 'streamGenerateContent?alt=sse' : 'generateContent', request);
+  const response = await send(stream ? 'streamGenerateContent?alt=sse' : 'generateContent', request);
   const created = Math.floor(Date.now() / 1000);
   if (stream) {
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
     const chunks = toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage);
     return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
   }
-  const answer = await readJson(response, generateContentResponse);
+  const answer = await readJsonAnswer(response, generateContentResponse, 'Gemini');
   return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(answer, deployment.model, created)) };
 }
 
 async function callBatchEmbedContents(call: ProviderCall): Promise<ProviderAnswer> {
   const model = modelName(call.deployment.model);
-  const texts = embeddingTexts(call.body['input']);
+  const texts = embeddingTexts(call.body['input'], 'Gemini');
   const response = await post(call, 'batchEmbedContents', toBatchEmbedContentsRequest(texts, call.body, model));
-  const answer = await readJson(response, batchEmbedContentsResponse);
+  const answer = await readJsonAnswer(response, batchEmbedContentsResponse, 'Gemini');
   return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toEmbeddingList(answer, texts, call.body, call.deployment.model)) };
 }
 
@@ -65,22 +73,13 @@ async function post(call: ProviderCall, method: string, request: unknown): Promi
   });
   const status = response.statusCode;
   if (status >= 200 && status < 300) return response;
-  const retryAfter = response.headers['retry-after'];
-  throw geminiError(status, await readBody(response.body, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
+  throw await geminiErrorOf(response);
 }
 
-/** A whole JSON answer, checked against `schema`. */
-async function readJson<T>(response: UpstreamResponse, schema: z.ZodType<T>): Promise<T> {
-  const text = await readBody(response.body, MAX_ANSWER_BYTES);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ProviderError(502, 'server_error', 'Gemini answered with a body that is not JSON.', 'upstream_invalid_answer');
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new ProviderError(502, 'server_error', 'Gemini answered with a body of an unknown shape.', 'upstream_invalid_answer');
-  return parsed.data;
+/** A non-2xx Google answer as its ProviderError. */
+export async function geminiErrorOf(response: UpstreamResponse): Promise<ProviderError> {
+  const retryAfter = response.headers['retry-after'];
+  return geminiError(response.statusCode, await readBody(response.body, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
 }
 
 /** LiteLLM configs name the host; some name the API version too (`…/v1beta`, `…/v1`). */

@@ -1,4 +1,4 @@
-import { ProviderError } from '../lib/provider-error';
+import { familyAErrorType, ProviderError } from '../lib/provider-error';
 
 /** Google's error body: `{"error": {"code", "message", "status", "details"}}`. */
 export interface GoogleError {
@@ -24,16 +24,6 @@ const STATUS_BY_GOOGLE_STATUS: Record<string, number> = {
   UNKNOWN: 500,
   UNAVAILABLE: 503,
   DEADLINE_EXCEEDED: 408,
-};
-
-const TYPE_BY_STATUS: Record<number, string> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  408: 'timeout',
-  409: 'conflict_error',
-  429: 'rate_limit_error',
 };
 
 const CONTEXT_TOO_LONG = /exceeds the maximum number of tokens|input token count .*exceeds|too many tokens|context (length|window)/i;
@@ -65,7 +55,7 @@ export function geminiErrorFrom(error: GoogleError, httpStatus: number, retryAft
   const headers: Record<string, string> = {};
   const retryAfter = retryAfterHeader ?? retryDelaySeconds(error);
   if (status === 429 && retryAfter !== undefined) headers['retry-after'] = retryAfter;
-  return new ProviderError(status, TYPE_BY_STATUS[status] ?? 'server_error', message, code, null, headers);
+  return new ProviderError(status, familyAErrorType(status), message, code, null, headers);
 }
 
 function familyAStatus(status: number): number {

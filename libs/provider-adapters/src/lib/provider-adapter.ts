@@ -9,13 +9,19 @@ export interface ProviderDeployment {
   apiVersion?: string;
   /** Whole-call limit; undefined means the adapter's default. */
   timeoutMs?: number;
+  /**
+   * The provider's other `litellm_params` (`aws_region_name`, `vertex_project`, …) as strings,
+   * `os.environ/NAME` resolved; what the provider folder's `settings.params` lists.
+   */
+  params?: Readonly<Record<string, string>>;
 }
 
 /**
  * What a caller may ask of a provider, each the operation of one endpoint family's wire format:
- * OpenAI's chat completions, completions, embeddings and responses; Anthropic's messages and its token count.
+ * OpenAI's chat completions, completions, embeddings, responses (and their compaction and token
+ * count); Anthropic's messages and its token count.
  */
-export type ProviderOperation = 'chat' | 'completions' | 'embeddings' | 'responses' | 'messages' | 'count_tokens';
+export type ProviderOperation = 'chat' | 'completions' | 'embeddings' | 'responses' | 'responses_compact' | 'responses_input_tokens' | 'messages' | 'count_tokens';
 
 export interface ProviderCall {
   deployment: ProviderDeployment;
@@ -55,6 +61,11 @@ export interface NativeOperation {
   /** Top-level request fields the operation honours, so that drop_params can be honest. */
   readonly params: ReadonlySet<string>;
   /**
+   * The fields honoured on one deployment, where they depend on its model (Vertex AI serves
+   * Gemini and Claude under one prefix); `params` (their union) otherwise.
+   */
+  paramsFor?(deployment: ProviderDeployment): ReadonlySet<string>;
+  /**
    * `refused` (the default): a field outside `params` is refused with 400, or removed under
    * drop_params. `dropped`: removed silently (Anthropic's own API, where the gateway keeps to the
    * fields it knows whatever the client sends).
@@ -81,6 +92,11 @@ export interface ProviderSettings {
   readonly params: readonly string[];
   /** Keys it cannot do without, each with what to put there. */
   readonly required?: Readonly<Record<string, string>>;
+  /**
+   * The environment variable read when a key is not given, as LiteLLM reads them
+   * (`api_key` ← `MISTRAL_API_KEY`); a required key set there is not missing.
+   */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -24,3 +24,18 @@ export class ProviderError extends Error {
     return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
   }
 }
+
+/** The family A error type of a status, as OpenAI names them (`server_error` for the rest). */
+export function familyAErrorType(status: number): string {
+  return FAMILY_A_ERROR_TYPES[status] ?? 'server_error';
+}
+
+const FAMILY_A_ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  408: 'timeout',
+  409: 'conflict_error',
+  429: 'rate_limit_error',
+};

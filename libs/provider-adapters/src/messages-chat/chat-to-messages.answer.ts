@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ProviderError } from '../lib/provider-error';
-import { chatCompletion, type ChatUsage, type MessagesAnswer, type MessagesUsage } from './messages.wire';
+import { parseChatCompletion, type ChatUsage } from '../lib/chat.wire';
+import type { MessagesAnswer, MessagesUsage } from './messages.wire';
 
 const STOP_REASONS: Record<string, string> = {
   stop: 'end_turn',
@@ -46,15 +46,7 @@ export function toolInput(argumentsText: string | undefined): unknown {
  * call as a tool_use block; finish reasons as stop reasons; usage in Anthropic's fields.
  */
 export function toMessagesAnswer(text: string, model: string): MessagesAnswer {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ProviderError(502, 'server_error', 'The upstream answered with a body that is not JSON.', 'upstream_invalid_answer');
-  }
-  const parsed = chatCompletion.safeParse(json);
-  if (!parsed.success) throw new ProviderError(502, 'server_error', 'The upstream answered with a body that is not a chat completion.', 'upstream_invalid_answer');
-  const completion = parsed.data;
+  const completion = parseChatCompletion(text);
   const choice = completion.choices[0];
   const message = choice?.message;
   const content: Record<string, unknown>[] = [];

@@ -1,6 +1,7 @@
 import { ProviderError } from '../lib/provider-error';
 import { messageId, messagesUsage, stopReasonFor } from './chat-to-messages.answer';
-import { chatCompletionChunk, type ChatUsage } from './messages.wire';
+import { parseChatChunk, type ChatUsage } from '../lib/chat.wire';
+import type { ChatStreamTranslator } from '../lib/chat-answer-translation';
 
 /** One Anthropic stream event (`type` names it, as its `event:` line does). */
 export type MessagesEvent = { type: string } & Record<string, unknown>;
@@ -16,7 +17,7 @@ type OpenBlock = { kind: 'thinking' | 'text' } | { kind: 'tool'; chatIndex: numb
  * sent in its stream, or a stream that ends before its finish reason, throws ProviderError.
  * Synchronous, so that a network chunk of several events is translated in one go.
  */
-export class ChatToMessagesStream {
+export class ChatToMessagesStream implements ChatStreamTranslator<MessagesEvent> {
   private started = false;
   private done = false;
   private index = -1;
@@ -33,19 +34,7 @@ export class ChatToMessagesStream {
       this.done = true;
       return [];
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(data);
-    } catch {
-      throw new ProviderError(502, 'server_error', 'The upstream stream sent an event that is not JSON.', 'upstream_stream_broken');
-    }
-    const parsed = chatCompletionChunk.safeParse(json);
-    if (!parsed.success) throw new ProviderError(502, 'server_error', 'The upstream stream sent an event that is not a chat completion chunk.', 'upstream_stream_broken');
-    const chunk = parsed.data;
-    if (chunk.error) {
-      const code = typeof chunk.error.code === 'string' ? chunk.error.code : (chunk.error.type ?? 'stream_error');
-      throw new ProviderError(502, chunk.error.type ?? 'server_error', chunk.error.message ?? 'The upstream failed mid-stream.', code);
-    }
+    const chunk = parseChatChunk(data);
     const events: MessagesEvent[] = [];
     if (!this.started) {
       this.started = true;

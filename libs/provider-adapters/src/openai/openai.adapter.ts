@@ -1,7 +1,7 @@
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
-import { OPENAI_CHAT_COMPLETION_PARAMS, OPENAI_COMPLETION_PARAMS, OPENAI_EMBEDDING_PARAMS, OPENAI_RESPONSES_PARAMS } from './openai.params';
+import { OPENAI_CHAT_COMPLETION_PARAMS, OPENAI_COMPLETION_PARAMS, OPENAI_EMBEDDING_PARAMS, OPENAI_RESPONSES_COMPACT_PARAMS, OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, OPENAI_RESPONSES_PARAMS } from './openai.params';
 import { OPENAI_PRICES } from './openai.prices';
 
 const DEFAULT_API_BASE = 'https://api.openai.com/v1';
@@ -17,6 +17,8 @@ export const openAiAdapter: ProviderAdapter = {
     completions: { params: OPENAI_COMPLETION_PARAMS, call: (call) => callOpenAi(call, '/completions') },
     embeddings: { params: OPENAI_EMBEDDING_PARAMS, call: (call) => callOpenAi(call, '/embeddings') },
     responses: { params: OPENAI_RESPONSES_PARAMS, call: (call) => callOpenAi(call, '/responses') },
+    responses_compact: { params: OPENAI_RESPONSES_COMPACT_PARAMS, call: (call) => callOpenAi(call, '/responses/compact') },
+    responses_input_tokens: { params: OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, call: (call) => callOpenAi(call, '/responses/input_tokens') },
   },
   settings: { params: ['api_base', 'api_key'] },
   prices: OPENAI_PRICES,
@@ -63,7 +65,7 @@ export async function sendOpenAiShaped(
 const endpoints = new Map<string, URL>();
 
 /** `https://host/v1` + `/chat/completions`; an `api_base` without `/v1` (vLLM, Ollama docs) gets it added. Worked out once per deployment and path. */
-function endpointUrl(apiBase: string, path: string): URL {
+export function endpointUrl(apiBase: string, path: string): URL {
   const known = endpoints.get(apiBase + path);
   if (known) return known;
   const base = apiBase.replace(/\/+$/, '');

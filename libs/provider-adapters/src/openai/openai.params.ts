@@ -16,10 +16,24 @@ export const OPENAI_COMPLETION_PARAMS: ReadonlySet<string> = new Set([
 /** Every documented parameter of OpenAI's POST /v1/embeddings. */
 export const OPENAI_EMBEDDING_PARAMS: ReadonlySet<string> = new Set(['model', 'input', 'dimensions', 'encoding_format', 'user']);
 
-/** Every documented parameter of OpenAI's POST /v1/responses. */
+/**
+ * Every documented parameter of OpenAI's POST /v1/responses, and `client_metadata`, which OpenAI
+ * accepts from its own clients (Codex CLI sends it on every call).
+ */
 export const OPENAI_RESPONSES_PARAMS: ReadonlySet<string> = new Set([
-  'model', 'input', 'instructions', 'background', 'conversation', 'include', 'max_output_tokens', 'max_tool_calls',
-  'metadata', 'parallel_tool_calls', 'previous_response_id', 'prompt', 'prompt_cache_key', 'prompt_cache_retention',
-  'reasoning', 'safety_identifier', 'service_tier', 'store', 'stream', 'stream_options', 'temperature', 'text',
-  'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation', 'user',
+  'model', 'input', 'instructions', 'access_programs', 'background', 'client_metadata', 'context_management', 'conversation',
+  'image', 'include', 'max_output_tokens', 'max_tool_calls', 'metadata', 'moderation', 'parallel_tool_calls',
+  'previous_response_id', 'prompt', 'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'reasoning',
+  'safety_identifier', 'service_tier', 'store', 'stream', 'stream_options', 'temperature', 'text', 'tool_choice', 'tools',
+  'top_logprobs', 'top_p', 'truncation', 'user',
+]);
+
+/** POST /v1/responses/compact. */
+export const OPENAI_RESPONSES_COMPACT_PARAMS: ReadonlySet<string> = new Set([
+  'model', 'input', 'instructions', 'previous_response_id', 'prompt_cache_key', 'prompt_cache_retention', 'prompt_cache_options', 'image',
+]);
+
+/** POST /v1/responses/input_tokens: what a Responses request would take as input. */
+export const OPENAI_RESPONSES_INPUT_TOKENS_PARAMS: ReadonlySet<string> = new Set([
+  'model', 'input', 'instructions', 'conversation', 'parallel_tool_calls', 'previous_response_id', 'reasoning', 'text', 'tool_choice', 'tools', 'truncation',
 ]);

@@ -1,6 +1,6 @@
 import { Clock, DeadlineExceeded, timeoutSignal } from './clock';
 import { describeFetchError } from './fetch-error';
-import { AccessTokens } from './machine-tokens';
+import type { ClientCredentials } from '@arbor/contract';
 
 /** What came of one sync call; everything but `delivered` is retried. */
 export type SyncOutcome =
@@ -31,7 +31,7 @@ const ERROR_BODY_LIMIT = 300;
  */
 export class ProductSyncClient {
   constructor(
-    private readonly tokens: AccessTokens,
+    private readonly tokens: Pick<ClientCredentials, 'get' | 'invalidate'>,
     private readonly clock: Clock,
     private readonly requestTimeoutMs: number,
   ) {}

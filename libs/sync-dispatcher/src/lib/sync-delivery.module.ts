@@ -5,7 +5,7 @@ import { MetricsRegistry } from '@arbor/observability';
 import { SyncDeliveryStore } from '@arbor/outbox';
 import { DataSource } from 'typeorm';
 import { Clock, systemClock } from './clock';
-import { ClientCredentialsTokens } from './machine-tokens';
+import { ClientCredentials } from '@arbor/contract';
 import { ProductSyncClient } from './product-sync.client';
 import { SyncDispatcher } from './sync-dispatcher';
 import { SyncMetrics } from './sync-metrics';
@@ -46,11 +46,11 @@ export class SyncDeliveryModule {
           useFactory: (dataSource: DataSource, registry: MetricsRegistry) => {
             const store = new SyncDeliveryStore(dataSource);
             const endpoints = config.syncEndpoints;
-            const tokens = new ClientCredentialsTokens({
-              issuerUrl: config.CP_OIDC_ISSUER_URL ?? '',
+            const tokens = new ClientCredentials({
+              issuer: config.CP_OIDC_ISSUER_URL ?? '',
               clientId: config.CP_M2M_CLIENT_ID ?? '',
               clientSecret: config.CP_M2M_CLIENT_SECRET ?? '',
-              clock,
+              now: () => clock.now(),
               timeoutMs: config.requestTimeoutMs,
             });
             return new SyncDispatcher({

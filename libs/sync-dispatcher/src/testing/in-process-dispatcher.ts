@@ -3,7 +3,7 @@ import { SyncDeliveryStore } from '@arbor/outbox';
 import { testIssuer } from '@arbor/testing';
 import { Registry } from 'prom-client';
 import { Clock, systemClock } from '../lib/clock';
-import { ClientCredentialsTokens } from '../lib/machine-tokens';
+import { ClientCredentials } from '@arbor/contract';
 import { ProductSyncClient } from '../lib/product-sync.client';
 import { SyncDispatcher, SyncDispatcherOptions } from '../lib/sync-dispatcher';
 import { SyncMetrics } from '../lib/sync-metrics';
@@ -28,11 +28,11 @@ export function inProcessDispatcher(
   const clock: Clock = overrides.clock ?? systemClock;
   const requestTimeoutMs = overrides.requestTimeoutMs ?? 10_000;
   const store = new SyncDeliveryStore(db.dataSource);
-  const tokens = new ClientCredentialsTokens({
-    issuerUrl: testIssuer(),
+  const tokens = new ClientCredentials({
+    issuer: testIssuer(),
     clientId: 'control-plane-m2m',
     clientSecret: 'dev-control-plane-m2m-secret',
-    clock,
+    now: () => clock.now(),
     timeoutMs: requestTimeoutMs,
   });
   const registry = new Registry();

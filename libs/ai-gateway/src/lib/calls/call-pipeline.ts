@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { once } from 'node:events';
 import { answerBrokeOff, nativeOperation, ProviderAnswer, ProviderError, readAll } from '@arbor/provider-adapters';
 import { CallProgress, CallRouter } from '../call-router';
@@ -13,7 +13,7 @@ import { ModelPrices } from '../pricing/model-prices';
 import type { EndpointCodec } from '../endpoints/endpoint-codec';
 import { StreamedAnswer } from '../spend/usage-estimate';
 import { CallAccounting, CallAdmission } from './call-accounting';
-import { applyDropParams, checkGatewayParams } from './drop-params';
+import { applyDropParams, checkGatewayParams, dropsParams } from './drop-params';
 import { CallOutcome, GatewayMetrics } from './gateway-metrics';
 import { requestedAlias } from './requested-alias';
 import { CallUsage, NO_USAGE } from './usage';
@@ -23,9 +23,36 @@ const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'c
 // Embeddings of a large batch run to tens of megabytes; beyond this an answer is refused, not buffered.
 const MAX_JSON_ANSWER_BYTES = 256 * 1024 * 1024;
 
+/**
+ * What a family that keeps its answers (the Responses API's stored responses) adds to one call:
+ * the request as one deployment gets it (earlier turns of a conversation added), and the answer
+ * once it succeeded, kept before the client has its last byte so that its next turn finds it.
+ */
+export interface CallHooks {
+  /** The request for `deployment`, before any bridge translates it; `native` when it serves the family's operation. */
+  bodyFor?(deployment: GatewayDeployment, native: boolean): Record<string, unknown>;
+  /** The answer's whole document (the JSON answer, or what the stream's tap kept of its end). */
+  answered?(document: Record<string, unknown>, deployment: GatewayDeployment, native: boolean): Promise<void>;
+}
+
+/**
+ * Where a call's answer goes: an HTTP response, or a collector (a background run, a WebSocket turn)
+ * that behaves as one for the pipeline's purposes.
+ */
+export interface CallResponse extends NodeJS.EventEmitter {
+  readonly headersSent: boolean;
+  readonly writableFinished: boolean;
+  setHeader(name: string, value: number | string | readonly string[]): unknown;
+  writeHead(status: number, headers?: Record<string, number | string | string[]>): this;
+  write(chunk: string): boolean;
+  end(chunk?: string | Buffer): unknown;
+  addTrailers(trailers: Record<string, string>): void;
+}
+
 /** What one call learned on its way, for headers, metrics and spend. */
 interface CallState {
   codec: EndpointCodec;
+  hooks: CallHooks | undefined;
   body: Record<string, unknown>;
   started: number;
   /** Time spent waiting for upstreams (every attempt), so that overhead = total − this. */
@@ -34,6 +61,8 @@ interface CallState {
   admission?: CallAdmission;
   /** The deployment whose answer is being passed on, counted as busy until the call ends. */
   busy?: string;
+  /** Whether that deployment serves the family's operation itself (else the answer came through the bridge). */
+  native?: boolean;
   /** The client hung up while an upstream was working on the call (which the hang-up then stopped). */
   hungUpOnUpstream?: boolean;
   settled: boolean;
@@ -64,9 +93,17 @@ export class CallPipeline {
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
-  async handle(codec: EndpointCodec, caller: GatewayCaller, body: Record<string, unknown>, requestHeaders: IncomingHttpHeaders, response: ServerResponse): Promise<void> {
+  async handle(
+    codec: EndpointCodec,
+    caller: GatewayCaller,
+    body: Record<string, unknown>,
+    requestHeaders: IncomingHttpHeaders,
+    response: CallResponse,
+    hooks?: CallHooks,
+  ): Promise<void> {
     const state: CallState = {
       codec,
+      hooks,
       body,
       started: performance.now(),
       upstreamMs: 0,
@@ -84,7 +121,7 @@ export class CallPipeline {
     }
   }
 
-  private async call(caller: GatewayCaller, requestHeaders: IncomingHttpHeaders, response: ServerResponse, state: CallState): Promise<void> {
+  private async call(caller: GatewayCaller, requestHeaders: IncomingHttpHeaders, response: CallResponse, state: CallState): Promise<void> {
     const { codec, body } = state;
     const alias = requestedAlias(body, caller, this.deployments);
     checkGatewayParams(body);
@@ -140,26 +177,29 @@ export class CallPipeline {
     state: CallState,
   ): Promise<ProviderAnswer> {
     const { codec, body } = state;
-    const native = nativeOperation(deployment.provider, codec.operation);
+    const native = servesItself(deployment, codec) ? nativeOperation(deployment.provider, codec.operation) : undefined;
     const bridge = native ? undefined : codec.bridge;
     const via = bridge ? bridge.via : codec;
     const operation = native ?? (bridge ? nativeOperation(deployment.provider, bridge.via.operation) : undefined);
     if (!operation) {
       throw badRequest(`The model "${deployment.alias}" is served by ${deployment.provider}, which offers no ${codec.description}.`, 'model');
     }
-    const request = bridge ? bridge.request(body) : body;
+    const asked = state.hooks?.bodyFor?.(deployment, native !== undefined) ?? body;
+    const request = bridge ? bridge.request(asked, { provider: deployment.provider, dropParams: dropsParams(body, this.settings.dropParams) }) : asked;
     // Fields outside a provider API's own known list are dropped whatever drop_params says.
-    const upstreamBody = applyDropParams(request, operation.params, deployment.provider, this.settings.dropParams, operation.unknownParams === 'dropped');
+    const params = operation.paramsFor?.(deployment) ?? operation.params;
+    const upstreamBody = applyDropParams(request, params, deployment.provider, this.settings.dropParams, operation.unknownParams === 'dropped');
     // Always learn the usage of a stream, so that spend is right (the tap removes it again when
     // the client did not ask for it).
-    via.prepare(upstreamBody, operation.params, streamed);
+    via.prepare(upstreamBody, params, streamed);
     const began = performance.now();
     this.deployments.started(deployment.id);
     try {
       const answer = await operation.call({ deployment, body: upstreamBody, signal, ...(native && forwarded ? { headers: forwarded } : {}) });
       this.deployments.observeLatency(deployment.id, performance.now() - began);
       state.busy = deployment.id;
-      return bridge ? bridge.answer(answer, body, streamed) : answer;
+      state.native = native !== undefined;
+      return bridge ? bridge.answer(answer, asked, streamed) : answer;
     } catch (error) {
       this.deployments.finished(deployment.id);
       if (signal.aborted) state.hungUpOnUpstream = true;
@@ -170,7 +210,7 @@ export class CallPipeline {
   }
 
   /** A JSON answer: read whole (it has to arrive anyway), usage and cost taken from it, sent on unchanged. */
-  private async whole(answer: ProviderAnswer, state: CallState, response: ServerResponse, signal: AbortSignal): Promise<void> {
+  private async whole(answer: ProviderAnswer, state: CallState, response: CallResponse, signal: AbortSignal): Promise<void> {
     const began = performance.now();
     let bytes: Buffer;
     try {
@@ -186,6 +226,7 @@ export class CallPipeline {
     }
     const usage = state.codec.usageOfAnswer(bytes);
     const { cost, keySpend } = this.finish(state, usage ?? NO_USAGE);
+    if (state.hooks?.answered && state.progress.deployment) await state.hooks.answered(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, state.progress.deployment, state.native === true);
     const { headers } = state;
     upstreamHeaders(headers, answer.headers);
     routingHeaders(state);
@@ -202,9 +243,9 @@ export class CallPipeline {
    * mid-stream ends the stream with the family's error event. The headers leave with the first
    * event, as a proxy's would: one write fewer per call, and no later for the client.
    */
-  private async stream(answer: ProviderAnswer, state: CallState, response: ServerResponse, signal: AbortSignal): Promise<void> {
+  private async stream(answer: ProviderAnswer, state: CallState, response: CallResponse, signal: AbortSignal): Promise<void> {
     const { codec, body, headers } = state;
-    const tap = codec.streamTap(body, this.settings);
+    const tap = codec.streamTap(body, this.settings, state.hooks?.answered !== undefined);
     upstreamHeaders(headers, answer.headers);
     routingHeaders(state);
     headers['content-type'] = answer.contentType;
@@ -230,7 +271,7 @@ export class CallPipeline {
     } catch (error) {
       if (!signal.aborted) {
         failure = answerBrokeOff(error);
-        last = codec.streamErrorEvent(failure);
+        last = codec.streamErrorEvent(failure, tap);
       }
     }
     failure ??= tap.error;
@@ -244,6 +285,7 @@ export class CallPipeline {
     }
     const { cost, keySpend } = this.finish(state, tap.usage ?? NO_USAGE, failure, firstChunkAt);
     if (signal.aborted) return;
+    if (!failure && tap.final && state.hooks?.answered && state.progress.deployment) await state.hooks.answered(tap.final, state.progress.deployment, state.native === true);
     response.addTrailers({ 'x-arbor-response-cost': formatUsd(cost), ...(keySpend !== undefined ? { 'x-arbor-key-spend': formatUsd(keySpend) } : {}) });
     // The last events leave with the end of the answer: one write, not two.
     response.end(last === '' ? undefined : last);
@@ -294,6 +336,12 @@ export class CallPipeline {
     this.metrics.call(state.outcome);
     state.outcome = undefined;
   }
+}
+
+/** Whether the deployment serves the family's endpoint itself, unless its model_info.supported_endpoints says it does not. */
+function servesItself(deployment: GatewayDeployment, codec: EndpointCodec): boolean {
+  const listed = deployment.supportedEndpoints;
+  return listed === undefined || codec.paths.some((path) => listed.has(path));
 }
 
 function upstreamHeaders(headers: CallState['headers'], upstream: IncomingHttpHeaders): void {

@@ -1,11 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DirectRoutes } from '@arbor/platform';
 import { sendError, type EndpointCodec } from '../endpoints/endpoint-codec';
 import { ENDPOINT_CODECS } from '../endpoints/endpoint-codecs';
 import { GatewayAuthentication } from '../gateway-key.guard';
+import type { GatewayCaller } from '../keys/key-verifier';
 import { CallPipeline } from './call-pipeline';
 import { readJsonObject } from './request-body';
+
+/**
+ * A family that answers its calls around the pipeline rather than by it alone (the Responses
+ * API's stored conversations and background runs).
+ */
+export interface CallExtension {
+  readonly codecs: readonly EndpointCodec[];
+  /** Answers a call whose key was checked and body read (errors are thrown, the route renders them). */
+  handle(codec: EndpointCodec, caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, response: ServerResponse): Promise<void>;
+}
+
+export const CALL_EXTENSIONS = Symbol('CALL_EXTENSIONS');
 
 /**
  * The model calls of every endpoint family, served as direct routes (below Express and Nest):
@@ -19,6 +32,7 @@ export class CallRoutes implements OnModuleInit {
     private readonly routes: DirectRoutes,
     private readonly authentication: GatewayAuthentication,
     private readonly pipeline: CallPipeline,
+    @Inject(CALL_EXTENSIONS) private readonly extensions: readonly CallExtension[],
   ) {}
 
   onModuleInit(): void {
@@ -36,7 +50,9 @@ export class CallRoutes implements OnModuleInit {
     try {
       const caller = await this.authentication.caller(request);
       const body = await readJsonObject(request);
-      await this.pipeline.handle(codec, caller, body, request.headers, response);
+      const extension = this.extensions.find((candidate) => candidate.codecs.includes(codec));
+      if (extension) await extension.handle(codec, caller, body, request, response);
+      else await this.pipeline.handle(codec, caller, body, request.headers, response);
     } catch (error) {
       sendError(codec, response, error);
     }

@@ -15,7 +15,7 @@ export function applyDropParams(
   globalDropParams: boolean,
   alwaysDrop = false,
 ): Record<string, unknown> {
-  const drop = alwaysDrop || body['drop_params'] === true || (globalDropParams && body['drop_params'] !== false);
+  const drop = alwaysDrop || dropsParams(body, globalDropParams);
   const additional = body['additional_drop_params'];
   const named = new Set(Array.isArray(additional) ? additional.filter((name): name is string => typeof name === 'string') : []);
   const result: Record<string, unknown> = {};
@@ -34,6 +34,11 @@ export function applyDropParams(
     result[name] = value;
   }
   return result;
+}
+
+/** Whether drop_params is in force for a call: the request's own setting, else the gateway's. */
+export function dropsParams(body: Record<string, unknown>, globalDropParams: boolean): boolean {
+  return body['drop_params'] === true || (globalDropParams && body['drop_params'] !== false);
 }
 
 /** Checks the gateway-only fields' shapes before any upstream is called. */

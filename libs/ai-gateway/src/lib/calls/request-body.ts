@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { nestingProblem, readBodyWithin } from '@arbor/platform';
+import { nestingProblem, readRequestBody } from '@arbor/platform';
 import { badRequest, requestTooLarge, unsupportedEncoding } from '../gateway-errors';
 
 /** Long contexts and base64 images: chat bodies run to many megabytes (OpenAI accepts 20 MB per image). */
@@ -11,12 +11,9 @@ export const MAX_REQUEST_BYTES = 100 * 1024 * 1024;
  * read as JSON, as OpenAI does.
  */
 export async function readJsonObject(request: IncomingMessage, limit = MAX_REQUEST_BYTES): Promise<Record<string, unknown>> {
-  const encoding = request.headers['content-encoding'];
-  if (encoding !== undefined && encoding !== 'identity') throw unsupportedEncoding(encoding);
-  if (Number(request.headers['content-length'] ?? 0) > limit) throw requestTooLarge(limit);
-  const bytes = await readBodyWithin(request, limit);
-  if (bytes === undefined) throw requestTooLarge(limit);
-  return jsonObject(bytes);
+  const body = await readRequestBody(request, limit);
+  if ('bytes' in body) return jsonObject(body.bytes);
+  throw body.refused === 'unsupported_encoding' ? unsupportedEncoding(body.encoding) : requestTooLarge(limit);
 }
 
 function jsonObject(bytes: Buffer): Record<string, unknown> {

@@ -115,7 +115,7 @@ litellm_settings: { drop_params: "yes" }
       'AIGW_CONFIG: model_list[0].litellm_params.api_key: names the environment variable NOT_SET_ANYWHERE, which is not set',
       'AIGW_CONFIG: model_list[0].litellm_params.rpm: must be a number',
       'AIGW_CONFIG: model_list[0].litellm_params.api_base: must be an http(s) URL, got "ftp://x"',
-      'AIGW_CONFIG: model_list[1].litellm_params.model: unknown provider "nosuchprovider" (supported: openai, anthropic, azure, gemini)',
+      'AIGW_CONFIG: model_list[1].litellm_params.model: unknown provider "nosuchprovider" (supported: openai, anthropic, azure, gemini, bedrock, vertex_ai, azure_ai, mistral, groq, deepseek, xai, together_ai, fireworks_ai, openrouter, perplexity, cerebras, ollama, hosted_vllm, lm_studio, cohere)',
       'AIGW_CONFIG: model_list[2].litellm_params.model: must be <provider>/<model>, got "gpt-4o"',
       'AIGW_CONFIG: model_list[3].model_name: is required',
       'AIGW_CONFIG: model_list[4].litellm_params.api_base: is required for azure/ (https://<resource>.openai.azure.com)',
@@ -124,6 +124,42 @@ litellm_settings: { drop_params: "yes" }
       'AIGW_CONFIG: litellm_settings.drop_params: must be true or false',
     ]));
     expect(lines).toHaveLength(10);
+  });
+
+  it('gives a provider its own litellm_params, names the ones it does not read, and fills keys from the variables LiteLLM reads', () => {
+    const config = parseGatewayConfig(`
+model_list:
+  - model_name: claude
+    litellm_params:
+      model: bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0
+      aws_region_name: eu-west-1
+      aws_access_key_id: os.environ/TEST_AWS_KEY_ID
+      aws_secret_access_key: os.environ/TEST_AWS_SECRET
+  - model_name: gemini
+    litellm_params: { model: vertex_ai/gemini-2.5-flash, vertex_project: my-project, vertex_location: europe-west4 }
+  - model_name: mistral
+    litellm_params: { model: mistral/mistral-small-latest }
+  - model_name: vllm
+    litellm_params: { model: hosted_vllm/qwen }
+`, { TEST_AWS_KEY_ID: 'AKIA1', TEST_AWS_SECRET: 's3cret', MISTRAL_API_KEY: 'mistral-key', HOSTED_VLLM_API_BASE: 'http://vllm:8000/v1' });
+    expect(config.deployments.map(({ provider, model, params, apiKey, apiBase }) => ({ provider, model, params, apiKey, apiBase }))).toEqual([
+      { provider: 'bedrock', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0', params: { aws_region_name: 'eu-west-1', aws_access_key_id: 'AKIA1', aws_secret_access_key: 's3cret' }, apiKey: undefined, apiBase: undefined },
+      { provider: 'vertex_ai', model: 'gemini-2.5-flash', params: { vertex_project: 'my-project', vertex_location: 'europe-west4' }, apiKey: undefined, apiBase: undefined },
+      { provider: 'mistral', model: 'mistral-small-latest', params: undefined, apiKey: 'mistral-key', apiBase: undefined },
+      { provider: 'hosted_vllm', model: 'qwen', params: undefined, apiKey: undefined, apiBase: 'http://vllm:8000/v1' },
+    ]);
+
+    expect(problemsOf(`
+model_list:
+  - model_name: claude
+    litellm_params: { model: bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0, aws_secret_key: x }
+  - model_name: vllm
+    litellm_params: { model: hosted_vllm/qwen }
+`)).toEqual([
+      expect.stringMatching(/^AIGW_CONFIG: model_list\[0\]\.litellm_params\.aws_secret_key: unknown key for bedrock\/ \(known: .*aws_secret_access_key/),
+      'AIGW_CONFIG: model_list[0].litellm_params.aws_region_name: is required for bedrock/ (the AWS region, e.g. us-east-1; or set AWS_REGION)',
+      'AIGW_CONFIG: model_list[1].litellm_params.api_base: is required for hosted_vllm/ (the server\'s address, e.g. http://localhost:8000/v1)',
+    ]);
   });
 
   it('says when the YAML cannot be parsed or the file cannot be read', () => {

@@ -11,6 +11,13 @@ export interface GatewayDeployment extends ProviderDeployment {
   rpm?: number;
   tpm?: number;
   modelInfo: Record<string, unknown>;
+  /**
+   * `model_info.supported_endpoints` (LiteLLM's name): the endpoint paths the upstream serves
+   * itself (`/v1/responses`, …). When given, an endpoint family whose path is not listed is
+   * bridged through chat completions even where the provider could serve it (an
+   * OpenAI-compatible server without a Responses API, say).
+   */
+  supportedEndpoints?: ReadonlySet<string>;
 }
 
 export type RoutingStrategy = 'simple-shuffle' | 'least-busy' | 'latency-based-routing';
@@ -37,6 +44,8 @@ const TOP_KEYS = ['model_list', 'router_settings', 'litellm_settings', 'general_
 const ENTRY_KEYS = ['model_name', 'litellm_params', 'model_info'];
 // The gateway's own litellm_params; each provider adds those it reads (api_base, api_key, …).
 const GATEWAY_PARAM_KEYS = ['model', 'rpm', 'tpm', 'timeout'];
+// Provider keys with a field of their own in ProviderDeployment; the others go in its `params`.
+const OWN_PARAM_KEYS = new Set(['api_base', 'api_key', 'api_version']);
 const ROUTER_KEYS = ['num_retries', 'timeout', 'fallbacks', 'context_window_fallbacks', 'allowed_fails', 'cooldown_time', 'routing_strategy'];
 const LITELLM_KEYS = ['drop_params'];
 const GENERAL_KEYS = ['master_key', 'always_include_stream_usage'];
@@ -104,9 +113,18 @@ export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = proces
         for (const key of Object.keys(params)) {
           if (!known.includes(key)) problem(`${at}.litellm_params.${key}`, `unknown key for ${provider}/ (known: ${known.join(', ')})`);
         }
+        for (const [key, variable] of Object.entries(adapter.settings.env ?? {})) {
+          if (params[key] === undefined && env[variable]) params[key] = `os.environ/${variable}`;
+        }
         for (const [key, hint] of Object.entries(adapter.settings.required ?? {})) {
           if (params[key] === undefined) problem(`${at}.litellm_params.${key}`, `is required for ${provider}/ (${hint})`);
         }
+      }
+      const providerParams: Record<string, string> = {};
+      for (const key of adapter?.settings.params ?? []) {
+        if (OWN_PARAM_KEYS.has(key) || params[key] === undefined) continue;
+        const value = read.string(params[key], `${at}.litellm_params.${key}`);
+        if (value !== undefined) providerParams[key] = value;
       }
       const apiBase = read.url(params['api_base'], `${at}.litellm_params.api_base`);
       const apiKey = read.string(params['api_key'], `${at}.litellm_params.api_key`);
@@ -115,6 +133,7 @@ export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = proces
       const tpm = read.positive(params['tpm'], `${at}.litellm_params.tpm`);
       const timeout = read.positive(params['timeout'], `${at}.litellm_params.timeout`);
       const id = modelInfo?.['id'] === undefined ? undefined : read.string(modelInfo['id'], `${at}.model_info.id`);
+      const endpoints = read.paths(modelInfo?.['supported_endpoints'], `${at}.model_info.supported_endpoints`);
       if (alias === undefined || target === undefined || provider === undefined) return;
       deployments.push({
         id: id ?? `${alias}-${index}`,
@@ -125,8 +144,10 @@ export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = proces
         ...(apiKey !== undefined ? { apiKey } : {}),
         ...(apiVersion !== undefined ? { apiVersion } : {}),
         ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+        ...(Object.keys(providerParams).length > 0 ? { params: providerParams } : {}),
         ...(rpm !== undefined ? { rpm } : {}),
         ...(tpm !== undefined ? { tpm } : {}),
+        ...(endpoints !== undefined ? { supportedEndpoints: new Set(endpoints) } : {}),
         modelInfo: modelInfo ?? {},
       });
     });
@@ -235,6 +256,16 @@ class Reader {
       return undefined;
     }
     return number;
+  }
+
+  /** A list of URL paths (`["/v1/chat/completions", "/v1/responses"]`). */
+  paths(value: unknown, path: string): string[] | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value) || !value.every((item) => typeof item === 'string' && item.startsWith('/'))) {
+      this.problem(path, 'must be a list of endpoint paths, such as ["/v1/chat/completions", "/v1/responses"]');
+      return undefined;
+    }
+    return value as string[];
   }
 
   boolean(value: unknown, path: string): boolean | undefined {

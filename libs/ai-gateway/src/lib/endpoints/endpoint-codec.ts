@@ -1,5 +1,6 @@
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { ProviderAnswer, ProviderError, ProviderOperation } from '@arbor/provider-adapters';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { CallResponse } from '../calls/call-pipeline';
+import type { BridgeOptions, ProviderAnswer, ProviderError, ProviderOperation } from '@arbor/provider-adapters';
 import type { CallUsage } from '../calls/usage';
 import type { GatewaySettings } from '../gateway-settings';
 import type { StreamedAnswer } from '../spend/usage-estimate';
@@ -17,6 +18,11 @@ export interface StreamTap {
   readonly usage: CallUsage | undefined;
   /** The error event the upstream sent in its stream, if it did (the client got it as it was). */
   readonly error: ProviderError | undefined;
+  /**
+   * For families that keep their answers: the whole answer the stream's last event carried
+   * (that event is then held back until end(), so that it is kept before the client sees it).
+   */
+  readonly final?: Record<string, unknown>;
 }
 
 /** An error as one endpoint family answers it. */
@@ -34,8 +40,11 @@ export interface RenderedError {
 export interface Bridge {
   /** The family whose operation is called instead. */
   readonly via: EndpointCodec;
-  /** The request in `via`'s wire format (gateway fields such as drop_params carried over). */
-  request(body: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * The request in `via`'s wire format (gateway fields such as drop_params carried over); what
+   * `via` cannot carry is refused with 400 naming the provider, or dropped under drop_params.
+   */
+  request(body: Record<string, unknown>, options: BridgeOptions): Record<string, unknown>;
   /** `via`'s answer (JSON or stream) in this family's wire format, streams event by event. */
   answer(answer: ProviderAnswer, body: Record<string, unknown>, streamed: boolean): ProviderAnswer;
 }
@@ -61,19 +70,19 @@ export interface EndpointCodec {
   prepare(upstreamBody: Record<string, unknown>, params: ReadonlySet<string>, streamed: boolean): void;
   /** The usage of a JSON answer; undefined when it reports none. */
   usageOfAnswer(body: Buffer): CallUsage | undefined;
-  streamTap(body: Record<string, unknown>, settings: GatewaySettings): StreamTap;
+  streamTap(body: Record<string, unknown>, settings: GatewaySettings, keepsFinal?: boolean): StreamTap;
   /** Counted by the gateway when the client hung up before the upstream reported usage: the prompt and what was streamed. */
   estimateUsage(body: Record<string, unknown>, streamed?: StreamedAnswer): Promise<CallUsage>;
   /** Any error (a ProviderError, a Nest HTTP exception, anything else as a 500) in the family's envelope. */
   renderError(error: unknown): RenderedError;
-  /** The event that ends a stream the upstream broke off. */
-  streamErrorEvent(error: ProviderError): string;
+  /** The events that end a stream the upstream broke off (`tap`: what the stream showed so far). */
+  streamErrorEvent(error: ProviderError, tap: StreamTap): string;
   /** How deployments without the operation are reached; none means they are refused with 400. */
   readonly bridge?: Bridge;
 }
 
 /** Answers with `error` in the codec's envelope; a stream already under way (status gone) is closed rather than left hanging. */
-export function sendError(codec: EndpointCodec, response: ServerResponse, error: unknown): void {
+export function sendError(codec: EndpointCodec, response: CallResponse, error: unknown): void {
   if (response.headersSent) return void response.end();
   const rendered = codec.renderError(error);
   const { status, headers } = rendered;

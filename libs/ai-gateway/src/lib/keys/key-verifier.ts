@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GatewayClock } from '../gateway-clock';
-import { LruTtlCache } from './key-cache';
-import { hashKey } from './key-material';
+import { ApiKeyLookup } from '@arbor/api-keys';
 import { VirtualKey } from './virtual-key.entity';
 
 /** What a route needs to know of the caller's virtual key. */
@@ -40,65 +39,33 @@ export function mayUseAlias(caller: GatewayCaller, alias: string): boolean {
   return caller.kind === 'master' || caller.key.aliases.length === 0 || caller.key.aliases.includes(alias);
 }
 
-// Bounded, and short-lived so that another replica's block or delete takes effect within the TTL.
-const CACHE_ENTRIES = 10_000;
-const CACHE_TTL_MS = 10_000;
-
 /**
- * Verifies presented virtual keys without a database round trip per request: found keys are
- * cached by hash in process; the admin API evicts them on every change made in this process.
- * Unknown keys are not cached (they may be created a moment later by another replica).
+ * Verifies presented virtual keys with the gateways' one key lookup (@arbor/api-keys): answers
+ * cached by hash for a few seconds, so another replica's block or delete takes effect within
+ * them; the admin API (and KeyChangeBus, for other replicas) evicts on every change.
  */
 @Injectable()
 export class KeyVerifier {
-  private readonly cache: LruTtlCache<VerifiedKey>;
-  private readonly pending = new Map<string, Promise<VerifiedKey | undefined>>();
-  // Bumped by every eviction, so that a load started before a change does not cache the old row.
-  private generation = 0;
+  private readonly lookup: ApiKeyLookup<VerifiedKey>;
 
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly clock: GatewayClock,
-  ) {
-    this.cache = new LruTtlCache(CACHE_ENTRIES, CACHE_TTL_MS, () => this.clock.now());
+  constructor(@InjectDataSource() dataSource: DataSource, clock: GatewayClock) {
+    this.lookup = new ApiKeyLookup({
+      load: async (keyHash) => {
+        const row = await dataSource.getRepository(VirtualKey).findOneBy({ keyHash });
+        return row ? toVerified(row) : undefined;
+      },
+      now: () => clock.now(),
+    });
   }
 
   /** The key if it exists, is not blocked and has not expired. */
-  async verify(presented: string): Promise<VerifiedKey | undefined> {
-    const hash = hashKey(presented);
-    const key = this.cache.get(hash) ?? (await this.load(hash));
-    if (!key || key.blocked) return undefined;
-    if (key.expiresAt !== null && key.expiresAt <= this.clock.now()) return undefined;
-    return key;
+  verify(presented: string): Promise<VerifiedKey | undefined> {
+    return this.lookup.find(presented);
   }
 
   /** Forget a key's cached state after it changed. */
   evict(keyHash: string): void {
-    this.generation += 1;
-    this.pending.delete(keyHash);
-    this.cache.delete(keyHash);
-  }
-
-  private load(hash: string): Promise<VerifiedKey | undefined> {
-    // Concurrent first requests with one key share one query.
-    let loading = this.pending.get(hash);
-    if (!loading) {
-      const generation = this.generation;
-      loading = this.dataSource
-        .getRepository(VirtualKey)
-        .findOneBy({ keyHash: hash })
-        .then((row) => {
-          if (!row) return undefined;
-          const key = toVerified(row);
-          if (generation === this.generation) this.cache.set(hash, key);
-          return key;
-        })
-        .finally(() => {
-          if (this.pending.get(hash) === loading) this.pending.delete(hash);
-        });
-      this.pending.set(hash, loading);
-    }
-    return loading;
+    this.lookup.evict(keyHash);
   }
 }
 

@@ -1,90 +1,89 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { GuardedRequest, PermissionGuard, PermittedProjects, projectInBody, RequirePermission } from '@arbor/contract';
 import { ApiError, excerpt, UuidParam } from '@arbor/platform';
-import { AdminAccess, AdminCaller, AdminGuard, CurrentAdmin } from '../admin/admin-access';
+import { AI_GATEWAY, KeyProject, OPERATOR, READERS } from '../admin/admin-access';
 import { CreateKeyDto } from './dto/create-key.dto';
 import { keyResponse, KeyResponse } from './dto/key.response';
 import { UpdateKeyDto } from './dto/update-key.dto';
 import { KeysService } from './keys.service';
-import { VirtualKey } from './virtual-key.entity';
 
 /**
- * /api/v1/keys: the admin API of virtual keys, for the master key and for persons with
- * ai-gateway.operator on the key's project. Errors in the platform envelope, not family A.
+ * /api/v1/keys: the admin API of virtual keys, for the master key and for persons the control
+ * plane grants ai-gateway.operator (manage) or ai-gateway.viewer (read, never a key's secret) on
+ * the key's project. Errors in the platform envelope, not family A.
  */
 @ApiTags('keys')
 @ApiBearerAuth()
 @Controller('api/v1/keys')
-@UseGuards(AdminGuard)
 export class KeysController {
   constructor(
     private readonly keys: KeysService,
-    private readonly access: AdminAccess,
+    private readonly permissions: PermissionGuard,
   ) {}
 
   @Post()
-  async create(@CurrentAdmin() caller: AdminCaller, @Body() body: CreateKeyDto): Promise<KeyResponse> {
-    await this.access.assertOperator(caller, body.project);
-    const { row, key } = await this.keys.create(body, caller.kind === 'master');
+  @RequirePermission(AI_GATEWAY, OPERATOR, { project: projectInBody() })
+  async create(@Req() request: GuardedRequest, @Body() body: CreateKeyDto): Promise<KeyResponse> {
+    const { row, key } = await this.keys.create(body, byOwnCredential(request));
     return keyResponse(row, key);
   }
 
   @Get()
-  async list(@CurrentAdmin() caller: AdminCaller, @Query('project') project?: string): Promise<{ keys: KeyResponse[] }> {
-    const operated = await this.access.operatedProjects(caller);
-    if (project !== undefined && operated !== 'all' && !operated.includes(project)) {
-      throw new ApiError(403, 'forbidden', `Listing keys of project "${excerpt(project)}" needs the permission ai-gateway.operator on it.`);
+  @RequirePermission(AI_GATEWAY, READERS, { project: 'any' })
+  async list(@PermittedProjects() permitted: 'all' | string[], @Query('project') project?: string): Promise<{ keys: KeyResponse[] }> {
+    if (project !== undefined && permitted !== 'all' && !permitted.includes(project)) {
+      throw new ApiError(403, 'forbidden', `Listing keys of project "${excerpt(project)}" needs the permission ai-gateway.viewer or ai-gateway.operator on it.`);
     }
-    const rows = await this.keys.list(project !== undefined ? [project] : operated);
+    const rows = await this.keys.list(project !== undefined ? [project] : permitted);
     return { keys: rows.map((row) => keyResponse(row)) };
   }
 
   @Get(':id')
-  async get(@CurrentAdmin() caller: AdminCaller, @Param('id', new UuidParam('id')) id: string): Promise<KeyResponse> {
-    return keyResponse(await this.operated(caller, id));
+  @RequirePermission(AI_GATEWAY, READERS, { project: KeyProject })
+  async get(@Param('id', new UuidParam('id')) id: string): Promise<KeyResponse> {
+    return keyResponse(await this.keys.get(id));
   }
 
   @Patch(':id')
-  async update(@CurrentAdmin() caller: AdminCaller, @Param('id', new UuidParam('id')) id: string, @Body() body: UpdateKeyDto): Promise<KeyResponse> {
-    await this.operated(caller, id);
+  @RequirePermission(AI_GATEWAY, OPERATOR, { project: KeyProject })
+  async update(@Req() request: GuardedRequest, @Param('id', new UuidParam('id')) id: string, @Body() body: UpdateKeyDto): Promise<KeyResponse> {
     // Moving a key to another project needs the operator role there too.
-    if (body.project !== undefined) await this.access.assertOperator(caller, body.project);
-    return keyResponse(await this.keys.update(id, body, caller.kind === 'master'));
+    if (body.project !== undefined) await this.permissions.requireOn(request, AI_GATEWAY, OPERATOR, { slug: body.project });
+    return keyResponse(await this.keys.update(id, body, byOwnCredential(request)));
   }
 
   @Post(':id/block')
   @HttpCode(200)
-  async block(@CurrentAdmin() caller: AdminCaller, @Param('id', new UuidParam('id')) id: string): Promise<KeyResponse> {
-    await this.operated(caller, id);
+  @RequirePermission(AI_GATEWAY, OPERATOR, { project: KeyProject })
+  async block(@Param('id', new UuidParam('id')) id: string): Promise<KeyResponse> {
     return keyResponse(await this.keys.setBlocked(id, true));
   }
 
   @Post(':id/unblock')
   @HttpCode(200)
-  async unblock(@CurrentAdmin() caller: AdminCaller, @Param('id', new UuidParam('id')) id: string): Promise<KeyResponse> {
-    await this.operated(caller, id);
+  @RequirePermission(AI_GATEWAY, OPERATOR, { project: KeyProject })
+  async unblock(@Param('id', new UuidParam('id')) id: string): Promise<KeyResponse> {
     return keyResponse(await this.keys.setBlocked(id, false));
   }
 
   @Post(':id/rotate')
   @HttpCode(200)
-  async rotate(@CurrentAdmin() caller: AdminCaller, @Param('id', new UuidParam('id')) id: string): Promise<KeyResponse> {
-    await this.operated(caller, id);
+  @RequirePermission(AI_GATEWAY, OPERATOR, { project: KeyProject })
+  async rotate(@Param('id', new UuidParam('id')) id: string): Promise<KeyResponse> {
     const { row, key } = await this.keys.rotate(id);
     return keyResponse(row, key);
   }
 
   @Delete(':id')
   @HttpCode(204)
-  async delete(@CurrentAdmin() caller: AdminCaller, @Param('id', new UuidParam('id')) id: string): Promise<void> {
-    await this.operated(caller, id);
+  @RequirePermission(AI_GATEWAY, OPERATOR, { project: KeyProject })
+  async delete(@Param('id', new UuidParam('id')) id: string): Promise<void> {
     await this.keys.delete(id);
   }
+}
 
-  /** The key, when the caller operates its project (an unknown id is a 404 for anyone: ids are random and say nothing). */
-  private async operated(caller: AdminCaller, id: string): Promise<VirtualKey> {
-    const row = await this.keys.get(id);
-    await this.access.assertOperator(caller, row.project);
-    return row;
-  }
+/** The master key (the gateway's own credential) rather than a person: the guard left no caller. */
+function byOwnCredential(request: GuardedRequest): boolean {
+  return request.controlPlaneCaller === undefined;
 }

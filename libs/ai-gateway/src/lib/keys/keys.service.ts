@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 import { CreateKeyDto } from './dto/create-key.dto';
 import { UpdateKeyDto } from './dto/update-key.dto';
-import { hashKey, keyHint, newKey } from './key-material';
+import { VIRTUAL_KEYS } from './key-material';
 import { KeyChangeBus } from '../limits/key-change-bus';
 import { KeyNotFound } from './keys.exception';
 import { VirtualKey } from './virtual-key.entity';
@@ -23,17 +23,16 @@ export class KeysService {
     this.keys = dataSource.getRepository(VirtualKey);
   }
 
-  /** The new row and the key, which exists nowhere else afterwards. */
-  /** `masterKey`: the control plane being down does not stop the master key (the project is matched at its next sync). */
+  /** The new row and the key, which exists nowhere else afterwards. `masterKey`: the control plane being down does not stop the master key (the project is matched at its next sync). */
   async create(body: CreateKeyDto, masterKey = false): Promise<{ row: VirtualKey; key: string }> {
     // With a control plane, the project must exist there (404 project_not_found); its id is kept beside the slug.
     const project = await this.projects.require(body.project, masterKey);
     if (body.repository !== undefined) await this.projects.requireRepository(project, body.project, body.repository);
-    const key = newKey();
+    const key = VIRTUAL_KEYS.generate();
     const row = await this.keys.save(
       this.keys.create({
-        keyHash: hashKey(key),
-        keyHint: keyHint(key),
+        keyHash: VIRTUAL_KEYS.hash(key),
+        keyHint: VIRTUAL_KEYS.hint(key),
         project: body.project,
         projectId: project?.id ?? null,
         repository: body.repository ?? null,
@@ -91,10 +90,10 @@ export class KeysService {
 
   /** A new key for the same row; the old one stops working at once in this process. */
   async rotate(id: string): Promise<{ row: VirtualKey; key: string }> {
-    const key = newKey();
+    const key = VIRTUAL_KEYS.generate();
     const row = await this.change(id, (row) => {
-      row.keyHash = hashKey(key);
-      row.keyHint = keyHint(key);
+      row.keyHash = VIRTUAL_KEYS.hash(key);
+      row.keyHint = VIRTUAL_KEYS.hint(key);
     });
     return { row, key };
   }

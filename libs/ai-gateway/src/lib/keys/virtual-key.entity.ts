@@ -1,31 +1,9 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, Entity, UpdateDateColumn } from 'typeorm';
+import { ApiKeyColumns } from '@arbor/api-keys';
 
-/** A virtual key: only its SHA-256 is stored, never the key. */
+/** A virtual key: the columns of every gateway API key (only its SHA-256 is stored), and its aliases, limits and spend. */
 @Entity({ name: 'virtual_keys' })
-export class VirtualKey {
-  @PrimaryGeneratedColumn('uuid')
-  id!: string;
-
-  /** Lower-case hex SHA-256 of the key. */
-  @Column({ name: 'key_hash', type: 'text', unique: true })
-  keyHash!: string;
-
-  /** Non-secret, for display: `sk-arbor-…abcd` (the last four characters). */
-  @Column({ name: 'key_hint', type: 'text' })
-  keyHint!: string;
-
-  /** Control-plane project slug. */
-  @Column({ type: 'text' })
-  project!: string;
-
-  /** The control plane's id of the project; null until the control plane confirmed it (see AddControlPlaneProjectIds). */
-  @Column({ name: 'project_id', type: 'uuid', nullable: true })
-  projectId!: string | null;
-
-  /** When project sync learned that the control plane deleted the project: the key stops working. */
-  @Column({ name: 'project_deleted_at', type: 'timestamptz', nullable: true })
-  projectDeletedAt!: Date | null;
-
+export class VirtualKey extends ApiKeyColumns {
   /** The one repository of its project the key is for (`source_host/owner/name`, as the control plane names it); null: the whole project. */
   @Column({ type: 'text', nullable: true })
   repository!: string | null;
@@ -33,9 +11,6 @@ export class VirtualKey {
   /** Aliases the key may call; empty means every alias. */
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   aliases!: string[];
-
-  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
-  expiresAt!: Date | null;
 
   @Column({ type: 'boolean', default: false })
   blocked!: boolean;
@@ -70,9 +45,6 @@ export class VirtualKey {
   /** End of the budget period budgetSpend belongs to; null until the key first spends under a budget_duration. */
   @Column({ name: 'budget_reset_at', type: 'timestamptz', nullable: true })
   budgetResetAt!: Date | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;

@@ -1,5 +1,5 @@
 import type { VerifiedKey } from '../keys/key-verifier';
-import { LruTtlCache } from '../keys/key-cache';
+import { LruTtlCache } from '@arbor/api-keys';
 import { persistedBudgetSpend } from './budget-period';
 import { CountedUsage, KeyCounters, LimitMoment } from './key-counters';
 

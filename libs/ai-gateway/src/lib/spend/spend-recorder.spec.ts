@@ -6,7 +6,7 @@ import { createTestDatabase, TestDatabase } from '@arbor/testing';
 import { DataSource } from 'typeorm';
 import { AI_GATEWAY_ENTITIES, AI_GATEWAY_MIGRATIONS } from '../database';
 import { GatewayClock } from '../gateway-clock';
-import { hashKey } from '../keys/key-material';
+import { hashApiKey } from '@arbor/api-keys';
 import { VirtualKey } from '../keys/virtual-key.entity';
 import { SpendEntry, SpendRecorder } from './spend-recorder';
 import { SpendReports } from './spend-report';
@@ -38,7 +38,7 @@ describe('SpendRecorder', () => {
 
   const newKey = async (fields: Partial<VirtualKey> = {}): Promise<VirtualKey> => {
     const key = `sk-arbor-${randomBytes(8).toString('hex')}`;
-    return dataSource.getRepository(VirtualKey).save({ keyHash: hashKey(key), keyHint: 'sk-arbor-…test', project: 'alpha', ...fields });
+    return dataSource.getRepository(VirtualKey).save({ keyHash: hashApiKey(key), keyHint: 'sk-arbor-…test', project: 'alpha', ...fields });
   };
   const keyRow = (id: string) => dataSource.getRepository(VirtualKey).findOneByOrFail({ id });
   const dailyRows = (keyId: string): Promise<Record<string, unknown>[]> =>

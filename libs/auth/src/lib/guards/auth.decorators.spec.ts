@@ -1,11 +1,9 @@
-import type { ExecutionContext, INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { ADMIN_RESOLVER, AdminResolver } from '../principal/admin-resolver';
-import type { Principal } from '../principal/principal';
 import { startAuthTestApp } from '../testing/auth-test-app';
 import { createSigningKey, FakeIdentityProvider, mintToken, TestSigningKey } from '../testing/fake-identity-provider';
 import { AuthModule } from '../auth.module';
-import { PERMISSION_CHECKER, PermissionChecker } from './permission-checker';
 
 const AUDIENCE = 'control-plane';
 
@@ -13,15 +11,6 @@ describe('route guards', () => {
   const idp = new FakeIdentityProvider();
   let key: TestSigningKey;
   let app: INestApplication;
-  const permissionChecks: Array<{ subject: string; keys: readonly string[]; path: string }> = [];
-
-  // Grants a permission key when the principal holds a realm role of the same name.
-  const permissionChecker: PermissionChecker = {
-    async has(principal: Principal, keys: readonly string[], context: ExecutionContext) {
-      permissionChecks.push({ subject: principal.subject, keys, path: context.switchToHttp().getRequest<{ path: string }>().path });
-      return keys.every((permission) => principal.roles.includes(permission));
-    },
-  };
   const adminResolver: AdminResolver = { isAdmin: (principal) => principal.subject === 'granted-in-control-plane' };
 
   beforeAll(async () => {
@@ -29,7 +18,6 @@ describe('route guards', () => {
     idp.keys = [key];
     await idp.start();
     app = await startAuthTestApp({ issuer: idp.issuer, audience: AUDIENCE }, [
-      { provide: PERMISSION_CHECKER, useValue: permissionChecker },
       { provide: ADMIN_RESOLVER, useValue: adminResolver },
     ]);
   });
@@ -79,35 +67,9 @@ describe('route guards', () => {
     });
   });
 
-  describe('@RequirePermissions()', () => {
-    it('asks the PERMISSION_CHECKER with the route keys and lets a granted principal in', async () => {
-      permissionChecks.length = 0;
-      await call('/ai', withRoles('ai-gateway', 'ai-gateway.operator')).expect(200, { ok: true });
-      expect(permissionChecks).toEqual([{ subject: person()['sub'], keys: ['ai-gateway', 'ai-gateway.operator'], path: '/ai' }]);
-    });
-
-    it('answers 403 forbidden when the checker says no', async () => {
-      const response = await call('/ai', withRoles('ai-gateway.operator')).expect(403);
-      expect(response.body.error).toEqual({ code: 'forbidden', message: 'this endpoint requires the permissions ai-gateway, ai-gateway.operator' });
-    });
-
-    it('authenticates before asking', async () => {
-      permissionChecks.length = 0;
-      const response = await request(app.getHttpServer()).get('/ai').set('Authorization', 'Bearer not.a.jwt').expect(401);
-      expect(response.body.error.code).toBe('invalid_token');
-      expect(permissionChecks).toEqual([]);
-    });
-  });
-
-  it('fails closed with 403 permission_checker_missing when the app provides no checker', async () => {
+  it('without an ADMIN_RESOLVER takes only the realm role for an administrator', async () => {
     const bare = await startAuthTestApp({ issuer: idp.issuer, audience: AUDIENCE });
     try {
-      const response = await request(bare.getHttpServer())
-        .get('/ai')
-        .set('Authorization', `Bearer ${mintToken(key, withRoles('ai-gateway', 'ai-gateway.operator', 'control-plane-admin'))}`)
-        .expect(403);
-      expect(response.body.error.code).toBe('permission_checker_missing');
-      // Without an ADMIN_RESOLVER only the realm role makes an administrator.
       await request(bare.getHttpServer())
         .get('/ops')
         .set('Authorization', `Bearer ${mintToken(key, person({ sub: 'granted-in-control-plane' }))}`)

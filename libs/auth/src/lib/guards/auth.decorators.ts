@@ -2,7 +2,6 @@ import { UseGuards } from '@nestjs/common';
 import { AdminOnlyGuard } from './admin-only.guard';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import { MachineOrAdminGuard } from './machine-or-admin.guard';
-import { permissionsGuardFor } from './permissions.guard';
 
 type RouteDecorator = ClassDecorator & MethodDecorator;
 
@@ -19,12 +18,4 @@ export function MachineOrAdmin(): RouteDecorator {
 /** A valid token of an administrator (401, then 403 for machines and other people). */
 export function AdminOnly(): RouteDecorator {
   return UseGuards(BearerAuthGuard, AdminOnlyGuard);
-}
-
-/** A valid token whose principal the app's PERMISSION_CHECKER grants `keys` (401, then 403). */
-export function RequirePermissions(...keys: [string, ...string[]]): RouteDecorator {
-  if (keys.length === 0 || keys.some((key) => typeof key !== 'string' || key === '')) {
-    throw new Error('@RequirePermissions() needs at least one non-empty permission key');
-  }
-  return UseGuards(BearerAuthGuard, permissionsGuardFor(keys));
 }

@@ -1,4 +1,4 @@
-import { TokenRejected } from '../jwt/token-rejected';
+import { TokenRejected } from '@arbor/contract';
 import { principalFromClaims } from './principal';
 
 describe('principalFromClaims', () => {

@@ -1,4 +1,4 @@
-import { TokenRejected } from '../jwt/token-rejected';
+import { callerFromClaims, VerifiedCaller } from '@arbor/contract';
 
 /** The claims of a verified token, as the issuer sent them. */
 export type TokenClaims = Readonly<Record<string, unknown>>;
@@ -24,40 +24,27 @@ export interface Principal {
 /** The realm role that marks the first administrators. */
 export const ADMIN_ROLE = 'control-plane-admin';
 
-/** Keycloak names the user behind every client's service account `service-account-<client>`. */
-const SERVICE_ACCOUNT_PREFIX = 'service-account-';
-
-/** Reads the principal from verified claims; `isAdmin` here reflects the realm role only. */
+/** Reads the principal from verified claims; `isAdmin` here reflects the realm role only. Throws TokenRejected without a subject. */
 export function principalFromClaims(claims: TokenClaims): Principal {
-  const clientId = stringClaim(claims, 'azp') ?? stringClaim(claims, 'client_id');
-  const kind = isMachineToken(claims) ? 'machine' : 'person';
-  const subject = stringClaim(claims, 'sub') ?? (kind === 'machine' ? clientId : undefined);
-  if (subject === undefined) throw new TokenRejected('token names no subject (sub)');
+  return principalOfCaller(callerFromClaims({ ...claims }));
+}
 
+/** The principal of a caller the suite's verifier accepted (who it is, and its realm roles). */
+export function principalOfCaller(caller: VerifiedCaller): Principal {
+  const { claims } = caller;
   const realmAccess = claims['realm_access'] as { roles?: unknown } | undefined;
   const roles = Array.isArray(realmAccess?.roles) ? realmAccess.roles.filter((role): role is string => typeof role === 'string') : [];
   return {
-    kind,
-    subject,
+    kind: caller.kind,
+    subject: caller.subject,
     ...optional('email', stringClaim(claims, 'email')),
     ...optional('name', stringClaim(claims, 'name')),
     ...optional('username', stringClaim(claims, 'preferred_username')),
     roles: Object.freeze(roles),
-    ...optional('clientId', clientId),
+    ...optional('clientId', caller.clientId),
     isAdmin: roles.includes(ADMIN_ROLE),
-    claims: Object.freeze({ ...claims }),
+    claims: caller.claims,
   };
-}
-
-/**
- * A client-credentials token. Keycloak: its username is `service-account-…`, and only such tokens
- * carry `client_id`. Issuers that follow RFC 9068 put `client_id` in every token, persons' too, so
- * a username that is not a service account's decides for a person before `client_id` is looked at.
- */
-export function isMachineToken(claims: TokenClaims): boolean {
-  const username = stringClaim(claims, 'preferred_username');
-  if (username !== undefined) return username.startsWith(SERVICE_ACCOUNT_PREFIX);
-  return stringClaim(claims, 'client_id') !== undefined;
 }
 
 function stringClaim(claims: TokenClaims, name: string): string | undefined {

@@ -4,7 +4,7 @@ import { Test } from '@nestjs/testing';
 import { ErrorEnvelopeFilter } from '@arbor/platform';
 import { AuthModule } from '../auth.module';
 import { AuthOptions } from '../auth-options';
-import { AdminOnly, Authenticated, MachineOrAdmin, RequirePermissions } from '../guards/auth.decorators';
+import { AdminOnly, Authenticated, MachineOrAdmin } from '../guards/auth.decorators';
 import { CurrentPrincipal } from '../principal/current-principal.decorator';
 import type { Principal } from '../principal/principal';
 
@@ -32,19 +32,13 @@ class ProbeController {
   admin(@CurrentPrincipal() principal: Principal): { subject: string } {
     return { subject: principal.subject };
   }
-
-  @Get('ai')
-  @RequirePermissions('ai-gateway', 'ai-gateway.operator')
-  ai(): { ok: true } {
-    return { ok: true };
-  }
 }
 
 /** A feature module apart from the root, as in the apps: hooks provided at the root must still be found. */
 @Module({ controllers: [ProbeController] })
 class ProbeModule {}
 
-/** Starts the probe app; `providers` go into the root module (ADMIN_RESOLVER, PERMISSION_CHECKER). */
+/** Starts the probe app; `providers` go into the root module (ADMIN_RESOLVER). */
 export async function startAuthTestApp(options: AuthOptions, providers: Provider[] = []): Promise<INestApplication> {
   @Module({ imports: [AuthModule.forRoot(options), ProbeModule], providers })
   class RootModule {}

@@ -2,6 +2,7 @@ import { IsOptional } from 'class-validator';
 import { ConfigProblem } from '../config-error';
 import { CrossChecked, Env } from '../load-config';
 import { IsHttpUrl, IsListenAddress, IsLogFilter, IsNonEmpty, IsOriginList, IsPostgresUrl, IsRedisUrl, ListenAddress } from '../validators/env-value';
+import { IsDuration } from '../validators/duration';
 import { controlPlaneSettings, listenAddress, ServiceConfig, suiteDashboardOrigins } from './service-config';
 
 export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
@@ -29,6 +30,10 @@ export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
 
   @IsOptional() @IsRedisUrl()
   AIGW_REDIS_URL?: string;
+
+  /** How long a stored response of the Responses API is kept (then pruned in the background). */
+  @IsDuration()
+  AIGW_RESPONSES_RETENTION = '30d';
 
   @IsOptional() @IsHttpUrl()
   AIGW_OIDC_ISSUER_URL?: string;

@@ -3,6 +3,7 @@ import { ConfigProblem } from '../config-error';
 import { CrossChecked, Env } from '../load-config';
 import {
   IsBase64Key32,
+  IsBase64Key32List,
   IsBooleanString,
   IsHttpUrl,
   IsListenAddress,
@@ -33,6 +34,10 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   /** Encrypts upstream credentials at rest. */
   @IsOptional() @IsBase64Key32()
   MCPGW_SECRETS_KEY?: string;
+
+  /** Earlier MCPGW_SECRETS_KEYs, comma-separated: headers they sealed still open, and are sealed again under the current key at start. */
+  @IsOptional() @IsBase64Key32List()
+  MCPGW_SECRETS_PREVIOUS_KEYS?: string;
 
   @IsOptional() @IsHttpUrl()
   MCPGW_OIDC_ISSUER_URL?: string;

@@ -1,6 +1,7 @@
 import { ConfigError } from '../config-error';
 import { loadConfig } from '../load-config';
-import { DEFAULT_SYNC_PATH, parseDuration, SyncDispatcherConfig } from './sync-dispatcher.config';
+import { parseDuration } from '../validators/duration';
+import { DEFAULT_SYNC_PATH, SyncDispatcherConfig } from './sync-dispatcher.config';
 
 const REQUIRED = { CP_DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/control_plane' };
 const SYNC = {

@@ -1,26 +1,12 @@
 import { IsOptional } from 'class-validator';
 import { ConfigProblem } from '../config-error';
 import { CrossChecked, Env } from '../load-config';
-import { envValue, IsHttpUrl, IsListenAddress, IsLogFilter, IsNonEmpty, IsPostgresUrl, ListenAddress } from '../validators/env-value';
+import { IsHttpUrl, IsListenAddress, IsLogFilter, IsNonEmpty, IsPostgresUrl, ListenAddress } from '../validators/env-value';
+import { durationMs, IsDuration, parseDuration } from '../validators/duration';
 import { listenAddress, productKey, productUrls, ServiceConfig } from './service-config';
 
 /** Where a product receives project sync unless `CP_<PRODUCT>_SYNC_PATH` says otherwise. */
 export const DEFAULT_SYNC_PATH = '/api/v1/sync/control-plane/projects';
-
-const DURATION = /^(\d+)(ms|s|m|h|d)$/;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `500ms`, `30s`, `5m`, `168h`, `7d` → milliseconds; undefined when malformed or not positive. */
-export function parseDuration(value: string): number | undefined {
-  const match = DURATION.exec(value.trim());
-  if (!match) return undefined;
-  const ms = Number(match[1]) * UNIT_MS[match[2]];
-  return ms > 0 && Number.isSafeInteger(ms) ? ms : undefined;
-}
-
-const IsDuration = envValue('isDuration', 'a positive duration: a whole number with ms, s, m, h or d (for example 30s, 168h, 7d)', (v) =>
-  parseDuration(v) !== undefined,
-);
 
 // An absolute path, without query or fragment; `//host` would be read as another host.
 const SYNC_PATH = /^\/(?!\/)[^\s?#]*$/;
@@ -144,10 +130,4 @@ export class SyncDispatcherConfig extends ServiceConfig implements CrossChecked 
     }
     return problems;
   }
-}
-
-function durationMs(value: string): number {
-  const ms = parseDuration(value);
-  if (ms === undefined) throw new Error(`duration ${value} was not validated`);
-  return ms;
 }

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import type { GroupedPermissionsView, SinglePermissionsView } from '@arbor/contract';
 
 const KEYS_BY_SLUG = {
   type: 'object',
@@ -6,7 +7,8 @@ const KEYS_BY_SLUG = {
   example: { alpha: ['ai-gateway.operator', 'mcp-gateway.operator'], beta: ['ai-gateway.viewer'] },
 } as const;
 
-export class SinglePermissionsResponse {
+/** The contract's single view (`@arbor/contract`), documented for OpenAPI. */
+export class SinglePermissionsResponse implements SinglePermissionsView {
   @ApiProperty({ format: 'uuid' })
   user_id!: string;
 
@@ -18,7 +20,8 @@ export class SinglePermissionsResponse {
   permissions!: string[];
 }
 
-export class GroupedPermissionsResponse {
+/** The contract's grouped view (`@arbor/contract`), documented for OpenAPI. */
+export class GroupedPermissionsResponse implements GroupedPermissionsView {
   @ApiProperty({ format: 'uuid' })
   user_id!: string;
 

@@ -1,12 +1,13 @@
 import { ApiBearerAuth, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Injectable, Param, Post, Query } from '@nestjs/common';
+import { GuardedRequest, PermittedProjects, ProjectResolver, projectInBody, RequirePermission, RouteProject } from '@arbor/contract';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
 import { DataSource, In } from 'typeorm';
 import { ApiError, Omittable, UuidParam, excerpt } from '@arbor/platform';
-import { CurrentMcpAdmin, McpAdminAccess, McpAdminCaller, McpAdminGuard } from '../admin/admin-access';
+import { MCP_GATEWAY, OPERATOR } from '../admin/admin-access';
 import { IsProjectSlug } from '../admin/dto/admin-fields';
-import { hashMcpKey, mcpKeyHint, newMcpKey } from './api-key-material';
+import { MCP_API_KEYS } from './api-key-material';
 import { McpControlPlaneProjects } from '../projects/control-plane-projects';
 import { ContractMcpAccessPolicy } from './contract-access-policy';
 import { McpApiKey } from './mcp-api-key.entity';
@@ -51,6 +52,21 @@ function keyResponse(row: McpApiKey, key?: string): McpApiKeyResponse {
   };
 }
 
+/** The project of the API key named by the route's `:id` (404 for an unknown key, for anyone). */
+@Injectable()
+export class McpApiKeyProject implements ProjectResolver {
+  private readonly uuid = new UuidParam('id');
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async projectOf(request: GuardedRequest): Promise<RouteProject> {
+    const id = this.uuid.transform(request.params?.['id']);
+    const row = await this.dataSource.getRepository(McpApiKey).findOneBy({ id });
+    if (!row) throw new ApiError(404, 'key_not_found', `No API key ${id}.`);
+    return { slug: row.project };
+  }
+}
+
 /**
  * /api/v1/keys: gateway API keys for MCP clients that cannot sign in (agents, CI), each bound to a
  * project and managed by that project's operators (mcp-gateway.operator). Only hashes are stored.
@@ -58,23 +74,21 @@ function keyResponse(row: McpApiKey, key?: string): McpApiKeyResponse {
 @ApiTags('keys')
 @ApiBearerAuth()
 @Controller('api/v1/keys')
-@UseGuards(McpAdminGuard)
 export class McpApiKeysController {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly access: McpAdminAccess,
     private readonly policy: ContractMcpAccessPolicy,
     private readonly projects: McpControlPlaneProjects,
   ) {}
 
   @Post()
-  async create(@CurrentMcpAdmin() caller: McpAdminCaller, @Body() body: CreateMcpApiKeyDto): Promise<McpApiKeyResponse> {
-    await this.access.assertProjectOperator(caller, body.project, 'Creating an API key');
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: projectInBody() })
+  async create(@Body() body: CreateMcpApiKeyDto): Promise<McpApiKeyResponse> {
     const project = await this.projects.require(body.project);
-    const key = newMcpKey();
+    const key = MCP_API_KEYS.generate();
     const row = await this.dataSource.getRepository(McpApiKey).save({
-      keyHash: hashMcpKey(key),
-      keyHint: mcpKeyHint(key),
+      keyHash: MCP_API_KEYS.hash(key),
+      keyHint: MCP_API_KEYS.hint(key),
       project: body.project,
       projectId: project?.id ?? null,
       name: body.name ?? '',
@@ -84,8 +98,8 @@ export class McpApiKeysController {
   }
 
   @Get()
-  async list(@CurrentMcpAdmin() caller: McpAdminCaller, @Query('project') project?: string): Promise<{ keys: McpApiKeyResponse[] }> {
-    const operated = await this.access.operatedProjects(caller);
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: 'any' })
+  async list(@PermittedProjects() operated: 'all' | string[], @Query('project') project?: string): Promise<{ keys: McpApiKeyResponse[] }> {
     if (project !== undefined && operated !== 'all' && !operated.includes(project)) {
       throw new ApiError(403, 'forbidden', `Listing the API keys of project "${excerpt(project)}" needs the permission mcp-gateway.operator on it.`);
     }
@@ -99,11 +113,11 @@ export class McpApiKeysController {
 
   @Delete(':id')
   @HttpCode(204)
-  async delete(@CurrentMcpAdmin() caller: McpAdminCaller, @Param('id', new UuidParam('id')) id: string): Promise<void> {
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: McpApiKeyProject })
+  async delete(@Param('id', new UuidParam('id')) id: string): Promise<void> {
     const repository = this.dataSource.getRepository(McpApiKey);
     const row = await repository.findOneBy({ id });
     if (!row) throw new ApiError(404, 'key_not_found', `No API key ${id}.`);
-    await this.access.assertProjectOperator(caller, row.project, 'Deleting an API key');
     await repository.delete({ id });
     // This replica stops honouring it at once; others within the policy's short cache time.
     this.policy.forgetKey(row.keyHash);

@@ -1,21 +1,18 @@
 import { excerpt } from '@arbor/platform';
 import { Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { LRUCache } from 'lru-cache';
 import type { IncomingMessage } from 'node:http';
 import { DataSource } from 'typeorm';
-import { can, ContractHttpError, ControlPlaneNotFoundError, keysForProject, rolesIn, VerifiedCaller } from '@arbor/contract';
+import { can, ContractHttpError, ControlPlaneNotFoundError, keysForProject, presentedCredential, rolesIn, VerifiedCaller } from '@arbor/contract';
 import { McpControlPlaneAccess } from '../admin/admin-access';
 import { ServerRegistry, VirtualServerDefinition } from '../registry/server-registry';
-import { hashMcpKey, MCP_KEY_PREFIX } from './api-key-material';
+import { ApiKeyLookup } from '@arbor/api-keys';
+import { MCP_API_KEYS } from './api-key-material';
 import { McpAccessError, McpAccessGrant, McpAccessPolicy } from './mcp-access';
 import { McpApiKey } from './mcp-api-key.entity';
 
 const PRODUCT = 'mcp-gateway';
 const REALM = 'Bearer realm="mcp-gateway"';
-// Keys are looked up once per this long per replica: a deleted key stops working within it.
-const KEY_CACHE_TTL_MS = 10_000;
-
 interface KnownKey {
   principal: string;
   project: string;
@@ -33,7 +30,8 @@ interface KnownKey {
  */
 @Injectable()
 export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModuleDestroy {
-  private readonly keys = new LRUCache<string, KnownKey | false>({ max: 10_000, ttl: KEY_CACHE_TTL_MS });
+  /** The gateways' one key lookup: a key deleted on another replica stops working within its few seconds. */
+  private readonly keys: ApiKeyLookup<KnownKey>;
   /** The servers of each project a key was used on, until the registry changes (worked out per key call otherwise). */
   private readonly projectServers = new Map<string, string[]>();
   private readonly unsubscribe: () => void;
@@ -44,6 +42,12 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
     @Optional() private readonly controlPlane?: McpControlPlaneAccess,
   ) {
     super();
+    this.keys = new ApiKeyLookup({
+      load: async (keyHash) => {
+        const row = await this.dataSource.getRepository(McpApiKey).findOneBy({ keyHash });
+        return row ? { principal: `key:${row.id}`, project: row.project, expiresAt: row.expiresAt?.getTime() ?? null, projectDeleted: row.projectDeletedAt !== null } : undefined;
+      },
+    });
     this.unsubscribe = registry.onChange(() => this.projectServers.clear());
   }
 
@@ -63,7 +67,7 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
     }
     const target = serverId === null ? null : this.registry.server(serverId);
     if (serverId !== null && !target) throw new McpAccessError(404, 'server_not_found', `No virtual server "${excerpt(serverId)}".`);
-    const grant = presented.startsWith(MCP_KEY_PREFIX) ? await this.keyGrant(presented) : await this.personGrant(presented, target ?? null);
+    const grant = MCP_API_KEYS.matches(presented) ? await this.keyGrant(presented) : await this.personGrant(presented, target ?? null);
     if (target && !grant.servers.includes(target.id)) {
       throw new McpAccessError(403, 'forbidden', `Using the virtual server "${target.id}" needs the ${PRODUCT} sign-in key and a role on project "${target.project}".`);
     }
@@ -72,18 +76,12 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
 
   /** Forget what is known of a key (after it was deleted here). */
   forgetKey(keyHash: string): void {
-    this.keys.delete(keyHash);
+    this.keys.evict(keyHash);
   }
 
   private async keyGrant(presented: string): Promise<McpAccessGrant> {
-    const hash = hashMcpKey(presented);
-    let key = this.keys.get(hash);
-    if (key === undefined) {
-      const row = await this.dataSource.getRepository(McpApiKey).findOneBy({ keyHash: hash });
-      key = row ? { principal: `key:${row.id}`, project: row.project, expiresAt: row.expiresAt?.getTime() ?? null, projectDeleted: row.projectDeletedAt !== null } : false;
-      this.keys.set(hash, key);
-    }
-    if (!key || (key.expiresAt !== null && key.expiresAt <= Date.now())) {
+    const key = await this.keys.find(presented);
+    if (!key) {
       throw new McpAccessError(401, 'invalid_api_key', 'The API key is not valid (unknown or expired).', { 'www-authenticate': `${REALM}, error="invalid_token"` });
     }
     if (key.projectDeleted) {
@@ -147,16 +145,9 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
   }
 }
 
+/** A person's token or an API key; browsers' and the SDK's WebSocket clients cannot set headers, so the relay's upgrade may carry it in the query. */
 function credentialOf(request: IncomingMessage): string | undefined {
-  const authorization = request.headers.authorization;
-  if (authorization?.startsWith('Bearer ')) return authorization.slice('Bearer '.length).trim() || undefined;
-  const apiKey = request.headers['x-api-key'];
-  if (typeof apiKey === 'string' && apiKey !== '') return apiKey;
-  // Browsers' and the SDK's WebSocket clients cannot set headers: the relay's upgrade may carry it in the query.
-  if (request.headers.upgrade?.toLowerCase() === 'websocket') {
-    return new URL(request.url ?? '/', 'http://gateway').searchParams.get('access_token') ?? undefined;
-  }
-  return undefined;
+  return presentedCredential(request, { apiKeyHeader: 'x-api-key', webSocketQueryParameter: 'access_token' });
 }
 
 function lowerCased(headers: Record<string, string>): Record<string, string> {

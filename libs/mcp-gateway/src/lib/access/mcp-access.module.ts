@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { McpApiKeysController } from './api-keys.controller';
+import { McpApiKeyProject, McpApiKeysController } from './api-keys.controller';
 import { ContractMcpAccessPolicy } from './contract-access-policy';
 import { McpAccessPolicy } from './mcp-access';
 import { McpProjectSync } from '../projects/project-sync';
@@ -13,7 +13,7 @@ import { McpProjectSync } from '../projects/project-sync';
 @Module({
   controllers: [McpApiKeysController],
   // McpProjectSync: the handler ControlPlaneSyncModule finds when the app mounts it.
-  providers: [ContractMcpAccessPolicy, { provide: McpAccessPolicy, useExisting: ContractMcpAccessPolicy }, McpProjectSync],
+  providers: [McpApiKeyProject, ContractMcpAccessPolicy, { provide: McpAccessPolicy, useExisting: ContractMcpAccessPolicy }, McpProjectSync],
   exports: [McpAccessPolicy],
 })
 export class McpAccessModule {}

@@ -265,7 +265,7 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
   it('refuses callers without a person token for this gateway', async () => {
     const none = await call(gateway.url, 'GET', '/api/v1/servers');
     expect(none.status).toBe(401);
-    expect(none.body.error?.code).toBe('missing_credentials');
+    expect(none.body.error?.code).toBe('missing_token');
     // mcp-gateway-m2m's tokens are for the control plane (audience control-plane), not for this API.
     const wrongAudience = await call(gateway.url, 'GET', '/api/v1/servers', await machineToken('mcp-gateway-m2m'));
     expect(wrongAudience.status).toBe(401);

@@ -1,11 +1,12 @@
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { Controller, Get, Optional, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Optional, Query, Req } from '@nestjs/common';
+import { GuardedRequest, PermissionGuard, PermittedProjects, RequirePermission } from '@arbor/contract';
 import { ApiError } from '@arbor/platform';
 import { RegistryStore } from '../registry/registry-store';
 import { selects } from '../registry/registry-rules';
 import { UpstreamNotFound } from '../registry/registry.exception';
 import { CatalogueItem, UpstreamCatalogue } from '../registry/upstream-catalogue';
-import { CurrentMcpAdmin, McpAdminAccess, McpAdminCaller, McpAdminGuard } from './admin-access';
+import { MCP_GATEWAY, OPERATOR } from './admin-access';
 
 export interface CatalogueItemResponse {
   upstream: string;
@@ -23,26 +24,26 @@ export interface CatalogueItemResponse {
 @ApiTags('tools')
 @ApiBearerAuth()
 @Controller('api/v1/tools')
-@UseGuards(McpAdminGuard)
 export class ToolsController {
   constructor(
     private readonly store: RegistryStore,
-    private readonly access: McpAdminAccess,
+    private readonly permissions: PermissionGuard,
     @Optional() private readonly catalogue?: UpstreamCatalogue,
   ) {}
 
   @Get()
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: 'any' })
   async list(
-    @CurrentMcpAdmin() caller: McpAdminCaller,
+    @Req() request: GuardedRequest,
+    @PermittedProjects() operated: 'all' | string[],
     @Query('upstream') upstream?: string,
     @Query('server') serverId?: string,
   ): Promise<{ items: CatalogueItemResponse[] }> {
-    const operated = await this.access.assertSomeOperator(caller, 'Reading the catalogue');
     if (!this.catalogue) throw new ApiError(503, 'catalogue_unavailable', 'This gateway runs without the upstream runtime, so it has no catalogue.');
     const { upstreams, servers } = await this.store.load();
     if (upstream !== undefined && !upstreams.some((row) => row.name === upstream)) throw new UpstreamNotFound(upstream);
     const only = serverId === undefined ? undefined : await this.store.server(serverId);
-    if (only) await this.access.assertProjectOperator(caller, only.project, `Reading the catalogue of the server "${only.id}"`);
+    if (only) await this.permissions.requireOn(request, MCP_GATEWAY, OPERATOR, { slug: only.project });
     const visible = servers.filter((server) => operated === 'all' || operated.includes(server.project));
     const items = this.catalogue
       .items(upstream)

@@ -1,12 +1,13 @@
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { Body, Controller, Delete, Get, HttpCode, Optional, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Optional, Param, Patch, Post } from '@nestjs/common';
+import { RequirePermission } from '@arbor/contract';
 import { DatabaseServerRegistry } from '../registry/database-server-registry';
 import { RegistryStore, StoredUpstream, UpstreamChanges } from '../registry/registry-store';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_MS, normaliseHeaders } from '../registry/registry-rules';
 import { ManagedByConfig, UpstreamUrlNotAllowed } from '../registry/registry.exception';
 import { UpstreamCatalogue } from '../registry/upstream-catalogue';
 import { checkUpstreamUrl, UpstreamUrlRefused } from '../registry/upstream-url-guard';
-import { CurrentMcpAdmin, McpAdminAccess, McpAdminCaller, McpAdminGuard } from './admin-access';
+import { MCP_GATEWAY, OPERATOR } from './admin-access';
 import { McpAdminSettings } from './admin-settings';
 import { upstreamResponse, UpstreamResponse } from './dto/admin.responses';
 import { CreateUpstreamDto, UpdateUpstreamDto } from './dto/upstream.dto';
@@ -19,32 +20,30 @@ import { CreateUpstreamDto, UpdateUpstreamDto } from './dto/upstream.dto';
 @ApiTags('upstreams')
 @ApiBearerAuth()
 @Controller('api/v1/upstreams')
-@UseGuards(McpAdminGuard)
 export class UpstreamsController {
   constructor(
     private readonly registry: DatabaseServerRegistry,
     private readonly store: RegistryStore,
-    private readonly access: McpAdminAccess,
     private readonly settings: McpAdminSettings,
     @Optional() private readonly catalogue?: UpstreamCatalogue,
   ) {}
 
   @Get()
-  async list(@CurrentMcpAdmin() caller: McpAdminCaller): Promise<{ upstreams: UpstreamResponse[] }> {
-    await this.access.assertSomeOperator(caller, 'Reading upstreams');
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: 'any' })
+  async list(): Promise<{ upstreams: UpstreamResponse[] }> {
     const { upstreams } = await this.store.load();
     return { upstreams: upstreams.map((upstream) => this.response(upstream)) };
   }
 
   @Get(':name')
-  async get(@CurrentMcpAdmin() caller: McpAdminCaller, @Param('name') name: string): Promise<UpstreamResponse> {
-    await this.access.assertSomeOperator(caller, 'Reading upstreams');
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: 'any' })
+  async get(@Param('name') name: string): Promise<UpstreamResponse> {
     return this.response(await this.store.upstream(name));
   }
 
   @Post()
-  async create(@CurrentMcpAdmin() caller: McpAdminCaller, @Body() body: CreateUpstreamDto): Promise<UpstreamResponse> {
-    await this.access.assertWorkspaceOperator(caller, 'Adding an upstream');
+  @RequirePermission(MCP_GATEWAY, OPERATOR)
+  async create(@Body() body: CreateUpstreamDto): Promise<UpstreamResponse> {
     await this.checkUrl(body.url);
     const created = await this.registry.createUpstream({
       name: body.name,
@@ -58,8 +57,8 @@ export class UpstreamsController {
   }
 
   @Patch(':name')
-  async update(@CurrentMcpAdmin() caller: McpAdminCaller, @Param('name') name: string, @Body() body: UpdateUpstreamDto): Promise<UpstreamResponse> {
-    await this.access.assertWorkspaceOperator(caller, 'Changing an upstream');
+  @RequirePermission(MCP_GATEWAY, OPERATOR)
+  async update(@Param('name') name: string, @Body() body: UpdateUpstreamDto): Promise<UpstreamResponse> {
     await this.apiMade(name);
     if (body.url !== undefined) await this.checkUrl(body.url);
     const changes: UpstreamChanges = {
@@ -73,9 +72,9 @@ export class UpstreamsController {
   }
 
   @Delete(':name')
+  @RequirePermission(MCP_GATEWAY, OPERATOR)
   @HttpCode(204)
-  async delete(@CurrentMcpAdmin() caller: McpAdminCaller, @Param('name') name: string): Promise<void> {
-    await this.access.assertWorkspaceOperator(caller, 'Removing an upstream');
+  async delete(@Param('name') name: string): Promise<void> {
     await this.apiMade(name);
     await this.registry.deleteUpstream(name);
   }

@@ -188,6 +188,21 @@ describe('DatabaseServerRegistry', () => {
     expect((refused as ConfigError).lines()).toEqual([expect.stringMatching(/^MCPGW_SECRETS_KEY: the stored headers of upstream "tickets" cannot be decrypted/)]);
   });
 
+  it('opens headers sealed under a previous key (MCPGW_SECRETS_PREVIOUS_KEYS) and seals them again under the new one at start', async () => {
+    const first = await start('');
+    await first.createUpstream({ name: 'tickets', url: 'http://127.0.0.1:3004/mcp', transport: 'sse', headers: { 'x-api-key': 'rotated-secret' }, timeoutMs: 1000, maxConcurrency: 2 });
+    const [before] = await dataSource.query("select headers_key_id from upstreams where name = 'tickets'");
+    const newKey = Buffer.alloc(32, 6).toString('base64');
+    const rotated = new DatabaseServerRegistry(new RegistryStore(dataSource, new HeaderCipher(newKey, [SECRETS_KEY])), { config: parseRegistryConfig(''), allowLinkLocal: false });
+    await rotated.start();
+    rotated.stop();
+    expect(rotated.upstream('tickets')?.headers).toEqual({ 'x-api-key': 'rotated-secret' });
+    const [after] = await dataSource.query("select headers_key_id from upstreams where name = 'tickets'");
+    expect(after.headers_key_id).not.toBe(before.headers_key_id);
+    // The old key can now be dropped.
+    expect(await new RegistryStore(dataSource, new HeaderCipher(newKey)).upstream('tickets')).toMatchObject({ headers: { 'x-api-key': 'rotated-secret' } });
+  });
+
   it('without MCPGW_SECRETS_KEY serves upstreams without headers and refuses to store headers', async () => {
     const registry = await start(FILE_ONE.replace(/ {4}headers: .*\n/, ''), { withSecretsKey: false });
     expect(registry.upstream('everything')?.headers).toEqual({});

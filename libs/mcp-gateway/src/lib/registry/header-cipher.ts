@@ -1,51 +1,47 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { SealedSecret, SealedSecretUnreadable, SecretSealer, UnknownSealingKey } from '@arbor/contract';
 
-/** An upstream's headers as stored: AES-256-GCM of their JSON, never the plaintext. */
-export interface SealedHeaders {
-  keyId: string;
-  nonce: Buffer;
-  ciphertext: Buffer;
-  authTag: Buffer;
-}
+/** An upstream's headers as stored: sealed JSON, never the plaintext. */
+export type SealedHeaders = SealedSecret;
 
-const KEY_BYTES = 32;
-const NONCE_BYTES = 12;
+/** The label of the key ids stored beside upstream headers (ids written before the shared sealer keep matching). */
+const KEY_ID_LABEL = 'arbor-mcp-gateway-key-id';
 
 /**
- * Encrypts upstream headers under MCPGW_SECRETS_KEY: a fresh 12-byte nonce per write and the
- * upstream's name as additional authenticated data, so a ciphertext copied onto another upstream
- * does not open. The key id stored beside it is a fingerprint of the key, never the key.
+ * Upstream headers sealed by the suite's SecretSealer under MCPGW_SECRETS_KEY, the upstream's
+ * name as context (a ciphertext copied onto another upstream does not open). During a key
+ * rotation MCPGW_SECRETS_PREVIOUS_KEYS still open what they sealed, and the registry re-seals
+ * it under the current key at start.
  */
 export class HeaderCipher {
-  private readonly key: Buffer;
-  readonly keyId: string;
+  private readonly sealer: SecretSealer;
 
-  constructor(secretsKey: string) {
-    const key = Buffer.from(secretsKey, 'base64');
-    if (key.length !== KEY_BYTES) throw new Error(`MCPGW_SECRETS_KEY must be base64 of ${KEY_BYTES} bytes, got ${key.length}`);
-    this.key = key;
-    this.keyId = createHash('sha256').update('arbor-mcp-gateway-key-id:').update(key).digest('hex').slice(0, 16);
+  constructor(secretsKey: string, previousKeys: readonly string[] = []) {
+    this.sealer = new SecretSealer({ currentKey: secretsKey, previousKeys, keyIdLabel: KEY_ID_LABEL, keyName: 'MCPGW_SECRETS_KEY' });
+  }
+
+  get keyId(): string {
+    return this.sealer.currentKeyId;
+  }
+
+  /** Sealed under a previous key this cipher still holds: to be sealed again under the current one. */
+  isStale(keyId: string): boolean {
+    return keyId !== this.sealer.currentKeyId && this.sealer.knows(keyId);
   }
 
   seal(headers: Readonly<Record<string, string>>, upstream: string): SealedHeaders {
-    const nonce = randomBytes(NONCE_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, nonce);
-    cipher.setAAD(Buffer.from(upstream, 'utf8'));
-    const ciphertext = Buffer.concat([cipher.update(JSON.stringify(headers), 'utf8'), cipher.final()]);
-    return { keyId: this.keyId, nonce, ciphertext, authTag: cipher.getAuthTag() };
+    return this.sealer.seal(JSON.stringify(headers), upstream);
   }
 
-  /** Throws HeadersUnreadable when the key differs or the ciphertext does not authenticate (altered, or another upstream's). */
+  /** Throws HeadersUnreadable when no configured key sealed them or the ciphertext does not authenticate (altered, or another upstream's). */
   open(sealed: SealedHeaders, upstream: string): Record<string, string> {
-    if (sealed.keyId !== this.keyId) throw new HeadersUnreadable(upstream, `they were encrypted under another MCPGW_SECRETS_KEY (key id ${sealed.keyId})`);
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, sealed.nonce);
-      decipher.setAAD(Buffer.from(upstream, 'utf8'));
-      decipher.setAuthTag(sealed.authTag);
-      const plaintext = Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
-      return JSON.parse(plaintext) as Record<string, string>;
-    } catch {
-      throw new HeadersUnreadable(upstream, 'they do not authenticate');
+      return JSON.parse(this.sealer.open(sealed, upstream)) as Record<string, string>;
+    } catch (error) {
+      if (error instanceof UnknownSealingKey) {
+        throw new HeadersUnreadable(upstream, `they were encrypted under another MCPGW_SECRETS_KEY (key id ${sealed.keyId}); give it in MCPGW_SECRETS_PREVIOUS_KEYS`);
+      }
+      if (error instanceof SealedSecretUnreadable) throw new HeadersUnreadable(upstream, 'they do not authenticate');
+      throw error;
     }
   }
 }

@@ -1,8 +1,8 @@
 import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ConfigError } from '@arbor/config';
-import { ControlPlaneClient, TokenVerifier } from '@arbor/contract';
-import { McpAdminAccess, McpAdminGuard, McpControlPlaneAccess } from '../admin/admin-access';
+import { ControlPlaneClient, ControlPlaneModule, TokenVerifier } from '@arbor/contract';
+import { McpControlPlaneAccess, ServerProject } from '../admin/admin-access';
 import { McpAdminSettings } from '../admin/admin-settings';
 import { ServersController } from '../admin/servers.controller';
 import { ToolsController } from '../admin/tools.controller';
@@ -35,6 +35,8 @@ export interface McpRegistryOptions {
   configFile?: string;
   /** MCPGW_SECRETS_KEY; without it upstreams cannot have headers. */
   secretsKey?: string;
+  /** MCPGW_SECRETS_PREVIOUS_KEYS: earlier keys, still opening headers they sealed until they are sealed again at start. */
+  previousSecretsKeys?: string[];
   /** MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS=true. */
   allowLinkLocal: boolean;
   controlPlane?: McpControlPlaneSettings;
@@ -56,7 +58,7 @@ export interface McpRegistryOptions {
 export class McpRegistryModule {
   static forOptions(options: McpRegistryOptions, env: NodeJS.ProcessEnv = process.env): DynamicModule {
     const config = options.configFile ? loadRegistryConfigFile(options.configFile, env) : EMPTY_REGISTRY_CONFIG;
-    const cipher = options.secretsKey ? new HeaderCipher(options.secretsKey) : undefined;
+    const cipher = options.secretsKey ? new HeaderCipher(options.secretsKey, options.previousSecretsKeys) : undefined;
     if (!cipher) {
       const problems = config.upstreams
         .filter((upstream) => Object.keys(upstream.headers).length > 0)
@@ -72,10 +74,11 @@ export class McpRegistryModule {
     ]
       .filter(([, value]) => !value)
       .map(([name]) => name as string);
+    const configured = controlPlane && missing.length === 0 ? (controlPlane as Required<McpControlPlaneSettings>) : undefined;
     return {
       module: McpRegistryModule,
       global: true,
-      imports: options.imports ?? [],
+      imports: [controlPlaneModule(configured, missing), ...(options.imports ?? [])],
       controllers: [UpstreamsController, ServersController, ToolsController],
       providers: [
         { provide: RegistryStore, useFactory: (dataSource: DataSource) => new RegistryStore(dataSource, cipher), inject: [DataSource] },
@@ -85,10 +88,17 @@ export class McpRegistryModule {
           inject: [RegistryStore],
         },
         { provide: ServerRegistry, useExisting: DatabaseServerRegistry },
-        { provide: McpAdminSettings, useValue: new McpAdminSettings(missing, options.allowLinkLocal) },
-        ...(controlPlane && missing.length === 0 ? [{ provide: McpControlPlaneAccess, useValue: controlPlaneAccess(controlPlane as Required<McpControlPlaneSettings>) }] : []),
-        McpAdminGuard,
-        McpAdminAccess,
+        { provide: McpAdminSettings, useValue: new McpAdminSettings(options.allowLinkLocal) },
+        ...(configured
+          ? [
+              {
+                provide: McpControlPlaneAccess,
+                useFactory: (verifier: TokenVerifier, client: ControlPlaneClient) => new McpControlPlaneAccess(verifier, client, configured.issuer),
+                inject: [TokenVerifier, ControlPlaneClient],
+              },
+            ]
+          : []),
+        ServerProject,
         McpControlPlaneProjects,
         // Upstream headers with {{project.repository_token}}, resolved per call for the runtime's pool.
         { provide: UpstreamCallHeaders, useClass: RepositoryTokenHeaders },
@@ -98,20 +108,25 @@ export class McpRegistryModule {
         ServerRegistry,
         DatabaseServerRegistry,
         McpAdminSettings,
-        McpAdminGuard,
-        McpAdminAccess,
         McpControlPlaneProjects,
         UpstreamCallHeaders,
-        ...(controlPlane && missing.length === 0 ? [McpControlPlaneAccess] : []),
+        ...(configured ? [McpControlPlaneAccess] : []),
       ],
     };
   }
 }
 
-function controlPlaneAccess(settings: Required<McpControlPlaneSettings>): McpControlPlaneAccess {
-  return new McpControlPlaneAccess(
-    new TokenVerifier({ issuer: settings.issuer, audience: settings.audience }),
-    new ControlPlaneClient({ baseUrl: settings.baseUrl, issuer: settings.issuer, clientId: settings.clientId, clientSecret: settings.clientSecret }),
-    settings.issuer,
-  );
+/**
+ * Who may do what on the admin API: @RequirePermission of @arbor/contract (persons only: machine
+ * clients are refused); without the control-plane settings, persons are told which ones are missing.
+ */
+function controlPlaneModule(settings: Required<McpControlPlaneSettings> | undefined, missing: readonly string[]): DynamicModule {
+  if (!settings) {
+    return ControlPlaneModule.notConfigured({
+      message: `The admin API needs person sign-in through the control plane, and this gateway lacks ${missing.join(', ')}.`,
+      details: { missing_settings: [...missing] },
+    });
+  }
+  // Route `:id`s name servers and keys, never projects: the routes say where their project is.
+  return ControlPlaneModule.forRoot({ ...settings, projectIdParams: [] });
 }

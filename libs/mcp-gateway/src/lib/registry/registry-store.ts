@@ -55,6 +55,23 @@ export class RegistryStore {
     return { upstreams: upstreams.map((row) => this.stored(row)), servers: servers.map(storedServer) };
   }
 
+  /** Seals again, under the current MCPGW_SECRETS_KEY, headers sealed under a previous key (a rotation); the number re-sealed. */
+  async resealStaleHeaders(): Promise<number> {
+    const cipher = this.cipher;
+    if (!cipher) return 0;
+    const repository = this.dataSource.getRepository(Upstream);
+    const stale = (await repository.find()).filter((row) => row.headersKeyId !== null && cipher.isStale(row.headersKeyId));
+    for (const row of stale) {
+      const sealed = cipher.seal(this.headers(row), row.name);
+      // Only if no other replica re-sealed it meanwhile.
+      await repository.update(
+        { name: row.name, headersKeyId: row.headersKeyId as string },
+        { headersKeyId: sealed.keyId, headersNonce: sealed.nonce, headersCiphertext: sealed.ciphertext, headersAuthTag: sealed.authTag },
+      );
+    }
+    return stale.length;
+  }
+
   /** Changes whenever a row is added, changed or removed; cheap on tables of this size. */
   async fingerprint(): Promise<string> {
     const [row] = (await this.dataSource.query(`

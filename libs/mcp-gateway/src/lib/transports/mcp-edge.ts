@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { excerpt, nestingProblem, readBodyWithin } from '@arbor/platform';
+import { excerpt, nestingProblem, readRequestBody } from '@arbor/platform';
 import { ErrorCode, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../access/mcp-access';
 import { metadataUrl } from '../oauth/protected-resource';
@@ -147,11 +147,13 @@ export class McpEdge {
       }
       return { value: req.body };
     }
-    const raw = await readBodyWithin(req, this.options.maxBodyBytes);
-    if (raw === undefined) return { refusal: this.tooLarge() };
+    const raw = await readRequestBody(req, this.options.maxBodyBytes);
+    if ('refused' in raw) {
+      return { refusal: raw.refused === 'too_large' ? this.tooLarge() : refusal(415, `Unsupported Media Type: content-encoding "${excerpt(raw.encoding)}"; send the body uncompressed`) };
+    }
     let value: unknown;
     try {
-      value = JSON.parse(raw.toString('utf8'));
+      value = JSON.parse(raw.bytes.toString('utf8'));
     } catch {
       return { refusal: refusal(400, 'Parse error', undefined, ErrorCode.ParseError) };
     }

@@ -298,6 +298,11 @@ describe('Streamable HTTP, stateless', () => {
     expect(answer.status).toBe(413);
   });
 
+  it('refuses a compressed body with 415, as the AI gateway does, instead of reading gzip as JSON', async () => {
+    const answer = await post('/servers/alpha/mcp', '\u001f\u008b', { 'content-encoding': 'gzip' });
+    expect(answer.status).toBe(415);
+  });
+
   it('is served below Express, reading its own body: a broken body is a JSON-RPC parse error', async () => {
     const answer = await post('/servers/alpha/mcp', '{"jsonrpc": "2.0", "id": 1,');
     expect(answer.headers.get('x-powered-by')).toBeNull(); // Express never saw it

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { Controller, Get, INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { currentTraceContext, ObservabilityModule } from '@arbor/observability';
-import { DirectRoutes } from './direct-routes';
+import { DirectRoutes, readRequestBody } from './direct-routes';
 
 @Controller()
 class FrameworkController {
@@ -96,3 +96,36 @@ async function waitForLine(lines: string[], predicate: (entry: Record<string, un
   }
   throw new Error(`no matching log line in:\n${lines.join('\n')}`);
 }
+
+describe('readRequestBody (both gateways read bodies this way)', () => {
+  let server: import('node:http').Server;
+  let url: string;
+
+  beforeAll(async () => {
+    const { createServer } = await import('node:http');
+    server = createServer((request, response) => {
+      readRequestBody(request, 16).then((body) => response.end(JSON.stringify('bytes' in body ? { bytes: body.bytes.toString() } : body)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}/`;
+  });
+
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  const send = async (body: string | Uint8Array, headers: Record<string, string> = {}) => (await fetch(url, { method: 'POST', body, headers })).json();
+
+  it('reads a body within the limit', async () => {
+    expect(await send('{"a":1}')).toEqual({ bytes: '{"a":1}' });
+  });
+
+  it('refuses a body over the limit, announced or not', async () => {
+    expect(await send('x'.repeat(17))).toEqual({ refused: 'too_large' });
+    const chunked = new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode('y'.repeat(40))), controller.close()) });
+    expect(await (await fetch(url, { method: 'POST', body: chunked, duplex: 'half' } as RequestInit)).json()).toEqual({ refused: 'too_large' });
+  });
+
+  it('refuses a compressed body unread, naming its encoding', async () => {
+    expect(await send(new Uint8Array([0x1f, 0x8b]), { 'content-encoding': 'gzip' })).toEqual({ refused: 'unsupported_encoding', encoding: 'gzip' });
+    expect(await send('ok', { 'content-encoding': 'identity' })).toEqual({ bytes: 'ok' });
+  });
+});

@@ -71,11 +71,39 @@ function pathOf(url: string | undefined): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
+/** What reading a direct route's request body gave: its bytes, or why it was not read. */
+export type RequestBody =
+  | { bytes: Buffer }
+  /** Over the limit: announced by content-length (nothing is read) or found while reading. */
+  | { refused: 'too_large' }
+  /** A content-encoding other than identity (gzip…): not decompressed here, so not readable. */
+  | { refused: 'unsupported_encoding'; encoding: string };
+
+/**
+ * A direct route's request body, the suite's one way of reading it: refused unread when its
+ * content-encoding is not identity or its content-length is over `limit`, else read whole, and
+ * refused once it outgrows `limit` (the rest is read and dropped, so that the refusal can still
+ * be answered on the connection).
+ */
+export async function readRequestBody(request: IncomingMessage, limit: number): Promise<RequestBody> {
+  const encoding = request.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    request.resume();
+    return { refused: 'unsupported_encoding', encoding };
+  }
+  if (Number(request.headers['content-length'] ?? 0) > limit) {
+    request.resume();
+    return { refused: 'too_large' };
+  }
+  const bytes = await readBodyWithin(request, limit);
+  return bytes === undefined ? { refused: 'too_large' } : { bytes };
+}
+
 /**
  * A direct route's request body, read whole; undefined once it outgrows `limit` bytes (the rest
  * is read and dropped, so that a refusal can still be answered on the connection).
  */
-export function readBodyWithin(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+function readBodyWithin(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

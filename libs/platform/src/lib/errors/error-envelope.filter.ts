@@ -52,6 +52,11 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (exception instanceof ApiError) {
       return { status: exception.getStatus(), body: exception.toBody(), headers: exception.headers };
     }
+    // @arbor/contract's errors (its guard's 401/403/503) come in this envelope already, with their own codes and headers.
+    if (exception instanceof HttpException && isEnvelope(exception.getResponse())) {
+      const headers = (exception as { headers?: unknown }).headers;
+      return { status: exception.getStatus(), body: exception.getResponse() as ErrorBody, headers: isStringRecord(headers) ? headers : {} };
+    }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       return {
@@ -67,6 +72,15 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       headers: {},
     };
   }
+}
+
+function isEnvelope(body: unknown): body is ErrorBody {
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  return typeof error?.code === 'string' && typeof error.message === 'string';
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return typeof value === 'object' && value !== null && Object.values(value).every((item) => typeof item === 'string');
 }
 
 function messageOf(exception: HttpException): string {

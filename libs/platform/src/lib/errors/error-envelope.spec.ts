@@ -1,4 +1,4 @@
-import { Body, Controller, Get, INestApplication, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpException, INestApplication, Module, Post } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { IsIn, IsString, MaxLength } from 'class-validator';
@@ -33,6 +33,14 @@ class SampleController {
     throw new ProjectNotFound('p-1');
   }
 
+  @Get('contract')
+  contract() {
+    // The shape of @arbor/contract's ContractHttpError (its guard's refusals).
+    throw Object.assign(new HttpException({ error: { code: 'missing_token', message: 'needs a bearer token' } }, 401), {
+      headers: { 'WWW-Authenticate': 'Bearer realm="ai-gateway"' },
+    });
+  }
+
   @Get('crash')
   crash() {
     throw new Error('database password is hunter2');
@@ -64,6 +72,13 @@ describe('the error envelope', () => {
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ error: { code: 'project_not_found', message: 'No project p-1' } });
     expect(response.headers['x-request-hint']).toBe('check the id');
+  });
+
+  it("keeps the code and headers of an error already in the envelope (@arbor/contract's)", async () => {
+    const response = await request(app.getHttpServer()).get('/contract');
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ error: { code: 'missing_token', message: 'needs a bearer token' } });
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="ai-gateway"');
   });
 
   it('names every invalid field of a body', async () => {

@@ -25,10 +25,21 @@ export function answerClientErrorsInJson(server: Server): void {
     }
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const { code, message } = MESSAGES[status];
-    const body = JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', code, message, param: null } });
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    answerOnSocket(socket, status, { type: 'error', error: { type: 'invalid_request_error', code, message, param: null } });
   });
+}
+
+/**
+ * A JSON answer written straight to a socket no HTTP response object owns (a refused WebSocket
+ * upgrade, a request Node's parser refused), closing the connection.
+ */
+export function answerOnSocket(socket: Duplex, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+  const text = JSON.stringify(body);
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    ...Object.entries({ ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), connection: 'close' }).map(
+      ([name, value]) => `${name}: ${value}`,
+    ),
+  ];
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${text}`);
 }

@@ -1,8 +1,8 @@
-import type { ProviderError } from '@arbor/provider-adapters';
+import { chatAnswerAsCompaction, chatAnswerAsResponse, compactToChatRequest, responsesToChatRequest, type ProviderError } from '@arbor/provider-adapters';
 import { lastObjectNamed } from '../../calls/usage';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
-import type { EndpointCodec } from '../endpoint-codec';
-import { renderOpenAiError } from '../openai/openai-codecs';
+import type { EndpointCodec, StreamTap } from '../endpoint-codec';
+import { OPENAI_CHAT, renderOpenAiError } from '../openai/openai-codecs';
 import { ResponsesStreamTap } from './responses-stream-tap';
 import { usageOfResponses } from './responses-usage';
 
@@ -15,16 +15,26 @@ function asChat(body: Record<string, unknown>): Record<string, unknown> {
   return { model: body['model'], messages };
 }
 
-/** The event that ends a Responses stream the upstream broke off, as the API reference writes it. */
-function responsesErrorEvent(error: ProviderError): string {
-  return `event: error\ndata: ${JSON.stringify({ type: 'error', code: error.code ?? error.type, message: error.message, param: error.param })}\n\n`;
+/**
+ * What ends a Responses stream the upstream broke off, as the API ends a failed one: the response
+ * (as response.created announced it) failed, then the `error` event, numbered after the rest.
+ */
+function responsesErrorEvent(error: ProviderError, tap: StreamTap): string {
+  const code = error.code ?? error.type;
+  const seen = tap instanceof ResponsesStreamTap ? tap : undefined;
+  const sequence = seen?.events ?? 0;
+  const failed = seen?.started
+    ? `event: response.failed\ndata: ${JSON.stringify({ type: 'response.failed', sequence_number: sequence, response: { ...seen.started, status: 'failed', error: { code, message: error.message } } })}\n\n`
+    : '';
+  const next = failed === '' ? sequence : sequence + 1;
+  return `${failed}event: error\ndata: ${JSON.stringify({ type: 'error', code, message: error.message, param: error.param, sequence_number: next })}\n\n`;
 }
 
 /**
  * OpenAI's Responses API (`POST /v1/responses`): passed through to deployments that serve it
- * natively (OpenAI and OpenAI-compatible servers), its usage read from the response object or the
- * stream's final event; errors in OpenAI's envelope. Other providers are refused with 400 until
- * the responses ⇄ chat bridge exists.
+ * natively (OpenAI and OpenAI-compatible servers), bridged through chat completions to every other
+ * (both ways, streams event by event); its usage read from the response object or the stream's
+ * final event; errors in OpenAI's envelope.
  */
 export const OPENAI_RESPONSES: EndpointCodec = {
   name: 'openai-responses',
@@ -36,8 +46,33 @@ export const OPENAI_RESPONSES: EndpointCodec = {
   // The final event of a stream always carries the usage.
   prepare: () => undefined,
   usageOfAnswer: (body) => usageOfResponses(lastObjectNamed(body, 'usage')),
-  streamTap: () => new ResponsesStreamTap(),
+  streamTap: (_body, _settings, keepsFinal) => new ResponsesStreamTap(keepsFinal),
   estimateUsage: (body, streamed) => (streamed ? estimateStreamedUsage(asChat(body), streamed) : estimatePromptUsage(asChat(body))),
   renderError: renderOpenAiError,
   streamErrorEvent: responsesErrorEvent,
+  bridge: {
+    via: OPENAI_CHAT,
+    request: responsesToChatRequest,
+    answer: chatAnswerAsResponse,
+  },
+};
+
+/**
+ * `POST /v1/responses/compact`: a conversation compacted into its user messages and one
+ * compaction item. Passed through to deployments that compact natively (OpenAI: the item is
+ * OpenAI's encrypted state); bridged through chat completions to every other, where the model
+ * writes a summary that the compaction item carries and the bridge reads back in a later turn.
+ */
+export const OPENAI_RESPONSES_COMPACT: EndpointCodec = {
+  ...OPENAI_RESPONSES,
+  name: 'openai-responses-compact',
+  operation: 'responses_compact',
+  description: 'Responses API compaction',
+  paths: ['/v1/responses/compact', '/responses/compact'],
+  streamed: () => false,
+  bridge: {
+    via: OPENAI_CHAT,
+    request: compactToChatRequest,
+    answer: (answer, body) => chatAnswerAsCompaction(answer, body),
+  },
 };
