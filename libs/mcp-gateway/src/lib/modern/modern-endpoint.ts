@@ -6,8 +6,10 @@ import type { CatalogueView } from '../federation/catalogue-view';
 import { FederationViews } from '../federation/federation-views';
 import { page } from '../federation/pagination';
 import { ServerRegistry } from '../registry/server-registry';
+import { EventStream } from '../transports/event-stream';
 import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
-import { CatalogueKind, UpstreamAnswer, UpstreamPool } from '../upstreams/upstream-pool';
+import { isLoggingLevel, logRelay } from '../transports/stateless-calls';
+import { CatalogueKind, UpstreamAnswer, UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
 import { InputRoundTrips } from './input-round-trips';
 import { ModernRequest, SERVER_INFO_KEY } from './modern-request';
 
@@ -44,6 +46,8 @@ interface Served {
   view: CatalogueView;
   signal: AbortSignal;
   progress?: (params: Record<string, unknown>) => void;
+  /** The log messages the client asked for with `_meta["io.modelcontextprotocol/logLevel"]`. */
+  log?: (notification: UpstreamNotification) => void;
 }
 
 type Handler = (served: Served) => Promise<Result>;
@@ -152,8 +156,11 @@ export class ModernEndpoint {
     // On this revision closing the response stream is how a client cancels its request.
     const onClose = () => abort.abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     res.once('close', onClose);
-    const token = (request.params['_meta'] as Record<string, unknown>)['progressToken'];
-    const stream = token !== undefined && (typeof token === 'string' || typeof token === 'number') ? new EventStream(res) : undefined;
+    const meta = request.params['_meta'] as Record<string, unknown>;
+    const token = meta['progressToken'];
+    const level = meta[LOG_LEVEL_KEY];
+    // Opened by the first progress or log message: an answer with nothing before it goes in JSON.
+    const stream = new EventStream(res);
     let answer: unknown;
     try {
       const view = await this.views.view(serverId, grant.servers, false);
@@ -163,7 +170,11 @@ export class ModernEndpoint {
         grant,
         view,
         signal: abort.signal,
-        ...(stream ? { progress: (progress) => stream.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }) } : {}),
+        ...(typeof token === 'string' || typeof token === 'number'
+          ? { progress: (progress) => stream.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }) }
+          : {}),
+        // The revision sends log messages only to a request that names its level.
+        ...(isLoggingLevel(level) ? { log: logRelay(level, (notification) => stream.send({ jsonrpc: '2.0', ...notification })) } : {}),
       });
       answer = { jsonrpc: '2.0', id: request.id, result: this.complete(result, serverId) };
     } catch (error) {
@@ -172,7 +183,7 @@ export class ModernEndpoint {
       res.off('close', onClose);
     }
     if (abort.signal.aborted || res.writableEnded) return;
-    if (stream) return stream.end(answer);
+    if (stream.opened) return stream.end(answer);
     sendJson(res, 200, answer);
   }
 
@@ -206,11 +217,12 @@ export class ModernEndpoint {
   }
 
   private async forward(served: Served, upstream: string, request: ClientRequest): Promise<Result> {
-    const { progress } = served;
+    const { progress, log } = served;
     return this.pool.forward(upstream, request, {
       signal: served.signal,
       server: served.serverId,
       ...(progress ? { onprogress: (p) => progress({ ...p }) } : {}),
+      ...(log && served.view.capabilities.logging ? { onnotification: log } : {}),
     });
   }
 
@@ -264,8 +276,9 @@ export class ModernEndpoint {
 
 /**
  * What the view offers, as this revision advertises it: list changes arrive on a
- * `subscriptions/listen` stream, which the gateway serves; resource update subscriptions and
- * logging do not reach a client without a session, so they are not offered.
+ * `subscriptions/listen` stream, which the gateway serves; log messages on the request's own
+ * stream (from the upstreams that send them there, see CatalogueView); resource update
+ * subscriptions do not reach a client without a session, so they are not offered.
  */
 function modernCapabilities(view: CatalogueView): ServerCapabilities {
   const offered = view.capabilities;
@@ -274,8 +287,11 @@ function modernCapabilities(view: CatalogueView): ServerCapabilities {
     ...(offered.resources ? { resources: { listChanged: true } } : {}),
     ...(offered.prompts ? { prompts: { listChanged: true } } : {}),
     ...(offered.completions ? { completions: {} } : {}),
+    ...(offered.logging ? { logging: {} } : {}),
   };
 }
+
+const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
 
 /**
  * The request's params as they go upstream: the envelope stays (an upstream of the revision reads
@@ -324,32 +340,4 @@ function errorMessage(id: RequestId, error: unknown) {
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
-}
-
-/** The SSE response stream of one request: its notifications, then its answer. */
-class EventStream {
-  private opened = false;
-
-  constructor(private readonly res: ServerResponse) {}
-
-  send(message: unknown): void {
-    this.open();
-    if (!this.res.writableEnded) this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-  }
-
-  comment(): void {
-    if (!this.res.writableEnded) this.res.write(':\n\n');
-  }
-
-  end(message: unknown): void {
-    this.send(message);
-    this.res.end();
-  }
-
-  private open(): void {
-    if (this.opened) return;
-    this.opened = true;
-    this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
-    this.res.flushHeaders();
-  }
 }

@@ -11,6 +11,7 @@ import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options'
 import type { McpAccessGrant } from '../access/mcp-access';
 import { DownstreamSessions } from './downstream-sessions';
 import { BoundedEventStore } from './event-store';
+import { EventStream } from './event-stream';
 import { HotPath, HotRequest } from './hot-path';
 import { McpEdge, refusal, sendRefusal } from './mcp-edge';
 import { HotStream, SessionTransport } from './session-transport';
@@ -79,9 +80,18 @@ export class StreamableHttpRoutes implements OnModuleInit {
     if (hot) return this.answerHot(res, hot, serverId, grant);
     const cancelled = cancelledRequest(body);
     if (cancelled !== undefined) this.calls.cancel(grant.principal, serverId, cancelled);
-    const session = await this.federation.open({ serverId, grant, ownUpstreamSessions: false });
-    // Progress travels on the request's own SSE stream; everything else is answered in JSON.
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksProgress(body) });
+    const session = await this.federation.open({
+      serverId,
+      grant,
+      ownUpstreamSessions: false,
+      statelessLogging: {
+        setLevel: (level) => this.calls.setLogLevel(grant.principal, serverId, level),
+        relay: (send) => this.calls.logRelay(grant.principal, serverId, send),
+      },
+    });
+    // Progress and log messages travel on the request's own SSE stream; everything else is answered in JSON.
+    const streams = asksProgress(body) || (session.relaysLogs() && mayLog(body));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams });
     const id = requestIdOf(body);
     // Closing the request's server aborts its handlers, and so the call upstream.
     const untrack = id === undefined ? undefined : this.calls.track(grant.principal, serverId, id, () => void session.close());
@@ -93,7 +103,11 @@ export class StreamableHttpRoutes implements OnModuleInit {
     await transport.handleRequest(req, res, body);
   }
 
-  /** A stateless tools/call, tools/list or ping, answered in JSON as the SDK transport would. */
+  /**
+   * A stateless tools/call, tools/list or ping, answered in JSON as the SDK transport would — or,
+   * once the upstream sends a log message the caller wants during the call, on an SSE stream
+   * carrying those messages and then the answer.
+   */
   private async answerHot(res: ServerResponse, request: HotRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
     // A client that goes away cancels its call upstream, as closing the SDK server does.
     const abort = new AbortController();
@@ -105,10 +119,13 @@ export class StreamableHttpRoutes implements OnModuleInit {
     res.once('close', onClose);
     // So does its notifications/cancelled, which arrives in a POST of its own.
     const untrack = this.calls.track(grant.principal, serverId, request.id, () => abort.abort(new McpError(ErrorCode.ConnectionClosed, 'Request cancelled')));
-    const answer = await this.hotPath.answer(request, serverId, grant, abort.signal).finally(untrack);
+    const stream = new EventStream(res);
+    const onlog = this.calls.logRelay(grant.principal, serverId, (notification) => stream.send({ jsonrpc: '2.0', ...notification }));
+    const answer = await this.hotPath.answer(request, serverId, grant, abort.signal, onlog).finally(untrack);
     res.off('close', onClose);
     // A cancelled call still ends its POST (the client no longer waits for what it says).
     if (gone || res.writableEnded) return;
+    if (stream.opened) return stream.end(answer);
     const text = JSON.stringify(answer);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
   }
@@ -183,6 +200,14 @@ function cancelledRequest(body: unknown): RequestId | undefined {
 function asksProgress(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((m) => (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken !== undefined);
+}
+
+/** The requests during which an upstream may log (the calls it does work for). */
+const CALL_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete']);
+
+function mayLog(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => CALL_METHODS.has((m as { method?: unknown } | null)?.method as string));
 }
 
 function protocolVersionOf(req: IncomingMessage): string | undefined {

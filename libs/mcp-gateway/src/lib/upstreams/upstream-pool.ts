@@ -36,6 +36,8 @@ export interface UpstreamOffer {
   resources: readonly Resource[];
   resourceTemplates: readonly ResourceTemplate[];
   prompts: readonly Prompt[];
+  /** Whether its messages during a call come on that call's own stream, so a caller without a session gets them. */
+  logsPerCall?: boolean;
 }
 
 export type CatalogueKind = 'tools' | 'resources' | 'prompts';
@@ -43,6 +45,12 @@ export type CatalogueKind = 'tools' | 'resources' | 'prompts';
 export interface ForwardOptions {
   signal?: AbortSignal;
   onprogress?: RequestOptions['onprogress'];
+  /**
+   * The other notifications the upstream sends during the call on the call's own stream (log
+   * messages): told apart from every other caller's even on the pool's shared session. Needs a
+   * Streamable HTTP upstream of the older era; others keep them to their session.
+   */
+  onnotification?: (notification: UpstreamNotification) => void;
   /** The virtual server the call is made for (null: `/mcp`), for the metrics. */
   server?: string | null;
 }
@@ -50,6 +58,11 @@ export interface ForwardOptions {
 /** Sends requests to upstreams: the pool's shared sessions, or one downstream session's own. */
 export interface UpstreamCaller {
   forward(upstream: string, request: ClientRequest, options?: ForwardOptions): Promise<Result>;
+}
+
+export interface UpstreamNotification {
+  method: string;
+  params?: Record<string, unknown>;
 }
 
 const EMPTY_OFFER: UpstreamOffer = { capabilities: {}, tools: [], resources: [], resourceTemplates: [], prompts: [] };
@@ -197,8 +210,8 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
           // The revision's envelope means something only to an upstream of the revision.
           const outgoing = client.transport instanceof ModernUpstreamTransport ? request : withoutModernEnvelope(request);
           // Calls without progress skip the SDK Protocol's bookkeeping and validation on their way up.
-          if (client.transport instanceof StreamableHttpUpstreamTransport && !options.onprogress) {
-            return rawCall(client.transport, outgoing, up.definition.timeoutMs, options.signal);
+          if (client.transport instanceof StreamableHttpUpstreamTransport && (!options.onprogress || options.onnotification)) {
+            return rawCall(client.transport, outgoing, up.definition.timeoutMs, options);
           }
           return client.request(outgoing, ResultSchema, {
             timeout: up.definition.timeoutMs,
@@ -311,7 +324,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
         ]);
         if (this.upstreams.get(up.definition.name) !== up) return;
         const before = up.offer;
-        up.offer = Object.assign({}, EMPTY_OFFER, tools, resources, prompts, { capabilities });
+        up.offer = Object.assign({}, EMPTY_OFFER, tools, resources, prompts, { capabilities, logsPerCall: client.transport instanceof StreamableHttpUpstreamTransport });
         this.seen(up);
         // A reconnect usually finds the same catalogue: only real changes are announced.
         const kinds = { tools: ['tools'], resources: ['resources', 'resourceTemplates'], prompts: ['prompts'] } as const;
@@ -425,9 +438,27 @@ function withoutModernEnvelope(request: ClientRequest): ClientRequest {
 
 const MODERN_META_PREFIX = 'io.modelcontextprotocol/';
 
-/** The answer as the SDK client would give it: the result, or the upstream's error as an McpError. */
-async function rawCall(transport: StreamableHttpUpstreamTransport, request: ClientRequest, timeoutMs: number, signal?: AbortSignal): Promise<Result> {
-  const response = await transport.call(request.method, request.params, { timeoutMs, ...(signal ? { signal } : {}) });
+/**
+ * The answer as the SDK client would give it: the result, or the upstream's error as an McpError.
+ * What the upstream sends on the call's stream goes to `onprogress` (the client's own token went
+ * up with the call) and `onnotification`.
+ */
+async function rawCall(transport: StreamableHttpUpstreamTransport, request: ClientRequest, timeoutMs: number, options: ForwardOptions): Promise<Result> {
+  const { signal, onprogress, onnotification } = options;
+  const response = await transport.call(request.method, request.params, {
+    timeoutMs,
+    ...(signal ? { signal } : {}),
+    ...(onnotification
+      ? {
+          onnotification: (notification) => {
+            if (notification.method !== 'notifications/progress') return onnotification(notification);
+            if (!onprogress) return;
+            const { progressToken: _token, _meta: _ignored, ...progress } = notification.params ?? {};
+            onprogress(progress as Parameters<typeof onprogress>[0]);
+          },
+        }
+      : {}),
+  });
   if ('error' in response) throw new UpstreamAnswer(response.error.code, response.error.message, response.error.data);
   const result = response.result;
   if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new Error('The upstream answered a result that is not an object');
