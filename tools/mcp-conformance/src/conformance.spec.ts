@@ -21,13 +21,12 @@ import { runConformance, type ConformanceRun } from './conformance';
 
 /**
  * What a stateless answer cannot carry: the upstream's requests to the client (sampling,
- * elicitation) and its log messages and resource updates need a stream to the client outside
- * the request's own, which only a session has (README: what each mode delivers). The gateway
- * does not advertise logging or subscriptions in this mode; the suite calls them anyway.
+ * elicitation) and resource updates need a stream to the client outside the request's own, which
+ * only a session has (README: what each mode delivers); log messages and progress ride on the
+ * call's own stream and pass. The gateway does not advertise subscriptions in this mode; the suite
+ * calls them anyway.
  */
 const STATELESS_CANNOT: Record<string, string> = {
-  'logging-set-level/logging-set-level': 'no logging capability without a session: logging/setLevel has no session to set a level for',
-  'tools-call-with-logging/tools-call-with-logging': 'log messages need a stream to the client outside the call (no session, no logging capability)',
   'tools-call-sampling/tools-call-sampling': 'the upstream asks the client in a request of its own, which needs a session to reach it',
   'tools-call-elicitation/tools-call-elicitation': 'as sampling: an elicitation request needs a session to reach the client',
   ...Object.fromEntries(
