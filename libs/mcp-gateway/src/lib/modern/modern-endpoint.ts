@@ -11,7 +11,8 @@ import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../transp
 import { isLoggingLevel, logRelay } from '../transports/stateless-calls';
 import { CatalogueKind, UpstreamAnswer, UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
 import { InputRoundTrips } from './input-round-trips';
-import { ModernRequest, SERVER_INFO_KEY } from './modern-request';
+import { HEADER_MISMATCH, ModernRequest, SERVER_INFO_KEY } from './modern-request';
+import { paramHeaderDeclarations, paramHeaderMismatch } from './param-headers';
 
 /** The revision's cache hint on lists and reads. */
 interface CacheHint {
@@ -34,6 +35,8 @@ class ModernError extends Error {
     readonly code: number,
     message: string,
     readonly data?: unknown,
+    /** HTTP status of the answer: 200 for an in-band error, 400 for what the transport refuses. */
+    readonly status = 200,
   ) {
     super(message);
   }
@@ -86,6 +89,9 @@ export class ModernEndpoint {
         const name = stringParam(served.request, 'name');
         const tool = served.view.toolTarget(name);
         if (!tool) throw new ModernError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+        const declarations = paramHeaderDeclarations(served.view.tool(name)?.item.inputSchema);
+        const mismatch = declarations.length > 0 ? paramHeaderMismatch(declarations, served.request.params['arguments'], served.request.header) : undefined;
+        if (mismatch) throw new ModernError(HEADER_MISMATCH, `Bad Request: header mismatch: ${mismatch}`, undefined, 400);
         return this.call(served, tool.upstream, { method: 'tools/call', params: { ...upstreamParams(served.request), name: tool.original } });
       },
       'prompts/list': async ({ view, request }) => {
@@ -162,6 +168,7 @@ export class ModernEndpoint {
     // Opened by the first progress or log message: an answer with nothing before it goes in JSON.
     const stream = new EventStream(res);
     let answer: unknown;
+    let status = 200;
     try {
       const view = await this.views.view(serverId, grant.servers, false);
       const result = await handler({
@@ -179,12 +186,13 @@ export class ModernEndpoint {
       answer = { jsonrpc: '2.0', id: request.id, result: this.complete(result, serverId) };
     } catch (error) {
       answer = errorMessage(request.id, error);
+      if (error instanceof ModernError) status = error.status;
     } finally {
       res.off('close', onClose);
     }
     if (abort.signal.aborted || res.writableEnded) return;
     if (stream.opened) return stream.end(answer);
-    sendJson(res, 200, answer);
+    sendJson(res, status, answer);
   }
 
   /**

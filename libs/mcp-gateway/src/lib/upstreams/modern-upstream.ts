@@ -4,6 +4,7 @@ import { createParser } from 'eventsource-parser';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ClientCapabilities, ErrorCode, Implementation, JSONRPCMessage, McpError, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../modern/modern-request';
+import { encodeHeaderValue, ParamHeaderDeclaration, paramHeaderDeclarations, paramHeaders } from '../modern/param-headers';
 import { MODERN_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
 import { agentsFor, UpstreamConnectionError } from './streamable-http-upstream';
 
@@ -64,6 +65,8 @@ export class ModernUpstreamTransport implements Transport {
   onclose?: () => void;
 
   private readonly exchange: ModernExchange;
+  /** The `x-mcp-header` declarations of the upstream's tools, as its tools/list answers give them (any session of it). */
+  private readonly declarations: Map<string, readonly ParamHeaderDeclaration[]>;
   private capabilities: ClientCapabilities = {};
   private clientInfo: Implementation = GATEWAY_INFO;
   private readonly inflight = new Map<RequestId, AbortController>();
@@ -79,6 +82,7 @@ export class ModernUpstreamTransport implements Transport {
     private readonly discovered: Discovered,
   ) {
     this.exchange = new ModernExchange(url, headers, allowLinkLocal);
+    this.declarations = declarationsOf(url);
   }
 
   async start(): Promise<void> {
@@ -124,6 +128,7 @@ export class ModernUpstreamTransport implements Transport {
     this.inflight.set(id, controller);
     try {
       const result = method === 'ping' ? await this.call(id, 'server/discover', {}, controller.signal).then(() => ({})) : await this.call(id, method, params, controller.signal);
+      if (method === 'tools/list') this.learn(result);
       this.deliver({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
     } catch (error) {
       if (controller.signal.aborted || this.closed) return;
@@ -142,7 +147,9 @@ export class ModernUpstreamTransport implements Transport {
     const modernClient = PROTOCOL_VERSION_KEY in meta;
     let round: Json = { ...params, _meta: modernClient ? meta : envelope(meta, this.clientInfo, this.capabilities) };
     for (let rounds = 0; rounds < MAX_INPUT_ROUNDS; rounds++) {
-      const answer = await this.exchange.post({ id, method, params: round }, signal, (notification) => this.deliver(notification));
+      const declared = method === 'tools/call' && typeof params['name'] === 'string' ? this.declarations.get(params['name']) : undefined;
+      const mirrored = declared ? paramHeaders(declared, params['arguments']) : {};
+      const answer = await this.exchange.post({ id, method, params: round }, signal, (notification) => this.deliver(notification), mirrored);
       if ('error' in answer) {
         const error = answer['error'] as { code: number; message: string; data?: unknown };
         throw new UpstreamRefusal(error.code, error.message, error.data);
@@ -198,9 +205,33 @@ export class ModernUpstreamTransport implements Transport {
       );
   }
 
+  /** Keeps the `x-mcp-header` declarations of the tools a tools/list page names, so their calls carry `Mcp-Param-*` headers. */
+  private learn(result: Json): void {
+    const tools = result['tools'];
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools as { name?: unknown; inputSchema?: unknown }[]) {
+      if (typeof tool.name !== 'string') continue;
+      const declarations = paramHeaderDeclarations(tool.inputSchema);
+      if (declarations.length > 0) this.declarations.set(tool.name, declarations);
+      else this.declarations.delete(tool.name);
+    }
+  }
+
   private deliver(message: JSONRPCMessage | Json): void {
     if (!this.closed) this.onmessage?.(message as JSONRPCMessage);
   }
+}
+
+/** Tool declarations per upstream URL, shared by the pool's session and the downstream sessions' own (which list no tools). */
+const DECLARATIONS = new Map<string, Map<string, readonly ParamHeaderDeclaration[]>>();
+
+function declarationsOf(url: URL): Map<string, readonly ParamHeaderDeclaration[]> {
+  let declarations = DECLARATIONS.get(url.href);
+  if (!declarations) {
+    declarations = new Map();
+    DECLARATIONS.set(url.href, declarations);
+  }
+  return declarations;
 }
 
 /** The upstream's own JSON-RPC error: passed on with its own words. */
@@ -234,7 +265,7 @@ class ModernExchange {
     this.headers = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
   }
 
-  post(body: { id: RequestId; method: string; params: Json }, signal: AbortSignal, onNotification: (message: Json) => void): Promise<Json> {
+  post(body: { id: RequestId; method: string; params: Json }, signal: AbortSignal, onNotification: (message: Json) => void, extraHeaders: Readonly<Record<string, string>> = {}): Promise<Json> {
     const text = JSON.stringify({ jsonrpc: '2.0', ...body });
     const source = NAME_SOURCE[body.method];
     const name = source ? body.params[source] : undefined;
@@ -244,7 +275,8 @@ class ModernExchange {
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': String((body.params['_meta'] as Json | undefined)?.[PROTOCOL_VERSION_KEY] ?? MODERN_VERSION),
       'mcp-method': body.method,
-      ...(typeof name === 'string' ? { 'mcp-name': headerValue(name) } : {}),
+      ...(typeof name === 'string' ? { 'mcp-name': encodeHeaderValue(name) } : {}),
+      ...extraHeaders,
       'content-length': Buffer.byteLength(text),
     };
     return new Promise((resolve, reject) => {
@@ -321,10 +353,4 @@ function envelope(meta: Json, clientInfo: Implementation, capabilities: ClientCa
 function withoutResultType(result: Json): Json {
   const { resultType: _resultType, ...rest } = result;
   return rest;
-}
-
-/** A header value as the revision carries names: plain when it can be, `=?base64?…?=` otherwise. */
-function headerValue(value: string): string {
-  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
-  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }

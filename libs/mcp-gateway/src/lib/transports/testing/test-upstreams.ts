@@ -291,6 +291,11 @@ export class ModernUpstream extends UpstreamBase {
     server.registerTool('echo', { description: 'Echoes text (east)', inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
       content: [{ type: 'text', text: `east: ${text}` }],
     }));
+    server.registerTool(
+      'route',
+      { description: 'Echoes its region, which travels in an Mcp-Param-Region header too', inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }) },
+      ({ region }) => ({ content: [{ type: 'text', text: `east routes to ${region}` }] }),
+    );
     server.registerTool('ask-user', { description: 'Asks the user for their name (input required)' }, (ctx) => {
       const answer = acceptedContent(ctx.mcpReq.inputResponses, 'name');
       if (!answer) {
