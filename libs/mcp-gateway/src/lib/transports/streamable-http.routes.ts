@@ -4,6 +4,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest, JSONRPCMessage, McpError, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { DirectRoutes } from '@arbor/platform';
+import { InputRoundTrips } from '../modern/input-round-trips';
 import { ModernEndpoint } from '../modern/modern-endpoint';
 import { eraOfRequest } from '../modern/modern-request';
 import { FederatedSession, Federation } from '../federation/federated-session';
@@ -39,6 +40,7 @@ export class StreamableHttpRoutes implements OnModuleInit {
     private readonly modern: ModernEndpoint,
     private readonly calls: StatelessCalls,
     private readonly owners: SessionOwners,
+    private readonly roundTrips: InputRoundTrips,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
   ) {}
 
@@ -62,6 +64,9 @@ export class StreamableHttpRoutes implements OnModuleInit {
       if (era.era === 'modern') {
         // This revision defines no notification a client sends over HTTP: taken, and nothing to do.
         if (era.message.kind === 'notification') return void res.writeHead(202).end();
+        // A retry carrying the answer the call waits for on another replica goes there.
+        const waiting = req.headers[FORWARDED_HEADER] === undefined ? await this.waitingElsewhere(era.message.params) : undefined;
+        if (waiting) return this.owners.forward(waiting, req, res, admission.body);
         return await this.modern.serve(res, era.message, serverId, admission.grant);
       }
       if (this.options.stateful) await this.stateful(req, res, serverId, admission.grant, admission.body);
@@ -70,6 +75,13 @@ export class StreamableHttpRoutes implements OnModuleInit {
       this.logger.error(`MCP request failed: ${error instanceof Error ? error.message : String(error)}`);
       sendRefusal(res, refusal(500, 'Internal error', undefined, -32603));
     }
+  }
+
+  /** The replica holding the call a 2026-07-28 retry continues, when that is another one. */
+  private async waitingElsewhere(params: Record<string, unknown>): Promise<string | undefined> {
+    const state = params['requestState'];
+    if (typeof state !== 'string' || params['inputResponses'] === undefined || this.roundTrips.holds(state)) return undefined;
+    return this.owners.ownerOfPending(state);
   }
 
   private async stateless(req: IncomingMessage, res: ServerResponse, serverId: string | null, grant: McpAccessGrant, body: unknown): Promise<void> {

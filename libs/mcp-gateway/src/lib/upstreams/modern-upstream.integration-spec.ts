@@ -82,7 +82,7 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
         headers: { authorization: 'Bearer alice', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'route', ...headers },
         body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'route', arguments: { region: 'eu' }, _meta: meta } }),
       });
-    for (const wrong of [{}, { 'mcp-param-region': 'us' }, { 'mcp-param-region': '=?base64?not base64?=' }]) {
+    for (const wrong of [{} as Record<string, string>, { 'mcp-param-region': 'us' }, { 'mcp-param-region': '=?base64?not base64?=' }]) {
       const refused = await call(wrong);
       expect(refused.status).toBe(400);
       expect(await refused.json()).toMatchObject({ id: 5, error: { code: -32020, message: expect.stringContaining('Mcp-Param-Region') } });
