@@ -201,6 +201,49 @@ servers:
     }
   }, 300_000);
 
+  it('tells a 2026-07-28 client on subscriptions/listen when a resource it subscribed to changes upstream (an upstream of the older versions)', async () => {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const post = (id: number, method: string, params: Record<string, unknown>, name?: string, signal?: AbortSignal) =>
+      fetch(`${stateless}/servers/everything/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
+        ...(signal ? { signal } : {}),
+      });
+    const discovered = (await (await post(1, 'server/discover', {})).json()) as { result: { capabilities: { resources?: { subscribe?: boolean } } } };
+    expect(discovered.result.capabilities.resources).toEqual({ listChanged: true, subscribe: true });
+
+    const abort = new AbortController();
+    const listen = await post(2, 'subscriptions/listen', { notifications: { resourceSubscriptions: ['test://watched-resource'] } }, undefined, abort.signal);
+    const reader = listen.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    const nextMessage = async (): Promise<{ method?: string; params?: Record<string, unknown> }> => {
+      for (;;) {
+        const data = /^data: (.*)$/m.exec(buffered);
+        if (data) {
+          buffered = buffered.slice((data.index ?? 0) + data[0].length);
+          return JSON.parse(data[1] ?? '') as { method?: string; params?: Record<string, unknown> };
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the listen stream ended');
+        buffered += decoder.decode(value, { stream: true });
+      }
+    };
+    try {
+      const subscriptionId = { 'io.modelcontextprotocol/subscriptionId': 2 };
+      expect(await nextMessage()).toMatchObject({
+        method: 'notifications/subscriptions/acknowledged',
+        params: { notifications: { resourceSubscriptions: ['test://watched-resource'] }, _meta: subscriptionId },
+      });
+      const changed = await post(3, 'tools/call', { name: 'update_watched_resource', arguments: {} }, 'update_watched_resource');
+      expect(changed.status).toBe(200);
+      expect(await nextMessage()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'test://watched-resource', _meta: subscriptionId } });
+    } finally {
+      abort.abort();
+    }
+  });
+
   it('keeps tool names unchanged on a virtual server with one upstream (the suite would not notice a rename)', async () => {
     expect(await toolNames(`${stateful}/servers/everything/mcp`)).toEqual(await toolNames(everything.url));
   });

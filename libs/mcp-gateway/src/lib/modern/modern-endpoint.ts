@@ -10,6 +10,7 @@ import { EventStream } from '../transports/event-stream';
 import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
 import { isLoggingLevel, logRelay } from '../transports/stateless-calls';
 import { CatalogueKind, UpstreamAnswer, UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
+import { UpstreamSessions } from '../upstreams/upstream-sessions';
 import { InputRoundTrips } from './input-round-trips';
 import { HEADER_MISMATCH, ModernRequest, SERVER_INFO_KEY } from './modern-request';
 import { paramHeaderDeclarations, paramHeaderMismatch } from './param-headers';
@@ -75,7 +76,7 @@ export class ModernEndpoint {
     this.handlers = {
       'server/discover': async ({ view, serverId }) => ({
         supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-        capabilities: modernCapabilities(view),
+        capabilities: modernCapabilities(view, view.upstreams.some((upstream) => this.subscribable(upstream))),
         ...(this.instructionsOf(serverId) ? { instructions: this.instructionsOf(serverId) } : {}),
         ...FEDERATED_LIST,
       }),
@@ -197,31 +198,83 @@ export class ModernEndpoint {
 
   /**
    * `subscriptions/listen`: acknowledges the list changes the gateway can tell (those of the kinds
-   * the view offers), then relays each as it happens until the client closes the stream. Resource
-   * update subscriptions are not acknowledged: the shared upstream sessions do not carry them.
+   * the view offers) and the resource subscriptions it could make upstream, then relays each as it
+   * happens until the client closes the stream.
    */
   private async listen(res: ServerResponse, request: ModernRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
     const view = await this.views.view(serverId, grant.servers, false);
     const asked = (request.params['notifications'] ?? {}) as Record<string, unknown>;
-    const honoured: Record<string, boolean> = {};
+    const honoured: Record<string, unknown> = {};
     if (asked['toolsListChanged'] === true && view.capabilities.tools) honoured['toolsListChanged'] = true;
     if (asked['promptsListChanged'] === true && view.capabilities.prompts) honoured['promptsListChanged'] = true;
     if (asked['resourcesListChanged'] === true && view.capabilities.resources) honoured['resourcesListChanged'] = true;
     const subscription = { 'io.modelcontextprotocol/subscriptionId': request.id };
     const stream = new EventStream(res);
+    let closed = false;
+    const cleanups: (() => void)[] = [];
+    res.once('close', () => {
+      closed = true;
+      for (const cleanup of cleanups) cleanup();
+    });
+    const resources = await this.subscribeResources(asked['resourceSubscriptions'], view, (uri) =>
+      stream.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri, _meta: subscription } }),
+    );
+    cleanups.push(() => void resources.close());
+    if (closed) return void resources.close();
+    if (resources.uris.length > 0) honoured['resourceSubscriptions'] = resources.uris;
     stream.send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: honoured, _meta: subscription } });
     const wanted: Record<CatalogueKind, string> = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' };
-    const unsubscribe = this.pool.onCatalogueChange((upstream, kind) => {
-      if (!honoured[wanted[kind]]) return;
-      void this.views.view(serverId, grant.servers, false).then((now) => {
-        if (now.upstreams.includes(upstream)) stream.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: subscription } });
-      });
-    });
+    cleanups.push(
+      this.pool.onCatalogueChange((upstream, kind) => {
+        if (!honoured[wanted[kind]]) return;
+        void this.views.view(serverId, grant.servers, false).then((now) => {
+          if (now.upstreams.includes(upstream)) stream.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: subscription } });
+        });
+      }),
+    );
     const keepAlive = setInterval(() => stream.comment(), KEEP_ALIVE_MS);
-    res.once('close', () => {
-      unsubscribe();
-      clearInterval(keepAlive);
+    cleanups.push(() => clearInterval(keepAlive));
+  }
+
+  /**
+   * The resources of a listen stream, subscribed upstream on sessions of the stream's own (an
+   * upstream of the older versions tells a session what changed; closing them ends the
+   * subscriptions): the URIs it could subscribe, as the client named them, and each update under
+   * that name.
+   */
+  private async subscribeResources(asked: unknown, view: CatalogueView, updated: (uri: string) => void): Promise<{ uris: string[]; close(): Promise<void> }> {
+    const uris: string[] = [];
+    if (!Array.isArray(asked) || asked.length === 0) return { uris, close: async () => undefined };
+    const sessions = new UpstreamSessions(this.pool, {
+      capabilities: () => ({}),
+      request: async () => {
+        throw new McpError(ErrorCode.MethodNotFound, 'A subscription stream answers no requests');
+      },
+      notify: async (upstream, notification) => {
+        const uri = notification.params?.['uri'];
+        if (notification.method !== 'notifications/resources/updated' || typeof uri !== 'string') return;
+        const exposed = view.exposedUri(upstream, uri);
+        if (uris.includes(exposed)) updated(exposed);
+      },
     });
+    await Promise.all(
+      [...new Set(asked.filter((uri): uri is string => typeof uri === 'string'))].map(async (uri) => {
+        const target = view.resource(uri);
+        if (!target || !this.subscribable(target.upstream)) return;
+        try {
+          await sessions.forward(target.upstream, { method: 'resources/subscribe', params: { uri: target.uri } });
+          uris.push(uri);
+        } catch {
+          // Not acknowledged: the client knows it will hear nothing of this one.
+        }
+      }),
+    );
+    return { uris, close: () => sessions.close() };
+  }
+
+  /** Whether the gateway can subscribe to the upstream's resources for a client of the revision. */
+  private subscribable(upstream: string): boolean {
+    return !this.speaksModern(upstream) && this.pool.knownOffer(upstream).capabilities.resources?.subscribe === true;
   }
 
   private async forward(served: Served, upstream: string, request: ClientRequest): Promise<Result> {
@@ -283,16 +336,16 @@ export class ModernEndpoint {
 }
 
 /**
- * What the view offers, as this revision advertises it: list changes arrive on a
- * `subscriptions/listen` stream, which the gateway serves; log messages on the request's own
- * stream (from the upstreams that send them there, see CatalogueView); resource update
- * subscriptions do not reach a client without a session, so they are not offered.
+ * What the view offers, as this revision advertises it: list changes and resource updates (of
+ * the upstreams the gateway can subscribe to) arrive on a `subscriptions/listen` stream, which
+ * the gateway serves; log messages on the request's own stream (from the upstreams that send them
+ * there, see CatalogueView).
  */
-function modernCapabilities(view: CatalogueView): ServerCapabilities {
+function modernCapabilities(view: CatalogueView, subscribe: boolean): ServerCapabilities {
   const offered = view.capabilities;
   return {
     ...(offered.tools ? { tools: { listChanged: true } } : {}),
-    ...(offered.resources ? { resources: { listChanged: true } } : {}),
+    ...(offered.resources ? { resources: { listChanged: true, ...(subscribe ? { subscribe: true } : {}) } } : {}),
     ...(offered.prompts ? { prompts: { listChanged: true } } : {}),
     ...(offered.completions ? { completions: {} } : {}),
     ...(offered.logging ? { logging: {} } : {}),
