@@ -238,9 +238,11 @@ servers:
       });
       const changed = await post(3, 'tools/call', { name: 'update_watched_resource', arguments: {} }, 'update_watched_resource');
       expect(changed.status).toBe(200);
+      await changed.text();
       expect(await nextMessage()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'test://watched-resource', _meta: subscriptionId } });
     } finally {
       abort.abort();
+      await reader.cancel().catch(() => undefined);
     }
   });
 
