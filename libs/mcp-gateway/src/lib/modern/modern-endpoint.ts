@@ -76,7 +76,10 @@ export class ModernEndpoint {
     this.handlers = {
       'server/discover': async ({ view, serverId }) => ({
         supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-        capabilities: modernCapabilities(view, view.upstreams.some((upstream) => this.subscribable(upstream))),
+        capabilities: modernCapabilities(view, {
+          subscribe: view.upstreams.some((upstream) => this.subscribable(upstream)),
+          logging: view.upstreams.some((upstream) => this.logsPerCall(upstream) && this.pool.knownOffer(upstream).capabilities.logging !== undefined),
+        }),
         ...(this.instructionsOf(serverId) ? { instructions: this.instructionsOf(serverId) } : {}),
         ...FEDERATED_LIST,
       }),
@@ -272,6 +275,11 @@ export class ModernEndpoint {
     return { uris, close: () => sessions.close() };
   }
 
+  /** Whether the upstream's log messages during a call come on the call's own stream (older Streamable HTTP, or the revision's). */
+  private logsPerCall(upstream: string): boolean {
+    return this.speaksModern(upstream) || this.pool.knownOffer(upstream).logsPerCall === true;
+  }
+
   /** Whether the gateway can subscribe to the upstream's resources for a client of the revision. */
   private subscribable(upstream: string): boolean {
     return !this.speaksModern(upstream) && this.pool.knownOffer(upstream).capabilities.resources?.subscribe === true;
@@ -283,7 +291,7 @@ export class ModernEndpoint {
       signal: served.signal,
       server: served.serverId,
       ...(progress ? { onprogress: (p) => progress({ ...p }) } : {}),
-      ...(log && served.view.capabilities.logging ? { onnotification: log } : {}),
+      ...(log && this.logsPerCall(upstream) ? { onnotification: log } : {}),
     });
   }
 
@@ -339,16 +347,17 @@ export class ModernEndpoint {
  * What the view offers, as this revision advertises it: list changes and resource updates (of
  * the upstreams the gateway can subscribe to) arrive on a `subscriptions/listen` stream, which
  * the gateway serves; log messages on the request's own stream (from the upstreams that send them
- * there, see CatalogueView).
+ * there: older Streamable HTTP ones and those of the revision).
  */
-function modernCapabilities(view: CatalogueView, subscribe: boolean): ServerCapabilities {
+function modernCapabilities(view: CatalogueView, delivered: { subscribe: boolean; logging: boolean }): ServerCapabilities {
   const offered = view.capabilities;
+  const { subscribe } = delivered;
   return {
     ...(offered.tools ? { tools: { listChanged: true } } : {}),
     ...(offered.resources ? { resources: { listChanged: true, ...(subscribe ? { subscribe: true } : {}) } } : {}),
     ...(offered.prompts ? { prompts: { listChanged: true } } : {}),
     ...(offered.completions ? { completions: {} } : {}),
-    ...(offered.logging ? { logging: {} } : {}),
+    ...(delivered.logging ? { logging: {} } : {}),
   };
 }
 

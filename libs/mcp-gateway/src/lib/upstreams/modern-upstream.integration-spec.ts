@@ -59,7 +59,7 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
   it('lets a v1 client call a 2026-07-28 upstream and a v2 client call an upstream of the older versions', async () => {
     const legacy = await connect(gateway.url, '/servers/alpha/mcp', 'alice');
     closers.push(() => legacy.close());
-    expect((await legacy.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'ask-model', 'ask-user', 'count', 'echo', 'route']);
+    expect((await legacy.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'ask-model', 'ask-user', 'chatty', 'count', 'echo', 'route']);
     expect(textOf(await legacy.callTool({ name: 'echo', arguments: { text: 'old to new' } }))).toBe('east: old to new');
 
     const modern = await modernClient();
@@ -92,6 +92,30 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
       expect(accepted.status).toBe(200);
       expect(await accepted.json()).toMatchObject({ result: { content: [{ type: 'text', text: 'east routes to eu' }] } });
     }
+  });
+
+  it('passes a 2026-07-28 upstream’s log messages to a v2 client that names a log level, on the call’s own stream', async () => {
+    const modern = await modernClient();
+    expect((await modern.discover()).capabilities.logging).toEqual({});
+    const call = (extraMeta: Record<string, unknown>) =>
+      fetch(`${gateway.url}/servers/alpha/mcp`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer alice', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'chatty' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 8,
+          method: 'tools/call',
+          params: { name: 'chatty', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, ...extraMeta } },
+        }),
+      });
+    const logged = await call({ 'io.modelcontextprotocol/logLevel': 'debug' });
+    expect(logged.headers.get('content-type')).toBe('text/event-stream');
+    const events = [...(await logged.text()).matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1] ?? '') as { method?: string; params?: { data?: unknown } });
+    expect(events.map((e) => e.method ?? 'answer')).toEqual(['notifications/message', 'answer']);
+    expect(events[0]?.params?.data).toBe('hello from east');
+    const quiet = await call({});
+    expect(quiet.headers.get('content-type')).toBe('application/json');
+    expect(((await quiet.json()) as { result: { content: unknown } }).result.content).toEqual([{ type: 'text', text: 'east chatted' }]);
   });
 
   it('passes a 2026-07-28 upstream’s input request to a v2 client, which answers and retries through the gateway', async () => {

@@ -6,7 +6,7 @@ import { ClientCapabilities, ErrorCode, Implementation, JSONRPCMessage, McpError
 import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../modern/modern-request';
 import { encodeHeaderValue, ParamHeaderDeclaration, paramHeaderDeclarations, paramHeaders } from '../modern/param-headers';
 import { MODERN_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
-import { agentsFor, UpstreamConnectionError } from './streamable-http-upstream';
+import { agentsFor, RawCallOptions, RawResponse, UpstreamConnectionError } from './streamable-http-upstream';
 
 export const MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0];
 const MAX_INPUT_ROUNDS = 8;
@@ -73,6 +73,7 @@ export class ModernUpstreamTransport implements Transport {
   private readonly awaitingInput = new Map<RequestId, { resolve(result: unknown): void; reject(error: Error): void }>();
   private listening?: AbortController;
   private nextInputId = 0;
+  private nextRawId = 0;
   private closed = false;
 
   constructor(
@@ -127,7 +128,7 @@ export class ModernUpstreamTransport implements Transport {
     const controller = new AbortController();
     this.inflight.set(id, controller);
     try {
-      const result = method === 'ping' ? await this.call(id, 'server/discover', {}, controller.signal).then(() => ({})) : await this.call(id, method, params, controller.signal);
+      const result = method === 'ping' ? await this.rounds(id, 'server/discover', {}, controller.signal).then(() => ({})) : await this.rounds(id, method, params, controller.signal);
       if (method === 'tools/list') this.learn(result);
       this.deliver({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
     } catch (error) {
@@ -141,7 +142,41 @@ export class ModernUpstreamTransport implements Transport {
   }
 
   /** One request, in as many rounds as the upstream asks input for. */
-  private async call(id: RequestId, method: string, params: Json, signal: AbortSignal): Promise<Json> {
+  /**
+   * One request outside the SDK Protocol, as StreamableHttpUpstreamTransport.call: its answer
+   * raw, and the notifications on its own stream (log messages, progress) to `onnotification`
+   * rather than to the session, so a caller sharing the pool's session gets its own.
+   */
+  async call(method: string, params: unknown, { signal, timeoutMs, onnotification }: RawCallOptions): Promise<RawResponse> {
+    const id = `arbor-raw-${this.nextRawId++}`;
+    const controller = new AbortController();
+    const abort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    const expire = () => controller.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs }));
+    let timer = setTimeout(expire, timeoutMs);
+    const notified = (message: Json) => {
+      // Progress restarts the timeout, as the SDK's resetTimeoutOnProgress.
+      if (message['method'] === 'notifications/progress') {
+        clearTimeout(timer);
+        timer = setTimeout(expire, timeoutMs);
+      }
+      onnotification?.(message as { method: string; params?: Record<string, unknown> });
+    };
+    try {
+      const result = await this.rounds(id, method, (params ?? {}) as Json, controller.signal, onnotification ? notified : undefined);
+      return { id, result };
+    } catch (error) {
+      if (controller.signal.aborted) throw controller.signal.reason;
+      if (error instanceof UpstreamRefusal) return { id, error: { code: error.code, message: error.upstreamMessage, ...(error.data !== undefined ? { data: error.data } : {}) } };
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
+    }
+  }
+
+  private async rounds(id: RequestId, method: string, params: Json, signal: AbortSignal, onNotification?: (message: Json) => void): Promise<Json> {
     const meta = (params['_meta'] ?? {}) as Json;
     // A client of the revision answers input requests itself: its envelope travels as it is.
     const modernClient = PROTOCOL_VERSION_KEY in meta;
@@ -149,7 +184,7 @@ export class ModernUpstreamTransport implements Transport {
     for (let rounds = 0; rounds < MAX_INPUT_ROUNDS; rounds++) {
       const declared = method === 'tools/call' && typeof params['name'] === 'string' ? this.declarations.get(params['name']) : undefined;
       const mirrored = declared ? paramHeaders(declared, params['arguments']) : {};
-      const answer = await this.exchange.post({ id, method, params: round }, signal, (notification) => this.deliver(notification), mirrored);
+      const answer = await this.exchange.post({ id, method, params: round }, signal, onNotification ?? ((notification) => this.deliver(notification)), mirrored);
       if ('error' in answer) {
         const error = answer['error'] as { code: number; message: string; data?: unknown };
         throw new UpstreamRefusal(error.code, error.message, error.data);

@@ -213,6 +213,10 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
           if (client.transport instanceof StreamableHttpUpstreamTransport && (!options.onprogress || options.onnotification)) {
             return rawCall(client.transport, outgoing, up.definition.timeoutMs, options);
           }
+          // A caller of the revision that wants the messages of its call's own stream (its log level named).
+          if (client.transport instanceof ModernUpstreamTransport && options.onnotification) {
+            return rawCall(client.transport, outgoing, up.definition.timeoutMs, options);
+          }
           return client.request(outgoing, ResultSchema, {
             timeout: up.definition.timeoutMs,
             resetTimeoutOnProgress: true,
@@ -443,7 +447,7 @@ const MODERN_META_PREFIX = 'io.modelcontextprotocol/';
  * What the upstream sends on the call's stream goes to `onprogress` (the client's own token went
  * up with the call) and `onnotification`.
  */
-async function rawCall(transport: StreamableHttpUpstreamTransport, request: ClientRequest, timeoutMs: number, options: ForwardOptions): Promise<Result> {
+async function rawCall(transport: StreamableHttpUpstreamTransport | ModernUpstreamTransport, request: ClientRequest, timeoutMs: number, options: ForwardOptions): Promise<Result> {
   const { signal, onprogress, onnotification } = options;
   const response = await transport.call(request.method, request.params, {
     timeoutMs,

@@ -287,7 +287,11 @@ export class ModernUpstream extends UpstreamBase {
   }
 
   private build(): ModernMcpServer {
-    const server = new ModernMcpServer({ name: 'east', version: '2.0.0' });
+    const server = new ModernMcpServer({ name: 'east', version: '2.0.0' }, { capabilities: { logging: {} } });
+    server.registerTool('chatty', { description: 'Logs a line (at the level the request names) and answers' }, async (ctx) => {
+      await ctx.mcpReq.log('info', 'hello from east');
+      return { content: [{ type: 'text', text: 'east chatted' }] };
+    });
     server.registerTool('echo', { description: 'Echoes text (east)', inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
       content: [{ type: 'text', text: `east: ${text}` }],
     }));
