@@ -21,13 +21,12 @@ import { runConformance, type ConformanceRun } from './conformance';
 
 /**
  * What a stateless answer cannot carry: the upstream's requests to the client (sampling,
- * elicitation) and its log messages and resource updates need a stream to the client outside
- * the request's own, which only a session has (README: what each mode delivers). The gateway
- * does not advertise logging or subscriptions in this mode; the suite calls them anyway.
+ * elicitation) and resource updates need a stream to the client outside the request's own, which
+ * only a session has (README: what each mode delivers); log messages and progress ride on the
+ * call's own stream and pass. The gateway does not advertise subscriptions in this mode; the suite
+ * calls them anyway.
  */
 const STATELESS_CANNOT: Record<string, string> = {
-  'logging-set-level/logging-set-level': 'no logging capability without a session: logging/setLevel has no session to set a level for',
-  'tools-call-with-logging/tools-call-with-logging': 'log messages need a stream to the client outside the call (no session, no logging capability)',
   'tools-call-sampling/tools-call-sampling': 'the upstream asks the client in a request of its own, which needs a session to reach it',
   'tools-call-elicitation/tools-call-elicitation': 'as sampling: an elicitation request needs a session to reach the client',
   ...Object.fromEntries(
@@ -201,6 +200,51 @@ servers:
       expect({ gateway, lost: lost(directModern, through) }).toEqual({ gateway, lost: [] });
     }
   }, 300_000);
+
+  it('tells a 2026-07-28 client on subscriptions/listen when a resource it subscribed to changes upstream (an upstream of the older versions)', async () => {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const post = (id: number, method: string, params: Record<string, unknown>, name?: string, signal?: AbortSignal) =>
+      fetch(`${stateless}/servers/everything/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
+        ...(signal ? { signal } : {}),
+      });
+    const discovered = (await (await post(1, 'server/discover', {})).json()) as { result: { capabilities: { resources?: { subscribe?: boolean } } } };
+    expect(discovered.result.capabilities.resources).toEqual({ listChanged: true, subscribe: true });
+
+    const abort = new AbortController();
+    const listen = await post(2, 'subscriptions/listen', { notifications: { resourceSubscriptions: ['test://watched-resource'] } }, undefined, abort.signal);
+    const reader = listen.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    const nextMessage = async (): Promise<{ method?: string; params?: Record<string, unknown> }> => {
+      for (;;) {
+        const data = /^data: (.*)$/m.exec(buffered);
+        if (data) {
+          buffered = buffered.slice((data.index ?? 0) + data[0].length);
+          return JSON.parse(data[1] ?? '') as { method?: string; params?: Record<string, unknown> };
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the listen stream ended');
+        buffered += decoder.decode(value, { stream: true });
+      }
+    };
+    try {
+      const subscriptionId = { 'io.modelcontextprotocol/subscriptionId': 2 };
+      expect(await nextMessage()).toMatchObject({
+        method: 'notifications/subscriptions/acknowledged',
+        params: { notifications: { resourceSubscriptions: ['test://watched-resource'] }, _meta: subscriptionId },
+      });
+      const changed = await post(3, 'tools/call', { name: 'update_watched_resource', arguments: {} }, 'update_watched_resource');
+      expect(changed.status).toBe(200);
+      await changed.text();
+      expect(await nextMessage()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'test://watched-resource', _meta: subscriptionId } });
+    } finally {
+      abort.abort();
+      await reader.cancel().catch(() => undefined);
+    }
+  });
 
   it('keeps tool names unchanged on a virtual server with one upstream (the suite would not notice a rename)', async () => {
     expect(await toolNames(`${stateful}/servers/everything/mcp`)).toEqual(await toolNames(everything.url));

@@ -38,6 +38,14 @@ function buildServer(): McpServer {
     }
     return text('Tool with progress executed successfully');
   });
+  // Routing arguments mirrored into Mcp-Param-* headers (x-mcp-header), which the server checks against the body.
+  mcp.registerTool('test_custom_headers', {
+    description: 'Echoes its region and priority; both travel in Mcp-Param-* headers too',
+    inputSchema: z.object({
+      region: z.string().describe('Where to route the call').meta({ 'x-mcp-header': 'Region' }),
+      priority: z.number().int().optional().describe('How urgent the call is').meta({ 'x-mcp-header': 'Priority' }),
+    }),
+  }, ({ region, priority }) => text(`region ${region}, priority ${priority ?? 'none'}`));
   mcp.registerTool('test_sampling', {
     description: 'Asks the client\'s LLM for a completion (an input request) and answers with what it said',
     inputSchema: z.object({ prompt: z.string().describe('The prompt to send to the LLM') }),

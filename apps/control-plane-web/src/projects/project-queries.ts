@@ -28,11 +28,22 @@ export function useProject(id: string) {
   return useQuery({ queryKey: ['projects', id], queryFn: () => answer(api.GET('/api/v1/projects/{id}', { params: { path: { id } } })) });
 }
 
+/** A project's repositories, read a page of 500 at a time (the table pages what it shows). */
 export function useRepositories(projectId: string) {
   const api = useApi();
   return useQuery({
     queryKey: ['projects', projectId, 'repositories'],
-    queryFn: async () => (await answer(api.GET('/api/v1/projects/{id}/repositories', { params: { path: { id: projectId } } }))).repositories,
+    queryFn: async () => {
+      const repositories: Repository[] = [];
+      let after: string | null = null;
+      do {
+        const query = { limit: 500, ...(after ? { after_id: after } : {}) };
+        const page: Schemas['RepositoryListResponse'] = await answer(api.GET('/api/v1/projects/{id}/repositories', { params: { path: { id: projectId }, query } }));
+        repositories.push(...page.repositories);
+        after = page.next_after_id;
+      } while (after);
+      return repositories;
+    },
   });
 }
 

@@ -189,6 +189,28 @@ describe('ControlPlaneClient against the control plane', () => {
       await cp.admin('PUT', `/api/v1/projects/${ids.alpha}/repository-secret`, { value: secret });
     });
 
+    it('reads every page of the repositories', async () => {
+      const ledger = await cp.admin<{ id: string }>('POST', `/api/v1/projects/${ids.alpha}/repositories`, {
+        source_host: 'github.com',
+        owner: 'arbor',
+        name: 'ledger',
+        branch: 'main',
+        installation_id: '4242',
+      });
+      const pages: string[] = [];
+      // Pages of one repository each, so that two are read.
+      const paging = client({
+        fetch: (input, init) => {
+          const url = String(input).replace('limit=500', 'limit=1');
+          if (url.includes('/api/v1/repositories')) pages.push(url);
+          return fetch(url, init);
+        },
+      });
+      expect((await paging.listRepositories()).map((r) => r.name)).toEqual(['ledger', 'payments']);
+      expect(pages).toHaveLength(2);
+      await cp.admin('DELETE', `/api/v1/projects/${ids.alpha}/repositories/${ledger.id}`);
+    });
+
     it('lists the repositories, typed', async () => {
       const repositories = await client().listRepositories();
       expect(repositories).toEqual([

@@ -21,6 +21,9 @@ interface CachedAnswer {
   freshUntil: number;
 }
 
+/** The largest page the control plane gives. */
+const REPOSITORIES_PER_PAGE = 500;
+
 /**
  * The product's client of the control plane: effective permissions (cached per Cache-Control
  * max-age, revalidated with If-None-Match, concurrent lookups coalesced, LRU-bounded), the
@@ -95,10 +98,18 @@ export class ControlPlaneClient {
     return (await this.listRepositories()).filter((repository) => repository.project_id === projectId);
   }
 
-  /** Every repository of every project (machine clients and administrators only). */
+  /** Every repository of every project (machine clients and administrators only), every page. */
   async listRepositories(): Promise<RepositoryRecord[]> {
-    const response = await this.call('/api/v1/repositories');
-    return ((await response.json()) as { repositories: RepositoryRecord[] }).repositories;
+    const all: RepositoryRecord[] = [];
+    let after: string | null = null;
+    do {
+      const query = `limit=${REPOSITORIES_PER_PAGE}${after ? `&after_id=${encodeURIComponent(after)}` : ''}`;
+      const response = await this.call(`/api/v1/repositories?${query}`);
+      const page = (await response.json()) as { repositories: RepositoryRecord[]; next_after_id?: string | null };
+      all.push(...page.repositories);
+      after = page.next_after_id ?? null;
+    } while (after);
+    return all;
   }
 
   /** The project's decrypted repository token. Fetched on every call, never cached or logged here. */

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -12,6 +12,7 @@ import {
 } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '@arbor/auth';
 import { CreateRepositoryDto } from './dto/create-repository.dto';
+import { ListRepositoriesQuery } from './dto/list-repositories.query';
 import { RepositoryListResponse, RepositoryResponse } from './dto/repository.response';
 import { UpdateRepositoryDto } from './dto/update-repository.dto';
 import { RepositoriesService } from './repositories.service';
@@ -28,11 +29,12 @@ export class ProjectRepositoriesController {
   constructor(private readonly repositories: RepositoriesService) {}
 
   @Get()
-  @ApiOperation({ summary: "A project's repositories, ordered by full name" })
+  @ApiOperation({ summary: "A project's repositories, ordered by full name, a page at a time" })
   @ApiOkResponse({ type: RepositoryListResponse })
-  @ApiBadRequestResponse({ description: 'invalid_request: the id is not a UUID.' })
-  async list(@Param('id', new UuidParam('id')) projectId: string): Promise<RepositoryListResponse> {
-    return { repositories: (await this.repositories.listForProject(projectId)).map((repository) => RepositoryResponse.of(repository)) };
+  @ApiBadRequestResponse({ description: 'invalid_request: the id is not a UUID, or a bad limit or after_id.' })
+  async list(@Param('id', new UuidParam('id')) projectId: string, @Query() query: ListRepositoriesQuery): Promise<RepositoryListResponse> {
+    const page = await this.repositories.listForProject(projectId, { limit: query.limit, afterId: query.after_id });
+    return { repositories: page.repositories.map((repository) => RepositoryResponse.of(repository)), next_after_id: page.nextAfterId };
   }
 
   @Post()

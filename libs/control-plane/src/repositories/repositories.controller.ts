@@ -1,6 +1,7 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBearerAuth, ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { MachineOrAdmin } from '@arbor/auth';
+import { ListRepositoriesQuery } from './dto/list-repositories.query';
 import { RepositoryListResponse, RepositoryResponse } from './dto/repository.response';
 import { RepositoriesService } from './repositories.service';
 
@@ -13,11 +14,13 @@ export class RepositoriesController {
 
   @Get()
   @MachineOrAdmin()
-  @ApiOperation({ summary: 'Every repository of every project, with its project, branch and installation id' })
+  @ApiOperation({ summary: 'Every repository of every project, with its project, branch and installation id, a page at a time' })
   @ApiOkResponse({ type: RepositoryListResponse })
+  @ApiBadRequestResponse({ description: '`invalid_request`: a bad limit or after_id.' })
   @ApiUnauthorizedResponse({ description: 'No valid bearer token.' })
   @ApiForbiddenResponse({ description: 'The caller is neither a machine client nor an administrator.' })
-  async listAll(): Promise<RepositoryListResponse> {
-    return { repositories: (await this.repositories.listAll()).map((repository) => RepositoryResponse.of(repository)) };
+  async listAll(@Query() query: ListRepositoriesQuery): Promise<RepositoryListResponse> {
+    const page = await this.repositories.listAll({ limit: query.limit, afterId: query.after_id });
+    return { repositories: page.repositories.map((repository) => RepositoryResponse.of(repository)), next_after_id: page.nextAfterId };
   }
 }

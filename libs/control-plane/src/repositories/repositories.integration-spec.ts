@@ -124,7 +124,19 @@ describe('repositories', () => {
   describe('GET /api/v1/projects/{id}/repositories', () => {
     it("lists the project's repositories", async () => {
       const response = await http().get(repositoriesOf(alpha.id)).auth(admin, { type: 'bearer' }).expect(200);
-      expect(response.body).toEqual({ repositories: [expect.objectContaining({ project_id: alpha.id, full_name: 'github.com/arbor-demo/alpha-service' })] });
+      expect(response.body).toEqual({ repositories: [expect.objectContaining({ project_id: alpha.id, full_name: 'github.com/arbor-demo/alpha-service' })], next_after_id: null });
+    });
+
+    it('pages them by full name with limit and after_id, and refuses a bad limit or cursor', async () => {
+      await add(alpha.id, { ...ALPHA_SERVICE, name: 'alpha-tools' }).expect(201);
+      const first = await http().get(`${repositoriesOf(alpha.id)}?limit=1`).auth(admin, { type: 'bearer' }).expect(200);
+      expect(first.body.repositories.map((r: { name: string }) => r.name)).toEqual(['alpha-service']);
+      const second = await http().get(`${repositoriesOf(alpha.id)}?limit=1&after_id=${first.body.next_after_id}`).auth(admin, { type: 'bearer' }).expect(200);
+      expect(second.body).toEqual({ repositories: [expect.objectContaining({ name: 'alpha-tools' })], next_after_id: null });
+      for (const query of ['limit=0', 'limit=501', 'after_id=nope']) {
+        expect((await http().get(`${repositoriesOf(alpha.id)}?${query}`).auth(admin, { type: 'bearer' }).expect(400)).body.error.code).toBe('invalid_request');
+      }
+      await http().delete(`${repositoriesOf(alpha.id)}/${second.body.repositories[0].id}`).auth(admin, { type: 'bearer' }).expect(204);
     });
 
     it('answers 404 for an unknown project', async () => {
@@ -219,6 +231,22 @@ describe('repositories', () => {
         branch: 'main',
         installation_id: '4242',
       });
+    });
+
+    it('pages every repository in the same order, so a product reads them all a page at a time', async () => {
+      const machine = await cp.machine('ai-gateway-m2m');
+      const all = (await http().get('/api/v1/repositories').auth(machine, { type: 'bearer' }).expect(200)).body;
+      expect(all.next_after_id).toBeNull();
+      const paged: string[] = [];
+      let after: string | null = null;
+      do {
+        const query = `limit=3${after ? `&after_id=${after}` : ''}`;
+        const page = (await http().get(`/api/v1/repositories?${query}`).auth(machine, { type: 'bearer' }).expect(200)).body as { repositories: { id: string }[]; next_after_id: string | null };
+        expect(page.repositories.length).toBeLessThanOrEqual(3);
+        paged.push(...page.repositories.map((r) => r.id));
+        after = page.next_after_id;
+      } while (after);
+      expect(paged).toEqual(all.repositories.map((r: { id: string }) => r.id));
     });
 
     it('shows a renamed project under its new slug', async () => {

@@ -43,8 +43,19 @@ const SELECT_REPOSITORY_VIEW = `
   select r.id, r.project_id, p.slug as project_slug, r.source_host, r.owner, r.name, r.branch, r.installation_id
     from repositories r
     join projects p on p.id = r.project_id`;
+const FULL_NAME = `(r.source_host || '/' || r.owner || '/' || r.name) collate "C"`;
 // Byte order, so that the answer does not depend on the database's locale.
-const ORDER_BY_PROJECT_AND_FULL_NAME = `order by p.slug collate "C", (r.source_host || '/' || r.owner || '/' || r.name) collate "C"`;
+const ORDER_BY_PROJECT_AND_FULL_NAME = `order by p.slug collate "C", ${FULL_NAME}`;
+
+export interface RepositoryPageRequest {
+  limit: number;
+  afterId?: string;
+}
+
+export interface RepositoryPage {
+  repositories: RepositoryView[];
+  nextAfterId: string | null;
+}
 
 const WIRE_NAMES: Record<keyof RepositoryFields, string> = {
   sourceHost: 'source_host',
@@ -70,16 +81,33 @@ export class RepositoriesService {
     private readonly audit: AuditLog,
   ) {}
 
-  /** Every repository of every project, by project slug then full name. */
-  async listAll(): Promise<RepositoryView[]> {
-    const rows = (await this.dataSource.query(`${SELECT_REPOSITORY_VIEW} ${ORDER_BY_PROJECT_AND_FULL_NAME}`)) as RepositoryRow[];
-    return rows.map(fromRow);
+  /** A page of every repository of every project, by project slug then full name. */
+  async listAll(page: RepositoryPageRequest): Promise<RepositoryPage> {
+    return this.page(page, null);
   }
 
-  async listForProject(projectId: string): Promise<RepositoryView[]> {
+  /** A page of one project's repositories, by full name. */
+  async listForProject(projectId: string, page: RepositoryPageRequest): Promise<RepositoryPage> {
     await this.projects.get(projectId);
-    const rows = (await this.dataSource.query(`${SELECT_REPOSITORY_VIEW} where r.project_id = $1 ${ORDER_BY_PROJECT_AND_FULL_NAME}`, [projectId])) as RepositoryRow[];
-    return rows.map(fromRow);
+    return this.page(page, projectId);
+  }
+
+  /**
+   * Keyset paging on the list's order, read from the row `afterId` names (so a cursor stays good
+   * while repositories are added); a cursor whose repository is gone starts no page: the list ends.
+   */
+  private async page(page: RepositoryPageRequest, projectId: string | null): Promise<RepositoryPage> {
+    const rows = (await this.dataSource.query(
+      `${SELECT_REPOSITORY_VIEW}
+        where ($1::uuid is null or r.project_id = $1)
+          and ($2::uuid is null or (p.slug collate "C", ${FULL_NAME}) > (
+            select ap.slug collate "C", (a.source_host || '/' || a.owner || '/' || a.name) collate "C"
+              from repositories a join projects ap on ap.id = a.project_id where a.id = $2))
+        ${ORDER_BY_PROJECT_AND_FULL_NAME} limit $3`,
+      [projectId, page.afterId ?? null, page.limit + 1],
+    )) as RepositoryRow[];
+    const repositories = rows.slice(0, page.limit).map(fromRow);
+    return { repositories, nextAfterId: rows.length > page.limit ? repositories[repositories.length - 1].id : null };
   }
 
   async add(actor: Principal, projectId: string, fields: RepositoryFields): Promise<RepositoryView> {

@@ -8,12 +8,16 @@ import request from 'supertest';
 import { controlPlaneServiceWithWebUi } from '../control-plane-api.module';
 import { TEST_MASTER_KEY } from '../testing/control-plane-harness';
 
+/** A bundle large enough to be worth compressing. */
+const BUNDLE = Array.from({ length: 400 }, (_, i) => `export const value${i} = "component ${i}";`).join('\n');
+
 /** A stand-in for the built single-page app: what Vite writes, in miniature. */
 function writeWebRoot(): string {
   const root = mkdtempSync(join(tmpdir(), 'arbor-web-'));
   mkdirSync(join(root, 'assets'));
   writeFileSync(join(root, 'index.html'), '<!doctype html><meta name="csp-nonce" content="__CSP_NONCE__"><div id="root"></div><script type="module" src="/assets/index-abc123.js"></script>');
   writeFileSync(join(root, 'assets/index-abc123.js'), 'console.log("app")');
+  writeFileSync(join(root, 'assets/vendor-def456.js'), BUNDLE);
   writeFileSync(join(root, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   return root;
 }
@@ -74,6 +78,21 @@ describe('the web UI at / (control-plane-api with its built UI)', () => {
     const missing = await request(service.url).get('/assets/index-gone.js').set('accept', '*/*');
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('not_found');
+  });
+
+  it('compresses what it serves with brotli or gzip as the browser accepts, keeping the caching headers', async () => {
+    for (const [accepted, encoding] of [['br, gzip', 'br'], ['gzip', 'gzip'], ['identity', undefined]] as const) {
+      // fetch decodes the body and keeps the header that says how it came.
+      const response = await fetch(`${service.url}/assets/vendor-def456.js`, { headers: { 'accept-encoding': accepted } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-encoding') ?? undefined).toBe(encoding);
+      expect(response.headers.get('vary')).toMatch(/accept-encoding/i);
+      expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(await response.text()).toBe(BUNDLE);
+    }
+    const page = await fetch(`${service.url}/projects/5b0c`, { headers: { accept: 'text/html', 'accept-encoding': 'gzip' } });
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self';");
+    expect(page.headers.get('cache-control')).toBe('no-store');
   });
 
   it('leaves the API, health and metrics as they are', async () => {

@@ -47,4 +47,7 @@ export class RepositoryResponse {
 export class RepositoryListResponse {
   @ApiProperty({ type: [RepositoryResponse], description: 'Ordered by project slug, then full name.' })
   repositories!: RepositoryResponse[];
+
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'Pass as after_id for the next page; null on the last page.' })
+  next_after_id!: string | null;
 }

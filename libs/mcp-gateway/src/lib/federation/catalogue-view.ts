@@ -76,7 +76,7 @@ export class CatalogueView {
       original: new UriTemplate(entry.original),
     }));
     this.capabilities = unionCapabilities(
-      picked.flatMap(({ offer }) => (offer ? [offer.capabilities] : [])),
+      picked.flatMap(({ offer }) => (offer ? [offer] : [])),
       sessions,
     );
   }
@@ -195,16 +195,17 @@ function exposeNames<T>(
 /**
  * What the upstreams offer together, as far as the client can receive it. With a session (stateful
  * HTTP, SSE, WebSocket) the gateway relays list changes, log messages and resource updates; a
- * stateless request has no stream they could arrive on, so it is not promised them.
+ * stateless request has no stream list changes and updates could arrive on, so it is not promised
+ * them; log messages it gets on the call's own stream, from the upstreams that send them there.
  */
-function unionCapabilities(all: readonly ServerCapabilities[], sessions: boolean): ServerCapabilities {
-  const any = (has: (c: ServerCapabilities) => unknown) => all.some(has);
+function unionCapabilities(offers: readonly UpstreamOffer[], sessions: boolean): ServerCapabilities {
+  const any = (has: (c: ServerCapabilities) => unknown) => offers.some((offer) => has(offer.capabilities));
   const listChanged = sessions ? { listChanged: true } : {};
   return {
     ...(any((c) => c.tools) ? { tools: { ...listChanged } } : {}),
     ...(any((c) => c.resources) ? { resources: { ...listChanged, ...(sessions && any((c) => c.resources?.subscribe) ? { subscribe: true } : {}) } } : {}),
     ...(any((c) => c.prompts) ? { prompts: { ...listChanged } } : {}),
     ...(any((c) => c.completions) ? { completions: {} } : {}),
-    ...(sessions && any((c) => c.logging) ? { logging: {} } : {}),
+    ...(offers.some((o) => o.capabilities.logging && (sessions || o.logsPerCall)) ? { logging: {} } : {}),
   };
 }

@@ -11,6 +11,7 @@ import {
   ErrorCode,
   GetPromptRequestSchema,
   GetPromptResult,
+  LoggingLevel,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -33,7 +34,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpAccessGrant } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
-import { CatalogueKind, UpstreamCaller, UpstreamPool } from '../upstreams/upstream-pool';
+import { CatalogueKind, UpstreamCaller, UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
 import { SessionForwardOptions, UpstreamSessions } from '../upstreams/upstream-sessions';
 import { CatalogueView } from './catalogue-view';
 import { FederationViews } from './federation-views';
@@ -53,6 +54,16 @@ export interface FederatedSessionOptions {
    * upstream requests and notifications reach its client; otherwise the pool's shared ones serve it.
    */
   ownUpstreamSessions: boolean;
+  /**
+   * Without upstream sessions of its own: where the caller's log level is kept, and the relay of a
+   * call's log messages (those the upstream sends on the call's own stream) to the client.
+   */
+  statelessLogging?: StatelessLogging;
+}
+
+export interface StatelessLogging {
+  setLevel(level: LoggingLevel): void;
+  relay(send: (notification: UpstreamNotification) => void): (notification: UpstreamNotification) => void;
 }
 
 /** Opens federated MCP servers: one SDK Server per downstream session or stateless request. */
@@ -115,6 +126,11 @@ export class FederatedSession {
     return this.views.view(this.options.serverId, this.grant.servers, this.options.ownUpstreamSessions);
   }
 
+  /** Whether a call's log messages reach the client on the call's own stream (stateless, an upstream logs). */
+  relaysLogs(): boolean {
+    return !this.upstreamSessions && this.options.statelessLogging !== undefined && this.capabilities.logging !== undefined;
+  }
+
   /** Whether the session's server has tool handlers: capabilities are fixed when it is built. */
   offersTools(): boolean {
     return this.capabilities.tools !== undefined;
@@ -141,7 +157,10 @@ export class FederatedSession {
     this.server = server;
     const forward = async (upstream: string, request: ClientRequest, extra: Extra) => {
       const relayed: Promise<void>[] = [];
-      const result = await this.caller.forward(upstream, request, { ...callOptions(extra, relayed), server: this.options.serverId });
+      const logs = this.relaysLogs()
+        ? this.options.statelessLogging?.relay((notification) => void relayed.push(extra.sendNotification(notification as ServerNotification).catch(() => undefined)))
+        : undefined;
+      const result = await this.caller.forward(upstream, request, { ...callOptions(extra, relayed), ...(logs ? { onnotification: logs } : {}), server: this.options.serverId });
       // Progress the upstream sent before its answer reaches the client before that answer.
       if (relayed.length > 0) await Promise.all(relayed);
       return result;
@@ -221,9 +240,12 @@ export class FederatedSession {
     }
 
     if (capabilities.logging) {
-      // Upstreams filter their own messages; a stateless request has no session to set a level for.
+      // Upstreams filter their own messages; without a session the gateway keeps the level and filters.
       server.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
-        if (!this.upstreamSessions) return {};
+        if (!this.upstreamSessions) {
+          this.options.statelessLogging?.setLevel(request.params.level);
+          return {};
+        }
         const view = await this.view();
         const logging = view.upstreams.filter((u) => this.pool.knownOffer(u).capabilities.logging);
         await Promise.allSettled(logging.map((u) => forward(u, { method: 'logging/setLevel', params: request.params }, extra)));

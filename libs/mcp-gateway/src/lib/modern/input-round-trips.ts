@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { ClientCapabilities, ClientRequest, Request, Result } from '@modelcontextprotocol/sdk/types.js';
+import { SessionOwners } from '../transports/session-owners';
 import { UpstreamPool } from '../upstreams/upstream-pool';
 import { UpstreamSessions } from '../upstreams/upstream-sessions';
 
@@ -81,13 +82,17 @@ class RoundTrip {
 /**
  * Calls of 2026-07-28 clients that wait for the client's answer to an upstream's question,
  * by the opaque `requestState` the client echoes in its retry (random, bound to the principal
- * that made the call, kept on this replica for ANSWER_WAIT_MS).
+ * that made the call, kept on this replica for ANSWER_WAIT_MS; with MCPGW_REDIS_URL recorded
+ * in SessionOwners, so a retry reaching another replica is passed here).
  */
 @Injectable()
 export class InputRoundTrips implements OnModuleDestroy {
   private readonly waiting = new Map<string, RoundTrip>();
 
-  constructor(private readonly pool: UpstreamPool) {}
+  constructor(
+    private readonly pool: UpstreamPool,
+    private readonly owners: SessionOwners,
+  ) {}
 
   async onModuleDestroy(): Promise<void> {
     await Promise.all([...this.waiting.values()].map((trip) => trip.close()));
@@ -113,8 +118,14 @@ export class InputRoundTrips implements OnModuleDestroy {
     const trip = this.waiting.get(state);
     if (!trip || trip.principal !== principal || !trip.answer(responses)) return undefined;
     this.waiting.delete(state);
+    this.owners.releasePending(state);
     clearTimeout(trip.timer);
     return trip;
+  }
+
+  /** Whether this replica holds the call a retry continues. */
+  holds(state: string): boolean {
+    return this.waiting.has(state);
   }
 
   /** Keeps `trip` for the client's retry; the state it echoes back. */
@@ -123,10 +134,13 @@ export class InputRoundTrips implements OnModuleDestroy {
     const state = randomBytes(24).toString('base64url');
     trip.timer = setTimeout(() => {
       this.waiting.delete(state);
+      this.owners.releasePending(state);
       void trip.close();
     }, ANSWER_WAIT_MS);
     trip.timer.unref();
     this.waiting.set(state, trip);
+    // Another replica that gets the retry passes it here.
+    this.owners.claimPending(state, ANSWER_WAIT_MS);
     return state;
   }
 

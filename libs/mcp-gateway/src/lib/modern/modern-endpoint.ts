@@ -6,10 +6,14 @@ import type { CatalogueView } from '../federation/catalogue-view';
 import { FederationViews } from '../federation/federation-views';
 import { page } from '../federation/pagination';
 import { ServerRegistry } from '../registry/server-registry';
+import { EventStream } from '../transports/event-stream';
 import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
-import { CatalogueKind, UpstreamAnswer, UpstreamPool } from '../upstreams/upstream-pool';
+import { isLoggingLevel, logRelay } from '../transports/stateless-calls';
+import { CatalogueKind, UpstreamAnswer, UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
+import { UpstreamSessions } from '../upstreams/upstream-sessions';
 import { InputRoundTrips } from './input-round-trips';
-import { ModernRequest, SERVER_INFO_KEY } from './modern-request';
+import { HEADER_MISMATCH, ModernRequest, SERVER_INFO_KEY } from './modern-request';
+import { paramHeaderDeclarations, paramHeaderMismatch } from './param-headers';
 
 /** The revision's cache hint on lists and reads. */
 interface CacheHint {
@@ -32,6 +36,8 @@ class ModernError extends Error {
     readonly code: number,
     message: string,
     readonly data?: unknown,
+    /** HTTP status of the answer: 200 for an in-band error, 400 for what the transport refuses. */
+    readonly status = 200,
   ) {
     super(message);
   }
@@ -44,6 +50,8 @@ interface Served {
   view: CatalogueView;
   signal: AbortSignal;
   progress?: (params: Record<string, unknown>) => void;
+  /** The log messages the client asked for with `_meta["io.modelcontextprotocol/logLevel"]`. */
+  log?: (notification: UpstreamNotification) => void;
 }
 
 type Handler = (served: Served) => Promise<Result>;
@@ -68,7 +76,10 @@ export class ModernEndpoint {
     this.handlers = {
       'server/discover': async ({ view, serverId }) => ({
         supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-        capabilities: modernCapabilities(view),
+        capabilities: modernCapabilities(view, {
+          subscribe: view.upstreams.some((upstream) => this.subscribable(upstream)),
+          logging: view.upstreams.some((upstream) => this.logsPerCall(upstream) && this.pool.knownOffer(upstream).capabilities.logging !== undefined),
+        }),
         ...(this.instructionsOf(serverId) ? { instructions: this.instructionsOf(serverId) } : {}),
         ...FEDERATED_LIST,
       }),
@@ -82,6 +93,9 @@ export class ModernEndpoint {
         const name = stringParam(served.request, 'name');
         const tool = served.view.toolTarget(name);
         if (!tool) throw new ModernError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+        const declarations = paramHeaderDeclarations(served.view.tool(name)?.item.inputSchema);
+        const mismatch = declarations.length > 0 ? paramHeaderMismatch(declarations, served.request.params['arguments'], served.request.header) : undefined;
+        if (mismatch) throw new ModernError(HEADER_MISMATCH, `Bad Request: header mismatch: ${mismatch}`, undefined, 400);
         return this.call(served, tool.upstream, { method: 'tools/call', params: { ...upstreamParams(served.request), name: tool.original } });
       },
       'prompts/list': async ({ view, request }) => {
@@ -152,9 +166,13 @@ export class ModernEndpoint {
     // On this revision closing the response stream is how a client cancels its request.
     const onClose = () => abort.abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     res.once('close', onClose);
-    const token = (request.params['_meta'] as Record<string, unknown>)['progressToken'];
-    const stream = token !== undefined && (typeof token === 'string' || typeof token === 'number') ? new EventStream(res) : undefined;
+    const meta = request.params['_meta'] as Record<string, unknown>;
+    const token = meta['progressToken'];
+    const level = meta[LOG_LEVEL_KEY];
+    // Opened by the first progress or log message: an answer with nothing before it goes in JSON.
+    const stream = new EventStream(res);
     let answer: unknown;
+    let status = 200;
     try {
       const view = await this.views.view(serverId, grant.servers, false);
       const result = await handler({
@@ -163,54 +181,117 @@ export class ModernEndpoint {
         grant,
         view,
         signal: abort.signal,
-        ...(stream ? { progress: (progress) => stream.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }) } : {}),
+        ...(typeof token === 'string' || typeof token === 'number'
+          ? { progress: (progress) => stream.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }) }
+          : {}),
+        // The revision sends log messages only to a request that names its level.
+        ...(isLoggingLevel(level) ? { log: logRelay(level, (notification) => stream.send({ jsonrpc: '2.0', ...notification })) } : {}),
       });
       answer = { jsonrpc: '2.0', id: request.id, result: this.complete(result, serverId) };
     } catch (error) {
       answer = errorMessage(request.id, error);
+      if (error instanceof ModernError) status = error.status;
     } finally {
       res.off('close', onClose);
     }
     if (abort.signal.aborted || res.writableEnded) return;
-    if (stream) return stream.end(answer);
-    sendJson(res, 200, answer);
+    if (stream.opened) return stream.end(answer);
+    sendJson(res, status, answer);
   }
 
   /**
    * `subscriptions/listen`: acknowledges the list changes the gateway can tell (those of the kinds
-   * the view offers), then relays each as it happens until the client closes the stream. Resource
-   * update subscriptions are not acknowledged: the shared upstream sessions do not carry them.
+   * the view offers) and the resource subscriptions it could make upstream, then relays each as it
+   * happens until the client closes the stream.
    */
   private async listen(res: ServerResponse, request: ModernRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
     const view = await this.views.view(serverId, grant.servers, false);
     const asked = (request.params['notifications'] ?? {}) as Record<string, unknown>;
-    const honoured: Record<string, boolean> = {};
+    const honoured: Record<string, unknown> = {};
     if (asked['toolsListChanged'] === true && view.capabilities.tools) honoured['toolsListChanged'] = true;
     if (asked['promptsListChanged'] === true && view.capabilities.prompts) honoured['promptsListChanged'] = true;
     if (asked['resourcesListChanged'] === true && view.capabilities.resources) honoured['resourcesListChanged'] = true;
     const subscription = { 'io.modelcontextprotocol/subscriptionId': request.id };
     const stream = new EventStream(res);
+    let closed = false;
+    const cleanups: (() => void)[] = [];
+    res.once('close', () => {
+      closed = true;
+      for (const cleanup of cleanups) cleanup();
+    });
+    const resources = await this.subscribeResources(asked['resourceSubscriptions'], view, (uri) =>
+      stream.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri, _meta: subscription } }),
+    );
+    cleanups.push(() => void resources.close());
+    if (closed) return void resources.close();
+    if (resources.uris.length > 0) honoured['resourceSubscriptions'] = resources.uris;
     stream.send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: honoured, _meta: subscription } });
     const wanted: Record<CatalogueKind, string> = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' };
-    const unsubscribe = this.pool.onCatalogueChange((upstream, kind) => {
-      if (!honoured[wanted[kind]]) return;
-      void this.views.view(serverId, grant.servers, false).then((now) => {
-        if (now.upstreams.includes(upstream)) stream.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: subscription } });
-      });
-    });
+    cleanups.push(
+      this.pool.onCatalogueChange((upstream, kind) => {
+        if (!honoured[wanted[kind]]) return;
+        void this.views.view(serverId, grant.servers, false).then((now) => {
+          if (now.upstreams.includes(upstream)) stream.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: subscription } });
+        });
+      }),
+    );
     const keepAlive = setInterval(() => stream.comment(), KEEP_ALIVE_MS);
-    res.once('close', () => {
-      unsubscribe();
-      clearInterval(keepAlive);
+    cleanups.push(() => clearInterval(keepAlive));
+  }
+
+  /**
+   * The resources of a listen stream, subscribed upstream on sessions of the stream's own (an
+   * upstream of the older versions tells a session what changed; closing them ends the
+   * subscriptions): the URIs it could subscribe, as the client named them, and each update under
+   * that name.
+   */
+  private async subscribeResources(asked: unknown, view: CatalogueView, updated: (uri: string) => void): Promise<{ uris: string[]; close(): Promise<void> }> {
+    const uris: string[] = [];
+    if (!Array.isArray(asked) || asked.length === 0) return { uris, close: async () => undefined };
+    const sessions = new UpstreamSessions(this.pool, {
+      capabilities: () => ({}),
+      request: async () => {
+        throw new McpError(ErrorCode.MethodNotFound, 'A subscription stream answers no requests');
+      },
+      notify: async (upstream, notification) => {
+        const uri = notification.params?.['uri'];
+        if (notification.method !== 'notifications/resources/updated' || typeof uri !== 'string') return;
+        const exposed = view.exposedUri(upstream, uri);
+        if (uris.includes(exposed)) updated(exposed);
+      },
     });
+    await Promise.all(
+      [...new Set(asked.filter((uri): uri is string => typeof uri === 'string'))].map(async (uri) => {
+        const target = view.resource(uri);
+        if (!target || !this.subscribable(target.upstream)) return;
+        try {
+          await sessions.forward(target.upstream, { method: 'resources/subscribe', params: { uri: target.uri } });
+          uris.push(uri);
+        } catch {
+          // Not acknowledged: the client knows it will hear nothing of this one.
+        }
+      }),
+    );
+    return { uris, close: () => sessions.close() };
+  }
+
+  /** Whether the upstream's log messages during a call come on the call's own stream (older Streamable HTTP, or the revision's). */
+  private logsPerCall(upstream: string): boolean {
+    return this.speaksModern(upstream) || this.pool.knownOffer(upstream).logsPerCall === true;
+  }
+
+  /** Whether the gateway can subscribe to the upstream's resources for a client of the revision. */
+  private subscribable(upstream: string): boolean {
+    return !this.speaksModern(upstream) && this.pool.knownOffer(upstream).capabilities.resources?.subscribe === true;
   }
 
   private async forward(served: Served, upstream: string, request: ClientRequest): Promise<Result> {
-    const { progress } = served;
+    const { progress, log } = served;
     return this.pool.forward(upstream, request, {
       signal: served.signal,
       server: served.serverId,
       ...(progress ? { onprogress: (p) => progress({ ...p }) } : {}),
+      ...(log && this.logsPerCall(upstream) ? { onnotification: log } : {}),
     });
   }
 
@@ -263,19 +344,24 @@ export class ModernEndpoint {
 }
 
 /**
- * What the view offers, as this revision advertises it: list changes arrive on a
- * `subscriptions/listen` stream, which the gateway serves; resource update subscriptions and
- * logging do not reach a client without a session, so they are not offered.
+ * What the view offers, as this revision advertises it: list changes and resource updates (of
+ * the upstreams the gateway can subscribe to) arrive on a `subscriptions/listen` stream, which
+ * the gateway serves; log messages on the request's own stream (from the upstreams that send them
+ * there: older Streamable HTTP ones and those of the revision).
  */
-function modernCapabilities(view: CatalogueView): ServerCapabilities {
+function modernCapabilities(view: CatalogueView, delivered: { subscribe: boolean; logging: boolean }): ServerCapabilities {
   const offered = view.capabilities;
+  const { subscribe } = delivered;
   return {
     ...(offered.tools ? { tools: { listChanged: true } } : {}),
-    ...(offered.resources ? { resources: { listChanged: true } } : {}),
+    ...(offered.resources ? { resources: { listChanged: true, ...(subscribe ? { subscribe: true } : {}) } } : {}),
     ...(offered.prompts ? { prompts: { listChanged: true } } : {}),
     ...(offered.completions ? { completions: {} } : {}),
+    ...(delivered.logging ? { logging: {} } : {}),
   };
 }
+
+const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
 
 /**
  * The request's params as they go upstream: the envelope stays (an upstream of the revision reads
@@ -324,32 +410,4 @@ function errorMessage(id: RequestId, error: unknown) {
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
-}
-
-/** The SSE response stream of one request: its notifications, then its answer. */
-class EventStream {
-  private opened = false;
-
-  constructor(private readonly res: ServerResponse) {}
-
-  send(message: unknown): void {
-    this.open();
-    if (!this.res.writableEnded) this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-  }
-
-  comment(): void {
-    if (!this.res.writableEnded) this.res.write(':\n\n');
-  }
-
-  end(message: unknown): void {
-    this.send(message);
-    this.res.end();
-  }
-
-  private open(): void {
-    if (this.opened) return;
-    this.opened = true;
-    this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
-    this.res.flushHeaders();
-  }
 }

@@ -78,7 +78,21 @@ describe('MCP 2026-07-28 beside the older versions (stateless gateway)', () => {
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     const discovered = await client.discover();
     expect(discovered.supportedVersions).toEqual([MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
-    expect(discovered.capabilities).toEqual({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, completions: {} });
+    expect(discovered.capabilities).toEqual({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, completions: {}, logging: {} });
+  });
+
+  it('sends a call\'s log messages on its own stream to a request that names a log level, and none otherwise', async () => {
+    const withLevel = await post('/servers/alpha/mcp', callBody('log', {}, { 'io.modelcontextprotocol/logLevel': 'info' }), modernHeaders('tools/call', 'log'));
+    expect(withLevel.headers.get('content-type')).toBe('text/event-stream');
+    const events = [...(await withLevel.text()).matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1] ?? '') as { method?: string; params?: { data?: unknown }; result?: unknown });
+    expect(events.map((e) => e.method ?? 'answer')).toEqual(['notifications/message', 'answer']);
+    expect(events[0]?.params?.data).toBe('hello from north');
+    // Above the message's level, or with no level named, the answer comes alone, in JSON.
+    for (const extraMeta of [{ 'io.modelcontextprotocol/logLevel': 'error' }, {}]) {
+      const quiet = await post('/servers/alpha/mcp', callBody('log', {}, extraMeta), modernHeaders('tools/call', 'log'));
+      expect(quiet.headers.get('content-type')).toBe('application/json');
+      expect(((await quiet.json()) as { result: { content: unknown } }).result.content).toEqual([{ type: 'text', text: 'logged' }]);
+    }
   });
 
   it('lists and calls the tools of both upstreams for a v2 client, paging in a stable order, as a v1 client sees them', async () => {

@@ -3,6 +3,7 @@ import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import type { ClientCapabilities, Implementation, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { Refusal, unsupportedVersion } from '../transports/mcp-edge';
 import { isModernEraVersion, MODERN_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
+import { decodeHeaderValue } from './param-headers';
 
 /** The revision's HeaderMismatch: the HTTP headers disagree with the body, or a required one is missing. */
 export const HEADER_MISMATCH = -32020;
@@ -20,6 +21,8 @@ export interface ModernRequest {
   version: string;
   clientCapabilities: ClientCapabilities;
   clientInfo?: Implementation;
+  /** Its `Mcp-Param-*` headers by lower-cased name, checked against the tool's declarations when it is a call. */
+  header(lowerCaseName: string): string | undefined;
 }
 
 export interface ModernNotification {
@@ -81,6 +84,7 @@ export function eraOfRequest(httpMethod: string, headers: IncomingHttpHeaders, b
       version,
       clientCapabilities: (meta[CLIENT_CAPABILITIES_KEY] ?? {}) as ClientCapabilities,
       ...(meta[CLIENT_INFO_KEY] ? { clientInfo: meta[CLIENT_INFO_KEY] as Implementation } : {}),
+      header: (name) => single(headers[name]),
     },
   };
 }
@@ -103,25 +107,6 @@ function standardHeaderMismatch(
   if (decoded === undefined) return 'the Mcp-Name header carries an invalid Base64 value';
   if (decoded !== bodyValue) return `the Mcp-Name header names ${decoded} but the body names ${bodyValue}`;
   return undefined;
-}
-
-const SENTINEL_PREFIX = '=?base64?';
-const SENTINEL_SUFFIX = '?=';
-
-/**
- * A header value as the revision encodes names and parameters: as written, or `=?base64?…?=`
- * around the Base64 of its UTF-8 bytes. Undefined when the Base64 is not canonical or not UTF-8.
- */
-export function decodeHeaderValue(value: string): string | undefined {
-  if (!value.startsWith(SENTINEL_PREFIX) || !value.endsWith(SENTINEL_SUFFIX) || value.length < SENTINEL_PREFIX.length + SENTINEL_SUFFIX.length) return value;
-  const encoded = value.slice(SENTINEL_PREFIX.length, value.length - SENTINEL_SUFFIX.length);
-  const bytes = Buffer.from(encoded, 'base64');
-  if (bytes.toString('base64') !== encoded) return undefined;
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
 }
 
 function carriesEnvelope(body: unknown): boolean {

@@ -17,7 +17,7 @@ import type { CatalogueView } from '../federation/catalogue-view';
 import type { FederatedSession } from '../federation/federated-session';
 import { FederationViews } from '../federation/federation-views';
 import { page } from '../federation/pagination';
-import { UpstreamPool } from '../upstreams/upstream-pool';
+import { UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
 import type { SessionForwardOptions } from '../upstreams/upstream-sessions';
 
 /** What the hot path answers: the same JSON-RPC message an SDK Server would send. */
@@ -37,6 +37,8 @@ export interface HotScope {
   view(): Promise<CatalogueView>;
   offersTools(view: CatalogueView): boolean;
   forward(upstream: string, request: ClientRequest, options: SessionForwardOptions): Promise<Result>;
+  /** Stateless: where the call's log messages go (a session relays them on its own). */
+  onlog?: (notification: UpstreamNotification) => void;
 }
 
 /**
@@ -75,12 +77,16 @@ export class HotPath {
     return { kind: 'call', id, params: parsed.data.params };
   }
 
-  /** A stateless request, answered from the caller's view over the pool's shared upstream sessions. */
-  answer(request: HotRequest, serverId: string | null, grant: McpAccessGrant, signal: AbortSignal): Promise<HotAnswer> {
+  /**
+   * A stateless request, answered from the caller's view over the pool's shared upstream sessions;
+   * the log messages the upstream sends on the call's stream go to `onlog` first.
+   */
+  answer(request: HotRequest, serverId: string | null, grant: McpAccessGrant, signal: AbortSignal, onlog?: (notification: UpstreamNotification) => void): Promise<HotAnswer> {
     return this.respond(request, signal, {
       view: () => this.views.view(serverId, grant.servers, false),
       offersTools: (view) => view.capabilities.tools !== undefined,
       forward: (upstream, call, options) => this.pool.forward(upstream, call, { ...options, server: serverId }),
+      ...(onlog ? { onlog } : {}),
     });
   }
 
@@ -116,7 +122,12 @@ export class HotPath {
     }
     const tool = view.toolTarget(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    const result = await scope.forward(tool.upstream, { method: 'tools/call', params: { ...request.params, name: tool.original } }, { signal, relatedRequestId: request.id });
+    const onnotification = scope.onlog && view.capabilities.logging ? scope.onlog : undefined;
+    const result = await scope.forward(
+      tool.upstream,
+      { method: 'tools/call', params: { ...request.params, name: tool.original } },
+      { signal, relatedRequestId: request.id, ...(onnotification ? { onnotification } : {}) },
+    );
     if (isPlainTextResult(result)) return result;
     const validated = CallToolResultSchema.safeParse(result);
     if (!validated.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${validated.error.message}`);

@@ -1,6 +1,8 @@
 // Stateful sessions behind a load balancer that knows nothing of Mcp-Session-Id: two gateway
 // replicas sharing Redis (MCPGW_REDIS_URL), the official SDK client's requests dealt to them in
-// turn. Every request of a session reaches the replica that holds it, streams included.
+// turn. Every request of a session reaches the replica that holds it, streams included; so does a
+// 2026-07-28 client's retry carrying the answer a call waits for.
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -67,6 +69,34 @@ describe('stateful sessions on two replicas sharing Redis', () => {
       expect(balancer.served.every((count) => count > 2)).toBe(true);
     } finally {
       await c.close();
+    }
+  });
+
+  it('brings a 2026-07-28 client\'s retry with its answer to the replica whose call waits for it', async () => {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
+    const call = (replica: TestGateway, params: Record<string, unknown>) =>
+      fetch(`${replica.url}/servers/alpha/mcp`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer alice', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'ask-model' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask-model', arguments: {}, _meta: meta, ...params } }),
+      }).then(async (r) => ((await r.json()) as { result: Record<string, unknown> }).result);
+    const asked = await call(replicas[0]!, {});
+    expect(asked).toMatchObject({ resultType: 'input_required', inputRequests: { 'input-1': { method: 'sampling/createMessage' } } });
+    const answer = { 'input-1': { role: 'assistant', content: { type: 'text', text: 'from the other replica' }, model: 'm' } };
+    expect(await call(replicas[1]!, { requestState: asked['requestState'], inputResponses: answer })).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'model said: from the other replica' }],
+    });
+    // The official v2 client behind the balancer: its call and its retry land on different replicas.
+    const balancer = roundRobin(replicas);
+    const modern = new ModernClient({ name: 'v2-behind-a-balancer', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { sampling: {} } });
+    modern.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'hi there' }, model: 'test-model' }));
+    await modern.connect(new ModernTransport(new URL('http://balancer/servers/alpha/mcp'), { fetch: balancer.fetchVia, requestInit: { headers: { authorization: 'Bearer alice' } } }));
+    try {
+      for (let round = 0; round < 2; round++) expect(textOf(await modern.callTool({ name: 'ask-model', arguments: {} }))).toBe('model said: hi there');
+      expect(balancer.served.every((count) => count > 1)).toBe(true);
+    } finally {
+      await modern.close();
     }
   });
 

@@ -5,6 +5,8 @@ import { Redis } from 'ioredis';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 
 const KEY_PREFIX = 'arbor:mcpgw:session:';
+/** A 2026-07-28 call waiting for its client's answer (InputRoundTrips), by its requestState. */
+const PENDING_PREFIX = 'arbor:mcpgw:input:';
 /** A session in use has its ownership renewed at most this often. */
 const RENEW_EVERY_MS = 10_000;
 /** Set on a request one replica passes to another: the owner never passes it on again. */
@@ -14,8 +16,9 @@ export const FORWARDED_HEADER = 'x-arbor-mcp-forwarded';
  * Which replica holds each stateful session (MCPGW_REDIS_URL), so that a request for a session
  * another replica holds is passed to it — behind any load balancer, with no routing by
  * Mcp-Session-Id. A session's ownership lives as long as the session is idle-expirable
- * (sessionIdleMs, renewed as it is used) and goes with it. Without Redis, every session is the
- * local replica's, as before.
+ * (sessionIdleMs, renewed as it is used) and goes with it. The same for a 2026-07-28 call waiting
+ * for its client's answer: the retry carrying it reaches the replica the call waits on. Without
+ * Redis, every session and call is the local replica's, as before.
  */
 @Injectable()
 export class SessionOwners implements OnModuleDestroy {
@@ -62,6 +65,23 @@ export class SessionOwners implements OnModuleDestroy {
   async ownerOf(id: string): Promise<string | undefined> {
     if (!this.redis) return undefined;
     const owner = await this.redis.get(KEY_PREFIX + id).catch(() => null);
+    return owner && owner !== this.self ? owner : undefined;
+  }
+
+  /** This replica holds a call waiting for its client's answer, for `ttlMs` at most. */
+  claimPending(state: string, ttlMs: number): void {
+    this.redis?.set(PENDING_PREFIX + state, this.self, 'PX', ttlMs).catch(() => undefined);
+  }
+
+  /** The call was answered here, or given up. */
+  releasePending(state: string): void {
+    this.redis?.del(PENDING_PREFIX + state).catch(() => undefined);
+  }
+
+  /** The replica that holds a waiting call this one does not, if any. */
+  async ownerOfPending(state: string): Promise<string | undefined> {
+    if (!this.redis) return undefined;
+    const owner = await this.redis.get(PENDING_PREFIX + state).catch(() => null);
     return owner && owner !== this.self ? owner : undefined;
   }
 

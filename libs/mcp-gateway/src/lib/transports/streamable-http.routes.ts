@@ -4,6 +4,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest, JSONRPCMessage, McpError, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { DirectRoutes } from '@arbor/platform';
+import { InputRoundTrips } from '../modern/input-round-trips';
 import { ModernEndpoint } from '../modern/modern-endpoint';
 import { eraOfRequest } from '../modern/modern-request';
 import { FederatedSession, Federation } from '../federation/federated-session';
@@ -11,6 +12,7 @@ import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options'
 import type { McpAccessGrant } from '../access/mcp-access';
 import { DownstreamSessions } from './downstream-sessions';
 import { BoundedEventStore } from './event-store';
+import { EventStream } from './event-stream';
 import { HotPath, HotRequest } from './hot-path';
 import { McpEdge, refusal, sendRefusal } from './mcp-edge';
 import { HotStream, SessionTransport } from './session-transport';
@@ -38,6 +40,7 @@ export class StreamableHttpRoutes implements OnModuleInit {
     private readonly modern: ModernEndpoint,
     private readonly calls: StatelessCalls,
     private readonly owners: SessionOwners,
+    private readonly roundTrips: InputRoundTrips,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
   ) {}
 
@@ -61,6 +64,9 @@ export class StreamableHttpRoutes implements OnModuleInit {
       if (era.era === 'modern') {
         // This revision defines no notification a client sends over HTTP: taken, and nothing to do.
         if (era.message.kind === 'notification') return void res.writeHead(202).end();
+        // A retry carrying the answer the call waits for on another replica goes there.
+        const waiting = req.headers[FORWARDED_HEADER] === undefined ? await this.waitingElsewhere(era.message.params) : undefined;
+        if (waiting) return this.owners.forward(waiting, req, res, admission.body);
         return await this.modern.serve(res, era.message, serverId, admission.grant);
       }
       if (this.options.stateful) await this.stateful(req, res, serverId, admission.grant, admission.body);
@@ -71,6 +77,13 @@ export class StreamableHttpRoutes implements OnModuleInit {
     }
   }
 
+  /** The replica holding the call a 2026-07-28 retry continues, when that is another one. */
+  private async waitingElsewhere(params: Record<string, unknown>): Promise<string | undefined> {
+    const state = params['requestState'];
+    if (typeof state !== 'string' || params['inputResponses'] === undefined || this.roundTrips.holds(state)) return undefined;
+    return this.owners.ownerOfPending(state);
+  }
+
   private async stateless(req: IncomingMessage, res: ServerResponse, serverId: string | null, grant: McpAccessGrant, body: unknown): Promise<void> {
     if (req.method !== 'POST') {
       return sendRefusal(res, { ...refusal(405, 'Method not allowed: this gateway runs without sessions (POST only)'), headers: { allow: 'POST' } });
@@ -79,9 +92,18 @@ export class StreamableHttpRoutes implements OnModuleInit {
     if (hot) return this.answerHot(res, hot, serverId, grant);
     const cancelled = cancelledRequest(body);
     if (cancelled !== undefined) this.calls.cancel(grant.principal, serverId, cancelled);
-    const session = await this.federation.open({ serverId, grant, ownUpstreamSessions: false });
-    // Progress travels on the request's own SSE stream; everything else is answered in JSON.
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksProgress(body) });
+    const session = await this.federation.open({
+      serverId,
+      grant,
+      ownUpstreamSessions: false,
+      statelessLogging: {
+        setLevel: (level) => this.calls.setLogLevel(grant.principal, serverId, level),
+        relay: (send) => this.calls.logRelay(grant.principal, serverId, send),
+      },
+    });
+    // Progress and log messages travel on the request's own SSE stream; everything else is answered in JSON.
+    const streams = asksProgress(body) || (session.relaysLogs() && mayLog(body));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams });
     const id = requestIdOf(body);
     // Closing the request's server aborts its handlers, and so the call upstream.
     const untrack = id === undefined ? undefined : this.calls.track(grant.principal, serverId, id, () => void session.close());
@@ -93,7 +115,11 @@ export class StreamableHttpRoutes implements OnModuleInit {
     await transport.handleRequest(req, res, body);
   }
 
-  /** A stateless tools/call, tools/list or ping, answered in JSON as the SDK transport would. */
+  /**
+   * A stateless tools/call, tools/list or ping, answered in JSON as the SDK transport would — or,
+   * once the upstream sends a log message the caller wants during the call, on an SSE stream
+   * carrying those messages and then the answer.
+   */
   private async answerHot(res: ServerResponse, request: HotRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
     // A client that goes away cancels its call upstream, as closing the SDK server does.
     const abort = new AbortController();
@@ -105,10 +131,13 @@ export class StreamableHttpRoutes implements OnModuleInit {
     res.once('close', onClose);
     // So does its notifications/cancelled, which arrives in a POST of its own.
     const untrack = this.calls.track(grant.principal, serverId, request.id, () => abort.abort(new McpError(ErrorCode.ConnectionClosed, 'Request cancelled')));
-    const answer = await this.hotPath.answer(request, serverId, grant, abort.signal).finally(untrack);
+    const stream = new EventStream(res);
+    const onlog = this.calls.logRelay(grant.principal, serverId, (notification) => stream.send({ jsonrpc: '2.0', ...notification }));
+    const answer = await this.hotPath.answer(request, serverId, grant, abort.signal, onlog).finally(untrack);
     res.off('close', onClose);
     // A cancelled call still ends its POST (the client no longer waits for what it says).
     if (gone || res.writableEnded) return;
+    if (stream.opened) return stream.end(answer);
     const text = JSON.stringify(answer);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
   }
@@ -183,6 +212,14 @@ function cancelledRequest(body: unknown): RequestId | undefined {
 function asksProgress(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((m) => (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken !== undefined);
+}
+
+/** The requests during which an upstream may log (the calls it does work for). */
+const CALL_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete']);
+
+function mayLog(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => CALL_METHODS.has((m as { method?: unknown } | null)?.method as string));
 }
 
 function protocolVersionOf(req: IncomingMessage): string | undefined {

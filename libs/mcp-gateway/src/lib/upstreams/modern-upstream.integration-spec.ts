@@ -59,12 +59,63 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
   it('lets a v1 client call a 2026-07-28 upstream and a v2 client call an upstream of the older versions', async () => {
     const legacy = await connect(gateway.url, '/servers/alpha/mcp', 'alice');
     closers.push(() => legacy.close());
-    expect((await legacy.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'ask-model', 'ask-user', 'count', 'echo']);
+    expect((await legacy.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'ask-model', 'ask-user', 'chatty', 'count', 'echo', 'route']);
     expect(textOf(await legacy.callTool({ name: 'echo', arguments: { text: 'old to new' } }))).toBe('east: old to new');
 
     const modern = await modernClient();
     expect(textOf(await modern.callTool({ name: 'echo', arguments: { text: 'new to new' } }))).toBe('east: new to new');
     expect(textOf(await modern.callTool({ name: 'add', arguments: { a: 2, b: 40 } }))).toBe('42');
+  });
+
+  it('checks a v2 client’s Mcp-Param-* headers against the body, and sends them to a 2026-07-28 upstream for every client', async () => {
+    // The v2 client mirrors x-mcp-header arguments itself; a v1 client knows no such headers: the gateway adds them upstream.
+    const modern = await modernClient();
+    await modern.listTools();
+    expect(textOf(await modern.callTool({ name: 'route', arguments: { region: 'eu-west' } }))).toBe('east routes to eu-west');
+    const legacy = await connect(gateway.url, '/servers/alpha/mcp', 'alice');
+    closers.push(() => legacy.close());
+    expect(textOf(await legacy.callTool({ name: 'route', arguments: { region: 'zürich' } }))).toBe('east routes to zürich');
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const call = (headers: Record<string, string>) =>
+      fetch(`${gateway.url}/servers/alpha/mcp`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer alice', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'route', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'route', arguments: { region: 'eu' }, _meta: meta } }),
+      });
+    for (const wrong of [{} as Record<string, string>, { 'mcp-param-region': 'us' }, { 'mcp-param-region': '=?base64?not base64?=' }]) {
+      const refused = await call(wrong);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ id: 5, error: { code: -32020, message: expect.stringContaining('Mcp-Param-Region') } });
+    }
+    for (const right of ['eu', `=?base64?${Buffer.from('eu').toString('base64')}?=`]) {
+      const accepted = await call({ 'mcp-param-region': right });
+      expect(accepted.status).toBe(200);
+      expect(await accepted.json()).toMatchObject({ result: { content: [{ type: 'text', text: 'east routes to eu' }] } });
+    }
+  });
+
+  it('passes a 2026-07-28 upstream’s log messages to a v2 client that names a log level, on the call’s own stream', async () => {
+    const modern = await modernClient();
+    expect((await modern.discover()).capabilities.logging).toEqual({});
+    const call = (extraMeta: Record<string, unknown>) =>
+      fetch(`${gateway.url}/servers/alpha/mcp`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer alice', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'chatty' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 8,
+          method: 'tools/call',
+          params: { name: 'chatty', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, ...extraMeta } },
+        }),
+      });
+    const logged = await call({ 'io.modelcontextprotocol/logLevel': 'debug' });
+    expect(logged.headers.get('content-type')).toBe('text/event-stream');
+    const events = [...(await logged.text()).matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1] ?? '') as { method?: string; params?: { data?: unknown } });
+    expect(events.map((e) => e.method ?? 'answer')).toEqual(['notifications/message', 'answer']);
+    expect(events[0]?.params?.data).toBe('hello from east');
+    const quiet = await call({});
+    expect(quiet.headers.get('content-type')).toBe('application/json');
+    expect(((await quiet.json()) as { result: { content: unknown } }).result.content).toEqual([{ type: 'text', text: 'east chatted' }]);
   });
 
   it('passes a 2026-07-28 upstream’s input request to a v2 client, which answers and retries through the gateway', async () => {

@@ -4,8 +4,9 @@ import { createParser } from 'eventsource-parser';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ClientCapabilities, ErrorCode, Implementation, JSONRPCMessage, McpError, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../modern/modern-request';
+import { encodeHeaderValue, ParamHeaderDeclaration, paramHeaderDeclarations, paramHeaders } from '../modern/param-headers';
 import { MODERN_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
-import { agentsFor, UpstreamConnectionError } from './streamable-http-upstream';
+import { agentsFor, RawCallOptions, RawResponse, UpstreamConnectionError } from './streamable-http-upstream';
 
 export const MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0];
 const MAX_INPUT_ROUNDS = 8;
@@ -64,12 +65,15 @@ export class ModernUpstreamTransport implements Transport {
   onclose?: () => void;
 
   private readonly exchange: ModernExchange;
+  /** The `x-mcp-header` declarations of the upstream's tools, as its tools/list answers give them (any session of it). */
+  private readonly declarations: Map<string, readonly ParamHeaderDeclaration[]>;
   private capabilities: ClientCapabilities = {};
   private clientInfo: Implementation = GATEWAY_INFO;
   private readonly inflight = new Map<RequestId, AbortController>();
   private readonly awaitingInput = new Map<RequestId, { resolve(result: unknown): void; reject(error: Error): void }>();
   private listening?: AbortController;
   private nextInputId = 0;
+  private nextRawId = 0;
   private closed = false;
 
   constructor(
@@ -79,6 +83,7 @@ export class ModernUpstreamTransport implements Transport {
     private readonly discovered: Discovered,
   ) {
     this.exchange = new ModernExchange(url, headers, allowLinkLocal);
+    this.declarations = declarationsOf(url);
   }
 
   async start(): Promise<void> {
@@ -123,7 +128,8 @@ export class ModernUpstreamTransport implements Transport {
     const controller = new AbortController();
     this.inflight.set(id, controller);
     try {
-      const result = method === 'ping' ? await this.call(id, 'server/discover', {}, controller.signal).then(() => ({})) : await this.call(id, method, params, controller.signal);
+      const result = method === 'ping' ? await this.rounds(id, 'server/discover', {}, controller.signal).then(() => ({})) : await this.rounds(id, method, params, controller.signal);
+      if (method === 'tools/list') this.learn(result);
       this.deliver({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
     } catch (error) {
       if (controller.signal.aborted || this.closed) return;
@@ -136,13 +142,49 @@ export class ModernUpstreamTransport implements Transport {
   }
 
   /** One request, in as many rounds as the upstream asks input for. */
-  private async call(id: RequestId, method: string, params: Json, signal: AbortSignal): Promise<Json> {
+  /**
+   * One request outside the SDK Protocol, as StreamableHttpUpstreamTransport.call: its answer
+   * raw, and the notifications on its own stream (log messages, progress) to `onnotification`
+   * rather than to the session, so a caller sharing the pool's session gets its own.
+   */
+  async call(method: string, params: unknown, { signal, timeoutMs, onnotification }: RawCallOptions): Promise<RawResponse> {
+    const id = `arbor-raw-${this.nextRawId++}`;
+    const controller = new AbortController();
+    const abort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    const expire = () => controller.abort(new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs }));
+    let timer = setTimeout(expire, timeoutMs);
+    const notified = (message: Json) => {
+      // Progress restarts the timeout, as the SDK's resetTimeoutOnProgress.
+      if (message['method'] === 'notifications/progress') {
+        clearTimeout(timer);
+        timer = setTimeout(expire, timeoutMs);
+      }
+      onnotification?.(message as { method: string; params?: Record<string, unknown> });
+    };
+    try {
+      const result = await this.rounds(id, method, (params ?? {}) as Json, controller.signal, onnotification ? notified : undefined);
+      return { id, result };
+    } catch (error) {
+      if (controller.signal.aborted) throw controller.signal.reason;
+      if (error instanceof UpstreamRefusal) return { id, error: { code: error.code, message: error.upstreamMessage, ...(error.data !== undefined ? { data: error.data } : {}) } };
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
+    }
+  }
+
+  private async rounds(id: RequestId, method: string, params: Json, signal: AbortSignal, onNotification?: (message: Json) => void): Promise<Json> {
     const meta = (params['_meta'] ?? {}) as Json;
     // A client of the revision answers input requests itself: its envelope travels as it is.
     const modernClient = PROTOCOL_VERSION_KEY in meta;
     let round: Json = { ...params, _meta: modernClient ? meta : envelope(meta, this.clientInfo, this.capabilities) };
     for (let rounds = 0; rounds < MAX_INPUT_ROUNDS; rounds++) {
-      const answer = await this.exchange.post({ id, method, params: round }, signal, (notification) => this.deliver(notification));
+      const declared = method === 'tools/call' && typeof params['name'] === 'string' ? this.declarations.get(params['name']) : undefined;
+      const mirrored = declared ? paramHeaders(declared, params['arguments']) : {};
+      const answer = await this.exchange.post({ id, method, params: round }, signal, onNotification ?? ((notification) => this.deliver(notification)), mirrored);
       if ('error' in answer) {
         const error = answer['error'] as { code: number; message: string; data?: unknown };
         throw new UpstreamRefusal(error.code, error.message, error.data);
@@ -198,9 +240,33 @@ export class ModernUpstreamTransport implements Transport {
       );
   }
 
+  /** Keeps the `x-mcp-header` declarations of the tools a tools/list page names, so their calls carry `Mcp-Param-*` headers. */
+  private learn(result: Json): void {
+    const tools = result['tools'];
+    if (!Array.isArray(tools)) return;
+    for (const tool of tools as { name?: unknown; inputSchema?: unknown }[]) {
+      if (typeof tool.name !== 'string') continue;
+      const declarations = paramHeaderDeclarations(tool.inputSchema);
+      if (declarations.length > 0) this.declarations.set(tool.name, declarations);
+      else this.declarations.delete(tool.name);
+    }
+  }
+
   private deliver(message: JSONRPCMessage | Json): void {
     if (!this.closed) this.onmessage?.(message as JSONRPCMessage);
   }
+}
+
+/** Tool declarations per upstream URL, shared by the pool's session and the downstream sessions' own (which list no tools). */
+const DECLARATIONS = new Map<string, Map<string, readonly ParamHeaderDeclaration[]>>();
+
+function declarationsOf(url: URL): Map<string, readonly ParamHeaderDeclaration[]> {
+  let declarations = DECLARATIONS.get(url.href);
+  if (!declarations) {
+    declarations = new Map();
+    DECLARATIONS.set(url.href, declarations);
+  }
+  return declarations;
 }
 
 /** The upstream's own JSON-RPC error: passed on with its own words. */
@@ -234,7 +300,7 @@ class ModernExchange {
     this.headers = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
   }
 
-  post(body: { id: RequestId; method: string; params: Json }, signal: AbortSignal, onNotification: (message: Json) => void): Promise<Json> {
+  post(body: { id: RequestId; method: string; params: Json }, signal: AbortSignal, onNotification: (message: Json) => void, extraHeaders: Readonly<Record<string, string>> = {}): Promise<Json> {
     const text = JSON.stringify({ jsonrpc: '2.0', ...body });
     const source = NAME_SOURCE[body.method];
     const name = source ? body.params[source] : undefined;
@@ -244,7 +310,8 @@ class ModernExchange {
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': String((body.params['_meta'] as Json | undefined)?.[PROTOCOL_VERSION_KEY] ?? MODERN_VERSION),
       'mcp-method': body.method,
-      ...(typeof name === 'string' ? { 'mcp-name': headerValue(name) } : {}),
+      ...(typeof name === 'string' ? { 'mcp-name': encodeHeaderValue(name) } : {}),
+      ...extraHeaders,
       'content-length': Buffer.byteLength(text),
     };
     return new Promise((resolve, reject) => {
@@ -321,10 +388,4 @@ function envelope(meta: Json, clientInfo: Implementation, capabilities: ClientCa
 function withoutResultType(result: Json): Json {
   const { resultType: _resultType, ...rest } = result;
   return rest;
-}
-
-/** A header value as the revision carries names: plain when it can be, `=?base64?…?=` otherwise. */
-function headerValue(value: string): string {
-  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
-  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }

@@ -47,16 +47,25 @@ export interface RawCallOptions {
   timeoutMs: number;
   /** Headers of this call only (per-call upstream headers, resolved for it); never kept. */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * The notifications the upstream sends on this call's own stream (its log messages, progress),
+   * which belong to this call and no other, even on a session shared by many callers. Progress
+   * restarts the timeout.
+   */
+  onnotification?: (notification: { method: string; params?: Record<string, unknown> }) => void;
 }
 
 interface StreamState {
   /** Resumed streams answer the request whose POST stream dropped under its original id. */
   lastEventId?: string;
+  /** The raw call whose POST this stream answers. */
+  callId?: RequestId;
 }
 
 interface PendingCall {
   resolve(response: RawResponse): void;
   reject(error: unknown): void;
+  notified?(notification: { method: string; params?: Record<string, unknown> }): void;
 }
 
 /**
@@ -140,7 +149,7 @@ export class StreamableHttpUpstreamTransport implements Transport {
    * meanwhile (notifications, its own requests) still reaches `onmessage`. A timeout or the
    * caller's abort tells the upstream with notifications/cancelled, as the Protocol would.
    */
-  call(method: string, params: unknown, { signal, timeoutMs, headers }: RawCallOptions): Promise<RawResponse> {
+  call(method: string, params: unknown, { signal, timeoutMs, headers, onnotification }: RawCallOptions): Promise<RawResponse> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     const id = `${CALL_ID_PREFIX}${++this.nextCallId}`;
     return new Promise<RawResponse>((resolve, reject) => {
@@ -154,10 +163,8 @@ export class StreamableHttpUpstreamTransport implements Transport {
         reject(error);
         this.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(() => undefined);
       };
-      const timer = setTimeout(
-        () => giveUp('Request timed out', new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs })),
-        timeoutMs,
-      );
+      const expire = () => giveUp('Request timed out', new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs }));
+      let timer = setTimeout(expire, timeoutMs);
       const onAbort = () => giveUp(String(signal?.reason), signal?.reason);
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -170,6 +177,17 @@ export class StreamableHttpUpstreamTransport implements Transport {
           finish();
           reject(error);
         },
+        ...(onnotification
+          ? {
+              notified: (notification) => {
+                if (notification.method === 'notifications/progress') {
+                  clearTimeout(timer);
+                  timer = setTimeout(expire, timeoutMs);
+                }
+                onnotification(notification);
+              },
+            }
+          : {}),
       });
       this.post({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) } as JSONRPCMessage, headers).catch((error) =>
         this.pending.get(id)?.reject(error),
@@ -209,7 +227,10 @@ export class StreamableHttpUpstreamTransport implements Transport {
     const messages = Array.isArray(message) ? message : [message];
     if (!messages.some((m) => 'method' in m && 'id' in m && m.id !== undefined)) return void response.resume();
     const type = mediaType(response.headers['content-type']);
-    if (type === 'text/event-stream') return this.readStream(response, {}, false);
+    if (type === 'text/event-stream') {
+      const only = Array.isArray(message) ? undefined : (message as { id?: RequestId }).id;
+      return this.readStream(response, only !== undefined && this.pending.has(only) ? { callId: only } : {}, false);
+    }
     if (type === 'application/json') {
       const data = JSON.parse(await readText(response)) as unknown;
       for (const item of Array.isArray(data) ? data : [data]) this.deliver(item);
@@ -254,7 +275,7 @@ export class StreamableHttpUpstreamTransport implements Transport {
           return this.onerror?.(error as Error);
         }
         if (isResponse(message)) answered = true;
-        this.deliver(message);
+        this.deliver(message, state.callId);
       },
       onRetry: (ms) => (this.serverRetryMs = ms),
     });
@@ -292,19 +313,24 @@ export class StreamableHttpUpstreamTransport implements Transport {
    * microtask after it arrives and forgets a request's progress handler as soon as its answer
    * does, so progress sent just before the answer would otherwise be dropped.
    */
-  private deliver(message: unknown): void {
+  private deliver(message: unknown, callId?: RequestId): void {
     this.delivered = this.delivered.then(() => {
       try {
-        this.dispatch(message);
+        this.dispatch(message, callId);
       } catch (error) {
         this.onerror?.(error as Error);
       }
     });
   }
 
-  /** A message from the upstream: the answer to a raw call goes to its caller, the rest to the SDK. */
-  private dispatch(message: unknown): void {
+  /**
+   * A message from the upstream: the answer to a raw call, and the notifications on its stream when
+   * it listens for them, go to its caller; the rest to the SDK.
+   */
+  private dispatch(message: unknown, callId?: RequestId): void {
     if (!isMessage(message)) return void this.onerror?.(new Error('Invalid JSON-RPC message from the upstream'));
+    const listener = callId === undefined ? undefined : this.pending.get(callId)?.notified;
+    if (listener && isNotification(message)) return listener(message);
     if (isResponse(message)) {
       const call = this.pending.get(message.id);
       if (call) return call.resolve(message);
@@ -404,6 +430,10 @@ function mediaType(contentType: string | undefined): string | undefined {
 
 function isMessage(value: unknown): value is { jsonrpc: '2.0' } {
   return typeof value === 'object' && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';
+}
+
+function isNotification(value: { jsonrpc: '2.0' }): value is { jsonrpc: '2.0'; method: string; params?: Record<string, unknown> } {
+  return typeof (value as { method?: unknown }).method === 'string' && !('id' in value);
 }
 
 function isResponse(value: unknown): value is RawResponse {

@@ -37,6 +37,8 @@ export interface UpstreamOffer {
   resources: readonly Resource[];
   resourceTemplates: readonly ResourceTemplate[];
   prompts: readonly Prompt[];
+  /** Whether its messages during a call come on that call's own stream, so a caller without a session gets them. */
+  logsPerCall?: boolean;
 }
 
 export type CatalogueKind = 'tools' | 'resources' | 'prompts';
@@ -44,6 +46,12 @@ export type CatalogueKind = 'tools' | 'resources' | 'prompts';
 export interface ForwardOptions {
   signal?: AbortSignal;
   onprogress?: RequestOptions['onprogress'];
+  /**
+   * The other notifications the upstream sends during the call on the call's own stream (log
+   * messages): told apart from every other caller's even on the pool's shared session. Needs a
+   * Streamable HTTP upstream of the older era; others keep them to their session.
+   */
+  onnotification?: (notification: UpstreamNotification) => void;
   /** The virtual server the call is made for (null: `/mcp`), for the metrics. */
   server?: string | null;
 }
@@ -51,6 +59,11 @@ export interface ForwardOptions {
 /** Sends requests to upstreams: the pool's shared sessions, or one downstream session's own. */
 export interface UpstreamCaller {
   forward(upstream: string, request: ClientRequest, options?: ForwardOptions): Promise<Result>;
+}
+
+export interface UpstreamNotification {
+  method: string;
+  params?: Record<string, unknown>;
 }
 
 const EMPTY_OFFER: UpstreamOffer = { capabilities: {}, tools: [], resources: [], resourceTemplates: [], prompts: [] };
@@ -202,13 +215,17 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
             if (!(client.transport instanceof StreamableHttpUpstreamTransport) || options.onprogress) {
               throw new McpError(ErrorCode.InvalidRequest, `Upstream "${upstream}" needs the project's repository token, sent on Streamable HTTP calls without progress notifications only`);
             }
-            return rawCall(client.transport, withoutModernEnvelope(request), up.definition.timeoutMs, options.signal, callHeaders);
+            return rawCall(client.transport, withoutModernEnvelope(request), up.definition.timeoutMs, { ...(options.signal ? { signal: options.signal } : {}) }, callHeaders);
           }
           // The revision's envelope means something only to an upstream of the revision.
           const outgoing = client.transport instanceof ModernUpstreamTransport ? request : withoutModernEnvelope(request);
           // Calls without progress skip the SDK Protocol's bookkeeping and validation on their way up.
-          if (client.transport instanceof StreamableHttpUpstreamTransport && !options.onprogress) {
-            return rawCall(client.transport, outgoing, up.definition.timeoutMs, options.signal);
+          if (client.transport instanceof StreamableHttpUpstreamTransport && (!options.onprogress || options.onnotification)) {
+            return rawCall(client.transport, outgoing, up.definition.timeoutMs, options);
+          }
+          // A caller of the revision that wants the messages of its call's own stream (its log level named).
+          if (client.transport instanceof ModernUpstreamTransport && options.onnotification) {
+            return rawCall(client.transport, outgoing, up.definition.timeoutMs, options);
           }
           return client.request(outgoing, ResultSchema, {
             timeout: up.definition.timeoutMs,
@@ -326,7 +343,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
         ]);
         if (this.upstreams.get(up.definition.name) !== up) return;
         const before = up.offer;
-        up.offer = Object.assign({}, EMPTY_OFFER, tools, resources, prompts, { capabilities });
+        up.offer = Object.assign({}, EMPTY_OFFER, tools, resources, prompts, { capabilities, logsPerCall: client.transport instanceof StreamableHttpUpstreamTransport });
         this.seen(up);
         // A reconnect usually finds the same catalogue: only real changes are announced.
         const kinds = { tools: ['tools'], resources: ['resources', 'resourceTemplates'], prompts: ['prompts'] } as const;
@@ -440,15 +457,34 @@ function withoutModernEnvelope(request: ClientRequest): ClientRequest {
 
 const MODERN_META_PREFIX = 'io.modelcontextprotocol/';
 
-/** The answer as the SDK client would give it: the result, or the upstream's error as an McpError. */
+/**
+ * The answer as the SDK client would give it: the result, or the upstream's error as an McpError.
+ * What the upstream sends on the call's stream goes to `onprogress` (the client's own token went
+ * up with the call) and `onnotification`. `headers`: this call's own (per-call upstream headers).
+ */
 async function rawCall(
-  transport: StreamableHttpUpstreamTransport,
+  transport: StreamableHttpUpstreamTransport | ModernUpstreamTransport,
   request: ClientRequest,
   timeoutMs: number,
-  signal?: AbortSignal,
+  options: ForwardOptions,
   headers?: Readonly<Record<string, string>>,
 ): Promise<Result> {
-  const response = await transport.call(request.method, request.params, { timeoutMs, ...(signal ? { signal } : {}), ...(headers ? { headers } : {}) });
+  const { signal, onprogress, onnotification } = options;
+  const response = await transport.call(request.method, request.params, {
+    timeoutMs,
+    ...(signal ? { signal } : {}),
+    ...(headers ? { headers } : {}),
+    ...(onnotification
+      ? {
+          onnotification: (notification) => {
+            if (notification.method !== 'notifications/progress') return onnotification(notification);
+            if (!onprogress) return;
+            const { progressToken: _token, _meta: _ignored, ...progress } = notification.params ?? {};
+            onprogress(progress as Parameters<typeof onprogress>[0]);
+          },
+        }
+      : {}),
+  });
   if ('error' in response) throw new UpstreamAnswer(response.error.code, response.error.message, response.error.data);
   const result = response.result;
   if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new Error('The upstream answered a result that is not an object');

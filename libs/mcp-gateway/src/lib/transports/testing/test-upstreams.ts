@@ -287,10 +287,19 @@ export class ModernUpstream extends UpstreamBase {
   }
 
   private build(): ModernMcpServer {
-    const server = new ModernMcpServer({ name: 'east', version: '2.0.0' });
+    const server = new ModernMcpServer({ name: 'east', version: '2.0.0' }, { capabilities: { logging: {} } });
+    server.registerTool('chatty', { description: 'Logs a line (at the level the request names) and answers' }, async (ctx) => {
+      await ctx.mcpReq.log('info', 'hello from east');
+      return { content: [{ type: 'text', text: 'east chatted' }] };
+    });
     server.registerTool('echo', { description: 'Echoes text (east)', inputSchema: z.object({ text: z.string() }) }, ({ text }) => ({
       content: [{ type: 'text', text: `east: ${text}` }],
     }));
+    server.registerTool(
+      'route',
+      { description: 'Echoes its region, which travels in an Mcp-Param-Region header too', inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }) },
+      ({ region }) => ({ content: [{ type: 'text', text: `east routes to ${region}` }] }),
+    );
     server.registerTool('ask-user', { description: 'Asks the user for their name (input required)' }, (ctx) => {
       const answer = acceptedContent(ctx.mcpReq.inputResponses, 'name');
       if (!answer) {
