@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { excerpt, nestingProblem, readRequestBody } from '@arbor/platform';
+import { answerOnSocket, excerpt, nestingProblem, readRequestBody } from '@arbor/platform';
 import { ErrorCode, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../access/mcp-access';
 import { metadataUrl } from '../oauth/protected-resource';
@@ -51,14 +50,7 @@ function requestIdIn(body: unknown): RequestId | null {
 
 /** The same answer on a socket being upgraded to WebSocket. */
 export function sendRefusalOnSocket(socket: Duplex, { status, headers, body }: Refusal): void {
-  const text = JSON.stringify(body);
-  const lines = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
-    ...Object.entries({ ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), connection: 'close' }).map(
-      ([name, value]) => `${name}: ${value}`,
-    ),
-  ];
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${text}`);
+  answerOnSocket(socket, status, body, headers);
 }
 
 /**
