@@ -37,8 +37,19 @@ export const DEMO_PROJECTS: DemoProject[] = [
   },
 ];
 
-/** admin needs nothing here: the realm role control-plane-admin makes them an administrator. */
+/**
+ * The realm role control-plane-admin makes admin an administrator; the grants here let admin see
+ * every project's figures on the suite dashboard's gateway cards (viewer of both gateways,
+ * workspace-wide), as an operator looking at the suite for the first time would expect.
+ */
 export const DEMO_USERS: DemoUser[] = [
+  {
+    username: 'admin',
+    email: 'admin@arbor.local',
+    display_name: 'Ada Administrator',
+    workspace: ['ai-gateway', 'mcp-gateway', 'ai-gateway.viewer', 'mcp-gateway.viewer'],
+    projects: {},
+  },
   {
     username: 'alice',
     email: 'alice@arbor.local',
