@@ -138,11 +138,14 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
 
   /** What the pipeline does for this family: earlier turns in, the answer kept. */
   private hooks(caller: GatewayCaller, body: Record<string, unknown>, recalled: Recalled, stored: boolean, connection?: ConnectionMemory, backgroundId?: string): CallHooks {
-    const input = inputItemsOf(body['input']);
     const previousId = recalled.earlier.at(-1)?.id ?? null;
     const asked = backgroundId ? { ...body, background: false, stream: false } : body;
+    const bodyFor: CallHooks['bodyFor'] = (deployment, native) => withConversation(asked, recalled, deployment, native);
+    // An answer nobody keeps (store: false, over HTTP) is neither parsed nor held back.
+    if (!stored && !connection && !backgroundId) return { bodyFor };
+    const input = inputItemsOf(body['input']);
     return {
-      bodyFor: (deployment, native) => withConversation(asked, recalled, deployment, native),
+      bodyFor,
       answered: async (document, deployment, native) => {
         const id = backgroundId ?? String(document['id']);
         const response = { ...document, id, previous_response_id: previousId, ...(backgroundId ? { background: true } : {}) };
@@ -158,6 +161,7 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
       },
     };
   }
+
 
   /** Runs a background response to its end (or its cancellation), its state kept in the store. */
   private async runInBackground(id: string, caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, recalled: Recalled): Promise<void> {
