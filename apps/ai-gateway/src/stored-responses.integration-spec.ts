@@ -150,13 +150,17 @@ describe('stored responses through the official OpenAI SDK', () => {
 
   it("answers 404 to another project's key, for reading, deleting and continuing a response", async () => {
     const owner = new OpenAI({ apiKey: await keyOf('stored-owner'), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-    const stranger = new OpenAI({ apiKey: await keyOf('stored-stranger'), baseURL: `${second.url}/v1`, maxRetries: 0 });
+    const strangerKey = await keyOf('stored-stranger');
     const created = await owner.responses.create({ model: 'claude', input: 'owned' });
     expect((await owner.responses.retrieve(created.id)).id).toBe(created.id);
-    expect(await refusal(stranger.responses.retrieve(created.id))).toBeInstanceOf(NotFoundError);
-    expect(await refusal(stranger.responses.delete(created.id))).toBeInstanceOf(NotFoundError);
-    expect(await refusal(stranger.responses.create({ model: 'claude', input: 'x', previous_response_id: created.id }))).toBeInstanceOf(NotFoundError);
-    expect(await refusal(stranger.responses.inputItems.list(created.id))).toBeInstanceOf(NotFoundError);
+    // On this gateway (built from the sources under test) and on the second process alike.
+    for (const url of [gateway.url, second.url]) {
+      const stranger = new OpenAI({ apiKey: strangerKey, baseURL: `${url}/v1`, maxRetries: 0 });
+      expect(await refusal(stranger.responses.retrieve(created.id))).toBeInstanceOf(NotFoundError);
+      expect(await refusal(stranger.responses.delete(created.id))).toBeInstanceOf(NotFoundError);
+      expect(await refusal(stranger.responses.create({ model: 'claude', input: 'x', previous_response_id: created.id }))).toBeInstanceOf(NotFoundError);
+      expect(await refusal(stranger.responses.inputItems.list(created.id))).toBeInstanceOf(NotFoundError);
+    }
     expect((await owner.responses.retrieve(created.id)).id).toBe(created.id);
   });
 
