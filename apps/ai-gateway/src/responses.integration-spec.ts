@@ -31,6 +31,7 @@ describe('the Responses API through the official OpenAI SDK', () => {
         deployment('azure-gpt', 'azure/my-gpt-deployment', `${fakeUrl}/azure`),
         deployment('gpt-chat-only', 'openai/gpt-4o-mini', `${fakeUrl}/v1`, '\n    model_info: { supported_endpoints: [/v1/chat/completions] }'),
         deployment('gemini-midstream', 'gemini/fail-midstream', `${fakeUrl}/gemini`),
+        deployment('claude-small', 'anthropic/window-60', `${fakeUrl}/anthropic`),
       ].join('')}
 `,
     ));
@@ -220,6 +221,20 @@ describe('the Responses API through the official OpenAI SDK', () => {
       const dropped = await client.responses.create({ model: 'claude', input: 'bridged dropped', tools: [{ type: 'web_search' }], drop_params: true } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
       expect(dropped.output_text).toBe('fake answer from claude-sonnet-4-5');
       expect((await lastRequestWith(fake, 'bridged dropped')).json['tools']).toBeUndefined();
+    });
+
+    it('truncates a conversation too long for a bridged model from its beginning under truncation: auto, and refuses it without', async () => {
+      const turn = (role: 'user' | 'assistant', words: number, tag: string) => ({ role, content: `${tag} ${'word '.repeat(words)}` });
+      const input = [turn('user', 30, 'oldest'), turn('assistant', 30, 'reply'), turn('user', 10, 'middle'), turn('assistant', 10, 'second'), turn('user', 5, 'truncated latest')];
+      const refused = await refusal(client.responses.create({ model: 'claude-small', input }));
+      expect(refused).toBeInstanceOf(BadRequestError);
+      expect((refused as BadRequestError).message).toMatch(/prompt is too long: \d+ tokens > 60 maximum/);
+
+      const answer = await client.responses.create({ model: 'claude-small', input, truncation: 'auto' });
+      expect(answer).toMatchObject({ status: 'completed', truncation: 'auto' });
+      const seen = (await lastRequestWith(fake, 'truncated latest')).json['messages'] as { role: string; content: { text: string }[] }[];
+      // The oldest turns went, the rest kept in order, starting at one of the user's messages.
+      expect(seen.map((message) => message.content[0]?.text.split(' ')[0])).toEqual(['middle', 'second', 'truncated']);
     });
 
     it('ends a bridged stream the upstream failed mid-way with response.failed and an error event, numbered on, which the SDK raises', async () => {

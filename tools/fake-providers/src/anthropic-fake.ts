@@ -5,6 +5,8 @@
 //   fail-<400|401|403|404|413|429|500|529|context|timeout|midstream|drop> (or x-fake-fail): that
 //   error (context: "prompt is too long"; 529: overloaded; timeout: no answer; midstream: a stream
 //   sends its first text delta, then an error event; drop: first text delta, then the connection drops)
+//   window-<N>: a context window of N tokens (counted as count_tokens counts them): a longer prompt
+//   is refused as Anthropic refuses it, "prompt is too long: <count> tokens > N maximum"
 //   tokens-<input>-<output>[-cache-<written>-<read>]: the usage reported (default 7 and 5, no cache);
 //   the written tokens go to the one-hour cache when a cache_control in the request asks for
 //   `"ttl":"1h"`, else to the five-minute one (usage.cache_creation says which, as Anthropic does)
@@ -122,6 +124,11 @@ export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath
     sendAnthropicError(res, failure.status, failure.type, failure.message);
     return;
   }
+  const window = Number(/^window-(\d+)$/.exec(model)?.[1] ?? Infinity);
+  if (promptTokens(request) > window) {
+    sendAnthropicError(res, 400, 'invalid_request_error', `prompt is too long: ${promptTokens(request)} tokens > ${window} maximum`);
+    return;
+  }
 
   const { message, events } = claudeAnswer(request, model);
   const headers = { 'request-id': `req_fake${Date.now()}`, 'x-fake-received-model': model };
@@ -190,12 +197,17 @@ function countTokens(res: ServerResponse, request: MessagesRequest): void {
   if (extra) return sendAnthropicError(res, 400, 'invalid_request_error', `${extra}: Extra inputs are not permitted`);
   if (typeof request.model !== 'string') return sendAnthropicError(res, 400, 'invalid_request_error', 'model: Field required');
   if (!Array.isArray(request.messages)) return sendAnthropicError(res, 400, 'invalid_request_error', 'messages: Field required');
+  res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_fake${Date.now()}` });
+  res.end(JSON.stringify({ input_tokens: promptTokens(request) }));
+}
+
+/** The fake's token count of a prompt: the words of every text and tool definition, plus 3 a message. */
+function promptTokens(request: MessagesRequest): number {
   const words = (value: unknown): number =>
     typeof value === 'string' ? value.split(/\s+/).filter(Boolean).length : Array.isArray(value) ? value.reduce((sum: number, item) => sum + words(item), 0)
       : typeof value === 'object' && value !== null ? Object.values(value).reduce((sum: number, item) => sum + words(item), 0) : 0;
-  const inputTokens = words(request.system) + words(request.tools) + (request.messages as unknown[]).reduce((sum: number, message) => sum + 3 + words((message as { content?: unknown }).content), 0);
-  res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_fake${Date.now()}` });
-  res.end(JSON.stringify({ input_tokens: inputTokens }));
+  const messages = Array.isArray(request.messages) ? (request.messages as unknown[]) : [];
+  return words(request.system) + words(request.tools) + messages.reduce((sum: number, message) => sum + 3 + words((message as { content?: unknown }).content), 0);
 }
 
 /** Whether any cache_control breakpoint (in system, messages or tools) asks for the one-hour cache. */

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { once } from 'node:events';
-import { answerBrokeOff, nativeOperation, ProviderAnswer, ProviderError, readAll } from '@arbor/provider-adapters';
-import { CallProgress, CallRouter } from '../call-router';
+import { answerBrokeOff, nativeOperation, type NativeOperation, ProviderAnswer, ProviderError, readAll } from '@arbor/provider-adapters';
+import { CallProgress, CallRouter, isContextWindowError } from '../call-router';
 import { GatewayDeployment } from '../config/gateway-config';
 import { DeploymentRouter } from '../deployment-router';
 import { badRequest } from '../gateway-errors';
@@ -22,6 +22,8 @@ import { CallUsage, NO_USAGE } from './usage';
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'date', 'server']);
 // Embeddings of a large batch run to tens of megabytes; beyond this an answer is refused, not buffered.
 const MAX_JSON_ANSWER_BYTES = 256 * 1024 * 1024;
+// At most this many shorter requests after context-window errors (truncation: auto on a bridged call).
+const MAX_SHORTENINGS = 3;
 
 /**
  * What a family that keeps its answers (the Responses API's stored responses) adds to one call:
@@ -179,12 +181,37 @@ export class CallPipeline {
     const { codec, body } = state;
     const native = servesItself(deployment, codec) ? nativeOperation(deployment.provider, codec.operation) : undefined;
     const bridge = native ? undefined : codec.bridge;
-    const via = bridge ? bridge.via : codec;
     const operation = native ?? (bridge ? nativeOperation(deployment.provider, bridge.via.operation) : undefined);
     if (!operation) {
       throw badRequest(`The model "${deployment.alias}" is served by ${deployment.provider}, which offers no ${codec.description}.`, 'model');
     }
-    const asked = state.hooks?.bodyFor?.(deployment, native !== undefined) ?? body;
+    let asked = state.hooks?.bodyFor?.(deployment, native !== undefined) ?? body;
+    for (let shortened = 0; ; shortened++) {
+      try {
+        return await this.attemptWith(asked, deployment, native, operation, forwarded, streamed, signal, state);
+      } catch (error) {
+        // The family's own truncation, where the bridged upstream does not do it: on the same deployment, not a retry.
+        const shorter = bridge?.shorten && error instanceof ProviderError && isContextWindowError(error) && shortened < MAX_SHORTENINGS ? bridge.shorten(asked, error) : undefined;
+        if (!shorter || signal.aborted) throw error;
+        asked = shorter;
+      }
+    }
+  }
+
+  /** One call of the deployment with `asked`, the family's request for it. */
+  private async attemptWith(
+    asked: Record<string, unknown>,
+    deployment: GatewayDeployment,
+    native: NativeOperation | undefined,
+    operation: NativeOperation,
+    forwarded: Record<string, string | string[] | undefined> | undefined,
+    streamed: boolean,
+    signal: AbortSignal,
+    state: CallState,
+  ): Promise<ProviderAnswer> {
+    const { codec, body } = state;
+    const bridge = native ? undefined : codec.bridge;
+    const via = bridge ? bridge.via : codec;
     const request = bridge ? bridge.request(asked, { provider: deployment.provider, dropParams: dropsParams(body, this.settings.dropParams) }) : asked;
     // Fields outside a provider API's own known list are dropped whatever drop_params says.
     const params = operation.paramsFor?.(deployment) ?? operation.params;

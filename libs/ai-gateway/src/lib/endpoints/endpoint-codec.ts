@@ -47,6 +47,12 @@ export interface Bridge {
   request(body: Record<string, unknown>, options: BridgeOptions): Record<string, unknown>;
   /** `via`'s answer (JSON or stream) in this family's wire format, streams event by event. */
   answer(answer: ProviderAnswer, body: Record<string, unknown>, streamed: boolean): ProviderAnswer;
+  /**
+   * After the upstream refused the request as too long for its context window, a shorter one to
+   * try on the same deployment (the family's own truncation, which a native upstream does itself);
+   * undefined when the request does not ask for it or cannot be shortened, and the error stands.
+   */
+  shorten?(body: Record<string, unknown>, error: ProviderError): Record<string, unknown> | undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { chatAnswerAsCompaction, chatAnswerAsResponse, compactToChatRequest, responsesToChatRequest, type ProviderError } from '@arbor/provider-adapters';
+import { chatAnswerAsCompaction, chatAnswerAsResponse, compactToChatRequest, responsesToChatRequest, truncatedForContext, type ProviderError } from '@arbor/provider-adapters';
 import { lastObjectNamed } from '../../calls/usage';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
 import type { EndpointCodec, StreamTap } from '../endpoint-codec';
@@ -54,6 +54,7 @@ export const OPENAI_RESPONSES: EndpointCodec = {
     via: OPENAI_CHAT,
     request: responsesToChatRequest,
     answer: chatAnswerAsResponse,
+    shorten: truncatedForContext,
   },
 };
 
