@@ -45,6 +45,7 @@ describe('stored responses through the official OpenAI SDK', () => {
       deployment('gpt', 'openai/gpt-4o-mini', `${fakeUrl}/v1`),
       deployment('claude', 'anthropic/claude-sonnet-4-5', `${fakeUrl}/anthropic`),
       deployment('claude-silent', 'anthropic/fail-timeout', `${fakeUrl}/anthropic`),
+      deployment('claude-held', 'anthropic/hold-background-stream', `${fakeUrl}/anthropic`),
     ].join('')}
 `;
     ({ fake, database, gateway, client } = await startGatewayOnFakes(config));
@@ -210,6 +211,44 @@ describe('stored responses through the official OpenAI SDK', () => {
       // The gateway runs it: the upstream is asked for a plain answer.
       expect((await lastRequestWith(fake, `background work ${model}`)).json).not.toHaveProperty('background', true);
     }
+  });
+
+  it('streams a background response to its creator, and again from its log on any instance after a given event, natively served or bridged', async () => {
+    for (const [model, answer] of [['claude', 'fake answer from claude-sonnet-4-5'], ['gpt', 'fake answer from gpt-4o-mini']]) {
+      const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+      for await (const event of await client.responses.create({ model, input: `background stream ${model}`, background: true, stream: true })) events.push(event);
+      const first = events[0] as OpenAI.Responses.ResponseCreatedEvent;
+      expect(first.type).toBe('response.created');
+      expect(first.response).toMatchObject({ background: true });
+      expect(events.at(-1)?.type).toBe('response.completed');
+      expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+      const id = first.response.id;
+      expect(events.filter((event) => 'response' in event).every((event) => (event as { response: { id: string } }).response.id === id)).toBe(true);
+
+      const again: OpenAI.Responses.ResponseStreamEvent[] = [];
+      for await (const event of await sdkClient(second).responses.retrieve(id, { stream: true, starting_after: 2 })) again.push(event);
+      expect(again).toEqual(events.slice(3));
+      expect((await sdkClient(second).responses.retrieve(id)).output_text).toBe(answer);
+    }
+  });
+
+  it('runs a streamed background response on when its creator leaves, whose stream another instance resumes where it left off', async () => {
+    const seen: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of await client.responses.create({ model: 'claude-held', input: 'background stream resumed', background: true, stream: true })) {
+      seen.push(event);
+      if (event.type === 'response.output_text.delta') break; // the creator leaves mid-answer
+    }
+    const id = (seen[0] as OpenAI.Responses.ResponseCreatedEvent).response.id;
+    await fetch(`${fake.url}/_fake/release/background-stream`, { method: 'POST' });
+    const rest: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of await sdkClient(second).responses.retrieve(id, { stream: true, starting_after: seen.at(-1)?.sequence_number ?? 0 })) rest.push(event);
+    const text = [...seen, ...rest].flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : [])).join('');
+    expect(text).toBe('fake answer from hold-background-stream');
+    expect(rest.at(-1)).toMatchObject({ type: 'response.completed', response: { id, status: 'completed' } });
+    expect(rest[0]?.sequence_number).toBe((seen.at(-1)?.sequence_number ?? 0) + 1);
+
+    const plain = await client.responses.create({ model: 'claude', input: 'not background, not streamed again' });
+    expect(await refusal(client.responses.retrieve(plain.id, { stream: true }).then(async (stream) => { for await (const _ of stream); }))).toBeInstanceOf(BadRequestError);
   });
 
   it('cancels a running background response from another instance, which stops the upstream call', async () => {

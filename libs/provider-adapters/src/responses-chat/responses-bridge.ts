@@ -6,7 +6,9 @@ import { ChatToResponsesStream, type ResponsesEvent } from './chat-to-responses.
 export { toChatRequest as responsesToChatRequest, type BridgeOptions } from './responses-to-chat.request';
 export { itemId, responseShell } from './chat-to-responses.answer';
 export { chatAnswerAsCompaction, compactToChatRequest } from './compaction';
+export { truncatedForContext } from './truncation';
 export type { ResponseObject, OutputItem, ResponsesUsage } from './responses.wire';
+export type { ResponsesEvent } from './chat-to-responses.stream';
 
 /**
  * A chat completion answer (JSON or stream) as the Responses API's answer to `request` (its

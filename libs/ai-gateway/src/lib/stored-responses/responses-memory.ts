@@ -1,7 +1,7 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { errorFields } from '@arbor/observability';
-import { itemId, responseShell } from '@arbor/provider-adapters';
+import { itemId, ProviderError, responseShell } from '@arbor/provider-adapters';
 import { CallHooks, CallPipeline, type CallResponse } from '../calls/call-pipeline';
 import { CollectedAnswer } from '../calls/collected-answer';
 import type { CallExtension } from '../calls/call-routes';
@@ -12,6 +12,7 @@ import { badRequest } from '../gateway-errors';
 import type { GatewayCaller } from '../keys/key-verifier';
 import type { EndpointCodec } from '../endpoints/endpoint-codec';
 import { OPENAI_RESPONSES, OPENAI_RESPONSES_COMPACT } from '../endpoints/openai-responses/openai-responses.codec';
+import { BackgroundStream, SSE_HEADERS } from './background-stream';
 import { asInput, conversationItems, inputItemsOf, referencedIds } from './conversation';
 import { checkedId, itemNotFound, ResponsesStore, type ReferencedItem } from './responses-store';
 import type { StoredResponse } from './stored-response.entity';
@@ -68,7 +69,7 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
   private readonly codec = OPENAI_RESPONSES;
   private readonly logger = new Logger('ai-gateway');
   /** Background responses running in this process, by id. */
-  private readonly running = new Map<string, CollectedAnswer>();
+  private readonly running = new Map<string, CollectedAnswer | BackgroundStream>();
   private cancelChecks: NodeJS.Timeout | undefined;
 
   constructor(
@@ -101,7 +102,8 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     if (!background) return this.pipeline.handle(this.codec, caller, body, request.headers, response, this.hooks(caller, body, recalled, stored, connection));
 
     if (!stored) throw badRequest('A background response must be stored: remove store: false.', 'store');
-    if (body['stream'] === true) throw badRequest('Streaming a background response is not served by this gateway; poll GET /v1/responses/{id} instead.', 'stream');
+    const streamed = body['stream'] === true;
+    if (streamed && connection) throw badRequest('A background response is not streamed over a WebSocket: create it over HTTP, or without background.', 'background');
     // Refusals a client can act on come now, not as a failed response later.
     requestedAlias(body, caller, this.deployments);
     const id = itemId('resp');
@@ -109,9 +111,14 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     await this.store.save(
       this.store.record(caller, { id, status: 'queued', deploymentId: null, upstreamId: null, previousResponseId: typeof previousId === 'string' ? previousId : null, input: inputItemsOf(body['input']), response: queued, background: true }),
     );
+    if (streamed) {
+      // The stream is the creating client's while it stays; the response runs on when it leaves.
+      response.writeHead(200, SSE_HEADERS);
+      return void this.runInBackground(id, caller, body, request, recalled, new BackgroundStream(id, this.store, response as ServerResponse));
+    }
     const answer = JSON.stringify(queued);
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) }).end(answer);
-    void this.runInBackground(id, caller, body, request, recalled);
+    void this.runInBackground(id, caller, body, request, recalled, new CollectedAnswer());
   }
 
   /** The items the input references by id (item_reference), from the connection's memory or the store; 404 naming one not found. */
@@ -139,7 +146,7 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
   /** What the pipeline does for this family: earlier turns in, the answer kept. */
   private hooks(caller: GatewayCaller, body: Record<string, unknown>, recalled: Recalled, stored: boolean, connection?: ConnectionMemory, backgroundId?: string): CallHooks {
     const previousId = recalled.earlier.at(-1)?.id ?? null;
-    const asked = backgroundId ? { ...body, background: false, stream: false } : body;
+    const asked = backgroundId ? { ...body, background: false } : body;
     const bodyFor: CallHooks['bodyFor'] = (deployment, native) => withConversation(asked, recalled, deployment, native);
     // An answer nobody keeps (store: false, over HTTP) is neither parsed nor held back.
     if (!stored && !connection && !backgroundId) return { bodyFor };
@@ -163,23 +170,30 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
   }
 
 
-  /** Runs a background response to its end (or its cancellation), its state kept in the store. */
-  private async runInBackground(id: string, caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, recalled: Recalled): Promise<void> {
-    const collected = new CollectedAnswer();
-    this.running.set(id, collected);
+  /**
+   * Runs a background response to its end (or its cancellation), its state kept in the store; a
+   * streamed one's events logged as they come, ending with response.failed and error if it failed.
+   */
+  private async runInBackground(id: string, caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, recalled: Recalled, sink: CollectedAnswer | BackgroundStream): Promise<void> {
+    this.running.set(id, sink);
     this.cancelChecks ??= setInterval(() => void this.checkCancelled(), CANCEL_CHECK_MS).unref();
+    let shell: Record<string, unknown> = { id, object: 'response', background: true };
+    let error: { code: string; message: string } | undefined;
     try {
-      const queued = await this.store.find(id, caller);
-      await this.store.settle(id, 'in_progress', { ...queued.response, status: 'in_progress' });
-      await this.pipeline.handle(this.codec, caller, body, request.headers, collected, this.hooks(caller, body, recalled, true, undefined, id));
-      if (collected.status !== 200) {
-        const failed = { ...queued.response, status: 'failed', error: failureOf(collected.text()) };
-        await this.store.settle(id, 'failed', failed);
-      }
-    } catch (error) {
-      this.logger.warn('a background response could not be completed', { err: errorFields(error) });
-      await this.store.settle(id, 'failed', { id, object: 'response', status: 'failed', error: { code: 'server_error', message: 'The gateway failed to complete the response.' } }).catch(() => undefined);
+      shell = (await this.store.find(id, caller)).response;
+      await this.store.settle(id, 'in_progress', { ...shell, status: 'in_progress' });
+      await this.pipeline.handle(this.codec, caller, body, request.headers, sink, this.hooks(caller, body, recalled, true, undefined, id));
+      if (sink instanceof CollectedAnswer && sink.status !== 200) error = failureOf(sink.text());
+      if (sink instanceof BackgroundStream && !sink.complete) error = { code: 'server_error', message: 'The upstream stream ended before the response was complete.' };
+    } catch (thrown) {
+      if (!(thrown instanceof ProviderError)) this.logger.warn('a background response could not be completed', { err: errorFields(thrown) });
+      error = thrown instanceof ProviderError ? { code: thrown.code ?? thrown.type, message: thrown.message } : { code: 'server_error', message: 'The gateway failed to complete the response.' };
     } finally {
+      const failed = { ...shell, status: 'failed', error };
+      if (error && (await this.store.settle(id, 'failed', failed).catch(() => false)) && sink instanceof BackgroundStream && !sink.complete) {
+        sink.add({ type: 'response.failed', response: failed }, { type: 'error', code: error.code, message: error.message, param: null });
+      }
+      if (sink instanceof BackgroundStream) await sink.close();
       this.running.delete(id);
       if (this.running.size === 0) {
         clearInterval(this.cancelChecks);

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import { InjectDataSource } from '@nestjs/typeorm';
 import { errorFields } from '@arbor/observability';
 import { ProviderError } from '@arbor/provider-adapters';
-import { excerpt, textProblem } from '@arbor/platform';
+import { asynchronousCommitPool, excerpt, textProblem } from '@arbor/platform';
 import { badRequest } from '../gateway-errors';
 import { DataSource } from 'typeorm';
 import { DEFAULT_RESPONSES_RETENTION_MS, GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
@@ -62,6 +62,12 @@ function fromRow(row: StoredRow): StoredResponse {
   });
 }
 
+/** One event of a background response's stream, kept for readers that come (back) later. */
+export interface LoggedEvent {
+  sequenceNumber: number;
+  event: Record<string, unknown>;
+}
+
 /** The project whose responses a caller sees; undefined for the master key, which sees all. */
 function ownerOf(caller: GatewayCaller): string | undefined {
   return caller.kind === 'master' ? undefined : caller.key.project;
@@ -96,6 +102,11 @@ export const responseNotFound = (id: string) =>
 export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ai-gateway');
   private pruning: NodeJS.Timeout | undefined;
+  /**
+   * Where new responses are written: committed asynchronously, so the answer's last byte waits for
+   * the row to be visible to every replica, not for its WAL flush (most of an insert's time).
+   */
+  private writer: Promise<DataSource> | undefined;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -103,12 +114,15 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
+    this.writer = asynchronousCommitPool(this.dataSource);
+    this.writer.catch((error: unknown) => this.logger.warn('stored responses are written with synchronous commits: the second pool could not connect', { err: errorFields(error) }));
     void this.prune();
     this.pruning = setInterval(() => void this.prune(), PRUNE_EVERY_MS).unref();
   }
 
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
     clearInterval(this.pruning);
+    await (await this.writer?.catch(() => undefined))?.destroy();
   }
 
   /** A new record owned by the caller's project, kept for the configured retention. */
@@ -124,7 +138,8 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
   }
 
   async save(record: StoredResponse): Promise<void> {
-    await this.dataSource.query(
+    const writer = (await this.writer?.catch(() => undefined)) ?? this.dataSource;
+    await writer.query(
       `insert into stored_responses (id, project, key_id, created_at, expires_at, status, deployment_id, upstream_id, previous_response_id, input, response, background)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        on conflict (id) do update set status = excluded.status, deployment_id = excluded.deployment_id, upstream_id = excluded.upstream_id, response = excluded.response`,
@@ -190,6 +205,32 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
       [id, status, jsonb(response), fields.deploymentId ?? null, fields.upstreamId ?? null, RUNNING],
     )) as [unknown, number];
     return updated > 0;
+  }
+
+  /** The status of a response, whoever owns it; undefined when there is none. */
+  async statusOf(id: string): Promise<string | undefined> {
+    const rows: { status: string }[] = await this.dataSource.query('select status from stored_responses where id = $1', [id]);
+    return rows[0]?.status;
+  }
+
+  /** Adds events to a background response's stream log (an event already there stays as it is). */
+  async appendEvents(id: string, events: readonly LoggedEvent[]): Promise<void> {
+    const writer = (await this.writer?.catch(() => undefined)) ?? this.dataSource;
+    await writer.query(
+      `insert into stored_response_events (response_id, sequence_number, event)
+       select $1, sequence_number, event from unnest($2::int[], $3::jsonb[]) as logged(sequence_number, event)
+       on conflict do nothing`,
+      [id, events.map((logged) => logged.sequenceNumber), events.map((logged) => jsonb(logged.event))],
+    );
+  }
+
+  /** A background response's logged events after the sequence number `after`, in order. */
+  async eventsAfter(id: string, after: number): Promise<LoggedEvent[]> {
+    const rows: { sequence_number: number; event: Record<string, unknown> }[] = await this.dataSource.query(
+      'select sequence_number, event from stored_response_events where response_id = $1 and sequence_number > $2 order by sequence_number limit 1000',
+      [id, after],
+    );
+    return rows.map((row) => ({ sequenceNumber: row.sequence_number, event: row.event }));
   }
 
   /** Of these running background responses, the ones cancelled since (by any replica). */

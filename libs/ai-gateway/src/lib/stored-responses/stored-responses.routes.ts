@@ -5,6 +5,7 @@ import { sendError } from '../endpoints/endpoint-codec';
 import { OPENAI_RESPONSES } from '../endpoints/openai-responses/openai-responses.codec';
 import { badRequest } from '../gateway-errors';
 import { GatewayAuthentication } from '../gateway-key.guard';
+import { followBackgroundStream } from './background-stream';
 import { ResponsesMemory } from './responses-memory';
 import { checkedId, RUNNING, ResponsesStore } from './responses-store';
 
@@ -14,8 +15,8 @@ const MAX_PAGE = 100;
 type Action = 'retrieve' | 'delete' | 'cancel' | 'input_items';
 
 /**
- * The stored responses of the Responses API, as OpenAI serves them: GET and DELETE
- * `/v1/responses/{id}`, `POST …/cancel` (background responses) and `GET …/input_items` (paged as
+ * The stored responses of the Responses API, as OpenAI serves them: GET (a background response's
+ * stream again with `?stream=true&starting_after=N`) and DELETE `/v1/responses/{id}`, `POST …/cancel` (background responses) and `GET …/input_items` (paged as
  * OpenAI pages lists), each for the keys of the project that created the response.
  */
 @Injectable()
@@ -41,6 +42,8 @@ export class StoredResponsesRoutes implements OnModuleInit {
       const [, rawId = '', suffix] = PATH.exec(path) ?? [];
       const id = checkedId(decodedId(rawId), 'response_id');
       const action = actionOf(request.method ?? '', path);
+      const query = new URL(request.url ?? '/', 'http://gateway').searchParams;
+      if (action === 'retrieve' && query.get('stream') === 'true') return await followBackgroundStream(this.store, id, caller, query, response);
       if (action === 'retrieve') return send(response, (await this.store.find(id, caller)).response);
       if (action === 'delete') {
         await this.store.delete(id, caller);
@@ -57,7 +60,7 @@ export class StoredResponsesRoutes implements OnModuleInit {
         }
         return send(response, (await this.store.find(id, caller)).response);
       }
-      if (suffix === 'input_items') return send(response, page((await this.store.find(id, caller)).input, new URL(request.url ?? '/', 'http://gateway').searchParams));
+      if (suffix === 'input_items') return send(response, page((await this.store.find(id, caller)).input, query));
     } catch (error) {
       sendError(OPENAI_RESPONSES, response, error);
     }
