@@ -216,10 +216,13 @@ servers:
     }
   }, 300_000);
 
-  it('tells a 2026-07-28 client on subscriptions/listen when a resource it subscribed to changes upstream (an upstream of the older versions)', async () => {
+  it.each([
+    ['everything', 'an upstream of the older versions'],
+    ['everything-2026', 'an upstream of the revision'],
+  ])('tells a 2026-07-28 client on subscriptions/listen when a resource it subscribed to changes upstream (%s: %s)', async (server) => {
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
     const post = (id: number, method: string, params: Record<string, unknown>, name?: string, signal?: AbortSignal) =>
-      fetch(`${stateless}/servers/everything/mcp`, {
+      fetch(`${stateless}/servers/${server}/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) },
         body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
