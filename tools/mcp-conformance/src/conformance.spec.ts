@@ -157,8 +157,10 @@ servers:
     upstreams:
       - upstream: everything-2026
 `);
-    [stateful, stateless] = await Promise.all([startGateway(config, true), startGateway(config, false)]);
-  }, 120_000);
+    // One after the other: on a busy machine two gateways loading at once may miss startBuiltService's 30 s.
+    stateful = await startGateway(config, true);
+    stateless = await startGateway(config, false);
+  }, 180_000);
 
   afterAll(async () => {
     for (const proxy of proxies) {
