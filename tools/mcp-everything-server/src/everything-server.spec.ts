@@ -199,6 +199,23 @@ describe('mcp-everything-server, 2026-07-28 era (v2 SDK)', () => {
     expect(progress).toEqual([0, 50, 100]);
   });
 
+  it('tells a subscriptions/listen stream subscribed to the watched resource that it changed', async () => {
+    let updated!: (uri: string) => void;
+    const arrived = new Promise<string>((resolve) => (updated = resolve));
+    modern.setNotificationHandler('notifications/resources/updated', (notification) => updated(notification.params.uri));
+    const subscription = await modern.listen({ resourceSubscriptions: ['test://watched-resource'] });
+    try {
+      expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: ['test://watched-resource'] });
+      expect(await modern.callTool({ name: 'update_watched_resource' })).toMatchObject({ content: [{ type: 'text', text: 'test://watched-resource is now at version 1' }] });
+      expect(await arrived).toBe('test://watched-resource');
+      expect((await modern.readResource({ uri: 'test://watched-resource' })).contents).toEqual([
+        { uri: 'test://watched-resource', mimeType: 'text/plain', text: 'Version 1 of the watched resource.' },
+      ]);
+    } finally {
+      await subscription.close();
+    }
+  });
+
   it('refuses an initialize of the older versions, naming the version it speaks', async () => {
     const response = await fetch(everything.url, {
       method: 'POST',

@@ -1,7 +1,8 @@
 // The everything server of the 2026-07-28 revision, on the v2 SDK line (@modelcontextprotocol/server):
 // no `initialize`, no session; each POST carries its version in `_meta`; sampling and elicitation
 // come back to the client as input requests (InputRequiredResult) and the call is retried with the
-// answers. Strict: a request of an older version gets the revision's UnsupportedProtocolVersion, so
+// answers; test://watched-resource changes with update_watched_resource and is told on the
+// `subscriptions/listen` streams subscribed to it. Strict: a request of an older version gets the revision's UnsupportedProtocolVersion, so
 // it is an upstream of that era only (the gateway's tests and `npm start` have one of each era).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -9,13 +10,23 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { acceptedContent, createMcpHandler, inputRequired, inputResponse, McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { RED_PIXEL_PNG_BASE64, SILENT_WAV_BASE64 } from './media.ts';
+import { WATCHED_RESOURCE_URI } from './resources.ts';
 
 const STEP_MS = 50;
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 
-function buildServer(): McpServer {
-  const mcp = new McpServer({ name: 'mcp-everything-server', version: '2026.7.28' }, { instructions: 'The everything server, in the 2026-07-28 revision.' });
+/** test://watched-resource of this revision: its version, and how a change is told to the listen streams subscribed to it. */
+interface Watched {
+  version: number;
+  changed(): void;
+}
+
+function buildServer(watched: Watched): McpServer {
+  const mcp = new McpServer(
+    { name: 'mcp-everything-server', version: '2026.7.28' },
+    { instructions: 'The everything server, in the 2026-07-28 revision.', capabilities: { resources: { subscribe: true } } },
+  );
 
   mcp.registerTool('test_simple_text', { description: 'Answers with one text block' }, () => text('This is a simple text response for testing.'));
   mcp.registerTool('test_image_content', { description: 'Answers with a PNG image' }, () => ({
@@ -81,6 +92,15 @@ function buildServer(): McpServer {
     return text(`User response: ${answer.action}${content ? ` ${JSON.stringify(content)}` : ''}`);
   });
 
+  mcp.registerTool('update_watched_resource', { description: 'Changes test://watched-resource and tells every subscriptions/listen stream subscribed to it' }, () => {
+    watched.version += 1;
+    watched.changed();
+    return text(`${WATCHED_RESOURCE_URI} is now at version ${watched.version}`);
+  });
+
+  mcp.registerResource('watched-resource', WATCHED_RESOURCE_URI, { description: 'A resource that can be subscribed to; update_watched_resource changes it', mimeType: 'text/plain' }, (uri) => ({
+    contents: [{ uri: uri.href, mimeType: 'text/plain', text: `Version ${watched.version} of the watched resource.` }],
+  }));
   mcp.registerResource('static-text', 'test://static-text', { description: 'A static text resource', mimeType: 'text/plain' }, (uri) => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
   }));
@@ -95,7 +115,8 @@ function buildServer(): McpServer {
 
 /** A node:http handler serving the revision at the MCP endpoint: one McpServer per request. */
 export function modernHandler(): { handle(req: IncomingMessage, res: ServerResponse): Promise<void>; close(): Promise<void> } {
-  const handler = createMcpHandler(() => buildServer(), { legacy: 'reject' });
+  const watched: Watched = { version: 0, changed: () => handler.notify.resourceUpdated(WATCHED_RESOURCE_URI) };
+  const handler = createMcpHandler(() => buildServer(watched), { legacy: 'reject' });
   const node = toNodeHandler(handler);
   return { handle: (req, res) => node(req, res), close: () => handler.close() };
 }

@@ -280,9 +280,13 @@ export class ModernEndpoint {
     return this.speaksModern(upstream) || this.pool.knownOffer(upstream).logsPerCall === true;
   }
 
-  /** Whether the gateway can subscribe to the upstream's resources for a client of the revision. */
+  /**
+   * Whether the gateway can subscribe to the upstream's resources for a client of the revision:
+   * an upstream of either era that offers it (one of the revision on a listen stream of the
+   * stream's own session, see ModernUpstreamTransport).
+   */
   private subscribable(upstream: string): boolean {
-    return !this.speaksModern(upstream) && this.pool.knownOffer(upstream).capabilities.resources?.subscribe === true;
+    return this.pool.knownOffer(upstream).capabilities.resources?.subscribe === true;
   }
 
   private async forward(served: Served, upstream: string, request: ClientRequest): Promise<Result> {

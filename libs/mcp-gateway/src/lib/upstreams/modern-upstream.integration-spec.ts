@@ -2,9 +2,14 @@
 // v2 SDK's McpServer), `north` the older versions. Old clients reach the new server and new
 // clients the old one through the same gateway, input requests included.
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ReadResourceResult, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connect, InMemoryServerRegistry, startGateway, TestGateway, textOf, upstreamDefinition } from '../transports/testing/test-gateway';
-import { ModernUpstream, StreamableUpstream } from '../transports/testing/test-upstreams';
+import { EAST_STATUS_URI, ModernUpstream, StreamableUpstream } from '../transports/testing/test-upstreams';
+
+function textOfResource(result: ReadResourceResult): string | undefined {
+  const [first] = result.contents;
+  return first && 'text' in first ? first.text : undefined;
+}
 
 describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (stateful) => {
   const east = new ModernUpstream();
@@ -143,7 +148,46 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
     expect(answered).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'model said: raw' }] });
   });
 
+  it('tells a v2 client on its subscriptions/listen stream when a resource of a 2026-07-28 upstream changes', async () => {
+    const modern = await modernClient();
+    expect((await modern.discover()).capabilities.resources).toMatchObject({ subscribe: true });
+    const updates: string[] = [];
+    let updated!: () => void;
+    const arrived = new Promise<void>((resolve) => (updated = resolve));
+    modern.setNotificationHandler('notifications/resources/updated', (notification) => {
+      updates.push(notification.params.uri);
+      updated();
+    });
+    const subscription = await modern.listen({ resourceSubscriptions: [EAST_STATUS_URI] });
+    closers.push(() => subscription.close());
+    expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [EAST_STATUS_URI] });
+    east.setStatus('east is stormy');
+    await arrived;
+    expect(updates).toEqual([EAST_STATUS_URI]);
+    expect((await modern.readResource({ uri: EAST_STATUS_URI })).contents).toEqual([{ uri: EAST_STATUS_URI, mimeType: 'text/plain', text: 'east is stormy' }]);
+  });
+
   if (stateful) {
+    it('tells a v1 client on a session that a subscribed resource of a 2026-07-28 upstream changed, and takes the subscription back', async () => {
+      const legacy = await connect(gateway.url, '/servers/alpha/mcp', 'alice');
+      closers.push(() => legacy.close());
+      expect(legacy.getServerCapabilities()?.resources).toMatchObject({ subscribe: true });
+      const updates: unknown[] = [];
+      let updated!: () => void;
+      const arrived = new Promise<void>((resolve) => (updated = resolve));
+      legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+        updates.push(notification.params);
+        updated();
+      });
+      expect(await legacy.subscribeResource({ uri: EAST_STATUS_URI })).toEqual({});
+      east.setStatus('east is sunny');
+      await arrived;
+      // As an upstream of the older versions would tell it: no listen stream id of the gateway's.
+      expect(updates).toEqual([{ uri: EAST_STATUS_URI }]);
+      expect(textOfResource(await legacy.readResource({ uri: EAST_STATUS_URI }))).toBe('east is sunny');
+      expect(await legacy.unsubscribeResource({ uri: EAST_STATUS_URI })).toEqual({});
+    });
+
     it('turns a 2026-07-28 upstream’s input request into an elicitation for a v1 client on a session, and its answer back', async () => {
       const legacy = await connect(gateway.url, '/servers/alpha/mcp', 'alice', 'streamable-http', { elicitation: {} });
       closers.push(() => legacy.close());

@@ -54,7 +54,9 @@ const GATEWAY_INFO: Implementation = { name: 'arbor-mcp-gateway', version: '1.0.
  * revision: `initialize` is answered here from what `server/discover` said, each request goes in
  * its own POST with the revision's `_meta` envelope and headers, `ping` becomes a
  * `server/discover` round trip, a `notifications/cancelled` closes the request's stream, and list
- * changes arrive on a `subscriptions/listen` stream. An `input_required` answer is turned into the
+ * changes arrive on a `subscriptions/listen` stream, and so do the updates of the resources the
+ * client subscribes to (`resources/subscribe` and `resources/unsubscribe` reopen that stream with the
+ * URIs it names, answered when the upstream acknowledges them). An `input_required` answer is turned into the
  * sampling or elicitation requests the older versions send the client, and the call is retried
  * with the answers — unless the request came from a client of the revision itself (its envelope
  * in `_meta`), which gets the upstream's InputRequiredResult to answer on its own.
@@ -72,6 +74,12 @@ export class ModernUpstreamTransport implements Transport {
   private readonly inflight = new Map<RequestId, AbortController>();
   private readonly awaitingInput = new Map<RequestId, { resolve(result: unknown): void; reject(error: Error): void }>();
   private listening?: AbortController;
+  /** The listen stream whose notifications reach the client: the newest one acknowledged. */
+  private delivering?: AbortController;
+  /** The resources the client subscribed to, as the upstream names them: the listen stream's `resourceSubscriptions`. */
+  private readonly subscribed = new Set<string>();
+  /** Reopenings of the listen stream, one at a time, each with the filter of its moment. */
+  private relistening: Promise<unknown> = Promise.resolve();
   private nextInputId = 0;
   private nextRawId = 0;
   private closed = false;
@@ -120,11 +128,12 @@ export class ModernUpstreamTransport implements Transport {
     if (method === 'initialize') {
       this.capabilities = (params['capabilities'] ?? {}) as ClientCapabilities;
       this.clientInfo = (params['clientInfo'] ?? GATEWAY_INFO) as Implementation;
-      this.listen();
+      void this.relisten();
       const { capabilities, serverInfo, instructions } = this.discovered;
       const result = { protocolVersion: params['protocolVersion'], capabilities, serverInfo: serverInfo ?? { name: 'upstream', version: MODERN_VERSION }, ...(instructions ? { instructions } : {}) };
       return this.deliver({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
     }
+    if (method === 'resources/subscribe' || method === 'resources/unsubscribe') return this.subscription(id, method, params);
     const controller = new AbortController();
     this.inflight.set(id, controller);
     try {
@@ -213,31 +222,83 @@ export class ModernUpstreamTransport implements Transport {
     return Object.fromEntries(answers);
   }
 
-  /** List changes, on a subscriptions/listen stream for the kinds the upstream announces. */
-  private listen(): void {
+  /**
+   * The older versions' `resources/subscribe` and `resources/unsubscribe`, which the revision
+   * replaced by the `resourceSubscriptions` of a listen stream: the stream is reopened with the
+   * URIs the client holds now, and a subscription is answered `{}` once the upstream acknowledged
+   * its URI (as the older versions' upstream would have answered it).
+   */
+  private async subscription(id: RequestId, method: 'resources/subscribe' | 'resources/unsubscribe', params: Json): Promise<void> {
+    const uri = params['uri'];
+    const refuse = (code: number, message: string) => this.deliver({ jsonrpc: '2.0', id, error: { code, message } } as JSONRPCMessage);
+    if (this.discovered.capabilities.resources?.subscribe !== true) return refuse(ErrorCode.MethodNotFound, 'Method not found');
+    if (typeof uri !== 'string') return refuse(ErrorCode.InvalidParams, 'Invalid params: uri must be a string');
+    if (method === 'resources/subscribe') this.subscribed.add(uri);
+    else this.subscribed.delete(uri);
+    const acknowledged = await this.relisten();
+    if (method === 'resources/subscribe' && !acknowledged?.resourceSubscriptions?.includes(uri)) {
+      this.subscribed.delete(uri);
+      return refuse(ErrorCode.InternalError, `The upstream did not acknowledge the subscription to ${uri}`);
+    }
+    this.deliver({ jsonrpc: '2.0', id, result: {} } as JSONRPCMessage);
+  }
+
+  /** Reopens the listen stream with the filter of this moment, after the reopenings before it. */
+  private relisten(): Promise<Acknowledged | undefined> {
+    const next = this.relistening.then(() => this.listen());
+    this.relistening = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * A subscriptions/listen stream for the list changes the upstream announces and the resources
+   * subscribed to; resolves with what the upstream acknowledged. The stream it replaces is closed
+   * once the new one is acknowledged, so no change falls between the two; an upstream that ends
+   * the current stream ends the session (it is no longer what it was).
+   */
+  private listen(): Promise<Acknowledged | undefined> {
     const { tools, prompts, resources } = this.discovered.capabilities;
     const notifications = {
       ...(tools?.listChanged ? { toolsListChanged: true } : {}),
       ...(prompts?.listChanged ? { promptsListChanged: true } : {}),
       ...(resources?.listChanged ? { resourcesListChanged: true } : {}),
+      ...(this.subscribed.size > 0 ? { resourceSubscriptions: [...this.subscribed] } : {}),
     };
-    if (Object.keys(notifications).length === 0 || this.listening) return;
+    const previous = this.listening;
+    if (this.closed) return Promise.resolve(undefined);
+    if (Object.keys(notifications).length === 0) {
+      this.listening = undefined;
+      this.delivering = undefined;
+      previous?.abort();
+      return Promise.resolve({});
+    }
     const controller = new AbortController();
     this.listening = controller;
     const body = { id: 'arbor-listen', method: 'subscriptions/listen', params: { notifications, _meta: envelope({}, this.clientInfo, this.capabilities) } };
-    void this.exchange
-      .post(body, controller.signal, (notification) => {
-        if (notification.method !== 'notifications/subscriptions/acknowledged') this.deliver(notification);
-      })
-      .then(
-        // The upstream ended the subscription: the session is no longer what it was.
-        () => !this.closed && void this.close(),
-        (error: unknown) => {
-          if (this.closed) return;
-          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-          void this.close();
-        },
-      );
+    return new Promise((resolve) => {
+      void this.exchange
+        .post(body, controller.signal, (notification) => {
+          if (notification['method'] !== 'notifications/subscriptions/acknowledged') {
+            // Until this stream is acknowledged, the one it replaces still tells the changes.
+            if (this.delivering === controller) this.deliver(withoutSubscriptionId(notification));
+            return;
+          }
+          if (this.listening === controller) this.delivering = controller;
+          previous?.abort();
+          resolve(((notification['params'] as Json | undefined)?.['notifications'] ?? {}) as Acknowledged);
+        })
+        .then(
+          () => this.listenEnded(controller),
+          (error: unknown) => this.listenEnded(controller, error),
+        )
+        .finally(() => resolve(undefined));
+    });
+  }
+
+  private listenEnded(controller: AbortController, error?: unknown): void {
+    if (this.closed || this.listening !== controller) return;
+    if (error !== undefined) this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    void this.close();
   }
 
   /** Keeps the `x-mcp-header` declarations of the tools a tools/list page names, so their calls carry `Mcp-Param-*` headers. */
@@ -255,6 +316,11 @@ export class ModernUpstreamTransport implements Transport {
   private deliver(message: JSONRPCMessage | Json): void {
     if (!this.closed) this.onmessage?.(message as JSONRPCMessage);
   }
+}
+
+/** What an upstream acknowledged of a listen stream's filter. */
+interface Acknowledged {
+  resourceSubscriptions?: string[];
 }
 
 /** Tool declarations per upstream URL, shared by the pool's session and the downstream sessions' own (which list no tools). */
@@ -389,3 +455,15 @@ function withoutResultType(result: Json): Json {
   const { resultType: _resultType, ...rest } = result;
   return rest;
 }
+
+/** A listen stream's notification as the older versions send it: the gateway's own stream id is no business of the client's. */
+function withoutSubscriptionId(notification: Json): Json {
+  const params = notification['params'] as Json | undefined;
+  const meta = params?.['_meta'] as Json | undefined;
+  if (!meta || !(SUBSCRIPTION_ID_KEY in meta)) return notification;
+  const { [SUBSCRIPTION_ID_KEY]: _id, ...rest } = meta;
+  const { _meta: _old, ...others } = params as Json;
+  return { ...notification, params: { ...others, ...(Object.keys(rest).length > 0 ? { _meta: rest } : {}) } };
+}
+
+const SUBSCRIPTION_ID_KEY = 'io.modelcontextprotocol/subscriptionId';

@@ -262,11 +262,16 @@ export class SseUpstream extends UpstreamBase {
  * `east`: an upstream of the 2026-07-28 revision only (the v2 SDK's McpServer behind a strict
  * modern handler: an `initialize` is refused), with a tool that needs the user's input.
  */
+/** The resource of ModernUpstream that changes, subscribable on a `subscriptions/listen` stream. */
+export const EAST_STATUS_URI = 'note://east/status';
+
 export class ModernUpstream extends UpstreamBase {
   /** Requests received, by method (server/discover probes included). */
   readonly methods: string[] = [];
-  private readonly handler = toNodeHandler(createMcpHandler(() => this.build(), { legacy: 'reject' }));
+  private readonly mcp = createMcpHandler(() => this.build(), { legacy: 'reject' });
+  private readonly handler = toNodeHandler(this.mcp);
   private readonly tools: string[] = [];
+  private status = 'east is calm';
 
   constructor() {
     super('/mcp');
@@ -274,6 +279,12 @@ export class ModernUpstream extends UpstreamBase {
 
   addTool(name: string): void {
     this.tools.push(name);
+  }
+
+  /** Changes `note://east/status` and tells every listen stream subscribed to it. */
+  setStatus(status: string): void {
+    this.status = status;
+    this.mcp.notify.resourceUpdated(EAST_STATUS_URI);
   }
 
   protected async forgetSessions(): Promise<void> {
@@ -287,7 +298,10 @@ export class ModernUpstream extends UpstreamBase {
   }
 
   private build(): ModernMcpServer {
-    const server = new ModernMcpServer({ name: 'east', version: '2.0.0' }, { capabilities: { logging: {} } });
+    const server = new ModernMcpServer({ name: 'east', version: '2.0.0' }, { capabilities: { logging: {}, resources: { subscribe: true } } });
+    server.registerResource('status', EAST_STATUS_URI, { description: 'How east is (changes with setStatus)', mimeType: 'text/plain' }, (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: this.status }],
+    }));
     server.registerTool('chatty', { description: 'Logs a line (at the level the request names) and answers' }, async (ctx) => {
       await ctx.mcpReq.log('info', 'hello from east');
       return { content: [{ type: 'text', text: 'east chatted' }] };
