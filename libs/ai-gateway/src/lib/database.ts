@@ -8,6 +8,7 @@ import { CreateCallsHourly1764000000200 } from './migrations/1764000000200-Creat
 import { AddControlPlaneProjectIds1764000000300 } from './migrations/1764000000300-AddControlPlaneProjectIds';
 import { CreateSpendProjectDaily1764000000400 } from './migrations/1764000000400-CreateSpendProjectDaily';
 import { AddVirtualKeyRepository1764000000500 } from './migrations/1764000000500-AddVirtualKeyRepository';
+import { AddSpendDailyCacheHits1764100000100 } from './migrations/1764100000100-AddSpendDailyCacheHits';
 import { StoredResponse } from './stored-responses/stored-response.entity';
 
 /** For the gateway service's DatabaseModule.forRoot. */
@@ -22,4 +23,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   AddControlPlaneProjectIds1764000000300,
   CreateSpendProjectDaily1764000000400,
   AddVirtualKeyRepository1764000000500,
+  AddSpendDailyCacheHits1764100000100,
 ];

@@ -32,6 +32,7 @@ import { GatewayDashboard } from './dashboard/gateway-dashboard';
 import { ControlPlaneProjects } from './projects/control-plane-projects';
 import { AiGatewayProjectSync } from './projects/project-sync';
 import { loadPriceMap, ModelPrices } from './pricing/model-prices';
+import { ResponseCache } from './response-cache/response-cache';
 
 export interface GatewayOptions {
   /** AIGW_CONFIG: the LiteLLM-shaped YAML file; none means no aliases. */
@@ -90,6 +91,7 @@ export class GatewayModule {
         KeyProject,
         CallAccounting,
         GatewayMetrics,
+        ResponseCache,
         CallPipeline,
         ResponsesStore,
         ResponsesMemory,
