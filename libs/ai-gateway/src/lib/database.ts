@@ -9,6 +9,7 @@ import { AddControlPlaneProjectIds1764000000300 } from './migrations/17640000003
 import { CreateSpendProjectDaily1764000000400 } from './migrations/1764000000400-CreateSpendProjectDaily';
 import { AddVirtualKeyRepository1764000000500 } from './migrations/1764000000500-AddVirtualKeyRepository';
 import { AddSpendDailyCacheHits1764100000100 } from './migrations/1764100000100-AddSpendDailyCacheHits';
+import { AddVirtualKeyAlias1764100000200 } from './migrations/1764100000200-AddVirtualKeyAlias';
 import { StoredResponse } from './stored-responses/stored-response.entity';
 
 /** For the gateway service's DatabaseModule.forRoot. */
@@ -24,4 +25,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   CreateSpendProjectDaily1764000000400,
   AddVirtualKeyRepository1764000000500,
   AddSpendDailyCacheHits1764100000100,
+  AddVirtualKeyAlias1764100000200,
 ];
