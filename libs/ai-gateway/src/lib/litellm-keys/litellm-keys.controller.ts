@@ -223,7 +223,7 @@ function checkSlug(project: string): void {
 function settingsOf(body: LiteLlmKeyFieldsDto): Partial<UpdateKeyDto> {
   const settings: Partial<UpdateKeyDto> = {};
   if (body.models !== undefined) settings.aliases = (body.models ?? []).filter((model) => model !== 'all-proxy-models' && model !== 'all-team-models');
-  if (body.duration !== undefined) settings.expires_at = body.duration === null ? null : new Date(Date.now() + durationMs(body.duration)).toISOString();
+  if (body.duration !== undefined) settings.expires_at = body.duration === null ? null : expiryAfter(body.duration);
   if (body.max_budget !== undefined) settings.max_budget = body.max_budget;
   if (body.budget_duration !== undefined) settings.budget_duration = body.budget_duration;
   if (body.rpm_limit !== undefined) settings.rpm_limit = body.rpm_limit;
@@ -236,9 +236,15 @@ function settingsOf(body: LiteLlmKeyFieldsDto): Partial<UpdateKeyDto> {
 
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, mo: 30 * 86_400_000, y: 365 * 86_400_000 };
 
-function durationMs(duration: string): number {
+// Expiries past the year 9999 are not dates a database or a script reads back.
+const LATEST_EXPIRY = Date.UTC(9999, 11, 31);
+
+/** The expiry `duration` from now; 400 for one past the year 9999. */
+function expiryAfter(duration: string): string {
   const [, amount, unit] = /^(\d+)(s|m|h|d|w|mo|y)$/.exec(duration) ?? [];
-  return Number(amount) * (UNIT_MS[unit ?? 's'] ?? 1_000);
+  const at = Date.now() + Number(amount) * (UNIT_MS[unit ?? 's'] ?? 1_000);
+  if (!(at <= LATEST_EXPIRY)) throw new ApiError(400, 'invalid_request', 'duration ends after the year 9999.', { fields: { duration: ['must end before the year 10000'] } });
+  return new Date(at).toISOString();
 }
 
 /** LiteLLM's fields without an equivalent here, refused unless at LiteLLM's default. */

@@ -64,6 +64,7 @@ export class LiteLlmSpendLogs {
 /** A calendar day (YYYY-MM-DD, checked by the DTO) as its UTC midnight; 400 for one that does not exist (2026-02-30). */
 function day(text: string, field: string): number {
   const at = Date.parse(`${text}T00:00:00Z`);
-  if (Number.isNaN(at) || new Date(at).toISOString().slice(0, 10) !== text) throw new ApiError(400, 'invalid_request', `${field} is not a date.`, { fields: { [field]: ['must be a date: YYYY-MM-DD'] } });
+  // PostgreSQL has no year 0; nothing was spent before 1970.
+  if (Number.isNaN(at) || at < 0 || new Date(at).toISOString().slice(0, 10) !== text) throw new ApiError(400, 'invalid_request', `${field} is not a date.`, { fields: { [field]: ['must be a date: YYYY-MM-DD'] } });
   return at;
 }
