@@ -3,8 +3,8 @@
 // OpenAI SDK (the upstream from tools/fake-providers).
 import { createHash } from 'node:crypto';
 import OpenAI, { AuthenticationError, BadRequestError, PermissionDeniedError } from 'openai';
-import { RunningService } from '@arbor/platform';
-import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
+import { RunningService, startService } from '@arbor/platform';
+import { createTestDatabase, FakeProvidersProcess, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
 import { MASTER_KEY, rejectionOf, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
@@ -202,5 +202,75 @@ describe("LiteLLM's key API", () => {
     expect(status).toBe(200);
     expect(json).toEqual([{ startTime: today, spend: expect.closeTo(0.017, 10), models: { fast: expect.closeTo(0.017, 10) }, users: {}, [created['token']]: expect.closeTo(0.017, 10) }]);
     expect((await call('GET', '/spend/logs')).status).toBe(400);
+  });
+});
+
+describe("LiteLLM's key API for persons, with the admin API's permissions", () => {
+  let controlPlane: TestControlPlane;
+  let database: TestDatabase;
+  let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
+  const tokens = { admin: '', alice: '', bob: '', carol: '' };
+
+  const call = async (method: 'GET' | 'POST', path: string, token: string, body?: unknown): Promise<{ status: number; json: Json }> => {
+    const response = await fetch(`${gateway.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, json: (await response.json()) as Json };
+  };
+
+  beforeAll(async () => {
+    controlPlane = await startTestControlPlane();
+    Object.assign(tokens, controlPlane.tokens);
+    await controlPlane.grant('alice', { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.operator'] } });
+    await controlPlane.grant('bob', { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.viewer'] } });
+    database = await createTestDatabase();
+    gateway = await startService(aiGatewayService, {
+      AIGW_DATABASE_URL: database.url,
+      AIGW_LISTEN_ADDR: '127.0.0.1:0',
+      AIGW_LOG: 'off',
+      AIGW_MASTER_KEY: MASTER_KEY,
+      AIGW_OIDC_ISSUER_URL: testIssuer(),
+      AIGW_CONTROL_PLANE_URL: controlPlane.url,
+      AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m',
+      AIGW_M2M_CLIENT_SECRET: 'dev-ai-gateway-m2m-secret',
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await controlPlane?.stop();
+    await database?.drop();
+  });
+
+  it("lets an operator manage the keys of their project, and nobody another project's", async () => {
+    const own = await call('POST', '/key/generate', tokens.alice, { team_id: 'alpha', key_alias: 'alice-key' });
+    expect(own.status).toBe(200);
+    expect((await call('POST', '/key/generate', tokens.alice, { team_id: 'beta' })).status).toBe(403);
+    const foreign = await call('POST', '/key/generate', MASTER_KEY, { team_id: 'beta' });
+    expect(foreign.status).toBe(200);
+
+    expect((await call('POST', '/key/update', tokens.alice, { key: own.json['token'], rpm_limit: 5 })).json).toMatchObject({ rpm_limit: 5 });
+    expect((await call('POST', '/key/update', tokens.alice, { key: own.json['token'], team_id: 'beta' })).status).toBe(403);
+    expect((await call('POST', '/key/block', tokens.alice, { key: foreign.json['token'] })).status).toBe(403);
+    expect((await call('GET', `/key/info?key=${foreign.json['token']}`, tokens.alice)).status).toBe(403);
+    // A refusal of one named key deletes none of them.
+    expect((await call('POST', '/key/delete', tokens.alice, { keys: [own.json['token'], foreign.json['token']] })).status).toBe(403);
+    expect((await call('GET', `/key/info?key=${own.json['token']}`, tokens.alice)).status).toBe(200);
+
+    const listed = await call('GET', '/key/list', tokens.alice);
+    expect(listed.json['keys']).toEqual([own.json['token']]);
+    expect((await call('GET', '/key/list?team_id=beta', tokens.alice)).status).toBe(403);
+  });
+
+  it('lets a viewer read keys and spend of their project, and change nothing', async () => {
+    const made = await call('POST', '/key/generate', MASTER_KEY, { team_id: 'alpha' });
+    expect((await call('GET', `/key/info?key=${made.json['token']}`, tokens.bob)).json).toMatchObject({ info: { team_id: 'alpha' } });
+    const today = new Date().toISOString().slice(0, 10);
+    expect((await call('GET', `/spend/logs?start_date=${today}&end_date=${today}`, tokens.bob)).status).toBe(200);
+    expect((await call('POST', '/key/generate', tokens.bob, { team_id: 'alpha' })).status).toBe(403);
+    expect((await call('POST', '/key/block', tokens.bob, { key: made.json['token'] })).status).toBe(403);
+    expect((await call('POST', '/key/regenerate', tokens.bob, { key: made.json['token'] })).status).toBe(403);
   });
 });
