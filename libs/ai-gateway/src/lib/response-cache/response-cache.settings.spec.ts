@@ -7,7 +7,7 @@ import { DEFAULT_CACHE_NAMESPACE, DEFAULT_CACHE_TTL_SECONDS, readResponseCacheSe
 describe('the response cache settings (litellm_settings.cache, cache_params)', () => {
   it('is off unless cache is true', () => {
     expect(readResponseCacheSettings({}, {})).toEqual({ problems: [] });
-    expect(readResponseCacheSettings({ cache: false }, {})).toEqual({ problems: [] });
+    expect(readResponseCacheSettings({ cache: false, cache_params: { type: 'redis', host: 'cache.internal' } }, {})).toEqual({ problems: [] });
   });
 
   it('keeps answers in memory by default, for an hour, under its own namespace, for every call type', () => {

@@ -81,10 +81,8 @@ export function readResponseCacheSettings(
   const problem = (path: string, message: string) => problems.push({ path: `litellm_settings.${path}`, message });
   const on = resolved(litellmSettings['cache'], env);
   const rawParams = litellmSettings['cache_params'];
-  if (on === undefined || on === null || on === false) {
-    if (rawParams !== undefined && rawParams !== null) problem('cache_params', 'is given but cache is not true: set cache: true to cache responses');
-    return { problems };
-  }
+  // As in LiteLLM, cache_params wait unused while cache is off.
+  if (on === undefined || on === null || on === false) return { problems };
   if (on !== true) {
     problem('cache', 'must be true or false');
     return { problems };
