@@ -106,7 +106,7 @@ describe('ai-gateway key limits across two replicas sharing Redis', () => {
       budget: { max_budget: 5, budget_duration: '24h', spend: 0, remaining: 5, reset_at: expect.any(String) },
       from: null,
       to: null,
-      totals: { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, estimated_requests: 0, estimated_cost_usd: 0 },
+      totals: { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, estimated_requests: 0, estimated_cost_usd: 0, cache_hit_requests: 0 },
       by_alias: [],
       by_deployment: [],
       by_day: [],

@@ -8,7 +8,9 @@ import { CreateCallsHourly1764000000200 } from './migrations/1764000000200-Creat
 import { AddControlPlaneProjectIds1764000000300 } from './migrations/1764000000300-AddControlPlaneProjectIds';
 import { CreateSpendProjectDaily1764000000400 } from './migrations/1764000000400-CreateSpendProjectDaily';
 import { AddVirtualKeyRepository1764000000500 } from './migrations/1764000000500-AddVirtualKeyRepository';
-import { CreateStoredResponseEvents1764100000100 } from './migrations/1764100000100-CreateStoredResponseEvents';
+import { AddSpendDailyCacheHits1764100000100 } from './migrations/1764100000100-AddSpendDailyCacheHits';
+import { AddVirtualKeyAlias1764100000200 } from './migrations/1764100000200-AddVirtualKeyAlias';
+import { CreateStoredResponseEvents1764100000300 } from './migrations/1764100000300-CreateStoredResponseEvents';
 import { StoredResponse } from './stored-responses/stored-response.entity';
 
 /** For the gateway service's DatabaseModule.forRoot. */
@@ -23,5 +25,7 @@ export const AI_GATEWAY_MIGRATIONS = [
   AddControlPlaneProjectIds1764000000300,
   CreateSpendProjectDaily1764000000400,
   AddVirtualKeyRepository1764000000500,
-  CreateStoredResponseEvents1764100000100,
+  AddSpendDailyCacheHits1764100000100,
+  AddVirtualKeyAlias1764100000200,
+  CreateStoredResponseEvents1764100000300,
 ];

@@ -22,8 +22,8 @@ export class FamilyAErrorFilter implements ExceptionFilter {
   }
 }
 
-// The platform's own routes and the admin API keep the platform envelope.
-const PLATFORM_PATHS = /^\/(api\/|healthz$|readyz$|metrics$)/;
+// The platform's own routes and the admin API (LiteLLM's key API too) keep the platform envelope.
+const PLATFORM_PATHS = /^\/(api\/|key\/|spend\/logs$|healthz$|readyz$|metrics$)/;
 
 /**
  * For the platform's error filter: errors raised before a gateway controller runs (a malformed

@@ -32,6 +32,9 @@ import { GatewayDashboard } from './dashboard/gateway-dashboard';
 import { ControlPlaneProjects } from './projects/control-plane-projects';
 import { AiGatewayProjectSync } from './projects/project-sync';
 import { loadPriceMap, ModelPrices } from './pricing/model-prices';
+import { ResponseCache } from './response-cache/response-cache';
+import { LiteLlmKeysController } from './litellm-keys/litellm-keys.controller';
+import { LiteLlmSpendLogs } from './litellm-keys/litellm-spend-logs';
 
 export interface GatewayOptions {
   /** AIGW_CONFIG: the LiteLLM-shaped YAML file; none means no aliases. */
@@ -79,7 +82,7 @@ export class GatewayModule {
           ? [ControlPlaneSyncModule.forRoot({ issuer: options.controlPlane.issuer, audience: options.controlPlane.audience, handler: AiGatewayProjectSync })]
           : []),
       ],
-      controllers: [FamilyAController, ModelsController, KeysController, SpendController],
+      controllers: [FamilyAController, ModelsController, KeysController, SpendController, LiteLlmKeysController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         GatewayClock,
@@ -90,6 +93,7 @@ export class GatewayModule {
         KeyProject,
         CallAccounting,
         GatewayMetrics,
+        ResponseCache,
         CallPipeline,
         ResponsesStore,
         ResponsesMemory,
@@ -109,6 +113,7 @@ export class GatewayModule {
         KeyLimiter,
         SpendRecorder,
         SpendReports,
+        LiteLlmSpendLogs,
         GatewayDashboard,
         ControlPlaneProjects,
         AiGatewayProjectSync,

@@ -13,6 +13,8 @@ export interface SettledCall {
   cost: number;
   /** The call ended in an error (its answer was an error, or no upstream answered). */
   failed?: boolean;
+  /** Answered from the response cache: the deployment that answered it first (it costs nothing now). */
+  cacheHit?: { deploymentId: string; provider: string };
 }
 
 /** A call let through by the caller's limits; settled exactly once when it ends. */
@@ -41,14 +43,15 @@ export class CallAccounting {
       rateLimitHeaders: key?.rateLimitHeaders() ?? {},
       settle: (call) => {
         if (project !== null) this.spend.recordCall(project, projectId, call.failed === true);
-        if (call.deployment) {
+        const servedBy = call.deployment ? { deploymentId: call.deployment.id, provider: call.deployment.provider } : call.cacheHit;
+        if (servedBy) {
           this.spend.record({
             keyId,
             project,
             projectId,
             alias: call.alias,
-            deploymentId: call.deployment.id,
-            provider: call.deployment.provider,
+            ...servedBy,
+            cacheHit: call.cacheHit !== undefined,
             promptTokens: call.usage.promptTokens,
             completionTokens: call.usage.completionTokens,
             costUsd: call.cost,

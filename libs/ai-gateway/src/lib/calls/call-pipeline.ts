@@ -12,6 +12,8 @@ import { GatewayCaller } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
 import type { EndpointCodec } from '../endpoints/endpoint-codec';
 import { StreamedAnswer } from '../spend/usage-estimate';
+import type { CachedAnswer } from '../response-cache/answer-store';
+import { CacheTicket, MAX_CACHED_ANSWER_CHARS, ResponseCache } from '../response-cache/response-cache';
 import { CallAccounting, CallAdmission } from './call-accounting';
 import { applyDropParams, checkGatewayParams, dropsParams } from './drop-params';
 import { CallOutcome, GatewayMetrics } from './gateway-metrics';
@@ -74,6 +76,10 @@ interface CallState {
   outcome?: CallOutcome;
   /** The answer's headers so far; written once, with the status (Node's fast path, no per-header bookkeeping). */
   headers: Record<string, string | number | string[]>;
+  /** The response cache keeps this call's answer. */
+  cache?: CacheTicket;
+  /** The call was answered from the response cache. */
+  cacheHit?: CachedAnswer;
 }
 
 /**
@@ -92,6 +98,7 @@ export class CallPipeline {
     private readonly prices: ModelPrices,
     private readonly accounting: CallAccounting,
     private readonly metrics: GatewayMetrics,
+    private readonly cache: ResponseCache,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
@@ -128,7 +135,10 @@ export class CallPipeline {
     const alias = requestedAlias(body, caller, this.deployments);
     checkGatewayParams(body);
     state.progress.alias = alias;
+    // Families that keep their answers as state (stored responses) are never replayed.
+    const ticket = this.cache.ticket(codec, caller, body, requestHeaders, alias, state.hooks?.answered !== undefined);
 
+    // A hit is a call like any other for the key's limits; it costs nothing.
     state.admission = await this.accounting.admit(caller);
     Object.assign(state.headers, state.admission.rateLimitHeaders);
 
@@ -139,6 +149,12 @@ export class CallPipeline {
       state.closed = true;
       this.observe(state);
     });
+
+    if (ticket) {
+      const hit = await ticket.lookup();
+      if (hit) return this.replay(hit, state, response);
+      if (ticket.stores) state.cache = ticket;
+    }
 
     const streamed = codec.streamed(body);
     const forwarded = codec.forwardedHeaders(requestHeaders);
@@ -254,6 +270,10 @@ export class CallPipeline {
     const usage = state.codec.usageOfAnswer(bytes);
     const { cost, keySpend } = this.finish(state, usage ?? NO_USAGE);
     if (state.hooks?.answered && state.progress.deployment) await state.hooks.answered(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, state.progress.deployment, state.native === true);
+    if (state.cache && answer.status === 200 && state.progress.deployment) {
+      const { id, provider } = state.progress.deployment;
+      state.cache.store({ streamed: false, contentType: answer.contentType, body: bytes.toString('utf8'), deploymentId: id, provider });
+    }
     const { headers } = state;
     upstreamHeaders(headers, answer.headers);
     routingHeaders(state);
@@ -286,12 +306,20 @@ export class CallPipeline {
     // What the tap held back to the end (or the error event): written with the end of the answer.
     let last = '';
     const streamed = new StreamedAnswer();
+    // What the client got, event by event, for the response cache to replay (unless it grows too long).
+    let kept: string[] | undefined = state.cache && answer.status === 200 ? [] : undefined;
+    let keptChars = 0;
     try {
       for await (const chunk of answer.body) {
         streamed.push(chunk as Buffer);
         const out = tap.push(chunk as Buffer);
         if (out === '') continue;
         firstChunkAt ??= performance.now();
+        if (kept) {
+          keptChars += out.length;
+          if (keptChars > MAX_CACHED_ANSWER_CHARS) kept = undefined;
+          else kept.push(out);
+        }
         if (!response.write(out)) await once(response, 'drain', { signal });
       }
       last = tap.end();
@@ -313,9 +341,34 @@ export class CallPipeline {
     const { cost, keySpend } = this.finish(state, tap.usage ?? NO_USAGE, failure, firstChunkAt);
     if (signal.aborted) return;
     if (!failure && tap.final && state.hooks?.answered && state.progress.deployment) await state.hooks.answered(tap.final, state.progress.deployment, state.native === true);
+    if (!failure && kept && state.cache && state.progress.deployment) {
+      const { id, provider } = state.progress.deployment;
+      state.cache.store({ streamed: true, contentType: answer.contentType, body: kept.join('') + last, deploymentId: id, provider });
+    }
     response.addTrailers({ 'x-arbor-response-cost': formatUsd(cost), ...(keySpend !== undefined ? { 'x-arbor-key-spend': formatUsd(keySpend) } : {}) });
     // The last events leave with the end of the answer: one write, not two.
     response.end(last === '' ? undefined : last);
+  }
+
+  /**
+   * An answer from the response cache, as the client first got it (a stream as its events, in one
+   * write): no upstream, no cost; marked with x-arbor-cache-hit and, in spend, as a cache hit.
+   */
+  private replay(hit: CachedAnswer, state: CallState, response: CallResponse): void {
+    state.cacheHit = hit;
+    const { cost, keySpend } = this.finish(state, NO_USAGE);
+    const { headers } = state;
+    routingHeaders(state);
+    headers['x-arbor-model-id'] = hit.deploymentId;
+    headers['x-arbor-cache-hit'] = 'true';
+    headers['x-arbor-response-cost'] = formatUsd(cost);
+    if (keySpend !== undefined) headers['x-arbor-key-spend'] = formatUsd(keySpend);
+    headers['content-type'] = hit.contentType;
+    if (hit.streamed) {
+      headers['cache-control'] = 'no-cache';
+      headers['x-accel-buffering'] = 'no';
+    } else headers['content-length'] = Buffer.byteLength(hit.body);
+    response.writeHead(200, headers).end(hit.body);
   }
 
   /**
@@ -340,7 +393,8 @@ export class CallPipeline {
     const { deployment } = state.progress;
     const cost = deployment && !failure ? this.prices.cost(deployment, usage) : 0;
     if (state.busy) this.deployments.finished(state.busy);
-    const { keySpend } = state.admission?.settle({ alias: state.progress.alias, deployment, usage, cost, failed: failure !== undefined }) ?? {};
+    const hit = state.cacheHit ? { cacheHit: { deploymentId: state.cacheHit.deploymentId, provider: state.cacheHit.provider } } : {};
+    const { keySpend } = state.admission?.settle({ alias: state.progress.alias, deployment, usage, cost, failed: failure !== undefined, ...hit }) ?? {};
     state.outcome = {
       alias: state.progress.alias,
       deployment,

@@ -1,7 +1,7 @@
 import { ProviderError } from '@arbor/provider-adapters';
 
 /** Request fields the gateway reads itself; they never reach an upstream. */
-export const GATEWAY_ONLY_PARAMS: ReadonlySet<string> = new Set(['drop_params', 'additional_drop_params']);
+export const GATEWAY_ONLY_PARAMS: ReadonlySet<string> = new Set(['drop_params', 'additional_drop_params', 'cache']);
 
 /**
  * The body an upstream of this provider gets: gateway-only fields removed, the client's

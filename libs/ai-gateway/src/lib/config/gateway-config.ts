@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { ConfigError, ConfigProblem } from '@arbor/config';
 import { ProviderDeployment, providerAdapterFor, supportedProviders } from '@arbor/provider-adapters';
+import { readResponseCacheSettings, ResponseCacheSettings } from '../response-cache/response-cache.settings';
 
 /** One `model_list` entry: an alias served by one upstream model. */
 export interface GatewayDeployment extends ProviderDeployment {
@@ -37,6 +38,8 @@ export interface GatewayConfig {
   dropParams: boolean;
   masterKey?: string;
   alwaysIncludeStreamUsage: boolean;
+  /** `litellm_settings.cache` with `cache_params`: the response cache; absent when it is off. */
+  responseCache?: ResponseCacheSettings;
 }
 
 // The keys a LiteLLM config may have that this gateway understands; anything else stops the start.
@@ -47,7 +50,7 @@ const GATEWAY_PARAM_KEYS = ['model', 'rpm', 'tpm', 'timeout'];
 // Provider keys with a field of their own in ProviderDeployment; the others go in its `params`.
 const OWN_PARAM_KEYS = new Set(['api_base', 'api_key', 'api_version']);
 const ROUTER_KEYS = ['num_retries', 'timeout', 'fallbacks', 'context_window_fallbacks', 'allowed_fails', 'cooldown_time', 'routing_strategy'];
-const LITELLM_KEYS = ['drop_params'];
+const LITELLM_KEYS = ['drop_params', 'cache', 'cache_params'];
 const GENERAL_KEYS = ['master_key', 'always_include_stream_usage'];
 const ROUTING_STRATEGIES: RoutingStrategy[] = ['simple-shuffle', 'least-busy', 'latency-based-routing'];
 
@@ -182,9 +185,18 @@ export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = proces
   const masterKey = read.string(general['master_key'], 'general_settings.master_key');
   const dropParams = read.boolean(litellm['drop_params'], 'litellm_settings.drop_params') ?? false;
   const alwaysIncludeStreamUsage = read.boolean(general['always_include_stream_usage'], 'general_settings.always_include_stream_usage') ?? false;
+  const cache = readResponseCacheSettings(litellm, env);
+  for (const { path, message } of cache.problems) problem(path, message);
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return { deployments, router, dropParams, ...(masterKey !== undefined ? { masterKey } : {}), alwaysIncludeStreamUsage };
+  return {
+    deployments,
+    router,
+    dropParams,
+    ...(masterKey !== undefined ? { masterKey } : {}),
+    alwaysIncludeStreamUsage,
+    ...(cache.settings ? { responseCache: cache.settings } : {}),
+  };
 }
 
 /** Typed reads of YAML values that record a problem instead of throwing, so all problems are listed. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt } from '@arbor/platform';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 import { CreateKeyDto } from './dto/create-key.dto';
@@ -9,6 +9,9 @@ import { KeyChangeBus } from '../limits/key-change-bus';
 import { KeyNotFound } from './keys.exception';
 import { VirtualKey } from './virtual-key.entity';
 import { ControlPlaneProjects } from '../projects/control-plane-projects';
+
+// LiteLLM's sort fields by the entity's columns.
+const SORT_COLUMNS: Record<string, keyof VirtualKey> = { created_at: 'createdAt', updated_at: 'updatedAt', spend: 'spend', key_alias: 'keyAlias', expires: 'expiresAt' };
 
 /** The admin side of virtual keys. Every change evicts the key from the caches of every replica. */
 @Injectable()
@@ -28,6 +31,7 @@ export class KeysService {
     // With a control plane, the project must exist there (404 project_not_found); its id is kept beside the slug.
     const project = await this.projects.require(body.project, masterKey);
     if (body.repository !== undefined) await this.projects.requireRepository(project, body.project, body.repository);
+    if (body.key_alias !== undefined) await this.requireFreeAlias(body.key_alias);
     const key = VIRTUAL_KEYS.generate();
     const row = await this.keys.save(
       this.keys.create({
@@ -36,6 +40,7 @@ export class KeysService {
         project: body.project,
         projectId: project?.id ?? null,
         repository: body.repository ?? null,
+        keyAlias: body.key_alias ?? null,
         aliases: body.aliases ?? [],
         expiresAt: body.expires_at ? new Date(body.expires_at) : null,
         blocked: false,
@@ -63,6 +68,7 @@ export class KeysService {
 
   async update(id: string, body: UpdateKeyDto, masterKey = false): Promise<VirtualKey> {
     const project = body.project === undefined ? undefined : await this.projects.require(body.project, masterKey);
+    if (typeof body.key_alias === 'string') await this.requireFreeAlias(body.key_alias, id);
     return this.change(id, (row) => {
       if (body.project !== undefined) {
         if (row.repository !== null && body.project !== row.project) {
@@ -74,6 +80,7 @@ export class KeysService {
       if (body.aliases !== undefined) row.aliases = body.aliases;
       if (body.expires_at !== undefined) row.expiresAt = body.expires_at === null ? null : new Date(body.expires_at);
       if (body.metadata !== undefined) row.metadata = body.metadata;
+      if (body.key_alias !== undefined) row.keyAlias = body.key_alias;
       if (body.max_budget !== undefined) row.maxBudget = body.max_budget;
       if (body.budget_duration !== undefined) row.budgetDuration = body.budget_duration;
       if (body.rpm_limit !== undefined) row.rpmLimit = body.rpm_limit;
@@ -98,10 +105,43 @@ export class KeysService {
     return { row, key };
   }
 
+  /** The key a LiteLLM script names: by the key itself, its SHA-256 (LiteLLM's `token`) or its id. */
+  async find(reference: string): Promise<VirtualKey | undefined> {
+    if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(reference)) return (await this.keys.findOneBy({ id: reference })) ?? undefined;
+    const keyHash = /^[0-9a-f]{64}$/.test(reference) ? reference : VIRTUAL_KEYS.hash(reference);
+    return (await this.keys.findOneBy({ keyHash })) ?? undefined;
+  }
+
+  /** One page of the keys of `projects` ('all': every key), filtered by key_alias or hash, sorted; with the count of all that match. */
+  async page(
+    projects: 'all' | string[],
+    options: { page: number; size: number; keyAlias?: string; keyHash?: string; sortBy: string; descending: boolean },
+  ): Promise<{ rows: VirtualKey[]; total: number }> {
+    const where = {
+      ...(projects === 'all' ? {} : { project: In(projects) }),
+      ...(options.keyAlias !== undefined ? { keyAlias: options.keyAlias } : {}),
+      ...(options.keyHash !== undefined ? { keyHash: options.keyHash } : {}),
+    };
+    const column = SORT_COLUMNS[options.sortBy] ?? 'createdAt';
+    const direction = options.descending ? 'DESC' : 'ASC';
+    const [rows, total] = await this.keys.findAndCount({ where, order: { [column]: direction, id: direction }, skip: (options.page - 1) * options.size, take: options.size });
+    return { rows, total };
+  }
+
+  findByAlias(keyAlias: string): Promise<VirtualKey | null> {
+    return this.keys.findOneBy({ keyAlias });
+  }
+
   async delete(id: string): Promise<void> {
     const row = await this.get(id);
     await this.keys.delete({ id });
     this.changes.publish(row.keyHash);
+  }
+
+  /** key_alias is unique: 409 when another key has it. */
+  private async requireFreeAlias(keyAlias: string, exceptId?: string): Promise<void> {
+    const holder = await this.keys.findOneBy({ keyAlias });
+    if (holder && holder.id !== exceptId) throw new ApiError(409, 'key_alias_taken', `Another key already has the key_alias "${excerpt(keyAlias)}".`);
   }
 
   private async change(id: string, apply: (row: VirtualKey) => void): Promise<VirtualKey> {

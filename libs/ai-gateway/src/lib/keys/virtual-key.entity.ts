@@ -8,6 +8,10 @@ export class VirtualKey extends ApiKeyColumns {
   @Column({ type: 'text', nullable: true })
   repository!: string | null;
 
+  /** LiteLLM's key_alias: a unique name to find the key by; null: none. */
+  @Column({ name: 'key_alias', type: 'text', nullable: true })
+  keyAlias!: string | null;
+
   /** Aliases the key may call; empty means every alias. */
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   aliases!: string[];

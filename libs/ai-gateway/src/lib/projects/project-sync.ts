@@ -20,9 +20,9 @@ const MOVE_SPEND = `
     delete from spend_daily where (project_id = $1 or (project_id is null and project = $2)) and (project <> $2 or project_id is null) returning *
   )
   insert into spend_daily as s (day, key_id, project, project_id, alias, deployment_id, provider, requests, prompt_tokens, completion_tokens, cost_usd,
-                                estimated_requests, estimated_cost_usd)
+                                estimated_requests, estimated_cost_usd, cache_hit_requests)
   select day, key_id, $2, $1, alias, deployment_id, max(provider), sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd),
-         sum(estimated_requests), sum(estimated_cost_usd)
+         sum(estimated_requests), sum(estimated_cost_usd), sum(cache_hit_requests)
     from moved group by day, key_id, alias, deployment_id
   on conflict (day, key_id, project, alias, deployment_id) do update set
     project_id = excluded.project_id,
@@ -31,7 +31,8 @@ const MOVE_SPEND = `
     completion_tokens = s.completion_tokens + excluded.completion_tokens,
     cost_usd = s.cost_usd + excluded.cost_usd,
     estimated_requests = s.estimated_requests + excluded.estimated_requests,
-    estimated_cost_usd = s.estimated_cost_usd + excluded.estimated_cost_usd`;
+    estimated_cost_usd = s.estimated_cost_usd + excluded.estimated_cost_usd,
+    cache_hit_requests = s.cache_hit_requests + excluded.cache_hit_requests`;
 
 const MOVE_CALLS = `
   with moved as (

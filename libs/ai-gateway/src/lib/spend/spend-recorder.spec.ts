@@ -175,7 +175,7 @@ describe('SpendRecorder', () => {
         { alias: 'fast', requests: 2 },
         { alias: 'smart', requests: 1, cost_usd: 0.01 },
       ],
-      by_deployment: expect.arrayContaining([{ deployment_id: 'smart-1', provider: 'anthropic', requests: 1, prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.01, estimated_requests: 0, estimated_cost_usd: 0 }]),
+      by_deployment: expect.arrayContaining([{ deployment_id: 'smart-1', provider: 'anthropic', requests: 1, prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.01, estimated_requests: 0, estimated_cost_usd: 0, cache_hit_requests: 0 }]),
       by_day: [
         { day: '2026-03-14', requests: 2 },
         { day: '2026-03-15', requests: 1 },

@@ -20,6 +20,8 @@ export interface SpendEntry {
   costUsd: number;
   /** The tokens were counted by the gateway (see usage-estimate.ts), not reported by the upstream. */
   estimated?: boolean;
+  /** Answered from the response cache (no upstream call, no cost). */
+  cacheHit?: boolean;
 }
 
 interface DailyTotals {
@@ -37,6 +39,8 @@ interface DailyTotals {
   /** Of requests and costUsd, those with estimated usage. */
   estimatedRequests: number;
   estimatedCostUsd: number;
+  /** Of requests, those answered from the response cache. */
+  cacheHitRequests: number;
 }
 
 interface KeyTotals {
@@ -63,14 +67,14 @@ const CURRENT_SLUG = `coalesce((select k.project from virtual_keys k where k.pro
 // Grouped again after the slug lookup: two slugs of one project in one flush become one row.
 const UPSERT_DAILY = `
   insert into spend_daily as s (day, key_id, project, alias, deployment_id, provider, requests, prompt_tokens, completion_tokens, cost_usd,
-                                estimated_requests, estimated_cost_usd, project_id)
+                                estimated_requests, estimated_cost_usd, project_id, cache_hit_requests)
   select day, key_id, slug, alias, deployment_id, max(provider), sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd),
-         sum(estimated_requests), sum(estimated_cost_usd), (array_agg(project_id))[1]
+         sum(estimated_requests), sum(estimated_cost_usd), (array_agg(project_id))[1], sum(cache_hit_requests)
     from (select d.*, ${CURRENT_SLUG} as slug
             from unnest($1::date[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::float8[],
-                        $11::bigint[], $12::float8[], $13::uuid[])
+                        $11::bigint[], $12::float8[], $13::uuid[], $14::bigint[])
               as d(day, key_id, project, alias, deployment_id, provider, requests, prompt_tokens, completion_tokens, cost_usd, estimated_requests,
-                   estimated_cost_usd, project_id)) rows
+                   estimated_cost_usd, project_id, cache_hit_requests)) rows
    group by day, key_id, slug, alias, deployment_id
   on conflict (day, key_id, project, alias, deployment_id) do update set
     provider = excluded.provider,
@@ -80,7 +84,8 @@ const UPSERT_DAILY = `
     completion_tokens = s.completion_tokens + excluded.completion_tokens,
     cost_usd = s.cost_usd + excluded.cost_usd,
     estimated_requests = s.estimated_requests + excluded.estimated_requests,
-    estimated_cost_usd = s.estimated_cost_usd + excluded.estimated_cost_usd`;
+    estimated_cost_usd = s.estimated_cost_usd + excluded.estimated_cost_usd,
+    cache_hit_requests = s.cache_hit_requests + excluded.cache_hit_requests`;
 
 const UPSERT_HOURLY = `
   insert into calls_hourly as c (hour, project, calls, errors, project_id)
@@ -144,6 +149,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
       costUsd: usd(entry.costUsd),
       estimatedRequests: entry.estimated ? 1 : 0,
       estimatedCostUsd: entry.estimated ? usd(entry.costUsd) : 0,
+      cacheHitRequests: entry.cacheHit ? 1 : 0,
     });
     this.schedule();
   }
@@ -252,6 +258,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
           rows.map((row) => row.estimatedRequests),
           rows.map((row) => row.estimatedCostUsd),
           rows.map((row) => row.projectId),
+          rows.map((row) => row.cacheHitRequests),
         ]);
       }
       if (keyRows.length > 0) {
@@ -290,6 +297,7 @@ function addDaily(into: Map<string, DailyTotals>, totals: DailyTotals): void {
   existing.costUsd += totals.costUsd;
   existing.estimatedRequests += totals.estimatedRequests;
   existing.estimatedCostUsd += totals.estimatedCostUsd;
+  existing.cacheHitRequests += totals.cacheHitRequests;
 }
 
 function addHourly(into: Map<string, HourlyCalls>, calls: HourlyCalls): void {

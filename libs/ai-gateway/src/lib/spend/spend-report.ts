@@ -15,6 +15,8 @@ export interface SpendTotals {
   /** Of requests and cost_usd: calls whose usage the gateway counted itself (the client hung up mid-stream). */
   estimated_requests: number;
   estimated_cost_usd: number;
+  /** Of requests: calls answered from the response cache (they cost nothing). */
+  cache_hit_requests: number;
 }
 
 export interface SpendBreakdown {
@@ -64,11 +66,12 @@ interface SpendRow {
   cost_usd: number;
   estimated_requests: string;
   estimated_cost_usd: number;
+  cache_hit_requests: string;
 }
 
 const SPEND_ROWS = (where: string) => `
   select s.day::text as day, s.key_id, k.key_hint, k.repository, s.alias, s.deployment_id, s.provider,
-         s.requests, s.prompt_tokens, s.completion_tokens, s.cost_usd, s.estimated_requests, s.estimated_cost_usd
+         s.requests, s.prompt_tokens, s.completion_tokens, s.cost_usd, s.estimated_requests, s.estimated_cost_usd, s.cache_hit_requests
   from spend_daily s left join virtual_keys k on k.id = s.key_id
   where ${where} and ($2::date is null or s.day >= $2::date) and ($3::date is null or s.day <= $3::date)
   order by s.day, s.alias, s.deployment_id`;
@@ -163,8 +166,9 @@ function addTo(totals: SpendTotals, row: SpendRow): void {
   totals.cost_usd += Number(row.cost_usd);
   totals.estimated_requests += Number(row.estimated_requests);
   totals.estimated_cost_usd += Number(row.estimated_cost_usd);
+  totals.cache_hit_requests += Number(row.cache_hit_requests);
 }
 
 function zero(): SpendTotals {
-  return { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, estimated_requests: 0, estimated_cost_usd: 0 };
+  return { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, estimated_requests: 0, estimated_cost_usd: 0, cache_hit_requests: 0 };
 }

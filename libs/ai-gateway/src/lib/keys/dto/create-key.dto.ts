@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
-import { IsAliasList, IsMetadata, IsProjectSlug } from './key-fields';
+import { IsAliasList, IsKeyAlias, IsMetadata, IsProjectSlug } from './key-fields';
 import { KeySettingsDto } from './key-settings.dto';
 
 export class CreateKeyDto extends KeySettingsDto {
@@ -27,4 +27,9 @@ export class CreateKeyDto extends KeySettingsDto {
   @IsOptional()
   @IsMetadata()
   metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ example: 'search-backend', maxLength: 200, description: "LiteLLM's key_alias: a unique name to find the key by." })
+  @IsOptional()
+  @IsKeyAlias()
+  key_alias?: string;
 }

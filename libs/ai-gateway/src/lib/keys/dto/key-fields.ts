@@ -20,4 +20,7 @@ export const IsBudget = () => applyDecorators(IsNumber({ allowNaN: false, allowI
 
 export const IsBudgetDuration = () => applyDecorators(IsString(), Matches(BUDGET_DURATION, { message: '$property must look like 30s, 30m, 30h, 30d or 1mo' }));
 
+/** LiteLLM's key_alias: printable, unique among keys. */
+export const IsKeyAlias = () => applyDecorators(IsString(), IsNotEmpty(), MaxLength(200));
+
 export const IsLimit = () => applyDecorators(IsInt(), Min(1), Max(2_147_483_647));

@@ -9,6 +9,8 @@ export interface KeyResponse {
   project: string;
   /** The one repository of the project the key is for; null: the whole project. */
   repository: string | null;
+  /** LiteLLM's key_alias; null: none. */
+  key_alias: string | null;
   aliases: string[];
   expires_at: string | null;
   blocked: boolean;
@@ -31,6 +33,7 @@ export function keyResponse(row: VirtualKey, key?: string): KeyResponse {
     key_hint: row.keyHint,
     project: row.project,
     repository: row.repository,
+    key_alias: row.keyAlias,
     aliases: row.aliases,
     expires_at: row.expiresAt ? row.expiresAt.toISOString() : null,
     blocked: row.blocked,

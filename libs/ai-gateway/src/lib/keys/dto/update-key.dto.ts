@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Omittable } from '@arbor/platform';
-import { IsAliasList, IsMetadata, IsProjectSlug } from './key-fields';
+import { IsOptional } from 'class-validator';
+import { IsAliasList, IsKeyAlias, IsMetadata, IsProjectSlug } from './key-fields';
 import { KeySettingsDto } from './key-settings.dto';
 
 /** Fields left out stay as they are; `null` clears the nullable ones. */
@@ -19,4 +20,9 @@ export class UpdateKeyDto extends KeySettingsDto {
   @Omittable()
   @IsMetadata()
   metadata?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'search-backend', maxLength: 200 })
+  @IsOptional()
+  @IsKeyAlias()
+  key_alias?: string | null;
 }

@@ -1,8 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The streams of background responses, event by event, for readers that come (back) later from any replica; gone with their response. */
-export class CreateStoredResponseEvents1764100000100 implements MigrationInterface {
-  name = 'CreateStoredResponseEvents1764100000100';
+export class CreateStoredResponseEvents1764100000300 implements MigrationInterface {
+  name = 'CreateStoredResponseEvents1764100000300';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`

@@ -1,0 +1,291 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsAliasList, IsBudget, IsBudgetDuration, IsKeyAlias, IsLimit, IsMetadata } from '../keys/dto/key-fields';
+
+/** LiteLLM's key durations: 30s, 30m, 30h, 30d, 2w, 1mo, 1y. */
+export const KEY_DURATION = /^[1-9][0-9]{0,5}(s|m|h|d|w|mo|y)$/;
+
+/**
+ * LiteLLM key fields this gateway has no equivalent for. Sent with a value other than LiteLLM's
+ * default they are refused (ignoring them would weaken the key's limits or accounting); each
+ * says why and what to do instead.
+ */
+export const UNSERVED_KEY_FIELDS: Record<string, string> = {
+  user_id: 'keys belong to a project here, not to a user; put the user in metadata (e.g. metadata.user)',
+  spend: "a key's spend is what its calls cost here and cannot be set",
+  aliases: 'key-level model aliases are not served; configure aliases in model_list',
+  config: 'key-level configuration is not served',
+  permissions: 'key-level permissions are not served',
+  model_max_budget: 'per-model budgets are not served; use max_budget, or a key per model',
+  model_rpm_limit: 'per-model rpm limits are not served; use rpm_limit, or a key per model',
+  model_tpm_limit: 'per-model tpm limits are not served; use tpm_limit, or a key per model',
+  allowed_cache_controls: 'every key may use every cache control here',
+  soft_budget: 'soft budgets (alerts) are not served',
+  budget_limits: 'several budget windows are not served; use max_budget with budget_duration',
+  guardrails: 'guardrails are not served',
+  policies: 'policies are not served',
+  prompts: 'prompts are not served',
+  tags: 'tag-based budgets and routing are not served; put tags in metadata',
+  organization_id: 'organizations are not served; keys belong to a project (team_id)',
+  agent_id: 'agents are not served',
+  budget_id: 'shared budgets are not served; use max_budget',
+  enforced_params: 'enforced request parameters are not served',
+  object_permission: 'object permissions (MCP servers, vector stores) are not served',
+  allowed_routes: 'route restrictions are not served',
+  key: 'this gateway makes its own keys (sk-arbor-…); a chosen key value cannot be kept',
+  key_type: 'key types are not served: every key may call every model API',
+  auto_rotate: 'automatic rotation is not served; call /key/regenerate',
+  rotation_interval: 'automatic rotation is not served; call /key/regenerate',
+  send_invite_email: 'invitation e-mails are not served',
+  budget_fallbacks: 'budget fallbacks are not served',
+  mcp_rpm_limit: 'MCP rate limits are not served here',
+  tag_rpm_limit: 'tag rate limits are not served',
+};
+
+/** The fields of /key/generate, /key/update and /key/regenerate that translate to a key here. */
+export class LiteLlmKeyFieldsDto {
+  @ApiPropertyOptional({ example: 'search-backend' })
+  @IsOptional()
+  @IsKeyAlias()
+  key_alias?: string | null;
+
+  @ApiPropertyOptional({ example: '30d', description: 'The key expires this long after the call (30s, 30m, 30h, 30d, 2w, 1mo, 1y); null: never.' })
+  @IsOptional()
+  @IsString()
+  @Matches(KEY_DURATION, { message: '$property must look like 30s, 30m, 30h, 30d, 2w, 1mo or 1y' })
+  duration?: string | null;
+
+  @ApiPropertyOptional({ type: [String], example: ['gpt-4o-mini'], description: 'Aliases the key may call; empty or ["all-proxy-models"]: every alias.' })
+  @IsOptional()
+  @IsAliasList()
+  models?: string[] | null;
+
+  @ApiPropertyOptional({ type: Number, minimum: 0, example: 25 })
+  @IsOptional()
+  @IsBudget()
+  max_budget?: number | null;
+
+  @ApiPropertyOptional({ example: '30d' })
+  @IsOptional()
+  @IsBudgetDuration()
+  budget_duration?: string | null;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
+  @IsOptional()
+  @IsLimit()
+  rpm_limit?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
+  @IsOptional()
+  @IsLimit()
+  tpm_limit?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
+  @IsOptional()
+  @IsLimit()
+  max_parallel_requests?: number | null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Free-form labels; metadata.project names the project when team_id does not.' })
+  @IsOptional()
+  @IsMetadata()
+  metadata?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({ example: 'alpha', description: "The key's control-plane project (its slug): LiteLLM's team is a project here." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  team_id?: string | null;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  blocked?: boolean | null;
+
+  // LiteLLM's fields without an equivalent: refused unless at LiteLLM's default (UNSERVED_KEY_FIELDS).
+  @Allow() user_id?: unknown;
+  @Allow() spend?: unknown;
+  @Allow() aliases?: unknown;
+  @Allow() config?: unknown;
+  @Allow() permissions?: unknown;
+  @Allow() model_max_budget?: unknown;
+  @Allow() model_rpm_limit?: unknown;
+  @Allow() model_tpm_limit?: unknown;
+  @Allow() allowed_cache_controls?: unknown;
+  @Allow() soft_budget?: unknown;
+  @Allow() budget_limits?: unknown;
+  @Allow() guardrails?: unknown;
+  @Allow() policies?: unknown;
+  @Allow() prompts?: unknown;
+  @Allow() tags?: unknown;
+  @Allow() organization_id?: unknown;
+  @Allow() agent_id?: unknown;
+  @Allow() budget_id?: unknown;
+  @Allow() enforced_params?: unknown;
+  @Allow() object_permission?: unknown;
+  @Allow() allowed_routes?: unknown;
+  @Allow() key_type?: unknown;
+  @Allow() auto_rotate?: unknown;
+  @Allow() rotation_interval?: unknown;
+  @Allow() send_invite_email?: unknown;
+  @Allow() budget_fallbacks?: unknown;
+  @Allow() mcp_rpm_limit?: unknown;
+  @Allow() tag_rpm_limit?: unknown;
+}
+
+export class GenerateKeyDto extends LiteLlmKeyFieldsDto {
+  /** A chosen key value: refused (UNSERVED_KEY_FIELDS). */
+  @Allow() key?: unknown;
+}
+
+/** A body naming one key: the key itself (sk-arbor-…), LiteLLM's `token` (its SHA-256), or its id. */
+export class KeyReferenceDto {
+  @ApiProperty({ example: 'sk-arbor-…' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  key!: string;
+}
+
+export class UpdateLiteLlmKeyDto extends LiteLlmKeyFieldsDto {
+  @ApiProperty({ example: 'sk-arbor-…' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  key!: string;
+}
+
+export class RegenerateKeyDto extends LiteLlmKeyFieldsDto {
+  @ApiPropertyOptional({ example: 'sk-arbor-…', description: 'The key to regenerate, when the path does not name it.' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  key?: string;
+
+  /** A chosen new key, or a new master key: refused (the master key is AIGW_MASTER_KEY). */
+  @Allow() new_key?: unknown;
+  @Allow() new_master_key?: unknown;
+}
+
+export class DeleteKeysDto {
+  @ApiPropertyOptional({ type: [String], maxItems: 1000 })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  @MaxLength(200, { each: true })
+  keys?: string[];
+
+  @ApiPropertyOptional({ type: [String], maxItems: 1000 })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  @MaxLength(200, { each: true })
+  key_aliases?: string[];
+}
+
+export class KeyInfoQuery {
+  @ApiProperty({ example: 'sk-arbor-…', description: 'The key, its token (SHA-256) or its id.' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  key!: string;
+}
+
+const booleanQuery = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
+
+export class KeyListQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  page?: number;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 10 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  size?: number;
+
+  @ApiPropertyOptional({ description: 'Only the keys of this project (slug).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  team_id?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsKeyAlias()
+  key_alias?: string;
+
+  @ApiPropertyOptional({ description: "A key's token (SHA-256)." })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[0-9a-f]{64}$/, { message: '$property must be a key token (64 hex digits)' })
+  key_hash?: string;
+
+  @ApiPropertyOptional({ description: 'true: the keys as objects; false (default): their tokens.' })
+  @IsOptional()
+  @Transform(booleanQuery)
+  @IsBoolean()
+  return_full_object?: boolean;
+
+  @ApiPropertyOptional({ description: "Accepted: a project's keys are already every key its operators see." })
+  @IsOptional()
+  @Transform(booleanQuery)
+  @IsBoolean()
+  include_team_keys?: boolean;
+
+  @ApiPropertyOptional({ enum: ['created_at', 'updated_at', 'spend', 'key_alias', 'expires'] })
+  @IsOptional()
+  @IsIn(['created_at', 'updated_at', 'spend', 'key_alias', 'expires'])
+  sort_by?: string;
+
+  @ApiPropertyOptional({ enum: ['asc', 'desc'] })
+  @IsOptional()
+  @IsIn(['asc', 'desc'])
+  sort_order?: 'asc' | 'desc';
+
+  // Users and organizations are not served: refused when given.
+  @Allow() user_id?: unknown;
+  @Allow() organization_id?: unknown;
+}
+
+const IsDay = () => Matches(/^\d{4}-\d{2}-\d{2}$/, { message: '$property must be a date: YYYY-MM-DD' });
+
+export class SpendLogsQuery {
+  @ApiPropertyOptional({ format: 'date', example: '2026-11-01' })
+  @IsOptional()
+  @IsDay()
+  start_date?: string;
+
+  @ApiPropertyOptional({ format: 'date', example: '2026-11-30' })
+  @IsOptional()
+  @IsDay()
+  end_date?: string;
+
+  @ApiPropertyOptional({ description: 'Only this key: the key, its token (SHA-256) or its id.' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  api_key?: string;
+
+  @ApiPropertyOptional({ description: 'Only true (daily totals): single requests are not kept.' })
+  @IsOptional()
+  @Transform(booleanQuery)
+  @IsBoolean()
+  summarize?: boolean;
+
+  // Per-request logs and users are not kept: refused when given.
+  @Allow() user_id?: unknown;
+  @Allow() request_id?: unknown;
+}

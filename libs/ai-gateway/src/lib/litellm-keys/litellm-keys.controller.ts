@@ -1,0 +1,287 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { GuardedRequest, PermittedProjects, RequirePermission } from '@arbor/contract';
+import { ApiError, excerpt } from '@arbor/platform';
+import { AI_GATEWAY, OPERATOR, READERS } from '../admin/admin-access';
+import { CreateKeyDto } from '../keys/dto/create-key.dto';
+import { PROJECT_SLUG } from '../keys/dto/key-fields';
+import { UpdateKeyDto } from '../keys/dto/update-key.dto';
+import { KeysService } from '../keys/keys.service';
+import type { VirtualKey } from '../keys/virtual-key.entity';
+import {
+  DeleteKeysDto,
+  GenerateKeyDto,
+  KeyInfoQuery,
+  KeyListQuery,
+  KeyReferenceDto,
+  LiteLlmKeyFieldsDto,
+  RegenerateKeyDto,
+  SpendLogsQuery,
+  UNSERVED_KEY_FIELDS,
+  UpdateLiteLlmKeyDto,
+} from './litellm-key.dto';
+import { SpendRecorder } from '../spend/spend-recorder';
+import { LiteLlmKey, liteLlmKey } from './litellm-key.response';
+import { DailySpend, LiteLlmSpendLogs } from './litellm-spend-logs';
+
+type Permitted = 'all' | string[];
+
+/**
+ * LiteLLM's key API (`/key/generate`, `/key/info`, `/key/update`, `/key/delete`, `/key/block`,
+ * `/key/unblock`, `/key/regenerate`, `/key/list`, `/spend/logs`) for the scripts teams already
+ * have: a translation onto the keys of /api/v1/keys (KeysService), with the same authorisation
+ * (the master key, or a person with ai-gateway.operator — to read, ai-gateway.viewer — on the
+ * key's project). LiteLLM's team is the key's project: `team_id` names its slug (else
+ * `metadata.project`). Fields without an equivalent are refused unless at LiteLLM's default.
+ */
+@ApiTags('litellm key API')
+@ApiBearerAuth()
+@Controller()
+export class LiteLlmKeysController {
+  constructor(
+    private readonly keys: KeysService,
+    private readonly spendLogs: LiteLlmSpendLogs,
+    private readonly recorder: SpendRecorder,
+  ) {}
+
+  @Post('key/generate')
+  @HttpCode(200)
+  @RequirePermission(AI_GATEWAY, OPERATOR, { project: 'any' })
+  async generate(@Req() request: GuardedRequest, @PermittedProjects() permitted: Permitted, @Body() body: GenerateKeyDto): Promise<LiteLlmKey> {
+    refuseUnserved(body, true);
+    const project = projectOf(body);
+    if (project === undefined) {
+      throw new ApiError(400, 'project_required', 'Name the key\'s project: team_id (or metadata.project) is the slug of a control-plane project; keys belong to a project here.');
+    }
+    requirePermitted(permitted, project, 'ai-gateway.operator');
+    // On a new key, null is absent.
+    const settings = Object.fromEntries(Object.entries(settingsOf(body)).filter(([, value]) => value !== null));
+    const created = { project, ...settings } as CreateKeyDto;
+    const { row, key } = await this.keys.create(created, byOwnCredential(request));
+    const saved = body.blocked === true ? await this.keys.setBlocked(row.id, true) : row;
+    return liteLlmKey(saved, key);
+  }
+
+  @Get('key/info')
+  @RequirePermission(AI_GATEWAY, READERS, { project: 'any' })
+  async info(@PermittedProjects() permitted: Permitted, @Query() query: KeyInfoQuery): Promise<{ key: string; info: LiteLlmKey }> {
+    // This replica's last second of spend belongs in the key's spend; a failing flush keeps it for later.
+    await this.recorder.flush().catch(() => undefined);
+    const row = await this.named(query.key, permitted, 'ai-gateway.viewer or ai-gateway.operator');
+    return { key: query.key, info: liteLlmKey(row) };
+  }
+
+  @Post('key/update')
+  @HttpCode(200)
+  @RequirePermission(AI_GATEWAY, OPERATOR, { project: 'any' })
+  async update(@Req() request: GuardedRequest, @PermittedProjects() permitted: Permitted, @Body() body: UpdateLiteLlmKeyDto): Promise<LiteLlmKey> {
+    const row = await this.named(body.key, permitted, 'ai-gateway.operator');
+    return { ...liteLlmKey(await this.apply(request, permitted, row, body)), key: body.key };
+  }
+
+  @Post('key/delete')
+  @HttpCode(200)
+  @RequirePermission(AI_GATEWAY, OPERATOR, { project: 'any' })
+  async delete(@PermittedProjects() permitted: Permitted, @Body() body: DeleteKeysDto): Promise<{ deleted_keys: string[] }> {
+    const named = [...(body.keys ?? []), ...(body.key_aliases ?? [])];
+    if (named.length === 0) throw new ApiError(400, 'invalid_request', 'Name the keys to delete: keys (the keys or their tokens) or key_aliases.');
+    // Every key found and permitted before any is deleted: a refusal changes nothing.
+    const rows: VirtualKey[] = [];
+    for (const reference of body.keys ?? []) rows.push(await this.named(reference, permitted, 'ai-gateway.operator'));
+    for (const alias of body.key_aliases ?? []) {
+      const row = await this.keys.findByAlias(alias);
+      if (!row) throw new ApiError(404, 'key_not_found', `No key has the key_alias "${excerpt(alias)}".`);
+      requirePermitted(permitted, row.project, 'ai-gateway.operator');
+      rows.push(row);
+    }
+    for (const row of new Map(rows.map((row) => [row.id, row])).values()) await this.keys.delete(row.id);
+    return { deleted_keys: named };
+  }
+
+  @Post('key/block')
+  @HttpCode(200)
+  @RequirePermission(AI_GATEWAY, OPERATOR, { project: 'any' })
+  async block(@PermittedProjects() permitted: Permitted, @Body() body: KeyReferenceDto): Promise<LiteLlmKey> {
+    const row = await this.named(body.key, permitted, 'ai-gateway.operator');
+    return liteLlmKey(await this.keys.setBlocked(row.id, true));
+  }
+
+  @Post('key/unblock')
+  @HttpCode(200)
+  @RequirePermission(AI_GATEWAY, OPERATOR, { project: 'any' })
+  async unblock(@PermittedProjects() permitted: Permitted, @Body() body: KeyReferenceDto): Promise<LiteLlmKey> {
+    const row = await this.named(body.key, permitted, 'ai-gateway.operator');
+    return liteLlmKey(await this.keys.setBlocked(row.id, false));
+  }
+
+  @Post('key/regenerate')
+  @HttpCode(200)
+  @RequirePermission(AI_GATEWAY, OPERATOR, { project: 'any' })
+  async regenerate(@Req() request: GuardedRequest, @PermittedProjects() permitted: Permitted, @Body() body: RegenerateKeyDto): Promise<LiteLlmKey> {
+    if (body.key === undefined) throw new ApiError(400, 'invalid_request', 'Name the key to regenerate: key (the key, its token or its id), or POST /key/{key}/regenerate.');
+    return this.regenerated(request, permitted, body.key, body);
+  }
+
+  @Post('key/:key/regenerate')
+  @HttpCode(200)
+  @RequirePermission(AI_GATEWAY, OPERATOR, { project: 'any' })
+  async regeneratePath(@Req() request: GuardedRequest, @PermittedProjects() permitted: Permitted, @Param('key') key: string, @Body() body: RegenerateKeyDto): Promise<LiteLlmKey> {
+    return this.regenerated(request, permitted, key, body);
+  }
+
+  @Get('key/list')
+  @RequirePermission(AI_GATEWAY, READERS, { project: 'any' })
+  async list(
+    @PermittedProjects() permitted: Permitted,
+    @Query() query: KeyListQuery,
+  ): Promise<{ keys: (string | LiteLlmKey)[]; total_count: number; current_page: number; total_pages: number }> {
+    refuseGiven(query, ['user_id', 'organization_id'], 'users and organizations are not served: keys belong to projects (filter with team_id)');
+    const page = query.page ?? 1;
+    const size = query.size ?? 10;
+    if (query.team_id !== undefined) requirePermitted(permitted, query.team_id, 'ai-gateway.viewer or ai-gateway.operator');
+    const projects = query.team_id !== undefined ? [query.team_id] : permitted;
+    const { rows, total } = await this.keys.page(projects, {
+      page,
+      size,
+      ...(query.key_alias !== undefined ? { keyAlias: query.key_alias } : {}),
+      ...(query.key_hash !== undefined ? { keyHash: query.key_hash } : {}),
+      sortBy: query.sort_by ?? 'created_at',
+      descending: (query.sort_order ?? 'desc') === 'desc',
+    });
+    return {
+      keys: rows.map((row) => (query.return_full_object ? liteLlmKey(row) : row.keyHash)),
+      total_count: total,
+      current_page: page,
+      total_pages: Math.ceil(total / size),
+    };
+  }
+
+  @Get('spend/logs')
+  @RequirePermission(AI_GATEWAY, READERS, { project: 'any' })
+  async dailySpend(@PermittedProjects() permitted: Permitted, @Query() query: SpendLogsQuery): Promise<DailySpend[]> {
+    refuseGiven(query, ['user_id', 'request_id'], 'single requests and users are not kept: spend is kept as daily totals by key, alias and deployment');
+    if (query.summarize === false) throw new ApiError(400, 'not_served', 'summarize=false is not served: single requests are not kept, only daily totals.');
+    if (query.start_date === undefined || query.end_date === undefined) {
+      throw new ApiError(400, 'invalid_request', 'Give start_date and end_date (YYYY-MM-DD): spend is kept as daily totals, not as single requests.');
+    }
+    const key = query.api_key === undefined ? undefined : await this.named(query.api_key, permitted, 'ai-gateway.viewer or ai-gateway.operator');
+    return this.spendLogs.daily(permitted, query.start_date, query.end_date, key);
+  }
+
+  private async regenerated(request: GuardedRequest, permitted: Permitted, reference: string, body: RegenerateKeyDto): Promise<LiteLlmKey> {
+    if (body.new_master_key !== undefined && body.new_master_key !== null) {
+      throw new ApiError(400, 'not_served', 'The master key is AIGW_MASTER_KEY: change it in the environment (docs/operations.md), not through this API.');
+    }
+    if (body.new_key !== undefined && body.new_key !== null) throw new ApiError(400, 'not_served', 'new_key: this gateway makes its own keys (sk-arbor-…); a chosen key value cannot be kept.');
+    const row = await this.named(reference, permitted, 'ai-gateway.operator');
+    const changed = await this.apply(request, permitted, row, body);
+    const { row: rotated, key } = await this.keys.rotate(changed.id);
+    return liteLlmKey(rotated, key);
+  }
+
+  /** The changes LiteLLM's update fields ask for, through the admin API's own update. */
+  private async apply(request: GuardedRequest, permitted: Permitted, row: VirtualKey, body: LiteLlmKeyFieldsDto): Promise<VirtualKey> {
+    refuseUnserved(body, false);
+    const project = body.team_id ?? undefined;
+    if (project !== undefined) {
+      checkSlug(project);
+      requirePermitted(permitted, project, 'ai-gateway.operator');
+    }
+    const update: UpdateKeyDto = { ...(project !== undefined ? { project } : {}), ...settingsOf(body) } as UpdateKeyDto;
+    let saved = Object.keys(update).length > 0 ? await this.keys.update(row.id, update, byOwnCredential(request)) : row;
+    if (typeof body.blocked === 'boolean' && body.blocked !== saved.blocked) saved = await this.keys.setBlocked(row.id, body.blocked);
+    return saved;
+  }
+
+  /** The key a script names, 404 when there is none, 403 when the caller may not act on its project. */
+  private async named(reference: string, permitted: Permitted, role: string): Promise<VirtualKey> {
+    const row = await this.keys.find(reference);
+    // The key itself is never echoed in an error.
+    if (!row) throw new ApiError(404, 'key_not_found', 'No such key.');
+    requirePermitted(permitted, row.project, role);
+    return row;
+  }
+}
+
+/** LiteLLM's team is the project: team_id, else metadata.project. */
+function projectOf(body: LiteLlmKeyFieldsDto): string | undefined {
+  const named = body.team_id ?? (typeof body.metadata?.['project'] === 'string' ? body.metadata['project'] : undefined);
+  if (named === undefined || named === null) return undefined;
+  checkSlug(named);
+  return named;
+}
+
+function checkSlug(project: string): void {
+  if (!PROJECT_SLUG.test(project)) {
+    throw new ApiError(400, 'invalid_request', `team_id must be a project slug (1 to 64 lower-case letters, digits and hyphens), got "${excerpt(project)}".`, {
+      fields: { team_id: ['must be a project slug'] },
+    });
+  }
+}
+
+/** What LiteLLM's fields set on a key, in the admin API's terms (absent: unchanged; null: cleared). */
+function settingsOf(body: LiteLlmKeyFieldsDto): Partial<UpdateKeyDto> {
+  const settings: Partial<UpdateKeyDto> = {};
+  if (body.models !== undefined) settings.aliases = (body.models ?? []).filter((model) => model !== 'all-proxy-models' && model !== 'all-team-models');
+  if (body.duration !== undefined) settings.expires_at = body.duration === null ? null : expiryAfter(body.duration);
+  if (body.max_budget !== undefined) settings.max_budget = body.max_budget;
+  if (body.budget_duration !== undefined) settings.budget_duration = body.budget_duration;
+  if (body.rpm_limit !== undefined) settings.rpm_limit = body.rpm_limit;
+  if (body.tpm_limit !== undefined) settings.tpm_limit = body.tpm_limit;
+  if (body.max_parallel_requests !== undefined) settings.max_parallel_requests = body.max_parallel_requests;
+  if (body.metadata !== undefined) settings.metadata = body.metadata ?? {};
+  if (body.key_alias !== undefined) settings.key_alias = body.key_alias;
+  return settings;
+}
+
+const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, mo: 30 * 86_400_000, y: 365 * 86_400_000 };
+
+// Expiries past the year 9999 are not dates a database or a script reads back.
+const LATEST_EXPIRY = Date.UTC(9999, 11, 31);
+
+/** The expiry `duration` from now; 400 for one past the year 9999. */
+function expiryAfter(duration: string): string {
+  const [, amount, unit] = /^(\d+)(s|m|h|d|w|mo|y)$/.exec(duration) ?? [];
+  const at = Date.now() + Number(amount) * (UNIT_MS[unit ?? 's'] ?? 1_000);
+  if (!(at <= LATEST_EXPIRY)) throw new ApiError(400, 'invalid_request', 'duration ends after the year 9999.', { fields: { duration: ['must end before the year 10000'] } });
+  return new Date(at).toISOString();
+}
+
+/** LiteLLM's fields without an equivalent here, refused unless at LiteLLM's default. */
+function refuseUnserved(body: object, generating: boolean): void {
+  const fields: Record<string, string[]> = {};
+  for (const [name, reason] of Object.entries(UNSERVED_KEY_FIELDS)) {
+    if (name === 'key' && !generating) continue;
+    const value = (body as Record<string, unknown>)[name];
+    if (!isDefault(value)) fields[name] = [reason];
+  }
+  const names = Object.keys(fields);
+  if (names.length === 0) return;
+  throw new ApiError(
+    400,
+    'unsupported_field',
+    `${names.join(', ')}: ${names.map((name) => fields[name]?.[0]).join('; ')}. Ignoring ${names.length === 1 ? 'it' : 'them'} would weaken the key's limits or accounting, so the request is refused.`,
+    { fields },
+  );
+}
+
+function refuseGiven(query: object, names: string[], reason: string): void {
+  const given = names.filter((name) => !isDefault((query as Record<string, unknown>)[name]));
+  if (given.length > 0) throw new ApiError(400, 'unsupported_field', `${given.join(', ')}: ${reason}.`, { fields: Object.fromEntries(given.map((name) => [name, [reason]])) });
+}
+
+/** LiteLLM's default of a field: absent, null, false, 0, empty, or key_type "default". */
+function isDefault(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === 0 || value === '' || value === 'default') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && Object.keys(value).length === 0;
+}
+
+function requirePermitted(permitted: Permitted, project: string, role: string): void {
+  if (permitted !== 'all' && !permitted.includes(project)) throw new ApiError(403, 'forbidden', `This needs the permission ${role} on project "${excerpt(project)}".`);
+}
+
+/** The master key (the gateway's own credential) rather than a person: the guard left no caller. */
+function byOwnCredential(request: GuardedRequest): boolean {
+  return request.controlPlaneCaller === undefined;
+}
