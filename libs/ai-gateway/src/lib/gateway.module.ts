@@ -1,5 +1,6 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { EMPTY_GATEWAY_CONFIG, loadGatewayConfigFile } from './config/gateway-config';
+import { DynamicModule, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { EMPTY_GATEWAY_CONFIG, GatewayConfig, loadGatewayConfigFile } from './config/gateway-config';
+import { KnownModels } from './config/known-models';
 import { ControlPlaneModule, ControlPlaneSyncModule } from '@arbor/contract';
 import { KeyProject, masterKeyCredential } from './admin/admin-access';
 import { CallRouter } from './call-router';
@@ -31,7 +32,7 @@ import { ModelsController } from './models.controller';
 import { GatewayDashboard } from './dashboard/gateway-dashboard';
 import { ControlPlaneProjects } from './projects/control-plane-projects';
 import { AiGatewayProjectSync } from './projects/project-sync';
-import { loadPriceMap, ModelPrices } from './pricing/model-prices';
+import { ModelPrices, readPriceMapFile } from './pricing/model-prices';
 
 export interface GatewayOptions {
   /** AIGW_CONFIG: the LiteLLM-shaped YAML file; none means no aliases. */
@@ -60,15 +61,19 @@ export interface GatewayOptions {
 @Module({})
 export class GatewayModule {
   static forOptions(options: GatewayOptions, env: NodeJS.ProcessEnv = process.env): DynamicModule {
-    const config = options.configFile ? loadGatewayConfigFile(options.configFile, env) : EMPTY_GATEWAY_CONFIG;
+    // The price map first: LiteLLM resolves a model named without provider by it.
+    const priceMap = options.priceMapFile ? readPriceMapFile(options.priceMapFile) : undefined;
+    const knownModels = new KnownModels(priceMap?.providers);
+    const config = options.configFile ? loadGatewayConfigFile(options.configFile, env, knownModels) : EMPTY_GATEWAY_CONFIG;
     const masterKey = options.masterKey ?? config.masterKey;
     const settings: GatewaySettings = {
       ...config,
       ...(masterKey !== undefined ? { masterKey } : {}),
       responsesRetentionMs: options.responsesRetentionMs ?? DEFAULT_RESPONSES_RETENTION_MS,
+      knownModels,
     };
     // Prices are checked now too: a bad price file or model_info price stops the start.
-    const prices = new ModelPrices(config.deployments, options.priceMapFile ? loadPriceMap(options.priceMapFile) : undefined);
+    const prices = new ModelPrices(config.deployments, priceMap?.prices);
     const master = new MasterKeyCheck(settings);
     return {
       module: GatewayModule,
@@ -82,6 +87,7 @@ export class GatewayModule {
       controllers: [FamilyAController, ModelsController, KeysController, SpendController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
+        { provide: ConfigNotices, useValue: new ConfigNotices(config) },
         GatewayClock,
         DeploymentCooldowns,
         DeploymentRouter,
@@ -115,6 +121,17 @@ export class GatewayModule {
       ],
       exports: [GatewayDashboard],
     };
+  }
+}
+
+/** What reading AIGW_CONFIG found worth saying: resolved model names (info), ignored keys and unserved providers (warnings). */
+class ConfigNotices implements OnApplicationBootstrap {
+  constructor(private readonly config: GatewayConfig) {}
+
+  onApplicationBootstrap(): void {
+    const logger = new Logger('ai-gateway');
+    for (const notice of this.config.notices) logger.log(`AIGW_CONFIG: ${notice}`);
+    for (const warning of this.config.warnings) logger.warn(`AIGW_CONFIG: ${warning}`);
   }
 }
 
