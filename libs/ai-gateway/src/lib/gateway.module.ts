@@ -1,6 +1,8 @@
 import { DynamicModule, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { EMPTY_GATEWAY_CONFIG, GatewayConfig, loadGatewayConfigFile } from './config/gateway-config';
 import { KnownModels } from './config/known-models';
+import { ConfigError } from '@arbor/config';
+import { providerAdapterFor } from '@arbor/provider-adapters';
 import { ControlPlaneModule, ControlPlaneSyncModule } from '@arbor/contract';
 import { KeyProject, masterKeyCredential } from './admin/admin-access';
 import { CallRouter } from './call-router';
@@ -41,6 +43,8 @@ export interface GatewayOptions {
   masterKey?: string;
   /** AIGW_PRICE_MAP: a LiteLLM-format price file overriding the built-in prices. */
   priceMapFile?: string;
+  /** AIGW_API_BASE_OVERRIDES: `<provider>=<url>,…`, every deployment of the provider sent there (tests, dry runs). */
+  apiBaseOverrides?: string;
   /** AIGW_REDIS_URL: key limits shared by every replica; none keeps them in process. */
   redisUrl?: string;
   /** AIGW_RESPONSES_RETENTION, in milliseconds: how long stored responses are kept (30 days by default). */
@@ -64,7 +68,8 @@ export class GatewayModule {
     // The price map first: LiteLLM resolves a model named without provider by it.
     const priceMap = options.priceMapFile ? readPriceMapFile(options.priceMapFile) : undefined;
     const knownModels = new KnownModels(priceMap?.providers);
-    const config = options.configFile ? loadGatewayConfigFile(options.configFile, env, knownModels) : EMPTY_GATEWAY_CONFIG;
+    const loaded = options.configFile ? loadGatewayConfigFile(options.configFile, env, knownModels) : EMPTY_GATEWAY_CONFIG;
+    const config = options.apiBaseOverrides ? withApiBaseOverrides(loaded, options.apiBaseOverrides) : loaded;
     const masterKey = options.masterKey ?? config.masterKey;
     const settings: GatewaySettings = {
       ...config,
@@ -122,6 +127,26 @@ export class GatewayModule {
       exports: [GatewayDashboard],
     };
   }
+}
+
+/** AIGW_API_BASE_OVERRIDES applied: each named provider's deployments (wildcard ones too) sent to its address, said at start. */
+export function withApiBaseOverrides(config: GatewayConfig, overrides: string): GatewayConfig {
+  const byProvider = new Map<string, string>();
+  const problems: string[] = [];
+  for (const pair of overrides.split(',').map((item) => item.trim()).filter(Boolean)) {
+    const [provider, url] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+    if (!pair.includes('=') || !providerAdapterFor(provider) || !/^https?:\/\/\S+$/.test(url)) problems.push(`"${pair}" must be <provider>=<http(s) URL> with a provider this gateway serves`);
+    else byProvider.set(provider, url);
+  }
+  if (problems.length > 0) throw new ConfigError(problems.map((message) => ({ variable: 'AIGW_API_BASE_OVERRIDES', message })));
+  return {
+    ...config,
+    deployments: config.deployments.map((deployment) => {
+      const apiBase = byProvider.get(deployment.provider);
+      return apiBase === undefined ? deployment : { ...deployment, apiBase };
+    }),
+    warnings: [...config.warnings, ...[...byProvider].map(([provider, url]) => `AIGW_API_BASE_OVERRIDES sends every ${provider}/ deployment to ${url}, whatever its api_base says`)],
+  };
 }
 
 /** What reading AIGW_CONFIG found worth saying: resolved model names (info), ignored keys and unserved providers (warnings). */

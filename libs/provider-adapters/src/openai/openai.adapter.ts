@@ -20,7 +20,7 @@ export const openAiAdapter: ProviderAdapter = {
     responses_compact: { params: OPENAI_RESPONSES_COMPACT_PARAMS, call: (call) => callOpenAi(call, '/responses/compact') },
     responses_input_tokens: { params: OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, call: (call) => callOpenAi(call, '/responses/input_tokens') },
   },
-  settings: { params: ['api_base', 'api_key', 'organization'] },
+  settings: { params: ['api_base', 'api_key', 'organization'], env: { api_key: 'OPENAI_API_KEY', api_base: 'OPENAI_API_BASE', organization: 'OPENAI_ORGANIZATION' } },
   prices: OPENAI_PRICES,
 };
 
