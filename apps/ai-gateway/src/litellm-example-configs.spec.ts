@@ -142,10 +142,21 @@ describe('LiteLLM\'s published example configs on the gateway, unchanged', () =>
     let gateway: RunningService<AiGatewayConfig>;
     let client: OpenAI;
 
+    let virtualKey: string;
+
     beforeAll(async () => {
+      // The pass-through target is an OpenAI-shaped fake that takes the configured Authorization header.
+      Object.assign(process.env, { AZURE_API_BASE: `${fake.url}/openai`, AZURE_API_KEY: 'Bearer pass-through-upstream-key' });
       const text = readFileSync(path.join(FIXTURES, 'pass_through_config.yaml'), 'utf8').replace(/^\s*custom_auth: .*\n/m, '');
       gateway = await start(writeConfig(text));
       client = sdkClient(gateway);
+      const created = await fetch(`${gateway.url}/api/v1/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ project: 'alpha', aliases: ['anthropic/*', 'claude-special-alias'] }),
+      });
+      expect(created.status).toBe(201);
+      virtualKey = ((await created.json()) as { key: string }).key;
     });
 
     afterAll(async () => {
@@ -173,6 +184,52 @@ describe('LiteLLM\'s published example configs on the gateway, unchanged', () =>
       expect(listed).not.toContain('anthropic/*');
       const response = await fetch(`${gateway.url}/v1/models?return_wildcard_routes=true`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
       expect(((await response.json()) as { data: { id: string }[] }).data.map((model) => model.id)).toEqual(expect.arrayContaining(['anthropic/*', 'openai/*']));
+    });
+
+    it('lets a key allowed `anthropic/*` call any name that wildcard serves, and nothing else', async () => {
+      const restricted = sdkClient(gateway, virtualKey);
+      const answer = await restricted.chat.completions.create({ model: 'anthropic/claude-opus-4-1', messages: [{ role: 'user', content: 'restricted wildcard' }] });
+      expect(answer.choices[0]?.message.content).toBe('fake answer from claude-opus-4-1');
+      await restricted.chat.completions.create({ model: 'claude-special-alias', messages: [{ role: 'user', content: 'restricted exact' }] });
+      const refused = await restricted.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'not allowed' }] }).then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
+      const listed = (await restricted.models.list()).data.map((model) => model.id);
+      expect(listed).toContain('anthropic/claude-sonnet-4-5');
+      expect(listed).toContain('claude-special-alias');
+      expect(listed.filter((id) => id.startsWith('openai/') || id === 'fake-openai-endpoint')).toEqual([]);
+    });
+
+    it('forwards its pass-through endpoint with the virtual key checked: subpath, query and body as sent, the configured Authorization instead of the key', async () => {
+      const url = `${gateway.url}/azure-config-passthrough/v1/chat/completions?trace=1`;
+      const body = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'through the pass-through' }] });
+      const anonymous = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(anonymous.status).toBe(401);
+      expect(((await anonymous.json()) as { error: { code: string } }).error.code).toBe('missing_api_key');
+      const bad = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer sk-arbor-not-a-key', 'content-type': 'application/json' }, body });
+      expect(bad.status).toBe(401);
+      expect((await fake.requests()).filter((seen) => seen.body.includes('through the pass-through'))).toEqual([]);
+
+      const answered = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${virtualKey}`, 'content-type': 'application/json' }, body });
+      expect(answered.status).toBe(200);
+      expect(((await answered.json()) as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe('fake answer from gpt-4o');
+      const seen = await lastRequestWith(fake, 'through the pass-through');
+      expect(seen.path).toBe('/openai/v1/chat/completions?trace=1');
+      expect(seen.headers['authorization']).toBe('Bearer pass-through-upstream-key');
+      expect(seen.body).toBe(body);
+
+      const streamed = await fetch(url, {
+        method: 'POST',
+        headers: { 'x-api-key': virtualKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'streamed pass-through' }] }),
+      });
+      expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const events = await streamed.text();
+      expect(events).toContain('data: [DONE]');
+      expect(events).toContain('"content":"answer "');
+
+      const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+      expect(metrics).toMatch(/arbor_aigw_pass_through_requests_total\{path="\/azure-config-passthrough",status="200",service="ai-gateway"\} 2/);
+      expect(metrics).toMatch(/arbor_aigw_pass_through_requests_total\{path="\/azure-config-passthrough",status="401",service="ai-gateway"\} 2/);
     });
   });
 });

@@ -11,6 +11,7 @@ import { CallPipeline } from './calls/call-pipeline';
 import { FamilyAController } from './calls/family-a.controller';
 import { CALL_EXTENSIONS, CallRoutes } from './calls/call-routes';
 import { TokenCountRoutes } from './endpoints/token-count.routes';
+import { PassThroughEndpointsRoutes } from './pass-through-endpoints/pass-through-endpoints.routes';
 import { GatewayMetrics } from './calls/gateway-metrics';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
@@ -109,6 +110,7 @@ export class GatewayModule {
         StoredResponsesRoutes,
         ResponsesSocket,
         TokenCountRoutes,
+        PassThroughEndpointsRoutes,
         { provide: MasterKeyCheck, useValue: master },
         GatewayAuthentication,
         GatewayKeyGuard,
