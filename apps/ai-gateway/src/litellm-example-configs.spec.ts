@@ -186,6 +186,14 @@ describe('LiteLLM\'s published example configs on the gateway, unchanged', () =>
       expect(((await response.json()) as { data: { id: string }[] }).data.map((model) => model.id)).toEqual(expect.arrayContaining(['anthropic/*', 'openai/*']));
     });
 
+    it('puts the call\'s cost in the streamed usage chunk (include_cost_in_streaming_usage: true)', async () => {
+      const stream = await client.chat.completions.create({ model: 'openai/gpt-4o', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'cost please' }] });
+      let usage: Record<string, unknown> | undefined;
+      for await (const chunk of stream) if (chunk.usage) usage = chunk.usage as unknown as Record<string, unknown>;
+      // gpt-4o's list price: 7 prompt tokens at $2.50 and 5 completion tokens at $10 per million.
+      expect(usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5, cost: 0.0000675 });
+    });
+
     it('lets a key allowed `anthropic/*` call any name that wildcard serves, and nothing else', async () => {
       const restricted = sdkClient(gateway, virtualKey);
       const answer = await restricted.chat.completions.create({ model: 'anthropic/claude-opus-4-1', messages: [{ role: 'user', content: 'restricted wildcard' }] });

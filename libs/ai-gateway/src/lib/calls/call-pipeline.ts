@@ -248,7 +248,8 @@ export class CallPipeline {
    */
   private async stream(answer: ProviderAnswer, state: CallState, response: CallResponse, signal: AbortSignal): Promise<void> {
     const { codec, body, headers } = state;
-    const tap = codec.streamTap(body, this.settings, state.hooks?.answered !== undefined);
+    const { deployment } = state.progress;
+    const tap = codec.streamTap(body, this.settings, state.hooks?.answered !== undefined, deployment ? (usage) => this.prices.cost(deployment, usage) : undefined);
     upstreamHeaders(headers, answer.headers);
     routingHeaders(state);
     headers['content-type'] = answer.contentType;
