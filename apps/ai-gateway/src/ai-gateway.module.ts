@@ -23,6 +23,7 @@ export class AiGatewayModule {
       masterKey: config.AIGW_MASTER_KEY,
       priceMapFile: config.AIGW_PRICE_MAP,
       redisUrl: config.AIGW_REDIS_URL,
+      apiBaseOverrides: config.AIGW_API_BASE_OVERRIDES,
       responsesRetentionMs: durationMs(config.AIGW_RESPONSES_RETENTION),
       ...(controlPlane ? { controlPlane } : {}),
     });

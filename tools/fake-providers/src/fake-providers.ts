@@ -9,13 +9,14 @@ import { handleAzure, handleAzureAi } from './azure-fake.ts';
 import { handleBedrock, handleSts } from './bedrock-fake.ts';
 import { handleGemini } from './gemini-fake.ts';
 import { handleVertex } from './vertex-fake.ts';
-import { handleOpenAi, handleUsageAlwaysStreamed, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
+import { handleOllama, handleOpenAi, handleUsageAlwaysStreamed, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
 
 // Path prefix → the fake speaking that provider's wire format (the prefix is removed first).
 // Adding a provider is one module and one line here.
 const PROVIDER_FAKES: ReadonlyMap<string, FakeHandler> = new Map([
   ['/openai-compatible', handleUsageAlwaysStreamed],
   ['/openai', handleOpenAi],
+  ['/ollama', handleOllama],
   ['/anthropic', handleAnthropic],
   ['/gemini', handleGemini],
   ['/azure', handleAzure],

@@ -55,10 +55,15 @@ export function sendOpenAiError(res: ServerResponse, status: number, type: strin
  */
 export interface CompatibleServer {
   usageAlwaysStreamed?: boolean;
+  /** Answers without an API key (Ollama). */
+  keyless?: boolean;
 }
 
 /** An OpenAI-compatible server that streams usage unasked (mounted at /openai-compatible). */
 export const handleUsageAlwaysStreamed: FakeHandler = (req, res, body, seen, rawPath) => handleOpenAi(req, res, body, seen, rawPath, { usageAlwaysStreamed: true });
+
+/** Ollama's OpenAI-compatible API (mounted at /ollama): a local server that asks for no key. */
+export const handleOllama: FakeHandler = (req, res, body, seen, rawPath) => handleOpenAi(req, res, body, seen, rawPath, { keyless: true });
 
 export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, body: string, seen: SeenRequest, rawPath: string, server: CompatibleServer = {}): Promise<void> => {
   const path = new URL(rawPath, 'http://fake').pathname;
@@ -72,7 +77,7 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
     sendOpenAiError(res, 404, 'invalid_request_error', 'unknown_url', `fake: unknown url ${req.method} ${path}`);
     return;
   }
-  if (req.headers.authorization === undefined || !req.headers.authorization.startsWith('Bearer ')) {
+  if (!server.keyless && (req.headers.authorization === undefined || !req.headers.authorization.startsWith('Bearer '))) {
     sendOpenAiError(res, 401, 'invalid_request_error', 'invalid_api_key', 'fake: you did not provide an API key');
     return;
   }

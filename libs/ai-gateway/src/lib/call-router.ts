@@ -62,6 +62,9 @@ export class RoutePlan {
   private aliasSpent = false;
   private aliasError: ProviderError | undefined;
   private lastError: ProviderError | undefined;
+  /** A deployment to try once more itself (its `max_retries`), and how often each was tried so. */
+  private again: GatewayDeployment | undefined;
+  private readonly sameRetries = new Map<string, number>();
 
   constructor(
     private readonly progress: CallProgress,
@@ -82,6 +85,13 @@ export class RoutePlan {
   /** The deployment to try now (with the router's timeout when it has none of its own), or undefined when none is left. */
   next(): GatewayDeployment | undefined {
     const { numRetries, timeoutMs } = this.settings.router;
+    const again = this.again;
+    if (again) {
+      this.again = undefined;
+      this.progress.retries++;
+      this.progress.deployment = again;
+      return again.timeoutMs === undefined && timeoutMs !== undefined ? { ...again, timeoutMs } : again;
+    }
     for (;;) {
       if (this.alias === undefined && !this.nextAlias()) return undefined;
       const alias = this.alias as string;
@@ -106,6 +116,13 @@ export class RoutePlan {
     this.aliasError = error;
     if (isContextWindowError(error) || !isDeploymentFailure(error)) {
       this.aliasSpent = true;
+      return;
+    }
+    const retried = this.sameRetries.get(deployment.id) ?? 0;
+    if (isRetryable(error) && retried < (deployment.maxRetries ?? 0)) {
+      // LiteLLM's max_retries: the deployment's own client tries again before the router moves on.
+      this.sameRetries.set(deployment.id, retried + 1);
+      this.again = deployment;
       return;
     }
     const retryAfterS = error.status === 429 ? retryAfterSeconds(error.headers['retry-after'], this.clock.now()) : undefined;

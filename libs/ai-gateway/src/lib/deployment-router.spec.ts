@@ -1,4 +1,4 @@
-import { EMPTY_GATEWAY_CONFIG, GatewayDeployment, RoutingStrategy } from './config/gateway-config';
+import { EMPTY_GATEWAY_CONFIG, GatewayDeployment, parseGatewayConfig, RoutingStrategy } from './config/gateway-config';
 import { DeploymentRouter } from './deployment-router';
 
 function routerWith(strategy: RoutingStrategy, ids: string[]): DeploymentRouter {
@@ -50,5 +50,39 @@ describe('routing strategies', () => {
     const router = new DeploymentRouter({ ...EMPTY_GATEWAY_CONFIG, deployments });
     expect(router.pick('chat', new Set(), () => 0.85)?.id).toBe('big');
     expect(router.pick('chat', new Set(), () => 0.95)?.id).toBe('small');
+  });
+});
+
+describe('wildcard aliases', () => {
+  const router = new DeploymentRouter({
+    ...parseGatewayConfig(`
+model_list:
+  - model_name: gpt-4o
+    litellm_params: { model: azure/prod-gpt-4o, api_base: https://example.openai.azure.com }
+  - model_name: anthropic/*
+    litellm_params: { model: anthropic/* }
+  - model_name: anthropic/claude-haiku-*
+    litellm_params: { model: anthropic/claude-3-5-haiku-* }
+  - model_name: "*"
+    litellm_params: { model: "*" }
+`),
+  });
+  const served = (name: string) => {
+    const deployment = router.pick(name);
+    return deployment ? `${deployment.alias} → ${deployment.provider}/${deployment.model}` : undefined;
+  };
+
+  it('serves an exact alias first, then the most specific pattern, then the catch-all with the provider resolved from the name', () => {
+    expect(served('gpt-4o')).toBe('gpt-4o → azure/prod-gpt-4o');
+    expect(served('anthropic/claude-sonnet-4-5')).toBe('anthropic/* → anthropic/claude-sonnet-4-5');
+    expect(served('anthropic/claude-haiku-latest')).toBe('anthropic/claude-haiku-* → anthropic/claude-3-5-haiku-latest');
+    expect(served('gpt-4.1-mini')).toBe('* → openai/gpt-4.1-mini');
+    expect(served('gemini/gemini-2.5-flash')).toBe('* → gemini/gemini-2.5-flash');
+    expect(router.groupName('gpt-4.1-mini')).toBe('*');
+  });
+
+  it('does not serve a name the catch-all cannot resolve to a provider', () => {
+    expect(router.has('no-such-model')).toBe(false);
+    expect(served('no-such-model')).toBeUndefined();
   });
 });

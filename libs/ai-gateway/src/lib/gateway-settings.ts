@@ -1,4 +1,5 @@
 import { GatewayConfig } from './config/gateway-config';
+import { KnownModels } from './config/known-models';
 
 /** The checked YAML plus the environment settings the routes need. */
 export interface GatewaySettings extends GatewayConfig {
@@ -6,6 +7,8 @@ export interface GatewaySettings extends GatewayConfig {
   masterKey?: string;
   /** AIGW_RESPONSES_RETENTION: how long a stored response is kept (DEFAULT_RESPONSES_RETENTION_MS when unset). */
   responsesRetentionMs?: number;
+  /** The model names the gateway knows (built-in prices and AIGW_PRICE_MAP), for wildcard aliases. */
+  knownModels?: KnownModels;
 }
 
 /** Stored responses are kept 30 days unless AIGW_RESPONSES_RETENTION says otherwise. */

@@ -1,5 +1,8 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { EMPTY_GATEWAY_CONFIG, loadGatewayConfigFile } from './config/gateway-config';
+import { DynamicModule, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { EMPTY_GATEWAY_CONFIG, GatewayConfig, loadGatewayConfigFile } from './config/gateway-config';
+import { KnownModels } from './config/known-models';
+import { ConfigError } from '@arbor/config';
+import { providerAdapterFor } from '@arbor/provider-adapters';
 import { ControlPlaneModule, ControlPlaneSyncModule } from '@arbor/contract';
 import { KeyProject, masterKeyCredential } from './admin/admin-access';
 import { CallRouter } from './call-router';
@@ -8,6 +11,7 @@ import { CallPipeline } from './calls/call-pipeline';
 import { FamilyAController } from './calls/family-a.controller';
 import { CALL_EXTENSIONS, CallRoutes } from './calls/call-routes';
 import { TokenCountRoutes } from './endpoints/token-count.routes';
+import { PassThroughEndpointsRoutes } from './pass-through-endpoints/pass-through-endpoints.routes';
 import { GatewayMetrics } from './calls/gateway-metrics';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
@@ -31,7 +35,7 @@ import { ModelsController } from './models.controller';
 import { GatewayDashboard } from './dashboard/gateway-dashboard';
 import { ControlPlaneProjects } from './projects/control-plane-projects';
 import { AiGatewayProjectSync } from './projects/project-sync';
-import { loadPriceMap, ModelPrices } from './pricing/model-prices';
+import { ModelPrices, readPriceMapFile } from './pricing/model-prices';
 import { ResponseCache } from './response-cache/response-cache';
 import { LiteLlmKeysController } from './litellm-keys/litellm-keys.controller';
 import { LiteLlmSpendLogs } from './litellm-keys/litellm-spend-logs';
@@ -43,6 +47,8 @@ export interface GatewayOptions {
   masterKey?: string;
   /** AIGW_PRICE_MAP: a LiteLLM-format price file overriding the built-in prices. */
   priceMapFile?: string;
+  /** AIGW_API_BASE_OVERRIDES: `<provider>=<url>,…`, every deployment of the provider sent there (tests, dry runs). */
+  apiBaseOverrides?: string;
   /** AIGW_REDIS_URL: key limits shared by every replica; none keeps them in process. */
   redisUrl?: string;
   /** AIGW_RESPONSES_RETENTION, in milliseconds: how long stored responses are kept (30 days by default). */
@@ -63,15 +69,20 @@ export interface GatewayOptions {
 @Module({})
 export class GatewayModule {
   static forOptions(options: GatewayOptions, env: NodeJS.ProcessEnv = process.env): DynamicModule {
-    const config = options.configFile ? loadGatewayConfigFile(options.configFile, env) : EMPTY_GATEWAY_CONFIG;
+    // The price map first: LiteLLM resolves a model named without provider by it.
+    const priceMap = options.priceMapFile ? readPriceMapFile(options.priceMapFile) : undefined;
+    const knownModels = new KnownModels(priceMap?.providers);
+    const loaded = options.configFile ? loadGatewayConfigFile(options.configFile, env, knownModels) : EMPTY_GATEWAY_CONFIG;
+    const config = options.apiBaseOverrides ? withApiBaseOverrides(loaded, options.apiBaseOverrides) : loaded;
     const masterKey = options.masterKey ?? config.masterKey;
     const settings: GatewaySettings = {
       ...config,
       ...(masterKey !== undefined ? { masterKey } : {}),
       responsesRetentionMs: options.responsesRetentionMs ?? DEFAULT_RESPONSES_RETENTION_MS,
+      knownModels,
     };
     // Prices are checked now too: a bad price file or model_info price stops the start.
-    const prices = new ModelPrices(config.deployments, options.priceMapFile ? loadPriceMap(options.priceMapFile) : undefined);
+    const prices = new ModelPrices(config.deployments, priceMap?.prices);
     const master = new MasterKeyCheck(settings);
     return {
       module: GatewayModule,
@@ -85,6 +96,7 @@ export class GatewayModule {
       controllers: [FamilyAController, ModelsController, KeysController, SpendController, LiteLlmKeysController],
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
+        { provide: ConfigNotices, useValue: new ConfigNotices(config) },
         GatewayClock,
         DeploymentCooldowns,
         DeploymentRouter,
@@ -102,6 +114,7 @@ export class GatewayModule {
         StoredResponsesRoutes,
         ResponsesSocket,
         TokenCountRoutes,
+        PassThroughEndpointsRoutes,
         { provide: MasterKeyCheck, useValue: master },
         GatewayAuthentication,
         GatewayKeyGuard,
@@ -120,6 +133,37 @@ export class GatewayModule {
       ],
       exports: [GatewayDashboard],
     };
+  }
+}
+
+/** AIGW_API_BASE_OVERRIDES applied: each named provider's deployments (wildcard ones too) sent to its address, said at start. */
+export function withApiBaseOverrides(config: GatewayConfig, overrides: string): GatewayConfig {
+  const byProvider = new Map<string, string>();
+  const problems: string[] = [];
+  for (const pair of overrides.split(',').map((item) => item.trim()).filter(Boolean)) {
+    const [provider, url] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+    if (!pair.includes('=') || !providerAdapterFor(provider) || !/^https?:\/\/\S+$/.test(url)) problems.push(`"${pair}" must be <provider>=<http(s) URL> with a provider this gateway serves`);
+    else byProvider.set(provider, url);
+  }
+  if (problems.length > 0) throw new ConfigError(problems.map((message) => ({ variable: 'AIGW_API_BASE_OVERRIDES', message })));
+  return {
+    ...config,
+    deployments: config.deployments.map((deployment) => {
+      const apiBase = byProvider.get(deployment.provider);
+      return apiBase === undefined ? deployment : { ...deployment, apiBase };
+    }),
+    warnings: [...config.warnings, ...[...byProvider].map(([provider, url]) => `AIGW_API_BASE_OVERRIDES sends every ${provider}/ deployment to ${url}, whatever its api_base says`)],
+  };
+}
+
+/** What reading AIGW_CONFIG found worth saying: resolved model names (info), ignored keys and unserved providers (warnings). */
+class ConfigNotices implements OnApplicationBootstrap {
+  constructor(private readonly config: GatewayConfig) {}
+
+  onApplicationBootstrap(): void {
+    const logger = new Logger('ai-gateway');
+    for (const notice of this.config.notices) logger.log(`AIGW_CONFIG: ${notice}`);
+    for (const warning of this.config.warnings) logger.warn(`AIGW_CONFIG: ${warning}`);
   }
 }
 

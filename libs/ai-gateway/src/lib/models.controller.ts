@@ -34,7 +34,8 @@ function wantsFamilyB(request: Request): boolean {
 }
 
 /**
- * GET /v1/models lists aliases, never provider model names; a virtual key sees only its own. In
+ * GET /v1/models lists aliases, never provider model names (a wildcard alias lists the known
+ * models of its provider under the names it serves them by); a virtual key sees only its own. In
  * Anthropic's shape when the request carries `anthropic-version` (all aliases on one page).
  */
 @Controller()
@@ -49,7 +50,9 @@ export class ModelsController {
   @Get(['v1/models', 'models'])
   list(@Req() request: Request): { object: 'list'; data: ModelObject[] } | AnthropicModelList {
     const caller = gatewayCaller(request);
-    const aliases = this.router.aliases().filter((alias) => mayUseAlias(caller, alias));
+    // LiteLLM's `return_wildcard_routes=true` adds the wildcard aliases themselves (`anthropic/*`).
+    const withWildcards = String(request.query['return_wildcard_routes']) === 'true';
+    const aliases = this.router.listedModels(withWildcards).filter((alias) => mayUseAlias(caller, alias));
     if (wantsFamilyB(request)) {
       return { data: aliases.map((alias) => this.anthropicModel(alias)), has_more: false, first_id: aliases[0] ?? null, last_id: aliases.at(-1) ?? null };
     }

@@ -26,7 +26,7 @@ const DEFAULT_API_BASE = 'https://api.anthropic.com';
 export const anthropicAdapter: ProviderAdapter = {
   provider: 'anthropic',
   operations: messagesApiOperations('x-api-key'),
-  settings: { params: ['api_base', 'api_key'] },
+  settings: { params: ['api_base', 'api_key'], env: { api_key: 'ANTHROPIC_API_KEY', api_base: 'ANTHROPIC_API_BASE' } },
   prices: ANTHROPIC_PRICES,
 };
 

@@ -23,7 +23,11 @@ export const azureAdapter: ProviderAdapter = {
     responses_compact: { params: OPENAI_RESPONSES_COMPACT_PARAMS, call: (call) => callAzure(call, 'responses/compact', true) },
   },
   // Azure has no default address: every resource has its own.
-  settings: { params: ['api_base', 'api_key', 'api_version'], required: { api_base: 'https://<resource>.openai.azure.com' } },
+  settings: {
+    params: ['api_base', 'api_key', 'api_version'],
+    required: { api_base: 'https://<resource>.openai.azure.com' },
+    env: { api_key: 'AZURE_API_KEY', api_base: 'AZURE_API_BASE', api_version: 'AZURE_API_VERSION' },
+  },
   // Azure OpenAI's global standard deployments cost what OpenAI's models cost.
   prices: OPENAI_PRICES,
 };

@@ -22,7 +22,7 @@ export const geminiAdapter: ProviderAdapter = {
     chat: { params: GEMINI_CHAT_PARAMS, call: callGenerateContent },
     embeddings: { params: GEMINI_EMBEDDING_PARAMS, call: callBatchEmbedContents },
   },
-  settings: { params: ['api_base', 'api_key'] },
+  settings: { params: ['api_base', 'api_key'], env: { api_key: 'GEMINI_API_KEY' } },
   prices: GEMINI_PRICES,
 };
 

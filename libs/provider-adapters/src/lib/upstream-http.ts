@@ -17,9 +17,11 @@ export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
 
 export interface UpstreamRequest {
   url: URL;
-  method: 'GET' | 'POST';
+  /** GET and POST for model calls; pass-through endpoints forward any method. */
+  method: string;
   headers: Record<string, string>;
-  body?: Buffer;
+  /** Whole, or (pass-through endpoints) the client's request streamed on as it arrives. */
+  body?: Buffer | NodeJS.ReadableStream;
   signal: AbortSignal;
   /** How long to wait for the answer's headers, and at most between two chunks of its body. */
   timeoutMs: number;
@@ -46,7 +48,9 @@ export async function sendUpstream(request: UpstreamRequest): Promise<UpstreamRe
   try {
     return await sendOnce(request);
   } catch (error) {
-    if (!isStaleConnection(error) || request.signal.aborted) throw failure(error, request);
+    // A streamed body is read once: it cannot be sent again.
+    const resendable = request.body === undefined || Buffer.isBuffer(request.body);
+    if (!isStaleConnection(error) || request.signal.aborted || !resendable) throw failure(error, request);
     try {
       return await sendOnce(request);
     } catch (again) {
@@ -93,9 +97,9 @@ function sendOnce(request: UpstreamRequest): Promise<UpstreamResponse> {
       {
         origin: target.origin,
         path: target.path,
-        method: request.method,
+        method: request.method as Dispatcher.HttpMethod,
         headers,
-        body: request.body ?? null,
+        body: (request.body as Buffer | Readable | undefined) ?? null,
         headersTimeout: request.timeoutMs,
         bodyTimeout: request.timeoutMs,
       },

@@ -20,7 +20,7 @@ export const openAiAdapter: ProviderAdapter = {
     responses_compact: { params: OPENAI_RESPONSES_COMPACT_PARAMS, call: (call) => callOpenAi(call, '/responses/compact') },
     responses_input_tokens: { params: OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, call: (call) => callOpenAi(call, '/responses/input_tokens') },
   },
-  settings: { params: ['api_base', 'api_key'] },
+  settings: { params: ['api_base', 'api_key', 'organization'], env: { api_key: 'OPENAI_API_KEY', api_base: 'OPENAI_API_BASE', organization: 'OPENAI_ORGANIZATION' } },
   prices: OPENAI_PRICES,
 };
 
@@ -28,6 +28,9 @@ function callOpenAi(call: ProviderCall, path: string): Promise<ProviderAnswer> {
   const { deployment } = call;
   const headers: Record<string, string> = {};
   if (deployment.apiKey) headers['authorization'] = `Bearer ${deployment.apiKey}`;
+  // LiteLLM's `organization`: which of the key's OpenAI organizations is billed.
+  const organization = deployment.params?.['organization'];
+  if (organization) headers['openai-organization'] = organization;
   return sendOpenAiShaped(call, endpointUrl(deployment.apiBase ?? DEFAULT_API_BASE, path), headers, { model: deployment.model });
 }
 

@@ -228,9 +228,10 @@ export class CallPipeline {
     const { codec, body } = state;
     const bridge = native ? undefined : codec.bridge;
     const via = bridge ? bridge.via : codec;
-    const request = bridge ? bridge.request(asked, { provider: deployment.provider, dropParams: dropsParams(body, this.settings.dropParams) }) : asked;
+    const translated = bridge ? bridge.request(asked, { provider: deployment.provider, dropParams: dropsParams(body, this.settings.dropParams) }) : asked;
     // Fields outside a provider API's own known list are dropped whatever drop_params says.
     const params = operation.paramsFor?.(deployment) ?? operation.params;
+    const request = withDefaults(translated, deployment, params);
     const upstreamBody = applyDropParams(request, params, deployment.provider, this.settings.dropParams, operation.unknownParams === 'dropped');
     // Always learn the usage of a stream, so that spend is right (the tap removes it again when
     // the client did not ask for it).
@@ -238,7 +239,9 @@ export class CallPipeline {
     const began = performance.now();
     this.deployments.started(deployment.id);
     try {
-      const answer = await operation.call({ deployment, body: upstreamBody, signal, ...(native && forwarded ? { headers: forwarded } : {}) });
+      // stream_timeout: streamed calls wait for each chunk that long instead of `timeout`.
+    const target = streamed && deployment.streamTimeoutMs !== undefined ? { ...deployment, timeoutMs: deployment.streamTimeoutMs } : deployment;
+    const answer = await operation.call({ deployment: target, body: upstreamBody, signal, ...(native && forwarded ? { headers: forwarded } : {}) });
       this.deployments.observeLatency(deployment.id, performance.now() - began);
       state.busy = deployment.id;
       state.native = native !== undefined;
@@ -292,7 +295,8 @@ export class CallPipeline {
    */
   private async stream(answer: ProviderAnswer, state: CallState, response: CallResponse, signal: AbortSignal): Promise<void> {
     const { codec, body, headers } = state;
-    const tap = codec.streamTap(body, this.settings, state.hooks?.answered !== undefined);
+    const { deployment } = state.progress;
+    const tap = codec.streamTap(body, this.settings, state.hooks?.answered !== undefined, deployment ? (usage) => this.prices.cost(deployment, usage) : undefined);
     upstreamHeaders(headers, answer.headers);
     routingHeaders(state);
     headers['content-type'] = answer.contentType;
@@ -394,9 +398,11 @@ export class CallPipeline {
     const cost = deployment && !failure ? this.prices.cost(deployment, usage) : 0;
     if (state.busy) this.deployments.finished(state.busy);
     const hit = state.cacheHit ? { cacheHit: { deploymentId: state.cacheHit.deploymentId, provider: state.cacheHit.provider } } : {};
-    const { keySpend } = state.admission?.settle({ alias: state.progress.alias, deployment, usage, cost, failed: failure !== undefined, ...hit }) ?? {};
+    // Spend and metrics by the configured model_name (a wildcard's pattern): names clients send stay out of the series.
+    const group = this.deployments.groupName(state.progress.alias);
+    const { keySpend } = state.admission?.settle({ alias: group, deployment, usage, cost, failed: failure !== undefined, ...hit }) ?? {};
     state.outcome = {
-      alias: state.progress.alias,
+      alias: group,
       deployment,
       status: failure?.status ?? 200,
       errorCode: failure?.code ?? null,
@@ -406,7 +412,7 @@ export class CallPipeline {
       cost,
       retries: state.progress.retries,
       fallbacks: state.progress.fallbacks,
-      requestedAlias: state.progress.alias,
+      requestedAlias: group,
     };
     if (state.closed) this.observe(state);
     return { cost, ...(keySpend !== undefined ? { keySpend } : {}) };
@@ -417,6 +423,19 @@ export class CallPipeline {
     this.metrics.call(state.outcome);
     state.outcome = undefined;
   }
+}
+
+/** The deployment's default request parameters (litellm_params `temperature`, `max_tokens`, …) the operation takes, under the request's own: the request wins. */
+function withDefaults(request: Record<string, unknown>, deployment: GatewayDeployment, params: ReadonlySet<string>): Record<string, unknown> {
+  const { defaults } = deployment;
+  if (!defaults) return request;
+  let merged: Record<string, unknown> | undefined;
+  for (const key in defaults) {
+    if (request[key] !== undefined || !params.has(key)) continue;
+    merged ??= { ...request };
+    merged[key] = defaults[key];
+  }
+  return merged ?? request;
 }
 
 /** Whether the deployment serves the family's endpoint itself, unless its model_info.supported_endpoints says it does not. */

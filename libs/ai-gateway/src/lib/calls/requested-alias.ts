@@ -8,6 +8,10 @@ export function requestedAlias(body: Record<string, unknown>, caller: GatewayCal
   if (typeof alias !== 'string' || alias === '') throw badRequest('model is required.', 'model');
   // Before the existence check, so that a restricted key learns nothing of other aliases.
   if (!mayUseAlias(caller, alias)) throw keyModelAccessDenied(alias);
-  if (!deployments.has(alias)) throw unknownModel(alias);
+  if (!deployments.has(alias)) {
+    const unserved = deployments.unservedReason(alias);
+    if (unserved !== undefined) throw badRequest(`The model "${alias}" cannot be called: ${unserved}.`, 'model');
+    throw unknownModel(alias);
+  }
   return alias;
 }

@@ -75,7 +75,7 @@ general_settings:
     expect(parseGatewayConfig('').deployments).toEqual([]);
   });
 
-  it('names every unknown key, at every level, one line each, provider settings by the provider that reads them', () => {
+  it('names every unknown key, at every level, one line each, with the nearest known key where one is near', () => {
     expect(problemsOf(`
 model_list:
   - model_name: a
@@ -86,44 +86,46 @@ litellm_settings: { drop_param: true }
 general_settings: { masterkey: x }
 callbacks: []
 `)).toEqual([
-      expect.stringMatching(/^AIGW_CONFIG: callbacks: unknown key/),
-      expect.stringMatching(/^AIGW_CONFIG: model_list\[0\]\.extra: unknown key/),
-      expect.stringMatching(/^AIGW_CONFIG: model_list\[0\]\.litellm_params\.temprature: unknown key for openai\//),
-      'AIGW_CONFIG: model_list[0].litellm_params.api_version: unknown key for openai/ (known: model, rpm, tpm, timeout, api_base, api_key)',
-      expect.stringMatching(/^AIGW_CONFIG: router_settings\.num_retrys: unknown key/),
-      expect.stringMatching(/^AIGW_CONFIG: litellm_settings\.drop_param: unknown key/),
-      expect.stringMatching(/^AIGW_CONFIG: general_settings\.masterkey: unknown key/),
+      'AIGW_CONFIG: model_list[0].extra: unknown key (known: model_name, litellm_params, model_info, rpm, tpm)',
+      'AIGW_CONFIG: model_list[0].litellm_params.temprature: unknown key for openai/ (did you mean temperature?)',
+      expect.stringMatching(/^AIGW_CONFIG: model_list\[0\]\.litellm_params\.api_version: unknown key for openai\/ \(known: model, rpm, tpm, timeout, .*api_base, api_key, organization\)$/),
+      'AIGW_CONFIG: router_settings.num_retrys: unknown key (did you mean num_retries?)',
+      expect.stringMatching(/^AIGW_CONFIG: callbacks: unknown key \(known: model_list, /),
+      'AIGW_CONFIG: litellm_settings.drop_param: unknown key (did you mean drop_params?)',
+      'AIGW_CONFIG: general_settings.masterkey: unknown key (did you mean master_key?)',
     ]);
   });
 
-  it('names unset os.environ references, bad values, unknown providers and unknown fallback aliases', () => {
+  it('names unset os.environ references, bad values and unknown fallback aliases; a provider it does not serve is a warning, as LiteLLM starts with it', () => {
     const lines = problemsOf(`
 model_list:
   - model_name: a
     litellm_params: { model: openai/x, api_key: os.environ/NOT_SET_ANYWHERE, rpm: many, api_base: "ftp://x" }
   - model_name: b
     litellm_params: { model: nosuchprovider/y }
-  - model_name: c
-    litellm_params: { model: gpt-4o }
   - litellm_params: { model: openai/z }
   - model_name: e
     litellm_params: { model: azure/prod-gpt-4o }
 router_settings: { routing_strategy: fastest, fallbacks: [{a: [nowhere]}] }
 litellm_settings: { drop_params: "yes" }
 `);
-    expect(lines).toEqual(expect.arrayContaining([
+    expect(lines).toEqual([
+      'AIGW_CONFIG: model_list[0].litellm_params.api_base: must be an http(s) URL, got "ftp://x"',
       'AIGW_CONFIG: model_list[0].litellm_params.api_key: names the environment variable NOT_SET_ANYWHERE, which is not set',
       'AIGW_CONFIG: model_list[0].litellm_params.rpm: must be a number',
-      'AIGW_CONFIG: model_list[0].litellm_params.api_base: must be an http(s) URL, got "ftp://x"',
-      'AIGW_CONFIG: model_list[1].litellm_params.model: unknown provider "nosuchprovider" (supported: openai, anthropic, azure, gemini, bedrock, vertex_ai, azure_ai, mistral, groq, deepseek, xai, together_ai, fireworks_ai, openrouter, perplexity, cerebras, ollama, hosted_vllm, lm_studio, cohere)',
-      'AIGW_CONFIG: model_list[2].litellm_params.model: must be <provider>/<model>, got "gpt-4o"',
-      'AIGW_CONFIG: model_list[3].model_name: is required',
-      'AIGW_CONFIG: model_list[4].litellm_params.api_base: is required for azure/ (https://<resource>.openai.azure.com)',
+      'AIGW_CONFIG: model_list[2].model_name: is required',
+      'AIGW_CONFIG: model_list[3].litellm_params.api_base: is required for azure/ (https://<resource>.openai.azure.com)',
       'AIGW_CONFIG: router_settings.routing_strategy: must be one of simple-shuffle, least-busy, latency-based-routing, got "fastest"',
       'AIGW_CONFIG: router_settings.fallbacks[0]: "nowhere" is not a model_name of model_list',
       'AIGW_CONFIG: litellm_settings.drop_params: must be true or false',
-    ]));
-    expect(lines).toHaveLength(10);
+    ]);
+    const config = parseGatewayConfig('model_list:\n  - model_name: b\n    litellm_params: { model: nosuchprovider/y }\n  - model_name: c\n    litellm_params: { model: no-such-model }\n');
+    expect(config.deployments).toEqual([]);
+    expect(config.unservedAliases).toEqual({
+      b: expect.stringMatching(/^provider "nosuchprovider" \(model "nosuchprovider\/y"\) is not served by this gateway \(served: openai, anthropic, /),
+      c: 'model "no-such-model" has no provider prefix and is not a model this gateway knows (write <provider>/no-such-model, or give AIGW_PRICE_MAP)',
+    });
+    expect(config.warnings).toEqual([expect.stringMatching(/^model_list\[0\] \(b\): provider "nosuchprovider"/), expect.stringMatching(/^model_list\[1\] \(c\): model "no-such-model"/)]);
   });
 
   it('gives a provider its own litellm_params, names the ones it does not read, and fills keys from the variables LiteLLM reads', () => {

@@ -1,13 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
-import { ConfigError, ConfigProblem } from '@arbor/config';
+import { ConfigError, ConfigProblem, parseYamlConfig, readYamlConfigFile, unknownKeyMessage, UnsetVariable } from '@arbor/config';
 import { ProviderDeployment, providerAdapterFor, supportedProviders } from '@arbor/provider-adapters';
-import { readResponseCacheSettings, ResponseCacheSettings } from '../response-cache/response-cache.settings';
+import { KnownModels } from './known-models';
+import { DEFAULT_LITELLM_SETTINGS, LiteLLMSettings, readLiteLLMSettings } from './litellm-settings';
+import { aliasPattern, isWildcard } from './wildcard-alias';
 
 /** One `model_list` entry: an alias served by one upstream model. */
 export interface GatewayDeployment extends ProviderDeployment {
   /** `model_info.id`, else `<alias>-<index>`: what `x-arbor-model-id` reports. */
   id: string;
+  /** `model_name` as configured (for a wildcard entry, its pattern: `anthropic/*`, `*`). */
   alias: string;
   rpm?: number;
   tpm?: number;
@@ -19,6 +20,19 @@ export interface GatewayDeployment extends ProviderDeployment {
    * OpenAI-compatible server without a Responses API, say).
    */
   supportedEndpoints?: ReadonlySet<string>;
+  /** `stream_timeout`: the upstream timeout of streamed calls (between chunks), instead of `timeout`. */
+  streamTimeoutMs?: number;
+  /** `max_retries`: attempts again on this same deployment after a retryable failure, before the alias's own retries. */
+  maxRetries?: number;
+  /** Request parameters of litellm_params (`temperature`, `max_tokens`, …): added to each call that does not set them. */
+  defaults?: Readonly<Record<string, unknown>>;
+  /**
+   * A wildcard entry (`model_name: anthropic/*` with `model: anthropic/*`, or `*`): `pattern`
+   * matches the names it serves, and `template` (litellm_params.model) says which upstream model
+   * each is, `*` standing for what the pattern's `*` matched. `provider` is '' when the template
+   * has no provider prefix: it is resolved per name, as LiteLLM does.
+   */
+  wildcard?: { pattern: RegExp; template: string };
 }
 
 export type RoutingStrategy = 'simple-shuffle' | 'least-busy' | 'latency-based-routing';
@@ -38,121 +52,72 @@ export interface GatewayConfig {
   dropParams: boolean;
   masterKey?: string;
   alwaysIncludeStreamUsage: boolean;
-  /** `litellm_settings.cache` with `cache_params`: the response cache; absent when it is off. */
-  responseCache?: ResponseCacheSettings;
+  /** Everything litellm_settings and general_settings serve, typed (the cache, pass-through endpoints, …). */
+  litellm: LiteLLMSettings;
+  /** Aliases whose every deployment names a provider this gateway does not serve: calls to them answer 400 with this reason. */
+  unservedAliases: Readonly<Record<string, string>>;
+  /** Logged at start as information: how unprefixed models were resolved. */
+  notices: string[];
+  /** Logged at start as warnings: keys accepted and ignored, deployments not served. */
+  warnings: string[];
 }
 
-// The keys a LiteLLM config may have that this gateway understands; anything else stops the start.
-const TOP_KEYS = ['model_list', 'router_settings', 'litellm_settings', 'general_settings'];
-const ENTRY_KEYS = ['model_name', 'litellm_params', 'model_info'];
 // The gateway's own litellm_params; each provider adds those it reads (api_base, api_key, …).
-const GATEWAY_PARAM_KEYS = ['model', 'rpm', 'tpm', 'timeout'];
+const GATEWAY_PARAM_KEYS = ['model', 'rpm', 'tpm', 'timeout', 'stream_timeout', 'max_retries', 'custom_llm_provider', 'input_cost_per_token', 'output_cost_per_token'];
+/** OpenAI's request parameters, which LiteLLM takes in litellm_params as defaults of every call. */
+export const DEFAULT_REQUEST_PARAMS = [
+  'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'stop', 'presence_penalty', 'frequency_penalty', 'seed', 'n', 'user',
+  'response_format', 'reasoning_effort', 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'logit_bias', 'top_k', 'thinking',
+];
+const ENTRY_KEYS = ['model_name', 'litellm_params', 'model_info', 'rpm', 'tpm'];
 // Provider keys with a field of their own in ProviderDeployment; the others go in its `params`.
 const OWN_PARAM_KEYS = new Set(['api_base', 'api_key', 'api_version']);
 const ROUTER_KEYS = ['num_retries', 'timeout', 'fallbacks', 'context_window_fallbacks', 'allowed_fails', 'cooldown_time', 'routing_strategy'];
-const LITELLM_KEYS = ['drop_params', 'cache', 'cache_params'];
-const GENERAL_KEYS = ['master_key', 'always_include_stream_usage'];
 const ROUTING_STRATEGIES: RoutingStrategy[] = ['simple-shuffle', 'least-busy', 'latency-based-routing'];
+const VARIABLE = 'AIGW_CONFIG';
 
 export const EMPTY_GATEWAY_CONFIG: GatewayConfig = {
   deployments: [],
   router: { numRetries: 0, fallbacks: [], contextWindowFallbacks: [], routingStrategy: 'simple-shuffle' },
   dropParams: false,
   alwaysIncludeStreamUsage: false,
+  litellm: DEFAULT_LITELLM_SETTINGS,
+  unservedAliases: {},
+  notices: [],
+  warnings: [],
 };
 
-/** Reads and checks the file AIGW_CONFIG names; throws ConfigError with one line per problem. */
-export function loadGatewayConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError([{ variable: 'AIGW_CONFIG', message: `cannot read ${path}: ${(error as Error).message}` }]);
-  }
-  return parseGatewayConfig(text, env);
+/** Reads and checks the file AIGW_CONFIG names (with its `include:` files); throws ConfigError with one line per problem. */
+export function loadGatewayConfigFile(path: string, env: NodeJS.ProcessEnv = process.env, known = new KnownModels()): GatewayConfig {
+  return checkGatewayConfig(readYamlConfigFile(path, { variable: VARIABLE, env, litellm: true }), env, known);
 }
 
 /** Checks a LiteLLM-shaped YAML document; `os.environ/NAME` values come from `env`. */
-export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = process.env, known = new KnownModels()): GatewayConfig {
+  return checkGatewayConfig(parseYamlConfig(text, { variable: VARIABLE, env, litellm: true }), env, known);
+}
+
+function checkGatewayConfig(root: Record<string, unknown>, env: NodeJS.ProcessEnv, known: KnownModels): GatewayConfig {
   const problems: ConfigProblem[] = [];
-  const problem = (path: string, message: string) => problems.push({ variable: 'AIGW_CONFIG', message: `${path}: ${message}` });
-  let document: unknown;
-  try {
-    document = parse(text);
-  } catch (error) {
-    throw new ConfigError([{ variable: 'AIGW_CONFIG', message: `not valid YAML: ${(error as Error).message.split('\n')[0]}` }]);
-  }
-  const read = new Reader(problem, env);
-  const root = read.object(document ?? {}, '(top level)', TOP_KEYS) ?? {};
+  const problem = (path: string, message: string) => problems.push({ variable: VARIABLE, message: `${path}: ${message}` });
+  const notices: string[] = [];
+  const warnings: string[] = [];
+  const read = new Reader(problem);
+  const settingsReading = readLiteLLMSettings(root, env);
+  const { settings } = settingsReading;
+  warnings.push(...settingsReading.warnings);
 
   const deployments: GatewayDeployment[] = [];
+  const unserved: Record<string, string> = {};
   const list = root['model_list'] ?? [];
   if (!Array.isArray(list)) problem('model_list', 'must be a list');
   else {
     list.forEach((raw: unknown, index: number) => {
-      const at = `model_list[${index}]`;
-      const entry = read.object(raw, at, ENTRY_KEYS);
-      if (!entry) return;
-      const alias = read.string(entry['model_name'], `${at}.model_name`, true);
-      const params = read.object(entry['litellm_params'], `${at}.litellm_params`);
-      const modelInfo = entry['model_info'] === undefined ? {} : read.object(entry['model_info'], `${at}.model_info`);
-      if (!params) {
-        if (entry['litellm_params'] === undefined) problem(`${at}.litellm_params`, 'is required');
-        return;
-      }
-      const target = read.string(params['model'], `${at}.litellm_params.model`, true);
-      const slash = target?.indexOf('/') ?? -1;
-      if (target !== undefined && slash <= 0) {
-        problem(`${at}.litellm_params.model`, `must be <provider>/<model>, got "${target}"`);
-        return;
-      }
-      const provider = target?.slice(0, slash);
-      const adapter = provider === undefined ? undefined : providerAdapterFor(provider);
-      if (provider !== undefined && !adapter) {
-        problem(`${at}.litellm_params.model`, `unknown provider "${provider}" (supported: ${supportedProviders().join(', ')})`);
-      }
-      if (adapter) {
-        const known = [...GATEWAY_PARAM_KEYS, ...adapter.settings.params];
-        for (const key of Object.keys(params)) {
-          if (!known.includes(key)) problem(`${at}.litellm_params.${key}`, `unknown key for ${provider}/ (known: ${known.join(', ')})`);
-        }
-        for (const [key, variable] of Object.entries(adapter.settings.env ?? {})) {
-          if (params[key] === undefined && env[variable]) params[key] = `os.environ/${variable}`;
-        }
-        for (const [key, hint] of Object.entries(adapter.settings.required ?? {})) {
-          if (params[key] === undefined) problem(`${at}.litellm_params.${key}`, `is required for ${provider}/ (${hint})`);
-        }
-      }
-      const providerParams: Record<string, string> = {};
-      for (const key of adapter?.settings.params ?? []) {
-        if (OWN_PARAM_KEYS.has(key) || params[key] === undefined) continue;
-        const value = read.string(params[key], `${at}.litellm_params.${key}`);
-        if (value !== undefined) providerParams[key] = value;
-      }
-      const apiBase = read.url(params['api_base'], `${at}.litellm_params.api_base`);
-      const apiKey = read.string(params['api_key'], `${at}.litellm_params.api_key`);
-      const apiVersion = read.string(params['api_version'], `${at}.litellm_params.api_version`);
-      const rpm = read.positive(params['rpm'], `${at}.litellm_params.rpm`);
-      const tpm = read.positive(params['tpm'], `${at}.litellm_params.tpm`);
-      const timeout = read.positive(params['timeout'], `${at}.litellm_params.timeout`);
-      const id = modelInfo?.['id'] === undefined ? undefined : read.string(modelInfo['id'], `${at}.model_info.id`);
-      const endpoints = read.paths(modelInfo?.['supported_endpoints'], `${at}.model_info.supported_endpoints`);
-      if (alias === undefined || target === undefined || provider === undefined) return;
-      deployments.push({
-        id: id ?? `${alias}-${index}`,
-        alias,
-        provider,
-        model: target.slice(slash + 1),
-        ...(apiBase !== undefined ? { apiBase } : {}),
-        ...(apiKey !== undefined ? { apiKey } : {}),
-        ...(apiVersion !== undefined ? { apiVersion } : {}),
-        ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
-        ...(Object.keys(providerParams).length > 0 ? { params: providerParams } : {}),
-        ...(rpm !== undefined ? { rpm } : {}),
-        ...(tpm !== undefined ? { tpm } : {}),
-        ...(endpoints !== undefined ? { supportedEndpoints: new Set(endpoints) } : {}),
-        modelInfo: modelInfo ?? {},
-      });
+      const deployment = readDeployment(raw, index, { read, problem, notices, env, known });
+      if (deployment && 'unserved' in deployment) {
+        warnings.push(`model_list[${index}] (${deployment.alias}): ${deployment.unserved}; calls to it answer 400`);
+        unserved[deployment.alias] ??= deployment.unserved;
+      } else if (deployment) deployments.push(deployment);
     });
   }
   const ids = new Set<string>();
@@ -160,83 +125,203 @@ export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = proces
     if (ids.has(deployment.id)) problem('model_list', `model_info.id "${deployment.id}" is used twice`);
     ids.add(deployment.id);
   }
+  const servedAliases = new Set(deployments.map((d) => d.alias));
+  for (const alias of Object.keys(unserved)) if (servedAliases.has(alias)) delete unserved[alias];
 
   const routerRaw = root['router_settings'] === undefined ? {} : read.object(root['router_settings'], 'router_settings', ROUTER_KEYS) ?? {};
   const strategy = read.string(routerRaw['routing_strategy'], 'router_settings.routing_strategy') ?? 'simple-shuffle';
   if (!ROUTING_STRATEGIES.includes(strategy as RoutingStrategy)) {
     problem('router_settings.routing_strategy', `must be one of ${ROUTING_STRATEGIES.join(', ')}, got "${strategy}"`);
   }
-  const aliases = new Set(deployments.map((d) => d.alias));
-  const routerTimeout = read.positive(routerRaw['timeout'], 'router_settings.timeout');
+  const isAlias = (name: string) => servedAliases.has(name) || name in unserved || deployments.some((d) => d.wildcard?.pattern.test(name));
+  const routerTimeout = read.positive(routerRaw['timeout'], 'router_settings.timeout') ?? settings.requestTimeoutS;
   const allowedFails = read.count(routerRaw['allowed_fails'], 'router_settings.allowed_fails');
   const cooldownTime = read.positive(routerRaw['cooldown_time'], 'router_settings.cooldown_time');
   const router: GatewayConfig['router'] = {
-    numRetries: read.count(routerRaw['num_retries'], 'router_settings.num_retries') ?? 0,
-    fallbacks: read.fallbacks(routerRaw['fallbacks'], 'router_settings.fallbacks', aliases),
-    contextWindowFallbacks: read.fallbacks(routerRaw['context_window_fallbacks'], 'router_settings.context_window_fallbacks', aliases),
+    numRetries: read.count(routerRaw['num_retries'], 'router_settings.num_retries') ?? settings.numRetries ?? 0,
+    fallbacks: read.fallbacks(routerRaw['fallbacks'], 'router_settings.fallbacks', isAlias),
+    contextWindowFallbacks: read.fallbacks(routerRaw['context_window_fallbacks'], 'router_settings.context_window_fallbacks', isAlias),
     routingStrategy: strategy as RoutingStrategy,
     ...(routerTimeout !== undefined ? { timeoutMs: routerTimeout * 1000 } : {}),
     ...(allowedFails !== undefined ? { allowedFails } : {}),
     ...(cooldownTime !== undefined ? { cooldownTimeS: cooldownTime } : {}),
   };
 
-  const litellm = root['litellm_settings'] === undefined ? {} : read.object(root['litellm_settings'], 'litellm_settings', LITELLM_KEYS) ?? {};
-  const general = root['general_settings'] === undefined ? {} : read.object(root['general_settings'], 'general_settings', GENERAL_KEYS) ?? {};
-  const masterKey = read.string(general['master_key'], 'general_settings.master_key');
-  const dropParams = read.boolean(litellm['drop_params'], 'litellm_settings.drop_params') ?? false;
-  const alwaysIncludeStreamUsage = read.boolean(general['always_include_stream_usage'], 'general_settings.always_include_stream_usage') ?? false;
-  const cache = readResponseCacheSettings(litellm, env);
-  for (const { path, message } of cache.problems) problem(path, message);
-
+  problems.push(...settingsReading.problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     deployments,
     router,
-    dropParams,
-    ...(masterKey !== undefined ? { masterKey } : {}),
-    alwaysIncludeStreamUsage,
-    ...(cache.settings ? { responseCache: cache.settings } : {}),
+    dropParams: settings.dropParams,
+    ...(settings.masterKey !== undefined ? { masterKey: settings.masterKey } : {}),
+    alwaysIncludeStreamUsage: settings.alwaysIncludeStreamUsage,
+    litellm: settings,
+    unservedAliases: unserved,
+    notices,
+    warnings,
   };
+}
+
+interface DeploymentContext {
+  read: Reader;
+  problem: (path: string, message: string) => void;
+  notices: string[];
+  env: NodeJS.ProcessEnv;
+  known: KnownModels;
+}
+
+/**
+ * The upstream a `model:` names, as LiteLLM's get_llm_provider finds it: `custom_llm_provider`,
+ * else a prefix naming a provider, else a model name known to the model map (`gpt-5-mini` →
+ * openai). Undefined when nothing names a provider this gateway serves.
+ */
+function resolveModel(target: string, explicitProvider: string | undefined, known: KnownModels): { provider: string; model: string; how?: string } | { unserved: string } {
+  if (explicitProvider !== undefined) {
+    if (!providerAdapterFor(explicitProvider)) return { unserved: notServed(explicitProvider) };
+    return { provider: explicitProvider, model: target.startsWith(`${explicitProvider}/`) ? target.slice(explicitProvider.length + 1) : target };
+  }
+  const slash = target.indexOf('/');
+  const prefix = slash > 0 ? target.slice(0, slash) : undefined;
+  if (prefix !== undefined && providerAdapterFor(prefix)) return { provider: prefix, model: target.slice(slash + 1) };
+  const knownProvider = known.providerOf(target);
+  if (knownProvider) return { provider: knownProvider, model: target, how: 'a known model' };
+  if (prefix !== undefined) return { unserved: notServed(prefix, target) };
+  return { unserved: `model "${target}" has no provider prefix and is not a model this gateway knows (write <provider>/${target}, or give AIGW_PRICE_MAP)` };
+}
+
+function notServed(provider: string, target?: string): string {
+  return `provider "${provider}"${target ? ` (model "${target}")` : ''} is not served by this gateway (served: ${supportedProviders().join(', ')})`;
+}
+
+function readDeployment(raw: unknown, index: number, context: DeploymentContext): GatewayDeployment | { alias: string; unserved: string } | undefined {
+  const { read, problem, notices, env, known } = context;
+  const at = `model_list[${index}]`;
+  const entry = read.object(raw, at, ENTRY_KEYS);
+  if (!entry) return undefined;
+  const alias = read.string(entry['model_name'], `${at}.model_name`, true);
+  const params = read.object(entry['litellm_params'], `${at}.litellm_params`);
+  const modelInfo = entry['model_info'] === undefined ? {} : read.object(entry['model_info'], `${at}.model_info`);
+  if (!params) {
+    if (entry['litellm_params'] === undefined) problem(`${at}.litellm_params`, 'is required');
+    return undefined;
+  }
+  const target = read.string(params['model'], `${at}.litellm_params.model`, true);
+  const explicitProvider = read.string(params['custom_llm_provider'], `${at}.litellm_params.custom_llm_provider`);
+  if (alias === undefined || target === undefined) return undefined;
+
+  // A wildcard template (`anthropic/*`, `*`): its provider is the prefix, or is resolved per name when there is none.
+  const templated = target.includes('*');
+  const resolved = templated ? resolveTemplate(target, explicitProvider) : resolveModel(target, explicitProvider, known);
+  if ('unserved' in resolved) return { alias, unserved: resolved.unserved };
+  const { provider, model } = resolved;
+  if ('how' in resolved && resolved.how) notices.push(`${at} (${alias}): model "${target}" resolved to ${provider}/${model} (${resolved.how})`);
+  if (isWildcard(alias) !== templated && templated) problem(`${at}.litellm_params.model`, `"${target}" has a * but model_name "${alias}" has none to fill it`);
+
+  const adapter = provider === '' ? undefined : providerAdapterFor(provider);
+  const providerKeys = adapter ? adapter.settings.params : [...new Set(supportedProviders().flatMap((name) => providerAdapterFor(name)?.settings.params ?? []))];
+  const knownKeys = [...GATEWAY_PARAM_KEYS, ...DEFAULT_REQUEST_PARAMS, ...providerKeys];
+  for (const key of Object.keys(params)) {
+    if (!knownKeys.includes(key)) problem(`${at}.litellm_params.${key}`, `${unknownKeyMessage(key, knownKeys)}`.replace('unknown key', `unknown key for ${provider || 'any provider'}/`));
+  }
+  if (adapter) {
+    for (const [key, variable] of Object.entries(adapter.settings.env ?? {})) {
+      if (params[key] === undefined && env[variable]) params[key] = env[variable];
+    }
+    for (const [key, hint] of Object.entries(adapter.settings.required ?? {})) {
+      if (params[key] === undefined) problem(`${at}.litellm_params.${key}`, `is required for ${provider}/ (${hint})`);
+    }
+  }
+  const providerParams: Record<string, string> = {};
+  for (const key of providerKeys) {
+    if (OWN_PARAM_KEYS.has(key) || params[key] === undefined) continue;
+    const value = read.string(params[key], `${at}.litellm_params.${key}`);
+    if (value !== undefined) providerParams[key] = value;
+  }
+  const defaults: Record<string, unknown> = {};
+  for (const key of DEFAULT_REQUEST_PARAMS) {
+    if (params[key] === undefined) continue;
+    if (params[key] instanceof UnsetVariable) problem(`${at}.litellm_params.${key}`, (params[key] as UnsetVariable).message);
+    else defaults[key] = params[key];
+  }
+  const apiBase = read.url(params['api_base'], `${at}.litellm_params.api_base`);
+  const apiKey = read.string(params['api_key'], `${at}.litellm_params.api_key`);
+  const apiVersion = read.string(params['api_version'], `${at}.litellm_params.api_version`);
+  // rpm / tpm beside litellm_params (LiteLLM's router reads both places).
+  const rpm = read.positive(params['rpm'] ?? entry['rpm'], `${at}.${params['rpm'] !== undefined ? 'litellm_params.' : ''}rpm`);
+  const tpm = read.positive(params['tpm'] ?? entry['tpm'], `${at}.${params['tpm'] !== undefined ? 'litellm_params.' : ''}tpm`);
+  const timeout = read.positive(params['timeout'], `${at}.litellm_params.timeout`);
+  const streamTimeout = read.positive(params['stream_timeout'], `${at}.litellm_params.stream_timeout`);
+  const maxRetries = read.count(params['max_retries'], `${at}.litellm_params.max_retries`);
+  const id = modelInfo?.['id'] === undefined ? undefined : read.string(modelInfo['id'], `${at}.model_info.id`);
+  const endpoints = read.paths(modelInfo?.['supported_endpoints'], `${at}.model_info.supported_endpoints`);
+  // Prices may stand in litellm_params too (LiteLLM reads both); model_info's win.
+  const prices = Object.fromEntries(['input_cost_per_token', 'output_cost_per_token'].filter((key) => params[key] !== undefined).map((key) => [key, params[key]]));
+  return {
+    id: id ?? `${alias}-${index}`,
+    alias,
+    provider,
+    model,
+    ...(apiBase !== undefined ? { apiBase } : {}),
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    ...(apiVersion !== undefined ? { apiVersion } : {}),
+    ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+    ...(streamTimeout !== undefined ? { streamTimeoutMs: streamTimeout * 1000 } : {}),
+    ...(maxRetries !== undefined && maxRetries > 0 ? { maxRetries } : {}),
+    ...(Object.keys(providerParams).length > 0 ? { params: providerParams } : {}),
+    ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
+    ...(rpm !== undefined ? { rpm } : {}),
+    ...(tpm !== undefined ? { tpm } : {}),
+    ...(endpoints !== undefined ? { supportedEndpoints: new Set(endpoints) } : {}),
+    ...(isWildcard(alias) ? { wildcard: { pattern: aliasPattern(alias), template: target } } : {}),
+    modelInfo: { ...prices, ...(modelInfo ?? {}) },
+  };
+}
+
+/** `anthropic/*` → anthropic, model `*`; `*` (or `prefix/*` of no provider) → resolved per name. */
+function resolveTemplate(target: string, explicitProvider: string | undefined): { provider: string; model: string } | { unserved: string } {
+  if (explicitProvider !== undefined) return providerAdapterFor(explicitProvider) ? { provider: explicitProvider, model: target } : { unserved: notServed(explicitProvider) };
+  const slash = target.indexOf('/');
+  const prefix = slash > 0 ? target.slice(0, slash) : undefined;
+  if (prefix !== undefined && !prefix.includes('*')) {
+    return providerAdapterFor(prefix) ? { provider: prefix, model: target.slice(slash + 1) } : { unserved: notServed(prefix, target) };
+  }
+  return { provider: '', model: target };
 }
 
 /** Typed reads of YAML values that record a problem instead of throwing, so all problems are listed. */
 class Reader {
-  constructor(
-    private readonly problem: (path: string, message: string) => void,
-    private readonly env: NodeJS.ProcessEnv,
-  ) {}
+  constructor(private readonly problem: (path: string, message: string) => void) {}
 
   object(value: unknown, path: string, allowedKeys?: string[]): Record<string, unknown> | undefined {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof UnsetVariable) {
       this.problem(path, 'must be a mapping');
       return undefined;
     }
     const record = value as Record<string, unknown>;
     if (allowedKeys) {
       for (const key of Object.keys(record)) {
-        if (!allowedKeys.includes(key)) this.problem(path === '(top level)' ? key : `${path}.${key}`, `unknown key (known: ${allowedKeys.join(', ')})`);
+        if (!allowedKeys.includes(key)) this.problem(path === '(top level)' ? key : `${path}.${key}`, unknownKeyMessage(key, allowedKeys));
       }
     }
     return record;
   }
 
   string(value: unknown, path: string, required = false): string | undefined {
+    if (value instanceof UnsetVariable) {
+      this.problem(path, value.message);
+      return undefined;
+    }
     if (value === undefined || value === null) {
       if (required) this.problem(path, 'is required');
       return undefined;
     }
+    // PyYAML reads `api_version: 2024-10-21` unquoted as a date, which LiteLLM passes on as text; numbers likewise.
+    if (typeof value === 'number') return String(value);
     if (typeof value !== 'string' || value === '') {
       this.problem(path, 'must be a non-empty string');
       return undefined;
     }
-    const name = /^os\.environ\/(.+)$/.exec(value)?.[1];
-    if (name === undefined) return value;
-    const resolved = this.env[name];
-    if (resolved === undefined || resolved === '') {
-      this.problem(path, `names the environment variable ${name}, which is not set`);
-      return undefined;
-    }
-    return resolved;
+    return value;
   }
 
   url(value: unknown, path: string): string | undefined {
@@ -280,15 +365,8 @@ class Reader {
     return value as string[];
   }
 
-  boolean(value: unknown, path: string): boolean | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value === 'boolean') return value;
-    this.problem(path, 'must be true or false');
-    return undefined;
-  }
-
-  /** `[{alias: [other, …]}, …]` where every name is an alias of model_list. */
-  fallbacks(value: unknown, path: string, aliases: Set<string>): Record<string, string[]>[] {
+  /** `[{alias: [other, …]}, …]` where every name is served by model_list. */
+  fallbacks(value: unknown, path: string, isAlias: (name: string) => boolean): Record<string, string[]>[] {
     if (value === undefined || value === null) return [];
     if (!Array.isArray(value)) {
       this.problem(path, 'must be a list of {alias: [fallback aliases]}');
@@ -301,7 +379,7 @@ class Reader {
       for (const [from, to] of Object.entries(entry)) {
         const targets = Array.isArray(to) ? to : [to];
         for (const name of [from, ...targets]) {
-          if (typeof name !== 'string' || !aliases.has(name)) this.problem(`${path}[${index}]`, `"${String(name)}" is not a model_name of model_list`);
+          if (typeof name !== 'string' || !isAlias(name)) this.problem(`${path}[${index}]`, `"${String(name)}" is not a model_name of model_list`);
         }
         result.push({ [from]: targets.map(String) });
       }
@@ -311,7 +389,7 @@ class Reader {
 
   private number(value: unknown, path: string): number | undefined {
     if (value === undefined || value === null) return undefined;
-    const resolved = typeof value === 'string' ? this.string(value, path) : value;
+    const resolved = typeof value === 'string' || value instanceof UnsetVariable ? this.string(value, path) : value;
     const number = typeof resolved === 'string' && resolved.trim() !== '' ? Number(resolved) : resolved;
     if (typeof number !== 'number' || !Number.isFinite(number)) {
       if (resolved !== undefined) this.problem(path, 'must be a number');

@@ -76,7 +76,8 @@ export interface EndpointCodec {
   prepare(upstreamBody: Record<string, unknown>, params: ReadonlySet<string>, streamed: boolean): void;
   /** The usage of a JSON answer; undefined when it reports none. */
   usageOfAnswer(body: Buffer): CallUsage | undefined;
-  streamTap(body: Record<string, unknown>, settings: GatewaySettings, keepsFinal?: boolean): StreamTap;
+  /** `costOf` prices usage on the deployment answering (for `include_cost_in_streaming_usage`). */
+  streamTap(body: Record<string, unknown>, settings: GatewaySettings, keepsFinal?: boolean, costOf?: (usage: CallUsage) => number): StreamTap;
   /** Counted by the gateway when the client hung up before the upstream reported usage: the prompt and what was streamed. */
   estimateUsage(body: Record<string, unknown>, streamed?: StreamedAnswer): Promise<CallUsage>;
   /** Any error (a ProviderError, a Nest HTTP exception, anything else as a 500) in the family's envelope. */

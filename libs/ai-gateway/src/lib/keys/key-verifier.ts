@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { aliasPattern } from '../config/wildcard-alias';
 import { GatewayClock } from '../gateway-clock';
 import { ApiKeyLookup } from '@arbor/api-keys';
 import { VirtualKey } from './virtual-key.entity';
@@ -35,8 +36,22 @@ export interface VerifiedKey {
 /** Who called: the master key, or a virtual key. */
 export type GatewayCaller = { kind: 'master' } | { kind: 'virtual'; key: VerifiedKey };
 
+/**
+ * A key's allowed aliases are names or wildcard patterns: `anthropic/*` allows every name that
+ * pattern matches (whatever alias serves it), `anthropic/claude-sonnet-4-5` only that name (also
+ * when a wildcard alias serves it), `*` everything. Empty: every alias.
+ */
 export function mayUseAlias(caller: GatewayCaller, alias: string): boolean {
-  return caller.kind === 'master' || caller.key.aliases.length === 0 || caller.key.aliases.includes(alias);
+  if (caller.kind === 'master' || caller.key.aliases.length === 0 || caller.key.aliases.includes(alias)) return true;
+  return caller.key.aliases.some((allowed) => allowed.includes('*') && compiledPattern(allowed).test(alias));
+}
+
+const patterns = new Map<string, RegExp>();
+
+function compiledPattern(allowed: string): RegExp {
+  let pattern = patterns.get(allowed);
+  if (!pattern) patterns.set(allowed, (pattern = aliasPattern(allowed)));
+  return pattern;
 }
 
 /**

@@ -18,28 +18,32 @@ export type PriceMap = ReadonlyMap<string, Partial<ModelPrice>>;
  */
 export class ModelPrices implements OnApplicationBootstrap {
   private readonly prices = new Map<string, ModelPrice | undefined>();
+  /** Wildcard deployments serve many models: each model's price, looked up on its first call (known models only are kept). */
+  private readonly wildcardPrices = new Map<string, ModelPrice>();
 
   /** Throws ConfigError naming every bad price; built before the application, so it stops the start. */
   constructor(
     private readonly deployments: readonly GatewayDeployment[],
-    priceMap: PriceMap = new Map(),
+    private readonly priceMap: PriceMap = new Map(),
   ) {
     const problems: string[] = [];
     for (const deployment of deployments) {
       const fromInfo = priceFromRecord(deployment.modelInfo, `model_info of ${deployment.id}`, problems);
-      const name = typeof deployment.modelInfo['base_model'] === 'string' ? deployment.modelInfo['base_model'] : deployment.model;
-      const layers = [lookup(BUILT_IN_PRICES, deployment.provider, name), lookup(priceMap, deployment.provider, name), fromInfo];
-      const merged = Object.assign({}, ...layers.filter(Boolean)) as Partial<ModelPrice>;
-      this.prices.set(
-        deployment.id,
-        Object.keys(merged).length === 0 ? undefined : { inputCostPerToken: 0, outputCostPerToken: 0, ...merged },
-      );
+      if (deployment.wildcard) continue;
+      this.prices.set(deployment.id, this.priceOf(deployment, fromInfo));
     }
     if (problems.length > 0) throw new ConfigError(problems.map((message) => ({ variable: 'AIGW_CONFIG', message })));
   }
 
+  private priceOf(deployment: GatewayDeployment, fromInfo: Partial<ModelPrice> | undefined): ModelPrice | undefined {
+    const name = typeof deployment.modelInfo['base_model'] === 'string' ? deployment.modelInfo['base_model'] : deployment.model;
+    const layers = [lookup(BUILT_IN_PRICES, deployment.provider, name), lookup(this.priceMap, deployment.provider, name), fromInfo];
+    const merged = Object.assign({}, ...layers.filter(Boolean)) as Partial<ModelPrice>;
+    return Object.keys(merged).length === 0 ? undefined : { inputCostPerToken: 0, outputCostPerToken: 0, ...merged };
+  }
+
   onApplicationBootstrap(): void {
-    const unpriced = this.deployments.filter((d) => !this.prices.get(d.id)).map((d) => `${d.id} (${d.provider}/${d.model})`);
+    const unpriced = this.deployments.filter((d) => !d.wildcard && !this.prices.get(d.id)).map((d) => `${d.id} (${d.provider}/${d.model})`);
     if (unpriced.length > 0) {
       new Logger('ai-gateway').warn(
         `no price known for ${unpriced.join(', ')}: their calls cost 0; set model_info input_cost_per_token/output_cost_per_token or AIGW_PRICE_MAP`,
@@ -49,8 +53,17 @@ export class ModelPrices implements OnApplicationBootstrap {
 
   /** USD for a call's usage on a deployment. */
   cost(deployment: GatewayDeployment, usage: CallUsage): number {
-    const price = this.prices.get(deployment.id);
+    const price = deployment.wildcard ? this.wildcardPrice(deployment) : this.prices.get(deployment.id);
     return price ? costOf(usage, price) : 0;
+  }
+
+  private wildcardPrice(deployment: GatewayDeployment): ModelPrice | undefined {
+    const key = `${deployment.id}\u0000${deployment.provider}/${deployment.model}`;
+    const cached = this.wildcardPrices.get(key);
+    if (cached) return cached;
+    const price = this.priceOf(deployment, priceFromRecord(deployment.modelInfo, `model_info of ${deployment.id}`, []));
+    if (price) this.wildcardPrices.set(key, price);
+    return price;
   }
 }
 
@@ -60,12 +73,17 @@ function lookup(prices: PriceMap, provider: string, model: string): Partial<Mode
 }
 
 // gpt-4o-2024-08-06, claude-3-5-sonnet-20241022, claude-sonnet-4-5@20250929, gemini-1.5-pro-002, …-latest
-function withoutDateSuffix(model: string): string {
+export function withoutDateSuffix(model: string): string {
   return model.replace(/(-\d{4}-\d{2}-\d{2}|[-@]\d{8}|-\d{3}|-latest)$/, '');
 }
 
 /** Reads a LiteLLM price map; every bad entry is a start-up problem naming AIGW_PRICE_MAP. */
 export function loadPriceMap(path: string): PriceMap {
+  return readPriceMapFile(path).prices;
+}
+
+/** The price map's prices, and each model's `litellm_provider` (what LiteLLM resolves an unprefixed model name by). */
+export function readPriceMapFile(path: string): { prices: PriceMap; providers: ReadonlyMap<string, string> } {
   let document: unknown;
   try {
     document = JSON.parse(readFileSync(path, 'utf8'));
@@ -77,6 +95,7 @@ export function loadPriceMap(path: string): PriceMap {
   }
   const problems: string[] = [];
   const prices = new Map<string, Partial<ModelPrice>>();
+  const providers = new Map<string, string>();
   for (const [model, entry] of Object.entries(document as Record<string, unknown>)) {
     if (model === 'sample_spec') continue; // LiteLLM's file documents its own fields in this entry
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
@@ -85,7 +104,9 @@ export function loadPriceMap(path: string): PriceMap {
     }
     const price = priceFromRecord(entry as Record<string, unknown>, model, problems);
     if (price) prices.set(model, price);
+    const provider = (entry as Record<string, unknown>)['litellm_provider'];
+    if (typeof provider === 'string') providers.set(model, provider);
   }
   if (problems.length > 0) throw new ConfigError(problems.map((message) => ({ variable: 'AIGW_PRICE_MAP', message })));
-  return prices;
+  return { prices, providers };
 }

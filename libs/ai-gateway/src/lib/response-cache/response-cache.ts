@@ -40,7 +40,7 @@ export class ResponseCache implements OnApplicationShutdown {
   private readonly missesByAlias = new Map<string, CounterSeries<'alias'>>();
 
   constructor(@Inject(GATEWAY_SETTINGS) gateway: GatewaySettings, registry: MetricsRegistry) {
-    this.settings = gateway.responseCache;
+    this.settings = gateway.litellm.cache;
     if (this.settings) this.store = this.settings.type === 'redis' && this.settings.redis ? new RedisAnswerStore(this.settings.redis) : new MemoryAnswerStore(this.settings.maxEntries);
     const registers = [registry];
     this.hits = new SeriesCounter({ name: 'arbor_aigw_cache_hits_total', help: 'Calls answered from the response cache, without an upstream.', labelNames: ['alias'], registers });

@@ -31,6 +31,13 @@ export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsOptional() @IsRedisUrl()
   AIGW_REDIS_URL?: string;
 
+  /**
+   * `<provider>=<url>,…`: every deployment of that provider goes to that address, whatever its
+   * api_base says — for tests and dry runs of a LiteLLM config against tools/fake-providers.
+   */
+  @IsOptional() @IsNonEmpty()
+  AIGW_API_BASE_OVERRIDES?: string;
+
   /** How long a stored response of the Responses API is kept (then pruned in the background). */
   @IsDuration()
   AIGW_RESPONSES_RETENTION = '30d';

@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
-import { ConfigError, ConfigProblem } from '@arbor/config';
+import { ConfigError, ConfigProblem, parseYamlConfig, readYamlConfigFile, UnsetVariable } from '@arbor/config';
 import type { UpstreamDefinition, UpstreamSelection, UpstreamTransport, VirtualServerDefinition } from './server-registry';
 import {
   DEFAULT_MAX_CONCURRENCY,
@@ -29,13 +27,7 @@ const TRANSPORTS: UpstreamTransport[] = ['streamable-http', 'sse'];
 
 /** Reads and checks the file MCPGW_CONFIG names; throws ConfigError with one line per problem. */
 export function loadRegistryConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): RegistryConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError([{ variable: VARIABLE, message: `cannot read ${path}: ${(error as Error).message}` }]);
-  }
-  return parseRegistryConfig(text, env);
+  return checkRegistryConfig(readYamlConfigFile(path, { variable: VARIABLE, env }));
 }
 
 /**
@@ -43,16 +35,15 @@ export function loadRegistryConfigFile(path: string, env: NodeJS.ProcessEnv = pr
  * Whether a server's upstreams exist is checked when the file is synced (they may be API-made).
  */
 export function parseRegistryConfig(text: string, env: NodeJS.ProcessEnv = process.env): RegistryConfig {
+  return checkRegistryConfig(parseYamlConfig(text, { variable: VARIABLE, env }));
+}
+
+/** The document as @arbor/config's YAML reader gave it (`os.environ/NAME` already resolved). */
+function checkRegistryConfig(document: Record<string, unknown>): RegistryConfig {
   const problems: ConfigProblem[] = [];
   const problem = (path: string, message: string) => problems.push({ variable: VARIABLE, message: `${path}: ${message}` });
-  let document: unknown;
-  try {
-    document = parse(text);
-  } catch (error) {
-    throw new ConfigError([{ variable: VARIABLE, message: `not valid YAML: ${(error as Error).message.split('\n')[0]}` }]);
-  }
-  const read = new Reader(problem, env);
-  const root = read.object(document ?? {}, '(top level)', TOP_KEYS) ?? {};
+  const read = new Reader(problem);
+  const root = read.object(document, '(top level)', TOP_KEYS) ?? {};
 
   const upstreams: UpstreamDefinition[] = [];
   read.list(root['upstreams'], 'upstreams').forEach((raw, index) => {
@@ -110,10 +101,7 @@ export function parseRegistryConfig(text: string, env: NodeJS.ProcessEnv = proce
 
 /** Typed reads of YAML values that record a problem instead of throwing, so all problems are listed. */
 class Reader {
-  constructor(
-    private readonly problem: (path: string, message: string) => void,
-    private readonly env: NodeJS.ProcessEnv,
-  ) {}
+  constructor(private readonly problem: (path: string, message: string) => void) {}
 
   object(value: unknown, path: string, allowedKeys: string[]): Record<string, unknown> | undefined {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -135,6 +123,10 @@ class Reader {
   }
 
   string(value: unknown, path: string, required = false): string | undefined {
+    if (value instanceof UnsetVariable) {
+      this.problem(path, value.message);
+      return undefined;
+    }
     if (value === undefined || value === null) {
       if (required) this.problem(path, 'is required');
       return undefined;
@@ -164,14 +156,8 @@ class Reader {
 
   /** May be `os.environ/NAME`, like the AI gateway's api_base: one file serves several environments. */
   url(value: unknown, path: string): string | undefined {
-    const raw = this.string(value, path, true);
-    if (raw === undefined) return undefined;
-    const variable = /^os\.environ\/(.+)$/.exec(raw)?.[1];
-    const text = variable === undefined ? raw : this.env[variable];
-    if (text === undefined || text === '') {
-      this.problem(path, `names the environment variable ${variable}, which is not set`);
-      return undefined;
-    }
+    const text = this.string(value, path, true);
+    if (text === undefined) return undefined;
     let url: URL | undefined;
     try {
       url = new URL(text);
@@ -199,11 +185,9 @@ class Reader {
     }
     const headers: Record<string, string> = {};
     let ok = true;
-    for (const [name, raw] of Object.entries(value as Record<string, unknown>)) {
-      const variable = typeof raw === 'string' ? /^os\.environ\/(.+)$/.exec(raw)?.[1] : undefined;
-      const resolved = variable === undefined ? raw : this.env[variable];
-      if (variable !== undefined && (resolved === undefined || resolved === '')) {
-        this.problem(`${path}.${name}`, `names the environment variable ${variable}, which is not set`);
+    for (const [name, resolved] of Object.entries(value as Record<string, unknown>)) {
+      if (resolved instanceof UnsetVariable) {
+        this.problem(`${path}.${name}`, resolved.message);
         ok = false;
         continue;
       }

@@ -31,9 +31,10 @@ function openAiCodec(name: string, operation: ProviderOperation, description: st
       upstreamBody['stream_options'] = { ...options, include_usage: true };
     },
     usageOfAnswer: usageOfJsonAnswer,
-    streamTap: (body, settings) => {
+    streamTap: (body, settings, _keepsFinal, costOf) => {
       const options = body['stream_options'] as { include_usage?: unknown } | undefined;
-      return new StreamUsageTap(options?.include_usage === true || settings.alwaysIncludeStreamUsage);
+      // LiteLLM's include_cost_in_streaming_usage: the call's cost as `usage.cost` in the usage chunk.
+      return new StreamUsageTap(options?.include_usage === true || settings.alwaysIncludeStreamUsage, settings.litellm?.includeCostInStreamingUsage ? costOf : undefined);
     },
     estimateUsage: (body, streamed) => (streamed ? estimateStreamedUsage(body, streamed) : estimatePromptUsage(body)),
     renderError: renderOpenAiError,

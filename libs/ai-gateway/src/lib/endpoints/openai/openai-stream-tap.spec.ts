@@ -23,6 +23,16 @@ describe('usage in streamed answers', () => {
     expect(tap.usage?.promptTokens).toBe(7);
   });
 
+  it('adds the call\'s cost to the usage chunk with include_cost_in_streaming_usage, every other byte as it came', () => {
+    const tap = new StreamUsageTap(true, (usage) => usage.promptTokens * 0.000001 + usage.completionTokens * 0.000002);
+    const out = run(tap, [chunk('Hel'), chunk('lo'), usageChunk, done]);
+    expect(out).toBe(
+      chunk('Hel') + chunk('lo') +
+        'data: {"id":"c1","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":5,"total_tokens":12,"prompt_tokens_details":{"cached_tokens":2},"cost":0.000017}}\n\n' + done,
+    );
+    expect(run(new StreamUsageTap(false, () => 1), [chunk('Hi'), usageChunk, done])).not.toContain('cost');
+  });
+
   it('holds back only the incomplete part of an event split across reads, even inside a character', () => {
     const tap = new StreamUsageTap(true);
     const whole = Buffer.from(chunk('héllo') + usageChunk);

@@ -17,7 +17,11 @@ export class StreamUsageTap implements StreamTap {
   private learned: CallUsage | undefined;
   private upstreamError: ProviderError | undefined;
 
-  constructor(private readonly keepUsage: boolean) {}
+  constructor(
+    private readonly keepUsage: boolean,
+    /** With include_cost_in_streaming_usage: prices the usage, which the usage chunk then carries as `usage.cost`. */
+    private readonly costOf?: (usage: CallUsage) => number,
+  ) {}
 
   /** The usage the stream reported, if it did. */
   get usage(): CallUsage | undefined {
@@ -62,7 +66,9 @@ export class StreamUsageTap implements StreamTap {
     const start = eventStartBefore(nullsRemoved, at);
     let out = nullsRemoved.slice(0, start);
     for (const event of splitEvents(nullsRemoved.slice(start))) out += this.withUsageLearned(event);
-    return this.keepUsage ? events : out;
+    if (!this.keepUsage) return out;
+    // Usage asked for and its cost too: the events as they came, the usage chunk with `cost` added.
+    return this.costOf ? splitEvents(events).map((event) => (event.includes('"usage":{') ? this.withUsageLearned(event) : event)).join('') : events;
   }
 
   /** An event (without "usage":null) as the client gets it when it did not ask for usage; its usage learned. */
@@ -77,6 +83,10 @@ export class StreamUsageTap implements StreamTap {
     }
     const usage = usageFrom(chunk['usage']);
     if (usage) this.learned = usage;
+    if (this.keepUsage && usage && this.costOf) {
+      chunk['usage'] = { ...(chunk['usage'] as Record<string, unknown>), cost: Math.round(this.costOf(usage) * 1e12) / 1e12 };
+      return `data: ${JSON.stringify(chunk)}${event.slice(event.search(/\r?\n\r?\n$/))}`;
+    }
     if (this.keepUsage || !usage) return event;
     // The usage-only chunk the client did not ask for goes; usage on a content chunk is cut out.
     if (Array.isArray(chunk['choices']) && chunk['choices'].length === 0) return '';

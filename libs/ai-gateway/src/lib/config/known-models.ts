@@ -1,0 +1,65 @@
+import { providerAdapterFor, providerAdapters } from '@arbor/provider-adapters';
+import { withoutDateSuffix } from '../pricing/model-prices';
+
+// LiteLLM's own order when a name is known to several providers (get_llm_provider): first-party first.
+const LITELLM_ORDER = ['openai', 'anthropic', 'cohere', 'openrouter', 'vertex_ai', 'bedrock'];
+
+// LiteLLM's `litellm_provider` values that name one of this gateway's providers under another name.
+const LITELLM_PROVIDER_NAMES: Readonly<Record<string, string>> = {
+  'text-completion-openai': 'openai',
+  anthropic_text: 'anthropic',
+  cohere_chat: 'cohere',
+  bedrock_converse: 'bedrock',
+  'azure_text': 'azure',
+};
+
+/** A LiteLLM `litellm_provider` (`vertex_ai-language-models`, `cohere_chat`, …) as the provider folder serving it. */
+function servedProvider(litellmProvider: string): string | undefined {
+  const name = LITELLM_PROVIDER_NAMES[litellmProvider] ?? (litellmProvider.startsWith('vertex_ai') ? 'vertex_ai' : litellmProvider);
+  return providerAdapterFor(name) ? name : undefined;
+}
+
+/**
+ * The model names the gateway knows and their providers, as LiteLLM's model map gives them: a
+ * `model:` without a provider prefix (`gpt-5-mini`) resolves by it, and a wildcard alias lists
+ * its provider's models from it. Built from every provider folder's price list and, when given,
+ * AIGW_PRICE_MAP's `litellm_provider` fields (which win, as LiteLLM reads only its map).
+ */
+export class KnownModels {
+  private readonly providerByModel = new Map<string, string>();
+  private readonly modelsByProvider = new Map<string, string[]>();
+
+  constructor(priceMapProviders: ReadonlyMap<string, string> = new Map()) {
+    for (const [key, litellmProvider] of priceMapProviders) {
+      const provider = servedProvider(litellmProvider);
+      if (!provider) continue;
+      // `openrouter/mistralai/mistral-7b-instruct` is known by its name after the provider too, as LiteLLM does.
+      const name = key.startsWith(`${provider}/`) ? key.slice(provider.length + 1) : key;
+      this.add(name, provider);
+    }
+    const adapters = providerAdapters().sort((a, b) => rank(a.provider) - rank(b.provider));
+    for (const adapter of adapters) for (const model of adapter.prices.keys()) this.add(model, adapter.provider);
+  }
+
+  /** The provider serving a model name without prefix, as LiteLLM resolves it; undefined when nothing knows it. */
+  providerOf(model: string): string | undefined {
+    return this.providerByModel.get(model) ?? this.providerByModel.get(withoutDateSuffix(model));
+  }
+
+  /** The provider's known model names (what `/v1/models` lists for its wildcard alias). */
+  modelsOf(provider: string): readonly string[] {
+    return this.modelsByProvider.get(provider) ?? [];
+  }
+
+  private add(model: string, provider: string): void {
+    if (!this.providerByModel.has(model)) this.providerByModel.set(model, provider);
+    const models = this.modelsByProvider.get(provider) ?? [];
+    if (!models.includes(model)) models.push(model);
+    this.modelsByProvider.set(provider, models);
+  }
+}
+
+function rank(provider: string): number {
+  const index = LITELLM_ORDER.indexOf(provider);
+  return index === -1 ? LITELLM_ORDER.length : index;
+}

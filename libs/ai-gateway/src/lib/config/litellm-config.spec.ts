@@ -1,0 +1,163 @@
+// A LiteLLM user's config.yaml as LiteLLM reads it: the rules of README's "Coming from LiteLLM".
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError } from '@arbor/config';
+import { parseGatewayConfig } from './gateway-config';
+import { KnownModels } from './known-models';
+import { SETTING_RULES } from './litellm-settings';
+
+const problemsOf = (text: string, env: NodeJS.ProcessEnv = {}): string[] => {
+  try {
+    parseGatewayConfig(text, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.lines();
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('AIGW_CONFIG read as LiteLLM reads it', () => {
+  it('resolves a model without provider prefix by the known-model map, saying so, and reads YAML 1.1 numbers and rpm/tpm beside litellm_params', () => {
+    const config = parseGatewayConfig(`
+model_list:
+  - model_name: gpt-3.5-turbo
+    litellm_params:
+      model: gpt-5-mini
+      tpm: 80_000
+  - model_name: claude
+    litellm_params: { model: claude-sonnet-4-5-20250929 }
+    tpm: 20000
+    rpm: 3
+`);
+    expect(config.deployments.map(({ alias, provider, model, rpm, tpm }) => ({ alias, provider, model, rpm, tpm }))).toEqual([
+      { alias: 'gpt-3.5-turbo', provider: 'openai', model: 'gpt-5-mini', rpm: undefined, tpm: 80000 },
+      { alias: 'claude', provider: 'anthropic', model: 'claude-sonnet-4-5-20250929', rpm: 3, tpm: 20000 },
+    ]);
+    expect(config.notices).toEqual([
+      'model_list[0] (gpt-3.5-turbo): model "gpt-5-mini" resolved to openai/gpt-5-mini (a known model)',
+      'model_list[1] (claude): model "claude-sonnet-4-5-20250929" resolved to anthropic/claude-sonnet-4-5-20250929 (a known model)',
+    ]);
+  });
+
+  it('resolves by AIGW_PRICE_MAP\'s litellm_provider too, as LiteLLM resolves by its model map (openrouter names included)', () => {
+    const known = new KnownModels(new Map([['openrouter/mistralai/mistral-7b-instruct', 'openrouter'], ['my-house-model', 'text-completion-openai']]));
+    const config = parseGatewayConfig('model_list:\n  - model_name: m\n    litellm_params: { model: mistralai/mistral-7b-instruct }\n  - model_name: h\n    litellm_params: { model: my-house-model }\n', {}, known);
+    expect(config.deployments.map((d) => `${d.provider}/${d.model}`)).toEqual(['openrouter/mistralai/mistral-7b-instruct', 'openai/my-house-model']);
+  });
+
+  it('reads timeout, stream_timeout, max_retries, organization and default request parameters wherever LiteLLM takes them', () => {
+    const [deployment] = parseGatewayConfig(`
+model_list:
+  - model_name: tuned
+    litellm_params:
+      model: openai/gpt-4o
+      organization: org-acme
+      timeout: 5
+      stream_timeout: 0.5
+      max_retries: 4
+      temperature: 0.1
+      max_tokens: 20
+      input_cost_per_token: 0.000001
+    model_info: { mode: chat, base_model: gpt-4o }
+`).deployments;
+    expect(deployment).toMatchObject({
+      timeoutMs: 5000, streamTimeoutMs: 500, maxRetries: 4, params: { organization: 'org-acme' },
+      defaults: { temperature: 0.1, max_tokens: 20 },
+      modelInfo: { mode: 'chat', base_model: 'gpt-4o', input_cost_per_token: 0.000001 },
+    });
+  });
+
+  it('reads wildcard aliases: a provider\'s every model under its own name, and a catch-all', () => {
+    const config = parseGatewayConfig(`
+model_list:
+  - model_name: anthropic/*
+    litellm_params: { model: anthropic/*, api_key: k }
+  - model_name: "*"
+    litellm_params: { model: "*" }
+`);
+    expect(config.deployments.map(({ alias, provider, model, wildcard }) => ({ alias, provider, model, template: wildcard?.template }))).toEqual([
+      { alias: 'anthropic/*', provider: 'anthropic', model: '*', template: 'anthropic/*' },
+      { alias: '*', provider: '', model: '*', template: '*' },
+    ]);
+    expect(problemsOf('model_list:\n  - model_name: plain\n    litellm_params: { model: anthropic/* }\n')).toEqual([
+      'AIGW_CONFIG: model_list[0].litellm_params.model: "anthropic/*" has a * but model_name "plain" has none to fill it',
+    ]);
+  });
+
+  it('sorts settings into served, warned (logged at start) and refused (one line with the reason), and suggests the key a typo meant', () => {
+    const config = parseGatewayConfig(`
+model_list: []
+litellm_settings:
+  cache: true
+  cache_params: { type: redis, host: os.environ/TEST_REDIS_HOST, port: 6379, ttl: 600, namespace: team-a, supported_call_types: [acompletion] }
+  include_cost_in_streaming_usage: true
+  callbacks: ["otel"]
+  success_callback: ["prometheus"]
+general_settings:
+  use_redis_transaction_buffer: true
+`, { TEST_REDIS_HOST: 'redis.internal' });
+    expect(config.litellm.cache).toMatchObject({ type: 'redis', redis: { host: 'redis.internal', port: 6379 }, ttlSeconds: 600, namespace: 'team-a', operations: new Set(['chat']) });
+    expect(config.litellm.includeCostInStreamingUsage).toBe(true);
+    expect(config.warnings).toEqual([
+      expect.stringMatching(/^litellm_settings\.callbacks is accepted and ignored: logging integrations: metrics are always served at \/metrics, traces with OTEL_EXPORTER_OTLP_ENDPOINT/),
+      expect.stringMatching(/^litellm_settings\.success_callback is accepted and ignored/),
+      'general_settings.use_redis_transaction_buffer is accepted and ignored: spend is written behind anyway (at most every second)',
+    ]);
+    expect(parseGatewayConfig('litellm_settings: { cache: True }', {}).litellm.cache).toMatchObject({ type: 'local' });
+    expect(parseGatewayConfig('litellm_settings: { cache: false, cache_params: { type: redis } }').litellm.cache).toBeUndefined();
+
+    expect(problemsOf(`
+general_settings:
+  custom_auth: custom_auth_basic.user_api_key_auth
+litellm_settings:
+  callbacks: [custom_callbacks.proxy_handler_instance]
+  guardrails: []
+  cache_parms: { type: local }
+`)).toEqual([
+      'AIGW_CONFIG: litellm_settings.guardrails: refused: guardrails are not served yet, and calls would pass unchecked',
+      'AIGW_CONFIG: litellm_settings.cache_parms: unknown key (did you mean cache_params?)',
+      'AIGW_CONFIG: general_settings.custom_auth: refused: a Python hook the gateway cannot run; serving without it would let in callers it refuses',
+      'AIGW_CONFIG: litellm_settings.callbacks: refused: "custom_callbacks.proxy_handler_instance" is a Python callback the gateway cannot run, and it may check or change calls',
+    ]);
+  });
+
+  it('reads pass_through_endpoints, header values from the environment, never quoting one in a problem', () => {
+    const config = parseGatewayConfig(`
+general_settings:
+  pass_through_endpoints:
+    - path: "/azure-config-passthrough"
+      target: os.environ/TEST_TARGET
+      include_subpath: true
+      headers: { Authorization: os.environ/TEST_TARGET_KEY, x-team: platform }
+`, { TEST_TARGET: 'http://127.0.0.1:9/azure', TEST_TARGET_KEY: 'Bearer s3cret' });
+    expect(config.litellm.passThroughEndpoints).toEqual([
+      { path: '/azure-config-passthrough', target: 'http://127.0.0.1:9/azure', headers: { authorization: 'Bearer s3cret', 'x-team': 'platform' }, includeSubpath: true, forwardHeaders: false, costPerRequest: 0 },
+    ]);
+    const lines = problemsOf('general_settings:\n  pass_through_endpoints:\n    - { path: nope, target: "ftp://x", headers: { Authorization: os.environ/UNSET_KEY }, include_subpaths: true }\n');
+    expect(lines).toEqual([
+      'AIGW_CONFIG: general_settings.pass_through_endpoints[0].include_subpaths: unknown key (did you mean include_subpath?)',
+      'AIGW_CONFIG: general_settings.pass_through_endpoints[0].path: must be a URL path starting with /, got "nope"',
+      'AIGW_CONFIG: general_settings.pass_through_endpoints[0].target: must be an http(s) URL',
+      'AIGW_CONFIG: general_settings.pass_through_endpoints[0].headers.Authorization: names the environment variable UNSET_KEY, which is not set',
+    ]);
+  });
+
+  it('applies environment_variables before os.environ/ references are read', () => {
+    const env: NodeJS.ProcessEnv = {};
+    const config = parseGatewayConfig('environment_variables: { TEST_KEY_FROM_FILE: sk-file }\nmodel_list:\n  - model_name: a\n    litellm_params: { model: openai/gpt-4o, api_key: os.environ/TEST_KEY_FROM_FILE }\n', env);
+    expect(config.deployments[0]?.apiKey).toBe('sk-file');
+    expect(env['TEST_KEY_FROM_FILE']).toBe('sk-file');
+  });
+
+  it('has one rule per key, each with its reason, and a README row saying its kind', () => {
+    const keys = SETTING_RULES.map((rule) => `${rule.section}.${rule.key}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(SETTING_RULES.every((rule) => rule.why.length > 0)).toBe(true);
+    const rows = readFileSync(path.resolve(__dirname, '../../../../../README.md'), 'utf8').split('\n').filter((line) => line.startsWith('| `') || line.startsWith('| top-level'));
+    const structural = ['model_list', 'router_settings', 'litellm_settings', 'general_settings'];
+    const undocumented = SETTING_RULES.filter((rule) => !(rule.section === '(top level)' && structural.includes(rule.key))).filter(
+      (rule) => !rows.some((row) => (row.includes(`\`${rule.section}.${rule.key}\``) || row.includes(`\`${rule.key}\``)) && row.includes(`| ${rule.kind} |`)),
+    );
+    expect(undocumented.map((rule) => `${rule.section}.${rule.key} (${rule.kind})`)).toEqual([]);
+  });
+});

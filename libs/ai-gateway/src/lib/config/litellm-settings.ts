@@ -1,0 +1,267 @@
+import { ConfigProblem, unknownKeyMessage, UnsetVariable } from '@arbor/config';
+import { readResponseCacheSettings, type ResponseCacheSettings } from '../response-cache/response-cache.settings';
+
+/**
+ * What the gateway does with a key of LiteLLM's `litellm_settings` / `general_settings` (and the
+ * top level): **served** (read and honoured), **warned** (accepted with a start-up warning: it
+ * changes nothing a client gets or pays here) or **refused** (stops the start: ignoring it would
+ * weaken security or accounting). A key in none of them is a misspelling until proven otherwise:
+ * an error with the nearest known key. README's "Coming from LiteLLM" has a line for each.
+ */
+export type SettingKind = 'served' | 'warned' | 'refused';
+
+export interface SettingRule {
+  section: 'litellm_settings' | 'general_settings' | '(top level)';
+  key: string;
+  kind: SettingKind;
+  /** Served: what it does here. Warned: why it changes nothing. Refused: why it cannot be ignored. */
+  why: string;
+}
+
+/** Callback names of LiteLLM's logging integrations: they observe calls, they never change or refuse one. */
+const LOGGING_INTEGRATIONS = ['prometheus', 'otel', 'langfuse', 'langsmith', 'datadog', 'lunary', 'helicone', 's3', 'gcs_bucket', 'azure_storage', 'sentry', 'slack', 'arize', 'braintrust', 'mlflow', 'opik', 'posthog', 'dynamodb', 'athina', 'wandb', 'logfire', 'greenscale', 'openmeter', 'galileo', 'humanloop', 'generic_api', 'supabase', 'traceloop'];
+
+export const SETTING_RULES: readonly SettingRule[] = [
+  // litellm_settings
+  { section: 'litellm_settings', key: 'drop_params', kind: 'served', why: 'parameters a provider does not take are removed instead of refused' },
+  { section: 'litellm_settings', key: 'cache', kind: 'served', why: 'the response cache (with cache_params)' },
+  { section: 'litellm_settings', key: 'cache_params', kind: 'served', why: 'the response cache\'s store, TTL, namespace and call types' },
+  { section: 'litellm_settings', key: 'include_cost_in_streaming_usage', kind: 'served', why: 'the call\'s cost in the streamed usage chunk' },
+  { section: 'litellm_settings', key: 'num_retries', kind: 'served', why: 'retries within an alias, when router_settings.num_retries is not set' },
+  { section: 'litellm_settings', key: 'request_timeout', kind: 'served', why: 'upstream timeout in seconds, when router_settings.timeout is not set' },
+  { section: 'litellm_settings', key: 'callbacks', kind: 'warned', why: 'logging integrations: metrics are always served at /metrics, traces with OTEL_EXPORTER_OTLP_ENDPOINT; a Python callback (module.name) is refused' },
+  { section: 'litellm_settings', key: 'success_callback', kind: 'warned', why: 'as callbacks' },
+  { section: 'litellm_settings', key: 'failure_callback', kind: 'warned', why: 'as callbacks' },
+  { section: 'litellm_settings', key: 'service_callback', kind: 'warned', why: 'as callbacks' },
+  { section: 'litellm_settings', key: 'set_verbose', kind: 'warned', why: 'logging is set with AIGW_LOG' },
+  { section: 'litellm_settings', key: 'json_logs', kind: 'warned', why: 'logs are JSON unless LOG_FORMAT=text' },
+  { section: 'litellm_settings', key: 'turn_off_message_logging', kind: 'warned', why: 'the gateway never logs prompts or answers' },
+  { section: 'litellm_settings', key: 'redact_user_api_key_info', kind: 'warned', why: 'keys are never logged' },
+  { section: 'litellm_settings', key: 'telemetry', kind: 'warned', why: 'the gateway sends no telemetry' },
+  { section: 'litellm_settings', key: 'ssl_verify', kind: 'warned', why: 'upstream TLS certificates are always verified (NODE_EXTRA_CA_CERTS adds a CA)' },
+  { section: 'litellm_settings', key: 'max_budget', kind: 'refused', why: 'a proxy-wide budget is not enforced here; set max_budget on the keys' },
+  { section: 'litellm_settings', key: 'guardrails', kind: 'refused', why: 'guardrails are not served yet, and calls would pass unchecked' },
+  // general_settings
+  { section: 'general_settings', key: 'master_key', kind: 'served', why: 'the master key (AIGW_MASTER_KEY wins)' },
+  { section: 'general_settings', key: 'always_include_stream_usage', kind: 'served', why: 'usage in every stream, asked for or not' },
+  { section: 'general_settings', key: 'pass_through_endpoints', kind: 'served', why: 'paths forwarded to a target, with the virtual key checked' },
+  { section: 'general_settings', key: 'use_redis_transaction_buffer', kind: 'warned', why: 'spend is written behind anyway (at most every second)' },
+  { section: 'general_settings', key: 'proxy_batch_write_at', kind: 'warned', why: 'spend is flushed every second' },
+  { section: 'general_settings', key: 'database_url', kind: 'warned', why: 'the database is AIGW_DATABASE_URL' },
+  { section: 'general_settings', key: 'database_connection_pool_limit', kind: 'warned', why: 'the pool is the service\'s own' },
+  { section: 'general_settings', key: 'store_model_in_db', kind: 'warned', why: 'models come from AIGW_CONFIG only' },
+  { section: 'general_settings', key: 'disable_spend_logs', kind: 'warned', why: 'spend is kept as daily totals, never per call' },
+  { section: 'general_settings', key: 'alerting', kind: 'warned', why: 'alert on /metrics instead' },
+  { section: 'general_settings', key: 'alerting_threshold', kind: 'warned', why: 'alert on /metrics instead' },
+  { section: 'general_settings', key: 'background_health_checks', kind: 'warned', why: 'deployments cool down on failures instead' },
+  { section: 'general_settings', key: 'health_check_interval', kind: 'warned', why: 'deployments cool down on failures instead' },
+  { section: 'general_settings', key: 'infer_model_from_keys', kind: 'warned', why: 'aliases come from model_list' },
+  { section: 'general_settings', key: 'custom_auth', kind: 'refused', why: 'a Python hook the gateway cannot run; serving without it would let in callers it refuses' },
+  { section: 'general_settings', key: 'enforce_user_param', kind: 'refused', why: 'requiring `user` on every call is not served, and calls without it would pass' },
+  { section: 'general_settings', key: 'max_parallel_requests', kind: 'refused', why: 'a proxy-wide limit is not enforced here; set max_parallel_requests on the keys' },
+  { section: 'general_settings', key: 'global_max_parallel_requests', kind: 'refused', why: 'a proxy-wide limit is not enforced here; set max_parallel_requests on the keys' },
+  // top level
+  { section: '(top level)', key: 'model_list', kind: 'served', why: 'aliases and their deployments' },
+  { section: '(top level)', key: 'router_settings', kind: 'served', why: 'retries, fallbacks, cooldowns, routing strategy' },
+  { section: '(top level)', key: 'litellm_settings', kind: 'served', why: 'as listed here' },
+  { section: '(top level)', key: 'general_settings', kind: 'served', why: 'as listed here' },
+  { section: '(top level)', key: 'environment_variables', kind: 'served', why: 'set in the environment before the rest of the file is read' },
+  { section: '(top level)', key: 'guardrails', kind: 'refused', why: 'guardrails are not served yet, and calls would pass unchecked' },
+  { section: '(top level)', key: 'mcp_servers', kind: 'refused', why: 'MCP servers are the MCP gateway\'s (MCPGW_CONFIG); tools would silently vanish here' },
+];
+
+/** `general_settings.pass_through_endpoints[]`. */
+export interface PassThroughEndpoint {
+  /** Where the gateway serves it (`/azure-config-passthrough`). */
+  path: string;
+  /** Where it forwards to. */
+  target: string;
+  /** Headers added to the forwarded request (lower-case names; values may have come from `os.environ/`). */
+  headers: Readonly<Record<string, string>>;
+  /** Whether `path/anything` forwards to `target/anything` (else only `path` itself is served). */
+  includeSubpath: boolean;
+  /** Whether the client's own headers go along (the key's `authorization` / `x-api-key` never do). */
+  forwardHeaders: boolean;
+  /** USD added to the key's spend for each call. */
+  costPerRequest: number;
+}
+
+/** The served settings of `litellm_settings` and `general_settings`, typed; what the rest of the gateway reads. */
+export interface LiteLLMSettings {
+  dropParams: boolean;
+  /** The response cache (`cache` with `cache_params` and LiteLLM's REDIS_* variables); undefined when `cache` is off. */
+  cache?: ResponseCacheSettings;
+  includeCostInStreamingUsage: boolean;
+  masterKey?: string;
+  alwaysIncludeStreamUsage: boolean;
+  passThroughEndpoints: readonly PassThroughEndpoint[];
+  /** litellm_settings.num_retries / request_timeout (seconds), for router_settings that do not say. */
+  numRetries?: number;
+  requestTimeoutS?: number;
+}
+
+export const DEFAULT_LITELLM_SETTINGS: LiteLLMSettings = { dropParams: false, includeCostInStreamingUsage: false, alwaysIncludeStreamUsage: false, passThroughEndpoints: [] };
+
+export interface SettingsReading {
+  settings: LiteLLMSettings;
+  problems: ConfigProblem[];
+  /** One line each, logged at start: the warned keys that were set, and why they change nothing. */
+  warnings: string[];
+}
+
+const VARIABLE = 'AIGW_CONFIG';
+const PASS_THROUGH_KEYS = ['path', 'target', 'headers', 'include_subpath', 'forward_headers', 'auth', 'cost_per_request'];
+
+/** Sorts the keys of the top level and both settings sections by SETTING_RULES, and reads the served ones. */
+export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): SettingsReading {
+  const problems: ConfigProblem[] = [];
+  const warnings: string[] = [];
+  const problem = (at: string, message: string) => problems.push({ variable: VARIABLE, message: `${at}: ${message}` });
+
+  sortKeys('(top level)', root, problem, warnings);
+  const litellm = section(root, 'litellm_settings', problem);
+  const general = section(root, 'general_settings', problem);
+  sortKeys('litellm_settings', litellm, problem, warnings);
+  sortKeys('general_settings', general, problem, warnings);
+  for (const key of ['callbacks', 'success_callback', 'failure_callback', 'service_callback']) {
+    for (const hook of pythonCallbacks(litellm[key])) problem(`litellm_settings.${key}`, `refused: "${hook}" is a Python callback the gateway cannot run, and it may check or change calls`);
+  }
+
+  const read = new SettingReader(problem);
+  const { settings: cache, problems: cacheProblems } = readResponseCacheSettings(litellm, env);
+  for (const { path, message } of cacheProblems) problem(path, message);
+  const masterKey = read.string(general['master_key'], 'general_settings.master_key');
+  const numRetries = read.count(litellm['num_retries'], 'litellm_settings.num_retries');
+  const requestTimeoutS = read.positive(litellm['request_timeout'], 'litellm_settings.request_timeout');
+  const settings: LiteLLMSettings = {
+    dropParams: read.boolean(litellm['drop_params'], 'litellm_settings.drop_params') ?? false,
+    ...(cache ? { cache } : {}),
+    includeCostInStreamingUsage: read.boolean(litellm['include_cost_in_streaming_usage'], 'litellm_settings.include_cost_in_streaming_usage') ?? false,
+    ...(masterKey !== undefined ? { masterKey } : {}),
+    alwaysIncludeStreamUsage: read.boolean(general['always_include_stream_usage'], 'general_settings.always_include_stream_usage') ?? false,
+    passThroughEndpoints: read.passThroughEndpoints(general['pass_through_endpoints'], 'general_settings.pass_through_endpoints'),
+    ...(numRetries !== undefined ? { numRetries } : {}),
+    ...(requestTimeoutS !== undefined ? { requestTimeoutS } : {}),
+  };
+  return { settings, problems, warnings };
+}
+
+function section(root: Record<string, unknown>, name: string, problem: (at: string, message: string) => void): Record<string, unknown> {
+  const value = root[name];
+  if (value === undefined || value === null) return {};
+  if (typeof value === 'object' && !Array.isArray(value) && !(value instanceof UnsetVariable)) return value as Record<string, unknown>;
+  problem(name, 'must be a mapping');
+  return {};
+}
+
+function sortKeys(name: SettingRule['section'], values: Record<string, unknown>, problem: (at: string, message: string) => void, warnings: string[]): void {
+  const rules = SETTING_RULES.filter((rule) => rule.section === name);
+  for (const key of Object.keys(values)) {
+    const at = name === '(top level)' ? key : `${name}.${key}`;
+    const rule = rules.find((candidate) => candidate.key === key);
+    if (!rule) problem(at, unknownKeyMessage(key, rules.map((candidate) => candidate.key)));
+    else if (rule.kind === 'refused') problem(at, `refused: ${rule.why}`);
+    else if (rule.kind === 'warned' && values[key] !== null && values[key] !== false) warnings.push(`${at} is accepted and ignored: ${rule.why}`);
+  }
+}
+
+/** Callback entries naming Python objects (`custom_callbacks.proxy_handler_instance`) rather than a logging integration. */
+function pythonCallbacks(value: unknown): string[] {
+  const entries = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+  return entries.filter((entry): entry is string => typeof entry === 'string' && !LOGGING_INTEGRATIONS.includes(entry) && entry.includes('.'));
+}
+
+/** Typed reads that record a problem instead of throwing, so that every problem is listed. */
+class SettingReader {
+  constructor(private readonly problem: (at: string, message: string) => void) {}
+
+  boolean(value: unknown, at: string): boolean | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'boolean') return value;
+    this.problem(at, value instanceof UnsetVariable ? value.message : 'must be true or false');
+    return undefined;
+  }
+
+  string(value: unknown, at: string): string | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (value instanceof UnsetVariable) this.problem(at, value.message);
+    else if (typeof value !== 'string' || value === '') this.problem(at, 'must be a non-empty string');
+    else return value;
+    return undefined;
+  }
+
+  number(value: unknown, at: string): number | undefined {
+    if (value === undefined || value === null) return undefined;
+    const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+    if (typeof number === 'number' && Number.isFinite(number)) return number;
+    this.problem(at, value instanceof UnsetVariable ? value.message : 'must be a number');
+    return undefined;
+  }
+
+  positive(value: unknown, at: string): number | undefined {
+    const number = this.number(value, at);
+    if (number !== undefined && number <= 0) this.problem(at, 'must be greater than 0');
+    else return number;
+    return undefined;
+  }
+
+  count(value: unknown, at: string): number | undefined {
+    const number = this.number(value, at);
+    if (number !== undefined && (!Number.isInteger(number) || number < 0)) this.problem(at, 'must be a whole number, 0 or more');
+    else return number;
+    return undefined;
+  }
+
+  passThroughEndpoints(value: unknown, at: string): PassThroughEndpoint[] {
+    if (value === undefined || value === null) return [];
+    if (!Array.isArray(value)) {
+      this.problem(at, 'must be a list of {path, target, headers, include_subpath}');
+      return [];
+    }
+    const endpoints: PassThroughEndpoint[] = [];
+    value.forEach((raw: unknown, index: number) => {
+      const here = `${at}[${index}]`;
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        this.problem(here, 'must be a mapping');
+        return;
+      }
+      const entry = raw as Record<string, unknown>;
+      for (const key of Object.keys(entry)) if (!PASS_THROUGH_KEYS.includes(key)) this.problem(`${here}.${key}`, unknownKeyMessage(key, PASS_THROUGH_KEYS));
+      const path = this.string(entry['path'], `${here}.path`);
+      if (entry['path'] === undefined) this.problem(`${here}.path`, 'is required');
+      else if (path !== undefined && !/^\/[^?#\s]*$/.test(path)) this.problem(`${here}.path`, `must be a URL path starting with /, got "${path}"`);
+      const target = this.string(entry['target'], `${here}.target`);
+      if (entry['target'] === undefined) this.problem(`${here}.target`, 'is required');
+      else if (target !== undefined && !isHttpUrl(target)) this.problem(`${here}.target`, 'must be an http(s) URL');
+      const headers: Record<string, string> = {};
+      const rawHeaders = entry['headers'];
+      if (rawHeaders !== undefined && rawHeaders !== null) {
+        if (typeof rawHeaders !== 'object' || Array.isArray(rawHeaders)) this.problem(`${here}.headers`, 'must be a mapping of header names to values');
+        else {
+          for (const [name, headerValue] of Object.entries(rawHeaders as Record<string, unknown>)) {
+            // A problem names the header, never its value (it is usually a secret).
+            const text = typeof headerValue === 'number' ? String(headerValue) : this.string(headerValue, `${here}.headers.${name}`);
+            if (text !== undefined) headers[name.toLowerCase()] = text;
+          }
+        }
+      }
+      const includeSubpath = this.boolean(entry['include_subpath'], `${here}.include_subpath`) ?? false;
+      const forwardHeaders = this.boolean(entry['forward_headers'], `${here}.forward_headers`) ?? false;
+      this.boolean(entry['auth'], `${here}.auth`);
+      const costPerRequest = this.number(entry['cost_per_request'], `${here}.cost_per_request`) ?? 0;
+      if (path === undefined || target === undefined) return;
+      if (endpoints.some((other) => other.path === path)) this.problem(`${here}.path`, `"${path}" is used by an earlier endpoint`);
+      endpoints.push({ path: path.length > 1 ? path.replace(/\/+$/, '') : path, target, headers, includeSubpath, forwardHeaders, costPerRequest });
+    });
+    return endpoints;
+  }
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
