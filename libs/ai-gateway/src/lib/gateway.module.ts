@@ -32,6 +32,7 @@ import { GatewayDashboard } from './dashboard/gateway-dashboard';
 import { ControlPlaneProjects } from './projects/control-plane-projects';
 import { AiGatewayProjectSync } from './projects/project-sync';
 import { loadPriceMap, ModelPrices } from './pricing/model-prices';
+import { UnknownPaths } from './unknown-paths';
 
 export interface GatewayOptions {
   /** AIGW_CONFIG: the LiteLLM-shaped YAML file; none means no aliases. */
@@ -112,6 +113,7 @@ export class GatewayModule {
         GatewayDashboard,
         ControlPlaneProjects,
         AiGatewayProjectSync,
+        UnknownPaths,
       ],
       exports: [GatewayDashboard],
     };

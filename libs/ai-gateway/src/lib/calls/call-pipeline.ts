@@ -186,9 +186,9 @@ export class CallPipeline {
     }
     const asked = state.hooks?.bodyFor?.(deployment, native !== undefined) ?? body;
     const request = bridge ? bridge.request(asked, { provider: deployment.provider, dropParams: dropsParams(body, this.settings.dropParams) }) : asked;
-    // Fields outside a provider API's own known list are dropped whatever drop_params says.
+    // Fields outside the operation's list go on, are dropped or refused, as its adapter declares.
     const params = operation.paramsFor?.(deployment) ?? operation.params;
-    const upstreamBody = applyDropParams(request, params, deployment.provider, this.settings.dropParams, operation.unknownParams === 'dropped');
+    const upstreamBody = applyDropParams(request, params, deployment.provider, this.settings.dropParams, operation.unknownParams);
     // Always learn the usage of a stream, so that spend is right (the tap removes it again when
     // the client did not ask for it).
     via.prepare(upstreamBody, params, streamed);
@@ -226,6 +226,7 @@ export class CallPipeline {
     }
     const usage = state.codec.usageOfAnswer(bytes);
     const { cost, keySpend } = this.finish(state, usage ?? NO_USAGE);
+    if (usage && state.codec.withCost) bytes = state.codec.withCost(bytes, roundedUsd(cost));
     if (state.hooks?.answered && state.progress.deployment) await state.hooks.answered(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, state.progress.deployment, state.native === true);
     const { headers } = state;
     upstreamHeaders(headers, answer.headers);
@@ -286,6 +287,7 @@ export class CallPipeline {
     const { cost, keySpend } = this.finish(state, tap.usage ?? NO_USAGE, failure, firstChunkAt);
     if (signal.aborted) return;
     if (!failure && tap.final && state.hooks?.answered && state.progress.deployment) await state.hooks.answered(tap.final, state.progress.deployment, state.native === true);
+    if (tap.release) last += tap.release(roundedUsd(cost));
     response.addTrailers({ 'x-arbor-response-cost': formatUsd(cost), ...(keySpend !== undefined ? { 'x-arbor-key-spend': formatUsd(keySpend) } : {}) });
     // The last events leave with the end of the answer: one write, not two.
     response.end(last === '' ? undefined : last);
@@ -365,6 +367,10 @@ function routingHeaders(state: CallState): void {
 }
 
 /** USD to the picodollar, without float noise (4.05e-6, not 4.0500000000000005e-6). */
+function roundedUsd(value: number): number {
+  return Math.round(value * 1e12) / 1e12;
+}
+
 function formatUsd(value: number): string {
-  return String(Math.round(value * 1e12) / 1e12);
+  return String(roundedUsd(value));
 }

@@ -1,5 +1,5 @@
 import type { ProviderError, ProviderOperation } from '@arbor/provider-adapters';
-import { usageOfJsonAnswer } from '../../calls/usage';
+import { usageOfJsonAnswer, withUsageCost } from '../../calls/usage';
 import { familyAError } from '../../gateway-errors';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
 import type { EndpointCodec, RenderedError } from '../endpoint-codec';
@@ -31,6 +31,9 @@ function openAiCodec(name: string, operation: ProviderOperation, description: st
       upstreamBody['stream_options'] = { ...options, include_usage: true };
     },
     usageOfAnswer: usageOfJsonAnswer,
+    // OpenRouter's clients read a call's cost from `usage.cost`; the headers carry it too. Not on
+    // embeddings, whose answers run to megabytes that would be copied for it.
+    ...(streams ? { withCost: withUsageCost } : {}),
     streamTap: (body, settings) => {
       const options = body['stream_options'] as { include_usage?: unknown } | undefined;
       return new StreamUsageTap(options?.include_usage === true || settings.alwaysIncludeStreamUsage);
