@@ -194,7 +194,7 @@ describe('npm start', () => {
       expect(output()).toMatch(/demo data: added .*AI gateway key of alpha/);
       demoKey = demoGatewayKey(output());
       const answers: Record<string, string | null | undefined> = {};
-      for (const alias of ['gpt-4o-mini', 'unavailable', 'claude-sonnet-4-5', 'gemini-2.5-flash', 'azure-gpt-4o']) {
+      for (const alias of ['gpt-4o-mini', 'unavailable', 'claude-sonnet-4-5', 'gemini-2.5-flash', 'azure-gpt-4o', 'bedrock-claude-sonnet-4-5', 'vertex-gemini-2.5-flash']) {
         answers[alias] = await demoChat(ports['ai'], demoKey, alias);
       }
       expect(answers).toEqual({
@@ -203,6 +203,8 @@ describe('npm start', () => {
         'claude-sonnet-4-5': 'fake answer from claude-sonnet-4-5',
         'gemini-2.5-flash': 'fake answer from gemini-2.5-flash',
         'azure-gpt-4o': 'fake answer from gpt-4o',
+        'bedrock-claude-sonnet-4-5': 'fake answer from anthropic.claude-sonnet-4-5-20250929-v1:0',
+        'vertex-gemini-2.5-flash': 'fake answer from gemini-2.5-flash',
       });
       // The same key with the Anthropic SDK: natively on Claude, bridged on GPT.
       expect(await demoMessage(ports['ai'], demoKey, 'claude-sonnet-4-5')).toBe('fake answer from claude-sonnet-4-5');
