@@ -341,11 +341,11 @@ describe('npm start', () => {
       expect(rows).toEqual([{ kept: true }]);
       // The same demo key, still working.
       expect(demoGatewayKey(output())).toBe(demoKey);
-      // The calls made just before Ctrl-C were written: 5 chat completions and 2 messages.
+      // The calls made just before Ctrl-C were written: 7 chat completions (Bedrock and Vertex among them) and 2 messages.
       const master = { authorization: 'Bearer sk-arbor-npm-start-test-master' };
       const { keys } = (await (await fetch(`http://127.0.0.1:${ports['ai']}/api/v1/keys?project=alpha`, { headers: master })).json()) as { keys: { id: string }[] };
       const spend = (await (await fetch(`http://127.0.0.1:${ports['ai']}/api/v1/keys/${keys[0]!.id}/spend`, { headers: master })).json()) as { totals: { requests: number } };
-      expect(spend.totals.requests).toBe(7);
+      expect(spend.totals.requests).toBe(9);
       expect(await demoChat(ports['ai'], demoKey, 'gpt-4o')).toBe('fake answer from gpt-4o');
     } finally {
       expect(await stop(child)).toBe(0);
