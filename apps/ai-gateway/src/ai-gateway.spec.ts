@@ -7,5 +7,6 @@ describeDatabaseBackedService({
   databaseVariable: 'AIGW_DATABASE_URL',
   listenVariable: 'AIGW_LISTEN_ADDR',
   logVariable: 'AIGW_LOG',
+  unknownRoute: '/api/v1/nowhere',
   start: (env) => startService(aiGatewayService, env),
 });

@@ -245,7 +245,7 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
     expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(expectedCost, 12);
     expect(data.usage).toEqual({
       prompt_tokens: 3100, completion_tokens: 20, total_tokens: 3120, prompt_tokens_details: { cached_tokens: 2000 },
-      cache_creation_input_tokens: 1000, cache_read_input_tokens: 2000,
+      cache_creation_input_tokens: 1000, cache_read_input_tokens: 2000, cost: expect.closeTo(expectedCost, 12),
     });
   });
 

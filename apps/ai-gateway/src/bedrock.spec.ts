@@ -262,4 +262,38 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
     expect(message.stop_reason).toBe('end_turn');
     expect((await lastRequestWith(fake, 'bedrock bridged messages')).path).toBe(`/bedrock/model/${encodeURIComponent('us.meta.llama3-3-70b-instruct-v1:0')}/converse`);
   });
+
+  describe('token counts through Bedrock\'s CountTokens (the fake counts a token per word)', () => {
+    const lastCount = async () => {
+      const seen = (await fake.requests()).filter((request) => request.path.endsWith('/count-tokens')).at(-1);
+      return { path: seen?.path, input: (JSON.parse(seen?.body ?? '{}') as { input: { invokeModel?: { body: string }; converse?: Record<string, unknown> } }).input };
+    };
+
+    it('counts /v1/messages/count_tokens on Claude as the InvokeModel body it would get', async () => {
+      const { data, response } = await anthropic.messages
+        .countTokens({ model: 'claude', system: 'Be brief.', messages: [{ role: 'user', content: 'count these four words' }] })
+        .withResponse();
+      expect(data.input_tokens).toBe(6);
+      expect(response.headers.get('x-arbor-token-count')).toBe('provider');
+      const { path, input } = await lastCount();
+      expect(path).toBe(`/bedrock/model/${encodeURIComponent(CLAUDE)}/count-tokens`);
+      expect(JSON.parse(Buffer.from(input.invokeModel?.body ?? '', 'base64').toString('utf8'))).toEqual({
+        anthropic_version: 'bedrock-2023-05-31', max_tokens: 1, system: 'Be brief.', messages: [{ role: 'user', content: 'count these four words' }],
+      });
+    });
+
+    it('counts other models as their Converse request, under the foundation model id of an inference profile', async () => {
+      const counted = await anthropic.messages.countTokens({ model: 'llama', system: 'Be brief.', messages: [{ role: 'user', content: 'five words to count here' }] });
+      expect(counted.input_tokens).toBe(7);
+      const { path, input } = await lastCount();
+      expect(path).toBe(`/bedrock/model/${encodeURIComponent('meta.llama3-3-70b-instruct-v1:0')}/count-tokens`);
+      expect(input.converse).toEqual({ messages: [{ role: 'user', content: [{ text: 'five words to count here' }] }], system: [{ text: 'Be brief.' }] });
+    });
+
+    it('counts /v1/responses/input_tokens the same way', async () => {
+      const counted = await client.responses.inputTokens.count({ model: 'claude', instructions: 'Be brief.', input: 'three words here' });
+      expect(counted).toEqual({ object: 'response.input_tokens', input_tokens: 5 });
+      expect((await lastCount()).input.converse).toMatchObject({ system: [{ text: 'Be brief.' }] });
+    });
+  });
 });

@@ -39,6 +39,8 @@ describe('ai-gateway family A routes through the official OpenAI SDK', () => {
       deployment('priced-held', 'hold-priced-never-released', fake.url, '\n    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }'),
       deployment('priced-silent', 'fail-timeout', fake.url, '\n    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }'),
     ].join('')}
+  - model_name: translated
+    litellm_params: { model: anthropic/claude-test, api_base: ${fake.url}/anthropic, api_key: sk-ant-upstream }
 litellm_settings:
   drop_params: true
 `);
@@ -71,13 +73,15 @@ litellm_settings:
     expect(response.headers.get('llm_provider-openai-processing-ms')).toBe('1');
   });
 
-  it('drops a parameter the provider does not support when litellm_settings.drop_params is on', async () => {
+  it('drops a parameter a translated provider does not support when litellm_settings.drop_params is on', async () => {
     const { data } = await client.chat.completions
-      .create({ model: 'fast', messages: [{ role: 'user', content: 'global-drop' }], top_k: 3, temperature: 0.1 } as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .create({ model: 'translated', messages: [{ role: 'user', content: 'global-drop' }], logit_bias: { '50256': -100 }, temperature: 0.1 })
       .withResponse();
-    expect(data.choices[0]?.message.content).toBe('fake answer from gpt-4o-mini');
+    expect(data.choices[0]?.message.content).toBe('fake answer from claude-test');
     const record = (await seenByFake()).find((r) => r.body.includes('global-drop'));
-    expect(JSON.parse(record?.body ?? '{}')).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'global-drop' }], temperature: 0.1 });
+    const sent = JSON.parse(record?.body ?? '{}') as Record<string, unknown>;
+    expect(sent).toMatchObject({ model: 'claude-test', temperature: 0.1 });
+    expect(sent).not.toHaveProperty('logit_bias');
   });
 
   it('serves the same route without /v1 and accepts the key in x-api-key', async () => {
@@ -210,7 +214,7 @@ litellm_settings:
   it('lists aliases (never provider models) and retrieves one', async () => {
     const ids: string[] = [];
     for await (const model of client.models.list()) ids.push(model.id);
-    expect(ids.sort()).toEqual(['broken', 'fast', 'held-stream', 'limited', 'priced-held', 'priced-silent', 'shuffled', 'slow-stream']);
+    expect(ids.sort()).toEqual(['broken', 'fast', 'held-stream', 'limited', 'priced-held', 'priced-silent', 'shuffled', 'slow-stream', 'translated']);
     expect((await client.models.retrieve('fast')).id).toBe('fast');
     await expect(client.models.retrieve('gpt-4o-mini')).rejects.toBeInstanceOf(NotFoundError);
   });
@@ -219,7 +223,7 @@ litellm_settings:
     const stranger = new OpenAI({ apiKey: 'sk-wrong', baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     const error = await stranger.chat.completions.create({ model: 'fast', messages: [] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
-    expect((error as AuthenticationError).error).toEqual({ message: 'The API key is not valid.', type: 'authentication_error', param: null, code: 'invalid_api_key' });
+    expect((error as AuthenticationError).error).toEqual({ message: 'The API key is not valid.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' });
     const missing = await fetch(`${gateway.url}/v1/models`);
     expect(missing.status).toBe(401);
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('missing_api_key');

@@ -125,6 +125,8 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
     expect(usage).toEqual({
       prompt_tokens: 30, completion_tokens: 12, total_tokens: 42,
       prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 4 },
+      // tokens-30-8-4-2 has no price: the call cost nothing.
+      cost: 0,
     });
     expect((await lastRequestWith(fake, 'stream test')).path).toBe('/gemini/v1beta/models/tokens-30-8-4-2:streamGenerateContent?alt=sse');
   });

@@ -75,7 +75,7 @@ describe('ai-gateway key limits across two replicas sharing Redis', () => {
       outcomes.push(outcome);
     }
     expect(outcomes).toEqual(['ok', 'ok', 'ok', 'ok', 'RateLimitError', 'RateLimitError', 'RateLimitError', 'RateLimitError']);
-    expect(refusals[0]).toMatchObject({ status: 429, code: 'rate_limit_exceeded', type: 'rate_limit_exceeded' });
+    expect(refusals[0]).toMatchObject({ status: 429, code: 'rate_limit_exceeded', type: 'rate_limit_error' });
     expect(Number(refusals[0]?.headers?.get('retry-after'))).toBeGreaterThan(0);
   });
 

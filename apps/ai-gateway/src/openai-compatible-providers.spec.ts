@@ -34,7 +34,6 @@ const PROVIDERS: CompatibleProvider[] = [
   { provider: 'ollama', model: 'llama3.2', fake: 'openai', baseEnv: 'OLLAMA_API_BASE', price: { input: 0, output: 0 } },
   { provider: 'hosted_vllm', model: 'Qwen/Qwen3-8B', fake: 'openai', keyEnv: 'HOSTED_VLLM_API_KEY', baseEnv: 'HOSTED_VLLM_API_BASE', price: { input: 0, output: 0 } },
   { provider: 'lm_studio', model: 'qwen3-4b', fake: 'openai', price: { input: 0, output: 0 } },
-  { provider: 'cohere', model: 'command-r-08-2024', fake: 'openai-compatible', keyEnv: 'COHERE_API_KEY', price: { input: 0.15, output: 0.6 } },
 ];
 
 const alias = (row: CompatibleProvider) => `${row.provider}-chat`;

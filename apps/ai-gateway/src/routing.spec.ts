@@ -61,6 +61,8 @@ describe('ai-gateway retries, fallbacks, cooldowns and drop_params through the o
       deployment('cooling', 'fake-small', fake.url, 'cool-good', 1),
       deployment('plain', 'gpt-4o-mini', fake.url, 'plain-1'),
     ].join('')}
+  - model_name: translated
+    litellm_params: { model: anthropic/claude-test, api_base: ${fake.url}/anthropic, api_key: sk-ant-upstream }
 router_settings:
   num_retries: 2
   allowed_fails: 1
@@ -138,20 +140,26 @@ router_settings:
     expect((await seenWith('cool-5')).map((b) => b['model'])).toEqual(['fail-503', 'fake-small']);
   });
 
-  it('refuses a parameter the provider does not support with 400 naming it when drop_params is off', async () => {
-    const error = await ask('plain', 'no-drop', { top_k: 5 }).catch((e: unknown) => e);
+  it('refuses a parameter a translated provider does not support with 400 naming it when drop_params is off', async () => {
+    const error = await ask('translated', 'no-drop', { logit_bias: { '50256': -100 } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BadRequestError);
-    expect((error as BadRequestError).param).toBe('top_k');
+    expect((error as BadRequestError).param).toBe('logit_bias');
     expect((error as BadRequestError).type).toBe('invalid_request_error');
-    expect((error as BadRequestError).message).toContain('top_k');
+    expect((error as BadRequestError).message).toContain('logit_bias');
     expect(await seenWith('no-drop')).toHaveLength(0);
   });
 
   it('drops it when the request says drop_params: true, and never sends the gateway fields upstream', async () => {
-    const { data } = await ask('plain', 'drop-per-request', { top_k: 5, temperature: 0.3, drop_params: true });
-    expect(data.choices[0]?.message.content).toBe('fake answer from gpt-4o-mini');
+    const { data } = await ask('translated', 'drop-per-request', { logit_bias: { '50256': -100 }, temperature: 0.3, drop_params: true });
+    expect(data.choices[0]?.message.content).toBe('fake answer from claude-test');
     const [upstream] = await seenWith('drop-per-request');
-    expect(upstream).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'drop-per-request' }], temperature: 0.3 });
+    expect(upstream).toEqual({ model: 'claude-test', max_tokens: expect.any(Number), messages: [{ role: 'user', content: [{ type: 'text', text: 'drop-per-request' }] }], temperature: 0.3 });
+  });
+
+  it('sends such a parameter on to a pass-through provider (OpenAI), which judges it', async () => {
+    await ask('plain', 'forwarded', { top_k: 5 });
+    const [upstream] = await seenWith('forwarded');
+    expect(upstream).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'forwarded' }], top_k: 5 });
   });
 
   it('removes the parameters named in additional_drop_params', async () => {

@@ -166,4 +166,33 @@ describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthrop
     expect(error).toBeInstanceOf(errorClass);
     expect((error as InstanceType<typeof errorClass>).status).toBe(status);
   });
+
+  describe('token counts by the model\'s own tokenizer (the fake counts a token per word)', () => {
+    const lastCount = async () => (await fake.requests()).filter((request) => /count-tokens:rawPredict$|:countTokens$/.test(request.path)).at(-1);
+
+    it('counts /v1/messages/count_tokens on Claude with count-tokens:rawPredict, the model in the body', async () => {
+      const { data, response } = await anthropic.messages
+        .countTokens({ model: 'sonnet', system: 'Be brief.', messages: [{ role: 'user', content: 'count these four words' }] })
+        .withResponse();
+      expect(data.input_tokens).toBe(6);
+      expect(response.headers.get('x-arbor-token-count')).toBe('provider');
+      const seen = await lastCount();
+      expect(seen?.path).toBe(`${ANTHROPIC}/count-tokens:rawPredict`);
+      expect(JSON.parse(seen?.body ?? '{}')).toEqual({ model: 'claude-sonnet-4-5@20250929', system: 'Be brief.', messages: [{ role: 'user', content: 'count these four words' }] });
+    });
+
+    it('counts /v1/messages/count_tokens on Gemini with countTokens, as the generateContent request', async () => {
+      const counted = await anthropic.messages.countTokens({ model: 'flash', system: 'Be brief.', messages: [{ role: 'user', content: 'five words to count here' }] });
+      expect(counted.input_tokens).toBe(7);
+      const seen = await lastCount();
+      expect(seen?.path).toBe(`${GOOGLE}/gemini-2.5-flash:countTokens`);
+      expect(JSON.parse(seen?.body ?? '{}')).toEqual({ contents: [{ role: 'user', parts: [{ text: 'five words to count here' }] }], systemInstruction: { parts: [{ text: 'Be brief.' }] } });
+    });
+
+    it.each([['flash', ':countTokens'], ['sonnet', 'count-tokens:rawPredict']])('counts /v1/responses/input_tokens on %s too', async (alias, endpoint) => {
+      const counted = await client.responses.inputTokens.count({ model: alias, instructions: 'Be brief.', input: 'three words here' });
+      expect(counted).toEqual({ object: 'response.input_tokens', input_tokens: 5 });
+      expect((await lastCount())?.path.endsWith(endpoint)).toBe(true);
+    });
+  });
 });

@@ -149,6 +149,9 @@ async function launch(): Promise<Launched> {
     AIGW_LOG: env['AIGW_LOG'] || quiet,
     MCPGW_LOG: env['MCPGW_LOG'] || quiet,
   };
+  // The Vertex fake's service account key is made when it starts: the demo's Vertex alias signs with it.
+  const aiGatewaySpec = specs.find((spec) => spec.app === 'ai-gateway');
+  if (aiGatewaySpec) aiGatewaySpec.env['FAKE_VERTEX_CREDENTIALS'] = await (await fetch(`${fakeProviders.url}/vertex/_fake/service-account`)).text();
   const started = specs.map((spec) => {
     const child = startService(root, spec, childEnv);
     supervise(child, spec.app);

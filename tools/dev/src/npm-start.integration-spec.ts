@@ -194,7 +194,7 @@ describe('npm start', () => {
       expect(output()).toMatch(/demo data: added .*AI gateway key of alpha/);
       demoKey = demoGatewayKey(output());
       const answers: Record<string, string | null | undefined> = {};
-      for (const alias of ['gpt-4o-mini', 'unavailable', 'claude-sonnet-4-5', 'gemini-2.5-flash', 'azure-gpt-4o']) {
+      for (const alias of ['gpt-4o-mini', 'unavailable', 'claude-sonnet-4-5', 'gemini-2.5-flash', 'azure-gpt-4o', 'bedrock-claude-sonnet-4-5', 'vertex-gemini-2.5-flash']) {
         answers[alias] = await demoChat(ports['ai'], demoKey, alias);
       }
       expect(answers).toEqual({
@@ -203,6 +203,8 @@ describe('npm start', () => {
         'claude-sonnet-4-5': 'fake answer from claude-sonnet-4-5',
         'gemini-2.5-flash': 'fake answer from gemini-2.5-flash',
         'azure-gpt-4o': 'fake answer from gpt-4o',
+        'bedrock-claude-sonnet-4-5': 'fake answer from anthropic.claude-sonnet-4-5-20250929-v1:0',
+        'vertex-gemini-2.5-flash': 'fake answer from gemini-2.5-flash',
       });
       // The same key with the Anthropic SDK: natively on Claude, bridged on GPT.
       expect(await demoMessage(ports['ai'], demoKey, 'claude-sonnet-4-5')).toBe('fake answer from claude-sonnet-4-5');
@@ -339,11 +341,11 @@ describe('npm start', () => {
       expect(rows).toEqual([{ kept: true }]);
       // The same demo key, still working.
       expect(demoGatewayKey(output())).toBe(demoKey);
-      // The calls made just before Ctrl-C were written: 5 chat completions and 2 messages.
+      // The calls made just before Ctrl-C were written: 7 chat completions (Bedrock and Vertex among them) and 2 messages.
       const master = { authorization: 'Bearer sk-arbor-npm-start-test-master' };
       const { keys } = (await (await fetch(`http://127.0.0.1:${ports['ai']}/api/v1/keys?project=alpha`, { headers: master })).json()) as { keys: { id: string }[] };
       const spend = (await (await fetch(`http://127.0.0.1:${ports['ai']}/api/v1/keys/${keys[0]!.id}/spend`, { headers: master })).json()) as { totals: { requests: number } };
-      expect(spend.totals.requests).toBe(7);
+      expect(spend.totals.requests).toBe(9);
       expect(await demoChat(ports['ai'], demoKey, 'gpt-4o')).toBe('fake answer from gpt-4o');
     } finally {
       expect(await stop(child)).toBe(0);

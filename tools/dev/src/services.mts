@@ -107,6 +107,8 @@ export function serviceSpecs(
         FAKE_ANTHROPIC_API_BASE: `${fakeProvidersUrl}/anthropic`,
         FAKE_GEMINI_API_BASE: `${fakeProvidersUrl}/gemini`,
         FAKE_AZURE_API_BASE: `${fakeProvidersUrl}/azure`,
+        FAKE_BEDROCK_API_BASE: `${fakeProvidersUrl}/bedrock`,
+        FAKE_VERTEX_API_BASE: `${fakeProvidersUrl}/vertex`,
         AIGW_OIDC_ISSUER_URL: issuer,
         AIGW_CONTROL_PLANE_URL: controlPlaneUrl,
         AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m',

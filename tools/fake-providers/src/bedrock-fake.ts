@@ -3,6 +3,8 @@
 //   POST /model/{modelId}/invoke, /invoke-with-response-stream: Claude's Messages (anthropic.* ids,
 //   `anthropic_version: bedrock-2023-05-31` in the body, no `model` or `stream`), and embeddings
 //   (amazon.titan-embed-*: {inputText}; cohere.embed-*: {texts, input_type})
+//   POST /model/{modelId}/count-tokens: CountTokens, {input: {invokeModel: {body}} | {converse}} →
+//   {inputTokens}, a token per word (token-count.ts); inference-profile ids refused as Bedrock does
 // Every request must be signed with SigV4 for service `bedrock` by a key of FAKE_AWS_CREDENTIALS
 // or temporary credentials the STS fake (/sts, handleSts) issued, or carry a Bedrock API key of
 // FAKE_BEDROCK_API_KEYS as a bearer token:
@@ -23,6 +25,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { claudeAnswer, problemWith, type MessagesRequest } from './anthropic-fake.ts';
 import type { FakeHandler, SeenRequest } from './openai-fake.ts';
+import { fakeTokenCount } from './token-count.ts';
 
 /** The access keys the fake knows, with their secrets (tests configure the gateway with one). */
 export const FAKE_AWS_CREDENTIALS: Readonly<Record<string, string>> = {
@@ -53,7 +56,7 @@ export function sendBedrockError(res: ServerResponse, status: number, name: stri
 }
 
 export const handleBedrock: FakeHandler = async (req, res, body, seen, rawPath) => {
-  const route = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/.exec(new URL(rawPath, 'http://fake').pathname);
+  const route = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream|count-tokens)$/.exec(new URL(rawPath, 'http://fake').pathname);
   if (req.method !== 'POST' || !route) {
     sendBedrockError(res, 404, 'UnknownOperationException', `fake: unknown url ${req.method} ${rawPath}`);
     return;
@@ -78,6 +81,7 @@ export const handleBedrock: FakeHandler = async (req, res, body, seen, rawPath) 
     sendBedrockError(res, failure.status, failure.name, failure.message);
     return;
   }
+  if (action === 'count-tokens') return countTokens(res, request, model);
   const streamed = action.endsWith('stream');
   if (action.startsWith('converse')) return converse(res, request, model, streamed, fail === 'midstream', seen);
   if (/(^|\.)anthropic\./.test(model)) return invokeClaude(res, request, model, streamed);
@@ -336,4 +340,25 @@ function exceptionFrame(type: string, message: string): Uint8Array {
 
 function requestId(): string {
   return `fake-${Date.now().toString(16)}-${Math.random().toString(16).slice(2, 10)}`;
+}
+
+/**
+ * CountTokens: `input.invokeModel.body` (the InvokeModel body, base64 in JSON) or
+ * `input.converse` (messages, system, toolConfig), counted by the fakes' tokenizer; like
+ * Bedrock, inference-profile ids are refused.
+ */
+function countTokens(res: ServerResponse, request: Record<string, unknown>, model: string): void {
+  if (/^(us|eu|apac|global)\./.test(model)) return sendBedrockError(res, 400, 'ValidationException', "The provided model doesn't support counting tokens.");
+  const input = (request['input'] ?? {}) as { invokeModel?: { body?: unknown }; converse?: unknown };
+  let counted: unknown;
+  if (input.invokeModel && typeof input.invokeModel.body === 'string') {
+    try {
+      counted = JSON.parse(Buffer.from(input.invokeModel.body, 'base64').toString('utf8'));
+    } catch {
+      return sendBedrockError(res, 400, 'ValidationException', 'The invokeModel body is not valid JSON.');
+    }
+  } else if (input.converse) counted = input.converse;
+  else return sendBedrockError(res, 400, 'ValidationException', 'input must hold invokeModel or converse.');
+  res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': requestId() });
+  res.end(JSON.stringify({ inputTokens: fakeTokenCount(counted) }));
 }

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { handleAnthropic } from './anthropic-fake.ts';
 import { handleAzure, handleAzureAi } from './azure-fake.ts';
 import { handleBedrock, handleSts } from './bedrock-fake.ts';
+import { handleCohere } from './cohere-fake.ts';
 import { handleGemini } from './gemini-fake.ts';
 import { handleVertex } from './vertex-fake.ts';
 import { handleOllama, handleOpenAi, handleUsageAlwaysStreamed, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
@@ -24,6 +25,7 @@ const PROVIDER_FAKES: ReadonlyMap<string, FakeHandler> = new Map([
   ['/bedrock', handleBedrock],
   ['/sts', handleSts],
   ['/vertex', handleVertex],
+  ['/cohere', handleCohere],
 ]);
 
 function fakeFor(url: string): { handler: FakeHandler; path: string } {

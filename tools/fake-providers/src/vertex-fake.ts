@@ -3,6 +3,8 @@
 //     :streamGenerateContent (Gemini, answered as gemini-fake.ts answers), :predict (text embeddings)
 //   POST …/publishers/anthropic/models/{model}:rawPredict, :streamRawPredict (Claude's Messages, with
 //     `anthropic_version: vertex-2023-10-16` in the body and no `model`, answered as anthropic-fake.ts does)
+//   POST …/publishers/google/models/{model}:countTokens → {totalTokens}; …/publishers/anthropic/models/
+//     count-tokens:rawPredict (the model in the body) → {input_tokens}: a token per word (token-count.ts)
 //   GET /_fake/service-account: a service account key of the fake's own (made at start), to
 //     configure as vertex_credentials
 // Every call needs `Authorization: Bearer <token>`, where the token is a JWT the service account
@@ -16,6 +18,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { claudeAnswer, problemWith, sendAnthropicError, type MessagesRequest } from './anthropic-fake.ts';
 import { answerGemini, GOOGLE_ERRORS, sendGoogleError } from './gemini-fake.ts';
 import type { FakeHandler } from './openai-fake.ts';
+import { fakeTokenCount } from './token-count.ts';
 
 const PROJECT = 'fake-project';
 const CLIENT_EMAIL = `ai-gateway@${PROJECT}.iam.gserviceaccount.com`;
@@ -63,6 +66,11 @@ export const handleVertex: FakeHandler = async (req, res, body, seen, rawPath) =
   if (decodeURIComponent(project) !== PROJECT) {
     sendGoogleError(res, { code: 403, status: 'PERMISSION_DENIED', message: `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${project}/locations/${location}/publishers/${publisher}/models/${model}' (or it may not exist).` });
     return;
+  }
+  if (publisher === 'anthropic' && model === 'count-tokens' && method === 'rawPredict') return answerCount(res, { input_tokens: fakeTokenCount(JSON.parse(body)) });
+  if (publisher === 'google' && method === 'countTokens') {
+    const tokens = fakeTokenCount(JSON.parse(body));
+    return answerCount(res, { totalTokens: tokens, totalBillableCharacters: body.length });
   }
   if (publisher === 'anthropic') return claude(res, body, model, method);
   if (method === 'predict') return predict(res, body, model);
@@ -134,4 +142,10 @@ function predict(res: ServerResponse, body: string, model: string): void {
   }));
   res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
   res.end(JSON.stringify({ predictions, metadata: { billableCharacterCount: request.instances.reduce((sum, instance) => sum + String(instance.content).length, 0) } }));
+}
+
+/** A count-tokens answer (Claude's count-tokens:rawPredict, Gemini's countTokens), by the fakes' tokenizer. */
+function answerCount(res: ServerResponse, answer: Record<string, unknown>): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(answer));
 }

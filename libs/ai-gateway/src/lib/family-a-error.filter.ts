@@ -23,7 +23,7 @@ export class FamilyAErrorFilter implements ExceptionFilter {
 }
 
 // The platform's own routes and the admin API (LiteLLM's key API too) keep the platform envelope.
-const PLATFORM_PATHS = /^\/(api\/|key\/|spend\/logs$|healthz$|readyz$|metrics$)/;
+export const PLATFORM_PATHS = /^\/(api\/|key\/|spend\/logs$|healthz$|readyz$|metrics$)/;
 
 /**
  * For the platform's error filter: errors raised before a gateway controller runs (a malformed

@@ -39,6 +39,7 @@ import { ModelPrices, readPriceMapFile } from './pricing/model-prices';
 import { ResponseCache } from './response-cache/response-cache';
 import { LiteLlmKeysController } from './litellm-keys/litellm-keys.controller';
 import { LiteLlmSpendLogs } from './litellm-keys/litellm-spend-logs';
+import { UnknownPaths } from './unknown-paths';
 
 export interface GatewayOptions {
   /** AIGW_CONFIG: the LiteLLM-shaped YAML file; none means no aliases. */
@@ -130,6 +131,7 @@ export class GatewayModule {
         GatewayDashboard,
         ControlPlaneProjects,
         AiGatewayProjectSync,
+        UnknownPaths,
       ],
       exports: [GatewayDashboard],
     };

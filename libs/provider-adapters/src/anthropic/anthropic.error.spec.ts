@@ -5,8 +5,8 @@ describe('Anthropic errors as family A errors', () => {
 
   it.each([
     [400, 'invalid_request_error', 400, 'invalid_request_error'],
-    [401, 'authentication_error', 401, 'authentication_error'],
-    [403, 'permission_error', 403, 'permission_error'],
+    [401, 'authentication_error', 401, 'invalid_request_error'],
+    [403, 'permission_error', 403, 'invalid_request_error'],
     [404, 'not_found_error', 404, 'invalid_request_error'],
     [413, 'request_too_large', 413, 'invalid_request_error'],
     [429, 'rate_limit_error', 429, 'rate_limit_error'],

@@ -15,12 +15,12 @@ export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
 export const azureAdapter: ProviderAdapter = {
   provider: 'azure',
   operations: {
-    chat: { params: AZURE_CHAT_COMPLETION_PARAMS, call: (call) => callAzure(call, 'chat/completions') },
-    completions: { params: OPENAI_COMPLETION_PARAMS, call: (call) => callAzure(call, 'completions') },
-    embeddings: { params: AZURE_EMBEDDING_PARAMS, call: (call) => callAzure(call, 'embeddings') },
+    chat: { params: AZURE_CHAT_COMPLETION_PARAMS, unknownParams: 'forwarded', call: (call) => callAzure(call, 'chat/completions') },
+    completions: { params: OPENAI_COMPLETION_PARAMS, unknownParams: 'forwarded', call: (call) => callAzure(call, 'completions') },
+    embeddings: { params: AZURE_EMBEDDING_PARAMS, unknownParams: 'forwarded', call: (call) => callAzure(call, 'embeddings') },
     // The Responses API is served by Azure's v1 API only (no api-version; the deployment is `model`).
-    responses: { params: AZURE_RESPONSES_PARAMS, call: (call) => callAzure(call, 'responses', true) },
-    responses_compact: { params: OPENAI_RESPONSES_COMPACT_PARAMS, call: (call) => callAzure(call, 'responses/compact', true) },
+    responses: { params: AZURE_RESPONSES_PARAMS, unknownParams: 'forwarded', call: (call) => callAzure(call, 'responses', true) },
+    responses_compact: { params: OPENAI_RESPONSES_COMPACT_PARAMS, unknownParams: 'forwarded', call: (call) => callAzure(call, 'responses/compact', true) },
   },
   // Azure has no default address: every resource has its own.
   settings: {

@@ -4,7 +4,9 @@ import { readJsonAnswer } from '../lib/json-answer';
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { familyAEventStream, jsonBody } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
-import { ANTHROPIC_MESSAGES_PARAMS, knownBetas } from '../anthropic/anthropic.params';
+import { ANTHROPIC_COUNT_TOKENS_PARAMS, ANTHROPIC_MESSAGES_PARAMS, knownBetas } from '../anthropic/anthropic.params';
+import { OPENAI_RESPONSES_INPUT_TOKENS_PARAMS } from '../openai/openai.params';
+import { countMessagesTokens, countResponsesInputTokens } from './bedrock.count-tokens';
 import { messagesThroughChat } from '../messages-chat/messages-bridge';
 import { BEDROCK_SETTINGS, bedrockAuth } from './bedrock.auth';
 import { converseResponse, toChatCompletion, toConverseRequest } from './bedrock.converse';
@@ -28,6 +30,8 @@ export const bedrockAdapter: ProviderAdapter = {
     chat: { params: BEDROCK_CHAT_PARAMS, call: callConverse },
     embeddings: { params: BEDROCK_EMBEDDING_PARAMS, call: callEmbeddings },
     messages: { params: ANTHROPIC_MESSAGES_PARAMS, unknownParams: 'dropped', call: callMessages },
+    count_tokens: { params: ANTHROPIC_COUNT_TOKENS_PARAMS, unknownParams: 'dropped', call: countMessagesTokens(post, claudeInvokeBody, isClaude) },
+    responses_input_tokens: { params: OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, unknownParams: 'dropped', call: countResponsesInputTokens(post) },
   },
   settings: { params: BEDROCK_SETTINGS, env: { aws_region_name: 'AWS_REGION', api_key: 'AWS_BEARER_TOKEN_BEDROCK' }, required: { aws_region_name: 'the AWS region, e.g. us-east-1; or set AWS_REGION' } },
   prices: BEDROCK_PRICES,
@@ -65,29 +69,36 @@ async function callEmbeddings(call: ProviderCall): Promise<ProviderAnswer> {
 }
 
 /**
- * Anthropic's Messages: passed through to Claude (InvokeModel, the body without `model` and
- * `stream`, with Bedrock's `anthropic_version` and the client's known betas), so prompt caching
- * and thinking reach it as sent; on other model families, bridged through Converse.
+ * Anthropic's Messages: passed through to Claude (InvokeModel, claudeInvokeBody), so prompt
+ * caching and thinking reach it as sent; on other model families, bridged through Converse.
  */
 async function callMessages(call: ProviderCall): Promise<ProviderAnswer> {
   const { deployment, body } = call;
   const stream = body['stream'] === true;
-  if (!/(^|\.)anthropic\.claude/.test(deployment.model)) {
+  if (!isClaude(deployment.model)) {
     return messagesThroughChat(call, callConverse);
   }
-  const { model: _model, stream: _stream, ...rest } = body;
-  const betas = knownBetas(call);
-  const request = { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...(betas.length > 0 ? { anthropic_beta: betas } : {}), ...rest };
-  const response = await post(call, stream ? 'invoke-with-response-stream' : 'invoke', request);
+  const response = await post(call, stream ? 'invoke-with-response-stream' : 'invoke', claudeInvokeBody(call));
   if (stream) return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: toAnthropicSse(readBedrockEvents(response.body)) };
   return { status: 200, headers: response.headers, contentType: 'application/json', body: response.body };
 }
 
+function isClaude(model: string): boolean {
+  return /(^|\.)anthropic\.claude/.test(model);
+}
+
+/** Claude's InvokeModel body: the Messages body without `model` and `stream`, with Bedrock's `anthropic_version` and the client's known betas. */
+function claudeInvokeBody(call: ProviderCall): Record<string, unknown> {
+  const { model: _model, stream: _stream, ...rest } = call.body;
+  const betas = knownBetas(call);
+  return { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...(betas.length > 0 ? { anthropic_beta: betas } : {}), ...rest };
+}
+
 /** POSTs a signed JSON request to `/model/{modelId}/{action}`; a non-2xx answer rejects with the mapped ProviderError. */
-async function post(call: ProviderCall, action: string, request: unknown): Promise<UpstreamResponse> {
+async function post(call: ProviderCall, action: string, request: unknown, modelId = call.deployment.model): Promise<UpstreamResponse> {
   const { deployment } = call;
   const { endpoint, authorize } = bedrockAuth(deployment);
-  const url = new URL(`${endpoint}/model/${encodeURIComponent(deployment.model)}/${action}`);
+  const url = new URL(`${endpoint}/model/${encodeURIComponent(modelId)}/${action}`);
   const payload = Buffer.from(JSON.stringify(request));
   const streamed = action.endsWith('stream');
   const headers = await authorize(url, { 'content-type': 'application/json', accept: streamed ? 'application/vnd.amazon.eventstream' : 'application/json' }, payload);

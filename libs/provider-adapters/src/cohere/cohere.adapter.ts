@@ -1,26 +1,38 @@
-import type { ListPrice } from '../lib/provider-adapter';
-import { MAX_TOKENS_ONLY, openAiCompatibleAdapter, sameNames, USAGE_ALWAYS_STREAMED } from '../openai/openai-compatible';
+import { readJsonAnswer } from '../lib/json-answer';
+import type { ListPrice, ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
+import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream } from '../lib/upstream-http';
+import { openAiCompatibleAdapter, sameNames } from '../openai/openai-compatible';
+import { cohereError } from './cohere.error';
+import { COHERE_CHAT_PARAMS } from './cohere.params';
+import { toCohereChatRequest } from './cohere.request';
+import { toChatCompletion, toChatCompletionChunks } from './cohere.response';
+import { cohereChatResponse } from './cohere.wire';
+
+const DEFAULT_API_BASE = 'https://api.cohere.com';
+
+// Embeddings stay on Cohere's Compatibility API (OpenAI's /embeddings format at {api_base}/compatibility/v1).
+const compatibility = openAiCompatibleAdapter({
+  provider: 'cohere',
+  apiBase: `${DEFAULT_API_BASE}/compatibility/v1`,
+  env: { api_key: 'COHERE_API_KEY' },
+  chat: { rules: {} },
+  embeddings: { rules: sameNames('model', 'input', 'encoding_format') },
+  endpoint: (apiBase, path) => new URL(`${apiBase.replace(/\/+$/, '')}/compatibility/v1${path}`),
+});
 
 /**
- * Cohere (`cohere/command-a-03-2025`) through its Compatibility API, Cohere's own OpenAI-format
- * front of its v2 chat and embed endpoints (tools, JSON output, reasoning). Rerank has no endpoint
- * family in the gateway yet.
+ * Cohere (`cohere/command-a-03-2025`, `api_base` Cohere's host, https://api.cohere.com by
+ * default): chat completions through its native chat v2 (POST /v2/chat, streamed as Cohere's
+ * v2 events, tools, usage from billed units), embeddings through its Compatibility API.
  */
-export const cohereAdapter = openAiCompatibleAdapter({
+export const cohereAdapter: ProviderAdapter = {
   provider: 'cohere',
-  apiBase: 'https://api.cohere.ai/compatibility/v1',
-  env: { api_key: 'COHERE_API_KEY' },
-  chat: {
-    rules: {
-      ...sameNames(
-        'model', 'messages', 'stream', 'temperature', 'top_p', 'max_tokens', 'stop', 'seed', 'frequency_penalty', 'presence_penalty',
-        'tools', 'tool_choice', 'response_format', 'reasoning_effort',
-      ),
-      ...USAGE_ALWAYS_STREAMED,
-      ...MAX_TOKENS_ONLY,
-    },
+  operations: {
+    chat: { params: COHERE_CHAT_PARAMS, call: callChat },
+    ...(compatibility.operations.embeddings ? { embeddings: compatibility.operations.embeddings } : {}),
   },
-  embeddings: { rules: sameNames('model', 'input', 'encoding_format') },
+  settings: compatibility.settings,
   prices: new Map<string, ListPrice>([
     ['command-a-03-2025', { input: 2.5, output: 10 }],
     ['command-r-plus-08-2024', { input: 2.5, output: 10 }],
@@ -29,4 +41,26 @@ export const cohereAdapter = openAiCompatibleAdapter({
     ['embed-v4.0', { input: 0.12, output: 0 }],
     ['embed-english-v3.0', { input: 0.1, output: 0 }],
   ]),
-});
+};
+
+async function callChat(call: ProviderCall): Promise<ProviderAnswer> {
+  const { deployment, body } = call;
+  const stream = body['stream'] === true;
+  const url = new URL(`${(deployment.apiBase ?? DEFAULT_API_BASE).replace(/\/+$/, '').replace(/\/v[12]$/, '')}/v2/chat`);
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+  if (deployment.apiKey) headers['authorization'] = `Bearer ${deployment.apiKey}`;
+  const response = await sendUpstream({
+    url, method: 'POST', headers, body: Buffer.from(JSON.stringify(toCohereChatRequest(body, deployment.model))), signal: call.signal, timeoutMs: deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+  });
+  if (response.statusCode < 200 || response.statusCode >= 300) {
+    const retryAfter = response.headers['retry-after'];
+    throw cohereError(response.statusCode, await readBody(response.body, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
+  }
+  const created = Math.floor(Date.now() / 1000);
+  if (stream) {
+    const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
+    return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage)) };
+  }
+  const answer = await readJsonAnswer(response, cohereChatResponse, 'Cohere');
+  return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(answer, deployment.model, created)) };
+}

@@ -56,6 +56,16 @@ export interface ProviderAnswer {
   body: AsyncIterable<Buffer | string>;
 }
 
+/**
+ * How an operation treats request fields outside its `params`. `forwarded`: sent on unchanged, the
+ * upstream judges them (a pass-through provider whose API is the endpoint family's own: OpenAI,
+ * Azure OpenAI; a parameter OpenAI documents tomorrow works today). `refused`: 400 naming the
+ * field, or removed under drop_params (translated providers, whose support list is what they
+ * honour). `dropped`: removed silently (Anthropic's own API, where the gateway keeps to the fields
+ * it knows whatever the client sends).
+ */
+export type UnknownParams = 'forwarded' | 'refused' | 'dropped';
+
 /** One operation a provider serves natively: the request parameters it takes, as data, and the call. */
 export interface NativeOperation {
   /** Top-level request fields the operation honours, so that drop_params can be honest. */
@@ -65,12 +75,8 @@ export interface NativeOperation {
    * Gemini and Claude under one prefix); `params` (their union) otherwise.
    */
   paramsFor?(deployment: ProviderDeployment): ReadonlySet<string>;
-  /**
-   * `refused` (the default): a field outside `params` is refused with 400, or removed under
-   * drop_params. `dropped`: removed silently (Anthropic's own API, where the gateway keeps to the
-   * fields it knows whatever the client sends).
-   */
-  readonly unknownParams?: 'refused' | 'dropped';
+  /** What becomes of a request field outside `params` (see UnknownParams); `refused` when not said. */
+  readonly unknownParams?: UnknownParams;
   call(call: ProviderCall): Promise<ProviderAnswer>;
 }
 

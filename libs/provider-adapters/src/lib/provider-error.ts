@@ -20,8 +20,9 @@ export class ProviderError extends Error {
     this.name = 'ProviderError';
   }
 
+  /** The family A envelope, `type` in OpenAI's vocabulary (the specific reason stays in `code`). */
   toBody(): FamilyAErrorBody {
-    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+    return { error: { message: this.message, type: openAiErrorType(this.type), param: this.param, code: this.code } };
   }
 }
 
@@ -38,4 +39,27 @@ const FAMILY_A_ERROR_TYPES: Record<number, string> = {
   408: 'timeout',
   409: 'conflict_error',
   429: 'rate_limit_error',
+};
+
+/**
+ * Other vendors' and the gateway's own error types in OpenAI's words, as OpenAI's API answers:
+ * `invalid_request_error` for a bad request, a bad key, an unknown model or path, a refused
+ * permission (`code` says which); `rate_limit_error` for 429s; `server_error` for failures on
+ * the upstream's side. OpenAI's own types (and any an OpenAI-shaped upstream sent) pass unchanged.
+ */
+export function openAiErrorType(type: string): string {
+  return OPENAI_TYPE_OF[type] ?? type;
+}
+
+const OPENAI_TYPE_OF: Record<string, string> = {
+  authentication_error: 'invalid_request_error',
+  permission_error: 'invalid_request_error',
+  not_found_error: 'invalid_request_error',
+  conflict_error: 'invalid_request_error',
+  request_too_large: 'invalid_request_error',
+  billing_error: 'invalid_request_error',
+  rate_limit_exceeded: 'rate_limit_error',
+  api_error: 'server_error',
+  overloaded_error: 'server_error',
+  api_connection_error: 'server_error',
 };

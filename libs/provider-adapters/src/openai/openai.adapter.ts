@@ -13,12 +13,12 @@ const DEFAULT_API_BASE = 'https://api.openai.com/v1';
 export const openAiAdapter: ProviderAdapter = {
   provider: 'openai',
   operations: {
-    chat: { params: OPENAI_CHAT_COMPLETION_PARAMS, call: (call) => callOpenAi(call, '/chat/completions') },
-    completions: { params: OPENAI_COMPLETION_PARAMS, call: (call) => callOpenAi(call, '/completions') },
-    embeddings: { params: OPENAI_EMBEDDING_PARAMS, call: (call) => callOpenAi(call, '/embeddings') },
-    responses: { params: OPENAI_RESPONSES_PARAMS, call: (call) => callOpenAi(call, '/responses') },
-    responses_compact: { params: OPENAI_RESPONSES_COMPACT_PARAMS, call: (call) => callOpenAi(call, '/responses/compact') },
-    responses_input_tokens: { params: OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, call: (call) => callOpenAi(call, '/responses/input_tokens') },
+    chat: { params: OPENAI_CHAT_COMPLETION_PARAMS, unknownParams: 'forwarded', call: (call) => callOpenAi(call, '/chat/completions') },
+    completions: { params: OPENAI_COMPLETION_PARAMS, unknownParams: 'forwarded', call: (call) => callOpenAi(call, '/completions') },
+    embeddings: { params: OPENAI_EMBEDDING_PARAMS, unknownParams: 'forwarded', call: (call) => callOpenAi(call, '/embeddings') },
+    responses: { params: OPENAI_RESPONSES_PARAMS, unknownParams: 'forwarded', call: (call) => callOpenAi(call, '/responses') },
+    responses_compact: { params: OPENAI_RESPONSES_COMPACT_PARAMS, unknownParams: 'forwarded', call: (call) => callOpenAi(call, '/responses/compact') },
+    responses_input_tokens: { params: OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, unknownParams: 'forwarded', call: (call) => callOpenAi(call, '/responses/input_tokens') },
   },
   settings: { params: ['api_base', 'api_key', 'organization'], env: { api_key: 'OPENAI_API_KEY', api_base: 'OPENAI_API_BASE', organization: 'OPENAI_ORGANIZATION' } },
   prices: OPENAI_PRICES,

@@ -7,13 +7,18 @@ import { jsonBody } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { anthropicApiError, anthropicError } from '../anthropic/anthropic.error';
 import { serveChatOverMessages } from '../anthropic/anthropic.adapter';
-import { ANTHROPIC_CHAT_PARAMS, ANTHROPIC_MESSAGES_PARAMS, knownBetas } from '../anthropic/anthropic.params';
+import { ANTHROPIC_CHAT_PARAMS, ANTHROPIC_COUNT_TOKENS_PARAMS, ANTHROPIC_MESSAGES_PARAMS, knownBetas } from '../anthropic/anthropic.params';
 import { ANTHROPIC_PRICES } from '../anthropic/anthropic.prices';
 import { geminiErrorOf, serveGenerateContent } from '../gemini/gemini.adapter';
 import { geminiError } from '../gemini/gemini.error';
 import { GEMINI_CHAT_PARAMS } from '../gemini/gemini.params';
 import { GEMINI_PRICES } from '../gemini/gemini.prices';
+import { toGenerateContentRequest } from '../gemini/gemini.request';
 import { messagesThroughChat } from '../messages-chat/messages-bridge';
+import { toAnthropicRequest } from '../messages-chat/chat-to-messages.request';
+import { toChatRequest as messagesToChat } from '../messages-chat/messages-to-chat.request';
+import { OPENAI_RESPONSES_INPUT_TOKENS_PARAMS } from '../openai/openai.params';
+import { toChatRequest as responsesToChat } from '../responses-chat/responses-to-chat.request';
 import { vertexRequestAuth } from './vertex-ai.auth';
 
 /** The `anthropic_version` Claude on Vertex AI requires in the body. */
@@ -36,6 +41,8 @@ export const vertexAiAdapter: ProviderAdapter = {
       call: callChat,
     },
     messages: { params: ANTHROPIC_MESSAGES_PARAMS, unknownParams: 'dropped', call: callMessages },
+    count_tokens: { params: ANTHROPIC_COUNT_TOKENS_PARAMS, unknownParams: 'dropped', call: countMessagesTokens },
+    responses_input_tokens: { params: OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, unknownParams: 'dropped', call: countResponsesInputTokens },
     embeddings: { params: new Set(['model', 'input', 'dimensions', 'encoding_format', 'input_type']), call: callEmbeddings },
   },
   settings: {
@@ -76,6 +83,44 @@ function claudeBody(request: Record<string, unknown>): Record<string, unknown> {
   return { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest };
 }
 
+const countTokensAnswer = z.object({ totalTokens: z.number() });
+const claudeCountAnswer = z.object({ input_tokens: z.number() });
+
+/**
+ * Anthropic's POST /v1/messages/count_tokens counted by the model's own tokenizer: Claude's
+ * count-tokens:rawPredict (the request as sent, the model in the body), Gemini's countTokens
+ * (the generateContent request the chat bridge would send).
+ */
+function countMessagesTokens(call: ProviderCall): Promise<ProviderAnswer> {
+  const { deployment, body } = call;
+  if (isClaude(deployment.model)) return countClaudeTokens(call, body, (tokens) => ({ input_tokens: tokens }));
+  return countGeminiTokens(call, messagesToChat({ ...body, max_tokens: 1 }), (tokens) => ({ input_tokens: tokens }));
+}
+
+/** OpenAI's POST /v1/responses/input_tokens, counted as the request the Responses bridge would send. */
+function countResponsesInputTokens(call: ProviderCall): Promise<ProviderAnswer> {
+  const { deployment, body } = call;
+  const chat = responsesToChat(body, { provider: deployment.provider, dropParams: true });
+  const answer = (tokens: number) => ({ object: 'response.input_tokens', input_tokens: tokens });
+  if (!isClaude(deployment.model)) return countGeminiTokens(call, chat, answer);
+  const { messages, system, tools } = toAnthropicRequest(chat, deployment.model);
+  return countClaudeTokens(call, { messages, ...(system !== undefined ? { system } : {}), ...(tools !== undefined ? { tools } : {}) }, answer);
+}
+
+async function countClaudeTokens(call: ProviderCall, request: Record<string, unknown>, answer: (tokens: number) => Record<string, unknown>): Promise<ProviderAnswer> {
+  const response = await post(call, 'anthropic', 'rawPredict', { ...request, model: call.deployment.model }, (failed) => claudeErrorOf(failed, anthropicApiError), knownBetas(call), 'count-tokens');
+  const counted = await readJsonAnswer(response, claudeCountAnswer, 'Vertex AI');
+  return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(answer(counted.input_tokens)) };
+}
+
+async function countGeminiTokens(call: ProviderCall, chat: Record<string, unknown>, answer: (tokens: number) => Record<string, unknown>): Promise<ProviderAnswer> {
+  const { contents, systemInstruction, tools } = toGenerateContentRequest(chat);
+  const request = { contents, ...(systemInstruction ? { systemInstruction } : {}), ...(tools ? { tools } : {}) };
+  const response = await post(call, 'google', 'countTokens', request, geminiErrorOf);
+  const counted = await readJsonAnswer(response, countTokensAnswer, 'Vertex AI');
+  return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(answer(counted.totalTokens)) };
+}
+
 const predictAnswer = z.object({
   predictions: z.array(z.object({ embeddings: z.object({ values: z.array(z.number()), statistics: z.object({ token_count: z.number().optional() }).optional() }) })),
 });
@@ -108,11 +153,13 @@ async function post(
   request: unknown,
   errorOf: (response: UpstreamResponse) => Promise<ProviderError>,
   betas: string[] = [],
+  /** The model in the URL: the deployment's, or Claude's `count-tokens` endpoint. */
+  urlModel = call.deployment.model,
 ): Promise<UpstreamResponse> {
   const { deployment } = call;
   const { url, authorization } = await vertexRequestAuth(deployment, (project, location) => {
     const host = deployment.apiBase?.replace(/\/+$/, '') ?? (location === 'global' ? 'https://aiplatform.googleapis.com' : `https://${location}-aiplatform.googleapis.com`);
-    return new URL(`${host}/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/publishers/${publisher}/models/${encodeURIComponent(deployment.model)}:${method}`);
+    return new URL(`${host}/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/publishers/${publisher}/models/${encodeURIComponent(urlModel)}:${method}`);
   });
   const headers: Record<string, string> = { 'content-type': 'application/json', authorization };
   if (betas.length > 0) headers['anthropic-beta'] = betas.join(',');

@@ -8,6 +8,11 @@ export interface DatabaseBackedService {
   databaseVariable: string;
   listenVariable: string;
   logVariable: string;
+  /**
+   * A path the service answers 404 to a caller without credentials; `/nowhere` by default (the AI
+   * gateway checks a key before answering an unknown path of its model API, so it names one of its admin API).
+   */
+  unknownRoute?: string;
   /** Starts the service in this process with exactly `env`; returns where it listens. */
   start(env: Record<string, string>): Promise<{ url: string; close(): Promise<void> }>;
 }
@@ -43,7 +48,7 @@ export function describeDatabaseBackedService(service: DatabaseBackedService): v
     });
 
     it('answers an unknown route with 404 in the error envelope', async () => {
-      const response = await request(running.url).post('/nowhere').send({});
+      const response = await request(running.url).post(service.unknownRoute ?? '/nowhere').send({});
       expect(response.status).toBe(404);
       expect(response.body.error.code).toBe('not_found');
     });

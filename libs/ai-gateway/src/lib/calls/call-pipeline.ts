@@ -229,10 +229,10 @@ export class CallPipeline {
     const bridge = native ? undefined : codec.bridge;
     const via = bridge ? bridge.via : codec;
     const translated = bridge ? bridge.request(asked, { provider: deployment.provider, dropParams: dropsParams(body, this.settings.dropParams) }) : asked;
-    // Fields outside a provider API's own known list are dropped whatever drop_params says.
+    // Fields outside the operation's list go on, are dropped or refused, as its adapter declares.
     const params = operation.paramsFor?.(deployment) ?? operation.params;
     const request = withDefaults(translated, deployment, params);
-    const upstreamBody = applyDropParams(request, params, deployment.provider, this.settings.dropParams, operation.unknownParams === 'dropped');
+    const upstreamBody = applyDropParams(request, params, deployment.provider, this.settings.dropParams, operation.unknownParams);
     // Always learn the usage of a stream, so that spend is right (the tap removes it again when
     // the client did not ask for it).
     via.prepare(upstreamBody, params, streamed);
@@ -272,6 +272,7 @@ export class CallPipeline {
     }
     const usage = state.codec.usageOfAnswer(bytes);
     const { cost, keySpend } = this.finish(state, usage ?? NO_USAGE);
+    if (usage && state.codec.withCost) bytes = state.codec.withCost(bytes, roundedUsd(cost));
     if (state.hooks?.answered && state.progress.deployment) await state.hooks.answered(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, state.progress.deployment, state.native === true);
     if (state.cache && answer.status === 200 && state.progress.deployment) {
       const { id, provider } = state.progress.deployment;
@@ -295,8 +296,7 @@ export class CallPipeline {
    */
   private async stream(answer: ProviderAnswer, state: CallState, response: CallResponse, signal: AbortSignal): Promise<void> {
     const { codec, body, headers } = state;
-    const { deployment } = state.progress;
-    const tap = codec.streamTap(body, this.settings, state.hooks?.answered !== undefined, deployment ? (usage) => this.prices.cost(deployment, usage) : undefined);
+    const tap = codec.streamTap(body, this.settings, state.hooks?.answered !== undefined);
     upstreamHeaders(headers, answer.headers);
     routingHeaders(state);
     headers['content-type'] = answer.contentType;
@@ -345,6 +345,7 @@ export class CallPipeline {
     const { cost, keySpend } = this.finish(state, tap.usage ?? NO_USAGE, failure, firstChunkAt);
     if (signal.aborted) return;
     if (!failure && tap.final && state.hooks?.answered && state.progress.deployment) await state.hooks.answered(tap.final, state.progress.deployment, state.native === true);
+    if (tap.release) last += tap.release(roundedUsd(cost));
     if (!failure && kept && state.cache && state.progress.deployment) {
       const { id, provider } = state.progress.deployment;
       state.cache.store({ streamed: true, contentType: answer.contentType, body: kept.join('') + last, deploymentId: id, provider });
@@ -465,6 +466,10 @@ function routingHeaders(state: CallState): void {
 }
 
 /** USD to the picodollar, without float noise (4.05e-6, not 4.0500000000000005e-6). */
+function roundedUsd(value: number): number {
+  return Math.round(value * 1e12) / 1e12;
+}
+
 function formatUsd(value: number): string {
-  return String(Math.round(value * 1e12) / 1e12);
+  return String(roundedUsd(value));
 }

@@ -24,6 +24,11 @@ describe('applyDropParams', () => {
     expect(() => applyDropParams({ model: 'a', top_k: 1, drop_params: false }, SUPPORTED, 'openai', true)).toThrow(ProviderError);
   });
 
+  it('sends every parameter on for an operation that forwards them (pass-through providers), gateway fields removed', () => {
+    const body = { model: 'a', messages: [], prompt_cache_retention: '24h', drop_params: false, additional_drop_params: ['seed'], seed: 1 };
+    expect(applyDropParams(body, SUPPORTED, 'openai', false, 'forwarded')).toEqual({ model: 'a', messages: [], prompt_cache_retention: '24h' });
+  });
+
   it('removes the names in additional_drop_params, supported or not', () => {
     expect(applyDropParams({ model: 'a', temperature: 1, top_k: 2, additional_drop_params: ['temperature', 'top_k'] }, SUPPORTED, 'openai', false)).toEqual({ model: 'a' });
   });

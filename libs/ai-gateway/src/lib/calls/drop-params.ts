@@ -1,27 +1,28 @@
-import { ProviderError } from '@arbor/provider-adapters';
+import { ProviderError, type UnknownParams } from '@arbor/provider-adapters';
 
 /** Request fields the gateway reads itself; they never reach an upstream. */
 export const GATEWAY_ONLY_PARAMS: ReadonlySet<string> = new Set(['drop_params', 'additional_drop_params', 'cache']);
 
 /**
  * The body an upstream of this provider gets: gateway-only fields removed, the client's
- * `additional_drop_params` removed, and every parameter outside `supported` either removed
- * (drop_params on, globally or in the request; always for `alwaysDrop`) or refused with 400 naming it.
+ * `additional_drop_params` removed, and every parameter outside `supported` treated as the
+ * operation declares (`unknown`): sent on (pass-through providers), removed (drop_params on,
+ * globally or in the request; always for `dropped`) or refused with 400 naming it.
  */
 export function applyDropParams(
   body: Record<string, unknown>,
   supported: ReadonlySet<string>,
   provider: string,
   globalDropParams: boolean,
-  alwaysDrop = false,
+  unknown: UnknownParams = 'refused',
 ): Record<string, unknown> {
-  const drop = alwaysDrop || dropsParams(body, globalDropParams);
+  const drop = unknown === 'dropped' || dropsParams(body, globalDropParams);
   const additional = body['additional_drop_params'];
   const named = new Set(Array.isArray(additional) ? additional.filter((name): name is string => typeof name === 'string') : []);
   const result: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body)) {
     if (GATEWAY_ONLY_PARAMS.has(name) || named.has(name)) continue;
-    if (!supported.has(name)) {
+    if (unknown !== 'forwarded' && !supported.has(name)) {
       if (drop) continue;
       throw new ProviderError(
         400,

@@ -50,6 +50,20 @@ export function usageOfJsonAnswer(body: Buffer): CallUsage | undefined {
   return usageFrom(lastObjectNamed(body, 'usage'));
 }
 
+/**
+ * A JSON answer with `"cost": <USD>` first in its usage object (the one usageOfJsonAnswer reads),
+ * the rest of its bytes as they came; unchanged when it has none.
+ */
+export function withUsageCost(body: Buffer, cost: number): Buffer {
+  const at = body.lastIndexOf('"usage"');
+  const start = at < 0 ? -1 : body.indexOf('{', at);
+  if (start < 0) return body;
+  let next = start + 1;
+  while (next < body.length && (body[next] === 0x20 || body[next] === 0x0a || body[next] === 0x0d || body[next] === 0x09)) next++;
+  const member = `"cost":${cost}${body[next] === 0x7d ? '' : ','}`;
+  return Buffer.concat([body.subarray(0, start + 1), Buffer.from(member), body.subarray(start + 1)]);
+}
+
 /** The last `"<name>": {…}` member of a JSON document, parsed; undefined when there is none. */
 export function lastObjectNamed(body: Buffer, name: string): unknown {
   const at = body.lastIndexOf(`"${name}"`);

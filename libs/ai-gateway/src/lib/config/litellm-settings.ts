@@ -26,7 +26,7 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: 'litellm_settings', key: 'drop_params', kind: 'served', why: 'parameters a provider does not take are removed instead of refused' },
   { section: 'litellm_settings', key: 'cache', kind: 'served', why: 'the response cache (with cache_params)' },
   { section: 'litellm_settings', key: 'cache_params', kind: 'served', why: 'the response cache\'s store, TTL, namespace and call types' },
-  { section: 'litellm_settings', key: 'include_cost_in_streaming_usage', kind: 'served', why: 'the call\'s cost in the streamed usage chunk' },
+  { section: 'litellm_settings', key: 'include_cost_in_streaming_usage', kind: 'served', why: 'always on here: a streamed usage chunk carries the call\'s cost as usage.cost' },
   { section: 'litellm_settings', key: 'num_retries', kind: 'served', why: 'retries within an alias, when router_settings.num_retries is not set' },
   { section: 'litellm_settings', key: 'request_timeout', kind: 'served', why: 'upstream timeout in seconds, when router_settings.timeout is not set' },
   { section: 'litellm_settings', key: 'callbacks', kind: 'warned', why: 'logging integrations: metrics are always served at /metrics, traces with OTEL_EXPORTER_OTLP_ENDPOINT; a Python callback (module.name) is refused' },
@@ -91,7 +91,6 @@ export interface LiteLLMSettings {
   dropParams: boolean;
   /** The response cache (`cache` with `cache_params` and LiteLLM's REDIS_* variables); undefined when `cache` is off. */
   cache?: ResponseCacheSettings;
-  includeCostInStreamingUsage: boolean;
   masterKey?: string;
   alwaysIncludeStreamUsage: boolean;
   passThroughEndpoints: readonly PassThroughEndpoint[];
@@ -100,7 +99,7 @@ export interface LiteLLMSettings {
   requestTimeoutS?: number;
 }
 
-export const DEFAULT_LITELLM_SETTINGS: LiteLLMSettings = { dropParams: false, includeCostInStreamingUsage: false, alwaysIncludeStreamUsage: false, passThroughEndpoints: [] };
+export const DEFAULT_LITELLM_SETTINGS: LiteLLMSettings = { dropParams: false, alwaysIncludeStreamUsage: false, passThroughEndpoints: [] };
 
 export interface SettingsReading {
   settings: LiteLLMSettings;
@@ -136,7 +135,6 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
   const settings: LiteLLMSettings = {
     dropParams: read.boolean(litellm['drop_params'], 'litellm_settings.drop_params') ?? false,
     ...(cache ? { cache } : {}),
-    includeCostInStreamingUsage: read.boolean(litellm['include_cost_in_streaming_usage'], 'litellm_settings.include_cost_in_streaming_usage') ?? false,
     ...(masterKey !== undefined ? { masterKey } : {}),
     alwaysIncludeStreamUsage: read.boolean(general['always_include_stream_usage'], 'general_settings.always_include_stream_usage') ?? false,
     passThroughEndpoints: read.passThroughEndpoints(general['pass_through_endpoints'], 'general_settings.pass_through_endpoints'),

@@ -23,6 +23,12 @@ export interface StreamTap {
    * (that event is then held back until end(), so that it is kept before the client sees it).
    */
   readonly final?: Record<string, unknown>;
+  /**
+   * For families whose usage chunk carries the call's cost (family A, as OpenRouter and LiteLLM
+   * clients read it): the usage chunk the client asked for and what followed it, held back since
+   * it arrived and written now with the cost in `usage.cost`. Called once, after end().
+   */
+  release?(cost: number): string;
 }
 
 /** An error as one endpoint family answers it. */
@@ -76,8 +82,9 @@ export interface EndpointCodec {
   prepare(upstreamBody: Record<string, unknown>, params: ReadonlySet<string>, streamed: boolean): void;
   /** The usage of a JSON answer; undefined when it reports none. */
   usageOfAnswer(body: Buffer): CallUsage | undefined;
-  /** `costOf` prices usage on the deployment answering (for `include_cost_in_streaming_usage`). */
-  streamTap(body: Record<string, unknown>, settings: GatewaySettings, keepsFinal?: boolean, costOf?: (usage: CallUsage) => number): StreamTap;
+  /** A JSON answer with the call's cost in its usage, where the family's clients look for it (`usage.cost`). */
+  withCost?(body: Buffer, cost: number): Buffer;
+  streamTap(body: Record<string, unknown>, settings: GatewaySettings, keepsFinal?: boolean): StreamTap;
   /** Counted by the gateway when the client hung up before the upstream reported usage: the prompt and what was streamed. */
   estimateUsage(body: Record<string, unknown>, streamed?: StreamedAnswer): Promise<CallUsage>;
   /** Any error (a ProviderError, a Nest HTTP exception, anything else as a 500) in the family's envelope. */

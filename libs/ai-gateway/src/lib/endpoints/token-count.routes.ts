@@ -82,7 +82,7 @@ export class TokenCountRoutes implements OnModuleInit {
         response.once('close', () => abort.abort(new Error('client disconnected')));
         const answer = await native.call({
           deployment,
-          body: applyDropParams(body, native.params, deployment.provider, true, true),
+          body: applyDropParams(body, native.params, deployment.provider, true, 'dropped'),
           headers: count.codec.forwardedHeaders(request.headers) ?? {},
           signal: abort.signal,
         });

@@ -1,5 +1,5 @@
 import type { ProviderError, ProviderOperation } from '@arbor/provider-adapters';
-import { usageOfJsonAnswer } from '../../calls/usage';
+import { usageOfJsonAnswer, withUsageCost } from '../../calls/usage';
 import { familyAError } from '../../gateway-errors';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
 import type { EndpointCodec, RenderedError } from '../endpoint-codec';
@@ -31,10 +31,12 @@ function openAiCodec(name: string, operation: ProviderOperation, description: st
       upstreamBody['stream_options'] = { ...options, include_usage: true };
     },
     usageOfAnswer: usageOfJsonAnswer,
-    streamTap: (body, settings, _keepsFinal, costOf) => {
+    // OpenRouter's clients read a call's cost from `usage.cost`; the headers carry it too. Not on
+    // embeddings, whose answers run to megabytes that would be copied for it.
+    ...(streams ? { withCost: withUsageCost } : {}),
+    streamTap: (body, settings) => {
       const options = body['stream_options'] as { include_usage?: unknown } | undefined;
-      // LiteLLM's include_cost_in_streaming_usage: the call's cost as `usage.cost` in the usage chunk.
-      return new StreamUsageTap(options?.include_usage === true || settings.alwaysIncludeStreamUsage, settings.litellm?.includeCostInStreamingUsage ? costOf : undefined);
+      return new StreamUsageTap(options?.include_usage === true || settings.alwaysIncludeStreamUsage);
     },
     estimateUsage: (body, streamed) => (streamed ? estimateStreamedUsage(body, streamed) : estimatePromptUsage(body)),
     renderError: renderOpenAiError,

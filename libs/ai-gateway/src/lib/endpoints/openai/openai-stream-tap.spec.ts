@@ -4,8 +4,12 @@ const chunk = (content: string) => `data: {"id":"c1","choices":[{"index":0,"delt
 const usageChunk = 'data: {"id":"c1","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":5,"total_tokens":12,"prompt_tokens_details":{"cached_tokens":2}}}\n\n';
 const done = 'data: [DONE]\n\n';
 
-function run(tap: StreamUsageTap, pieces: string[]): string {
-  return pieces.map((piece) => tap.push(Buffer.from(piece))).join('') + tap.end();
+const usageChunkWithCost = (cost: number) =>
+  `data: {"id":"c1","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":5,"total_tokens":12,"prompt_tokens_details":{"cached_tokens":2},"cost":${cost}}}\n\n`;
+
+/** The stream as the client gets it, the call having cost `cost`. */
+function run(tap: StreamUsageTap, pieces: string[], cost = 0.25): string {
+  return pieces.map((piece) => tap.push(Buffer.from(piece))).join('') + tap.end() + tap.release(cost);
 }
 
 describe('usage in streamed answers', () => {
@@ -16,21 +20,19 @@ describe('usage in streamed answers', () => {
     expect(tap.usage).toEqual({ promptTokens: 7, completionTokens: 5, cachedTokens: 2, reasoningTokens: 0 });
   });
 
-  it('passes every byte through when the client asked for usage', () => {
+  it('passes every byte through when the client asked for usage, the call\'s cost added to the usage chunk', () => {
     const tap = new StreamUsageTap(true);
     const input = [chunk('Hel'), chunk('lo'), usageChunk, done];
-    expect(run(tap, input)).toBe(input.join(''));
+    expect(run(tap, input, 0.000123)).toBe(chunk('Hel') + chunk('lo') + usageChunkWithCost(0.000123) + done);
     expect(tap.usage?.promptTokens).toBe(7);
   });
 
-  it('adds the call\'s cost to the usage chunk with include_cost_in_streaming_usage, every other byte as it came', () => {
-    const tap = new StreamUsageTap(true, (usage) => usage.promptTokens * 0.000001 + usage.completionTokens * 0.000002);
-    const out = run(tap, [chunk('Hel'), chunk('lo'), usageChunk, done]);
-    expect(out).toBe(
-      chunk('Hel') + chunk('lo') +
-        'data: {"id":"c1","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":5,"total_tokens":12,"prompt_tokens_details":{"cached_tokens":2},"cost":0.000017}}\n\n' + done,
-    );
-    expect(run(new StreamUsageTap(false, () => 1), [chunk('Hi'), usageChunk, done])).not.toContain('cost');
+  it('holds the usage chunk and what follows it until the cost is known, whichever read brings them', () => {
+    const tap = new StreamUsageTap(true);
+    expect(tap.push(chunk('Hi') + usageChunk)).toBe(chunk('Hi'));
+    expect(tap.push(done)).toBe('');
+    expect(tap.end()).toBe('');
+    expect(tap.release(2)).toBe(usageChunkWithCost(2) + done);
   });
 
   it('holds back only the incomplete part of an event split across reads, even inside a character', () => {
@@ -39,7 +41,7 @@ describe('usage in streamed answers', () => {
     const split = whole.indexOf(Buffer.from('é')) + 1; // between the two bytes of é
     const first = tap.push(whole.subarray(0, split));
     expect(first).toBe('');
-    expect(tap.push(whole.subarray(split)) + tap.end()).toBe(whole.toString('utf8'));
+    expect(tap.push(whole.subarray(split)) + tap.end() + tap.release(1)).toBe(chunk('héllo') + usageChunkWithCost(1));
     expect(tap.usage?.completionTokens).toBe(5);
   });
 

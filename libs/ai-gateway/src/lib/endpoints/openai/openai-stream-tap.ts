@@ -16,12 +16,10 @@ export class StreamUsageTap implements StreamTap {
   private pending = '';
   private learned: CallUsage | undefined;
   private upstreamError: ProviderError | undefined;
+  /** The usage chunk held for its cost (parsed), how it ended, and what came after it. */
+  private held: { chunk: Record<string, unknown>; terminator: string; after: string } | undefined;
 
-  constructor(
-    private readonly keepUsage: boolean,
-    /** With include_cost_in_streaming_usage: prices the usage, which the usage chunk then carries as `usage.cost`. */
-    private readonly costOf?: (usage: CallUsage) => number,
-  ) {}
+  constructor(private readonly keepUsage: boolean) {}
 
   /** The usage the stream reported, if it did. */
   get usage(): CallUsage | undefined {
@@ -52,11 +50,25 @@ export class StreamUsageTap implements StreamTap {
     return rest === '' ? '' : this.filter(rest);
   }
 
+  /** The usage chunk the client asked for, with the call's cost in `usage.cost`, and the events after it. */
+  release(cost: number): string {
+    const held = this.held;
+    if (!held) return '';
+    this.held = undefined;
+    const usage = held.chunk['usage'] as Record<string, unknown>;
+    return `data: ${JSON.stringify({ ...held.chunk, usage: { ...usage, cost } })}${held.terminator}${held.after}`;
+  }
+
   private filter(events: string): string {
     // Nearly every chunk carries neither usage nor an error: it passes untouched, unparsed.
     // (Inside content, quotes are escaped, so these keys cannot match text.)
     if (events.includes('"error"')) this.noticeError(events);
+    if (this.held) {
+      this.held.after += events;
+      return '';
+    }
     if (!events.includes('"usage"')) return events;
+    if (this.keepUsage) return this.holdingUsage(events);
     // Asked for usage, every chunk says "usage":null until the one that carries it, at the end:
     // those pass with a plain string replacement, and only the events from the first one with
     // a usage on are taken apart.
@@ -66,9 +78,31 @@ export class StreamUsageTap implements StreamTap {
     const start = eventStartBefore(nullsRemoved, at);
     let out = nullsRemoved.slice(0, start);
     for (const event of splitEvents(nullsRemoved.slice(start))) out += this.withUsageLearned(event);
-    if (!this.keepUsage) return out;
-    // Usage asked for and its cost too: the events as they came, the usage chunk with `cost` added.
-    return this.costOf ? splitEvents(events).map((event) => (event.includes('"usage":{') ? this.withUsageLearned(event) : event)).join('') : events;
+    return this.keepUsage ? events : out;
+  }
+
+  /**
+   * Events as the client that asked for usage gets them: unchanged up to the usage chunk, which
+   * is held back with everything after it until the call's cost is known (release).
+   */
+  private holdingUsage(events: string): string {
+    if (!withoutNullUsage(events).includes('"usage"')) return events;
+    let out = '';
+    for (const event of splitEvents(events)) {
+      if (this.held) this.held.after += event;
+      else if (!withoutNullUsage(event).includes('"usage"')) out += event;
+      else {
+        const chunk = usageChunk(event);
+        const usage = chunk ? usageFrom(chunk['usage']) : undefined;
+        if (!chunk || !usage) out += event;
+        else {
+          this.learned = usage;
+          const end = event.search(/\r?\n\r?\n$/);
+          this.held = { chunk, terminator: end < 0 ? '\n\n' : event.slice(end), after: '' };
+        }
+      }
+    }
+    return out;
   }
 
   /** An event (without "usage":null) as the client gets it when it did not ask for usage; its usage learned. */
@@ -83,10 +117,6 @@ export class StreamUsageTap implements StreamTap {
     }
     const usage = usageFrom(chunk['usage']);
     if (usage) this.learned = usage;
-    if (this.keepUsage && usage && this.costOf) {
-      chunk['usage'] = { ...(chunk['usage'] as Record<string, unknown>), cost: Math.round(this.costOf(usage) * 1e12) / 1e12 };
-      return `data: ${JSON.stringify(chunk)}${event.slice(event.search(/\r?\n\r?\n$/))}`;
-    }
     if (this.keepUsage || !usage) return event;
     // The usage-only chunk the client did not ask for goes; usage on a content chunk is cut out.
     if (Array.isArray(chunk['choices']) && chunk['choices'].length === 0) return '';
@@ -103,6 +133,16 @@ export class StreamUsageTap implements StreamTap {
         // Not an error event after all.
       }
     }
+  }
+}
+
+/** The JSON of an event's data line, when it is an object. */
+function usageChunk(event: string): Record<string, unknown> | undefined {
+  try {
+    const parsed = JSON.parse(/^data: ?(.*)$/m.exec(event)?.[1] ?? '') as unknown;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
