@@ -24,6 +24,7 @@ export class AiGatewayModule {
       priceMapFile: config.AIGW_PRICE_MAP,
       redisUrl: config.AIGW_REDIS_URL,
       responsesRetentionMs: durationMs(config.AIGW_RESPONSES_RETENTION),
+      maxUploadBytes: config.maxUploadBytes,
       ...(controlPlane ? { controlPlane } : {}),
     });
     return {

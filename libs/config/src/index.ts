@@ -7,3 +7,4 @@ export * from './lib/services/sync-dispatcher.config';
 export * from './lib/services/ai-gateway.config';
 export * from './lib/services/mcp-gateway.config';
 export * from './lib/validators/duration';
+export * from './lib/validators/byte-size';

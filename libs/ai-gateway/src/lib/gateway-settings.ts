@@ -6,7 +6,12 @@ export interface GatewaySettings extends GatewayConfig {
   masterKey?: string;
   /** AIGW_RESPONSES_RETENTION: how long a stored response is kept (DEFAULT_RESPONSES_RETENTION_MS when unset). */
   responsesRetentionMs?: number;
+  /** AIGW_MAX_UPLOAD_SIZE: the largest multipart upload accepted (DEFAULT_MAX_UPLOAD_BYTES when unset). */
+  maxUploadBytes?: number;
 }
+
+/** Uploads (image edits, audio to transcribe) up to 1 GiB unless AIGW_MAX_UPLOAD_SIZE says otherwise; they are spooled to disk, never held in memory. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 1024 ** 3;
 
 /** Stored responses are kept 30 days unless AIGW_RESPONSES_RETENTION says otherwise. */
 export const DEFAULT_RESPONSES_RETENTION_MS = 30 * 86_400_000;

@@ -19,7 +19,11 @@ export interface UpstreamRequest {
   url: URL;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
-  body?: Buffer;
+  /**
+   * The body whole, or (an upload) made anew for each send, streamed as it is read: a stale
+   * connection's resend gets a fresh one.
+   */
+  body?: Buffer | (() => AsyncIterable<Uint8Array>);
   signal: AbortSignal;
   /** How long to wait for the answer's headers, and at most between two chunks of its body. */
   timeoutMs: number;
@@ -95,7 +99,7 @@ function sendOnce(request: UpstreamRequest): Promise<UpstreamResponse> {
         path: target.path,
         method: request.method,
         headers,
-        body: request.body ?? null,
+        body: typeof request.body === 'function' ? Readable.from(request.body(), { objectMode: false }) : request.body ?? null,
         headersTimeout: request.timeoutMs,
         bodyTimeout: request.timeoutMs,
       },
