@@ -27,7 +27,7 @@ export interface MultipartUpload {
 /**
  * The fields of a multipart request encoded again for an upstream, in their order, `replace`
  * merged over them (the deployment's model for the alias): text fields as they came, files read
- * from disk in 64 KiB pieces as the upstream takes them.
+ * from disk in 1 MiB pieces as the upstream takes them.
  */
 export function multipartUpload(fields: Record<string, unknown>, replace: Record<string, string> = {}): MultipartUpload {
   const boundary = `----arbor-${randomBytes(12).toString('hex')}`;
@@ -50,7 +50,7 @@ export function multipartUpload(fields: Record<string, unknown>, replace: Record
     body: async function* () {
       for (const part of parts) {
         if (typeof part === 'string') yield Buffer.from(part);
-        else yield* createReadStream(part.path, { highWaterMark: 64 * 1024 });
+        else yield* createReadStream(part.path, { highWaterMark: 1024 * 1024 });
       }
     },
   };
