@@ -5,6 +5,7 @@
 // says are not served (variations, translations, fine-tuning) answered with a 404 the SDK knows.
 import OpenAI, { BadRequestError, NotFoundError, toFile } from 'openai';
 import { readdirSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import request from 'supertest';
 import { RunningService } from '@arbor/platform';
@@ -148,6 +149,27 @@ router_settings:
       expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe('request_too_large');
       expect((refused as Error).message).toMatch(/larger than 4 MiB.*AIGW_MAX_UPLOAD_SIZE/);
       expect(spooledUploads()).toEqual([]);
+    });
+
+    it('removes the spooled part of an upload the client stopped sending, and serves the next call', async () => {
+      const boundary = 'stopped-upload';
+      const sent = new Promise<void>((resolve) => {
+        const upload = http.request(`${gateway.url}/v1/images/edits`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(3 * 1024 * 1024) },
+        });
+        upload.on('error', () => resolve());
+        upload.write(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="cut.png"\r\nContent-Type: image/png\r\n\r\n`);
+        upload.write(Buffer.alloc(1024 * 1024, 1), () => setTimeout(() => {
+          upload.destroy();
+          resolve();
+        }, 200));
+      });
+      await sent;
+      for (let tries = 0; tries < 40 && spooledUploads().length > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(spooledUploads()).toEqual([]);
+      const image = await toFile(Buffer.alloc(100, 1), 'next.png', { type: 'image/png' });
+      expect((await client.images.edit({ model: 'gpt-image', image, prompt: 'after a cut upload' })).data).toHaveLength(1);
     });
 
     it('answers variations with a 404 in the envelope saying they are not served', async () => {

@@ -15,6 +15,12 @@ const MAX_PARTS = 256;
 // Uploads move in pieces of this size (the streams' defaults of 16 to 64 KiB cost several times the CPU a megabyte).
 const PIECE_BYTES = 1024 * 1024;
 
+/** A file being written to the spool, and when its writing stops. */
+interface Spooled {
+  file: string;
+  written: Promise<void>;
+}
+
 /** A multipart request read: its text fields and spooled files as one body, and the files' removal. */
 export interface MultipartBody {
   /** Text fields as strings, files as UploadedFiles; a name sent more than once (`image[]`) as a list. */
@@ -45,9 +51,11 @@ export async function readMultipart(request: IncomingMessage, limit: number, dir
     request.resume();
     throw uploadTooLarge(limit);
   }
-  const spooled: string[] = [];
+  const spooled: Spooled[] = [];
+  // Each file once its writing has stopped (ended, or destroyed with a refused request), so that
+  // none is created after its removal.
   const discard = async () => {
-    await Promise.all(spooled.map((file) => unlink(file).catch(() => undefined)));
+    await Promise.all(spooled.map(({ file, written }) => written.then(undefined, () => undefined).then(() => unlink(file)).catch(() => undefined)));
   };
   try {
     return { body: await parse(request, limit, directory, spooled), discard };
@@ -57,7 +65,7 @@ export async function readMultipart(request: IncomingMessage, limit: number, dir
   }
 }
 
-function parse(request: IncomingMessage, limit: number, directory: string, spooled: string[]): Promise<Record<string, unknown>> {
+function parse(request: IncomingMessage, limit: number, directory: string, spooled: Spooled[]): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const body: Record<string, unknown> = {};
     const add = (name: string, value: unknown) => {
@@ -72,11 +80,12 @@ function parse(request: IncomingMessage, limit: number, directory: string, spool
       return reject(badRequest(`The multipart request cannot be read: ${(error as Error).message}.`));
     }
     let failed = false;
-    const writes: Promise<void>[] = [];
     const fail = (error: unknown) => {
       if (failed) return;
       failed = true;
       request.unpipe(parser);
+      // Ends the file being written (its spool file is then removed).
+      parser.destroy();
       request.resume(); // the rest is read and dropped: the refusal still reaches the client
       reject(error);
     };
@@ -85,14 +94,15 @@ function parse(request: IncomingMessage, limit: number, directory: string, spool
       received += chunk.length;
       if (received > limit) fail(uploadTooLarge(limit));
     });
-    request.once('aborted', () => fail(badRequest('The client stopped sending its upload.')));
+    request.once('close', () => {
+      if (!request.complete) fail(badRequest('The client stopped sending its upload.'));
+    });
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) return fail(badRequest(`The form field "${name.slice(0, 64)}" is longer than ${MAX_FIELD_BYTES} bytes.`, name));
       add(name, value);
     });
     parser.on('file', (name, stream, info) => {
       const file = path.join(directory, `arbor-upload-${randomUUID()}`);
-      spooled.push(file);
       let size = 0;
       stream.on('data', (chunk: Buffer) => (size += chunk.length));
       stream.once('limit', () => fail(uploadTooLarge(limit)));
@@ -101,12 +111,12 @@ function parse(request: IncomingMessage, limit: number, directory: string, spool
         add(name, upload);
       });
       written.catch(fail);
-      writes.push(written);
+      spooled.push({ file, written });
     });
     parser.once('partsLimit', () => fail(badRequest(`The multipart request has more than ${MAX_PARTS} parts.`)));
     parser.once('error', (error: Error) => fail(badRequest(`The multipart request cannot be read: ${error.message}.`)));
     parser.once('close', () => {
-      Promise.all(writes).then(
+      Promise.all(spooled.map(({ written }) => written)).then(
         () => (failed ? undefined : resolve(body)),
         (error: unknown) => fail(error),
       );
