@@ -91,6 +91,16 @@ router_settings:
       expect(seen.json).toMatchObject({ model: 'gpt-image-1', prompt: 'a fake lighthouse', n: 2, size: '1024x1536', quality: 'high' });
     });
 
+    it("streams GPT Image's partial and completed image events on, each completed image priced", async () => {
+      const own = await ownKey('images-stream-spend');
+      const stream = await own.client.images.generate({ model: 'gpt-image', prompt: 'streamed picture', n: 2, stream: true, partial_images: 1, quality: 'medium', size: '1024x1024' });
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      expect(types).toEqual(['image_generation.partial_image', 'image_generation.completed', 'image_generation.partial_image', 'image_generation.completed']);
+      const report = await own.spendAfter(1);
+      expect(report?.spend).toBeCloseTo(2 * 0.042, 10);
+    });
+
     it('answers DALL·E urls as OpenAI does, and prices HD portrait images above standard squares', async () => {
       const hd = await client.images.generate({ model: 'dalle', prompt: 'dalle hd', size: '1024x1792', quality: 'hd' }).withResponse();
       expect(hd.data.data?.[0]?.url).toMatch(/^https:\/\/fake-images\.invalid\//);
