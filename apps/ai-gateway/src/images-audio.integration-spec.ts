@@ -203,9 +203,11 @@ router_settings:
       expect(JSON.parse(seen?.body ?? '{}')).toMatchObject({ model: 'whisper-1', language: 'en', file: { filename: 'speech.mp3', bytes: 48_000 } });
     });
 
-    it('answers text, srt and vtt as the upstream wrote them, srt and vtt priced by their last cue', async () => {
-      const text = await client.audio.transcriptions.create({ model: 'whisper', file: await audio(), response_format: 'text' });
-      expect(text).toBe('fake transcript of speech.mp3\n');
+    it('answers text, srt and vtt as the upstream wrote them, srt and vtt priced by their last cue, text by its words', async () => {
+      const text = await client.audio.transcriptions.create({ model: 'whisper', file: await audio(), response_format: 'text' }).withResponse();
+      expect(text.data).toBe('fake transcript of speech.mp3\n');
+      // Text tells no duration: 4 words at 150 a minute, 1.6 s.
+      expect(Number(text.response.headers.get('x-arbor-response-cost'))).toBeCloseTo(1.6 * 0.0001, 10);
       const srt = await client.audio.transcriptions.create({ model: 'whisper', file: await audio(), response_format: 'srt' }).withResponse();
       expect(srt.data).toBe('1\n00:00:00,000 --> 00:00:03,000\nfake transcript of speech.mp3\n\n');
       expect(Number(srt.response.headers.get('x-arbor-response-cost'))).toBeCloseTo(3 * 0.0001, 10);

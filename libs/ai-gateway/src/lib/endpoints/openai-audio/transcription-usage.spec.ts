@@ -18,7 +18,7 @@ describe('the usage of a transcription, from its answer in each response_format'
     expect(usage('WEBVTT\n\n00:00.000 --> 00:07.250\nhello\n\n', 'vtt')).toMatchObject({ audioSeconds: 7.25 });
   });
 
-  it('knows nothing from text', () => {
-    expect(usage('hello world\n', 'text')).toBeUndefined();
+  it("estimates text's seconds from its words (150 a minute), marked estimated", () => {
+    expect(usage('one two three four five\n', 'text')).toMatchObject({ audioSeconds: 2, estimated: true });
   });
 });

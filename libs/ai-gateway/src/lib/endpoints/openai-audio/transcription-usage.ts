@@ -1,17 +1,24 @@
 import type { CallUsage } from '../../calls/usage';
 import { count, NO_USAGE } from '../../calls/usage';
 
+// People speak about 150 words a minute: what a `text` answer's length says of its audio.
+const WORDS_PER_SECOND = 2.5;
+
 /**
  * What a transcription cost, from its answer as the upstream wrote it in the asked
  * `response_format`: the tokens GPT-4o transcribers report (`usage.type: tokens`), the seconds
  * Whisper reports (`usage.type: duration`, or verbose_json's `duration`), the end of the last cue
- * of srt and vtt; undefined for `text`, which says nothing of its audio.
+ * of srt and vtt. A `text` answer says nothing of its audio: its seconds are estimated from its
+ * words (marked estimated), so that asking for text is no way around the price.
  */
 export function transcriptionUsage(body: Buffer, request: Record<string, unknown>): CallUsage | undefined {
   const format = typeof request['response_format'] === 'string' ? request['response_format'] : 'json';
   const text = body.toString('utf8');
   if (format === 'srt' || format === 'vtt') return secondsUsage(lastCueEnd(text));
-  if (format === 'text') return undefined;
+  if (format === 'text') {
+    const words = text.split(/\s+/).filter(Boolean).length;
+    return { ...NO_USAGE, audioSeconds: Math.round((words / WORDS_PER_SECOND) * 10) / 10, estimated: true };
+  }
   let answer: Record<string, unknown>;
   try {
     answer = JSON.parse(text) as Record<string, unknown>;
