@@ -25,6 +25,7 @@ export class AiGatewayModule {
       redisUrl: config.AIGW_REDIS_URL,
       apiBaseOverrides: config.AIGW_API_BASE_OVERRIDES,
       responsesRetentionMs: durationMs(config.AIGW_RESPONSES_RETENTION),
+      maxUploadBytes: config.maxUploadBytes,
       ...(controlPlane ? { controlPlane } : {}),
     });
     return {

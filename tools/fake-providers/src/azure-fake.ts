@@ -34,7 +34,7 @@ function sendAzureError(res: ServerResponse, error: { status: number; code: stri
 export const handleAzure: FakeHandler = async (req, res, body, seen, rawPath) => {
   const url = new URL(rawPath, 'http://fake');
   const v1 = /^\/openai\/v1\/(responses|responses\/compact)$/.exec(url.pathname);
-  const route = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions|embeddings)$/.exec(url.pathname);
+  const route = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions|embeddings|images\/generations|images\/edits|audio\/transcriptions|audio\/speech)$/.exec(url.pathname);
   if (req.method !== 'POST' || !(v1 || (route && url.searchParams.get('api-version')))) {
     // What Azure answers for a path it does not serve, a missing api-version included.
     sendAzureError(res, { status: 404, code: '404', message: 'Resource not found' });
@@ -46,6 +46,16 @@ export const handleAzure: FakeHandler = async (req, res, body, seen, rawPath) =>
     return;
   }
   let request: Record<string, unknown>;
+  if (route && /^multipart\/form-data/.test(req.headers['content-type'] ?? '')) {
+    // Image edits and transcriptions: the form goes on as it came; Azure serves the deployment in the URL.
+    const deployment = decodeURIComponent(route[1] ?? '');
+    const azureFailure = AZURE_ERRORS[/^fail-(.+)$/.exec(deployment)?.[1] ?? ''];
+    if (azureFailure) return sendAzureError(res, azureFailure);
+    seen.headers = { ...req.headers };
+    req.headers.authorization = `Bearer ${apiKey}`;
+    await handleOpenAi(req, res, body, seen, `/v1/${route[2] ?? ''}`, { model: deployment });
+    return;
+  }
   try {
     request = JSON.parse(body) as Record<string, unknown>;
   } catch {

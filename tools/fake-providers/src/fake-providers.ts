@@ -43,9 +43,11 @@ export interface FakeProviders {
 export function startFakeProviders(options: { port?: number; host?: string } = {}): Promise<FakeProviders> {
   const seen: SeenRequest[] = [];
   const server: Server = createServer((req, res) => {
+    // Multipart uploads (image edits, audio) are read by their handler as they arrive, never buffered.
+    const streamed = /^multipart\//.test(req.headers['content-type'] ?? '');
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    if (!streamed) req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const serve = () => {
       const body = Buffer.concat(chunks).toString('utf8');
       if (req.method === 'GET' && req.url === '/_fake/requests') {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -69,7 +71,9 @@ export function startFakeProviders(options: { port?: number; host?: string } = {
       handler(req, res, body, record, path).catch((error: unknown) => {
         sendOpenAiError(res, 500, 'server_error', null, `fake: ${error instanceof Error ? error.message : String(error)}`);
       });
-    });
+    };
+    if (streamed) serve();
+    else req.on('end', serve);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

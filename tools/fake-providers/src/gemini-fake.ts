@@ -1,6 +1,8 @@
 // Google's Gemini API (generativelanguage.googleapis.com) as the gateway sees it, under /gemini:
 //   POST /v1beta/models/{model}:generateContent (or /v1/…), :streamGenerateContent (?alt=sse: SSE framed with
-//   CRLF as Google does; without it, one JSON array), :batchEmbedContents, :embedContent.
+//   CRLF as Google does; without it, one JSON array), :batchEmbedContents, :embedContent, and
+//   Imagen's :predict ({instances: [{prompt}], parameters: {sampleCount, aspectRatio}} →
+//   {predictions: [{bytesBase64Encoded, mimeType}]}, sampleCount images, 1 to 4).
 // The key comes in x-goog-api-key (or ?key=); Google answers a missing one with 403.
 // The model name chooses what happens, as in openai-fake.ts:
 //   fail-<400|401|403|404|429|500|503|504|context|timeout|midstream|drop> (401: Google's answer to
@@ -75,7 +77,7 @@ interface Schema {
 
 export const handleGemini: FakeHandler = async (req, res, body, seen, rawPath) => {
   const url = new URL(rawPath, 'http://fake');
-  const route = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents|embedContent)$/.exec(url.pathname);
+  const route = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents|embedContent|predict)$/.exec(url.pathname);
   if (req.method !== 'POST' || !route) {
     sendGoogleError(res, { code: 404, status: 'NOT_FOUND', message: `fake: unknown url ${req.method} ${url.pathname}` });
     return;
@@ -113,6 +115,23 @@ export async function answerGemini(res: ServerResponse, body: string, seen: Seen
     return;
   }
   const echoHeaders = { 'x-fake-received-model': model, 'server-timing': 'gfet4t7; dur=1' };
+  if (method === 'predict') {
+    const predict = request as { instances?: { prompt?: unknown }[]; parameters?: { sampleCount?: unknown; outputOptions?: { mimeType?: string } } };
+    const count = predict.parameters?.sampleCount ?? 4;
+    if (!model.startsWith('imagen-') || typeof predict.instances?.[0]?.prompt !== 'string') {
+      sendGoogleError(res, { code: 400, status: 'INVALID_ARGUMENT', message: `fake: models/${model} does not serve predict with this request.` });
+      return;
+    }
+    if (typeof count !== 'number' || count < 1 || count > 4) {
+      sendGoogleError(res, { code: 400, status: 'INVALID_ARGUMENT', message: 'fake: sampleCount must be between 1 and 4.' });
+      return;
+    }
+    const mimeType = predict.parameters?.outputOptions?.mimeType ?? 'image/png';
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+    res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', ...echoHeaders });
+    res.end(JSON.stringify({ predictions: Array.from({ length: count }, () => ({ mimeType, bytesBase64Encoded: png })) }));
+    return;
+  }
   if (method === 'batchEmbedContents' || method === 'embedContent') {
     const embedding = (index: number, size: number | undefined) => ({ values: vector(index, size ?? 8) });
     if (method === 'embedContent') {

@@ -12,6 +12,7 @@
 // Every answer echoes what arrived in the `x-fake-*` headers and in `fake_echo` (non-streamed),
 // so that a test can assert what the gateway sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answerImages, answerModeration, answerSpeech, answerTranscription, readForm } from './openai-media-fake.ts';
 import { answerResponses, compactedResponse, inputTokens, type ResponsesRequest } from './openai-responses-fake.ts';
 
 export const FAKE_OPENAI_MODELS = ['gpt-4o-mini', 'gpt-4o', 'fake-small'];
@@ -57,6 +58,8 @@ export interface CompatibleServer {
   usageAlwaysStreamed?: boolean;
   /** Answers without an API key (Ollama). */
   keyless?: boolean;
+  /** The model served whatever the request says (Azure's deployment in the URL). */
+  model?: string;
 }
 
 /** An OpenAI-compatible server that streams usage unasked (mounted at /openai-compatible). */
@@ -82,17 +85,25 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
     return;
   }
   let request: FakeRequest;
-  try {
-    request = JSON.parse(body) as typeof request;
-  } catch {
-    sendOpenAiError(res, 400, 'invalid_request_error', null, 'fake: we could not parse the JSON body of your request');
-    return;
+  if (operation === 'image_edit' || operation === 'audio_transcription') {
+    if (!/^multipart\/form-data/.test(req.headers['content-type'] ?? '')) {
+      sendOpenAiError(res, 400, 'invalid_request_error', null, "fake: this endpoint takes multipart/form-data ('Content-Type' multipart/form-data expected)");
+      return;
+    }
+    request = (await readForm(req, seen)) as FakeRequest;
+  } else {
+    try {
+      request = JSON.parse(body) as typeof request;
+    } catch {
+      sendOpenAiError(res, 400, 'invalid_request_error', null, 'fake: we could not parse the JSON body of your request');
+      return;
+    }
   }
   if (server.usageAlwaysStreamed && request.stream_options !== undefined) {
     sendOpenAiError(res, 422, 'invalid_request_error', 'extra_forbidden', 'fake: stream_options: Extra inputs are not permitted', 'stream_options');
     return;
   }
-  const model = typeof request.model === 'string' ? request.model : '';
+  const model = server.model ?? (typeof request.model === 'string' ? request.model : '');
   const fail = header(req, 'x-fake-fail') ?? /^fail-(.+)$/.exec(model)?.[1];
   if (fail === 'timeout') return; // never answers; the caller's timeout or abort ends it
   const failure = fail ? ERRORS[fail] : undefined;
@@ -104,6 +115,18 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
   const promptTokens = tokens ? Number(tokens[1]) : 7;
   const completionTokens = tokens ? Number(tokens[2]) : 5;
   const echoHeaders = { 'x-request-id': `req_fake_${Date.now()}`, 'x-fake-received-model': model, 'openai-processing-ms': '1' };
+  const media = request as Record<string, unknown>;
+  switch (operation) {
+    case 'image_generation':
+    case 'image_edit':
+      return answerImages(res, media, model, operation === 'image_edit', echoHeaders);
+    case 'audio_transcription':
+      return answerTranscription(res, media, model, echoHeaders);
+    case 'audio_speech':
+      return answerSpeech(res, media, model, echoHeaders, seen);
+    case 'moderation':
+      return answerModeration(res, media, model, echoHeaders);
+  }
   const echo = { body: JSON.parse(body) as unknown, authorization: req.headers.authorization };
   if (operation === 'responses_compact' || operation === 'responses_input_tokens') {
     res.writeHead(200, { 'content-type': 'application/json', ...echoHeaders });
@@ -178,13 +201,22 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
   res.end('data: [DONE]\n\n');
 };
 
-const OPERATIONS: Record<string, 'chat' | 'completions' | 'embeddings' | 'responses' | 'responses_compact' | 'responses_input_tokens'> = {
+type Operation =
+  | 'chat' | 'completions' | 'embeddings' | 'responses' | 'responses_compact' | 'responses_input_tokens'
+  | 'image_generation' | 'image_edit' | 'audio_transcription' | 'audio_speech' | 'moderation';
+
+const OPERATIONS: Record<string, Operation> = {
   '/v1/chat/completions': 'chat',
   '/v1/responses': 'responses',
   '/v1/responses/compact': 'responses_compact',
   '/v1/responses/input_tokens': 'responses_input_tokens',
   '/v1/completions': 'completions',
   '/v1/embeddings': 'embeddings',
+  '/v1/images/generations': 'image_generation',
+  '/v1/images/edits': 'image_edit',
+  '/v1/audio/transcriptions': 'audio_transcription',
+  '/v1/audio/speech': 'audio_speech',
+  '/v1/moderations': 'moderation',
 };
 
 interface FakeRequest {

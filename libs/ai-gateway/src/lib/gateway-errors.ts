@@ -22,6 +22,22 @@ export const badRequest = (message: string, param: string | null = null) =>
 export const storedCompletionsNotServed = () =>
   new ProviderError(404, 'not_found_error', 'Stored chat completions are not served by this gateway.', 'not_served');
 
+/** A family A endpoint the gateway knows and does not serve (image variations, audio translations, fine-tuning). */
+export const endpointNotServed = (what: string) => new ProviderError(404, 'not_found_error', `${what} are not served by this gateway.`, 'not_served');
+
+export const uploadTooLarge = (limitBytes: number) =>
+  new ProviderError(
+    413,
+    'invalid_request_error',
+    `The upload is larger than ${formatBytes(limitBytes)}, the gateway's limit (AIGW_MAX_UPLOAD_SIZE).`,
+    'request_too_large',
+  );
+
+function formatBytes(bytes: number): string {
+  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) if (bytes >= size) return `${Number((bytes / size).toFixed(2))} ${unit}`;
+  return `${bytes} bytes`;
+}
+
 // 403 so that the official SDKs raise PermissionDeniedError; the code is LiteLLM's.
 export const keyModelAccessDenied = (model: string) =>
   new ProviderError(403, 'permission_error', `This key may not call the model "${excerpt(model)}".`, 'key_model_access_denied', 'model');

@@ -54,6 +54,8 @@ export interface GatewayOptions {
   redisUrl?: string;
   /** AIGW_RESPONSES_RETENTION, in milliseconds: how long stored responses are kept (30 days by default). */
   responsesRetentionMs?: number;
+  /** AIGW_MAX_UPLOAD_SIZE, in bytes: the largest multipart upload (1 GiB by default). */
+  maxUploadBytes?: number;
   /**
    * The control plane, for persons managing keys with ai-gateway.operator (AIGW_OIDC_ISSUER_URL,
    * AIGW_OIDC_AUDIENCE, AIGW_CONTROL_PLANE_URL, AIGW_M2M_CLIENT_ID/SECRET); without it only the
@@ -81,6 +83,7 @@ export class GatewayModule {
       ...(masterKey !== undefined ? { masterKey } : {}),
       responsesRetentionMs: options.responsesRetentionMs ?? DEFAULT_RESPONSES_RETENTION_MS,
       knownModels,
+      ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
     };
     // Prices are checked now too: a bad price file or model_info price stops the start.
     const prices = new ModelPrices(config.deployments, priceMap?.prices);

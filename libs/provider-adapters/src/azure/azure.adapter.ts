@@ -1,7 +1,10 @@
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
-import { sendOpenAiShaped } from '../openai/openai.adapter';
-import { OPENAI_COMPLETION_PARAMS, OPENAI_RESPONSES_COMPACT_PARAMS } from '../openai/openai.params';
+import { sendOpenAiMultipart, sendOpenAiShaped } from '../openai/openai.adapter';
+import {
+  OPENAI_COMPLETION_PARAMS, OPENAI_IMAGE_EDIT_PARAMS, OPENAI_IMAGE_GENERATION_PARAMS, OPENAI_RESPONSES_COMPACT_PARAMS, OPENAI_SPEECH_PARAMS,
+  OPENAI_TRANSCRIPTION_PARAMS,
+} from '../openai/openai.params';
 import { OPENAI_PRICES } from '../openai/openai.prices';
 import { AZURE_CHAT_COMPLETION_PARAMS, AZURE_EMBEDDING_PARAMS, AZURE_RESPONSES_PARAMS } from './azure.params';
 
@@ -21,6 +24,10 @@ export const azureAdapter: ProviderAdapter = {
     // The Responses API is served by Azure's v1 API only (no api-version; the deployment is `model`).
     responses: { params: AZURE_RESPONSES_PARAMS, unknownParams: 'forwarded', call: (call) => callAzure(call, 'responses', true) },
     responses_compact: { params: OPENAI_RESPONSES_COMPACT_PARAMS, unknownParams: 'forwarded', call: (call) => callAzure(call, 'responses/compact', true) },
+    image_generation: { params: OPENAI_IMAGE_GENERATION_PARAMS, call: (call) => callAzure(call, 'images/generations') },
+    image_edit: { params: OPENAI_IMAGE_EDIT_PARAMS, call: (call) => callAzure(call, 'images/edits', false, true) },
+    audio_transcription: { params: OPENAI_TRANSCRIPTION_PARAMS, call: (call) => callAzure(call, 'audio/transcriptions', false, true) },
+    audio_speech: { params: OPENAI_SPEECH_PARAMS, call: (call) => callAzure(call, 'audio/speech') },
   },
   // Azure has no default address: every resource has its own.
   settings: {
@@ -32,7 +39,7 @@ export const azureAdapter: ProviderAdapter = {
   prices: OPENAI_PRICES,
 };
 
-async function callAzure(call: ProviderCall, operation: string, v1 = false): Promise<ProviderAnswer> {
+async function callAzure(call: ProviderCall, operation: string, v1 = false, multipart = false): Promise<ProviderAnswer> {
   const { deployment } = call;
   if (!deployment.apiBase) {
     throw new ProviderError(500, 'server_error', `The Azure deployment "${deployment.model}" has no api_base (https://<resource>.openai.azure.com).`, 'provider_misconfigured');
@@ -41,7 +48,8 @@ async function callAzure(call: ProviderCall, operation: string, v1 = false): Pro
   if (deployment.apiKey) headers['api-key'] = deployment.apiKey;
   const url = v1 ? azureV1Url(deployment.apiBase, operation) : azureUrl(deployment.apiBase, deployment.model, operation, deployment.apiVersion ?? DEFAULT_AZURE_API_VERSION);
   try {
-    return await sendOpenAiShaped(call, url, headers, { model: deployment.model });
+    const replace = { model: deployment.model };
+    return await (multipart ? sendOpenAiMultipart(call, url, headers, replace) : sendOpenAiShaped(call, url, headers, replace));
   } catch (error) {
     throw error instanceof ProviderError ? withFamilyACode(error) : error;
   }

@@ -12,6 +12,7 @@ import { toGenerateContentRequest } from './gemini.request';
 import { toChatCompletion } from './gemini.response';
 import { batchEmbedContentsResponse, generateContentResponse } from './gemini.wire';
 import { toChatCompletionChunks } from './gemini.stream';
+import { GEMINI_IMAGE_GENERATION_PARAMS, imagenResponse, toImagenRequest, toImagesResponse } from './gemini.images';
 
 const DEFAULT_API_BASE = 'https://generativelanguage.googleapis.com';
 
@@ -21,6 +22,8 @@ export const geminiAdapter: ProviderAdapter = {
   operations: {
     chat: { params: GEMINI_CHAT_PARAMS, call: callGenerateContent },
     embeddings: { params: GEMINI_EMBEDDING_PARAMS, call: callBatchEmbedContents },
+    // Imagen models (`gemini/imagen-4.0-generate-001`) through `:predict`.
+    image_generation: { params: GEMINI_IMAGE_GENERATION_PARAMS, call: callImagenPredict },
   },
   settings: { params: ['api_base', 'api_key'], env: { api_key: 'GEMINI_API_KEY' } },
   prices: GEMINI_PRICES,
@@ -56,6 +59,12 @@ async function callBatchEmbedContents(call: ProviderCall): Promise<ProviderAnswe
   const response = await post(call, 'batchEmbedContents', toBatchEmbedContentsRequest(texts, call.body, model));
   const answer = await readJsonAnswer(response, batchEmbedContentsResponse, 'Gemini');
   return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toEmbeddingList(answer, texts, call.body, call.deployment.model)) };
+}
+
+async function callImagenPredict(call: ProviderCall): Promise<ProviderAnswer> {
+  const response = await post(call, 'predict', toImagenRequest(call.body));
+  const answer = await readJsonAnswer(response, imagenResponse, 'Imagen');
+  return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toImagesResponse(answer, Math.floor(Date.now() / 1000))) };
 }
 
 /** POSTs to `models/{model}:{method}`; a non-2xx answer rejects with the mapped ProviderError. */

@@ -13,4 +13,9 @@ export const GEMINI_PRICES: ReadonlyMap<string, ListPrice> = new Map([
   ['gemini-1.5-flash', price(0.075, 0.3)],
   ['gemini-embedding-001', price(0.15, 0)],
   ['text-embedding-004', price(0, 0)],
+  // Imagen, per image generated.
+  ['imagen-4.0-generate-001', { input: 0, output: 0, perImage: 0.04 }],
+  ['imagen-4.0-fast-generate-001', { input: 0, output: 0, perImage: 0.02 }],
+  ['imagen-4.0-ultra-generate-001', { input: 0, output: 0, perImage: 0.06 }],
+  ['imagen-3.0-generate-002', { input: 0, output: 0, perImage: 0.03 }],
 ]);

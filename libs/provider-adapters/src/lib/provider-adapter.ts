@@ -19,15 +19,18 @@ export interface ProviderDeployment {
 /**
  * What a caller may ask of a provider, each the operation of one endpoint family's wire format:
  * OpenAI's chat completions, completions, embeddings, responses (and their compaction and token
- * count); Anthropic's messages and its token count.
+ * count); Anthropic's messages and its token count; OpenAI's images, audio and moderations.
  */
-export type ProviderOperation = 'chat' | 'completions' | 'embeddings' | 'responses' | 'responses_compact' | 'responses_input_tokens' | 'messages' | 'count_tokens';
+export type ProviderOperation =
+  | 'chat' | 'completions' | 'embeddings' | 'responses' | 'responses_compact' | 'responses_input_tokens' | 'messages' | 'count_tokens'
+  | 'image_generation' | 'image_edit' | 'audio_transcription' | 'audio_speech' | 'moderation';
 
 export interface ProviderCall {
   deployment: ProviderDeployment;
   /**
    * The request body in the operation's own wire format, with the gateway's own fields removed;
-   * `model` is still the alias. For chat and completions with `stream: true`, the gateway always
+   * `model` is still the alias. Multipart operations (image edits, transcriptions) get their text
+   * fields as strings and their files as `UploadedFile`s (on disk, streamed to the upstream). For chat and completions with `stream: true`, the gateway always
    * sets `stream_options.include_usage: true`: every adapter must then end its stream with a
    * usage chunk (`choices: []`, `usage: {...}`), as OpenAI does, so that spend is right.
    */
@@ -50,7 +53,7 @@ export interface ProviderAnswer {
   status: number;
   /** The upstream's own response headers: repeated to the client as `llm_provider-<name>`. */
   headers: IncomingHttpHeaders;
-  /** `application/json` or `text/event-stream`. */
+  /** `application/json` or `text/event-stream` (or what the upstream said: `text/plain`, `audio/mpeg`…). */
   contentType: string;
   /** The upstream's body as it arrives (passed through), or the translated one (a Node stream). */
   body: AsyncIterable<Buffer | string>;
@@ -90,6 +93,15 @@ export interface ListPrice {
   cacheWrite?: number;
   /** Prompt tokens written to Anthropic's one-hour cache. */
   oneHourCacheWrite?: number;
+  /**
+   * USD per image generated: one price, or by `<quality>/<size>` (`hd/1024x1792`), `<size>` or
+   * `<quality>`, the most specific found first (`default` when none matches).
+   */
+  perImage?: number | Readonly<Record<string, number>>;
+  /** USD per second of audio transcribed. */
+  perSecond?: number;
+  /** USD per character of text spoken. */
+  perCharacter?: number;
 }
 
 /** The `litellm_params` a provider reads beyond the gateway's own (`model`, `rpm`, `tpm`, `timeout`). */

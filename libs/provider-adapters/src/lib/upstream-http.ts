@@ -20,8 +20,11 @@ export interface UpstreamRequest {
   /** GET and POST for model calls; pass-through endpoints forward any method. */
   method: string;
   headers: Record<string, string>;
-  /** Whole, or (pass-through endpoints) the client's request streamed on as it arrives. */
-  body?: Buffer | NodeJS.ReadableStream;
+  /**
+   * The body whole; the client's request streamed on as it arrives (pass-through endpoints); or
+   * (an upload) made anew for each send, streamed as it is read: a stale connection's resend gets a fresh one.
+   */
+  body?: Buffer | NodeJS.ReadableStream | (() => AsyncIterable<Uint8Array>);
   signal: AbortSignal;
   /** How long to wait for the answer's headers, and at most between two chunks of its body. */
   timeoutMs: number;
@@ -99,7 +102,7 @@ function sendOnce(request: UpstreamRequest): Promise<UpstreamResponse> {
         path: target.path,
         method: request.method as Dispatcher.HttpMethod,
         headers,
-        body: (request.body as Buffer | Readable | undefined) ?? null,
+        body: typeof request.body === 'function' ? Readable.from(request.body(), { objectMode: false }) : ((request.body as Buffer | Readable | undefined) ?? null),
         headersTimeout: request.timeoutMs,
         bodyTimeout: request.timeoutMs,
       },

@@ -1,7 +1,12 @@
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
-import { OPENAI_CHAT_COMPLETION_PARAMS, OPENAI_COMPLETION_PARAMS, OPENAI_EMBEDDING_PARAMS, OPENAI_RESPONSES_COMPACT_PARAMS, OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, OPENAI_RESPONSES_PARAMS } from './openai.params';
+import { multipartUpload } from '../lib/uploaded-file';
+import {
+  OPENAI_CHAT_COMPLETION_PARAMS, OPENAI_COMPLETION_PARAMS, OPENAI_EMBEDDING_PARAMS, OPENAI_IMAGE_EDIT_PARAMS, OPENAI_IMAGE_GENERATION_PARAMS,
+  OPENAI_MODERATION_PARAMS, OPENAI_RESPONSES_COMPACT_PARAMS, OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, OPENAI_RESPONSES_PARAMS, OPENAI_SPEECH_PARAMS,
+  OPENAI_TRANSCRIPTION_PARAMS,
+} from './openai.params';
 import { OPENAI_PRICES } from './openai.prices';
 
 const DEFAULT_API_BASE = 'https://api.openai.com/v1';
@@ -19,19 +24,26 @@ export const openAiAdapter: ProviderAdapter = {
     responses: { params: OPENAI_RESPONSES_PARAMS, unknownParams: 'forwarded', call: (call) => callOpenAi(call, '/responses') },
     responses_compact: { params: OPENAI_RESPONSES_COMPACT_PARAMS, unknownParams: 'forwarded', call: (call) => callOpenAi(call, '/responses/compact') },
     responses_input_tokens: { params: OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, unknownParams: 'forwarded', call: (call) => callOpenAi(call, '/responses/input_tokens') },
+    image_generation: { params: OPENAI_IMAGE_GENERATION_PARAMS, call: (call) => callOpenAi(call, '/images/generations') },
+    image_edit: { params: OPENAI_IMAGE_EDIT_PARAMS, call: (call) => callOpenAi(call, '/images/edits', true) },
+    audio_transcription: { params: OPENAI_TRANSCRIPTION_PARAMS, call: (call) => callOpenAi(call, '/audio/transcriptions', true) },
+    audio_speech: { params: OPENAI_SPEECH_PARAMS, call: (call) => callOpenAi(call, '/audio/speech') },
+    // Moderations are OpenAI's own: no other provider offers the endpoint.
+    moderation: { params: OPENAI_MODERATION_PARAMS, call: (call) => callOpenAi(call, '/moderations') },
   },
   settings: { params: ['api_base', 'api_key', 'organization'], env: { api_key: 'OPENAI_API_KEY', api_base: 'OPENAI_API_BASE', organization: 'OPENAI_ORGANIZATION' } },
   prices: OPENAI_PRICES,
 };
 
-function callOpenAi(call: ProviderCall, path: string): Promise<ProviderAnswer> {
+function callOpenAi(call: ProviderCall, path: string, multipart = false): Promise<ProviderAnswer> {
   const { deployment } = call;
   const headers: Record<string, string> = {};
   if (deployment.apiKey) headers['authorization'] = `Bearer ${deployment.apiKey}`;
   // LiteLLM's `organization`: which of the key's OpenAI organizations is billed.
   const organization = deployment.params?.['organization'];
   if (organization) headers['openai-organization'] = organization;
-  return sendOpenAiShaped(call, endpointUrl(deployment.apiBase ?? DEFAULT_API_BASE, path), headers, { model: deployment.model });
+  const url = endpointUrl(deployment.apiBase ?? DEFAULT_API_BASE, path);
+  return multipart ? sendOpenAiMultipart(call, url, headers, { model: deployment.model }) : sendOpenAiShaped(call, url, headers, { model: deployment.model });
 }
 
 /**
@@ -53,6 +65,35 @@ export async function sendOpenAiShaped(
     signal: call.signal,
     timeoutMs: call.deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
   });
+  return openAiAnswer(response, stream);
+}
+
+/**
+ * POSTs a multipart request (its text fields and the files the gateway spooled, `replace` merged
+ * over them) to an OpenAI-shaped endpoint, the files streamed from disk; the answer as sendOpenAiShaped's.
+ */
+export async function sendOpenAiMultipart(
+  call: ProviderCall,
+  url: URL,
+  authHeaders: Record<string, string>,
+  replace: Record<string, string>,
+): Promise<ProviderAnswer> {
+  // Multipart fields are text: `stream=true`.
+  const stream = call.body['stream'] === 'true' || call.body['stream'] === true;
+  const upload = multipartUpload(call.body, replace);
+  const response = await sendUpstream({
+    url,
+    method: 'POST',
+    headers: { 'content-type': upload.contentType, 'content-length': String(upload.contentLength), accept: stream ? 'text/event-stream' : 'application/json', ...authHeaders },
+    body: upload.body,
+    signal: call.signal,
+    timeoutMs: call.deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+  });
+  return openAiAnswer(response, stream);
+}
+
+/** A 2xx answer handed over untouched (its own content type: JSON, SSE, text, audio); anything else a ProviderError. */
+async function openAiAnswer(response: UpstreamResponse, stream: boolean): Promise<ProviderAnswer> {
   if (response.statusCode >= 200 && response.statusCode < 300) {
     const contentType = response.headers['content-type'];
     return {

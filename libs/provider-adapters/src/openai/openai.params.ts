@@ -37,3 +37,28 @@ export const OPENAI_RESPONSES_COMPACT_PARAMS: ReadonlySet<string> = new Set([
 export const OPENAI_RESPONSES_INPUT_TOKENS_PARAMS: ReadonlySet<string> = new Set([
   'model', 'input', 'instructions', 'conversation', 'parallel_tool_calls', 'previous_response_id', 'reasoning', 'text', 'tool_choice', 'tools', 'truncation',
 ]);
+
+/** POST /v1/images/generations (GPT Image and DALL·E). */
+export const OPENAI_IMAGE_GENERATION_PARAMS: ReadonlySet<string> = new Set([
+  'model', 'prompt', 'background', 'moderation', 'n', 'output_compression', 'output_format', 'partial_images', 'quality',
+  'response_format', 'size', 'stream', 'style', 'user',
+]);
+
+/** POST /v1/images/edits, multipart (`image[]` when several images are sent). */
+export const OPENAI_IMAGE_EDIT_PARAMS: ReadonlySet<string> = new Set([
+  'model', 'prompt', 'image', 'image[]', 'mask', 'background', 'input_fidelity', 'n', 'output_compression', 'output_format',
+  'partial_images', 'quality', 'response_format', 'size', 'stream', 'user',
+]);
+
+/** POST /v1/audio/transcriptions, multipart (array fields with `[]`, as the SDKs send them). */
+export const OPENAI_TRANSCRIPTION_PARAMS: ReadonlySet<string> = new Set([
+  'model', 'file', 'chunking_strategy', 'include', 'include[]', 'known_speaker_names', 'known_speaker_names[]', 'known_speaker_references',
+  'known_speaker_references[]', 'language', 'prompt', 'response_format', 'stream', 'temperature', 'timestamp_granularities',
+  'timestamp_granularities[]',
+]);
+
+/** POST /v1/audio/speech. */
+export const OPENAI_SPEECH_PARAMS: ReadonlySet<string> = new Set(['model', 'input', 'voice', 'instructions', 'response_format', 'speed', 'stream_format']);
+
+/** POST /v1/moderations. */
+export const OPENAI_MODERATION_PARAMS: ReadonlySet<string> = new Set(['model', 'input']);

@@ -48,9 +48,11 @@ export interface CallResponse extends NodeJS.EventEmitter {
   readonly writableFinished: boolean;
   setHeader(name: string, value: number | string | readonly string[]): unknown;
   writeHead(status: number, headers?: Record<string, number | string | string[]>): this;
-  write(chunk: string): boolean;
+  write(chunk: string | Buffer): boolean;
   end(chunk?: string | Buffer): unknown;
   addTrailers(trailers: Record<string, string>): void;
+  /** Breaks the answer off (a byte stream that failed has no error event to end it with). */
+  destroy?(error?: Error): unknown;
 }
 
 /** What one call learned on its way, for headers, metrics and spend. */
@@ -270,7 +272,7 @@ export class CallPipeline {
     } finally {
       state.upstreamMs += performance.now() - began;
     }
-    const usage = state.codec.usageOfAnswer(bytes);
+    const usage = state.codec.usageOfAnswer(bytes, state.body);
     const { cost, keySpend } = this.finish(state, usage ?? NO_USAGE);
     if (usage && state.codec.withCost) bytes = state.codec.withCost(bytes, roundedUsd(cost));
     if (state.hooks?.answered && state.progress.deployment) await state.hooks.answered(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, state.progress.deployment, state.native === true);
@@ -309,17 +311,18 @@ export class CallPipeline {
     let failure: ProviderError | undefined;
     // What the tap held back to the end (or the error event): written with the end of the answer.
     let last = '';
-    const streamed = new StreamedAnswer();
-    // What the client got, event by event, for the response cache to replay (unless it grows too long).
-    let kept: string[] | undefined = state.cache && answer.status === 200 ? [] : undefined;
+    // Bytes (audio) are passed on and forgotten; events are kept in part for a hang-up's estimate.
+    const streamed = tap.raw ? undefined : new StreamedAnswer();
+    // What the client got, event by event, for the response cache to replay (unless it grows too long; never audio).
+    let kept: string[] | undefined = state.cache && answer.status === 200 && !tap.raw ? [] : undefined;
     let keptChars = 0;
     try {
       for await (const chunk of answer.body) {
-        streamed.push(chunk as Buffer);
+        streamed?.push(chunk as Buffer);
         const out = tap.push(chunk as Buffer);
-        if (out === '') continue;
+        if (out.length === 0) continue;
         firstChunkAt ??= performance.now();
-        if (kept) {
+        if (kept && typeof out === 'string') {
           keptChars += out.length;
           if (keptChars > MAX_CACHED_ANSWER_CHARS) kept = undefined;
           else kept.push(out);
@@ -344,6 +347,8 @@ export class CallPipeline {
     }
     const { cost, keySpend } = this.finish(state, tap.usage ?? NO_USAGE, failure, firstChunkAt);
     if (signal.aborted) return;
+    // Audio cut short must not look whole to its player.
+    if (failure && tap.raw && response.destroy) return void response.destroy(failure);
     if (!failure && tap.final && state.hooks?.answered && state.progress.deployment) await state.hooks.answered(tap.final, state.progress.deployment, state.native === true);
     if (tap.release) last += tap.release(roundedUsd(cost));
     if (!failure && kept && state.cache && state.progress.deployment) {

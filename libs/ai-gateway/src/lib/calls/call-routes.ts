@@ -4,8 +4,10 @@ import { DirectRoutes } from '@arbor/platform';
 import { sendError, type EndpointCodec } from '../endpoints/endpoint-codec';
 import { ENDPOINT_CODECS } from '../endpoints/endpoint-codecs';
 import { GatewayAuthentication } from '../gateway-key.guard';
+import { DEFAULT_MAX_UPLOAD_BYTES, GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import type { GatewayCaller } from '../keys/key-verifier';
 import { CallPipeline } from './call-pipeline';
+import { readMultipart } from './multipart-body';
 import { readJsonObject } from './request-body';
 
 /**
@@ -33,6 +35,7 @@ export class CallRoutes implements OnModuleInit {
     private readonly authentication: GatewayAuthentication,
     private readonly pipeline: CallPipeline,
     @Inject(CALL_EXTENSIONS) private readonly extensions: readonly CallExtension[],
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
   onModuleInit(): void {
@@ -47,14 +50,22 @@ export class CallRoutes implements OnModuleInit {
   }
 
   private async call(codec: EndpointCodec, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    let discard: (() => Promise<void>) | undefined;
     try {
       const caller = await this.authentication.caller(request);
-      const body = await readJsonObject(request);
+      let body: Record<string, unknown>;
+      if (codec.requestFormat === 'multipart') {
+        const upload = await readMultipart(request, this.settings.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES);
+        ({ body, discard } = upload);
+      } else body = await readJsonObject(request);
       const extension = this.extensions.find((candidate) => candidate.codecs.includes(codec));
       if (extension) await extension.handle(codec, caller, body, request, response);
       else await this.pipeline.handle(codec, caller, body, request.headers, response);
     } catch (error) {
       sendError(codec, response, error);
+    } finally {
+      // Spooled uploads last as long as the call: every attempt has sent them by now.
+      await discard?.();
     }
   }
 }

@@ -12,6 +12,12 @@ export interface CallUsage {
   reasoningTokens: number;
   /** Counted by the gateway (the client hung up before the upstream reported usage), not reported. */
   estimated?: boolean;
+  /** Images generated, with the size and quality they were made at (priced per image). */
+  images?: { count: number; size?: string; quality?: string };
+  /** Seconds of audio transcribed (priced per second). */
+  audioSeconds?: number;
+  /** Characters of text spoken (priced per character). */
+  characters?: number;
 }
 
 export const NO_USAGE: CallUsage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0 };

@@ -11,8 +11,8 @@ import type { StreamedAnswer } from '../spend/usage-estimate';
  * holding back more than an incomplete event).
  */
 export interface StreamTap {
-  /** What to send on for this piece of the upstream stream ('' while an event is incomplete). */
-  push(chunk: Buffer | string): string;
+  /** What to send on for this piece of the upstream stream ('' while an event is incomplete; bytes as they came for `raw` taps). */
+  push(chunk: Buffer | string): string | Buffer;
   /** The rest, when the upstream ended. */
   end(): string;
   readonly usage: CallUsage | undefined;
@@ -29,6 +29,8 @@ export interface StreamTap {
    * it arrived and written now with the cost in `usage.cost`. Called once, after end().
    */
   release?(cost: number): string;
+  /** The answer is bytes (audio), not events: nothing in it to estimate usage from, so nothing of it is kept. */
+  readonly raw?: boolean;
 }
 
 /** An error as one endpoint family answers it. */
@@ -74,14 +76,19 @@ export interface EndpointCodec {
   readonly description: string;
   /** POST paths it answers. */
   readonly paths: readonly string[];
+  /**
+   * How its requests come: a JSON object (the default), or multipart/form-data, whose text fields
+   * become the body's members and whose files are spooled to disk as UploadedFiles.
+   */
+  readonly requestFormat?: 'json' | 'multipart';
   /** Whether the call asks for a stream. */
   streamed(body: Record<string, unknown>): boolean;
   /** The request headers passed on to a deployment serving the operation natively. */
   forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[] | undefined> | undefined;
   /** Last touches to the upstream body of a native call (asking a stream for its usage, say). */
   prepare(upstreamBody: Record<string, unknown>, params: ReadonlySet<string>, streamed: boolean): void;
-  /** The usage of a JSON answer; undefined when it reports none. */
-  usageOfAnswer(body: Buffer): CallUsage | undefined;
+  /** The usage of a whole answer (`request`: what was asked, for answers that do not say all of it); undefined when it reports none. */
+  usageOfAnswer(body: Buffer, request: Record<string, unknown>): CallUsage | undefined;
   /** A JSON answer with the call's cost in its usage, where the family's clients look for it (`usage.cost`). */
   withCost?(body: Buffer, cost: number): Buffer;
   streamTap(body: Record<string, unknown>, settings: GatewaySettings, keepsFinal?: boolean): StreamTap;

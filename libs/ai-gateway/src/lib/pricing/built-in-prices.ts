@@ -10,6 +10,9 @@ function perToken(price: ListPrice): ModelPrice {
     ...(price.cacheRead !== undefined ? { cacheReadCostPerToken: price.cacheRead * M } : {}),
     ...(price.cacheWrite !== undefined ? { cacheCreationCostPerToken: price.cacheWrite * M } : {}),
     ...(price.oneHourCacheWrite !== undefined ? { oneHourCacheCreationCostPerToken: price.oneHourCacheWrite * M } : {}),
+    ...(typeof price.perImage === 'number' ? { costPerImage: price.perImage } : price.perImage ? { imageCostByTier: price.perImage } : {}),
+    ...(price.perSecond !== undefined ? { inputCostPerSecond: price.perSecond } : {}),
+    ...(price.perCharacter !== undefined ? { inputCostPerCharacter: price.perCharacter } : {}),
   };
 }
 

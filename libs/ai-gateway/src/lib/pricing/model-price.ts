@@ -12,6 +12,14 @@ export interface ModelPrice {
   oneHourCacheCreationCostPerToken?: number;
   /** Reasoning tokens (part of the completion tokens); the output price when absent. */
   reasoningCostPerToken?: number;
+  /** USD per image generated, whatever its size. */
+  costPerImage?: number;
+  /** USD per image by `<quality>/<size>`, `<size>`, `<quality>` or `default` (the built-in list prices). */
+  imageCostByTier?: Readonly<Record<string, number>>;
+  /** USD per second of audio transcribed. */
+  inputCostPerSecond?: number;
+  /** USD per character of text spoken. */
+  inputCostPerCharacter?: number;
 }
 
 // LiteLLM's field names, in model_info and in the price map file.
@@ -22,6 +30,9 @@ export const PRICE_FIELDS = {
   cacheCreationCostPerToken: 'cache_creation_input_token_cost',
   oneHourCacheCreationCostPerToken: 'cache_creation_input_token_cost_above_1hr',
   reasoningCostPerToken: 'output_cost_per_reasoning_token',
+  costPerImage: 'output_cost_per_image',
+  inputCostPerSecond: 'input_cost_per_second',
+  inputCostPerCharacter: 'input_cost_per_character',
 } as const;
 
 /** The USD cost of one call's usage at a price. */
@@ -37,8 +48,22 @@ export function costOf(usage: CallUsage, price: ModelPrice): number {
     (cacheWrites - oneHourWrites) * writePrice +
     oneHourWrites * (price.oneHourCacheCreationCostPerToken ?? writePrice) +
     (usage.completionTokens - reasoning) * price.outputCostPerToken +
-    reasoning * (price.reasoningCostPerToken ?? price.outputCostPerToken)
+    reasoning * (price.reasoningCostPerToken ?? price.outputCostPerToken) +
+    (usage.images ? usage.images.count * imagePrice(price, usage.images) : 0) +
+    (usage.audioSeconds ?? 0) * (price.inputCostPerSecond ?? 0) +
+    (usage.characters ?? 0) * (price.inputCostPerCharacter ?? 0)
   );
+}
+
+/** One image's price: a flat per-image price wins; else the most specific tier of the list price. */
+function imagePrice(price: ModelPrice, image: { size?: string; quality?: string }): number {
+  if (price.costPerImage !== undefined) return price.costPerImage;
+  const tiers = price.imageCostByTier;
+  if (!tiers) return 0;
+  const { size, quality } = image;
+  const names = [quality && size ? `${quality}/${size}` : undefined, size, quality, 'default'];
+  for (const name of names) if (name !== undefined && tiers[name] !== undefined) return tiers[name];
+  return 0;
 }
 
 /**
@@ -47,7 +72,7 @@ export function costOf(usage: CallUsage, price: ModelPrice): number {
  */
 export function priceFromRecord(record: Record<string, unknown>, at: string, problems: string[]): Partial<ModelPrice> | undefined {
   const result: Partial<ModelPrice> = {};
-  for (const [field, name] of Object.entries(PRICE_FIELDS) as [keyof ModelPrice, string][]) {
+  for (const [field, name] of Object.entries(PRICE_FIELDS) as [keyof typeof PRICE_FIELDS, string][]) {
     const value = record[name];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {

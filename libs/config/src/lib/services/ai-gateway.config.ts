@@ -3,6 +3,7 @@ import { ConfigProblem } from '../config-error';
 import { CrossChecked, Env } from '../load-config';
 import { IsHttpUrl, IsListenAddress, IsLogFilter, IsNonEmpty, IsOriginList, IsPostgresUrl, IsRedisUrl, ListenAddress } from '../validators/env-value';
 import { IsDuration } from '../validators/duration';
+import { byteSizeBytes, IsByteSize } from '../validators/byte-size';
 import { controlPlaneSettings, listenAddress, ServiceConfig, suiteDashboardOrigins } from './service-config';
 
 export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
@@ -42,6 +43,10 @@ export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsDuration()
   AIGW_RESPONSES_RETENTION = '30d';
 
+  /** The largest multipart upload (image edits, audio transcriptions) accepted; a larger one gets 413. */
+  @IsByteSize()
+  AIGW_MAX_UPLOAD_SIZE = '1GiB';
+
   @IsOptional() @IsHttpUrl()
   AIGW_OIDC_ISSUER_URL?: string;
 
@@ -63,6 +68,10 @@ export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
 
   get corsOrigins(): string[] {
     return suiteDashboardOrigins(this.AIGW_CORS_ORIGINS, this.AIGW_CONTROL_PLANE_URL);
+  }
+
+  get maxUploadBytes(): number {
+    return byteSizeBytes(this.AIGW_MAX_UPLOAD_SIZE);
   }
 
   get listen(): ListenAddress {

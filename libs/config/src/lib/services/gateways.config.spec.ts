@@ -31,6 +31,15 @@ describe('the other services\' configuration', () => {
     ]);
   });
 
+  it("reads the AI gateway's upload limit in bytes or with a unit, and names a malformed one", () => {
+    expect(loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/a' }).maxUploadBytes).toBe(1024 ** 3);
+    expect(loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/a', AIGW_MAX_UPLOAD_SIZE: '25MB' }).maxUploadBytes).toBe(25_000_000);
+    expect(loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/a', AIGW_MAX_UPLOAD_SIZE: '2048' }).maxUploadBytes).toBe(2048);
+    expect(lines(() => loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/a', AIGW_MAX_UPLOAD_SIZE: 'lots' }))).toEqual([
+      expect.stringMatching(/^AIGW_MAX_UPLOAD_SIZE: must be a positive size/),
+    ]);
+  });
+
   it('requires both halves of an m2m credential, and the rest of the control-plane settings with it', () => {
     expect(lines(() => loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/a', AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m' }))).toEqual([
       expect.stringMatching(/^AIGW_CONTROL_PLANE_URL: is required when the control plane is configured/),
