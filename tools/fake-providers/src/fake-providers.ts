@@ -8,6 +8,8 @@ import { handleAnthropic } from './anthropic-fake.ts';
 import { handleAzure, handleAzureAi } from './azure-fake.ts';
 import { handleBedrock, handleSts } from './bedrock-fake.ts';
 import { handleGemini } from './gemini-fake.ts';
+import { handleRealtimeUpgrade } from './realtime-fake.ts';
+import { handleCohere, handleJina, handleVllm, handleVoyage } from './rerank-fake.ts';
 import { handleVertex } from './vertex-fake.ts';
 import { handleOpenAi, handleUsageAlwaysStreamed, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
 
@@ -23,6 +25,10 @@ const PROVIDER_FAKES: ReadonlyMap<string, FakeHandler> = new Map([
   ['/bedrock', handleBedrock],
   ['/sts', handleSts],
   ['/vertex', handleVertex],
+  ['/cohere', handleCohere],
+  ['/jina', handleJina],
+  ['/voyage', handleVoyage],
+  ['/vllm', handleVllm],
 ]);
 
 function fakeFor(url: string): { handler: FakeHandler; path: string } {
@@ -68,6 +74,7 @@ export function startFakeProviders(options: { port?: number; host?: string } = {
       });
     });
   });
+  server.on('upgrade', (req, socket, head: Buffer) => handleRealtimeUpgrade(req, socket, head, seen));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {

@@ -22,6 +22,9 @@ export const badRequest = (message: string, param: string | null = null) =>
 export const storedCompletionsNotServed = () =>
   new ProviderError(404, 'not_found_error', 'Stored chat completions are not served by this gateway.', 'not_served');
 
+export const passThroughNotConfigured = (route: string, provider: string) =>
+  new ProviderError(404, 'not_found_error', `The pass-through /${route} needs a deployment of ${provider} in model_list; there is none.`, 'pass_through_not_configured');
+
 // 403 so that the official SDKs raise PermissionDeniedError; the code is LiteLLM's.
 export const keyModelAccessDenied = (model: string) =>
   new ProviderError(403, 'permission_error', `This key may not call the model "${excerpt(model)}".`, 'key_model_access_denied', 'model');

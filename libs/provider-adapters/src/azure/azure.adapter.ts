@@ -1,5 +1,6 @@
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
+import { asWebSocketUrl, keyHeaders } from '../lib/upstream-target';
 import { sendOpenAiShaped } from '../openai/openai.adapter';
 import { OPENAI_COMPLETION_PARAMS, OPENAI_RESPONSES_COMPACT_PARAMS } from '../openai/openai.params';
 import { OPENAI_PRICES } from '../openai/openai.prices';
@@ -26,7 +27,19 @@ export const azureAdapter: ProviderAdapter = {
   settings: { params: ['api_base', 'api_key', 'api_version'], required: { api_base: 'https://<resource>.openai.azure.com' } },
   // Azure OpenAI's global standard deployments cost what OpenAI's models cost.
   prices: OPENAI_PRICES,
+  // wss://<resource>.openai.azure.com/openai/realtime?api-version=…&deployment=<name>, the key in api-key.
+  realtime: {
+    target: (deployment) => {
+      const url = asWebSocketUrl(new URL(`${(deployment.apiBase ?? '').replace(/\/+$/, '').replace(/\/openai$/, '')}/openai/realtime`));
+      url.searchParams.set('api-version', deployment.apiVersion ?? DEFAULT_AZURE_REALTIME_API_VERSION);
+      url.searchParams.set('deployment', deployment.model);
+      return { url, headers: keyHeaders('api-key', deployment.apiKey) };
+    },
+  },
 };
+
+/** The preview API version that serves realtime deployments, used when a deployment names none. */
+export const DEFAULT_AZURE_REALTIME_API_VERSION = '2025-04-01-preview';
 
 async function callAzure(call: ProviderCall, operation: string, v1 = false): Promise<ProviderAnswer> {
   const { deployment } = call;

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { PassThroughApi, RealtimeApi } from './upstream-target';
 
 /** One upstream model as the configuration names it (`openai/gpt-4o` → provider `openai`, model `gpt-4o`). */
 export interface ProviderDeployment {
@@ -19,9 +20,9 @@ export interface ProviderDeployment {
 /**
  * What a caller may ask of a provider, each the operation of one endpoint family's wire format:
  * OpenAI's chat completions, completions, embeddings, responses (and their compaction and token
- * count); Anthropic's messages and its token count.
+ * count); Anthropic's messages and its token count; Cohere's rerank (the gateway's rerank extension).
  */
-export type ProviderOperation = 'chat' | 'completions' | 'embeddings' | 'responses' | 'responses_compact' | 'responses_input_tokens' | 'messages' | 'count_tokens';
+export type ProviderOperation = 'chat' | 'completions' | 'embeddings' | 'responses' | 'responses_compact' | 'responses_input_tokens' | 'messages' | 'count_tokens' | 'rerank';
 
 export interface ProviderCall {
   deployment: ProviderDeployment;
@@ -84,6 +85,12 @@ export interface ListPrice {
   cacheWrite?: number;
   /** Prompt tokens written to Anthropic's one-hour cache. */
   oneHourCacheWrite?: number;
+  /** Audio prompt tokens (realtime models). */
+  audioInput?: number;
+  /** Audio completion tokens (realtime models). */
+  audioOutput?: number;
+  /** USD per search (not per million): rerank APIs billed by the query, as Cohere's search units. */
+  perQuery?: number;
 }
 
 /** The `litellm_params` a provider reads beyond the gateway's own (`model`, `rpm`, `tpm`, `timeout`). */
@@ -112,4 +119,8 @@ export interface ProviderAdapter {
   readonly settings: ProviderSettings;
   /** List prices by model name without date suffix; the gateway's price map and `model_info` win over them. */
   readonly prices: ReadonlyMap<string, ListPrice>;
+  /** The vendor's whole API under `/<route>/…`, when the gateway offers it as a pass-through. */
+  readonly passThrough?: PassThroughApi;
+  /** Its realtime WebSocket, for deployments of realtime models. */
+  readonly realtime?: RealtimeApi;
 }

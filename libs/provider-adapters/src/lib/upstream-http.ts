@@ -17,9 +17,11 @@ export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
 
 export interface UpstreamRequest {
   url: URL;
-  method: 'GET' | 'POST';
+  /** POST and GET for model calls; any method for the pass-throughs. */
+  method: string;
   headers: Record<string, string>;
-  body?: Buffer;
+  /** Whole, or a stream sent on as it arrives (a pass-through's request body; never sent twice). */
+  body?: Buffer | Readable;
   signal: AbortSignal;
   /** How long to wait for the answer's headers, and at most between two chunks of its body. */
   timeoutMs: number;
@@ -46,7 +48,7 @@ export async function sendUpstream(request: UpstreamRequest): Promise<UpstreamRe
   try {
     return await sendOnce(request);
   } catch (error) {
-    if (!isStaleConnection(error) || request.signal.aborted) throw failure(error, request);
+    if (!isStaleConnection(error) || request.signal.aborted || request.body instanceof Readable) throw failure(error, request);
     try {
       return await sendOnce(request);
     } catch (again) {

@@ -1,6 +1,7 @@
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
+import { asWebSocketUrl, keyHeaders, rootOf } from '../lib/upstream-target';
 import { OPENAI_CHAT_COMPLETION_PARAMS, OPENAI_COMPLETION_PARAMS, OPENAI_EMBEDDING_PARAMS, OPENAI_RESPONSES_COMPACT_PARAMS, OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, OPENAI_RESPONSES_PARAMS } from './openai.params';
 import { OPENAI_PRICES } from './openai.prices';
 
@@ -22,6 +23,20 @@ export const openAiAdapter: ProviderAdapter = {
   },
   settings: { params: ['api_base', 'api_key'] },
   prices: OPENAI_PRICES,
+  // `/openai/v1/…` → `{api_base without /v1}/v1/…`, the key as a bearer token.
+  passThrough: {
+    route: 'openai',
+    clientKeyHeaders: ['authorization'],
+    target: (deployment, path, search) => ({ url: new URL(`${rootOf(deployment.apiBase ?? DEFAULT_API_BASE)}${path}${search}`), headers: keyHeaders('bearer', deployment.apiKey) }),
+  },
+  // wss://api.openai.com/v1/realtime?model=<model>
+  realtime: {
+    target: (deployment) => {
+      const url = asWebSocketUrl(endpointUrl(deployment.apiBase ?? DEFAULT_API_BASE, '/realtime'));
+      url.searchParams.set('model', deployment.model);
+      return { url, headers: keyHeaders('bearer', deployment.apiKey) };
+    },
+  },
 };
 
 function callOpenAi(call: ProviderCall, path: string): Promise<ProviderAnswer> {

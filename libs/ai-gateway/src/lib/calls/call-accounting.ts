@@ -13,6 +13,8 @@ export interface SettledCall {
   cost: number;
   /** The call ended in an error (its answer was an error, or no upstream answered). */
   failed?: boolean;
+  /** Admitted but never made (a realtime session ended before its next response): frees the slot, records nothing. */
+  abandoned?: boolean;
 }
 
 /** A call let through by the caller's limits; settled exactly once when it ends. */
@@ -40,8 +42,8 @@ export class CallAccounting {
     return {
       rateLimitHeaders: key?.rateLimitHeaders() ?? {},
       settle: (call) => {
-        if (project !== null) this.spend.recordCall(project, projectId, call.failed === true);
-        if (call.deployment) {
+        if (project !== null && !call.abandoned) this.spend.recordCall(project, projectId, call.failed === true);
+        if (call.deployment && !call.abandoned) {
           this.spend.record({
             keyId,
             project,

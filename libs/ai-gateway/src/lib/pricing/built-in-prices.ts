@@ -10,6 +10,9 @@ function perToken(price: ListPrice): ModelPrice {
     ...(price.cacheRead !== undefined ? { cacheReadCostPerToken: price.cacheRead * M } : {}),
     ...(price.cacheWrite !== undefined ? { cacheCreationCostPerToken: price.cacheWrite * M } : {}),
     ...(price.oneHourCacheWrite !== undefined ? { oneHourCacheCreationCostPerToken: price.oneHourCacheWrite * M } : {}),
+    ...(price.audioInput !== undefined ? { inputCostPerAudioToken: price.audioInput * M } : {}),
+    ...(price.audioOutput !== undefined ? { outputCostPerAudioToken: price.audioOutput * M } : {}),
+    ...(price.perQuery !== undefined ? { inputCostPerQuery: price.perQuery } : {}),
   };
 }
 

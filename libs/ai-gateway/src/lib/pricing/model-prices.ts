@@ -22,7 +22,7 @@ export class ModelPrices implements OnApplicationBootstrap {
   /** Throws ConfigError naming every bad price; built before the application, so it stops the start. */
   constructor(
     private readonly deployments: readonly GatewayDeployment[],
-    priceMap: PriceMap = new Map(),
+    private readonly priceMap: PriceMap = new Map(),
   ) {
     const problems: string[] = [];
     for (const deployment of deployments) {
@@ -51,6 +51,17 @@ export class ModelPrices implements OnApplicationBootstrap {
   cost(deployment: GatewayDeployment, usage: CallUsage): number {
     const price = this.prices.get(deployment.id);
     return price ? costOf(usage, price) : 0;
+  }
+
+  /**
+   * USD for usage of a provider's model named as the vendor names it (a pass-through call): at the
+   * price of a deployment of that model when there is one, else at the price map's or the built-in price.
+   */
+  costOfModel(provider: string, model: string, usage: CallUsage): number {
+    const deployment = this.deployments.find((candidate) => candidate.provider === provider && candidate.model === model);
+    if (deployment) return this.cost(deployment, usage);
+    const merged = Object.assign({}, lookup(BUILT_IN_PRICES, provider, model), lookup(this.priceMap, provider, model)) as Partial<ModelPrice>;
+    return Object.keys(merged).length === 0 ? 0 : costOf(usage, { inputCostPerToken: 0, outputCostPerToken: 0, ...merged });
   }
 }
 
