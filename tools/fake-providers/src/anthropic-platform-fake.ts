@@ -1,7 +1,7 @@
 // The rest of Anthropic's API that only the gateway's /anthropic pass-through reaches, in its wire
 // format (a key and anthropic-version required as for messages, checked by the caller):
 //   GET  /v1/models                          the model list ({data, has_more, first_id, last_id})
-//   POST /v1/files (multipart), GET /v1/files the Files API (beta header files-api-…): uploads kept in memory
+//   POST /v1/files (multipart), GET /v1/files the Files API: uploads kept in memory
 //   POST /v1/messages/batches                 a message batch, ended at once (its requests answered
 //                                             as /v1/messages would answer them)
 //   GET  /v1/messages/batches[/{id}[/results]] the batches, one batch, its results as JSONL
@@ -54,10 +54,6 @@ export function handleAnthropicPlatform(req: IncomingMessage, res: ServerRespons
   const method = req.method ?? 'GET';
   if (method === 'GET' && path === '/v1/models') return answered(() => send(res, 200, page(MODELS)));
   if (path === '/v1/files') {
-    // The Files API is a beta: Anthropic refuses it without its beta header.
-    if (!String(req.headers['anthropic-beta'] ?? '').includes('files-api-')) {
-      return answered(() => sendAnthropicError(res, 400, 'invalid_request_error', 'fake: the Files API requires the anthropic-beta header files-api-2025-04-14'));
-    }
     if (method === 'GET') return answered(() => send(res, 200, page([...files].reverse())));
     if (method !== 'POST') return false;
     // Anthropic's SDK sends a multipart form with one `file` part.
