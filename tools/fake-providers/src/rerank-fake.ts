@@ -1,4 +1,4 @@
-// Rerank APIs in their own wire formats, each behind a bearer key:
+// Rerank APIs in their own wire formats, each behind a bearer key (but vLLM's, started without one):
 //   /cohere  POST /v1/rerank, /v2/rerank (Cohere): {id, results: [{index, relevance_score}], meta:
 //            {api_version, billed_units: {search_units}}} (one search unit per 100 documents); v1
 //            takes {text} documents and return_documents; errors {"id","message"}
@@ -40,7 +40,8 @@ async function rerank(vendor: Vendor, req: IncomingMessage, res: ServerResponse,
   if (req.method !== 'POST' || !(path === '/v1/rerank' || (vendor === 'cohere' && path === '/v2/rerank'))) {
     return sendError(res, vendor, 404, `fake: unknown url ${req.method} ${path}`);
   }
-  if (!/^Bearer \S+/.test(req.headers.authorization ?? '')) return sendError(res, vendor, 401, 'fake: no api key supplied');
+  // A vLLM server takes a key only when started with --api-key (this one is not).
+  if (vendor !== 'vllm' && !/^Bearer \S+/.test(req.headers.authorization ?? '')) return sendError(res, vendor, 401, 'fake: no api key supplied');
   let request: { model?: unknown; query?: unknown; documents?: unknown; top_n?: unknown; top_k?: unknown; return_documents?: unknown };
   try {
     request = JSON.parse(body) as typeof request;
