@@ -27,7 +27,7 @@ export interface RealtimeApi {
 }
 
 /** `https://host/v1` → `https://host` (the vendor's root, to which a pass-through path is added). */
-export function rootOf(apiBase: string, suffix: RegExp = /\/v1$/): string {
+export function rootOf(apiBase: string, suffix = /\/v1$/): string {
   return apiBase.replace(/\/+$/, '').replace(suffix, '');
 }
 
