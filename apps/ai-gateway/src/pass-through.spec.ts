@@ -136,6 +136,37 @@ model_list:
     expect(report.spend).toBeCloseTo(7 * 3e-6 + 5 * 15e-6, 12);
   });
 
+  it('records the cost of a message batch at half price when its results are first read', async () => {
+    const key = await newKey();
+    const client = anthropic(key.key);
+    const batch = await client.messages.batches.create({
+      requests: [
+        { custom_id: 'a', params: { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'First' }] } },
+        { custom_id: 'b', params: { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Second' }] } },
+      ],
+    });
+    // results_url names the vendor's address: the results are read through the pass-through's own path.
+    const read = async () => {
+      const response = await fetch(`${running.gateway.url}/anthropic/v1/messages/batches/${batch.id}/results`, { headers: { 'x-api-key': key.key, 'anthropic-version': '2023-06-01' } });
+      expect(response.status).toBe(200);
+      return (await response.text()).trim().split('\n').map((line) => JSON.parse(line) as { custom_id: string; result: { message: { usage: { input_tokens: number; output_tokens: number } } } });
+    };
+    const lines = await read();
+    expect(lines.map((line) => line.custom_id)).toEqual(['a', 'b']);
+    const usages = lines.map((line) => line.result.message.usage);
+    const expected = usages.reduce((sum, usage) => sum + (usage.input_tokens * 3e-6 + usage.output_tokens * 15e-6) * 0.5, 0);
+    // create and results: two calls; the results carry the batch's usage.
+    const report = await spendOf(key.id, 2);
+    expect(report.totals['prompt_tokens']).toBe(usages[0].input_tokens + usages[1].input_tokens);
+    expect(report.spend).toBeCloseTo(expected, 12);
+
+    // Read again, the batch is not charged again.
+    await read();
+    const again = await spendOf(key.id, 3);
+    expect(again.totals['requests']).toBe(3);
+    expect(again.spend).toBeCloseTo(expected, 12);
+  });
+
   it('streams a messages call through event by event with its usage recorded', async () => {
     const key = await newKey();
     const stream = anthropic(key.key).messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'Stream, Claude' }] });

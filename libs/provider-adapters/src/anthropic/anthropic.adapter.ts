@@ -37,6 +37,8 @@ export const anthropicAdapter: ProviderAdapter = {
       url: new URL(`${rootOf(deployment.apiBase ?? DEFAULT_API_BASE, /(\/v1)?(\/messages)?$/)}${path}${search}`),
       headers: keyHeaders('x-api-key', deployment.apiKey),
     }),
+    // One {custom_id, result: {type, message}} line per request.
+    batchResults: { path: /^\/v1\/messages\/batches\/[^/]+\/results$/, priceFactor: 0.5 },
   },
 };
 

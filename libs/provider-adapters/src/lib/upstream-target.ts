@@ -19,6 +19,11 @@ export interface PassThroughApi {
   readonly clientKeyHeaders: readonly string[];
   /** The upstream URL of `path` (from the vendor's root: `/v1/files`) and `search` (`?limit=2`, or ''). */
   target(deployment: ProviderDeployment, path: string, search: string): UpstreamTarget;
+  /**
+   * Where a finished batch's results are read (JSON lines, one answer each, with its usage), and
+   * the share of the list price a batch costs (both vendors: half).
+   */
+  readonly batchResults?: { readonly path: RegExp; readonly priceFactor: number };
 }
 
 /** A realtime model's WebSocket at the provider (OpenAI's `/v1/realtime`, Azure OpenAI's `/openai/realtime`). */

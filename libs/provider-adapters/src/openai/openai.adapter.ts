@@ -28,6 +28,8 @@ export const openAiAdapter: ProviderAdapter = {
     route: 'openai',
     clientKeyHeaders: ['authorization'],
     target: (deployment, path, search) => ({ url: new URL(`${rootOf(deployment.apiBase ?? DEFAULT_API_BASE)}${path}${search}`), headers: keyHeaders('bearer', deployment.apiKey) }),
+    // A batch's output file: one {custom_id, response: {status_code, body}} line per request.
+    batchResults: { path: /^\/v1\/files\/[^/]+\/content$/, priceFactor: 0.5 },
   },
   // wss://api.openai.com/v1/realtime?model=<model>
   realtime: {

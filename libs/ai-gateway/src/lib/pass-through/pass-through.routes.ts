@@ -6,7 +6,7 @@ import { DirectRoutes } from '@arbor/platform';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, nativeOperation, providerAdapters, sendUpstream, type PassThroughApi, type UpstreamResponse } from '@arbor/provider-adapters';
 import { CallAccounting, type CallAdmission } from '../calls/call-accounting';
 import { GatewayMetrics } from '../calls/gateway-metrics';
-import { NO_USAGE } from '../calls/usage';
+import { type CallUsage, NO_USAGE } from '../calls/usage';
 import type { GatewayDeployment } from '../config/gateway-config';
 import { ANTHROPIC_MESSAGES } from '../endpoints/anthropic-messages/anthropic-messages.codec';
 import { sendError, type EndpointCodec } from '../endpoints/endpoint-codec';
@@ -17,13 +17,15 @@ import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { GatewayAuthentication } from '../gateway-key.guard';
 import { mayUseAlias } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
-import { UsageMeter } from './usage-meter';
+import { type AnswerMeter, BatchResultsMeter, UsageMeter } from './usage-meter';
 
 // Hop-by-hop headers describe one connection, not the request; the client's key is swapped; the
 // answer must come uncompressed so that its usage can be read on the way (the client still gets
 // the upstream's bytes as they are).
 const REQUEST_HEADERS_DROPPED = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'upgrade', 'expect', 'accept-encoding']);
 const ANSWER_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'trailer', 'upgrade']);
+// Batch results already priced by this replica: read again, they are not charged again.
+const MAX_PRICED_BATCHES = 10_000;
 
 /**
  * The vendors' whole APIs 1:1 under `/<vendor>/…` (`/openai/v1/conversations`, `/anthropic/v1/files`),
@@ -33,10 +35,14 @@ const ANSWER_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-en
  * and answer streamed both ways untouched. Calls of a model endpoint the gateway knows (chat
  * completions, completions, embeddings, responses, messages) are metered on the way: their usage
  * read from the answer or stream, priced by the model the vendor names in it, recorded as spend.
- * Nothing is routed elsewhere: no retries, no fallbacks.
+ * A finished batch's results (`batchResults`), read through the pass-through the first time on a
+ * replica, are priced line by line at the batch price and recorded as one call. Nothing is routed
+ * elsewhere: no retries, no fallbacks.
  */
 @Injectable()
 export class PassThroughRoutes implements OnModuleInit {
+  private readonly pricedBatches = new Set<string>();
+
   constructor(
     private readonly routes: DirectRoutes,
     private readonly authentication: GatewayAuthentication,
@@ -59,6 +65,18 @@ export class PassThroughRoutes implements OnModuleInit {
     }
   }
 
+  /** How the answer to `method path` is priced: a model call of a family the provider serves, a batch's results, or not at all. */
+  private meterFor(provider: string, api: PassThroughApi, method: string, path: string, contentType: string, deployment: GatewayDeployment): AnswerMeter | undefined {
+    const price = (model: string, usage: CallUsage) => this.prices.costOfModel(provider, model, usage);
+    if (method === 'POST') {
+      const codec = nativeCodecs(provider).find((candidate) => candidate.paths.includes(path));
+      return codec ? new UsageMeter(codec, contentType, this.settings, price, deployment.model) : undefined;
+    }
+    const batch = api.batchResults;
+    if (method !== 'GET' || !batch?.path.test(path)) return undefined;
+    return this.pricedBatches.has(`${deployment.id} ${path}`) ? undefined : new BatchResultsMeter(nativeCodecs(provider), price, batch.priceFactor);
+  }
+
   private async pass(provider: string, api: PassThroughApi, request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
     // Anthropic's SDKs send anthropic-version: their errors come in the envelope they read.
     const envelope = request.headers['anthropic-version'] === undefined ? OPENAI_CHAT : ANTHROPIC_MESSAGES;
@@ -79,7 +97,6 @@ export class PassThroughRoutes implements OnModuleInit {
     const method = request.method ?? 'GET';
     const search = (request.url ?? '').includes('?') ? (request.url ?? '').slice((request.url ?? '').indexOf('?')) : '';
     const target = api.target(deployment, path, search);
-    const metered = method === 'POST' ? meteredCodec(provider, path) : undefined;
     const abort = new AbortController();
     response.once('close', () => {
       if (!response.writableFinished) abort.abort(new Error('client disconnected'));
@@ -101,8 +118,7 @@ export class PassThroughRoutes implements OnModuleInit {
       return sendError(envelope, response, error);
     }
 
-    const contentType = String(upstream.headers['content-type'] ?? '');
-    const meter = metered && upstream.statusCode < 300 ? new UsageMeter(metered, contentType, this.settings) : undefined;
+    const meter = upstream.statusCode < 300 ? this.meterFor(provider, api, method, path, String(upstream.headers['content-type'] ?? ''), deployment) : undefined;
     response.writeHead(upstream.statusCode, {
       ...answerHeaders(upstream.headers),
       ...admission.rateLimitHeaders,
@@ -120,9 +136,12 @@ export class PassThroughRoutes implements OnModuleInit {
       broken = true;
       response.destroy();
     }
-    const usage = meter?.usage() ?? NO_USAGE;
     const failed = broken || upstream.statusCode >= 400;
-    const cost = failed ? 0 : this.prices.costOfModel(provider, meter?.model ?? deployment.model, usage);
+    const { usage, cost } = meter && !failed ? meter.result() : { usage: NO_USAGE, cost: 0 };
+    if (meter instanceof BatchResultsMeter && !failed) {
+      if (this.pricedBatches.size >= MAX_PRICED_BATCHES) this.pricedBatches.clear();
+      this.pricedBatches.add(`${deployment.id} ${path}`);
+    }
     admission.settle({ alias, deployment, usage, cost, failed });
     this.metrics.call({
       alias,
@@ -139,9 +158,9 @@ export class PassThroughRoutes implements OnModuleInit {
   }
 }
 
-/** The family whose usage a POST to `path` reports, when the provider serves that family itself. */
-function meteredCodec(provider: string, path: string): EndpointCodec | undefined {
-  return ENDPOINT_CODECS.find((codec) => codec.paths.includes(path) && nativeOperation(provider, codec.operation) !== undefined);
+/** The families the provider serves itself, whose usage its answers may report. */
+function nativeCodecs(provider: string): EndpointCodec[] {
+  return ENDPOINT_CODECS.filter((codec) => nativeOperation(provider, codec.operation) !== undefined);
 }
 
 function hasBody(request: IncomingMessage): boolean {
