@@ -115,7 +115,7 @@ litellm_settings: { drop_params: "yes" }
       'AIGW_CONFIG: model_list[0].litellm_params.api_key: names the environment variable NOT_SET_ANYWHERE, which is not set',
       'AIGW_CONFIG: model_list[0].litellm_params.rpm: must be a number',
       'AIGW_CONFIG: model_list[0].litellm_params.api_base: must be an http(s) URL, got "ftp://x"',
-      'AIGW_CONFIG: model_list[1].litellm_params.model: unknown provider "nosuchprovider" (supported: openai, anthropic, azure, gemini, bedrock, vertex_ai, azure_ai, mistral, groq, deepseek, xai, together_ai, fireworks_ai, openrouter, perplexity, cerebras, ollama, hosted_vllm, lm_studio, cohere)',
+      'AIGW_CONFIG: model_list[1].litellm_params.model: unknown provider "nosuchprovider" (supported: openai, anthropic, azure, gemini, bedrock, vertex_ai, azure_ai, mistral, groq, deepseek, xai, together_ai, fireworks_ai, openrouter, perplexity, cerebras, ollama, hosted_vllm, lm_studio, cohere, jina, voyage)',
       'AIGW_CONFIG: model_list[2].litellm_params.model: must be <provider>/<model>, got "gpt-4o"',
       'AIGW_CONFIG: model_list[3].model_name: is required',
       'AIGW_CONFIG: model_list[4].litellm_params.api_base: is required for azure/ (https://<resource>.openai.azure.com)',
