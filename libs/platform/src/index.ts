@@ -6,6 +6,7 @@ export * from './lib/database/database.module';
 export * from './lib/bootstrap/platform.module';
 export * from './lib/bootstrap/run-service';
 export * from './lib/bootstrap/direct-routes';
+export * from './lib/bootstrap/upgrade-routes';
 export * from './lib/errors/uuid-param.pipe';
 export * from './lib/errors/omittable';
 export * from './lib/database/unique-violation';

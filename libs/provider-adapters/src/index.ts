@@ -1,5 +1,6 @@
 export * from './lib/provider-adapter';
 export * from './lib/provider-error';
+export * from './lib/upstream-target';
 export * from './lib/upstream-http';
 export * from './lib/uploaded-file';
 export * from './lib/provider-registry';

@@ -23,6 +23,7 @@
 // start with its thinking block, signature intact), and non-streamed answers echo what arrived in `fake_echo`.
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { handleAnthropicPlatform } from './anthropic-platform-fake.ts';
 import { held, type FakeHandler } from './openai-fake.ts';
 
 const ERRORS: Record<string, { status: number; type: string; message: string }> = {
@@ -83,7 +84,8 @@ export function sendAnthropicError(res: ServerResponse, status: number, type: st
 
 export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath) => {
   const path = new URL(rawPath, 'http://fake').pathname;
-  if (req.method !== 'POST' || (path !== '/v1/messages' && path !== '/v1/messages/count_tokens')) {
+  const platform = path !== '/v1/messages' && path !== '/v1/messages/count_tokens';
+  if (platform ? req.method !== 'POST' && req.method !== 'GET' : req.method !== 'POST') {
     sendAnthropicError(res, 404, 'not_found_error', `fake: unknown url ${req.method} ${path}`);
     return;
   }
@@ -100,6 +102,10 @@ export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath
   }
   if (!API_VERSIONS.includes(version)) {
     sendAnthropicError(res, 400, 'invalid_request_error', `anthropic-version: unknown version "${version}"`);
+    return;
+  }
+  if (platform) {
+    if (!handleAnthropicPlatform(req, res, body, path)) sendAnthropicError(res, 404, 'not_found_error', `fake: unknown url ${req.method} ${path}`);
     return;
   }
   let request: MessagesRequest;

@@ -7,8 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { handleAnthropic } from './anthropic-fake.ts';
 import { handleAzure, handleAzureAi } from './azure-fake.ts';
 import { handleBedrock, handleSts } from './bedrock-fake.ts';
-import { handleCohere } from './cohere-fake.ts';
+import { handleCohere as handleCohereChat } from './cohere-fake.ts';
 import { handleGemini } from './gemini-fake.ts';
+import { handleRealtimeUpgrade } from './realtime-fake.ts';
+import { handleCohere as handleCohereRerank, handleJina, handleVllm, handleVoyage } from './rerank-fake.ts';
 import { handleVertex } from './vertex-fake.ts';
 import { handleOllama, handleOpenAi, handleUsageAlwaysStreamed, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
 
@@ -25,7 +27,10 @@ const PROVIDER_FAKES: ReadonlyMap<string, FakeHandler> = new Map([
   ['/bedrock', handleBedrock],
   ['/sts', handleSts],
   ['/vertex', handleVertex],
-  ['/cohere', handleCohere],
+  ['/cohere', (req, res, body, seen, path) => (/\/rerank$/.test(new URL(path, 'http://fake').pathname) ? handleCohereRerank : handleCohereChat)(req, res, body, seen, path)],
+  ['/jina', handleJina],
+  ['/voyage', handleVoyage],
+  ['/vllm', handleVllm],
 ]);
 
 function fakeFor(url: string): { handler: FakeHandler; path: string } {
@@ -75,6 +80,7 @@ export function startFakeProviders(options: { port?: number; host?: string } = {
     if (streamed) serve();
     else req.on('end', serve);
   });
+  server.on('upgrade', (req, socket, head: Buffer) => handleRealtimeUpgrade(req, socket, head, seen));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {

@@ -13,6 +13,8 @@
 // so that a test can assert what the gateway sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerImages, answerModeration, answerSpeech, answerTranscription, readForm } from './openai-media-fake.ts';
+import { handleConversations } from './openai-conversations-fake.ts';
+import { handleRealtimeSessions } from './realtime-fake.ts';
 import { answerResponses, compactedResponse, inputTokens, type ResponsesRequest } from './openai-responses-fake.ts';
 
 export const FAKE_OPENAI_MODELS = ['gpt-4o-mini', 'gpt-4o', 'fake-small'];
@@ -75,6 +77,7 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
     res.end(JSON.stringify({ object: 'list', data: FAKE_OPENAI_MODELS.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })) }));
     return;
   }
+  if (handleConversations(req, res, body, path) || handleRealtimeSessions(req, res, body, path)) return;
   const operation = req.method !== 'POST' ? undefined : OPERATIONS[path];
   if (!operation) {
     sendOpenAiError(res, 404, 'invalid_request_error', 'unknown_url', `fake: unknown url ${req.method} ${path}`);

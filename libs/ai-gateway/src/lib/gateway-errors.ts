@@ -38,6 +38,9 @@ function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+export const passThroughNotConfigured = (route: string, provider: string) =>
+  new ProviderError(404, 'not_found_error', `The pass-through /${route} needs a deployment of ${provider} in model_list; there is none.`, 'pass_through_not_configured');
+
 // 403 so that the official SDKs raise PermissionDeniedError; the code is LiteLLM's.
 export const keyModelAccessDenied = (model: string) =>
   new ProviderError(403, 'permission_error', `This key may not call the model "${excerpt(model)}".`, 'key_model_access_denied', 'model');

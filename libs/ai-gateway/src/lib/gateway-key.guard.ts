@@ -45,8 +45,12 @@ export class GatewayAuthentication {
     private readonly keys: KeyVerifier,
   ) {}
 
-  async caller(request: IncomingMessage): Promise<GatewayCaller> {
-    const presented = presentedKey(request);
+  caller(request: IncomingMessage): Promise<GatewayCaller> {
+    return this.callerFor(presentedKey(request));
+  }
+
+  /** The caller of a key presented some other way (a browser's WebSocket subprotocol). */
+  async callerFor(presented: string | undefined): Promise<GatewayCaller> {
     if (presented === undefined) throw missingKey();
     if (this.master.isMasterKey(presented)) return { kind: 'master' };
     const key = await this.keys.verify(presented);

@@ -25,6 +25,9 @@ import { GATEWAY_REDIS_URL, GatewayRedis } from './limits/gateway-redis';
 import { KeyChangeBus } from './limits/key-change-bus';
 import { KeyLimiter } from './limits/key-limiter';
 import { SpendController } from './spend/spend.controller';
+import { PassThroughRoutes } from './pass-through/pass-through.routes';
+import { RealtimeSocket } from './realtime/realtime-socket';
+import { RealtimeSessionsRoutes } from './realtime/realtime-sessions.routes';
 import { ResponsesMemory } from './stored-responses/responses-memory';
 import { ResponsesSocket } from './stored-responses/responses-socket';
 import { ResponsesStore } from './stored-responses/responses-store';
@@ -119,6 +122,9 @@ export class GatewayModule {
         ResponsesSocket,
         TokenCountRoutes,
         PassThroughEndpointsRoutes,
+        PassThroughRoutes,
+        RealtimeSocket,
+        RealtimeSessionsRoutes,
         { provide: MasterKeyCheck, useValue: master },
         GatewayAuthentication,
         GatewayKeyGuard,

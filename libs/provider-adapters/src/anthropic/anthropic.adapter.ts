@@ -3,6 +3,7 @@ import { readJsonAnswer } from '../lib/json-answer';
 import type { ProviderError } from '../lib/provider-error';
 import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
+import { keyHeaders, rootOf } from '../lib/upstream-target';
 import { toAnthropicRequest } from '../messages-chat/chat-to-messages.request';
 import { toChatCompletion } from '../messages-chat/messages-to-chat.answer';
 import { anthropicMessage } from '../messages-chat/messages.wire';
@@ -28,6 +29,17 @@ export const anthropicAdapter: ProviderAdapter = {
   operations: messagesApiOperations('x-api-key'),
   settings: { params: ['api_base', 'api_key'], env: { api_key: 'ANTHROPIC_API_KEY', api_base: 'ANTHROPIC_API_BASE' } },
   prices: ANTHROPIC_PRICES,
+  // `/anthropic/v1/…` → `{api_base}/v1/…`; Anthropic's SDK sends its key in x-api-key (or a bearer auth token).
+  passThrough: {
+    route: 'anthropic',
+    clientKeyHeaders: ['x-api-key', 'authorization'],
+    target: (deployment, path, search) => ({
+      url: new URL(`${rootOf(deployment.apiBase ?? DEFAULT_API_BASE, /(\/v1)?(\/messages)?$/)}${path}${search}`),
+      headers: keyHeaders('x-api-key', deployment.apiKey),
+    }),
+    // One {custom_id, result: {type, message}} line per request.
+    batchResults: { path: /^\/v1\/messages\/batches\/[^/]+\/results$/, priceFactor: 0.5 },
+  },
 };
 
 /**

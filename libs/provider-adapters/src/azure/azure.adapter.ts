@@ -5,6 +5,7 @@ import {
   OPENAI_COMPLETION_PARAMS, OPENAI_IMAGE_EDIT_PARAMS, OPENAI_IMAGE_GENERATION_PARAMS, OPENAI_RESPONSES_COMPACT_PARAMS, OPENAI_SPEECH_PARAMS,
   OPENAI_TRANSCRIPTION_PARAMS,
 } from '../openai/openai.params';
+import { asWebSocketUrl, keyHeaders } from '../lib/upstream-target';
 import { OPENAI_PRICES } from '../openai/openai.prices';
 import { AZURE_CHAT_COMPLETION_PARAMS, AZURE_EMBEDDING_PARAMS, AZURE_RESPONSES_PARAMS } from './azure.params';
 
@@ -37,7 +38,19 @@ export const azureAdapter: ProviderAdapter = {
   },
   // Azure OpenAI's global standard deployments cost what OpenAI's models cost.
   prices: OPENAI_PRICES,
+  // wss://<resource>.openai.azure.com/openai/realtime?api-version=…&deployment=<name>, the key in api-key.
+  realtime: {
+    target: (deployment) => {
+      const url = asWebSocketUrl(new URL(`${(deployment.apiBase ?? '').replace(/\/+$/, '').replace(/\/openai$/, '')}/openai/realtime`));
+      url.searchParams.set('api-version', deployment.apiVersion ?? DEFAULT_AZURE_REALTIME_API_VERSION);
+      url.searchParams.set('deployment', deployment.model);
+      return { url, headers: keyHeaders('api-key', deployment.apiKey) };
+    },
+  },
 };
+
+/** The preview API version that serves realtime deployments, used when a deployment names none. */
+export const DEFAULT_AZURE_REALTIME_API_VERSION = '2025-04-01-preview';
 
 async function callAzure(call: ProviderCall, operation: string, v1 = false, multipart = false): Promise<ProviderAnswer> {
   const { deployment } = call;

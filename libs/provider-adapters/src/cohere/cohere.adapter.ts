@@ -18,19 +18,23 @@ const compatibility = openAiCompatibleAdapter({
   env: { api_key: 'COHERE_API_KEY' },
   chat: { rules: {} },
   embeddings: { rules: sameNames('model', 'input', 'encoding_format') },
+  // Rerank's root is Cohere's host, whatever /compatibility/v1 or /v2 follows it in api_base.
+  rerank: { wire: 'cohere', apiBase: DEFAULT_API_BASE, apiBaseSuffix: /(\/compatibility)?\/v\d+$/, extraParams: ['max_tokens_per_doc'] },
   endpoint: (apiBase, path) => new URL(`${apiBase.replace(/\/+$/, '')}/compatibility/v1${path}`),
 });
 
 /**
  * Cohere (`cohere/command-a-03-2025`, `api_base` Cohere's host, https://api.cohere.com by
  * default): chat completions through its native chat v2 (POST /v2/chat, streamed as Cohere's
- * v2 events, tools, usage from billed units), embeddings through its Compatibility API.
+ * v2 events, tools, usage from billed units), embeddings through its Compatibility API, and its own v2 rerank
+ * (`/v1/rerank` and `/v2/rerank` of the gateway), billed by search units.
  */
 export const cohereAdapter: ProviderAdapter = {
   provider: 'cohere',
   operations: {
     chat: { params: COHERE_CHAT_PARAMS, call: callChat },
     ...(compatibility.operations.embeddings ? { embeddings: compatibility.operations.embeddings } : {}),
+    ...(compatibility.operations.rerank ? { rerank: compatibility.operations.rerank } : {}),
   },
   settings: compatibility.settings,
   prices: new Map<string, ListPrice>([
@@ -40,6 +44,10 @@ export const cohereAdapter: ProviderAdapter = {
     ['command-r7b-12-2024', { input: 0.0375, output: 0.15 }],
     ['embed-v4.0', { input: 0.12, output: 0 }],
     ['embed-english-v3.0', { input: 0.1, output: 0 }],
+    // Rerank: USD 2 per 1,000 searches (a query over up to 100 documents).
+    ['rerank-v3.5', { input: 0, output: 0, perQuery: 0.002 }],
+    ['rerank-english-v3.0', { input: 0, output: 0, perQuery: 0.002 }],
+    ['rerank-multilingual-v3.0', { input: 0, output: 0, perQuery: 0.002 }],
   ]),
 };
 

@@ -6,7 +6,7 @@ const VLLM_EXTRAS = ['top_k', 'min_p', 'repetition_penalty', 'guided_json', 'gui
 
 /**
  * A vLLM server of your own (`hosted_vllm/<served model name>`): OpenAI's format plus vLLM's
- * sampling and guided-decoding fields; `api_base` (or HOSTED_VLLM_API_BASE) is required.
+ * sampling and guided-decoding fields, and rerank models; `api_base` (or HOSTED_VLLM_API_BASE) is required.
  */
 export const hostedVllmAdapter = openAiCompatibleAdapter({
   provider: 'hosted_vllm',
@@ -14,4 +14,6 @@ export const hostedVllmAdapter = openAiCompatibleAdapter({
   chat: { rules: sameNames(...OPENAI_CHAT_COMPLETION_PARAMS, ...VLLM_EXTRAS) },
   embeddings: { rules: sameNames(...OPENAI_EMBEDDING_PARAMS) },
   completions: { rules: sameNames(...OPENAI_COMPLETION_PARAMS, ...VLLM_EXTRAS) },
+  // vLLM serves cross-encoder models at /v1/rerank, answering in Jina's shape.
+  rerank: { wire: 'jina' },
 });

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { PassThroughApi, RealtimeApi } from './upstream-target';
 
 /** One upstream model as the configuration names it (`openai/gpt-4o` → provider `openai`, model `gpt-4o`). */
 export interface ProviderDeployment {
@@ -19,11 +20,11 @@ export interface ProviderDeployment {
 /**
  * What a caller may ask of a provider, each the operation of one endpoint family's wire format:
  * OpenAI's chat completions, completions, embeddings, responses (and their compaction and token
- * count); Anthropic's messages and its token count; OpenAI's images, audio and moderations.
+ * count); Anthropic's messages and its token count; OpenAI's images, audio and moderations; Cohere's rerank (the gateway's rerank extension).
  */
 export type ProviderOperation =
   | 'chat' | 'completions' | 'embeddings' | 'responses' | 'responses_compact' | 'responses_input_tokens' | 'messages' | 'count_tokens'
-  | 'image_generation' | 'image_edit' | 'audio_transcription' | 'audio_speech' | 'moderation';
+  | 'image_generation' | 'image_edit' | 'audio_transcription' | 'audio_speech' | 'moderation' | 'rerank';
 
 export interface ProviderCall {
   deployment: ProviderDeployment;
@@ -102,6 +103,12 @@ export interface ListPrice {
   perSecond?: number;
   /** USD per character of text spoken. */
   perCharacter?: number;
+  /** Audio prompt tokens (realtime models). */
+  audioInput?: number;
+  /** Audio completion tokens (realtime models). */
+  audioOutput?: number;
+  /** USD per search (not per million): rerank APIs billed by the query, as Cohere's search units. */
+  perQuery?: number;
 }
 
 /** The `litellm_params` a provider reads beyond the gateway's own (`model`, `rpm`, `tpm`, `timeout`). */
@@ -130,4 +137,8 @@ export interface ProviderAdapter {
   readonly settings: ProviderSettings;
   /** List prices by model name without date suffix; the gateway's price map and `model_info` win over them. */
   readonly prices: ReadonlyMap<string, ListPrice>;
+  /** The vendor's whole API under `/<route>/…`, when the gateway offers it as a pass-through. */
+  readonly passThrough?: PassThroughApi;
+  /** Its realtime WebSocket, for deployments of realtime models. */
+  readonly realtime?: RealtimeApi;
 }

@@ -9,6 +9,7 @@ import { deepseekAdapter } from '../deepseek/deepseek.adapter';
 import { fireworksAiAdapter } from '../fireworks_ai/fireworks-ai.adapter';
 import { groqAdapter } from '../groq/groq.adapter';
 import { hostedVllmAdapter } from '../hosted_vllm/hosted-vllm.adapter';
+import { jinaAdapter } from '../jina/jina.adapter';
 import { lmStudioAdapter } from '../lm_studio/lm-studio.adapter';
 import { mistralAdapter } from '../mistral/mistral.adapter';
 import { ollamaAdapter } from '../ollama/ollama.adapter';
@@ -16,6 +17,7 @@ import { openAiAdapter } from '../openai/openai.adapter';
 import { openRouterAdapter } from '../openrouter/openrouter.adapter';
 import { perplexityAdapter } from '../perplexity/perplexity.adapter';
 import { togetherAiAdapter } from '../together_ai/together-ai.adapter';
+import { voyageAdapter } from '../voyage/voyage.adapter';
 import { vertexAiAdapter } from '../vertex_ai/vertex-ai.adapter';
 import { xaiAdapter } from '../xai/xai.adapter';
 import type { NativeOperation, ProviderAdapter, ProviderOperation } from './provider-adapter';
@@ -27,6 +29,8 @@ const ADAPTERS: ReadonlyMap<string, ProviderAdapter> = new Map(
     // OpenAI-compatible, each described as data (openai/openai-compatible.ts).
     mistralAdapter, groqAdapter, deepseekAdapter, xaiAdapter, togetherAiAdapter, fireworksAiAdapter, openRouterAdapter,
     perplexityAdapter, cerebrasAdapter, ollamaAdapter, hostedVllmAdapter, lmStudioAdapter, cohereAdapter,
+    // Rerank only (lib/rerank.ts).
+    jinaAdapter, voyageAdapter,
   ].map((adapter) => [adapter.provider, adapter]),
 );
 

@@ -52,7 +52,7 @@ export async function sendUpstream(request: UpstreamRequest): Promise<UpstreamRe
     return await sendOnce(request);
   } catch (error) {
     // A streamed body is read once: it cannot be sent again.
-    const resendable = request.body === undefined || Buffer.isBuffer(request.body);
+    const resendable = request.body === undefined || Buffer.isBuffer(request.body) || typeof request.body === 'function';
     if (!isStaleConnection(error) || request.signal.aborted || !resendable) throw failure(error, request);
     try {
       return await sendOnce(request);

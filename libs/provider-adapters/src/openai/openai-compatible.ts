@@ -1,5 +1,6 @@
 import type { ListPrice, NativeOperation, ProviderAdapter, ProviderCall, ProviderDeployment } from '../lib/provider-adapter';
 import { mapParameters, parameterNames, type ParameterMap } from '../lib/parameter-map';
+import { rerankOperation, type RerankProvider } from '../lib/rerank';
 import { endpointUrl, sendOpenAiShaped } from './openai.adapter';
 
 /**
@@ -26,6 +27,8 @@ export interface OpenAiCompatibleProvider {
   readonly embeddings?: ParameterMap;
   /** Completion parameters, when the provider serves OpenAI's legacy /completions. */
   readonly completions?: ParameterMap;
+  /** Its rerank endpoint, when it serves one (Cohere's own, or a rerank server in Jina's shape). */
+  readonly rerank?: Omit<RerankProvider, 'provider'>;
   /** List prices by model name, USD per million tokens. */
   readonly prices?: ReadonlyMap<string, ListPrice>;
   /** The `litellm_params` read beyond `api_base` and `api_key` (`api_version`). */
@@ -46,6 +49,7 @@ export function openAiCompatibleAdapter(spec: OpenAiCompatibleProvider): Provide
       chat: operation(spec.chat, '/chat/completions'),
       ...(spec.embeddings ? { embeddings: operation(spec.embeddings, '/embeddings') } : {}),
       ...(spec.completions ? { completions: operation(spec.completions, '/completions') } : {}),
+      ...(spec.rerank ? { rerank: rerankOperation({ provider: spec.provider, ...spec.rerank }, spec.keyHeader) } : {}),
     },
     settings: {
       params: ['api_base', 'api_key', ...(spec.settings ?? [])],

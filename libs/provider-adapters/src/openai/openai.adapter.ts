@@ -7,6 +7,7 @@ import {
   OPENAI_MODERATION_PARAMS, OPENAI_RESPONSES_COMPACT_PARAMS, OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, OPENAI_RESPONSES_PARAMS, OPENAI_SPEECH_PARAMS,
   OPENAI_TRANSCRIPTION_PARAMS,
 } from './openai.params';
+import { asWebSocketUrl, keyHeaders, rootOf } from '../lib/upstream-target';
 import { OPENAI_PRICES } from './openai.prices';
 
 const DEFAULT_API_BASE = 'https://api.openai.com/v1';
@@ -33,6 +34,22 @@ export const openAiAdapter: ProviderAdapter = {
   },
   settings: { params: ['api_base', 'api_key', 'organization'], env: { api_key: 'OPENAI_API_KEY', api_base: 'OPENAI_API_BASE', organization: 'OPENAI_ORGANIZATION' } },
   prices: OPENAI_PRICES,
+  // `/openai/v1/…` → `{api_base without /v1}/v1/…`, the key as a bearer token.
+  passThrough: {
+    route: 'openai',
+    clientKeyHeaders: ['authorization'],
+    target: (deployment, path, search) => ({ url: new URL(`${rootOf(deployment.apiBase ?? DEFAULT_API_BASE)}${path}${search}`), headers: keyHeaders('bearer', deployment.apiKey) }),
+    // A batch's output file: one {custom_id, response: {status_code, body}} line per request.
+    batchResults: { path: /^\/v1\/files\/[^/]+\/content$/, priceFactor: 0.5 },
+  },
+  // wss://api.openai.com/v1/realtime?model=<model>
+  realtime: {
+    target: (deployment) => {
+      const url = asWebSocketUrl(endpointUrl(deployment.apiBase ?? DEFAULT_API_BASE, '/realtime'));
+      url.searchParams.set('model', deployment.model);
+      return { url, headers: keyHeaders('bearer', deployment.apiKey) };
+    },
+  },
 };
 
 function callOpenAi(call: ProviderCall, path: string, multipart = false): Promise<ProviderAnswer> {

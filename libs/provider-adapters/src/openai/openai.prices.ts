@@ -45,4 +45,9 @@ export const OPENAI_PRICES: ReadonlyMap<string, ListPrice> = new Map([
   // Moderations cost nothing.
   ['omni-moderation-latest', price(0, 0)],
   ['text-moderation-latest', price(0, 0)],
+  // Realtime models: text and audio tokens at their own prices (cached audio at the cached price).
+  ['gpt-realtime', { ...price(4, 16, 0.4), audioInput: 32, audioOutput: 64 }],
+  ['gpt-realtime-mini', { ...price(0.6, 2.4, 0.06), audioInput: 10, audioOutput: 20 }],
+  ['gpt-4o-realtime-preview', { ...price(5, 20, 2.5), audioInput: 40, audioOutput: 80 }],
+  ['gpt-4o-mini-realtime-preview', { ...price(0.6, 2.4, 0.3), audioInput: 10, audioOutput: 20 }],
 ]);

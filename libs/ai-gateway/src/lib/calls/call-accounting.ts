@@ -15,6 +15,8 @@ export interface SettledCall {
   failed?: boolean;
   /** Answered from the response cache: the deployment that answered it first (it costs nothing now). */
   cacheHit?: { deploymentId: string; provider: string };
+  /** Admitted but never made (a realtime session ended before its next response): frees the slot, records nothing. */
+  abandoned?: boolean;
 }
 
 /** A call let through by the caller's limits; settled exactly once when it ends. */
@@ -42,9 +44,9 @@ export class CallAccounting {
     return {
       rateLimitHeaders: key?.rateLimitHeaders() ?? {},
       settle: (call) => {
-        if (project !== null) this.spend.recordCall(project, projectId, call.failed === true);
+        if (project !== null && !call.abandoned) this.spend.recordCall(project, projectId, call.failed === true);
         const servedBy = call.deployment ? { deploymentId: call.deployment.id, provider: call.deployment.provider } : call.cacheHit;
-        if (servedBy) {
+        if (servedBy && !call.abandoned) {
           this.spend.record({
             keyId,
             project,

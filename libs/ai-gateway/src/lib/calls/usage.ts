@@ -10,6 +10,12 @@ export interface CallUsage {
   oneHourCacheWriteTokens?: number;
   /** Of completionTokens, spent on reasoning. */
   reasoningTokens: number;
+  /** Of promptTokens, audio (realtime sessions), priced at the audio input price. */
+  audioPromptTokens?: number;
+  /** Of completionTokens, audio (realtime sessions), priced at the audio output price. */
+  audioCompletionTokens?: number;
+  /** Searches billed per query rather than per token (Cohere's rerank search units). */
+  searchUnits?: number;
   /** Counted by the gateway (the client hung up before the upstream reported usage), not reported. */
   estimated?: boolean;
   /** Images generated, with the size and quality they were made at (priced per image). */

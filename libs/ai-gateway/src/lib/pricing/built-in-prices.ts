@@ -13,6 +13,9 @@ function perToken(price: ListPrice): ModelPrice {
     ...(typeof price.perImage === 'number' ? { costPerImage: price.perImage } : price.perImage ? { imageCostByTier: price.perImage } : {}),
     ...(price.perSecond !== undefined ? { inputCostPerSecond: price.perSecond } : {}),
     ...(price.perCharacter !== undefined ? { inputCostPerCharacter: price.perCharacter } : {}),
+    ...(price.audioInput !== undefined ? { inputCostPerAudioToken: price.audioInput * M } : {}),
+    ...(price.audioOutput !== undefined ? { outputCostPerAudioToken: price.audioOutput * M } : {}),
+    ...(price.perQuery !== undefined ? { inputCostPerQuery: price.perQuery } : {}),
   };
 }
 

@@ -20,6 +20,12 @@ export interface ModelPrice {
   inputCostPerSecond?: number;
   /** USD per character of text spoken. */
   inputCostPerCharacter?: number;
+  /** Audio prompt tokens (realtime); the input price when absent. */
+  inputCostPerAudioToken?: number;
+  /** Audio completion tokens (realtime); the output price when absent. */
+  outputCostPerAudioToken?: number;
+  /** A rerank search unit (Cohere: one query over up to 100 documents). */
+  inputCostPerQuery?: number;
 }
 
 // LiteLLM's field names, in model_info and in the price map file.
@@ -33,6 +39,9 @@ export const PRICE_FIELDS = {
   costPerImage: 'output_cost_per_image',
   inputCostPerSecond: 'input_cost_per_second',
   inputCostPerCharacter: 'input_cost_per_character',
+  inputCostPerAudioToken: 'input_cost_per_audio_token',
+  outputCostPerAudioToken: 'output_cost_per_audio_token',
+  inputCostPerQuery: 'input_cost_per_query',
 } as const;
 
 /** The USD cost of one call's usage at a price. */
@@ -41,17 +50,23 @@ export function costOf(usage: CallUsage, price: ModelPrice): number {
   const cacheWrites = Math.min(usage.cacheWriteTokens ?? 0, usage.promptTokens - cached);
   const oneHourWrites = Math.min(usage.oneHourCacheWriteTokens ?? 0, cacheWrites);
   const reasoning = Math.min(usage.reasoningTokens, usage.completionTokens);
+  // Audio tokens (realtime) are the uncached prompt's and the non-reasoning answer's.
+  const audioIn = Math.min(usage.audioPromptTokens ?? 0, usage.promptTokens - cached - cacheWrites);
+  const audioOut = Math.min(usage.audioCompletionTokens ?? 0, usage.completionTokens - reasoning);
   const writePrice = price.cacheCreationCostPerToken ?? price.inputCostPerToken;
   return (
-    (usage.promptTokens - cached - cacheWrites) * price.inputCostPerToken +
+    (usage.promptTokens - cached - cacheWrites - audioIn) * price.inputCostPerToken +
+    audioIn * (price.inputCostPerAudioToken ?? price.inputCostPerToken) +
     cached * (price.cacheReadCostPerToken ?? price.inputCostPerToken) +
     (cacheWrites - oneHourWrites) * writePrice +
     oneHourWrites * (price.oneHourCacheCreationCostPerToken ?? writePrice) +
-    (usage.completionTokens - reasoning) * price.outputCostPerToken +
+    (usage.completionTokens - reasoning - audioOut) * price.outputCostPerToken +
+    audioOut * (price.outputCostPerAudioToken ?? price.outputCostPerToken) +
     reasoning * (price.reasoningCostPerToken ?? price.outputCostPerToken) +
     (usage.images ? usage.images.count * imagePrice(price, usage.images) : 0) +
     (usage.audioSeconds ?? 0) * (price.inputCostPerSecond ?? 0) +
-    (usage.characters ?? 0) * (price.inputCostPerCharacter ?? 0)
+    (usage.characters ?? 0) * (price.inputCostPerCharacter ?? 0) +
+    (usage.searchUnits ?? 0) * (price.inputCostPerQuery ?? 0)
   );
 }
 

@@ -65,6 +65,17 @@ export class ModelPrices implements OnApplicationBootstrap {
     if (price) this.wildcardPrices.set(key, price);
     return price;
   }
+
+  /**
+   * USD for usage of a provider's model named as the vendor names it (a pass-through call): at the
+   * price of a deployment of that model when there is one, else at the price map's or the built-in price.
+   */
+  costOfModel(provider: string, model: string, usage: CallUsage): number {
+    const deployment = this.deployments.find((candidate) => candidate.provider === provider && candidate.model === model);
+    if (deployment) return this.cost(deployment, usage);
+    const merged = Object.assign({}, lookup(BUILT_IN_PRICES, provider, model), lookup(this.priceMap, provider, model)) as Partial<ModelPrice>;
+    return Object.keys(merged).length === 0 ? 0 : costOf(usage, { inputCostPerToken: 0, outputCostPerToken: 0, ...merged });
+  }
 }
 
 function lookup(prices: PriceMap, provider: string, model: string): Partial<ModelPrice> | undefined {

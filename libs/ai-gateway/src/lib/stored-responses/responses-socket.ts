@@ -1,8 +1,7 @@
-import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { answerOnSocket } from '@arbor/platform';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { answerOnSocket, UpgradeRoutes } from '@arbor/platform';
 import { errorFields } from '@arbor/observability';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { CallSink } from '../calls/collected-answer';
@@ -31,31 +30,26 @@ function errorEvent(error: unknown): string {
  * `store: false`. One turn at a time on a connection.
  */
 @Injectable()
-export class ResponsesSocket implements OnApplicationBootstrap, OnModuleDestroy {
+export class ResponsesSocket implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ai-gateway');
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
-  private httpServer?: HttpServer;
-  private readonly onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(request, socket, head);
 
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
+    private readonly upgrades: UpgradeRoutes,
     private readonly authentication: GatewayAuthentication,
     private readonly memory: ResponsesMemory,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.httpServer = this.adapterHost.httpAdapter.getHttpServer() as HttpServer;
-    this.httpServer.on('upgrade', this.onUpgrade);
+  onModuleInit(): void {
+    this.upgrades.add({ route: '/v1/responses', matches: (path) => PATH.test(path), handle: (request, socket, head) => this.upgrade(request, socket, head) });
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.httpServer?.off('upgrade', this.onUpgrade);
     for (const client of this.wss.clients) client.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
 
   private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    if (!PATH.test(new URL(request.url ?? '/', 'http://gateway').pathname)) return; // someone else's upgrade
     let caller: GatewayCaller;
     try {
       caller = await this.authentication.caller(request);

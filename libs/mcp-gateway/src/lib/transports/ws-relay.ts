@@ -1,9 +1,8 @@
-import { excerpt } from '@arbor/platform';
+import { excerpt, UpgradeRoutes } from '@arbor/platform';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -61,14 +60,12 @@ export class WebSocketServerTransport implements Transport {
  * HTTP requests; each connection is a session with upstream sessions of its own.
  */
 @Injectable()
-export class WsRelay implements OnApplicationBootstrap, OnModuleDestroy {
+export class WsRelay implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('WsRelay');
   private readonly wss: WebSocketServer;
-  private httpServer?: HttpServer;
-  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.upgrade(req, socket, head);
 
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
+    private readonly upgrades: UpgradeRoutes,
     private readonly edge: McpEdge,
     private readonly federation: Federation,
     private readonly sessions: DownstreamSessions,
@@ -81,20 +78,18 @@ export class WsRelay implements OnApplicationBootstrap, OnModuleDestroy {
     });
   }
 
-  onApplicationBootstrap(): void {
-    this.httpServer = this.adapterHost.httpAdapter.getHttpServer() as HttpServer;
-    this.httpServer.on('upgrade', this.onUpgrade);
+  onModuleInit(): void {
+    this.upgrades.add({ route: '/ws', matches: (path) => WS_PATH.test(path), handle: (req, socket, head) => this.upgrade(req, socket, head) });
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.httpServer?.off('upgrade', this.onUpgrade);
     for (const client of this.wss.clients) client.terminate();
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const match = WS_PATH.exec(new URL(req.url ?? '/', 'http://gateway').pathname);
-    if (!match) return; // someone else's upgrade
+    if (!match) return;
     const serverId = match[1] ? decodeURIComponent(match[1]) : null;
     try {
       const origin = this.edge.checkOrigin(req);

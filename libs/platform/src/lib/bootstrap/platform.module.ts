@@ -7,10 +7,11 @@ import { edgeValidationPipe } from '../errors/validation';
 import { InputTextPipe } from '../input/input-text.pipe';
 import { HealthModule, HealthOptions } from '../health/health.module';
 import { DirectRoutes } from './direct-routes';
+import { UpgradeRoutes } from './upgrade-routes';
 
 /**
  * What every Arbor service has: its validated config as an injectable, logging, metrics,
- * /healthz and /readyz, one error envelope, validation at the edge, direct routes for hot paths.
+ * /healthz and /readyz, one error envelope, validation at the edge, direct routes for hot paths, WebSocket upgrade routes.
  */
 @Global()
 @Module({})
@@ -35,8 +36,9 @@ export class PlatformModule {
         { provide: APP_PIPE, useClass: InputTextPipe },
         { provide: APP_PIPE, useFactory: edgeValidationPipe },
         DirectRoutes,
+        UpgradeRoutes,
       ],
-      exports: [config.constructor, DirectRoutes],
+      exports: [config.constructor, DirectRoutes, UpgradeRoutes],
     };
   }
 }

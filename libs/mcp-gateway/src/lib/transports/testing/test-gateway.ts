@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { ObservabilityModule } from '@arbor/observability';
-import { DirectRoutes } from '@arbor/platform';
+import { DirectRoutes, UpgradeRoutes } from '@arbor/platform';
 import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../../access/mcp-access';
 import { ServerRegistry, UpstreamDefinition, VirtualServerDefinition } from '../../registry/server-registry';
 import { UpstreamCatalogue } from '../../registry/upstream-catalogue';
@@ -105,8 +105,9 @@ export async function startGateway(registry: ServerRegistry, options: McpRuntime
       { provide: ServerRegistry, useValue: registry },
       { provide: McpAccessPolicy, useClass: TestAccessPolicy },
       DirectRoutes,
+      UpgradeRoutes,
     ],
-    exports: [ServerRegistry, McpAccessPolicy, DirectRoutes],
+    exports: [ServerRegistry, McpAccessPolicy, DirectRoutes, UpgradeRoutes],
   })
   class TestSeamsModule {}
 

@@ -1,0 +1,185 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { DirectRoutes } from '@arbor/platform';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, nativeOperation, providerAdapters, sendUpstream, type PassThroughApi, type UpstreamResponse } from '@arbor/provider-adapters';
+import { CallAccounting, type CallAdmission } from '../calls/call-accounting';
+import { GatewayMetrics } from '../calls/gateway-metrics';
+import { type CallUsage, NO_USAGE } from '../calls/usage';
+import type { GatewayDeployment } from '../config/gateway-config';
+import { ANTHROPIC_MESSAGES } from '../endpoints/anthropic-messages/anthropic-messages.codec';
+import { sendError, type EndpointCodec } from '../endpoints/endpoint-codec';
+import { ENDPOINT_CODECS } from '../endpoints/endpoint-codecs';
+import { OPENAI_CHAT } from '../endpoints/openai/openai-codecs';
+import { keyModelAccessDenied, passThroughNotConfigured } from '../gateway-errors';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
+import { GatewayAuthentication } from '../gateway-key.guard';
+import { mayUseAlias } from '../keys/key-verifier';
+import { ModelPrices } from '../pricing/model-prices';
+import { type AnswerMeter, BatchResultsMeter, UsageMeter } from './usage-meter';
+
+// Hop-by-hop headers describe one connection, not the request; the client's key is swapped; the
+// answer must come uncompressed so that its usage can be read on the way (the client still gets
+// the upstream's bytes as they are).
+const REQUEST_HEADERS_DROPPED = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'upgrade', 'expect', 'accept-encoding']);
+const ANSWER_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'trailer', 'upgrade']);
+// Batch results already priced by this replica: read again, they are not charged again.
+const MAX_PRICED_BATCHES = 10_000;
+
+/**
+ * The vendors' whole APIs 1:1 under `/<vendor>/…` (`/openai/v1/conversations`, `/anthropic/v1/files`),
+ * for every provider folder that offers one (`passThrough`): the caller's virtual key checked, its
+ * limits and budget applied, the key swapped for the provider key of the FIRST deployment of that
+ * provider in `model_list` (the caller must be allowed that deployment's alias), and the request
+ * and answer streamed both ways untouched. Calls of a model endpoint the gateway knows (chat
+ * completions, completions, embeddings, responses, messages) are metered on the way: their usage
+ * read from the answer or stream, priced by the model the vendor names in it, recorded as spend.
+ * A finished batch's results (`batchResults`), read through the pass-through the first time on a
+ * replica, are priced line by line at the batch price and recorded as one call. Nothing is routed
+ * elsewhere: no retries, no fallbacks.
+ */
+@Injectable()
+export class PassThroughRoutes implements OnModuleInit {
+  private readonly pricedBatches = new Set<string>();
+
+  constructor(
+    private readonly routes: DirectRoutes,
+    private readonly authentication: GatewayAuthentication,
+    private readonly accounting: CallAccounting,
+    private readonly prices: ModelPrices,
+    private readonly metrics: GatewayMetrics,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+  ) {}
+
+  onModuleInit(): void {
+    for (const adapter of providerAdapters()) {
+      const api = adapter.passThrough;
+      if (!api) continue;
+      const prefix = `/${api.route}`;
+      this.routes.add({
+        route: `${prefix}/{path}`,
+        matches: (_method, path) => path === prefix || path.startsWith(`${prefix}/`),
+        handle: (request, response, path) => this.pass(adapter.provider, api, request, response, path.slice(prefix.length) || '/'),
+      });
+    }
+  }
+
+  /** How the answer to `method path` is priced: a model call of a family the provider serves, a batch's results, or not at all. */
+  private meterFor(provider: string, api: PassThroughApi, method: string, path: string, contentType: string, deployment: GatewayDeployment): AnswerMeter | undefined {
+    const price = (model: string, usage: CallUsage) => this.prices.costOfModel(provider, model, usage);
+    if (method === 'POST') {
+      const codec = nativeCodecs(provider).find((candidate) => candidate.paths.includes(path));
+      return codec ? new UsageMeter(codec, contentType, this.settings, price, deployment.model) : undefined;
+    }
+    const batch = api.batchResults;
+    if (method !== 'GET' || !batch?.path.test(path)) return undefined;
+    return this.pricedBatches.has(`${deployment.id} ${path}`) ? undefined : new BatchResultsMeter(nativeCodecs(provider), price, batch.priceFactor);
+  }
+
+  private async pass(provider: string, api: PassThroughApi, request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
+    // Anthropic's SDKs send anthropic-version: their errors come in the envelope they read.
+    const envelope = request.headers['anthropic-version'] === undefined ? OPENAI_CHAT : ANTHROPIC_MESSAGES;
+    const started = performance.now();
+    let admission: CallAdmission | undefined;
+    let deployment: GatewayDeployment | undefined;
+    try {
+      const caller = await this.authentication.caller(request);
+      deployment = this.settings.deployments.find((candidate) => candidate.provider === provider);
+      if (!deployment) throw passThroughNotConfigured(api.route, provider);
+      if (!mayUseAlias(caller, deployment.alias)) throw keyModelAccessDenied(deployment.alias);
+      admission = await this.accounting.admit(caller);
+    } catch (error) {
+      request.resume();
+      return sendError(envelope, response, error);
+    }
+
+    const method = request.method ?? 'GET';
+    const search = (request.url ?? '').includes('?') ? (request.url ?? '').slice((request.url ?? '').indexOf('?')) : '';
+    const target = api.target(deployment, path, search);
+    const abort = new AbortController();
+    response.once('close', () => {
+      if (!response.writableFinished) abort.abort(new Error('client disconnected'));
+    });
+    const alias = deployment.alias;
+    let upstream: UpstreamResponse;
+    try {
+      upstream = await sendUpstream({
+        url: target.url,
+        method,
+        headers: { ...forwarded(request.headers, api.clientKeyHeaders), ...target.headers },
+        ...(hasBody(request) ? { body: request } : {}),
+        signal: abort.signal,
+        timeoutMs: deployment.timeoutMs ?? this.settings.router.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+      });
+    } catch (error) {
+      admission.settle({ alias, deployment, usage: NO_USAGE, cost: 0, failed: true });
+      if (abort.signal.aborted) return;
+      return sendError(envelope, response, error);
+    }
+
+    const meter = upstream.statusCode < 300 ? this.meterFor(provider, api, method, path, String(upstream.headers['content-type'] ?? ''), deployment) : undefined;
+    response.writeHead(upstream.statusCode, {
+      ...answerHeaders(upstream.headers),
+      ...admission.rateLimitHeaders,
+      'x-arbor-call-id': randomUUID(),
+      'x-arbor-model-id': deployment.id,
+    });
+    let broken = false;
+    try {
+      for await (const chunk of upstream.body) {
+        meter?.push(chunk);
+        if (!response.write(chunk)) await once(response, 'drain', { signal: abort.signal });
+      }
+      response.end();
+    } catch {
+      broken = true;
+      response.destroy();
+    }
+    const failed = broken || upstream.statusCode >= 400;
+    const { usage, cost } = meter && !failed ? meter.result() : { usage: NO_USAGE, cost: 0 };
+    if (meter instanceof BatchResultsMeter && !failed) {
+      if (this.pricedBatches.size >= MAX_PRICED_BATCHES) this.pricedBatches.clear();
+      this.pricedBatches.add(`${deployment.id} ${path}`);
+    }
+    admission.settle({ alias, deployment, usage, cost, failed });
+    this.metrics.call({
+      alias,
+      deployment,
+      status: broken ? 502 : upstream.statusCode,
+      errorCode: failed ? 'pass_through_error' : null,
+      seconds: (performance.now() - started) / 1000,
+      usage,
+      cost,
+      retries: 0,
+      fallbacks: 0,
+      requestedAlias: alias,
+    });
+  }
+}
+
+/** The families the provider serves itself, whose usage its answers may report. */
+function nativeCodecs(provider: string): EndpointCodec[] {
+  return ENDPOINT_CODECS.filter((codec) => nativeOperation(provider, codec.operation) !== undefined);
+}
+
+function hasBody(request: IncomingMessage): boolean {
+  return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+}
+
+function forwarded(headers: IncomingHttpHeaders, clientKeyHeaders: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || REQUEST_HEADERS_DROPPED.has(name) || clientKeyHeaders.includes(name)) continue;
+    // undici frames a streamed body itself.
+    if (name === 'transfer-encoding') continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function answerHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !ANSWER_HEADERS_DROPPED.has(name)) out[name] = value;
+  return out;
+}

@@ -1,0 +1,61 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { errorFields } from '@arbor/observability';
+import { answerOnSocket } from '../input/client-errors';
+
+/** A WebSocket upgrade a feature serves (the AI gateway's Responses and realtime sockets, the MCP relay). */
+export interface UpgradeRoute {
+  /** The route pattern, for logs (`/v1/realtime`). */
+  route: string;
+  /** Whether this route takes an upgrade of `path` (the URL path, no query string). */
+  matches(path: string): boolean;
+  /** Checks the caller and completes (or refuses, with answerOnSocket) the upgrade. */
+  handle(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> | void;
+}
+
+/**
+ * The service's WebSocket upgrades: one `upgrade` listener on the HTTP server that hands each
+ * upgrade to the route matching its path, and answers any other with a JSON 404 rather than
+ * leaving the socket open. Features add theirs in `onModuleInit`.
+ */
+@Injectable()
+export class UpgradeRoutes implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('UpgradeRoutes');
+  private readonly routes: UpgradeRoute[] = [];
+  private server?: Server;
+  private readonly onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head);
+
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  add(...routes: UpgradeRoute[]): void {
+    this.routes.push(...routes);
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.routes.length === 0) return;
+    this.server = this.adapterHost.httpAdapter.getHttpServer() as Server;
+    this.server.on('upgrade', this.onUpgrade);
+  }
+
+  onModuleDestroy(): void {
+    this.server?.off('upgrade', this.onUpgrade);
+  }
+
+  private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const path = new URL(request.url ?? '/', 'http://service').pathname;
+    const route = this.routes.find((candidate) => candidate.matches(path));
+    if (!route) return answerOnSocket(socket, 404, { error: { code: 'not_found', message: `No WebSocket is served at ${path}.` } });
+    const fail = (error: unknown) => {
+      this.logger.error(`WebSocket upgrade of ${route.route} failed`, { err: errorFields(error) });
+      if (socket.writable) answerOnSocket(socket, 500, { error: { code: 'internal_error', message: 'The server failed to handle the upgrade.' } });
+    };
+    try {
+      const pending = route.handle(request, socket, head);
+      if (pending) pending.catch(fail);
+    } catch (error) {
+      fail(error);
+    }
+  }
+}
