@@ -9,9 +9,11 @@ import { AddControlPlaneProjectIds1764000000300 } from './migrations/17640000003
 import { CreateSpendProjectDaily1764000000400 } from './migrations/1764000000400-CreateSpendProjectDaily';
 import { AddVirtualKeyRepository1764000000500 } from './migrations/1764000000500-AddVirtualKeyRepository';
 import { StoredResponse } from './stored-responses/stored-response.entity';
+import { CreateOwnedResources1764000000600 } from './migrations/1764000000600-CreateOwnedResources';
+import { OwnedResource } from './resources/owned-resource.entity';
 
 /** For the gateway service's DatabaseModule.forRoot. */
-export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse];
+export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse, OwnedResource];
 export const AI_GATEWAY_MIGRATIONS = [
   CreateVirtualKeys1763800000100,
   AddVirtualKeySpend1763800000200,
@@ -22,4 +24,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   AddControlPlaneProjectIds1764000000300,
   CreateSpendProjectDaily1764000000400,
   AddVirtualKeyRepository1764000000500,
+  CreateOwnedResources1764000000600,
 ];

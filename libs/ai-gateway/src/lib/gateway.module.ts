@@ -32,6 +32,12 @@ import { GatewayDashboard } from './dashboard/gateway-dashboard';
 import { ControlPlaneProjects } from './projects/control-plane-projects';
 import { AiGatewayProjectSync } from './projects/project-sync';
 import { loadPriceMap, ModelPrices } from './pricing/model-prices';
+import { BatchLedger } from './resources/batch-ledger';
+import { BatchesRoutes } from './resources/batches.routes';
+import { FilesRoutes } from './resources/files.routes';
+import { HostedResourcesRoutes } from './resources/hosted-resources.routes';
+import { ResourceStore } from './resources/resource-store';
+import { ResourceUpstream } from './resources/resource-upstream';
 
 export interface GatewayOptions {
   /** AIGW_CONFIG: the LiteLLM-shaped YAML file; none means no aliases. */
@@ -98,6 +104,7 @@ export class GatewayModule {
         StoredResponsesRoutes,
         ResponsesSocket,
         TokenCountRoutes,
+        ResourceStore, ResourceUpstream, BatchLedger, FilesRoutes, BatchesRoutes, HostedResourcesRoutes,
         { provide: MasterKeyCheck, useValue: master },
         GatewayAuthentication,
         GatewayKeyGuard,

@@ -1,4 +1,4 @@
-import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
+import type { ProviderAdapter, ProviderAnswer, ProviderCall, ProviderDeployment, ResourceTarget } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
 import { sendOpenAiShaped } from '../openai/openai.adapter';
 import { OPENAI_COMPLETION_PARAMS, OPENAI_RESPONSES_COMPACT_PARAMS } from '../openai/openai.params';
@@ -26,7 +26,23 @@ export const azureAdapter: ProviderAdapter = {
   settings: { params: ['api_base', 'api_key', 'api_version'], required: { api_base: 'https://<resource>.openai.azure.com' } },
   // Azure OpenAI's global standard deployments cost what OpenAI's models cost.
   prices: OPENAI_PRICES,
+  resources: azureResource,
 };
+
+// Assistants and vector stores are served by Azure's preview API versions only.
+const AZURE_ASSISTANTS_API_VERSION = '2025-04-01-preview';
+
+/** `{api_base}/openai/{files|batches|…}?api-version=…`: Azure's stored resources belong to the resource, not a deployment. */
+function azureResource(deployment: ProviderDeployment, path: string): ResourceTarget {
+  if (!deployment.apiBase) {
+    throw new ProviderError(500, 'server_error', `The Azure deployment "${deployment.model}" has no api_base (https://<resource>.openai.azure.com).`, 'provider_misconfigured');
+  }
+  const base = deployment.apiBase.replace(/\/+$/, '').replace(/\/openai$/, '');
+  const url = new URL(`${base}/openai${path}`);
+  const preview = /^\/(assistants|threads|vector_stores)/.test(path);
+  url.searchParams.set('api-version', deployment.apiVersion ?? (preview ? AZURE_ASSISTANTS_API_VERSION : DEFAULT_AZURE_API_VERSION));
+  return { url, headers: deployment.apiKey ? { 'api-key': deployment.apiKey } : ({} as Record<string, string>) };
+}
 
 async function callAzure(call: ProviderCall, operation: string, v1 = false): Promise<ProviderAnswer> {
   const { deployment } = call;

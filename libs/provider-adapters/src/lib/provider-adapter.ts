@@ -112,4 +112,12 @@ export interface ProviderAdapter {
   readonly settings: ProviderSettings;
   /** List prices by model name without date suffix; the gateway's price map and `model_info` win over them. */
   readonly prices: ReadonlyMap<string, ListPrice>;
+  /** Where the provider keeps stored resources (files, batches, vector stores, assistants), when it serves them. */
+  readonly resources?: (deployment: ProviderDeployment, path: string) => ResourceTarget;
+}
+
+/** The URL and auth headers of a stored-resource path (`/files/file-abc/content`) on one deployment's account. */
+export interface ResourceTarget {
+  url: URL;
+  headers: Record<string, string>;
 }

@@ -17,9 +17,10 @@ export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
 
 export interface UpstreamRequest {
   url: URL;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   headers: Record<string, string>;
-  body?: Buffer;
+  /** A stream (an upload passed on as it arrives) is sent once: a stale connection is then not retried. */
+  body?: Buffer | Readable;
   signal: AbortSignal;
   /** How long to wait for the answer's headers, and at most between two chunks of its body. */
   timeoutMs: number;
@@ -46,7 +47,7 @@ export async function sendUpstream(request: UpstreamRequest): Promise<UpstreamRe
   try {
     return await sendOnce(request);
   } catch (error) {
-    if (!isStaleConnection(error) || request.signal.aborted) throw failure(error, request);
+    if (!isStaleConnection(error) || request.signal.aborted || request.body instanceof Readable) throw failure(error, request);
     try {
       return await sendOnce(request);
     } catch (again) {

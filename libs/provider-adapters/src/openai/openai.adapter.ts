@@ -22,6 +22,10 @@ export const openAiAdapter: ProviderAdapter = {
   },
   settings: { params: ['api_base', 'api_key'] },
   prices: OPENAI_PRICES,
+  resources: (deployment, path) => ({
+    url: endpointUrl(deployment.apiBase ?? DEFAULT_API_BASE, path),
+    headers: deployment.apiKey ? { authorization: `Bearer ${deployment.apiKey}` } : ({} as Record<string, string>),
+  }),
 };
 
 function callOpenAi(call: ProviderCall, path: string): Promise<ProviderAnswer> {

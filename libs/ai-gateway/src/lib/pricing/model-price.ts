@@ -12,6 +12,9 @@ export interface ModelPrice {
   oneHourCacheCreationCostPerToken?: number;
   /** Reasoning tokens (part of the completion tokens); the output price when absent. */
   reasoningCostPerToken?: number;
+  /** Batch API prices (LiteLLM's `*_batches` fields); without them the provider's batch discount applies. */
+  inputCostPerTokenBatches?: number;
+  outputCostPerTokenBatches?: number;
 }
 
 // LiteLLM's field names, in model_info and in the price map file.
@@ -22,6 +25,8 @@ export const PRICE_FIELDS = {
   cacheCreationCostPerToken: 'cache_creation_input_token_cost',
   oneHourCacheCreationCostPerToken: 'cache_creation_input_token_cost_above_1hr',
   reasoningCostPerToken: 'output_cost_per_reasoning_token',
+  inputCostPerTokenBatches: 'input_cost_per_token_batches',
+  outputCostPerTokenBatches: 'output_cost_per_token_batches',
 } as const;
 
 /** The USD cost of one call's usage at a price. */
