@@ -8,6 +8,7 @@ import { handleAnthropic } from './anthropic-fake.ts';
 import { handleAzure, handleAzureAi } from './azure-fake.ts';
 import { handleBedrock, handleSts } from './bedrock-fake.ts';
 import { handleGemini } from './gemini-fake.ts';
+import { requestBytes } from './openai-resources-fake.ts';
 import { handleVertex } from './vertex-fake.ts';
 import { handleOpenAi, handleUsageAlwaysStreamed, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
 
@@ -43,7 +44,9 @@ export function startFakeProviders(options: { port?: number; host?: string } = {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
+      const bytes = Buffer.concat(chunks);
+      requestBytes.set(req, bytes);
+      const body = bytes.toString('utf8');
       if (req.method === 'GET' && req.url === '/_fake/requests') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(seen));

@@ -12,6 +12,7 @@
 // Every answer echoes what arrived in the `x-fake-*` headers and in `fake_echo` (non-streamed),
 // so that a test can assert what the gateway sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { handleOpenAiResources, isResourcePath } from './openai-resources-fake.ts';
 import { answerResponses, compactedResponse, inputTokens, type ResponsesRequest } from './openai-responses-fake.ts';
 
 export const FAKE_OPENAI_MODELS = ['gpt-4o-mini', 'gpt-4o', 'fake-small'];
@@ -62,6 +63,7 @@ export const handleUsageAlwaysStreamed: FakeHandler = (req, res, body, seen, raw
 
 export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, body: string, seen: SeenRequest, rawPath: string, server: CompatibleServer = {}): Promise<void> => {
   const path = new URL(rawPath, 'http://fake').pathname;
+  if (isResourcePath(path)) return handleOpenAiResources(req, res, body, rawPath);
   if (req.method === 'GET' && path === '/v1/models') {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ object: 'list', data: FAKE_OPENAI_MODELS.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })) }));
