@@ -80,6 +80,24 @@ describe('files, batches, vector stores and assistants through the official Open
     expect(await refusal(alpha.files.retrieve(file.id))).toBeInstanceOf(NotFoundError);
   });
 
+  it('passes a binary upload and its download on byte for byte, and refuses a form without a file', async () => {
+    const bytes = Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, index) => (index * 7919) % 256));
+    const file = await alpha.files.create({ file: await toFile(bytes, 'data.bin'), purpose: 'assistants' }, onGpt);
+    expect(file.bytes).toBe(bytes.length);
+    expect(Buffer.from(await (await alpha.files.content(file.id)).arrayBuffer()).equals(bytes)).toBe(true);
+
+    const noFile = await request(gateway.url).post('/v1/files').set({ authorization: `Bearer ${MASTER_KEY}`, 'x-arbor-model': 'gpt' }).field('purpose', 'batch').expect(400);
+    expect(noFile.body).toMatchObject({ error: { type: 'invalid_request_error', param: 'file' } });
+    const json = await request(gateway.url).post('/v1/files').set({ authorization: `Bearer ${MASTER_KEY}` }).send({ purpose: 'batch' }).expect(400);
+    expect(json.body.error.message).toContain('multipart/form-data');
+  });
+
+  it('answers the upstream\'s refusal of a batch in its own words', async () => {
+    const input = await alpha.files.create({ file: await toFile(Buffer.from(batchInput('gpt')), 'bad.jsonl'), purpose: 'batch' }, onGpt);
+    const refused = await refusal(alpha.batches.create({ input_file_id: input.id, endpoint: '/v1/nothing' as '/v1/chat/completions', completion_window: '24h' }));
+    expect(refused).toMatchObject({ status: 400, error: { type: 'invalid_request_error', param: 'endpoint', message: "Invalid value for 'endpoint'." } });
+  });
+
   it('runs a batch to completion, rewrites its file ids and records its cost at the batch price once', async () => {
     const input = await alpha.files.create({ file: await toFile(Buffer.from(batchInput('gpt')), 'batch.jsonl'), purpose: 'batch' }, onGpt);
     const batch = await alpha.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });

@@ -52,6 +52,8 @@ export class UploadRelay {
     this.started.catch(() => undefined);
     this.fileDone = new Promise((resolve, reject) => ((this.fileEnded = resolve), (this.fileFailed = reject)));
     this.fileDone.catch(() => undefined);
+    // The upstream request reports a torn body its own way; unheard, the error would end the process.
+    this.body.on('error', () => undefined);
     const failed = (error: unknown) => {
       refuse(error);
       fail(error);
