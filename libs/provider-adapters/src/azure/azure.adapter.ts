@@ -40,7 +40,10 @@ function azureResource(deployment: ProviderDeployment, path: string): ResourceTa
   const base = deployment.apiBase.replace(/\/+$/, '').replace(/\/openai$/, '');
   const url = new URL(`${base}/openai${path}`);
   const preview = /^\/(assistants|threads|vector_stores)/.test(path);
-  url.searchParams.set('api-version', deployment.apiVersion ?? (preview ? AZURE_ASSISTANTS_API_VERSION : DEFAULT_AZURE_API_VERSION));
+  // A GA api_version serves files and batches; assistants and vector stores need a preview one.
+  const configured = deployment.apiVersion;
+  const version = preview ? (configured?.endsWith('-preview') ? configured : AZURE_ASSISTANTS_API_VERSION) : (configured ?? DEFAULT_AZURE_API_VERSION);
+  url.searchParams.set('api-version', version);
   return { url, headers: deployment.apiKey ? { 'api-key': deployment.apiKey } : ({} as Record<string, string>) };
 }
 

@@ -119,7 +119,9 @@ export class HostedResourcesRoutes implements OnModuleInit {
       const upstreamPath = withRun ? '/threads/runs' : `/${Object.keys(KINDS).find((key) => KINDS[key] === kind)}`;
       const answer = await this.upstream.json(deployment, { method: 'POST', path: upstreamPath, json: await this.upstreamBody(body, caller, deployment) });
       const upstreamId = String(withRun ? answer['thread_id'] : answer['id']);
-      const owner = { id: upstreamId, kind, alias: deployment.alias, deploymentId: deployment.id, upstreamId, object: answer };
+      // A thread made with its run is listed as a thread.
+      const listed = withRun ? { id: upstreamId, object: 'thread', created_at: answer['created_at'], metadata: {}, tool_resources: {} } : answer;
+      const owner = { id: upstreamId, kind, alias: deployment.alias, deploymentId: deployment.id, upstreamId, object: listed };
       await this.store.add(caller, owner);
       const object = await this.clientObject(answer, { ...owner, project: caller.kind === 'master' ? null : caller.key.project, keyId: caller.kind === 'master' ? null : caller.key.id } as OwnedResource, deployment);
       if (!withRun) await this.store.setObject(upstreamId, object);
@@ -179,12 +181,17 @@ function collectRefs(value: unknown, answer = false, refs: Refs = { files: [], a
   if (typeof value !== 'object' || value === null) return refs;
   const record = value as Record<string, unknown>;
   for (const [field, item] of Object.entries(record)) {
-    if (FILE_FIELDS.has(field) || (answer && field === 'id' && record['object'] === 'vector_store.file')) refs.files.push(...strings(item));
+    if (FILE_FIELDS.has(field) || (answer && field === 'id' && isStoreFile(record))) refs.files.push(...strings(item));
     else if (!answer && field === 'assistant_id') refs.assistants.push(...strings(item));
     else if (!answer && field === 'vector_store_ids') refs.vectorStores.push(...strings(item));
     else collectRefs(item, answer, refs);
   }
   return refs;
+}
+
+/** A vector store's file (or its deletion), whose `id` is the file's. */
+function isStoreFile(record: Record<string, unknown>): boolean {
+  return record['object'] === 'vector_store.file' || record['object'] === 'vector_store.file.deleted';
 }
 
 function strings(value: unknown): string[] {
@@ -199,7 +206,7 @@ function rewriteFileIds(value: unknown, map: (id: string) => string | undefined,
   const record = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [field, item] of Object.entries(record)) {
-    const fileField = FILE_FIELDS.has(field) || (field === 'id' && record['object'] === 'vector_store.file');
+    const fileField = FILE_FIELDS.has(field) || (field === 'id' && isStoreFile(record));
     out[field] = rewriteFileIds(item, map, fileField);
   }
   return out;
