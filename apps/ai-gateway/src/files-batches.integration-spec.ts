@@ -8,7 +8,8 @@ import request from 'supertest';
 import { RunningService } from '@arbor/platform';
 import { AiGatewayConfig } from '@arbor/config';
 import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
-import { MASTER_KEY, sdkClient, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
+import { Client } from 'pg';
+import { MASTER_KEY, sdkClient, startGatewayOnFakes, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
 
 const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
 
@@ -32,19 +33,22 @@ describe('files, batches, vector stores and assistants through the official Open
   let beta: OpenAI;
   let alphaKeyId: string;
   const onGpt = { headers: { 'x-arbor-model': 'gpt' } };
+  let config: (fakeUrl: string) => string;
+  const spendOf = async (keyId: string) =>
+    (await request(gateway.url).get(`/api/v1/keys/${keyId}/spend`).set({ authorization: `Bearer ${MASTER_KEY}` }).expect(200)).body as { spend: number; totals: Record<string, number> };
 
   const newKey = async (project: string) =>
     (await request(gateway.url).post('/api/v1/keys').set({ authorization: `Bearer ${MASTER_KEY}` }).send({ project }).expect(201)).body as { key: string; id: string };
 
   beforeAll(async () => {
     ({ fake, database, gateway } = await startGatewayOnFakes(
-      (fakeUrl) => `model_list:
+      (config = (fakeUrl) => `model_list:
   - model_name: gpt
     litellm_params: { model: openai/gpt-4o-mini, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
     model_info: { input_cost_per_token: 0.000001, output_cost_per_token: 0.000002 }
   - model_name: azure-gpt
     litellm_params: { model: azure/gpt-4o-mini, api_base: ${fakeUrl}/azure, api_key: azure-upstream, api_version: '2024-10-21' }
-`,
+`),
     ));
     const alphaKey = await newKey('alpha');
     alphaKeyId = alphaKey.id;
@@ -127,6 +131,32 @@ describe('files, batches, vector stores and assistants through the official Open
     const after = await spend();
     expect(after.totals['prompt_tokens']).toBe(14);
     expect(after.spend).toBeCloseTo(expected, 12);
+  });
+
+  it('settles a batch that ended unwatched from the poller of another replica, once', async () => {
+    const gamma = await newKey('gamma');
+    const client = sdkClient(gateway, gamma.key);
+    const input = await client.files.create({ file: await toFile(Buffer.from(batchInput('gpt')), 'unwatched.jsonl'), purpose: 'batch' }, onGpt);
+    const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { fake_delay_ms: '0' } });
+    // A minute later, as far as the poller can tell.
+    const db = new Client({ connectionString: database.url });
+    await db.connect();
+    try {
+      await db.query('update owned_resources set next_poll_at = now() where id = $1', [batch.id]);
+    } finally {
+      await db.end();
+    }
+    const replica = await startTestGateway(database, writeConfig(config(fake.url)));
+    try {
+      const settled = await eventually(() => spendOf(gamma.id), (report) => report.totals['prompt_tokens'] === 14);
+      expect(settled.totals['prompt_tokens']).toBe(14);
+      expect((await sdkClient(replica, gamma.key).batches.retrieve(batch.id)).status).toBe('completed');
+      await client.batches.retrieve(batch.id);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await spendOf(gamma.id)).totals['prompt_tokens']).toBe(14);
+    } finally {
+      await replica.close();
+    }
   });
 
   it('cancels a running batch', async () => {

@@ -20,6 +20,8 @@ const ENDED = new Set(['completed', 'failed', 'expired', 'cancelled']);
 // Running batches are looked at this often by one replica (a row claim), in groups of this many.
 const POLL_EVERY_MS = 60_000;
 const POLL_GROUP = 20;
+// A replica that starts looks soon: batches that fell due while none ran are not left a minute longer.
+const FIRST_POLL_MS = 1_000;
 
 /** What a batch's output file says it cost. */
 interface BatchSettlement {
@@ -38,6 +40,7 @@ interface BatchSettlement {
 export class BatchLedger implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ai-gateway');
   private polling: NodeJS.Timeout | undefined;
+  private firstPoll: NodeJS.Timeout | undefined;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -49,10 +52,12 @@ export class BatchLedger implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
+    this.firstPoll = setTimeout(() => void this.poll(), FIRST_POLL_MS).unref();
     this.polling = setInterval(() => void this.poll(), POLL_EVERY_MS).unref();
   }
 
   onModuleDestroy(): void {
+    clearTimeout(this.firstPoll);
     clearInterval(this.polling);
   }
 

@@ -200,12 +200,13 @@ export class ResourceStore {
 
   /** Running batches due for a look, claimed by this replica until `leaseMs` from now. */
   async claimDueBatches(limit: number, leaseMs: number): Promise<OwnedResource[]> {
-    const rows: Row[] = await this.dataSource.query(
+    // TypeORM answers an UPDATE … RETURNING with [rows, count].
+    const [rows] = (await this.dataSource.query(
       `update owned_resources set next_poll_at = now() + make_interval(secs => $2::float8 / 1000)
         where id in (select id from owned_resources where kind = 'batch' and next_poll_at <= now() order by next_poll_at limit $1 for update skip locked)
         returning *`,
       [limit, leaseMs],
-    );
+    )) as [Row[], number];
     return rows.map(fromRow);
   }
 }
