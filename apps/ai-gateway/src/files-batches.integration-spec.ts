@@ -213,6 +213,9 @@ describe('files, batches, vector stores and assistants through the official Open
     const messages = await alpha.beta.threads.messages.list(thread.id);
     const answer = messages.data.find((message) => message.role === 'assistant');
     expect(answer?.content[0]).toMatchObject({ type: 'text', text: { value: 'fake answer from gpt-4o-mini' } });
+    const queued = await alpha.beta.threads.runs.create(thread.id, { assistant_id: assistant.id });
+    expect(queued).toMatchObject({ status: 'queued', model: 'gpt' });
+    expect(await alpha.beta.threads.runs.cancel(queued.id, { thread_id: thread.id })).toMatchObject({ id: queued.id, status: 'cancelled' });
 
     expect(await refusal(beta.beta.assistants.retrieve(assistant.id))).toBeInstanceOf(NotFoundError);
     expect((await beta.beta.assistants.list()).data.map((listed) => listed.id)).not.toContain(assistant.id);

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DirectRoutes } from '@arbor/platform';
-import { ProviderError, readAll } from '@arbor/provider-adapters';
+import { ProviderError, readAll, type UpstreamResponse } from '@arbor/provider-adapters';
+import type { GatewayDeployment } from '../config/gateway-config';
 import { sendError } from '../endpoints/endpoint-codec';
 import { OPENAI_CHAT } from '../endpoints/openai/openai-codecs';
 import { GatewayAuthentication } from '../gateway-key.guard';
@@ -90,22 +91,25 @@ export class FilesRoutes implements OnModuleInit {
    * alias name the deployment's model instead, as the upstream wants.
    */
   private async upload(caller: GatewayCaller, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    let deployment: GatewayDeployment;
     const relayed = new UploadRelay(request, [TARGET_FIELD]);
     const start = await relayed.started;
-    const named = start.fields.get(TARGET_FIELD)?.split(',')[0]?.trim() || namedAlias(request);
-    const deployment = this.upstream.deploymentFor(caller, named, 'file');
-    relayed.begin(deployment.alias === deployment.model ? undefined : batchLineModel(deployment.alias, deployment.model));
-    const signal = abortOnClose(response);
-    const answer = await this.upstream.send(deployment, {
-      method: 'POST',
-      path: '/files',
-      body: relayed.body,
-      headers: { 'content-type': `multipart/form-data; boundary=${relayed.boundary}` },
-      signal,
-    });
-    if (answer.statusCode < 200 || answer.statusCode >= 300) {
-      relayed.body.destroy();
-      throw await upstreamFailure(answer);
+    let answer: UpstreamResponse;
+    try {
+      const named = start.fields.get(TARGET_FIELD)?.split(',')[0]?.trim() || namedAlias(request);
+      deployment = this.upstream.deploymentFor(caller, named, 'file');
+      relayed.begin(deployment.alias === deployment.model ? undefined : batchLineModel(deployment.alias, deployment.model));
+      answer = await this.upstream.send(deployment, {
+        method: 'POST',
+        path: '/files',
+        body: relayed.body,
+        headers: { 'content-type': `multipart/form-data; boundary=${relayed.boundary}` },
+        signal: abortOnClose(response),
+      });
+      if (answer.statusCode < 200 || answer.statusCode >= 300) throw await upstreamFailure(answer);
+    } catch (error) {
+      relayed.abandon();
+      throw error;
     }
     await relayed.finished;
     const object = JSON.parse((await readAll(answer.body, 1024 * 1024)).toString('utf8')) as Record<string, unknown>;

@@ -62,7 +62,7 @@ export class HostedResourcesRoutes implements OnModuleInit {
       if (kind === 'thread' && rawId === 'runs' && rest === '' && method === 'POST') return await this.create(kind, caller, request, response, true);
       const owned = await this.owned(kind, pathId(rawId, `${kind}_id`), caller);
       const deployment = this.upstream.deployment(owned.deploymentId);
-      const body = method === 'POST' ? await this.upstreamBody(await readJsonObject(request), caller, deployment) : undefined;
+      const body = method === 'POST' && hasBody(request) ? await this.upstreamBody(await readJsonObject(request), caller, deployment) : undefined;
       const run = method === 'POST' && /^\/runs(\/[^/]+\/submit_tool_outputs)?$/.test(rest);
       const admission = run ? await this.accounting.admit(caller) : undefined;
       try {
@@ -162,6 +162,12 @@ export class HostedResourcesRoutes implements OnModuleInit {
     const rewritten = rewriteFileIds(object, (id) => known.get(id)) as Record<string, unknown>;
     return modelAsAlias(rewritten, deployment) as Record<string, unknown>;
   }
+}
+
+/** POSTs without a body (a run's cancel) are sent on without one. */
+function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  return length === undefined ? request.headers['transfer-encoding'] !== undefined : length !== '0';
 }
 
 interface Refs {

@@ -41,7 +41,10 @@ export class UploadRelay {
   private fileInfo: { filename: string; mimeType: string } | undefined;
   private lineRewrite: ((line: Buffer) => Buffer) | undefined;
 
-  constructor(request: IncomingMessage, private readonly hiddenFields: readonly string[]) {
+  constructor(
+    private readonly request: IncomingMessage,
+    private readonly hiddenFields: readonly string[],
+  ) {
     let start!: (value: UploadStart) => void;
     let refuse!: (error: unknown) => void;
     this.started = new Promise((resolve, reject) => ((start = resolve), (refuse = reject)));
@@ -115,6 +118,14 @@ export class UploadRelay {
     });
     source.once('error', (error) => this.fileFailed(error));
     source.pipe(this.body, { end: false });
+  }
+
+  /** Stops relaying (the upload was refused): the rest of the client's form is read and dropped. */
+  abandon(): void {
+    this.body.destroy();
+    this.file?.resume();
+    this.request.unpipe();
+    this.request.resume();
   }
 
   private writeField(name: string, value: string): void {
