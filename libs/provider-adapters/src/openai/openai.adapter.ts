@@ -23,7 +23,8 @@ export const openAiAdapter: ProviderAdapter = {
   settings: { params: ['api_base', 'api_key'] },
   prices: OPENAI_PRICES,
   resources: (deployment, path) => ({
-    url: endpointUrl(deployment.apiBase ?? DEFAULT_API_BASE, path),
+    // Not through endpointUrl's cache: resource paths carry ids, each seen a few times at most.
+    url: new URL(`${versioned(deployment.apiBase ?? DEFAULT_API_BASE)}${path}`),
     headers: deployment.apiKey ? { authorization: `Bearer ${deployment.apiKey}` } : ({} as Record<string, string>),
   }),
 };
@@ -66,14 +67,19 @@ export async function sendOpenAiShaped(
   throw await openAiErrorFrom(response);
 }
 
+/** An api_base with its version segment (`/v1` added when it names none). */
+function versioned(apiBase: string): string {
+  const base = apiBase.replace(/\/+$/, '');
+  return /\/v\d+$/.test(base) ? base : `${base}/v1`;
+}
+
 const endpoints = new Map<string, URL>();
 
 /** `https://host/v1` + `/chat/completions`; an `api_base` without `/v1` (vLLM, Ollama docs) gets it added. Worked out once per deployment and path. */
 export function endpointUrl(apiBase: string, path: string): URL {
   const known = endpoints.get(apiBase + path);
   if (known) return known;
-  const base = apiBase.replace(/\/+$/, '');
-  const url = new URL(/\/v\d+$/.test(base) ? `${base}${path}` : `${base}/v1${path}`);
+  const url = new URL(`${versioned(apiBase)}${path}`);
   if (endpoints.size >= 1024) endpoints.clear();
   endpoints.set(apiBase + path, url);
   return url;
