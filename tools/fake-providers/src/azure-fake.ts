@@ -33,6 +33,17 @@ function sendAzureError(res: ServerResponse, error: { status: number; code: stri
 
 export const handleAzure: FakeHandler = async (req, res, body, seen, rawPath) => {
   const url = new URL(rawPath, 'http://fake');
+  // Stored resources (files, batches, vector stores, assistants, threads) belong to the resource, not a deployment.
+  const resource = /^\/openai(\/(?:files|batches|vector_stores|assistants|threads)(?:\/.*)?)$/.exec(url.pathname);
+  if (resource && url.searchParams.get('api-version')) {
+    const apiKey = req.headers['api-key'];
+    if (typeof apiKey !== 'string' || apiKey === '') return sendAzureError(res, AZURE_ERRORS['401'] as (typeof AZURE_ERRORS)[string]);
+    seen.headers = { ...req.headers };
+    req.headers.authorization = `Bearer ${apiKey}`;
+    url.searchParams.delete('api-version');
+    await handleOpenAi(req, res, body, seen, `/v1${resource[1]}${url.search}`);
+    return;
+  }
   const v1 = /^\/openai\/v1\/(responses|responses\/compact)$/.exec(url.pathname);
   const route = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions|embeddings|images\/generations|images\/edits|audio\/transcriptions|audio\/speech)$/.exec(url.pathname);
   if (req.method !== 'POST' || !(v1 || (route && url.searchParams.get('api-version')))) {

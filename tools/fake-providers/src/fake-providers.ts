@@ -11,6 +11,7 @@ import { handleCohere as handleCohereChat } from './cohere-fake.ts';
 import { handleGemini } from './gemini-fake.ts';
 import { handleRealtimeUpgrade } from './realtime-fake.ts';
 import { handleCohere as handleCohereRerank, handleJina, handleVllm, handleVoyage } from './rerank-fake.ts';
+import { requestBytes } from './openai-resources-fake.ts';
 import { handleVertex } from './vertex-fake.ts';
 import { handleOllama, handleOpenAi, handleUsageAlwaysStreamed, releaseHold, sendOpenAiError, type FakeHandler, type SeenRequest } from './openai-fake.ts';
 
@@ -51,9 +52,13 @@ export function startFakeProviders(options: { port?: number; host?: string } = {
     // Multipart uploads (image edits, audio) are read by their handler as they arrive, never buffered.
     const streamed = /^multipart\//.test(req.headers['content-type'] ?? '');
     const chunks: Buffer[] = [];
-    if (!streamed) req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // A file upload is kept whole for the stored-resources fake, which parses it from its bytes.
+    const buffered = !streamed || /\/(files|batches|vector_stores|assistants|threads)(\/|\?|$)/.test(req.url ?? '');
+    if (buffered) req.on('data', (chunk: Buffer) => chunks.push(chunk));
     const serve = () => {
-      const body = Buffer.concat(chunks).toString('utf8');
+      const bytes = Buffer.concat(chunks);
+      requestBytes.set(req, bytes);
+      const body = bytes.toString('utf8');
       if (req.method === 'GET' && req.url === '/_fake/requests') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(seen));
@@ -77,8 +82,8 @@ export function startFakeProviders(options: { port?: number; host?: string } = {
         sendOpenAiError(res, 500, 'server_error', null, `fake: ${error instanceof Error ? error.message : String(error)}`);
       });
     };
-    if (streamed) serve();
-    else req.on('end', serve);
+    if (buffered) req.on('end', serve);
+    else serve();
   });
   server.on('upgrade', (req, socket, head: Buffer) => handleRealtimeUpgrade(req, socket, head, seen));
   return new Promise((resolve, reject) => {

@@ -15,6 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerImages, answerModeration, answerSpeech, answerTranscription, readForm } from './openai-media-fake.ts';
 import { handleConversations } from './openai-conversations-fake.ts';
 import { handleRealtimeSessions } from './realtime-fake.ts';
+import { handleOpenAiResources, isResourcePath } from './openai-resources-fake.ts';
 import { answerResponses, compactedResponse, inputTokens, type ResponsesRequest } from './openai-responses-fake.ts';
 
 export const FAKE_OPENAI_MODELS = ['gpt-4o-mini', 'gpt-4o', 'fake-small'];
@@ -72,6 +73,7 @@ export const handleOllama: FakeHandler = (req, res, body, seen, rawPath) => hand
 
 export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, body: string, seen: SeenRequest, rawPath: string, server: CompatibleServer = {}): Promise<void> => {
   const path = new URL(rawPath, 'http://fake').pathname;
+  if (isResourcePath(path)) return handleOpenAiResources(req, res, body, rawPath);
   if (req.method === 'GET' && path === '/v1/models') {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ object: 'list', data: FAKE_OPENAI_MODELS.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })) }));

@@ -12,9 +12,11 @@ import { AddSpendDailyCacheHits1764100000100 } from './migrations/1764100000100-
 import { AddVirtualKeyAlias1764100000200 } from './migrations/1764100000200-AddVirtualKeyAlias';
 import { CreateStoredResponseEvents1764100000300 } from './migrations/1764100000300-CreateStoredResponseEvents';
 import { StoredResponse } from './stored-responses/stored-response.entity';
+import { CreateOwnedResources1764000000600 } from './migrations/1764000000600-CreateOwnedResources';
+import { OwnedResource } from './resources/owned-resource.entity';
 
 /** For the gateway service's DatabaseModule.forRoot. */
-export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse];
+export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse, OwnedResource];
 export const AI_GATEWAY_MIGRATIONS = [
   CreateVirtualKeys1763800000100,
   AddVirtualKeySpend1763800000200,
@@ -28,4 +30,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   AddSpendDailyCacheHits1764100000100,
   AddVirtualKeyAlias1764100000200,
   CreateStoredResponseEvents1764100000300,
+  CreateOwnedResources1764000000600,
 ];

@@ -43,6 +43,12 @@ import { ResponseCache } from './response-cache/response-cache';
 import { LiteLlmKeysController } from './litellm-keys/litellm-keys.controller';
 import { LiteLlmSpendLogs } from './litellm-keys/litellm-spend-logs';
 import { UnknownPaths } from './unknown-paths';
+import { BatchLedger } from './resources/batch-ledger';
+import { BatchesRoutes } from './resources/batches.routes';
+import { FilesRoutes } from './resources/files.routes';
+import { HostedResourcesRoutes } from './resources/hosted-resources.routes';
+import { ResourceStore } from './resources/resource-store';
+import { ResourceUpstream } from './resources/resource-upstream';
 
 export interface GatewayOptions {
   /** AIGW_CONFIG: the LiteLLM-shaped YAML file; none means no aliases. */
@@ -125,6 +131,7 @@ export class GatewayModule {
         PassThroughRoutes,
         RealtimeSocket,
         RealtimeSessionsRoutes,
+        ResourceStore, ResourceUpstream, BatchLedger, FilesRoutes, BatchesRoutes, HostedResourcesRoutes,
         { provide: MasterKeyCheck, useValue: master },
         GatewayAuthentication,
         GatewayKeyGuard,

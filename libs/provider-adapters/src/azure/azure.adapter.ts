@@ -1,4 +1,4 @@
-import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
+import type { ProviderAdapter, ProviderAnswer, ProviderCall, ProviderDeployment, ResourceTarget } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
 import { sendOpenAiMultipart, sendOpenAiShaped } from '../openai/openai.adapter';
 import {
@@ -47,10 +47,29 @@ export const azureAdapter: ProviderAdapter = {
       return { url, headers: keyHeaders('api-key', deployment.apiKey) };
     },
   },
+  resources: azureResource,
 };
 
 /** The preview API version that serves realtime deployments, used when a deployment names none. */
 export const DEFAULT_AZURE_REALTIME_API_VERSION = '2025-04-01-preview';
+
+// Assistants and vector stores are served by Azure's preview API versions only.
+const AZURE_ASSISTANTS_API_VERSION = '2025-04-01-preview';
+
+/** `{api_base}/openai/{files|batches|…}?api-version=…`: Azure's stored resources belong to the resource, not a deployment. */
+function azureResource(deployment: ProviderDeployment, path: string): ResourceTarget {
+  if (!deployment.apiBase) {
+    throw new ProviderError(500, 'server_error', `The Azure deployment "${deployment.model}" has no api_base (https://<resource>.openai.azure.com).`, 'provider_misconfigured');
+  }
+  const base = deployment.apiBase.replace(/\/+$/, '').replace(/\/openai$/, '');
+  const url = new URL(`${base}/openai${path}`);
+  const preview = /^\/(assistants|threads|vector_stores)/.test(path);
+  // A GA api_version serves files and batches; assistants and vector stores need a preview one.
+  const configured = deployment.apiVersion;
+  const version = preview ? (configured?.endsWith('-preview') ? configured : AZURE_ASSISTANTS_API_VERSION) : (configured ?? DEFAULT_AZURE_API_VERSION);
+  url.searchParams.set('api-version', version);
+  return { url, headers: deployment.apiKey ? { 'api-key': deployment.apiKey } : ({} as Record<string, string>) };
+}
 
 async function callAzure(call: ProviderCall, operation: string, v1 = false, multipart = false): Promise<ProviderAnswer> {
   const { deployment } = call;

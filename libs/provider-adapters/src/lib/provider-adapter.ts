@@ -141,4 +141,12 @@ export interface ProviderAdapter {
   readonly passThrough?: PassThroughApi;
   /** Its realtime WebSocket, for deployments of realtime models. */
   readonly realtime?: RealtimeApi;
+  /** Where the provider keeps stored resources (files, batches, vector stores, assistants), when it serves them. */
+  readonly resources?: (deployment: ProviderDeployment, path: string) => ResourceTarget;
+}
+
+/** The URL and auth headers of a stored-resource path (`/files/file-abc/content`) on one deployment's account. */
+export interface ResourceTarget {
+  url: URL;
+  headers: Record<string, string>;
 }

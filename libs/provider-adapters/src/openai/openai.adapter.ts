@@ -50,6 +50,11 @@ export const openAiAdapter: ProviderAdapter = {
       return { url, headers: keyHeaders('bearer', deployment.apiKey) };
     },
   },
+  resources: (deployment, path) => ({
+    // Not through endpointUrl's cache: resource paths carry ids, each seen a few times at most.
+    url: new URL(`${versioned(deployment.apiBase ?? DEFAULT_API_BASE)}${path}`),
+    headers: deployment.apiKey ? { authorization: `Bearer ${deployment.apiKey}` } : ({} as Record<string, string>),
+  }),
 };
 
 function callOpenAi(call: ProviderCall, path: string, multipart = false): Promise<ProviderAnswer> {
@@ -123,14 +128,19 @@ async function openAiAnswer(response: UpstreamResponse, stream: boolean): Promis
   throw await openAiErrorFrom(response);
 }
 
+/** An api_base with its version segment (`/v1` added when it names none). */
+function versioned(apiBase: string): string {
+  const base = apiBase.replace(/\/+$/, '');
+  return /\/v\d+$/.test(base) ? base : `${base}/v1`;
+}
+
 const endpoints = new Map<string, URL>();
 
 /** `https://host/v1` + `/chat/completions`; an `api_base` without `/v1` (vLLM, Ollama docs) gets it added. Worked out once per deployment and path. */
 export function endpointUrl(apiBase: string, path: string): URL {
   const known = endpoints.get(apiBase + path);
   if (known) return known;
-  const base = apiBase.replace(/\/+$/, '');
-  const url = new URL(/\/v\d+$/.test(base) ? `${base}${path}` : `${base}/v1${path}`);
+  const url = new URL(`${versioned(apiBase)}${path}`);
   if (endpoints.size >= 1024) endpoints.clear();
   endpoints.set(apiBase + path, url);
   return url;

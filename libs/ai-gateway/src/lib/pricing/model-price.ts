@@ -26,6 +26,9 @@ export interface ModelPrice {
   outputCostPerAudioToken?: number;
   /** A rerank search unit (Cohere: one query over up to 100 documents). */
   inputCostPerQuery?: number;
+  /** Batch API prices (LiteLLM's `*_batches` fields); without them the provider's batch discount applies. */
+  inputCostPerTokenBatches?: number;
+  outputCostPerTokenBatches?: number;
 }
 
 // LiteLLM's field names, in model_info and in the price map file.
@@ -42,6 +45,8 @@ export const PRICE_FIELDS = {
   inputCostPerAudioToken: 'input_cost_per_audio_token',
   outputCostPerAudioToken: 'output_cost_per_audio_token',
   inputCostPerQuery: 'input_cost_per_query',
+  inputCostPerTokenBatches: 'input_cost_per_token_batches',
+  outputCostPerTokenBatches: 'output_cost_per_token_batches',
 } as const;
 
 /** The USD cost of one call's usage at a price. */

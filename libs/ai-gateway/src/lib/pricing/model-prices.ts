@@ -76,7 +76,26 @@ export class ModelPrices implements OnApplicationBootstrap {
     const merged = Object.assign({}, lookup(BUILT_IN_PRICES, provider, model), lookup(this.priceMap, provider, model)) as Partial<ModelPrice>;
     return Object.keys(merged).length === 0 ? 0 : costOf(usage, { inputCostPerToken: 0, outputCostPerToken: 0, ...merged });
   }
+
+  /**
+   * USD for a batch's summed usage: the `*_batches` prices where the price data has them, else
+   * the standard price less the provider's published batch discount.
+   */
+  batchCost(deployment: GatewayDeployment, usage: CallUsage): number {
+    const price = this.prices.get(deployment.id);
+    if (!price) return 0;
+    if (price.inputCostPerTokenBatches !== undefined || price.outputCostPerTokenBatches !== undefined) {
+      return costOf(usage, {
+        inputCostPerToken: price.inputCostPerTokenBatches ?? price.inputCostPerToken,
+        outputCostPerToken: price.outputCostPerTokenBatches ?? price.outputCostPerToken,
+      });
+    }
+    return costOf(usage, price) * (BATCH_DISCOUNTED_SHARE[deployment.provider] ?? 1);
+  }
 }
+
+// OpenAI's and Azure OpenAI's Batch APIs cost half the standard price.
+const BATCH_DISCOUNTED_SHARE: Readonly<Record<string, number>> = { openai: 0.5, azure: 0.5 };
 
 function lookup(prices: PriceMap, provider: string, model: string): Partial<ModelPrice> | undefined {
   const bare = withoutDateSuffix(model);

@@ -1,0 +1,227 @@
+// Files, batches, vector stores and assistants as their clients meet them, through the official
+// OpenAI SDK against the fake OpenAI and Azure OpenAI: the gateway's own file and batch ids, each
+// resource owned by the creating key's project (another project's key gets 404), uploads and
+// contents streamed, a batch's input lines naming the deployment's model, and a completed batch
+// priced at the batch price and counted in the key's spend once.
+import OpenAI, { NotFoundError, toFile } from 'openai';
+import request from 'supertest';
+import { RunningService } from '@arbor/platform';
+import { AiGatewayConfig } from '@arbor/config';
+import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
+import { Client } from 'pg';
+import { MASTER_KEY, sdkClient, startGatewayOnFakes, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
+
+const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let tries = 0; tries < 100 && !done(value); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  return value;
+}
+
+const batchInput = (alias: string) =>
+  [1, 2].map((n) => JSON.stringify({ custom_id: `request-${n}`, method: 'POST', url: '/v1/chat/completions', body: { model: alias, messages: [{ role: 'user', content: `question ${n}` }] } })).join('\n') + '\n';
+
+describe('files, batches, vector stores and assistants through the official OpenAI SDK', () => {
+  let fake: FakeProvidersProcess;
+  let database: TestDatabase;
+  let gateway: RunningService<AiGatewayConfig>;
+  let alpha: OpenAI;
+  let beta: OpenAI;
+  let alphaKeyId: string;
+  const onGpt = { headers: { 'x-arbor-model': 'gpt' } };
+  let config: (fakeUrl: string) => string;
+  const spendOf = async (keyId: string) =>
+    (await request(gateway.url).get(`/api/v1/keys/${keyId}/spend`).set({ authorization: `Bearer ${MASTER_KEY}` }).expect(200)).body as { spend: number; totals: Record<string, number> };
+
+  const newKey = async (project: string) =>
+    (await request(gateway.url).post('/api/v1/keys').set({ authorization: `Bearer ${MASTER_KEY}` }).send({ project }).expect(201)).body as { key: string; id: string };
+
+  beforeAll(async () => {
+    ({ fake, database, gateway } = await startGatewayOnFakes(
+      (config = (fakeUrl) => `model_list:
+  - model_name: gpt
+    litellm_params: { model: openai/gpt-4o-mini, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
+    model_info: { input_cost_per_token: 0.000001, output_cost_per_token: 0.000002 }
+  - model_name: azure-gpt
+    litellm_params: { model: azure/gpt-4o-mini, api_base: ${fakeUrl}/azure, api_key: azure-upstream, api_version: '2024-10-21' }
+`),
+    ));
+    const alphaKey = await newKey('alpha');
+    alphaKeyId = alphaKey.id;
+    alpha = sdkClient(gateway, alphaKey.key);
+    beta = sdkClient(gateway, (await newKey('beta')).key);
+  }, 60_000);
+
+  afterAll(async () => {
+    await stopGatewayOnFakes({ fake, database, gateway });
+  });
+
+  it('uploads, lists, retrieves, downloads and deletes a file under an id of its own, for its project only', async () => {
+    const content = batchInput('gpt');
+    const file = await alpha.files.create({ file: await toFile(Buffer.from(content), 'input.jsonl'), purpose: 'batch' }, onGpt);
+    expect(file).toMatchObject({ object: 'file', filename: 'input.jsonl', purpose: 'batch', id: expect.stringMatching(/^file-gw/) });
+
+    // The upstream got the lines naming its own model, under its own id.
+    const upload = (await fake.requests()).filter((seen) => seen.method === 'POST' && seen.path === '/v1/files').at(-1);
+    expect(upload?.body).toContain('"model":"gpt-4o-mini"');
+    expect(upload?.body).not.toContain('"model":"gpt"');
+    expect(upload?.headers['authorization']).toBe('Bearer sk-upstream');
+
+    expect(await alpha.files.retrieve(file.id)).toMatchObject({ id: file.id, filename: 'input.jsonl', bytes: expect.any(Number) });
+    expect(await (await alpha.files.content(file.id)).text()).toBe(content.replaceAll('"model":"gpt"', '"model":"gpt-4o-mini"'));
+    expect((await alpha.files.list()).data.map((listed) => listed.id)).toContain(file.id);
+
+    expect(await refusal(beta.files.retrieve(file.id))).toBeInstanceOf(NotFoundError);
+    expect(await refusal(beta.files.content(file.id))).toBeInstanceOf(NotFoundError);
+    expect(await refusal(beta.files.delete(file.id))).toBeInstanceOf(NotFoundError);
+    expect((await beta.files.list()).data.map((listed) => listed.id)).not.toContain(file.id);
+
+    expect(await alpha.files.delete(file.id)).toEqual({ id: file.id, object: 'file', deleted: true });
+    expect(await refusal(alpha.files.retrieve(file.id))).toBeInstanceOf(NotFoundError);
+  });
+
+  it('passes a binary upload and its download on byte for byte, and refuses a form without a file', async () => {
+    const bytes = Buffer.from(Array.from({ length: 3 * 1024 * 1024 }, (_, index) => (index * 7919) % 256));
+    const file = await alpha.files.create({ file: await toFile(bytes, 'data.bin'), purpose: 'assistants' }, onGpt);
+    expect(file.bytes).toBe(bytes.length);
+    expect(Buffer.from(await (await alpha.files.content(file.id)).arrayBuffer()).equals(bytes)).toBe(true);
+
+    const noFile = await request(gateway.url).post('/v1/files').set({ authorization: `Bearer ${MASTER_KEY}`, 'x-arbor-model': 'gpt' }).field('purpose', 'batch').expect(400);
+    expect(noFile.body).toMatchObject({ error: { type: 'invalid_request_error', param: 'file' } });
+    const json = await request(gateway.url).post('/v1/files').set({ authorization: `Bearer ${MASTER_KEY}` }).send({ purpose: 'batch' }).expect(400);
+    expect(json.body.error.message).toContain('multipart/form-data');
+  });
+
+  it('answers the upstream\'s refusal of a batch in its own words', async () => {
+    const input = await alpha.files.create({ file: await toFile(Buffer.from(batchInput('gpt')), 'bad.jsonl'), purpose: 'batch' }, onGpt);
+    const refused = await refusal(alpha.batches.create({ input_file_id: input.id, endpoint: '/v1/nothing' as '/v1/chat/completions', completion_window: '24h' }));
+    expect(refused).toMatchObject({ status: 400, error: { type: 'invalid_request_error', param: 'endpoint', message: "Invalid value for 'endpoint'." } });
+  });
+
+  it('runs a batch to completion, rewrites its file ids and records its cost at the batch price once', async () => {
+    const input = await alpha.files.create({ file: await toFile(Buffer.from(batchInput('gpt')), 'batch.jsonl'), purpose: 'batch' }, onGpt);
+    const batch = await alpha.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    expect(batch).toMatchObject({ object: 'batch', id: expect.stringMatching(/^batch_gw/), input_file_id: input.id });
+
+    expect(await refusal(beta.batches.retrieve(batch.id))).toBeInstanceOf(NotFoundError);
+    expect(await refusal(beta.batches.cancel(batch.id))).toBeInstanceOf(NotFoundError);
+    expect(await refusal(beta.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' }))).toBeInstanceOf(NotFoundError);
+    expect((await beta.batches.list()).data.map((listed) => listed.id)).not.toContain(batch.id);
+    expect((await alpha.batches.list()).data.map((listed) => listed.id)).toContain(batch.id);
+
+    const done = await eventually(() => alpha.batches.retrieve(batch.id), (seen) => seen.status === 'completed');
+    expect(done).toMatchObject({ status: 'completed', input_file_id: input.id, output_file_id: expect.stringMatching(/^file-gw/) });
+    const lines = (await (await alpha.files.content(done.output_file_id as string)).text()).trim().split('\n').map((line) => JSON.parse(line) as { custom_id: string; response: { body: { usage: { prompt_tokens: number } } } });
+    expect(lines.map((line) => line.custom_id)).toEqual(['request-1', 'request-2']);
+    expect(await refusal(beta.files.content(done.output_file_id as string))).toBeInstanceOf(NotFoundError);
+
+    // Two lines of 7 prompt and 5 completion tokens, at half the standard price (OpenAI's batch discount).
+    const expected = (2 * (7 * 0.000001 + 5 * 0.000002)) / 2;
+    const spend = async () => (await request(gateway.url).get(`/api/v1/keys/${alphaKeyId}/spend`).set({ authorization: `Bearer ${MASTER_KEY}` }).expect(200)).body as { spend: number; totals: Record<string, number> };
+    const settled = await eventually(spend, (report) => report.totals['prompt_tokens'] === 14);
+    expect(settled.totals).toMatchObject({ prompt_tokens: 14, completion_tokens: 10 });
+    expect(settled.totals['cost_usd']).toBeCloseTo(expected, 12);
+    // Seen ended again, it is not counted again.
+    await alpha.batches.retrieve(batch.id);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const after = await spend();
+    expect(after.totals['prompt_tokens']).toBe(14);
+    expect(after.spend).toBeCloseTo(expected, 12);
+  });
+
+  it('settles a batch that ended unwatched from the poller of another replica, once', async () => {
+    const gamma = await newKey('gamma');
+    const client = sdkClient(gateway, gamma.key);
+    const input = await client.files.create({ file: await toFile(Buffer.from(batchInput('gpt')), 'unwatched.jsonl'), purpose: 'batch' }, onGpt);
+    const batch = await client.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { fake_delay_ms: '0' } });
+    // A minute later, as far as the poller can tell.
+    const db = new Client({ connectionString: database.url });
+    await db.connect();
+    try {
+      await db.query('update owned_resources set next_poll_at = now() where id = $1', [batch.id]);
+    } finally {
+      await db.end();
+    }
+    const replica = await startTestGateway(database, writeConfig(config(fake.url)));
+    try {
+      const settled = await eventually(() => spendOf(gamma.id), (report) => report.totals['prompt_tokens'] === 14);
+      expect(settled.totals['prompt_tokens']).toBe(14);
+      expect((await sdkClient(replica, gamma.key).batches.retrieve(batch.id)).status).toBe('completed');
+      await client.batches.retrieve(batch.id);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await spendOf(gamma.id)).totals['prompt_tokens']).toBe(14);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('cancels a running batch', async () => {
+    const input = await alpha.files.create({ file: await toFile(Buffer.from(batchInput('gpt')), 'slow.jsonl'), purpose: 'batch' }, onGpt);
+    const batch = await alpha.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { fake_delay_ms: '600000' } });
+    expect(await alpha.batches.cancel(batch.id)).toMatchObject({ id: batch.id, status: 'cancelled' });
+  });
+
+  it('keeps files and batches of an Azure alias on Azure, named by the target_model_names form field', async () => {
+    const params = { target_model_names: 'azure-gpt', file: await toFile(Buffer.from(batchInput('azure-gpt')), 'azure.jsonl'), purpose: 'batch' } as unknown as OpenAI.FileCreateParams;
+    const file = await alpha.files.create(params);
+    const batch = await alpha.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const seen = (await fake.requests()).filter((request) => request.path.startsWith('/azure/openai/'));
+    expect(seen.map((request) => request.path.split('?')[0])).toEqual(['/azure/openai/files', '/azure/openai/batches']);
+    expect(seen[0]?.body).toContain('"model":"gpt-4o-mini"');
+    expect(seen[0]?.body).not.toContain('target_model_names');
+    expect(seen.every((request) => request.headers['api-key'] === 'azure-upstream' && request.path.includes('api-version=2024-10-21'))).toBe(true);
+    expect((await eventually(() => alpha.batches.retrieve(batch.id), (current) => current.status === 'completed')).output_file_id).toMatch(/^file-gw/);
+  });
+
+  it('serves vector stores, their files and search with the gateway\'s file ids, for their project only', async () => {
+    const file = await alpha.files.create({ file: await toFile(Buffer.from('returns are accepted within 30 days'), 'policy.txt'), purpose: 'assistants' }, onGpt);
+    const store = await alpha.vectorStores.create({ name: 'policies', file_ids: [file.id] }, onGpt);
+    expect(store).toMatchObject({ object: 'vector_store', name: 'policies' });
+    const created = (await fake.requests()).filter((seen) => seen.method === 'POST' && seen.path === '/v1/vector_stores').at(-1);
+    expect(created?.body).not.toContain(file.id);
+
+    const second = await alpha.files.create({ file: await toFile(Buffer.from('shipping takes two days'), 'shipping.txt'), purpose: 'assistants' }, onGpt);
+    expect(await alpha.vectorStores.files.create(store.id, { file_id: second.id })).toMatchObject({ object: 'vector_store.file', id: second.id });
+    expect((await alpha.vectorStores.files.list(store.id)).data.map((listed) => listed.id).sort()).toEqual([file.id, second.id].sort());
+    const results = await alpha.vectorStores.search(store.id, { query: 'return policy' });
+    expect(results.data.map((result) => result.file_id).sort()).toEqual([file.id, second.id].sort());
+    expect((await alpha.vectorStores.list()).data.map((listed) => listed.id)).toContain(store.id);
+
+    expect(await refusal(beta.vectorStores.retrieve(store.id))).toBeInstanceOf(NotFoundError);
+    expect(await refusal(beta.vectorStores.search(store.id, { query: 'return policy' }))).toBeInstanceOf(NotFoundError);
+    expect(await refusal(beta.vectorStores.create({ name: 'stolen', file_ids: [file.id] }, onGpt))).toBeInstanceOf(NotFoundError);
+    expect((await beta.vectorStores.list()).data.map((listed) => listed.id)).not.toContain(store.id);
+  });
+
+  it('runs an assistant on a thread with its events streamed, for its project only', async () => {
+    const assistant = await alpha.beta.assistants.create({ model: 'gpt', name: 'helper', instructions: 'answer briefly' });
+    expect(assistant).toMatchObject({ object: 'assistant', model: 'gpt', name: 'helper' });
+    expect((await alpha.beta.assistants.list()).data.map((listed) => listed.id)).toContain(assistant.id);
+
+    const thread = await alpha.beta.threads.create({}, onGpt);
+    await alpha.beta.threads.messages.create(thread.id, { role: 'user', content: 'hello' });
+    const events: string[] = [];
+    const stream = alpha.beta.threads.runs.stream(thread.id, { assistant_id: assistant.id });
+    stream.on('event', (event) => events.push(event.event));
+    const run = await stream.finalRun();
+    expect(run.status).toBe('completed');
+    expect(events).toEqual(expect.arrayContaining(['thread.run.created', 'thread.message.delta', 'thread.run.completed']));
+    const messages = await alpha.beta.threads.messages.list(thread.id);
+    const answer = messages.data.find((message) => message.role === 'assistant');
+    expect(answer?.content[0]).toMatchObject({ type: 'text', text: { value: 'fake answer from gpt-4o-mini' } });
+    const queued = await alpha.beta.threads.runs.create(thread.id, { assistant_id: assistant.id });
+    expect(queued).toMatchObject({ status: 'queued', model: 'gpt' });
+    expect(await alpha.beta.threads.runs.cancel(queued.id, { thread_id: thread.id })).toMatchObject({ id: queued.id, status: 'cancelled' });
+
+    expect(await refusal(beta.beta.assistants.retrieve(assistant.id))).toBeInstanceOf(NotFoundError);
+    expect((await beta.beta.assistants.list()).data.map((listed) => listed.id)).not.toContain(assistant.id);
+    expect(await refusal(beta.beta.threads.messages.list(thread.id))).toBeInstanceOf(NotFoundError);
+    // Another project's assistant cannot run on one's own thread.
+    const own = await beta.beta.threads.create({}, onGpt);
+    expect(await refusal(beta.beta.threads.runs.create(own.id, { assistant_id: assistant.id }))).toBeInstanceOf(NotFoundError);
+  });
+});
