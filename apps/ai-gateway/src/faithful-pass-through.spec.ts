@@ -75,10 +75,10 @@ describe('faithful pass-through and OpenAI-shaped errors through the official Op
       fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
 
     it('answers a path it does not serve with 404 in the family A envelope to a caller with a key (NotFoundError)', async () => {
-      const error = await client.post('/fine_tuning/nonsense', { body: {} }).catch((e: unknown) => e);
+      const error = await client.post('/nonsense/path', { body: {} }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(NotFoundError);
       expect((error as NotFoundError).error).toEqual({
-        message: expect.stringContaining('POST /v1/fine_tuning/nonsense'), type: 'invalid_request_error', param: null, code: 'unknown_path',
+        message: expect.stringContaining('POST /v1/nonsense/path'), type: 'invalid_request_error', param: null, code: 'unknown_path',
       });
       // A method the path is not served with is as unknown.
       const wrongMethod = await fetch(`${gateway.url}/v1/chat/completions`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
