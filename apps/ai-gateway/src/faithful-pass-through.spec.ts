@@ -57,6 +57,13 @@ describe('faithful pass-through and OpenAI-shaped errors through the official Op
       expect((await lastRequestWith(fake, 'responses-newer')).json).toMatchObject({ model: 'gpt-4o-mini', ...NEWER_PARAMS });
     });
 
+    it('sends them on an OpenAI alias\'s image generations and moderations too', async () => {
+      await client.images.generate(loose({ model: 'gpt', prompt: 'images-newer', output_watermark: 'on' }) as unknown as OpenAI.Images.ImageGenerateParamsNonStreaming);
+      expect((await lastRequestWith(fake, 'images-newer')).json).toMatchObject({ model: 'gpt-4o-mini', prompt: 'images-newer', output_watermark: 'on' });
+      await client.moderations.create(loose({ model: 'gpt', input: 'moderations-newer', policy: 'strict' }) as unknown as OpenAI.ModerationCreateParams);
+      expect((await lastRequestWith(fake, 'moderations-newer')).json).toMatchObject({ input: 'moderations-newer', policy: 'strict' });
+    });
+
     it.each([['claude'], ['flash']])('still judges them on a translated provider (%s): 400 naming the parameter, dropped under drop_params', async (alias) => {
       const refused = await ask(alias, `${alias}-judged`, { prompt_cache_retention: '24h' }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(BadRequestError);

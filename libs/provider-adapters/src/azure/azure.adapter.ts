@@ -25,10 +25,10 @@ export const azureAdapter: ProviderAdapter = {
     // The Responses API is served by Azure's v1 API only (no api-version; the deployment is `model`).
     responses: { params: AZURE_RESPONSES_PARAMS, unknownParams: 'forwarded', call: (call) => callAzure(call, 'responses', true) },
     responses_compact: { params: OPENAI_RESPONSES_COMPACT_PARAMS, unknownParams: 'forwarded', call: (call) => callAzure(call, 'responses/compact', true) },
-    image_generation: { params: OPENAI_IMAGE_GENERATION_PARAMS, call: (call) => callAzure(call, 'images/generations') },
-    image_edit: { params: OPENAI_IMAGE_EDIT_PARAMS, call: (call) => callAzure(call, 'images/edits', false, true) },
-    audio_transcription: { params: OPENAI_TRANSCRIPTION_PARAMS, call: (call) => callAzure(call, 'audio/transcriptions', false, true) },
-    audio_speech: { params: OPENAI_SPEECH_PARAMS, call: (call) => callAzure(call, 'audio/speech') },
+    image_generation: { params: OPENAI_IMAGE_GENERATION_PARAMS, unknownParams: 'forwarded', call: (call) => callAzure(call, 'images/generations') },
+    image_edit: { params: OPENAI_IMAGE_EDIT_PARAMS, unknownParams: 'forwarded', call: (call) => callAzure(call, 'images/edits', false, true) },
+    audio_transcription: { params: OPENAI_TRANSCRIPTION_PARAMS, unknownParams: 'forwarded', call: (call) => callAzure(call, 'audio/transcriptions', false, true) },
+    audio_speech: { params: OPENAI_SPEECH_PARAMS, unknownParams: 'forwarded', call: (call) => callAzure(call, 'audio/speech') },
   },
   // Azure has no default address: every resource has its own.
   settings: {
