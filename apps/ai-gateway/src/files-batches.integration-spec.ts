@@ -9,18 +9,9 @@ import { RunningService } from '@arbor/platform';
 import { AiGatewayConfig } from '@arbor/config';
 import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { Client } from 'pg';
-import { MASTER_KEY, sdkClient, startGatewayOnFakes, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
+import { eventually, MASTER_KEY, sdkClient, startGatewayOnFakes, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
 
 const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let tries = 0; tries < 100 && !done(value); tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  return value;
-}
 
 const batchInput = (alias: string) =>
   [1, 2].map((n) => JSON.stringify({ custom_id: `request-${n}`, method: 'POST', url: '/v1/chat/completions', body: { model: alias, messages: [{ role: 'user', content: `question ${n}` }] } })).join('\n') + '\n';

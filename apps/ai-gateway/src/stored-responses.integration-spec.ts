@@ -10,22 +10,13 @@ import request from 'supertest';
 import { RunningService } from '@arbor/platform';
 import { AiGatewayConfig } from '@arbor/config';
 import { BuiltService, FakeProvidersProcess, startBuiltService, TestDatabase } from '@arbor/testing';
-import { lastRequestWith, MASTER_KEY, sdkClient, startGatewayOnFakes, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
+import { eventually, lastRequestWith, MASTER_KEY, sdkClient, startGatewayOnFakes, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
 
 const deployment = (alias: string, model: string, base: string) => `
   - model_name: ${alias}
     litellm_params: { model: ${model}, api_base: ${base}, api_key: sk-upstream }`;
 
 const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
-
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  let value = await read();
-  for (let tries = 0; tries < 100 && !done(value); tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  return value;
-}
 
 describe('stored responses through the official OpenAI SDK', () => {
   let fake: FakeProvidersProcess;

@@ -83,3 +83,13 @@ export async function readChatStream(stream: AsyncIterable<OpenAI.ChatCompletion
 export function rejectionOf(call: Promise<unknown>): Promise<unknown> {
   return call.then(() => new Error('the call succeeded'), (error: unknown) => error);
 }
+
+/** `read()` again every 50 ms until `done` holds of its value (at most 5 s); the last value read. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let tries = 0; tries < 100 && !done(value); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  return value;
+}
