@@ -35,7 +35,9 @@ const EXAMPLES: ExampleConfig[] = [
 ];
 
 // The variables LiteLLM's examples name with os.environ/ (a user has them set already).
-const USER_VARIABLES = ['AZURE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'LITELLM_MASTER_KEY', 'FAKE_OPENAI_API_BASE', 'AZURE_API_BASE'];
+// load_balancer.yaml's openrouter deployment has no api_key of its own: without OPENROUTER_API_KEY a
+// third of its calls would be refused upstream.
+const USER_VARIABLES = ['AZURE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENROUTER_API_KEY', 'LITELLM_MASTER_KEY', 'FAKE_OPENAI_API_BASE', 'AZURE_API_BASE'];
 // What load_balancer.yaml's environment_variables set.
 const FILE_VARIABLES = ['REDIS_HOST', 'REDIS_PASSWORD', 'REDIS_PORT'];
 
@@ -52,6 +54,7 @@ describe('LiteLLM\'s published example configs on the gateway, unchanged', () =>
       AZURE_API_KEY: 'azure-upstream-key',
       ANTHROPIC_API_KEY: 'anthropic-upstream-key',
       OPENAI_API_KEY: 'openai-upstream-key',
+      OPENROUTER_API_KEY: 'openrouter-upstream-key',
       LITELLM_MASTER_KEY: 'sk-litellm-master',
       FAKE_OPENAI_API_BASE: `${fake.url}/openai`,
       AZURE_API_BASE: `${fake.url}/azure`,
