@@ -3,9 +3,22 @@
 // typed events, each with its sequence_number, ending with response.completed. POST
 // /v1/responses/compact answers the input's user messages and one compaction item whose
 // encrypted_content is `fake-encrypted:<n items>`; POST /v1/responses/input_tokens counts a token a
-// word of the request's text.
+// word of the request's text. A previous_response_id that is not the id of a response this process
+// made is refused as OpenAI refuses it (404 previous_response_not_found).
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { SeenRequest } from './openai-fake.ts';
+import { sendOpenAiError, type SeenRequest } from './openai-fake.ts';
+
+// The ids of responses this process made: its own prefix and a count, so it knows them without keeping them.
+const ID_PREFIX = `resp_fake${randomBytes(4).toString('hex')}_`;
+let made = 0;
+
+/** Whether `id` is that of a response this process made. */
+function madeHere(id: string): boolean {
+  if (!id.startsWith(ID_PREFIX)) return false;
+  const count = Number(id.slice(ID_PREFIX.length));
+  return Number.isInteger(count) && count >= 1 && count <= made;
+}
 
 export interface ResponsesRequest {
   model?: unknown;
@@ -55,7 +68,10 @@ export async function answerResponses(
   seen: SeenRequest,
   fail: string | undefined,
 ): Promise<void> {
-  const id = `resp_fake${Date.now()}`;
+  if (typeof request.previous_response_id === 'string' && !madeHere(request.previous_response_id)) {
+    return sendOpenAiError(res, 404, 'invalid_request_error', 'previous_response_not_found', `Previous response with id '${request.previous_response_id}' not found.`, 'previous_response_id');
+  }
+  const id = `${ID_PREFIX}${++made}`;
   const messageId = `msg_fake${Date.now()}`;
   const text = `fake answer from ${model}`;
   const usage = {
