@@ -53,9 +53,17 @@ describe('the Responses API through the official OpenAI SDK', () => {
   it('streams every event of the response on, and the stream helper assembles what the plain call answers', async () => {
     const stream = client.responses.stream({ model: 'gpt', input: 'responses streamed' });
     const types: string[] = [];
-    stream.on('event', (event) => types.push(event.type));
+    const ids = new Set<string>();
+    stream.on('event', (event) => {
+      types.push(event.type);
+      if ('response' in event) ids.add(event.response.id);
+    });
     const final = await stream.finalResponse();
     expect(final.output_text).toBe('fake answer from gpt-4o-mini');
+    // Every event names the response by the gateway's id, under which it is stored, not the upstream's.
+    expect([...ids]).toEqual([final.id]);
+    expect(final.id).not.toMatch(/^resp_fake/);
+    expect((await client.responses.retrieve(final.id)).output_text).toBe(final.output_text);
     expect(types[0]).toBe('response.created');
     expect(types).toEqual(expect.arrayContaining(['response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.done', 'response.output_item.done']));
     expect(types.at(-1)).toBe('response.completed');
@@ -84,9 +92,12 @@ describe('the Responses API through the official OpenAI SDK', () => {
     expect(seen.json['model']).toBe('my-gpt-deployment');
   });
 
-  it('ends a stream the upstream failed mid-way with its error event, which the SDK raises', async () => {
+  it('ends a stream the upstream failed mid-way with its error event, which the SDK raises, and keeps nothing of it', async () => {
     const stream = client.responses.stream({ model: 'gpt-midstream', input: 'broken' });
+    let announced = '';
+    stream.on('response.created', (event) => (announced = event.response.id));
     await expect(stream.finalResponse()).rejects.toThrow(/fake: the server had an error/);
+    expect(await refusal(client.responses.retrieve(announced))).toBeInstanceOf(NotFoundError);
   });
 
   it('answers in OpenAI’s error classes: a bad key, an unknown alias', async () => {

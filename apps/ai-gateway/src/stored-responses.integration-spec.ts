@@ -6,6 +6,7 @@
 import OpenAI, { BadRequestError, NotFoundError } from 'openai';
 import { ResponsesWS } from 'openai/resources/responses/ws';
 import { WebSocket } from 'ws';
+import { Client } from 'pg';
 import request from 'supertest';
 import { RunningService } from '@arbor/platform';
 import { AiGatewayConfig } from '@arbor/config';
@@ -128,9 +129,14 @@ describe('stored responses through the official OpenAI SDK', () => {
 
   it("lets the upstream that answered natively continue from its own state, and a bridged alias from the gateway's copy", async () => {
     const first = await client.responses.create({ model: 'gpt', input: 'native first' });
-    await sdkClient(second).responses.create({ model: 'gpt', previous_response_id: first.id, input: 'native second' });
+    const continued = await sdkClient(second).responses.create({ model: 'gpt', previous_response_id: first.id, input: 'native second' });
+    // The client knows the response by the gateway's id; the upstream is asked with its own (the
+    // fake refuses an id it did not make, as OpenAI does), and the answer is the gateway's again.
     const native = await lastRequestWith(fake, 'native second');
-    expect(native.json).toMatchObject({ previous_response_id: first.id, input: 'native second' });
+    expect(native.json).toMatchObject({ input: 'native second', previous_response_id: expect.stringMatching(/^resp_fake/) });
+    expect(first.id).not.toMatch(/^resp_fake/);
+    expect(continued).toMatchObject({ previous_response_id: first.id, status: 'completed' });
+    expect(continued.id).not.toMatch(/^resp_fake/);
     await client.responses.create({ model: 'claude', previous_response_id: first.id, input: 'switched to claude' });
     const bridged = await lastRequestWith(fake, 'switched to claude');
     expect(bridged.json['messages']).toEqual([
@@ -138,6 +144,69 @@ describe('stored responses through the official OpenAI SDK', () => {
       { role: 'assistant', content: [{ type: 'text', text: 'fake answer from gpt-4o-mini' }] },
       { role: 'user', content: [{ type: 'text', text: 'switched to claude' }] },
     ]);
+  });
+
+  describe('a response another replica is still completing', () => {
+    // What a replica leaves between an answer's last byte and its completion a moment later: the
+    // response reserved (in progress, nothing in it yet). Completed here after `delay` ms with the
+    // content of `like`, its output items renamed so that only this response holds them.
+    let db: Client;
+    const reservedLike = async (like: OpenAI.Responses.Response, id: string, delay: number) => {
+      await db.query(`insert into stored_responses (id, project, created_at, expires_at, status, input, response, background) values ($1, 'completing', now(), now() + interval '1 hour', 'in_progress', '[]', '{}', false)`, [id]);
+      const completed = { ...like, id, output: like.output.map((item) => ({ ...item, id: `${item.id ?? ''}_${id}` })) };
+      const completion = new Promise((resolve) => setTimeout(resolve, delay)).then(() =>
+        db.query(`update stored_responses set status = 'completed', response = $2, input = (select input from stored_responses where id = $3) where id = $1`, [id, JSON.stringify(completed), like.id]),
+      );
+      return { completed, completion };
+    };
+
+    beforeAll(async () => {
+      db = new Client({ connectionString: database.url });
+      await db.connect();
+    });
+    afterAll(() => db.end());
+
+    it('is read whole once completed: retrieved, continued by previous_response_id, its items referenced', async () => {
+      const owner = sdkClient(second, await keyOf('completing'));
+      const like = await owner.responses.create({ model: 'claude', input: 'answered elsewhere' });
+      for (const [index, use] of ['retrieve', 'continue', 'reference'].entries()) {
+        const id = `resp_completing${index}`;
+        const { completed, completion } = await reservedLike(like, id, 300);
+        const started = Date.now();
+        if (use === 'retrieve') expect(await owner.responses.retrieve(id)).toMatchObject({ id, status: 'completed', output: completed.output });
+        if (use === 'continue') {
+          await owner.responses.create({ model: 'claude', previous_response_id: id, input: 'after the completion' });
+          expect((await lastRequestWith(fake, 'after the completion')).json['messages']).toEqual([
+            { role: 'user', content: [{ type: 'text', text: 'answered elsewhere' }] },
+            { role: 'assistant', content: [{ type: 'text', text: 'fake answer from claude-sonnet-4-5' }] },
+            { role: 'user', content: [{ type: 'text', text: 'after the completion' }] },
+          ]);
+        }
+        if (use === 'reference') {
+          await owner.responses.create({ model: 'claude', input: [{ type: 'item_reference', id: completed.output[0]?.id ?? '' }, { role: 'user', content: 'after a reference to it' }] });
+          expect((await lastRequestWith(fake, 'after a reference to it')).json['messages']).toEqual([
+            { role: 'assistant', content: [{ type: 'text', text: 'fake answer from claude-sonnet-4-5' }] },
+            { role: 'user', content: [{ type: 'text', text: 'after a reference to it' }] },
+          ]);
+        }
+        // It waited for the completion rather than answering 404 or an empty response.
+        expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+        await completion;
+      }
+    });
+
+    it('is read as in progress, and not continued, when its completion does not come', async () => {
+      const owner = sdkClient(second, await keyOf('completing'));
+      const like = await owner.responses.create({ model: 'claude', input: 'never completed' });
+      await reservedLike(like, 'resp_never_completed', 60_000);
+      const [retrieved, continued] = await Promise.all([
+        owner.responses.retrieve('resp_never_completed'),
+        refusal(owner.responses.create({ model: 'claude', previous_response_id: 'resp_never_completed', input: 'x' })),
+      ]);
+      expect(retrieved).toMatchObject({ id: 'resp_never_completed', status: 'in_progress', output: [] });
+      expect(continued).toBeInstanceOf(BadRequestError);
+      expect(continued).toMatchObject({ code: 'response_in_progress', param: 'previous_response_id' });
+    }, 20_000);
   });
 
   it("answers 404 to another project's key, for reading, deleting and continuing a response", async () => {

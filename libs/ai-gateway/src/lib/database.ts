@@ -11,6 +11,7 @@ import { AddVirtualKeyRepository1764000000500 } from './migrations/1764000000500
 import { AddSpendDailyCacheHits1764100000100 } from './migrations/1764100000100-AddSpendDailyCacheHits';
 import { AddVirtualKeyAlias1764100000200 } from './migrations/1764100000200-AddVirtualKeyAlias';
 import { CreateStoredResponseEvents1764100000300 } from './migrations/1764100000300-CreateStoredResponseEvents';
+import { IndexAnsweredResponses1764100000400 } from './migrations/1764100000400-IndexAnsweredResponses';
 import { StoredResponse } from './stored-responses/stored-response.entity';
 import { CreateOwnedResources1764000000600 } from './migrations/1764000000600-CreateOwnedResources';
 import { OwnedResource } from './resources/owned-resource.entity';
@@ -30,5 +31,6 @@ export const AI_GATEWAY_MIGRATIONS = [
   AddSpendDailyCacheHits1764100000100,
   AddVirtualKeyAlias1764100000200,
   CreateStoredResponseEvents1764100000300,
+  IndexAnsweredResponses1764100000400,
   CreateOwnedResources1764000000600,
 ];

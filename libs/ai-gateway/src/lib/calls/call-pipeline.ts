@@ -10,6 +10,7 @@ import { badRequest } from '../gateway-errors';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { GatewayCaller } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
+import { type AnswerIds, withGatewayIds } from '../endpoints/answer-ids';
 import type { EndpointCodec } from '../endpoints/endpoint-codec';
 import { StreamedAnswer } from '../spend/usage-estimate';
 import type { CachedAnswer } from '../response-cache/answer-store';
@@ -29,13 +30,16 @@ const MAX_SHORTENINGS = 3;
 
 /**
  * What a family that keeps its answers (the Responses API's stored responses) adds to one call:
- * the request as one deployment gets it (earlier turns of a conversation added), and the answer
- * once it succeeded, kept before the client has its last byte so that its next turn finds it.
+ * the request as one deployment gets it (earlier turns of a conversation added), the id the answer
+ * carries, and the answer once it succeeded, before the client has its last byte so that its next
+ * turn finds it.
  */
 export interface CallHooks {
   /** The request for `deployment`, before any bridge translates it; `native` when it serves the family's operation. */
   bodyFor?(deployment: GatewayDeployment, native: boolean): Record<string, unknown>;
-  /** The answer's whole document (the JSON answer, or what the stream's tap kept of its end). */
+  /** The ids the answer carries in place of the upstream's (in its JSON document, in the events of a stream). */
+  readonly ids?: AnswerIds;
+  /** The answer's whole document as the upstream made it (the JSON answer, or what the stream's tap kept of its end). */
   answered?(document: Record<string, unknown>, deployment: GatewayDeployment, native: boolean): Promise<void>;
 }
 
@@ -275,7 +279,13 @@ export class CallPipeline {
     const usage = state.codec.usageOfAnswer(bytes, state.body);
     const { cost, keySpend } = this.finish(state, usage ?? NO_USAGE);
     if (usage && state.codec.withCost) bytes = state.codec.withCost(bytes, roundedUsd(cost));
-    if (state.hooks?.answered && state.progress.deployment) await state.hooks.answered(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, state.progress.deployment, state.native === true);
+    const { hooks } = state;
+    if ((hooks?.answered || hooks?.ids) && state.progress.deployment) {
+      const text = bytes.toString('utf8');
+      const document = JSON.parse(text) as Record<string, unknown>;
+      await hooks.answered?.(document, state.progress.deployment, state.native === true);
+      if (hooks.ids) bytes = Buffer.from(withGatewayIds(text, typeof document['id'] === 'string' ? document['id'] : undefined, hooks.ids), 'utf8');
+    }
     if (state.cache && answer.status === 200 && state.progress.deployment) {
       const { id, provider } = state.progress.deployment;
       state.cache.store({ streamed: false, contentType: answer.contentType, body: bytes.toString('utf8'), deploymentId: id, provider });
@@ -298,7 +308,7 @@ export class CallPipeline {
    */
   private async stream(answer: ProviderAnswer, state: CallState, response: CallResponse, signal: AbortSignal): Promise<void> {
     const { codec, body, headers } = state;
-    const tap = codec.streamTap(body, this.settings, state.hooks?.answered !== undefined);
+    const tap = codec.streamTap(body, this.settings, state.hooks?.answered !== undefined, state.hooks?.ids);
     upstreamHeaders(headers, answer.headers);
     routingHeaders(state);
     headers['content-type'] = answer.contentType;

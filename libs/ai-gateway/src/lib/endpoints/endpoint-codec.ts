@@ -3,6 +3,7 @@ import type { CallResponse } from '../calls/call-pipeline';
 import type { BridgeOptions, ProviderAnswer, ProviderError, ProviderOperation } from '@arbor/provider-adapters';
 import type { CallUsage } from '../calls/usage';
 import type { GatewaySettings } from '../gateway-settings';
+import type { AnswerIds } from './answer-ids';
 import type { StreamedAnswer } from '../spend/usage-estimate';
 
 /**
@@ -91,7 +92,12 @@ export interface EndpointCodec {
   usageOfAnswer(body: Buffer, request: Record<string, unknown>): CallUsage | undefined;
   /** A JSON answer with the call's cost in its usage, where the family's clients look for it (`usage.cost`). */
   withCost?(body: Buffer, cost: number): Buffer;
-  streamTap(body: Record<string, unknown>, settings: GatewaySettings, keepsFinal?: boolean): StreamTap;
+  /**
+   * What watches a stream on its way to the client. `keepsFinal`: the answer is to be kept, its
+   * ending event held back until the pipeline has kept it. `ids`: the ids the answer is to carry in
+   * place of the upstream's (a family whose answers the gateway keeps under ids of its own).
+   */
+  streamTap(body: Record<string, unknown>, settings: GatewaySettings, keepsFinal?: boolean, ids?: AnswerIds): StreamTap;
   /** Counted by the gateway when the client hung up before the upstream reported usage: the prompt and what was streamed. */
   estimateUsage(body: Record<string, unknown>, streamed?: StreamedAnswer): Promise<CallUsage>;
   /** Any error (a ProviderError, a Nest HTTP exception, anything else as a 500) in the family's envelope. */

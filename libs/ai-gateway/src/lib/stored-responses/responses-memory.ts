@@ -22,6 +22,12 @@ const CANCEL_CHECK_MS = 1000;
 // A WebSocket connection keeps this many of its latest responses in memory (stored or not).
 const SOCKET_MEMORY = 16;
 
+/** A stored foreground response's keeping: its id, and what keeps its answer. */
+interface Keeping {
+  id: string;
+  keep(answer: Pick<StoredResponse, 'status' | 'deploymentId' | 'upstreamId' | 'response'>): Promise<void>;
+}
+
 /** What a request refers to of earlier turns: the conversation before it, and items referenced by id. */
 interface Recalled {
   earlier: readonly StoredResponse[];
@@ -99,7 +105,8 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     if (codec !== this.codec) return this.pipeline.handle(codec, caller, body, request.headers, response, { bodyFor: (deployment, native) => withConversation(body, recalled, deployment, native) });
     const stored = body['store'] !== false;
     const background = body['background'] === true;
-    if (!background) return this.pipeline.handle(this.codec, caller, body, request.headers, response, this.hooks(caller, body, recalled, stored, connection));
+    if (!background && stored) return this.answerStored(caller, body, request, response, recalled, connection);
+    if (!background) return this.pipeline.handle(this.codec, caller, body, request.headers, response, this.hooks(caller, body, recalled, connection));
 
     if (!stored) throw badRequest('A background response must be stored: remove store: false.', 'store');
     const streamed = body['stream'] === true;
@@ -143,18 +150,47 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     return local.previousResponseId ? [...(await this.earlierTurns(local.previousResponseId, caller, connection)), local] : [local];
   }
 
-  /** What the pipeline does for this family: earlier turns in, the answer kept. */
-  private hooks(caller: GatewayCaller, body: Record<string, unknown>, recalled: Recalled, stored: boolean, connection?: ConnectionMemory, backgroundId?: string): CallHooks {
+  /**
+   * A stored response answered in the foreground, under an id of the gateway's: reserved in the
+   * store (visible on every replica before the answer's last byte), completed right after the
+   * answer, forgotten when the call ended without one.
+   */
+  private async answerStored(caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, response: CallResponse, recalled: Recalled, connection: ConnectionMemory | undefined): Promise<void> {
+    const { record: reservation, reserved } = this.store.open(caller, { previousResponseId: recalled.earlier.at(-1)?.id ?? null, input: inputItemsOf(body['input']) });
+    const { id } = reservation;
+    // Awaited once the answer is there; a failure then fails the call (its answer could not be kept).
+    reserved.catch(() => undefined);
+    let completed = false;
+    const keep: Keeping['keep'] = async (answer) => {
+      await reserved;
+      completed = true;
+      const record = { ...reservation, ...answer };
+      connection?.remember(record);
+      const complete = () => this.store.complete(record).catch((error: unknown) => this.logger.warn('a stored response could not be completed', { err: errorFields(error) }));
+      // After the answer has been written: its last byte does not wait for the completion, unless the database is behind.
+      if (this.store.behind) await complete();
+      else setImmediate(complete);
+    };
+    try {
+      await this.pipeline.handle(this.codec, caller, body, request.headers, response, this.hooks(caller, body, recalled, connection, { id, keep }));
+    } finally {
+      if (!completed) void reserved.then(() => this.store.forget(id)).catch(() => undefined);
+    }
+  }
+
+  /** What the pipeline does for this family: earlier turns in, the answer kept (as `keeping` says, for a stored foreground response). */
+  private hooks(caller: GatewayCaller, body: Record<string, unknown>, recalled: Recalled, connection?: ConnectionMemory, keeping?: Keeping, backgroundId?: string): CallHooks {
     const previousId = recalled.earlier.at(-1)?.id ?? null;
     const asked = backgroundId ? { ...body, background: false } : body;
     const bodyFor: CallHooks['bodyFor'] = (deployment, native) => withConversation(asked, recalled, deployment, native);
     // An answer nobody keeps (store: false, over HTTP) is neither parsed nor held back.
-    if (!stored && !connection && !backgroundId) return { bodyFor };
+    if (!keeping && !connection && !backgroundId) return { bodyFor };
     const input = inputItemsOf(body['input']);
     return {
       bodyFor,
+      ...(keeping ? { ids: { id: keeping.id, earlier: upstreamIds(recalled) } } : {}),
       answered: async (document, deployment, native) => {
-        const id = backgroundId ?? String(document['id']);
+        const id = keeping?.id ?? backgroundId ?? String(document['id']);
         const response = { ...document, id, previous_response_id: previousId, ...(backgroundId ? { background: true } : {}) };
         const upstreamId = native && typeof document['id'] === 'string' ? document['id'] : null;
         const status = typeof document['status'] === 'string' ? document['status'] : 'completed';
@@ -162,9 +198,8 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
           await this.store.settle(backgroundId, status, response, { deploymentId: deployment.id, upstreamId });
           return;
         }
-        const record = this.store.record(caller, { id, status, deploymentId: deployment.id, upstreamId, previousResponseId: previousId, input, response, background: false });
-        connection?.remember(record);
-        if (stored) await this.store.save(record);
+        if (!keeping) return connection?.remember(this.store.record(caller, { id, status, deploymentId: deployment.id, upstreamId, previousResponseId: previousId, input, response, background: false }));
+        await keeping.keep({ status, deploymentId: deployment.id, upstreamId, response });
       },
     };
   }
@@ -182,7 +217,7 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     try {
       shell = (await this.store.find(id, caller)).response;
       await this.store.settle(id, 'in_progress', { ...shell, status: 'in_progress' });
-      await this.pipeline.handle(this.codec, caller, body, request.headers, sink, this.hooks(caller, body, recalled, true, undefined, id));
+      await this.pipeline.handle(this.codec, caller, body, request.headers, sink, this.hooks(caller, body, recalled, undefined, undefined, id));
       if (sink instanceof CollectedAnswer && sink.status !== 200) error = failureOf(sink.text());
       if (sink instanceof BackgroundStream && !sink.complete) error = { code: 'server_error', message: 'The upstream stream ended before the response was complete.' };
     } catch (thrown) {
@@ -235,6 +270,13 @@ function withConversation(body: Record<string, unknown>, recalled: Recalled, dep
   // A bridged call echoes previous_response_id in its answer; a native upstream would look it up.
   const { previous_response_id: _previous, ...rest } = resolved;
   return native ? { ...rest, input: history } : { ...resolved, input: history };
+}
+
+/** The earlier responses an upstream may name in an answer by its own ids (continued from its state): its id → the gateway's. */
+function upstreamIds(recalled: Recalled): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const made of recalled.earlier) if (made.upstreamId !== null && made.upstreamId !== made.id) ids.set(made.upstreamId, made.id);
+  return ids;
 }
 
 /** An input item with an item reference replaced by the item, unless the upstream holds it. */

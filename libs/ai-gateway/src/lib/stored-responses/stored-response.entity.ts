@@ -7,7 +7,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  */
 @Entity({ name: 'stored_responses' })
 export class StoredResponse {
-  /** The id the client knows: the upstream's own for a natively served call, else the gateway's. */
+  /** The id the client knows: the gateway's, whoever answered (a native upstream's own is `upstreamId`). */
   @PrimaryColumn({ type: 'text' })
   id!: string;
 
@@ -24,7 +24,7 @@ export class StoredResponse {
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt!: Date;
 
-  /** queued, in_progress, completed, incomplete, failed, cancelled. */
+  /** queued, in_progress (a foreground response: being answered, or reserved ahead and not yet given out), completed, incomplete, failed, cancelled. */
   @Column({ type: 'text' })
   status!: string;
 

@@ -46,7 +46,7 @@ export const OPENAI_RESPONSES: EndpointCodec = {
   // The final event of a stream always carries the usage.
   prepare: () => undefined,
   usageOfAnswer: (body) => usageOfResponses(lastObjectNamed(body, 'usage')),
-  streamTap: (_body, _settings, keepsFinal) => new ResponsesStreamTap(keepsFinal),
+  streamTap: (_body, _settings, keepsFinal, ids) => new ResponsesStreamTap(keepsFinal, ids),
   estimateUsage: (body, streamed) => (streamed ? estimateStreamedUsage(asChat(body), streamed) : estimatePromptUsage(asChat(body))),
   renderError: renderOpenAiError,
   streamErrorEvent: responsesErrorEvent,

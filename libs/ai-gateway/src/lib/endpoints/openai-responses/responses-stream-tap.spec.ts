@@ -20,6 +20,23 @@ describe('the Responses stream tap', () => {
     expect(tap.error).toBeUndefined();
   });
 
+  it("names the response and the one before it by the gateway's ids in every event, whatever the chunking, the final document as the upstream made it", () => {
+    const upstream = { id: 'resp_up2', previous_response_id: 'resp_up1', usage: null };
+    const stream =
+      event('response.created', { response: upstream, sequence_number: 0 }) +
+      event('response.output_text.delta', { delta: 'about resp_up2', sequence_number: 1 }) +
+      event('response.completed', { response: { ...upstream, usage: { input_tokens: 1, output_tokens: 1 } }, sequence_number: 2 });
+    const tap = new ResponsesStreamTap(true, { id: 'resp_gw2', earlier: new Map([['resp_up1', 'resp_gw1']]) });
+    let passed = '';
+    for (let at = 0; at < stream.length; at += 5) passed += tap.push(Buffer.from(stream.slice(at, at + 5)));
+    passed += tap.end();
+    expect(passed).toBe(stream.replaceAll('"resp_up2"', '"resp_gw2"').replaceAll('"resp_up1"', '"resp_gw1"'));
+    // Text that merely mentions an id is not an id.
+    expect(passed).toContain('about resp_up2');
+    expect(tap.started).toMatchObject({ id: 'resp_gw2', previous_response_id: 'resp_gw1' });
+    expect(tap.final).toMatchObject({ id: 'resp_up2' });
+  });
+
   it('notices an error event and a failed response', () => {
     const errored = new ResponsesStreamTap();
     errored.push(event('error', { code: 'server_error', message: 'boom', param: null, sequence_number: 5 }));

@@ -1,4 +1,5 @@
 import { ProviderError } from '@arbor/provider-adapters';
+import { type AnswerIds, withGatewayIds } from '../answer-ids';
 import { SseEventTap } from '../sse-event-tap';
 import { usageOfResponses } from './responses-usage';
 
@@ -11,7 +12,8 @@ const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'resp
  * or a failed response, so the call counts as failed. Only events that can carry those are
  * parsed; a partial event waits only for the rest of itself. When the response is to be kept
  * (`keepsFinal`), the event that ends it is held back until end(), so that the gateway stores the
- * response before the client can ask for it.
+ * response before the client can ask for it. Given `ids`, the events carry the gateway's ids of
+ * the response and of earlier ones in place of the upstream's.
  */
 export class ResponsesStreamTap extends SseEventTap {
   private held = '';
@@ -20,13 +22,18 @@ export class ResponsesStreamTap extends SseEventTap {
   started: Record<string, unknown> | undefined;
   /** Events seen so far: the next sequence number of a stream numbered from 0. */
   events = 0;
+  /** The upstream's id of the response, once response.created said it. */
+  private upstreamId: string | undefined;
 
-  constructor(private readonly keepsFinal = false) {
+  constructor(
+    private readonly keepsFinal = false,
+    private readonly ids?: AnswerIds,
+  ) {
     super();
   }
 
   override push(chunk: Buffer | string): string {
-    const events = super.push(chunk);
+    const events = this.renamed(super.push(chunk));
     if (this.held !== '') {
       this.held += events;
       return '';
@@ -39,15 +46,27 @@ export class ResponsesStreamTap extends SseEventTap {
   }
 
   override end(): string {
-    const rest = super.end();
+    const rest = this.renamed(super.end());
     const held = this.held + rest;
     this.held = '';
     return held;
   }
 
+  /** Events with the upstream's ids replaced by the gateway's, when it has its own. */
+  private renamed(events: string): string {
+    return this.ids === undefined || events === '' ? events : withGatewayIds(events, this.upstreamId, this.ids);
+  }
+
   protected watch(events: string): void {
     this.events += countEvents(events);
-    if (this.started === undefined && events.includes('"type":"response.created"')) this.started = createdResponse(events);
+    if (this.started === undefined && events.includes('"type":"response.created"')) {
+      this.started = createdResponse(events);
+      const upstream = this.started?.['id'];
+      if (this.ids && this.started && typeof upstream === 'string') {
+        this.upstreamId = upstream;
+        this.started = JSON.parse(withGatewayIds(JSON.stringify(this.started), upstream, this.ids)) as Record<string, unknown>;
+      }
+    }
     // Inside content, quotes are escaped, so these cannot match text.
     if (!events.includes('"type":"response.') && !events.includes('"type":"error"')) return;
     for (const match of events.matchAll(/^data: ?(\{.*)$/gm)) {
