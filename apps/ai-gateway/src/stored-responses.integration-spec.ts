@@ -148,12 +148,14 @@ describe('stored responses through the official OpenAI SDK', () => {
 
   describe('a response another replica is still completing', () => {
     // What a replica leaves between an answer's last byte and its completion a moment later: the
-    // response reserved (in progress, nothing in it yet). Completed here after `delay` ms with the
-    // content of `like`, its output items renamed so that only this response holds them.
+    // response reserved (in progress, nothing in it yet). Completed here after `delay` ms (never,
+    // without one) with the content of `like`, its output items renamed so that only this
+    // response holds them.
     let db: Client;
-    const reservedLike = async (like: OpenAI.Responses.Response, id: string, delay: number) => {
+    const reservedLike = async (like: OpenAI.Responses.Response, id: string, delay?: number) => {
       await db.query(`insert into stored_responses (id, project, created_at, expires_at, status, input, response, background) values ($1, 'completing', now(), now() + interval '1 hour', 'in_progress', '[]', '{}', false)`, [id]);
       const completed = { ...like, id, output: like.output.map((item) => ({ ...item, id: `${item.id ?? ''}_${id}` })) };
+      if (delay === undefined) return { completed, completion: Promise.resolve() };
       const completion = new Promise((resolve) => setTimeout(resolve, delay)).then(() =>
         db.query(`update stored_responses set status = 'completed', response = $2, input = (select input from stored_responses where id = $3) where id = $1`, [id, JSON.stringify(completed), like.id]),
       );
@@ -198,7 +200,7 @@ describe('stored responses through the official OpenAI SDK', () => {
     it('is read as in progress, and not continued, when its completion does not come', async () => {
       const owner = sdkClient(second, await keyOf('completing'));
       const like = await owner.responses.create({ model: 'claude', input: 'never completed' });
-      await reservedLike(like, 'resp_never_completed', 60_000);
+      await reservedLike(like, 'resp_never_completed');
       const [retrieved, continued] = await Promise.all([
         owner.responses.retrieve('resp_never_completed'),
         refusal(owner.responses.create({ model: 'claude', previous_response_id: 'resp_never_completed', input: 'x' })),

@@ -18,6 +18,9 @@ export const RUNNING = ['queued', 'in_progress'];
 // A reader that finds a response being answered (reserved, not yet completed) waits for it this
 // long at most, looking again after pauses growing from the first to the last.
 const SETTLE_WAIT_MS = 5_000;
+// An item reference not found waits less: it waits for any response of the project being answered
+// (which holds what items is not known until it is completed), spares reserved ahead among them.
+const ITEMS_WAIT_MS = 1_000;
 const FIRST_LOOK_MS = 2;
 const LAST_LOOK_MS = 100;
 // Responses reserved ahead, per project: at most this many kept (one per call running at once, in
@@ -330,7 +333,7 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
       );
       return new Map(rows.map((row) => [String(row.item['id']), { item: row.item, deploymentId: row.deployment_id, upstreamId: row.upstream_id }]));
     };
-    return this.settled(read, async (found) => found.size < new Set(ids).size && (await this.answeringFor(owner)));
+    return this.settled(read, async (found) => found.size < new Set(ids).size && (await this.answeringFor(owner)), ITEMS_WAIT_MS);
   }
 
   /** Whether a response of the project (any, for the master key) is being answered. */
@@ -342,9 +345,9 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
     return rows.length > 0;
   }
 
-  /** What `read` reads, read again while `pending` says it waits for a response being answered, at most SETTLE_WAIT_MS. */
-  private async settled<T>(read: () => Promise<T>, pending: (value: T) => Promise<boolean>): Promise<T> {
-    const deadline = Date.now() + SETTLE_WAIT_MS;
+  /** What `read` reads, read again while `pending` says it waits for a response being answered, for at most `wait` ms. */
+  private async settled<T>(read: () => Promise<T>, pending: (value: T) => Promise<boolean>, wait = SETTLE_WAIT_MS): Promise<T> {
+    const deadline = Date.now() + wait;
     let value = await read();
     for (let pause = FIRST_LOOK_MS; Date.now() < deadline && (await pending(value)); pause = Math.min(pause * 2, LAST_LOOK_MS)) {
       await sleep(pause);
