@@ -137,6 +137,12 @@ describe('stored responses through the official OpenAI SDK', () => {
     expect(first.id).not.toMatch(/^resp_fake/);
     expect(continued).toMatchObject({ previous_response_id: first.id, status: 'completed' });
     expect(continued.id).not.toMatch(/^resp_fake/);
+    // Every answer names the response it continues, also where the upstream was sent the conversation instead of an id.
+    const fromClaude = await client.responses.create({ model: 'claude', input: 'bridged first' });
+    expect(await client.responses.create({ model: 'gpt', previous_response_id: fromClaude.id, input: 'native after bridged' })).toMatchObject({ previous_response_id: fromClaude.id });
+    expect((await lastRequestWith(fake, 'native after bridged')).json['previous_response_id']).toBeUndefined();
+    expect(await client.responses.stream({ model: 'gpt', previous_response_id: fromClaude.id, input: 'streamed after bridged' }).finalResponse()).toMatchObject({ previous_response_id: fromClaude.id });
+    expect(await client.responses.create({ model: 'gpt', previous_response_id: fromClaude.id, input: 'unstored after bridged', store: false })).toMatchObject({ previous_response_id: fromClaude.id });
     await client.responses.create({ model: 'claude', previous_response_id: first.id, input: 'switched to claude' });
     const bridged = await lastRequestWith(fake, 'switched to claude');
     expect(bridged.json['messages']).toEqual([

@@ -183,12 +183,14 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     const previousId = recalled.earlier.at(-1)?.id ?? null;
     const asked = backgroundId ? { ...body, background: false } : body;
     const bodyFor: CallHooks['bodyFor'] = (deployment, native) => withConversation(asked, recalled, deployment, native);
-    // An answer nobody keeps (store: false, over HTTP) is neither parsed nor held back.
-    if (!keeping && !connection && !backgroundId) return { bodyFor };
+    // The ids the answer carries: the gateway's for a response it keeps, and for the one it continues.
+    const ids = keeping || previousId ? { ...(keeping ? { id: keeping.id } : {}), earlier: upstreamIds(recalled), ...(previousId ? { previous: previousId } : {}) } : undefined;
+    // An answer nobody keeps (store: false, over HTTP) is neither held back nor, unless it continues one, parsed.
+    if (!keeping && !connection && !backgroundId) return { bodyFor, ...(ids ? { ids } : {}) };
     const input = inputItemsOf(body['input']);
     return {
       bodyFor,
-      ...(keeping ? { ids: { id: keeping.id, earlier: upstreamIds(recalled) } } : {}),
+      ...(ids ? { ids } : {}),
       answered: async (document, deployment, native) => {
         const id = keeping?.id ?? backgroundId ?? String(document['id']);
         const response = { ...document, id, previous_response_id: previousId, ...(backgroundId ? { background: true } : {}) };
