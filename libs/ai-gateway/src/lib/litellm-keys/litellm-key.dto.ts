@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
@@ -168,24 +169,21 @@ export class RegenerateKeyDto extends LiteLlmKeyFieldsDto {
   @Allow() new_master_key?: unknown;
 }
 
-export class DeleteKeysDto {
-  @ApiPropertyOptional({ type: [String], maxItems: 1000 })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(1000)
-  @IsString({ each: true })
-  @IsNotEmpty({ each: true })
-  @MaxLength(200, { each: true })
-  keys?: string[];
+/** An optional list of up to 1 000 keys or aliases, each non-empty text of at most 200 characters. */
+const IsKeyList = () =>
+  applyDecorators(
+    ApiPropertyOptional({ type: [String], maxItems: 1000 }),
+    IsOptional(),
+    IsArray(),
+    ArrayMaxSize(1000),
+    IsString({ each: true }),
+    IsNotEmpty({ each: true }),
+    MaxLength(200, { each: true }),
+  );
 
-  @ApiPropertyOptional({ type: [String], maxItems: 1000 })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(1000)
-  @IsString({ each: true })
-  @IsNotEmpty({ each: true })
-  @MaxLength(200, { each: true })
-  key_aliases?: string[];
+export class DeleteKeysDto {
+  @IsKeyList() keys?: string[];
+  @IsKeyList() key_aliases?: string[];
 }
 
 export class KeyInfoQuery {
