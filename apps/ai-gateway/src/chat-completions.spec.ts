@@ -5,7 +5,7 @@ import { ConfigError } from '@arbor/config';
 import { RunningService, startService } from '@arbor/platform';
 import { createTestDatabase, FakeProvidersProcess, runBuiltApp, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { MASTER_KEY, sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
+import { asMaster, MASTER_KEY, sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
 
 const deployment = (alias: string, model: string, fakeUrl: string, extra = '') => `
@@ -140,7 +140,6 @@ litellm_settings:
     expect(record?.aborted).toBe(true);
   });
 
-  const asMaster = { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' };
 
   /** A new key of its own project, so that its spend is one test's alone. */
   const newKey = async (project: string): Promise<{ id: string; key: string }> => {

@@ -4,14 +4,13 @@
 // streams untouched, and chat and messages calls priced and recorded as the key's spend.
 import Anthropic, { toFile } from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { GatewayOnFakes, MASTER_KEY, rejectionOf, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
+import { asMaster, GatewayOnFakes, rejectionOf, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
 const OPENAI_KEY = 'sk-provider-openai-secret';
 const ANTHROPIC_KEY = 'sk-ant-provider-secret';
 
 describe('provider pass-throughs', () => {
   let running: GatewayOnFakes;
-  const asMaster = { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' };
 
   beforeAll(async () => {
     running = await startGatewayOnFakes(

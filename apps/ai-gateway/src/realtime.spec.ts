@@ -4,7 +4,7 @@
 // creation passed on. The official SDK's realtime class insists on wss://, so sessions use the
 // `ws` client it wraps, as a Node application would.
 import { WebSocket } from 'ws';
-import { GatewayOnFakes, MASTER_KEY, rejectionOf, sdkClient, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
+import { asMaster, GatewayOnFakes, MASTER_KEY, rejectionOf, sdkClient, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
 const PROVIDER_KEY = 'sk-provider-realtime-secret';
 const AZURE_KEY = 'azure-realtime-secret';
@@ -71,7 +71,6 @@ class Session {
 
 describe('Realtime API (WebSocket relay)', () => {
   let running: GatewayOnFakes;
-  const asMaster = { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' };
 
   beforeAll(async () => {
     running = await startGatewayOnFakes(

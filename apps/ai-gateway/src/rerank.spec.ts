@@ -1,7 +1,7 @@
 // Rerank (the gateway's extension in Cohere's format) on Cohere, Jina, Voyage and an
 // OpenAI-compatible rerank server (vLLM), against tools/fake-providers speaking each vendor's wire
 // format. Called as Cohere's SDK calls it: POST /v2/rerank (or /v1/rerank) with a bearer key.
-import { GatewayOnFakes, MASTER_KEY, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
+import { asMaster, GatewayOnFakes, MASTER_KEY, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
 const DOCUMENTS = [
   'Carson City is the capital city of the American state of Nevada.',
@@ -20,7 +20,6 @@ interface RerankAnswer {
 
 describe('rerank (Cohere format)', () => {
   let running: GatewayOnFakes;
-  const asMaster = { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' };
 
   beforeAll(async () => {
     running = await startGatewayOnFakes(

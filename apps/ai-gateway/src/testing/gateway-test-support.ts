@@ -9,6 +9,8 @@ import { createTestDatabase, FakeProviderRequest, FakeProvidersProcess, startFak
 import { aiGatewayService } from '../ai-gateway.module';
 
 export const MASTER_KEY = 'sk-arbor-test-master';
+/** The headers of a JSON request with the master key. */
+export const asMaster = { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' };
 
 /** tools/fake-providers on a free port, as its own process. */
 export const startFake = startFakeProviders;
