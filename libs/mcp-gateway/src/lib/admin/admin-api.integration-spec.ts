@@ -238,6 +238,21 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     }
   });
 
+  it('refuses a NUL in a server id or upstream name with 400 naming it, before the permission check looks the project up', async () => {
+    for (const [method, route] of [
+      ['GET', '/api/v1/servers/a%00b'],
+      ['PATCH', '/api/v1/servers/a%00b'],
+      ['DELETE', '/api/v1/servers/a%00b'],
+      ['GET', '/api/v1/upstreams/a%00b'],
+      ['PATCH', '/api/v1/upstreams/a%00b'],
+      ['DELETE', '/api/v1/upstreams/a%00b'],
+    ]) {
+      const answer = await as('carol')(method, route, method === 'PATCH' ? { name: 'x' } : undefined);
+      expect({ method, route, status: answer.status, code: answer.body.error?.code }).toEqual({ method, route, status: 400, code: 'invalid_request' });
+      expect(Object.keys(answer.body.error?.details?.fields ?? {})).toEqual([route.startsWith('/api/v1/servers') ? 'id' : 'name']);
+    }
+  });
+
   it('lists the catalogue with the servers exposing each item, by upstream or by server', async () => {
     await as('carol')('POST', '/api/v1/upstreams', { name: 'tickets', url: 'http://127.0.0.1:3004/mcp' });
     await as('alice')('POST', '/api/v1/servers', { id: 'alpha-support', project: 'alpha', upstreams: [{ upstream: 'tickets', tools: ['open-ticket'], resources: [] }] });
