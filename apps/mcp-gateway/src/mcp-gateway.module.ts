@@ -18,6 +18,7 @@ export class McpGatewayModule {
       allowedOrigins: config.allowedOrigins,
       maxBodyBytes: MAX_MCP_BODY_BYTES,
       allowLinkLocalUpstreams: config.allowLinkLocalUpstreams,
+      publicUrl: config.MCPGW_PUBLIC_URL,
       ...(config.MCPGW_REDIS_URL ? { redisUrl: config.MCPGW_REDIS_URL } : {}),
       ...(config.MCPGW_REPLICA_URL ? { replicaUrl: config.MCPGW_REPLICA_URL } : {}),
     });

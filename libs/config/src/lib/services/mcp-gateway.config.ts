@@ -28,6 +28,10 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsLogFilter()
   MCPGW_LOG = 'info';
 
+  /** Where MCP clients reach the gateway: the OAuth protected resource metadata names its endpoints by it, never by the request's Host. */
+  @IsHttpUrl()
+  MCPGW_PUBLIC_URL = 'http://localhost:4444';
+
   @IsOptional() @IsNonEmpty()
   MCPGW_CONFIG?: string;
 
