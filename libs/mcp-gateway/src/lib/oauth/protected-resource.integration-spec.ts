@@ -1,9 +1,9 @@
 // How an MCP client finds where to sign a person in: the 401's Bearer challenge points at the
 // OAuth protected resource metadata (RFC 9728) of the endpoint it called, which names the
 // identity provider — read with the official v2 client's own discovery functions.
-import { createServer } from 'node:net';
 import { request } from 'node:http';
 import { discoverOAuthProtectedResourceMetadata, extractResourceMetadataUrl } from '@modelcontextprotocol/client';
+import { freePort } from '@arbor/testing';
 import { northAndSouthRegistry, startGateway, TEST_AUTHORIZATION_SERVER, TestGateway } from '../transports/testing/test-gateway';
 import { SseUpstream, StreamableUpstream } from '../transports/testing/test-upstreams';
 
@@ -82,17 +82,6 @@ describe('OAuth protected resource metadata for MCP clients', () => {
     expect((await fetch(`${gateway.url}/.well-known/oauth-protected-resource/servers/nowhere/mcp`)).status).toBe(404);
   });
 });
-
-/** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 /** fetch() sets Host itself: a raw request sends the one an attacker would. */
 function getWithHost(url: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
