@@ -49,6 +49,7 @@ export class McpGatewayModule {
           ...(config.MCPGW_SECRETS_KEY ? { secretsKey: config.MCPGW_SECRETS_KEY } : {}),
           previousSecretsKeys: (config.MCPGW_SECRETS_PREVIOUS_KEYS ?? '').split(',').map((key) => key.trim()).filter(Boolean),
           allowLinkLocal: config.allowLinkLocalUpstreams,
+          repositoryTokenHosts: config.repositoryTokenHosts,
           // Passed even when incomplete, so that person-authorised calls can name what is missing.
           controlPlane: {
             audience: config.MCPGW_OIDC_AUDIENCE,

@@ -108,6 +108,7 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
       gatewayService({
         configFile,
         secretsKey: Buffer.alloc(32, 5).toString('base64'),
+        repositoryTokenHosts: ['git.example.com'],
         controlPlane: { issuer: testIssuer(), audience: 'mcp-gateway', baseUrl: controlPlane.url, clientId: 'mcp-gateway-m2m', clientSecret: 'dev-mcp-gateway-m2m-secret' },
       }),
       { MCPGW_DATABASE_URL: database.url, MCPGW_LISTEN_ADDR: '127.0.0.1:0', MCPGW_LOG: 'off' },
@@ -181,6 +182,27 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     expect(huge.status).toBe(400);
     expect(huge.body.error?.details?.fields?.['headers']).toEqual(['headers: the value of "authorization" is longer than 8192 characters']);
     expect(gateway.app.get(ServerRegistry).upstream('many')).toBeUndefined();
+  });
+
+  it("refuses {{project.repository_token}} to a workspace operator's upstream on a host no administrator approved", async () => {
+    const asksForToken = { authorization: 'Bearer {{project.repository_token}}' };
+    const own = await as('carol')('POST', '/api/v1/upstreams', { name: 'mine', url: 'http://127.0.0.1:3007/mcp', headers: asksForToken });
+    expect(own.status).toBe(400);
+    expect(own.body.error?.code).toBe('repository_token_not_allowed');
+    expect(own.body.error?.message).toContain('its host 127.0.0.1 is not one an administrator approved');
+    expect(own.body.error?.message).toContain('MCPGW_REPOSITORY_TOKEN_HOSTS');
+    expect(gateway.app.get(ServerRegistry).upstream('mine')).toBeUndefined();
+
+    // An approved host gets it; moving that upstream elsewhere, or adding the placeholder to another, does not.
+    expect((await as('carol')('POST', '/api/v1/upstreams', { name: 'git', url: 'https://git.example.com/mcp', headers: asksForToken })).status).toBe(201);
+    const moved = await as('carol')('PATCH', '/api/v1/upstreams/git', { url: 'http://127.0.0.1:3008/mcp' });
+    expect(moved.body.error?.code).toBe('repository_token_not_allowed');
+    expect(gateway.app.get(ServerRegistry).upstream('git')?.url).toBe('https://git.example.com/mcp');
+    expect((await as('carol')('POST', '/api/v1/upstreams', { name: 'plain', url: 'http://127.0.0.1:3009/mcp' })).status).toBe(201);
+    const added = await as('carol')('PATCH', '/api/v1/upstreams/plain', { headers: asksForToken });
+    expect(added.body.error?.code).toBe('repository_token_not_allowed');
+    expect(gateway.app.get(ServerRegistry).upstream('plain')?.headers).toEqual({});
+    for (const name of ['git', 'plain']) expect((await as('carol')('DELETE', `/api/v1/upstreams/${name}`)).status).toBe(204);
   });
 
   it('keeps upstreams to workspace operators, while project operators may read them', async () => {

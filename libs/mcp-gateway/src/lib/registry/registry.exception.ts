@@ -49,6 +49,15 @@ export class UpstreamUrlNotAllowed extends ApiError {
   }
 }
 
+/** An upstream outside MCPGW_REPOSITORY_TOKEN_HOSTS asked for {{project.repository_token}}. */
+export class RepositoryTokenNotAllowed extends ApiError {
+  constructor(reason: string) {
+    super(400, 'repository_token_not_allowed', `${reason[0].toUpperCase()}${reason.slice(1)}; ask an administrator to add the host, or remove the placeholder.`, {
+      fields: { headers: ['headers may carry {{project.repository_token}} only for a host in MCPGW_REPOSITORY_TOKEN_HOSTS'] },
+    });
+  }
+}
+
 export class SecretsKeyMissing extends ApiError {
   constructor() {
     super(503, 'secrets_key_not_configured', 'Upstream headers are stored encrypted and MCPGW_SECRETS_KEY is not set on this gateway.');
