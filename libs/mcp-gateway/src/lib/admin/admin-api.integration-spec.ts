@@ -54,6 +54,8 @@ class FakeRuntimeModule {}
 function gatewayService(options: Omit<McpRegistryOptions, 'allowLinkLocal'>): ServiceDefinition<McpGatewayConfig> {
   return {
     schema: McpGatewayConfig,
+    // As the app: admin bodies up to 5 MB.
+    bodyLimit: '5mb',
     module: (config): DynamicModule => ({
       module: class McpAdminTestApp {},
       imports: [
@@ -245,6 +247,24 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     expect((await as('alice')('PATCH', '/api/v1/servers/alpha-tools', { description: null })).body.description).toBeNull();
     expect((await as('alice')('DELETE', '/api/v1/servers/alpha-tools')).status).toBe(204);
     expect(gateway.app.get(ServerRegistry).server('alpha-tools')).toBeUndefined();
+  });
+
+  it('quotes a megabyte project, server or upstream name back only as a 64-character excerpt', async () => {
+    const huge = 'p'.repeat(1_000_000);
+    const answers = [
+      // The permission check names the project it was asked about; a move is validated before it is asked.
+      await as('alice')('POST', '/api/v1/servers', { id: 'big', project: huge, upstreams: [] }),
+      await as('alice')('PATCH', '/api/v1/servers/everything', { project: huge }),
+      await as('carol')('POST', '/api/v1/servers', { id: 'big', project: 'alpha', upstreams: [{ upstream: huge }] }),
+      await as('carol')('GET', `/api/v1/servers/${'p'.repeat(8000)}`),
+      await as('carol')('PATCH', `/api/v1/upstreams/${'p'.repeat(8000)}`, { timeout_ms: 1000 }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([403, 400, 400, 404, 404]);
+    for (const answer of answers) {
+      expect(answer.text.length).toBeLessThan(1_000);
+      expect(answer.text).not.toContain('p'.repeat(65));
+    }
+    expect(answers[0].body.error?.message).toContain(`on project ${'p'.repeat(64)}…`);
   });
 
   it('refuses API changes to what MCPGW_CONFIG declares', async () => {

@@ -116,7 +116,7 @@ export class McpEdge {
     }
     if (serverId !== null) {
       if (!this.registry.server(serverId)) return { refusal: refusal(404, `Server ${excerpt(serverId)} not found`) };
-      if (!grant.servers.includes(serverId)) return { refusal: refusal(403, `Forbidden: no access to server ${serverId}`) };
+      if (!grant.servers.includes(serverId)) return { refusal: refusal(403, `Forbidden: no access to server ${excerpt(serverId)}`) };
     }
     return { grant };
   }
