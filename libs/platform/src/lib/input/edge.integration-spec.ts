@@ -55,6 +55,12 @@ class ThingsController {
     return { q };
   }
 
+  @Get('files/*path')
+  file(@Param('path') path: string[]) {
+    received.push(path);
+    return { path };
+  }
+
   @Get('guarded/:id')
   @UseGuards(ParamReadingGuard)
   guarded(@Param('id') id: string) {
@@ -152,6 +158,14 @@ describe('the edge of every service', () => {
     expect(received).toEqual([]);
     expect((await send('GET', '/things/guarded/ab')).status).toBe(200);
     expect(received).toEqual(['guard saw ab', 'ab']);
+  });
+
+  it('refuses a NUL in any segment of a wildcard path parameter', async () => {
+    const answer = await send('GET', '/things/files/a/b%00c');
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.details?.fields).toEqual({ path: ['path must not contain the NUL character (U+0000)'] });
+    expect(received).toEqual([]);
+    expect((await send('GET', '/things/files/a/b')).body).toEqual({ path: ['a', 'b'] });
   });
 
   it("passes a route's opaque body text on as sent (a tool's arguments), still refusing deep nesting", async () => {

@@ -15,9 +15,12 @@ export class InputTextGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
     const params = context.switchToHttp().getRequest<Request>().params ?? {};
-    for (const [name, param] of Object.entries(params)) {
-      const problem = typeof param === 'string' ? textProblem(param) : undefined;
-      if (problem) throw inputRefusal({ field: name, problem });
+    for (const [name, param] of Object.entries(params as Record<string, unknown>)) {
+      // A wildcard (`*path`) is the list of its segments.
+      for (const text of Array.isArray(param) ? param : [param]) {
+        const problem = typeof text === 'string' ? textProblem(text) : undefined;
+        if (problem) throw inputRefusal({ field: name, problem });
+      }
     }
     return true;
   }
