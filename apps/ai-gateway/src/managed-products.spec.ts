@@ -156,6 +156,8 @@ servers:
       MCPGW_CONTROL_PLANE_URL: controlPlane.url,
       MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
       MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
+      // The administrator's approval: repository tokens go to the test upstream's host only.
+      MCPGW_REPOSITORY_TOKEN_HOSTS: '127.0.0.1',
     });
     dispatcher = await startBuiltService('sync-dispatcher', 'CP_DISPATCHER_LISTEN_ADDR', {
       CP_DATABASE_URL: controlPlane.databaseUrl,
@@ -231,6 +233,16 @@ servers:
     const logged = mcpGateway.output();
     expect(logged).toContain('beta-tools');
     expect(logged).not.toContain(token);
+  });
+
+  it("refuses a workspace operator's own upstream that asks for the repository token on a host not approved", async () => {
+    const own = await fetch(`${mcpGateway.url}/api/v1/upstreams`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${controlPlane.tokens.carol}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'carols', url: upstream.url.replace('127.0.0.1', 'localhost'), headers: { authorization: 'Bearer {{project.repository_token}}' } }),
+    });
+    expect(own.status).toBe(400);
+    expect(((await own.json()) as { error: { code: string } }).error.code).toBe('repository_token_not_allowed');
   });
 
   it("lists the project's repositories on the virtual server's admin view", async () => {

@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { RunningService, startService } from '@arbor/platform';
-import { createTestDatabase, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
+import { createTestDatabase, freePort, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
 import { mcpGatewayService } from './mcp-gateway.module';
 
 /** A stateless upstream with one tool, `echo`. */
@@ -88,9 +88,12 @@ servers:
   - { id: beta-tools, project: beta, name: Beta tools, upstreams: [{ upstream: echo }] }
 `);
     database = await createTestDatabase();
+    const port = await freePort();
     gateway = await startService(mcpGatewayService, {
       MCPGW_DATABASE_URL: database.url,
-      MCPGW_LISTEN_ADDR: '127.0.0.1:0',
+      MCPGW_LISTEN_ADDR: `127.0.0.1:${port}`,
+      // MCP clients check that the metadata names the URL they called.
+      MCPGW_PUBLIC_URL: `http://127.0.0.1:${port}`,
       MCPGW_LOG: 'off',
       MCPGW_CONFIG: config,
       MCPGW_OIDC_ISSUER_URL: testIssuer(),

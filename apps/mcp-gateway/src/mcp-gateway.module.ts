@@ -18,6 +18,7 @@ export class McpGatewayModule {
       allowedOrigins: config.allowedOrigins,
       maxBodyBytes: MAX_MCP_BODY_BYTES,
       allowLinkLocalUpstreams: config.allowLinkLocalUpstreams,
+      publicUrl: config.MCPGW_PUBLIC_URL,
       ...(config.MCPGW_REDIS_URL ? { redisUrl: config.MCPGW_REDIS_URL } : {}),
       ...(config.MCPGW_REPLICA_URL ? { replicaUrl: config.MCPGW_REPLICA_URL } : {}),
     });
@@ -48,6 +49,7 @@ export class McpGatewayModule {
           ...(config.MCPGW_SECRETS_KEY ? { secretsKey: config.MCPGW_SECRETS_KEY } : {}),
           previousSecretsKeys: (config.MCPGW_SECRETS_PREVIOUS_KEYS ?? '').split(',').map((key) => key.trim()).filter(Boolean),
           allowLinkLocal: config.allowLinkLocalUpstreams,
+          repositoryTokenHosts: config.repositoryTokenHosts,
           // Passed even when incomplete, so that person-authorised calls can name what is missing.
           controlPlane: {
             audience: config.MCPGW_OIDC_AUDIENCE,

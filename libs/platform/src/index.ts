@@ -12,7 +12,7 @@ export * from './lib/errors/omittable';
 export * from './lib/database/unique-violation';
 export * from './lib/input/input-rules';
 export * from './lib/input/input-limits.middleware';
-export * from './lib/input/input-text.pipe';
+export * from './lib/input/input-text.guard';
 export * from './lib/input/client-errors';
 export * from './lib/openapi/openapi.module';
 export * from './lib/openapi/openapi-document';

@@ -79,7 +79,7 @@ export class PermissionGuard implements CanActivate {
     }
     const permissions = await this.permissionsOn(caller, project);
     if (holds(permissions, requirement)) return permissions;
-    const where = project ? ` on project ${'slug' in project ? project.slug : project.id}` : ' at workspace level';
+    const where = project ? ` on project ${quotedProject('slug' in project ? project.slug : project.id)}` : ' at workspace level';
     throw new ContractHttpError(403, 'forbidden', `This needs ${describe(requirement, where)}.`);
   }
 
@@ -172,6 +172,11 @@ function describe(requirement: RouteRequirement, where = ''): string {
   if (requirement.roles.length === 0) return `the permission ${requirement.product}${where}`;
   const roles = requirement.roles.map((role) => formatPermissionKey(requirement.product, role)).join(' or ');
   return `the permission ${roles}${where} (together with ${requirement.product})`;
+}
+
+/** A project as the request named it (a body may name anything): at most 64 characters of it are quoted back. */
+function quotedProject(name: string): string {
+  return name.length > 64 ? `${name.slice(0, 64)}…` : name;
 }
 
 const unavailable = () =>

@@ -1,4 +1,4 @@
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt } from '@arbor/platform';
 
 /** The shell endpoints describe a signed-in person; a machine client has no profile. */
 export class PersonOnly extends ApiError {
@@ -17,6 +17,6 @@ export class UserDisabled extends ApiError {
 /** The default project must be one the person may see. */
 export class ProjectNotVisible extends ApiError {
   constructor(projectId: string) {
-    super(403, 'project_not_visible', `You hold no permission on project ${projectId}.`, { project_id: projectId });
+    super(403, 'project_not_visible', `You hold no permission on project ${excerpt(projectId)}.`, { project_id: excerpt(projectId) });
   }
 }

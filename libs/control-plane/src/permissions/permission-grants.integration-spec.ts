@@ -146,6 +146,25 @@ describe('GET and PUT /api/v1/users/{id}/permissions', () => {
       expect(await auditEntries(userId)).toHaveLength(audited);
     });
 
+    it('quotes at most 20 unknown keys or slugs, each as a 64-character excerpt, and counts the rest', async () => {
+      // Near the 100 kB body limit: 200 keys of 400 characters, 200 slugs of 400 characters.
+      const long = (prefix: string, index: number) => `${prefix}${index}-${'x'.repeat(400)}`;
+      const keys = await replace(userId, { workspace: Array.from({ length: 200 }, (_, index) => long('k', index)), projects: {} });
+      const slugs = await replace(userId, { workspace: [], projects: Object.fromEntries(Array.from({ length: 200 }, (_, index) => [long('s', index), []])) });
+      for (const [response, code, list] of [
+        [keys, 'unknown_permission_key', 'keys'],
+        [slugs, 'unknown_project', 'slugs'],
+      ] as const) {
+        expect(response.status).toBe(400);
+        expect(response.body.error.code).toBe(code);
+        expect(response.body.error.message).toMatch(/ and 180 more$/);
+        const quoted = (response.body.error.details as Record<string, string[]>)[list];
+        expect(quoted).toHaveLength(20);
+        expect(JSON.stringify(response.body).length).toBeLessThan(5_000);
+        expect(JSON.stringify(response.body)).not.toContain('x'.repeat(65));
+      }
+    });
+
     it('a __proto__ slug: 400 naming it, not silently dropped while the rest is stored', async () => {
       const audited = (await auditEntries(userId)).length;
       const response = await request(cp.url)

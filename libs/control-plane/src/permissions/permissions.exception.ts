@@ -1,4 +1,4 @@
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt, excerptList } from '@arbor/platform';
 
 /** A bad combination or value of the effective-permissions query parameters. */
 export class InvalidPermissionsQuery extends ApiError {
@@ -17,20 +17,22 @@ export class OthersPermissionsForbidden extends ApiError {
 /** Keys that are malformed or name an unknown product or role. */
 export class UnknownPermissionKeys extends ApiError {
   constructor(keys: string[]) {
-    super(400, 'unknown_permission_key', `Unknown permission keys: ${keys.join(', ')}`, { keys });
+    const { quoted, more } = excerptList(keys);
+    super(400, 'unknown_permission_key', `Unknown permission keys: ${quoted.join(', ')}${more ? ` and ${more} more` : ''}`, { keys: quoted });
   }
 }
 
 /** Project slugs in a grant set that name no project: the request is wrong, the user exists (hence 400, not 404). */
 export class UnknownProjectSlugs extends ApiError {
   constructor(slugs: string[]) {
-    super(400, 'unknown_project', `No projects with the slugs ${slugs.join(', ')}`, { slugs });
+    const { quoted, more } = excerptList(slugs);
+    super(400, 'unknown_project', `No projects with the slugs ${quoted.join(', ')}${more ? ` and ${more} more` : ''}`, { slugs: quoted });
   }
 }
 
 /** PUT /api/v1/users/{id}/permissions with a body naming another user. */
 export class PermissionsUserMismatch extends ApiError {
   constructor(pathId: string, bodyId: string) {
-    super(400, 'invalid_request', `user_id ${bodyId} in the body is not the user ${pathId} of the path`, { fields: { user_id: ['user_id must be the id in the path'] } });
+    super(400, 'invalid_request', `user_id ${excerpt(bodyId)} in the body is not the user ${excerpt(pathId)} of the path`, { fields: { user_id: ['user_id must be the id in the path'] } });
   }
 }

@@ -1,8 +1,8 @@
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt } from '@arbor/platform';
 
 export class RepositoryNotFound extends ApiError {
   constructor(id: string) {
-    super(404, 'repository_not_found', `No repository ${id} in this project.`);
+    super(404, 'repository_not_found', `No repository ${excerpt(id)} in this project.`);
   }
 }
 

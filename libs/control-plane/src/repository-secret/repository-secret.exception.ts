@@ -1,8 +1,8 @@
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt } from '@arbor/platform';
 
 export class RepositorySecretNotFound extends ApiError {
   constructor(projectId: string) {
-    super(404, 'repository_secret_not_found', `Project ${projectId} has no repository token.`);
+    super(404, 'repository_secret_not_found', `Project ${excerpt(projectId)} has no repository token.`);
   }
 }
 

@@ -1,8 +1,8 @@
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt } from '@arbor/platform';
 
 export class SyncDeliveryNotFound extends ApiError {
   constructor(id: string) {
-    super(404, 'sync_delivery_not_found', `No sync delivery ${id}.`);
+    super(404, 'sync_delivery_not_found', `No sync delivery ${excerpt(id)}.`);
   }
 }
 

@@ -1,14 +1,14 @@
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt } from '@arbor/platform';
 
 export class UserNotFound extends ApiError {
   constructor(id: string) {
-    super(404, 'user_not_found', `No user ${id}.`);
+    super(404, 'user_not_found', `No user ${excerpt(id)}.`);
   }
 }
 
 export class UserExists extends ApiError {
   constructor(email: string) {
-    super(409, 'user_exists', `A user with the email ${email} already exists.`, { email });
+    super(409, 'user_exists', `A user with the email ${excerpt(email)} already exists.`, { email: excerpt(email) });
   }
 }
 

@@ -20,6 +20,8 @@ export interface McpRuntimeOptions {
   redisUrl?: string;
   /** MCPGW_REPLICA_URL: where the other replicas reach this one (with redisUrl). */
   replicaUrl?: string;
+  /** MCPGW_PUBLIC_URL: where MCP clients reach the gateway, default http://localhost:4444. */
+  publicUrl?: string;
 }
 
 export type ResolvedRuntimeOptions = Required<Omit<McpRuntimeOptions, 'redisUrl' | 'replicaUrl'>> & Pick<McpRuntimeOptions, 'redisUrl' | 'replicaUrl'>;
@@ -36,6 +38,7 @@ export function resolveRuntimeOptions(options: McpRuntimeOptions): ResolvedRunti
     pageSize: options.pageSize ?? 100,
     sessionIdleMs: options.sessionIdleMs ?? 30 * 60_000,
     allowLinkLocalUpstreams: options.allowLinkLocalUpstreams ?? false,
+    publicUrl: options.publicUrl ?? 'http://localhost:4444',
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
     ...(options.replicaUrl ? { replicaUrl: options.replicaUrl } : {}),
   };

@@ -31,6 +31,23 @@ describe('the other services\' configuration', () => {
     ]);
   });
 
+  it("reads the MCP gateway's repository token hosts and public URL, naming each malformed one", () => {
+    const base = { MCPGW_DATABASE_URL: 'postgres://h/m' };
+    expect(loadConfig(McpGatewayConfig, base).repositoryTokenHosts).toEqual([]);
+    expect(loadConfig(McpGatewayConfig, base).MCPGW_PUBLIC_URL).toBe('http://localhost:4444');
+    expect(loadConfig(McpGatewayConfig, { ...base, MCPGW_REPOSITORY_TOKEN_HOSTS: 'git.example.com, 10.0.0.5,[fd12::5]' }).repositoryTokenHosts).toEqual([
+      'git.example.com',
+      '10.0.0.5',
+      '[fd12::5]',
+    ]);
+    for (const hosts of ['https://git.example.com', 'git.example.com:443', 'git.example.com/api', 'fd12::5', 'user@git.example.com']) {
+      expect(lines(() => loadConfig(McpGatewayConfig, { ...base, MCPGW_REPOSITORY_TOKEN_HOSTS: hosts }))).toEqual([
+        expect.stringMatching(/^MCPGW_REPOSITORY_TOKEN_HOSTS: must be a comma-separated list of host names/),
+      ]);
+    }
+    expect(lines(() => loadConfig(McpGatewayConfig, { ...base, MCPGW_PUBLIC_URL: 'mcp.example.com' }))).toEqual([expect.stringMatching(/^MCPGW_PUBLIC_URL: must be an http/)]);
+  });
+
   it("reads the AI gateway's upload limit in bytes or with a unit, and names a malformed one", () => {
     expect(loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/a' }).maxUploadBytes).toBe(1024 ** 3);
     expect(loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/a', AIGW_MAX_UPLOAD_SIZE: '25MB' }).maxUploadBytes).toBe(25_000_000);

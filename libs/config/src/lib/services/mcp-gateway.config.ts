@@ -5,6 +5,7 @@ import {
   IsBase64Key32,
   IsBase64Key32List,
   IsBooleanString,
+  IsHostList,
   IsHttpUrl,
   IsListenAddress,
   IsLogFilter,
@@ -27,6 +28,10 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
 
   @IsLogFilter()
   MCPGW_LOG = 'info';
+
+  /** Where MCP clients reach the gateway: the OAuth protected resource metadata names its endpoints by it, never by the request's Host. */
+  @IsHttpUrl()
+  MCPGW_PUBLIC_URL = 'http://localhost:4444';
 
   @IsOptional() @IsNonEmpty()
   MCPGW_CONFIG?: string;
@@ -69,6 +74,10 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsBooleanString()
   MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS = 'false';
 
+  /** The only upstream hosts {{project.repository_token}} is sent to, comma-separated: an administrator's approval, since workspace operators register upstreams anywhere. */
+  @IsOptional() @IsHostList()
+  MCPGW_REPOSITORY_TOKEN_HOSTS?: string;
+
   /** Browser origins allowed besides the gateway's own host (DNS-rebinding protection), comma-separated. */
   @IsOptional() @IsOriginList()
   MCPGW_ALLOWED_ORIGINS?: string;
@@ -103,6 +112,10 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
 
   get allowLinkLocalUpstreams(): boolean {
     return this.MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS === 'true';
+  }
+
+  get repositoryTokenHosts(): string[] {
+    return (this.MCPGW_REPOSITORY_TOKEN_HOSTS ?? '').split(',').map((host) => host.trim()).filter(Boolean);
   }
 
   get allowedOrigins(): string[] {

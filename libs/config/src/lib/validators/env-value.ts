@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { ValidateBy, ValidationOptions } from 'class-validator';
 
 /**
@@ -70,6 +71,16 @@ export const IsOriginList = envValue('isOriginList', 'a comma-separated list of 
       return false;
     }
   }),
+);
+
+/** A host as an allow-list names it: a name or an IP address (IPv6 in brackets), without scheme, port or path. */
+function isHost(value: string): boolean {
+  if (/^\[.*\]$/.test(value)) return isIP(value.slice(1, -1)) === 6;
+  return !/[:/?#@\\\s]/.test(value) && parseUrl(`http://${value}`) !== undefined;
+}
+
+export const IsHostList = envValue('isHostList', 'a comma-separated list of host names like git.example.com (no scheme, port or path; IPv6 addresses in brackets)', (v) =>
+  v.split(',').map((host) => host.trim()).filter(Boolean).every(isHost),
 );
 
 export const IsBooleanString = envValue('isBooleanString', 'true or false', (v) => v === 'true' || v === 'false');

@@ -54,6 +54,8 @@ class FakeRuntimeModule {}
 function gatewayService(options: Omit<McpRegistryOptions, 'allowLinkLocal'>): ServiceDefinition<McpGatewayConfig> {
   return {
     schema: McpGatewayConfig,
+    // As the app: admin bodies up to 5 MB.
+    bodyLimit: '5mb',
     module: (config): DynamicModule => ({
       module: class McpAdminTestApp {},
       imports: [
@@ -108,6 +110,7 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
       gatewayService({
         configFile,
         secretsKey: Buffer.alloc(32, 5).toString('base64'),
+        repositoryTokenHosts: ['git.example.com'],
         controlPlane: { issuer: testIssuer(), audience: 'mcp-gateway', baseUrl: controlPlane.url, clientId: 'mcp-gateway-m2m', clientSecret: 'dev-mcp-gateway-m2m-secret' },
       }),
       { MCPGW_DATABASE_URL: database.url, MCPGW_LISTEN_ADDR: '127.0.0.1:0', MCPGW_LOG: 'off' },
@@ -183,6 +186,27 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     expect(gateway.app.get(ServerRegistry).upstream('many')).toBeUndefined();
   });
 
+  it("refuses {{project.repository_token}} to a workspace operator's upstream on a host no administrator approved", async () => {
+    const asksForToken = { authorization: 'Bearer {{project.repository_token}}' };
+    const own = await as('carol')('POST', '/api/v1/upstreams', { name: 'mine', url: 'http://127.0.0.1:3007/mcp', headers: asksForToken });
+    expect(own.status).toBe(400);
+    expect(own.body.error?.code).toBe('repository_token_not_allowed');
+    expect(own.body.error?.message).toContain('its host 127.0.0.1 is not one an administrator approved');
+    expect(own.body.error?.message).toContain('MCPGW_REPOSITORY_TOKEN_HOSTS');
+    expect(gateway.app.get(ServerRegistry).upstream('mine')).toBeUndefined();
+
+    // An approved host gets it; moving that upstream elsewhere, or adding the placeholder to another, does not.
+    expect((await as('carol')('POST', '/api/v1/upstreams', { name: 'git', url: 'https://git.example.com/mcp', headers: asksForToken })).status).toBe(201);
+    const moved = await as('carol')('PATCH', '/api/v1/upstreams/git', { url: 'http://127.0.0.1:3008/mcp' });
+    expect(moved.body.error?.code).toBe('repository_token_not_allowed');
+    expect(gateway.app.get(ServerRegistry).upstream('git')?.url).toBe('https://git.example.com/mcp');
+    expect((await as('carol')('POST', '/api/v1/upstreams', { name: 'plain', url: 'http://127.0.0.1:3009/mcp' })).status).toBe(201);
+    const added = await as('carol')('PATCH', '/api/v1/upstreams/plain', { headers: asksForToken });
+    expect(added.body.error?.code).toBe('repository_token_not_allowed');
+    expect(gateway.app.get(ServerRegistry).upstream('plain')?.headers).toEqual({});
+    for (const name of ['git', 'plain']) expect((await as('carol')('DELETE', `/api/v1/upstreams/${name}`)).status).toBe(204);
+  });
+
   it('keeps upstreams to workspace operators, while project operators may read them', async () => {
     const refused = await as('alice')('POST', '/api/v1/upstreams', { name: 'mine', url: 'http://127.0.0.1:3006/mcp' });
     expect(refused.status).toBe(403);
@@ -225,6 +249,24 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     expect(gateway.app.get(ServerRegistry).server('alpha-tools')).toBeUndefined();
   });
 
+  it('quotes a megabyte project, server or upstream name back only as a 64-character excerpt', async () => {
+    const huge = 'p'.repeat(1_000_000);
+    const answers = [
+      // The permission check names the project it was asked about; a move is validated before it is asked.
+      await as('alice')('POST', '/api/v1/servers', { id: 'big', project: huge, upstreams: [] }),
+      await as('alice')('PATCH', '/api/v1/servers/everything', { project: huge }),
+      await as('carol')('POST', '/api/v1/servers', { id: 'big', project: 'alpha', upstreams: [{ upstream: huge }] }),
+      await as('carol')('GET', `/api/v1/servers/${'p'.repeat(8000)}`),
+      await as('carol')('PATCH', `/api/v1/upstreams/${'p'.repeat(8000)}`, { timeout_ms: 1000 }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([403, 400, 400, 404, 404]);
+    for (const answer of answers) {
+      expect(answer.text.length).toBeLessThan(1_000);
+      expect(answer.text).not.toContain('p'.repeat(65));
+    }
+    expect(answers[0].body.error?.message).toContain(`on project ${'p'.repeat(64)}…`);
+  });
+
   it('refuses API changes to what MCPGW_CONFIG declares', async () => {
     for (const answer of [
       await as('carol')('PATCH', '/api/v1/upstreams/everything', { timeout_ms: 1000 }),
@@ -235,6 +277,21 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
       expect(answer.status).toBe(409);
       expect(answer.body.error?.code).toBe('managed_by_config');
       expect(answer.body.error?.message).toContain('comes from MCPGW_CONFIG');
+    }
+  });
+
+  it('refuses a NUL in a server id or upstream name with 400 naming it, before the permission check looks the project up', async () => {
+    for (const [method, route] of [
+      ['GET', '/api/v1/servers/a%00b'],
+      ['PATCH', '/api/v1/servers/a%00b'],
+      ['DELETE', '/api/v1/servers/a%00b'],
+      ['GET', '/api/v1/upstreams/a%00b'],
+      ['PATCH', '/api/v1/upstreams/a%00b'],
+      ['DELETE', '/api/v1/upstreams/a%00b'],
+    ]) {
+      const answer = await as('carol')(method, route, method === 'PATCH' ? { name: 'x' } : undefined);
+      expect({ method, route, status: answer.status, code: answer.body.error?.code }).toEqual({ method, route, status: 400, code: 'invalid_request' });
+      expect(Object.keys(answer.body.error?.details?.fields ?? {})).toEqual([route.startsWith('/api/v1/servers') ? 'id' : 'name']);
     }
   });
 

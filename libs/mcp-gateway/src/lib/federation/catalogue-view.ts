@@ -1,9 +1,15 @@
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { excerpt } from '@arbor/platform';
 import { selects } from '../registry/registry-rules';
 import type { UpstreamSelection } from '../registry/server-registry';
 import type { CatalogueItem } from '../registry/upstream-catalogue';
 import type { UpstreamOffer } from '../upstreams/upstream-pool';
+
+/** What a lookup of a name (or URI) the caller sent answers when the catalogue has none: the name quoted as an excerpt. */
+export function notInCatalogue(kind: 'Tool' | 'Prompt' | 'Resource', name: unknown): string {
+  return `${kind} ${excerpt(String(name))} not found`;
+}
 
 /** `/mcp` prefixes every name; a virtual server only names that two of its upstreams share. */
 export type PrefixRule = 'always' | 'on-collision';

@@ -36,7 +36,8 @@ import type { McpAccessGrant } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
 import { CatalogueKind, UpstreamCaller, UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
 import { SessionForwardOptions, UpstreamSessions } from '../upstreams/upstream-sessions';
-import { CatalogueView } from './catalogue-view';
+import { excerpt } from '@arbor/platform';
+import { CatalogueView, notInCatalogue } from './catalogue-view';
 import { FederationViews } from './federation-views';
 import { page } from './pagination';
 
@@ -174,7 +175,7 @@ export class FederatedSession {
       });
       server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         const tool = (await this.view()).toolTarget(request.params.name);
-        if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+        if (!tool) throw new McpError(ErrorCode.InvalidParams, notInCatalogue('Tool', request.params.name));
         return (await forward(tool.upstream, { method: 'tools/call', params: { ...request.params, name: tool.original } }, extra)) as CallToolResult;
       });
     }
@@ -186,7 +187,7 @@ export class FederatedSession {
       });
       server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
         const prompt = (await this.view()).prompt(request.params.name);
-        if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Prompt ${request.params.name} not found`);
+        if (!prompt) throw new McpError(ErrorCode.InvalidParams, notInCatalogue('Prompt', request.params.name));
         return (await forward(prompt.upstream, { method: 'prompts/get', params: { ...request.params, name: prompt.original } }, extra)) as GetPromptResult;
       });
     }
@@ -203,7 +204,7 @@ export class FederatedSession {
       server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
         const asked = request.params.uri;
         const target = (await this.view()).resource(asked);
-        if (!target) throw new McpError(-32002, `Resource ${asked} not found`, { uri: asked });
+        if (!target) throw new McpError(-32002, notInCatalogue('Resource', asked), { uri: excerpt(asked) });
         const result = (await forward(target.upstream, { method: 'resources/read', params: { ...request.params, uri: target.uri } }, extra)) as ReadResourceResult;
         if (target.uri === asked || !Array.isArray(result.contents)) return result;
         // The client asked by the name it was shown: answer under that name.
@@ -213,7 +214,7 @@ export class FederatedSession {
         for (const schema of [SubscribeRequestSchema, UnsubscribeRequestSchema]) {
           server.setRequestHandler(schema, async (request, extra) => {
             const target = (await this.view()).resource(request.params.uri);
-            if (!target) throw new McpError(-32002, `Resource ${request.params.uri} not found`, { uri: request.params.uri });
+            if (!target) throw new McpError(-32002, notInCatalogue('Resource', request.params.uri), { uri: excerpt(request.params.uri) });
             return forward(target.upstream, { method: request.method, params: { ...request.params, uri: target.uri } }, extra);
           });
         }

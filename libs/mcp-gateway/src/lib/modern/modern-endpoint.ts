@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { ClientRequest, ErrorCode, Implementation, McpError, RequestId, Result, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { McpAccessGrant } from '../access/mcp-access';
-import type { CatalogueView } from '../federation/catalogue-view';
+import { excerpt } from '@arbor/platform';
+import { type CatalogueView, notInCatalogue } from '../federation/catalogue-view';
 import { FederationViews } from '../federation/federation-views';
 import { page } from '../federation/pagination';
 import { ServerRegistry } from '../registry/server-registry';
@@ -92,7 +93,7 @@ export class ModernEndpoint {
         if (!served.view.capabilities.tools) throw methodNotFound();
         const name = stringParam(served.request, 'name');
         const tool = served.view.toolTarget(name);
-        if (!tool) throw new ModernError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+        if (!tool) throw new ModernError(ErrorCode.InvalidParams, notInCatalogue('Tool', name));
         const declarations = paramHeaderDeclarations(served.view.tool(name)?.item.inputSchema);
         const mismatch = declarations.length > 0 ? paramHeaderMismatch(declarations, served.request.params['arguments'], served.request.header) : undefined;
         if (mismatch) throw new ModernError(HEADER_MISMATCH, `Bad Request: header mismatch: ${mismatch}`, undefined, 400);
@@ -107,7 +108,7 @@ export class ModernEndpoint {
         if (!served.view.capabilities.prompts) throw methodNotFound();
         const name = stringParam(served.request, 'name');
         const prompt = served.view.prompt(name);
-        if (!prompt) throw new ModernError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
+        if (!prompt) throw new ModernError(ErrorCode.InvalidParams, notInCatalogue('Prompt', name));
         return this.call(served, prompt.upstream, { method: 'prompts/get', params: { ...upstreamParams(served.request), name: prompt.original } } as ClientRequest);
       },
       'resources/list': async ({ view, request }) => {
@@ -125,7 +126,7 @@ export class ModernEndpoint {
         const asked = stringParam(served.request, 'uri');
         const target = served.view.resource(asked);
         // The revision answers an unknown resource with Invalid params (the older -32002 is retired).
-        if (!target) throw new ModernError(ErrorCode.InvalidParams, `Resource ${asked} not found`, { uri: asked });
+        if (!target) throw new ModernError(ErrorCode.InvalidParams, notInCatalogue('Resource', asked), { uri: excerpt(asked) });
         const result = (await this.call(served, target.upstream, {
           method: 'resources/read',
           params: { ...upstreamParams(served.request), uri: target.uri },

@@ -229,6 +229,26 @@ describe('MCP 2026-07-28 beside the older versions (stateless gateway)', () => {
     expect(encoded.status).toBe(200);
   });
 
+  it('quotes what was sent only as a 64-character excerpt, however long: a megabyte method or name', async () => {
+    const huge = 'm'.repeat(1_000_000);
+    const excerpt = `${'m'.repeat(64)}…`;
+    const answers = [
+      // Worded by the SDK's classifier (the header names another method), then by the gateway (no header at all).
+      await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 1, method: huge, params: { _meta: meta() } }, modernHeaders('tools/list')),
+      await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 2, method: huge, params: { _meta: meta() } }, { 'mcp-protocol-version': MODERN }),
+      await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: huge, arguments: {}, _meta: meta() } }, modernHeaders('tools/call', 'add')),
+      // A name short enough for its header, long enough to matter: the unknown tool is answered in-band.
+      await post('/servers/alpha/mcp', callBody('m'.repeat(10_000), {}), modernHeaders('tools/call', 'm'.repeat(10_000))),
+    ];
+    for (const answer of answers) {
+      const text = await answer.text();
+      expect(text.length).toBeLessThan(1_000);
+      expect(text).toContain(excerpt);
+      expect(text).not.toContain('m'.repeat(65));
+    }
+    expect(answers.map((answer) => answer.status)).toEqual([400, 400, 400, 200]);
+  });
+
   it('refuses GET and DELETE of the 2026-07-28 era with 405: it is POST only', async () => {
     for (const method of ['GET', 'DELETE']) {
       const answer = await fetch(`${gateway.url}/servers/alpha/mcp`, { method, headers: { authorization: 'Bearer alice', 'mcp-protocol-version': MODERN } });

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
+import { excerpt, MAX_EXCERPT_LENGTH } from '@arbor/platform';
 import type { ClientCapabilities, Implementation, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { Refusal, unsupportedVersion } from '../transports/mcp-edge';
 import { isModernEraVersion, MODERN_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
@@ -64,7 +65,10 @@ export function eraOfRequest(httpMethod: string, headers: IncomingHttpHeaders, b
     ...(nameHeader !== undefined ? { mcpNameHeader: nameHeader } : {}),
   });
   if (outcome.kind === 'legacy') return { era: 'legacy' };
-  if (outcome.kind === 'reject') return { refusal: bare(outcome.httpStatus, outcome.code, outcome.message, idOf(body), outcome.data) };
+  if (outcome.kind === 'reject') {
+    const sent = sentValues(body, [versionHeader, methodHeader, nameHeader]);
+    return { refusal: bare(outcome.httpStatus, outcome.code, quotedBounded(outcome.message, sent), idOf(body), quotedBounded(outcome.data, sent)) };
+  }
   if (outcome.messageKind === 'notification') return { era: 'modern', message: { kind: 'notification', method: outcome.message.method } };
 
   const message = outcome.message;
@@ -98,15 +102,47 @@ function standardHeaderMismatch(
   nameHeader: string | undefined,
 ): string | undefined {
   if (versionHeader === undefined) return 'the required MCP-Protocol-Version header is missing';
-  if (methodHeader === undefined) return `the required Mcp-Method header is missing (the body names method ${method})`;
+  if (methodHeader === undefined) return `the required Mcp-Method header is missing (the body names method ${excerpt(method)})`;
   const field = NAME_SOURCE[method];
   const bodyValue = field ? params[field] : undefined;
   if (typeof bodyValue !== 'string') return undefined;
-  if (nameHeader === undefined) return `the required Mcp-Name header is missing (the body names ${bodyValue})`;
+  if (nameHeader === undefined) return `the required Mcp-Name header is missing (the body names ${excerpt(bodyValue)})`;
   const decoded = decodeHeaderValue(nameHeader.trim());
   if (decoded === undefined) return 'the Mcp-Name header carries an invalid Base64 value';
-  if (decoded !== bodyValue) return `the Mcp-Name header names ${decoded} but the body names ${bodyValue}`;
+  if (decoded !== bodyValue) return `the Mcp-Name header names ${excerpt(decoded)} but the body names ${excerpt(bodyValue)}`;
   return undefined;
+}
+
+/**
+ * What the SDK's classifier may quote in a refusal: the body's method, name, URI and envelope,
+ * and the standard headers. Only the long ones matter.
+ */
+function sentValues(body: unknown, headers: readonly (string | undefined)[]): string[] {
+  const message = (typeof body === 'object' && body !== null ? body : {}) as { method?: unknown; params?: { name?: unknown; uri?: unknown; _meta?: unknown } };
+  const meta = typeof message.params?._meta === 'object' && message.params._meta !== null ? (message.params._meta as Record<string, unknown>) : {};
+  const values = [message.method, message.params?.name, message.params?.uri, ...Object.keys(meta), ...Object.values(meta), ...headers];
+  return values.filter((value): value is string => typeof value === 'string' && value.length > MAX_EXCERPT_LENGTH).sort((a, b) => b.length - a.length);
+}
+
+/**
+ * `value` (a message, or the data beside it) with every long value the client sent, as the SDK
+ * wrote it in (plain or JSON-quoted), replaced by its excerpt: the SDK words its refusals, the
+ * gateway keeps the README's promise that errors quote at most an excerpt.
+ */
+function quotedBounded<T>(value: T, sent: readonly string[]): T {
+  if (sent.length === 0) return value;
+  if (typeof value === 'string') {
+    let text: string = value;
+    for (const original of sent) {
+      for (const form of new Set([original, JSON.stringify(original).slice(1, -1)])) text = text.split(form).join(excerpt(original));
+    }
+    return text as T;
+  }
+  if (Array.isArray(value)) return value.map((item: unknown) => quotedBounded(item, sent)) as T;
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [quotedBounded(key, sent), quotedBounded(item, sent)])) as T;
+  }
+  return value;
 }
 
 function carriesEnvelope(body: unknown): boolean {

@@ -6,6 +6,8 @@
  * a call whose headers and body disagree with 400 and HeaderMismatch (-32020).
  */
 
+import { excerpt } from '@arbor/platform';
+
 export interface ParamHeaderDeclaration {
   /** The argument's path from the top of `arguments`. */
   path: readonly string[];
@@ -67,7 +69,7 @@ export function paramHeaderMismatch(
     const decoded = decodeHeaderValue(sent.trim());
     if (decoded === undefined) return `the ${headerName} header carries an invalid Base64 value`;
     const same = typeof value === 'number' && CANONICAL_DECIMAL.test(decoded) ? Number(decoded) === value : decoded === text;
-    if (!same) return `the ${headerName} header says ${JSON.stringify(decoded)} but the body carries ${declaration.path.join('.')}=${JSON.stringify(value)}`;
+    if (!same) return `the ${headerName} header says ${excerpt(JSON.stringify(decoded))} but the body carries ${declaration.path.join('.')}=${excerpt(JSON.stringify(value))}`;
   }
   return undefined;
 }

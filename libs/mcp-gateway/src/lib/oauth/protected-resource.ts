@@ -1,8 +1,9 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DirectRoutes } from '@arbor/platform';
 import { McpAccessPolicy } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
+import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 const PERSON_SCOPES = ['openid', 'profile', 'email'];
@@ -20,17 +21,18 @@ export class ProtectedResourceMetadata implements OnModuleInit {
     private readonly routes: DirectRoutes,
     private readonly policy: McpAccessPolicy,
     private readonly registry: ServerRegistry,
+    @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
   ) {}
 
   onModuleInit(): void {
     this.routes.add({
       route: `${WELL_KNOWN}/*`,
       matches: (method, path) => method === 'GET' && METADATA_PATH.test(path),
-      handle: (req, res, path) => this.serve(req, res, path),
+      handle: (_req, res, path) => this.serve(res, path),
     });
   }
 
-  private serve(req: IncomingMessage, res: ServerResponse, path: string): void {
+  private serve(res: ServerResponse, path: string): void {
     const authorizationServers = this.policy.authorizationServers();
     const encoded = METADATA_PATH.exec(path)?.[1];
     let serverId: string | null = null;
@@ -42,7 +44,7 @@ export class ProtectedResourceMetadata implements OnModuleInit {
     const server = serverId === null ? undefined : this.registry.server(serverId);
     if (!authorizationServers || (serverId !== null && !server)) return notFound(res);
     const body = JSON.stringify({
-      resource: resourceUrl(req, serverId),
+      resource: resourceUrl(this.options.publicUrl, serverId),
       authorization_servers: authorizationServers,
       // A person signs in: their identity is what the gateway asks the control plane about.
       scopes_supported: PERSON_SCOPES,
@@ -53,20 +55,28 @@ export class ProtectedResourceMetadata implements OnModuleInit {
   }
 }
 
-/** The MCP endpoint as the client reached it (its own host), for `serverId` or `/mcp`. */
-export function resourceUrl(req: IncomingMessage, serverId: string | null): string {
-  return `${origin(req)}${serverId === null ? '/mcp' : `/servers/${encodeURIComponent(serverId)}/mcp`}`;
+/**
+ * The MCP endpoint for `serverId` or `/mcp` at the gateway's public URL (MCPGW_PUBLIC_URL), never
+ * at the request's Host: a forged Host would otherwise point clients' sign-in somewhere else.
+ */
+export function resourceUrl(publicUrl: string, serverId: string | null): string {
+  const { origin, path } = publicParts(publicUrl);
+  return `${origin}${path}${endpointPath(serverId)}`;
 }
 
-/** Where the metadata of that endpoint is (RFC 9728 §3.1: the resource's path after the well-known one). */
-export function metadataUrl(req: IncomingMessage, serverId: string | null): string {
-  return `${origin(req)}${WELL_KNOWN}${serverId === null ? '/mcp' : `/servers/${encodeURIComponent(serverId)}/mcp`}`;
+/** Where the metadata of that endpoint is (RFC 9728 §3.1: the well-known path, then the resource's path). */
+export function metadataUrl(publicUrl: string, serverId: string | null): string {
+  const { origin, path } = publicParts(publicUrl);
+  return `${origin}${WELL_KNOWN}${path}${endpointPath(serverId)}`;
 }
 
-function origin(req: IncomingMessage): string {
-  const forwarded = req.headers['x-forwarded-proto'];
-  const scheme = (typeof forwarded === 'string' ? forwarded.split(',')[0]?.trim() : undefined) === 'https' ? 'https' : 'http';
-  return `${scheme}://${req.headers.host ?? 'localhost'}`;
+function endpointPath(serverId: string | null): string {
+  return serverId === null ? '/mcp' : `/servers/${encodeURIComponent(serverId)}/mcp`;
+}
+
+function publicParts(publicUrl: string): { origin: string; path: string } {
+  const url = new URL(publicUrl);
+  return { origin: url.origin, path: url.pathname.replace(/\/+$/, '') };
 }
 
 function notFound(res: ServerResponse): void {

@@ -4,24 +4,30 @@ import { ControlPlaneNotFoundError } from '@arbor/contract';
 import { McpControlPlaneAccess } from '../admin/admin-access';
 import { ServerRegistry, UpstreamDefinition } from '../registry/server-registry';
 import { REPOSITORY_TOKEN_PLACEHOLDER, UpstreamCallHeaders } from '../upstreams/per-call-headers';
+import { RepositoryTokenHosts } from './repository-token-hosts';
 
 /**
  * `{{project.repository_token}}` in an upstream's headers: the repository token of the calling
  * virtual server's project, read from the control plane (the contract's getRepositoryToken) for
  * each call and handed to that call only — so one upstream definition, say a source host's MCP
- * server, serves every project with the project's own token. Never stored, cached or logged;
- * refusals name the project, never the token.
+ * server, serves every project with the project's own token. Only to a host an administrator
+ * approved (MCPGW_REPOSITORY_TOKEN_HOSTS), checked again here for rows written before the list
+ * or by hand. Never stored, cached or logged; refusals name the project, never the token.
  */
 @Injectable()
 export class RepositoryTokenHeaders extends UpstreamCallHeaders {
   constructor(
     private readonly registry: ServerRegistry,
+    private readonly hosts: RepositoryTokenHosts,
     @Optional() private readonly controlPlane?: McpControlPlaneAccess,
   ) {
     super();
   }
 
   async resolve(serverId: string | null, definition: UpstreamDefinition): Promise<Record<string, string>> {
+    // Refused before the token is read: it never exists in this process for an unapproved host.
+    const refusal = this.hosts.refusal(definition);
+    if (refusal) throw new McpError(ErrorCode.InvalidRequest, `${refusal[0].toUpperCase()}${refusal.slice(1)}`, { code: 'repository_token_not_allowed' });
     if (serverId === null) {
       throw new McpError(
         ErrorCode.InvalidRequest,

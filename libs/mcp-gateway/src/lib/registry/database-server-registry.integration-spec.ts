@@ -10,6 +10,7 @@ import { DatabaseServerRegistry } from './database-server-registry';
 import { HeaderCipher } from './header-cipher';
 import { parseRegistryConfig } from './registry-config';
 import { RegistryStore } from './registry-store';
+import { RepositoryTokenHosts } from '../projects/repository-token-hosts';
 
 const SECRETS_KEY = Buffer.alloc(32, 3).toString('base64');
 const TOKEN = `Bearer ${randomBytes(12).toString('hex')}`;
@@ -51,9 +52,13 @@ describe('DatabaseServerRegistry', () => {
   let dataSource: DataSource;
   const started: DatabaseServerRegistry[] = [];
 
-  const start = async (file: string, { withSecretsKey = true } = {}): Promise<DatabaseServerRegistry> => {
+  const start = async (file: string, { withSecretsKey = true, tokenHosts = [] as string[] } = {}): Promise<DatabaseServerRegistry> => {
     const config = parseRegistryConfig(file, { EVERYTHING_TOKEN: TOKEN });
-    const registry = new DatabaseServerRegistry(new RegistryStore(dataSource, withSecretsKey ? new HeaderCipher(SECRETS_KEY) : undefined), { config, allowLinkLocal: false });
+    const registry = new DatabaseServerRegistry(new RegistryStore(dataSource, withSecretsKey ? new HeaderCipher(SECRETS_KEY) : undefined), {
+      config,
+      allowLinkLocal: false,
+      repositoryTokenHosts: new RepositoryTokenHosts(tokenHosts),
+    });
     await registry.start();
     started.push(registry);
     return registry;
@@ -132,6 +137,16 @@ describe('DatabaseServerRegistry', () => {
     await expect(start('upstreams: [{ name: imds, url: "http://169.254.169.254/latest" }]')).rejects.toThrow(
       'MCPGW_CONFIG: upstreams[0].url: the upstream host 169.254.169.254 resolves to 169.254.169.254, a cloud metadata address',
     );
+  });
+
+  it('refuses to start when the file gives {{project.repository_token}} to a host outside MCPGW_REPOSITORY_TOKEN_HOSTS', async () => {
+    const file = 'upstreams: [{ name: git, url: "http://127.0.0.1:3005/mcp", headers: { authorization: "Bearer {{project.repository_token}}" } }]';
+    const refused = await start(file).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).lines()).toEqual([
+      expect.stringMatching(/^MCPGW_CONFIG: upstreams\[0\]\.headers: the upstream "git" asks for \{\{project\.repository_token\}\} .*host 127\.0\.0\.1 .*\(MCPGW_REPOSITORY_TOKEN_HOSTS\)$/),
+    ]);
+    expect((await start(file, { tokenHosts: ['127.0.0.1'] })).upstream('git')?.headers).toEqual({ authorization: 'Bearer {{project.repository_token}}' });
   });
 
   it('keeps header values out of the database: no plaintext, hex or base64 of them in any column', async () => {

@@ -5,6 +5,8 @@ import type { RegistryConfig } from './registry-config';
 import { RegistryRows, RegistryStore, ServerChanges, StoredServer, StoredUpstream, UpstreamChanges } from './registry-store';
 import { ServerRegistry, UpstreamDefinition, VirtualServerDefinition } from './server-registry';
 import { checkUpstreamUrl, UpstreamUrlRefused } from './upstream-url-guard';
+import { RepositoryTokenNotAllowed } from './registry.exception';
+import { RepositoryTokenHosts } from '../projects/repository-token-hosts';
 
 export interface DatabaseServerRegistryOptions {
   /** MCPGW_CONFIG, parsed; synced into the database at start. */
@@ -13,9 +15,12 @@ export interface DatabaseServerRegistryOptions {
   allowLinkLocal: boolean;
   /** How often other replicas' changes are looked for; default 5 s. */
   pollIntervalMs?: number;
+  /** MCPGW_REPOSITORY_TOKEN_HOSTS: the hosts an upstream asking for {{project.repository_token}} may be at; default none. */
+  repositoryTokenHosts?: RepositoryTokenHosts;
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 5_000;
+const NO_TOKEN_HOSTS = new RepositoryTokenHosts();
 
 /**
  * The ServerRegistry of the gateway: an in-memory snapshot of the upstreams and virtual servers
@@ -99,10 +104,16 @@ export class DatabaseServerRegistry extends ServerRegistry implements OnModuleIn
   }
 
   async createUpstream(definition: UpstreamDefinition): Promise<StoredUpstream> {
+    this.refuseRepositoryToken(definition);
     return this.changed(await this.store.createUpstream(definition));
   }
 
   async updateUpstream(name: string, changes: UpstreamChanges): Promise<StoredUpstream> {
+    // A new URL for headers that ask for the token, or such headers for the URL it has: judged as it will be.
+    if (changes.url !== undefined || changes.headers !== undefined) {
+      const current = await this.store.upstream(name);
+      this.refuseRepositoryToken({ name, url: changes.url ?? current.url, headers: changes.headers ?? current.headers });
+    }
     return this.changed(await this.store.updateUpstream(name, changes));
   }
 
@@ -155,8 +166,20 @@ export class DatabaseServerRegistry extends ServerRegistry implements OnModuleIn
     }
   }
 
+  private refuseRepositoryToken(upstream: Pick<UpstreamDefinition, 'name' | 'url' | 'headers'>): void {
+    const refusal = this.tokenHosts.refusal(upstream);
+    if (refusal) throw new RepositoryTokenNotAllowed(refusal);
+  }
+
+  private get tokenHosts(): RepositoryTokenHosts {
+    return this.options.repositoryTokenHosts ?? NO_TOKEN_HOSTS;
+  }
+
   private async checkConfigUrls(): Promise<void> {
-    const problems: ConfigProblem[] = [];
+    const problems: ConfigProblem[] = this.options.config.upstreams.flatMap((upstream, index) => {
+      const refusal = this.tokenHosts.refusal(upstream);
+      return refusal ? [{ variable: 'MCPGW_CONFIG', message: `upstreams[${index}].headers: ${refusal}` }] : [];
+    });
     await Promise.all(
       this.options.config.upstreams.map(async (upstream, index) => {
         try {

@@ -14,6 +14,7 @@ import { RegistryStore } from './registry-store';
 import { ServerRegistry } from './server-registry';
 import { McpControlPlaneProjects } from '../projects/control-plane-projects';
 import { RepositoryTokenHeaders } from '../projects/repository-token-headers';
+import { RepositoryTokenHosts } from '../projects/repository-token-hosts';
 import { UpstreamCallHeaders } from '../upstreams/per-call-headers';
 
 /** The control-plane settings, each as the gateway has it (absent ones are named in the admin API's 503). */
@@ -39,6 +40,8 @@ export interface McpRegistryOptions {
   previousSecretsKeys?: string[];
   /** MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS=true. */
   allowLinkLocal: boolean;
+  /** MCPGW_REPOSITORY_TOKEN_HOSTS: the only hosts {{project.repository_token}} is sent to; default none. */
+  repositoryTokenHosts?: readonly string[];
   controlPlane?: McpControlPlaneSettings;
   /** How often other replicas' changes are looked for; default 5 s. */
   pollIntervalMs?: number;
@@ -75,6 +78,7 @@ export class McpRegistryModule {
       .filter(([, value]) => !value)
       .map(([name]) => name as string);
     const configured = controlPlane && missing.length === 0 ? (controlPlane as Required<McpControlPlaneSettings>) : undefined;
+    const repositoryTokenHosts = new RepositoryTokenHosts(options.repositoryTokenHosts);
     return {
       module: McpRegistryModule,
       global: true,
@@ -84,11 +88,13 @@ export class McpRegistryModule {
         { provide: RegistryStore, useFactory: (dataSource: DataSource) => new RegistryStore(dataSource, cipher), inject: [DataSource] },
         {
           provide: DatabaseServerRegistry,
-          useFactory: (store: RegistryStore) => new DatabaseServerRegistry(store, { config, allowLinkLocal: options.allowLinkLocal, pollIntervalMs: options.pollIntervalMs }),
+          useFactory: (store: RegistryStore) =>
+            new DatabaseServerRegistry(store, { config, allowLinkLocal: options.allowLinkLocal, pollIntervalMs: options.pollIntervalMs, repositoryTokenHosts }),
           inject: [RegistryStore],
         },
         { provide: ServerRegistry, useExisting: DatabaseServerRegistry },
         { provide: McpAdminSettings, useValue: new McpAdminSettings(options.allowLinkLocal) },
+        { provide: RepositoryTokenHosts, useValue: repositoryTokenHosts },
         ...(configured
           ? [
               {

@@ -40,9 +40,9 @@ export function headerProblem(name: string, value: unknown): string | undefined 
   if (name.length > MAX_HEADER_NAME_LENGTH) return `"${excerpt(name)}" is longer than ${MAX_HEADER_NAME_LENGTH} characters`;
   if (!HEADER_NAME.test(name)) return `"${excerpt(name)}" is not a valid header name`;
   if (RESERVED_HEADERS.has(name.toLowerCase())) return `"${name}" is set by the gateway and cannot be configured`;
-  if (typeof value !== 'string' || value === '') return `the value of "${name}" must be a non-empty string`;
-  if (value.length > MAX_HEADER_VALUE_LENGTH) return `the value of "${name}" is longer than ${MAX_HEADER_VALUE_LENGTH} characters`;
-  if (/[\r\n\0]/.test(value)) return `the value of "${name}" contains a line break or NUL`;
+  if (typeof value !== 'string' || value === '') return `the value of "${excerpt(name)}" must be a non-empty string`;
+  if (value.length > MAX_HEADER_VALUE_LENGTH) return `the value of "${excerpt(name)}" is longer than ${MAX_HEADER_VALUE_LENGTH} characters`;
+  if (/[\r\n\0]/.test(value)) return `the value of "${excerpt(name)}" contains a line break or NUL`;
   return undefined;
 }
 

@@ -29,6 +29,46 @@ describe('the upstream URL guard (SSRF)', () => {
     expect(refused?.message).toContain('MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS=true');
   });
 
+  // Behind a NAT64 gateway, a SIIT translator or a 6to4/Teredo relay these reach the IPv4 address they embed.
+  it.each([
+    ['IPv4-mapped', '::ffff:169.254.169.254', 'metadata'],
+    ['IPv4-compatible', '::a9fe:a9fe', 'metadata'],
+    ['SIIT (::ffff:0:0:0/96)', '::ffff:0:169.254.169.254', 'metadata'],
+    ['NAT64 well-known prefix (64:ff9b::/96)', '64:ff9b::a9fe:a9fe', 'metadata'],
+    ['NAT64 well-known prefix, dotted', '64:ff9b::169.254.169.254', 'metadata'],
+    ['NAT64 local-use prefix (64:ff9b:1::/48) at /96', '64:ff9b:1::a9fe:a9fe', 'metadata'],
+    ['NAT64 local-use prefix at /48', '64:ff9b:1:a9fe:a9:fe00::', 'metadata'],
+    ['NAT64 local-use prefix at /64', '64:ff9b:1:0:a9:fea9:fe00:0', 'metadata'],
+    ['6to4 (2002::/16)', '2002:a9fe:a9fe::1', 'metadata'],
+    ['Teredo server (2001::/32)', '2001:0:a9fe:a9fe::1', 'metadata'],
+    ['Teredo client, obfuscated', '2001:0:cb00:7107:0:ffff:5601:5601', 'metadata'],
+    ['NAT64 of an Azure platform address', '64:ff9b::a83f:8110', 'metadata'],
+    ['NAT64 of a link-local address', '64:ff9b::a9fe:a14', 'link-local'],
+    ['6to4 of a link-local address', '2002:a9fe:0a14::', 'link-local'],
+  ])('refuses the %s form %s, judged as the IPv4 address it embeds (%s)', async (_form, address, reason) => {
+    const literal = await refusal(`http://[${address}]:3001/mcp`);
+    expect(literal?.reason).toBe(reason);
+    expect(literal?.message).toContain('MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS=true');
+    // The same when a name resolves to it, and at connect time.
+    expect((await refusal('https://tools.example.com/mcp', [address]))?.reason).toBe(reason);
+    const lookupFn = guardedLookup(false, ((_host: string, _options: unknown, callback: (error: Error | null, addresses: LookupAddress[]) => void) =>
+      callback(null, [{ address, family: 6 }])) as unknown as typeof lookup);
+    const error = await new Promise<(Error & { code?: string }) | null>((resolve) => lookupFn('tools.example.com', { all: true }, (failure) => resolve(failure)));
+    expect(error).toMatchObject({ code: 'EUPSTREAMREFUSED', reason });
+  });
+
+  it('names the IPv4 address an embedding form reaches', async () => {
+    expect((await refusal('http://[64:ff9b::a9fe:a9fe]/mcp'))?.message).toBe(
+      'the upstream host 64:ff9b::a9fe:a9fe resolves to 64:ff9b::a9fe:a9fe (which reaches 169.254.169.254), a cloud metadata address; set MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS=true to allow it',
+    );
+  });
+
+  it('lets embedding forms of ordinary IPv4 addresses through', async () => {
+    for (const address of ['64:ff9b::cb00:7107', '::ffff:10.0.0.5', '2002:cb00:7107::1', '::ffff:0:203.0.113.7', '2001:db8::1']) {
+      expect(await refusal(`http://[${address}]:3001/mcp`)).toBeUndefined();
+    }
+  });
+
   it('refuses a host when any of its addresses is link-local', async () => {
     const refused = await refusal('https://tools.example.com/mcp', ['203.0.113.7', '169.254.3.4']);
     expect(refused?.reason).toBe('link-local');

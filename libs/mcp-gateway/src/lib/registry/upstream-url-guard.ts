@@ -1,6 +1,8 @@
 import { lookup as lookupCallback, LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP, LookupFunction } from 'node:net';
+import { isIP, LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { excerpt } from '@arbor/platform';
 
 /** The setting that lets upstreams live on link-local and cloud metadata addresses. */
 export const ALLOW_LINK_LOCAL_SETTING = 'MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS';
@@ -26,19 +28,18 @@ export class UpstreamUrlRefused extends Error {
 }
 
 // Instance metadata services hand out cloud credentials: an upstream there would leak them to MCP clients.
-const METADATA_ADDRESSES = new BlockList();
-METADATA_ADDRESSES.addAddress('169.254.169.254', 'ipv4'); // AWS, GCP, Azure, OCI, DigitalOcean …
-METADATA_ADDRESSES.addAddress('169.254.170.2', 'ipv4'); // AWS ECS task metadata
-METADATA_ADDRESSES.addAddress('100.100.100.200', 'ipv4'); // Alibaba Cloud
-METADATA_ADDRESSES.addAddress('192.0.0.192', 'ipv4'); // Oracle Cloud (classic)
-METADATA_ADDRESSES.addAddress('168.63.129.16', 'ipv4'); // Azure's platform address (WireServer: VM extension settings, certificates)
-METADATA_ADDRESSES.addAddress('fd00:ec2::254', 'ipv6'); // AWS over IPv6
+const METADATA_ADDRESSES = new Set(
+  [
+    '169.254.169.254', // AWS, GCP, Azure, OCI, DigitalOcean …
+    '169.254.170.2', // AWS ECS task metadata
+    '100.100.100.200', // Alibaba Cloud
+    '192.0.0.192', // Oracle Cloud (classic)
+    '168.63.129.16', // Azure's platform address (WireServer: VM extension settings, certificates)
+    'fd00:ec2::254', // AWS over IPv6
+  ].map((address) => ipaddr.parse(address).toString()),
+);
 
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal', 'metadata.azure.internal']);
-
-const LINK_LOCAL = new BlockList();
-LINK_LOCAL.addSubnet('169.254.0.0', 16, 'ipv4');
-LINK_LOCAL.addSubnet('fe80::', 10, 'ipv6');
 
 const resolveAll = async (host: string): Promise<string[]> => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
@@ -61,7 +62,7 @@ export async function checkUpstreamUrl(url: string, options: UpstreamUrlOptions)
   }
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
   if (!options.allowLinkLocal && METADATA_HOSTS.has(host)) {
-    throw new UpstreamUrlRefused('metadata', `the upstream host ${host} is a cloud metadata service; set ${ALLOW_LINK_LOCAL_SETTING}=true to allow it`);
+    throw new UpstreamUrlRefused('metadata', `the upstream host ${excerpt(host)} is a cloud metadata service; set ${ALLOW_LINK_LOCAL_SETTING}=true to allow it`);
   }
   let addresses: string[];
   try {
@@ -69,7 +70,7 @@ export async function checkUpstreamUrl(url: string, options: UpstreamUrlOptions)
   } catch {
     addresses = [];
   }
-  if (addresses.length === 0) throw new UpstreamUrlRefused('unresolvable', `the upstream host ${host} does not resolve`);
+  if (addresses.length === 0) throw new UpstreamUrlRefused('unresolvable', `the upstream host ${excerpt(host)} does not resolve`);
   if (options.allowLinkLocal) return addresses;
   for (const address of addresses) {
     const refused = refusedAddress(host, address);
@@ -78,17 +79,66 @@ export async function checkUpstreamUrl(url: string, options: UpstreamUrlOptions)
   return addresses;
 }
 
-/** Why a host may not be reached at one of its addresses, if it may not. */
+/**
+ * Why a host may not be reached at one of its addresses, if it may not. An IPv6 address that
+ * carries an IPv4 address (NAT64, SIIT, 6to4, Teredo…) reaches that IPv4 host through a
+ * translator, so it is judged as each address it carries as well as itself.
+ */
 function refusedAddress(host: string, address: string): UpstreamUrlRefused | undefined {
-  // BlockList also matches IPv4-mapped IPv6 (::ffff:169.254.169.254) against the IPv4 rules.
-  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-  if (METADATA_ADDRESSES.check(address, family)) {
-    return new UpstreamUrlRefused('metadata', `the upstream host ${host} resolves to ${address}, a cloud metadata address; set ${ALLOW_LINK_LOCAL_SETTING}=true to allow it`);
-  }
-  if (LINK_LOCAL.check(address, family)) {
-    return new UpstreamUrlRefused('link-local', `the upstream host ${host} resolves to ${address}, a link-local address; set ${ALLOW_LINK_LOCAL_SETTING}=true to allow it`);
+  if (!ipaddr.isValid(address)) return undefined;
+  const parsed = ipaddr.parse(address);
+  for (const reached of [parsed, ...(parsed.kind() === 'ipv6' ? embeddedIPv4(parsed as ipaddr.IPv6) : [])]) {
+    const through = reached === parsed ? '' : ` (which reaches ${reached.toString()})`;
+    if (METADATA_ADDRESSES.has(reached.toString())) {
+      return new UpstreamUrlRefused(
+        'metadata',
+        `the upstream host ${excerpt(host)} resolves to ${address}${through}, a cloud metadata address; set ${ALLOW_LINK_LOCAL_SETTING}=true to allow it`,
+      );
+    }
+    if (reached.range() === 'linkLocal') {
+      return new UpstreamUrlRefused(
+        'link-local',
+        `the upstream host ${excerpt(host)} resolves to ${address}${through}, a link-local address; set ${ALLOW_LINK_LOCAL_SETTING}=true to allow it`,
+      );
+    }
   }
   return undefined;
+}
+
+/** Where RFC 6052 puts the IPv4 address after a NAT64 prefix of each length: bytes of the IPv6 address (byte 8 is reserved). */
+const RFC6052_LAYOUTS: Readonly<Record<number, readonly number[]>> = {
+  48: [6, 7, 9, 10],
+  56: [7, 9, 10, 11],
+  64: [9, 10, 11, 12],
+  96: [12, 13, 14, 15],
+};
+
+/**
+ * The IPv4 addresses an IPv6 address embeds, by ipaddr.js's classification: IPv4-mapped
+ * (::ffff:0:0/96), IPv4-compatible (::/96), SIIT (::ffff:0:0:0/96), NAT64 (64:ff9b::/96, and
+ * the local-use 64:ff9b:1::/48 at every prefix length RFC 6052 allows), 6to4 (2002::/16) and
+ * Teredo (2001::/32: its server and its obfuscated client address).
+ */
+export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
+  const bytes = address.toByteArray();
+  const at = (...indexes: number[]) => new ipaddr.IPv4(indexes.map((index) => bytes[index]));
+  switch (address.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return [at(12, 13, 14, 15)];
+    case 'rfc6052':
+      // 64:ff9b::/96 is the well-known prefix; 64:ff9b:1::/48 is local-use, so the operator picks its length.
+      return address.match(ipaddr.parse('64:ff9b::') as ipaddr.IPv6, 96)
+        ? [at(12, 13, 14, 15)]
+        : Object.values(RFC6052_LAYOUTS).map((layout) => at(...layout));
+    case '6to4':
+      return [at(2, 3, 4, 5)];
+    case 'teredo':
+      return [at(4, 5, 6, 7), new ipaddr.IPv4(bytes.slice(12, 16).map((byte) => byte ^ 0xff))];
+    default:
+      // IPv4-compatible (deprecated, RFC 4291 §2.5.5.1): 96 zero bits, then the IPv4 address (not :: and ::1).
+      return bytes.slice(0, 12).every((byte) => byte === 0) && address.range() === 'unicast' ? [at(12, 13, 14, 15)] : [];
+  }
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   Result,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpAccessGrant } from '../access/mcp-access';
-import type { CatalogueView } from '../federation/catalogue-view';
+import { type CatalogueView, notInCatalogue } from '../federation/catalogue-view';
 import type { FederatedSession } from '../federation/federated-session';
 import { FederationViews } from '../federation/federation-views';
 import { page } from '../federation/pagination';
@@ -121,7 +121,7 @@ export class HotPath {
       return { tools: items.map((t) => ({ ...t.item, name: t.name })), ...(nextCursor ? { nextCursor } : {}) };
     }
     const tool = view.toolTarget(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, notInCatalogue('Tool', request.params.name));
     const onnotification = scope.onlog && view.capabilities.logging ? scope.onlog : undefined;
     const result = await scope.forward(
       tool.upstream,

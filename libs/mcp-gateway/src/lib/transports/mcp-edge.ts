@@ -109,14 +109,14 @@ export class McpEdge {
       grant = await this.policy.authorize(req, serverId);
     } catch (error) {
       if (error instanceof McpAccessError) {
-        return { refusal: { ...refusal(error.status, error.message, { code: error.code }), headers: this.challenge(req, serverId, error) } };
+        return { refusal: { ...refusal(error.status, error.message, { code: error.code }), headers: this.challenge(serverId, error) } };
       }
       this.logger.error(`access check failed: ${error instanceof Error ? error.message : String(error)}`);
       return { refusal: refusal(500, 'Internal error while checking access', undefined, ErrorCode.InternalError) };
     }
     if (serverId !== null) {
       if (!this.registry.server(serverId)) return { refusal: refusal(404, `Server ${excerpt(serverId)} not found`) };
-      if (!grant.servers.includes(serverId)) return { refusal: refusal(403, `Forbidden: no access to server ${serverId}`) };
+      if (!grant.servers.includes(serverId)) return { refusal: refusal(403, `Forbidden: no access to server ${excerpt(serverId)}`) };
     }
     return { grant };
   }
@@ -125,10 +125,10 @@ export class McpEdge {
    * A 401's headers, its Bearer challenge naming the protected resource metadata (RFC 9728 §5.1)
    * when there is an identity provider to sign in with, so an MCP client finds where to.
    */
-  private challenge(req: IncomingMessage, serverId: string | null, error: McpAccessError): Record<string, string> {
+  private challenge(serverId: string | null, error: McpAccessError): Record<string, string> {
     const challenge = error.headers['www-authenticate'];
     if (error.status !== 401 || !challenge?.startsWith('Bearer') || !this.policy.authorizationServers()) return error.headers;
-    return { ...error.headers, 'www-authenticate': `${challenge}, resource_metadata="${metadataUrl(req, serverId)}"` };
+    return { ...error.headers, 'www-authenticate': `${challenge}, resource_metadata="${metadataUrl(this.options.publicUrl, serverId)}"` };
   }
 
   private async body(req: McpHttpRequest): Promise<{ value: unknown } | { refusal: Refusal }> {

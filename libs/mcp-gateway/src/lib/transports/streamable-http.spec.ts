@@ -290,7 +290,8 @@ describe('Streamable HTTP, stateless', () => {
   it('maps refused access to HTTP: 401 without a token, 403 outside the grant, 404 for an unknown server', async () => {
     const anonymous = await post('/servers/alpha/mcp', initialize('2025-11-25'), { authorization: '' });
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer realm="mcp-gateway", resource_metadata="${gateway.url}/.well-known/oauth-protected-resource/servers/alpha/mcp"`);
+    // At the default public URL (MCPGW_PUBLIC_URL), whatever address the request came to.
+    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer realm="mcp-gateway", resource_metadata="http://localhost:4444/.well-known/oauth-protected-resource/servers/alpha/mcp"`);
     expect(await anonymous.json()).toMatchObject({ jsonrpc: '2.0', error: { message: 'Sign in first', data: { code: 'unauthenticated' } }, id: null });
 
     const stranger = await post('/mcp', initialize('2025-11-25'), { authorization: 'Bearer mallory' });

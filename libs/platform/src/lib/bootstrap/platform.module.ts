@@ -1,10 +1,10 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ServiceConfig } from '@arbor/config';
 import { LogFormat, ObservabilityModule } from '@arbor/observability';
 import { ERROR_RENDERER, ErrorEnvelopeFilter, ErrorRenderer } from '../errors/error-envelope.filter';
 import { edgeValidationPipe } from '../errors/validation';
-import { InputTextPipe } from '../input/input-text.pipe';
+import { InputTextGuard } from '../input/input-text.guard';
 import { HealthModule, HealthOptions } from '../health/health.module';
 import { DirectRoutes } from './direct-routes';
 import { UpgradeRoutes } from './upgrade-routes';
@@ -32,8 +32,8 @@ export class PlatformModule {
         { provide: config.constructor, useValue: config },
         ...(options.renderError ? [{ provide: ERROR_RENDERER, useValue: options.renderError }] : []),
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
-        // In this order: forbidden text in a path parameter is refused before DTOs are built.
-        { provide: APP_PIPE, useClass: InputTextPipe },
+        // Global guards run before a route's own: forbidden text in a path parameter is refused before any guard or DTO reads it.
+        { provide: APP_GUARD, useClass: InputTextGuard },
         { provide: APP_PIPE, useFactory: edgeValidationPipe },
         DirectRoutes,
         UpgradeRoutes,

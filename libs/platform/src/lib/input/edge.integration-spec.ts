@@ -1,6 +1,6 @@
 // What every service's framework routes do with hostile input, on a service started as main.ts starts one.
 import { connect } from 'node:net';
-import { Body, Controller, Get, Module, Param, Post, Query } from '@nestjs/common';
+import { Body, CanActivate, Controller, ExecutionContext, Get, Injectable, Module, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { listenAddress, ServiceConfig } from '@arbor/config';
 import { PlatformModule } from '../bootstrap/platform.module';
@@ -26,6 +26,15 @@ class ThingDto {
 
 const received: unknown[] = [];
 
+/** A route's own guard that reads a path parameter, as a permission guard looking up the project of `:id` does. */
+@Injectable()
+class ParamReadingGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    received.push(`guard saw ${context.switchToHttp().getRequest<{ params: Record<string, string> }>().params['id']}`);
+    return true;
+  }
+}
+
 @Controller('things')
 class ThingsController {
   @Post()
@@ -44,6 +53,19 @@ class ThingsController {
   search(@Query('q') q?: string) {
     received.push(q);
     return { q };
+  }
+
+  @Get('files/*path')
+  file(@Param('path') path: string[]) {
+    received.push(path);
+    return { path };
+  }
+
+  @Get('guarded/:id')
+  @UseGuards(ParamReadingGuard)
+  guarded(@Param('id') id: string) {
+    received.push(id);
+    return { id };
   }
 
   @Get(':id')
@@ -127,6 +149,23 @@ describe('the edge of every service', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.error.details?.fields).toEqual({ id: ['id must not contain the NUL character (U+0000)'] });
     expect(received).toEqual([]);
+  });
+
+  it("refuses a NUL in a path parameter before the route's own guard reads it", async () => {
+    const answer = await send('GET', '/things/guarded/a%00b');
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.details?.fields).toEqual({ id: ['id must not contain the NUL character (U+0000)'] });
+    expect(received).toEqual([]);
+    expect((await send('GET', '/things/guarded/ab')).status).toBe(200);
+    expect(received).toEqual(['guard saw ab', 'ab']);
+  });
+
+  it('refuses a NUL in any segment of a wildcard path parameter', async () => {
+    const answer = await send('GET', '/things/files/a/b%00c');
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.details?.fields).toEqual({ path: ['path must not contain the NUL character (U+0000)'] });
+    expect(received).toEqual([]);
+    expect((await send('GET', '/things/files/a/b')).body).toEqual({ path: ['a', 'b'] });
   });
 
   it("passes a route's opaque body text on as sent (a tool's arguments), still refusing deep nesting", async () => {

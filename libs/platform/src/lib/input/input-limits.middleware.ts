@@ -20,7 +20,7 @@ export function requireUtf8Body(_request: IncomingMessage, _response: unknown, b
 /**
  * Every request of the framework's routes, after the body parsers and before routing: the body
  * and the query string hold only storable text and nest no deeper than the limit (input-rules.ts).
- * Path parameters are checked by InputTextPipe, which knows their names.
+ * Path parameters are checked by InputTextGuard, which knows their names.
  */
 export function inputLimitsMiddleware(request: Request, response: Response, next: NextFunction): void {
   inputLimits()(request, response, next);

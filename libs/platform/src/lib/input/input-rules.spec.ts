@@ -1,4 +1,4 @@
-import { excerpt, inputProblem, MAX_JSON_DEPTH, textProblem } from './input-rules';
+import { excerpt, excerptList, inputProblem, MAX_JSON_DEPTH, nestingProblem, textProblem } from './input-rules';
 
 function nested(depth: number): unknown {
   let value: unknown = 'leaf';
@@ -42,5 +42,19 @@ describe('input rules', () => {
     expect(quoted.length).toBeLessThanOrEqual(65);
     expect(quoted.endsWith('…')).toBe(true);
     expect(excerpt('a\u0000b\u001b[31m')).toBe('a\\u0000b\\u001b[31m');
+  });
+
+  it('name a field under a megabyte key by an excerpt of that key, in text and nesting checks alike', () => {
+    const key = 'k'.repeat(1_000_000);
+    expect(inputProblem({ outer: { [key]: 'a\u0000' } }, 'body')?.field).toBe(`body.outer.${'k'.repeat(64)}…`);
+    expect(nestingProblem({ [key]: nested(MAX_JSON_DEPTH + 1) }, 'body')?.field.length).toBeLessThan(1_000);
+  });
+
+  it('quote at most 20 values of a list, each an excerpt, and count the rest', () => {
+    const { quoted, more } = excerptList(Array.from({ length: 500 }, (_, index) => `${index}${'v'.repeat(1000)}`));
+    expect(quoted).toHaveLength(20);
+    expect(quoted.every((value) => value.length <= 65)).toBe(true);
+    expect(more).toBe(480);
+    expect(excerptList(['a', 'b'])).toEqual({ quoted: ['a', 'b'], more: 0 });
   });
 });

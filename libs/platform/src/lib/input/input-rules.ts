@@ -67,7 +67,8 @@ function walk(value: unknown, field: string, depth: number, maxDepth: number, te
     if (text && key === '__proto__') return { field: field ? `${field}.__proto__` : '__proto__', problem: 'is a key no Arbor API accepts' };
     const keyProblem = text ? textProblem(key) : undefined;
     if (keyProblem) return { field: `${field}.${excerpt(key)}`, problem: `has a key that ${keyProblem}` };
-    const found = walk((value as Record<string, unknown>)[key], `${field}.${key}`, depth + 1, maxDepth, text);
+    // The path names the field in a refusal: each key in it is quoted as an excerpt.
+    const found = walk((value as Record<string, unknown>)[key], `${field}.${excerpt(key)}`, depth + 1, maxDepth, text);
     if (found) return found;
   }
   return undefined;
@@ -84,4 +85,15 @@ export function excerpt(value: string, max = MAX_EXCERPT_LENGTH): string {
   return cut.replace(/[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (char) =>
     `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
+}
+
+/** Most values one error message quotes from a list the client sent; the count of the rest follows (as validation names 20 fields). */
+export const MAX_QUOTED_VALUES = 20;
+
+/**
+ * Values from a client's list as an error may quote them: at most MAX_QUOTED_VALUES, each an
+ * excerpt, and how many more there were (`more`, 0 when none), for a message and its details alike.
+ */
+export function excerptList(values: readonly string[]): { quoted: string[]; more: number } {
+  return { quoted: values.slice(0, MAX_QUOTED_VALUES).map((value) => excerpt(value)), more: Math.max(0, values.length - MAX_QUOTED_VALUES) };
 }

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import { excerpt } from '@arbor/platform';
 import { headerCountProblem, headerProblem, PROJECT_SLUG, SERVER_ID, UPSTREAM_NAME } from '../../registry/registry-rules';
 
 export const IsUpstreamName = () =>
@@ -41,7 +42,7 @@ function headersProblem(value: unknown): string | undefined {
   for (const [name, headerValue] of Object.entries(value)) {
     const problem = headerProblem(name, headerValue);
     if (problem !== undefined) return problem;
-    if (seen.has(name.toLowerCase())) return `"${name}" is given twice (header names are case-insensitive)`;
+    if (seen.has(name.toLowerCase())) return `"${excerpt(name)}" is given twice (header names are case-insensitive)`;
     seen.add(name.toLowerCase());
   }
   return undefined;
