@@ -25,6 +25,7 @@ import { GATEWAY_REDIS_URL, GatewayRedis } from './limits/gateway-redis';
 import { KeyChangeBus } from './limits/key-change-bus';
 import { KeyLimiter } from './limits/key-limiter';
 import { SpendController } from './spend/spend.controller';
+import { PassThroughOwnership } from './pass-through/pass-through-ownership';
 import { PassThroughRoutes } from './pass-through/pass-through.routes';
 import { RealtimeSocket } from './realtime/realtime-socket';
 import { RealtimeSessionsRoutes } from './realtime/realtime-sessions.routes';
@@ -129,6 +130,7 @@ export class GatewayModule {
         TokenCountRoutes,
         PassThroughEndpointsRoutes,
         PassThroughRoutes,
+        PassThroughOwnership,
         RealtimeSocket,
         RealtimeSessionsRoutes,
         ResourceStore, ResourceUpstream, BatchLedger, FilesRoutes, BatchesRoutes, HostedResourcesRoutes,
