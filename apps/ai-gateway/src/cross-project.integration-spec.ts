@@ -4,6 +4,7 @@
 // vendor pass-throughs /openai and /anthropic, with the official SDKs; project beta's key can
 // neither list, read, change, continue nor delete any of them (a 404 in the vendor's envelope, as
 // for an id that never existed), by the gateway's id or by the upstream's, while alpha still can.
+// The gateway's own model calls may not name another project's objects by their upstream ids either.
 // Paths no project owns (the vendors' admin APIs, stored chat completions) are refused to keys but
 // for the configured allow-list, and open to the master key, which sees every project's objects.
 import { request } from 'node:http';
@@ -162,6 +163,26 @@ general_settings:
 
       expect((await openai(alphaKey).responses.retrieve(upstream)).id).toBe(upstream);
       expect((await alpha.responses.retrieve(response.id)).id).toBe(response.id);
+    });
+  });
+
+  describe('the gateway\'s own model calls', () => {
+    it('refuse to name another project\'s conversation, file or vector store by the upstream\'s id', async () => {
+      const alphaVendor = openai(alphaKey);
+      const conversation = await alphaVendor.conversations.create({ items: [{ type: 'message', role: 'user', content: 'alpha secret' }] });
+      const file = await alphaVendor.files.create({ file: await toFile(Buffer.from('alpha secret file'), 'alpha.txt'), purpose: 'user_data' });
+      const store = await alphaVendor.vectorStores.create({ name: 'alpha store' });
+      const claudeFile = await anthropic(alphaKey).files.upload({ file: await toAnthropicFile(Buffer.from('alpha secret report'), 'report.txt', { type: 'text/plain' }) });
+
+      const beta = native(betaKey);
+      await notFound(beta.responses.create({ model: 'gpt', input: 'go on', conversation: conversation.id }));
+      await notFound(beta.responses.create({ model: 'gpt', input: 'search', tools: [{ type: 'file_search', vector_store_ids: [store.id] }] }));
+      await notFound(beta.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: file.id } }] }] }));
+      const document = { type: 'document', source: { type: 'file', file_id: claudeFile.id } } as unknown as Anthropic.TextBlockParam;
+      const viaMessages = new Anthropic({ apiKey: betaKey, baseURL: running.gateway.url, maxRetries: 0 });
+      await notFound(viaMessages.messages.create({ model: 'claude', max_tokens: 64, messages: [{ role: 'user', content: [document] }] }));
+
+      expect((await native(alphaKey).responses.create({ model: 'gpt', input: 'go on', conversation: conversation.id, store: false })).status).toBe('completed');
     });
   });
 

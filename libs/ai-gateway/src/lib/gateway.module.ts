@@ -48,6 +48,7 @@ import { BatchLedger } from './resources/batch-ledger';
 import { BatchesRoutes } from './resources/batches.routes';
 import { FilesRoutes } from './resources/files.routes';
 import { HostedResourcesRoutes } from './resources/hosted-resources.routes';
+import { ObjectReferences } from './resources/object-references';
 import { ResourceStore } from './resources/resource-store';
 import { ResourceUpstream } from './resources/resource-upstream';
 
@@ -133,7 +134,7 @@ export class GatewayModule {
         PassThroughOwnership,
         RealtimeSocket,
         RealtimeSessionsRoutes,
-        ResourceStore, ResourceUpstream, BatchLedger, FilesRoutes, BatchesRoutes, HostedResourcesRoutes,
+        ResourceStore, ObjectReferences, ResourceUpstream, BatchLedger, FilesRoutes, BatchesRoutes, HostedResourcesRoutes,
         { provide: MasterKeyCheck, useValue: master },
         GatewayAuthentication,
         GatewayKeyGuard,

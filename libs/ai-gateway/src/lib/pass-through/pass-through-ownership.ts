@@ -9,6 +9,7 @@ import { MAX_REQUEST_BYTES } from '../calls/request-body';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import type { GatewayCaller } from '../keys/key-verifier';
 import type { PassThroughKind } from '../resources/owned-resource.entity';
+import { kindsOf, ObjectReferences } from '../resources/object-references';
 import { ResourceStore } from '../resources/resource-store';
 
 // A list, or an answer naming a new object, is read whole to find its ids; past this it is passed on unread.
@@ -60,6 +61,7 @@ const PASSED_ON: OwnershipPlan = { rewritesAnswer: false, answer: (_status, body
 export class PassThroughOwnership {
   constructor(
     private readonly store: ResourceStore,
+    private readonly references: ObjectReferences,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
@@ -84,7 +86,7 @@ export class PassThroughOwnership {
         if (method === 'POST' && collection.creates !== false) rule.made = { kind: collection.kind, idAt: ['id'] };
       } else {
         const id = segments[depth] as string;
-        if (!master) await this.mustOwn(caller, api, collection, [id]);
+        if (!master) await this.references.mustOwn(caller, api, collection, [id]);
         if (method === 'DELETE' && segments.length === depth + 1) rule.deleted = { collection, id };
       }
       if (collection.names) rule.names = collection.names;
@@ -93,7 +95,7 @@ export class PassThroughOwnership {
     // A form is an upload only where the vendor takes one; anywhere else the body is read as the JSON it must be.
     const upload = isMultipart(request) && table.multipart.some((candidate) => matches(candidate, segments));
     const body = !master && BODY_METHODS.has(method) && !upload && hasBody(request) ? await readJson(request) : undefined;
-    if (body) await this.checkReferences(caller, api, body.json);
+    if (body) await this.references.checkPassThroughBody(caller, api, body.json);
     const plan = this.plan(caller, api, deployment, rule);
     return body ? { ...plan, body: body.bytes } : plan;
   }
@@ -106,23 +108,6 @@ export class PassThroughOwnership {
       `${method} /${api.route}${excerpt(path)} holds no object the gateway can attribute to a project: only the master key may call it, or an entry of general_settings.pass_through_allowed_paths.`,
       'pass_through_path_not_allowed',
     );
-  }
-
-  /** Every id must be an object of `collection`'s kind made by the caller's project (through any route); else the vendor's 404. */
-  private async mustOwn(caller: GatewayCaller, api: PassThroughApi, collection: ResourceCollection, ids: readonly string[]): Promise<void> {
-    const owned = await this.store.ownedUpstreamIds(caller, kindsOf(api, collection), ids, collection.nativeKind === 'response');
-    const missing = ids.find((id) => !owned.has(id));
-    if (missing !== undefined) throw notFound(collection, missing);
-  }
-
-  /** The objects a JSON body names (`file_id`, `previous_response_id`, `conversation`…) must be the caller's. */
-  private async checkReferences(caller: GatewayCaller, api: PassThroughApi, body: unknown): Promise<void> {
-    const named = new Map<string, string[]>();
-    collectReferences(body, api.resources.references, named);
-    for (const [kind, ids] of named) {
-      const collection = api.resources.collections.find((candidate) => candidate.kind === kind);
-      if (collection) await this.mustOwn(caller, api, collection, ids);
-    }
   }
 
   private plan(caller: GatewayCaller, api: PassThroughApi, deployment: { id: string; alias: string }, rule: AnswerRule): OwnershipPlan {
@@ -173,15 +158,6 @@ export class PassThroughOwnership {
     };
     return { rewritesAnswer: filters, answer };
   }
-}
-
-/** The kinds an object of `collection` is recorded as: through this route, and through the gateway's own routes. */
-function kindsOf(api: PassThroughApi, collection: ResourceCollection): string[] {
-  return collection.nativeKind ? [`${api.route}.${collection.kind}`, collection.nativeKind] : [`${api.route}.${collection.kind}`];
-}
-
-function notFound(collection: ResourceCollection, id: string): ProviderError {
-  return new ProviderError(404, 'invalid_request_error', collection.missing.replace('{id}', excerpt(id)), `${collection.kind}_not_found`, 'id');
 }
 
 /** The longest collection whose path starts `segments`. */
@@ -235,26 +211,6 @@ function allowed(entries: readonly PassThroughAllowedPath[], method: string, seg
     if (rest ? decoded.length <= own.length : decoded.length !== own.length) return false;
     return own.every((segment, index) => segment === '*' || segment === decoded[index]);
   });
-}
-
-/** Collects the ids a request body names under the table's reference fields, by kind: strings, lists of strings, or `{id}`. */
-function collectReferences(value: unknown, references: Readonly<Record<string, string>>, into: Map<string, string[]>): void {
-  if (Array.isArray(value)) {
-    for (const item of value) collectReferences(item, references, into);
-    return;
-  }
-  if (typeof value !== 'object' || value === null) return;
-  for (const [field, item] of Object.entries(value as Record<string, unknown>)) {
-    const kind = references[field];
-    const ids = kind === undefined ? [] : typeof item === 'string' ? [item] : Array.isArray(item) ? item.filter((id): id is string => typeof id === 'string') : idOf(item);
-    if (kind !== undefined && ids.length > 0) into.set(kind, [...(into.get(kind) ?? []), ...ids]);
-    else collectReferences(item, references, into);
-  }
-}
-
-function idOf(value: unknown): string[] {
-  const id = typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : undefined;
-  return typeof id === 'string' ? [id] : [];
 }
 
 function isMultipart(request: IncomingMessage): boolean {
