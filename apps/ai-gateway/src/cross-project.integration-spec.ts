@@ -10,6 +10,7 @@
 import { request } from 'node:http';
 import Anthropic, { toFile as toAnthropicFile } from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
+import { ResponsesWS } from 'openai/resources/responses/ws';
 import { Client } from 'pg';
 import { asMaster, GatewayOnFakes, MASTER_KEY, rejectionOf, sdkClient, startGatewayOnFakes, stopGatewayOnFakes, eventually } from './testing/gateway-test-support';
 
@@ -181,6 +182,21 @@ general_settings:
       const document = { type: 'document', source: { type: 'file', file_id: claudeFile.id } } as unknown as Anthropic.TextBlockParam;
       const viaMessages = new Anthropic({ apiKey: betaKey, baseURL: running.gateway.url, maxRetries: 0 });
       await notFound(viaMessages.messages.create({ model: 'claude', max_tokens: 64, messages: [{ role: 'user', content: [document] }] }));
+
+      // Nor over the Responses API's WebSocket.
+      const socket = new ResponsesWS(native(betaKey));
+      try {
+        const refused = new Promise<string>((resolve) => {
+          socket.on('error', (error: Error) => resolve(error.message));
+          socket.on('event', (event: OpenAI.Responses.ResponsesServerEvent) => {
+            if (event.type === 'response.completed') resolve('completed');
+          });
+        });
+        socket.send({ type: 'response.create', model: 'gpt', input: 'go on', conversation: conversation.id });
+        expect(await refused).toContain(`Conversation with id '${conversation.id}' not found.`);
+      } finally {
+        socket.close();
+      }
 
       expect((await native(alphaKey).responses.create({ model: 'gpt', input: 'go on', conversation: conversation.id, store: false })).status).toBe('completed');
     });
