@@ -241,7 +241,7 @@ async function readJson(request: IncomingMessage): Promise<{ bytes: Buffer; json
  * An answer's bytes as they go by: a JSON document kept whole (up to a bound) to be read at its
  * end, a stream's events read as they come until one names the new object's id.
  */
-class AnswerReader {
+export class AnswerReader {
   private readonly decoder = new StringDecoder('utf8');
   private text = '';
   private size = 0;
@@ -258,7 +258,9 @@ class AnswerReader {
     }
     if (this.streamed && this.foundId !== undefined) return;
     this.text += this.decoder.write(chunk);
-    this.streamed ??= /^\s*(event|data|id|retry|:)/.test(this.text) && !/^\s*[[{]/.test(this.text);
+    // A JSON document starts with its object or array; anything else is an event stream.
+    const first = this.streamed === undefined ? /\S/.exec(this.text)?.[0] : undefined;
+    if (first !== undefined) this.streamed = first !== '{' && first !== '[';
     if (!this.streamed) return;
     // Whole events only; the rest waits for the next chunk.
     const events = this.text.split(/\r?\n\r?\n/);
