@@ -291,6 +291,18 @@ general_settings:
       expect(await alpha.vectorStores.delete(store.id)).toMatchObject({ deleted: true });
     });
 
+    it('pages a list past other projects\' objects: a page of the upstream\'s holding none of beta\'s is not the end of beta\'s list', async () => {
+      const beta = openai(betaKey);
+      const own = await beta.beta.assistants.create({ model: 'gpt-4o-mini', name: 'beta paged' });
+      for (let n = 0; n < 5; n++) await openai(alphaKey).beta.assistants.create({ model: 'gpt-4o-mini', name: `alpha ${n}` });
+      // Newest first, two a page: the upstream's first pages are all alpha's.
+      const first = await beta.beta.assistants.list({ limit: 2 });
+      expect(first.data.map((assistant) => assistant.name)).toContain('beta paged');
+      const seen: string[] = [];
+      for await (const assistant of beta.beta.assistants.list({ limit: 2 })) seen.push(assistant.id);
+      expect(seen).toContain(own.id);
+    });
+
     it('conversations and stored responses, streamed or not, also as what a response continues', async () => {
       const alpha = openai(alphaKey);
       const beta = openai(betaKey);

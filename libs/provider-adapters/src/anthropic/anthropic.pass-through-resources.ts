@@ -13,6 +13,7 @@ export const ANTHROPIC_PASS_THROUGH_RESOURCES: PassThroughResources = {
   creations: [],
   // A document or image block's `{"type": "file", "file_id": …}` source.
   references: { file_id: 'file' },
+  cursors: { after: 'after_id', before: 'before_id' },
   multipart: ['/v1/files'],
   shared: [
     { method: 'GET', path: '/v1/models' },

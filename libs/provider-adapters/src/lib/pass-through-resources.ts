@@ -15,6 +15,8 @@ export interface PassThroughResources {
    * `file_id`, `assistant_id`).
    */
   readonly references: Readonly<Record<string, string>>;
+  /** The query parameters of a list's cursors: after the id given, before it (`after`, `after_id`). */
+  readonly cursors: { readonly after: string; readonly before: string };
   /** Paths whose requests are multipart forms (uploads), `{}` one segment: their bodies name no object. Every other body is read as JSON. */
   readonly multipart: readonly string[];
   /** Paths that hold no project's data (the model catalogue, token counts): open to every key; their bodies' references are still checked. */

@@ -32,6 +32,7 @@ export const OPENAI_PASS_THROUGH_RESOURCES: PassThroughResources = {
     previous_response_id: 'response',
     conversation: 'conversation',
   },
+  cursors: { after: 'after', before: 'before' },
   multipart: ['/v1/files', '/v1/uploads/{}/parts', '/v1/images/edits', '/v1/images/variations', '/v1/audio/transcriptions', '/v1/audio/translations'],
   shared: [
     { method: 'GET', path: '/v1/models' },

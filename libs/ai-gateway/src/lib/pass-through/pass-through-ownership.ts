@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { Inject, Injectable } from '@nestjs/common';
 import { excerpt, nestingProblem, readRequestBody } from '@arbor/platform';
-import { ProviderError, type PassThroughApi, type ResourceCollection } from '@arbor/provider-adapters';
+import { ProviderError, readAll, type PassThroughApi, type ResourceCollection, type UpstreamResponse } from '@arbor/provider-adapters';
 import type { PassThroughAllowedPath } from '../config/litellm-settings';
 import { badRequest, requestTooLarge, unsupportedEncoding } from '../gateway-errors';
 import { MAX_REQUEST_BYTES } from '../calls/request-body';
@@ -31,9 +31,16 @@ export interface OwnershipPlan {
   body?: Buffer;
   /** A list answer filtered to the caller's objects: its length changes. */
   rewritesAnswer: boolean;
-  /** The answer's bytes as the client gets them, the ids it names recorded before it ends. */
-  answer(statusCode: number, body: AsyncIterable<Buffer>): AsyncIterable<Buffer>;
+  /**
+   * The answer's bytes as the client gets them, the ids it names recorded before it ends; a list
+   * left short by the filter is filled from the upstream's next pages (`nextPage`, the same
+   * request with another query).
+   */
+  answer(statusCode: number, body: AsyncIterable<Buffer>, nextPage: (search: string) => Promise<UpstreamResponse>): AsyncIterable<Buffer>;
 }
+
+/** The upstream pages a short list is filled from, at most: a project with few objects among many others' gets shorter pages past this. */
+const MAX_LIST_PAGES = 10;
 
 interface AnswerRule {
   /** The list of a collection: only the caller's objects are left in `data`. */
@@ -96,7 +103,7 @@ export class PassThroughOwnership {
     const upload = isMultipart(request) && table.multipart.some((candidate) => matches(candidate, segments));
     const body = !master && BODY_METHODS.has(method) && !upload && hasBody(request) ? await readJson(request) : undefined;
     if (body) await this.references.checkPassThroughBody(caller, api, body.json);
-    const plan = this.plan(caller, api, deployment, rule);
+    const plan = this.plan(caller, api, deployment, rule, new URL(request.url ?? '/', 'http://gateway').searchParams);
     return body ? { ...plan, body: body.bytes } : plan;
   }
 
@@ -110,7 +117,7 @@ export class PassThroughOwnership {
     );
   }
 
-  private plan(caller: GatewayCaller, api: PassThroughApi, deployment: { id: string; alias: string }, rule: AnswerRule): OwnershipPlan {
+  private plan(caller: GatewayCaller, api: PassThroughApi, deployment: { id: string; alias: string }, rule: AnswerRule, query: URLSearchParams): OwnershipPlan {
     if (!rule.list && !rule.made && !rule.names && !rule.deleted) return PASSED_ON;
     const filters = rule.list !== undefined && caller.kind !== 'master';
     const record = (kind: string, ids: readonly string[]) => this.store.addUpstream(caller, `${api.route}.${kind}` as PassThroughKind, deployment, ids);
@@ -122,7 +129,13 @@ export class PassThroughOwnership {
       }
     };
     const store = this.store;
-    const answer = async function* (statusCode: number, body: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+    const { after, before } = api.resources.cursors;
+    const ownedOf = async (items: unknown[]): Promise<unknown[]> => {
+      const ids = items.map((item) => (typeof item === 'object' && item !== null ? (item as { id?: unknown }).id : undefined)).filter((id): id is string => typeof id === 'string');
+      const owned = await store.ownedUpstreamIds(caller, kindsOf(api, rule.list as ResourceCollection), ids, rule.list?.nativeKind === 'response');
+      return items.filter((item) => owned.has((item as { id?: unknown }).id as string));
+    };
+    const answer = async function* (statusCode: number, body: AsyncIterable<Buffer>, nextPage: (search: string) => Promise<UpstreamResponse>): AsyncIterable<Buffer> {
       if (statusCode < 200 || statusCode >= 300) return yield* body;
       if (rule.deleted) {
         yield* body;
@@ -134,11 +147,25 @@ export class PassThroughOwnership {
         const list = reader.document() as { data?: unknown } | undefined;
         // Nothing of it can be shown unread.
         if (!list || !Array.isArray(list.data)) return yield Buffer.from(JSON.stringify({ object: 'list', data: [], first_id: null, last_id: null, has_more: false }));
-        const ids = list.data.map((item) => (typeof item === 'object' && item !== null ? (item as { id?: unknown }).id : undefined)).filter((id): id is string => typeof id === 'string');
-        const owned = await store.ownedUpstreamIds(caller, kindsOf(api, rule.list as ResourceCollection), ids, rule.list?.nativeKind === 'response');
-        const data = list.data.filter((item) => owned.has((item as { id?: unknown }).id as string));
+        // As many as the upstream's page held, from its next pages while the filter leaves it short (paging forward only).
+        const wanted = list.data.length;
+        let page = list as { data: unknown[]; has_more?: unknown };
+        const kept = await ownedOf(page.data);
+        for (let pages = 1; kept.length < wanted && page.has_more === true && !query.has(before) && pages < MAX_LIST_PAGES; pages++) {
+          const last = (page.data.at(-1) as { id?: unknown } | undefined)?.id;
+          if (typeof last !== 'string') break;
+          const next = new URLSearchParams(query);
+          next.set(after, last);
+          const answer = await nextPage(`?${next.toString()}`);
+          const text = (await readAll(answer.body, MAX_READ_ANSWER_BYTES)).toString('utf8');
+          const more = answer.statusCode >= 200 && answer.statusCode < 300 ? (parsed(text) as typeof page | undefined) : undefined;
+          if (!more || !Array.isArray(more.data)) break;
+          page = more;
+          kept.push(...(await ownedOf(more.data)));
+        }
+        const data = kept.slice(0, wanted);
         for (const item of data) await recordNames(item);
-        const filtered: Record<string, unknown> = { ...list, data };
+        const filtered: Record<string, unknown> = { ...list, data, has_more: kept.length > wanted || page.has_more === true };
         if ('first_id' in filtered) filtered['first_id'] = (data[0] as { id?: unknown } | undefined)?.id ?? null;
         if ('last_id' in filtered) filtered['last_id'] = (data.at(-1) as { id?: unknown } | undefined)?.id ?? null;
         return yield Buffer.from(JSON.stringify(filtered));

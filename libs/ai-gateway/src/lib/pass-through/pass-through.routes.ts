@@ -134,7 +134,17 @@ export class PassThroughRoutes implements OnModuleInit {
     });
     let broken = false;
     try {
-      for await (const chunk of ownership.answer(upstream.statusCode, upstream.body)) {
+      // A list the ownership filter left short is filled from the upstream's next pages: the same request, another query.
+      const served = deployment;
+      const nextPage = (query: string) =>
+        sendUpstream({
+          url: api.target(served, path, query).url,
+          method: 'GET',
+          headers: { ...forwarded(request.headers, api.clientKeyHeaders), ...target.headers },
+          signal: abort.signal,
+          timeoutMs: served.timeoutMs ?? this.settings.router.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+        });
+      for await (const chunk of ownership.answer(upstream.statusCode, upstream.body, nextPage)) {
         meter?.push(chunk);
         if (!response.write(chunk)) await once(response, 'drain', { signal: abort.signal });
       }
