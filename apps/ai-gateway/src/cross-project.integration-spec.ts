@@ -391,6 +391,10 @@ general_settings:
         });
         expect({ dots, status }).toEqual({ dots, status: 403 });
       }
+      // An id that is no text is a 400 naming it, never a 500.
+      expect((await raw('/openai/v1/files/a%00b', alphaKey)).status).toBe(400);
+      const nul = await raw('/v1/chat/completions', alphaKey, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'a\u0000b' } }] }] }) });
+      expect({ status: nul.status, body: await nul.json() }).toMatchObject({ status: 400, body: { error: { param: 'file_id' } } });
       const anthropicAdmin = await raw('/anthropic/v1/organizations/api_keys', alphaKey, { headers: { 'anthropic-version': '2023-06-01' } });
       expect(anthropicAdmin.status).toBe(403);
       expect(await anthropicAdmin.json()).toMatchObject({ type: 'error', error: { type: 'permission_error', code: 'pass_through_path_not_allowed' } });

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { excerpt } from '@arbor/platform';
 import { ProviderError, providerAdapters, type PassThroughApi, type ResourceCollection } from '@arbor/provider-adapters';
 import type { GatewayCaller } from '../keys/key-verifier';
+import { checkedId } from '../stored-responses/responses-store';
 import { ResourceStore } from './resource-store';
 
 /** A kind of object as every route records it: its vendors' kinds (`openai.file`, `anthropic.file`) and the native routes' (`file`). */
@@ -39,8 +40,9 @@ export class ObjectReferences {
     }
   }
 
-  /** Every id must be an object of `collection` made by the caller's project (through any route). */
+  /** Every id (of a path) must be an object of `collection` made by the caller's project (through any route). */
   async mustOwn(caller: GatewayCaller, api: PassThroughApi, collection: ResourceCollection, ids: readonly string[]): Promise<void> {
+    for (const id of ids) checkedId(id, `${collection.kind}_id`);
     await this.mustOwnOf(caller, kindsOf(api, collection), collection, ids);
   }
 
@@ -97,7 +99,8 @@ function collectReferences(value: unknown, references: Readonly<Record<string, s
   for (const [field, item] of Object.entries(value as Record<string, unknown>)) {
     const kind = references[field];
     const ids = kind === undefined ? [] : typeof item === 'string' ? [item] : Array.isArray(item) ? item.filter((id): id is string => typeof id === 'string') : idOf(item);
-    if (kind !== undefined && ids.length > 0) into.set(kind, [...(into.get(kind) ?? []), ...ids]);
+    // An id that is no text (a NUL, a lone surrogate) is refused naming its field, before any lookup.
+    if (kind !== undefined && ids.length > 0) into.set(kind, [...(into.get(kind) ?? []), ...ids.map((id) => checkedId(id, field))]);
     else collectReferences(item, references, into);
   }
 }
