@@ -153,6 +153,7 @@ general_settings:
       await notFound(beta.responses.retrieve(response.id));
       await notFound(beta.responses.inputItems.list(response.id));
       await notFound(beta.responses.create({ model: 'gpt', input: 'continue', previous_response_id: response.id }));
+      await notFound(beta.responses.cancel(response.id));
       await notFound(beta.responses.delete(response.id));
 
       const upstream = await upstreamIdOf(response.id);
@@ -160,6 +161,7 @@ general_settings:
       await notFound(betaVendor.responses.retrieve(upstream));
       await notFound(betaVendor.responses.inputItems.list(upstream));
       await notFound(betaVendor.responses.create({ model: 'gpt-4o-mini', input: 'continue', previous_response_id: upstream }));
+      await notFound(betaVendor.responses.cancel(upstream));
       await notFound(betaVendor.responses.delete(upstream));
 
       expect((await openai(alphaKey).responses.retrieve(upstream)).id).toBe(upstream);
@@ -259,6 +261,8 @@ general_settings:
       await notFound(beta.vectorStores.retrieve(store.id));
       await notFound(beta.vectorStores.update(store.id, { name: 'taken' }));
       await notFound(beta.vectorStores.files.list(store.id));
+      await notFound(beta.vectorStores.files.retrieve(file.id, { vector_store_id: store.id }));
+      await notFound(beta.vectorStores.fileBatches.create(store.id, { file_ids: [] }));
       await notFound(beta.vectorStores.delete(store.id));
       // Nor may beta's own objects name alpha's.
       await notFound(beta.vectorStores.create({ name: 'stolen', file_ids: [file.id] }));
@@ -279,6 +283,8 @@ general_settings:
         await notFound(beta.beta.threads.delete(threadId));
       }
       await notFound(beta.beta.threads.runs.retrieve(started.id, { thread_id: started.thread_id }));
+      await notFound(beta.beta.threads.runs.cancel(started.id, { thread_id: started.thread_id }));
+      await notFound(beta.beta.threads.runs.steps.list(started.id, { thread_id: started.thread_id }));
       await notFound(beta.beta.threads.createAndRun({ assistant_id: assistant.id }));
 
       expect((await alpha.beta.assistants.retrieve(assistant.id)).instructions).toBe('alpha secret instructions');
@@ -317,6 +323,9 @@ general_settings:
       await notFound(beta.conversations.update(conversation.id, { metadata: { taken: 'yes' } }));
       await notFound(beta.conversations.items.list(conversation.id));
       await notFound(beta.conversations.items.create(conversation.id, { items: [{ type: 'message', role: 'user', content: 'injected' }] }));
+      const item = (await alpha.conversations.items.list(conversation.id)).data[0] as { id: string };
+      await notFound(beta.conversations.items.retrieve(item.id, { conversation_id: conversation.id }));
+      await notFound(beta.conversations.items.delete(item.id, { conversation_id: conversation.id }));
       await notFound(beta.conversations.delete(conversation.id));
       await notFound(beta.responses.create({ model: 'gpt-4o-mini', input: 'continue', conversation: conversation.id }));
       for (const id of [response.id, streamedId]) {
