@@ -1,6 +1,7 @@
 export * from './lib/provider-adapter';
 export * from './lib/provider-error';
 export * from './lib/upstream-target';
+export * from './lib/pass-through-resources';
 export * from './lib/upstream-http';
 export * from './lib/uploaded-file';
 export * from './lib/provider-registry';

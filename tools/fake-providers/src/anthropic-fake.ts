@@ -85,7 +85,7 @@ export function sendAnthropicError(res: ServerResponse, status: number, type: st
 export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath) => {
   const path = new URL(rawPath, 'http://fake').pathname;
   const platform = path !== '/v1/messages' && path !== '/v1/messages/count_tokens';
-  if (platform ? req.method !== 'POST' && req.method !== 'GET' : req.method !== 'POST') {
+  if (platform ? !['POST', 'GET', 'DELETE'].includes(req.method ?? '') : req.method !== 'POST') {
     sendAnthropicError(res, 404, 'not_found_error', `fake: unknown url ${req.method} ${path}`);
     return;
   }

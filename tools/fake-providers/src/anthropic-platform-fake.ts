@@ -2,9 +2,12 @@
 // format (a key and anthropic-version required as for messages, checked by the caller):
 //   GET  /v1/models                          the model list ({data, has_more, first_id, last_id})
 //   POST /v1/files (multipart), GET /v1/files the Files API: uploads kept in memory
+//   GET, DELETE /v1/files/{id}                one file's metadata, its deletion
 //   POST /v1/messages/batches                 a message batch, ended at once (its requests answered
 //                                             as /v1/messages would answer them)
 //   GET  /v1/messages/batches[/{id}[/results]] the batches, one batch, its results as JSONL
+//   POST /v1/messages/batches/{id}/cancel, DELETE /v1/messages/batches/{id}
+// An unknown id is Anthropic's 404 (not_found_error).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { claudeAnswer, problemWith, sendAnthropicError, type MessagesRequest } from './anthropic-fake.ts';
 
@@ -71,11 +74,27 @@ export function handleAnthropicPlatform(req: IncomingMessage, res: ServerRespons
     if (method === 'POST') return answered(() => createBatch(req, res, body));
     return false;
   }
-  const batchPath = /^\/v1\/messages\/batches\/([^/]+)(\/results)?$/.exec(path);
-  if (batchPath && method === 'GET') {
-    const entry = batches.get(batchPath[1] ?? '');
-    if (!entry) return answered(() => sendAnthropicError(res, 404, 'not_found_error', 'fake: batch not found'));
-    if (batchPath[2]) send(res, 200, entry.results, 'application/binary');
+  const filePath = /^\/v1\/files\/([^/]+)$/.exec(path);
+  if (filePath && (method === 'GET' || method === 'DELETE')) {
+    const id = decodeURIComponent(filePath[1] ?? '');
+    const at = files.findIndex((file) => file.id === id);
+    if (at < 0) return answered(() => sendAnthropicError(res, 404, 'not_found_error', `File not found: ${id}`));
+    if (method === 'GET') return answered(() => send(res, 200, files[at]));
+    files.splice(at, 1);
+    return answered(() => send(res, 200, { id, type: 'file_deleted' }));
+  }
+  const batchPath = /^\/v1\/messages\/batches\/([^/]+)(\/results|\/cancel)?$/.exec(path);
+  const batchAction = batchPath?.[2] ?? '';
+  if (batchPath && ((method === 'GET' && batchAction !== '/cancel') || (method === 'POST' && batchAction === '/cancel') || (method === 'DELETE' && batchAction === ''))) {
+    const id = decodeURIComponent(batchPath[1] ?? '');
+    const entry = batches.get(id);
+    if (!entry) return answered(() => sendAnthropicError(res, 404, 'not_found_error', `fake: message batch not found: ${id}`));
+    if (method === 'DELETE') {
+      batches.delete(id);
+      return answered(() => send(res, 200, { id, type: 'message_batch_deleted' }));
+    }
+    // Ended at once, a batch has nothing left to cancel: it is answered as it is.
+    if (batchAction === '/results') send(res, 200, entry.results, 'application/binary');
     else send(res, 200, entry.batch);
     return true;
   }

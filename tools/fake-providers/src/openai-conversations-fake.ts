@@ -1,7 +1,7 @@
 // OpenAI's Conversations API, which only the gateway's /openai pass-through reaches (a bearer key
 // required, as for every OpenAI endpoint): POST /v1/conversations ({items?, metadata?}), GET and
 // POST (metadata) and DELETE /v1/conversations/{id}, GET /v1/conversations/{id}/items (a list in
-// OpenAI's shape). Kept in memory.
+// OpenAI's shape), POST /v1/conversations/{id}/items ({items}). Kept in memory.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendOpenAiError } from './openai-fake.ts';
 
@@ -50,7 +50,11 @@ export function handleConversations(req: IncomingMessage, res: ServerResponse, b
     sendOpenAiError(res, 404, 'invalid_request_error', 'not_found', `fake: Conversation with id '${id}' not found.`);
     return true;
   }
-  if (items && req.method === 'GET') {
+  if (items && req.method === 'POST') {
+    const added = (Array.isArray(request.items) ? request.items : []).map((item) => ({ id: nextId('msg'), status: 'completed', ...(item as object) }));
+    conversation.items.push(...added);
+    send(res, { object: 'list', data: added, first_id: added[0]?.id ?? null, last_id: added.at(-1)?.id ?? null, has_more: false });
+  } else if (items && req.method === 'GET') {
     const data = [...conversation.items].reverse();
     send(res, { object: 'list', data, first_id: data[0]?.['id'] ?? null, last_id: data.at(-1)?.['id'] ?? null, has_more: false });
   } else if (!items && req.method === 'GET') send(res, conversation.object);

@@ -16,7 +16,7 @@ import { answerImages, answerModeration, answerSpeech, answerTranscription, read
 import { handleConversations } from './openai-conversations-fake.ts';
 import { handleRealtimeSessions } from './realtime-fake.ts';
 import { handleOpenAiResources, isResourcePath } from './openai-resources-fake.ts';
-import { answerResponses, compactedResponse, inputTokens, type ResponsesRequest } from './openai-responses-fake.ts';
+import { answerResponses, compactedResponse, handleStoredResponses, inputTokens, type ResponsesRequest } from './openai-responses-fake.ts';
 
 export const FAKE_OPENAI_MODELS = ['gpt-4o-mini', 'gpt-4o', 'fake-small'];
 
@@ -79,7 +79,7 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
     res.end(JSON.stringify({ object: 'list', data: FAKE_OPENAI_MODELS.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'fake' })) }));
     return;
   }
-  if (handleConversations(req, res, body, path) || handleRealtimeSessions(req, res, body, path)) return;
+  if (handleConversations(req, res, body, path) || handleRealtimeSessions(req, res, body, path) || handleStoredResponses(req, res, path)) return;
   const operation = req.method !== 'POST' ? undefined : OPERATIONS[path];
   if (!operation) {
     sendOpenAiError(res, 404, 'invalid_request_error', 'unknown_url', `fake: unknown url ${req.method} ${path}`);

@@ -1,6 +1,7 @@
 // OpenAI's stored resources, in memory, in the real wire format (used by the OpenAI fake and, through
 // it, the Azure fake): files (multipart upload, content), batches, vector stores (files, search),
-// assistants, threads, messages and runs (streamed as OpenAI's run events).
+// assistants, threads, messages and runs (streamed as OpenAI's run events), uploads (created, sent
+// in multipart parts, completed into a file whose content is the parts in the order named, or cancelled).
 //   A batch is `validating` when created, `in_progress` until it is 200 ms old (or
 //   metadata.fake_delay_ms), then `completed`, with an output file of one chat completion per input
 //   line (usage from the line's model as openai-fake.ts reads it: tokens-<prompt>-<completion>, else 7 and 5).
@@ -20,8 +21,9 @@ const batches = new Map<string, { object: Json; createdMs: number; delayMs: numb
 const vectorStores = new Map<string, { object: Json; files: Map<string, Json> }>();
 const assistants = new Map<string, Json>();
 const threads = new Map<string, { object: Json; messages: Json[]; runs: Map<string, Json> }>();
+const uploads = new Map<string, { object: Json; parts: Map<string, Buffer> }>();
 
-const RESOURCE_PATH = /^\/v1\/(files|batches|vector_stores|assistants|threads)(\/.*)?$/;
+const RESOURCE_PATH = /^\/v1\/(files|batches|vector_stores|assistants|threads|uploads)(\/.*)?$/;
 
 export function isResourcePath(path: string): boolean {
   return RESOURCE_PATH.test(path);
@@ -63,7 +65,7 @@ export async function handleOpenAiResources(req: IncomingMessage, res: ServerRes
   const segments = rest.split('/').filter(Boolean).map(decodeURIComponent);
   const method = req.method ?? 'GET';
   let json: Json = {};
-  if (method === 'POST' && collection !== 'files' && body !== '') {
+  if (method === 'POST' && collection !== 'files' && !(collection === 'uploads' && rest.endsWith('/parts')) && body !== '') {
     try {
       json = JSON.parse(body) as Json;
     } catch {
@@ -72,6 +74,7 @@ export async function handleOpenAiResources(req: IncomingMessage, res: ServerRes
     }
   }
   if (collection === 'files') return filesRoute(req, res, method, segments, url.searchParams);
+  if (collection === 'uploads') return uploadsRoute(req, res, method, segments, json);
   if (collection === 'batches') return batchesRoute(res, method, segments, json, url.searchParams);
   if (collection === 'vector_stores') return vectorStoresRoute(res, method, segments, json, url.searchParams);
   if (collection === 'assistants') return assistantsRoute(res, method, segments, json, url.searchParams);
@@ -108,6 +111,42 @@ function filesRoute(req: IncomingMessage, res: ServerResponse, method: string, s
     return send(res, { id: fileId, object: 'file', deleted: true });
   }
   error(res, 404, `fake: unknown url ${method}`);
+}
+
+// Uploads
+
+function uploadsRoute(req: IncomingMessage, res: ServerResponse, method: string, segments: string[], json: Json): void {
+  const [uploadId, action] = segments;
+  if (method !== 'POST') return error(res, 404, `fake: unknown url ${method}`);
+  if (uploadId === undefined) {
+    for (const field of ['filename', 'purpose', 'bytes', 'mime_type']) if (json[field] === undefined) return error(res, 400, `Missing required parameter: '${field}'.`, field);
+    const created = now();
+    const object: Json = { id: id('upload_'), object: 'upload', bytes: json['bytes'], created_at: created, filename: json['filename'], purpose: json['purpose'], status: 'pending', expires_at: created + 3600, file: null };
+    uploads.set(String(object['id']), { object, parts: new Map() });
+    return send(res, object);
+  }
+  const upload = uploads.get(uploadId);
+  if (!upload) return error(res, 404, `No such Upload object: ${uploadId}`, 'upload_id');
+  if (action === 'parts') {
+    const data = multipart(req)?.files.get('data');
+    if (!data) return error(res, 400, "Missing required parameter: 'data'.", 'data');
+    const part = { id: id('part_'), object: 'upload.part', created_at: now(), upload_id: uploadId };
+    upload.parts.set(part.id, data.content);
+    return send(res, part);
+  }
+  if (action === 'cancel') {
+    upload.object = { ...upload.object, status: 'cancelled' };
+    return send(res, upload.object);
+  }
+  if (action !== 'complete') return error(res, 404, `fake: unknown url ${method}`);
+  const partIds = Array.isArray(json['part_ids']) ? (json['part_ids'] as unknown[]) : [];
+  const unknown = partIds.find((partId) => !upload.parts.has(String(partId)));
+  if (partIds.length === 0 || unknown !== undefined) return error(res, 400, `Invalid 'part_ids': '${String(unknown ?? '')}'.`, 'part_ids', 'invalid_value');
+  const content = Buffer.concat(partIds.map((partId) => upload.parts.get(String(partId)) as Buffer));
+  const file = { id: id('file-'), object: 'file', bytes: content.length, created_at: now(), filename: upload.object['filename'], purpose: upload.object['purpose'], status: 'processed', expires_at: null, status_details: null };
+  files.set(file.id, { object: file, content });
+  upload.object = { ...upload.object, status: 'completed', file };
+  send(res, upload.object);
 }
 
 interface Form {

@@ -4,14 +4,48 @@
 // /v1/responses/compact answers the input's user messages and one compaction item whose
 // encrypted_content is `fake-encrypted:<n items>`; POST /v1/responses/input_tokens counts a token a
 // word of the request's text. A previous_response_id that is not the id of a response this process
-// made is refused as OpenAI refuses it (404 previous_response_not_found).
+// made is refused as OpenAI refuses it (404 previous_response_not_found). Responses made with
+// `store` (the default) are kept, the latest 1000: GET and DELETE /v1/responses/{id}, GET
+// /v1/responses/{id}/input_items, POST /v1/responses/{id}/cancel (404 `Response with id '…' not found.`).
 import { randomBytes } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendOpenAiError, type SeenRequest } from './openai-fake.ts';
 
 // The ids of responses this process made: its own prefix and a count, so it knows them without keeping them.
 const ID_PREFIX = `resp_fake${randomBytes(4).toString('hex')}_`;
 let made = 0;
+// Kept responses: the object as it ended, and its input as items.
+const kept = new Map<string, { object: Record<string, unknown>; input: Record<string, unknown>[] }>();
+const MAX_KEPT = 1000;
+
+function keep(object: Record<string, unknown>, request: ResponsesRequest): void {
+  if (request.store === false) return;
+  kept.set(String(object['id']), { object, input: itemsOf(request.input).map((item, index) => ({ id: `msg_fakein${index}`, ...item })) });
+  if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value as string);
+}
+
+/** Answers a request about a kept response (true), else leaves it to the caller. */
+export function handleStoredResponses(req: IncomingMessage, res: ServerResponse, path: string): boolean {
+  const match = /^\/v1\/responses\/([^/]+)(\/input_items|\/cancel)?$/.exec(path);
+  const method = req.method ?? 'GET';
+  if (!match || (method === 'POST' && match[2] !== '/cancel') || (method !== 'POST' && match[2] === '/cancel')) return false;
+  const id = decodeURIComponent(match[1] ?? '');
+  const found = kept.get(id);
+  const send = (body: unknown) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_fake_${Date.now()}` });
+    res.end(JSON.stringify(body));
+  };
+  if (!found) sendOpenAiError(res, 404, 'invalid_request_error', null, `Response with id '${id}' not found.`, 'response_id');
+  else if (match[2] === '/input_items' && method === 'GET') {
+    send({ object: 'list', data: found.input, first_id: found.input[0]?.['id'] ?? null, last_id: found.input.at(-1)?.['id'] ?? null, has_more: false });
+  } else if (match[2] === '/cancel') sendOpenAiError(res, 400, 'invalid_request_error', null, 'Only responses created with background can be cancelled.', null);
+  else if (method === 'GET') send(found.object);
+  else if (method === 'DELETE') {
+    kept.delete(id);
+    send({ id, object: 'response', deleted: true });
+  } else return false;
+  return true;
+}
 
 /** Whether `id` is that of a response this process made. */
 function madeHere(id: string): boolean {
@@ -83,9 +117,11 @@ export async function answerResponses(
   };
   const part = { type: 'output_text', text, annotations: [] };
   const message = { type: 'message', id: messageId, status: 'completed', role: 'assistant', content: [part] };
+  const finished = responseObject(request, model, id, 'completed', [message], usage);
+  keep(finished, request);
   if (request.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify(responseObject(request, model, id, 'completed', [message], usage)));
+    res.end(JSON.stringify(finished));
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
@@ -101,7 +137,7 @@ export async function answerResponses(
     { type: 'response.output_text.done', ...item, text, logprobs: [] },
     { type: 'response.content_part.done', ...item, part },
     { type: 'response.output_item.done', output_index: 0, item: message },
-    { type: 'response.completed', response: responseObject(request, model, id, 'completed', [message], usage) },
+    { type: 'response.completed', response: finished },
   ];
   for (const [index, event] of events.entries()) {
     if (seen.aborted || res.destroyed) return;

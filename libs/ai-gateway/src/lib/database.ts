@@ -15,6 +15,7 @@ import { IndexAnsweredResponses1764100000400 } from './migrations/1764100000400-
 import { StoredResponse } from './stored-responses/stored-response.entity';
 import { CreateOwnedResources1764000000600 } from './migrations/1764000000600-CreateOwnedResources';
 import { OwnedResource } from './resources/owned-resource.entity';
+import { IndexOwnedUpstreamIds1764200000100 } from './migrations/1764200000100-IndexOwnedUpstreamIds';
 
 /** For the gateway service's DatabaseModule.forRoot. */
 export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse, OwnedResource];
@@ -33,4 +34,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   CreateStoredResponseEvents1764100000300,
   IndexAnsweredResponses1764100000400,
   CreateOwnedResources1764000000600,
+  IndexOwnedUpstreamIds1764200000100,
 ];

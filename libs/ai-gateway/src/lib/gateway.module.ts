@@ -25,6 +25,7 @@ import { GATEWAY_REDIS_URL, GatewayRedis } from './limits/gateway-redis';
 import { KeyChangeBus } from './limits/key-change-bus';
 import { KeyLimiter } from './limits/key-limiter';
 import { SpendController } from './spend/spend.controller';
+import { PassThroughOwnership } from './pass-through/pass-through-ownership';
 import { PassThroughRoutes } from './pass-through/pass-through.routes';
 import { RealtimeSocket } from './realtime/realtime-socket';
 import { RealtimeSessionsRoutes } from './realtime/realtime-sessions.routes';
@@ -47,6 +48,7 @@ import { BatchLedger } from './resources/batch-ledger';
 import { BatchesRoutes } from './resources/batches.routes';
 import { FilesRoutes } from './resources/files.routes';
 import { HostedResourcesRoutes } from './resources/hosted-resources.routes';
+import { ObjectReferences } from './resources/object-references';
 import { ResourceStore } from './resources/resource-store';
 import { ResourceUpstream } from './resources/resource-upstream';
 
@@ -129,9 +131,10 @@ export class GatewayModule {
         TokenCountRoutes,
         PassThroughEndpointsRoutes,
         PassThroughRoutes,
+        PassThroughOwnership,
         RealtimeSocket,
         RealtimeSessionsRoutes,
-        ResourceStore, ResourceUpstream, BatchLedger, FilesRoutes, BatchesRoutes, HostedResourcesRoutes,
+        ResourceStore, ObjectReferences, ResourceUpstream, BatchLedger, FilesRoutes, BatchesRoutes, HostedResourcesRoutes,
         { provide: MasterKeyCheck, useValue: master },
         GatewayAuthentication,
         GatewayKeyGuard,

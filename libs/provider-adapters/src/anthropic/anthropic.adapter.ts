@@ -17,6 +17,7 @@ import {
   knownBetas,
 } from './anthropic.params';
 import { ANTHROPIC_PRICES } from './anthropic.prices';
+import { ANTHROPIC_PASS_THROUGH_RESOURCES } from './anthropic.pass-through-resources';
 
 const DEFAULT_API_BASE = 'https://api.anthropic.com';
 
@@ -38,6 +39,7 @@ export const anthropicAdapter: ProviderAdapter = {
       headers: keyHeaders('x-api-key', deployment.apiKey),
     }),
     // One {custom_id, result: {type, message}} line per request.
+    resources: ANTHROPIC_PASS_THROUGH_RESOURCES,
     batchResults: { path: /^\/v1\/messages\/batches\/[^/]+\/results$/, priceFactor: 0.5 },
   },
 };

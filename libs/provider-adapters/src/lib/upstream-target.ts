@@ -1,3 +1,4 @@
+import type { PassThroughResources } from './pass-through-resources';
 import type { ProviderDeployment } from './provider-adapter';
 
 /** Where a request or socket of one deployment goes, with the provider's own credentials. */
@@ -24,6 +25,8 @@ export interface PassThroughApi {
    * the share of the list price a batch costs (both vendors: half).
    */
   readonly batchResults?: { readonly path: RegExp; readonly priceFactor: number };
+  /** The objects the vendor keeps for its caller, which the gateway keeps each project to its own of. */
+  readonly resources: PassThroughResources;
 }
 
 /** A realtime model's WebSocket at the provider (OpenAI's `/v1/realtime`, Azure OpenAI's `/openai/realtime`). */

@@ -9,6 +9,7 @@ import {
 } from './openai.params';
 import { asWebSocketUrl, keyHeaders, rootOf } from '../lib/upstream-target';
 import { OPENAI_PRICES } from './openai.prices';
+import { OPENAI_PASS_THROUGH_RESOURCES } from './openai.pass-through-resources';
 
 const DEFAULT_API_BASE = 'https://api.openai.com/v1';
 
@@ -40,6 +41,7 @@ export const openAiAdapter: ProviderAdapter = {
     clientKeyHeaders: ['authorization'],
     target: (deployment, path, search) => ({ url: new URL(`${rootOf(deployment.apiBase ?? DEFAULT_API_BASE)}${path}${search}`), headers: keyHeaders('bearer', deployment.apiKey) }),
     // A batch's output file: one {custom_id, response: {status_code, body}} line per request.
+    resources: OPENAI_PASS_THROUGH_RESOURCES,
     batchResults: { path: /^\/v1\/files\/[^/]+\/content$/, priceFactor: 0.5 },
   },
   // wss://api.openai.com/v1/realtime?model=<model>

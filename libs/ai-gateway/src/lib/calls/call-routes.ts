@@ -9,6 +9,7 @@ import type { GatewayCaller } from '../keys/key-verifier';
 import { CallPipeline } from './call-pipeline';
 import { readMultipart } from './multipart-body';
 import { readJsonObject } from './request-body';
+import { ObjectReferences } from '../resources/object-references';
 
 /**
  * A family that answers its calls around the pipeline rather than by it alone (the Responses
@@ -36,6 +37,7 @@ export class CallRoutes implements OnModuleInit {
     private readonly pipeline: CallPipeline,
     @Inject(CALL_EXTENSIONS) private readonly extensions: readonly CallExtension[],
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    private readonly references: ObjectReferences,
   ) {}
 
   onModuleInit(): void {
@@ -58,6 +60,8 @@ export class CallRoutes implements OnModuleInit {
         const upload = await readMultipart(request, this.settings.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES);
         ({ body, discard } = upload);
       } else body = await readJsonObject(request);
+      // A conversation, file or vector store named by the upstream's id must be the caller's project's.
+      await this.references.checkModelCall(caller, body);
       const extension = this.extensions.find((candidate) => candidate.codecs.includes(codec));
       if (extension) await extension.handle(codec, caller, body, request, response);
       else await this.pipeline.handle(codec, caller, body, request.headers, response);

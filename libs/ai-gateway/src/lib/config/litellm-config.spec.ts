@@ -141,6 +141,30 @@ general_settings:
     ]);
   });
 
+  it('reads pass_through_allowed_paths and stops the start on an entry that is not a plain path below a vendor pass-through', () => {
+    const config = parseGatewayConfig('general_settings:\n  pass_through_allowed_paths:\n    - { path: /openai/v1/organization/usage/**, methods: [get] }\n    - { path: /anthropic/v1/organizations/*/usage }\n');
+    expect(config.litellm.passThroughAllowedPaths).toEqual([
+      { segments: ['openai', 'v1', 'organization', 'usage', '**'], methods: new Set(['GET']) },
+      { segments: ['anthropic', 'v1', 'organizations', '*', 'usage'] },
+    ]);
+    const lines = problemsOf(`general_settings:
+  pass_through_allowed_paths:
+    - { path: /v1/organization/users }
+    - { path: /openai/v1/../admin }
+    - { path: /openai/**/users, method: [GET] }
+    - { path: /openai/v1/files, methods: [STEAL] }
+    - /openai/v1/models
+`);
+    expect(lines).toEqual([
+      'AIGW_CONFIG: general_settings.pass_through_allowed_paths[0].path: must be a path below /openai/ or /anthropic/, got "/v1/organization/users"',
+      'AIGW_CONFIG: general_settings.pass_through_allowed_paths[1].path: segment 3 ("..") must be a plain path segment, * for any one segment, or a last ** for any rest',
+      'AIGW_CONFIG: general_settings.pass_through_allowed_paths[2].method: unknown key (did you mean methods?)',
+      'AIGW_CONFIG: general_settings.pass_through_allowed_paths[2].path: segment 2 ("**") must be a plain path segment, * for any one segment, or a last ** for any rest',
+      'AIGW_CONFIG: general_settings.pass_through_allowed_paths[3].methods: must be a non-empty list of GET, POST, PUT, PATCH, DELETE, HEAD',
+      'AIGW_CONFIG: general_settings.pass_through_allowed_paths[4]: must be a mapping',
+    ]);
+  });
+
   it('applies environment_variables before os.environ/ references are read', () => {
     const env: NodeJS.ProcessEnv = {};
     const config = parseGatewayConfig('environment_variables: { TEST_KEY_FROM_FILE: sk-file }\nmodel_list:\n  - model_name: a\n    litellm_params: { model: openai/gpt-4o, api_key: os.environ/TEST_KEY_FROM_FILE }\n', env);

@@ -1,4 +1,6 @@
 import { ConfigProblem, unknownKeyMessage, UnsetVariable } from '@arbor/config';
+import { excerpt } from '@arbor/platform';
+import { providerAdapters } from '@arbor/provider-adapters';
 import { readResponseCacheSettings, type ResponseCacheSettings } from '../response-cache/response-cache.settings';
 
 /**
@@ -45,6 +47,7 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: 'general_settings', key: 'master_key', kind: 'served', why: 'the master key (AIGW_MASTER_KEY wins)' },
   { section: 'general_settings', key: 'always_include_stream_usage', kind: 'served', why: 'usage in every stream, asked for or not' },
   { section: 'general_settings', key: 'pass_through_endpoints', kind: 'served', why: 'paths forwarded to a target, with the virtual key checked' },
+  { section: 'general_settings', key: 'pass_through_allowed_paths', kind: 'served', why: 'paths of /openai and /anthropic that no project owns (admin, organization, usage APIs) which every key may use; refused otherwise' },
   { section: 'general_settings', key: 'use_redis_transaction_buffer', kind: 'warned', why: 'spend is written behind anyway (at most every second)' },
   { section: 'general_settings', key: 'proxy_batch_write_at', kind: 'warned', why: 'spend is flushed every second' },
   { section: 'general_settings', key: 'database_url', kind: 'warned', why: 'the database is AIGW_DATABASE_URL' },
@@ -86,6 +89,17 @@ export interface PassThroughEndpoint {
   costPerRequest: number;
 }
 
+/**
+ * `general_settings.pass_through_allowed_paths[]`: a path of a vendor pass-through that the gateway
+ * cannot attribute to a project, opened to every key (the master key may always use them).
+ */
+export interface PassThroughAllowedPath {
+  /** Segments from the gateway's root (`openai`, `v1`, `organization`, `*`, `**`): `*` one segment, a last `**` any rest. */
+  segments: readonly string[];
+  /** Upper-case methods it is open to; undefined for all. */
+  methods?: ReadonlySet<string>;
+}
+
 /** The served settings of `litellm_settings` and `general_settings`, typed; what the rest of the gateway reads. */
 export interface LiteLLMSettings {
   dropParams: boolean;
@@ -94,12 +108,13 @@ export interface LiteLLMSettings {
   masterKey?: string;
   alwaysIncludeStreamUsage: boolean;
   passThroughEndpoints: readonly PassThroughEndpoint[];
+  passThroughAllowedPaths: readonly PassThroughAllowedPath[];
   /** litellm_settings.num_retries / request_timeout (seconds), for router_settings that do not say. */
   numRetries?: number;
   requestTimeoutS?: number;
 }
 
-export const DEFAULT_LITELLM_SETTINGS: LiteLLMSettings = { dropParams: false, alwaysIncludeStreamUsage: false, passThroughEndpoints: [] };
+export const DEFAULT_LITELLM_SETTINGS: LiteLLMSettings = { dropParams: false, alwaysIncludeStreamUsage: false, passThroughEndpoints: [], passThroughAllowedPaths: [] };
 
 export interface SettingsReading {
   settings: LiteLLMSettings;
@@ -110,6 +125,8 @@ export interface SettingsReading {
 
 const VARIABLE = 'AIGW_CONFIG';
 const PASS_THROUGH_KEYS = ['path', 'target', 'headers', 'include_subpath', 'forward_headers', 'auth', 'cost_per_request'];
+const ALLOWED_PATH_KEYS = ['path', 'methods'];
+const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 
 /** Sorts the keys of the top level and both settings sections by SETTING_RULES, and reads the served ones. */
 export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): SettingsReading {
@@ -138,6 +155,7 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
     ...(masterKey !== undefined ? { masterKey } : {}),
     alwaysIncludeStreamUsage: read.boolean(general['always_include_stream_usage'], 'general_settings.always_include_stream_usage') ?? false,
     passThroughEndpoints: read.passThroughEndpoints(general['pass_through_endpoints'], 'general_settings.pass_through_endpoints'),
+    passThroughAllowedPaths: read.passThroughAllowedPaths(general['pass_through_allowed_paths'], 'general_settings.pass_through_allowed_paths'),
     ...(numRetries !== undefined ? { numRetries } : {}),
     ...(requestTimeoutS !== undefined ? { requestTimeoutS } : {}),
   };
@@ -252,6 +270,45 @@ class SettingReader {
       endpoints.push({ path: path.length > 1 ? path.replace(/\/+$/, '') : path, target, headers, includeSubpath, forwardHeaders, costPerRequest });
     });
     return endpoints;
+  }
+
+  passThroughAllowedPaths(value: unknown, at: string): PassThroughAllowedPath[] {
+    if (value === undefined || value === null) return [];
+    if (!Array.isArray(value)) {
+      this.problem(at, 'must be a list of {path, methods}');
+      return [];
+    }
+    const routes = providerAdapters().flatMap((adapter) => (adapter.passThrough ? [adapter.passThrough.route] : []));
+    const allowed: PassThroughAllowedPath[] = [];
+    value.forEach((raw: unknown, index: number) => {
+      const here = `${at}[${index}]`;
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return this.problem(here, 'must be a mapping');
+      const entry = raw as Record<string, unknown>;
+      for (const key of Object.keys(entry)) if (!ALLOWED_PATH_KEYS.includes(key)) this.problem(`${here}.${key}`, unknownKeyMessage(key, ALLOWED_PATH_KEYS));
+      if (entry['path'] === undefined) return this.problem(`${here}.path`, 'is required');
+      const path = this.string(entry['path'], `${here}.path`);
+      if (path === undefined) return;
+      const segments = path.split('/').slice(1);
+      const plain = /^[A-Za-z0-9._~:@!$&'()+,;=-]+$/;
+      if (!path.startsWith('/') || !routes.includes(segments[0] ?? '') || segments.length < 2) {
+        return this.problem(`${here}.path`, `must be a path below ${routes.map((route) => `/${route}/`).join(' or ')}, got "${excerpt(path)}"`);
+      }
+      const bad = segments.findIndex((segment, position) =>
+        segment === '**' ? position !== segments.length - 1 : segment !== '*' && (!plain.test(segment) || segment === '.' || segment === '..'));
+      if (bad >= 0) {
+        return this.problem(`${here}.path`, `segment ${bad + 1} ("${excerpt(segments[bad] ?? '')}") must be a plain path segment, * for any one segment, or a last ** for any rest`);
+      }
+      let methods: Set<string> | undefined;
+      if (entry['methods'] !== undefined && entry['methods'] !== null) {
+        const list = entry['methods'];
+        if (!Array.isArray(list) || list.length === 0 || list.some((method) => typeof method !== 'string' || !HTTP_METHODS.includes(method.toUpperCase()))) {
+          return this.problem(`${here}.methods`, `must be a non-empty list of ${HTTP_METHODS.join(', ')}`);
+        }
+        methods = new Set(list.map((method: string) => method.toUpperCase()));
+      }
+      allowed.push({ segments, ...(methods ? { methods } : {}) });
+    });
+    return allowed;
   }
 }
 

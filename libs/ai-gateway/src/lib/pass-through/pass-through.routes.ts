@@ -17,6 +17,7 @@ import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { GatewayAuthentication } from '../gateway-key.guard';
 import { mayUseAlias } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
+import { type OwnershipPlan, PassThroughOwnership } from './pass-through-ownership';
 import { type AnswerMeter, BatchResultsMeter, UsageMeter } from './usage-meter';
 
 // Hop-by-hop headers describe one connection, not the request; the client's key is swapped; the
@@ -37,7 +38,7 @@ const MAX_PRICED_BATCHES = 10_000;
  * read from the answer or stream, priced by the model the vendor names in it, recorded as spend.
  * A finished batch's results (`batchResults`), read through the pass-through the first time on a
  * replica, are priced line by line at the batch price and recorded as one call. Nothing is routed
- * elsewhere: no retries, no fallbacks.
+ * elsewhere: no retries, no fallbacks. Each project reaches only its own objects (PassThroughOwnership).
  */
 @Injectable()
 export class PassThroughRoutes implements OnModuleInit {
@@ -50,6 +51,7 @@ export class PassThroughRoutes implements OnModuleInit {
     private readonly prices: ModelPrices,
     private readonly metrics: GatewayMetrics,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    private readonly ownership: PassThroughOwnership,
   ) {}
 
   onModuleInit(): void {
@@ -83,18 +85,21 @@ export class PassThroughRoutes implements OnModuleInit {
     const started = performance.now();
     let admission: CallAdmission | undefined;
     let deployment: GatewayDeployment | undefined;
+    let ownership: OwnershipPlan;
+    const method = request.method ?? 'GET';
     try {
       const caller = await this.authentication.caller(request);
       deployment = this.settings.deployments.find((candidate) => candidate.provider === provider);
       if (!deployment) throw passThroughNotConfigured(api.route, provider);
       if (!mayUseAlias(caller, deployment.alias)) throw keyModelAccessDenied(deployment.alias);
+      const modelCall = method === 'POST' && nativeCodecs(provider).some((codec) => codec.paths.includes(path));
+      ownership = await this.ownership.check(caller, api, request, { method, path, modelCall }, deployment);
       admission = await this.accounting.admit(caller);
     } catch (error) {
       request.resume();
       return sendError(envelope, response, error);
     }
 
-    const method = request.method ?? 'GET';
     const search = (request.url ?? '').includes('?') ? (request.url ?? '').slice((request.url ?? '').indexOf('?')) : '';
     const target = api.target(deployment, path, search);
     const abort = new AbortController();
@@ -108,7 +113,7 @@ export class PassThroughRoutes implements OnModuleInit {
         url: target.url,
         method,
         headers: { ...forwarded(request.headers, api.clientKeyHeaders), ...target.headers },
-        ...(hasBody(request) ? { body: request } : {}),
+        ...(ownership.body ? { body: ownership.body } : hasBody(request) ? { body: request } : {}),
         signal: abort.signal,
         timeoutMs: deployment.timeoutMs ?? this.settings.router.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
       });
@@ -119,15 +124,27 @@ export class PassThroughRoutes implements OnModuleInit {
     }
 
     const meter = upstream.statusCode < 300 ? this.meterFor(provider, api, method, path, String(upstream.headers['content-type'] ?? ''), deployment) : undefined;
+    const headers = answerHeaders(upstream.headers);
+    if (ownership.rewritesAnswer) delete headers['content-length'];
     response.writeHead(upstream.statusCode, {
-      ...answerHeaders(upstream.headers),
+      ...headers,
       ...admission.rateLimitHeaders,
       'x-arbor-call-id': randomUUID(),
       'x-arbor-model-id': deployment.id,
     });
     let broken = false;
     try {
-      for await (const chunk of upstream.body) {
+      // A list the ownership filter left short is filled from the upstream's next pages: the same request, another query.
+      const served = deployment;
+      const nextPage = (query: string) =>
+        sendUpstream({
+          url: api.target(served, path, query).url,
+          method: 'GET',
+          headers: { ...forwarded(request.headers, api.clientKeyHeaders), ...target.headers },
+          signal: abort.signal,
+          timeoutMs: served.timeoutMs ?? this.settings.router.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+        });
+      for await (const chunk of ownership.answer(upstream.statusCode, upstream.body, nextPage)) {
         meter?.push(chunk);
         if (!response.write(chunk)) await once(response, 'drain', { signal: abort.signal });
       }

@@ -2,13 +2,17 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** What the gateway keeps on an upstream's account for a project: files, batches, vector stores, assistants, threads. */
 export type ResourceKind = 'file' | 'batch' | 'vector_store' | 'assistant' | 'thread';
+/** An object made through a vendor pass-through, its kind named by the route (`openai.file`, `anthropic.message_batch`). */
+export type PassThroughKind = `${string}.${string}`;
 
 /**
  * An upstream resource owned by the project of the key that created it: which deployment (so
  * which account and provider key) holds it, under which upstream id, and its last known object
  * for lists. Files and batches have ids of the gateway's own (the upstream's may differ, and a
  * batch's input and output file ids are rewritten); vector stores, assistants and threads keep
- * the upstream's. Another project's key gets 404, as for an id that never existed.
+ * the upstream's. Another project's key gets 404, as for an id that never existed. Objects made
+ * through a vendor pass-through (`/openai/v1/files`) are known to their clients by the upstream's
+ * id; their row's id is `<kind>:<upstream id>`.
  */
 @Entity({ name: 'owned_resources' })
 export class OwnedResource {
@@ -17,7 +21,7 @@ export class OwnedResource {
   id!: string;
 
   @Column({ type: 'text' })
-  kind!: ResourceKind;
+  kind!: ResourceKind | PassThroughKind;
 
   /** The creating key's project; null for the master key. */
   @Column({ type: 'text', nullable: true })

@@ -7,7 +7,7 @@ import { excerpt } from '@arbor/platform';
 import { badRequest } from '../gateway-errors';
 import type { GatewayCaller } from '../keys/key-verifier';
 import { jsonb } from '../stored-responses/responses-store';
-import { OwnedResource, type ResourceKind } from './owned-resource.entity';
+import { OwnedResource, type PassThroughKind, type ResourceKind } from './owned-resource.entity';
 
 const MAX_PAGE = 100;
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -36,7 +36,7 @@ function ownerOf(caller: GatewayCaller): string | null {
 
 interface Row {
   id: string;
-  kind: ResourceKind;
+  kind: ResourceKind | PassThroughKind;
   project: string | null;
   key_id: string | null;
   alias: string;
@@ -196,6 +196,38 @@ export class ResourceStore {
       await manager.query('update owned_resources set settled_at = now(), cost_usd = $2, next_poll_at = null where id = $1', [id, settled.costUsd]);
       return settled;
     });
+  }
+
+  /**
+   * Which of `upstreamIds` (objects of `kinds`, or stored responses when `responses`) the caller's
+   * project made, through any route; the master key's objects are nobody else's.
+   */
+  async ownedUpstreamIds(caller: GatewayCaller, kinds: readonly string[], upstreamIds: readonly string[], responses: boolean): Promise<Set<string>> {
+    if (upstreamIds.length === 0) return new Set();
+    const project = caller.kind === 'master' ? null : caller.key.project;
+    const rows: { upstream_id: string }[] = await this.dataSource.query(
+      `select upstream_id from owned_resources where upstream_id = any($1) and kind = any($2) and project is not distinct from $3
+       union
+       select upstream_id from stored_responses where $4 and upstream_id = any($1) and project is not distinct from $3`,
+      [upstreamIds, kinds, project, responses],
+    );
+    return new Set(rows.map((row) => row.upstream_id));
+  }
+
+  /** Objects a pass-through answer named as made now (or made with an object of the caller's), recorded as the caller's project's; an id already recorded keeps its owner. */
+  async addUpstream(caller: GatewayCaller, kind: PassThroughKind, deployment: { id: string; alias: string }, upstreamIds: readonly string[]): Promise<void> {
+    for (const upstreamId of new Set(upstreamIds)) {
+      await this.dataSource.query(
+        `insert into owned_resources (id, kind, project, key_id, alias, deployment_id, upstream_id, created_at, object)
+         values ($1, $2, $3, $4, $5, $6, $7, now(), $8) on conflict do nothing`,
+        [`${kind}:${upstreamId}`, kind, ownerOf(caller), caller.kind === 'master' ? null : caller.key.id, deployment.alias, deployment.id, upstreamId, jsonb({ id: upstreamId })],
+      );
+    }
+  }
+
+  /** An object deleted through a pass-through: its rows, under any route's kind, go. */
+  async removeUpstream(kinds: readonly string[], upstreamId: string): Promise<void> {
+    await this.dataSource.query('delete from owned_resources where upstream_id = $1 and kind = any($2)', [upstreamId, kinds]);
   }
 
   /** Running batches due for a look, claimed by this replica until `leaseMs` from now. */

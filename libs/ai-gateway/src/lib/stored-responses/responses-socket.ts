@@ -10,6 +10,7 @@ import { familyAError } from '../gateway-errors';
 import { GatewayAuthentication } from '../gateway-key.guard';
 import type { GatewayCaller } from '../keys/key-verifier';
 import { ConnectionMemory, ResponsesMemory } from './responses-memory';
+import { ObjectReferences } from '../resources/object-references';
 
 const PATH = /^(?:\/v1)?\/responses$/;
 // A response.create message carries a whole conversation's input at most as an HTTP body would.
@@ -38,6 +39,7 @@ export class ResponsesSocket implements OnModuleInit, OnModuleDestroy {
     private readonly upgrades: UpgradeRoutes,
     private readonly authentication: GatewayAuthentication,
     private readonly memory: ResponsesMemory,
+    private readonly references: ObjectReferences,
   ) {}
 
   onModuleInit(): void {
@@ -72,8 +74,10 @@ export class ResponsesSocket implements OnModuleInit, OnModuleDestroy {
       if (background === true) return ws.send(refusal('background_not_supported', 'background is not supported over WebSocket; use POST /v1/responses.', 'background'));
       const current = new SocketTurn(ws);
       turn = current;
-      this.memory
-        .handle(OPENAI_RESPONSES, caller, { ...create, stream: true }, request, current, connection)
+      // As over HTTP (CallRoutes): a conversation, file or store named by the upstream's id must be the caller's project's.
+      this.references
+        .checkModelCall(caller, create)
+        .then(() => this.memory.handle(OPENAI_RESPONSES, caller, { ...create, stream: true }, request, current, connection))
         .catch((error: unknown) => {
           if (ws.readyState === WebSocket.OPEN) ws.send(errorEvent(error));
         })
