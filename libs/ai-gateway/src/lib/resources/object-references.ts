@@ -21,7 +21,7 @@ interface KindEverywhere {
 @Injectable()
 export class ObjectReferences {
   // For the gateway's own model calls: every vendor's reference fields, each kind under all its names.
-  private readonly fields = new Map<string, string>();
+  private readonly fields: Record<string, string> = {};
   private readonly everywhere = new Map<string, KindEverywhere>();
 
   constructor(private readonly store: ResourceStore) {
@@ -32,7 +32,7 @@ export class ObjectReferences {
         const collection = api.resources.collections.find((candidate) => candidate.kind === kind);
         // The gateway's own /v1/responses knows stored responses by its ids, and checks them itself.
         if (!collection || collection.nativeKind === 'response') continue;
-        this.fields.set(field, kind);
+        this.fields[field] = kind;
         const known = this.everywhere.get(kind) ?? { kinds: [], collection };
         known.kinds = [...new Set([...known.kinds, ...kindsOf(api, collection)])];
         this.everywhere.set(kind, known);
@@ -65,7 +65,7 @@ export class ObjectReferences {
   async checkModelCall(caller: GatewayCaller, body: Record<string, unknown>): Promise<void> {
     if (caller.kind === 'master') return;
     const named = new Map<string, string[]>();
-    collectReferences(body, Object.fromEntries(this.fields), named);
+    collectReferences(body, this.fields, named);
     for (const [kind, ids] of named) {
       const known = this.everywhere.get(kind);
       if (known) await this.mustOwnOf(caller, known.kinds, known.collection, ids);
@@ -97,7 +97,8 @@ function collectReferences(value: unknown, references: Readonly<Record<string, s
   }
   if (typeof value !== 'object' || value === null) return;
   for (const [field, item] of Object.entries(value as Record<string, unknown>)) {
-    const kind = references[field];
+    // Own fields only: a body's `constructor` or `toString` is not a reference field.
+    const kind = Object.hasOwn(references, field) ? references[field] : undefined;
     const ids = kind === undefined ? [] : typeof item === 'string' ? [item] : Array.isArray(item) ? item.filter((id): id is string => typeof id === 'string') : idOf(item);
     // An id that is no text (a NUL, a lone surrogate) is refused naming its field, before any lookup.
     if (kind !== undefined && ids.length > 0) into.set(kind, [...(into.get(kind) ?? []), ...ids.map((id) => checkedId(id, field))]);
