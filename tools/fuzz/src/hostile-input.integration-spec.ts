@@ -94,6 +94,15 @@ const AI_ADMIN_CALLS = [metricsCall('ai-gateway'), unknownRouteCall('ai-gateway'
 const MCP_ADMIN_CALLS = [metricsCall('mcp-gateway'), unknownRouteCall('mcp-gateway')];
 const MCP_ENDPOINT_CALLS: Operation[] = [...MCP_CALLS, ...MODERN_MCP_CALLS, ...MCP_OTHER_CALLS];
 
+/**
+ * Whether the AI gateway still lets the target's caller in, as a failure line when not: a fuzz run
+ * whose key was blocked or rotated away would meet only 401s, and pass without reaching anything.
+ */
+async function stillAdmitted(target: Target): Promise<string[]> {
+  const response = await fetch(`${target.url}/v1/models`, { headers: { authorization: target.authorization } });
+  return response.ok ? [] : [`the fuzz run's own key is no longer let in (GET /v1/models: ${response.status} ${(await response.text()).slice(0, 200)}): its requests reached nothing`];
+}
+
 describe('hostile input against the built suite', () => {
   let suite: SuiteUnderTest;
 
@@ -176,7 +185,8 @@ describe('hostile input against the built suite', () => {
     // Successful calls record spend in the background: the database is not compared here. What the
     // provider answers is passed on in its words; requests must stay below the deployments' bases.
     const target: Target = { url: suite.aiGateway.service.url, authorization: `Bearer ${suite.virtualKey}`, validParams: { id: ['fuzz-chat', 'fuzz-embed'] }, secrets: [UPSTREAM_KEY], revive: () => suite.aiGateway.revive() };
-    expect(await fuzz(aiGatewayCalls(), target, undefined, suite.fake.url)).toEqual([]);
+    expect(await stillAdmitted(target)).toEqual([]);
+    expect([...(await fuzz(aiGatewayCalls(), target, undefined, suite.fake.url)), ...(await stillAdmitted(target))]).toEqual([]);
   });
 
   it("the AI gateway's stored resources: files, batches, vector stores, assistants, threads", async () => {
@@ -191,12 +201,14 @@ describe('hostile input against the built suite', () => {
       secrets: [UPSTREAM_KEY],
       revive: () => suite.aiGateway.revive(),
     };
-    expect(await fuzz(RESOURCE_CALLS, target, undefined, suite.fake.url)).toEqual([]);
+    expect(await stillAdmitted(target)).toEqual([]);
+    expect([...(await fuzz(RESOURCE_CALLS, target, undefined, suite.fake.url)), ...(await stillAdmitted(target))]).toEqual([]);
   });
 
   it("the AI gateway's pass-throughs: /openai/*, /anthropic/* and pass_through_endpoints stay below their base path", async () => {
     const target: Target = { url: suite.aiGateway.service.url, authorization: `Bearer ${suite.virtualKey}`, validParams: {}, secrets: [UPSTREAM_KEY], revive: () => suite.aiGateway.revive() };
-    expect(await fuzz(PASS_THROUGH_CALLS, target, undefined, suite.fake.url)).toEqual([]);
+    expect(await stillAdmitted(target)).toEqual([]);
+    expect([...(await fuzz(PASS_THROUGH_CALLS, target, undefined, suite.fake.url)), ...(await stillAdmitted(target))]).toEqual([]);
   });
 
   it("the MCP gateway's admin API: every operation of its OpenAPI document", async () => {

@@ -89,14 +89,16 @@ export function hostileRequests(operation: Operation, target: Target): fc.Arbitr
   }));
 }
 
-/** A value long enough that any echo of it shows: 2 000 characters, none of them special. */
+/** A value long enough that any echo of it shows, none of its characters special: 2 000 characters in a URL (which must fit the 16 KiB of headers)… */
 export const LONG_VALUE = `long-value-${'0123456789'.repeat(199)}`;
+/** …and 20 000 in a body, past what a lookup of it elsewhere takes (the control plane's URLs). */
+export const LONG_BODY_VALUE = `long-body-value-${'0123456789'.repeat(1999)}`;
 /** Text PostgreSQL cannot store, in the middle of ordinary text. */
 export const NUL_VALUE = 'nul\u0000byte';
 
 /**
  * For each place a value goes (each path parameter, query parameter, top-level body field and
- * form field), a request holding LONG_VALUE there and one holding NUL_VALUE, the rest valid, from
+ * form field), a request holding a long value there and one holding NUL_VALUE, the rest valid, from
  * the rightful caller: run first for every operation, so that an answer quoting a long value
  * whole, or a 500 on a NUL, is found on every route, not only when the random requests happen to
  * put one there.
@@ -122,8 +124,9 @@ export function probes(operation: Operation, target: Target): HostileRequest[] {
       ...operation.pathParams.map((name) => ({ method: operation.method, path: pathWith(name), ...validBody })),
       ...operation.queryParams.map((name) => ({ method: operation.method, path: `${pathWith()}?${encodeComponent(name)}=${encodeComponent(value)}`, ...validBody })),
     ];
-    for (const name of Object.keys(fields ?? {})) list.push({ method: operation.method, path: pathWith(), headers: jsonBody.headers, body: objectText(fields ?? {}, name, JSON.stringify(value)) });
-    for (const name of Object.keys(operation.multipart?.fields ?? {})) list.push({ method: operation.method, path: pathWith(), ...multipartBody({ ...operation.multipart?.fields, [name]: value }) });
+    const inBody = value === LONG_VALUE ? LONG_BODY_VALUE : value;
+    for (const name of Object.keys(fields ?? {})) list.push({ method: operation.method, path: pathWith(), headers: jsonBody.headers, body: objectText(fields ?? {}, name, JSON.stringify(inBody)) });
+    for (const name of Object.keys(operation.multipart?.fields ?? {})) list.push({ method: operation.method, path: pathWith(), ...multipartBody({ ...operation.multipart?.fields, [name]: inBody }) });
     return list;
   });
 }

@@ -195,6 +195,8 @@ general_settings:
     stops.push(() => aiGateway.service.kill('SIGTERM'));
     const aiService = aiGateway.service;
     const key = await json(aiService.url, 'POST', '/api/v1/keys', `Bearer ${MASTER_KEY}`, { project: 'alpha', metadata: { purpose: 'fuzz' } });
+    // The admin API's fuzz may block, rotate or limit the keys it is told of: never the one the model calls use.
+    const adminTarget = await json(aiService.url, 'POST', '/api/v1/keys', `Bearer ${MASTER_KEY}`, { project: 'alpha', metadata: { purpose: 'fuzz-admin' } });
     const resources = await createResources(aiService.url, `Bearer ${key['key'] as string}`);
 
     const upstream = await startUpstream();
@@ -237,7 +239,7 @@ servers:
           id: [...projectIds, ...(users.users ?? []).map((user) => user.id)],
           repoId: [repository['id'] as string],
         },
-        aiGateway: { id: [key['id'] as string, 'fuzz-chat'] },
+        aiGateway: { id: [adminTarget['id'] as string, 'fuzz-chat'] },
         aiResources: { id: Object.values(resources), file_id: [resources.file] },
         mcpGateway: { id: ['tools', mcpKey['id'] as string], name: ['added', 'echo'] },
       },
