@@ -65,6 +65,10 @@ async function fuzz(operations: Operation[], target: Target, database?: Database
           seen = total;
           const escaped = sent.filter((entry) => !bases.some((base) => entry.path === base || entry.path.startsWith(`${base}/`) || entry.path.startsWith(`${base}?`)));
           if (escaped.length > 0) throw new Error(`reached the provider outside its base ${bases.join(' or ')}: ${escaped.map((entry) => `${entry.method} ${entry.path.slice(0, 120)}`).join(', ')}`);
+          // The caller's own key (in whatever header it came) is the gateway's to check, never the provider's to see.
+          const key = target.authorization.replace(/^Bearer /, '');
+          const leaked = sent.flatMap((entry) => Object.entries(entry.headers).filter(([, value]) => String(value).includes(key)).map(([name]) => `${entry.method} ${entry.path.slice(0, 80)} (${name})`));
+          if (leaked.length > 0) throw new Error(`passed the caller's key on to the provider: ${leaked.join(', ')}`);
           // What came back from upstream is the upstream's to word; the gateway's own refusals are checked in full.
           relayed = sent.length > 0;
         }
@@ -206,7 +210,15 @@ describe('hostile input against the built suite', () => {
   });
 
   it("the AI gateway's pass-throughs: /openai/*, /anthropic/* and pass_through_endpoints stay below their base path", async () => {
-    const target: Target = { url: suite.aiGateway.service.url, authorization: `Bearer ${suite.virtualKey}`, validParams: {}, secrets: [UPSTREAM_KEY], revive: () => suite.aiGateway.revive() };
+    const target: Target = {
+      url: suite.aiGateway.service.url,
+      authorization: `Bearer ${suite.virtualKey}`,
+      validParams: {},
+      // SDKs send the key in other headers too (Anthropic's in x-api-key): none may reach the provider.
+      headers: { 'x-api-key': suite.virtualKey, 'api-key': suite.virtualKey },
+      secrets: [UPSTREAM_KEY],
+      revive: () => suite.aiGateway.revive(),
+    };
     expect(await stillAdmitted(target)).toEqual([]);
     expect([...(await fuzz(PASS_THROUGH_CALLS, target, undefined, suite.fake.url)), ...(await stillAdmitted(target))]).toEqual([]);
   });
