@@ -317,5 +317,7 @@ export function describeRequest(hostile: HostileRequest): string {
     hostile.body === undefined ? '' : ` ${Buffer.isBuffer(hostile.body) ? `${JSON.stringify(hostile.body.toString('latin1').slice(0, 240))} (${hostile.body.length} bytes)` : JSON.stringify(hostile.body.slice(0, 160))}`;
   const auth = hostile.headers['authorization'] ? ` [${hostile.headers['authorization'].slice(0, 24)}…]` : ' [no credential]';
   const type = hostile.headers['content-type'] && !hostile.headers['content-type'].startsWith('application/json') ? ` (${hostile.headers['content-type'].slice(0, 60)})` : '';
-  return `${hostile.upgrade ? 'UPGRADE ' : ''}${hostile.method} ${hostile.path.slice(0, 160)}${auth}${type}${body}`;
+  const others = Object.entries(hostile.headers).filter(([name]) => !['authorization', 'content-type', 'accept'].includes(name));
+  const extra = others.length === 0 ? '' : ` {${others.map(([name, value]) => `${name}: ${value.length > 24 ? `${value.slice(0, 24)}…` : value}`).join(', ')}}`;
+  return `${hostile.upgrade ? 'UPGRADE ' : ''}${hostile.method} ${hostile.path.slice(0, 160)}${auth}${extra}${type}${body}`;
 }
