@@ -7,6 +7,7 @@ export * from './lib/bootstrap/platform.module';
 export * from './lib/bootstrap/run-service';
 export * from './lib/bootstrap/direct-routes';
 export * from './lib/bootstrap/upgrade-routes';
+export * from './lib/bootstrap/route-table';
 export * from './lib/errors/uuid-param.pipe';
 export * from './lib/errors/omittable';
 export * from './lib/database/unique-violation';

@@ -1,6 +1,8 @@
 // One HTTP server for every fake upstream. Each provider's wire format lives under its own path
 // prefix (PROVIDER_FAKES); OpenAI's also at / (an api_base without a prefix);
-// GET /_fake/requests lists what arrived (with `aborted` when the caller hung up first);
+// GET /_fake/requests lists what arrived (with `aborted` when the caller hung up first; a request
+// to /_fake/* with a provider key is listed too: a gateway got there by leaving its base path),
+// `?since=<n>` only what came after the first n;
 // POST /_fake/release/<name> lets held streams (model hold-<name>) go on.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -48,6 +50,8 @@ export interface FakeProviders {
 
 export function startFakeProviders(options: { port?: number; host?: string } = {}): Promise<FakeProviders> {
   const seen: SeenRequest[] = [];
+  // Requests dropped from `seen`, which keeps the newest 1000: with its length, all seen since start.
+  let dropped = 0;
   const server: Server = createServer((req, res) => {
     // Multipart uploads (image edits, audio) are read by their handler as they arrive, never buffered.
     const streamed = /^multipart\//.test(req.headers['content-type'] ?? '');
@@ -59,9 +63,19 @@ export function startFakeProviders(options: { port?: number; host?: string } = {
       const bytes = Buffer.concat(chunks);
       requestBytes.set(req, bytes);
       const body = bytes.toString('utf8');
-      if (req.method === 'GET' && req.url === '/_fake/requests') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(seen));
+      // The fakes' own routes carrying a provider key were reached by a gateway that left its
+      // provider's base path: logged like any upstream request, so that tests see the escape.
+      if (req.url?.startsWith('/_fake/') && (req.headers['authorization'] !== undefined || req.headers['x-api-key'] !== undefined)) {
+        seen.push({ method: req.method ?? '', path: req.url, headers: req.headers, body, aborted: false });
+        if (seen.length > 1000) dropped += seen.splice(0, 1).length;
+      }
+      const listed = req.method === 'GET' ? /^\/_fake\/requests(?:\?since=(\d+))?$/.exec(req.url ?? '') : null;
+      if (listed) {
+        // ?since=<n>: only what arrived after the first n requests (the total is in x-fake-total).
+        const since = listed[1] === undefined ? 0 : Number(listed[1]);
+        const total = dropped + seen.length;
+        res.writeHead(200, { 'content-type': 'application/json', 'x-fake-total': String(total) });
+        res.end(JSON.stringify(seen.slice(Math.max(0, seen.length - Math.max(0, total - since)))));
         return;
       }
       const release = /^\/_fake\/release\/([^/]+)$/.exec(req.url ?? '');
@@ -72,14 +86,16 @@ export function startFakeProviders(options: { port?: number; host?: string } = {
       }
       const record: SeenRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, aborted: false };
       seen.push(record);
-      if (seen.length > 1000) seen.shift();
+      if (seen.length > 1000) dropped += seen.splice(0, 1).length;
       // The response closing before it finished means the caller went away.
       res.on('close', () => {
         if (!res.writableFinished) record.aborted = true;
       });
       const { handler, path } = fakeFor(req.url ?? '/');
+      // A handler throws on a request it cannot read (a body or path of the wrong shape): a real
+      // provider refuses those with a 400, and so does the fake (the fuzz suite sends them).
       handler(req, res, body, record, path).catch((error: unknown) => {
-        sendOpenAiError(res, 500, 'server_error', null, `fake: ${error instanceof Error ? error.message : String(error)}`);
+        sendOpenAiError(res, 400, 'invalid_request_error', null, `fake: ${error instanceof Error ? error.message : String(error)}`);
       });
     };
     if (buffered) req.on('end', serve);

@@ -119,7 +119,7 @@ export function validValue(schema: JsonSchema | undefined): unknown {
   }
 }
 
-function objectText(valid: Record<string, unknown>, key: string, valueText: string): string {
+export function objectText(valid: Record<string, unknown>, key: string, valueText: string): string {
   const entries = Object.entries(valid)
     .filter(([name]) => name !== key)
     .map(([name, value]) => `${JSON.stringify(name)}:${JSON.stringify(value)}`);
@@ -200,3 +200,87 @@ export const MALFORMED_AUTHORIZATION: readonly string[] = [
   'Bearer sk-arbor-not-a-key',
   'Bearer mcpk_not-a-key',
 ];
+
+/** The path below a pass-through, already encoded: a way out of its base, or an ordinary one. */
+export const passThroughPath: fc.Arbitrary<string> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc
+      .array(
+        fc.constantFrom('..', '%2e%2e', '.%2e', '%2e.', '%2E%2E', '%252e%252e', '%252E%252E', '.', '%2e', '', '..%2f', '%2e%2e%2f', '..%5c', '%5c..', '..\\..', '%c0%ae%c0%ae', '..;', '_fake', 'requests', 'v1', 'files'),
+        { minLength: 1, maxLength: 6 },
+      )
+      .chain((segments) => fc.constantFrom('/', '\\', '%2f', '%5c').map((separator) => segments.join(separator))),
+  },
+  { weight: 1, arbitrary: fc.constantFrom('v1/models', 'v1/files', 'v1/messages', 'v1/chat/completions', '', '//', '///etc/passwd', '\\\\host\\share') },
+  { weight: 1, arbitrary: hostileSegment },
+);
+
+/** A multipart body exactly as it goes on the wire, with the content type that announces it. */
+export interface MultipartBody {
+  contentType: string;
+  body: Buffer;
+}
+
+const CRLF = '\r\n';
+
+function part(boundary: string, headers: string[], content: string | Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`--${boundary}${CRLF}${headers.join(CRLF)}${CRLF}${CRLF}`, 'latin1'), Buffer.isBuffer(content) ? content : Buffer.from(content), Buffer.from(CRLF)]);
+}
+
+function form(boundary: string, fields: Record<string, string>, files: Record<string, { filename: string; contentType: string; content: string }>, override: { name?: string; filename?: string; value?: string; extraHeader?: string } = {}): Buffer {
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) parts.push(part(boundary, [`Content-Disposition: form-data; name="${name}"`], value));
+  for (const [name, file] of Object.entries(files)) {
+    const headers = [`Content-Disposition: form-data; name="${override.name ?? name}"; filename="${override.filename ?? file.filename}"`, `Content-Type: ${file.contentType}`];
+    if (override.extraHeader !== undefined) headers.push(override.extraHeader);
+    parts.push(part(boundary, headers, override.value ?? file.content));
+  }
+  return Buffer.concat([...parts, Buffer.from(`--${boundary}--${CRLF}`)]);
+}
+
+/**
+ * Multipart bodies an upload route must refuse without falling over: hostile part headers (NUL in
+ * a filename or field name, a header line without a colon, a 100 kB header), truncated bodies,
+ * the wrong boundary, and hostile text in a field.
+ */
+const BOUNDARY = 'fuzzBoundary7MA4YWxk';
+
+/** A well-formed multipart body of these fields and files. */
+export function multipartForm(fields: Record<string, string>, files: Record<string, { filename: string; contentType: string; content: string }>): MultipartBody {
+  return { contentType: `multipart/form-data; boundary=${BOUNDARY}`, body: form(BOUNDARY, fields, files) };
+}
+
+export function hostileMultipart(fields: Record<string, string>, files: Record<string, { filename: string; contentType: string; content: string }>): fc.Arbitrary<MultipartBody> {
+  const boundary = BOUNDARY;
+  const contentType = `multipart/form-data; boundary=${boundary}`;
+  const valid = form(boundary, fields, files);
+  const header = (text: string) => Buffer.from(text, 'latin1');
+  const fixed: MultipartBody[] = [
+    { contentType, body: form(boundary, fields, files, { filename: 'a\u0000b.png' }) },
+    { contentType, body: form(boundary, fields, files, { name: 'fi\u0000le' }) },
+    { contentType, body: form(boundary, fields, files, { extraHeader: 'this header line has no colon' }) },
+    { contentType, body: form(boundary, fields, files, { extraHeader: `X-Long: ${'h'.repeat(100_000)}` }) },
+    { contentType, body: form(boundary, fields, files, { filename: 'f'.repeat(20_000) }) },
+    { contentType, body: form(boundary, fields, files, { filename: '../../../../etc/passwd' }) },
+    { contentType, body: form(boundary, fields, files, { name: '__proto__' }) },
+    { contentType, body: Buffer.concat([header(`--${boundary}${CRLF}Content-Disposition: form-data; name="a\u0000"${CRLF}${CRLF}x${CRLF}`), header(`--${boundary}--${CRLF}`)]) },
+    { contentType, body: header(`--${boundary}${CRLF}${CRLF}no disposition${CRLF}--${boundary}--${CRLF}`) },
+    { contentType, body: header(`--${boundary}${CRLF}Content-Disposition: form-data; name="x"; filename="a${CRLF}`) },
+    { contentType, body: valid.subarray(0, Math.floor(valid.length / 2)) },
+    { contentType, body: valid.subarray(0, valid.length - 8) },
+    { contentType, body: Buffer.alloc(0) },
+    { contentType: 'multipart/form-data; boundary=someOtherBoundary', body: valid },
+    { contentType: 'multipart/form-data', body: valid },
+    { contentType: `multipart/form-data; boundary=${'b'.repeat(300)}`, body: valid },
+    { contentType: 'multipart/form-data; boundary="', body: valid },
+    { contentType: 'application/json', body: valid },
+    { contentType, body: Buffer.from('{"model":"x"}') },
+  ];
+  const fieldNames = Object.keys(fields);
+  const hostileField =
+    fieldNames.length === 0
+      ? fc.constant({ contentType, body: valid })
+      : fc.tuple(fc.constantFrom(...fieldNames), hostileText).map(([name, value]) => ({ contentType, body: form(boundary, { ...fields, [name]: value }, files) }));
+  return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...fixed) }, { weight: 2, arbitrary: hostileField }, { weight: 1, arbitrary: fc.constant({ contentType, body: valid }) });
+}

@@ -23,6 +23,26 @@ export interface Operation {
   queryParams: string[];
   /** The JSON request body's schema, references resolved. */
   body?: JsonSchema;
+  /** A multipart/form-data body instead: its valid fields, and which of them are files. */
+  multipart?: MultipartForm;
+  /** A WebSocket upgrade (GET with `Upgrade: websocket`). */
+  upgrade?: boolean;
+  /** Headers of this operation's requests (an API version, say). */
+  headers?: Record<string, string>;
+  /** Requests for this operation instead of FUZZ_RUNS (a path alias of an operation fuzzed in full). */
+  runs?: number;
+  /**
+   * Where on the fake providers its requests may go (the configured bases): no request may reach
+   * them elsewhere, and an answer to a request that reached them is the provider's to word.
+   */
+  upstreamBases?: readonly string[];
+  /** A pass-through: its `{path}` takes the ways out of its base path. */
+  passThrough?: boolean;
+}
+
+export interface MultipartForm {
+  fields: Record<string, string>;
+  files: Record<string, { filename: string; contentType: string; content: string }>;
 }
 
 interface OpenApiDocument {

@@ -1,6 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+
+/** @arbor/platform's ROUTE_TABLE_VARIABLE (not imported: the platform's own tests use this library). */
+const ROUTE_TABLE_VARIABLE = 'ARBOR_ROUTE_TABLE';
 
 const root = path.resolve(__dirname, '../../../..');
 
@@ -41,6 +46,8 @@ export interface BuiltService {
   output(): string;
   /** Sends `signal` and waits for the exit; resolves to the exit code (null when killed by a signal). */
   kill(signal: NodeJS.Signals): Promise<number | null>;
+  /** The file the service wrote its route table to at start (ARBOR_ROUTE_TABLE: JSON, @arbor/platform's RouteEntry[]). */
+  routeTable: string;
 }
 
 export function freePort(): Promise<number> {
@@ -60,11 +67,14 @@ export function freePort(): Promise<number> {
  */
 export async function startBuiltService(app: string, listenVariable: string, env: Record<string, string>, port?: number): Promise<BuiltService> {
   port ??= await freePort();
+  const tables = mkdtempSync(path.join(tmpdir(), `${app}-routes-`));
+  const routeTable = path.join(tables, 'routes.json');
   const child = spawn(process.execPath, [path.join(root, 'dist/apps', app, 'main.js')], {
     cwd: root,
-    env: { PATH: process.env['PATH'] ?? '', ...env, [listenVariable]: `127.0.0.1:${port}` },
+    env: { PATH: process.env['PATH'] ?? '', [ROUTE_TABLE_VARIABLE]: routeTable, ...env, [listenVariable]: `127.0.0.1:${port}` },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  child.once('exit', () => rmSync(tables, { recursive: true, force: true }));
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -77,6 +87,7 @@ export async function startBuiltService(app: string, listenVariable: string, env
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
+    routeTable,
   };
   const deadline = Date.now() + 30_000;
   for (;;) {

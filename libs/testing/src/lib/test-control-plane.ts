@@ -12,6 +12,8 @@ export interface TestControlPlane {
   url: string;
   /** Its database, for tests that look at what it stored. */
   databaseUrl: string;
+  /** The file its route table is in (BuiltService.routeTable). */
+  routeTable: string;
   /** Dev-idp access tokens of the demo users, each signed in (provisioned) once. */
   tokens: Record<'admin' | 'alice' | 'bob' | 'carol', string>;
   /** Grants a demo user exactly these permissions. */
@@ -62,6 +64,7 @@ export async function startTestControlPlane(projects: readonly string[] = ['alph
   return {
     url: service.url,
     databaseUrl: database.url,
+    routeTable: service.routeTable,
     tokens,
     grant: async (user, grants) => {
       await call('PUT', `/api/v1/users/${ids[user]}/permissions`, tokens.admin, grants);

@@ -45,6 +45,7 @@ export class CallRoutes implements OnModuleInit {
       const [route] = codec.paths;
       this.routes.add({
         route: route as string,
+        endpoints: codec.paths.map((path) => ({ methods: ['POST'], path })),
         matches: (method, requested) => method === 'POST' && codec.paths.includes(requested),
         handle: (request, response) => this.call(codec, request, response),
       });

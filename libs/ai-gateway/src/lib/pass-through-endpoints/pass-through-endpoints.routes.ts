@@ -55,6 +55,7 @@ export class PassThroughEndpointsRoutes implements OnModuleInit {
     for (const endpoint of this.settings.litellm.passThroughEndpoints) {
       this.routes.add({
         route: endpoint.includeSubpath ? `${endpoint.path}/*` : endpoint.path,
+        endpoints: [{ methods: ['*'], path: endpoint.includeSubpath ? `${endpoint.path === '/' ? '' : endpoint.path}/{path*}` : endpoint.path }],
         matches: (_method, path) => path === endpoint.path || (endpoint.includeSubpath && path.startsWith(`${endpoint.path === '/' ? '' : endpoint.path}/`)),
         handle: (request, response, path) => this.forward(endpoint, request, response, path),
       });

@@ -61,6 +61,7 @@ export class PassThroughRoutes implements OnModuleInit {
       const prefix = `/${api.route}`;
       this.routes.add({
         route: `${prefix}/{path}`,
+        endpoints: [{ methods: ['*'], path: `${prefix}/{path*}` }],
         matches: (_method, path) => path === prefix || path.startsWith(`${prefix}/`),
         handle: (request, response, path) => this.pass(adapter.provider, api, request, response, path.slice(prefix.length) || '/'),
       });

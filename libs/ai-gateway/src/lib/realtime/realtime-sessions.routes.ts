@@ -48,7 +48,7 @@ export class RealtimeSessionsRoutes implements OnModuleInit {
   onModuleInit(): void {
     for (const route of SESSION_ROUTES) {
       const paths = [route.path, route.path.slice('/v1'.length)];
-      this.routes.add({ route: route.path, matches: (method, path) => method === 'POST' && paths.includes(path), handle: (request, response) => this.create(route, request, response) });
+      this.routes.add({ route: route.path, endpoints: paths.map((path) => ({ methods: ['POST'], path })), matches: (method, path) => method === 'POST' && paths.includes(path), handle: (request, response) => this.create(route, request, response) });
     }
   }
 

@@ -58,7 +58,7 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.upgrades.add({ route: '/v1/realtime', matches: (path) => PATH.test(path), handle: (request, socket, head) => this.upgrade(request, socket, head) });
+    this.upgrades.add({ route: '/v1/realtime', paths: ['/v1/realtime', '/realtime'], matches: (path) => PATH.test(path), handle: (request, socket, head) => this.upgrade(request, socket, head) });
   }
 
   async onModuleDestroy(): Promise<void> {

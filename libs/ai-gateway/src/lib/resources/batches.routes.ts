@@ -36,6 +36,7 @@ export class BatchesRoutes implements OnModuleInit {
   onModuleInit(): void {
     this.routes.add({
       route: '/v1/batches',
+      endpoints: ['/v1/batches', '/v1/batches/{id}', '/v1/batches/{id}/cancel'].map((path) => ({ methods: ['GET', 'POST'], path })),
       matches: (method, path) => PATH.test(path) && (method === 'GET' || method === 'POST'),
       handle: (request, response, path) => this.answer(request, response, path),
     });

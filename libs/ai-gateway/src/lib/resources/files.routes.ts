@@ -35,6 +35,7 @@ export class FilesRoutes implements OnModuleInit {
   onModuleInit(): void {
     this.routes.add({
       route: '/v1/files',
+      endpoints: ['/v1/files', '/v1/files/{id}', '/v1/files/{id}/content'].map((path) => ({ methods: ['GET', 'POST', 'DELETE'], path })),
       matches: (method, path) => PATH.test(path) && ['GET', 'POST', 'DELETE'].includes(method),
       handle: (request, response, path) => this.answer(request, response, path),
     });

@@ -41,6 +41,8 @@ export class HostedResourcesRoutes implements OnModuleInit {
   onModuleInit(): void {
     this.routes.add({
       route: '/v1/{vector_stores|assistants|threads}',
+      // Below an object: its own sub-resources (a store's files, a thread's messages and runs…).
+      endpoints: Object.keys(KINDS).flatMap((collection) => [`/v1/${collection}`, `/v1/${collection}/{id}/{rest*}`].map((path) => ({ methods: ['GET', 'POST', 'DELETE'], path }))),
       matches: (method, path) => PATH.test(path) && ['GET', 'POST', 'DELETE'].includes(method),
       handle: (request, response, path) => this.answer(request, response, path),
     });

@@ -31,6 +31,11 @@ export class StoredResponsesRoutes implements OnModuleInit {
   onModuleInit(): void {
     this.routes.add({
       route: '/v1/responses/{id}',
+      endpoints: ['/v1', ''].flatMap((version) => [
+        { methods: ['GET', 'DELETE'], path: `${version}/responses/{id}` },
+        { methods: ['POST'], path: `${version}/responses/{id}/cancel` },
+        { methods: ['GET'], path: `${version}/responses/{id}/input_items` },
+      ]),
       matches: (method, path) => actionOf(method, path) !== undefined,
       handle: (request, response, path) => this.answer(request, response, path),
     });

@@ -27,6 +27,10 @@ export class ProtectedResourceMetadata implements OnModuleInit {
   onModuleInit(): void {
     this.routes.add({
       route: `${WELL_KNOWN}/*`,
+      endpoints: [
+        { methods: ['GET'], path: `${WELL_KNOWN}/mcp` },
+        { methods: ['GET'], path: `${WELL_KNOWN}/servers/{id}/mcp` },
+      ],
       matches: (method, path) => method === 'GET' && METADATA_PATH.test(path),
       handle: (_req, res, path) => this.serve(res, path),
     });

@@ -46,9 +46,10 @@ export class StreamableHttpRoutes implements OnModuleInit {
 
   onModuleInit(): void {
     this.routes.add(
-      { route: '/mcp', matches: (_method, path) => isUnionPath(path), handle: (req, res) => this.handle(req, res, null) },
+      { route: '/mcp', endpoints: [{ methods: ['*'], path: '/mcp' }], matches: (_method, path) => isUnionPath(path), handle: (req, res) => this.handle(req, res, null) },
       {
         route: '/servers/:id/mcp',
+        endpoints: [{ methods: ['*'], path: '/servers/{id}/mcp' }],
         matches: (_method, path) => serverIdIn(path) !== undefined,
         handle: (req, res, path) => this.handle(req, res, serverIdIn(path) as string),
       },

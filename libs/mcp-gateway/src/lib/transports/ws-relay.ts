@@ -79,7 +79,7 @@ export class WsRelay implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    this.upgrades.add({ route: '/ws', matches: (path) => WS_PATH.test(path), handle: (req, socket, head) => this.upgrade(req, socket, head) });
+    this.upgrades.add({ route: '/ws', paths: ['/ws', '/servers/{id}/ws'], matches: (path) => WS_PATH.test(path), handle: (req, socket, head) => this.upgrade(req, socket, head) });
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -38,6 +38,7 @@ describe('direct routes', () => {
     routes.add(
       {
         route: '/hot/:id',
+        endpoints: [{ methods: ['POST'], path: '/hot/{id}' }],
         matches: (method, path) => method === 'POST' && path.startsWith('/hot/'),
         handle: (_request, response, path) => {
           // Served inside the request's trace context, as a Nest handler would be.
@@ -46,6 +47,7 @@ describe('direct routes', () => {
       },
       {
         route: '/broken',
+        endpoints: [{ methods: ['*'], path: '/broken' }],
         matches: (_method, path) => path === '/broken',
         handle: async () => {
           throw new Error('the handler broke');
@@ -73,6 +75,15 @@ describe('direct routes', () => {
     expect(await response.json()).toEqual({ servedBy: 'nest' });
     const notDirect = await fetch(`${baseUrl}/hot/7`); // GET: the direct route serves POST only
     expect(notDirect.status).toBe(404);
+  });
+
+  it('serves only the paths a route declares, whatever its matcher takes, and lists them for the route table', async () => {
+    // `/hot/7/extra` passes the matcher (a prefix test) but is no declared endpoint: not the route's.
+    expect((await fetch(`${baseUrl}/hot/7/extra`, { method: 'POST' })).status).toBe(404);
+    expect(app.get(DirectRoutes).table()).toEqual([
+      { router: 'direct', methods: ['POST'], path: '/hot/{id}', route: '/hot/:id' },
+      { router: 'direct', methods: ['*'], path: '/broken', route: '/broken' },
+    ]);
   });
 
   it('measures them under their route pattern', async () => {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { errorFields, RequestObserver } from '@arbor/observability';
+import { pathPattern, type RouteEndpoint, type RouteEntry, servesEndpoint } from './route-table';
 
 /**
  * A route served straight from Node's HTTP server, below Express and Nest: for the few hot
@@ -11,6 +12,11 @@ import { errorFields, RequestObserver } from '@arbor/observability';
 export interface DirectRoute {
   /** The route pattern, as the request log and HTTP metrics label it (`/v1/chat/completions`). */
   route: string;
+  /**
+   * Every method and path the route serves, for the route table (the fuzz suite attacks each):
+   * a request outside them is not the route's, whatever `matches` says.
+   */
+  endpoints: readonly RouteEndpoint[];
   /** Whether this route serves `method` on `path` (the URL path, no query string). */
   matches(method: string, path: string): boolean;
   /** Answers the request, errors included; a throw ends in a bare 500. */
@@ -25,12 +31,17 @@ export interface DirectRoute {
 @Injectable()
 export class DirectRoutes {
   private readonly logger = new Logger('DirectRoutes');
-  private readonly routes: DirectRoute[] = [];
+  private readonly routes: (DirectRoute & { patterns: { methods: readonly string[]; pattern: RegExp }[] })[] = [];
 
   constructor(private readonly observer: RequestObserver) {}
 
   add(...routes: DirectRoute[]): void {
-    this.routes.push(...routes);
+    for (const route of routes) this.routes.push({ ...route, patterns: route.endpoints.map(({ methods, path }) => ({ methods, pattern: pathPattern(path) })) });
+  }
+
+  /** The direct routes' entries of the route table. */
+  table(): RouteEntry[] {
+    return this.routes.flatMap(({ route, endpoints }) => endpoints.map(({ methods, path }): RouteEntry => ({ router: 'direct', methods: [...methods], path, route })));
   }
 
   /** Puts the direct routes in front of the framework's request listener on `server`. */
@@ -39,7 +50,7 @@ export class DirectRoutes {
     server.removeAllListeners('request');
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       const path = pathOf(request.url);
-      const route = this.routes.length === 0 ? undefined : this.routes.find((candidate) => candidate.matches(request.method ?? '', path));
+      const route = this.routes.length === 0 ? undefined : this.routes.find((candidate) => servesEndpoint(candidate.patterns, request.method ?? '', path) && candidate.matches(request.method ?? '', path));
       if (!route) {
         for (const listener of framework) listener(request, response);
         return;

@@ -8,6 +8,7 @@ import { startTelemetry, useArborLogger } from '@arbor/observability';
 import { answerClientErrorsInJson } from '../input/client-errors';
 import { inputLimits, requireUtf8Body } from '../input/input-limits.middleware';
 import { DirectRoutes } from './direct-routes';
+import { ROUTE_TABLE_VARIABLE, writeRouteTable } from './route-table';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 /** Express's own default, for services that name no other. */
@@ -60,6 +61,8 @@ export async function startService<C extends ServiceConfig>(
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${address.port}`;
   new Logger('nest').log(`${config.serviceName} listening on ${host}:${address.port}`);
+  const routeTable = env[ROUTE_TABLE_VARIABLE];
+  if (routeTable) writeRouteTable(app, routeTable);
   return {
     app,
     config,

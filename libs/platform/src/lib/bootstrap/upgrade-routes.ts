@@ -4,11 +4,14 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { HttpAdapterHost } from '@nestjs/core';
 import { errorFields } from '@arbor/observability';
 import { answerOnSocket } from '../input/client-errors';
+import { pathPattern, type RouteEntry } from './route-table';
 
 /** A WebSocket upgrade a feature serves (the AI gateway's Responses and realtime sockets, the MCP relay). */
 export interface UpgradeRoute {
   /** The route pattern, for logs (`/v1/realtime`). */
   route: string;
+  /** Every path pattern the route takes upgrades on (route-table syntax), for the route table: no other path is the route's. */
+  paths: readonly string[];
   /** Whether this route takes an upgrade of `path` (the URL path, no query string). */
   matches(path: string): boolean;
   /** Checks the caller and completes (or refuses, with answerOnSocket) the upgrade. */
@@ -23,14 +26,19 @@ export interface UpgradeRoute {
 @Injectable()
 export class UpgradeRoutes implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('UpgradeRoutes');
-  private readonly routes: UpgradeRoute[] = [];
+  private readonly routes: (UpgradeRoute & { patterns: RegExp[] })[] = [];
   private server?: Server;
   private readonly onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head);
 
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
   add(...routes: UpgradeRoute[]): void {
-    this.routes.push(...routes);
+    for (const route of routes) this.routes.push({ ...route, patterns: route.paths.map(pathPattern) });
+  }
+
+  /** The upgrades' entries of the route table (an upgrade is a GET). */
+  table(): RouteEntry[] {
+    return this.routes.flatMap(({ route, paths }) => paths.map((path): RouteEntry => ({ router: 'upgrade', methods: ['GET'], path, route })));
   }
 
   onApplicationBootstrap(): void {
@@ -45,7 +53,7 @@ export class UpgradeRoutes implements OnApplicationBootstrap, OnModuleDestroy {
 
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = new URL(request.url ?? '/', 'http://service').pathname;
-    const route = this.routes.find((candidate) => candidate.matches(path));
+    const route = this.routes.find((candidate) => candidate.patterns.some((pattern) => pattern.test(path)) && candidate.matches(path));
     if (!route) return answerOnSocket(socket, 404, { error: { code: 'not_found', message: `No WebSocket is served at ${path}.` } });
     const fail = (error: unknown) => {
       this.logger.error(`WebSocket upgrade of ${route.route} failed`, { err: errorFields(error) });
