@@ -90,7 +90,9 @@ export class WsRelay implements OnModuleInit, OnModuleDestroy {
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const match = WS_PATH.exec(new URL(req.url ?? '/', 'http://gateway').pathname);
     if (!match) return;
-    const serverId = match[1] ? decodeURIComponent(match[1]) : null;
+    const serverId = match[1] ? decodedSegment(match[1]) : null;
+    // A segment that is no percent-encoded UTF-8 names no server.
+    if (serverId === undefined) return sendRefusalOnSocket(socket, refusal(404, `Server ${excerpt(match[1] as string)} not found`));
     try {
       const origin = this.edge.checkOrigin(req);
       if (origin) return sendRefusalOnSocket(socket, origin);
@@ -114,5 +116,14 @@ export class WsRelay implements OnModuleInit, OnModuleDestroy {
       this.logger.error(`WebSocket upgrade failed: ${error instanceof Error ? error.message : String(error)}`);
       sendRefusalOnSocket(socket, refusal(500, 'Internal error', undefined, ErrorCode.InternalError));
     }
+  }
+}
+
+/** A path segment decoded, or undefined when it is not valid percent-encoded UTF-8. */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
   }
 }

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Inject, Logger, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { errorFields } from '@arbor/observability';
+import { excerpt } from '../input/input-rules';
 import { ApiError, ErrorBody } from './api-error';
 
 const CODES_BY_STATUS: Record<number, string> = {
@@ -43,12 +44,13 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     if (response.headersSent) return;
-    const { status, body, headers } = this.serviceRenderer?.(exception, host.switchToHttp().getRequest<Request>()) ?? this.render(exception);
+    const request = host.switchToHttp().getRequest<Request>();
+    const { status, body, headers } = this.serviceRenderer?.(exception, request) ?? this.render(exception, request);
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
     response.status(status).json(body);
   }
 
-  private render(exception: unknown): { status: number; body: ErrorBody; headers: Record<string, string> } {
+  private render(exception: unknown, request: Request): { status: number; body: ErrorBody; headers: Record<string, string> } {
     if (exception instanceof ApiError) {
       return { status: exception.getStatus(), body: exception.toBody(), headers: exception.headers };
     }
@@ -61,7 +63,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       const status = exception.getStatus();
       return {
         status,
-        body: { error: { code: CODES_BY_STATUS[status] ?? `http_${status}`, message: messageOf(exception) } },
+        body: { error: { code: CODES_BY_STATUS[status] ?? `http_${status}`, message: withUrlExcerpt(messageOf(exception), request.originalUrl ?? request.url) } },
         headers: {},
       };
     }
@@ -81,6 +83,13 @@ function isEnvelope(body: unknown): body is ErrorBody {
 
 function isStringRecord(value: unknown): value is Record<string, string> {
   return typeof value === 'object' && value !== null && Object.values(value).every((item) => typeof item === 'string');
+}
+
+/** The framework's own messages quote the request's URL ("Cannot GET /…"): as an excerpt, like every quote of what was sent. */
+function withUrlExcerpt(message: string, url: string | undefined): string {
+  if (!url) return message;
+  const short = excerpt(url);
+  return short === url ? message : message.split(url).join(short);
 }
 
 function messageOf(exception: HttpException): string {

@@ -100,6 +100,17 @@ describe('the error envelope', () => {
     expect(response.body).toEqual({ error: { code: 'not_found', message: expect.stringContaining('/nowhere') } });
   });
 
+  it('quotes a long unknown URL and a long unknown field only as 64-character excerpts', async () => {
+    const long = 'x'.repeat(5000);
+    const route = await request(app.getHttpServer()).get(`/nowhere/${long}`);
+    expect(route.status).toBe(404);
+    expect(route.body.error.message).toContain('/nowhere/');
+    expect(route.body.error.message).not.toContain('x'.repeat(65));
+    const field = await request(app.getHttpServer()).post('/theme').send({ theme: 'dark', note: 'ok', [long]: 1 });
+    expect(field.status).toBe(400);
+    expect(JSON.stringify(field.body)).not.toContain('x'.repeat(65));
+  });
+
   it('hides the details of an unexpected failure', async () => {
     const response = await request(app.getHttpServer()).get('/crash');
     expect(response.status).toBe(500);

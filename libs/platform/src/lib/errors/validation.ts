@@ -9,10 +9,16 @@ function flatten(errors: ValidationError[], parent = ''): Record<string, string[
   const fields: Record<string, string[]> = {};
   for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;
-    if (error.constraints) fields[path] = Object.values(error.constraints);
+    // class-validator quotes the property in its messages ("property … should not exist"): the quote is an excerpt too.
+    if (error.constraints) fields[path] = Object.values(error.constraints).map((problem) => quotedAsExcerpt(problem, error.property));
     Object.assign(fields, flatten(error.children ?? [], path));
   }
   return fields;
+}
+
+function quotedAsExcerpt(problem: string, property: string): string {
+  const short = excerpt(property);
+  return property.length === 0 || short === property ? problem : problem.split(property).join(short);
 }
 
 /** DTOs validate at the edge; a bad body answers 400 invalid_request naming every bad field. */
