@@ -9,6 +9,7 @@ export * from './lib/access/mcp-access.module';
 export * from './lib/runtime-options';
 export * from './lib/runtime.module';
 export { SUPPORTED_PROTOCOL_VERSIONS as MCP_GATEWAY_PROTOCOL_VERSIONS } from './lib/transports/protocol-versions';
-export { NAME_SEPARATOR, URI_PREFIX } from './lib/federation/catalogue-view';
+export { NAME_SEPARATOR, URI_PREFIX } from './lib/catalogue/catalogue-view';
+export { CatalogueAccess, type CatalogueCaller, type CatalogueItemRef } from './lib/catalogue/catalogue-access';
 export * from './lib/dashboard/mcp-dashboard';
 export { McpProjectSync } from './lib/projects/project-sync';

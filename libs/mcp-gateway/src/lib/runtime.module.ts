@@ -1,7 +1,7 @@
 import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
+import { Catalogues } from './catalogue/catalogues';
 import { McpDashboard } from './dashboard/mcp-dashboard';
 import { Federation } from './federation/federated-session';
-import { FederationViews } from './federation/federation-views';
 import { McpMetrics } from './metrics/mcp-metrics';
 import { InputRoundTrips } from './modern/input-round-trips';
 import { ModernEndpoint } from './modern/modern-endpoint';
@@ -41,7 +41,7 @@ export class McpRuntimeModule {
         McpMetrics,
         UpstreamPool,
         { provide: UpstreamCatalogue, useExisting: UpstreamPool },
-        FederationViews,
+        Catalogues,
         Federation,
         SessionOwners,
         DownstreamSessions,

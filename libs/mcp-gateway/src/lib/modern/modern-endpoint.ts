@@ -2,10 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { ClientRequest, ErrorCode, Implementation, McpError, RequestId, Result, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { McpAccessGrant } from '../access/mcp-access';
-import { excerpt } from '@arbor/platform';
-import { type CatalogueView, notInCatalogue } from '../federation/catalogue-view';
-import { FederationViews } from '../federation/federation-views';
-import { page } from '../federation/pagination';
+import { Catalogue } from '../catalogue/catalogue';
+import { Catalogues } from '../catalogue/catalogues';
 import { ServerRegistry } from '../registry/server-registry';
 import { EventStream } from '../transports/event-stream';
 import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
@@ -48,7 +46,7 @@ interface Served {
   request: ModernRequest;
   serverId: string | null;
   grant: McpAccessGrant;
-  view: CatalogueView;
+  catalogue: Catalogue;
   signal: AbortSignal;
   progress?: (params: Record<string, unknown>) => void;
   /** The log messages the client asked for with `_meta["io.modelcontextprotocol/logLevel"]`. */
@@ -60,7 +58,7 @@ type Handler = (served: Served) => Promise<Result>;
 /**
  * The modern era (2026-07-28) on `/mcp` and `/servers/{id}/mcp`, beside the older versions on the
  * same endpoints: no `initialize`, no session. Each POST carries one request, answered from the
- * caller's catalogue view over the pool's upstream sessions, in JSON — or on an SSE stream of its
+ * caller's catalogue over the pool's upstream sessions, in JSON — or on an SSE stream of its
  * own when the client asked for progress (closing that stream cancels the call upstream) and for
  * `subscriptions/listen`, whose stream carries the list changes the client opted in to.
  */
@@ -69,89 +67,67 @@ export class ModernEndpoint {
   private readonly handlers: Readonly<Record<string, Handler>>;
 
   constructor(
-    private readonly views: FederationViews,
+    private readonly catalogues: Catalogues,
     private readonly pool: UpstreamPool,
     private readonly registry: ServerRegistry,
     private readonly roundTrips: InputRoundTrips,
   ) {
     this.handlers = {
-      'server/discover': async ({ view, serverId }) => ({
+      'server/discover': async ({ catalogue, serverId }) => ({
         supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-        capabilities: modernCapabilities(view, {
-          subscribe: view.upstreams.some((upstream) => this.subscribable(upstream)),
-          logging: view.upstreams.some((upstream) => this.logsPerCall(upstream) && this.pool.knownOffer(upstream).capabilities.logging !== undefined),
+        capabilities: modernCapabilities(catalogue, {
+          subscribe: catalogue.upstreams.some((upstream) => this.subscribable(upstream)),
+          logging: catalogue.upstreams.some((upstream) => this.logsPerCall(upstream) && this.pool.knownOffer(upstream).capabilities.logging !== undefined),
         }),
         ...(this.instructionsOf(serverId) ? { instructions: this.instructionsOf(serverId) } : {}),
         ...FEDERATED_LIST,
       }),
-      'tools/list': async ({ view, request }) => {
-        if (!view.capabilities.tools) throw methodNotFound();
-        const { items, nextCursor } = this.page(view.tools, request);
-        return { tools: items.map((t) => ({ ...t.item, name: t.name })), ...(nextCursor ? { nextCursor } : {}), ...FEDERATED_LIST };
+      'tools/list': async ({ catalogue, request }) => {
+        if (!catalogue.capabilities.tools) throw methodNotFound();
+        return { ...catalogue.listTools(request.params['cursor']), ...FEDERATED_LIST };
       },
       'tools/call': async (served) => {
-        if (!served.view.capabilities.tools) throw methodNotFound();
+        if (!served.catalogue.capabilities.tools) throw methodNotFound();
         const name = stringParam(served.request, 'name');
-        const tool = served.view.toolTarget(name);
-        if (!tool) throw new ModernError(ErrorCode.InvalidParams, notInCatalogue('Tool', name));
-        const declarations = paramHeaderDeclarations(served.view.tool(name)?.item.inputSchema);
+        const tool = served.catalogue.tool(name);
+        const declarations = paramHeaderDeclarations(served.catalogue.listedTool(name)?.item.inputSchema);
         const mismatch = declarations.length > 0 ? paramHeaderMismatch(declarations, served.request.params['arguments'], served.request.header) : undefined;
         if (mismatch) throw new ModernError(HEADER_MISMATCH, `Bad Request: header mismatch: ${mismatch}`, undefined, 400);
         return this.call(served, tool.upstream, { method: 'tools/call', params: { ...upstreamParams(served.request), name: tool.original } });
       },
-      'prompts/list': async ({ view, request }) => {
-        if (!view.capabilities.prompts) throw methodNotFound();
-        const { items, nextCursor } = this.page(view.prompts, request);
-        return { prompts: items.map((p) => ({ ...p.item, name: p.name })), ...(nextCursor ? { nextCursor } : {}), ...FEDERATED_LIST };
+      'prompts/list': async ({ catalogue, request }) => {
+        if (!catalogue.capabilities.prompts) throw methodNotFound();
+        return { ...catalogue.listPrompts(request.params['cursor']), ...FEDERATED_LIST };
       },
       'prompts/get': async (served) => {
-        if (!served.view.capabilities.prompts) throw methodNotFound();
-        const name = stringParam(served.request, 'name');
-        const prompt = served.view.prompt(name);
-        if (!prompt) throw new ModernError(ErrorCode.InvalidParams, notInCatalogue('Prompt', name));
+        if (!served.catalogue.capabilities.prompts) throw methodNotFound();
+        const prompt = served.catalogue.prompt(stringParam(served.request, 'name'));
         return this.call(served, prompt.upstream, { method: 'prompts/get', params: { ...upstreamParams(served.request), name: prompt.original } } as ClientRequest);
       },
-      'resources/list': async ({ view, request }) => {
-        if (!view.capabilities.resources) throw methodNotFound();
-        const { items, nextCursor } = this.page(view.resources, request);
-        return { resources: items.map((r) => ({ ...r.item, uri: r.name })), ...(nextCursor ? { nextCursor } : {}), ...FEDERATED_LIST };
+      'resources/list': async ({ catalogue, request }) => {
+        if (!catalogue.capabilities.resources) throw methodNotFound();
+        return { ...catalogue.listResources(request.params['cursor']), ...FEDERATED_LIST };
       },
-      'resources/templates/list': async ({ view, request }) => {
-        if (!view.capabilities.resources) throw methodNotFound();
-        const { items, nextCursor } = this.page(view.templates, request);
-        return { resourceTemplates: items.map((t) => ({ ...t.item, uriTemplate: t.name })), ...(nextCursor ? { nextCursor } : {}), ...FEDERATED_LIST };
+      'resources/templates/list': async ({ catalogue, request }) => {
+        if (!catalogue.capabilities.resources) throw methodNotFound();
+        return { ...catalogue.listResourceTemplates(request.params['cursor']), ...FEDERATED_LIST };
       },
       'resources/read': async (served) => {
-        if (!served.view.capabilities.resources) throw methodNotFound();
+        if (!served.catalogue.capabilities.resources) throw methodNotFound();
         const asked = stringParam(served.request, 'uri');
-        const target = served.view.resource(asked);
         // The revision answers an unknown resource with Invalid params (the older -32002 is retired).
-        if (!target) throw new ModernError(ErrorCode.InvalidParams, notInCatalogue('Resource', asked), { uri: excerpt(asked) });
+        const target = served.catalogue.resource(asked, ErrorCode.InvalidParams);
         const result = (await this.call(served, target.upstream, {
           method: 'resources/read',
-          params: { ...upstreamParams(served.request), uri: target.uri },
-        })) as Result & { contents?: { uri?: string }[] };
+          params: { ...upstreamParams(served.request), uri: target.original },
+        })) as Result & { contents?: unknown };
         if (result['resultType'] === 'input_required') return result;
-        const contents = Array.isArray(result.contents) && target.uri !== asked ? result.contents.map((c) => (c.uri === target.uri ? { ...c, uri: asked } : c)) : result.contents;
         // An upstream of the older versions gives no hint: the content may change at any time.
-        return { ...result, contents, ttlMs: numberOr(result['ttlMs'], 0), cacheScope: 'private' };
+        return { ...Catalogue.readAs(result, target, asked), ttlMs: numberOr(result['ttlMs'], 0), cacheScope: 'private' };
       },
       'completion/complete': async (served) => {
-        if (!served.view.capabilities.completions) throw methodNotFound();
-        const ref = served.request.params['ref'] as { type?: string; name?: string; uri?: string } | undefined;
-        const target =
-          ref?.type === 'ref/prompt' && typeof ref.name === 'string'
-            ? (() => {
-                const prompt = served.view.prompt(ref.name as string);
-                return prompt && { upstream: prompt.upstream, ref: { ...ref, name: prompt.original } };
-              })()
-            : ref?.type === 'ref/resource' && typeof ref.uri === 'string'
-              ? (() => {
-                  const template = served.view.template(ref.uri as string);
-                  return template && { upstream: template.upstream, ref: { ...ref, uri: template.uri } };
-                })()
-              : undefined;
-        if (!target) throw new ModernError(ErrorCode.InvalidParams, 'Unknown completion reference');
+        if (!served.catalogue.capabilities.completions) throw methodNotFound();
+        const target = served.catalogue.completion(served.request.params['ref']);
         return this.forward(served, target.upstream, { method: 'completion/complete', params: { ...upstreamParams(served.request), ref: target.ref } } as ClientRequest);
       },
     };
@@ -175,12 +151,12 @@ export class ModernEndpoint {
     let answer: unknown;
     let status = 200;
     try {
-      const view = await this.views.view(serverId, grant.servers, false);
+      const catalogue = await this.catalogues.open({ serverId, grant, sessions: false });
       const result = await handler({
         request,
         serverId,
         grant,
-        view,
+        catalogue,
         signal: abort.signal,
         ...(typeof token === 'string' || typeof token === 'number'
           ? { progress: (progress) => stream.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }) }
@@ -202,16 +178,16 @@ export class ModernEndpoint {
 
   /**
    * `subscriptions/listen`: acknowledges the list changes the gateway can tell (those of the kinds
-   * the view offers) and the resource subscriptions it could make upstream, then relays each as it
+   * the catalogue offers) and the resource subscriptions it could make upstream, then relays each as it
    * happens until the client closes the stream.
    */
   private async listen(res: ServerResponse, request: ModernRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
-    const view = await this.views.view(serverId, grant.servers, false);
+    const catalogue = await this.catalogues.open({ serverId, grant, sessions: false });
     const asked = (request.params['notifications'] ?? {}) as Record<string, unknown>;
     const honoured: Record<string, unknown> = {};
-    if (asked['toolsListChanged'] === true && view.capabilities.tools) honoured['toolsListChanged'] = true;
-    if (asked['promptsListChanged'] === true && view.capabilities.prompts) honoured['promptsListChanged'] = true;
-    if (asked['resourcesListChanged'] === true && view.capabilities.resources) honoured['resourcesListChanged'] = true;
+    if (asked['toolsListChanged'] === true && catalogue.capabilities.tools) honoured['toolsListChanged'] = true;
+    if (asked['promptsListChanged'] === true && catalogue.capabilities.prompts) honoured['promptsListChanged'] = true;
+    if (asked['resourcesListChanged'] === true && catalogue.capabilities.resources) honoured['resourcesListChanged'] = true;
     const subscription = { 'io.modelcontextprotocol/subscriptionId': request.id };
     const stream = new EventStream(res);
     let closed = false;
@@ -220,7 +196,7 @@ export class ModernEndpoint {
       closed = true;
       for (const cleanup of cleanups) cleanup();
     });
-    const resources = await this.subscribeResources(asked['resourceSubscriptions'], view, (uri) =>
+    const resources = await this.subscribeResources(asked['resourceSubscriptions'], catalogue, (uri) =>
       stream.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri, _meta: subscription } }),
     );
     cleanups.push(() => void resources.close());
@@ -231,7 +207,7 @@ export class ModernEndpoint {
     cleanups.push(
       this.pool.onCatalogueChange((upstream, kind) => {
         if (!honoured[wanted[kind]]) return;
-        void this.views.view(serverId, grant.servers, false).then((now) => {
+        void this.catalogues.open({ serverId, grant, sessions: false }).then((now) => {
           if (now.upstreams.includes(upstream)) stream.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: subscription } });
         });
       }),
@@ -246,7 +222,7 @@ export class ModernEndpoint {
    * subscriptions): the URIs it could subscribe, as the client named them, and each update under
    * that name.
    */
-  private async subscribeResources(asked: unknown, view: CatalogueView, updated: (uri: string) => void): Promise<{ uris: string[]; close(): Promise<void> }> {
+  private async subscribeResources(asked: unknown, catalogue: Catalogue, updated: (uri: string) => void): Promise<{ uris: string[]; close(): Promise<void> }> {
     const uris: string[] = [];
     if (!Array.isArray(asked) || asked.length === 0) return { uris, close: async () => undefined };
     const sessions = new UpstreamSessions(this.pool, {
@@ -257,16 +233,16 @@ export class ModernEndpoint {
       notify: async (upstream, notification) => {
         const uri = notification.params?.['uri'];
         if (notification.method !== 'notifications/resources/updated' || typeof uri !== 'string') return;
-        const exposed = view.exposedUri(upstream, uri);
+        const exposed = catalogue.exposedUri(upstream, uri);
         if (uris.includes(exposed)) updated(exposed);
       },
     });
     await Promise.all(
       [...new Set(asked.filter((uri): uri is string => typeof uri === 'string'))].map(async (uri) => {
-        const target = view.resource(uri);
+        const target = catalogue.resourceIfAny(uri);
         if (!target || !this.subscribable(target.upstream)) return;
         try {
-          await sessions.forward(target.upstream, { method: 'resources/subscribe', params: { uri: target.uri } });
+          await sessions.forward(target.upstream, { method: 'resources/subscribe', params: { uri: target.original } });
           uris.push(uri);
         } catch {
           // Not acknowledged: the client knows it will hear nothing of this one.
@@ -325,12 +301,6 @@ export class ModernEndpoint {
     return this.pool.health(upstream)[0]?.protocolVersion === MODERN_PROTOCOL_VERSIONS[0];
   }
 
-  private page<T>(all: readonly T[], request: ModernRequest) {
-    const cursor = request.params['cursor'];
-    if (cursor !== undefined && typeof cursor !== 'string') throw new ModernError(ErrorCode.InvalidParams, 'Invalid cursor');
-    return page(all, cursor, this.views.pageSize);
-  }
-
   /** Every result of this revision says what it is and who answered. */
   private complete(result: Result, serverId: string | null): Result {
     // An upstream of the revision may answer input_required: the client answers it and retries.
@@ -349,13 +319,13 @@ export class ModernEndpoint {
 }
 
 /**
- * What the view offers, as this revision advertises it: list changes and resource updates (of
+ * What the catalogue offers, as this revision advertises it: list changes and resource updates (of
  * the upstreams the gateway can subscribe to) arrive on a `subscriptions/listen` stream, which
  * the gateway serves; log messages on the request's own stream (from the upstreams that send them
  * there: older Streamable HTTP ones and those of the revision).
  */
-function modernCapabilities(view: CatalogueView, delivered: { subscribe: boolean; logging: boolean }): ServerCapabilities {
-  const offered = view.capabilities;
+function modernCapabilities(catalogue: Catalogue, delivered: { subscribe: boolean; logging: boolean }): ServerCapabilities {
+  const offered = catalogue.capabilities;
   const { subscribe } = delivered;
   return {
     ...(offered.tools ? { tools: { listChanged: true } } : {}),
