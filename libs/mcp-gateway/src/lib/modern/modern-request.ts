@@ -33,8 +33,8 @@ export interface ModernNotification {
 
 export type EraOfRequest = { era: 'legacy' } | { era: 'modern'; message: ModernRequest | ModernNotification } | { refusal: Refusal };
 
-/** The body fields the `Mcp-Name` header mirrors, by method. */
-const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+/** The body fields the `Mcp-Name` header mirrors, by method: a client sends it, a server checks it. */
+export const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
 /**
  * Which era one HTTP request belongs to, as the revision's versioning page has a dual-era server

@@ -1,17 +1,25 @@
 import http, { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { createParser } from 'eventsource-parser';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ClientCapabilities, ErrorCode, Implementation, JSONRPCMessage, McpError, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../modern/modern-request';
+import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, NAME_SOURCE, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../modern/modern-request';
 import { encodeHeaderValue, ParamHeaderDeclaration, paramHeaderDeclarations, paramHeaders } from '../modern/param-headers';
 import { MODERN_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
-import { agentsFor, RawCallOptions, RawResponse, UpstreamConnectionError } from './streamable-http-upstream';
+import { agentsFor, mediaType, readText, UpstreamConnectionError } from './upstream-http';
+import type { RawCallOptions, RawResponse, UpstreamTraits, UpstreamTransport } from './upstream-transport';
 
 export const MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0];
 const MAX_INPUT_ROUNDS = 8;
-/** The methods whose `Mcp-Name` header mirrors a body field, and that field. */
-const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+/** Its calls go outside the SDK Protocol when the caller wants their own stream (log messages asked for by level). */
+const TRAITS: UpstreamTraits = {
+  ownCallStreams: true,
+  directCallsWithoutProgress: false,
+  perCallHeaders: false,
+  // Only to a request naming its log level: a caller of the older versions names none.
+  logsPerCall: false,
+  takesEnvelope: true,
+  sessionIsStream: false,
+};
 
 /** What `server/discover` told the gateway about a modern upstream. */
 export interface Discovered {
@@ -61,7 +69,10 @@ const GATEWAY_INFO: Implementation = { name: 'arbor-mcp-gateway', version: '1.0.
  * with the answers — unless the request came from a client of the revision itself (its envelope
  * in `_meta`), which gets the upstream's InputRequiredResult to answer on its own.
  */
-export class ModernUpstreamTransport implements Transport {
+export class ModernUpstreamTransport implements UpstreamTransport {
+  readonly kind = 'discover-first';
+  readonly traits = TRAITS;
+  readonly discoveredVersion = MODERN_VERSION;
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
@@ -96,6 +107,10 @@ export class ModernUpstreamTransport implements Transport {
 
   async start(): Promise<void> {
     // Nothing to open: every request is a POST of its own.
+  }
+
+  async endSession(): Promise<void> {
+    // No session upstream: the revision is stateless, closing the listen stream is all there is.
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -392,9 +407,8 @@ class ModernExchange {
 
   private async read(response: IncomingMessage, id: RequestId, onNotification: (message: Json) => void): Promise<Json> {
     const status = response.statusCode ?? 0;
-    const type = response.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
-    if (type === 'text/event-stream') return readStream(response, id, onNotification);
-    const text = await readAll(response);
+    if (mediaType(response.headers['content-type']) === 'text/event-stream') return readStream(response, id, onNotification);
+    const text = await readText(response);
     let parsed: Json | undefined;
     try {
       parsed = JSON.parse(text) as Json;
@@ -434,15 +448,6 @@ function readStream(response: IncomingMessage, id: RequestId, onNotification: (m
     response.on('data', (chunk: string) => parser.feed(chunk));
     response.once('end', () => answered || reject(new McpError(ErrorCode.ConnectionClosed, 'The upstream closed the stream without an answer')));
     response.once('error', (error) => answered || reject(new UpstreamConnectionError('the upstream stream failed', { cause: error })));
-  });
-}
-
-function readAll(response: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    response.once('error', reject);
   });
 }
 
