@@ -8,7 +8,7 @@ export * from './lib/access/mcp-access';
 export * from './lib/access/mcp-access.module';
 export * from './lib/runtime-options';
 export * from './lib/runtime.module';
-export { SUPPORTED_PROTOCOL_VERSIONS as MCP_GATEWAY_PROTOCOL_VERSIONS } from './lib/transports/protocol-versions';
+export { SUPPORTED_PROTOCOL_VERSIONS as MCP_GATEWAY_PROTOCOL_VERSIONS } from './lib/protocol/protocol-versions';
 export { NAME_SEPARATOR, URI_PREFIX } from './lib/catalogue/catalogue-view';
 export { CatalogueAccess, type CatalogueCaller, type CatalogueItemRef } from './lib/catalogue/catalogue-access';
 export * from './lib/dashboard/mcp-dashboard';

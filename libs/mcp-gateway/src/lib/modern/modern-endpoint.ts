@@ -6,7 +6,7 @@ import { Catalogue } from '../catalogue/catalogue';
 import { Catalogues } from '../catalogue/catalogues';
 import { ServerRegistry } from '../registry/server-registry';
 import { EventStream } from '../transports/event-stream';
-import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
+import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/protocol-versions';
 import { isLoggingLevel, logRelay } from '../transports/stateless-calls';
 import { CatalogueKind, UpstreamAnswer, UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
 import { UpstreamSessions } from '../upstreams/upstream-sessions';

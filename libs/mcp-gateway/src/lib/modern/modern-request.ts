@@ -3,7 +3,7 @@ import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { excerpt, MAX_EXCERPT_LENGTH } from '@arbor/platform';
 import type { ClientCapabilities, Implementation, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { Refusal, unsupportedVersion } from '../transports/mcp-edge';
-import { isModernEraVersion, MODERN_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
+import { isModernEraVersion, MODERN_PROTOCOL_VERSIONS } from '../protocol/protocol-versions';
 import { decodeHeaderValue } from './param-headers';
 
 /** The revision's HeaderMismatch: the HTTP headers disagree with the body, or a required one is missing. */

@@ -10,7 +10,7 @@ import { Federation } from '../federation/federated-session';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import { DownstreamSessions } from './downstream-sessions';
 import { McpEdge, refusal, sendRefusalOnSocket } from './mcp-edge';
-import { isLegacyVersion, LEGACY_PROTOCOL_VERSIONS, negotiateInitialize } from './protocol-versions';
+import { isLegacyVersion, LEGACY_PROTOCOL_VERSIONS, negotiateInitialize } from '../protocol/protocol-versions';
 
 const WS_PATH = /(?:^|\/)(?:servers\/([^/]+)\/)?ws$/;
 

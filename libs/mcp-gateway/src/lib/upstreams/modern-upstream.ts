@@ -4,7 +4,7 @@ import { createParser } from 'eventsource-parser';
 import { ClientCapabilities, ErrorCode, Implementation, JSONRPCMessage, McpError, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, NAME_SOURCE, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../modern/modern-request';
 import { encodeHeaderValue, ParamHeaderDeclaration, paramHeaderDeclarations, paramHeaders } from '../modern/param-headers';
-import { MODERN_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
+import { MODERN_PROTOCOL_VERSIONS } from '../protocol/protocol-versions';
 import { agentsFor, mediaType, readText, UpstreamConnectionError } from './upstream-http';
 import type { RawCallOptions, RawResponse, UpstreamTraits, UpstreamTransport } from './upstream-transport';
 
