@@ -3,8 +3,8 @@ import { Catalogues } from './catalogue/catalogues';
 import { McpDashboard } from './dashboard/mcp-dashboard';
 import { Federation } from './federation/federated-session';
 import { McpMetrics } from './metrics/mcp-metrics';
-import { InputRoundTrips } from './modern/input-round-trips';
-import { ModernEndpoint } from './modern/modern-endpoint';
+import { DiscoverFirstEndpoint } from './discover-first/discover-first-endpoint';
+import { InputRoundTrips } from './discover-first/input-round-trips';
 import { ProtectedResourceMetadata } from './oauth/protected-resource';
 import { UpstreamCatalogue } from './registry/upstream-catalogue';
 import { MCP_RUNTIME_OPTIONS, McpRuntimeOptions, resolveRuntimeOptions } from './runtime-options';
@@ -48,7 +48,7 @@ export class McpRuntimeModule {
         McpEdge,
         HotPath,
         StatelessCalls,
-        ModernEndpoint,
+        DiscoverFirstEndpoint,
         InputRoundTrips,
         StreamableHttpRoutes,
         ProtectedResourceMetadata,

@@ -5,7 +5,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { ClientCapabilities, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamDefinition } from '../registry/server-registry';
 import { checkUpstreamUrl, UpstreamUrlRefused } from '../registry/upstream-url-guard';
-import { discoverModern, ModernUpstreamTransport } from './modern-upstream';
+import { probeDiscoverFirst, DiscoverFirstUpstreamTransport } from './discover-first-upstream';
 import { SseUpstreamTransport } from './sse-upstream';
 import { StreamableHttpUpstreamTransport } from './streamable-http-upstream';
 import { UpstreamConnectionError } from './upstream-http';
@@ -143,8 +143,8 @@ export class UpstreamLink {
 async function upstreamTransport(definition: UpstreamDefinition, allowLinkLocal: boolean): Promise<UpstreamTransport> {
   const url = new URL(definition.url);
   if (definition.transport === 'sse') return new SseUpstreamTransport(url, definition.headers, allowLinkLocal);
-  const discovered = await discoverModern(url, definition.headers, allowLinkLocal, definition.timeoutMs);
-  return discovered ? new ModernUpstreamTransport(url, definition.headers, allowLinkLocal, discovered) : new StreamableHttpUpstreamTransport(url, definition.headers, allowLinkLocal);
+  const discovered = await probeDiscoverFirst(url, definition.headers, allowLinkLocal, definition.timeoutMs);
+  return discovered ? new DiscoverFirstUpstreamTransport(url, definition.headers, allowLinkLocal, discovered) : new StreamableHttpUpstreamTransport(url, definition.headers, allowLinkLocal);
 }
 
 /** The session is gone (not the call refused): worth one retry on a new session. */

@@ -27,6 +27,7 @@ import { ConcurrencyLimit } from './concurrency-limit';
 import { McpCallLabels, McpMetrics } from '../metrics/mcp-metrics';
 import { hasPerCallHeaders, UpstreamCallHeaders } from './per-call-headers';
 import { describeFailure, UpstreamLink } from './upstream-link';
+import { ENVELOPE_META_PREFIX } from '../protocol/envelope';
 import { callRoute, callsDirectly, DirectCallTransport, UpstreamTransport } from './upstream-transport';
 
 /** What an upstream offers, as it names it. */
@@ -215,10 +216,10 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
             throw new McpError(ErrorCode.InvalidRequest, `Upstream "${upstream}" needs the project's repository token, sent on Streamable HTTP calls without progress notifications only`);
           }
           if (callHeaders && route === 'direct' && callsDirectly(transport)) {
-            return rawCall(transport, withoutModernEnvelope(request), up.definition.timeoutMs, { ...(options.signal ? { signal: options.signal } : {}) }, callHeaders);
+            return rawCall(transport, withoutEnvelope(request), up.definition.timeoutMs, { ...(options.signal ? { signal: options.signal } : {}) }, callHeaders);
           }
           // The revision's envelope means something only to an upstream of the revision.
-          const outgoing = transport.traits.takesEnvelope ? request : withoutModernEnvelope(request);
+          const outgoing = transport.traits.takesEnvelope ? request : withoutEnvelope(request);
           if (route === 'direct' && callsDirectly(transport)) return rawCall(transport, outgoing, up.definition.timeoutMs, options);
           return client.request(outgoing, ResultSchema, {
             timeout: up.definition.timeoutMs,
@@ -440,15 +441,13 @@ export function unavailable(upstream: string, reason: string): McpError {
 }
 
 /** A request of a 2026-07-28 client as an upstream of the older versions takes it: no `io.modelcontextprotocol/` keys in `_meta`. */
-function withoutModernEnvelope(request: ClientRequest): ClientRequest {
+function withoutEnvelope(request: ClientRequest): ClientRequest {
   const meta = request.params?._meta as Record<string, unknown> | undefined;
-  if (!meta || !Object.keys(meta).some((key) => key.startsWith(MODERN_META_PREFIX))) return request;
-  const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(MODERN_META_PREFIX)));
+  if (!meta || !Object.keys(meta).some((key) => key.startsWith(ENVELOPE_META_PREFIX))) return request;
+  const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(ENVELOPE_META_PREFIX)));
   const { _meta: _dropped, ...params } = request.params as Record<string, unknown>;
   return { ...request, params: Object.keys(kept).length > 0 ? { ...params, _meta: kept } : params } as ClientRequest;
 }
-
-const MODERN_META_PREFIX = 'io.modelcontextprotocol/';
 
 /**
  * The answer as the SDK client would give it: the result, or the upstream's error as an McpError.

@@ -1,4 +1,4 @@
-import { ModernUpstreamTransport } from './modern-upstream';
+import { DiscoverFirstUpstreamTransport } from './discover-first-upstream';
 import { SseUpstreamTransport } from './sse-upstream';
 import { StreamableHttpUpstreamTransport } from './streamable-http-upstream';
 import { callRoute, callsDirectly, type UpstreamTransport } from './upstream-transport';
@@ -9,7 +9,7 @@ const url = new URL('http://upstream.example/mcp');
 const KINDS: Record<UpstreamTransport['kind'], UpstreamTransport> = {
   'streamable-http': new StreamableHttpUpstreamTransport(url),
   sse: new SseUpstreamTransport(url, {}, false),
-  'discover-first': new ModernUpstreamTransport(url, {}, false, { capabilities: {} }),
+  'discover-first': new DiscoverFirstUpstreamTransport(url, {}, false, { capabilities: {} }),
 };
 
 const plain = { progress: false, ownStream: false, callHeaders: false };

@@ -6,13 +6,14 @@ import { Catalogue } from '../catalogue/catalogue';
 import { Catalogues } from '../catalogue/catalogues';
 import { ServerRegistry } from '../registry/server-registry';
 import { EventStream } from '../transports/event-stream';
-import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/protocol-versions';
+import { DISCOVER_FIRST_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/protocol-versions';
 import { isLoggingLevel, logRelay } from '../transports/stateless-calls';
 import { CatalogueKind, UpstreamAnswer, UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
 import { UpstreamSessions } from '../upstreams/upstream-sessions';
 import { InputRoundTrips } from './input-round-trips';
-import { HEADER_MISMATCH, ModernRequest, SERVER_INFO_KEY } from './modern-request';
-import { paramHeaderDeclarations, paramHeaderMismatch } from './param-headers';
+import { HEADER_MISMATCH, SERVER_INFO_KEY } from '../protocol/envelope';
+import { paramHeaderDeclarations, paramHeaderMismatch } from '../protocol/param-headers';
+import { DiscoverFirstRequest } from './discover-first-request';
 
 /** The revision's cache hint on lists and reads. */
 interface CacheHint {
@@ -30,7 +31,7 @@ const FEDERATED_LIST: CacheHint = { ttlMs: 0, cacheScope: 'private' };
 const KEEP_ALIVE_MS = 20_000;
 
 /** A JSON-RPC error the gateway answers in-band (HTTP 200), worded without the SDK's `MCP error` prefix. */
-class ModernError extends Error {
+class InBandError extends Error {
   constructor(
     readonly code: number,
     message: string,
@@ -43,7 +44,7 @@ class ModernError extends Error {
 }
 
 interface Served {
-  request: ModernRequest;
+  request: DiscoverFirstRequest;
   serverId: string | null;
   grant: McpAccessGrant;
   catalogue: Catalogue;
@@ -56,14 +57,14 @@ interface Served {
 type Handler = (served: Served) => Promise<Result>;
 
 /**
- * The modern era (2026-07-28) on `/mcp` and `/servers/{id}/mcp`, beside the older versions on the
+ * The discover-first era (2026-07-28) on `/mcp` and `/servers/{id}/mcp`, beside the older versions on the
  * same endpoints: no `initialize`, no session. Each POST carries one request, answered from the
  * caller's catalogue over the pool's upstream sessions, in JSON — or on an SSE stream of its
  * own when the client asked for progress (closing that stream cancels the call upstream) and for
  * `subscriptions/listen`, whose stream carries the list changes the client opted in to.
  */
 @Injectable()
-export class ModernEndpoint {
+export class DiscoverFirstEndpoint {
   private readonly handlers: Readonly<Record<string, Handler>>;
 
   constructor(
@@ -75,7 +76,7 @@ export class ModernEndpoint {
     this.handlers = {
       'server/discover': async ({ catalogue, serverId }) => ({
         supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-        capabilities: modernCapabilities(catalogue, {
+        capabilities: discoverFirstCapabilities(catalogue, {
           subscribe: catalogue.upstreams.some((upstream) => this.subscribable(upstream)),
           logging: catalogue.upstreams.some((upstream) => this.logsPerCall(upstream) && this.pool.knownOffer(upstream).capabilities.logging !== undefined),
         }),
@@ -92,7 +93,7 @@ export class ModernEndpoint {
         const tool = served.catalogue.tool(name);
         const declarations = paramHeaderDeclarations(served.catalogue.listedTool(name)?.item.inputSchema);
         const mismatch = declarations.length > 0 ? paramHeaderMismatch(declarations, served.request.params['arguments'], served.request.header) : undefined;
-        if (mismatch) throw new ModernError(HEADER_MISMATCH, `Bad Request: header mismatch: ${mismatch}`, undefined, 400);
+        if (mismatch) throw new InBandError(HEADER_MISMATCH, `Bad Request: header mismatch: ${mismatch}`, undefined, 400);
         return this.call(served, tool.upstream, { method: 'tools/call', params: { ...upstreamParams(served.request), name: tool.original } });
       },
       'prompts/list': async ({ catalogue, request }) => {
@@ -133,8 +134,8 @@ export class ModernEndpoint {
     };
   }
 
-  /** Answers one modern request (its era, version and headers already checked). */
-  async serve(res: ServerResponse, request: ModernRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
+  /** Answers one discover-first request (its era, version and headers already checked). */
+  async serve(res: ServerResponse, request: DiscoverFirstRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
     if (request.method === 'subscriptions/listen') return this.listen(res, request, serverId, grant);
     const handler = Object.hasOwn(this.handlers, request.method) ? this.handlers[request.method] : undefined;
     if (!handler) return sendJson(res, 404, errorMessage(request.id, methodNotFound()));
@@ -167,7 +168,7 @@ export class ModernEndpoint {
       answer = { jsonrpc: '2.0', id: request.id, result: this.complete(result, serverId) };
     } catch (error) {
       answer = errorMessage(request.id, error);
-      if (error instanceof ModernError) status = error.status;
+      if (error instanceof InBandError) status = error.status;
     } finally {
       res.off('close', onClose);
     }
@@ -181,7 +182,7 @@ export class ModernEndpoint {
    * the catalogue offers) and the resource subscriptions it could make upstream, then relays each as it
    * happens until the client closes the stream.
    */
-  private async listen(res: ServerResponse, request: ModernRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
+  private async listen(res: ServerResponse, request: DiscoverFirstRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
     const catalogue = await this.catalogues.open({ serverId, grant, sessions: false });
     const asked = (request.params['notifications'] ?? {}) as Record<string, unknown>;
     const honoured: Record<string, unknown> = {};
@@ -254,13 +255,13 @@ export class ModernEndpoint {
 
   /** Whether the upstream's log messages during a call come on the call's own stream (older Streamable HTTP, or the revision's). */
   private logsPerCall(upstream: string): boolean {
-    return this.speaksModern(upstream) || this.pool.knownOffer(upstream).logsPerCall === true;
+    return this.speaksDiscoverFirst(upstream) || this.pool.knownOffer(upstream).logsPerCall === true;
   }
 
   /**
    * Whether the gateway can subscribe to the upstream's resources for a client of the revision:
    * an upstream of either era that offers it (one of the revision on a listen stream of the
-   * stream's own session, see ModernUpstreamTransport).
+   * stream's own session, see DiscoverFirstUpstreamTransport).
    */
   private subscribable(upstream: string): boolean {
     return this.pool.knownOffer(upstream).capabilities.resources?.subscribe === true;
@@ -283,7 +284,7 @@ export class ModernEndpoint {
    * as an input request, the call continuing when its retry brings the answer.
    */
   private async call(served: Served, upstream: string, request: ClientRequest): Promise<Result> {
-    if (this.speaksModern(upstream)) return this.forward(served, upstream, request);
+    if (this.speaksDiscoverFirst(upstream)) return this.forward(served, upstream, request);
     const { requestState, inputResponses, ...params } = request.params as Record<string, unknown>;
     const principal = served.grant.principal;
     if (typeof requestState === 'string' && isRecord(inputResponses)) {
@@ -297,8 +298,8 @@ export class ModernEndpoint {
   }
 
   /** Whether the gateway reaches the upstream in the 2026-07-28 revision. */
-  private speaksModern(upstream: string): boolean {
-    return this.pool.health(upstream)[0]?.protocolVersion === MODERN_PROTOCOL_VERSIONS[0];
+  private speaksDiscoverFirst(upstream: string): boolean {
+    return this.pool.health(upstream)[0]?.protocolVersion === DISCOVER_FIRST_PROTOCOL_VERSIONS[0];
   }
 
   /** Every result of this revision says what it is and who answered. */
@@ -324,7 +325,7 @@ export class ModernEndpoint {
  * the gateway serves; log messages on the request's own stream (from the upstreams that send them
  * there: older Streamable HTTP ones and those of the revision).
  */
-function modernCapabilities(catalogue: Catalogue, delivered: { subscribe: boolean; logging: boolean }): ServerCapabilities {
+function discoverFirstCapabilities(catalogue: Catalogue, delivered: { subscribe: boolean; logging: boolean }): ServerCapabilities {
   const offered = catalogue.capabilities;
   const { subscribe } = delivered;
   return {
@@ -343,13 +344,13 @@ const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
  * the client's own capabilities and answers input requests to it; the pool takes it off for the
  * older versions), and so do `inputResponses` and `requestState` of a retried call.
  */
-function upstreamParams(request: ModernRequest): Record<string, unknown> {
+function upstreamParams(request: DiscoverFirstRequest): Record<string, unknown> {
   return request.params;
 }
 
-function stringParam(request: ModernRequest, key: string): string {
+function stringParam(request: DiscoverFirstRequest, key: string): string {
   const value = request.params[key];
-  if (typeof value !== 'string') throw new ModernError(ErrorCode.InvalidParams, `Invalid params: ${key} must be a string`);
+  if (typeof value !== 'string') throw new InBandError(ErrorCode.InvalidParams, `Invalid params: ${key} must be a string`);
   return value;
 }
 
@@ -361,13 +362,13 @@ function numberOr(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : fallback;
 }
 
-function methodNotFound(): ModernError {
-  return new ModernError(ErrorCode.MethodNotFound, 'Method not found');
+function methodNotFound(): InBandError {
+  return new InBandError(ErrorCode.MethodNotFound, 'Method not found');
 }
 
 function errorMessage(id: RequestId, error: unknown) {
   const { code, message, data } = error as { code?: unknown; message?: string; data?: unknown };
-  const known = error instanceof ModernError || (error instanceof McpError && Number.isSafeInteger(code));
+  const known = error instanceof InBandError || (error instanceof McpError && Number.isSafeInteger(code));
   // The gateway's own McpErrors (an upstream unavailable, a timeout) lose the SDK's prefix; an upstream's answer is its own.
   const prefix = `MCP error ${String(code)}: `;
   const text = error instanceof McpError && !(error instanceof UpstreamAnswer) && message?.startsWith(prefix) ? message.slice(prefix.length) : message;
