@@ -106,7 +106,7 @@ async function toolNames(url: string): Promise<string[]> {
 
 describe('the MCP gateway under the official conformance suite', () => {
   let everything: { child: ChildProcess; url: string };
-  let modernEverything: { child: ChildProcess; url: string };
+  let discoverFirstEverything: { child: ChildProcess; url: string };
   const databases: TestDatabase[] = [];
   let controlPlane: TestControlPlane;
   const gateways: BuiltService[] = [];
@@ -134,7 +134,7 @@ describe('the MCP gateway under the official conformance suite', () => {
   }
 
   beforeAll(async () => {
-    [everything, modernEverything] = await Promise.all([startEverything(), startEverything('2026-07-28')]);
+    [everything, discoverFirstEverything] = await Promise.all([startEverything(), startEverything('2026-07-28')]);
     controlPlane = await startTestControlPlane(['alpha']);
     await controlPlane.grant('alice', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
 
@@ -144,7 +144,7 @@ describe('the MCP gateway under the official conformance suite', () => {
   - name: everything
     url: ${everything.url}
   - name: everything-2026
-    url: ${modernEverything.url}
+    url: ${discoverFirstEverything.url}
 servers:
   - id: everything
     project: alpha
@@ -170,7 +170,7 @@ servers:
     await Promise.all(gateways.map((gateway) => gateway.kill('SIGTERM')));
     await controlPlane?.stop();
     everything?.child.kill('SIGTERM');
-    modernEverything?.child.kill('SIGTERM');
+    discoverFirstEverything?.child.kill('SIGTERM');
     await Promise.all(databases.map((database) => database.drop()));
   });
 
@@ -182,7 +182,7 @@ servers:
   }
 
   let direct: ConformanceRun;
-  let directModern: ConformanceRun;
+  let directDiscoverFirst: ConformanceRun;
 
   it('finds the everything server passing every 2025-11-25 check, apart from the documented baseline', async () => {
     direct = await runConformance(everything.url);
@@ -210,11 +210,11 @@ servers:
   }, 150_000);
 
   it('passes through either gateway every 2026-07-28 check the everything server of that revision passes on its own', async () => {
-    directModern = await runConformance(modernEverything.url, { requirements: '2026-07-28' });
-    expect(directModern.passed.length).toBeGreaterThan(80);
+    directDiscoverFirst = await runConformance(discoverFirstEverything.url, { requirements: '2026-07-28' });
+    expect(directDiscoverFirst.passed.length).toBeGreaterThan(80);
     for (const gateway of [stateless, stateful]) {
       const through = await runConformance(`${gateway}/servers/everything-2026/mcp`, { requirements: '2026-07-28' });
-      expect({ gateway, lost: lost(directModern, through) }).toEqual({ gateway, lost: [] });
+      expect({ gateway, lost: lost(directDiscoverFirst, through) }).toEqual({ gateway, lost: [] });
     }
   }, 300_000);
 

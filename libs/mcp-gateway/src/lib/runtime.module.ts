@@ -1,10 +1,10 @@
 import { DynamicModule, Module, ModuleMetadata } from '@nestjs/common';
+import { Catalogues } from './catalogue/catalogues';
 import { McpDashboard } from './dashboard/mcp-dashboard';
 import { Federation } from './federation/federated-session';
-import { FederationViews } from './federation/federation-views';
 import { McpMetrics } from './metrics/mcp-metrics';
-import { InputRoundTrips } from './modern/input-round-trips';
-import { ModernEndpoint } from './modern/modern-endpoint';
+import { DiscoverFirstEndpoint } from './discover-first/discover-first-endpoint';
+import { InputRoundTrips } from './discover-first/input-round-trips';
 import { ProtectedResourceMetadata } from './oauth/protected-resource';
 import { UpstreamCatalogue } from './registry/upstream-catalogue';
 import { MCP_RUNTIME_OPTIONS, McpRuntimeOptions, resolveRuntimeOptions } from './runtime-options';
@@ -41,14 +41,14 @@ export class McpRuntimeModule {
         McpMetrics,
         UpstreamPool,
         { provide: UpstreamCatalogue, useExisting: UpstreamPool },
-        FederationViews,
+        Catalogues,
         Federation,
         SessionOwners,
         DownstreamSessions,
         McpEdge,
         HotPath,
         StatelessCalls,
-        ModernEndpoint,
+        DiscoverFirstEndpoint,
         InputRoundTrips,
         StreamableHttpRoutes,
         ProtectedResourceMetadata,

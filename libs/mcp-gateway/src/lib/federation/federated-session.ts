@@ -8,7 +8,6 @@ import {
   ClientRequest,
   CompleteRequestSchema,
   CompleteResult,
-  ErrorCode,
   GetPromptRequestSchema,
   GetPromptResult,
   LoggingLevel,
@@ -16,7 +15,6 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   Notification,
   ReadResourceRequestSchema,
   ReadResourceResult,
@@ -36,10 +34,8 @@ import type { McpAccessGrant } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
 import { CatalogueKind, UpstreamCaller, UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
 import { SessionForwardOptions, UpstreamSessions } from '../upstreams/upstream-sessions';
-import { excerpt } from '@arbor/platform';
-import { CatalogueView, notInCatalogue } from './catalogue-view';
-import { FederationViews } from './federation-views';
-import { page } from './pagination';
+import { Catalogue } from '../catalogue/catalogue';
+import { Catalogues } from '../catalogue/catalogues';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -72,22 +68,22 @@ export interface StatelessLogging {
 export class Federation {
   constructor(
     private readonly pool: UpstreamPool,
-    private readonly views: FederationViews,
+    private readonly catalogues: Catalogues,
     private readonly registry: ServerRegistry,
   ) {}
 
   async open(options: FederatedSessionOptions): Promise<FederatedSession> {
-    const session = new FederatedSession(this.pool, this.views, options);
-    const view = await session.view();
+    const session = new FederatedSession(this.pool, this.catalogues, options);
+    const catalogue = await session.catalogue();
     const server = options.serverId === null ? undefined : this.registry.server(options.serverId);
-    session.build(view, server?.name, server?.description);
+    session.build(catalogue, server?.name, server?.description);
     return session;
   }
 }
 
 /**
  * One downstream session (or stateless request) of a virtual server or of `/mcp`: an SDK Server
- * whose handlers answer from the catalogue view and forward calls to the upstreams.
+ * whose handlers answer from the caller's catalogue and forward calls to the upstreams.
  */
 export class FederatedSession {
   server!: Server;
@@ -100,7 +96,7 @@ export class FederatedSession {
 
   constructor(
     private readonly pool: UpstreamPool,
-    private readonly views: FederationViews,
+    private readonly catalogues: Catalogues,
     private readonly options: FederatedSessionOptions,
   ) {
     this.grant = options.grant;
@@ -123,8 +119,9 @@ export class FederatedSession {
     this.grant = grant;
   }
 
-  view(): Promise<CatalogueView> {
-    return this.views.view(this.options.serverId, this.grant.servers, this.options.ownUpstreamSessions);
+  /** The catalogue as the caller sees it now (its grant, the upstreams' lists). */
+  catalogue(): Promise<Catalogue> {
+    return this.catalogues.open({ serverId: this.options.serverId, grant: this.grant, sessions: this.options.ownUpstreamSessions });
   }
 
   /** Whether a call's log messages reach the client on the call's own stream (stateless, an upstream logs). */
@@ -150,9 +147,9 @@ export class FederatedSession {
     await this.server.close().catch(() => undefined);
   }
 
-  /** Creates the SDK Server announcing what the view's upstreams offer. */
-  build(view: CatalogueView, name = 'Arbor MCP gateway', instructions?: string): void {
-    const capabilities = view.capabilities;
+  /** Creates the SDK Server announcing what the catalogue's upstreams offer. */
+  build(catalogue: Catalogue, name = 'Arbor MCP gateway', instructions?: string): void {
+    const capabilities = catalogue.capabilities;
     this.capabilities = capabilities;
     const server = new Server({ name, version: '1.0.0' }, { capabilities, jsonSchemaValidator: SCHEMA_VALIDATOR, ...(instructions ? { instructions } : {}) });
     this.server = server;
@@ -166,56 +163,37 @@ export class FederatedSession {
       if (relayed.length > 0) await Promise.all(relayed);
       return result;
     };
-    const size = this.views.pageSize;
-
     if (capabilities.tools) {
-      server.setRequestHandler(ListToolsRequestSchema, async (request) => {
-        const { items, nextCursor } = page((await this.view()).tools, request.params?.cursor, size);
-        return { tools: items.map((t) => ({ ...t.item, name: t.name })), ...(nextCursor ? { nextCursor } : {}) };
-      });
+      server.setRequestHandler(ListToolsRequestSchema, async (request) => (await this.catalogue()).listTools(request.params?.cursor));
       server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-        const tool = (await this.view()).toolTarget(request.params.name);
-        if (!tool) throw new McpError(ErrorCode.InvalidParams, notInCatalogue('Tool', request.params.name));
+        const tool = (await this.catalogue()).tool(request.params.name);
         return (await forward(tool.upstream, { method: 'tools/call', params: { ...request.params, name: tool.original } }, extra)) as CallToolResult;
       });
     }
 
     if (capabilities.prompts) {
-      server.setRequestHandler(ListPromptsRequestSchema, async (request) => {
-        const { items, nextCursor } = page((await this.view()).prompts, request.params?.cursor, size);
-        return { prompts: items.map((p) => ({ ...p.item, name: p.name })), ...(nextCursor ? { nextCursor } : {}) };
-      });
+      server.setRequestHandler(ListPromptsRequestSchema, async (request) => (await this.catalogue()).listPrompts(request.params?.cursor));
       server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-        const prompt = (await this.view()).prompt(request.params.name);
-        if (!prompt) throw new McpError(ErrorCode.InvalidParams, notInCatalogue('Prompt', request.params.name));
+        const prompt = (await this.catalogue()).prompt(request.params.name);
         return (await forward(prompt.upstream, { method: 'prompts/get', params: { ...request.params, name: prompt.original } }, extra)) as GetPromptResult;
       });
     }
 
     if (capabilities.resources) {
-      server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
-        const { items, nextCursor } = page((await this.view()).resources, request.params?.cursor, size);
-        return { resources: items.map((r) => ({ ...r.item, uri: r.name })), ...(nextCursor ? { nextCursor } : {}) };
-      });
-      server.setRequestHandler(ListResourceTemplatesRequestSchema, async (request) => {
-        const { items, nextCursor } = page((await this.view()).templates, request.params?.cursor, size);
-        return { resourceTemplates: items.map((t) => ({ ...t.item, uriTemplate: t.name })), ...(nextCursor ? { nextCursor } : {}) };
-      });
+      server.setRequestHandler(ListResourcesRequestSchema, async (request) => (await this.catalogue()).listResources(request.params?.cursor));
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, async (request) => (await this.catalogue()).listResourceTemplates(request.params?.cursor));
       server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
         const asked = request.params.uri;
-        const target = (await this.view()).resource(asked);
-        if (!target) throw new McpError(-32002, notInCatalogue('Resource', asked), { uri: excerpt(asked) });
-        const result = (await forward(target.upstream, { method: 'resources/read', params: { ...request.params, uri: target.uri } }, extra)) as ReadResourceResult;
-        if (target.uri === asked || !Array.isArray(result.contents)) return result;
+        const target = (await this.catalogue()).resource(asked, RESOURCE_NOT_FOUND);
+        const result = (await forward(target.upstream, { method: 'resources/read', params: { ...request.params, uri: target.original } }, extra)) as ReadResourceResult;
         // The client asked by the name it was shown: answer under that name.
-        return { ...result, contents: result.contents.map((c) => (c.uri === target.uri ? { ...c, uri: asked } : c)) };
+        return Catalogue.readAs(result, target, asked);
       });
       if (capabilities.resources.subscribe) {
         for (const schema of [SubscribeRequestSchema, UnsubscribeRequestSchema]) {
           server.setRequestHandler(schema, async (request, extra) => {
-            const target = (await this.view()).resource(request.params.uri);
-            if (!target) throw new McpError(-32002, notInCatalogue('Resource', request.params.uri), { uri: excerpt(request.params.uri) });
-            return forward(target.upstream, { method: request.method, params: { ...request.params, uri: target.uri } }, extra);
+            const target = (await this.catalogue()).resource(request.params.uri, RESOURCE_NOT_FOUND);
+            return forward(target.upstream, { method: request.method, params: { ...request.params, uri: target.original } }, extra);
           });
         }
       }
@@ -223,20 +201,8 @@ export class FederatedSession {
 
     if (capabilities.completions) {
       server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
-        const view = await this.view();
-        const ref = request.params.ref;
-        const target =
-          ref.type === 'ref/prompt'
-            ? (() => {
-                const prompt = view.prompt(ref.name);
-                return prompt && { upstream: prompt.upstream, ref: { ...ref, name: prompt.original } };
-              })()
-            : (() => {
-                const template = view.template(ref.uri);
-                return template && { upstream: template.upstream, ref: { ...ref, uri: template.uri } };
-              })();
-        if (!target) throw new McpError(ErrorCode.InvalidParams, 'Unknown completion reference');
-        return (await forward(target.upstream, { method: 'completion/complete', params: { ...request.params, ref: target.ref } }, extra)) as CompleteResult;
+        const target = (await this.catalogue()).completion(request.params.ref);
+        return (await forward(target.upstream, { method: 'completion/complete', params: { ...request.params, ref: target.ref } } as ClientRequest, extra)) as CompleteResult;
       });
     }
 
@@ -247,8 +213,8 @@ export class FederatedSession {
           this.options.statelessLogging?.setLevel(request.params.level);
           return {};
         }
-        const view = await this.view();
-        const logging = view.upstreams.filter((u) => this.pool.knownOffer(u).capabilities.logging);
+        const catalogue = await this.catalogue();
+        const logging = catalogue.upstreams.filter((u) => this.pool.knownOffer(u).capabilities.logging);
         await Promise.allSettled(logging.map((u) => forward(u, { method: 'logging/setLevel', params: request.params }, extra)));
         return {};
       });
@@ -266,7 +232,7 @@ export class FederatedSession {
   /** Tells the client a list it sees may have changed. */
   private async announce(upstream: string, kind: CatalogueKind): Promise<void> {
     const server = this.server;
-    if (this.closed || !server.transport || !(await this.view()).upstreams.includes(upstream)) return;
+    if (this.closed || !server.transport || !(await this.catalogue()).upstreams.includes(upstream)) return;
     const capabilities = this.capabilities;
     const send =
       kind === 'tools' && capabilities.tools
@@ -291,7 +257,7 @@ export class FederatedSession {
   private async relayNotification(upstream: string, notification: Notification, related?: RequestId): Promise<void> {
     let relayed = notification;
     if (notification.method === 'notifications/resources/updated' && typeof notification.params?.['uri'] === 'string') {
-      const uri = (await this.view()).exposedUri(upstream, notification.params['uri']);
+      const uri = (await this.catalogue()).exposedUri(upstream, notification.params['uri']);
       relayed = { ...notification, params: { ...notification.params, uri } };
     }
     await this.server
@@ -299,6 +265,9 @@ export class FederatedSession {
       .catch(() => undefined);
   }
 }
+
+/** The older versions' "Resource not found" (the 2026-07-28 revision answers Invalid params). */
+const RESOURCE_NOT_FOUND = -32002;
 
 /**
  * The client's cancellation, its progress token (progress comes back under it, each relay kept in

@@ -13,10 +13,9 @@ import {
   Result,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpAccessGrant } from '../access/mcp-access';
-import { type CatalogueView, notInCatalogue } from '../federation/catalogue-view';
+import type { Catalogue } from '../catalogue/catalogue';
+import { Catalogues } from '../catalogue/catalogues';
 import type { FederatedSession } from '../federation/federated-session';
-import { FederationViews } from '../federation/federation-views';
-import { page } from '../federation/pagination';
 import { UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
 import type { SessionForwardOptions } from '../upstreams/upstream-sessions';
 
@@ -32,10 +31,10 @@ export type HotRequest =
 
 const HOT_METHODS = new Set(['tools/call', 'tools/list', 'ping']);
 
-/** Where a hot request is answered from: the view, whether its server has tools, the upstream calls. */
+/** Where a hot request is answered from: the catalogue, whether its server has tools, the upstream calls. */
 export interface HotScope {
-  view(): Promise<CatalogueView>;
-  offersTools(view: CatalogueView): boolean;
+  catalogue(): Promise<Catalogue>;
+  offersTools(catalogue: Catalogue): boolean;
   forward(upstream: string, request: ClientRequest, options: SessionForwardOptions): Promise<Result>;
   /** Stateless: where the call's log messages go (a session relays them on its own). */
   onlog?: (notification: UpstreamNotification) => void;
@@ -44,7 +43,7 @@ export interface HotScope {
 /**
  * The common requests — `tools/call`, `tools/list`, `ping`, one per POST — answered without an
  * SDK Server (stateless: one per request; stateful: the session's) and without the SDK transport's
- * web Request/Response bridge: the body is parsed once, the tool found in the catalogue view, the
+ * web Request/Response bridge: the body is parsed once, the tool found in the caller's catalogue, the
  * call forwarded on the pool's shared upstream session (stateless) or the session's own. The
  * answer is what the SDK path answers, down to the error messages; everything else (batches,
  * initialize, notifications, progress, tasks, an Accept or Content-Type the SDK transport refuses)
@@ -53,7 +52,7 @@ export interface HotScope {
 @Injectable()
 export class HotPath {
   constructor(
-    private readonly views: FederationViews,
+    private readonly catalogues: Catalogues,
     private readonly pool: UpstreamPool,
   ) {}
 
@@ -78,20 +77,20 @@ export class HotPath {
   }
 
   /**
-   * A stateless request, answered from the caller's view over the pool's shared upstream sessions;
+   * A stateless request, answered from the caller's catalogue over the pool's shared upstream sessions;
    * the log messages the upstream sends on the call's stream go to `onlog` first.
    */
   answer(request: HotRequest, serverId: string | null, grant: McpAccessGrant, signal: AbortSignal, onlog?: (notification: UpstreamNotification) => void): Promise<HotAnswer> {
     return this.respond(request, signal, {
-      view: () => this.views.view(serverId, grant.servers, false),
-      offersTools: (view) => view.capabilities.tools !== undefined,
+      catalogue: () => this.catalogues.open({ serverId, grant, sessions: false }),
+      offersTools: (catalogue) => catalogue.capabilities.tools !== undefined,
       forward: (upstream, call, options) => this.pool.forward(upstream, call, { ...options, server: serverId }),
       ...(onlog ? { onlog } : {}),
     });
   }
 
   /**
-   * A request on a stateful session, answered as its SDK server would: from the session's view,
+   * A request on a stateful session, answered as its SDK server would: from the session's catalogue,
    * over its own upstream sessions, with what the upstream sends meanwhile related to it.
    */
   answerInSession(request: HotRequest, session: FederatedSession, signal: AbortSignal): Promise<HotAnswer> {
@@ -113,16 +112,12 @@ export class HotPath {
 
   private async result(request: HotRequest, signal: AbortSignal, scope: HotScope): Promise<unknown> {
     if (request.kind === 'ping') return {};
-    const view = await scope.view();
+    const catalogue = await scope.catalogue();
     // A server without tools has no handler for them: the SDK answers "Method not found".
-    if (!scope.offersTools(view)) throw new MethodNotFound();
-    if (request.kind === 'list') {
-      const { items, nextCursor } = page(view.tools, request.cursor, this.views.pageSize);
-      return { tools: items.map((t) => ({ ...t.item, name: t.name })), ...(nextCursor ? { nextCursor } : {}) };
-    }
-    const tool = view.toolTarget(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, notInCatalogue('Tool', request.params.name));
-    const onnotification = scope.onlog && view.capabilities.logging ? scope.onlog : undefined;
+    if (!scope.offersTools(catalogue)) throw new MethodNotFound();
+    if (request.kind === 'list') return catalogue.listTools(request.cursor);
+    const tool = catalogue.tool(request.params.name);
+    const onnotification = scope.onlog && catalogue.capabilities.logging ? scope.onlog : undefined;
     const result = await scope.forward(
       tool.upstream,
       { method: 'tools/call', params: { ...request.params, name: tool.original } },

@@ -7,7 +7,7 @@ import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../access/mcp-a
 import { metadataUrl } from '../oauth/protected-resource';
 import { ServerRegistry } from '../registry/server-registry';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
-import { isSupportedVersion, negotiateInitialize, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-versions';
+import { isSupportedVersion, negotiateInitialize, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/protocol-versions';
 
 /** The revision's UnsupportedProtocolVersionError code, answered to both eras (an older client reads the 400 and the list). */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;

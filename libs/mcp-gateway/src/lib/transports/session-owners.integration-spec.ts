@@ -2,7 +2,7 @@
 // replicas sharing Redis (MCPGW_REDIS_URL), the official SDK client's requests dealt to them in
 // turn. Every request of a session reaches the replica that holds it, streams included; so does a
 // 2026-07-28 client's retry carrying the answer a call waits for.
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { Client as DiscoverFirstClient, StreamableHTTPClientTransport as DiscoverFirstTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -89,14 +89,14 @@ describe('stateful sessions on two replicas sharing Redis', () => {
     });
     // The official v2 client behind the balancer: its call and its retry land on different replicas.
     const balancer = roundRobin(replicas);
-    const modern = new ModernClient({ name: 'v2-behind-a-balancer', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { sampling: {} } });
-    modern.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'hi there' }, model: 'test-model' }));
-    await modern.connect(new ModernTransport(new URL('http://balancer/servers/alpha/mcp'), { fetch: balancer.fetchVia, requestInit: { headers: { authorization: 'Bearer alice' } } }));
+    const discoverFirst = new DiscoverFirstClient({ name: 'v2-behind-a-balancer', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { sampling: {} } });
+    discoverFirst.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'hi there' }, model: 'test-model' }));
+    await discoverFirst.connect(new DiscoverFirstTransport(new URL('http://balancer/servers/alpha/mcp'), { fetch: balancer.fetchVia, requestInit: { headers: { authorization: 'Bearer alice' } } }));
     try {
-      for (let round = 0; round < 2; round++) expect(textOf(await modern.callTool({ name: 'ask-model', arguments: {} }))).toBe('model said: hi there');
+      for (let round = 0; round < 2; round++) expect(textOf(await discoverFirst.callTool({ name: 'ask-model', arguments: {} }))).toBe('model said: hi there');
       expect(balancer.served.every((count) => count > 1)).toBe(true);
     } finally {
-      await modern.close();
+      await discoverFirst.close();
     }
   });
 

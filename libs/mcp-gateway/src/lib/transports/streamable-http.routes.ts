@@ -4,9 +4,9 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode, isInitializeRequest, JSONRPCMessage, McpError, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { DirectRoutes } from '@arbor/platform';
-import { InputRoundTrips } from '../modern/input-round-trips';
-import { ModernEndpoint } from '../modern/modern-endpoint';
-import { eraOfRequest } from '../modern/modern-request';
+import { DiscoverFirstEndpoint } from '../discover-first/discover-first-endpoint';
+import { eraOfRequest } from '../discover-first/discover-first-request';
+import { InputRoundTrips } from '../discover-first/input-round-trips';
 import { FederatedSession, Federation } from '../federation/federated-session';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import type { McpAccessGrant } from '../access/mcp-access';
@@ -37,7 +37,7 @@ export class StreamableHttpRoutes implements OnModuleInit {
     private readonly federation: Federation,
     private readonly sessions: DownstreamSessions,
     private readonly hotPath: HotPath,
-    private readonly modern: ModernEndpoint,
+    private readonly discoverFirst: DiscoverFirstEndpoint,
     private readonly calls: StatelessCalls,
     private readonly owners: SessionOwners,
     private readonly roundTrips: InputRoundTrips,
@@ -62,13 +62,13 @@ export class StreamableHttpRoutes implements OnModuleInit {
       if ('refusal' in admission) return sendRefusal(res, admission.refusal);
       const era = eraOfRequest(req.method ?? 'GET', req.headers, admission.body);
       if ('refusal' in era) return sendRefusal(res, era.refusal);
-      if (era.era === 'modern') {
+      if (era.era === 'discover-first') {
         // This revision defines no notification a client sends over HTTP: taken, and nothing to do.
         if (era.message.kind === 'notification') return void res.writeHead(202).end();
         // A retry carrying the answer the call waits for on another replica goes there.
         const waiting = req.headers[FORWARDED_HEADER] === undefined ? await this.waitingElsewhere(era.message.params) : undefined;
         if (waiting) return this.owners.forward(waiting, req, res, admission.body);
-        return await this.modern.serve(res, era.message, serverId, admission.grant);
+        return await this.discoverFirst.serve(res, era.message, serverId, admission.grant);
       }
       if (this.options.stateful) await this.stateful(req, res, serverId, admission.grant, admission.body);
       else await this.stateless(req, res, serverId, admission.grant, admission.body);

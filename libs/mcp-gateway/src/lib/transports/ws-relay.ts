@@ -10,7 +10,7 @@ import { Federation } from '../federation/federated-session';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import { DownstreamSessions } from './downstream-sessions';
 import { McpEdge, refusal, sendRefusalOnSocket } from './mcp-edge';
-import { isLegacyVersion, LEGACY_PROTOCOL_VERSIONS, negotiateInitialize } from './protocol-versions';
+import { isHandshakeVersion, HANDSHAKE_PROTOCOL_VERSIONS, negotiateInitialize } from '../protocol/protocol-versions';
 
 const WS_PATH = /(?:^|\/)(?:servers\/([^/]+)\/)?ws$/;
 
@@ -99,8 +99,8 @@ export class WsRelay implements OnModuleInit, OnModuleDestroy {
       const access = await this.edge.authorize(req, serverId);
       if ('refusal' in access) return sendRefusalOnSocket(socket, access.refusal);
       const version = req.headers['mcp-protocol-version'];
-      if (typeof version === 'string' && !isLegacyVersion(version)) {
-        return sendRefusalOnSocket(socket, refusal(400, `Bad Request: Unsupported protocol version: ${excerpt(version)}`, { supported: LEGACY_PROTOCOL_VERSIONS }));
+      if (typeof version === 'string' && !isHandshakeVersion(version)) {
+        return sendRefusalOnSocket(socket, refusal(400, `Bad Request: Unsupported protocol version: ${excerpt(version)}`, { supported: HANDSHAKE_PROTOCOL_VERSIONS }));
       }
       const federated = await this.federation.open({ serverId, grant: access.grant, ownUpstreamSessions: true });
       this.wss.handleUpgrade(req, socket, head, (ws) => {

@@ -2,26 +2,21 @@ import http, { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { createParser } from 'eventsource-parser';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessage, McpError, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { sessionHeaders } from './per-call-headers';
-import { guardedLookup } from '../registry/upstream-url-guard';
+import { agentsFor, mediaType, readText, UpstreamConnectionError } from './upstream-http';
+import type { RawCallOptions, RawResponse, UpstreamTraits, UpstreamTransport } from './upstream-transport';
 
-/**
- * Keep-alive pools shared by every upstream session (a call reuses a warm socket), one pair per
- * address rule: each new socket's address passes the upstream guard when it is opened.
- */
-const AGENTS = new Map<boolean, { 'http:': http.Agent; 'https:': https.Agent }>();
+const TRAITS: UpstreamTraits = {
+  ownCallStreams: true,
+  directCallsWithoutProgress: true,
+  perCallHeaders: true,
+  logsPerCall: true,
+  takesEnvelope: false,
+  sessionIsStream: false,
+};
 
-export function agentsFor(allowLinkLocal: boolean): { 'http:': http.Agent; 'https:': https.Agent } {
-  let agents = AGENTS.get(allowLinkLocal);
-  if (!agents) {
-    const lookup = guardedLookup(allowLinkLocal);
-    agents = { 'http:': new http.Agent({ keepAlive: true, lookup }), 'https:': new https.Agent({ keepAlive: true, lookup }) };
-    AGENTS.set(allowLinkLocal, agents);
-  }
-  return agents;
-}
 /** As undici's default: an upstream that does not accept the connection in this time is unreachable. */
 const CONNECT_TIMEOUT_MS = 10_000;
 /** Ids of raw calls; the SDK Protocol numbers its own. */
@@ -30,30 +25,6 @@ const CALL_ID_PREFIX = 'arbor-';
 const MAX_REDIRECTS = 5;
 /** As the SDK's client: how often, and how patiently, a dropped stream is resumed. */
 const RECONNECTION = { initialDelayMs: 1000, maxDelayMs: 30_000, growFactor: 1.5, maxRetries: 2 };
-
-/** The upstream could not be reached or dropped the connection (no HTTP answer to go by). */
-export class UpstreamConnectionError extends Error {
-  constructor(message: string, options: { cause: unknown }) {
-    super(message, options);
-    this.name = 'UpstreamConnectionError';
-  }
-}
-
-/** A JSON-RPC answer as the upstream sent it: the result is not validated here. */
-export type RawResponse = { id: RequestId; result: unknown } | { id: RequestId; error: { code: number; message: string; data?: unknown } };
-
-export interface RawCallOptions {
-  signal?: AbortSignal;
-  timeoutMs: number;
-  /** Headers of this call only (per-call upstream headers, resolved for it); never kept. */
-  headers?: Readonly<Record<string, string>>;
-  /**
-   * The notifications the upstream sends on this call's own stream (its log messages, progress),
-   * which belong to this call and no other, even on a session shared by many callers. Progress
-   * restarts the timeout.
-   */
-  onnotification?: (notification: { method: string; params?: Record<string, unknown> }) => void;
-}
 
 interface StreamState {
   /** Resumed streams answer the request whose POST stream dropped under its original id. */
@@ -76,7 +47,9 @@ interface PendingCall {
  * machinery that made the upstream call the largest cost of a gateway call. `call()` sends a
  * request outside the SDK Protocol for the hot path: its answer comes back raw.
  */
-export class StreamableHttpUpstreamTransport implements Transport {
+export class StreamableHttpUpstreamTransport implements UpstreamTransport {
+  readonly kind = 'streamable-http';
+  readonly traits = TRAITS;
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
@@ -193,6 +166,10 @@ export class StreamableHttpUpstreamTransport implements Transport {
         this.pending.get(id)?.reject(error),
       );
     });
+  }
+
+  endSession(): Promise<void> {
+    return this.terminateSession();
   }
 
   /** DELETE: the upstream may free the session now; 405 means it does not let clients end sessions. */
@@ -413,19 +390,6 @@ function sameOriginTarget(from: URL, location: string | undefined): URL | undefi
   } catch {
     return undefined;
   }
-}
-
-function readText(response: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    response.once('error', reject);
-  });
-}
-
-function mediaType(contentType: string | undefined): string | undefined {
-  return contentType?.split(';', 1)[0]?.trim().toLowerCase();
 }
 
 function isMessage(value: unknown): value is { jsonrpc: '2.0' } {

@@ -1,15 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { ClientCapabilities, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { Agent, fetch as undiciFetch } from 'undici';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { UpstreamDefinition } from '../registry/server-registry';
-import { checkUpstreamUrl, guardedLookup, UpstreamUrlRefused } from '../registry/upstream-url-guard';
-import { discoverModern, MODERN_VERSION, ModernUpstreamTransport } from './modern-upstream';
-import { StreamableHttpUpstreamTransport, UpstreamConnectionError } from './streamable-http-upstream';
+import { checkUpstreamUrl, UpstreamUrlRefused } from '../registry/upstream-url-guard';
+import { probeDiscoverFirst, DiscoverFirstUpstreamTransport } from './discover-first-upstream';
+import { SseUpstreamTransport } from './sse-upstream';
+import { StreamableHttpUpstreamTransport } from './streamable-http-upstream';
+import { UpstreamConnectionError } from './upstream-http';
+import type { UpstreamTransport } from './upstream-transport';
 
 const GATEWAY_CLIENT = { name: 'arbor-mcp-gateway', version: '1.0.0' };
 /** Shared: each client would otherwise build its own (a millisecond per session). */
@@ -20,8 +20,8 @@ export interface LinkSetup {
   capabilities: ClientCapabilities;
   /** Installs notification and request handlers on each new client, before it connects. */
   configure?(client: Client): void;
-  /** A new session is open. */
-  onOpen?(client: Client): void;
+  /** A new session is open, on a transport of this kind. */
+  onOpen?(client: Client, transport: UpstreamTransport): void;
   /** The connection broke (not called after close()). */
   onLost?(error: unknown): void;
   /** MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS: otherwise link-local and metadata addresses are refused at connect time. */
@@ -57,14 +57,15 @@ export class UpstreamLink {
     return this.opening;
   }
 
-  async use<T>(call: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async use<T>(call: (client: Client, transport: UpstreamTransport) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const client = await this.open();
     try {
-      return await call(client);
+      return await call(client, this.transportOf(client));
     } catch (error) {
       if (signal?.aborted || !isConnectionLoss(error)) throw error;
       this.lost(client, error);
-      return call(await this.open());
+      const fresh = await this.open();
+      return call(fresh, this.transportOf(fresh));
     }
   }
 
@@ -76,13 +77,11 @@ export class UpstreamLink {
   async close(): Promise<void> {
     this.closed = true;
     const client = this.client ?? (await this.opening?.catch(() => undefined));
+    const transport = client && this.transportOf(client);
     this.client = undefined;
     if (!client) return;
-    // Tell a Streamable HTTP upstream the session is over, so it frees it now rather than at its timeout.
-    const transport = client.transport;
-    if (transport instanceof StreamableHttpUpstreamTransport && transport.sessionId) {
-      await transport.terminateSession().catch(() => undefined);
-    }
+    // Tell the upstream the session is over, so it frees it now rather than at its timeout.
+    await transport?.endSession().catch(() => undefined);
     await client.close().catch(() => undefined);
   }
 
@@ -93,10 +92,10 @@ export class UpstreamLink {
     await checkUpstreamUrl(this.definition.url, { allowLinkLocal: this.setup.allowLinkLocal });
     const transport = await upstreamTransport(this.definition, this.setup.allowLinkLocal);
     const setVersion = transport.setProtocolVersion?.bind(transport);
-    // The version the SDK client agreed on at initialize; a modern upstream's is the revision's.
-    this.version = transport instanceof ModernUpstreamTransport ? MODERN_VERSION : undefined;
+    // The version the SDK client agreed on at initialize; a discover-first upstream's is fixed by discovery.
+    this.version = transport.discoveredVersion;
     transport.setProtocolVersion = (version) => {
-      if (!(transport instanceof ModernUpstreamTransport)) this.version = version;
+      if (transport.discoveredVersion === undefined) this.version = version;
       setVersion?.(version);
     };
     // Only a session still in use is lost: one closed on purpose needs no error (a stack trace per session).
@@ -105,7 +104,7 @@ export class UpstreamLink {
     };
     // An SSE upstream's session lives and dies with its event stream.
     client.onerror = (error) => {
-      if (transport instanceof SSEClientTransport && isConnectionLoss(error)) this.lost(client, error);
+      if (transport.traits.sessionIsStream && isConnectionLoss(error)) this.lost(client, error);
     };
     try {
       await client.connect(transport, { timeout: this.definition.timeoutMs });
@@ -119,8 +118,13 @@ export class UpstreamLink {
       throw new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
     }
     this.client = client;
-    this.setup.onOpen?.(client);
+    this.setup.onOpen?.(client, transport);
     return client;
+  }
+
+  /** The transport a client of this link is connected on: connect() gives every one an UpstreamTransport. */
+  private transportOf(client: Client): UpstreamTransport {
+    return client.transport as UpstreamTransport;
   }
 
   private lost(client: Client, error: unknown): void {
@@ -136,26 +140,11 @@ export class UpstreamLink {
  * and reached in the 2026-07-28 revision when it answers, with `initialize` otherwise; SSE is of
  * the older versions only.
  */
-async function upstreamTransport(definition: UpstreamDefinition, allowLinkLocal: boolean): Promise<Transport> {
+async function upstreamTransport(definition: UpstreamDefinition, allowLinkLocal: boolean): Promise<UpstreamTransport> {
   const url = new URL(definition.url);
-  if (definition.transport === 'sse') {
-    return new SSEClientTransport(url, { requestInit: { headers: { ...definition.headers } }, fetch: guardedFetch(allowLinkLocal) });
-  }
-  const discovered = await discoverModern(url, definition.headers, allowLinkLocal, definition.timeoutMs);
-  return discovered ? new ModernUpstreamTransport(url, definition.headers, allowLinkLocal, discovered) : new StreamableHttpUpstreamTransport(url, definition.headers, allowLinkLocal);
-}
-
-const GUARDED_DISPATCHERS = new Map<boolean, Agent>();
-
-/** fetch for SSE upstreams, on connections whose addresses pass the guard when they are opened. */
-function guardedFetch(allowLinkLocal: boolean): FetchLike {
-  let dispatcher = GUARDED_DISPATCHERS.get(allowLinkLocal);
-  if (!dispatcher) {
-    dispatcher = new Agent({ connect: { lookup: guardedLookup(allowLinkLocal) } });
-    GUARDED_DISPATCHERS.set(allowLinkLocal, dispatcher);
-  }
-  const via = dispatcher;
-  return (url, init) => undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: via }) as unknown as Promise<Response>;
+  if (definition.transport === 'sse') return new SseUpstreamTransport(url, definition.headers, allowLinkLocal);
+  const discovered = await probeDiscoverFirst(url, definition.headers, allowLinkLocal, definition.timeoutMs);
+  return discovered ? new DiscoverFirstUpstreamTransport(url, definition.headers, allowLinkLocal, discovered) : new StreamableHttpUpstreamTransport(url, definition.headers, allowLinkLocal);
 }
 
 /** The session is gone (not the call refused): worth one retry on a new session. */

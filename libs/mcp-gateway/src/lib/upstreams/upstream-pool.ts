@@ -25,10 +25,10 @@ import { ServerRegistry, UpstreamDefinition } from '../registry/server-registry'
 import { CatalogueItem, UpstreamCatalogue, UpstreamHealth } from '../registry/upstream-catalogue';
 import { ConcurrencyLimit } from './concurrency-limit';
 import { McpCallLabels, McpMetrics } from '../metrics/mcp-metrics';
-import { ModernUpstreamTransport } from './modern-upstream';
-import { StreamableHttpUpstreamTransport } from './streamable-http-upstream';
 import { hasPerCallHeaders, UpstreamCallHeaders } from './per-call-headers';
 import { describeFailure, UpstreamLink } from './upstream-link';
+import { ENVELOPE_META_PREFIX } from '../protocol/envelope';
+import { callRoute, callsDirectly, DirectCallTransport, UpstreamTransport } from './upstream-transport';
 
 /** What an upstream offers, as it names it. */
 export interface UpstreamOffer {
@@ -49,7 +49,7 @@ export interface ForwardOptions {
   /**
    * The other notifications the upstream sends during the call on the call's own stream (log
    * messages): told apart from every other caller's even on the pool's shared session. Needs a
-   * Streamable HTTP upstream of the older era; others keep them to their session.
+   * transport with streams of its own per call (`ownCallStreams`); others keep them to their session.
    */
   onnotification?: (notification: UpstreamNotification) => void;
   /** The virtual server the call is made for (null: `/mcp`), for the metrics. */
@@ -210,23 +210,17 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     const callHeaders = hasPerCallHeaders(up.definition.headers) ? await this.perCallHeaders(up.definition, options) : undefined;
     return up.limit.run(async () => {
       try {
-        const result = await link.use((client) => {
-          if (callHeaders) {
-            if (!(client.transport instanceof StreamableHttpUpstreamTransport) || options.onprogress) {
-              throw new McpError(ErrorCode.InvalidRequest, `Upstream "${upstream}" needs the project's repository token, sent on Streamable HTTP calls without progress notifications only`);
-            }
-            return rawCall(client.transport, withoutModernEnvelope(request), up.definition.timeoutMs, { ...(options.signal ? { signal: options.signal } : {}) }, callHeaders);
+        const result = await link.use((client, transport) => {
+          const route = callRoute(transport.traits, { progress: options.onprogress !== undefined, ownStream: options.onnotification !== undefined, callHeaders: callHeaders !== undefined });
+          if (route === 'refused') {
+            throw new McpError(ErrorCode.InvalidRequest, `Upstream "${upstream}" needs the project's repository token, sent on Streamable HTTP calls without progress notifications only`);
+          }
+          if (callHeaders && route === 'direct' && callsDirectly(transport)) {
+            return rawCall(transport, withoutEnvelope(request), up.definition.timeoutMs, { ...(options.signal ? { signal: options.signal } : {}) }, callHeaders);
           }
           // The revision's envelope means something only to an upstream of the revision.
-          const outgoing = client.transport instanceof ModernUpstreamTransport ? request : withoutModernEnvelope(request);
-          // Calls without progress skip the SDK Protocol's bookkeeping and validation on their way up.
-          if (client.transport instanceof StreamableHttpUpstreamTransport && (!options.onprogress || options.onnotification)) {
-            return rawCall(client.transport, outgoing, up.definition.timeoutMs, options);
-          }
-          // A caller of the revision that wants the messages of its call's own stream (its log level named).
-          if (client.transport instanceof ModernUpstreamTransport && options.onnotification) {
-            return rawCall(client.transport, outgoing, up.definition.timeoutMs, options);
-          }
+          const outgoing = transport.traits.takesEnvelope ? request : withoutEnvelope(request);
+          if (route === 'direct' && callsDirectly(transport)) return rawCall(transport, outgoing, up.definition.timeoutMs, options);
           return client.request(outgoing, ResultSchema, {
             timeout: up.definition.timeoutMs,
             resetTimeoutOnProgress: true,
@@ -316,7 +310,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
         client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.refresh(name, 'resources'));
         client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.refresh(name, 'prompts'));
       },
-      onOpen: (client) => this.opened(up, client),
+      onOpen: (client, transport) => this.opened(up, client, transport),
       onLost: (error) => this.down(up, error),
       allowLinkLocal: this.allowLinkLocal,
     });
@@ -332,7 +326,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     }
   }
 
-  private opened(up: PooledUpstream, client: Client): void {
+  private opened(up: PooledUpstream, client: Client, transport: UpstreamTransport): void {
     up.loading = (async () => {
       const capabilities = client.getServerCapabilities() ?? {};
       try {
@@ -343,7 +337,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
         ]);
         if (this.upstreams.get(up.definition.name) !== up) return;
         const before = up.offer;
-        up.offer = Object.assign({}, EMPTY_OFFER, tools, resources, prompts, { capabilities, logsPerCall: client.transport instanceof StreamableHttpUpstreamTransport });
+        up.offer = Object.assign({}, EMPTY_OFFER, tools, resources, prompts, { capabilities, logsPerCall: transport.traits.logsPerCall });
         this.seen(up);
         // A reconnect usually finds the same catalogue: only real changes are announced.
         const kinds = { tools: ['tools'], resources: ['resources', 'resourceTemplates'], prompts: ['prompts'] } as const;
@@ -447,15 +441,13 @@ export function unavailable(upstream: string, reason: string): McpError {
 }
 
 /** A request of a 2026-07-28 client as an upstream of the older versions takes it: no `io.modelcontextprotocol/` keys in `_meta`. */
-function withoutModernEnvelope(request: ClientRequest): ClientRequest {
+function withoutEnvelope(request: ClientRequest): ClientRequest {
   const meta = request.params?._meta as Record<string, unknown> | undefined;
-  if (!meta || !Object.keys(meta).some((key) => key.startsWith(MODERN_META_PREFIX))) return request;
-  const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(MODERN_META_PREFIX)));
+  if (!meta || !Object.keys(meta).some((key) => key.startsWith(ENVELOPE_META_PREFIX))) return request;
+  const kept = Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(ENVELOPE_META_PREFIX)));
   const { _meta: _dropped, ...params } = request.params as Record<string, unknown>;
   return { ...request, params: Object.keys(kept).length > 0 ? { ...params, _meta: kept } : params } as ClientRequest;
 }
-
-const MODERN_META_PREFIX = 'io.modelcontextprotocol/';
 
 /**
  * The answer as the SDK client would give it: the result, or the upstream's error as an McpError.
@@ -463,7 +455,7 @@ const MODERN_META_PREFIX = 'io.modelcontextprotocol/';
  * up with the call) and `onnotification`. `headers`: this call's own (per-call upstream headers).
  */
 async function rawCall(
-  transport: StreamableHttpUpstreamTransport | ModernUpstreamTransport,
+  transport: DirectCallTransport,
   request: ClientRequest,
   timeoutMs: number,
   options: ForwardOptions,

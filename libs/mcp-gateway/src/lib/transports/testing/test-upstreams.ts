@@ -17,7 +17,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { acceptedContent, createMcpHandler, inputRequired, McpServer as ModernMcpServer } from '@modelcontextprotocol/server';
+import { acceptedContent, createMcpHandler, inputRequired, McpServer as DiscoverFirstMcpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 export interface TestUpstream {
@@ -260,12 +260,12 @@ export class SseUpstream extends UpstreamBase {
 
 /**
  * `east`: an upstream of the 2026-07-28 revision only (the v2 SDK's McpServer behind a strict
- * modern handler: an `initialize` is refused), with a tool that needs the user's input.
+ * handler of the revision: an `initialize` is refused), with a tool that needs the user's input.
  */
-/** The resource of ModernUpstream that changes, subscribable on a `subscriptions/listen` stream. */
+/** The resource of DiscoverFirstUpstream that changes, subscribable on a `subscriptions/listen` stream. */
 export const EAST_STATUS_URI = 'note://east/status';
 
-export class ModernUpstream extends UpstreamBase {
+export class DiscoverFirstUpstream extends UpstreamBase {
   /** Requests received, by method (server/discover probes included). */
   readonly methods: string[] = [];
   private readonly mcp = createMcpHandler(() => this.build(), { legacy: 'reject' });
@@ -297,8 +297,8 @@ export class ModernUpstream extends UpstreamBase {
     await this.handler(req, res);
   }
 
-  private build(): ModernMcpServer {
-    const server = new ModernMcpServer({ name: 'east', version: '2.0.0' }, { capabilities: { logging: {}, resources: { subscribe: true } } });
+  private build(): DiscoverFirstMcpServer {
+    const server = new DiscoverFirstMcpServer({ name: 'east', version: '2.0.0' }, { capabilities: { logging: {}, resources: { subscribe: true } } });
     server.registerResource('status', EAST_STATUS_URI, { description: 'How east is (changes with setStatus)', mimeType: 'text/plain' }, (uri) => ({
       contents: [{ uri: uri.href, mimeType: 'text/plain', text: this.status }],
     }));

@@ -3,18 +3,13 @@ import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { excerpt, MAX_EXCERPT_LENGTH } from '@arbor/platform';
 import type { ClientCapabilities, Implementation, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { Refusal, unsupportedVersion } from '../transports/mcp-edge';
-import { isModernEraVersion, MODERN_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
-import { decodeHeaderValue } from './param-headers';
+import { isDiscoverFirstVersion, DISCOVER_FIRST_PROTOCOL_VERSIONS } from '../protocol/protocol-versions';
+import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, HEADER_MISMATCH, NAME_SOURCE, PROTOCOL_VERSION_KEY } from '../protocol/envelope';
+import { decodeHeaderValue } from '../protocol/param-headers';
 
-/** The revision's HeaderMismatch: the HTTP headers disagree with the body, or a required one is missing. */
-export const HEADER_MISMATCH = -32020;
-export const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
-export const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
-export const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
-export const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 
-/** A request of the modern era: its version, capabilities and client come with it, not from a session. */
-export interface ModernRequest {
+/** A request of the discover-first era: its version, capabilities and client come with it, not from a session. */
+export interface DiscoverFirstRequest {
   kind: 'request';
   id: RequestId;
   method: string;
@@ -26,35 +21,32 @@ export interface ModernRequest {
   header(lowerCaseName: string): string | undefined;
 }
 
-export interface ModernNotification {
+export interface DiscoverFirstNotification {
   kind: 'notification';
   method: string;
 }
 
-export type EraOfRequest = { era: 'legacy' } | { era: 'modern'; message: ModernRequest | ModernNotification } | { refusal: Refusal };
-
-/** The body fields the `Mcp-Name` header mirrors, by method. */
-const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+export type EraOfRequest = { era: 'handshake' } | { era: 'discover-first'; message: DiscoverFirstRequest | DiscoverFirstNotification } | { refusal: Refusal };
 
 /**
  * Which era one HTTP request belongs to, as the revision's versioning page has a dual-era server
- * tell: a request carrying the per-request `_meta` envelope is modern, `initialize` and anything
- * without the envelope is legacy. The body decides (the SDK's classifier, which also checks the
- * `MCP-Protocol-Version` and `Mcp-Method` headers against it); then the modern request's version
+ * tell: a request carrying the per-request `_meta` envelope is of the discover-first era, `initialize`
+ * and anything without the envelope of the handshake era. The body decides (the SDK's classifier, which also checks the
+ * `MCP-Protocol-Version` and `Mcp-Method` headers against it); then the discover-first request's version
  * must be one the gateway speaks, and its standard headers must all be there and agree.
  */
 export function eraOfRequest(httpMethod: string, headers: IncomingHttpHeaders, body: unknown): EraOfRequest {
   const versionHeader = single(headers['mcp-protocol-version']);
   if (httpMethod !== 'POST') {
-    // GET streams and DELETE of sessions are gone in the modern era: it is POST-only.
-    if (versionHeader !== undefined && isModernEraVersion(versionHeader.trim())) {
+    // GET streams and DELETE of sessions are gone in the discover-first era: it is POST-only.
+    if (versionHeader !== undefined && isDiscoverFirstVersion(versionHeader.trim())) {
       return { refusal: { ...bare(405, -32000, 'Method not allowed: protocol version 2026-07-28 and later take POST only', null), headers: { allow: 'POST' } } };
     }
-    return { era: 'legacy' };
+    return { era: 'handshake' };
   }
   // Most traffic is one request of the older versions: told apart without the classifier.
   const envelope = Array.isArray(body) ? body.some(carriesEnvelope) : carriesEnvelope(body);
-  if (!envelope && (versionHeader === undefined || !isModernEraVersion(versionHeader.trim()))) return { era: 'legacy' };
+  if (!envelope && (versionHeader === undefined || !isDiscoverFirstVersion(versionHeader.trim()))) return { era: 'handshake' };
   const methodHeader = single(headers['mcp-method']);
   const nameHeader = single(headers['mcp-name']);
   const outcome = classifyInboundRequest({
@@ -64,22 +56,23 @@ export function eraOfRequest(httpMethod: string, headers: IncomingHttpHeaders, b
     ...(methodHeader !== undefined ? { mcpMethodHeader: methodHeader } : {}),
     ...(nameHeader !== undefined ? { mcpNameHeader: nameHeader } : {}),
   });
-  if (outcome.kind === 'legacy') return { era: 'legacy' };
+  // The SDK calls the handshake era `legacy`.
+  if (outcome.kind === 'legacy') return { era: 'handshake' };
   if (outcome.kind === 'reject') {
     const sent = sentValues(body, [versionHeader, methodHeader, nameHeader]);
     return { refusal: bare(outcome.httpStatus, outcome.code, quotedBounded(outcome.message, sent), idOf(body), quotedBounded(outcome.data, sent)) };
   }
-  if (outcome.messageKind === 'notification') return { era: 'modern', message: { kind: 'notification', method: outcome.message.method } };
+  if (outcome.messageKind === 'notification') return { era: 'discover-first', message: { kind: 'notification', method: outcome.message.method } };
 
   const message = outcome.message;
   const params = (message.params ?? {}) as Record<string, unknown>;
   const meta = params['_meta'] as Record<string, unknown>;
   const version = outcome.classification.revision ?? versionHeader?.trim() ?? '';
-  if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version)) return { refusal: unsupportedVersion(version, message.id) };
+  if (!(DISCOVER_FIRST_PROTOCOL_VERSIONS as readonly string[]).includes(version)) return { refusal: unsupportedVersion(version, message.id) };
   const mismatch = standardHeaderMismatch(message.method, params, versionHeader, methodHeader, nameHeader);
   if (mismatch) return { refusal: bare(400, HEADER_MISMATCH, `Bad Request: header mismatch: ${mismatch}`, message.id) };
   return {
-    era: 'modern',
+    era: 'discover-first',
     message: {
       kind: 'request',
       id: message.id,
@@ -93,7 +86,7 @@ export function eraOfRequest(httpMethod: string, headers: IncomingHttpHeaders, b
   };
 }
 
-/** What is wrong with a modern request's `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, if anything. */
+/** What is wrong with a discover-first request's `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, if anything. */
 function standardHeaderMismatch(
   method: string,
   params: Record<string, unknown>,

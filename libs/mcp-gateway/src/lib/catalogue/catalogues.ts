@@ -1,17 +1,20 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import { ServerRegistry } from '../registry/server-registry';
 import { UpstreamOffer, UpstreamPool } from '../upstreams/upstream-pool';
+import { Catalogue } from './catalogue';
+import { CatalogueAccess, CatalogueCaller } from './catalogue-access';
 import { CatalogueView } from './catalogue-view';
 
 const MAX_CACHED_VIEWS = 1000;
 
 /**
- * Views of virtual servers (`serverId`) and of `/mcp` (null: every server the caller may use),
- * built from the registry's selections and the upstreams' catalogues, reused until either changes.
+ * The one catalogue service every era and transport reads: a caller's catalogue of a virtual
+ * server (`serverId`) or of `/mcp` (null: every server the caller may use), over views built
+ * from the registry's selections and the upstreams' catalogues, reused until either changes.
  */
 @Injectable()
-export class FederationViews implements OnModuleDestroy {
+export class Catalogues implements OnModuleDestroy {
   private readonly cache = new Map<string, { registryVersion: number; poolVersion: number; view: CatalogueView }>();
   private registryVersion = 0;
   private readonly unsubscribe: () => void;
@@ -20,6 +23,7 @@ export class FederationViews implements OnModuleDestroy {
     private readonly registry: ServerRegistry,
     private readonly pool: UpstreamPool,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
+    @Optional() private readonly access?: CatalogueAccess,
   ) {
     this.unsubscribe = registry.onChange(() => this.registryVersion++);
   }
@@ -28,10 +32,15 @@ export class FederationViews implements OnModuleDestroy {
     this.unsubscribe();
   }
 
-  async view(serverId: string | null, grantedServers: readonly string[], stateful: boolean): Promise<CatalogueView> {
+  /** What the caller sees now, and where each name it may send goes. */
+  async open(caller: CatalogueCaller): Promise<Catalogue> {
+    return new Catalogue(await this.view(caller.serverId, caller.grant.servers, caller.sessions), this.options.pageSize, this.access && { caller, policy: this.access });
+  }
+
+  private async view(serverId: string | null, grantedServers: readonly string[], sessions: boolean): Promise<CatalogueView> {
     // Asked on every call: a virtual server's key is built without sorting or joining a list.
     const ids = serverId === null ? [...grantedServers].sort() : undefined;
-    const key = ids ? `union|${stateful}|${ids.join(',')}` : `server|${stateful}|${serverId}`;
+    const key = ids ? `union|${sessions}|${ids.join(',')}` : `server|${sessions}|${serverId}`;
     const { registryVersion } = this;
     const poolVersion = this.pool.version;
     const cached = this.cache.get(key);
@@ -39,14 +48,10 @@ export class FederationViews implements OnModuleDestroy {
     const selections = (ids ?? [serverId as string]).flatMap((id) => this.registry.server(id)?.selections ?? []);
     const upstreams = [...new Set(selections.map((s) => s.upstream))];
     const offers = new Map<string, UpstreamOffer>(await Promise.all(upstreams.map(async (u) => [u, await this.pool.offer(u)] as const)));
-    const view = new CatalogueView(selections, offers, serverId === null ? 'always' : 'on-collision', stateful);
+    const view = new CatalogueView(selections, offers, serverId === null ? 'always' : 'on-collision', sessions);
     if (this.cache.size >= MAX_CACHED_VIEWS) this.cache.clear();
     // Built while a catalogue loaded: keep it under the version it was built from.
     this.cache.set(key, { registryVersion, poolVersion, view });
     return view;
-  }
-
-  get pageSize(): number {
-    return this.options.pageSize;
   }
 }

@@ -1,10 +1,10 @@
 // Upstreams of both eras behind one virtual server: `east` speaks only the 2026-07-28 revision (the
 // v2 SDK's McpServer), `north` the older versions. Old clients reach the new server and new
 // clients the old one through the same gateway, input requests included.
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
+import { Client as DiscoverFirstClient, StreamableHTTPClientTransport as DiscoverFirstTransport } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema, ReadResourceResult, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connect, InMemoryServerRegistry, startGateway, TestGateway, textOf, upstreamDefinition } from '../transports/testing/test-gateway';
-import { EAST_STATUS_URI, ModernUpstream, StreamableUpstream } from '../transports/testing/test-upstreams';
+import { EAST_STATUS_URI, DiscoverFirstUpstream, StreamableUpstream } from '../transports/testing/test-upstreams';
 
 function textOfResource(result: ReadResourceResult): string | undefined {
   const [first] = result.contents;
@@ -12,7 +12,7 @@ function textOfResource(result: ReadResourceResult): string | undefined {
 }
 
 describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (stateful) => {
-  const east = new ModernUpstream();
+  const east = new DiscoverFirstUpstream();
   const north = new StreamableUpstream();
   let gateway: TestGateway;
   const closers: (() => Promise<unknown>)[] = [];
@@ -42,11 +42,11 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
     await Promise.all([east.stop(), north.stop()]);
   });
 
-  async function modernClient(): Promise<ModernClient> {
-    const client = new ModernClient({ name: 'v2-client', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} }, sampling: {} } });
+  async function discoverFirstClient(): Promise<DiscoverFirstClient> {
+    const client = new DiscoverFirstClient({ name: 'v2-client', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} }, sampling: {} } });
     client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }));
     client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'hi there' }, model: 'test-model' }));
-    await client.connect(new ModernTransport(new URL(`${gateway.url}/servers/alpha/mcp`), { requestInit: { headers: { authorization: 'Bearer alice' } } }));
+    await client.connect(new DiscoverFirstTransport(new URL(`${gateway.url}/servers/alpha/mcp`), { requestInit: { headers: { authorization: 'Bearer alice' } } }));
     closers.push(() => client.close());
     return client;
   }
@@ -62,24 +62,24 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
   });
 
   it('lets a v1 client call a 2026-07-28 upstream and a v2 client call an upstream of the older versions', async () => {
-    const legacy = await connect(gateway.url, '/servers/alpha/mcp', 'alice');
-    closers.push(() => legacy.close());
-    expect((await legacy.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'ask-model', 'ask-user', 'chatty', 'count', 'echo', 'route']);
-    expect(textOf(await legacy.callTool({ name: 'echo', arguments: { text: 'old to new' } }))).toBe('east: old to new');
+    const handshake = await connect(gateway.url, '/servers/alpha/mcp', 'alice');
+    closers.push(() => handshake.close());
+    expect((await handshake.listTools()).tools.map((t) => t.name).sort()).toEqual(['add', 'ask-model', 'ask-user', 'chatty', 'count', 'echo', 'route']);
+    expect(textOf(await handshake.callTool({ name: 'echo', arguments: { text: 'old to new' } }))).toBe('east: old to new');
 
-    const modern = await modernClient();
-    expect(textOf(await modern.callTool({ name: 'echo', arguments: { text: 'new to new' } }))).toBe('east: new to new');
-    expect(textOf(await modern.callTool({ name: 'add', arguments: { a: 2, b: 40 } }))).toBe('42');
+    const discoverFirst = await discoverFirstClient();
+    expect(textOf(await discoverFirst.callTool({ name: 'echo', arguments: { text: 'new to new' } }))).toBe('east: new to new');
+    expect(textOf(await discoverFirst.callTool({ name: 'add', arguments: { a: 2, b: 40 } }))).toBe('42');
   });
 
   it('checks a v2 client’s Mcp-Param-* headers against the body, and sends them to a 2026-07-28 upstream for every client', async () => {
     // The v2 client mirrors x-mcp-header arguments itself; a v1 client knows no such headers: the gateway adds them upstream.
-    const modern = await modernClient();
-    await modern.listTools();
-    expect(textOf(await modern.callTool({ name: 'route', arguments: { region: 'eu-west' } }))).toBe('east routes to eu-west');
-    const legacy = await connect(gateway.url, '/servers/alpha/mcp', 'alice');
-    closers.push(() => legacy.close());
-    expect(textOf(await legacy.callTool({ name: 'route', arguments: { region: 'zürich' } }))).toBe('east routes to zürich');
+    const discoverFirst = await discoverFirstClient();
+    await discoverFirst.listTools();
+    expect(textOf(await discoverFirst.callTool({ name: 'route', arguments: { region: 'eu-west' } }))).toBe('east routes to eu-west');
+    const handshake = await connect(gateway.url, '/servers/alpha/mcp', 'alice');
+    closers.push(() => handshake.close());
+    expect(textOf(await handshake.callTool({ name: 'route', arguments: { region: 'zürich' } }))).toBe('east routes to zürich');
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
     const call = (headers: Record<string, string>) =>
       fetch(`${gateway.url}/servers/alpha/mcp`, {
@@ -100,8 +100,8 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
   });
 
   it('passes a 2026-07-28 upstream’s log messages to a v2 client that names a log level, on the call’s own stream', async () => {
-    const modern = await modernClient();
-    expect((await modern.discover()).capabilities.logging).toEqual({});
+    const discoverFirst = await discoverFirstClient();
+    expect((await discoverFirst.discover()).capabilities.logging).toEqual({});
     const call = (extraMeta: Record<string, unknown>) =>
       fetch(`${gateway.url}/servers/alpha/mcp`, {
         method: 'POST',
@@ -124,13 +124,13 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
   });
 
   it('passes a 2026-07-28 upstream’s input request to a v2 client, which answers and retries through the gateway', async () => {
-    const modern = await modernClient();
-    expect(textOf(await modern.callTool({ name: 'ask-user', arguments: {} }))).toBe('east user: Grace');
+    const discoverFirst = await discoverFirstClient();
+    expect(textOf(await discoverFirst.callTool({ name: 'ask-user', arguments: {} }))).toBe('east user: Grace');
   });
 
   it('turns an older upstream’s sampling request into an input request for a v2 client, and its answer back upstream', async () => {
-    const modern = await modernClient();
-    expect(textOf(await modern.callTool({ name: 'ask-model', arguments: {} }))).toBe('model said: hi there');
+    const discoverFirst = await discoverFirstClient();
+    expect(textOf(await discoverFirst.callTool({ name: 'ask-model', arguments: {} }))).toBe('model said: hi there');
     // On the wire: an InputRequiredResult whose requestState the retry must echo.
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
     const call = (params: Record<string, unknown>) =>
@@ -149,50 +149,50 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
   });
 
   it('tells a v2 client on its subscriptions/listen stream when a resource of a 2026-07-28 upstream changes', async () => {
-    const modern = await modernClient();
-    expect((await modern.discover()).capabilities.resources).toMatchObject({ subscribe: true });
+    const discoverFirst = await discoverFirstClient();
+    expect((await discoverFirst.discover()).capabilities.resources).toMatchObject({ subscribe: true });
     const updates: string[] = [];
     let updated!: () => void;
     const arrived = new Promise<void>((resolve) => (updated = resolve));
-    modern.setNotificationHandler('notifications/resources/updated', (notification) => {
+    discoverFirst.setNotificationHandler('notifications/resources/updated', (notification) => {
       updates.push(notification.params.uri);
       updated();
     });
-    const subscription = await modern.listen({ resourceSubscriptions: [EAST_STATUS_URI] });
+    const subscription = await discoverFirst.listen({ resourceSubscriptions: [EAST_STATUS_URI] });
     closers.push(() => subscription.close());
     expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [EAST_STATUS_URI] });
     east.setStatus('east is stormy');
     await arrived;
     expect(updates).toEqual([EAST_STATUS_URI]);
-    expect((await modern.readResource({ uri: EAST_STATUS_URI })).contents).toEqual([{ uri: EAST_STATUS_URI, mimeType: 'text/plain', text: 'east is stormy' }]);
+    expect((await discoverFirst.readResource({ uri: EAST_STATUS_URI })).contents).toEqual([{ uri: EAST_STATUS_URI, mimeType: 'text/plain', text: 'east is stormy' }]);
   });
 
   if (stateful) {
     it('tells a v1 client on a session that a subscribed resource of a 2026-07-28 upstream changed, and takes the subscription back', async () => {
-      const legacy = await connect(gateway.url, '/servers/alpha/mcp', 'alice');
-      closers.push(() => legacy.close());
-      expect(legacy.getServerCapabilities()?.resources).toMatchObject({ subscribe: true });
+      const handshake = await connect(gateway.url, '/servers/alpha/mcp', 'alice');
+      closers.push(() => handshake.close());
+      expect(handshake.getServerCapabilities()?.resources).toMatchObject({ subscribe: true });
       const updates: unknown[] = [];
       let updated!: () => void;
       const arrived = new Promise<void>((resolve) => (updated = resolve));
-      legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      handshake.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
         updates.push(notification.params);
         updated();
       });
-      expect(await legacy.subscribeResource({ uri: EAST_STATUS_URI })).toEqual({});
+      expect(await handshake.subscribeResource({ uri: EAST_STATUS_URI })).toEqual({});
       east.setStatus('east is sunny');
       await arrived;
       // As an upstream of the older versions would tell it: no listen stream id of the gateway's.
       expect(updates).toEqual([{ uri: EAST_STATUS_URI }]);
-      expect(textOfResource(await legacy.readResource({ uri: EAST_STATUS_URI }))).toBe('east is sunny');
-      expect(await legacy.unsubscribeResource({ uri: EAST_STATUS_URI })).toEqual({});
+      expect(textOfResource(await handshake.readResource({ uri: EAST_STATUS_URI }))).toBe('east is sunny');
+      expect(await handshake.unsubscribeResource({ uri: EAST_STATUS_URI })).toEqual({});
     });
 
     it('turns a 2026-07-28 upstream’s input request into an elicitation for a v1 client on a session, and its answer back', async () => {
-      const legacy = await connect(gateway.url, '/servers/alpha/mcp', 'alice', 'streamable-http', { elicitation: {} });
-      closers.push(() => legacy.close());
-      legacy.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada' } }));
-      expect(textOf(await legacy.callTool({ name: 'ask-user', arguments: {} }))).toBe('east user: Ada');
+      const handshake = await connect(gateway.url, '/servers/alpha/mcp', 'alice', 'streamable-http', { elicitation: {} });
+      closers.push(() => handshake.close());
+      handshake.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada' } }));
+      expect(textOf(await handshake.callTool({ name: 'ask-user', arguments: {} }))).toBe('east user: Ada');
     });
   }
 });

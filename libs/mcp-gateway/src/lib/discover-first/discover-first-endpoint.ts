@@ -2,19 +2,18 @@ import type { ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { ClientRequest, ErrorCode, Implementation, McpError, RequestId, Result, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { McpAccessGrant } from '../access/mcp-access';
-import { excerpt } from '@arbor/platform';
-import { type CatalogueView, notInCatalogue } from '../federation/catalogue-view';
-import { FederationViews } from '../federation/federation-views';
-import { page } from '../federation/pagination';
+import { Catalogue } from '../catalogue/catalogue';
+import { Catalogues } from '../catalogue/catalogues';
 import { ServerRegistry } from '../registry/server-registry';
 import { EventStream } from '../transports/event-stream';
-import { MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
+import { DISCOVER_FIRST_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/protocol-versions';
 import { isLoggingLevel, logRelay } from '../transports/stateless-calls';
 import { CatalogueKind, UpstreamAnswer, UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
 import { UpstreamSessions } from '../upstreams/upstream-sessions';
 import { InputRoundTrips } from './input-round-trips';
-import { HEADER_MISMATCH, ModernRequest, SERVER_INFO_KEY } from './modern-request';
-import { paramHeaderDeclarations, paramHeaderMismatch } from './param-headers';
+import { HEADER_MISMATCH, SERVER_INFO_KEY } from '../protocol/envelope';
+import { paramHeaderDeclarations, paramHeaderMismatch } from '../protocol/param-headers';
+import { DiscoverFirstRequest } from './discover-first-request';
 
 /** The revision's cache hint on lists and reads. */
 interface CacheHint {
@@ -32,7 +31,7 @@ const FEDERATED_LIST: CacheHint = { ttlMs: 0, cacheScope: 'private' };
 const KEEP_ALIVE_MS = 20_000;
 
 /** A JSON-RPC error the gateway answers in-band (HTTP 200), worded without the SDK's `MCP error` prefix. */
-class ModernError extends Error {
+class InBandError extends Error {
   constructor(
     readonly code: number,
     message: string,
@@ -45,10 +44,10 @@ class ModernError extends Error {
 }
 
 interface Served {
-  request: ModernRequest;
+  request: DiscoverFirstRequest;
   serverId: string | null;
   grant: McpAccessGrant;
-  view: CatalogueView;
+  catalogue: Catalogue;
   signal: AbortSignal;
   progress?: (params: Record<string, unknown>) => void;
   /** The log messages the client asked for with `_meta["io.modelcontextprotocol/logLevel"]`. */
@@ -58,107 +57,85 @@ interface Served {
 type Handler = (served: Served) => Promise<Result>;
 
 /**
- * The modern era (2026-07-28) on `/mcp` and `/servers/{id}/mcp`, beside the older versions on the
+ * The discover-first era (2026-07-28) on `/mcp` and `/servers/{id}/mcp`, beside the older versions on the
  * same endpoints: no `initialize`, no session. Each POST carries one request, answered from the
- * caller's catalogue view over the pool's upstream sessions, in JSON — or on an SSE stream of its
+ * caller's catalogue over the pool's upstream sessions, in JSON — or on an SSE stream of its
  * own when the client asked for progress (closing that stream cancels the call upstream) and for
  * `subscriptions/listen`, whose stream carries the list changes the client opted in to.
  */
 @Injectable()
-export class ModernEndpoint {
+export class DiscoverFirstEndpoint {
   private readonly handlers: Readonly<Record<string, Handler>>;
 
   constructor(
-    private readonly views: FederationViews,
+    private readonly catalogues: Catalogues,
     private readonly pool: UpstreamPool,
     private readonly registry: ServerRegistry,
     private readonly roundTrips: InputRoundTrips,
   ) {
     this.handlers = {
-      'server/discover': async ({ view, serverId }) => ({
+      'server/discover': async ({ catalogue, serverId }) => ({
         supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-        capabilities: modernCapabilities(view, {
-          subscribe: view.upstreams.some((upstream) => this.subscribable(upstream)),
-          logging: view.upstreams.some((upstream) => this.logsPerCall(upstream) && this.pool.knownOffer(upstream).capabilities.logging !== undefined),
+        capabilities: discoverFirstCapabilities(catalogue, {
+          subscribe: catalogue.upstreams.some((upstream) => this.subscribable(upstream)),
+          logging: catalogue.upstreams.some((upstream) => this.logsPerCall(upstream) && this.pool.knownOffer(upstream).capabilities.logging !== undefined),
         }),
         ...(this.instructionsOf(serverId) ? { instructions: this.instructionsOf(serverId) } : {}),
         ...FEDERATED_LIST,
       }),
-      'tools/list': async ({ view, request }) => {
-        if (!view.capabilities.tools) throw methodNotFound();
-        const { items, nextCursor } = this.page(view.tools, request);
-        return { tools: items.map((t) => ({ ...t.item, name: t.name })), ...(nextCursor ? { nextCursor } : {}), ...FEDERATED_LIST };
+      'tools/list': async ({ catalogue, request }) => {
+        if (!catalogue.capabilities.tools) throw methodNotFound();
+        return { ...catalogue.listTools(request.params['cursor']), ...FEDERATED_LIST };
       },
       'tools/call': async (served) => {
-        if (!served.view.capabilities.tools) throw methodNotFound();
+        if (!served.catalogue.capabilities.tools) throw methodNotFound();
         const name = stringParam(served.request, 'name');
-        const tool = served.view.toolTarget(name);
-        if (!tool) throw new ModernError(ErrorCode.InvalidParams, notInCatalogue('Tool', name));
-        const declarations = paramHeaderDeclarations(served.view.tool(name)?.item.inputSchema);
+        const tool = served.catalogue.tool(name);
+        const declarations = paramHeaderDeclarations(served.catalogue.listedTool(name)?.item.inputSchema);
         const mismatch = declarations.length > 0 ? paramHeaderMismatch(declarations, served.request.params['arguments'], served.request.header) : undefined;
-        if (mismatch) throw new ModernError(HEADER_MISMATCH, `Bad Request: header mismatch: ${mismatch}`, undefined, 400);
+        if (mismatch) throw new InBandError(HEADER_MISMATCH, `Bad Request: header mismatch: ${mismatch}`, undefined, 400);
         return this.call(served, tool.upstream, { method: 'tools/call', params: { ...upstreamParams(served.request), name: tool.original } });
       },
-      'prompts/list': async ({ view, request }) => {
-        if (!view.capabilities.prompts) throw methodNotFound();
-        const { items, nextCursor } = this.page(view.prompts, request);
-        return { prompts: items.map((p) => ({ ...p.item, name: p.name })), ...(nextCursor ? { nextCursor } : {}), ...FEDERATED_LIST };
+      'prompts/list': async ({ catalogue, request }) => {
+        if (!catalogue.capabilities.prompts) throw methodNotFound();
+        return { ...catalogue.listPrompts(request.params['cursor']), ...FEDERATED_LIST };
       },
       'prompts/get': async (served) => {
-        if (!served.view.capabilities.prompts) throw methodNotFound();
-        const name = stringParam(served.request, 'name');
-        const prompt = served.view.prompt(name);
-        if (!prompt) throw new ModernError(ErrorCode.InvalidParams, notInCatalogue('Prompt', name));
+        if (!served.catalogue.capabilities.prompts) throw methodNotFound();
+        const prompt = served.catalogue.prompt(stringParam(served.request, 'name'));
         return this.call(served, prompt.upstream, { method: 'prompts/get', params: { ...upstreamParams(served.request), name: prompt.original } } as ClientRequest);
       },
-      'resources/list': async ({ view, request }) => {
-        if (!view.capabilities.resources) throw methodNotFound();
-        const { items, nextCursor } = this.page(view.resources, request);
-        return { resources: items.map((r) => ({ ...r.item, uri: r.name })), ...(nextCursor ? { nextCursor } : {}), ...FEDERATED_LIST };
+      'resources/list': async ({ catalogue, request }) => {
+        if (!catalogue.capabilities.resources) throw methodNotFound();
+        return { ...catalogue.listResources(request.params['cursor']), ...FEDERATED_LIST };
       },
-      'resources/templates/list': async ({ view, request }) => {
-        if (!view.capabilities.resources) throw methodNotFound();
-        const { items, nextCursor } = this.page(view.templates, request);
-        return { resourceTemplates: items.map((t) => ({ ...t.item, uriTemplate: t.name })), ...(nextCursor ? { nextCursor } : {}), ...FEDERATED_LIST };
+      'resources/templates/list': async ({ catalogue, request }) => {
+        if (!catalogue.capabilities.resources) throw methodNotFound();
+        return { ...catalogue.listResourceTemplates(request.params['cursor']), ...FEDERATED_LIST };
       },
       'resources/read': async (served) => {
-        if (!served.view.capabilities.resources) throw methodNotFound();
+        if (!served.catalogue.capabilities.resources) throw methodNotFound();
         const asked = stringParam(served.request, 'uri');
-        const target = served.view.resource(asked);
         // The revision answers an unknown resource with Invalid params (the older -32002 is retired).
-        if (!target) throw new ModernError(ErrorCode.InvalidParams, notInCatalogue('Resource', asked), { uri: excerpt(asked) });
+        const target = served.catalogue.resource(asked, ErrorCode.InvalidParams);
         const result = (await this.call(served, target.upstream, {
           method: 'resources/read',
-          params: { ...upstreamParams(served.request), uri: target.uri },
-        })) as Result & { contents?: { uri?: string }[] };
+          params: { ...upstreamParams(served.request), uri: target.original },
+        })) as Result & { contents?: unknown };
         if (result['resultType'] === 'input_required') return result;
-        const contents = Array.isArray(result.contents) && target.uri !== asked ? result.contents.map((c) => (c.uri === target.uri ? { ...c, uri: asked } : c)) : result.contents;
         // An upstream of the older versions gives no hint: the content may change at any time.
-        return { ...result, contents, ttlMs: numberOr(result['ttlMs'], 0), cacheScope: 'private' };
+        return { ...Catalogue.readAs(result, target, asked), ttlMs: numberOr(result['ttlMs'], 0), cacheScope: 'private' };
       },
       'completion/complete': async (served) => {
-        if (!served.view.capabilities.completions) throw methodNotFound();
-        const ref = served.request.params['ref'] as { type?: string; name?: string; uri?: string } | undefined;
-        const target =
-          ref?.type === 'ref/prompt' && typeof ref.name === 'string'
-            ? (() => {
-                const prompt = served.view.prompt(ref.name as string);
-                return prompt && { upstream: prompt.upstream, ref: { ...ref, name: prompt.original } };
-              })()
-            : ref?.type === 'ref/resource' && typeof ref.uri === 'string'
-              ? (() => {
-                  const template = served.view.template(ref.uri as string);
-                  return template && { upstream: template.upstream, ref: { ...ref, uri: template.uri } };
-                })()
-              : undefined;
-        if (!target) throw new ModernError(ErrorCode.InvalidParams, 'Unknown completion reference');
+        if (!served.catalogue.capabilities.completions) throw methodNotFound();
+        const target = served.catalogue.completion(served.request.params['ref']);
         return this.forward(served, target.upstream, { method: 'completion/complete', params: { ...upstreamParams(served.request), ref: target.ref } } as ClientRequest);
       },
     };
   }
 
-  /** Answers one modern request (its era, version and headers already checked). */
-  async serve(res: ServerResponse, request: ModernRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
+  /** Answers one discover-first request (its era, version and headers already checked). */
+  async serve(res: ServerResponse, request: DiscoverFirstRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
     if (request.method === 'subscriptions/listen') return this.listen(res, request, serverId, grant);
     const handler = Object.hasOwn(this.handlers, request.method) ? this.handlers[request.method] : undefined;
     if (!handler) return sendJson(res, 404, errorMessage(request.id, methodNotFound()));
@@ -175,12 +152,12 @@ export class ModernEndpoint {
     let answer: unknown;
     let status = 200;
     try {
-      const view = await this.views.view(serverId, grant.servers, false);
+      const catalogue = await this.catalogues.open({ serverId, grant, sessions: false });
       const result = await handler({
         request,
         serverId,
         grant,
-        view,
+        catalogue,
         signal: abort.signal,
         ...(typeof token === 'string' || typeof token === 'number'
           ? { progress: (progress) => stream.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken: token } }) }
@@ -191,7 +168,7 @@ export class ModernEndpoint {
       answer = { jsonrpc: '2.0', id: request.id, result: this.complete(result, serverId) };
     } catch (error) {
       answer = errorMessage(request.id, error);
-      if (error instanceof ModernError) status = error.status;
+      if (error instanceof InBandError) status = error.status;
     } finally {
       res.off('close', onClose);
     }
@@ -202,16 +179,16 @@ export class ModernEndpoint {
 
   /**
    * `subscriptions/listen`: acknowledges the list changes the gateway can tell (those of the kinds
-   * the view offers) and the resource subscriptions it could make upstream, then relays each as it
+   * the catalogue offers) and the resource subscriptions it could make upstream, then relays each as it
    * happens until the client closes the stream.
    */
-  private async listen(res: ServerResponse, request: ModernRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
-    const view = await this.views.view(serverId, grant.servers, false);
+  private async listen(res: ServerResponse, request: DiscoverFirstRequest, serverId: string | null, grant: McpAccessGrant): Promise<void> {
+    const catalogue = await this.catalogues.open({ serverId, grant, sessions: false });
     const asked = (request.params['notifications'] ?? {}) as Record<string, unknown>;
     const honoured: Record<string, unknown> = {};
-    if (asked['toolsListChanged'] === true && view.capabilities.tools) honoured['toolsListChanged'] = true;
-    if (asked['promptsListChanged'] === true && view.capabilities.prompts) honoured['promptsListChanged'] = true;
-    if (asked['resourcesListChanged'] === true && view.capabilities.resources) honoured['resourcesListChanged'] = true;
+    if (asked['toolsListChanged'] === true && catalogue.capabilities.tools) honoured['toolsListChanged'] = true;
+    if (asked['promptsListChanged'] === true && catalogue.capabilities.prompts) honoured['promptsListChanged'] = true;
+    if (asked['resourcesListChanged'] === true && catalogue.capabilities.resources) honoured['resourcesListChanged'] = true;
     const subscription = { 'io.modelcontextprotocol/subscriptionId': request.id };
     const stream = new EventStream(res);
     let closed = false;
@@ -220,7 +197,7 @@ export class ModernEndpoint {
       closed = true;
       for (const cleanup of cleanups) cleanup();
     });
-    const resources = await this.subscribeResources(asked['resourceSubscriptions'], view, (uri) =>
+    const resources = await this.subscribeResources(asked['resourceSubscriptions'], catalogue, (uri) =>
       stream.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri, _meta: subscription } }),
     );
     cleanups.push(() => void resources.close());
@@ -231,7 +208,7 @@ export class ModernEndpoint {
     cleanups.push(
       this.pool.onCatalogueChange((upstream, kind) => {
         if (!honoured[wanted[kind]]) return;
-        void this.views.view(serverId, grant.servers, false).then((now) => {
+        void this.catalogues.open({ serverId, grant, sessions: false }).then((now) => {
           if (now.upstreams.includes(upstream)) stream.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: subscription } });
         });
       }),
@@ -246,7 +223,7 @@ export class ModernEndpoint {
    * subscriptions): the URIs it could subscribe, as the client named them, and each update under
    * that name.
    */
-  private async subscribeResources(asked: unknown, view: CatalogueView, updated: (uri: string) => void): Promise<{ uris: string[]; close(): Promise<void> }> {
+  private async subscribeResources(asked: unknown, catalogue: Catalogue, updated: (uri: string) => void): Promise<{ uris: string[]; close(): Promise<void> }> {
     const uris: string[] = [];
     if (!Array.isArray(asked) || asked.length === 0) return { uris, close: async () => undefined };
     const sessions = new UpstreamSessions(this.pool, {
@@ -257,16 +234,16 @@ export class ModernEndpoint {
       notify: async (upstream, notification) => {
         const uri = notification.params?.['uri'];
         if (notification.method !== 'notifications/resources/updated' || typeof uri !== 'string') return;
-        const exposed = view.exposedUri(upstream, uri);
+        const exposed = catalogue.exposedUri(upstream, uri);
         if (uris.includes(exposed)) updated(exposed);
       },
     });
     await Promise.all(
       [...new Set(asked.filter((uri): uri is string => typeof uri === 'string'))].map(async (uri) => {
-        const target = view.resource(uri);
+        const target = catalogue.resourceIfAny(uri);
         if (!target || !this.subscribable(target.upstream)) return;
         try {
-          await sessions.forward(target.upstream, { method: 'resources/subscribe', params: { uri: target.uri } });
+          await sessions.forward(target.upstream, { method: 'resources/subscribe', params: { uri: target.original } });
           uris.push(uri);
         } catch {
           // Not acknowledged: the client knows it will hear nothing of this one.
@@ -278,13 +255,13 @@ export class ModernEndpoint {
 
   /** Whether the upstream's log messages during a call come on the call's own stream (older Streamable HTTP, or the revision's). */
   private logsPerCall(upstream: string): boolean {
-    return this.speaksModern(upstream) || this.pool.knownOffer(upstream).logsPerCall === true;
+    return this.speaksDiscoverFirst(upstream) || this.pool.knownOffer(upstream).logsPerCall === true;
   }
 
   /**
    * Whether the gateway can subscribe to the upstream's resources for a client of the revision:
    * an upstream of either era that offers it (one of the revision on a listen stream of the
-   * stream's own session, see ModernUpstreamTransport).
+   * stream's own session, see DiscoverFirstUpstreamTransport).
    */
   private subscribable(upstream: string): boolean {
     return this.pool.knownOffer(upstream).capabilities.resources?.subscribe === true;
@@ -307,7 +284,7 @@ export class ModernEndpoint {
    * as an input request, the call continuing when its retry brings the answer.
    */
   private async call(served: Served, upstream: string, request: ClientRequest): Promise<Result> {
-    if (this.speaksModern(upstream)) return this.forward(served, upstream, request);
+    if (this.speaksDiscoverFirst(upstream)) return this.forward(served, upstream, request);
     const { requestState, inputResponses, ...params } = request.params as Record<string, unknown>;
     const principal = served.grant.principal;
     if (typeof requestState === 'string' && isRecord(inputResponses)) {
@@ -321,14 +298,8 @@ export class ModernEndpoint {
   }
 
   /** Whether the gateway reaches the upstream in the 2026-07-28 revision. */
-  private speaksModern(upstream: string): boolean {
-    return this.pool.health(upstream)[0]?.protocolVersion === MODERN_PROTOCOL_VERSIONS[0];
-  }
-
-  private page<T>(all: readonly T[], request: ModernRequest) {
-    const cursor = request.params['cursor'];
-    if (cursor !== undefined && typeof cursor !== 'string') throw new ModernError(ErrorCode.InvalidParams, 'Invalid cursor');
-    return page(all, cursor, this.views.pageSize);
+  private speaksDiscoverFirst(upstream: string): boolean {
+    return this.pool.health(upstream)[0]?.protocolVersion === DISCOVER_FIRST_PROTOCOL_VERSIONS[0];
   }
 
   /** Every result of this revision says what it is and who answered. */
@@ -349,13 +320,13 @@ export class ModernEndpoint {
 }
 
 /**
- * What the view offers, as this revision advertises it: list changes and resource updates (of
+ * What the catalogue offers, as this revision advertises it: list changes and resource updates (of
  * the upstreams the gateway can subscribe to) arrive on a `subscriptions/listen` stream, which
  * the gateway serves; log messages on the request's own stream (from the upstreams that send them
  * there: older Streamable HTTP ones and those of the revision).
  */
-function modernCapabilities(view: CatalogueView, delivered: { subscribe: boolean; logging: boolean }): ServerCapabilities {
-  const offered = view.capabilities;
+function discoverFirstCapabilities(catalogue: Catalogue, delivered: { subscribe: boolean; logging: boolean }): ServerCapabilities {
+  const offered = catalogue.capabilities;
   const { subscribe } = delivered;
   return {
     ...(offered.tools ? { tools: { listChanged: true } } : {}),
@@ -373,13 +344,13 @@ const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
  * the client's own capabilities and answers input requests to it; the pool takes it off for the
  * older versions), and so do `inputResponses` and `requestState` of a retried call.
  */
-function upstreamParams(request: ModernRequest): Record<string, unknown> {
+function upstreamParams(request: DiscoverFirstRequest): Record<string, unknown> {
   return request.params;
 }
 
-function stringParam(request: ModernRequest, key: string): string {
+function stringParam(request: DiscoverFirstRequest, key: string): string {
   const value = request.params[key];
-  if (typeof value !== 'string') throw new ModernError(ErrorCode.InvalidParams, `Invalid params: ${key} must be a string`);
+  if (typeof value !== 'string') throw new InBandError(ErrorCode.InvalidParams, `Invalid params: ${key} must be a string`);
   return value;
 }
 
@@ -391,13 +362,13 @@ function numberOr(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : fallback;
 }
 
-function methodNotFound(): ModernError {
-  return new ModernError(ErrorCode.MethodNotFound, 'Method not found');
+function methodNotFound(): InBandError {
+  return new InBandError(ErrorCode.MethodNotFound, 'Method not found');
 }
 
 function errorMessage(id: RequestId, error: unknown) {
   const { code, message, data } = error as { code?: unknown; message?: string; data?: unknown };
-  const known = error instanceof ModernError || (error instanceof McpError && Number.isSafeInteger(code));
+  const known = error instanceof InBandError || (error instanceof McpError && Number.isSafeInteger(code));
   // The gateway's own McpErrors (an upstream unavailable, a timeout) lose the SDK's prefix; an upstream's answer is its own.
   const prefix = `MCP error ${String(code)}: `;
   const text = error instanceof McpError && !(error instanceof UpstreamAnswer) && message?.startsWith(prefix) ? message.slice(prefix.length) : message;

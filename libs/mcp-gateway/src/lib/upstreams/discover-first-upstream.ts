@@ -1,19 +1,27 @@
 import http, { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { createParser } from 'eventsource-parser';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ClientCapabilities, ErrorCode, Implementation, JSONRPCMessage, McpError, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../modern/modern-request';
-import { encodeHeaderValue, ParamHeaderDeclaration, paramHeaderDeclarations, paramHeaders } from '../modern/param-headers';
-import { MODERN_PROTOCOL_VERSIONS } from '../transports/protocol-versions';
-import { agentsFor, RawCallOptions, RawResponse, UpstreamConnectionError } from './streamable-http-upstream';
+import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, NAME_SOURCE, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../protocol/envelope';
+import { encodeHeaderValue, ParamHeaderDeclaration, paramHeaderDeclarations, paramHeaders } from '../protocol/param-headers';
+import { DISCOVER_FIRST_PROTOCOL_VERSIONS } from '../protocol/protocol-versions';
+import { agentsFor, mediaType, readText, UpstreamConnectionError } from './upstream-http';
+import type { RawCallOptions, RawResponse, UpstreamTraits, UpstreamTransport } from './upstream-transport';
 
-export const MODERN_VERSION = MODERN_PROTOCOL_VERSIONS[0];
+export const DISCOVER_FIRST_VERSION = DISCOVER_FIRST_PROTOCOL_VERSIONS[0];
 const MAX_INPUT_ROUNDS = 8;
-/** The methods whose `Mcp-Name` header mirrors a body field, and that field. */
-const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+/** Its calls go outside the SDK Protocol when the caller wants their own stream (log messages asked for by level). */
+const TRAITS: UpstreamTraits = {
+  ownCallStreams: true,
+  directCallsWithoutProgress: false,
+  perCallHeaders: false,
+  // Only to a request naming its log level: a caller of the older versions names none.
+  logsPerCall: false,
+  takesEnvelope: true,
+  sessionIsStream: false,
+};
 
-/** What `server/discover` told the gateway about a modern upstream. */
+/** What `server/discover` told the gateway about a discover-first upstream. */
 export interface Discovered {
   capabilities: ServerCapabilities;
   serverInfo?: Implementation;
@@ -28,17 +36,17 @@ type Json = Record<string, unknown>;
  * an older server, a body that is no DiscoverResult) is an upstream of the older versions; a
  * connection that fails is an error, as an `initialize` would have been.
  */
-export async function discoverModern(url: URL, headers: Readonly<Record<string, string>>, allowLinkLocal: boolean, timeoutMs: number): Promise<Discovered | undefined> {
-  const exchange = new ModernExchange(url, headers, allowLinkLocal);
+export async function probeDiscoverFirst(url: URL, headers: Readonly<Record<string, string>>, allowLinkLocal: boolean, timeoutMs: number): Promise<Discovered | undefined> {
+  const exchange = new DiscoverFirstExchange(url, headers, allowLinkLocal);
   const body = { id: 'arbor-discover', method: 'server/discover', params: { _meta: envelope({}, GATEWAY_INFO) } };
   const signal = AbortSignal.timeout(timeoutMs);
   const answer = await exchange.post(body, signal, () => undefined).catch((error: unknown) => {
-    if (error instanceof NotModern) return undefined;
+    if (error instanceof NotDiscoverFirst) return undefined;
     throw error;
   });
   const result = answer?.['result'] as Json | undefined;
   const versions = result?.['supportedVersions'];
-  if (!Array.isArray(versions) || !versions.includes(MODERN_VERSION)) return undefined;
+  if (!Array.isArray(versions) || !versions.includes(DISCOVER_FIRST_VERSION)) return undefined;
   const meta = result?.['_meta'] as Json | undefined;
   return {
     capabilities: (result?.['capabilities'] ?? {}) as ServerCapabilities,
@@ -61,12 +69,15 @@ const GATEWAY_INFO: Implementation = { name: 'arbor-mcp-gateway', version: '1.0.
  * with the answers — unless the request came from a client of the revision itself (its envelope
  * in `_meta`), which gets the upstream's InputRequiredResult to answer on its own.
  */
-export class ModernUpstreamTransport implements Transport {
+export class DiscoverFirstUpstreamTransport implements UpstreamTransport {
+  readonly kind = 'discover-first';
+  readonly traits = TRAITS;
+  readonly discoveredVersion = DISCOVER_FIRST_VERSION;
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
 
-  private readonly exchange: ModernExchange;
+  private readonly exchange: DiscoverFirstExchange;
   /** The `x-mcp-header` declarations of the upstream's tools, as its tools/list answers give them (any session of it). */
   private readonly declarations: Map<string, readonly ParamHeaderDeclaration[]>;
   private capabilities: ClientCapabilities = {};
@@ -90,12 +101,16 @@ export class ModernUpstreamTransport implements Transport {
     allowLinkLocal: boolean,
     private readonly discovered: Discovered,
   ) {
-    this.exchange = new ModernExchange(url, headers, allowLinkLocal);
+    this.exchange = new DiscoverFirstExchange(url, headers, allowLinkLocal);
     this.declarations = declarationsOf(url);
   }
 
   async start(): Promise<void> {
     // Nothing to open: every request is a POST of its own.
+  }
+
+  async endSession(): Promise<void> {
+    // No session upstream: the revision is stateless, closing the listen stream is all there is.
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -130,7 +145,7 @@ export class ModernUpstreamTransport implements Transport {
       this.clientInfo = (params['clientInfo'] ?? GATEWAY_INFO) as Implementation;
       void this.relisten();
       const { capabilities, serverInfo, instructions } = this.discovered;
-      const result = { protocolVersion: params['protocolVersion'], capabilities, serverInfo: serverInfo ?? { name: 'upstream', version: MODERN_VERSION }, ...(instructions ? { instructions } : {}) };
+      const result = { protocolVersion: params['protocolVersion'], capabilities, serverInfo: serverInfo ?? { name: 'upstream', version: DISCOVER_FIRST_VERSION }, ...(instructions ? { instructions } : {}) };
       return this.deliver({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
     }
     if (method === 'resources/subscribe' || method === 'resources/unsubscribe') return this.subscription(id, method, params);
@@ -188,8 +203,8 @@ export class ModernUpstreamTransport implements Transport {
   private async rounds(id: RequestId, method: string, params: Json, signal: AbortSignal, onNotification?: (message: Json) => void): Promise<Json> {
     const meta = (params['_meta'] ?? {}) as Json;
     // A client of the revision answers input requests itself: its envelope travels as it is.
-    const modernClient = PROTOCOL_VERSION_KEY in meta;
-    let round: Json = { ...params, _meta: modernClient ? meta : envelope(meta, this.clientInfo, this.capabilities) };
+    const discoverFirstClient = PROTOCOL_VERSION_KEY in meta;
+    let round: Json = { ...params, _meta: discoverFirstClient ? meta : envelope(meta, this.clientInfo, this.capabilities) };
     for (let rounds = 0; rounds < MAX_INPUT_ROUNDS; rounds++) {
       const declared = method === 'tools/call' && typeof params['name'] === 'string' ? this.declarations.get(params['name']) : undefined;
       const mirrored = declared ? paramHeaders(declared, params['arguments']) : {};
@@ -199,7 +214,7 @@ export class ModernUpstreamTransport implements Transport {
         throw new UpstreamRefusal(error.code, error.message, error.data);
       }
       const result = (answer['result'] ?? {}) as Json;
-      if (result['resultType'] !== 'input_required' || modernClient) return modernClient ? result : withoutResultType(result);
+      if (result['resultType'] !== 'input_required' || discoverFirstClient) return discoverFirstClient ? result : withoutResultType(result);
       const inputResponses = await this.answerInputs((result['inputRequests'] ?? {}) as Record<string, { method: string; params?: Json }>, signal);
       round = { ...round, inputResponses, ...(typeof result['requestState'] === 'string' ? { requestState: result['requestState'] } : {}) };
     }
@@ -346,11 +361,11 @@ class UpstreamRefusal extends McpError {
   }
 }
 
-/** The probe met an older server: a refusal that is no modern JSON-RPC error. */
-class NotModern extends Error {}
+/** The probe met an older server: a refusal that is no JSON-RPC error of the revision. */
+class NotDiscoverFirst extends Error {}
 
 /** POSTs of the revision to one upstream: JSON or an SSE stream answered, notifications handed on. */
-class ModernExchange {
+class DiscoverFirstExchange {
   private readonly agent: http.Agent;
   private readonly send: typeof http.request;
   private readonly headers: Readonly<Record<string, string>>;
@@ -374,7 +389,7 @@ class ModernExchange {
       ...this.headers,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': String((body.params['_meta'] as Json | undefined)?.[PROTOCOL_VERSION_KEY] ?? MODERN_VERSION),
+      'mcp-protocol-version': String((body.params['_meta'] as Json | undefined)?.[PROTOCOL_VERSION_KEY] ?? DISCOVER_FIRST_VERSION),
       'mcp-method': body.method,
       ...(typeof name === 'string' ? { 'mcp-name': encodeHeaderValue(name) } : {}),
       ...extraHeaders,
@@ -392,9 +407,8 @@ class ModernExchange {
 
   private async read(response: IncomingMessage, id: RequestId, onNotification: (message: Json) => void): Promise<Json> {
     const status = response.statusCode ?? 0;
-    const type = response.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
-    if (type === 'text/event-stream') return readStream(response, id, onNotification);
-    const text = await readAll(response);
+    if (mediaType(response.headers['content-type']) === 'text/event-stream') return readStream(response, id, onNotification);
+    const text = await readText(response);
     let parsed: Json | undefined;
     try {
       parsed = JSON.parse(text) as Json;
@@ -402,14 +416,14 @@ class ModernExchange {
       parsed = undefined;
     }
     if (status >= 200 && status < 300 && parsed) return parsed;
-    // A modern server's refusal is a JSON-RPC error of the revision; anything else is an older server's (or no MCP at all).
+    // A discover-first server's refusal is a JSON-RPC error of the revision; anything else is an older server's (or no MCP at all).
     const error = parsed?.['error'] as { code?: unknown } | undefined;
-    if (error && typeof error.code === 'number' && MODERN_ERRORS.has(error.code)) return parsed as Json;
-    throw new NotModern(`HTTP ${status}`);
+    if (error && typeof error.code === 'number' && DISCOVER_FIRST_ERRORS.has(error.code)) return parsed as Json;
+    throw new NotDiscoverFirst(`HTTP ${status}`);
   }
 }
 
-const MODERN_ERRORS = new Set([-32020, -32021, -32022, -32601, -32602]);
+const DISCOVER_FIRST_ERRORS = new Set([-32020, -32021, -32022, -32601, -32602]);
 
 function readStream(response: IncomingMessage, id: RequestId, onNotification: (message: Json) => void): Promise<Json> {
   return new Promise((resolve, reject) => {
@@ -437,18 +451,9 @@ function readStream(response: IncomingMessage, id: RequestId, onNotification: (m
   });
 }
 
-function readAll(response: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    response.once('error', reject);
-  });
-}
-
 /** The revision's per-request `_meta`: the gateway's client speaks for the downstream client's capabilities. */
 function envelope(meta: Json, clientInfo: Implementation, capabilities: ClientCapabilities = {}): Json {
-  return { ...meta, [PROTOCOL_VERSION_KEY]: MODERN_VERSION, [CLIENT_CAPABILITIES_KEY]: capabilities, [CLIENT_INFO_KEY]: clientInfo };
+  return { ...meta, [PROTOCOL_VERSION_KEY]: DISCOVER_FIRST_VERSION, [CLIENT_CAPABILITIES_KEY]: capabilities, [CLIENT_INFO_KEY]: clientInfo };
 }
 
 function withoutResultType(result: Json): Json {
