@@ -4,12 +4,13 @@
 // contents streamed, a batch's input lines naming the deployment's model, and a completed batch
 // priced at the batch price and counted in the key's spend once.
 import OpenAI, { NotFoundError, toFile } from 'openai';
+import http from 'node:http';
 import request from 'supertest';
 import { RunningService } from '@arbor/platform';
 import { AiGatewayConfig } from '@arbor/config';
 import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { Client } from 'pg';
-import { eventually, MASTER_KEY, sdkClient, startGatewayOnFakes, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
+import { eventually, HOSTILE_PART_HEADERS, MASTER_KEY, postHostileForm, sdkClient, startGatewayOnFakes, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
 
 const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
 
@@ -85,6 +86,36 @@ describe('files, batches, vector stores and assistants through the official Open
     expect(noFile.body).toMatchObject({ error: { type: 'invalid_request_error', param: 'file' } });
     const json = await request(gateway.url).post('/v1/files').set({ authorization: `Bearer ${MASTER_KEY}` }).send({ purpose: 'batch' }).expect(400);
     expect(json.body.error.message).toContain('multipart/form-data');
+  });
+
+  it.each(Object.entries(HOSTILE_PART_HEADERS))('answers an upload with %s with a 400, and stays up for the next upload', async (_what, partHeaders) => {
+    expect(await postHostileForm(`${gateway.url}/v1/files`, MASTER_KEY, partHeaders)).toEqual({
+      status: 400,
+      body: { error: expect.objectContaining({ type: 'invalid_request_error', code: 'invalid_request', message: expect.stringMatching(/^The multipart request cannot be read/) }) },
+    });
+    expect(await alpha.files.create({ file: await toFile(Buffer.from('still here'), 'next.txt'), purpose: 'assistants' }, onGpt)).toMatchObject({ filename: 'next.txt' });
+  });
+
+  it('refuses an upload announcing more than 512 MB with 413 before its body is sent', async () => {
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const upload = http.request(`${gateway.url}/v1/files`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'multipart/form-data; boundary=B', 'content-length': String(5 * 1024 ** 3) },
+      });
+      upload.on('error', reject);
+      upload.on('response', (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => {
+          resolve({ status: response.statusCode ?? 0, body });
+          upload.destroy();
+        });
+      });
+      // Only the start of the form: the answer must not wait for the rest.
+      upload.write('--B\r\nContent-Disposition: form-data; name="file"; filename="huge.bin"\r\n\r\n');
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { type: 'invalid_request_error', code: 'file_too_large', param: 'file' } });
   });
 
   it('answers the upstream\'s refusal of a batch in its own words', async () => {

@@ -95,3 +95,21 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
   }
   return value;
 }
+
+/** Multipart part headers that once stopped the gateway (the parser's second error went unheard), by what is wrong with them. */
+export const HOSTILE_PART_HEADERS: Readonly<Record<string, string>> = {
+  'a NUL in the file name': 'Content-Disposition: form-data; name="file"; filename="a\x00b.png"',
+  'a NUL in the field name': 'Content-Disposition: form-data; name="fi\x00le"; filename="a.png"',
+  'a header line without a colon': 'Content-Disposition: form-data; name="file"; filename="a.png"\r\nno colon here',
+  'a 100 kB part header': `Content-Disposition: form-data; name="file"; filename="a.png"\r\nX-Padding: ${'a'.repeat(100_000)}`,
+};
+
+/** POSTs a multipart body of one part with `partHeaders` to `url` as it is (boundary B): the status and JSON answer. */
+export async function postHostileForm(url: string, apiKey: string, partHeaders: string): Promise<{ status: number; body: { error?: { code?: string; type?: string } } }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'multipart/form-data; boundary=B' },
+    body: Buffer.from(`--B\r\n${partHeaders}\r\n\r\nx\r\n--B--\r\n`, 'latin1'),
+  });
+  return { status: response.status, body: (await response.json()) as { error?: { code?: string; type?: string } } };
+}
