@@ -1,5 +1,6 @@
 // Test-only: the fake upstreams, a gateway config file of the test's own, and the gateway itself.
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -112,4 +113,18 @@ export async function postHostileForm(url: string, apiKey: string, partHeaders: 
     body: Buffer.from(`--B\r\n${partHeaders}\r\n\r\nx\r\n--B--\r\n`, 'latin1'),
   });
   return { status: response.status, body: (await response.json()) as { error?: { code?: string; type?: string } } };
+}
+
+/** A GET with its path sent as it is (fetch and the SDKs would resolve its dot segments first): the status and body. */
+export function requestAsSent(baseUrl: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(baseUrl);
+    const sent = http.request({ hostname, port, path, headers }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
 }
