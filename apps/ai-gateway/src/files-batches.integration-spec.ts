@@ -24,6 +24,7 @@ describe('files, batches, vector stores and assistants through the official Open
   let alpha: OpenAI;
   let beta: OpenAI;
   let alphaKeyId: string;
+  let alphaKey: string;
   const onGpt = { headers: { 'x-arbor-model': 'gpt' } };
   let config: (fakeUrl: string) => string;
   const spendOf = async (keyId: string) =>
@@ -42,9 +43,10 @@ describe('files, batches, vector stores and assistants through the official Open
     litellm_params: { model: azure/gpt-4o-mini, api_base: ${fakeUrl}/azure, api_key: azure-upstream, api_version: '2024-10-21' }
 `),
     ));
-    const alphaKey = await newKey('alpha');
-    alphaKeyId = alphaKey.id;
-    alpha = sdkClient(gateway, alphaKey.key);
+    const alphaCreated = await newKey('alpha');
+    alphaKeyId = alphaCreated.id;
+    alphaKey = alphaCreated.key;
+    alpha = sdkClient(gateway, alphaKey);
     beta = sdkClient(gateway, (await newKey('beta')).key);
   }, 60_000);
 
@@ -217,6 +219,23 @@ describe('files, batches, vector stores and assistants through the official Open
     expect(await refusal(beta.vectorStores.search(store.id, { query: 'return policy' }))).toBeInstanceOf(NotFoundError);
     expect(await refusal(beta.vectorStores.create({ name: 'stolen', file_ids: [file.id] }, onGpt))).toBeInstanceOf(NotFoundError);
     expect((await beta.vectorStores.list()).data.map((listed) => listed.id)).not.toContain(store.id);
+  });
+
+  it('refuses a NUL in a query string or an id in a body with 400 naming it, before any lookup', async () => {
+    const asAlpha = { authorization: `Bearer ${alphaKey}`, 'content-type': 'application/json', 'x-arbor-model': 'gpt' };
+    const send = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${gateway.url}${path}`, { method, headers: asAlpha, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: response.status, error: ((await response.json()) as { error: { type: string; code: string; param: string | null } }).error };
+    };
+    const refused = (param: string) => ({ status: 400, error: expect.objectContaining({ type: 'invalid_request_error', code: 'invalid_request', param }) });
+    expect(await send('GET', '/v1/files?purpose=a%00b')).toEqual(refused('purpose'));
+    expect(await send('POST', '/v1/vector_stores', { name: 'nul', file_ids: ['file-a\u0000b'] })).toEqual(refused('file_ids[0]'));
+    const store = await alpha.vectorStores.create({ name: 'nul target' }, onGpt);
+    expect(await send('POST', `/v1/vector_stores/${store.id}/files`, { file_id: 'file-a\u0000b' })).toEqual(refused('file_id'));
+    const thread = await alpha.beta.threads.create({}, onGpt);
+    expect(await send('POST', `/v1/threads/${thread.id}/runs`, { assistant_id: 'asst_a\u0000b' })).toEqual(refused('assistant_id'));
+    expect(await send('POST', '/v1/threads/runs', { assistant_id: 'asst_a\u0000b' })).toEqual(refused('assistant_id'));
+    expect(await send('POST', '/v1/batches', { input_file_id: 'file-a\u0000b', endpoint: '/v1/chat/completions', completion_window: '24h' })).toEqual(refused('input_file_id'));
   });
 
   it('runs an assistant on a thread with its events streamed, for its project only', async () => {
