@@ -4,12 +4,13 @@
 // contents streamed, a batch's input lines naming the deployment's model, and a completed batch
 // priced at the batch price and counted in the key's spend once.
 import OpenAI, { NotFoundError, toFile } from 'openai';
+import http from 'node:http';
 import request from 'supertest';
 import { RunningService } from '@arbor/platform';
 import { AiGatewayConfig } from '@arbor/config';
 import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { Client } from 'pg';
-import { eventually, MASTER_KEY, sdkClient, startGatewayOnFakes, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
+import { eventually, HOSTILE_PART_HEADERS, MASTER_KEY, postHostileForm, sdkClient, startGatewayOnFakes, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
 
 const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
 
@@ -23,6 +24,7 @@ describe('files, batches, vector stores and assistants through the official Open
   let alpha: OpenAI;
   let beta: OpenAI;
   let alphaKeyId: string;
+  let alphaKey: string;
   const onGpt = { headers: { 'x-arbor-model': 'gpt' } };
   let config: (fakeUrl: string) => string;
   const spendOf = async (keyId: string) =>
@@ -41,9 +43,10 @@ describe('files, batches, vector stores and assistants through the official Open
     litellm_params: { model: azure/gpt-4o-mini, api_base: ${fakeUrl}/azure, api_key: azure-upstream, api_version: '2024-10-21' }
 `),
     ));
-    const alphaKey = await newKey('alpha');
-    alphaKeyId = alphaKey.id;
-    alpha = sdkClient(gateway, alphaKey.key);
+    const alphaCreated = await newKey('alpha');
+    alphaKeyId = alphaCreated.id;
+    alphaKey = alphaCreated.key;
+    alpha = sdkClient(gateway, alphaKey);
     beta = sdkClient(gateway, (await newKey('beta')).key);
   }, 60_000);
 
@@ -85,6 +88,36 @@ describe('files, batches, vector stores and assistants through the official Open
     expect(noFile.body).toMatchObject({ error: { type: 'invalid_request_error', param: 'file' } });
     const json = await request(gateway.url).post('/v1/files').set({ authorization: `Bearer ${MASTER_KEY}` }).send({ purpose: 'batch' }).expect(400);
     expect(json.body.error.message).toContain('multipart/form-data');
+  });
+
+  it.each(Object.entries(HOSTILE_PART_HEADERS))('answers an upload with %s with a 400, and stays up for the next upload', async (_what, partHeaders) => {
+    expect(await postHostileForm(`${gateway.url}/v1/files`, MASTER_KEY, partHeaders)).toEqual({
+      status: 400,
+      body: { error: expect.objectContaining({ type: 'invalid_request_error', code: 'invalid_request', message: expect.stringMatching(/^The multipart request cannot be read/) }) },
+    });
+    expect(await alpha.files.create({ file: await toFile(Buffer.from('still here'), 'next.txt'), purpose: 'assistants' }, onGpt)).toMatchObject({ filename: 'next.txt' });
+  });
+
+  it('refuses an upload announcing more than 512 MB with 413 before its body is sent', async () => {
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const upload = http.request(`${gateway.url}/v1/files`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'multipart/form-data; boundary=B', 'content-length': String(5 * 1024 ** 3) },
+      });
+      upload.on('error', reject);
+      upload.on('response', (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => {
+          resolve({ status: response.statusCode ?? 0, body });
+          upload.destroy();
+        });
+      });
+      // Only the start of the form: the answer must not wait for the rest.
+      upload.write('--B\r\nContent-Disposition: form-data; name="file"; filename="huge.bin"\r\n\r\n');
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { type: 'invalid_request_error', code: 'file_too_large', param: 'file' } });
   });
 
   it('answers the upstream\'s refusal of a batch in its own words', async () => {
@@ -186,6 +219,23 @@ describe('files, batches, vector stores and assistants through the official Open
     expect(await refusal(beta.vectorStores.search(store.id, { query: 'return policy' }))).toBeInstanceOf(NotFoundError);
     expect(await refusal(beta.vectorStores.create({ name: 'stolen', file_ids: [file.id] }, onGpt))).toBeInstanceOf(NotFoundError);
     expect((await beta.vectorStores.list()).data.map((listed) => listed.id)).not.toContain(store.id);
+  });
+
+  it('refuses a NUL in a query string or an id in a body with 400 naming it, before any lookup', async () => {
+    const asAlpha = { authorization: `Bearer ${alphaKey}`, 'content-type': 'application/json', 'x-arbor-model': 'gpt' };
+    const send = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${gateway.url}${path}`, { method, headers: asAlpha, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      return { status: response.status, error: ((await response.json()) as { error: { type: string; code: string; param: string | null } }).error };
+    };
+    const refused = (param: string) => ({ status: 400, error: expect.objectContaining({ type: 'invalid_request_error', code: 'invalid_request', param }) });
+    expect(await send('GET', '/v1/files?purpose=a%00b')).toEqual(refused('purpose'));
+    expect(await send('POST', '/v1/vector_stores', { name: 'nul', file_ids: ['file-a\u0000b'] })).toEqual(refused('file_ids[0]'));
+    const store = await alpha.vectorStores.create({ name: 'nul target' }, onGpt);
+    expect(await send('POST', `/v1/vector_stores/${store.id}/files`, { file_id: 'file-a\u0000b' })).toEqual(refused('file_id'));
+    const thread = await alpha.beta.threads.create({}, onGpt);
+    expect(await send('POST', `/v1/threads/${thread.id}/runs`, { assistant_id: 'asst_a\u0000b' })).toEqual(refused('assistant_id'));
+    expect(await send('POST', '/v1/threads/runs', { assistant_id: 'asst_a\u0000b' })).toEqual(refused('assistant_id'));
+    expect(await send('POST', '/v1/batches', { input_file_id: 'file-a\u0000b', endpoint: '/v1/chat/completions', completion_window: '24h' })).toEqual(refused('input_file_id'));
   });
 
   it('runs an assistant on a thread with its events streamed, for its project only', async () => {

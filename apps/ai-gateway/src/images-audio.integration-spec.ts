@@ -11,7 +11,7 @@ import request from 'supertest';
 import { RunningService } from '@arbor/platform';
 import { AiGatewayConfig } from '@arbor/config';
 import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
-import { lastRequestWith, MASTER_KEY, rejectionOf, sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
+import { HOSTILE_PART_HEADERS, lastRequestWith, MASTER_KEY, postHostileForm, rejectionOf, sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
 const deployment = (alias: string, model: string, base: string, extra = '') => `
   - model_name: ${alias}
@@ -76,6 +76,19 @@ router_settings:
     };
     return { client: sdkClient(gateway, created.key), spendAfter };
   }
+
+  it.each(Object.entries(HOSTILE_PART_HEADERS))('answers an upload with %s on image edits and transcriptions with a 400, and stays up for the next call', async (_what, partHeaders) => {
+    for (const route of ['/v1/images/edits', '/v1/audio/transcriptions']) {
+      expect(await postHostileForm(`${gateway.url}${route}`, MASTER_KEY, partHeaders)).toEqual({
+        status: 400,
+        body: { error: expect.objectContaining({ type: 'invalid_request_error', code: 'invalid_request', message: expect.stringMatching(/^The multipart request cannot be read/) }) },
+      });
+    }
+    const image = await toFile(Buffer.alloc(100, 1), 'next.png', { type: 'image/png' });
+    expect((await client.images.edit({ model: 'gpt-image', image, prompt: 'after a hostile form' })).data).toHaveLength(1);
+    const audio = await toFile(Buffer.alloc(16_000, 3), 'next.mp3', { type: 'audio/mpeg' });
+    expect((await client.audio.transcriptions.create({ model: 'whisper', file: audio })).text).toBe('fake transcript of next.mp3');
+  });
 
   describe('images', () => {
     it('generates images on an OpenAI alias with the provider model, b64_json as GPT Image answers, priced per image by size and quality', async () => {

@@ -80,6 +80,22 @@ describe('managing virtual keys as a person with ai-gateway.operator', () => {
     expect((await call(gateway.url, 'PATCH', `/api/v1/keys/${own.body.id}`, tokens.alice, { project: 'beta' })).status).toBe(403);
   });
 
+  it('quotes a 40 MB project it refuses back only as a 64-character excerpt', async () => {
+    const huge = 'p'.repeat(40 * 1024 * 1024);
+    const own = await call(gateway.url, 'POST', '/api/v1/keys', tokens.alice, { project: 'alpha' });
+    const send = async (method: string, route: string) => {
+      const response = await fetch(`${gateway.url}${route}`, { method, headers: { authorization: `Bearer ${tokens.alice}`, 'content-type': 'application/json' }, body: JSON.stringify({ project: huge }) });
+      const text = await response.text();
+      expect(text.length).toBeLessThan(1024);
+      expect(text).not.toContain('p'.repeat(65));
+      return { status: response.status, error: (JSON.parse(text) as Answer['body']).error };
+    };
+    // The permission check names the project it was asked about.
+    expect(await send('POST', '/api/v1/keys')).toEqual({ status: 403, error: { code: 'forbidden', message: expect.stringContaining(`on project ${'p'.repeat(64)}…`) } });
+    // The key's own project is checked first, then the body validated.
+    expect(await send('PATCH', `/api/v1/keys/${own.body.id}`)).toMatchObject({ status: 400, error: { code: 'invalid_request' } });
+  });
+
   it('lists only the keys of projects the person operates; workspace operators see all', async () => {
     await admin('POST', '/api/v1/keys', { project: 'beta' });
     const mine = await call(gateway.url, 'GET', '/api/v1/keys', tokens.alice);

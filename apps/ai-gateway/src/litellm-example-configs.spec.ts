@@ -11,7 +11,7 @@ import { RunningService, startService } from '@arbor/platform';
 import { createTestDatabase, FakeProvidersProcess, startFakeProviders, TestDatabase } from '@arbor/testing';
 import type { AiGatewayConfig } from '@arbor/config';
 import { aiGatewayService } from './ai-gateway.module';
-import { lastRequestWith, MASTER_KEY, sdkClient, writeConfig } from './testing/gateway-test-support';
+import { lastRequestWith, MASTER_KEY, requestAsSent, sdkClient, writeConfig } from './testing/gateway-test-support';
 
 const FIXTURES = path.join(__dirname, 'fixtures/litellm');
 
@@ -241,6 +241,23 @@ describe('LiteLLM\'s published example configs on the gateway, unchanged', () =>
       const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
       expect(metrics).toMatch(/arbor_aigw_pass_through_requests_total\{path="\/azure-config-passthrough",status="200",service="ai-gateway"\} 2/);
       expect(metrics).toMatch(/arbor_aigw_pass_through_requests_total\{path="\/azure-config-passthrough",status="401",service="ai-gateway"\} 2/);
+    });
+
+    it("keeps its pass-through endpoint below the target's path, and sends the target none of the caller's credentials or cookies", async () => {
+      for (const escape of ['/%2e%2e/_fake/requests', '/.%2e/_fake/requests', '/%252e%252e/_fake/requests', '/..%5c_fake/requests', '/v1//x']) {
+        const answer = await requestAsSent(gateway.url, `/azure-config-passthrough${escape}`, { authorization: `Bearer ${virtualKey}` });
+        expect({ escape, status: answer.status, code: (JSON.parse(answer.body) as { error: { code: string } }).error.code }).toEqual({ escape, status: 400, code: 'invalid_pass_through_path' });
+      }
+      const body = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'no caller credentials' }] });
+      const answered = await fetch(`${gateway.url}/azure-config-passthrough/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'x-api-key': virtualKey, 'api-key': virtualKey, cookie: 'session=caller', 'content-type': 'application/json' },
+        body,
+      });
+      expect(answered.status).toBe(200);
+      const seen = await lastRequestWith(fake, 'no caller credentials');
+      expect(seen.headers['authorization']).toBe('Bearer pass-through-upstream-key');
+      for (const name of ['x-api-key', 'api-key', 'cookie']) expect(seen.headers).not.toHaveProperty(name);
     });
   });
 });

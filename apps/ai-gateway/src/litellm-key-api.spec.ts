@@ -146,6 +146,13 @@ describe("LiteLLM's key API", () => {
     expect(await call('POST', '/key/regenerate', { key: again.json['key'], new_master_key: 'sk-new-master' })).toMatchObject({ status: 400, json: { error: { code: 'not_served' } } });
   });
 
+  it('refuses a regeneration naming no key (key null, or left out) with 400', async () => {
+    const refused = await call('POST', '/key/regenerate', { key: null });
+    expect(refused).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
+    expect(JSON.stringify(refused.json)).toMatch(/key must be a string/);
+    expect(await call('POST', '/key/regenerate', {})).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
+  });
+
   it('lists keys as LiteLLM does: tokens by default, objects on request, paged, by team', async () => {
     const first = await generate({ team_id: 'listing' });
     const second = await generate({ team_id: 'listing', key_alias: 'listed-second' });

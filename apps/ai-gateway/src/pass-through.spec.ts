@@ -4,7 +4,7 @@
 // streams untouched, and chat and messages calls priced and recorded as the key's spend.
 import Anthropic, { toFile } from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { asMaster, GatewayOnFakes, rejectionOf, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
+import { asMaster, GatewayOnFakes, rejectionOf, requestAsSent, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
 const OPENAI_KEY = 'sk-provider-openai-secret';
 const ANTHROPIC_KEY = 'sk-ant-provider-secret';
@@ -174,6 +174,42 @@ model_list:
     const report = await spendOf(key.id, 1);
     expect(report.totals['completion_tokens']).toBe(final.usage.output_tokens);
     expect(report.spend).toBeGreaterThan(0);
+  });
+
+  it.each([
+    '/openai/../_fake/requests',
+    '/openai/%2e%2e/_fake/requests',
+    '/openai/.%2e/_fake/requests',
+    '/openai/v1/%2E%2E/%2E%2E/_fake/requests',
+    '/openai/%252e%252e/_fake/requests',
+    '/openai/..%5c_fake/requests',
+    '/openai/..\\_fake/requests',
+    '/openai//_fake/requests',
+    '/anthropic/%2e%2e/_fake/requests',
+    '/anthropic/v1/..%2f..%2f_fake/requests',
+  ])('refuses %s, which would leave the provider\'s base path with its key, with 400 before anything is sent', async (path) => {
+    const key = await newKey();
+    const before = (await running.fake.requests()).length;
+    const answer = await requestAsSent(running.gateway.url, path, { authorization: `Bearer ${key.key}` });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { type: 'invalid_request_error', code: 'invalid_pass_through_path', param: 'path' } });
+    expect(answer.body).not.toContain(OPENAI_KEY);
+    expect((await running.fake.requests()).length).toBe(before);
+  });
+
+  it("sends the provider none of the caller's credentials or cookies, only its own key", async () => {
+    const key = await newKey();
+    const caller = { authorization: `Bearer ${key.key}`, 'x-api-key': key.key, 'api-key': key.key, cookie: 'session=caller', 'openai-beta': 'assistants=v2' };
+    expect((await fetch(`${running.gateway.url}/openai/v1/conversations`, { method: 'POST', headers: { ...caller, 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
+    const toOpenAi = (await lastSeen('/openai/v1/conversations'))?.headers ?? {};
+    expect(toOpenAi).toMatchObject({ authorization: `Bearer ${OPENAI_KEY}`, 'openai-beta': 'assistants=v2' });
+    for (const name of ['x-api-key', 'api-key', 'cookie']) expect(toOpenAi).not.toHaveProperty(name);
+
+    expect((await fetch(`${running.gateway.url}/anthropic/v1/models`, { headers: { ...caller, 'anthropic-version': '2023-06-01' } })).status).toBe(200);
+    const toAnthropic = (await lastSeen('/anthropic/v1/models'))?.headers ?? {};
+    expect(toAnthropic).toMatchObject({ 'x-api-key': ANTHROPIC_KEY, 'anthropic-version': '2023-06-01' });
+    for (const name of ['authorization', 'api-key', 'cookie']) expect(toAnthropic).not.toHaveProperty(name);
+    expect(JSON.stringify([toOpenAi, toAnthropic])).not.toContain(key.key);
   });
 
   it('refuses a bad key with 401 before anything reaches the vendor, in the envelope of the vendor SDK', async () => {

@@ -210,6 +210,12 @@ model_list:
     expect(missing.status).toBe(401);
   });
 
+  it('refuses an upgrade whose query string holds a NUL with 400 naming the parameter, before the key is looked at', async () => {
+    const error = (await rejectionOf(open('voice\u0000', 'sk-not-a-key'))) as { status?: number; body?: { error?: { code?: string; param?: string } } };
+    expect(error.status).toBe(400);
+    expect(error.body?.error).toMatchObject({ code: 'invalid_request', param: 'model' });
+  });
+
   it('refuses an alias whose provider offers no realtime sessions with 400', async () => {
     const error = (await rejectionOf(open('claude', MASTER_KEY))) as { status?: number; body?: { error?: { message?: string } } };
     expect(error.status).toBe(400);

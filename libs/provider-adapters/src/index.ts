@@ -10,3 +10,5 @@ export * from './lib/parameter-map';
 export * from './openai/openai.adapter';
 export * from './messages-chat/messages-bridge';
 export * from './responses-chat/responses-bridge';
+export * from './lib/pass-through-url';
+export * from './lib/pass-through-headers';

@@ -158,6 +158,8 @@ export async function send(url: string, hostile: HostileRequest): Promise<Answer
   // A stream that was opened (the MCP gateway's /sse, a streamed call) lives as long as its client:
   // its status and headers are the answer; reading on would hold the run until it times out.
   if (response.statusCode < 400 && contentType.startsWith('text/event-stream')) {
+    // undici reports the stream it was made to drop as an error: heard here, not as an unhandled one.
+    response.body.on('error', () => undefined);
     response.body.destroy();
     return { status: response.statusCode, contentType, headers, text: '' };
   }

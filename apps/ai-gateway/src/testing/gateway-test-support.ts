@@ -1,5 +1,6 @@
 // Test-only: the fake upstreams, a gateway config file of the test's own, and the gateway itself.
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -94,4 +95,36 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
     value = await read();
   }
   return value;
+}
+
+/** Multipart part headers that once stopped the gateway (the parser's second error went unheard), by what is wrong with them. */
+export const HOSTILE_PART_HEADERS: Readonly<Record<string, string>> = {
+  'a NUL in the file name': 'Content-Disposition: form-data; name="file"; filename="a\x00b.png"',
+  'a NUL in the field name': 'Content-Disposition: form-data; name="fi\x00le"; filename="a.png"',
+  'a header line without a colon': 'Content-Disposition: form-data; name="file"; filename="a.png"\r\nno colon here',
+  'a 100 kB part header': `Content-Disposition: form-data; name="file"; filename="a.png"\r\nX-Padding: ${'a'.repeat(100_000)}`,
+};
+
+/** POSTs a multipart body of one part with `partHeaders` to `url` as it is (boundary B): the status and JSON answer. */
+export async function postHostileForm(url: string, apiKey: string, partHeaders: string): Promise<{ status: number; body: { error?: { code?: string; type?: string } } }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'multipart/form-data; boundary=B' },
+    body: Buffer.from(`--B\r\n${partHeaders}\r\n\r\nx\r\n--B--\r\n`, 'latin1'),
+  });
+  return { status: response.status, body: (await response.json()) as { error?: { code?: string; type?: string } } };
+}
+
+/** A GET with its path sent as it is (fetch and the SDKs would resolve its dot segments first): the status and body. */
+export function requestAsSent(baseUrl: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(baseUrl);
+    const sent = http.request({ hostname, port, path, headers }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    sent.on('error', reject);
+    sent.end();
+  });
 }

@@ -4,6 +4,7 @@ import type { ProviderError } from '../lib/provider-error';
 import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { keyHeaders, rootOf } from '../lib/upstream-target';
+import { passThroughUrl } from '../lib/pass-through-url';
 import { toAnthropicRequest } from '../messages-chat/chat-to-messages.request';
 import { toChatCompletion } from '../messages-chat/messages-to-chat.answer';
 import { anthropicMessage } from '../messages-chat/messages.wire';
@@ -30,12 +31,11 @@ export const anthropicAdapter: ProviderAdapter = {
   operations: messagesApiOperations('x-api-key'),
   settings: { params: ['api_base', 'api_key'], env: { api_key: 'ANTHROPIC_API_KEY', api_base: 'ANTHROPIC_API_BASE' } },
   prices: ANTHROPIC_PRICES,
-  // `/anthropic/v1/…` → `{api_base}/v1/…`; Anthropic's SDK sends its key in x-api-key (or a bearer auth token).
+  // `/anthropic/v1/…` → `{api_base}/v1/…`, the provider key in x-api-key.
   passThrough: {
     route: 'anthropic',
-    clientKeyHeaders: ['x-api-key', 'authorization'],
     target: (deployment, path, search) => ({
-      url: new URL(`${rootOf(deployment.apiBase ?? DEFAULT_API_BASE, /(\/v1)?(\/messages)?$/)}${path}${search}`),
+      url: passThroughUrl(rootOf(deployment.apiBase ?? DEFAULT_API_BASE, /(\/v1)?(\/messages)?$/), path, search),
       headers: keyHeaders('x-api-key', deployment.apiKey),
     }),
     // One {custom_id, result: {type, message}} line per request.

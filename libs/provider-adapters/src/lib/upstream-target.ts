@@ -11,14 +11,16 @@ export interface UpstreamTarget {
 /**
  * The vendor's whole HTTP API, 1:1 under the gateway path `/<route>` (`/openai/v1/conversations`
  * → `https://api.openai.com/v1/conversations`): the request and answer pass untouched but for the
- * key, which the gateway swaps for the deployment's.
+ * key, which the gateway swaps for the deployment's; of the caller's headers only those of
+ * passThroughHeaders' allow-list go along.
  */
 export interface PassThroughApi {
   /** The gateway path prefix, without slashes (`openai`). */
   readonly route: string;
-  /** Request headers that carry the client's key in this vendor's SDKs: removed before the provider's key is added. */
-  readonly clientKeyHeaders: readonly string[];
-  /** The upstream URL of `path` (from the vendor's root: `/v1/files`) and `search` (`?limit=2`, or ''). */
+  /**
+   * The upstream URL of `path` (from the vendor's root: `/v1/files`, as the client encoded it) and
+   * `search` (`?limit=2`, or ''), built with passThroughUrl: a path that would leave the root is refused.
+   */
   target(deployment: ProviderDeployment, path: string, search: string): UpstreamTarget;
   /**
    * Where a finished batch's results are read (JSON lines, one answer each, with its usage), and

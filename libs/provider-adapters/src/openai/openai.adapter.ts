@@ -8,6 +8,7 @@ import {
   OPENAI_TRANSCRIPTION_PARAMS,
 } from './openai.params';
 import { asWebSocketUrl, keyHeaders, rootOf } from '../lib/upstream-target';
+import { passThroughUrl } from '../lib/pass-through-url';
 import { OPENAI_PRICES } from './openai.prices';
 import { OPENAI_PASS_THROUGH_RESOURCES } from './openai.pass-through-resources';
 
@@ -38,8 +39,7 @@ export const openAiAdapter: ProviderAdapter = {
   // `/openai/v1/…` → `{api_base without /v1}/v1/…`, the key as a bearer token.
   passThrough: {
     route: 'openai',
-    clientKeyHeaders: ['authorization'],
-    target: (deployment, path, search) => ({ url: new URL(`${rootOf(deployment.apiBase ?? DEFAULT_API_BASE)}${path}${search}`), headers: keyHeaders('bearer', deployment.apiKey) }),
+    target: (deployment, path, search) => ({ url: passThroughUrl(rootOf(deployment.apiBase ?? DEFAULT_API_BASE), path, search), headers: keyHeaders('bearer', deployment.apiKey) }),
     // A batch's output file: one {custom_id, response: {status_code, body}} line per request.
     resources: OPENAI_PASS_THROUGH_RESOURCES,
     batchResults: { path: /^\/v1\/files\/[^/]+\/content$/, priceFactor: 0.5 },

@@ -1,7 +1,7 @@
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt } from '@arbor/platform';
 
 export class KeyNotFound extends ApiError {
   constructor(id: string) {
-    super(404, 'key_not_found', `No key ${id}.`);
+    super(404, 'key_not_found', `No key ${excerpt(id)}.`);
   }
 }

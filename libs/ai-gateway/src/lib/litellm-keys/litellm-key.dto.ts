@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { Omittable } from '@arbor/platform';
 import { IsAliasList, IsBudget, IsBudgetDuration, IsKeyAlias, IsLimit, IsMetadata } from '../keys/dto/key-fields';
 
 /** LiteLLM's key durations: 30s, 30m, 30h, 30d, 2w, 1mo, 1y. */
@@ -158,7 +159,8 @@ export class UpdateLiteLlmKeyDto extends LiteLlmKeyFieldsDto {
 
 export class RegenerateKeyDto extends LiteLlmKeyFieldsDto {
   @ApiPropertyOptional({ example: 'sk-arbor-…', description: 'The key to regenerate, when the path does not name it.' })
-  @IsOptional()
+  // Left out, the path names the key; null names none and is refused like any other non-text.
+  @Omittable()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { CounterSeries, HistogramSeries, MetricsRegistry, SeriesCounter, SeriesHistogram } from '@arbor/observability';
 import { DirectRoutes } from '@arbor/platform';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, ProviderError, sendUpstream } from '@arbor/provider-adapters';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, passThroughHeaders, passThroughUrl, ProviderError, sendUpstream } from '@arbor/provider-adapters';
 import { CallAccounting } from '../calls/call-accounting';
 import { NO_USAGE } from '../calls/usage';
 import type { GatewayDeployment } from '../config/gateway-config';
@@ -13,11 +13,8 @@ import { sendError } from '../endpoints/endpoint-codec';
 import { GatewayAuthentication } from '../gateway-key.guard';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 
-// Connection-level headers describe one hop; the gateway's own key never leaves it.
+// Connection-level headers of the answer describe the upstream hop.
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'host', 'date', 'server']);
-const CALLER_CREDENTIALS = new Set(['authorization', 'x-api-key', 'api-key', 'x-goog-api-key']);
-// Without forward_headers only what describes the body goes along, beside the endpoint's own headers.
-const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'accept'];
 
 /**
  * LiteLLM's `general_settings.pass_through_endpoints`: each `path` (and, with `include_subpath`,
@@ -67,6 +64,8 @@ export class PassThroughEndpointsRoutes implements OnModuleInit {
     let status = 500;
     try {
       const caller = await this.authentication.caller(request);
+      // Refuses a path that would leave the target's base before anything is counted or sent.
+      const url = targetUrl(endpoint, path, request.url ?? '/');
       const admission = await this.accounting.admit(caller);
       const abort = new AbortController();
       response.once('close', () => {
@@ -75,7 +74,7 @@ export class PassThroughEndpointsRoutes implements OnModuleInit {
       let failed = true;
       try {
         const upstream = await sendUpstream({
-          url: targetUrl(endpoint, path, request.url ?? '/'),
+          url,
           method: request.method ?? 'GET',
           headers: forwardedHeaders(endpoint, request.headers),
           ...(hasBody(request) ? { body: request } : {}),
@@ -110,22 +109,16 @@ export class PassThroughEndpointsRoutes implements OnModuleInit {
   }
 }
 
-/** `target` plus what follows `path` (with include_subpath) and the query string. */
+/** `target` plus what follows `path` (with include_subpath, kept below the target's path) and the query string. */
 function targetUrl(endpoint: PassThroughEndpoint, path: string, rawUrl: string): URL {
   const query = rawUrl.includes('?') ? rawUrl.slice(rawUrl.indexOf('?')) : '';
   const rest = endpoint.includeSubpath ? path.slice(endpoint.path === '/' ? 0 : endpoint.path.length) : '';
-  return new URL(`${endpoint.target.replace(/\/+$/, '')}${rest}${query}`);
+  return passThroughUrl(endpoint.target, rest, query);
 }
 
+/** The caller's headers (all of them with forward_headers, else the allow-list; never its credentials), then the endpoint's own. */
 function forwardedHeaders(endpoint: PassThroughEndpoint, incoming: IncomingHttpHeaders): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const name in incoming) {
-    const value = incoming[name];
-    if (value === undefined || HOP_HEADERS.has(name) || CALLER_CREDENTIALS.has(name)) continue;
-    if (!endpoint.forwardHeaders && !BODY_HEADERS.includes(name)) continue;
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return { ...headers, ...endpoint.headers };
+  return { ...passThroughHeaders(incoming, { allHeaders: endpoint.forwardHeaders }), ...endpoint.headers };
 }
 
 function answerHeaders(upstream: IncomingHttpHeaders): Record<string, string | string[]> {

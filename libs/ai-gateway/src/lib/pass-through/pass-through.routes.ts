@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DirectRoutes } from '@arbor/platform';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, nativeOperation, providerAdapters, sendUpstream, type PassThroughApi, type UpstreamResponse } from '@arbor/provider-adapters';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, nativeOperation, passThroughHeaders, providerAdapters, sendUpstream, type PassThroughApi, type UpstreamResponse, type UpstreamTarget } from '@arbor/provider-adapters';
 import { CallAccounting, type CallAdmission } from '../calls/call-accounting';
 import { GatewayMetrics } from '../calls/gateway-metrics';
 import { type CallUsage, NO_USAGE } from '../calls/usage';
@@ -20,10 +20,6 @@ import { ModelPrices } from '../pricing/model-prices';
 import { type OwnershipPlan, PassThroughOwnership } from './pass-through-ownership';
 import { type AnswerMeter, BatchResultsMeter, UsageMeter } from './usage-meter';
 
-// Hop-by-hop headers describe one connection, not the request; the client's key is swapped; the
-// answer must come uncompressed so that its usage can be read on the way (the client still gets
-// the upstream's bytes as they are).
-const REQUEST_HEADERS_DROPPED = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'upgrade', 'expect', 'accept-encoding']);
 const ANSWER_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'trailer', 'upgrade']);
 // Batch results already priced by this replica: read again, they are not charged again.
 const MAX_PRICED_BATCHES = 10_000;
@@ -87,12 +83,15 @@ export class PassThroughRoutes implements OnModuleInit {
     let admission: CallAdmission | undefined;
     let deployment: GatewayDeployment | undefined;
     let ownership: OwnershipPlan;
+    let target: UpstreamTarget;
     const method = request.method ?? 'GET';
     try {
       const caller = await this.authentication.caller(request);
       deployment = this.settings.deployments.find((candidate) => candidate.provider === provider);
       if (!deployment) throw passThroughNotConfigured(api.route, provider);
       if (!mayUseAlias(caller, deployment.alias)) throw keyModelAccessDenied(deployment.alias);
+      // Refuses a path that would leave the provider's base before anything is checked, counted or sent.
+      target = api.target(deployment, path, searchOf(request.url));
       const modelCall = method === 'POST' && nativeCodecs(provider).some((codec) => codec.paths.includes(path));
       ownership = await this.ownership.check(caller, api, request, { method, path, modelCall }, deployment);
       admission = await this.accounting.admit(caller);
@@ -101,8 +100,6 @@ export class PassThroughRoutes implements OnModuleInit {
       return sendError(envelope, response, error);
     }
 
-    const search = (request.url ?? '').includes('?') ? (request.url ?? '').slice((request.url ?? '').indexOf('?')) : '';
-    const target = api.target(deployment, path, search);
     const abort = new AbortController();
     response.once('close', () => {
       if (!response.writableFinished) abort.abort(new Error('client disconnected'));
@@ -113,7 +110,8 @@ export class PassThroughRoutes implements OnModuleInit {
       upstream = await sendUpstream({
         url: target.url,
         method,
-        headers: { ...forwarded(request.headers, api.clientKeyHeaders), ...target.headers },
+        // No accept-encoding: the answer comes uncompressed, so that its usage can be read on the way.
+        headers: { ...passThroughHeaders(request.headers), ...target.headers },
         ...(ownership.body ? { body: ownership.body } : hasBody(request) ? { body: request } : {}),
         signal: abort.signal,
         timeoutMs: deployment.timeoutMs ?? this.settings.router.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
@@ -141,7 +139,7 @@ export class PassThroughRoutes implements OnModuleInit {
         sendUpstream({
           url: api.target(served, path, query).url,
           method: 'GET',
-          headers: { ...forwarded(request.headers, api.clientKeyHeaders), ...target.headers },
+          headers: { ...passThroughHeaders(request.headers), ...target.headers },
           signal: abort.signal,
           timeoutMs: served.timeoutMs ?? this.settings.router.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
         });
@@ -185,15 +183,10 @@ function hasBody(request: IncomingMessage): boolean {
   return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 }
 
-function forwarded(headers: IncomingHttpHeaders, clientKeyHeaders: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || REQUEST_HEADERS_DROPPED.has(name) || clientKeyHeaders.includes(name)) continue;
-    // undici frames a streamed body itself.
-    if (name === 'transfer-encoding') continue;
-    out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
+/** The query string of a request target (`?limit=2`), or ''. */
+function searchOf(url: string | undefined): string {
+  const start = url?.indexOf('?') ?? -1;
+  return start < 0 ? '' : (url as string).slice(start);
 }
 
 function answerHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {

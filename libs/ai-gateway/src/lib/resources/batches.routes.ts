@@ -48,7 +48,7 @@ export class BatchesRoutes implements OnModuleInit {
       const [, rawId, cancel] = PATH.exec(path) ?? [];
       const method = request.method;
       if (rawId === undefined) {
-        if (method === 'POST') return sendJson(response, await this.create(caller, await readJsonObject(request)));
+        if (method === 'POST') return sendJson(response, await this.create(caller, await readJsonObject(request, 'checked')));
         return sendJson(response, await this.store.list('batch', caller, queryOf(request.url)));
       }
       const batch = await this.store.find('batch', pathId(rawId, 'batch_id'), caller);

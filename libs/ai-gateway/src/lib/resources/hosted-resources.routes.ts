@@ -64,7 +64,7 @@ export class HostedResourcesRoutes implements OnModuleInit {
       if (kind === 'thread' && rawId === 'runs' && rest === '' && method === 'POST') return await this.create(kind, caller, request, response, true);
       const owned = await this.owned(kind, pathId(rawId, `${kind}_id`), caller);
       const deployment = this.upstream.deployment(owned.deploymentId);
-      const body = method === 'POST' && hasBody(request) ? await this.upstreamBody(await readJsonObject(request), caller, deployment) : undefined;
+      const body = method === 'POST' && hasBody(request) ? await this.upstreamBody(await readJsonObject(request, 'checked'), caller, deployment) : undefined;
       const run = method === 'POST' && /^\/runs(\/[^/]+\/submit_tool_outputs)?$/.test(rest);
       const admission = run ? await this.accounting.admit(caller) : undefined;
       try {
@@ -104,7 +104,7 @@ export class HostedResourcesRoutes implements OnModuleInit {
    * its assistant's deployment, the others on the alias of the x-arbor-model header (or the key's default).
    */
   private async create(kind: ResourceKind, caller: GatewayCaller, request: IncomingMessage, response: ServerResponse, withRun = false): Promise<void> {
-    const body = await readJsonObject(request);
+    const body = await readJsonObject(request, 'checked');
     let deployment: GatewayDeployment;
     const assistantId = body['assistant_id'];
     if (withRun) {

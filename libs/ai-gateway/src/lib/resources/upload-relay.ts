@@ -1,14 +1,18 @@
-import busboy from 'busboy';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { PassThrough, Transform, type TransformCallback, type Readable } from 'node:stream';
 import { ProviderError } from '@arbor/provider-adapters';
 import { badRequest } from '../gateway-errors';
+import { type MultipartRead, readMultipartForm } from '../uploads/multipart-reader';
 
 /** OpenAI takes files of up to 512 MB. */
 export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
+// The form around the file: its boundaries, part headers and up to 32 fields of 64 KiB.
+const MAX_FORM_BYTES = 32 * 64 * 1024 + 64 * 1024;
 // A batch input line longer than this is passed on as it is, unread.
 const MAX_REWRITTEN_LINE_BYTES = 8 * 1024 * 1024;
+
+const fileTooLarge = () => new ProviderError(413, 'invalid_request_error', `The file is larger than ${MAX_UPLOAD_BYTES / (1024 * 1024)} MB.`, 'file_too_large', 'file');
 
 /** The form fields that arrived before the file, and the file's name and type. */
 export interface UploadStart {
@@ -18,10 +22,10 @@ export interface UploadStart {
 }
 
 /**
- * A client's multipart upload (`POST /v1/files`) read with busboy and written again for the
- * upstream as it arrives: the file's bytes are never held whole. Fields the gateway reads
- * (`target_model_names`) are not passed on. Which deployment the file goes to has to be known
- * when the file part begins, so only fields sent before it (and headers) can choose it.
+ * A client's multipart upload (`POST /v1/files`) read with the gateway's multipart reader and
+ * written again for the upstream as it arrives: the file's bytes are never held whole. Fields the
+ * gateway reads (`target_model_names`) are not passed on. Which deployment the file goes to has
+ * to be known when the file part begins, so only fields sent before it (and headers) can choose it.
  */
 export class UploadRelay {
   readonly boundary = `----arbor-${randomUUID()}`;
@@ -35,6 +39,7 @@ export class UploadRelay {
   /** Fields after the file, written once the file's last byte is (the rewrite may still hold some). */
   private readonly later: [string, string][] = [];
   private readonly fileDone: Promise<void>;
+  private readonly read: MultipartRead;
   private fileEnded!: () => void;
   private fileFailed!: (error: unknown) => void;
   private file: Readable | undefined;
@@ -42,7 +47,7 @@ export class UploadRelay {
   private lineRewrite: ((line: Buffer) => Buffer) | undefined;
 
   constructor(
-    private readonly request: IncomingMessage,
+    request: IncomingMessage,
     private readonly hiddenFields: readonly string[],
   ) {
     let start!: (value: UploadStart) => void;
@@ -61,42 +66,32 @@ export class UploadRelay {
       refuse(error);
       fail(error);
       this.body.destroy(error instanceof Error ? error : new Error(String(error)));
-      request.unpipe();
-      request.resume();
+      this.read.fail(error);
     };
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({ headers: request.headers, limits: { files: 1, fileSize: MAX_UPLOAD_BYTES, fields: 32, fieldSize: 64 * 1024 } });
-    } catch {
-      failed(badRequest('The request must be multipart/form-data with a file field.', 'file'));
-      return;
-    }
-    parser.on('field', (name, value) => {
-      if (this.file) this.later.push([name, value]);
-      else this.fields.set(name, value);
-    });
-    parser.on('file', (name, stream, info) => {
-      if (name !== 'file') {
-        stream.resume();
-        return;
-      }
-      this.file = stream;
-      this.fileInfo = { filename: info.filename ?? 'upload', mimeType: info.mimeType };
-      stream.once('limit', () => failed(new ProviderError(413, 'invalid_request_error', `The file is larger than ${MAX_UPLOAD_BYTES / (1024 * 1024)} MB.`, 'file_too_large', 'file')));
-      start({ fields: this.fields, filename: this.fileInfo.filename, mimeType: this.fileInfo.mimeType });
-    });
-    parser.once('filesLimit', () => failed(badRequest('Send one file per upload.', 'file')));
-    parser.once('error', (error) => failed(badRequest(`The multipart form could not be read: ${error instanceof Error ? error.message : String(error)}`)));
-    parser.once('close', () => {
+    this.read = readMultipartForm(
+      request,
+      { bytes: MAX_UPLOAD_BYTES + MAX_FORM_BYTES, fileBytes: MAX_UPLOAD_BYTES, tooLarge: fileTooLarge, files: 1, fields: 32, fieldBytes: 64 * 1024 },
+      {
+        field: (name, value) => {
+          if (this.file) this.later.push([name, value]);
+          else this.fields.set(name, value);
+        },
+        file: (name, stream, info) => {
+          if (name !== 'file') return void stream.resume();
+          this.file = stream;
+          this.fileInfo = { filename: info.filename || 'upload', mimeType: info.mimeType };
+          start({ fields: this.fields, filename: this.fileInfo.filename, mimeType: this.fileInfo.mimeType });
+        },
+      },
+    );
+    this.read.done.then(() => {
       if (!this.file) return failed(badRequest('The upload has no file field.', 'file'));
       this.fileDone.then(() => {
         for (const [name, value] of this.later) this.writeField(name, value);
         this.body.end(`--${this.boundary}--\r\n`);
         finish();
       }, failed);
-    });
-    request.once('aborted', () => failed(new Error('client disconnected')));
-    request.pipe(parser);
+    }, failed);
   }
 
   /**
@@ -124,8 +119,7 @@ export class UploadRelay {
   abandon(): void {
     this.body.destroy();
     this.file?.resume();
-    this.request.unpipe();
-    this.request.resume();
+    this.read.fail(new Error('upload abandoned'));
   }
 
   private writeField(name: string, value: string): void {

@@ -92,6 +92,26 @@ describe('direct routes', () => {
     expect(metrics).toMatch(/http_server_request_duration_seconds_count\{[^}]*route="\/hot\/:id"[^}]*status_code="200"[^}]*\} [1-9]/);
   });
 
+  it('refuses a NUL or bad percent-encoding in the path or query string with 400 naming the field, before the route sees it', async () => {
+    for (const [target, field] of [
+      ['/hot/a%00b', 'path'],
+      ['/hot/%ED%A0%80', 'path'],
+      ['/hot/%E0%A4%A', 'path'],
+      ['/hot/7?purpose=a%00b', 'purpose'],
+      ['/hot/7?%00=1', 'query'],
+      ['/hot/7?q=%ff', 'q'],
+    ]) {
+      const response = await fetch(`${baseUrl}${target}`, { method: 'POST' });
+      expect({ target, status: response.status }).toEqual({ target, status: 400 });
+      // Read by every API family: the suite's code and details, OpenAI's type and param, Anthropic's type.
+      expect(await response.json()).toMatchObject({
+        type: 'error',
+        error: { type: 'invalid_request_error', code: 'invalid_request', param: field, message: expect.stringMatching(/^Invalid /), details: { fields: { [field]: [expect.any(String)] } } },
+      });
+    }
+    expect((await fetch(`${baseUrl}/hot/a%20b?q=a%20b+c`, { method: 'POST' })).status).toBe(200);
+  });
+
   it('turns a handler that throws into a 500 in the error envelope', async () => {
     const response = await fetch(`${baseUrl}/broken`);
     expect(response.status).toBe(500);

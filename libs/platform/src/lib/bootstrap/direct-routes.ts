@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { Injectable, Logger } from '@nestjs/common';
 import { errorFields, RequestObserver } from '@arbor/observability';
+import { inputRefusalBody, requestTargetProblem } from '../input/input-limits.middleware';
 import { pathPattern, type RouteEndpoint, type RouteEntry, servesEndpoint } from './route-table';
 
 /**
@@ -25,8 +26,9 @@ export interface DirectRoute {
 
 /**
  * The service's direct routes, looked up for every request before Express sees it. Traced,
- * logged and measured like every other request (RequestObserver). Features add theirs in
- * `onModuleInit`.
+ * logged and measured like every other request (RequestObserver); a path or query string that
+ * breaks the suite's input rules (NUL, lone surrogates, bad percent-encoding) is refused with
+ * 400 before the route sees it. Features add theirs in `onModuleInit`.
  */
 @Injectable()
 export class DirectRoutes {
@@ -65,8 +67,16 @@ export class DirectRoutes {
       if (response.headersSent) return void response.destroy();
       response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"code":"internal_error","message":"The server failed to handle the request."}}');
     };
+    // The edge's input rules for the request target, which no framework middleware sees here; bodies are the route's to read.
+    const problem = requestTargetProblem(request.url);
+    const handle: () => Promise<void> | void = problem
+      ? () => {
+          request.resume();
+          response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(inputRefusalBody(problem)));
+        }
+      : () => route.handle(request, response, path);
     try {
-      const pending = this.observer.serve(request, response, route.route, () => route.handle(request, response, path));
+      const pending = this.observer.serve(request, response, route.route, handle);
       if (pending) pending.catch(fail);
     } catch (error) {
       fail(error);

@@ -4,6 +4,8 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { HttpAdapterHost } from '@nestjs/core';
 import { errorFields } from '@arbor/observability';
 import { answerOnSocket } from '../input/client-errors';
+import { inputRefusalBody, requestTargetProblem } from '../input/input-limits.middleware';
+import { excerpt } from '../input/input-rules';
 import { pathPattern, type RouteEntry } from './route-table';
 
 /** A WebSocket upgrade a feature serves (the AI gateway's Responses and realtime sockets, the MCP relay). */
@@ -20,8 +22,9 @@ export interface UpgradeRoute {
 
 /**
  * The service's WebSocket upgrades: one `upgrade` listener on the HTTP server that hands each
- * upgrade to the route matching its path, and answers any other with a JSON 404 rather than
- * leaving the socket open. Features add theirs in `onModuleInit`.
+ * upgrade to the route matching its path (refused with 400 when its path or query string breaks
+ * the suite's input rules), and answers any other with a JSON 404 rather than leaving the socket
+ * open. Features add theirs in `onModuleInit`.
  */
 @Injectable()
 export class UpgradeRoutes implements OnApplicationBootstrap, OnModuleDestroy {
@@ -54,7 +57,10 @@ export class UpgradeRoutes implements OnApplicationBootstrap, OnModuleDestroy {
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = new URL(request.url ?? '/', 'http://service').pathname;
     const route = this.routes.find((candidate) => candidate.patterns.some((pattern) => pattern.test(path)) && candidate.matches(path));
-    if (!route) return answerOnSocket(socket, 404, { error: { code: 'not_found', message: `No WebSocket is served at ${path}.` } });
+    if (!route) return answerOnSocket(socket, 404, { error: { code: 'not_found', message: `No WebSocket is served at ${excerpt(path)}.` } });
+    // The edge's input rules for the request target, as on the direct routes.
+    const problem = requestTargetProblem(request.url);
+    if (problem) return answerOnSocket(socket, 400, inputRefusalBody(problem));
     const fail = (error: unknown) => {
       this.logger.error(`WebSocket upgrade of ${route.route} failed`, { err: errorFields(error) });
       if (socket.writable) answerOnSocket(socket, 500, { error: { code: 'internal_error', message: 'The server failed to handle the upgrade.' } });

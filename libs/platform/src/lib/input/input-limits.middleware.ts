@@ -45,6 +45,33 @@ function bodyProblem(body: unknown, opaque: boolean): InputProblem | undefined {
   return found && { ...found, field: found.field.replace(/^\./, '') || 'body' };
 }
 
+/**
+ * The request target of a direct route (which no framework middleware sees): its path, segment
+ * by segment, and its query string hold only storable, validly percent-encoded text.
+ */
+export function requestTargetProblem(url: string | undefined): InputProblem | undefined {
+  return pathProblem(url) ?? queryProblem(url);
+}
+
+/** 400 invalid_request naming the refused field, as JSON every API family reads (OpenAI's and Anthropic's SDKs, the suite's own clients). */
+export function inputRefusalBody(problem: InputProblem): Record<string, unknown> {
+  const { error } = inputRefusal(problem).toBody();
+  return { type: 'error', error: { type: 'invalid_request_error', ...error, param: problem.field } };
+}
+
+function pathProblem(url: string | undefined): InputProblem | undefined {
+  const end = url?.indexOf('?') ?? -1;
+  const path = end < 0 ? (url ?? '') : (url as string).slice(0, end);
+  for (const segment of path.split('/')) {
+    if (!segment.includes('%')) continue;
+    const text = decoded(segment, false);
+    if (text === undefined) return { field: 'path', problem: 'is not valid percent-encoded UTF-8' };
+    const problem = textProblem(text);
+    if (problem) return { field: 'path', problem };
+  }
+  return undefined;
+}
+
 /** The raw query string, decoded pair by pair as the parser will: bad percent-encoding or forbidden text is refused. */
 function queryProblem(url: string | undefined): InputProblem | undefined {
   const start = url?.indexOf('?') ?? -1;
@@ -67,9 +94,9 @@ function queryProblem(url: string | undefined): InputProblem | undefined {
   return undefined;
 }
 
-function decoded(component: string): string | undefined {
+function decoded(component: string, plusIsSpace = true): string | undefined {
   try {
-    return decodeURIComponent(component.replace(/\+/g, ' '));
+    return decodeURIComponent(plusIsSpace ? component.replace(/\+/g, ' ') : component);
   } catch {
     return undefined;
   }
