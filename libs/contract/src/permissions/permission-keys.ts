@@ -13,6 +13,13 @@ const NAME = /^[a-z0-9][a-z0-9-]*$/;
 /** The whole grammar of a permission key, `<product>` or `<product>.<role>`, as the control plane's database checks it. */
 export const PERMISSION_KEY_PATTERN = '^[a-z0-9][a-z0-9-]*(\\.[a-z0-9][a-z0-9-]*)?$';
 
+/**
+ * A project slug as the control plane's projects table checks it: 1–64 lower-case letters, digits
+ * and hyphens, no hyphen at either end. A product need not ask about a slug outside it: no such
+ * project can exist.
+ */
+export const PROJECT_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+
 export interface PermissionKey {
   /** `ai-gateway` in `ai-gateway.operator`. */
   readonly product: string;

@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { PROJECT_SLUG } from '@arbor/contract';
 
-/** As the projects table's check: 1–64 lower-case letters, digits and hyphens, no hyphen at either end. */
-export const PROJECT_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+export { PROJECT_SLUG };
 
 export const PROJECT_NAME_MAX_LENGTH = 200;
 

@@ -1,3 +1,4 @@
+import { PROJECT_SLUG } from '@arbor/contract';
 import { excerpt } from '@arbor/platform';
 import type { UpstreamSelection } from './server-registry';
 import type { CatalogueItem } from './upstream-catalogue';
@@ -7,8 +8,8 @@ import type { CatalogueItem } from './upstream-catalogue';
 
 export const UPSTREAM_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const SERVER_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
-/** As the control plane's project slugs. */
-export const PROJECT_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+/** The control plane's project slugs, as the contract states them. */
+export { PROJECT_SLUG };
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_CONCURRENCY = 10;

@@ -1,8 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
+import { PROJECT_SLUG } from '@arbor/contract';
 import { ArrayMaxSize, IsArray, IsInt, IsISO8601, IsNotEmpty, IsNumber, IsObject, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
-/** As the control plane's project slugs (and the table's check). */
-export const PROJECT_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+// The control plane's project slugs, as the contract states them (and the table checks).
+export { PROJECT_SLUG };
+
 /** LiteLLM's budget durations: 30s, 30m, 30h, 30d, 1mo. */
 export const BUDGET_DURATION = /^[1-9][0-9]{0,5}(s|m|h|d|mo)$/;
 
