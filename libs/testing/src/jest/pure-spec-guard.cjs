@@ -5,30 +5,37 @@ const net = require('node:net');
 const childProcess = require('node:child_process');
 
 const RULE = 'is not pure; a test that starts a process, a server, a database or a network connection is a *.integration-spec.ts';
-const ownServers = new Set();
+// Node's modules are shared by the test files a jest worker runs: patched once, told each file's path.
+const GUARD = Symbol.for('arbor.pureSpecGuard');
 
-for (const name of ['spawn', 'spawnSync', 'fork', 'exec', 'execSync', 'execFile', 'execFileSync']) {
-  childProcess[name] = (command) => {
-    throw new Error(`${expect.getState().testPath} ${RULE} (it ran child_process.${name} ${String(command).slice(0, 64)})`);
+function install() {
+  const state = { testPath: '', ownServers: new Set() };
+  const refuse = (what) => new Error(`${state.testPath} ${RULE} (${what})`);
+
+  for (const name of ['spawn', 'spawnSync', 'fork', 'exec', 'execSync', 'execFile', 'execFileSync']) {
+    childProcess[name] = (command) => {
+      throw refuse(`it ran child_process.${name} ${String(command).slice(0, 64)}`);
+    };
+  }
+
+  const listen = net.Server.prototype.listen;
+  net.Server.prototype.listen = function guardedListen(...args) {
+    if (!/[\\/]node_modules[\\/]supertest[\\/]/.test(new Error().stack ?? '')) throw refuse('it started a server');
+    state.ownServers.add(this);
+    this.once('close', () => state.ownServers.delete(this));
+    return listen.apply(this, args);
   };
+
+  const connect = net.Socket.prototype.connect;
+  net.Socket.prototype.connect = function guardedConnect(...args) {
+    // net.connect passes its normalized arguments as one array: [options, listener].
+    const first = Array.isArray(args[0]) ? args[0][0] : args[0];
+    const port = Number(typeof first === 'object' && first !== null ? first.port : first);
+    if (![...state.ownServers].some((server) => server.address()?.port === port)) throw refuse(`it connected to port ${port}`);
+    return connect.apply(this, args);
+  };
+  return state;
 }
 
-const listen = net.Server.prototype.listen;
-net.Server.prototype.listen = function guardedListen(...args) {
-  if (!/[\\/]node_modules[\\/]supertest[\\/]/.test(new Error().stack ?? '')) {
-    throw new Error(`${expect.getState().testPath} ${RULE} (it started a server)`);
-  }
-  ownServers.add(this);
-  this.once('close', () => ownServers.delete(this));
-  return listen.apply(this, args);
-};
-
-const connect = net.Socket.prototype.connect;
-net.Socket.prototype.connect = function guardedConnect(...args) {
-  // net.connect passes its normalized arguments as one array: [options, listener].
-  const first = Array.isArray(args[0]) ? args[0][0] : args[0];
-  const port = Number(typeof first === 'object' && first !== null ? first.port : first);
-  const toOwnServer = [...ownServers].some((server) => server.address()?.port === port);
-  if (!toOwnServer) throw new Error(`${expect.getState().testPath} ${RULE} (it connected to port ${port})`);
-  return connect.apply(this, args);
-};
+const state = net[GUARD] ?? (net[GUARD] = install());
+state.testPath = expect.getState().testPath;
