@@ -1,5 +1,5 @@
 // The demo data `npm start` puts into the control plane once its services are healthy, through
-// the real REST API with the demo administrator's token (README: Demo data). It creates what is
+// the real REST API with the demo administrator's token (docs/control-plane.md: Demo data). It creates what is
 // missing and leaves alone what exists, so a second start changes nothing and your own edits
 // survive a restart. Each demo person then signs in once, which links their pre-created record.
 // Then one AI gateway key for alpha, through the gateway's admin API with the master key.

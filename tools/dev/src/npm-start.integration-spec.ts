@@ -118,7 +118,7 @@ async function demoChat(port: number, apiKey: string, model: string): Promise<st
   return completion.choices[0]?.message.content;
 }
 
-/** A message as an Anthropic-API client sends it (the README's recipe): the official SDK with the base URL and the demo key. */
+/** A message as an Anthropic-API client sends it (docs/ai-gateway.md's recipe): the official SDK with the base URL and the demo key. */
 async function demoMessage(port: number, apiKey: string, model: string): Promise<string | undefined> {
   const client = new Anthropic({ apiKey, baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 });
   const message = await client.messages.create({ model, max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] });

@@ -1,6 +1,5 @@
 import { ApiKeyFormat, hashApiKey } from './api-key-format';
 import { ApiKeyLookup } from './api-key-lookup';
-import { LruTtlCache } from './lru-ttl-cache';
 
 interface Key {
   project: string;
@@ -68,6 +67,25 @@ describe('ApiKeyLookup (both gateways)', () => {
     expect(await timed.find('sk-a')).toBeUndefined();
   });
 
+  it('keeps at most maxEntries known keys, dropping the one used least recently', async () => {
+    const rows = rowsOf([['sk-a', { project: 'alpha', expiresAt: null }], ['sk-b', { project: 'beta', expiresAt: null }], ['sk-c', { project: 'gamma', expiresAt: null }]]);
+    const queries: string[] = [];
+    const bounded = new ApiKeyLookup<Key>({ load: async (keyHash) => (queries.push(keyHash), rows.get(keyHash)), maxEntries: 2 });
+    for (const key of ['sk-a', 'sk-b', 'sk-a', 'sk-c']) await bounded.find(key);
+    expect(queries).toEqual([hashApiKey('sk-a'), hashApiKey('sk-b'), hashApiKey('sk-c')]);
+    for (const key of ['sk-a', 'sk-c', 'sk-b']) await bounded.find(key);
+    expect(queries.slice(3)).toEqual([hashApiKey('sk-b')]);
+  });
+
+  it('keeps at most maxUnknownEntries unknown keys, so that a flood of random keys takes bounded memory', async () => {
+    const { lookup, queries } = store(new Map());
+    for (const key of ['sk-r1', 'sk-r2', 'sk-r3']) await lookup.find(key);
+    await lookup.find('sk-r3');
+    expect(queries).toHaveLength(3);
+    await lookup.find('sk-r1');
+    expect(queries).toHaveLength(4);
+  });
+
   it('does not cache a row loaded before an eviction', async () => {
     const rows = rowsOf([['sk-a', { project: 'alpha', expiresAt: null }]]);
     const { lookup, queries } = store(rows);
@@ -90,19 +108,5 @@ describe('ApiKeyFormat', () => {
     expect(format.hash(key)).toMatch(/^[0-9a-f]{64}$/);
     expect(format.matches(key)).toBe(true);
     expect(format.matches('eyJhbGciOi.x.y')).toBe(false);
-  });
-});
-
-describe('LruTtlCache', () => {
-  it('drops the least recently used entry beyond its bound', () => {
-    const cache = new LruTtlCache<number>(2, 1000, () => 0);
-    cache.set('a', 1);
-    cache.set('b', 2);
-    cache.get('a');
-    cache.set('c', 3);
-    expect(cache.get('b')).toBeUndefined();
-    expect(cache.get('a')).toBe(1);
-    expect(cache.get('c')).toBe(3);
-    expect(cache.size).toBe(2);
   });
 });

@@ -1,5 +1,5 @@
+import { LRUCache } from 'lru-cache';
 import { hashApiKey } from './api-key-format';
-import { LruTtlCache } from './lru-ttl-cache';
 
 /** What a lookup needs of a key to decide whether it may be used now. */
 export interface UsableKey {
@@ -29,8 +29,8 @@ export interface ApiKeyLookupOptions<K extends UsableKey> {
  * before the change does not cache the old row). The gateways' one behaviour for their keys.
  */
 export class ApiKeyLookup<K extends UsableKey> {
-  private readonly known: LruTtlCache<K>;
-  private readonly unknown: LruTtlCache<true>;
+  private readonly known: LRUCache<string, K>;
+  private readonly unknown: LRUCache<string, true>;
   private readonly pending = new Map<string, Promise<K | undefined>>();
   private readonly now: () => number;
   // Bumped by every eviction, so that a load started before a change does not cache the old row.
@@ -38,9 +38,10 @@ export class ApiKeyLookup<K extends UsableKey> {
 
   constructor(private readonly options: ApiKeyLookupOptions<K>) {
     this.now = options.now ?? Date.now;
-    const ttl = options.ttlMs ?? 10_000;
-    this.known = new LruTtlCache(options.maxEntries ?? 10_000, ttl, this.now);
-    this.unknown = new LruTtlCache(options.maxUnknownEntries ?? 1_000, ttl, this.now);
+    // A clock of the caller's (tests move it) is read on every look, not once per millisecond.
+    const timing = { ttl: options.ttlMs ?? 10_000, ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}) };
+    this.known = new LRUCache<string, K>({ max: options.maxEntries ?? 10_000, ...timing });
+    this.unknown = new LRUCache<string, true>({ max: options.maxUnknownEntries ?? 1_000, ...timing });
   }
 
   /** The key if it exists, is not blocked and has not expired. */

@@ -1,4 +1,4 @@
-// A LiteLLM user's config.yaml as LiteLLM reads it: the rules of README's "Coming from LiteLLM".
+// A LiteLLM user's config.yaml as LiteLLM reads it: the rules of docs/ai-gateway.md's "Coming from LiteLLM".
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '@arbor/config';
@@ -172,11 +172,11 @@ general_settings:
     expect(env['TEST_KEY_FROM_FILE']).toBe('sk-file');
   });
 
-  it('has one rule per key, each with its reason, and a README row saying its kind', () => {
+  it('has one rule per key, each with its reason, and a row of docs/ai-gateway.md saying its kind', () => {
     const keys = SETTING_RULES.map((rule) => `${rule.section}.${rule.key}`);
     expect(new Set(keys).size).toBe(keys.length);
     expect(SETTING_RULES.every((rule) => rule.why.length > 0)).toBe(true);
-    const rows = readFileSync(path.resolve(__dirname, '../../../../../README.md'), 'utf8').split('\n').filter((line) => line.startsWith('| `') || line.startsWith('| top-level'));
+    const rows = readFileSync(path.resolve(__dirname, '../../../../../docs/ai-gateway.md'), 'utf8').split('\n').filter((line) => line.startsWith('| `') || line.startsWith('| top-level'));
     const structural = ['model_list', 'router_settings', 'litellm_settings', 'general_settings'];
     const undocumented = SETTING_RULES.filter((rule) => !(rule.section === '(top level)' && structural.includes(rule.key))).filter(
       (rule) => !rows.some((row) => (row.includes(`\`${rule.section}.${rule.key}\``) || row.includes(`\`${rule.key}\``)) && row.includes(`| ${rule.kind} |`)),

@@ -40,7 +40,7 @@ export class KeyLimiter {
     private readonly redis: GatewayRedis,
     private readonly spend: SpendRecorder,
   ) {
-    this.local = new LocalKeyCounters(() => this.clock.now());
+    this.local = new LocalKeyCounters();
     if (redis.client) this.shared = new RedisKeyCounters(() => redis.ready, (error) => redis.unavailable(error));
   }
 

@@ -1,5 +1,5 @@
 import type { VerifiedKey } from '../keys/key-verifier';
-import { LruTtlCache } from '@arbor/api-keys';
+import { LRUCache } from 'lru-cache';
 import { persistedBudgetSpend } from './budget-period';
 import { CountedUsage, KeyCounters, LimitMoment } from './key-counters';
 
@@ -23,11 +23,7 @@ const SPEND_STATES = 100_000;
 export class LocalKeyCounters implements KeyCounters {
   private readonly minutes = new Map<string, MinuteCounts>();
   private readonly inFlight = new Map<string, number>();
-  private readonly spends: LruTtlCache<SpendState>;
-
-  constructor(now: () => number) {
-    this.spends = new LruTtlCache(SPEND_STATES, Number.POSITIVE_INFINITY, now);
-  }
+  private readonly spends = new LRUCache<string, SpendState>({ max: SPEND_STATES });
 
   acquire(key: VerifiedKey, at: LimitMoment): Promise<CountedUsage> {
     const minute = this.minuteOf(key.id, at);

@@ -1,0 +1,193 @@
+// What one call goes through when deployments fail, as config.yaml's router_settings promise it:
+// retries within the alias, fallbacks, context-window fallbacks, and cooldowns shared by calls.
+import { ProviderError } from '@arbor/provider-adapters';
+import { CallRouter } from './call-router';
+import { parseGatewayConfig } from './config/gateway-config';
+import { DeploymentCooldowns } from './deployment-cooldowns';
+import { DeploymentRouter } from './deployment-router';
+import { GatewayClock } from './gateway-clock';
+
+const unavailable = () => new ProviderError(503, 'server_error', 'The upstream is unavailable.');
+const badRequest = () => new ProviderError(400, 'invalid_request_error', 'temperature must be at most 2.', null, 'temperature');
+const tooLong = () => new ProviderError(400, 'invalid_request_error', "This model's maximum context length is 8192 tokens.", 'context_length_exceeded');
+const unauthorized = () => new ProviderError(401, 'authentication_error', 'Incorrect API key provided.');
+const rateLimited = (retryAfterS: number) => new ProviderError(429, 'rate_limit_error', 'Rate limit reached.', null, null, { 'retry-after': String(retryAfterS) });
+
+/** What each deployment answers, call after call ('ok' serves; past the end, the last answer again). */
+type Answers = Record<string, (ProviderError | 'ok')[]>;
+
+/** Where one call went: the deployments tried in order, and who served it or why it failed. */
+interface Walk {
+  tried: string[];
+  alias: string;
+  retries: number;
+  fallbacks: number;
+  servedBy?: string;
+  timeoutMs?: number | undefined;
+  error?: { status: number; code: string | null; retryAfter?: string | undefined };
+}
+
+/** A gateway's routing from config.yaml; deployments are picked in the order they are listed. */
+function gatewayWith(yaml: string) {
+  let now = 1_000_000;
+  const clock: GatewayClock = { now: () => now };
+  const settings = parseGatewayConfig(yaml);
+  const cooldowns = new DeploymentCooldowns(settings, clock);
+  const router = new DeploymentRouter({ ...settings, router: { ...settings.router, routingStrategy: 'latency-based-routing' } }, cooldowns);
+  settings.deployments.forEach((deployment, index) => router.observeLatency(deployment.id, 10 * (index + 1)));
+  const callRouter = new CallRouter(settings, router, cooldowns, clock);
+  const calls = new Map<string, number>();
+
+  /** One call to `alias`, walked as the pipeline walks it. */
+  const call = (alias: string, answers: Answers): Walk => {
+    const progress = { alias, retries: 0, fallbacks: 0 };
+    const plan = callRouter.plan(progress);
+    const tried: string[] = [];
+    for (let deployment = plan.next(); deployment; deployment = plan.next()) {
+      tried.push(deployment.id);
+      const seen = calls.get(deployment.id) ?? 0;
+      calls.set(deployment.id, seen + 1);
+      const list = answers[deployment.id] ?? ['ok'];
+      const answer = list[Math.min(seen, list.length - 1)] ?? 'ok';
+      if (answer === 'ok') return { tried, servedBy: deployment.id, timeoutMs: deployment.timeoutMs, ...progress };
+      plan.failed(deployment, answer);
+    }
+    const { status, code, headers } = plan.error;
+    return { tried, error: { status, code, retryAfter: headers['retry-after'] }, ...progress };
+  };
+  return { call, advance: (ms: number) => (now += ms) };
+}
+
+const deployment = (alias: string, id: string, extra = '') =>
+  `  - model_name: ${alias}\n    litellm_params: { model: openai/${id}${extra} }\n    model_info: { id: ${id} }\n`;
+const config = (deployments: string[], routerSettings: string) => `model_list:\n${deployments.join('')}router_settings: ${routerSettings}\n`;
+
+describe('one call through retries and fallbacks', () => {
+  const chatTwice = [deployment('chat', 'chat-a'), deployment('chat', 'chat-b')];
+  const withBackup = [...chatTwice, deployment('backup', 'backup-a'), deployment('long', 'long-a')];
+
+  it.each<{ behaviour: string; yaml: string; answers: Answers; expected: Partial<Walk> }>([
+    {
+      behaviour: 'the first deployment serves: no retry, no fallback',
+      yaml: config(chatTwice, '{ num_retries: 2 }'),
+      answers: {},
+      expected: { tried: ['chat-a'], servedBy: 'chat-a', alias: 'chat', retries: 0, fallbacks: 0 },
+    },
+    {
+      behaviour: 'a retryable failure is retried on another deployment of the alias',
+      yaml: config(chatTwice, '{ num_retries: 1 }'),
+      answers: { 'chat-a': [unavailable()] },
+      expected: { tried: ['chat-a', 'chat-b'], servedBy: 'chat-b', alias: 'chat', retries: 1, fallbacks: 0 },
+    },
+    {
+      behaviour: 'retries stop at num_retries, and the last failure is the answer',
+      yaml: config(chatTwice, '{ num_retries: 2 }'),
+      answers: { 'chat-a': [unavailable()], 'chat-b': [unavailable()] },
+      expected: { tried: ['chat-a', 'chat-b', 'chat-a'], error: { status: 503, code: null }, alias: 'chat', retries: 2, fallbacks: 0 },
+    },
+    {
+      behaviour: 'without num_retries a failure is not retried',
+      yaml: config(chatTwice, '{}'),
+      answers: { 'chat-a': [unavailable()] },
+      expected: { tried: ['chat-a'], error: { status: 503, code: null }, alias: 'chat', retries: 0, fallbacks: 0 },
+    },
+    {
+      behaviour: 'a spent alias moves to its fallback, which serves',
+      yaml: config(withBackup, '{ num_retries: 1, fallbacks: [{ chat: [backup] }] }'),
+      answers: { 'chat-a': [unavailable()], 'chat-b': [unavailable()] },
+      expected: { tried: ['chat-a', 'chat-b', 'backup-a'], servedBy: 'backup-a', alias: 'backup', retries: 1, fallbacks: 1 },
+    },
+    {
+      behaviour: "the caller's own mistake (a 400) ends the call at once: no retry, no fallback",
+      yaml: config(withBackup, '{ num_retries: 2, fallbacks: [{ chat: [backup] }] }'),
+      answers: { 'chat-a': [badRequest()] },
+      expected: { tried: ['chat-a'], error: { status: 400, code: null }, alias: 'chat', retries: 0, fallbacks: 0 },
+    },
+    {
+      behaviour: 'a rejected credential (401) is not retried on the alias but falls back',
+      yaml: config(withBackup, '{ num_retries: 2, fallbacks: [{ chat: [backup] }] }'),
+      answers: { 'chat-a': [unauthorized()] },
+      expected: { tried: ['chat-a', 'backup-a'], servedBy: 'backup-a', alias: 'backup', retries: 0, fallbacks: 1 },
+    },
+    {
+      behaviour: 'a prompt too long skips the retries and the fallbacks for the context-window fallback',
+      yaml: config(withBackup, '{ num_retries: 2, fallbacks: [{ chat: [backup] }], context_window_fallbacks: [{ chat: [long] }] }'),
+      answers: { 'chat-a': [tooLong()] },
+      expected: { tried: ['chat-a', 'long-a'], servedBy: 'long-a', alias: 'long', retries: 0, fallbacks: 1 },
+    },
+    {
+      behaviour: 'a prompt too long with no context-window fallback answers the context error, not a fallback',
+      yaml: config(withBackup, '{ num_retries: 2, fallbacks: [{ chat: [backup] }] }'),
+      answers: { 'chat-a': [tooLong()] },
+      expected: { tried: ['chat-a'], error: { status: 400, code: 'context_length_exceeded' }, alias: 'chat', retries: 0, fallbacks: 0 },
+    },
+    {
+      behaviour: 'fallbacks that lead back to a tried alias stop instead of looping',
+      yaml: config(withBackup, '{ fallbacks: [{ chat: [backup] }, { backup: [chat] }] }'),
+      answers: { 'chat-a': [unavailable()], 'backup-a': [unavailable()] },
+      expected: { tried: ['chat-a', 'backup-a'], error: { status: 503, code: null }, alias: 'backup', retries: 0, fallbacks: 1 },
+    },
+    {
+      behaviour: "an alias spent because its deployments cooled down answers the upstream's own error, which says more",
+      yaml: config([deployment('chat', 'chat-a')], '{ num_retries: 1 }'),
+      answers: { 'chat-a': [rateLimited(30)] },
+      expected: { tried: ['chat-a'], error: { status: 429, code: null, retryAfter: '30' }, alias: 'chat', retries: 0, fallbacks: 0 },
+    },
+    {
+      behaviour: "a deployment's own max_retries tries it again before the router moves on",
+      yaml: config([deployment('chat', 'chat-a', ', max_retries: 1'), deployment('chat', 'chat-b')], '{}'),
+      answers: { 'chat-a': [unavailable(), 'ok'] },
+      expected: { tried: ['chat-a', 'chat-a'], servedBy: 'chat-a', alias: 'chat', retries: 1, fallbacks: 0 },
+    },
+  ])('$behaviour', ({ yaml, answers, expected }) => {
+    expect(gatewayWith(yaml).call('chat', answers)).toEqual(expect.objectContaining(expected));
+  });
+
+  it("gives a deployment without a timeout of its own the router's timeout", () => {
+    const gateway = gatewayWith(config([deployment('chat', 'chat-a'), deployment('quick', 'quick-a', ', timeout: 5')], '{ timeout: 30 }'));
+    expect(gateway.call('chat', {}).timeoutMs).toBe(30_000);
+    expect(gateway.call('quick', {}).timeoutMs).toBe(5_000);
+    const again = gatewayWith(config([deployment('chat', 'chat-a', ', max_retries: 1')], '{ timeout: 30 }'));
+    expect(again.call('chat', { 'chat-a': [unavailable(), 'ok'] })).toMatchObject({ tried: ['chat-a', 'chat-a'], timeoutMs: 30_000 });
+  });
+});
+
+describe('cooldowns, shared by the calls that follow', () => {
+  it('skips a deployment that failed allowed_fails times, until cooldown_time has passed', () => {
+    const gateway = gatewayWith(config([deployment('chat', 'chat-a'), deployment('chat', 'chat-b')], '{ allowed_fails: 1, cooldown_time: 10 }'));
+    expect(gateway.call('chat', { 'chat-a': [unavailable(), 'ok'] })).toMatchObject({ tried: ['chat-a'], error: { status: 503 } });
+    expect(gateway.call('chat', {})).toMatchObject({ tried: ['chat-b'], servedBy: 'chat-b' });
+    gateway.advance(10_000);
+    expect(gateway.call('chat', {})).toMatchObject({ tried: ['chat-a'], servedBy: 'chat-a' });
+  });
+
+  it('counts failures up to allowed_fails before cooling a deployment', () => {
+    const gateway = gatewayWith(config([deployment('chat', 'chat-a'), deployment('chat', 'chat-b')], '{ allowed_fails: 2, cooldown_time: 10 }'));
+    const answers = { 'chat-a': [unavailable(), unavailable(), 'ok' as const] };
+    expect(gateway.call('chat', answers)).toMatchObject({ tried: ['chat-a'] });
+    expect(gateway.call('chat', answers)).toMatchObject({ tried: ['chat-a'] });
+    expect(gateway.call('chat', answers)).toMatchObject({ tried: ['chat-b'], servedBy: 'chat-b' });
+  });
+
+  it('never cools the only deployment of an alias for its failures: the next call tries it again', () => {
+    const gateway = gatewayWith(config([deployment('chat', 'chat-a')], '{ allowed_fails: 1 }'));
+    expect(gateway.call('chat', { 'chat-a': [unavailable(), 'ok'] })).toMatchObject({ error: { status: 503 } });
+    expect(gateway.call('chat', { 'chat-a': [unavailable(), 'ok'] })).toMatchObject({ servedBy: 'chat-a' });
+  });
+
+  it("honours a 429's Retry-After even on the only deployment: calls meanwhile answer 429 no_deployments_available with the wait", () => {
+    const gateway = gatewayWith(config([deployment('chat', 'chat-a')], '{ cooldown_time: 5 }'));
+    expect(gateway.call('chat', { 'chat-a': [rateLimited(30), 'ok'] })).toMatchObject({ error: { status: 429 } });
+    expect(gateway.call('chat', {})).toMatchObject({ tried: [], error: { status: 429, code: 'no_deployments_available', retryAfter: '30' } });
+    gateway.advance(20_000);
+    expect(gateway.call('chat', {})).toMatchObject({ error: { code: 'no_deployments_available', retryAfter: '10' } });
+    gateway.advance(10_000);
+    expect(gateway.call('chat', {})).toMatchObject({ servedBy: 'chat-a' });
+  });
+
+  it('falls back when every deployment of the alias is cooling', () => {
+    const gateway = gatewayWith(config([deployment('chat', 'chat-a'), deployment('backup', 'backup-a')], '{ fallbacks: [{ chat: [backup] }] }'));
+    gateway.call('chat', { 'chat-a': [rateLimited(60), 'ok'], 'backup-a': [unavailable()] });
+    expect(gateway.call('chat', {})).toMatchObject({ tried: ['backup-a'], servedBy: 'backup-a', alias: 'backup', fallbacks: 1 });
+  });
+});
