@@ -145,6 +145,8 @@ async function launch(): Promise<Launched> {
   const childEnv = {
     ...env,
     LOG_FORMAT: env['LOG_FORMAT'] || (process.stdout.isTTY ? 'text' : 'json'),
+    // A line per request buried the banner (the demo data alone is dozens): `http=debug` shows them.
+    LOG_REQUEST_LEVEL: env['LOG_REQUEST_LEVEL'] || 'debug',
     CP_LOG: env['CP_LOG'] || quiet,
     AIGW_LOG: env['AIGW_LOG'] || quiet,
     MCPGW_LOG: env['MCPGW_LOG'] || quiet,

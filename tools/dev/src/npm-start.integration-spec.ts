@@ -178,6 +178,9 @@ describe('npm start', () => {
   it('brings up the identity provider, the fake providers and all four services with the demo data, then stops everything on Ctrl-C', async () => {
     const { child, output } = await npmStart(env);
     try {
+      // The banner is not buried: no line per request comes before it (the demo data alone makes dozens).
+      const beforeBanner = output().slice(0, output().indexOf('Arbor is running')).split('\n');
+      expect(beforeBanner.filter((line) => line.includes('"context":"http"'))).toEqual([]);
       for (const name of ['cp', 'dispatcher', 'ai', 'mcp']) {
         const response = await fetch(`http://127.0.0.1:${ports[name]}/healthz`);
         expect(await response.text()).toBe('ok');
