@@ -20,6 +20,8 @@ export abstract class ServiceConfig {
   /** The OpenTelemetry service name, fixed per service. */
   abstract readonly serviceName: string;
   abstract get listen(): ListenAddress;
+  /** The variable `listen` comes from, named when the address cannot be had. */
+  abstract readonly listenVariable: string;
   /** The log filter in `tracing` syntax, such as `info,outbox=debug`. */
   abstract get logFilter(): string;
 }
