@@ -125,6 +125,21 @@ async function demoMessage(port: number, apiKey: string, model: string): Promise
   return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }
 
+/** The process of npm start's fake providers on `port` (another run's may be on this machine too). */
+function fakeProvidersPid(port: number): number {
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const command = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const environment = fs.readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+      if (command.includes('tools/fake-providers/src/main.ts') && environment.includes(`FAKE_PROVIDERS_PORT=${port}`)) return Number(entry);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  throw new Error(`no fake providers process on port ${port}`);
+}
+
 /** Ctrl-C in a terminal: SIGINT to every process of the foreground group at once. */
 function ctrlC(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
@@ -301,7 +316,7 @@ describe('npm start', () => {
       expect(Date.now() - started).toBeLessThan(8000);
     }
     expect(output()).toContain('Arbor stopped.');
-    expect(output()).not.toMatch(/is lost|57P01|stopped unexpectedly/);
+    expect(output()).not.toMatch(/is lost|57P01|stopping the rest/);
     for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg', 'fake', 'everything', 'everything2026']) {
       expect({ port: name, open: await portOpen(ports[name]) }).toEqual({ port: name, open: false });
     }
@@ -350,8 +365,22 @@ describe('npm start', () => {
       const spend = (await (await fetch(`http://127.0.0.1:${ports['ai']}/api/v1/keys/${keys[0]!.id}/spend`, { headers: master })).json()) as { totals: { requests: number } };
       expect(spend.totals.requests).toBe(9);
       expect(await demoChat(ports['ai'], demoKey, 'gpt-4o')).toBe('fake answer from gpt-4o');
+
+      // A demo tool that dies is started again, and the suite carries on: the demo key answers again.
+      process.kill(fakeProvidersPid(ports['fake']), 'SIGKILL');
+      for (let tries = 0; tries < 100 && !output().includes('fake-providers stopped unexpectedly'); tries += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(output()).toContain('fake-providers stopped unexpectedly (SIGKILL); restarting it in 1 s');
+      let answer: string | null | undefined;
+      for (let tries = 0; tries < 100 && answer === undefined; tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        answer = await demoChat(ports['ai'], demoKey, 'gpt-4o-mini').catch(() => undefined);
+      }
+      expect(answer).toBe('fake answer from gpt-4o-mini');
     } finally {
       expect(await stop(child)).toBe(0);
     }
+    expect(output()).not.toContain('stopping the rest');
+    // The restarted child is stopped with the rest.
+    expect(await portOpen(ports['fake'])).toBe(false);
   });
 });
