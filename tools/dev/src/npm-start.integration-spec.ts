@@ -337,6 +337,21 @@ describe('npm start', () => {
     }
     for (const name of ['pg', 'fake']) expect(await portOpen(ports[name])).toBe(false);
 
+    // A service's port: its own one line, naming its variable.
+    const taken = net.createServer().listen(ports['ai'], '127.0.0.1');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    try {
+      const failure = await npmStart(env).then(
+        () => new Error('npm start started'),
+        (error: Error) => error,
+      );
+      expect(failure.message).toMatch(/\[ai-gateway\] failed to start: AIGW_LISTEN_ADDR: 127\.0\.0\.1:\d+ is already in use; set AIGW_LISTEN_ADDR to a free address\n/);
+      expect(failure.message).not.toMatch(/^\s+at |EADDRINUSE/m);
+    } finally {
+      taken.close();
+    }
+    for (const name of ['cp', 'idp', 'pg', 'fake']) expect(await portOpen(ports[name])).toBe(false);
+
     const database = net.createServer().listen(ports['pg'], '127.0.0.1');
     await new Promise((resolve) => database.once('listening', resolve));
     try {
