@@ -35,9 +35,9 @@ async function stopAll(code: number): Promise<never> {
 async function stopEverything(): Promise<void> {
   stopping = true;
   process.stdout.write('\nstopping Arbor…\n');
-  for (const kept of children) kept.stop();
   // A signal during start-up: let the launch finish so that whatever it started gets stopped.
   await launched?.catch(() => undefined);
+  // No restarts from here on, also of a child waiting out its back-off.
   for (const kept of children) kept.stop();
   await Promise.all(
     children.map(
