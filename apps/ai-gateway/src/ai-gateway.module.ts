@@ -35,6 +35,7 @@ export class AiGatewayModule {
         PlatformModule.forService(config, { readiness: 'database' }, { renderError: renderFamilyAErrors }),
         DatabaseModule.forRoot({
           url: config.AIGW_DATABASE_URL,
+          variable: 'AIGW_DATABASE_URL',
           applicationName: 'ai-gateway',
           entities: AI_GATEWAY_ENTITIES,
           migrations: AI_GATEWAY_MIGRATIONS,

@@ -39,6 +39,7 @@ export class McpGatewayModule {
         PlatformModule.forService(config, { readiness: 'database' }),
         DatabaseModule.forRoot({
           url: config.MCPGW_DATABASE_URL,
+          variable: 'MCPGW_DATABASE_URL',
           applicationName: 'mcp-gateway',
           entities: MCP_GATEWAY_ENTITIES,
           migrations: MCP_GATEWAY_MIGRATIONS,

@@ -15,6 +15,7 @@ export class SyncDispatcherModule {
         // The outbox migrations, so the dispatcher works whether it or the control plane starts first.
         DatabaseModule.forRoot({
           url: config.CP_DATABASE_URL,
+          variable: 'CP_DATABASE_URL',
           applicationName: 'sync-dispatcher',
           entities: OUTBOX_ENTITIES,
           migrations: OUTBOX_MIGRATIONS,

@@ -39,6 +39,7 @@ export class ControlPlaneApiModule {
         PlatformModule.forService(config, { readiness: 'static' }),
         DatabaseModule.forRoot({
           url: config.CP_DATABASE_URL,
+          variable: 'CP_DATABASE_URL',
           applicationName: 'control-plane',
           entities: CONTROL_PLANE_ENTITIES,
           migrations: CONTROL_PLANE_MIGRATIONS,

@@ -3,7 +3,7 @@ export { ObservabilityModule } from './observability.module';
 export type { ObservabilityOptions } from './observability.module';
 export { ArborLogger, writeLoggedLines, useArborLogger } from './logging/arbor-logger';
 export { resolveLogFormat } from './logging/root-logger';
-export type { LogFormat, LoggingOptions } from './logging/root-logger';
+export type { LogFormat, LoggingOptions, RequestLogLevel } from './logging/root-logger';
 
 // Log filters in Rust `tracing` syntax.
 export { InvalidLogFilterError, LOG_FILTER_LEVELS, LogFilter, logTargetFor, parseLogFilter } from './logging/log-filter';

@@ -5,6 +5,7 @@ export * from './lib/health/health.module';
 export * from './lib/database/database.module';
 export * from './lib/bootstrap/platform.module';
 export * from './lib/bootstrap/run-service';
+export * from './lib/bootstrap/startup-error';
 export * from './lib/bootstrap/direct-routes';
 export * from './lib/bootstrap/upgrade-routes';
 export * from './lib/bootstrap/route-table';

@@ -59,7 +59,8 @@ async function runWrapper(command: Extract<Command, { kind: 'wrapper' }>): Promi
 }
 
 async function runTranslate(command: Extract<Command, { kind: 'translate-stdio' }>): Promise<void> {
-  const { exposeStdioServer } = await import('./translate/stdio-exposure.ts');
+  const [{ exposeStdioServer }, { checkStdioServer }] = await Promise.all([import('./translate/stdio-exposure.ts'), import('./translate/stdio-check.ts')]);
+  await checkStdioServer(command.command);
   const exposure = await exposeStdioServer({ ...command, log });
   const served = [command.streamableHttp && `${exposure.url}/mcp (Streamable HTTP)`, command.sse && `${exposure.url}/sse (legacy SSE)`].filter(Boolean);
   log(`serving "${command.command}" at ${served.join(' and ')}`);

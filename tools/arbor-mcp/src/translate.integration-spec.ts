@@ -141,12 +141,39 @@ describe('arbor-mcp translate --stdio with only one transport', () => {
 
 describe('arbor-mcp translate --stdio with a server that dies', () => {
   it('answers the waiting request with an error that says the stdio server exited', async () => {
-    const translate = await startTranslate([], 'exit 3');
+    const translate = await startTranslate([], `"${process.execPath}" tools/arbor-mcp/src/test-fixtures/dies-after-initialize.ts`);
     try {
-      await expect(connect(new StreamableHTTPClientTransport(new URL(`${translate.url}/mcp`)))).rejects.toThrow('the stdio server exited (exit code 3)');
+      const client = await connect(new StreamableHTTPClientTransport(new URL(`${translate.url}/mcp`)));
+      await expect(client.listTools()).rejects.toThrow('the stdio server exited (exit code 3)');
+      await client.close().catch(() => undefined);
     } finally {
       await stop(translate.process);
     }
+  });
+});
+
+describe('arbor-mcp translate --stdio with a server that cannot start', () => {
+  /** The CLI run to its end: its exit code and what it said on stderr. */
+  async function runTranslate(stdioServer: string): Promise<{ code: number | null; stderr: string }> {
+    const child = spawn(process.execPath, [CLI, 'translate', '--stdio', stdioServer, '--port', '0'], { cwd: REPO_ROOT });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    return { code, stderr };
+  }
+
+  const ours = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('arbor-mcp:'));
+
+  it('says in one line that a server whose file is missing exited, and never that it serves', async () => {
+    const { code, stderr } = await runTranslate('node tools/arbor-mcp/src/test-fixtures/no-such-server.js');
+    expect(code).toBe(1);
+    expect(ours(stderr)).toEqual(['arbor-mcp: could not start: "node tools/arbor-mcp/src/test-fixtures/no-such-server.js" exited (exit code 1) before answering an MCP initialize']);
+  });
+
+  it('says in one line that a command does not exist', async () => {
+    const { code, stderr } = await runTranslate('no-such-mcp-server --stdio');
+    expect(code).toBe(1);
+    expect(ours(stderr)).toEqual(['arbor-mcp: could not start: "no-such-mcp-server --stdio" is not a command the shell finds (exit code 127)']);
   });
 });
 

@@ -1,12 +1,13 @@
 // `npm start`: the whole suite on this machine. Builds the apps (cached by Nx), starts the
 // database, the dev identity provider and the fake model providers, then the four services;
-// prints where everything is.
+// prints where everything is. Once it is up, a child that stops is started again (keep-running.ts).
 // Ctrl-C or SIGTERM stops all of it, children first, and leaves nothing running.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { seedDemoData, seedDemoGatewayKey, type DemoGatewayKey } from './demo-data.mts';
 import { startDevPostgres, type DevPostgres } from './dev-postgres.mts';
+import { KeepRunning } from './keep-running.ts';
 import { devSecrets, localUrl, serviceSpecs, startEverythingServer, startFakeProviders, startModernEverythingServer, startService, waitHealthy, type ServiceSpec } from './services.mts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -16,7 +17,7 @@ const idpPort = Number(env['DEV_IDP_PORT'] || 8090);
 const issuer = env['DEV_IDP_ISSUER'] || `http://localhost:${idpPort}/realms/arbor`;
 const postgresPort = Number(env['ARBOR_DEV_POSTGRES_PORT'] || 54329);
 
-const children: ChildProcess[] = [];
+const children: KeepRunning<ChildProcess>[] = [];
 let postgres: DevPostgres | undefined;
 let idp: { close(): Promise<void> } | undefined;
 let stopping = false;
@@ -36,11 +37,13 @@ async function stopEverything(): Promise<void> {
   process.stdout.write('\nstopping Arbor…\n');
   // A signal during start-up: let the launch finish so that whatever it started gets stopped.
   await launched?.catch(() => undefined);
+  // No restarts from here on, also of a child waiting out its back-off.
+  for (const kept of children) kept.stop();
   await Promise.all(
     children.map(
-      (child) =>
+      ({ current: child }) =>
         new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
           const kill = setTimeout(() => child.kill('SIGKILL'), 10000);
           child.once('exit', () => {
             clearTimeout(kill);
@@ -68,7 +71,7 @@ handleSignals();
 // The children run in process groups of their own: if npm start itself dies some other way (a
 // crash, its output pipe gone), they are told to stop rather than left running without it.
 process.on('exit', () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  for (const { current: child } of children) if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   postgres?.abandon();
 });
 
@@ -101,14 +104,24 @@ interface Launched {
   masterKey: string;
 }
 
-/** A child that stops on its own stops the rest. */
-function supervise(child: ChildProcess, name: string): void {
-  children.push(child);
-  child.once('exit', (code, signal) => {
-    if (stopping) return;
-    process.stdout.write(`${name} stopped unexpectedly (${signal ?? `exit code ${code}`}); stopping the rest\n`);
-    void stopAll(1);
-  });
+/**
+ * A child that stops while the suite starts stops the rest (its cause is a setting to fix); once
+ * the banner is out (keepUp), it is started again with back-off, and only Ctrl-C stops the suite.
+ */
+function supervise(child: ChildProcess, name: string, restart: () => ChildProcess): void {
+  children.push(
+    new KeepRunning({
+      name,
+      running: child,
+      start: restart,
+      say: (line) => process.stdout.write(`${line}\n`),
+      stoppedWhileStarting: (how) => {
+        if (stopping) return;
+        process.stdout.write(`${name} stopped unexpectedly (${how}); stopping the rest\n`);
+        void stopAll(1);
+      },
+    }),
+  );
 }
 
 /** Starts everything; the services may not be healthy yet when it returns. */
@@ -127,12 +140,12 @@ async function launch(): Promise<Launched> {
   }
 
   const fakeProviders = await startFakeProviders(root, env);
-  supervise(fakeProviders.child, 'fake-providers');
+  supervise(fakeProviders.child, 'fake-providers', fakeProviders.restart);
   // Before the MCP gateway, which connects to it at start.
   const everything = await startEverythingServer(root, env);
-  supervise(everything.child, 'mcp-everything-server');
+  supervise(everything.child, 'mcp-everything-server', everything.restart);
   const modernEverything = await startModernEverythingServer(root, env);
-  supervise(modernEverything.child, 'mcp-everything-server (2026-07-28)');
+  supervise(modernEverything.child, 'mcp-everything-server (2026-07-28)', modernEverything.restart);
 
   const secrets = devSecrets(dataDir);
   const specs = serviceSpecs(issuer, postgres.urls, secrets, fakeProviders.url, everything.url, modernEverything.url, {
@@ -145,6 +158,8 @@ async function launch(): Promise<Launched> {
   const childEnv = {
     ...env,
     LOG_FORMAT: env['LOG_FORMAT'] || (process.stdout.isTTY ? 'text' : 'json'),
+    // A line per request buried the banner (the demo data alone is dozens): `http=debug` shows them.
+    LOG_REQUEST_LEVEL: env['LOG_REQUEST_LEVEL'] || 'debug',
     CP_LOG: env['CP_LOG'] || quiet,
     AIGW_LOG: env['AIGW_LOG'] || quiet,
     MCPGW_LOG: env['MCPGW_LOG'] || quiet,
@@ -154,7 +169,7 @@ async function launch(): Promise<Launched> {
   if (aiGatewaySpec) aiGatewaySpec.env['FAKE_VERTEX_CREDENTIALS'] = await (await fetch(`${fakeProviders.url}/vertex/_fake/service-account`)).text();
   const started = specs.map((spec) => {
     const child = startService(root, spec, childEnv);
-    supervise(child, spec.app);
+    supervise(child, spec.app, () => startService(root, spec, childEnv));
     return { spec, child, url: localUrl(env[spec.listenVariable] || spec.defaultListen) };
   });
   // An AIGW_MASTER_KEY set when npm start runs is the one the gateway has.
@@ -198,6 +213,7 @@ async function main(): Promise<void> {
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');
+  for (const kept of children) kept.keepUp();
 }
 
 /**

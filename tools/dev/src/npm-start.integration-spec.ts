@@ -125,6 +125,21 @@ async function demoMessage(port: number, apiKey: string, model: string): Promise
   return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }
 
+/** The process of npm start's fake providers on `port` (another run's may be on this machine too). */
+function fakeProvidersPid(port: number): number {
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const command = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const environment = fs.readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+      if (command.includes('tools/fake-providers/src/main.ts') && environment.includes(`FAKE_PROVIDERS_PORT=${port}`)) return Number(entry);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  throw new Error(`no fake providers process on port ${port}`);
+}
+
 /** Ctrl-C in a terminal: SIGINT to every process of the foreground group at once. */
 function ctrlC(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
@@ -178,6 +193,9 @@ describe('npm start', () => {
   it('brings up the identity provider, the fake providers and all four services with the demo data, then stops everything on Ctrl-C', async () => {
     const { child, output } = await npmStart(env);
     try {
+      // The banner is not buried: no line per request comes before it (the demo data alone makes dozens).
+      const beforeBanner = output().slice(0, output().indexOf('Arbor is running')).split('\n');
+      expect(beforeBanner.filter((line) => line.includes('"context":"http"'))).toEqual([]);
       for (const name of ['cp', 'dispatcher', 'ai', 'mcp']) {
         const response = await fetch(`http://127.0.0.1:${ports[name]}/healthz`);
         expect(await response.text()).toBe('ok');
@@ -298,7 +316,7 @@ describe('npm start', () => {
       expect(Date.now() - started).toBeLessThan(8000);
     }
     expect(output()).toContain('Arbor stopped.');
-    expect(output()).not.toMatch(/is lost|57P01|stopped unexpectedly/);
+    expect(output()).not.toMatch(/is lost|57P01|stopping the rest/);
     for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg', 'fake', 'everything', 'everything2026']) {
       expect({ port: name, open: await portOpen(ports[name]) }).toEqual({ port: name, open: false });
     }
@@ -318,6 +336,21 @@ describe('npm start', () => {
       squatter.close();
     }
     for (const name of ['pg', 'fake']) expect(await portOpen(ports[name])).toBe(false);
+
+    // A service's port: its own one line, naming its variable.
+    const taken = net.createServer().listen(ports['ai'], '127.0.0.1');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    try {
+      const failure = await npmStart(env).then(
+        () => new Error('npm start started'),
+        (error: Error) => error,
+      );
+      expect(failure.message).toMatch(/\[ai-gateway\] failed to start: AIGW_LISTEN_ADDR: 127\.0\.0\.1:\d+ is already in use; set AIGW_LISTEN_ADDR to a free address\n/);
+      expect(failure.message).not.toMatch(/^\s+at |EADDRINUSE/m);
+    } finally {
+      taken.close();
+    }
+    for (const name of ['cp', 'idp', 'pg', 'fake']) expect(await portOpen(ports[name])).toBe(false);
 
     const database = net.createServer().listen(ports['pg'], '127.0.0.1');
     await new Promise((resolve) => database.once('listening', resolve));
@@ -347,8 +380,22 @@ describe('npm start', () => {
       const spend = (await (await fetch(`http://127.0.0.1:${ports['ai']}/api/v1/keys/${keys[0]!.id}/spend`, { headers: master })).json()) as { totals: { requests: number } };
       expect(spend.totals.requests).toBe(9);
       expect(await demoChat(ports['ai'], demoKey, 'gpt-4o')).toBe('fake answer from gpt-4o');
+
+      // A demo tool that dies is started again, and the suite carries on: the demo key answers again.
+      process.kill(fakeProvidersPid(ports['fake']), 'SIGKILL');
+      for (let tries = 0; tries < 100 && !output().includes('fake-providers stopped unexpectedly'); tries += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(output()).toContain('fake-providers stopped unexpectedly (SIGKILL); restarting it in 1 s');
+      let answer: string | null | undefined;
+      for (let tries = 0; tries < 100 && answer === undefined; tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        answer = await demoChat(ports['ai'], demoKey, 'gpt-4o-mini').catch(() => undefined);
+      }
+      expect(answer).toBe('fake answer from gpt-4o-mini');
     } finally {
       expect(await stop(child)).toBe(0);
     }
+    expect(output()).not.toContain('stopping the rest');
+    // The restarted child is stopped with the rest.
+    expect(await portOpen(ports['fake'])).toBe(false);
   });
 });

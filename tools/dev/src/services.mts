@@ -161,7 +161,7 @@ export function startService(root: string, spec: ServiceSpec, inherited: NodeJS.
  * tools/fake-providers as a child process (FAKE_PROVIDERS_PORT, default 8099), once it listens:
  * the upstream of the AI gateway's demo aliases.
  */
-export function startFakeProviders(root: string, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+export function startFakeProviders(root: string, inherited: NodeJS.ProcessEnv): Promise<StartedTool> {
   return startTool(root, 'fake-providers', 'FAKE_PROVIDERS_PORT', '8099', inherited);
 }
 
@@ -169,7 +169,7 @@ export function startFakeProviders(root: string, inherited: NodeJS.ProcessEnv): 
  * tools/mcp-everything-server on http://127.0.0.1:3001/mcp (MCP_EVERYTHING_PORT), once it
  * listens: the MCP gateway's demo upstream, the virtual server `everything` of project alpha.
  */
-export function startEverythingServer(root: string, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+export function startEverythingServer(root: string, inherited: NodeJS.ProcessEnv): Promise<StartedTool> {
   return startTool(root, 'mcp-everything-server', 'MCP_EVERYTHING_PORT', '3001', inherited);
 }
 
@@ -178,21 +178,32 @@ export function startEverythingServer(root: string, inherited: NodeJS.ProcessEnv
  * http://127.0.0.1:3002/mcp (MCP_EVERYTHING_2026_PORT): the demo's upstream of that era, the
  * virtual server `everything-2026` of project alpha.
  */
-export function startModernEverythingServer(root: string, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+export function startModernEverythingServer(root: string, inherited: NodeJS.ProcessEnv): Promise<StartedTool> {
   const port = inherited['MCP_EVERYTHING_2026_PORT'] || '3002';
   return startTool(root, 'mcp-everything-server', 'MCP_EVERYTHING_2026_PORT', port, { ...inherited, MCP_EVERYTHING_PORT: port, MCP_EVERYTHING_ERA: '2026-07-28' });
 }
 
+export interface StartedTool {
+  child: ChildProcess;
+  url: string;
+  /** Starts it again the same way, on the same port (after a crash), without waiting for it. */
+  restart: () => ChildProcess;
+}
+
 /** `node tools/<name>/src/main.ts`, resolved with the URL it prints as `<name> ready at <url>`. */
-function startTool(root: string, name: string, portVariable: string, defaultPort: string, inherited: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+function startTool(root: string, name: string, portVariable: string, defaultPort: string, inherited: NodeJS.ProcessEnv): Promise<StartedTool> {
   const env = { [portVariable]: defaultPort, ...withoutEmpty(inherited) };
-  const child = spawn(process.execPath, [path.join(root, 'tools', name, 'src/main.ts')], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  prefixOutput(child, name);
+  const restart = () => {
+    const child = spawn(process.execPath, [path.join(root, 'tools', name, 'src/main.ts')], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    prefixOutput(child, name);
+    return child;
+  };
+  const child = restart();
   const ready = new RegExp(`${name} ready at (\\S+)`);
   return new Promise((resolve, reject) => {
     let output = '';
@@ -205,7 +216,7 @@ function startTool(root: string, name: string, portVariable: string, defaultPort
       if (!url) return;
       child.off('exit', exited);
       child.stdout?.off('data', watch);
-      resolve({ child, url });
+      resolve({ child, url, restart });
     };
     child.stdout?.on('data', watch);
     child.stderr?.on('data', (chunk: string) => (output += chunk));

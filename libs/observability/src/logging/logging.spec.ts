@@ -93,6 +93,21 @@ describe('logging', () => {
       expect(quiet.lines().filter((line) => line['context'] === 'http').map((line) => line['level'])).toEqual(['error']);
     });
 
+    it('request lines at debug (as npm start logs them) stay out of an info log, errors still show', async () => {
+      const observed = await startObservedApp({ logFilter: 'info', logFormat: 'json', requestLevel: 'debug', controllers: [WorkController] });
+      app = observed.app;
+      await request(app.getHttpServer()).get('/work').expect(200);
+      await request(app.getHttpServer()).get('/fail').expect(502);
+      await observed.log.waitFor((line) => line['msg'] === 'request errored');
+      expect(observed.log.lines().filter((line) => line['context'] === 'http').map((line) => line['msg'])).toEqual(['request errored']);
+      await app.close();
+
+      const verbose = await startObservedApp({ logFilter: 'info,http=debug', logFormat: 'json', requestLevel: 'debug', controllers: [WorkController] });
+      app = verbose.app;
+      await request(app.getHttpServer()).get('/work').expect(200);
+      expect(await verbose.log.waitFor((line) => line['msg'] === 'request completed')).toMatchObject({ level: 'debug', context: 'http' });
+    });
+
     it("Nest's bootstrap contexts are target nest", async () => {
       const chatty = await start('info');
       expect(chatty.lines().some((line) => line['context'] === 'RoutesResolver')).toBe(true);

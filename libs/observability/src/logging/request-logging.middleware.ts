@@ -35,7 +35,7 @@ export class RequestLog {
   /** The line of a request whose response has closed. */
   write(request: IncomingMessage, response: ServerResponse, startedAt: number): void {
     const { statusCode } = response;
-    const level: LogLineLevel = statusCode >= 500 ? 'error' : isQuiet(request) ? 'debug' : 'info';
+    const level: LogLineLevel = statusCode >= 500 ? 'error' : isQuiet(request) ? 'debug' : this.root.requestLevel;
     if (!this.root.enabled('http', level)) return;
     const message = !response.writableFinished ? 'request aborted' : statusCode >= 500 ? 'request errored' : 'request completed';
     const context = requestTraceContext(request);

@@ -6,6 +6,7 @@ import { LogFilter, LogFilterLevel, LogLineLevel, logTargetFor, parseLogFilter }
 import { ALREADY_REDACTED, redactSensitive } from './redaction';
 
 export type LogFormat = 'json' | 'text';
+export type RequestLogLevel = 'info' | 'debug';
 
 const LOG_BATCH_BYTES = 8 * 1024;
 const LOG_FLUSH_MS = 100;
@@ -17,6 +18,8 @@ export interface LoggingOptions {
   logFilter: string | LogFilter;
   /** Unset: json unless stdout is a terminal. */
   logFormat?: LogFormat;
+  /** The level of a request's line in the access log (5xx lines are `error` whatever it is); `info` unless set. */
+  requestLevel?: RequestLogLevel;
   /** Where lines go instead of stdout; tests pass a stream to read them back. */
   destination?: DestinationStream;
 }
@@ -36,6 +39,7 @@ export type LevelMethods = Record<LogLineLevel, (fields: { context?: string }, m
 export class RootLogger implements BeforeApplicationShutdown {
   readonly filter: LogFilter;
   readonly format: LogFormat;
+  readonly requestLevel: RequestLogLevel;
   readonly pino: Logger;
   /** Where JSON lines go; undefined for text (pretty) output. */
   private readonly jsonDestination: DestinationStream | undefined;
@@ -45,6 +49,7 @@ export class RootLogger implements BeforeApplicationShutdown {
   constructor(options: LoggingOptions) {
     this.filter = typeof options.logFilter === 'string' ? parseLogFilter(options.logFilter) : options.logFilter;
     this.format = resolveLogFormat(options.logFormat);
+    this.requestLevel = options.requestLevel ?? 'info';
     const bindings = { service: options.serviceName, pid: process.pid, hostname: hostname() };
     this.bindingsJson = JSON.stringify(redactSensitive(bindings)).slice(1, -1);
     if (this.format === 'json') {

@@ -135,7 +135,7 @@ describe('SpendRecorder', () => {
 
   it('writes everything recorded when the application shuts down', async () => {
     @Module({
-      imports: [DatabaseModule.forRoot({ url: database.url, entities: AI_GATEWAY_ENTITIES, migrations: AI_GATEWAY_MIGRATIONS, applicationName: 'test' })],
+      imports: [DatabaseModule.forRoot({ url: database.url, variable: 'AIGW_DATABASE_URL', entities: AI_GATEWAY_ENTITIES, migrations: AI_GATEWAY_MIGRATIONS, applicationName: 'test' })],
       providers: [GatewayClock, SpendRecorder],
     })
     class RecorderModule {}

@@ -8,6 +8,7 @@ import { controlPlaneSettings, listenAddress, ServiceConfig, suiteDashboardOrigi
 
 export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
   readonly serviceName = 'ai-gateway';
+  readonly listenVariable = 'AIGW_LISTEN_ADDR';
 
   @IsPostgresUrl()
   AIGW_DATABASE_URL!: string;

@@ -7,6 +7,7 @@ import { listenAddress, productUrls, ServiceConfig } from './service-config';
 /** The control plane's environment: the seed's configuration table, defaults included. */
 export class ControlPlaneConfig extends ServiceConfig implements CrossChecked {
   readonly serviceName = 'control-plane';
+  readonly listenVariable = 'CP_LISTEN_ADDR';
 
   @IsPostgresUrl()
   CP_DATABASE_URL!: string;

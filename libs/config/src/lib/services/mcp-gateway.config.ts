@@ -19,6 +19,7 @@ import { controlPlaneSettings, listenAddress, ServiceConfig, suiteDashboardOrigi
 
 export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   readonly serviceName = 'mcp-gateway';
+  readonly listenVariable = 'MCPGW_LISTEN_ADDR';
 
   @IsPostgresUrl()
   MCPGW_DATABASE_URL!: string;

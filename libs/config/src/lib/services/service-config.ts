@@ -1,13 +1,17 @@
 import { IsOptional } from 'class-validator';
 import { Env } from '../load-config';
 import { ConfigProblem } from '../config-error';
-import { IsHttpUrl, IsLogFormat, ListenAddress, parseListenAddress } from '../validators/env-value';
+import { IsHttpUrl, IsLogFormat, IsRequestLogLevel, ListenAddress, parseListenAddress } from '../validators/env-value';
 
 /** Settings every Arbor service reads, whatever its prefix. */
 export abstract class ServiceConfig {
   /** `json` or `text`; unset means json unless stdout is a terminal. */
   @IsOptional() @IsLogFormat()
   LOG_FORMAT?: string;
+
+  /** The level of the access log's lines (target `http`): `info` unless set; `npm start` sets `debug`. 5xx lines stay `error`. */
+  @IsOptional() @IsRequestLogLevel()
+  LOG_REQUEST_LEVEL?: string;
 
   /** Setting it turns OpenTelemetry traces, metrics and logs on. */
   @IsOptional() @IsHttpUrl()
@@ -16,6 +20,8 @@ export abstract class ServiceConfig {
   /** The OpenTelemetry service name, fixed per service. */
   abstract readonly serviceName: string;
   abstract get listen(): ListenAddress;
+  /** The variable `listen` comes from, named when the address cannot be had. */
+  abstract readonly listenVariable: string;
   /** The log filter in `tracing` syntax, such as `info,outbox=debug`. */
   abstract get logFilter(): string;
 }

@@ -22,6 +22,7 @@ export interface SyncEndpoint {
 /** The dispatcher shares the control plane's database (the outbox lives there) and its CP_* names. */
 export class SyncDispatcherConfig extends ServiceConfig implements CrossChecked {
   readonly serviceName = 'sync-dispatcher';
+  readonly listenVariable = 'CP_DISPATCHER_LISTEN_ADDR';
 
   @IsPostgresUrl()
   CP_DATABASE_URL!: string;

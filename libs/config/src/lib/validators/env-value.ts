@@ -89,6 +89,8 @@ export const IsNonEmpty = envValue('isNonEmpty', 'a non-empty string', (v) => v.
 
 export const IsLogFormat = envValue('isLogFormat', 'json or text', (v) => v === 'json' || v === 'text');
 
+export const IsRequestLogLevel = envValue('isRequestLogLevel', 'info or debug', (v) => v === 'info' || v === 'debug');
+
 const LEVEL = '(?:trace|debug|info|warn|error|off)';
 const DIRECTIVE = `(?:[A-Za-z0-9_:.-]+=)?${LEVEL}`;
 const LOG_FILTER = new RegExp(`^${DIRECTIVE}(?:,${DIRECTIVE})*$`, 'i');

@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ServiceConfig } from '@arbor/config';
-import { LogFormat, ObservabilityModule } from '@arbor/observability';
+import { LogFormat, ObservabilityModule, RequestLogLevel } from '@arbor/observability';
 import { ERROR_RENDERER, ErrorEnvelopeFilter, ErrorRenderer } from '../errors/error-envelope.filter';
 import { edgeValidationPipe } from '../errors/validation';
 import { InputTextGuard } from '../input/input-text.guard';
@@ -25,6 +25,7 @@ export class PlatformModule {
           serviceName: config.serviceName,
           logFilter: config.logFilter,
           logFormat: config.LOG_FORMAT as LogFormat | undefined,
+          requestLevel: config.LOG_REQUEST_LEVEL as RequestLogLevel | undefined,
         }),
         HealthModule.forRoot(health),
       ],

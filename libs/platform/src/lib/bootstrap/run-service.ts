@@ -9,6 +9,7 @@ import { answerClientErrorsInJson } from '../input/client-errors';
 import { inputLimits, requireUtf8Body } from '../input/input-limits.middleware';
 import { DirectRoutes } from './direct-routes';
 import { ROUTE_TABLE_VARIABLE, writeRouteTable } from './route-table';
+import { StartupError } from './startup-error';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 /** Express's own default, for services that name no other. */
@@ -44,6 +45,9 @@ export async function startService<C extends ServiceConfig>(
   const telemetry = await startTelemetry({ serviceName: config.serviceName });
   const app = await NestFactory.create<NestExpressApplication>(definition.module(config), {
     bufferLogs: true,
+    // A start that fails writes what it logged only if the failure is a bug (runService): a
+    // StartupError is said in one line, not again with a stack by Nest's exception handler.
+    autoFlushLogs: false,
     abortOnError: false,
     // Our parsers, not Nest's: the body limit is the service's, and bodies must be UTF-8.
     bodyParser: false,
@@ -57,7 +61,8 @@ export async function startService<C extends ServiceConfig>(
   const exposedHeaders = ['ETag', 'Location', 'Retry-After', 'WWW-Authenticate'];
   if (origins.length > 0) app.enableCors({ origin: origins, credentials: true, maxAge: 600, exposedHeaders });
   const { host, port } = config.listen;
-  await app.listen(port, host);
+  await app.init();
+  await listen(app.getHttpServer() as Server, port, host, config.listenVariable);
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${address.port}`;
   new Logger('nest').log(`${config.serviceName} listening on ${host}:${address.port}`);
@@ -82,6 +87,27 @@ export async function startService<C extends ServiceConfig>(
 }
 
 /**
+ * Binds the server as Nest's `listen` would, but a taken or unavailable address is a StartupError
+ * naming the variable, where Nest logs the bare error and a stack.
+ */
+function listen(server: Server, port: number, host: string, variable: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => {
+      const address = `${host}:${port}`;
+      if (error.code === 'EADDRINUSE') reject(new StartupError(variable, `${address} is already in use; set ${variable} to a free address`));
+      else if (error.code === 'EACCES') reject(new StartupError(variable, `${address} needs privileges this process does not have; set ${variable} to a port above 1023`));
+      else if (error.code === 'EADDRNOTAVAIL') reject(new StartupError(variable, `${host} is not an address of this machine; set ${variable} to one that is (or 0.0.0.0)`));
+      else reject(error);
+    };
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}
+
+/**
  * What a request meets before any route of the framework (the direct routes check their own):
  * body parsers that refuse what is not UTF-8, the input rules (text PostgreSQL can store, JSON
  * nesting within the limit), and JSON answers to requests Node's HTTP parser refuses.
@@ -97,7 +123,8 @@ function installEdge(app: NestExpressApplication, bodyLimit: string, opaqueBody?
 
 /**
  * The entry point of a service's main.ts. Bad configuration prints one line per bad variable
- * on stderr and exits with code 1; any other start failure exits with code 1 too.
+ * on stderr and exits with code 1; a StartupError (a taken port, an unreachable database) one
+ * line naming its variable; any other start failure what was logged and its stack, exit code 1 too.
  */
 export function runService<C extends ServiceConfig>(definition: ServiceDefinition<C>): void {
   startService(definition).then((service) => {
@@ -118,7 +145,10 @@ export function runService<C extends ServiceConfig>(definition: ServiceDefinitio
     if (error instanceof ConfigError) {
       process.stderr.write(`${definition.schema.name}: refusing to start, bad configuration:\n`);
       for (const line of error.lines()) process.stderr.write(`  ${line}\n`);
+    } else if (error instanceof StartupError) {
+      process.stderr.write(`failed to start: ${error.message}\n`);
     } else {
+      Logger.flush();
       process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     }
     process.exit(1);

@@ -1,9 +1,12 @@
 import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
+import { StartupError } from '../bootstrap/startup-error';
 
 export interface DatabaseOptions {
   url: string;
+  /** The variable `url` comes from (`CP_DATABASE_URL`, …), named when the database cannot be reached. */
+  variable: string;
   /** Entity classes of the service. */
   entities?: DataSourceOptions['entities'];
   /** Migration classes, `<epoch>-<Name>.ts`, one change each; run at start under an advisory lock. */
@@ -11,6 +14,10 @@ export interface DatabaseOptions {
   /** Distinguishes the application_name in pg_stat_activity. */
   applicationName: string;
 }
+
+// A database starting alongside the service gets a few seconds before the start fails.
+const CONNECT_ATTEMPTS = 3;
+const CONNECT_RETRY_MS = 1000;
 
 // One lock id for every Arbor service's migrations: two replicas starting at once run them one after the other.
 const MIGRATION_LOCK_ID = 0x4172626f72; // "Arbor"
@@ -29,7 +36,7 @@ export async function runMigrationsLocked(dataSource: DataSource, logger = new L
   }
 }
 
-export function dataSourceOptions(options: DatabaseOptions): DataSourceOptions {
+export function dataSourceOptions(options: Omit<DatabaseOptions, 'variable'>): DataSourceOptions {
   return {
     type: 'postgres',
     url: options.url,
@@ -58,6 +65,40 @@ export async function asynchronousCommitPool(dataSource: DataSource, size = 4): 
   } as DataSourceOptions).initialize();
 }
 
+/**
+ * An initialised data source, after up to CONNECT_ATTEMPTS tries; a database that cannot be
+ * reached (or refuses the credentials) is a StartupError naming `variable`.
+ */
+export async function connect(options: DataSourceOptions, variable: string, attempts = CONNECT_ATTEMPTS, retryMs = CONNECT_RETRY_MS): Promise<DataSource> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await new DataSource(options).initialize();
+    } catch (error) {
+      if (attempt >= attempts) throw new StartupError(variable, `cannot connect to the database at ${where(options)}: ${reason(error)}`);
+      await new Promise((resolve) => setTimeout(resolve, retryMs));
+    }
+  }
+}
+
+/** host:port/database of a connection URL, without its credentials. */
+function where(options: DataSourceOptions): string {
+  const url = 'url' in options ? options.url : undefined;
+  if (!url) return 'the configured address';
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'the configured address';
+  }
+}
+
+function reason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // AggregateError (every address of a host refused) carries its causes, not a message.
+  const first = error instanceof AggregateError ? error.errors[0] : undefined;
+  return (first instanceof Error ? first.message : error.message).split('\n')[0] || ((error as NodeJS.ErrnoException).code ?? error.name);
+}
+
 /** TypeORM on the service's PostgreSQL database, migrated before the service listens. */
 @Module({})
 export class DatabaseModule {
@@ -66,9 +107,10 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => ({ ...dataSourceOptions(options), retryAttempts: 3, retryDelay: 1000 }),
+          // Retried here, quietly: TypeORM's own retries log every attempt with a stack.
+          useFactory: () => ({ ...dataSourceOptions(options), retryAttempts: 0, toRetry: () => false }),
           dataSourceFactory: async (config) => {
-            const dataSource = await new DataSource(config as DataSourceOptions).initialize();
+            const dataSource = await connect(config as DataSourceOptions, options.variable);
             await runMigrationsLocked(dataSource);
             return dataSource;
           },

@@ -8,6 +8,7 @@ import { RunningService, startService } from '../bootstrap/run-service';
 
 class EdgeTestConfig extends ServiceConfig {
   readonly serviceName = 'edge-test';
+  readonly listenVariable = 'EDGE_TEST_LISTEN_ADDR';
   get listen() {
     return listenAddress('127.0.0.1:0');
   }
