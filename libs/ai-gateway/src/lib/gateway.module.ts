@@ -8,6 +8,7 @@ import { KeyProject, masterKeyCredential } from './admin/admin-access';
 import { CallRouter } from './call-router';
 import { CallAccounting } from './calls/call-accounting';
 import { CallPipeline } from './calls/call-pipeline';
+import { CallStages } from './calls/call-stage';
 import { FamilyAController } from './calls/family-a.controller';
 import { CALL_EXTENSIONS, CallRoutes } from './calls/call-routes';
 import { TokenCountRoutes } from './endpoints/token-count.routes';
@@ -120,6 +121,7 @@ export class GatewayModule {
         KeyProject,
         CallAccounting,
         GatewayMetrics,
+        CallStages,
         ResponseCache,
         CallPipeline,
         ResponsesStore,

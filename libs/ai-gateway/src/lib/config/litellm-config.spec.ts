@@ -96,7 +96,7 @@ litellm_settings:
 general_settings:
   use_redis_transaction_buffer: true
 `, { TEST_REDIS_HOST: 'redis.internal' });
-    expect(config.litellm.cache).toMatchObject({ type: 'redis', redis: { host: 'redis.internal', port: 6379 }, ttlSeconds: 600, namespace: 'team-a', operations: new Set(['chat']) });
+    expect(config.litellm.cache).toMatchObject({ type: 'redis', redis: { host: 'redis.internal', port: 6379 }, ttlSeconds: 600, namespace: 'team-a', callTypes: new Set(['acompletion']) });
     expect(config.warnings).toEqual([
       expect.stringMatching(/^litellm_settings\.callbacks is accepted and ignored: logging integrations: metrics are always served at \/metrics, traces with OTEL_EXPORTER_OTLP_ENDPOINT/),
       expect.stringMatching(/^litellm_settings\.success_callback is accepted and ignored/),

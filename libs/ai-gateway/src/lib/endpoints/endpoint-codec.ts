@@ -75,6 +75,11 @@ export interface EndpointCodec {
   readonly operation: ProviderOperation;
   /** For messages naming a provider that offers none of it. */
   readonly description: string;
+  /**
+   * LiteLLM's call types that name it (`completion`, `acompletion`), under which the response cache
+   * keeps its answers (`cache_params.supported_call_types`); none: its answers are never cached.
+   */
+  readonly callTypes?: readonly string[];
   /** POST paths it answers. */
   readonly paths: readonly string[];
   /**
