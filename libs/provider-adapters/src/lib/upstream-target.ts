@@ -1,5 +1,5 @@
 import type { PassThroughResources } from './pass-through-resources';
-import type { ProviderDeployment } from './provider-adapter';
+import type { ProviderDeployment } from './provider-deployment';
 
 /** Where a request or socket of one deployment goes, with the provider's own credentials. */
 export interface UpstreamTarget {

@@ -14,6 +14,7 @@ import { withGatewayIds } from '../endpoints/answer-ids';
 import type { EndpointCodec } from '../endpoints/endpoint-codec';
 import { StreamedAnswer } from '../spend/usage-estimate';
 import { CallAccounting, CallAdmission } from './call-accounting';
+import type { CallResponse } from './call-response';
 import { CallStages, type ReplayedAnswer, type StagePass } from './call-stage';
 import { applyDropParams, checkGatewayParams, dropsParams } from './drop-params';
 import { CallOutcome, GatewayMetrics } from './gateway-metrics';
@@ -29,22 +30,6 @@ const MAX_SHORTENINGS = 3;
 
 // A call no stage takes part in shares this one empty list: nothing is allocated for it.
 const NO_PASSES: readonly StagePass[] = Object.freeze([]);
-
-/**
- * Where a call's answer goes: an HTTP response, or a collector (a background run, a WebSocket turn)
- * that behaves as one for the pipeline's purposes.
- */
-export interface CallResponse extends NodeJS.EventEmitter {
-  readonly headersSent: boolean;
-  readonly writableFinished: boolean;
-  setHeader(name: string, value: number | string | readonly string[]): unknown;
-  writeHead(status: number, headers?: Record<string, number | string | string[]>): this;
-  write(chunk: string | Buffer): boolean;
-  end(chunk?: string | Buffer): unknown;
-  addTrailers(trailers: Record<string, string>): void;
-  /** Breaks the answer off (a byte stream that failed has no error event to end it with). */
-  destroy?(error?: Error): unknown;
-}
 
 /** What one call learned on its way, for headers, metrics and spend. */
 interface CallState {

@@ -1,5 +1,4 @@
 import { providerAdapterFor, providerAdapters } from '@arbor/provider-adapters';
-import { withoutDateSuffix } from '../pricing/model-prices';
 
 // LiteLLM's own order when a name is known to several providers (get_llm_provider): first-party first.
 const LITELLM_ORDER = ['openai', 'anthropic', 'cohere', 'openrouter', 'vertex_ai', 'bedrock'];
@@ -62,4 +61,10 @@ export class KnownModels {
 function rank(provider: string): number {
   const index = LITELLM_ORDER.indexOf(provider);
   return index === -1 ? LITELLM_ORDER.length : index;
+}
+
+/** A model name without its version date (the price lists' and LiteLLM's fallback key). */
+// gpt-4o-2024-08-06, claude-3-5-sonnet-20241022, claude-sonnet-4-5@20250929, gemini-1.5-pro-002, …-latest
+export function withoutDateSuffix(model: string): string {
+  return model.replace(/(-\d{4}-\d{2}-\d{2}|[-@]\d{8}|-\d{3}|-latest)$/, '');
 }

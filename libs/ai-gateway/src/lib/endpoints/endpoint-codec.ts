@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { CallResponse } from '../calls/call-pipeline';
+import type { CallResponse } from '../calls/call-response';
 import type { BridgeOptions, ProviderAnswer, ProviderError, ProviderOperation } from '@arbor/provider-adapters';
 import type { CallUsage } from '../calls/usage';
 import type { GatewaySettings } from '../gateway-settings';
