@@ -124,12 +124,24 @@ export interface ProviderAdapter {
   readonly settings: ProviderSettings;
   /** List prices by model name without date suffix; the gateway's price map and `model_info` win over them. */
   readonly prices: ReadonlyMap<string, ListPrice>;
+  /** How LiteLLM's model map names it, for model names given without a provider prefix. */
+  readonly litellm?: LiteLlmNaming;
+  /** The share of the list price a batch costs, where the vendor's Batch API is discounted (OpenAI, Azure OpenAI, Anthropic: half); none: the list price. */
+  readonly batchPriceFactor?: number;
   /** The vendor's whole API under `/<route>/…`, when the gateway offers it as a pass-through. */
   readonly passThrough?: PassThroughApi;
   /** Its realtime WebSocket, for deployments of realtime models. */
   readonly realtime?: RealtimeApi;
   /** Where the provider keeps stored resources (files, batches, vector stores, assistants), when it serves them. */
   readonly resources?: (deployment: ProviderDeployment, path: string) => ResourceTarget;
+}
+
+/** How LiteLLM's model map names a provider (its `litellm_provider` values, its rank in get_llm_provider). */
+export interface LiteLlmNaming {
+  /** Other `litellm_provider` values that mean this provider (`cohere_chat`); a last `*` matches any ending (`vertex_ai-*`). */
+  readonly providerNames?: readonly string[];
+  /** Its rank when several providers know a model name, lowest first (LiteLLM: first-party vendors first); unranked providers come after. */
+  readonly precedence?: number;
 }
 
 /** The URL and auth headers of a stored-resource path (`/files/file-abc/content`) on one deployment's account. */

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DirectRoutes } from '@arbor/platform';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, nativeOperation, passThroughHeaders, providerAdapters, sendUpstream, type PassThroughApi, type UpstreamResponse, type UpstreamTarget } from '@arbor/provider-adapters';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, nativeOperation, passThroughHeaders, providerAdapterFor, providerAdapters, sendUpstream, type PassThroughApi, type UpstreamResponse, type UpstreamTarget } from '@arbor/provider-adapters';
 import { CallAccounting, type CallAdmission } from '../calls/call-accounting';
 import { GatewayMetrics } from '../calls/gateway-metrics';
 import { type CallUsage, NO_USAGE } from '../calls/usage';
@@ -73,7 +73,7 @@ export class PassThroughRoutes implements OnModuleInit {
     }
     const batch = api.batchResults;
     if (method !== 'GET' || !batch?.path.test(path)) return undefined;
-    return this.pricedBatches.has(`${deployment.id} ${path}`) ? undefined : new BatchResultsMeter(nativeCodecs(provider), price, batch.priceFactor);
+    return this.pricedBatches.has(`${deployment.id} ${path}`) ? undefined : new BatchResultsMeter(nativeCodecs(provider), price, providerAdapterFor(provider)?.batchPriceFactor ?? 1);
   }
 
   private async pass(provider: string, api: PassThroughApi, request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {

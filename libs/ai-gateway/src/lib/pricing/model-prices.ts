@@ -1,6 +1,7 @@
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '@arbor/config';
+import { providerAdapterFor } from '@arbor/provider-adapters';
 import { CallUsage } from '../calls/usage';
 import { GatewayDeployment } from '../config/gateway-config';
 import { withoutDateSuffix } from '../config/known-models';
@@ -91,12 +92,9 @@ export class ModelPrices implements OnApplicationBootstrap {
         outputCostPerToken: price.outputCostPerTokenBatches ?? price.outputCostPerToken,
       });
     }
-    return costOf(usage, price) * (BATCH_DISCOUNTED_SHARE[deployment.provider] ?? 1);
+    return costOf(usage, price) * (providerAdapterFor(deployment.provider)?.batchPriceFactor ?? 1);
   }
 }
-
-// OpenAI's and Azure OpenAI's Batch APIs cost half the standard price.
-const BATCH_DISCOUNTED_SHARE: Readonly<Record<string, number>> = { openai: 0.5, azure: 0.5 };
 
 function lookup(prices: PriceMap, provider: string, model: string): Partial<ModelPrice> | undefined {
   const bare = withoutDateSuffix(model);
