@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { once } from 'node:events';
-import { answerBrokeOff, nativeOperation, type NativeOperation, ProviderAnswer, ProviderError, readAll } from '@arbor/provider-adapters';
+import { answerBrokeOff, nativeOperation, withHopByHop, type NativeOperation, ProviderAnswer, ProviderError, readAll } from '@arbor/provider-adapters';
 import { CallProgress, CallRouter, isContextWindowError } from '../call-router';
 import { GatewayDeployment } from '../config/gateway-config';
 import { DeploymentRouter } from '../deployment-router';
@@ -21,8 +21,8 @@ import { CallOutcome, GatewayMetrics } from './gateway-metrics';
 import { requestedAlias } from './requested-alias';
 import { CallUsage, NO_USAGE } from './usage';
 
-// Connection-level headers describe the upstream hop, not the answer; they are not repeated.
-const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'date', 'server']);
+// The upstream's hop and framing (the gateway frames the answer anew) are not repeated as llm_provider-*.
+const HOP_HEADERS = withHopByHop('content-length', 'content-encoding', 'date', 'server');
 // Embeddings of a large batch run to tens of megabytes; beyond this an answer is refused, not buffered.
 const MAX_JSON_ANSWER_BYTES = 256 * 1024 * 1024;
 // At most this many shorter requests after context-window errors (truncation: auto on a bridged call).

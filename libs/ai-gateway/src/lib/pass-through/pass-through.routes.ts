@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DirectRoutes } from '@arbor/platform';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, nativeOperation, passThroughHeaders, providerAdapterFor, providerAdapters, sendUpstream, type PassThroughApi, type UpstreamResponse, type UpstreamTarget } from '@arbor/provider-adapters';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, HOP_BY_HOP_HEADERS, nativeOperation, passThroughHeaders, providerAdapterFor, providerAdapters, sendUpstream, type PassThroughApi, type UpstreamResponse, type UpstreamTarget } from '@arbor/provider-adapters';
 import { CallAccounting, type CallAdmission } from '../calls/call-accounting';
 import { GatewayMetrics } from '../calls/gateway-metrics';
 import { type CallUsage, NO_USAGE } from '../calls/usage';
@@ -20,7 +20,6 @@ import { ModelPrices } from '../pricing/model-prices';
 import { type OwnershipPlan, PassThroughOwnership } from './pass-through-ownership';
 import { type AnswerMeter, BatchResultsMeter, UsageMeter } from './usage-meter';
 
-const ANSWER_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'trailer', 'upgrade']);
 // Batch results already priced by this replica: read again, they are not charged again.
 const MAX_PRICED_BATCHES = 10_000;
 
@@ -189,8 +188,9 @@ function searchOf(url: string | undefined): string {
   return start < 0 ? '' : (url as string).slice(start);
 }
 
+// The answer passes on as the vendor framed it: only its hop is dropped.
 function answerHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !ANSWER_HEADERS_DROPPED.has(name)) out[name] = value;
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP_HEADERS.has(name)) out[name] = value;
   return out;
 }
