@@ -12,7 +12,7 @@ import { CallStages } from './calls/call-stage';
 import { FamilyAController } from './calls/family-a.controller';
 import { CALL_EXTENSIONS, CallRoutes } from './calls/call-routes';
 import { TokenCountRoutes } from './endpoints/token-count.routes';
-import { PassThroughEndpointsRoutes } from './pass-through-endpoints/pass-through-endpoints.routes';
+import { ConfiguredPassThroughRoutes } from './configured-pass-through/configured-pass-through.routes';
 import { GatewayMetrics } from './calls/gateway-metrics';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
@@ -26,8 +26,8 @@ import { GATEWAY_REDIS_URL, GatewayRedis } from './limits/gateway-redis';
 import { KeyChangeBus } from './limits/key-change-bus';
 import { KeyLimiter } from './limits/key-limiter';
 import { SpendController } from './spend/spend.controller';
-import { PassThroughOwnership } from './pass-through/pass-through-ownership';
-import { PassThroughRoutes } from './pass-through/pass-through.routes';
+import { PassThroughOwnership } from './vendor-pass-through/pass-through-ownership';
+import { VendorPassThroughRoutes } from './vendor-pass-through/vendor-pass-through.routes';
 import { RealtimeSocket } from './realtime/realtime-socket';
 import { RealtimeSessionsRoutes } from './realtime/realtime-sessions.routes';
 import { ResponsesMemory } from './stored-responses/responses-memory';
@@ -131,8 +131,8 @@ export class GatewayModule {
         StoredResponsesRoutes,
         ResponsesSocket,
         TokenCountRoutes,
-        PassThroughEndpointsRoutes,
-        PassThroughRoutes,
+        ConfiguredPassThroughRoutes,
+        VendorPassThroughRoutes,
         PassThroughOwnership,
         RealtimeSocket,
         RealtimeSessionsRoutes,

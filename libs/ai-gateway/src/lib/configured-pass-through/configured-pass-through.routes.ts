@@ -25,7 +25,7 @@ const HOP_HEADERS = withHopByHop('host', 'date', 'server');
  * upstream request.
  */
 @Injectable()
-export class PassThroughEndpointsRoutes implements OnModuleInit {
+export class ConfiguredPassThroughRoutes implements OnModuleInit {
   private readonly requests: SeriesCounter<'path' | 'status'>;
   private readonly duration: SeriesHistogram<'path'>;
   private readonly series = new Map<string, { duration: HistogramSeries; byStatus: Map<number, CounterSeries> }>();

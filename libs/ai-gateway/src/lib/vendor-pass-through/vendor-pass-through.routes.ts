@@ -36,7 +36,7 @@ const MAX_PRICED_BATCHES = 10_000;
  * elsewhere: no retries, no fallbacks. Each project reaches only its own objects (PassThroughOwnership).
  */
 @Injectable()
-export class PassThroughRoutes implements OnModuleInit {
+export class VendorPassThroughRoutes implements OnModuleInit {
   private readonly pricedBatches = new Set<string>();
 
   constructor(
