@@ -8,10 +8,9 @@ import { CallAccounting, type CallAdmission } from '../calls/call-accounting';
 import { GatewayMetrics } from '../calls/gateway-metrics';
 import { type CallUsage, NO_USAGE } from '../calls/usage';
 import type { GatewayDeployment } from '../config/gateway-config';
-import { ANTHROPIC_MESSAGES } from '../endpoints/anthropic-messages/anthropic-messages.codec';
+import { clientCodec } from '../endpoints/client-codec';
 import { sendError, type EndpointCodec } from '../endpoints/endpoint-codec';
 import { ENDPOINT_CODECS } from '../endpoints/endpoint-codecs';
-import { OPENAI_CHAT } from '../endpoints/openai/openai-codecs';
 import { keyModelAccessDenied, passThroughNotConfigured } from '../gateway-errors';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { GatewayAuthentication } from '../gateway-key.guard';
@@ -76,8 +75,7 @@ export class VendorPassThroughRoutes implements OnModuleInit {
   }
 
   private async pass(provider: string, api: PassThroughApi, request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
-    // Anthropic's SDKs send anthropic-version: their errors come in the envelope they read.
-    const envelope = request.headers['anthropic-version'] === undefined ? OPENAI_CHAT : ANTHROPIC_MESSAGES;
+    const envelope = clientCodec(request.headers);
     const started = performance.now();
     let admission: CallAdmission | undefined;
     let deployment: GatewayDeployment | undefined;
