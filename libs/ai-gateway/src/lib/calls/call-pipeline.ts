@@ -130,7 +130,8 @@ export class CallPipeline {
     });
 
     // Before the plan: the first stage with an answer of its own answers the call.
-    for (const pass of passes) {
+    for (let index = 0; index < passes.length; index++) {
+      const pass = passes[index] as StagePass;
       const replayed = pass.beforePlan ? await pass.beforePlan() : undefined;
       if (replayed) return this.replay(replayed, state, response);
     }
@@ -182,7 +183,11 @@ export class CallPipeline {
     }
     let asked = body;
     // On the request: each stage in turn, on what the one before made of it.
-    for (const pass of state.passes) if (pass.request) asked = pass.request(asked, deployment, native !== undefined);
+    const { passes } = state;
+    for (let index = 0; index < passes.length; index++) {
+      const pass = passes[index] as StagePass;
+      if (pass.request) asked = pass.request(asked, deployment, native !== undefined);
+    }
     for (let shortened = 0; ; shortened++) {
       try {
         return await this.attemptWith(asked, deployment, native, operation, forwarded, streamed, signal, state);
