@@ -9,3 +9,4 @@ export * from './lib/services/mcp-gateway.config';
 export * from './lib/validators/duration';
 export * from './lib/yaml-file/yaml-config-file';
 export * from './lib/validators/byte-size';
+export * from './lib/yaml-file/setting-reader';

@@ -2,9 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { Request } from 'express';
 import type { ErrorRenderer } from '@arbor/platform';
-import { ANTHROPIC_MESSAGES } from './endpoints/anthropic-messages/anthropic-messages.codec';
+import { clientCodec } from './endpoints/client-codec';
 import { sendError } from './endpoints/endpoint-codec';
-import { OPENAI_CHAT } from './endpoints/openai/openai-codecs';
 
 /**
  * Every error of the gateway's Nest routes (models) in the envelope of the family whose client
@@ -17,8 +16,7 @@ import { OPENAI_CHAT } from './endpoints/openai/openai-codecs';
 export class FamilyAErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const codec = http.getRequest<IncomingMessage>().headers['anthropic-version'] === undefined ? OPENAI_CHAT : ANTHROPIC_MESSAGES;
-    sendError(codec, http.getResponse<ServerResponse>(), exception);
+    sendError(clientCodec(http.getRequest<IncomingMessage>().headers), http.getResponse<ServerResponse>(), exception);
   }
 }
 
@@ -33,6 +31,5 @@ export const PLATFORM_PATHS = /^\/(api\/|key\/|spend\/logs$|healthz$|readyz$|met
  */
 export const renderFamilyAErrors: ErrorRenderer = (exception: unknown, request: Request) => {
   if (PLATFORM_PATHS.test(request.path)) return undefined;
-  const codec = request.headers['anthropic-version'] === undefined ? OPENAI_CHAT : ANTHROPIC_MESSAGES;
-  return codec.renderError(exception);
+  return clientCodec(request.headers).renderError(exception);
 };

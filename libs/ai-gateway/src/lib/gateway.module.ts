@@ -1,56 +1,38 @@
-import { DynamicModule, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { DynamicModule, Global, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { EMPTY_GATEWAY_CONFIG, GatewayConfig, loadGatewayConfigFile } from './config/gateway-config';
 import { KnownModels } from './config/known-models';
 import { ConfigError } from '@arbor/config';
 import { providerAdapterFor } from '@arbor/provider-adapters';
 import { ControlPlaneModule, ControlPlaneSyncModule } from '@arbor/contract';
-import { KeyProject, masterKeyCredential } from './admin/admin-access';
+import { masterKeyCredential } from './admin/admin-access';
 import { CallRouter } from './call-router';
-import { CallAccounting } from './calls/call-accounting';
-import { CallPipeline } from './calls/call-pipeline';
-import { FamilyAController } from './calls/family-a.controller';
+import { CallsModule } from './calls/calls.module';
 import { CALL_EXTENSIONS, CallRoutes } from './calls/call-routes';
-import { TokenCountRoutes } from './endpoints/token-count.routes';
-import { PassThroughEndpointsRoutes } from './pass-through-endpoints/pass-through-endpoints.routes';
-import { GatewayMetrics } from './calls/gateway-metrics';
+import { ConfiguredPassThroughModule } from './configured-pass-through/configured-pass-through.module';
+import { GatewayDashboard } from './dashboard/gateway-dashboard';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
+import { TokenCountRoutes } from './endpoints/token-count.routes';
 import { GatewayClock } from './gateway-clock';
-import { DEFAULT_RESPONSES_RETENTION_MS, GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 import { GatewayAuthentication, GatewayKeyGuard, MasterKeyCheck } from './gateway-key.guard';
+import { DEFAULT_RESPONSES_RETENTION_MS, GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 import { KeyVerifier } from './keys/key-verifier';
-import { KeysController } from './keys/keys.controller';
-import { KeysService } from './keys/keys.service';
+import { KeysModule } from './keys/keys.module';
 import { GATEWAY_REDIS_URL, GatewayRedis } from './limits/gateway-redis';
-import { KeyChangeBus } from './limits/key-change-bus';
-import { KeyLimiter } from './limits/key-limiter';
-import { SpendController } from './spend/spend.controller';
-import { PassThroughOwnership } from './pass-through/pass-through-ownership';
-import { PassThroughRoutes } from './pass-through/pass-through.routes';
-import { RealtimeSocket } from './realtime/realtime-socket';
-import { RealtimeSessionsRoutes } from './realtime/realtime-sessions.routes';
-import { ResponsesMemory } from './stored-responses/responses-memory';
-import { ResponsesSocket } from './stored-responses/responses-socket';
-import { ResponsesStore } from './stored-responses/responses-store';
-import { StoredResponsesRoutes } from './stored-responses/stored-responses.routes';
-import { SpendRecorder } from './spend/spend-recorder';
-import { SpendReports } from './spend/spend-report';
+import { LimitsModule } from './limits/limits.module';
+import { LiteLlmKeysModule } from './litellm-keys/litellm-keys.module';
 import { ModelsController } from './models.controller';
-import { GatewayDashboard } from './dashboard/gateway-dashboard';
-import { ControlPlaneProjects } from './projects/control-plane-projects';
-import { AiGatewayProjectSync } from './projects/project-sync';
 import { ModelPrices, readPriceMapFile } from './pricing/model-prices';
-import { ResponseCache } from './response-cache/response-cache';
-import { LiteLlmKeysController } from './litellm-keys/litellm-keys.controller';
-import { LiteLlmSpendLogs } from './litellm-keys/litellm-spend-logs';
+import { AiGatewayProjectSync } from './projects/project-sync';
+import { ProjectsModule } from './projects/projects.module';
+import { RealtimeModule } from './realtime/realtime.module';
+import { ResourcesModule } from './resources/resources.module';
+import { ResponseCacheModule } from './response-cache/response-cache.module';
+import { SpendModule } from './spend/spend.module';
+import { ResponsesMemory } from './stored-responses/responses-memory';
+import { StoredResponsesModule } from './stored-responses/stored-responses.module';
 import { UnknownPaths } from './unknown-paths';
-import { BatchLedger } from './resources/batch-ledger';
-import { BatchesRoutes } from './resources/batches.routes';
-import { FilesRoutes } from './resources/files.routes';
-import { HostedResourcesRoutes } from './resources/hosted-resources.routes';
-import { ObjectReferences } from './resources/object-references';
-import { ResourceStore } from './resources/resource-store';
-import { ResourceUpstream } from './resources/resource-upstream';
+import { VendorPassThroughModule } from './vendor-pass-through/vendor-pass-through.module';
 
 export interface GatewayOptions {
   /** AIGW_CONFIG: the LiteLLM-shaped YAML file; none means no aliases. */
@@ -103,56 +85,60 @@ export class GatewayModule {
       module: GatewayModule,
       // Permissions (and the dashboard summary's client and verifier) app-wide, and, with the control plane, the project-sync receiver.
       imports: [
+        GatewayCoreModule.forSettings(settings, config, prices, master, options.redisUrl),
         controlPlaneModule(options.controlPlane, master),
         ...(options.controlPlane
           ? [ControlPlaneSyncModule.forRoot({ issuer: options.controlPlane.issuer, audience: options.controlPlane.audience, handler: AiGatewayProjectSync })]
           : []),
+        // One Nest module per noun folder, as the control plane's.
+        SpendModule,
+        LimitsModule,
+        ProjectsModule,
+        KeysModule,
+        LiteLlmKeysModule,
+        CallsModule,
+        ResponseCacheModule,
+        ResourcesModule,
+        StoredResponsesModule,
+        VendorPassThroughModule,
+        ConfiguredPassThroughModule,
+        RealtimeModule,
       ],
-      controllers: [FamilyAController, ModelsController, KeysController, SpendController, LiteLlmKeysController],
+      controllers: [ModelsController],
+      // The model call routes of every family (and the Responses API's memory around them), the routes no family owns, the dashboard.
+      providers: [
+        { provide: CALL_EXTENSIONS, useFactory: (memory: ResponsesMemory) => [memory], inject: [ResponsesMemory] },
+        CallRoutes,
+        TokenCountRoutes,
+        UnknownPaths,
+        GatewayDashboard,
+      ],
+      exports: [GatewayDashboard],
+    };
+  }
+}
+
+/**
+ * What every part of the gateway reads: its settings, the deployments and their routing, prices,
+ * the clock, and the key check of every route. App-wide, so that each noun's module imports only
+ * the other nouns it uses.
+ */
+@Global()
+@Module({})
+class GatewayCoreModule {
+  static forSettings(settings: GatewaySettings, config: GatewayConfig, prices: ModelPrices, master: MasterKeyCheck, redisUrl: string | undefined): DynamicModule {
+    const shared = [GatewayClock, DeploymentCooldowns, DeploymentRouter, CallRouter, GatewayAuthentication, GatewayKeyGuard, KeyVerifier, GatewayRedis];
+    return {
+      module: GatewayCoreModule,
       providers: [
         { provide: GATEWAY_SETTINGS, useValue: settings },
         { provide: ConfigNotices, useValue: new ConfigNotices(config) },
-        GatewayClock,
-        DeploymentCooldowns,
-        DeploymentRouter,
-        CallRouter,
         { provide: ModelPrices, useValue: prices },
-        KeyProject,
-        CallAccounting,
-        GatewayMetrics,
-        ResponseCache,
-        CallPipeline,
-        ResponsesStore,
-        ResponsesMemory,
-        { provide: CALL_EXTENSIONS, useFactory: (memory: ResponsesMemory) => [memory], inject: [ResponsesMemory] },
-        CallRoutes,
-        StoredResponsesRoutes,
-        ResponsesSocket,
-        TokenCountRoutes,
-        PassThroughEndpointsRoutes,
-        PassThroughRoutes,
-        PassThroughOwnership,
-        RealtimeSocket,
-        RealtimeSessionsRoutes,
-        ResourceStore, ObjectReferences, ResourceUpstream, BatchLedger, FilesRoutes, BatchesRoutes, HostedResourcesRoutes,
         { provide: MasterKeyCheck, useValue: master },
-        GatewayAuthentication,
-        GatewayKeyGuard,
-        KeyVerifier,
-        KeysService,
-        { provide: GATEWAY_REDIS_URL, useValue: options.redisUrl },
-        GatewayRedis,
-        KeyChangeBus,
-        KeyLimiter,
-        SpendRecorder,
-        SpendReports,
-        LiteLlmSpendLogs,
-        GatewayDashboard,
-        ControlPlaneProjects,
-        AiGatewayProjectSync,
-        UnknownPaths,
+        { provide: GATEWAY_REDIS_URL, useValue: redisUrl },
+        ...shared,
       ],
-      exports: [GatewayDashboard],
+      exports: [GATEWAY_SETTINGS, ModelPrices, MasterKeyCheck, GATEWAY_REDIS_URL, ...shared],
     };
   }
 }

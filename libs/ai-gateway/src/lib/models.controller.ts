@@ -1,6 +1,8 @@
 import { Controller, Get, Param, Req, UseFilters, UseGuards } from '@nestjs/common';
 import type { Request } from 'express';
 import { DeploymentRouter } from './deployment-router';
+import { ANTHROPIC_MESSAGES } from './endpoints/anthropic-messages/anthropic-messages.codec';
+import { clientCodec } from './endpoints/client-codec';
 import { FamilyAErrorFilter } from './family-a-error.filter';
 import { unknownModel } from './gateway-errors';
 import { gatewayCaller, GatewayKeyGuard } from './gateway-key.guard';
@@ -28,9 +30,9 @@ interface AnthropicModelList {
   last_id: string | null;
 }
 
-/** Anthropic's clients send their API version with every request; OpenAI's never do. */
+/** Anthropic's clients get the list in Anthropic's shape. */
 function wantsFamilyB(request: Request): boolean {
-  return request.headers['anthropic-version'] !== undefined;
+  return clientCodec(request.headers) === ANTHROPIC_MESSAGES;
 }
 
 /**

@@ -3,9 +3,8 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ProviderError } from '@arbor/provider-adapters';
 import { excerpt } from '@arbor/platform';
-import { ANTHROPIC_MESSAGES } from './endpoints/anthropic-messages/anthropic-messages.codec';
+import { clientCodec } from './endpoints/client-codec';
 import { sendError } from './endpoints/endpoint-codec';
-import { OPENAI_CHAT } from './endpoints/openai/openai-codecs';
 import { PLATFORM_PATHS } from './family-a-error.filter';
 import { GatewayAuthentication } from './gateway-key.guard';
 
@@ -37,7 +36,7 @@ export class UnknownPaths implements OnModuleInit {
   }
 
   private async refuse(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
-    const codec = request.headers['anthropic-version'] === undefined ? OPENAI_CHAT : ANTHROPIC_MESSAGES;
+    const codec = clientCodec(request.headers);
     // The body of a request nobody serves is not read: it is drained so the connection stays usable.
     request.resume();
     try {

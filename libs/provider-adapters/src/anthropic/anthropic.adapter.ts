@@ -31,6 +31,8 @@ export const anthropicAdapter: ProviderAdapter = {
   operations: messagesApiOperations('x-api-key'),
   settings: { params: ['api_base', 'api_key'], env: { api_key: 'ANTHROPIC_API_KEY', api_base: 'ANTHROPIC_API_BASE' } },
   prices: ANTHROPIC_PRICES,
+  batchPriceFactor: 0.5,
+  litellm: { providerNames: ['anthropic_text'], precedence: 2 },
   // `/anthropic/v1/…` → `{api_base}/v1/…`, the provider key in x-api-key.
   passThrough: {
     route: 'anthropic',
@@ -40,7 +42,7 @@ export const anthropicAdapter: ProviderAdapter = {
     }),
     // One {custom_id, result: {type, message}} line per request.
     resources: ANTHROPIC_PASS_THROUGH_RESOURCES,
-    batchResults: { path: /^\/v1\/messages\/batches\/[^/]+\/results$/, priceFactor: 0.5 },
+    batchResults: { path: /^\/v1\/messages\/batches\/[^/]+\/results$/ },
   },
 };
 

@@ -38,6 +38,8 @@ export const azureAdapter: ProviderAdapter = {
   },
   // Azure OpenAI's global standard deployments cost what OpenAI's models cost.
   prices: OPENAI_PRICES,
+  batchPriceFactor: 0.5,
+  litellm: { providerNames: ['azure_text'] },
   // wss://<resource>.openai.azure.com/openai/realtime?api-version=…&deployment=<name>, the key in api-key.
   realtime: {
     target: (deployment) => {

@@ -26,6 +26,7 @@ import { toAnthropicSse, toChatCompletionChunks } from './bedrock.stream';
  */
 export const bedrockAdapter: ProviderAdapter = {
   provider: 'bedrock',
+  litellm: { providerNames: ['bedrock_converse'], precedence: 6 },
   operations: {
     chat: { params: BEDROCK_CHAT_PARAMS, call: callConverse },
     embeddings: { params: BEDROCK_EMBEDDING_PARAMS, call: callEmbeddings },

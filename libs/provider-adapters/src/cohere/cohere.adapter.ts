@@ -31,6 +31,7 @@ const compatibility = openAiCompatibleAdapter({
  */
 export const cohereAdapter: ProviderAdapter = {
   provider: 'cohere',
+  litellm: { providerNames: ['cohere_chat'], precedence: 3 },
   operations: {
     chat: { params: COHERE_CHAT_PARAMS, call: callChat },
     ...(compatibility.operations.embeddings ? { embeddings: compatibility.operations.embeddings } : {}),

@@ -19,8 +19,20 @@ const ALLOWED = new Set([
 const ALLOWED_PREFIXES = ['x-stainless-'];
 // The caller's credentials in every vendor's SDK (the gateway's virtual key), and cookies: never sent on.
 const CREDENTIALS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie', 'cookie2']);
-// Headers that describe one hop, not the request; undici frames a streamed body itself.
-const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
+
+/**
+ * The headers that describe one connection, not the message (RFC 9110 §7.6.1), which a proxy
+ * never passes on in either direction: the one list every pass-through, answer and reply reads.
+ */
+export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/** The hop-by-hop headers and `others` a place also leaves out (an answer the gateway frames anew drops content-length), as one set to test names against. */
+export function withHopByHop(...others: string[]): ReadonlySet<string> {
+  return new Set([...HOP_BY_HOP_HEADERS, ...others]);
+}
+
+// A request's hop-by-hop headers, and those that name or pace this hop (undici sets host and frames a streamed body itself).
+const NOT_SENT_ON = withHopByHop('host', 'expect');
 
 /**
  * The caller's request headers a pass-through sends to the provider, beside the provider's own
@@ -31,7 +43,7 @@ const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'proxy-connectio
 export function passThroughHeaders(incoming: IncomingHttpHeaders, options: { allHeaders?: boolean } = {}): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined || CREDENTIALS.has(name) || HOP_BY_HOP.has(name)) continue;
+    if (value === undefined || CREDENTIALS.has(name) || NOT_SENT_ON.has(name)) continue;
     if (!options.allHeaders && !ALLOWED.has(name) && !ALLOWED_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }

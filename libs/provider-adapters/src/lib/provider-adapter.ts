@@ -1,21 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ProviderDeployment } from './provider-deployment';
 import type { PassThroughApi, RealtimeApi } from './upstream-target';
 
-/** One upstream model as the configuration names it (`openai/gpt-4o` → provider `openai`, model `gpt-4o`). */
-export interface ProviderDeployment {
-  provider: string;
-  model: string;
-  apiBase?: string;
-  apiKey?: string;
-  apiVersion?: string;
-  /** Whole-call limit; undefined means the adapter's default. */
-  timeoutMs?: number;
-  /**
-   * The provider's other `litellm_params` (`aws_region_name`, `vertex_project`, …) as strings,
-   * `os.environ/NAME` resolved; what the provider folder's `settings.params` lists.
-   */
-  params?: Readonly<Record<string, string>>;
-}
+export type { ProviderDeployment } from './provider-deployment';
 
 /**
  * What a caller may ask of a provider, each the operation of one endpoint family's wire format:
@@ -137,12 +124,24 @@ export interface ProviderAdapter {
   readonly settings: ProviderSettings;
   /** List prices by model name without date suffix; the gateway's price map and `model_info` win over them. */
   readonly prices: ReadonlyMap<string, ListPrice>;
+  /** How LiteLLM's model map names it, for model names given without a provider prefix. */
+  readonly litellm?: LiteLlmNaming;
+  /** The share of the list price a batch costs, where the vendor's Batch API is discounted (OpenAI, Azure OpenAI, Anthropic: half); none: the list price. */
+  readonly batchPriceFactor?: number;
   /** The vendor's whole API under `/<route>/…`, when the gateway offers it as a pass-through. */
   readonly passThrough?: PassThroughApi;
   /** Its realtime WebSocket, for deployments of realtime models. */
   readonly realtime?: RealtimeApi;
   /** Where the provider keeps stored resources (files, batches, vector stores, assistants), when it serves them. */
   readonly resources?: (deployment: ProviderDeployment, path: string) => ResourceTarget;
+}
+
+/** How LiteLLM's model map names a provider (its `litellm_provider` values, its rank in get_llm_provider). */
+export interface LiteLlmNaming {
+  /** Other `litellm_provider` values that mean this provider (`cohere_chat`); a last `*` matches any ending (`vertex_ai-*`). */
+  readonly providerNames?: readonly string[];
+  /** Its rank when several providers know a model name, lowest first (LiteLLM: first-party vendors first); unranked providers come after. */
+  readonly precedence?: number;
 }
 
 /** The URL and auth headers of a stored-resource path (`/files/file-abc/content`) on one deployment's account. */

@@ -1,5 +1,5 @@
 import type { PassThroughResources } from './pass-through-resources';
-import type { ProviderDeployment } from './provider-adapter';
+import type { ProviderDeployment } from './provider-deployment';
 
 /** Where a request or socket of one deployment goes, with the provider's own credentials. */
 export interface UpstreamTarget {
@@ -22,11 +22,8 @@ export interface PassThroughApi {
    * `search` (`?limit=2`, or ''), built with passThroughUrl: a path that would leave the root is refused.
    */
   target(deployment: ProviderDeployment, path: string, search: string): UpstreamTarget;
-  /**
-   * Where a finished batch's results are read (JSON lines, one answer each, with its usage), and
-   * the share of the list price a batch costs (both vendors: half).
-   */
-  readonly batchResults?: { readonly path: RegExp; readonly priceFactor: number };
+  /** Where a finished batch's results are read (JSON lines, one answer each, with its usage), priced at the adapter's `batchPriceFactor`. */
+  readonly batchResults?: { readonly path: RegExp };
   /** The objects the vendor keeps for its caller, which the gateway keeps each project to its own of. */
   readonly resources: PassThroughResources;
 }

@@ -36,13 +36,15 @@ export const openAiAdapter: ProviderAdapter = {
   },
   settings: { params: ['api_base', 'api_key', 'organization'], env: { api_key: 'OPENAI_API_KEY', api_base: 'OPENAI_API_BASE', organization: 'OPENAI_ORGANIZATION' } },
   prices: OPENAI_PRICES,
+  batchPriceFactor: 0.5,
+  litellm: { providerNames: ['text-completion-openai'], precedence: 1 },
   // `/openai/v1/…` → `{api_base without /v1}/v1/…`, the key as a bearer token.
   passThrough: {
     route: 'openai',
     target: (deployment, path, search) => ({ url: passThroughUrl(rootOf(deployment.apiBase ?? DEFAULT_API_BASE), path, search), headers: keyHeaders('bearer', deployment.apiKey) }),
     // A batch's output file: one {custom_id, response: {status_code, body}} line per request.
     resources: OPENAI_PASS_THROUGH_RESOURCES,
-    batchResults: { path: /^\/v1\/files\/[^/]+\/content$/, priceFactor: 0.5 },
+    batchResults: { path: /^\/v1\/files\/[^/]+\/content$/ },
   },
   // wss://api.openai.com/v1/realtime?model=<model>
   realtime: {

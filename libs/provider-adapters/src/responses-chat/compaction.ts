@@ -2,26 +2,13 @@ import { translatedChatAnswer } from '../lib/chat-answer-translation';
 import { parseChatCompletion } from '../lib/chat.wire';
 import type { ProviderAnswer } from '../lib/provider-adapter';
 import { itemId, responsesUsage } from './chat-to-responses.answer';
+import { compactionItem } from './compaction-item';
 import { toChatRequest, type BridgeOptions } from './responses-to-chat.request';
-
-// A compaction item the gateway wrote: its summary, readable only by the gateway's bridge (OpenAI's
-// own compaction items are encrypted by OpenAI and reach only OpenAI).
-const PREFIX = 'arbor.compaction.v1.';
 
 /** What the model is asked, after the conversation, to compact it. */
 export const COMPACTION_REQUEST =
   'Summarize the conversation so far so that it can be continued from the summary alone: the goals, the decisions made, ' +
   'the facts and results learned (tool results included), and what remains to be done. Answer with the summary only.';
-
-export function compactionItem(summary: string): Record<string, unknown> {
-  return { id: itemId('cmp'), type: 'compaction', encrypted_content: PREFIX + Buffer.from(summary, 'utf8').toString('base64url') };
-}
-
-/** The summary of a compaction item the gateway wrote; undefined for any other (an upstream's own). */
-export function summaryOf(encryptedContent: unknown): string | undefined {
-  if (typeof encryptedContent !== 'string' || !encryptedContent.startsWith(PREFIX)) return undefined;
-  return Buffer.from(encryptedContent.slice(PREFIX.length), 'base64url').toString('utf8');
-}
 
 /**
  * POST /v1/responses/compact as a chat completion, for deployments without it: the conversation

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { ProviderError } from '../lib/provider-error';
-import { summaryOf } from './compaction';
+import { summaryOf } from './compaction-item';
 import { chatToolName, customArguments } from './tool-names';
 import { responsesRequest, type ContentPart, type InputItem, type ResponsesRequest } from './responses.wire';
 

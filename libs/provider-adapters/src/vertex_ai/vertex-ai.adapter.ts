@@ -34,6 +34,8 @@ const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
  */
 export const vertexAiAdapter: ProviderAdapter = {
   provider: 'vertex_ai',
+  // vertex_ai-language-models, vertex_ai-anthropic_models, …
+  litellm: { providerNames: ['vertex_ai-*'], precedence: 5 },
   operations: {
     chat: {
       params: new Set([...GEMINI_CHAT_PARAMS, ...ANTHROPIC_CHAT_PARAMS]),

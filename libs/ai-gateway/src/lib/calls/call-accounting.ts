@@ -13,8 +13,8 @@ export interface SettledCall {
   cost: number;
   /** The call ended in an error (its answer was an error, or no upstream answered). */
   failed?: boolean;
-  /** Answered from the response cache: the deployment that answered it first (it costs nothing now). */
-  cacheHit?: { deploymentId: string; provider: string };
+  /** Answered by a stage from an earlier call's answer (the response cache): the deployment that answered it first (it costs nothing now). */
+  replayed?: { deploymentId: string; provider: string };
   /** Admitted but never made (a realtime session ended before its next response): frees the slot, records nothing. */
   abandoned?: boolean;
 }
@@ -45,7 +45,7 @@ export class CallAccounting {
       rateLimitHeaders: key?.rateLimitHeaders() ?? {},
       settle: (call) => {
         if (project !== null && !call.abandoned) this.spend.recordCall(project, projectId, call.failed === true);
-        const servedBy = call.deployment ? { deploymentId: call.deployment.id, provider: call.deployment.provider } : call.cacheHit;
+        const servedBy = call.deployment ? { deploymentId: call.deployment.id, provider: call.deployment.provider } : call.replayed;
         if (servedBy && !call.abandoned) {
           this.spend.record({
             keyId,
@@ -53,7 +53,7 @@ export class CallAccounting {
             projectId,
             alias: call.alias,
             ...servedBy,
-            cacheHit: call.cacheHit !== undefined,
+            cacheHit: call.replayed !== undefined,
             promptTokens: call.usage.promptTokens,
             completionTokens: call.usage.completionTokens,
             costUsd: call.cost,

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { once } from 'node:events';
-import { answerBrokeOff, nativeOperation, type NativeOperation, ProviderAnswer, ProviderError, readAll } from '@arbor/provider-adapters';
+import { answerBrokeOff, nativeOperation, withHopByHop, type NativeOperation, ProviderAnswer, ProviderError, readAll } from '@arbor/provider-adapters';
 import { CallProgress, CallRouter, isContextWindowError } from '../call-router';
 import { GatewayDeployment } from '../config/gateway-config';
 import { DeploymentRouter } from '../deployment-router';
@@ -10,59 +10,32 @@ import { badRequest } from '../gateway-errors';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { GatewayCaller } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
-import { type AnswerIds, withGatewayIds } from '../endpoints/answer-ids';
+import { withGatewayIds } from '../endpoints/answer-ids';
 import type { EndpointCodec } from '../endpoints/endpoint-codec';
 import { StreamedAnswer } from '../spend/usage-estimate';
-import type { CachedAnswer } from '../response-cache/answer-store';
-import { CacheTicket, MAX_CACHED_ANSWER_CHARS, ResponseCache } from '../response-cache/response-cache';
 import { CallAccounting, CallAdmission } from './call-accounting';
+import type { CallResponse } from './call-response';
+import { CallStages, type ReplayedAnswer, type StagePass } from './call-stage';
 import { applyDropParams, checkGatewayParams, dropsParams } from './drop-params';
 import { CallOutcome, GatewayMetrics } from './gateway-metrics';
 import { requestedAlias } from './requested-alias';
 import { CallUsage, NO_USAGE } from './usage';
 
-// Connection-level headers describe the upstream hop, not the answer; they are not repeated.
-const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'date', 'server']);
+// The upstream's hop and framing (the gateway frames the answer anew) are not repeated as llm_provider-*.
+const HOP_HEADERS = withHopByHop('content-length', 'content-encoding', 'date', 'server');
 // Embeddings of a large batch run to tens of megabytes; beyond this an answer is refused, not buffered.
 const MAX_JSON_ANSWER_BYTES = 256 * 1024 * 1024;
 // At most this many shorter requests after context-window errors (truncation: auto on a bridged call).
 const MAX_SHORTENINGS = 3;
 
-/**
- * What a family that keeps its answers (the Responses API's stored responses) adds to one call:
- * the request as one deployment gets it (earlier turns of a conversation added), the id the answer
- * carries, and the answer once it succeeded, before the client has its last byte so that its next
- * turn finds it.
- */
-export interface CallHooks {
-  /** The request for `deployment`, before any bridge translates it; `native` when it serves the family's operation. */
-  bodyFor?(deployment: GatewayDeployment, native: boolean): Record<string, unknown>;
-  /** The ids the answer carries in place of the upstream's (in its JSON document, in the events of a stream). */
-  readonly ids?: AnswerIds;
-  /** The answer's whole document as the upstream made it (the JSON answer, or what the stream's tap kept of its end). */
-  answered?(document: Record<string, unknown>, deployment: GatewayDeployment, native: boolean): Promise<void>;
-}
-
-/**
- * Where a call's answer goes: an HTTP response, or a collector (a background run, a WebSocket turn)
- * that behaves as one for the pipeline's purposes.
- */
-export interface CallResponse extends NodeJS.EventEmitter {
-  readonly headersSent: boolean;
-  readonly writableFinished: boolean;
-  setHeader(name: string, value: number | string | readonly string[]): unknown;
-  writeHead(status: number, headers?: Record<string, number | string | string[]>): this;
-  write(chunk: string | Buffer): boolean;
-  end(chunk?: string | Buffer): unknown;
-  addTrailers(trailers: Record<string, string>): void;
-  /** Breaks the answer off (a byte stream that failed has no error event to end it with). */
-  destroy?(error?: Error): unknown;
-}
+// A call no stage takes part in shares this one empty list: nothing is allocated for it.
+const NO_PASSES: readonly StagePass[] = Object.freeze([]);
 
 /** What one call learned on its way, for headers, metrics and spend. */
 interface CallState {
   codec: EndpointCodec;
-  hooks: CallHooks | undefined;
+  /** The stages' parts in this call, in order (the family's own first). */
+  passes: readonly StagePass[];
   body: Record<string, unknown>;
   started: number;
   /** Time spent waiting for upstreams (every attempt), so that overhead = total − this. */
@@ -82,10 +55,8 @@ interface CallState {
   outcome?: CallOutcome;
   /** The answer's headers so far; written once, with the status (Node's fast path, no per-header bookkeeping). */
   headers: Record<string, string | number | string[]>;
-  /** The response cache keeps this call's answer. */
-  cache?: CacheTicket;
-  /** The call was answered from the response cache. */
-  cacheHit?: CachedAnswer;
+  /** The call was answered by a stage, from an earlier call's answer. */
+  replayed?: ReplayedAnswer;
 }
 
 /**
@@ -94,7 +65,9 @@ interface CallState {
  * upstream answer passed on (JSON whole, streams event by event; bridged through chat
  * completions where the deployment does not serve the family natively), usage learned for cost
  * and spend, and the x-arbor-* headers. What differs between families (request shape, usage,
- * stream grammar, error envelope) is the codec's. Spend and metrics are recorded off the request path.
+ * stream grammar, error envelope) is the codec's. What else a call may get (a cached answer, a
+ * stored conversation, guardrails) are stages: each registers itself in CallStages and the pipeline
+ * runs their hooks at its points without knowing any. Spend and metrics are recorded off the request path.
  */
 @Injectable()
 export class CallPipeline {
@@ -104,7 +77,7 @@ export class CallPipeline {
     private readonly prices: ModelPrices,
     private readonly accounting: CallAccounting,
     private readonly metrics: GatewayMetrics,
-    private readonly cache: ResponseCache,
+    private readonly stages: CallStages,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
@@ -114,11 +87,11 @@ export class CallPipeline {
     body: Record<string, unknown>,
     requestHeaders: IncomingHttpHeaders,
     response: CallResponse,
-    hooks?: CallHooks,
+    own?: StagePass,
   ): Promise<void> {
     const state: CallState = {
       codec,
-      hooks,
+      passes: NO_PASSES,
       body,
       started: performance.now(),
       upstreamMs: 0,
@@ -128,7 +101,7 @@ export class CallPipeline {
       headers: { 'x-arbor-call-id': randomUUID() },
     };
     try {
-      await this.call(caller, requestHeaders, response, state);
+      await this.call(caller, requestHeaders, response, state, own);
     } catch (error) {
       // A refusal carries what the call learned (call id, limits, routing) as a success would.
       if (!response.headersSent) for (const [name, value] of Object.entries(state.headers)) response.setHeader(name, value);
@@ -136,15 +109,15 @@ export class CallPipeline {
     }
   }
 
-  private async call(caller: GatewayCaller, requestHeaders: IncomingHttpHeaders, response: CallResponse, state: CallState): Promise<void> {
+  private async call(caller: GatewayCaller, requestHeaders: IncomingHttpHeaders, response: CallResponse, state: CallState, own: StagePass | undefined): Promise<void> {
     const { codec, body } = state;
     const alias = requestedAlias(body, caller, this.deployments);
     checkGatewayParams(body);
     state.progress.alias = alias;
-    // Families that keep their answers as state (stored responses) are never replayed.
-    const ticket = this.cache.ticket(codec, caller, body, requestHeaders, alias, state.hooks?.answered !== undefined);
+    // Before the limits: a stage's refusal of its own malformed controls costs the caller nothing.
+    const passes = (state.passes = this.open(codec, caller, body, requestHeaders, alias, own));
 
-    // A hit is a call like any other for the key's limits; it costs nothing.
+    // A replayed answer is a call like any other for the key's limits; it costs nothing.
     state.admission = await this.accounting.admit(caller);
     Object.assign(state.headers, state.admission.rateLimitHeaders);
 
@@ -156,10 +129,11 @@ export class CallPipeline {
       this.observe(state);
     });
 
-    if (ticket) {
-      const hit = await ticket.lookup();
-      if (hit) return this.replay(hit, state, response);
-      if (ticket.stores) state.cache = ticket;
+    // Before the plan: the first stage with an answer of its own answers the call.
+    for (let index = 0; index < passes.length; index++) {
+      const pass = passes[index] as StagePass;
+      const replayed = pass.beforePlan ? await pass.beforePlan() : undefined;
+      if (replayed) return this.replay(replayed, state, response);
     }
 
     const streamed = codec.streamed(body);
@@ -207,7 +181,13 @@ export class CallPipeline {
     if (!operation) {
       throw badRequest(`The model "${deployment.alias}" is served by ${deployment.provider}, which offers no ${codec.description}.`, 'model');
     }
-    let asked = state.hooks?.bodyFor?.(deployment, native !== undefined) ?? body;
+    let asked = body;
+    // On the request: each stage in turn, on what the one before made of it.
+    const { passes } = state;
+    for (let index = 0; index < passes.length; index++) {
+      const pass = passes[index] as StagePass;
+      if (pass.request) asked = pass.request(asked, deployment, native !== undefined);
+    }
     for (let shortened = 0; ; shortened++) {
       try {
         return await this.attemptWith(asked, deployment, native, operation, forwarded, streamed, signal, state);
@@ -279,17 +259,8 @@ export class CallPipeline {
     const usage = state.codec.usageOfAnswer(bytes, state.body);
     const { cost, keySpend } = this.finish(state, usage ?? NO_USAGE);
     if (usage && state.codec.withCost) bytes = state.codec.withCost(bytes, roundedUsd(cost));
-    const { hooks } = state;
-    if ((hooks?.answered || hooks?.ids) && state.progress.deployment) {
-      const text = bytes.toString('utf8');
-      const document = JSON.parse(text) as Record<string, unknown>;
-      await hooks.answered?.(document, state.progress.deployment, state.native === true);
-      if (hooks.ids) bytes = Buffer.from(withGatewayIds(text, typeof document['id'] === 'string' ? document['id'] : undefined, hooks.ids), 'utf8');
-    }
-    if (state.cache && answer.status === 200 && state.progress.deployment) {
-      const { id, provider } = state.progress.deployment;
-      state.cache.store({ streamed: false, contentType: answer.contentType, body: bytes.toString('utf8'), deploymentId: id, provider });
-    }
+    const { passes } = state;
+    if (passes.length > 0) bytes = await this.answered(bytes, state);
     const { headers } = state;
     upstreamHeaders(headers, answer.headers);
     routingHeaders(state);
@@ -298,6 +269,26 @@ export class CallPipeline {
     headers['content-type'] = answer.contentType;
     headers['content-length'] = bytes.length;
     response.writeHead(answer.status, headers).end(bytes);
+    if (passes.length > 0) this.after(state, answer, false, false, bytes);
+  }
+
+  /** On the answer (a JSON one): the stages that keep it get its document, and it takes the ids they give it. */
+  private async answered(bytes: Buffer, state: CallState): Promise<Buffer> {
+    const { passes, progress } = state;
+    const ids = idsOf(passes);
+    if (!progress.deployment || (!ids && !passes.some((pass) => pass.answer))) return bytes;
+    const text = bytes.toString('utf8');
+    const document = JSON.parse(text) as Record<string, unknown>;
+    for (const pass of passes) if (pass.answer) await pass.answer(document, progress.deployment, state.native === true);
+    return ids ? Buffer.from(withGatewayIds(text, typeof document['id'] === 'string' ? document['id'] : undefined, ids), 'utf8') : bytes;
+  }
+
+  /** After the call: the stages that keep answers get the one the client got. */
+  private after(state: CallState, answer: ProviderAnswer, streamed: boolean, raw: boolean, bytes?: Buffer): void {
+    const { deployment } = state.progress;
+    if (!deployment || !state.passes.some((pass) => pass.after)) return;
+    const delivered = { status: answer.status, streamed, raw, contentType: answer.contentType, deploymentId: deployment.id, provider: deployment.provider, ...(bytes ? { text: bytes.toString('utf8') } : {}) };
+    for (const pass of state.passes) pass.after?.(delivered);
   }
 
   /**
@@ -307,8 +298,11 @@ export class CallPipeline {
    * event, as a proxy's would: one write fewer per call, and no later for the client.
    */
   private async stream(answer: ProviderAnswer, state: CallState, response: CallResponse, signal: AbortSignal): Promise<void> {
-    const { codec, body, headers } = state;
-    const tap = codec.streamTap(body, this.settings, state.hooks?.answered !== undefined, state.hooks?.ids);
+    const { codec, body, headers, passes } = state;
+    const keepsAnswer = passes.length > 0 && passes.some((pass) => pass.answer);
+    const tap = codec.streamTap(body, this.settings, keepsAnswer, passes.length > 0 ? idsOf(passes) : undefined);
+    // On each streamed piece: only when a stage watches them (never for bytes).
+    const watched = passes.length > 0 && !tap.raw && passes.some((pass) => pass.piece);
     upstreamHeaders(headers, answer.headers);
     routingHeaders(state);
     headers['content-type'] = answer.contentType;
@@ -323,20 +317,13 @@ export class CallPipeline {
     let last = '';
     // Bytes (audio) are passed on and forgotten; events are kept in part for a hang-up's estimate.
     const streamed = tap.raw ? undefined : new StreamedAnswer();
-    // What the client got, event by event, for the response cache to replay (unless it grows too long; never audio).
-    let kept: string[] | undefined = state.cache && answer.status === 200 && !tap.raw ? [] : undefined;
-    let keptChars = 0;
     try {
       for await (const chunk of answer.body) {
         streamed?.push(chunk as Buffer);
         const out = tap.push(chunk as Buffer);
         if (out.length === 0) continue;
         firstChunkAt ??= performance.now();
-        if (kept && typeof out === 'string') {
-          keptChars += out.length;
-          if (keptChars > MAX_CACHED_ANSWER_CHARS) kept = undefined;
-          else kept.push(out);
-        }
+        if (watched && typeof out === 'string') for (const pass of passes) pass.piece?.(out);
         if (!response.write(out)) await once(response, 'drain', { signal });
       }
       last = tap.end();
@@ -359,28 +346,27 @@ export class CallPipeline {
     if (signal.aborted) return;
     // Audio cut short must not look whole to its player.
     if (failure && tap.raw && response.destroy) return void response.destroy(failure);
-    if (!failure && tap.final && state.hooks?.answered && state.progress.deployment) await state.hooks.answered(tap.final, state.progress.deployment, state.native === true);
+    const { deployment } = state.progress;
+    if (!failure && tap.final && keepsAnswer && deployment) for (const pass of passes) if (pass.answer) await pass.answer(tap.final, deployment, state.native === true);
     if (tap.release) last += tap.release(roundedUsd(cost));
-    if (!failure && kept && state.cache && state.progress.deployment) {
-      const { id, provider } = state.progress.deployment;
-      state.cache.store({ streamed: true, contentType: answer.contentType, body: kept.join('') + last, deploymentId: id, provider });
-    }
+    if (watched && last !== '') for (const pass of passes) pass.piece?.(last);
     response.addTrailers({ 'x-arbor-response-cost': formatUsd(cost), ...(keySpend !== undefined ? { 'x-arbor-key-spend': formatUsd(keySpend) } : {}) });
     // The last events leave with the end of the answer: one write, not two.
     response.end(last === '' ? undefined : last);
+    if (!failure && passes.length > 0) this.after(state, answer, true, tap.raw === true);
   }
 
   /**
-   * An answer from the response cache, as the client first got it (a stream as its events, in one
-   * write): no upstream, no cost; marked with x-arbor-cache-hit and, in spend, as a cache hit.
+   * An answer a stage kept from an earlier call, as the client first got it (a stream as its events,
+   * in one write): no upstream, no cost; marked as the stage says and, in spend, as replayed.
    */
-  private replay(hit: CachedAnswer, state: CallState, response: CallResponse): void {
-    state.cacheHit = hit;
+  private replay(hit: ReplayedAnswer, state: CallState, response: CallResponse): void {
+    state.replayed = hit;
     const { cost, keySpend } = this.finish(state, NO_USAGE);
     const { headers } = state;
     routingHeaders(state);
     headers['x-arbor-model-id'] = hit.deploymentId;
-    headers['x-arbor-cache-hit'] = 'true';
+    if (hit.headers) Object.assign(headers, hit.headers);
     headers['x-arbor-response-cost'] = formatUsd(cost);
     if (keySpend !== undefined) headers['x-arbor-key-spend'] = formatUsd(keySpend);
     headers['content-type'] = hit.contentType;
@@ -413,7 +399,7 @@ export class CallPipeline {
     const { deployment } = state.progress;
     const cost = deployment && !failure ? this.prices.cost(deployment, usage) : 0;
     if (state.busy) this.deployments.finished(state.busy);
-    const hit = state.cacheHit ? { cacheHit: { deploymentId: state.cacheHit.deploymentId, provider: state.cacheHit.provider } } : {};
+    const hit = state.replayed ? { replayed: { deploymentId: state.replayed.deploymentId, provider: state.replayed.provider } } : {};
     // Spend and metrics by the configured model_name (a wildcard's pattern): names clients send stay out of the series.
     const group = this.deployments.groupName(state.progress.alias);
     const { keySpend } = state.admission?.settle({ alias: group, deployment, usage, cost, failed: failure !== undefined, ...hit }) ?? {};
@@ -432,6 +418,23 @@ export class CallPipeline {
     };
     if (state.closed) this.observe(state);
     return { cost, ...(keySpend !== undefined ? { keySpend } : {}) };
+  }
+
+  /**
+   * Before the plan: the registered stages that are on, opened in order after the family's own pass
+   * (the one its extension brings); a call none takes part in gets the shared empty list.
+   */
+  private open(codec: EndpointCodec, caller: GatewayCaller, body: Record<string, unknown>, headers: IncomingHttpHeaders, alias: string, own: StagePass | undefined): readonly StagePass[] {
+    const stages = this.stages.active;
+    let passes: StagePass[] | undefined;
+    if (stages.length > 0) {
+      const call = { codec, caller, body, headers, alias, keepsAnswer: own?.answer !== undefined };
+      for (const stage of stages) {
+        const pass = stage.open(call);
+        if (pass) (passes ??= own ? [own] : []).push(pass);
+      }
+    }
+    return passes ?? (own ? [own] : NO_PASSES);
   }
 
   private observe(state: CallState): void {
@@ -478,6 +481,12 @@ function routingHeaders(state: CallState): void {
   const total = performance.now() - state.started;
   headers['x-arbor-response-duration-ms'] = total.toFixed(1);
   headers['x-arbor-overhead-duration-ms'] = Math.max(0, total - state.upstreamMs).toFixed(1);
+}
+
+/** The ids the answer carries in place of the upstream's: the first stage's that gives any. */
+function idsOf(passes: readonly StagePass[]): StagePass['ids'] {
+  for (const pass of passes) if (pass.ids) return pass.ids;
+  return undefined;
 }
 
 /** USD to the picodollar, without float noise (4.05e-6, not 4.0500000000000005e-6). */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DirectRoutes } from '@arbor/platform';
 import { sendError, type EndpointCodec } from '../endpoints/endpoint-codec';
 import { ENDPOINT_CODECS } from '../endpoints/endpoint-codecs';
@@ -30,7 +30,7 @@ export const CALL_EXTENSIONS = Symbol('CALL_EXTENSIONS');
  * and the body read here, and every error is answered by the family's codec in its own envelope.
  */
 @Injectable()
-export class CallRoutes implements OnModuleInit {
+export class CallRoutes {
   constructor(
     private readonly routes: DirectRoutes,
     private readonly authentication: GatewayAuthentication,
@@ -38,9 +38,9 @@ export class CallRoutes implements OnModuleInit {
     @Inject(CALL_EXTENSIONS) private readonly extensions: readonly CallExtension[],
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
     private readonly references: ObjectReferences,
-  ) {}
-
-  onModuleInit(): void {
+  ) {
+    // Registered when constructed, before any route that registers on module init: DirectRoutes
+    // matches in the order routes were added, and the model calls are the hot path.
     for (const codec of ENDPOINT_CODECS) {
       const [route] = codec.paths;
       this.routes.add({

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { CallResponse } from './call-pipeline';
+import type { CallResponse } from './call-response';
 
 /**
  * Where a call's answer goes when no HTTP response takes it: the status, then the body as the

@@ -110,7 +110,7 @@ router_settings: { routing_strategy: fastest, fallbacks: [{a: [nowhere]}] }
 litellm_settings: { drop_params: "yes" }
 `);
     expect(lines).toEqual([
-      'AIGW_CONFIG: model_list[0].litellm_params.api_base: must be an http(s) URL, got "ftp://x"',
+      'AIGW_CONFIG: model_list[0].litellm_params.api_base: must be an http(s) URL',
       'AIGW_CONFIG: model_list[0].litellm_params.api_key: names the environment variable NOT_SET_ANYWHERE, which is not set',
       'AIGW_CONFIG: model_list[0].litellm_params.rpm: must be a number',
       'AIGW_CONFIG: model_list[2].model_name: is required',

@@ -1,4 +1,4 @@
-import { ConfigError, ConfigProblem, parseYamlConfig, readYamlConfigFile, unknownKeyMessage, UnsetVariable } from '@arbor/config';
+import { ConfigError, ConfigProblem, parseYamlConfig, readYamlConfigFile, SettingReader, type SettingProblem, unknownKeyMessage, UnsetVariable } from '@arbor/config';
 import { ProviderDeployment, providerAdapterFor, supportedProviders } from '@arbor/provider-adapters';
 import { KnownModels } from './known-models';
 import { DEFAULT_LITELLM_SETTINGS, LiteLLMSettings, readLiteLLMSettings } from './litellm-settings';
@@ -288,71 +288,10 @@ function resolveTemplate(target: string, explicitProvider: string | undefined): 
   return { provider: '', model: target };
 }
 
-/** Typed reads of YAML values that record a problem instead of throwing, so all problems are listed. */
-class Reader {
-  constructor(private readonly problem: (path: string, message: string) => void) {}
-
-  object(value: unknown, path: string, allowedKeys?: string[]): Record<string, unknown> | undefined {
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof UnsetVariable) {
-      this.problem(path, 'must be a mapping');
-      return undefined;
-    }
-    const record = value as Record<string, unknown>;
-    if (allowedKeys) {
-      for (const key of Object.keys(record)) {
-        if (!allowedKeys.includes(key)) this.problem(path === '(top level)' ? key : `${path}.${key}`, unknownKeyMessage(key, allowedKeys));
-      }
-    }
-    return record;
-  }
-
-  string(value: unknown, path: string, required = false): string | undefined {
-    if (value instanceof UnsetVariable) {
-      this.problem(path, value.message);
-      return undefined;
-    }
-    if (value === undefined || value === null) {
-      if (required) this.problem(path, 'is required');
-      return undefined;
-    }
-    // PyYAML reads `api_version: 2024-10-21` unquoted as a date, which LiteLLM passes on as text; numbers likewise.
-    if (typeof value === 'number') return String(value);
-    if (typeof value !== 'string' || value === '') {
-      this.problem(path, 'must be a non-empty string');
-      return undefined;
-    }
-    return value;
-  }
-
-  url(value: unknown, path: string): string | undefined {
-    const text = this.string(value, path);
-    if (text === undefined) return undefined;
-    try {
-      const url = new URL(text);
-      if (url.protocol === 'http:' || url.protocol === 'https:') return text;
-    } catch {
-      // reported below
-    }
-    this.problem(path, `must be an http(s) URL, got "${text}"`);
-    return undefined;
-  }
-
-  positive(value: unknown, path: string): number | undefined {
-    const number = this.number(value, path);
-    if (number !== undefined && number <= 0) {
-      this.problem(path, 'must be greater than 0');
-      return undefined;
-    }
-    return number;
-  }
-
-  count(value: unknown, path: string): number | undefined {
-    const number = this.number(value, path);
-    if (number !== undefined && (!Number.isInteger(number) || number < 0)) {
-      this.problem(path, 'must be a whole number, 0 or more');
-      return undefined;
-    }
-    return number;
+/** The shared typed reads of @arbor/config (numbers read as text where text is asked for, as LiteLLM does), with the gateway's own. */
+class Reader extends SettingReader {
+  constructor(problem: SettingProblem) {
+    super(problem, { numbersAsText: true });
   }
 
   /** A list of URL paths (`["/v1/chat/completions", "/v1/responses"]`). */
@@ -385,16 +324,5 @@ class Reader {
       }
     });
     return result;
-  }
-
-  private number(value: unknown, path: string): number | undefined {
-    if (value === undefined || value === null) return undefined;
-    const resolved = typeof value === 'string' || value instanceof UnsetVariable ? this.string(value, path) : value;
-    const number = typeof resolved === 'string' && resolved.trim() !== '' ? Number(resolved) : resolved;
-    if (typeof number !== 'number' || !Number.isFinite(number)) {
-      if (resolved !== undefined) this.problem(path, 'must be a number');
-      return undefined;
-    }
-    return number;
   }
 }

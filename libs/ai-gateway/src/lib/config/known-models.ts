@@ -1,22 +1,10 @@
 import { providerAdapterFor, providerAdapters } from '@arbor/provider-adapters';
-import { withoutDateSuffix } from '../pricing/model-prices';
 
-// LiteLLM's own order when a name is known to several providers (get_llm_provider): first-party first.
-const LITELLM_ORDER = ['openai', 'anthropic', 'cohere', 'openrouter', 'vertex_ai', 'bedrock'];
-
-// LiteLLM's `litellm_provider` values that name one of this gateway's providers under another name.
-const LITELLM_PROVIDER_NAMES: Readonly<Record<string, string>> = {
-  'text-completion-openai': 'openai',
-  anthropic_text: 'anthropic',
-  cohere_chat: 'cohere',
-  bedrock_converse: 'bedrock',
-  'azure_text': 'azure',
-};
-
-/** A LiteLLM `litellm_provider` (`vertex_ai-language-models`, `cohere_chat`, …) as the provider folder serving it. */
+/** A LiteLLM `litellm_provider` (`vertex_ai-language-models`, `cohere_chat`, …) as the provider folder serving it, as each folder names its own. */
 function servedProvider(litellmProvider: string): string | undefined {
-  const name = LITELLM_PROVIDER_NAMES[litellmProvider] ?? (litellmProvider.startsWith('vertex_ai') ? 'vertex_ai' : litellmProvider);
-  return providerAdapterFor(name) ? name : undefined;
+  if (providerAdapterFor(litellmProvider)) return litellmProvider;
+  const names = (name: string) => (name.endsWith('*') ? litellmProvider.startsWith(name.slice(0, -1)) : litellmProvider === name);
+  return providerAdapters().find((adapter) => adapter.litellm?.providerNames?.some(names))?.provider;
 }
 
 /**
@@ -37,7 +25,8 @@ export class KnownModels {
       const name = key.startsWith(`${provider}/`) ? key.slice(provider.length + 1) : key;
       this.add(name, provider);
     }
-    const adapters = providerAdapters().sort((a, b) => rank(a.provider) - rank(b.provider));
+    // LiteLLM's own order when a name is known to several providers (get_llm_provider): first-party first.
+    const adapters = providerAdapters().sort((a, b) => (a.litellm?.precedence ?? Infinity) - (b.litellm?.precedence ?? Infinity));
     for (const adapter of adapters) for (const model of adapter.prices.keys()) this.add(model, adapter.provider);
   }
 
@@ -59,7 +48,8 @@ export class KnownModels {
   }
 }
 
-function rank(provider: string): number {
-  const index = LITELLM_ORDER.indexOf(provider);
-  return index === -1 ? LITELLM_ORDER.length : index;
+/** A model name without its version date (the price lists' and LiteLLM's fallback key). */
+// gpt-4o-2024-08-06, claude-3-5-sonnet-20241022, claude-sonnet-4-5@20250929, gemini-1.5-pro-002, …-latest
+export function withoutDateSuffix(model: string): string {
+  return model.replace(/(-\d{4}-\d{2}-\d{2}|[-@]\d{8}|-\d{3}|-latest)$/, '');
 }

@@ -45,6 +45,15 @@ model_list:
     expect(config.deployments.map((d) => `${d.provider}/${d.model}`)).toEqual(['openrouter/mistralai/mistral-7b-instruct', 'openai/my-house-model']);
   });
 
+  it("reads the litellm_provider names each provider folder declares, and LiteLLM's first-party order for names several know", () => {
+    const known = new KnownModels(new Map([['gem-x', 'vertex_ai-language-models'], ['cmd-x', 'cohere_chat'], ['conv-x', 'bedrock_converse'], ['odd-x', 'no_such_provider']]));
+    expect(['gem-x', 'cmd-x', 'conv-x', 'odd-x'].map((model) => known.providerOf(model))).toEqual(['vertex_ai', 'cohere', 'bedrock', undefined]);
+    // Azure OpenAI lists OpenAI's prices too: the name is OpenAI's, as LiteLLM resolves it.
+    expect(new KnownModels().providerOf('gpt-4o')).toBe('openai');
+    // Gemini's models are Vertex AI's too: LiteLLM ranks vertex_ai, not gemini.
+    expect(new KnownModels().providerOf('gemini-2.5-flash')).toBe('vertex_ai');
+  });
+
   it('reads timeout, stream_timeout, max_retries, organization and default request parameters wherever LiteLLM takes them', () => {
     const [deployment] = parseGatewayConfig(`
 model_list:
@@ -96,7 +105,7 @@ litellm_settings:
 general_settings:
   use_redis_transaction_buffer: true
 `, { TEST_REDIS_HOST: 'redis.internal' });
-    expect(config.litellm.cache).toMatchObject({ type: 'redis', redis: { host: 'redis.internal', port: 6379 }, ttlSeconds: 600, namespace: 'team-a', operations: new Set(['chat']) });
+    expect(config.litellm.cache).toMatchObject({ type: 'redis', redis: { host: 'redis.internal', port: 6379 }, ttlSeconds: 600, namespace: 'team-a', callTypes: new Set(['acompletion']) });
     expect(config.warnings).toEqual([
       expect.stringMatching(/^litellm_settings\.callbacks is accepted and ignored: logging integrations: metrics are always served at \/metrics, traces with OTEL_EXPORTER_OTLP_ENDPOINT/),
       expect.stringMatching(/^litellm_settings\.success_callback is accepted and ignored/),

@@ -1,4 +1,4 @@
-import { ConfigProblem, unknownKeyMessage, UnsetVariable } from '@arbor/config';
+import { ConfigProblem, parsedUrl, SettingReader, unknownKeyMessage, UnsetVariable } from '@arbor/config';
 import { excerpt } from '@arbor/platform';
 import { providerAdapters } from '@arbor/provider-adapters';
 import { readResponseCacheSettings, type ResponseCacheSettings } from '../response-cache/response-cache.settings';
@@ -143,7 +143,7 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
     for (const hook of pythonCallbacks(litellm[key])) problem(`litellm_settings.${key}`, `refused: "${hook}" is a Python callback the gateway cannot run, and it may check or change calls`);
   }
 
-  const read = new SettingReader(problem);
+  const read = new LiteLlmSettingReader(problem);
   const { settings: cache, problems: cacheProblems } = readResponseCacheSettings(litellm, env);
   for (const { path, message } of cacheProblems) problem(path, message);
   const masterKey = read.string(general['master_key'], 'general_settings.master_key');
@@ -187,47 +187,8 @@ function pythonCallbacks(value: unknown): string[] {
   return entries.filter((entry): entry is string => typeof entry === 'string' && !LOGGING_INTEGRATIONS.includes(entry) && entry.includes('.'));
 }
 
-/** Typed reads that record a problem instead of throwing, so that every problem is listed. */
-class SettingReader {
-  constructor(private readonly problem: (at: string, message: string) => void) {}
-
-  boolean(value: unknown, at: string): boolean | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value === 'boolean') return value;
-    this.problem(at, value instanceof UnsetVariable ? value.message : 'must be true or false');
-    return undefined;
-  }
-
-  string(value: unknown, at: string): string | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (value instanceof UnsetVariable) this.problem(at, value.message);
-    else if (typeof value !== 'string' || value === '') this.problem(at, 'must be a non-empty string');
-    else return value;
-    return undefined;
-  }
-
-  number(value: unknown, at: string): number | undefined {
-    if (value === undefined || value === null) return undefined;
-    const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-    if (typeof number === 'number' && Number.isFinite(number)) return number;
-    this.problem(at, value instanceof UnsetVariable ? value.message : 'must be a number');
-    return undefined;
-  }
-
-  positive(value: unknown, at: string): number | undefined {
-    const number = this.number(value, at);
-    if (number !== undefined && number <= 0) this.problem(at, 'must be greater than 0');
-    else return number;
-    return undefined;
-  }
-
-  count(value: unknown, at: string): number | undefined {
-    const number = this.number(value, at);
-    if (number !== undefined && (!Number.isInteger(number) || number < 0)) this.problem(at, 'must be a whole number, 0 or more');
-    else return number;
-    return undefined;
-  }
-
+/** The shared typed reads of @arbor/config, with LiteLLM's pass-through settings. */
+class LiteLlmSettingReader extends SettingReader {
   passThroughEndpoints(value: unknown, at: string): PassThroughEndpoint[] {
     if (value === undefined || value === null) return [];
     if (!Array.isArray(value)) {
@@ -248,7 +209,7 @@ class SettingReader {
       else if (path !== undefined && !/^\/[^?#\s]*$/.test(path)) this.problem(`${here}.path`, `must be a URL path starting with /, got "${path}"`);
       const target = this.string(entry['target'], `${here}.target`);
       if (entry['target'] === undefined) this.problem(`${here}.target`, 'is required');
-      else if (target !== undefined && !isHttpUrl(target)) this.problem(`${here}.target`, 'must be an http(s) URL');
+      else if (target !== undefined && !parsedUrl(target)) this.problem(`${here}.target`, 'must be an http(s) URL');
       const headers: Record<string, string> = {};
       const rawHeaders = entry['headers'];
       if (rawHeaders !== undefined && rawHeaders !== null) {
@@ -309,14 +270,5 @@ class SettingReader {
       allowed.push({ segments, ...(methods ? { methods } : {}) });
     });
     return allowed;
-  }
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
   }
 }

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { CallResponse } from '../calls/call-pipeline';
+import type { CallResponse } from '../calls/call-response';
 import type { BridgeOptions, ProviderAnswer, ProviderError, ProviderOperation } from '@arbor/provider-adapters';
 import type { CallUsage } from '../calls/usage';
 import type { GatewaySettings } from '../gateway-settings';
@@ -75,6 +75,11 @@ export interface EndpointCodec {
   readonly operation: ProviderOperation;
   /** For messages naming a provider that offers none of it. */
   readonly description: string;
+  /**
+   * LiteLLM's call types that name it (`completion`, `acompletion`), under which the response cache
+   * keeps its answers (`cache_params.supported_call_types`); none: its answers are never cached.
+   */
+  readonly callTypes?: readonly string[];
   /** POST paths it answers. */
   readonly paths: readonly string[];
   /**

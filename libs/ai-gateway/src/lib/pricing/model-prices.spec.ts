@@ -17,6 +17,24 @@ function priceFile(content: unknown): string {
   return file;
 }
 
+describe('cost of a batch', () => {
+  it.each([
+    { provider: 'openai', share: 0.5 },
+    { provider: 'azure', share: 0.5 },
+    { provider: 'anthropic', share: 0.5 },
+    { provider: 'mistral', share: 1 },
+  ])("costs the share of the list price $provider's adapter declares ($share)", ({ provider, share }) => {
+    const batched = deployment('m', provider, { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 });
+    const prices = new ModelPrices([batched]);
+    expect(prices.batchCost(batched, usage)).toBeCloseTo(prices.cost(batched, usage) * share, 12);
+  });
+
+  it('costs the batch prices of the price data where it has them', () => {
+    const batched = deployment('m', 'openai', { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6, input_cost_per_token_batches: 0.1e-6, output_cost_per_token_batches: 0.2e-6 });
+    expect(new ModelPrices([batched]).batchCost(batched, usage)).toBeCloseTo(1000 * 0.1e-6 + 500 * 0.2e-6, 12);
+  });
+});
+
 describe('cost of a call', () => {
   it('uses the built-in list price of a well-known model, also under a dated name', () => {
     const dated = deployment('gpt-4o-mini-2024-07-18');

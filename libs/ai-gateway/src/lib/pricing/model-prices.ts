@@ -1,8 +1,10 @@
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '@arbor/config';
+import { providerAdapterFor } from '@arbor/provider-adapters';
 import { CallUsage } from '../calls/usage';
 import { GatewayDeployment } from '../config/gateway-config';
+import { withoutDateSuffix } from '../config/known-models';
 import { BUILT_IN_PRICES } from './built-in-prices';
 import { costOf, ModelPrice, priceFromRecord } from './model-price';
 
@@ -90,21 +92,13 @@ export class ModelPrices implements OnApplicationBootstrap {
         outputCostPerToken: price.outputCostPerTokenBatches ?? price.outputCostPerToken,
       });
     }
-    return costOf(usage, price) * (BATCH_DISCOUNTED_SHARE[deployment.provider] ?? 1);
+    return costOf(usage, price) * (providerAdapterFor(deployment.provider)?.batchPriceFactor ?? 1);
   }
 }
-
-// OpenAI's and Azure OpenAI's Batch APIs cost half the standard price.
-const BATCH_DISCOUNTED_SHARE: Readonly<Record<string, number>> = { openai: 0.5, azure: 0.5 };
 
 function lookup(prices: PriceMap, provider: string, model: string): Partial<ModelPrice> | undefined {
   const bare = withoutDateSuffix(model);
   return prices.get(`${provider}/${model}`) ?? prices.get(model) ?? prices.get(`${provider}/${bare}`) ?? prices.get(bare);
-}
-
-// gpt-4o-2024-08-06, claude-3-5-sonnet-20241022, claude-sonnet-4-5@20250929, gemini-1.5-pro-002, …-latest
-export function withoutDateSuffix(model: string): string {
-  return model.replace(/(-\d{4}-\d{2}-\d{2}|[-@]\d{8}|-\d{3}|-latest)$/, '');
 }
 
 /** Reads a LiteLLM price map; every bad entry is a start-up problem naming AIGW_PRICE_MAP. */

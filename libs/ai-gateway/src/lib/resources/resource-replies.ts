@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import type { UpstreamResponse } from '@arbor/provider-adapters';
+import { type UpstreamResponse, withHopByHop } from '@arbor/provider-adapters';
 import { badRequest } from '../gateway-errors';
 import { checkedId } from '../stored-responses/responses-store';
 
-// Connection-level headers describe the upstream hop, not the answer.
-const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date', 'server']);
+// The upstream's hop, its length (the reply is framed anew) and who and when answered.
+const HOP_HEADERS = withHopByHop('content-length', 'date', 'server');
 
 export function sendJson(response: ServerResponse, body: unknown, status = 200): void {
   const text = JSON.stringify(body);

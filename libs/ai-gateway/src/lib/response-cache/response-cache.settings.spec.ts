@@ -1,6 +1,7 @@
 import { ConfigError } from '@arbor/config';
 import { parseGatewayConfig } from '../config/gateway-config';
-import { canonicalJson } from './response-cache';
+import { ENDPOINT_CODECS } from '../endpoints/endpoint-codecs';
+import { cachesFamily, canonicalJson } from './response-cache';
 import { cacheControls } from './cache-controls';
 import { DEFAULT_CACHE_NAMESPACE, DEFAULT_CACHE_TTL_SECONDS, readResponseCacheSettings } from './response-cache.settings';
 
@@ -13,7 +14,8 @@ describe('the response cache settings (litellm_settings.cache, cache_params)', (
   it('keeps answers in memory by default, for an hour, under its own namespace, for every call type', () => {
     const { settings } = readResponseCacheSettings({ cache: true }, {});
     expect(settings).toMatchObject({ type: 'local', ttlSeconds: DEFAULT_CACHE_TTL_SECONDS, namespace: DEFAULT_CACHE_NAMESPACE, mode: 'default_on', sharedAcrossProjects: false });
-    expect([...(settings?.operations ?? [])].sort()).toEqual(['chat', 'completions', 'embeddings', 'messages', 'responses', 'responses_compact']);
+    expect(settings?.callTypes).toBeUndefined();
+    expect(cachedFamilies(settings?.callTypes)).toEqual(['anthropic-messages', 'openai-chat', 'openai-completions', 'openai-embeddings', 'openai-responses', 'openai-responses-compact']);
   });
 
   it("uses Redis from LiteLLM's REDIS_HOST, REDIS_PORT and REDIS_PASSWORD when cache_params do not name one", () => {
@@ -24,10 +26,11 @@ describe('the response cache settings (litellm_settings.cache, cache_params)', (
     expect(readResponseCacheSettings({ cache: true }, { REDIS_URL: 'redis://user:pw@host:6379' }).settings).toMatchObject({ type: 'redis', redis: { url: 'redis://user:pw@host:6379' } });
   });
 
-  it("maps LiteLLM's supported_call_types to the endpoints they name", () => {
+  it("caches the families whose codecs declare one of LiteLLM's supported_call_types", () => {
     const { settings } = readResponseCacheSettings({ cache: true, cache_params: { supported_call_types: ['acompletion', 'aembedding', 'atranscription'] } }, {});
-    expect([...(settings?.operations ?? [])].sort()).toEqual(['chat', 'embeddings']);
-    expect([...(readResponseCacheSettings({ cache: true, cache_params: { supported_call_types: [] } }, {}).settings?.operations ?? [])]).toEqual([]);
+    expect(cachedFamilies(settings?.callTypes)).toEqual(['openai-chat', 'openai-embeddings']);
+    expect(cachedFamilies(readResponseCacheSettings({ cache: true, cache_params: { supported_call_types: [] } }, {}).settings?.callTypes)).toEqual([]);
+    expect(cachedFamilies(readResponseCacheSettings({ cache: true, cache_params: { supported_call_types: ['aresponses'] } }, {}).settings?.callTypes)).toEqual(['openai-responses', 'openai-responses-compact']);
   });
 
   it('names every problem: caches it does not have, unknown keys and call types, bad values', () => {
@@ -81,3 +84,10 @@ describe('the cache key material', () => {
     expect(canonicalJson({ a: 1 })).not.toBe(canonicalJson({ a: '1' }));
   });
 });
+
+/** The endpoint families the response cache keeps answers of under `callTypes`, by codec name. */
+function cachedFamilies(callTypes: ReadonlySet<string> | undefined): string[] {
+  return ENDPOINT_CODECS.filter((codec) => cachesFamily(codec, callTypes))
+    .map((codec) => codec.name)
+    .sort();
+}

@@ -1,5 +1,4 @@
 import { UnsetVariable } from '@arbor/config';
-import type { ProviderOperation } from '@arbor/provider-adapters';
 
 /** Where answers are kept: this process's memory, or a Redis every replica shares. */
 export type ResponseCacheType = 'local' | 'redis';
@@ -13,8 +12,8 @@ export interface ResponseCacheSettings {
   ttlSeconds: number;
   /** Prefix of every cache key (`<namespace>:<sha-256>`), so that several gateways can share one Redis. */
   namespace: string;
-  /** The operations whose answers are cached (LiteLLM's `supported_call_types`, by the endpoint they name). */
-  operations: ReadonlySet<ProviderOperation>;
+  /** LiteLLM's `supported_call_types`: a family is cached when its codec declares one of them; undefined: every family that declares any. */
+  callTypes?: ReadonlySet<string>;
   /** `default_off`: only requests that send `cache: {"use-cache": true}` are cached. */
   mode: 'default_on' | 'default_off';
   /** In memory: at most this many answers (LiteLLM's `max_size_in_memory`). */
@@ -36,21 +35,27 @@ export const DEFAULT_CACHE_TTL_SECONDS = 3600;
 export const DEFAULT_CACHE_NAMESPACE = 'arbor-aigw-cache';
 const DEFAULT_MAX_ENTRIES = 1000;
 
-// LiteLLM's call types (sync and async names) by the operation of the endpoint they name here.
-const CALL_TYPES: Record<string, readonly ProviderOperation[]> = {
-  completion: ['chat'],
-  acompletion: ['chat'],
-  text_completion: ['completions'],
-  atext_completion: ['completions'],
-  embedding: ['embeddings'],
-  aembedding: ['embeddings'],
-  responses: ['responses', 'responses_compact'],
-  aresponses: ['responses', 'responses_compact'],
-  anthropic_messages: ['messages'],
-};
-// LiteLLM's call types for endpoints this gateway does not serve: accepted, they cache nothing here.
-const OTHER_CALL_TYPES = new Set(['transcription', 'atranscription', 'rerank', 'arerank', 'image_generation', 'aimage_generation', 'speech', 'aspeech']);
-const EVERY_OPERATION = new Set<ProviderOperation>(['chat', 'completions', 'embeddings', 'responses', 'responses_compact', 'messages']);
+// LiteLLM's call types (sync and async names), the vocabulary of `supported_call_types`. Which
+// family each one caches is the family's codec's to say (`callTypes`); a name no codec declares caches nothing.
+const CALL_TYPES = [
+  'completion',
+  'acompletion',
+  'text_completion',
+  'atext_completion',
+  'embedding',
+  'aembedding',
+  'responses',
+  'aresponses',
+  'anthropic_messages',
+  'transcription',
+  'atranscription',
+  'rerank',
+  'arerank',
+  'image_generation',
+  'aimage_generation',
+  'speech',
+  'aspeech',
+];
 
 const PARAM_KEYS = [
   'type',
@@ -126,18 +131,15 @@ export function readResponseCacheSettings(
   const shared = params['shared_across_projects'] ?? false;
   if (typeof shared !== 'boolean') problem('cache_params.shared_across_projects', 'must be true or false');
 
-  let operations: Set<ProviderOperation> = EVERY_OPERATION;
-  const callTypes = params['supported_call_types'];
-  if (callTypes !== undefined) {
-    if (!Array.isArray(callTypes)) problem('cache_params.supported_call_types', 'must be a list of call types, such as ["acompletion", "aembedding"]');
+  let callTypes: Set<string> | undefined;
+  const listed = params['supported_call_types'];
+  if (listed !== undefined) {
+    if (!Array.isArray(listed)) problem('cache_params.supported_call_types', 'must be a list of call types, such as ["acompletion", "aembedding"]');
     else {
-      operations = new Set();
-      for (const name of callTypes) {
-        const named = typeof name === 'string' ? CALL_TYPES[name] : undefined;
-        if (named) for (const operation of named) operations.add(operation);
-        else if (typeof name !== 'string' || !OTHER_CALL_TYPES.has(name)) {
-          problem('cache_params.supported_call_types', `"${String(name)}" is not a call type (known: ${[...Object.keys(CALL_TYPES), ...OTHER_CALL_TYPES].join(', ')})`);
-        }
+      callTypes = new Set();
+      for (const name of listed) {
+        if (typeof name === 'string' && CALL_TYPES.includes(name)) callTypes.add(name);
+        else problem('cache_params.supported_call_types', `"${String(name)}" is not a call type (known: ${CALL_TYPES.join(', ')})`);
       }
     }
   }
@@ -149,7 +151,7 @@ export function readResponseCacheSettings(
       ...(redis ? { redis } : {}),
       ttlSeconds,
       namespace,
-      operations,
+      ...(callTypes ? { callTypes } : {}),
       mode: mode as ResponseCacheSettings['mode'],
       maxEntries,
       sharedAcrossProjects: shared === true,

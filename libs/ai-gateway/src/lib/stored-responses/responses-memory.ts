@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { errorFields } from '@arbor/observability';
 import { itemId, ProviderError, responseShell } from '@arbor/provider-adapters';
-import { CallHooks, CallPipeline, type CallResponse } from '../calls/call-pipeline';
+import { CallPipeline } from '../calls/call-pipeline';
+import type { CallResponse } from '../calls/call-response';
+import type { StagePass } from '../calls/call-stage';
 import { CollectedAnswer } from '../calls/collected-answer';
 import type { CallExtension } from '../calls/call-routes';
 import { requestedAlias } from '../calls/requested-alias';
@@ -102,11 +104,11 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     const earlier = typeof previousId === 'string' ? await this.earlierTurns(checkedId(previousId, 'previous_response_id'), caller, connection) : [];
     const recalled: Recalled = { earlier, references: await this.referencedItems(body['input'], caller, connection) };
     // A compaction is not a response: it is neither stored nor run in the background.
-    if (codec !== this.codec) return this.pipeline.handle(codec, caller, body, request.headers, response, { bodyFor: (deployment, native) => withConversation(body, recalled, deployment, native) });
+    if (codec !== this.codec) return this.pipeline.handle(codec, caller, body, request.headers, response, { request: (_asked, deployment, native) => withConversation(body, recalled, deployment, native) });
     const stored = body['store'] !== false;
     const background = body['background'] === true;
     if (!background && stored) return this.answerStored(caller, body, request, response, recalled, connection);
-    if (!background) return this.pipeline.handle(this.codec, caller, body, request.headers, response, this.hooks(caller, body, recalled, connection));
+    if (!background) return this.pipeline.handle(this.codec, caller, body, request.headers, response, this.ownStage(caller, body, recalled, connection));
 
     if (!stored) throw badRequest('A background response must be stored: remove store: false.', 'store');
     const streamed = body['stream'] === true;
@@ -172,26 +174,30 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
       else setImmediate(complete);
     };
     try {
-      await this.pipeline.handle(this.codec, caller, body, request.headers, response, this.hooks(caller, body, recalled, connection, { id, keep }));
+      await this.pipeline.handle(this.codec, caller, body, request.headers, response, this.ownStage(caller, body, recalled, connection, { id, keep }));
     } finally {
       if (!completed) void reserved.then(() => this.store.forget(id)).catch(() => undefined);
     }
   }
 
-  /** What the pipeline does for this family: earlier turns in, the answer kept (as `keeping` says, for a stored foreground response). */
-  private hooks(caller: GatewayCaller, body: Record<string, unknown>, recalled: Recalled, connection?: ConnectionMemory, keeping?: Keeping, backgroundId?: string): CallHooks {
+  /**
+   * This family's own stage in the call (run before the registered ones): on the request, the
+   * earlier turns in; the answer's ids the gateway's; on the answer, the answer kept (as `keeping`
+   * says, for a stored foreground response) before the client has its last byte, so that its next turn finds it.
+   */
+  private ownStage(caller: GatewayCaller, body: Record<string, unknown>, recalled: Recalled, connection?: ConnectionMemory, keeping?: Keeping, backgroundId?: string): StagePass {
     const previousId = recalled.earlier.at(-1)?.id ?? null;
     const asked = backgroundId ? { ...body, background: false } : body;
-    const bodyFor: CallHooks['bodyFor'] = (deployment, native) => withConversation(asked, recalled, deployment, native);
+    const request: StagePass['request'] = (_asked, deployment, native) => withConversation(asked, recalled, deployment, native);
     // The ids the answer carries: the gateway's for a response it keeps, and for the one it continues.
     const ids = keeping || previousId ? { ...(keeping ? { id: keeping.id } : {}), earlier: upstreamIds(recalled), ...(previousId ? { previous: previousId } : {}) } : undefined;
     // An answer nobody keeps (store: false, over HTTP) is neither held back nor, unless it continues one, parsed.
-    if (!keeping && !connection && !backgroundId) return { bodyFor, ...(ids ? { ids } : {}) };
+    if (!keeping && !connection && !backgroundId) return { request, ...(ids ? { ids } : {}) };
     const input = inputItemsOf(body['input']);
     return {
-      bodyFor,
+      request,
       ...(ids ? { ids } : {}),
-      answered: async (document, deployment, native) => {
+      answer: async (document, deployment, native) => {
         const id = keeping?.id ?? backgroundId ?? String(document['id']);
         const response = { ...document, id, previous_response_id: previousId, ...(backgroundId ? { background: true } : {}) };
         const upstreamId = native && typeof document['id'] === 'string' ? document['id'] : null;
@@ -219,7 +225,7 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     try {
       shell = (await this.store.find(id, caller)).response;
       await this.store.settle(id, 'in_progress', { ...shell, status: 'in_progress' });
-      await this.pipeline.handle(this.codec, caller, body, request.headers, sink, this.hooks(caller, body, recalled, undefined, undefined, id));
+      await this.pipeline.handle(this.codec, caller, body, request.headers, sink, this.ownStage(caller, body, recalled, undefined, undefined, id));
       if (sink instanceof CollectedAnswer && sink.status !== 200) error = failureOf(sink.text());
       if (sink instanceof BackgroundStream && !sink.complete) error = { code: 'server_error', message: 'The upstream stream ended before the response was complete.' };
     } catch (thrown) {

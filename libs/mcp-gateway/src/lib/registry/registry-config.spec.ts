@@ -107,12 +107,12 @@ servers:
   - project: alpha
 `);
     expect(problems).toEqual([
-      'MCPGW_CONFIG: upstream: unknown key (known: upstreams, servers)',
+      'MCPGW_CONFIG: upstream: unknown key (did you mean upstreams?)',
       'MCPGW_CONFIG: upstreams[0].retries: unknown key (known: name, url, transport, headers, timeout, max_concurrency)',
       expect.stringMatching(/^MCPGW_CONFIG: upstreams\[0\]\.name: "Bad Name" must be lower-case/),
       'MCPGW_CONFIG: upstreams[0].url: must be an http(s) URL',
       'MCPGW_CONFIG: upstreams[0].transport: must be one of streamable-http, sse, got "websocket"',
-      'MCPGW_CONFIG: upstreams[0].timeout: must be a number greater than 0',
+      'MCPGW_CONFIG: upstreams[0].timeout: must be greater than 0',
       'MCPGW_CONFIG: upstreams[0].max_concurrency: must be a whole number',
       'MCPGW_CONFIG: upstreams[1].url: must not carry a user name or password; put credentials in headers',
       'MCPGW_CONFIG: upstreams[1].headers.content-type: "content-type" is set by the gateway and cannot be configured',

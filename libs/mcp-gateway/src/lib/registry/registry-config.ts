@@ -1,4 +1,4 @@
-import { ConfigError, ConfigProblem, parseYamlConfig, readYamlConfigFile, UnsetVariable } from '@arbor/config';
+import { ConfigError, ConfigProblem, parsedUrl, parseYamlConfig, readYamlConfigFile, SettingReader, UnsetVariable } from '@arbor/config';
 import type { UpstreamDefinition, UpstreamSelection, UpstreamTransport, VirtualServerDefinition } from './server-registry';
 import {
   DEFAULT_MAX_CONCURRENCY,
@@ -99,72 +99,14 @@ function checkRegistryConfig(document: Record<string, unknown>): RegistryConfig 
   return { upstreams, servers };
 }
 
-/** Typed reads of YAML values that record a problem instead of throwing, so all problems are listed. */
-class Reader {
-  constructor(private readonly problem: (path: string, message: string) => void) {}
-
-  object(value: unknown, path: string, allowedKeys: string[]): Record<string, unknown> | undefined {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      this.problem(path, 'must be a mapping');
-      return undefined;
-    }
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      if (!allowedKeys.includes(key)) this.problem(path === '(top level)' ? key : `${path}.${key}`, `unknown key (known: ${allowedKeys.join(', ')})`);
-    }
-    return record;
-  }
-
-  list(value: unknown, path: string): unknown[] {
-    if (value === undefined || value === null) return [];
-    if (Array.isArray(value)) return value;
-    this.problem(path, 'must be a list');
-    return [];
-  }
-
-  string(value: unknown, path: string, required = false): string | undefined {
-    if (value instanceof UnsetVariable) {
-      this.problem(path, value.message);
-      return undefined;
-    }
-    if (value === undefined || value === null) {
-      if (required) this.problem(path, 'is required');
-      return undefined;
-    }
-    if (typeof value !== 'string' || value.trim() === '') {
-      this.problem(path, 'must be a non-empty string');
-      return undefined;
-    }
-    return value;
-  }
-
-  pattern(value: unknown, path: string, pattern: RegExp, rule: string): string | undefined {
+/** The shared typed reads of @arbor/config, with the registry's own: upstream URLs, headers, selections. */
+class Reader extends SettingReader {
+  /** Required; may be `os.environ/NAME`, like the AI gateway's api_base: one file serves several environments. */
+  override url(value: unknown, path: string): string | undefined {
     const text = this.string(value, path, true);
     if (text === undefined) return undefined;
-    if (pattern.test(text)) return text;
-    this.problem(path, `"${text}" must be ${rule}`);
-    return undefined;
-  }
-
-  oneOf<T extends string>(value: unknown, path: string, allowed: readonly T[]): T | undefined {
-    const text = this.string(value, path);
-    if (text === undefined) return undefined;
-    if ((allowed as readonly string[]).includes(text)) return text as T;
-    this.problem(path, `must be one of ${allowed.join(', ')}, got "${text}"`);
-    return undefined;
-  }
-
-  /** May be `os.environ/NAME`, like the AI gateway's api_base: one file serves several environments. */
-  url(value: unknown, path: string): string | undefined {
-    const text = this.string(value, path, true);
-    if (text === undefined) return undefined;
-    let url: URL | undefined;
-    try {
-      url = new URL(text);
-    } catch {
-      // reported below
-    }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) this.problem(path, 'must be an http(s) URL');
+    const url = parsedUrl(text);
+    if (!url) this.problem(path, 'must be an http(s) URL');
     // Credentials belong in headers, which are stored encrypted; the URL is not.
     else if (url.username !== '' || url.password !== '') this.problem(path, 'must not carry a user name or password; put credentials in headers');
     else return text;
@@ -204,15 +146,6 @@ class Reader {
       headers[name.toLowerCase()] = resolved as string;
     }
     return ok ? headers : undefined;
-  }
-
-  positive(value: unknown, path: string): number | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      this.problem(path, 'must be a number greater than 0');
-      return undefined;
-    }
-    return value;
   }
 
   positiveInteger(value: unknown, path: string): number | undefined {

@@ -28,6 +28,7 @@ export const ANTHROPIC_MESSAGES: EndpointCodec = {
   name: 'anthropic-messages',
   operation: 'messages',
   description: 'Anthropic messages',
+  callTypes: ['anthropic_messages'],
   paths: ['/v1/messages'],
   streamed: (body) => body['stream'] === true,
   forwardedHeaders: (headers) => {

@@ -40,6 +40,7 @@ export const OPENAI_RESPONSES: EndpointCodec = {
   name: 'openai-responses',
   operation: 'responses',
   description: 'Responses API',
+  callTypes: ['responses', 'aresponses'],
   paths: ['/v1/responses', '/responses'],
   streamed: (body) => body['stream'] === true,
   forwardedHeaders: () => undefined,

@@ -16,11 +16,12 @@ export function renderOpenAiError(exception: unknown): RenderedError {
  * stream's usage always asked for (so that spend is right) and removed again when the client did
  * not ask for it.
  */
-function openAiCodec(name: string, operation: ProviderOperation, description: string, path: string, streams: boolean): EndpointCodec {
+function openAiCodec(name: string, operation: ProviderOperation, description: string, path: string, streams: boolean, callTypes: readonly string[]): EndpointCodec {
   return {
     name,
     operation,
     description,
+    callTypes,
     // With and without `/v1`, as the official SDKs and LiteLLM clients call them.
     paths: [`/v1${path}`, path],
     streamed: (body) => streams && body['stream'] === true,
@@ -44,6 +45,6 @@ function openAiCodec(name: string, operation: ProviderOperation, description: st
   };
 }
 
-export const OPENAI_CHAT = openAiCodec('openai-chat', 'chat', 'chat completions', '/chat/completions', true);
-export const OPENAI_COMPLETIONS = openAiCodec('openai-completions', 'completions', 'completions', '/completions', true);
-export const OPENAI_EMBEDDINGS = openAiCodec('openai-embeddings', 'embeddings', 'embeddings', '/embeddings', false);
+export const OPENAI_CHAT = openAiCodec('openai-chat', 'chat', 'chat completions', '/chat/completions', true, ['completion', 'acompletion']);
+export const OPENAI_COMPLETIONS = openAiCodec('openai-completions', 'completions', 'completions', '/completions', true, ['text_completion', 'atext_completion']);
+export const OPENAI_EMBEDDINGS = openAiCodec('openai-embeddings', 'embeddings', 'embeddings', '/embeddings', false, ['embedding', 'aembedding']);

@@ -3,15 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DirectRoutes } from '@arbor/platform';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, nativeOperation, passThroughHeaders, providerAdapters, sendUpstream, type PassThroughApi, type UpstreamResponse, type UpstreamTarget } from '@arbor/provider-adapters';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, HOP_BY_HOP_HEADERS, nativeOperation, passThroughHeaders, providerAdapterFor, providerAdapters, sendUpstream, type PassThroughApi, type UpstreamResponse, type UpstreamTarget } from '@arbor/provider-adapters';
 import { CallAccounting, type CallAdmission } from '../calls/call-accounting';
 import { GatewayMetrics } from '../calls/gateway-metrics';
 import { type CallUsage, NO_USAGE } from '../calls/usage';
 import type { GatewayDeployment } from '../config/gateway-config';
-import { ANTHROPIC_MESSAGES } from '../endpoints/anthropic-messages/anthropic-messages.codec';
+import { clientCodec } from '../endpoints/client-codec';
 import { sendError, type EndpointCodec } from '../endpoints/endpoint-codec';
 import { ENDPOINT_CODECS } from '../endpoints/endpoint-codecs';
-import { OPENAI_CHAT } from '../endpoints/openai/openai-codecs';
 import { keyModelAccessDenied, passThroughNotConfigured } from '../gateway-errors';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { GatewayAuthentication } from '../gateway-key.guard';
@@ -20,7 +19,6 @@ import { ModelPrices } from '../pricing/model-prices';
 import { type OwnershipPlan, PassThroughOwnership } from './pass-through-ownership';
 import { type AnswerMeter, BatchResultsMeter, UsageMeter } from './usage-meter';
 
-const ANSWER_HEADERS_DROPPED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'trailer', 'upgrade']);
 // Batch results already priced by this replica: read again, they are not charged again.
 const MAX_PRICED_BATCHES = 10_000;
 
@@ -37,7 +35,7 @@ const MAX_PRICED_BATCHES = 10_000;
  * elsewhere: no retries, no fallbacks. Each project reaches only its own objects (PassThroughOwnership).
  */
 @Injectable()
-export class PassThroughRoutes implements OnModuleInit {
+export class VendorPassThroughRoutes implements OnModuleInit {
   private readonly pricedBatches = new Set<string>();
 
   constructor(
@@ -73,12 +71,11 @@ export class PassThroughRoutes implements OnModuleInit {
     }
     const batch = api.batchResults;
     if (method !== 'GET' || !batch?.path.test(path)) return undefined;
-    return this.pricedBatches.has(`${deployment.id} ${path}`) ? undefined : new BatchResultsMeter(nativeCodecs(provider), price, batch.priceFactor);
+    return this.pricedBatches.has(`${deployment.id} ${path}`) ? undefined : new BatchResultsMeter(nativeCodecs(provider), price, providerAdapterFor(provider)?.batchPriceFactor ?? 1);
   }
 
   private async pass(provider: string, api: PassThroughApi, request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
-    // Anthropic's SDKs send anthropic-version: their errors come in the envelope they read.
-    const envelope = request.headers['anthropic-version'] === undefined ? OPENAI_CHAT : ANTHROPIC_MESSAGES;
+    const envelope = clientCodec(request.headers);
     const started = performance.now();
     let admission: CallAdmission | undefined;
     let deployment: GatewayDeployment | undefined;
@@ -189,8 +186,9 @@ function searchOf(url: string | undefined): string {
   return start < 0 ? '' : (url as string).slice(start);
 }
 
+// The answer passes on as the vendor framed it: only its hop is dropped.
 function answerHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !ANSWER_HEADERS_DROPPED.has(name)) out[name] = value;
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP_HEADERS.has(name)) out[name] = value;
   return out;
 }

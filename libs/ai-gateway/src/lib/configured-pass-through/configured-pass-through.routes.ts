@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { CounterSeries, HistogramSeries, MetricsRegistry, SeriesCounter, SeriesHistogram } from '@arbor/observability';
 import { DirectRoutes } from '@arbor/platform';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, passThroughHeaders, passThroughUrl, ProviderError, sendUpstream } from '@arbor/provider-adapters';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, passThroughHeaders, passThroughUrl, ProviderError, sendUpstream, withHopByHop } from '@arbor/provider-adapters';
 import { CallAccounting } from '../calls/call-accounting';
 import { NO_USAGE } from '../calls/usage';
 import type { GatewayDeployment } from '../config/gateway-config';
@@ -13,8 +13,8 @@ import { sendError } from '../endpoints/endpoint-codec';
 import { GatewayAuthentication } from '../gateway-key.guard';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 
-// Connection-level headers of the answer describe the upstream hop.
-const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer', 'host', 'date', 'server']);
+// The upstream's hop, and who and when it answered (this server says its own).
+const HOP_HEADERS = withHopByHop('host', 'date', 'server');
 
 /**
  * LiteLLM's `general_settings.pass_through_endpoints`: each `path` (and, with `include_subpath`,
@@ -25,7 +25,7 @@ const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'u
  * upstream request.
  */
 @Injectable()
-export class PassThroughEndpointsRoutes implements OnModuleInit {
+export class ConfiguredPassThroughRoutes implements OnModuleInit {
   private readonly requests: SeriesCounter<'path' | 'status'>;
   private readonly duration: SeriesHistogram<'path'>;
   private readonly series = new Map<string, { duration: HistogramSeries; byStatus: Map<number, CounterSeries> }>();

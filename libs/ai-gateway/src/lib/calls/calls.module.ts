@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { LimitsModule } from '../limits/limits.module';
+import { SpendModule } from '../spend/spend.module';
+import { CallAccounting } from './call-accounting';
+import { CallPipeline } from './call-pipeline';
+import { CallStages } from './call-stage';
+import { FamilyAController } from './family-a.controller';
+import { GatewayMetrics } from './gateway-metrics';
+
+/** The call pipeline, the stages that register on it, and what every call settles (limits, spend, metrics). */
+@Module({
+  imports: [LimitsModule, SpendModule],
+  controllers: [FamilyAController],
+  providers: [CallAccounting, GatewayMetrics, CallStages, CallPipeline],
+  exports: [CallAccounting, GatewayMetrics, CallStages, CallPipeline],
+})
+export class CallsModule {}

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { CallsModule } from '../calls/calls.module';
+import { RealtimeSessionsRoutes } from './realtime-sessions.routes';
+import { RealtimeSocket } from './realtime-socket';
+
+/** Realtime models: the WebSocket relayed and metered, and WebRTC session creation. */
+@Module({
+  imports: [CallsModule],
+  providers: [RealtimeSocket, RealtimeSessionsRoutes],
+})
+export class RealtimeModule {}
