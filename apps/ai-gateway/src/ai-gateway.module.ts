@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AI_GATEWAY_ENTITIES, AI_GATEWAY_MIGRATIONS, GatewayDashboard, GatewayModule, renderFamilyAErrors } from '@arbor/ai-gateway';
+import { AI_GATEWAY_ENTITIES, AI_GATEWAY_MIGRATIONS, GatewayDashboard, GatewayModule, renderClientEnvelopeErrors } from '@arbor/ai-gateway';
 import { AiGatewayConfig, durationMs } from '@arbor/config';
 import { DashboardSummaryModule } from '@arbor/contract';
 import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
@@ -32,7 +32,7 @@ export class AiGatewayModule {
       module: AiGatewayModule,
       imports: [
         // Keys, spend and aliases live in its database: ready means that database answers.
-        PlatformModule.forService(config, { readiness: 'database' }, { renderError: renderFamilyAErrors }),
+        PlatformModule.forService(config, { readiness: 'database' }, { renderError: renderClientEnvelopeErrors }),
         DatabaseModule.forRoot({
           url: config.AIGW_DATABASE_URL,
           variable: 'AIGW_DATABASE_URL',

@@ -15,7 +15,7 @@ const deployment = (alias: string, model: string, fakeUrl: string, extra = '') =
       api_base: ${fakeUrl}/v1
       api_key: os.environ/AIGW_TEST_UPSTREAM_KEY${extra}`;
 
-describe('ai-gateway family A routes through the official OpenAI SDK', () => {
+describe('ai-gateway OpenAI-format routes through the official OpenAI SDK', () => {
   let fake: FakeProvidersProcess;
   let database: TestDatabase;
   let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
@@ -218,7 +218,7 @@ litellm_settings:
     await expect(client.models.retrieve('gpt-4o-mini')).rejects.toBeInstanceOf(NotFoundError);
   });
 
-  it('refuses a wrong or missing key with 401 in the family A envelope (AuthenticationError)', async () => {
+  it('refuses a wrong or missing key with 401 in the OpenAI-format envelope (AuthenticationError)', async () => {
     const stranger = new OpenAI({ apiKey: 'sk-wrong', baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     const error = await stranger.chat.completions.create({ model: 'fast', messages: [] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
@@ -236,7 +236,7 @@ litellm_settings:
     expect((error as RateLimitError).headers.get('x-arbor-model-group')).toBe('limited');
   });
 
-  it('maps an upstream 500 to InternalServerError in the family A envelope', async () => {
+  it('maps an upstream 500 to InternalServerError in the OpenAI-format envelope', async () => {
     const error = await client.chat.completions.create({ model: 'broken', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InternalServerError);
     expect((error as InternalServerError).status).toBe(500);

@@ -81,7 +81,7 @@ describe('faithful pass-through and OpenAI-shaped errors through the official Op
     const post = (path: string, headers: Record<string, string>) =>
       fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
 
-    it('answers a path it does not serve with 404 in the family A envelope to a caller with a key (NotFoundError)', async () => {
+    it('answers a path it does not serve with 404 in the OpenAI-format envelope to a caller with a key (NotFoundError)', async () => {
       const error = await client.post('/nonsense/path', { body: {} }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(NotFoundError);
       expect((error as NotFoundError).error).toEqual({

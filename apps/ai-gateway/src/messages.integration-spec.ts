@@ -1,4 +1,4 @@
-// The Anthropic Messages API (family B) on every alias, as Anthropic-API clients meet it: the
+// The Anthropic Messages API (Anthropic-format) on every alias, as Anthropic-API clients meet it: the
 // official Anthropic SDK against the gateway, the gateway against tools/fake-providers. Aliases
 // served by Anthropic pass messages through; OpenAI, Gemini and Azure aliases are bridged through
 // chat completions.
@@ -174,7 +174,7 @@ router_settings:
       // claude-sonnet-4-5: input $3/M, one-hour cache writes $6/M, reads $0.30/M, output $15/M.
       const cost = 100 * 3e-6 + 1000 * 6e-6 + 2000 * 0.3e-6 + 20 * 15e-6;
       expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(cost, 12);
-      // The same cost and tokens in the metrics, as for family A calls (recorded once the answer has left).
+      // The same cost and tokens in the metrics, as for OpenAI-format calls (recorded once the answer has left).
       const sample = async (name: string, labels: string): Promise<number> => {
         for (let tries = 0; ; tries++) {
           const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
@@ -344,13 +344,13 @@ router_settings:
       expect(error).toMatchObject({ status, error: { type: 'error', error: { type, message: expect.any(String) } } });
     });
 
-    it('ends a bridged stream the upstream failed mid-way with a family B error event', async () => {
+    it('ends a bridged stream the upstream failed mid-way with an Anthropic-format error event', async () => {
       const stream = anthropic.messages.stream({ model: 'gpt-midstream', max_tokens: 10, messages: [{ role: 'user', content: 'bridged midstream' }] });
       const error = await refusal(stream.finalMessage());
       expect(error).toMatchObject({ error: { type: 'error', error: { type: expect.any(String), message: expect.stringContaining('fake') } } });
     });
 
-    it('falls back from a failing Claude alias to a GPT alias and still answers in family B', async () => {
+    it('falls back from a failing Claude alias to a GPT alias and still answers in Anthropic-format', async () => {
       const { data, response } = await anthropic.messages.create({ model: 'claude-down', max_tokens: 50, messages: [{ role: 'user', content: 'fallback' }] }).withResponse();
       expect(data).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'fake answer from gpt-4o-mini' }] });
       expect(response.headers.get('x-arbor-attempted-fallbacks')).toBe('1');

@@ -202,7 +202,7 @@ model_list:
     expect((await spendOf(key.id, 1)).spend).toBeGreaterThan(0);
   });
 
-  it('refuses the upgrade with 401 in the family A envelope when the key is not valid', async () => {
+  it('refuses the upgrade with 401 in the OpenAI-format envelope when the key is not valid', async () => {
     const error = (await rejectionOf(open('voice', 'sk-not-a-key'))) as { status?: number; body?: { error?: { code?: string } } };
     expect(error.status).toBe(401);
     expect(error.body?.error?.code).toBe('invalid_api_key');

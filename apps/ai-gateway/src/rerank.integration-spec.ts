@@ -150,7 +150,7 @@ model_list:
     expect(noDocuments.body.error?.param).toBe('documents');
   });
 
-  it("maps the vendor's rate limit to 429 in the family A envelope", async () => {
+  it("maps the vendor's rate limit to 429 in the OpenAI-format envelope", async () => {
     const answer = await rerank(MASTER_KEY, { model: 'cohere-limited', query: QUERY, documents: DOCUMENTS });
     expect(answer.status).toBe(429);
     expect(answer.body.error?.code).toBe('rate_limit_exceeded');

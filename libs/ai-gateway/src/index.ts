@@ -5,5 +5,5 @@ export * from './lib/gateway-clock';
 export * from './lib/deployment-cooldowns';
 export * from './lib/call-router';
 export * from './lib/database';
-export * from './lib/family-a-error.filter';
+export * from './lib/client-envelope-error.filter';
 export { AiGatewayProjectSync } from './lib/projects/project-sync';

@@ -3,7 +3,7 @@ import { HttpException, Logger } from '@nestjs/common';
 import { ProviderError } from '@arbor/provider-adapters';
 import { excerpt } from '@arbor/platform';
 
-// The gateway's own refusals, in family A terms (status, type, code).
+// The gateway's own refusals, in OpenAI-format terms (status, type, code).
 
 export const missingKey = () =>
   new ProviderError(401, 'authentication_error', 'No API key given: send Authorization: Bearer <key> or x-api-key.', 'missing_api_key');
@@ -22,7 +22,7 @@ export const badRequest = (message: string, param: string | null = null) =>
 export const storedCompletionsNotServed = () =>
   new ProviderError(404, 'not_found_error', 'Stored chat completions are not served by this gateway.', 'not_served');
 
-/** A family A endpoint the gateway knows and does not serve (image variations, audio translations, fine-tuning). */
+/** An OpenAI-format endpoint the gateway knows and does not serve (image variations, audio translations, fine-tuning). */
 export const endpointNotServed = (what: string) => new ProviderError(404, 'not_found_error', `${what} are not served by this gateway.`, 'not_served');
 
 export const uploadTooLarge = (limitBytes: number) =>
@@ -51,7 +51,7 @@ export const requestTooLarge = (limitBytes: number) =>
 export const unsupportedEncoding = (encoding: string) =>
   new ProviderError(415, 'invalid_request_error', `The request body's content-encoding "${excerpt(encoding)}" is not supported; send it uncompressed.`, 'unsupported_content_encoding');
 
-// Nest's own HTTP exceptions (malformed JSON, say) rendered as the family A types of their status.
+// Nest's own HTTP exceptions (malformed JSON, say) rendered as the OpenAI-format types of their status.
 const TYPES_BY_STATUS: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
@@ -65,8 +65,8 @@ const TYPES_BY_STATUS: Record<number, string> = {
 
 const logger = new Logger('ai-gateway');
 
-/** Any error as family A: ProviderError as it is, Nest's HTTP exceptions by status, the rest a 500 (logged, not shown). */
-export function familyAError(exception: unknown): ProviderError {
+/** Any error as OpenAI-format: ProviderError as it is, Nest's HTTP exceptions by status, the rest a 500 (logged, not shown). */
+export function openAiError(exception: unknown): ProviderError {
   if (exception instanceof ProviderError) return exception;
   if (exception instanceof HttpException) {
     const status = exception.getStatus();

@@ -37,7 +37,7 @@ export class MasterKeyCheck {
   }
 }
 
-/** Who calls a family A route: the master key or a valid virtual key; refusals are family A 401s. */
+/** Who calls an OpenAI-format route: the master key or a valid virtual key; refusals are OpenAI-format 401s. */
 @Injectable()
 export class GatewayAuthentication {
   constructor(
@@ -60,7 +60,7 @@ export class GatewayAuthentication {
   }
 }
 
-/** Family A routes served through Nest (models): the caller on the request, for gatewayCaller(). */
+/** OpenAI-format routes served through Nest (models): the caller on the request, for gatewayCaller(). */
 @Injectable()
 export class GatewayKeyGuard implements CanActivate {
   constructor(private readonly authentication: GatewayAuthentication) {}

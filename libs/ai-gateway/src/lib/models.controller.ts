@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { DeploymentRouter } from './deployment-router';
 import { ANTHROPIC_MESSAGES } from './endpoints/anthropic-messages/anthropic-messages.codec';
 import { clientCodec } from './endpoints/client-codec';
-import { FamilyAErrorFilter } from './family-a-error.filter';
+import { ClientEnvelopeErrorFilter } from './client-envelope-error.filter';
 import { unknownModel } from './gateway-errors';
 import { gatewayCaller, GatewayKeyGuard } from './gateway-key.guard';
 import { mayUseAlias } from './keys/key-verifier';
@@ -15,7 +15,7 @@ interface ModelObject {
   owned_by: string;
 }
 
-/** Anthropic's model object (family B). */
+/** Anthropic's model object (Anthropic-format). */
 interface AnthropicModelObject {
   type: 'model';
   id: string;
@@ -31,7 +31,7 @@ interface AnthropicModelList {
 }
 
 /** Anthropic's clients get the list in Anthropic's shape. */
-function wantsFamilyB(request: Request): boolean {
+function wantsAnthropic(request: Request): boolean {
   return clientCodec(request.headers) === ANTHROPIC_MESSAGES;
 }
 
@@ -42,7 +42,7 @@ function wantsFamilyB(request: Request): boolean {
  */
 @Controller()
 @UseGuards(GatewayKeyGuard)
-@UseFilters(FamilyAErrorFilter)
+@UseFilters(ClientEnvelopeErrorFilter)
 export class ModelsController {
   private readonly started = new Date();
   private readonly created = Math.floor(this.started.getTime() / 1000);
@@ -55,7 +55,7 @@ export class ModelsController {
     // LiteLLM's `return_wildcard_routes=true` adds the wildcard aliases themselves (`anthropic/*`).
     const withWildcards = String(request.query['return_wildcard_routes']) === 'true';
     const aliases = this.router.listedModels(withWildcards).filter((alias) => mayUseAlias(caller, alias));
-    if (wantsFamilyB(request)) {
+    if (wantsAnthropic(request)) {
       return { data: aliases.map((alias) => this.anthropicModel(alias)), has_more: false, first_id: aliases[0] ?? null, last_id: aliases.at(-1) ?? null };
     }
     return { object: 'list', data: aliases.map((alias) => this.model(alias)) };
@@ -66,7 +66,7 @@ export class ModelsController {
   get(@Req() request: Request, @Param('id') id: string | string[]): ModelObject | AnthropicModelObject {
     const alias = Array.isArray(id) ? id.join('/') : id;
     if (!mayUseAlias(gatewayCaller(request), alias) || !this.router.has(alias)) throw unknownModel(alias);
-    return wantsFamilyB(request) ? this.anthropicModel(alias) : this.model(alias);
+    return wantsAnthropic(request) ? this.anthropicModel(alias) : this.model(alias);
   }
 
   private model(alias: string): ModelObject {

@@ -5,7 +5,7 @@ import { ProviderError } from '@arbor/provider-adapters';
 import { excerpt } from '@arbor/platform';
 import { clientCodec } from './endpoints/client-codec';
 import { sendError } from './endpoints/endpoint-codec';
-import { PLATFORM_PATHS } from './family-a-error.filter';
+import { PLATFORM_PATHS } from './client-envelope-error.filter';
 import { GatewayAuthentication } from './gateway-key.guard';
 
 export const unknownPath = (method: string, path: string) =>

@@ -1,7 +1,7 @@
 import type { NativeOperation, ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { readJsonAnswer } from '../lib/json-answer';
 import type { ProviderError } from '../lib/provider-error';
-import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
+import { openAiEventStream, jsonBody, readSseEvents } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { keyHeaders, rootOf } from '../lib/upstream-target';
 import { passThroughUrl } from '../lib/pass-through-url';
@@ -24,7 +24,7 @@ const DEFAULT_API_BASE = 'https://api.anthropic.com';
 
 /**
  * Anthropic's Messages API (`anthropic/claude-sonnet-4-5`): its own messages and token counts
- * passed through, and family A chat completions translated to and from messages.
+ * passed through, and OpenAI-format chat completions translated to and from messages.
  */
 export const anthropicAdapter: ProviderAdapter = {
   provider: 'anthropic',
@@ -74,7 +74,7 @@ async function passThrough(call: ProviderCall, path: 'messages' | 'messages/coun
   };
 }
 
-/** Family A chat completions as a Messages call, the answer translated back. */
+/** OpenAI-format chat completions as a Messages call, the answer translated back. */
 function chatOverMessages(call: ProviderCall, keyHeader: string): Promise<ProviderAnswer> {
   return serveChatOverMessages(call, async (request) => {
     const response = await post(call, 'messages', request, DEFAULT_ANTHROPIC_VERSION, [], keyHeader);
@@ -84,7 +84,7 @@ function chatOverMessages(call: ProviderCall, keyHeader: string): Promise<Provid
 }
 
 /**
- * A family A chat completion through Claude's Messages and back, wherever Claude is served: `send`
+ * An OpenAI-format chat completion through Claude's Messages and back, wherever Claude is served: `send`
  * POSTs the Messages request (with `model`, and `stream` when streamed) and rejects a non-2xx
  * answer with its ProviderError (Anthropic's API here, Vertex AI in vertex_ai/).
  */
@@ -96,7 +96,7 @@ export async function serveChatOverMessages(call: ProviderCall, send: (request: 
   if (stream) {
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
     const chunks = toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage);
-    return { status: response.statusCode, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
+    return { status: response.statusCode, headers: response.headers, contentType: 'text/event-stream', body: openAiEventStream(chunks) };
   }
   const message = await readJsonAnswer(response, anthropicMessage, 'Claude');
   return { status: response.statusCode, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(message, deployment.model, created)) };

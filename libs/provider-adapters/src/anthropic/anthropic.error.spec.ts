@@ -1,6 +1,6 @@
 import { anthropicError } from './anthropic.error';
 
-describe('Anthropic errors as family A errors', () => {
+describe('Anthropic errors as OpenAI-format errors', () => {
   const body = (type: string, message = 'm') => JSON.stringify({ type: 'error', error: { type, message }, request_id: 'req_1' });
 
   it.each([
@@ -12,10 +12,10 @@ describe('Anthropic errors as family A errors', () => {
     [429, 'rate_limit_error', 429, 'rate_limit_error'],
     [500, 'api_error', 500, 'server_error'],
     [529, 'overloaded_error', 503, 'server_error'],
-  ])('answers Anthropic %i %s with %i %s', (status, anthropicType, familyAStatus, familyAType) => {
+  ])('answers Anthropic %i %s with %i %s', (status, anthropicType, openAiStatus, openAiType) => {
     const error = anthropicError(status, body(anthropicType, 'upstream says no'));
-    expect(error.status).toBe(familyAStatus);
-    expect(error.toBody().error).toMatchObject({ type: familyAType, message: 'upstream says no' });
+    expect(error.status).toBe(openAiStatus);
+    expect(error.toBody().error).toMatchObject({ type: openAiType, message: 'upstream says no' });
   });
 
   it('marks a prompt too long for the model with code context_length_exceeded', () => {

@@ -1,6 +1,6 @@
 import { ProviderError } from '../lib/provider-error';
 
-// Anthropic's error types as family A: status the OpenAI SDK maps to its error classes, type, code.
+// Anthropic's error types as OpenAI-format: status the OpenAI SDK maps to its error classes, type, code.
 const ERRORS: Record<string, { status: number; type: string; code: string }> = {
   invalid_request_error: { status: 400, type: 'invalid_request_error', code: 'invalid_request_error' },
   authentication_error: { status: 401, type: 'authentication_error', code: 'invalid_api_key' },
@@ -53,7 +53,7 @@ export function anthropicError(status: number | undefined, bodyText: string, ret
 
 /**
  * Anthropic's error as Anthropic's own clients must see it, for calls of its own Messages API:
- * its status (529 stays 529) and its error type kept, family A's code added (the gateway answers
+ * its status (529 stays 529) and its error type kept, OpenAI-format's code added (the gateway answers
  * both envelopes at once).
  */
 export function anthropicApiError(status: number, bodyText: string, retryAfter?: string): ProviderError {

@@ -5,7 +5,7 @@ import type { ProviderCall } from '../lib/provider-adapter';
 export const DEFAULT_MAX_TOKENS = 4096;
 
 /**
- * The family A chat parameters the Messages API has an equivalent for, and how each reaches it
+ * The OpenAI-format chat parameters the Messages API has an equivalent for, and how each reaches it
  * (messages-chat/chat-to-messages.request.ts translates the `translated` ones). Everything else
  * (n, logprobs, penalties, seed, response_format, …) has none and is refused or dropped by the
  * gateway's drop_params. `top_k` and `thinking` are Anthropic's own and pass through.

@@ -46,7 +46,7 @@ describe('the Azure OpenAI adapter', () => {
     expect((await lastSeen()).path).toBe('/azure/openai/deployments/my-embedding/embeddings?api-version=2025-04-01-preview');
   });
 
-  it('gives Azure\'s numeric error codes their family A names', async () => {
+  it('gives Azure\'s numeric error codes their OpenAI-format names', async () => {
     const limited = await azureAdapter.operations.chat!.call(call(deployment('fail-429'), { messages: [] })).catch((e: unknown) => e);
     expect({ status: (limited as ProviderError).status, code: (limited as ProviderError).code, headers: (limited as ProviderError).headers })
       .toEqual({ status: 429, code: 'rate_limit_exceeded', headers: { 'retry-after': '1' } });

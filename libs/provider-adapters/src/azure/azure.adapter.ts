@@ -85,7 +85,7 @@ async function callAzure(call: ProviderCall, operation: string, v1 = false, mult
     const replace = { model: deployment.model };
     return await (multipart ? sendOpenAiMultipart(call, url, headers, replace) : sendOpenAiShaped(call, url, headers, replace));
   } catch (error) {
-    throw error instanceof ProviderError ? withFamilyACode(error) : error;
+    throw error instanceof ProviderError ? withOpenAiCode(error) : error;
   }
 }
 
@@ -103,10 +103,10 @@ export function azureV1Url(apiBase: string, operation: string): URL {
   return new URL(`${base}/openai/v1/${operation}`);
 }
 
-// Azure's own errors put the HTTP status in `code` ("401", "429"); family A clients look for these.
+// Azure's own errors put the HTTP status in `code` ("401", "429"); OpenAI-format clients look for these.
 const CODE_BY_STATUS: Record<number, string> = { 401: 'invalid_api_key', 404: 'model_not_found', 408: 'timeout', 429: 'rate_limit_exceeded' };
 
-function withFamilyACode(error: ProviderError): ProviderError {
+function withOpenAiCode(error: ProviderError): ProviderError {
   if (error.code === null || !/^\d+$/.test(error.code)) return error;
   return new ProviderError(error.status, error.type, error.message, CODE_BY_STATUS[error.status] ?? null, error.param, error.headers);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { embeddingList, embeddingTexts } from '../lib/embeddings';
 import { readJsonAnswer } from '../lib/json-answer';
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
-import { familyAEventStream, jsonBody } from '../lib/sse';
+import { openAiEventStream, jsonBody } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { ANTHROPIC_COUNT_TOKENS_PARAMS, ANTHROPIC_MESSAGES_PARAMS, knownBetas } from '../anthropic/anthropic.params';
 import { OPENAI_RESPONSES_INPUT_TOKENS_PARAMS } from '../openai/openai.params';
@@ -46,7 +46,7 @@ async function callConverse(call: ProviderCall): Promise<ProviderAnswer> {
   if (stream) {
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
     const chunks = toChatCompletionChunks(readBedrockEvents(response.body), deployment.model, created, includeUsage);
-    return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
+    return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: openAiEventStream(chunks) };
   }
   const answer = await readJsonAnswer(response, converseResponse, 'Bedrock');
   return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(answer, deployment.model, created)) };

@@ -89,7 +89,7 @@ describe('Converse answers as chat completions', () => {
   });
 });
 
-describe('Bedrock errors as family A errors', () => {
+describe('Bedrock errors as OpenAI-format errors', () => {
   it('reads the exception from x-amzn-errortype, or from an event stream\'s member name', () => {
     expect(bedrockError(429, 'ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/', '{"message":"slow down"}', '3')).toMatchObject({
       status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow down', headers: { 'retry-after': '3' },

@@ -41,7 +41,7 @@ const invalid = (message: string, param = 'messages') => new ProviderError(400, 
 // Claude's thinking budgets for reasoning_effort, as the Anthropic adapter sets them.
 const THINKING_BUDGETS: Record<string, number> = { minimal: 1024, low: 1024, medium: 2048, high: 4096 };
 
-/** A family A chat-completion body as a Converse (or ConverseStream) request. */
+/** An OpenAI-format chat-completion body as a Converse (or ConverseStream) request. */
 export function toConverseRequest(body: Record<string, unknown>): ConverseRequest {
   if (!Array.isArray(body['messages'])) throw invalid('messages must be a list of messages.');
   const request = mapParameters(body, BEDROCK_CHAT_PARAMETERS, { messages: [] }) as unknown as ConverseRequest;
@@ -200,7 +200,7 @@ export const converseResponse = z.object({
 });
 export type ConverseResponse = z.infer<typeof converseResponse>;
 
-/** Converse's stopReason in family A terms. */
+/** Converse's stopReason in OpenAI-format terms. */
 export function finishReasonFor(stopReason: string | undefined): string | null {
   switch (stopReason) {
     case undefined:
@@ -218,8 +218,8 @@ export function finishReasonFor(stopReason: string | undefined): string | null {
   }
 }
 
-/** Bedrock's input tokens leave cache reads and writes out; family A's prompt tokens hold them. */
-export function familyAUsage(usage: ConverseUsage | undefined): Record<string, unknown> {
+/** Bedrock's input tokens leave cache reads and writes out; OpenAI-format's prompt tokens hold them. */
+export function openAiUsage(usage: ConverseUsage | undefined): Record<string, unknown> {
   const read = usage?.cacheReadInputTokens ?? 0;
   const written = usage?.cacheWriteInputTokens ?? 0;
   const prompt = (usage?.inputTokens ?? 0) + read + written;
@@ -239,7 +239,7 @@ export function chatCompletionId(): string {
 
 type ThinkingBlock = { type: string; thinking?: string; signature?: string; data?: string };
 
-/** A Converse answer as a family A chat.completion. */
+/** A Converse answer as an OpenAI-format chat.completion. */
 export function toChatCompletion(response: ConverseResponse, model: string, created: number): Record<string, unknown> {
   const blocks = response.output.message?.content ?? [];
   const text = blocks.map((block) => block.text ?? '').join('');
@@ -268,6 +268,6 @@ export function toChatCompletion(response: ConverseResponse, model: string, crea
       logprobs: null,
       finish_reason: finishReasonFor(response.stopReason),
     }],
-    usage: familyAUsage(response.usage),
+    usage: openAiUsage(response.usage),
   };
 }

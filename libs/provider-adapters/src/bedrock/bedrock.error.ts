@@ -1,7 +1,7 @@
-import { familyAErrorType, ProviderError } from '../lib/provider-error';
+import { errorTypeOfStatus, ProviderError } from '../lib/provider-error';
 
 // Bedrock's exception names (x-amzn-errortype, or an event stream's :exception-type) → the status
-// family A clients act on. ModelNotReadyException is sent as 429 but means "try again shortly,
+// OpenAI-format clients act on. ModelNotReadyException is sent as 429 but means "try again shortly,
 // the model is loading": 503, as LiteLLM maps it, so that it is not counted against a rate limit.
 const STATUS_BY_EXCEPTION: Record<string, number> = {
   ValidationException: 400,
@@ -58,5 +58,5 @@ export function bedrockErrorOf(exception: string, message: string, httpStatus: n
   const status = STATUS_BY_EXCEPTION[name] ?? (httpStatus >= 500 ? 502 : httpStatus >= 400 ? httpStatus : 502);
   let code = CODE_BY_STATUS[status] ?? (name ? name.replace(/Exception$/, '').replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase() : null);
   if (status === 400 && CONTEXT_TOO_LONG.test(text)) code = 'context_length_exceeded';
-  return new ProviderError(status, familyAErrorType(status), text || `Bedrock answered ${name || httpStatus}.`, code);
+  return new ProviderError(status, errorTypeOfStatus(status), text || `Bedrock answered ${name || httpStatus}.`, code);
 }

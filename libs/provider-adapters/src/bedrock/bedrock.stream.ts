@@ -1,5 +1,5 @@
 import { ProviderError } from '../lib/provider-error';
-import { chatCompletionId, familyAUsage, finishReasonFor, type ConverseUsage } from './bedrock.converse';
+import { chatCompletionId, openAiUsage, finishReasonFor, type ConverseUsage } from './bedrock.converse';
 import type { BedrockEvent } from './bedrock.event-stream';
 
 interface Delta {
@@ -9,7 +9,7 @@ interface Delta {
 }
 
 /**
- * ConverseStream's events as family A chat.completion.chunk objects: the role first, text,
+ * ConverseStream's events as OpenAI-format chat.completion.chunk objects: the role first, text,
  * reasoning (`reasoning_content`, then the signature as a thinking block) and tool call deltas
  * (id and name from contentBlockStart, the arguments as they arrive), the finish reason from
  * messageStop, then (when asked) the usage from metadata. A stream that ends without messageStop
@@ -20,7 +20,7 @@ export async function* toChatCompletionChunks(events: AsyncIterable<BedrockEvent
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
     id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
   });
-  // contentBlockIndex → the family A index of its tool call.
+  // contentBlockIndex → the OpenAI-format index of its tool call.
   const toolCalls = new Map<number, number>();
   let stopped = false;
   let usage: ConverseUsage | undefined;
@@ -51,7 +51,7 @@ export async function* toChatCompletionChunks(events: AsyncIterable<BedrockEvent
     }
   }
   if (!stopped) throw new ProviderError(502, 'api_connection_error', 'The Bedrock stream ended before the answer did.', 'upstream_stream_broken');
-  if (includeUsage) yield { id, object: 'chat.completion.chunk', created, model, choices: [], usage: familyAUsage(usage) };
+  if (includeUsage) yield { id, object: 'chat.completion.chunk', created, model, choices: [], usage: openAiUsage(usage) };
 }
 
 /**

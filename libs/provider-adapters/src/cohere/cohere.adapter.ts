@@ -1,6 +1,6 @@
 import { readJsonAnswer } from '../lib/json-answer';
 import type { ListPrice, ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
-import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
+import { openAiEventStream, jsonBody, readSseEvents } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream } from '../lib/upstream-http';
 import { openAiCompatibleAdapter, sameNames } from '../openai/openai-compatible';
 import { cohereError } from './cohere.error';
@@ -68,7 +68,7 @@ async function callChat(call: ProviderCall): Promise<ProviderAnswer> {
   const created = Math.floor(Date.now() / 1000);
   if (stream) {
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
-    return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage)) };
+    return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: openAiEventStream(toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage)) };
   }
   const answer = await readJsonAnswer(response, cohereChatResponse, 'Cohere');
   return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(answer, deployment.model, created)) };

@@ -1,4 +1,4 @@
-import { familyAErrorType, ProviderError } from '../lib/provider-error';
+import { errorTypeOfStatus, ProviderError } from '../lib/provider-error';
 
 const CODE_BY_STATUS: Record<number, string> = { 401: 'invalid_api_key', 404: 'model_not_found', 429: 'rate_limit_exceeded' };
 const CONTEXT_TOO_LONG = /too many tokens|exceeds? the (model's )?(maximum )?context|context length/i;
@@ -17,5 +17,5 @@ export function cohereError(httpStatus: number, text: string, retryAfter?: strin
   }
   const status = httpStatus === 402 ? 403 : httpStatus === 422 ? 400 : httpStatus === 499 ? 408 : httpStatus >= 500 ? (httpStatus === 503 ? 503 : 500) : httpStatus;
   const code = status === 400 && CONTEXT_TOO_LONG.test(message) ? 'context_length_exceeded' : (CODE_BY_STATUS[status] ?? null);
-  return new ProviderError(status, familyAErrorType(status), message, code, null, status === 429 && retryAfter !== undefined ? { 'retry-after': retryAfter } : {});
+  return new ProviderError(status, errorTypeOfStatus(status), message, code, null, status === 429 && retryAfter !== undefined ? { 'retry-after': retryAfter } : {});
 }

@@ -12,7 +12,7 @@ function responseFormat(value: unknown): unknown {
 }
 
 /**
- * How Cohere's chat v2 (POST /v2/chat) takes family A's chat parameters: most under other names
+ * How Cohere's chat v2 (POST /v2/chat) takes OpenAI-format's chat parameters: most under other names
  * (`top_p` → `p`, `stop` → `stop_sequences`); tools are OpenAI's shape already.
  */
 export const COHERE_CHAT_PARAMETERS: ParameterMap = {

@@ -12,7 +12,7 @@ interface ChatMessage {
 const invalid = (message: string) => new ProviderError(400, 'invalid_request_error', message, 'invalid_request', 'messages');
 
 /**
- * A family A chat body as a Cohere chat v2 request. Cohere's messages are OpenAI's nearly as they
+ * An OpenAI-format chat body as a Cohere chat v2 request. Cohere's messages are OpenAI's nearly as they
  * are (roles system, user, assistant, tool; tool calls and text or image_url parts alike): the
  * developer role becomes system, text parts keep only their text, an assistant's empty content
  * is left out.

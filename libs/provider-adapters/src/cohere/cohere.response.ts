@@ -2,15 +2,15 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../lib/provider-error';
 import { cohereStreamEvent, type CohereChatResponse, type CohereUsage } from './cohere.wire';
 
-// Cohere's finish reasons in family A's words.
+// Cohere's finish reasons in OpenAI-format's words.
 const FINISH_REASONS: Record<string, string> = { COMPLETE: 'stop', STOP_SEQUENCE: 'stop', MAX_TOKENS: 'length', TOOL_CALL: 'tool_calls', ERROR: 'stop', TIMEOUT: 'stop' };
 
 export function finishReasonOf(reason: string | undefined): string | null {
   return reason === undefined ? null : (FINISH_REASONS[reason] ?? 'stop');
 }
 
-/** Family A usage from Cohere's: billed units (what Cohere charges), else the tokens the model saw. */
-export function familyAUsage(usage: CohereUsage | undefined): Record<string, number> {
+/** OpenAI-format usage from Cohere's: billed units (what Cohere charges), else the tokens the model saw. */
+export function openAiUsage(usage: CohereUsage | undefined): Record<string, number> {
   const prompt = usage?.billed_units?.input_tokens ?? usage?.tokens?.input_tokens ?? 0;
   const completion = usage?.billed_units?.output_tokens ?? usage?.tokens?.output_tokens ?? 0;
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
@@ -37,7 +37,7 @@ export function toChatCompletion(answer: CohereChatResponse, model: string, crea
       logprobs: null,
       finish_reason: finishReasonOf(answer.finish_reason),
     }],
-    usage: familyAUsage(answer.usage),
+    usage: openAiUsage(answer.usage),
   };
 }
 
@@ -82,10 +82,10 @@ export async function* toChatCompletionChunks(events: AsyncIterable<EventSourceM
       case 'message-end':
         if (event.delta?.error) throw new ProviderError(502, 'server_error', event.delta.error, 'upstream_stream_error');
         yield chunk({}, finishReasonOf(event.delta?.finish_reason) ?? 'stop');
-        if (includeUsage) yield { id, object: 'chat.completion.chunk', created, model, choices: [], usage: familyAUsage(event.delta?.usage) };
+        if (includeUsage) yield { id, object: 'chat.completion.chunk', created, model, choices: [], usage: openAiUsage(event.delta?.usage) };
         break;
       default:
-        // content-start, content-end, tool-plan-delta, tool-call-end, citations: nothing for family A.
+        // content-start, content-end, tool-plan-delta, tool-call-end, citations: nothing for OpenAI-format.
         break;
     }
   }

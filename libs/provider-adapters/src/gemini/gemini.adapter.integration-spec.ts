@@ -23,7 +23,7 @@ describe('the Gemini adapter against the Gemini fake', () => {
 
   afterAll(() => fake.stop());
 
-  it('embeds texts through batchEmbedContents as a family A list with estimated usage', async () => {
+  it('embeds texts through batchEmbedContents as an OpenAI-format list with estimated usage', async () => {
     const answer = await geminiAdapter.operations.embeddings!.call(call('gemini-embedding-001', { model: 'embed', input: ['hello world', 'hi'], dimensions: 3, encoding_format: 'float' }));
     expect(JSON.parse(await text(answer.body))).toEqual({
       object: 'list',

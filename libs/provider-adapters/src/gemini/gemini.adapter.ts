@@ -1,6 +1,6 @@
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
 import { ProviderError } from '../lib/provider-error';
-import { familyAEventStream, jsonBody, readSseEvents } from '../lib/sse';
+import { openAiEventStream, jsonBody, readSseEvents } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { readJsonAnswer } from '../lib/json-answer';
 import { embeddingTexts } from '../lib/embeddings';
@@ -16,7 +16,7 @@ import { GEMINI_IMAGE_GENERATION_PARAMS, imagenResponse, toImagenRequest, toImag
 
 const DEFAULT_API_BASE = 'https://generativelanguage.googleapis.com';
 
-/** Google's Gemini API (generateContent, streamGenerateContent, batchEmbedContents) behind family A (`gemini/gemini-2.5-flash`). */
+/** Google's Gemini API (generateContent, streamGenerateContent, batchEmbedContents) behind the OpenAI format (`gemini/gemini-2.5-flash`). */
 export const geminiAdapter: ProviderAdapter = {
   provider: 'gemini',
   operations: {
@@ -34,7 +34,7 @@ function callGenerateContent(call: ProviderCall): Promise<ProviderAnswer> {
 }
 
 /**
- * A family A chat completion through generateContent (or streamGenerateContent?alt=sse) and back,
+ * An OpenAI-format chat completion through generateContent (or streamGenerateContent?alt=sse) and back,
  * wherever Gemini is served: `send` POSTs the request to the model's `method` and rejects a non-2xx
  * answer with its ProviderError (the Gemini API here, Vertex AI in vertex_ai/).
  */
@@ -47,7 +47,7 @@ export async function serveGenerateContent(call: ProviderCall, send: (method: st
   if (stream) {
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
     const chunks = toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage);
-    return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: familyAEventStream(chunks) };
+    return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: openAiEventStream(chunks) };
   }
   const answer = await readJsonAnswer(response, generateContentResponse, 'Gemini');
   return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(answer, deployment.model, created)) };

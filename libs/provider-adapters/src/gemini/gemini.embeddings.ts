@@ -4,7 +4,7 @@ import type { BatchEmbedContentsResponse } from './gemini.wire';
 
 export type { BatchEmbedContentsResponse } from './gemini.wire';
 
-/** A family A embeddings body as a batchEmbedContents request for `model`. */
+/** An OpenAI-format embeddings body as a batchEmbedContents request for `model`. */
 export function toBatchEmbedContentsRequest(texts: string[], body: Record<string, unknown>, model: string): Record<string, unknown> {
   const dimensions = body['dimensions'];
   return {
@@ -16,7 +16,7 @@ export function toBatchEmbedContentsRequest(texts: string[], body: Record<string
   };
 }
 
-/** A batchEmbedContents answer as a family A embeddings list. */
+/** A batchEmbedContents answer as an OpenAI-format embeddings list. */
 export function toEmbeddingList(response: BatchEmbedContentsResponse, texts: string[], body: Record<string, unknown>, model: string): Record<string, unknown> {
   // Gemini's embedding answers carry no token counts: estimated.
   const vectors = (response.embeddings ?? []).map((embedding) => embedding.values ?? []);

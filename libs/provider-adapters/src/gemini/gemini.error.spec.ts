@@ -2,7 +2,7 @@ import { geminiError } from './gemini.error';
 
 const body = (code: number, status: string, message: string, details?: unknown[]) => JSON.stringify({ error: { code, message, status, ...(details ? { details } : {}) } });
 
-describe('Google errors in family A terms', () => {
+describe('Google errors in OpenAI-format terms', () => {
   it.each([
     [400, 'INVALID_ARGUMENT', 400, 'invalid_request_error', 'invalid_argument'],
     [400, 'FAILED_PRECONDITION', 400, 'invalid_request_error', 'failed_precondition'],

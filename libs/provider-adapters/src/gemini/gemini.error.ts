@@ -1,4 +1,4 @@
-import { familyAErrorType, ProviderError } from '../lib/provider-error';
+import { errorTypeOfStatus, ProviderError } from '../lib/provider-error';
 
 /** Google's error body: `{"error": {"code", "message", "status", "details"}}`. */
 export interface GoogleError {
@@ -8,7 +8,7 @@ export interface GoogleError {
   details?: { '@type'?: string; reason?: string; retryDelay?: string }[];
 }
 
-// Google's canonical status → the family A status the OpenAI SDKs map to an error class.
+// Google's canonical status → the OpenAI-format status the OpenAI SDKs map to an error class.
 const STATUS_BY_GOOGLE_STATUS: Record<string, number> = {
   INVALID_ARGUMENT: 400,
   FAILED_PRECONDITION: 400,
@@ -45,8 +45,8 @@ export function geminiError(httpStatus: number, text: string, retryAfterHeader?:
 export function geminiErrorFrom(error: GoogleError, httpStatus: number, retryAfterHeader?: string): ProviderError {
   const reasons = (error.details ?? []).map((detail) => detail.reason);
   const message = typeof error.message === 'string' ? error.message : `Gemini answered ${httpStatus}.`;
-  let status = (error.status && STATUS_BY_GOOGLE_STATUS[error.status]) || familyAStatus(error.code ?? httpStatus);
-  // Google answers an invalid key with 400 INVALID_ARGUMENT; family A clients expect 401.
+  let status = (error.status && STATUS_BY_GOOGLE_STATUS[error.status]) || openAiStatus(error.code ?? httpStatus);
+  // Google answers an invalid key with 400 INVALID_ARGUMENT; OpenAI-format clients expect 401.
   if (reasons.includes('API_KEY_INVALID')) status = 401;
   let code: string | null = error.status ? error.status.toLowerCase() : null;
   if (status === 401) code = 'invalid_api_key';
@@ -55,10 +55,10 @@ export function geminiErrorFrom(error: GoogleError, httpStatus: number, retryAft
   const headers: Record<string, string> = {};
   const retryAfter = retryAfterHeader ?? retryDelaySeconds(error);
   if (status === 429 && retryAfter !== undefined) headers['retry-after'] = retryAfter;
-  return new ProviderError(status, familyAErrorType(status), message, code, null, headers);
+  return new ProviderError(status, errorTypeOfStatus(status), message, code, null, headers);
 }
 
-function familyAStatus(status: number): number {
+function openAiStatus(status: number): number {
   if (status === 504) return 408;
   if ([400, 401, 403, 404, 408, 409, 422, 429, 500, 502, 503].includes(status)) return status;
   return status >= 500 ? 502 : 400;

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { ProviderError } from '../lib/provider-error';
 
-/** Family A image generation parameters Imagen's `:predict` honours (`n` → sampleCount, `size` → aspectRatio). */
+/** OpenAI-format image generation parameters Imagen's `:predict` honours (`n` → sampleCount, `size` → aspectRatio). */
 export const GEMINI_IMAGE_GENERATION_PARAMS: ReadonlySet<string> = new Set(['model', 'prompt', 'n', 'size', 'response_format', 'output_format']);
 
 // The aspect ratios Imagen generates, as width / height.
 const ASPECT_RATIOS: readonly [string, number][] = [['1:1', 1], ['3:4', 3 / 4], ['4:3', 4 / 3], ['9:16', 9 / 16], ['16:9', 16 / 9]];
 
-/** Imagen's predict request for a family A image generation request. */
+/** Imagen's predict request for an OpenAI-format image generation request. */
 export function toImagenRequest(body: Record<string, unknown>): Record<string, unknown> {
   const prompt = body['prompt'];
   if (typeof prompt !== 'string' || prompt === '') throw invalid('prompt is required.', 'prompt');

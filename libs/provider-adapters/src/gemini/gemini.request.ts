@@ -34,11 +34,11 @@ interface ChatMessage {
   tool_call_id?: unknown;
 }
 
-// Gemini 3 wants the thoughtSignature of each function call back with the next turn; family A
+// Gemini 3 wants the thoughtSignature of each function call back with the next turn; OpenAI-format
 // clients only echo the tool call id, so the signature travels inside it.
 const THOUGHT_SIGNATURE_MARK = '__thought__';
 
-/** The family A tool call id for a Gemini function call (`call_…`, carrying the thought signature if any). */
+/** The OpenAI-format tool call id for a Gemini function call (`call_…`, carrying the thought signature if any). */
 export function toolCallId(thoughtSignature?: string): string {
   const id = `call_${randomUUID().replaceAll('-', '')}`;
   return thoughtSignature ? `${id}${THOUGHT_SIGNATURE_MARK}${thoughtSignature}` : id;
@@ -54,7 +54,7 @@ const THINKING_BUDGETS: Record<string, number> = { none: 0, minimal: 0, low: 102
 
 const invalid = (message: string, param: string) => new ProviderError(400, 'invalid_request_error', message, 'invalid_value', param);
 
-/** A family A chat-completion body as a Gemini generateContent request. */
+/** An OpenAI-format chat-completion body as a Gemini generateContent request. */
 export function toGenerateContentRequest(body: Record<string, unknown>): GenerateContentRequest {
   if (!Array.isArray(body['messages'])) throw invalid('messages must be a list of messages.', 'messages');
   const request: GenerateContentRequest = { contents: [] };

@@ -7,7 +7,7 @@ export type { GeminiCandidate, GeminiUsage, GenerateContentResponse } from './ge
 
 const CONTENT_FILTER_REASONS = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY']);
 
-/** Gemini's finishReason in family A terms; a STOP after function calls is "tool_calls", as OpenAI says it. */
+/** Gemini's finishReason in OpenAI-format terms; a STOP after function calls is "tool_calls", as OpenAI says it. */
 export function finishReasonFor(reason: string | undefined, calledTools: boolean): string | null {
   if (reason === undefined) return null;
   if (reason === 'MAX_TOKENS') return 'length';
@@ -25,7 +25,7 @@ export function thoughtsOf(parts: GeminiPart[]): string {
   return parts.filter((part) => typeof part.text === 'string' && part.thought === true).map((part) => part.text).join('');
 }
 
-/** Function calls as family A tool calls, each with a fresh `call_…` id. */
+/** Function calls as OpenAI-format tool calls, each with a fresh `call_…` id. */
 export function toolCallsOf(parts: GeminiPart[]): { id: string; type: 'function'; function: { name: string; arguments: string } }[] {
   return parts.flatMap((part) => (part.functionCall
     ? [{ id: toolCallId(part.thoughtSignature), type: 'function' as const, function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) } }]
@@ -33,7 +33,7 @@ export function toolCallsOf(parts: GeminiPart[]): { id: string; type: 'function'
 }
 
 /** Thinking tokens are output tokens (and billed as such); cached prompt tokens are part of the prompt. */
-export function familyAUsage(usage: GeminiUsage | undefined): Record<string, unknown> {
+export function openAiUsage(usage: GeminiUsage | undefined): Record<string, unknown> {
   const prompt = usage?.promptTokenCount ?? 0;
   const reasoning = usage?.thoughtsTokenCount ?? 0;
   const completion = (usage?.candidatesTokenCount ?? 0) + reasoning;
@@ -46,7 +46,7 @@ export function familyAUsage(usage: GeminiUsage | undefined): Record<string, unk
   };
 }
 
-/** A generateContent answer as a family A chat.completion. */
+/** A generateContent answer as an OpenAI-format chat.completion. */
 export function toChatCompletion(response: GenerateContentResponse, model: string, created: number): Record<string, unknown> {
   const choices = (response.candidates ?? []).map((candidate, position) => {
     const parts = candidate.content?.parts ?? [];
@@ -66,7 +66,7 @@ export function toChatCompletion(response: GenerateContentResponse, model: strin
       finish_reason: finishReasonFor(candidate.finishReason ?? 'STOP', toolCalls.length > 0),
     };
   });
-  // A blocked prompt has no candidates, only promptFeedback: family A says so with content_filter.
+  // A blocked prompt has no candidates, only promptFeedback: OpenAI-format says so with content_filter.
   if (choices.length === 0) {
     const finish = response.promptFeedback?.blockReason ? 'content_filter' : 'stop';
     choices.push({ index: 0, message: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: finish });
@@ -77,7 +77,7 @@ export function toChatCompletion(response: GenerateContentResponse, model: strin
     created,
     model: response.modelVersion ?? model,
     choices,
-    usage: familyAUsage(response.usageMetadata),
+    usage: openAiUsage(response.usageMetadata),
   };
 }
 

@@ -1,12 +1,12 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../lib/provider-error';
 import { geminiErrorFrom } from './gemini.error';
-import { chatCompletionId, familyAUsage, finishReasonFor, textOf, thoughtsOf, toolCallsOf, type GeminiUsage } from './gemini.response';
+import { chatCompletionId, openAiUsage, finishReasonFor, textOf, thoughtsOf, toolCallsOf, type GeminiUsage } from './gemini.response';
 import { streamGenerateContentEvent } from './gemini.wire';
 
 /**
  * streamGenerateContent?alt=sse events (each a whole GenerateContentResponse holding the next
- * piece) as family A chat.completion.chunk objects: content and tool call deltas (the first of
+ * piece) as OpenAI-format chat.completion.chunk objects: content and tool call deltas (the first of
  * each choice with the role), a finish_reason chunk per choice, then (when asked) the usage
  * chunk from the last usageMetadata. An error event or a broken connection throws ProviderError.
  */
@@ -64,5 +64,5 @@ export async function* toChatCompletionChunks(
     if (error instanceof ProviderError) throw error;
     throw new ProviderError(502, 'api_connection_error', 'The Gemini stream broke off before it finished.', 'upstream_stream_broken');
   }
-  if (includeUsage) yield { id, object: 'chat.completion.chunk', created, model: answeringModel, choices: [], usage: familyAUsage(usage) };
+  if (includeUsage) yield { id, object: 'chat.completion.chunk', created, model: answeringModel, choices: [], usage: openAiUsage(usage) };
 }

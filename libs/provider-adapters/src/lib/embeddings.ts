@@ -1,6 +1,6 @@
 import { ProviderError } from './provider-error';
 
-/** The family A embeddings `input` (a string or a list of them) as texts, for providers that take no token arrays. */
+/** The OpenAI-format embeddings `input` (a string or a list of them) as texts, for providers that take no token arrays. */
 export function embeddingTexts(input: unknown, provider: string): string[] {
   const texts = typeof input === 'string' ? [input] : input;
   if (!Array.isArray(texts) || texts.length === 0 || !texts.every((text) => typeof text === 'string')) {
@@ -10,7 +10,7 @@ export function embeddingTexts(input: unknown, provider: string): string[] {
 }
 
 /**
- * Vectors as a family A embeddings list, as floats or (encoding_format base64, the OpenAI SDK's
+ * Vectors as an OpenAI-format embeddings list, as floats or (encoding_format base64, the OpenAI SDK's
  * default) as base64 of little-endian float32.
  */
 export function embeddingList(vectors: number[][], body: Record<string, unknown>, model: string, promptTokens: number): Record<string, unknown> {

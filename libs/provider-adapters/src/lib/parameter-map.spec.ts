@@ -3,7 +3,7 @@ import { GEMINI_CHAT_PARAMETERS } from '../gemini/gemini.params';
 import { mapParameters } from './parameter-map';
 
 describe('parameter maps', () => {
-  it("rename, convert and nest a family A request's parameters as the provider names them", () => {
+  it("rename, convert and nest an OpenAI-format request's parameters as the provider names them", () => {
     expect(mapParameters({ stop: 'END', user: 'u-1', temperature: 0.2, max_completion_tokens: 50, max_tokens: 10 }, ANTHROPIC_CHAT_PARAMETERS)).toEqual({
       stop_sequences: ['END'],
       metadata: { user_id: 'u-1' },

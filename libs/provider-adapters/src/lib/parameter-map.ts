@@ -1,5 +1,5 @@
 /**
- * How a provider takes the parameters of a family A request, as data: which it honours, under
+ * How a provider takes the parameters of an OpenAI-format request, as data: which it honours, under
  * which name (dotted for a nested field), converted how, and the fields it requires with the value
  * sent when the client gives none. What cannot be data (messages, tools, thinking) the adapter
  * translates in code and marks `translated` here, so that the map still names every parameter
@@ -14,7 +14,7 @@ export interface ParameterRule {
 
 export interface ParameterMap {
   /**
-   * Rules by family A name, applied in this order (a later rule writing the same field wins:
+   * Rules by OpenAI-format name, applied in this order (a later rule writing the same field wins:
    * `max_completion_tokens` after `max_tokens`). `translated`: honoured, by the adapter's code.
    */
   readonly rules: Readonly<Record<string, ParameterRule | 'translated'>>;

@@ -1,10 +1,10 @@
-/** The family A error envelope, as OpenAI and every gateway route answer it. */
-export interface FamilyAErrorBody {
+/** The OpenAI-format error envelope, as OpenAI and every gateway route answer it. */
+export interface OpenAiErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
 }
 
 /**
- * An upstream failure mapped to family A: the status the client gets and the envelope fields.
+ * An upstream failure mapped to OpenAI-format: the status the client gets and the envelope fields.
  * `headers` carries what the client may act on (Retry-After).
  */
 export class ProviderError extends Error {
@@ -20,18 +20,18 @@ export class ProviderError extends Error {
     this.name = 'ProviderError';
   }
 
-  /** The family A envelope, `type` in OpenAI's vocabulary (the specific reason stays in `code`). */
-  toBody(): FamilyAErrorBody {
+  /** The OpenAI-format envelope, `type` in OpenAI's vocabulary (the specific reason stays in `code`). */
+  toBody(): OpenAiErrorBody {
     return { error: { message: this.message, type: openAiErrorType(this.type), param: this.param, code: this.code } };
   }
 }
 
-/** The family A error type of a status, as OpenAI names them (`server_error` for the rest). */
-export function familyAErrorType(status: number): string {
-  return FAMILY_A_ERROR_TYPES[status] ?? 'server_error';
+/** The OpenAI-format error type of a status, as OpenAI names them (`server_error` for the rest). */
+export function errorTypeOfStatus(status: number): string {
+  return ERROR_TYPES_BY_STATUS[status] ?? 'server_error';
 }
 
-const FAMILY_A_ERROR_TYPES: Record<number, string> = {
+const ERROR_TYPES_BY_STATUS: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
   403: 'permission_error',

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { familyAEventStream, readSseEvents } from './sse';
+import { openAiEventStream, readSseEvents } from './sse';
 
 async function text(stream: Readable): Promise<string> {
   let result = '';
@@ -18,12 +18,12 @@ describe('server-sent events for translating adapters', () => {
     ]);
   });
 
-  it('writes chunks as family A frames and ends with [DONE]', async () => {
+  it('writes chunks as OpenAI-format frames and ends with [DONE]', async () => {
     async function* chunks() {
       yield { id: 1 };
       yield { id: 2 };
     }
-    expect(await text(familyAEventStream(chunks()))).toBe('data: {"id":1}\n\ndata: {"id":2}\n\ndata: [DONE]\n\n');
+    expect(await text(openAiEventStream(chunks()))).toBe('data: {"id":1}\n\ndata: {"id":2}\n\ndata: [DONE]\n\n');
   });
 
   it('ends the stream with the error a translation throws, without [DONE]', async () => {
@@ -31,6 +31,6 @@ describe('server-sent events for translating adapters', () => {
       yield { id: 1 };
       throw new Error('upstream broke off');
     }
-    await expect(text(familyAEventStream(chunks()))).rejects.toThrow('upstream broke off');
+    await expect(text(openAiEventStream(chunks()))).rejects.toThrow('upstream broke off');
   });
 });

@@ -20,11 +20,11 @@ export async function* readSseEvents(body: AsyncIterable<Buffer | string>): Asyn
 }
 
 /**
- * Family A stream bytes from chunk objects: `data: <json>\n\n` each, then `data: [DONE]\n\n`.
+ * OpenAI-format stream bytes from chunk objects: `data: <json>\n\n` each, then `data: [DONE]\n\n`.
  * An error thrown by `chunks` destroys the stream with it (the gateway turns a ProviderError into
  * a final error event).
  */
-export function familyAEventStream(chunks: AsyncIterable<unknown>): Readable {
+export function openAiEventStream(chunks: AsyncIterable<unknown>): Readable {
   async function* frames(): AsyncGenerator<string> {
     for await (const chunk of chunks) yield `data: ${JSON.stringify(chunk)}\n\n`;
     yield 'data: [DONE]\n\n';

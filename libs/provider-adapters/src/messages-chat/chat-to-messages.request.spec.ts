@@ -3,7 +3,7 @@ import { toAnthropicRequest } from './chat-to-messages.request';
 
 const MODEL = 'claude-sonnet-4-5';
 
-describe('family A chat completions as Anthropic Messages requests', () => {
+describe('OpenAI-format chat completions as Anthropic Messages requests', () => {
   it('sends the deployment model, user text and the required max_tokens (4096 when the client gave none)', () => {
     expect(toAnthropicRequest({ model: 'alias', messages: [{ role: 'user', content: 'hello' }] }, MODEL)).toEqual({
       model: MODEL,

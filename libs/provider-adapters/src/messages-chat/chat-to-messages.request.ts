@@ -11,7 +11,7 @@ interface Turn {
   content: Block[];
 }
 
-/** A family A chat completion body as a Messages API body for `model`: the parameter map's data, then what only code can translate. */
+/** An OpenAI-format chat completion body as a Messages API body for `model`: the parameter map's data, then what only code can translate. */
 export function toAnthropicRequest(body: Record<string, unknown>, model: string): Record<string, unknown> {
   const { system, messages } = translateMessages(body['messages']);
   const request: Record<string, unknown> = { model, messages };

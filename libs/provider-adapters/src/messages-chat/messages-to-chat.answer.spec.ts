@@ -2,7 +2,7 @@ import { toChatCompletion } from './messages-to-chat.answer';
 
 const MODEL = 'claude-sonnet-4-5';
 
-describe('Anthropic Messages answers as family A chat completions', () => {
+describe('Anthropic Messages answers as OpenAI-format chat completions', () => {
   it('joins text blocks into the message and counts cache reads and writes as prompt tokens', () => {
     const completion = toChatCompletion({
       id: 'msg_01',

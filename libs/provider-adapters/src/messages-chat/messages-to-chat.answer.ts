@@ -17,13 +17,13 @@ export function finishReasonFor(stopReason: string | null | undefined): string {
 }
 
 /**
- * Anthropic counts cache reads and writes apart from input_tokens; family A counts them all as
+ * Anthropic counts cache reads and writes apart from input_tokens; OpenAI-format counts them all as
  * prompt tokens, reads as cached_tokens. Writes cost more than input, so, as LiteLLM does, they
  * are also reported as cache_creation_input_tokens (and reads as cache_read_input_tokens), and,
  * when some went to the one-hour cache (dearer still), split by lifetime in
  * prompt_tokens_details.cache_creation_token_details.
  */
-export function familyAUsage(usage: AnthropicUsage): Record<string, unknown> {
+export function openAiUsage(usage: AnthropicUsage): Record<string, unknown> {
   const cacheRead = usage.cache_read_input_tokens ?? 0;
   const cacheWrite = usage.cache_creation_input_tokens ?? 0;
   const promptTokens = (usage.input_tokens ?? 0) + cacheWrite + cacheRead;
@@ -53,7 +53,7 @@ export function thinkingBlockOf(block: AnthropicBlock): Record<string, unknown> 
   return { type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' };
 }
 
-/** A Messages API answer as a family A chat.completion. */
+/** A Messages API answer as an OpenAI-format chat.completion. */
 export function toChatCompletion(message: AnthropicMessage, model: string, created: number): Record<string, unknown> {
   const text = message.content.filter((block) => block.type === 'text').map((block) => block.text ?? '').join('');
   const thinking = message.content.filter((block) => block.type === 'thinking').map((block) => block.thinking ?? '').join('');
@@ -72,6 +72,6 @@ export function toChatCompletion(message: AnthropicMessage, model: string, creat
     created,
     model,
     choices: [{ index: 0, message: reply, logprobs: null, finish_reason: finishReasonFor(message.stop_reason) }],
-    usage: familyAUsage(message.usage),
+    usage: openAiUsage(message.usage),
   };
 }

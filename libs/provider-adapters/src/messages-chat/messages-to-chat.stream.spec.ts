@@ -21,7 +21,7 @@ const deltas = (chunks: Record<string, unknown>[]) =>
 
 const messageStart = { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: MODEL, usage: { input_tokens: 12, output_tokens: 1, cache_read_input_tokens: 4 } } };
 
-describe('Anthropic stream events as family A chunks', () => {
+describe('Anthropic stream events as OpenAI-format chunks', () => {
   it('streams the role, text deltas, the finish reason and the usage chunk; pings are ignored', async () => {
     const chunks = await collect(anthropicStream(
       messageStart,

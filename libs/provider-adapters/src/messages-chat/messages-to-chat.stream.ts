@@ -1,11 +1,11 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../lib/provider-error';
 import { anthropicError } from '../anthropic/anthropic.error';
-import { familyAUsage, finishReasonFor, thinkingBlockOf, type AnthropicUsage } from './messages-to-chat.answer';
+import { openAiUsage, finishReasonFor, thinkingBlockOf, type AnthropicUsage } from './messages-to-chat.answer';
 import { anthropicStreamEvent } from './messages.wire';
 
 /**
- * Anthropic's stream events as family A chat.completion.chunk objects: a first chunk with the
+ * Anthropic's stream events as OpenAI-format chat.completion.chunk objects: a first chunk with the
  * role, content and tool call deltas, a finish_reason chunk, then (when asked) the usage chunk.
  * An error event, a broken connection or a stream ending before message_stop throws ProviderError.
  */
@@ -17,7 +17,7 @@ export async function* toChatCompletionChunks(
 ): AsyncGenerator<Record<string, unknown>> {
   let id = '';
   const usage: AnthropicUsage = {};
-  // Anthropic numbers all content blocks; family A numbers tool calls only.
+  // Anthropic numbers all content blocks; OpenAI-format numbers tool calls only.
   const toolIndexByBlock = new Map<number, number>();
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
     id, object: 'chat.completion.chunk', created, model,
@@ -71,11 +71,11 @@ export async function* toChatCompletionChunks(
           yield chunk({}, finishReasonFor(event.delta?.stop_reason));
           break;
         case 'message_stop':
-          if (includeUsage) yield { id, object: 'chat.completion.chunk', created, model, choices: [], usage: familyAUsage(usage) };
+          if (includeUsage) yield { id, object: 'chat.completion.chunk', created, model, choices: [], usage: openAiUsage(usage) };
           return;
         case 'error':
           throw anthropicError(undefined, sse.data);
-        // ping, content_block_stop and event types added later carry nothing for family A.
+        // ping, content_block_stop and event types added later carry nothing for OpenAI-format.
       }
     }
   } catch (error) {

@@ -73,7 +73,7 @@ function callOpenAi(call: ProviderCall, path: string, multipart = false): Promis
 }
 
 /**
- * POSTs a family A body to an OpenAI-shaped endpoint (OpenAI, Azure OpenAI, compatible servers)
+ * POSTs an OpenAI-format body to an OpenAI-shaped endpoint (OpenAI, Azure OpenAI, compatible servers)
  * with `replace` merged over it, and hands the answer over untouched; errors become ProviderError.
  */
 export async function sendOpenAiShaped(

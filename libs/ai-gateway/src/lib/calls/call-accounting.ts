@@ -36,7 +36,7 @@ export class CallAccounting {
   ) {}
 
   async admit(caller: GatewayCaller): Promise<CallAdmission> {
-    // Throws the family A refusal (429 / 400 budget_exceeded) before any upstream call.
+    // Throws the OpenAI-format refusal (429 / 400 budget_exceeded) before any upstream call.
     const key = caller.kind === 'virtual' ? await this.limiter.admit(caller.key) : undefined;
     const keyId = caller.kind === 'virtual' ? caller.key.id : null;
     const project = caller.kind === 'virtual' ? caller.key.project : null;

@@ -4,13 +4,13 @@ import { SpendModule } from '../spend/spend.module';
 import { CallAccounting } from './call-accounting';
 import { CallPipeline } from './call-pipeline';
 import { CallStages } from './call-stage';
-import { FamilyAController } from './family-a.controller';
+import { NotServedRoutesController } from './not-served-routes.controller';
 import { GatewayMetrics } from './gateway-metrics';
 
 /** The call pipeline, the stages that register on it, and what every call settles (limits, spend, metrics). */
 @Module({
   imports: [LimitsModule, SpendModule],
-  controllers: [FamilyAController],
+  controllers: [NotServedRoutesController],
   providers: [CallAccounting, GatewayMetrics, CallStages, CallPipeline],
   exports: [CallAccounting, GatewayMetrics, CallStages, CallPipeline],
 })

@@ -14,7 +14,7 @@ export const MAX_REQUEST_BYTES = 100 * 1024 * 1024;
 export type BodyText = 'opaque' | 'checked';
 
 /**
- * The JSON object a family A call sends, read whole (it is needed whole to route it), refused
+ * The JSON object an OpenAI-format call sends, read whole (it is needed whole to route it), refused
  * with 413 once it outgrows `limit` and 400 when it is not a JSON object or breaks the rules of
  * `text`. Any content type is read as JSON, as OpenAI does.
  */

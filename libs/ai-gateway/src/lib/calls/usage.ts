@@ -1,4 +1,4 @@
-/** Tokens of one call, as family A `usage` reports them; what cost and limits are computed from. */
+/** Tokens of one call, as OpenAI-format `usage` reports them; what cost and limits are computed from. */
 export interface CallUsage {
   promptTokens: number;
   completionTokens: number;
@@ -32,7 +32,7 @@ export function totalTokens(usage: CallUsage): number {
   return usage.promptTokens + usage.completionTokens;
 }
 
-/** A family A `usage` object (chat, completions or embeddings) as CallUsage; undefined when it is not one. */
+/** An OpenAI-format `usage` object (chat, completions or embeddings) as CallUsage; undefined when it is not one. */
 export function usageFrom(raw: unknown): CallUsage | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const usage = raw as Record<string, unknown>;

@@ -8,7 +8,7 @@ import { readResponseCacheSettings, type ResponseCacheSettings } from '../respon
  * top level): **served** (read and honoured), **warned** (accepted with a start-up warning: it
  * changes nothing a client gets or pays here) or **refused** (stops the start: ignoring it would
  * weaken security or accounting). A key in none of them is a misspelling until proven otherwise:
- * an error with the nearest known key. README's "Coming from LiteLLM" has a line for each.
+ * an error with the nearest known key. docs/ai-gateway.md's "Coming from LiteLLM" has a line for each.
  */
 export type SettingKind = 'served' | 'warned' | 'refused';
 

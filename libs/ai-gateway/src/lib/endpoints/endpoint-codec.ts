@@ -25,7 +25,7 @@ export interface StreamTap {
    */
   readonly final?: Record<string, unknown>;
   /**
-   * For families whose usage chunk carries the call's cost (family A, as OpenRouter and LiteLLM
+   * For families whose usage chunk carries the call's cost (OpenAI-format, as OpenRouter and LiteLLM
    * clients read it): the usage chunk the client asked for and what followed it, held back since
    * it arrived and written now with the cost in `usage.cost`. Called once, after end().
    */

@@ -11,7 +11,7 @@ import { KeysService } from './keys.service';
 /**
  * /api/v1/keys: the admin API of virtual keys, for the master key and for persons the control
  * plane grants ai-gateway.operator (manage) or ai-gateway.viewer (read, never a key's secret) on
- * the key's project. Errors in the platform envelope, not family A.
+ * the key's project. Errors in the platform envelope, not OpenAI-format.
  */
 @ApiTags('keys')
 @ApiBearerAuth()

@@ -1,6 +1,6 @@
 import { ProviderError } from '@arbor/provider-adapters';
 
-// The key's own limits, refused in family A terms: 429 for rates (RateLimitError in the SDKs),
+// The key's own limits, refused in OpenAI-format terms: 429 for rates (RateLimitError in the SDKs),
 // 400 budget_exceeded for money (LiteLLM's type, code and message).
 
 export const budgetExceeded = (currentCost: number, maxBudget: number) =>

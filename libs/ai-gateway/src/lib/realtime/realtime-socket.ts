@@ -12,7 +12,7 @@ import { requestedAlias } from '../calls/requested-alias';
 import { NO_USAGE } from '../calls/usage';
 import type { GatewayDeployment } from '../config/gateway-config';
 import { DeploymentRouter } from '../deployment-router';
-import { badRequest, familyAError } from '../gateway-errors';
+import { badRequest, openAiError } from '../gateway-errors';
 import { GatewayAuthentication, presentedKey } from '../gateway-key.guard';
 import type { GatewayCaller } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
@@ -88,7 +88,7 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
       }
       session = { caller, alias, deployment, admission, upstream: upstream.socket, early: upstream.early, started: performance.now() };
     } catch (error) {
-      const failure = familyAError(error);
+      const failure = openAiError(error);
       return answerOnSocket(socket, failure.status, failure.toBody(), failure.headers);
     }
     // A client gone before its upgrade completed leaves no session behind upstream.
@@ -163,7 +163,7 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
         else admission.settle({ alias, deployment, usage: NO_USAGE, cost: 0, abandoned: true });
       },
       (error: unknown) => {
-        const refusal = familyAError(error);
+        const refusal = openAiError(error);
         if (session.client.readyState === WebSocket.OPEN) session.client.send(JSON.stringify({ type: 'error', event_id: null, error: refusal.toBody().error }));
         close(1008, refusal.message);
       },
@@ -215,7 +215,7 @@ function connect(target: UpstreamTarget, beta: string | string[] | undefined): P
   });
 }
 
-/** The upstream's refusal of the handshake, in family A terms (its own error message when it sent one). */
+/** The upstream's refusal of the handshake, in OpenAI-format terms (its own error message when it sent one). */
 function refusedHandshake(status: number, body: string): ProviderError {
   let error: { message?: unknown; type?: unknown; code?: unknown } = {};
   try {

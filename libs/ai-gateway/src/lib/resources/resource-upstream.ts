@@ -30,7 +30,7 @@ export interface ResourceRequest {
 /**
  * Requests about stored resources (files, batches, vector stores, assistants, threads) to the
  * account of one deployment, with that provider's address and auth (OpenAI's bearer key, Azure's
- * api-key and api-version); errors come back as the provider's, in family A terms.
+ * api-key and api-version); errors come back as the provider's, in OpenAI-format terms.
  */
 @Injectable()
 export class ResourceUpstream {
@@ -112,7 +112,7 @@ export function namedAlias(request: IncomingMessage): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** An upstream error answer (any status) as the ProviderError family A clients get. */
+/** An upstream error answer (any status) as the ProviderError OpenAI-format clients get. */
 export async function upstreamFailure(answer: UpstreamResponse): Promise<ProviderError> {
   return openAiErrorFrom(answer);
 }

@@ -17,7 +17,7 @@ const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 /**
  * The text of an answer stream as it went by (content, refusals, tool calls; reasoning apart), in
- * family A chunks or Anthropic Messages events, so that a stream the client hung up on can still be priced. push() only keeps a
+ * OpenAI-format chunks or Anthropic Messages events, so that a stream the client hung up on can still be priced. push() only keeps a
  * reference to the chunk; parsing happens every 64 KiB and at the end, never per chunk.
  */
 export class StreamedAnswer {
@@ -110,7 +110,7 @@ export async function estimatePromptUsage(body: Record<string, unknown>): Promis
   return { promptTokens: await promptTokensOf(body), completionTokens: 0, cachedTokens: 0, reasoningTokens: 0, estimated: true };
 }
 
-/** Prompt tokens of a family A chat, completions or embeddings request, by OpenAI's counting rules. */
+/** Prompt tokens of an OpenAI-format chat, completions or embeddings request, by OpenAI's counting rules. */
 export async function promptTokensOf(body: Record<string, unknown>): Promise<number> {
   const { messages, tools } = body;
   // Completions take `prompt`, embeddings `input`: text, texts, or token ids.

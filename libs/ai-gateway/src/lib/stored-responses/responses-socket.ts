@@ -6,7 +6,7 @@ import { errorFields } from '@arbor/observability';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { CallSink } from '../calls/collected-answer';
 import { OPENAI_RESPONSES } from '../endpoints/openai-responses/openai-responses.codec';
-import { familyAError } from '../gateway-errors';
+import { openAiError } from '../gateway-errors';
 import { GatewayAuthentication } from '../gateway-key.guard';
 import type { GatewayCaller } from '../keys/key-verifier';
 import { ConnectionMemory, ResponsesMemory } from './responses-memory';
@@ -18,7 +18,7 @@ const MAX_MESSAGE_BYTES = 100 * 1024 * 1024;
 
 /** An error event as OpenAI's WebSocket mode sends one. */
 function errorEvent(error: unknown): string {
-  const failure = familyAError(error);
+  const failure = openAiError(error);
   const body = failure.toBody() as { error: Record<string, unknown> };
   return JSON.stringify({ type: 'error', status: failure.status, error: body.error });
 }
@@ -56,7 +56,7 @@ export class ResponsesSocket implements OnModuleInit, OnModuleDestroy {
     try {
       caller = await this.authentication.caller(request);
     } catch (error) {
-      const failure = familyAError(error);
+      const failure = openAiError(error);
       return answerOnSocket(socket, failure.status, failure.toBody(), failure.headers);
     }
     this.wss.handleUpgrade(request, socket, head, (ws) => this.serve(ws, caller, request));

@@ -16,7 +16,7 @@ import { UpgradeRoutes } from './upgrade-routes';
 @Global()
 @Module({})
 export class PlatformModule {
-  /** `renderError` lets a service answer errors of some routes in another envelope (the AI gateway's family A). */
+  /** `renderError` lets a service answer errors of some routes in another envelope (the AI gateway's OpenAI-format). */
   static forService(config: ServiceConfig, health: HealthOptions, options: { renderError?: ErrorRenderer } = {}): DynamicModule {
     return {
       module: PlatformModule,

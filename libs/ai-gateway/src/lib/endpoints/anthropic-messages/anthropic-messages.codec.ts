@@ -20,9 +20,9 @@ function asChat(body: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * Anthropic's Messages API (`POST /v1/messages`, family B): passed through to deployments that
+ * Anthropic's Messages API (`POST /v1/messages`, Anthropic-format): passed through to deployments that
  * serve messages (Anthropic), bridged through chat completions to every other. Errors in the
- * envelope that is family A's and family B's at once; a stream broken off ends with an `error` event.
+ * envelope that is OpenAI-format's and Anthropic-format's at once; a stream broken off ends with an `error` event.
  */
 export const ANTHROPIC_MESSAGES: EndpointCodec = {
   name: 'anthropic-messages',

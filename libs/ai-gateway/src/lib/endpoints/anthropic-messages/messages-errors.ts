@@ -1,5 +1,5 @@
 import { ProviderError } from '@arbor/provider-adapters';
-import { familyAError } from '../../gateway-errors';
+import { openAiError } from '../../gateway-errors';
 import type { RenderedError } from '../endpoint-codec';
 
 // Anthropic's error types by HTTP status, as its API answers them.
@@ -23,7 +23,7 @@ export function anthropicTypeOf(error: ProviderError): string {
 }
 
 /**
- * The error envelope of family B calls, which is family A's at the same time:
+ * The error envelope of Anthropic-format calls, which is OpenAI-format's at the same time:
  * `{"type":"error","error":{"type","message","param","code"}}`, so that the Anthropic SDKs
  * (reading `error.type` and `error.message`, choosing the class by status) and the OpenAI SDKs
  * (reading `error.message`, `error.code`) both raise their matching errors.
@@ -33,11 +33,11 @@ export function messagesErrorBody(error: ProviderError): { type: 'error'; error:
 }
 
 export function renderMessagesError(exception: unknown): RenderedError {
-  const error = familyAError(exception);
+  const error = openAiError(exception);
   return { status: error.status, headers: error.headers, body: messagesErrorBody(error) };
 }
 
-/** The event that ends a family B stream with `error`. */
+/** The event that ends an Anthropic-format stream with `error`. */
 export function messagesErrorEvent(error: ProviderError): string {
   return `event: error\ndata: ${JSON.stringify(messagesErrorBody(error))}\n\n`;
 }

@@ -35,7 +35,7 @@ describe('the Anthropic Messages stream tap', () => {
   });
 });
 
-describe('the error envelope of family B calls', () => {
+describe('the error envelope of Anthropic-format calls', () => {
   it.each([
     [new ProviderError(429, 'rate_limit_exceeded', 'slow down', 'rate_limit_exceeded'), 'rate_limit_error'],
     [new ProviderError(413, 'invalid_request_error', 'too big', 'request_too_large'), 'request_too_large'],
@@ -43,7 +43,7 @@ describe('the error envelope of family B calls', () => {
     [new ProviderError(503, 'server_error', 'busy'), 'overloaded_error'],
     [new ProviderError(502, 'api_connection_error', 'gone', 'upstream_unreachable'), 'api_error'],
     [new ProviderError(415, 'invalid_request_error', 'gzip'), 'invalid_request_error'],
-  ])('is family A and family B at once: %s as %s', (error, type) => {
+  ])('is in both vendors\' envelopes at once: %s as %s', (error, type) => {
     expect(messagesErrorBody(error)).toEqual({ type: 'error', error: { type, message: error.message, param: error.param, code: error.code } });
   });
 });

@@ -1,13 +1,13 @@
 import type { ProviderError, ProviderOperation } from '@arbor/provider-adapters';
 import { usageOfJsonAnswer, withUsageCost } from '../../calls/usage';
-import { familyAError } from '../../gateway-errors';
+import { openAiError } from '../../gateway-errors';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
 import type { EndpointCodec, RenderedError } from '../endpoint-codec';
 import { StreamUsageTap } from './openai-stream-tap';
 
 /** Any error in OpenAI's envelope {"error":{message,type,param,code}}, so that the official SDKs raise their matching error classes. */
 export function renderOpenAiError(exception: unknown): RenderedError {
-  const error = familyAError(exception);
+  const error = openAiError(exception);
   return { status: error.status, headers: error.headers, body: error.toBody() };
 }
 

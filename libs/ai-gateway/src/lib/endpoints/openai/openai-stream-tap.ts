@@ -4,7 +4,7 @@ import { CallUsage, usageFrom } from '../../calls/usage';
 import type { StreamTap } from '../endpoint-codec';
 
 /**
- * Watches a family A event stream on its way to the client: learns the usage the upstream reports
+ * Watches an OpenAI-format event stream on its way to the client: learns the usage the upstream reports
  * (the gateway always asks for it, so that spend is right) and, when the client did not ask for
  * usage, removes it again — the usage-only last chunk and the `"usage":null` of every other one —
  * so the client sees what the upstream would have sent it. It also notices an error event the

@@ -128,7 +128,7 @@ describe('ai-gateway completions, embeddings, stream usage, cost and metrics', (
     expect(Number(trailers['x-arbor-response-cost'])).toBeCloseTo(7 * 0.15e-6 + 5 * 0.6e-6, 15);
   });
 
-  it('ends a stream whose upstream fails midway with a family A error event the SDK raises', async () => {
+  it('ends a stream whose upstream fails midway with an OpenAI-format error event the SDK raises', async () => {
     const stream = await client.chat.completions.create({ model: 'breaks', messages: [{ role: 'user', content: 'hi' }], stream: true });
     const consume = async () => {
       for await (const chunk of stream) void chunk;
@@ -156,7 +156,7 @@ describe('ai-gateway completions, embeddings, stream usage, cost and metrics', (
     expect(seen.length).toBeGreaterThan(0);
   });
 
-  it('answers a malformed body or an unknown route in the family A envelope, and admin routes in the platform one', async () => {
+  it('answers a malformed body or an unknown route in the OpenAI-format envelope, and admin routes in the platform one', async () => {
     const post = (path: string, body: string) =>
       fetch(`${gateway.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' }, body });
     const malformed = await post('/v1/chat/completions', '{"model": "mini",');
@@ -169,7 +169,7 @@ describe('ai-gateway completions, embeddings, stream usage, cost and metrics', (
     expect(((await admin.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
   });
 
-  it('refuses a body declared over 100 MB before reading it, and compressed bodies, in the family A envelope', async () => {
+  it('refuses a body declared over 100 MB before reading it, and compressed bodies, in the OpenAI-format envelope', async () => {
     const tooLarge = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const request = http.request(`${gateway.url}/v1/chat/completions`, {
         method: 'POST',
@@ -198,7 +198,7 @@ describe('ai-gateway completions, embeddings, stream usage, cost and metrics', (
     expect(((await gzipped.json()) as { error: { code: string } }).error.code).toBe('unsupported_content_encoding');
   });
 
-  it('refuses JSON nested past 64 levels in the family A envelope, before any upstream sees it', async () => {
+  it('refuses JSON nested past 64 levels in the OpenAI-format envelope, before any upstream sees it', async () => {
     const deep = await fetch(`${gateway.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },

@@ -7,13 +7,13 @@ import { sendError } from './endpoints/endpoint-codec';
 
 /**
  * Every error of the gateway's Nest routes (models) in the envelope of the family whose client
- * calls: family A's {"error":{message,type,param,code}}, or, for Anthropic's clients (they send
+ * calls: OpenAI-format's {"error":{message,type,param,code}}, or, for Anthropic's clients (they send
  * anthropic-version), the envelope of both families, so that the official SDKs raise their
  * matching error classes. Scoped to the gateway's controllers; the platform's own routes keep
  * the platform envelope.
  */
 @Catch()
-export class FamilyAErrorFilter implements ExceptionFilter {
+export class ClientEnvelopeErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     sendError(clientCodec(http.getRequest<IncomingMessage>().headers), http.getResponse<ServerResponse>(), exception);
@@ -29,7 +29,7 @@ export const PLATFORM_PATHS = /^\/(api\/|key\/|spend\/logs$|healthz$|readyz$|met
  * envelope of the client's family (Anthropic's clients send anthropic-version), so that SDKs
  * read them as they read their vendor's.
  */
-export const renderFamilyAErrors: ErrorRenderer = (exception: unknown, request: Request) => {
+export const renderClientEnvelopeErrors: ErrorRenderer = (exception: unknown, request: Request) => {
   if (PLATFORM_PATHS.test(request.path)) return undefined;
   return clientCodec(request.headers).renderError(exception);
 };

@@ -1,17 +1,17 @@
 import { All, Controller, Get, Post, UseFilters, UseGuards } from '@nestjs/common';
-import { FamilyAErrorFilter } from '../family-a-error.filter';
+import { ClientEnvelopeErrorFilter } from '../client-envelope-error.filter';
 import { endpointNotServed, storedCompletionsNotServed } from '../gateway-errors';
 import { GatewayKeyGuard } from '../gateway-key.guard';
 
 /**
- * Family A routes the gateway knows and does not serve (the seed's differences): stored
+ * OpenAI-format routes the gateway knows and does not serve (the seed's differences): stored
  * completions, image variations, audio translations, fine-tuning. Known, so that the SDKs get a
  * clear 404 in the envelope (after the key check) rather than an unknown route. The calls are CallRoutes.
  */
 @Controller()
 @UseGuards(GatewayKeyGuard)
-@UseFilters(FamilyAErrorFilter)
-export class FamilyAController {
+@UseFilters(ClientEnvelopeErrorFilter)
+export class NotServedRoutesController {
   @Get(['v1/chat/completions/:id', 'chat/completions/:id'])
   stored(): never {
     throw storedCompletionsNotServed();
