@@ -107,9 +107,11 @@ async function main() {
     for (let i = 0; i < REQUESTS; i += 1) sequential.push(await ask());
     const concurrent = [];
     const began = performance.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (concurrent.length < REQUESTS) concurrent.push(await ask());
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (concurrent.length < REQUESTS) concurrent.push(await ask());
+      }),
+    );
     const seconds = (performance.now() - began) / 1000;
     results.push({ person, mode: 'one at a time', ...percentiles(sequential), perSecond: REQUESTS / (sequential.reduce((a, b) => a + b, 0) / 1000) });
     results.push({ person, mode: `${CONCURRENCY} at once`, ...percentiles(concurrent), perSecond: concurrent.length / seconds });

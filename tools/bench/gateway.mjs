@@ -114,12 +114,32 @@ async function main() {
   cleanups.push(async () => memory.stop());
 
   const key = await createLimitedKey(gateway.url);
-  const chat = (name, server, path, authorization) => ({ name, family: 'A', url: server.url, pid: server.pid, path, headers: { authorization }, body: (stream) => chatBody(stream) });
+  const chat = (name, server, path, authorization) => ({
+    name,
+    family: 'A',
+    url: server.url,
+    pid: server.pid,
+    path,
+    headers: { authorization },
+    body: (stream) => chatBody(stream),
+  });
   const messages = (name, server, path, apiKey, model) => ({
-    name, family: 'B', url: server.url, pid: server.pid, path, headers: { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION }, body: (stream) => messagesBody(model, stream),
+    name,
+    family: 'B',
+    url: server.url,
+    pid: server.pid,
+    path,
+    headers: { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION },
+    body: (stream) => messagesBody(model, stream),
   });
   const responses = (name, server, path, authorization, model, extra = {}) => ({
-    name, family: 'R', url: server.url, pid: server.pid, path, headers: { authorization }, body: (stream) => responsesBody(model, stream, extra),
+    name,
+    family: 'R',
+    url: server.url,
+    pid: server.pid,
+    path,
+    headers: { authorization },
+    body: (stream) => responsesBody(model, stream, extra),
   });
   // The turn continues a stored response of the same deployment: one indexed read, and the upstream's own id sent on.
   const previous = FAMILIES.has('responses') ? await storedResponse(gateway.url, key.key) : undefined;
@@ -216,8 +236,16 @@ async function startGateway(databaseUrl, fakeUrl, main) {
     config,
     [
       'model_list:',
-      `  - model_name: ${MODEL}`, '    litellm_params:', `      model: openai/${MODEL}`, `      api_base: ${fakeUrl}/openai`, `      api_key: ${UPSTREAM_KEY}`,
-      `  - model_name: ${CLAUDE}`, '    litellm_params:', `      model: anthropic/${CLAUDE}`, `      api_base: ${fakeUrl}/anthropic`, `      api_key: ${UPSTREAM_KEY}`,
+      `  - model_name: ${MODEL}`,
+      '    litellm_params:',
+      `      model: openai/${MODEL}`,
+      `      api_base: ${fakeUrl}/openai`,
+      `      api_key: ${UPSTREAM_KEY}`,
+      `  - model_name: ${CLAUDE}`,
+      '    litellm_params:',
+      `      model: anthropic/${CLAUDE}`,
+      `      api_base: ${fakeUrl}/anthropic`,
+      `      api_key: ${UPSTREAM_KEY}`,
       '',
     ].join('\n'),
   );
@@ -292,9 +320,17 @@ async function checkAnswers(target, stream) {
   const response = await fetch(`${target.url}${target.path}`, { method: 'POST', headers: requestHeaders(target), body: target.body(stream) });
   const text = await response.text();
   const complete =
-    target.family === 'B' ? (stream ? 'event: message_stop' : '"type":"message"')
-    : target.family === 'R' ? (stream ? 'event: response.completed' : '"object":"response"')
-    : stream ? 'data: [DONE]' : '"chat.completion"';
+    target.family === 'B'
+      ? stream
+        ? 'event: message_stop'
+        : '"type":"message"'
+      : target.family === 'R'
+        ? stream
+          ? 'event: response.completed'
+          : '"object":"response"'
+        : stream
+          ? 'data: [DONE]'
+          : '"chat.completion"';
   if (response.status !== 200 || !text.includes(complete)) {
     throw new Error(`${target.name} (${stream ? 'streamed' : 'plain'}) answered ${response.status}: ${text.slice(0, 500)}`);
   }
@@ -400,11 +436,15 @@ async function pacedRun(targets, stream) {
         resolve(undefined);
       };
       const sent = performance.now();
-      const request = http.request(client.url, { method: 'POST', agent: client.agent, headers: { ...client.headers, 'content-length': String(client.payload.length) } }, (response) => {
-        let first;
-        response.on('data', () => (first ??= performance.now() - sent));
-        response.once('end', () => (response.statusCode === 200 ? resolve({ first, last: performance.now() - sent }) : failed()));
-      });
+      const request = http.request(
+        client.url,
+        { method: 'POST', agent: client.agent, headers: { ...client.headers, 'content-length': String(client.payload.length) } },
+        (response) => {
+          let first;
+          response.on('data', () => (first ??= performance.now() - sent));
+          response.once('end', () => (response.statusCode === 200 ? resolve({ first, last: performance.now() - sent }) : failed()));
+        },
+      );
       request.once('error', failed);
       request.end(client.payload);
     });
@@ -505,41 +545,46 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
   // What each path is measured against: family B's native path against Anthropic's direct call;
   // the bridged one against the chat completion it makes upstream.
   const baseOf = (target) =>
-    target === GATEWAY_B || target === PROXY_B || target === DIRECT_B || target === BRIDGED_R ? DIRECT_B
-    : target === GATEWAY_R || target === PROXY_R || target === DIRECT_R || target === TURN_R ? DIRECT_R
-    : DIRECT;
+    target === GATEWAY_B || target === PROXY_B || target === DIRECT_B || target === BRIDGED_R
+      ? DIRECT_B
+      : target === GATEWAY_R || target === PROXY_R || target === DIRECT_R || target === TURN_R
+        ? DIRECT_R
+        : DIRECT;
 
   const verdict = (met) => (met ? 'met' : '**missed**');
   const targets = [];
   if (find(paced, 'plain', gateway)) reportChat();
   function reportChat() {
-  for (const kind of ['plain', 'streamed']) {
-    const share = find(throughput, kind, gateway).rps / find(throughput, kind, proxy).rps;
-    targets.push(`| throughput ≥ 50 % of the bare proxy's, ${kind} | ${(share * 100).toFixed(0)} % | ${verdict(share >= 0.5)} |`);
-  }
-  for (const kind of ['plain', 'streamed']) {
-    const p50 = find(paced, kind, gateway).p50 - find(paced, kind, direct).p50;
-    const p99 = find(paced, kind, gateway).p99 - find(paced, kind, direct).p99;
-    targets.push(`| added latency at ${RATE}/s, ${kind}: p50 ≤ 1 ms | ${added(p50)} ms | ${verdict(p50 <= 1)} |`);
-    targets.push(`| added latency at ${RATE}/s, ${kind}: p99 ≤ 5 ms | ${added(p99)} ms | ${verdict(p99 <= 5)} |`);
-  }
-  const firstAdded = find(paced, 'streamed', gateway).firstP50 - find(paced, 'streamed', direct).firstP50;
-  targets.push(`| first streamed chunk adds ≤ 2 ms p50 | ${added(firstAdded)} ms | ${verdict(firstAdded <= 2)} |`);
+    for (const kind of ['plain', 'streamed']) {
+      const share = find(throughput, kind, gateway).rps / find(throughput, kind, proxy).rps;
+      targets.push(`| throughput ≥ 50 % of the bare proxy's, ${kind} | ${(share * 100).toFixed(0)} % | ${verdict(share >= 0.5)} |`);
+    }
+    for (const kind of ['plain', 'streamed']) {
+      const p50 = find(paced, kind, gateway).p50 - find(paced, kind, direct).p50;
+      const p99 = find(paced, kind, gateway).p99 - find(paced, kind, direct).p99;
+      targets.push(`| added latency at ${RATE}/s, ${kind}: p50 ≤ 1 ms | ${added(p50)} ms | ${verdict(p50 <= 1)} |`);
+      targets.push(`| added latency at ${RATE}/s, ${kind}: p99 ≤ 5 ms | ${added(p99)} ms | ${verdict(p99 <= 5)} |`);
+    }
+    const firstAdded = find(paced, 'streamed', gateway).firstP50 - find(paced, 'streamed', direct).firstP50;
+    targets.push(`| first streamed chunk adds ≤ 2 ms p50 | ${added(firstAdded)} ms | ${verdict(firstAdded <= 2)} |`);
   }
   if (find(paced, 'plain', GATEWAY_B)) reportMessages();
   function reportMessages() {
-  for (const kind of ['plain', 'streamed']) {
-    const share = find(throughput, kind, GATEWAY_B).rps / find(throughput, kind, PROXY_B).rps;
-    targets.push(`| messages passed through: throughput ≥ 50 % of the bare proxy's, ${kind} | ${(share * 100).toFixed(0)} % | ${verdict(share >= 0.5)} |`);
-    const native = find(paced, kind, GATEWAY_B).p50 - find(paced, kind, DIRECT_B).p50;
-    targets.push(`| messages passed through: added p50 at ${RATE}/s ≤ 1 ms, ${kind} | ${added(native)} ms | ${verdict(native <= 1)} |`);
-    const bridged = find(paced, kind, BRIDGED_B).p50 - find(paced, kind, DIRECT).p50;
-    targets.push(`| messages bridged to an OpenAI alias: added p50 at ${RATE}/s ≤ 2 ms, ${kind} | ${added(bridged)} ms | ${verdict(bridged <= 2)} |`);
-  }
-  for (const [target, base] of [[GATEWAY_B, DIRECT_B], [BRIDGED_B, DIRECT]]) {
-    const first = find(paced, 'streamed', target).firstP50 - find(paced, 'streamed', base).firstP50;
-    targets.push(`| ${target}: first streamed event adds ≤ 2 ms p50 | ${added(first)} ms | ${verdict(first <= 2)} |`);
-  }
+    for (const kind of ['plain', 'streamed']) {
+      const share = find(throughput, kind, GATEWAY_B).rps / find(throughput, kind, PROXY_B).rps;
+      targets.push(`| messages passed through: throughput ≥ 50 % of the bare proxy's, ${kind} | ${(share * 100).toFixed(0)} % | ${verdict(share >= 0.5)} |`);
+      const native = find(paced, kind, GATEWAY_B).p50 - find(paced, kind, DIRECT_B).p50;
+      targets.push(`| messages passed through: added p50 at ${RATE}/s ≤ 1 ms, ${kind} | ${added(native)} ms | ${verdict(native <= 1)} |`);
+      const bridged = find(paced, kind, BRIDGED_B).p50 - find(paced, kind, DIRECT).p50;
+      targets.push(`| messages bridged to an OpenAI alias: added p50 at ${RATE}/s ≤ 2 ms, ${kind} | ${added(bridged)} ms | ${verdict(bridged <= 2)} |`);
+    }
+    for (const [target, base] of [
+      [GATEWAY_B, DIRECT_B],
+      [BRIDGED_B, DIRECT],
+    ]) {
+      const first = find(paced, 'streamed', target).firstP50 - find(paced, 'streamed', base).firstP50;
+      targets.push(`| ${target}: first streamed event adds ≤ 2 ms p50 | ${added(first)} ms | ${verdict(first <= 2)} |`);
+    }
   }
   if (find(paced, 'plain', GATEWAY_R)) {
     for (const kind of ['plain', 'streamed']) {
@@ -557,7 +602,9 @@ function printReport({ throughput, paced, soak, memory, spend, postgresVersion }
     for (const kind of ['plain', 'streamed']) {
       const share = (target) => `${((find(throughput, kind, target).rps / find(throughput, kind, proxy).rps) * 100).toFixed(0)} %`;
       const p50 = (target) => added(find(paced, kind, target).p50 - find(paced, kind, direct).p50);
-      targets.push(`| chat completions, ${kind}: this build against the baseline (--baseline) | throughput ${share(gateway)} against ${share(BASELINE)} of the proxy's, added p50 ${p50(gateway)} against ${p50(BASELINE)} ms | ${verdict(find(throughput, kind, gateway).rps >= 0.9 * find(throughput, kind, BASELINE).rps)} (throughput within 10 %) |`);
+      targets.push(
+        `| chat completions, ${kind}: this build against the baseline (--baseline) | throughput ${share(gateway)} against ${share(BASELINE)} of the proxy's, added p50 ${p50(gateway)} against ${p50(BASELINE)} ms | ${verdict(find(throughput, kind, gateway).rps >= 0.9 * find(throughput, kind, BASELINE).rps)} (throughput within 10 %) |`,
+      );
     }
   }
   targets.push(

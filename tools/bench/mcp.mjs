@@ -133,8 +133,22 @@ async function main() {
 
   const targets = [
     { name: 'direct: everything server', url: everything.url, stateful: true, pid: everything.pid },
-    { name: 'gateway, stateless', url: `${gateways.stateless.url}/servers/${SERVER_ID}/mcp`, stateful: false, authorization: `Bearer ${gateways.stateless.key}`, pid: gateways.stateless.pid, upstreamPid: everything.pid },
-    { name: 'gateway, stateful', url: `${gateways.stateful.url}/servers/${SERVER_ID}/mcp`, stateful: true, authorization: `Bearer ${gateways.stateful.key}`, pid: gateways.stateful.pid, upstreamPid: everything.pid },
+    {
+      name: 'gateway, stateless',
+      url: `${gateways.stateless.url}/servers/${SERVER_ID}/mcp`,
+      stateful: false,
+      authorization: `Bearer ${gateways.stateless.key}`,
+      pid: gateways.stateless.pid,
+      upstreamPid: everything.pid,
+    },
+    {
+      name: 'gateway, stateful',
+      url: `${gateways.stateful.url}/servers/${SERVER_ID}/mcp`,
+      stateful: true,
+      authorization: `Bearer ${gateways.stateful.key}`,
+      pid: gateways.stateful.pid,
+      upstreamPid: everything.pid,
+    },
     { name: MODERN_DIRECT, url: modernEverything.url, modern: true, pid: modernEverything.pid },
     {
       name: `gateway, stateless, ${MODERN_VERSION}`,
@@ -331,7 +345,11 @@ function answerTo(message, contentType, text) {
   try {
     if (!contentType?.startsWith('text/event-stream')) return JSON.parse(text);
     for (const event of text.split(/\r?\n\r?\n/)) {
-      const data = event.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
+      const data = event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trimStart())
+        .join('\n');
       if (!data) continue;
       const parsed = JSON.parse(data);
       if (parsed.id === message.id) return parsed;
@@ -568,7 +586,10 @@ function printReport({ results, paced, soak, gateways }) {
     '',
     `date: ${new Date().toISOString()}`,
     `machine: ${os.availableParallelism()} CPUs (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, ${os.type()} ${os.release()}`,
-    `load average before the run ${LOAD_BEFORE.map((load) => load.toFixed(2)).join(' ')}, after ${os.loadavg().map((load) => load.toFixed(2)).join(' ')} (other work on the machine shows here)`,
+    `load average before the run ${LOAD_BEFORE.map((load) => load.toFixed(2)).join(' ')}, after ${os
+      .loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')} (other work on the machine shows here)`,
     `node ${process.version}; gateway log filter ${options.log ?? 'info (default)'}; tool ${TOOL}; protocol ${PROTOCOL_VERSION}`,
     `${DURATION} s per run after a ${WARM_UP_S} s warm-up; each client one keep-alive connection and one session, initialized once`,
     '',

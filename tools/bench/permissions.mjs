@@ -88,10 +88,16 @@ async function main() {
   }
   if (RUNS.has('304')) {
     results.push(
-      await load('control plane, 304 (If-None-Match matches)', controlPlane.url, await token(), (i) => {
-        const question = questions[i % questions.length];
-        return { path: question, headers: { 'if-none-match': etags.get(question) } };
-      }, 304),
+      await load(
+        'control plane, 304 (If-None-Match matches)',
+        controlPlane.url,
+        await token(),
+        (i) => {
+          const question = questions[i % questions.length];
+          return { path: question, headers: { 'if-none-match': etags.get(question) } };
+        },
+        304,
+      ),
     );
   }
   if (RUNS.has('uncached')) {
@@ -99,12 +105,18 @@ async function main() {
     // costs the one database query of an answer.
     let fresh = 0;
     results.push(
-      await load('control plane, 200 not cached (one query each)', controlPlane.url, await token(), () => {
-        const n = fresh++;
-        const user = seeded.users[n % USERS];
-        const project = seeded.projects[(n * 7 + Math.floor(n / USERS) * 13) % PROJECTS];
-        return { path: `${PATH}?subject=${user.subject}&project=${project.slug}` };
-      }, 200),
+      await load(
+        'control plane, 200 not cached (one query each)',
+        controlPlane.url,
+        await token(),
+        () => {
+          const n = fresh++;
+          const user = seeded.users[n % USERS];
+          const project = seeded.projects[(n * 7 + Math.floor(n / USERS) * 13) % PROJECTS];
+          return { path: `${PATH}?subject=${user.subject}&project=${project.slug}` };
+        },
+        200,
+      ),
     );
   }
   if (RUNS.has('http')) {
@@ -318,7 +330,10 @@ function printReport(results, seeded, postgresVersion) {
     '| path | requests/s | p50 ms | p99 ms | requests | statuses |',
     '|---|---:|---:|---:|---:|---|',
     ...results.map(
-      (r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.requests} | ${Object.entries(r.statuses).map(([code, count]) => `${code}: ${count}`).join(', ')} |`,
+      (r) =>
+        `| ${r.name} | ${Math.round(r.rps)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.requests} | ${Object.entries(r.statuses)
+          .map(([code, count]) => `${code}: ${count}`)
+          .join(', ')} |`,
     ),
     '',
   ];

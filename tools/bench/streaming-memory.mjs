@@ -96,10 +96,23 @@ async function startGateway(databaseUrl, fakeUrl) {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-streaming-'));
   cleanups.push(async () => fs.rmSync(directory, { recursive: true, force: true }));
   const config = path.join(directory, 'config.yaml');
-  const deployment = (alias, model) => [`  - model_name: ${alias}`, '    litellm_params:', `      model: openai/${model}`, `      api_base: ${fakeUrl}/openai`, `      api_key: ${UPSTREAM_KEY}`];
+  const deployment = (alias, model) => [
+    `  - model_name: ${alias}`,
+    '    litellm_params:',
+    `      model: openai/${model}`,
+    `      api_base: ${fakeUrl}/openai`,
+    `      api_key: ${UPSTREAM_KEY}`,
+  ];
   fs.writeFileSync(
     config,
-    ['model_list:', ...deployment('edit', 'gpt-image-1'), ...deployment('transcribe', 'whisper-1'), ...deployment('speech', `tts-bytes-${SPEECH_BYTES}`), ...deployment('speech-small', 'tts-bytes-1000'), ''].join('\n'),
+    [
+      'model_list:',
+      ...deployment('edit', 'gpt-image-1'),
+      ...deployment('transcribe', 'whisper-1'),
+      ...deployment('speech', `tts-bytes-${SPEECH_BYTES}`),
+      ...deployment('speech-small', 'tts-bytes-1000'),
+      '',
+    ].join('\n'),
   );
   return startBuiltApp('ai-gateway', 'AIGW_LISTEN_ADDR', {
     AIGW_DATABASE_URL: databaseUrl,
@@ -131,18 +144,21 @@ async function measureMemory(pid, transfer) {
 /** A multipart upload of `bytes` generated as it is sent (the file first, as the SDK sends it), read to the answer's end. */
 function upload(target, path, fileField, fields, bytes) {
   const boundary = `----bench${Date.now()}`;
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="${fileField}"; filename="bench.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-  );
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${fileField}"; filename="bench.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
   const tail = Buffer.from(
-    `\r\n${Object.entries(fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join('')}--${boundary}--\r\n`,
+    `\r\n${Object.entries(fields)
+      .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+      .join('')}--${boundary}--\r\n`,
   );
   const piece = Buffer.alloc(1024 * 1024, 0x42);
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const request = http.request(
       `${target.url}${path}`,
-      { method: 'POST', headers: { authorization: target.authorization, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + bytes + tail.length } },
+      {
+        method: 'POST',
+        headers: { authorization: target.authorization, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + bytes + tail.length },
+      },
       (response) => {
         let body = '';
         response.on('data', (chunk) => (body += chunk));

@@ -155,7 +155,6 @@ export async function startTool(name, portVariable, env = {}) {
   return { url, pid: child.pid, stop: () => stopChild(child) };
 }
 
-
 /**
  * A process's resident memory every second, labelled with the phase of the run, and the V8 heap in
  * use as the service's /metrics reports it (`arbor_nodejs_heap_size_used_bytes`): RSS keeps the
@@ -251,6 +250,8 @@ export function memoryTrend(samples) {
 export function memoryVerdictText(trend) {
   const mib = (bytes) => (bytes / 2 ** 20).toFixed(0);
   const pct = (value) => (value === undefined ? '?' : `${value >= 0 ? '+' : ''}${(value * 100).toFixed(1)} %`);
-  const heap = trend.heapHalves.includes(undefined) ? 'heap in use not read' : `heap in use after collections ${mib(trend.heapHalves[0])} → ${mib(trend.heapHalves[1])} MiB (${pct(trend.heapHalvesChange)})`;
+  const heap = trend.heapHalves.includes(undefined)
+    ? 'heap in use not read'
+    : `heap in use after collections ${mib(trend.heapHalves[0])} → ${mib(trend.heapHalves[1])} MiB (${pct(trend.heapHalvesChange)})`;
   return `${heap}, RSS peak ${mib(trend.rssPeaks[0])} → ${mib(trend.rssPeaks[1])} MiB (${pct(trend.rssPeakChange)}), first to second half; RSS first to last tenth ${mib(trend.first)} → ${mib(trend.last)} MiB (${pct(trend.change)})`;
 }

@@ -252,9 +252,11 @@ async function commitChanges(url, token, phase, { rate, concurrency }) {
     await Promise.all(calls);
   } else {
     let next = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < CHANGES) await create(next++);
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < CHANGES) await create(next++);
+      }),
+    );
   }
   const seconds = (now() - started) / 1000;
   if (failures > 0) throw new Error(`${failures} of ${CHANGES} project creations did not answer 201`);
@@ -311,9 +313,11 @@ async function directPosts(products, token, count, { rate }) {
     }
     await Promise.all(calls);
   } else {
-    await Promise.all(PRODUCTS.map(async (product) => {
-      for (let i = 0; i < count; i++) await post(product, i);
-    }));
+    await Promise.all(
+      PRODUCTS.map(async (product) => {
+        for (let i = 0; i < count; i++) await post(product, i);
+      }),
+    );
   }
   const seconds = (now() - started) / 1000;
   latencies.sort((a, b) => a - b);
@@ -351,4 +355,3 @@ function printReport({ paced, backlog, directPaced, directSerial }, postgresVers
   ];
   process.stdout.write(lines.join('\n'));
 }
-

@@ -63,7 +63,9 @@ describe('declared dependencies', () => {
 
   it("declares in the published contract's package.json every package its code imports", () => {
     const declared = declaredIn('libs/contract/package.json', ['dependencies', 'peerDependencies']);
-    const shipped = sourceFiles(path.join(root, 'libs/contract/src')).filter((file) => !/\.(spec|integration-spec)\.ts$/.test(file) && !file.includes(`${path.sep}testing${path.sep}`));
+    const shipped = sourceFiles(path.join(root, 'libs/contract/src')).filter(
+      (file) => !/\.(spec|integration-spec)\.ts$/.test(file) && !file.includes(`${path.sep}testing${path.sep}`),
+    );
     const undeclared = shipped.flatMap((file) =>
       [...importedPackages(file)].filter(([name, typeOnly]) => !declared.has(name) && !typeOnly).map(([name]) => `${path.relative(root, file)}: ${name}`),
     );

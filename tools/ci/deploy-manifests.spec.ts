@@ -45,7 +45,11 @@ function manifests(file: string): Manifest[] {
 describe('Kubernetes manifests', () => {
   it('list every workload in the kustomization', () => {
     const [kustomization] = parseAllDocuments(fs.readFileSync(path.join(k8s, 'kustomization.yaml'), 'utf8')).map((d) => d.toJS());
-    expect([...kustomization.resources].sort()).toEqual(Object.keys(APPS).map((app) => `${app}.yaml`).sort());
+    expect([...kustomization.resources].sort()).toEqual(
+      Object.keys(APPS)
+        .map((app) => `${app}.yaml`)
+        .sort(),
+    );
   });
 
   it.each(Object.entries(APPS))('run %s non-root on its port with probes on /healthz and /readyz', (app, { port, listen }) => {

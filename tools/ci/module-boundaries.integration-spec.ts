@@ -18,10 +18,7 @@ function lintAs(asPath: string, source: string): { status: number | null; output
 
 describe('module boundaries', () => {
   it('refuses an app importing another app', () => {
-    const { status, output } = lintAs(
-      'apps/ai-gateway/src/boundary-fixture.ts',
-      "import { main } from '../../control-plane-api/src/main';\nexport const leaked = main;\n",
-    );
+    const { status, output } = lintAs('apps/ai-gateway/src/boundary-fixture.ts', "import { main } from '../../control-plane-api/src/main';\nexport const leaked = main;\n");
     expect(status).toBe(1);
     expect(output).toContain('@nx/enforce-module-boundaries');
   });
@@ -36,10 +33,7 @@ describe('module boundaries', () => {
   });
 
   it('lets an app import a shared library through its alias', () => {
-    const { status, output } = lintAs(
-      'apps/ai-gateway/src/boundary-fixture.ts',
-      "import { loadConfig } from '@arbor/config';\nexport const allowed = loadConfig;\n",
-    );
+    const { status, output } = lintAs('apps/ai-gateway/src/boundary-fixture.ts', "import { loadConfig } from '@arbor/config';\nexport const allowed = loadConfig;\n");
     expect(output).not.toContain('enforce-module-boundaries');
     expect(status).toBe(0);
   });

@@ -59,7 +59,7 @@ export class AiGatewayModule {
           description:
             'Virtual keys and spend. The model calls (`/v1/chat/completions`, `/v1/completions`, `/v1/embeddings`, `/v1/models`) follow ' +
             "OpenAI's API reference and answer errors in OpenAI's envelope; `/v1/messages` and `/v1/messages/count_tokens` follow Anthropic's, " +
-            "with errors in an envelope both families' SDKs read; this API answers `{\"error\": {\"code\", \"message\", \"details?\"}}`. " +
+            'with errors in an envelope both families\' SDKs read; this API answers `{"error": {"code", "message", "details?"}}`. ' +
             "Authenticate with the master key (AIGW_MASTER_KEY) or a person's OIDC token (audience AIGW_OIDC_AUDIENCE) as a bearer token.",
         }),
       ],

@@ -31,18 +31,21 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
       model: anthropic/${model}
       api_base: ${fakeUrl}/anthropic
       api_key: os.environ/AIGW_TEST_ANTHROPIC_KEY${extra}`;
-    ({ fake, database, gateway, client } = await startGatewayOnFakes((fakeUrl) => `model_list:${[
-      deployment(fakeUrl, 'claude', 'claude-test'),
-      deployment(fakeUrl, 'claude-usage', 'tokens-30-9'),
-      // Priced as the built-in claude-sonnet-4-5; the fake reports 1000 cache writes and 2000 cache reads.
-      deployment(fakeUrl, 'claude-cached', 'tokens-100-20-cache-1000-2000', '\n    model_info: { base_model: claude-sonnet-4-5 }'),
-      deployment(fakeUrl, 'claude-401', 'fail-401'),
-      deployment(fakeUrl, 'claude-429', 'fail-429'),
-      deployment(fakeUrl, 'claude-overloaded', 'fail-529'),
-      deployment(fakeUrl, 'claude-context', 'fail-context'),
-      deployment(fakeUrl, 'claude-midstream', 'fail-midstream'),
-      deployment(fakeUrl, 'claude-drop', 'fail-drop'),
-    ].join('')}\n`));
+    ({ fake, database, gateway, client } = await startGatewayOnFakes(
+      (fakeUrl) =>
+        `model_list:${[
+          deployment(fakeUrl, 'claude', 'claude-test'),
+          deployment(fakeUrl, 'claude-usage', 'tokens-30-9'),
+          // Priced as the built-in claude-sonnet-4-5; the fake reports 1000 cache writes and 2000 cache reads.
+          deployment(fakeUrl, 'claude-cached', 'tokens-100-20-cache-1000-2000', '\n    model_info: { base_model: claude-sonnet-4-5 }'),
+          deployment(fakeUrl, 'claude-401', 'fail-401'),
+          deployment(fakeUrl, 'claude-429', 'fail-429'),
+          deployment(fakeUrl, 'claude-overloaded', 'fail-529'),
+          deployment(fakeUrl, 'claude-context', 'fail-context'),
+          deployment(fakeUrl, 'claude-midstream', 'fail-midstream'),
+          deployment(fakeUrl, 'claude-drop', 'fail-drop'),
+        ].join('')}\n`,
+    ));
   });
 
   afterAll(() => stopGatewayOnFakes({ fake, database, gateway }));
@@ -69,7 +72,9 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
     expect(sent.headers['x-api-key']).toBe('sk-ant-upstream-secret');
     expect(sent.headers['anthropic-version']).toBe('2023-06-01');
     expect(sent.body).toEqual({
-      model: 'claude-test', max_tokens: 50, temperature: 0.2,
+      model: 'claude-test',
+      max_tokens: 50,
+      temperature: 0.2,
       messages: [{ role: 'user', content: [{ type: 'text', text: 'plain-hello' }] }],
     });
   });
@@ -77,7 +82,10 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
   it('sends system messages as the system prompt and a default max_tokens', async () => {
     await client.chat.completions.create({
       model: 'claude',
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'system-hello' }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'system-hello' },
+      ],
     });
     const sent = await sentToAnthropic('system-hello');
     expect(sent.body['system']).toEqual([{ type: 'text', text: 'Be brief.' }]);
@@ -147,7 +155,9 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
 
   it('streams thinking as reasoning_content and thinking_blocks deltas, signature included', async () => {
     const stream = await client.chat.completions.create({
-      model: 'claude', messages: [{ role: 'user', content: 'think-stream' }], stream: true,
+      model: 'claude',
+      messages: [{ role: 'user', content: 'think-stream' }],
+      stream: true,
       thinking: { type: 'enabled', budget_tokens: 2000 },
     } as OpenAI.ChatCompletionCreateParamsStreaming);
     let reasoning = '';
@@ -164,7 +174,9 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
       }
     }
     expect({ reasoning, thinking, content }).toEqual({
-      reasoning: 'The user wants a fake answer; a tool may help.', thinking: 'The user wants a fake answer; a tool may help.', content: 'fake answer from claude-test',
+      reasoning: 'The user wants a fake answer; a tool may help.',
+      thinking: 'The user wants a fake answer; a tool may help.',
+      content: 'fake answer from claude-test',
     });
     expect(signature).toMatch(/^fakesig-/);
     expect((await sentToAnthropic('think-stream')).body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2000 }, max_tokens: 4096 + 2000 });
@@ -189,23 +201,27 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
   it('sends images as base64 and url sources', async () => {
     await client.chat.completions.create({
       model: 'claude',
-      messages: [{
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'image-what?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
+          ],
+        },
+      ],
+    });
+    expect((await sentToAnthropic('image-what?')).body['messages']).toEqual([
+      {
         role: 'user',
         content: [
           { type: 'text', text: 'image-what?' },
-          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
-          { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
         ],
-      }],
-    });
-    expect((await sentToAnthropic('image-what?')).body['messages']).toEqual([{
-      role: 'user',
-      content: [
-        { type: 'text', text: 'image-what?' },
-        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
-        { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
-      ],
-    }]);
+      },
+    ]);
   });
 
   it('stops at a stop sequence (finish_reason stop) and at max_tokens (finish_reason length)', async () => {
@@ -228,7 +244,10 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
 
   it('ends the stream with the usage chunk when stream_options.include_usage is set', async () => {
     const stream = await client.chat.completions.create({
-      model: 'claude-usage', messages: [{ role: 'user', content: 'stream-usage' }], stream: true, stream_options: { include_usage: true },
+      model: 'claude-usage',
+      messages: [{ role: 'user', content: 'stream-usage' }],
+      stream: true,
+      stream_options: { include_usage: true },
     });
     const chunks: OpenAI.ChatCompletionChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
@@ -244,8 +263,13 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
     const { data, response } = await client.chat.completions.create({ model: 'claude-cached', messages: [{ role: 'user', content: 'cached-x' }] }).withResponse();
     expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(expectedCost, 12);
     expect(data.usage).toEqual({
-      prompt_tokens: 3100, completion_tokens: 20, total_tokens: 3120, prompt_tokens_details: { cached_tokens: 2000 },
-      cache_creation_input_tokens: 1000, cache_read_input_tokens: 2000, cost: expect.closeTo(expectedCost, 12),
+      prompt_tokens: 3100,
+      completion_tokens: 20,
+      total_tokens: 3120,
+      prompt_tokens_details: { cached_tokens: 2000 },
+      cache_creation_input_tokens: 1000,
+      cache_read_input_tokens: 2000,
+      cost: expect.closeTo(expectedCost, 12),
     });
   });
 
@@ -258,7 +282,9 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
     const { data, response } = await client.chat.completions.create({ model: 'claude-cached', messages }).withResponse();
     expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(expectedCost, 12);
     expect(data.usage?.prompt_tokens_details).toEqual({
-      cached_tokens: 2000, cache_creation_tokens: 1000, cache_creation_token_details: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 1000 },
+      cached_tokens: 2000,
+      cache_creation_tokens: 1000,
+      cache_creation_token_details: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 1000 },
     });
 
     // A streamed answer's cost is known after its headers: the cost counter of the alias tells it.
@@ -305,7 +331,10 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
     let text = '';
     const failure = await (async () => {
       for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    })().then(() => undefined, (e: unknown) => e);
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(text).toBe('fake ');
     expect(failure).toBeInstanceOf(APIError);
     expect((failure as APIError).message).toContain(message);

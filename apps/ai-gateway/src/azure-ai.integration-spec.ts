@@ -25,18 +25,21 @@ describe('ai-gateway on Azure AI Foundry through the official OpenAI and Anthrop
 
   beforeAll(async () => {
     process.env['AIGW_TEST_FOUNDRY_KEY'] = 'foundry-upstream-secret';
-    ({ fake, database, gateway, client } = await startGatewayOnFakes((fakeUrl) => `model_list:${[
-      deployment('llama', 'Llama-3.3-70B-Instruct', `${fakeUrl}/azure_ai/models`),
-      deployment('gpt', 'gpt-4o', `${fakeUrl}/azure_ai/models`),
-      deployment('embed', 'text-embedding-3-small', `${fakeUrl}/azure_ai/models`),
-      deployment('claude', 'claude-sonnet-4-5', `${fakeUrl}/azure_ai/anthropic`),
-    ].join('')}\n`));
+    ({ fake, database, gateway, client } = await startGatewayOnFakes(
+      (fakeUrl) =>
+        `model_list:${[
+          deployment('llama', 'Llama-3.3-70B-Instruct', `${fakeUrl}/azure_ai/models`),
+          deployment('gpt', 'gpt-4o', `${fakeUrl}/azure_ai/models`),
+          deployment('embed', 'text-embedding-3-small', `${fakeUrl}/azure_ai/models`),
+          deployment('claude', 'claude-sonnet-4-5', `${fakeUrl}/azure_ai/anthropic`),
+        ].join('')}\n`,
+    ));
     anthropic = new Anthropic({ apiKey: MASTER_KEY, baseURL: gateway.url, maxRetries: 0 });
   });
 
   afterAll(() => stopGatewayOnFakes({ fake, database, gateway }));
 
-  it('passes a chat to the model inference API with the key in api-key and its api-version, priced at the vendor\'s list price', async () => {
+  it("passes a chat to the model inference API with the key in api-key and its api-version, priced at the vendor's list price", async () => {
     const { data, response } = await client.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'foundry plain' }], temperature: 0.1 }).withResponse();
     expect(data.choices[0]?.message.content).toBe('fake answer from gpt-4o');
     expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(7 * 2.5e-6 + 5 * 10e-6, 15);
@@ -48,7 +51,12 @@ describe('ai-gateway on Azure AI Foundry through the official OpenAI and Anthrop
   });
 
   it('streams a chat with the usage at the end, and embeds', async () => {
-    const stream = await client.chat.completions.create({ model: 'llama', messages: [{ role: 'user', content: 'foundry stream' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'llama',
+      messages: [{ role: 'user', content: 'foundry stream' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const { text, usage } = await readChatStream(stream);
     expect(text).toBe('fake answer from Llama-3.3-70B-Instruct ');
     expect(usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5 });
@@ -58,7 +66,7 @@ describe('ai-gateway on Azure AI Foundry through the official OpenAI and Anthrop
     expect((await lastRequestWith(fake, 'foundry embed')).path).toBe('/azure_ai/models/embeddings?api-version=2024-05-01-preview');
   });
 
-  it('serves chat on Claude through Anthropic\'s Messages API on Foundry, keyed in api-key', async () => {
+  it("serves chat on Claude through Anthropic's Messages API on Foundry, keyed in api-key", async () => {
     const completion = await client.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'foundry claude chat' }] });
     expect(completion.choices[0]?.message.content).toBe('fake answer from claude-sonnet-4-5');
     const seen = await lastRequestWith(fake, 'foundry claude chat');

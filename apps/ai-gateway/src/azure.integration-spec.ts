@@ -15,7 +15,6 @@ const deployment = (alias: string, deploymentName: string, fakeUrl: string) => `
       api_version: 2025-04-01-preview
       api_key: os.environ/AIGW_TEST_AZURE_KEY`;
 
-
 describe('ai-gateway chat completions on Azure OpenAI through the official OpenAI SDK', () => {
   let fake: FakeProvidersProcess;
   let database: TestDatabase;
@@ -24,22 +23,33 @@ describe('ai-gateway chat completions on Azure OpenAI through the official OpenA
 
   beforeAll(async () => {
     process.env['AIGW_TEST_AZURE_KEY'] = 'azure-upstream-secret';
-    ({ fake, database, gateway, client } = await startGatewayOnFakes((fakeUrl) => `model_list:${[
-      deployment('gpt', 'prod-gpt-4o', fakeUrl),
-      deployment('gpt-usage', 'tokens-11-4', fakeUrl),
-      deployment('gpt-bad-key', 'fail-401', fakeUrl),
-      deployment('gpt-limited', 'fail-429', fakeUrl),
-      deployment('gpt-overloaded', 'fail-503', fakeUrl),
-      deployment('gpt-small', 'fail-context', fakeUrl),
-    ].join('')}\n`));
+    ({ fake, database, gateway, client } = await startGatewayOnFakes(
+      (fakeUrl) =>
+        `model_list:${[
+          deployment('gpt', 'prod-gpt-4o', fakeUrl),
+          deployment('gpt-usage', 'tokens-11-4', fakeUrl),
+          deployment('gpt-bad-key', 'fail-401', fakeUrl),
+          deployment('gpt-limited', 'fail-429', fakeUrl),
+          deployment('gpt-overloaded', 'fail-503', fakeUrl),
+          deployment('gpt-small', 'fail-context', fakeUrl),
+        ].join('')}\n`,
+    ));
   });
 
   afterAll(() => stopGatewayOnFakes({ fake, database, gateway }));
 
   it('passes the request to the deployment URL unchanged apart from model, with the key in api-key', async () => {
     const request = {
-      messages: [{ role: 'system' as const, content: 'Be brief.' }, { role: 'user' as const, content: 'plain azure' }],
-      temperature: 0.3, top_p: 0.9, max_completion_tokens: 40, seed: 7, user: 'user-1', logit_bias: { '50256': -100 },
+      messages: [
+        { role: 'system' as const, content: 'Be brief.' },
+        { role: 'user' as const, content: 'plain azure' },
+      ],
+      temperature: 0.3,
+      top_p: 0.9,
+      max_completion_tokens: 40,
+      seed: 7,
+      user: 'user-1',
+      logit_bias: { '50256': -100 },
       response_format: { type: 'json_object' as const },
     };
     const completion = await client.chat.completions.create({ model: 'gpt', ...request });
@@ -54,19 +64,34 @@ describe('ai-gateway chat completions on Azure OpenAI through the official OpenA
 
   it('passes tools, tool results and images through as sent', async () => {
     const messages: OpenAI.ChatCompletionMessageParam[] = [
-      { role: 'user', content: [{ type: 'text', text: 'azure tools and image' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'azure tools and image' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } },
+        ],
+      },
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
       { role: 'tool', tool_call_id: 'call_1', content: '{"temperature":21}' },
     ];
     const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
     await client.chat.completions.create({ model: 'gpt', messages, tools, tool_choice: { type: 'function', function: { name: 'get_weather' } }, parallel_tool_calls: false });
     expect((await lastRequestWith(fake, 'azure tools and image')).json).toEqual({
-      model: 'prod-gpt-4o', messages, tools, tool_choice: { type: 'function', function: { name: 'get_weather' } }, parallel_tool_calls: false,
+      model: 'prod-gpt-4o',
+      messages,
+      tools,
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      parallel_tool_calls: false,
     });
   });
 
   it('streams chunk by chunk and ends with the usage when asked', async () => {
-    const stream = await client.chat.completions.create({ model: 'gpt-usage', messages: [{ role: 'user', content: 'azure stream' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-usage',
+      messages: [{ role: 'user', content: 'azure stream' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | null | undefined;
     for await (const chunk of stream) {
@@ -77,14 +102,14 @@ describe('ai-gateway chat completions on Azure OpenAI through the official OpenA
     expect(usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 });
   });
 
-  it('answers Azure\'s 401 as AuthenticationError without the key in the message', async () => {
+  it("answers Azure's 401 as AuthenticationError without the key in the message", async () => {
     const error = await client.chat.completions.create({ model: 'gpt-bad-key', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as AuthenticationError).code).toBe('invalid_api_key');
     expect((error as AuthenticationError).message).not.toContain('azure-upstream-secret');
   });
 
-  it('answers Azure\'s 429 as RateLimitError with Retry-After', async () => {
+  it("answers Azure's 429 as RateLimitError with Retry-After", async () => {
     const error = await client.chat.completions.create({ model: 'gpt-limited', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).code).toBe('rate_limit_exceeded');

@@ -16,7 +16,12 @@ const CLAUDE = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
 const ROLE = 'arn:aws:iam::123456789012:role/bedrock-caller';
 const BEDROCK_API_KEY = 'fake-bedrock-api-key-1';
 
-const deployment = (alias: string, model: string, fakeUrl: string, credentials = '\n      aws_access_key_id: os.environ/AIGW_TEST_AWS_KEY_ID\n      aws_secret_access_key: os.environ/AIGW_TEST_AWS_SECRET') => `
+const deployment = (
+  alias: string,
+  model: string,
+  fakeUrl: string,
+  credentials = '\n      aws_access_key_id: os.environ/AIGW_TEST_AWS_KEY_ID\n      aws_secret_access_key: os.environ/AIGW_TEST_AWS_SECRET',
+) => `
   - model_name: ${alias}
     litellm_params:
       model: bedrock/${model}
@@ -44,30 +49,47 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
     process.env['AWS_ACCESS_KEY_ID'] = ACCESS_KEY_ID;
     process.env['AWS_SECRET_ACCESS_KEY'] = SECRET;
     process.env['AWS_SESSION_TOKEN'] = 'fake-session-token';
-    ({ fake, database, gateway, client } = await startGatewayOnFakes((fakeUrl) => `model_list:${[
-      deployment('claude', CLAUDE, fakeUrl),
-      deployment('claude-cached', 'anthropic.claude-tokens-20-5-cache-10-4', fakeUrl),
-      deployment('llama', 'us.meta.llama3-3-70b-instruct-v1:0', fakeUrl),
-      deployment('llama-from-env', 'meta.llama3-3-70b-instruct-v1:0', fakeUrl, ''),
-      deployment('llama-bad-secret', 'meta.llama3-3-70b-instruct-v1:0', fakeUrl, `\n      aws_access_key_id: ${ACCESS_KEY_ID}\n      aws_secret_access_key: not-the-secret`),
-      deployment('llama-assumed-role', 'meta.llama3-1-8b-instruct-v1:0', fakeUrl, `\n      aws_access_key_id: ${ACCESS_KEY_ID}\n      aws_secret_access_key: os.environ/AIGW_TEST_AWS_SECRET\n      aws_role_name: ${ROLE}\n      aws_sts_endpoint: ${fakeUrl}/sts`),
-      deployment('llama-web-identity', 'meta.llama3-1-8b-instruct-v1:0', fakeUrl, `\n      aws_role_name: ${ROLE}\n      aws_web_identity_token: fake-oidc-token\n      aws_session_name: gateway-session\n      aws_sts_endpoint: ${fakeUrl}/sts`),
-      deployment('llama-api-key', 'meta.llama3-1-8b-instruct-v1:0', fakeUrl, `\n      api_key: ${BEDROCK_API_KEY}`),
-      deployment('titan', 'amazon.titan-embed-text-v2:0', fakeUrl),
-      deployment('cohere-embed', 'cohere.embed-english-v3', fakeUrl),
-      deployment('throttled', 'fail-throttling', fakeUrl),
-      deployment('denied', 'fail-access', fakeUrl),
-      deployment('invalid', 'fail-validation', fakeUrl),
-      deployment('too-long', 'fail-context', fakeUrl),
-      deployment('loading', 'fail-not-ready', fakeUrl),
-      deployment('breaks', 'fail-midstream', fakeUrl),
-    ].join('')}\n`));
+    ({ fake, database, gateway, client } = await startGatewayOnFakes(
+      (fakeUrl) =>
+        `model_list:${[
+          deployment('claude', CLAUDE, fakeUrl),
+          deployment('claude-cached', 'anthropic.claude-tokens-20-5-cache-10-4', fakeUrl),
+          deployment('llama', 'us.meta.llama3-3-70b-instruct-v1:0', fakeUrl),
+          deployment('llama-from-env', 'meta.llama3-3-70b-instruct-v1:0', fakeUrl, ''),
+          deployment('llama-bad-secret', 'meta.llama3-3-70b-instruct-v1:0', fakeUrl, `\n      aws_access_key_id: ${ACCESS_KEY_ID}\n      aws_secret_access_key: not-the-secret`),
+          deployment(
+            'llama-assumed-role',
+            'meta.llama3-1-8b-instruct-v1:0',
+            fakeUrl,
+            `\n      aws_access_key_id: ${ACCESS_KEY_ID}\n      aws_secret_access_key: os.environ/AIGW_TEST_AWS_SECRET\n      aws_role_name: ${ROLE}\n      aws_sts_endpoint: ${fakeUrl}/sts`,
+          ),
+          deployment(
+            'llama-web-identity',
+            'meta.llama3-1-8b-instruct-v1:0',
+            fakeUrl,
+            `\n      aws_role_name: ${ROLE}\n      aws_web_identity_token: fake-oidc-token\n      aws_session_name: gateway-session\n      aws_sts_endpoint: ${fakeUrl}/sts`,
+          ),
+          deployment('llama-api-key', 'meta.llama3-1-8b-instruct-v1:0', fakeUrl, `\n      api_key: ${BEDROCK_API_KEY}`),
+          deployment('titan', 'amazon.titan-embed-text-v2:0', fakeUrl),
+          deployment('cohere-embed', 'cohere.embed-english-v3', fakeUrl),
+          deployment('throttled', 'fail-throttling', fakeUrl),
+          deployment('denied', 'fail-access', fakeUrl),
+          deployment('invalid', 'fail-validation', fakeUrl),
+          deployment('too-long', 'fail-context', fakeUrl),
+          deployment('loading', 'fail-not-ready', fakeUrl),
+          deployment('breaks', 'fail-midstream', fakeUrl),
+        ].join('')}\n`,
+    ));
     anthropic = new Anthropic({ apiKey: 'sk-arbor-test-master', baseURL: gateway.url, maxRetries: 0 });
   });
 
   afterAll(async () => {
     await stopGatewayOnFakes({ fake, database, gateway });
-    for (const [name, value] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret], ['AWS_SESSION_TOKEN', saved.token]] as const) {
+    for (const [name, value] of [
+      ['AWS_ACCESS_KEY_ID', saved.id],
+      ['AWS_SECRET_ACCESS_KEY', saved.secret],
+      ['AWS_SESSION_TOKEN', saved.token],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -75,7 +97,16 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
 
   it('answers a chat through Converse, signed with SigV4, with the system prompt and inference config translated, priced at the list price', async () => {
     const { data, response } = await client.chat.completions
-      .create({ model: 'claude', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'plain bedrock' }], temperature: 0.3, max_tokens: 50, stop: 'END' })
+      .create({
+        model: 'claude',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'plain bedrock' },
+        ],
+        temperature: 0.3,
+        max_tokens: 50,
+        stop: 'END',
+      })
       .withResponse();
     expect(data.choices[0]).toMatchObject({ index: 0, message: { role: 'assistant', content: `fake answer from ${CLAUDE}` }, finish_reason: 'stop' });
     expect(data.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
@@ -91,8 +122,13 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
     });
   });
 
-  it('streams ConverseStream\'s event-stream frames as chunks, ending with the usage', async () => {
-    const stream = await client.chat.completions.create({ model: 'llama', messages: [{ role: 'user', content: 'bedrock stream' }], stream: true, stream_options: { include_usage: true } });
+  it("streams ConverseStream's event-stream frames as chunks, ending with the usage", async () => {
+    const stream = await client.chat.completions.create({
+      model: 'llama',
+      messages: [{ role: 'user', content: 'bedrock stream' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const { text, finishReason, usage } = await readChatStream(stream);
     expect(text).toBe('fake answer from us.meta.llama3-3-70b-instruct-v1:0');
     expect(finishReason).toBe('stop');
@@ -139,19 +175,30 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
   it('sends images as Converse image blocks, and refuses image links Bedrock cannot fetch with 400', async () => {
     await client.chat.completions.create({
       model: 'claude',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'bedrock image' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'bedrock image' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+          ],
+        },
+      ],
     });
     expect((await lastRequestWith(fake, 'bedrock image')).json['messages']).toEqual([
       { role: 'user', content: [{ text: 'bedrock image' }, { image: { format: 'png', source: { bytes: PNG } } }] },
     ]);
-    const error = await rejectionOf(client.chat.completions.create({
-      model: 'claude', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }],
-    }));
+    const error = await rejectionOf(
+      client.chat.completions.create({
+        model: 'claude',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }],
+      }),
+    );
     expect(error).toBeInstanceOf(BadRequestError);
     expect((error as BadRequestError).message).toContain('data URLs');
   });
 
-  it('embeds with Titan (one InvokeModel a text) and Cohere (one for all), usage from Bedrock\'s token count header', async () => {
+  it("embeds with Titan (one InvokeModel a text) and Cohere (one for all), usage from Bedrock's token count header", async () => {
     const titan = await client.embeddings.create({ model: 'titan', input: ['one two', 'three'], dimensions: 4 }).withResponse();
     expect(titan.data.data.map((item) => item.embedding.length)).toEqual([4, 4]);
     expect(titan.data.usage).toEqual({ prompt_tokens: 3, total_tokens: 3 });
@@ -220,9 +267,13 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
 
   it('ends a stream whose ConverseStream sends an exception frame with an error the SDK throws', async () => {
     const stream = await client.chat.completions.create({ model: 'breaks', messages: [{ role: 'user', content: 'x' }], stream: true });
-    const error = await rejectionOf((async () => {
-      for await (const _chunk of stream) { /* read to the end */ }
-    })());
+    const error = await rejectionOf(
+      (async () => {
+        for await (const _chunk of stream) {
+          /* read to the end */
+        }
+      })(),
+    );
     expect((error as Error).message).toContain('Too many requests');
   });
 
@@ -247,7 +298,7 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
     });
   });
 
-  it('streams /v1/messages from InvokeModelWithResponseStream as Anthropic\'s events', async () => {
+  it("streams /v1/messages from InvokeModelWithResponseStream as Anthropic's events", async () => {
     const stream = anthropic.messages.stream({ model: 'claude', max_tokens: 100, messages: [{ role: 'user', content: 'bedrock streamed messages' }] });
     const final = await stream.finalMessage();
     expect(final.content).toEqual([expect.objectContaining({ type: 'text', text: `fake answer from ${CLAUDE}` })]);
@@ -263,7 +314,7 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
     expect((await lastRequestWith(fake, 'bedrock bridged messages')).path).toBe(`/bedrock/model/${encodeURIComponent('us.meta.llama3-3-70b-instruct-v1:0')}/converse`);
   });
 
-  describe('token counts through Bedrock\'s CountTokens (the fake counts a token per word)', () => {
+  describe("token counts through Bedrock's CountTokens (the fake counts a token per word)", () => {
     const lastCount = async () => {
       const seen = (await fake.requests()).filter((request) => request.path.endsWith('/count-tokens')).at(-1);
       return { path: seen?.path, input: (JSON.parse(seen?.body ?? '{}') as { input: { invokeModel?: { body: string }; converse?: Record<string, unknown> } }).input };
@@ -278,7 +329,10 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
       const { path, input } = await lastCount();
       expect(path).toBe(`/bedrock/model/${encodeURIComponent(CLAUDE)}/count-tokens`);
       expect(JSON.parse(Buffer.from(input.invokeModel?.body ?? '', 'base64').toString('utf8'))).toEqual({
-        anthropic_version: 'bedrock-2023-05-31', max_tokens: 1, system: 'Be brief.', messages: [{ role: 'user', content: 'count these four words' }],
+        anthropic_version: 'bedrock-2023-05-31',
+        max_tokens: 1,
+        system: 'Be brief.',
+        messages: [{ role: 'user', content: 'count these four words' }],
       });
     });
 

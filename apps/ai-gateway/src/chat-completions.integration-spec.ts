@@ -7,7 +7,6 @@ import { createTestDatabase, FakeProvidersProcess, runBuiltApp, TestDatabase } f
 import { aiGatewayService } from './ai-gateway.module';
 import { asMaster, MASTER_KEY, sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
-
 const deployment = (alias: string, model: string, fakeUrl: string, extra = '') => `
   - model_name: ${alias}
     litellm_params:
@@ -55,9 +54,7 @@ litellm_settings:
   });
 
   it('answers a chat completion from the alias deployment, passing request and answer through', async () => {
-    const { data, response } = await client.chat.completions
-      .create({ model: 'fast', messages: [{ role: 'user', content: 'hello' }], temperature: 0.2 })
-      .withResponse();
+    const { data, response } = await client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'hello' }], temperature: 0.2 }).withResponse();
     expect(data.choices[0]?.message.content).toBe('fake answer from gpt-4o-mini');
     expect(data.usage?.total_tokens).toBe(12);
     // The upstream got the provider model, the client's parameters and the provider key, not the master key.
@@ -104,9 +101,7 @@ litellm_settings:
   });
 
   it('streams chunk by chunk, before the upstream has finished', async () => {
-    const { data: stream, response } = await client.chat.completions
-      .create({ model: 'slow-stream', messages: [{ role: 'user', content: 'x' }], stream: true })
-      .withResponse();
+    const { data: stream, response } = await client.chat.completions.create({ model: 'slow-stream', messages: [{ role: 'user', content: 'x' }], stream: true }).withResponse();
     expect(response.headers.get('x-accel-buffering')).toBe('no');
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     // The fake holds its stream after the first chunk until released: a gateway that buffered
@@ -139,7 +134,6 @@ litellm_settings:
     }
     expect(record?.aborted).toBe(true);
   });
-
 
   /** A new key of its own project, so that its spend is one test's alone. */
   const newKey = async (project: string): Promise<{ id: string; key: string }> => {
@@ -196,7 +190,7 @@ litellm_settings:
       .chat.completions.create({ model: 'priced-silent', messages: [{ role: 'user', content: prompt }] }, { signal: hangUp.signal, maxRetries: 0 })
       .catch((error: unknown) => error);
     // Hung up once the upstream is working on it (the fake never answers this model).
-    for (const deadline = Date.now() + 5000; Date.now() < deadline && !(await seenByFake()).some((r) => r.body.includes(prompt)); ) {
+    for (const deadline = Date.now() + 5000; Date.now() < deadline && !(await seenByFake()).some((r) => r.body.includes(prompt));) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     hangUp.abort();

@@ -19,30 +19,44 @@ const weatherTool: OpenAI.ChatCompletionTool = {
   function: { name: 'get_weather', description: 'The weather now', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
 };
 
-describe('ai-gateway on Cohere\'s chat v2 through the official OpenAI SDK', () => {
+describe("ai-gateway on Cohere's chat v2 through the official OpenAI SDK", () => {
   let fake: FakeProvidersProcess;
   let database: TestDatabase;
   let gateway: RunningService<InstanceType<typeof aiGatewayService.schema>>;
   let client: OpenAI;
 
   beforeAll(async () => {
-    ({ fake, database, gateway, client } = await startGatewayOnFakes((fakeUrl) => `model_list:${[
-      deployment('command', 'command-r-08-2024', fakeUrl),
-      deployment('command-usage', 'tokens-1000-200', fakeUrl),
-      deployment('embed', 'embed-english-v3.0', fakeUrl),
-      deployment('command-bad-key', 'fail-401', fakeUrl),
-      deployment('command-unpaid', 'fail-402', fakeUrl),
-      deployment('command-limited', 'fail-429', fakeUrl),
-      deployment('command-invalid', 'fail-422', fakeUrl),
-      deployment('command-small', 'fail-context', fakeUrl),
-    ].join('')}\n`));
+    ({ fake, database, gateway, client } = await startGatewayOnFakes(
+      (fakeUrl) =>
+        `model_list:${[
+          deployment('command', 'command-r-08-2024', fakeUrl),
+          deployment('command-usage', 'tokens-1000-200', fakeUrl),
+          deployment('embed', 'embed-english-v3.0', fakeUrl),
+          deployment('command-bad-key', 'fail-401', fakeUrl),
+          deployment('command-unpaid', 'fail-402', fakeUrl),
+          deployment('command-limited', 'fail-429', fakeUrl),
+          deployment('command-invalid', 'fail-422', fakeUrl),
+          deployment('command-small', 'fail-context', fakeUrl),
+        ].join('')}\n`,
+    ));
   });
 
   afterAll(() => stopGatewayOnFakes({ fake, database, gateway }));
 
-  it('answers a chat completion from POST /v2/chat, the parameters under Cohere\'s names, priced on the billed units', async () => {
+  it("answers a chat completion from POST /v2/chat, the parameters under Cohere's names, priced on the billed units", async () => {
     const { data, response } = await client.chat.completions
-      .create({ model: 'command', messages: [{ role: 'developer', content: 'Be brief.' }, { role: 'user', content: 'cohere plain' }], temperature: 0.3, top_p: 0.9, max_completion_tokens: 40, stop: 'END', seed: 7 })
+      .create({
+        model: 'command',
+        messages: [
+          { role: 'developer', content: 'Be brief.' },
+          { role: 'user', content: 'cohere plain' },
+        ],
+        temperature: 0.3,
+        top_p: 0.9,
+        max_completion_tokens: 40,
+        stop: 'END',
+        seed: 7,
+      })
       .withResponse();
     expect(data.choices[0]).toMatchObject({ message: { role: 'assistant', content: 'fake answer from command-r-08-2024' }, finish_reason: 'stop' });
     // The billed units (7 in, 5 out), not the tokens the model saw with Cohere's preamble (10 in).
@@ -53,13 +67,25 @@ describe('ai-gateway on Cohere\'s chat v2 through the official OpenAI SDK', () =
     expect(seen.headers['authorization']).toBe('Bearer cohere-upstream-key');
     expect(seen.json).toEqual({
       model: 'command-r-08-2024',
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'cohere plain' }],
-      temperature: 0.3, p: 0.9, max_tokens: 40, stop_sequences: ['END'], seed: 7,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'cohere plain' },
+      ],
+      temperature: 0.3,
+      p: 0.9,
+      max_tokens: 40,
+      stop_sequences: ['END'],
+      seed: 7,
     });
   });
 
-  it('streams Cohere\'s v2 events as chat completion chunks, usage at the end when asked', async () => {
-    const stream = await client.chat.completions.create({ model: 'command-usage', messages: [{ role: 'user', content: 'cohere stream' }], stream: true, stream_options: { include_usage: true } });
+  it("streams Cohere's v2 events as chat completion chunks, usage at the end when asked", async () => {
+    const stream = await client.chat.completions.create({
+      model: 'command-usage',
+      messages: [{ role: 'user', content: 'cohere stream' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const { text, finishReason, usage } = await readChatStream(stream);
     expect(text).toBe('fake answer from tokens-1000-200 ');
     expect(finishReason).toBe('stop');
@@ -67,7 +93,7 @@ describe('ai-gateway on Cohere\'s chat v2 through the official OpenAI SDK', () =
     expect((await lastRequestWith(fake, 'cohere stream')).json).toMatchObject({ stream: true });
   });
 
-  it('calls a tool and takes its result on the next turn, in Cohere\'s messages', async () => {
+  it("calls a tool and takes its result on the next turn, in Cohere's messages", async () => {
     const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'cohere weather in Paris?' };
     const first = await client.chat.completions.create({ model: 'command', messages: [question], tools: [weatherTool], tool_choice: 'required' });
     const call = first.choices[0]?.message.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall;
@@ -76,7 +102,8 @@ describe('ai-gateway on Cohere\'s chat v2 through the official OpenAI SDK', () =
     expect((await lastRequestWith(fake, 'cohere weather in Paris?')).json).toMatchObject({ tools: [weatherTool], tool_choice: 'REQUIRED' });
 
     const second = await client.chat.completions.create({
-      model: 'command', tools: [weatherTool],
+      model: 'command',
+      tools: [weatherTool],
       messages: [question, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: '21 degrees, cohere sunny' }],
     });
     expect(second.choices[0]?.message.content).toBe('fake answer from command-r-08-2024');
@@ -101,7 +128,7 @@ describe('ai-gateway on Cohere\'s chat v2 through the official OpenAI SDK', () =
     expect({ name, args, finish }).toEqual({ name: 'get_weather', args: '{"argument":"fake"}', finish: 'tool_calls' });
   });
 
-  it('embeds through Cohere\'s Compatibility API at {api_base}/compatibility/v1', async () => {
+  it("embeds through Cohere's Compatibility API at {api_base}/compatibility/v1", async () => {
     const embeddings = await client.embeddings.create({ model: 'embed', input: 'cohere embed me' });
     expect(embeddings.data).toHaveLength(1);
     expect((await lastRequestWith(fake, 'cohere embed me')).path).toBe('/cohere/compatibility/v1/embeddings');
@@ -113,7 +140,7 @@ describe('ai-gateway on Cohere\'s chat v2 through the official OpenAI SDK', () =
     ['command-limited', RateLimitError, 429, 'rate_limit_exceeded'],
     ['command-invalid', BadRequestError, 400, null],
     ['command-small', BadRequestError, 400, 'context_length_exceeded'],
-  ] as const)('answers %s with the SDK error class of Cohere\'s error and its message', async (alias, errorClass, status, code) => {
+  ] as const)("answers %s with the SDK error class of Cohere's error and its message", async (alias, errorClass, status, code) => {
     const error = await rejectionOf(client.chat.completions.create({ model: alias, messages: [{ role: 'user', content: 'x' }] }));
     expect(error).toBeInstanceOf(errorClass);
     expect(error).toMatchObject({ status, code });

@@ -16,7 +16,9 @@ import { asMaster, GatewayOnFakes, MASTER_KEY, rejectionOf, sdkClient, startGate
 
 const onGpt = { headers: { 'x-arbor-model': 'gpt' } };
 const batchInput = (model: string) =>
-  [1, 2].map((n) => JSON.stringify({ custom_id: `request-${n}`, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: `question ${n}` }] } })).join('\n') + '\n';
+  [1, 2]
+    .map((n) => JSON.stringify({ custom_id: `request-${n}`, method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: `question ${n}` }] } }))
+    .join('\n') + '\n';
 
 /** The call was refused with 404, as for an id that never existed. */
 async function notFound(call: Promise<unknown>): Promise<void> {
@@ -25,7 +27,7 @@ async function notFound(call: Promise<unknown>): Promise<void> {
 
 const ids = (page: { data: { id: string }[] }) => page.data.map((item) => item.id);
 
-describe('one project\'s objects on every resource route, out of another project\'s reach', () => {
+describe("one project's objects on every resource route, out of another project's reach", () => {
   let running: GatewayOnFakes;
   let alphaKey: string;
   let betaKey: string;
@@ -39,7 +41,10 @@ describe('one project\'s objects on every resource route, out of another project
     const db = new Client({ connectionString: running.database.url });
     await db.connect();
     try {
-      const rows = await db.query<{ upstream_id: string }>('select upstream_id from owned_resources where id = $1 union all select upstream_id from stored_responses where id = $1', [id]);
+      const rows = await db.query<{ upstream_id: string }>(
+        'select upstream_id from owned_resources where id = $1 union all select upstream_id from stored_responses where id = $1',
+        [id],
+      );
       const upstream = rows.rows[0]?.upstream_id;
       if (!upstream) throw new Error(`no upstream id recorded for ${id}`);
       return upstream;
@@ -75,8 +80,8 @@ general_settings:
 
   afterAll(() => stopGatewayOnFakes(running));
 
-  describe('the gateway\'s own routes', () => {
-    it('files and batches: by the gateway\'s ids on /v1, and by the upstream\'s on /openai', async () => {
+  describe("the gateway's own routes", () => {
+    it("files and batches: by the gateway's ids on /v1, and by the upstream's on /openai", async () => {
       const alpha = native(alphaKey);
       const beta = native(betaKey);
       const file = await alpha.files.create({ file: await toFile(Buffer.from(batchInput('gpt')), 'alpha.jsonl'), purpose: 'batch' }, onGpt);
@@ -146,7 +151,7 @@ general_settings:
       expect(await alpha.beta.assistants.delete(assistant.id)).toMatchObject({ deleted: true });
     });
 
-    it('stored responses: by the gateway\'s id on /v1, by the upstream\'s on /openai, and as previous_response_id', async () => {
+    it("stored responses: by the gateway's id on /v1, by the upstream's on /openai, and as previous_response_id", async () => {
       const alpha = native(alphaKey);
       const beta = native(betaKey);
       const response = await alpha.responses.create({ model: 'gpt', input: 'alpha secret prompt' });
@@ -169,8 +174,8 @@ general_settings:
     });
   });
 
-  describe('the gateway\'s own model calls', () => {
-    it('refuse to name another project\'s conversation, file or vector store by the upstream\'s id', async () => {
+  describe("the gateway's own model calls", () => {
+    it("refuse to name another project's conversation, file or vector store by the upstream's id", async () => {
       const alphaVendor = openai(alphaKey);
       const conversation = await alphaVendor.conversations.create({ items: [{ type: 'message', role: 'user', content: 'alpha secret' }] });
       const file = await alphaVendor.files.create({ file: await toFile(Buffer.from('alpha secret file'), 'alpha.txt'), purpose: 'user_data' });
@@ -241,7 +246,10 @@ general_settings:
       await notFound(beta.batches.cancel(batch.id));
       await notFound(beta.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' }));
 
-      const done = await eventually(() => alpha.batches.retrieve(batch.id), (seen) => seen.status === 'completed');
+      const done = await eventually(
+        () => alpha.batches.retrieve(batch.id),
+        (seen) => seen.status === 'completed',
+      );
       const output = done.output_file_id as string;
       expect(await (await alpha.files.content(output)).text()).toContain('request-1');
       await notFound(beta.files.content(output));
@@ -253,7 +261,12 @@ general_settings:
       const beta = openai(betaKey);
       const file = await alpha.files.create({ file: await toFile(Buffer.from('alpha handbook'), 'handbook.txt'), purpose: 'assistants' });
       const store = await alpha.vectorStores.create({ name: 'alpha store', file_ids: [file.id] });
-      const assistant = await alpha.beta.assistants.create({ model: 'gpt-4o-mini', instructions: 'alpha secret instructions', tools: [{ type: 'file_search' }], tool_resources: { file_search: { vector_store_ids: [store.id] } } });
+      const assistant = await alpha.beta.assistants.create({
+        model: 'gpt-4o-mini',
+        instructions: 'alpha secret instructions',
+        tools: [{ type: 'file_search' }],
+        tool_resources: { file_search: { vector_store_ids: [store.id] } },
+      });
       const thread = await alpha.beta.threads.create({ messages: [{ role: 'user', content: 'alpha secret message' }] });
       const started = await alpha.beta.threads.createAndRun({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'alpha started' }] } });
 
@@ -297,7 +310,7 @@ general_settings:
       expect(await alpha.vectorStores.delete(store.id)).toMatchObject({ deleted: true });
     });
 
-    it('pages a list past other projects\' objects: a page of the upstream\'s holding none of beta\'s is not the end of beta\'s list', async () => {
+    it("pages a list past other projects' objects: a page of the upstream's holding none of beta's is not the end of beta's list", async () => {
       const beta = openai(betaKey);
       const own = await beta.beta.assistants.create({ model: 'gpt-4o-mini', name: 'beta paged' });
       for (let n = 0; n < 5; n++) await openai(alphaKey).beta.assistants.create({ model: 'gpt-4o-mini', name: `alpha ${n}` });
@@ -335,7 +348,11 @@ general_settings:
         await notFound(beta.responses.delete(id));
       }
       // Nor when the body calls itself a form: only the vendor's upload paths take one.
-      const smuggled = await raw('/openai/v1/responses', betaKey, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: JSON.stringify({ model: 'gpt-4o-mini', input: 'go on', previous_response_id: response.id }) });
+      const smuggled = await raw('/openai/v1/responses', betaKey, {
+        method: 'POST',
+        headers: { 'content-type': 'multipart/form-data; boundary=x' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', input: 'go on', previous_response_id: response.id }),
+      });
       expect(smuggled.status).toBe(404);
       const refused = await raw(`/openai/v1/responses/${response.id}`, betaKey);
       expect(await refused.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'response_not_found', message: `Response with id '${response.id}' not found.` } });
@@ -353,7 +370,9 @@ general_settings:
       const alpha = anthropic(alphaKey);
       const beta = anthropic(betaKey);
       const file = await alpha.files.upload({ file: await toAnthropicFile(Buffer.from('alpha secret report'), 'report.txt', { type: 'text/plain' }) });
-      const batch = await alpha.messages.batches.create({ requests: [{ custom_id: 'alpha', params: { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'alpha secret' }] } }] });
+      const batch = await alpha.messages.batches.create({
+        requests: [{ custom_id: 'alpha', params: { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'alpha secret' }] } }],
+      });
 
       expect(ids(await beta.files.list())).not.toContain(file.id);
       await notFound(beta.files.retrieveMetadata(file.id));
@@ -376,7 +395,7 @@ general_settings:
   });
 
   describe('what no project owns', () => {
-    it('refuses the vendors\' admin APIs, stored chat completions and ambiguous paths to keys, but opens the allow-list', async () => {
+    it("refuses the vendors' admin APIs, stored chat completions and ambiguous paths to keys, but opens the allow-list", async () => {
       for (const [path, init] of [
         ['/openai/v1/organization/users', {}],
         ['/openai/v1/organization/admin_api_keys', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }],
@@ -386,7 +405,9 @@ general_settings:
       ] as const) {
         const refused = await raw(path, alphaKey, init as RequestInit);
         expect({ path, status: refused.status }).toEqual({ path, status: 403 });
-        expect(await refused.json()).toMatchObject({ error: { code: 'pass_through_path_not_allowed', message: expect.stringContaining('general_settings.pass_through_allowed_paths') } });
+        expect(await refused.json()).toMatchObject({
+          error: { code: 'pass_through_path_not_allowed', message: expect.stringContaining('general_settings.pass_through_allowed_paths') },
+        });
       }
       // A dot segment would leave the object it names (fetch resolves them itself: sent as written here).
       const owned = await openai(alphaKey).files.create({ file: await toFile(Buffer.from('alpha'), 'alpha.txt'), purpose: 'assistants' });
@@ -396,13 +417,19 @@ general_settings:
           request({ host: url.hostname, port: url.port, path: `/openai/v1/files/${owned.id}/${dots}/other`, headers: { authorization: `Bearer ${alphaKey}` } }, (answer) => {
             answer.resume();
             resolve(answer.statusCode);
-          }).on('error', reject).end();
+          })
+            .on('error', reject)
+            .end();
         });
         expect({ dots, status }).toEqual({ dots, status: 403 });
       }
       // An id that is no text is a 400 naming it, never a 500.
       expect((await raw('/openai/v1/files/a%00b', alphaKey)).status).toBe(400);
-      const nul = await raw('/v1/chat/completions', alphaKey, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'a\u0000b' } }] }] }) });
+      const nul = await raw('/v1/chat/completions', alphaKey, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'a\u0000b' } }] }] }),
+      });
       expect({ status: nul.status, body: await nul.json() }).toMatchObject({ status: 400, body: { error: { param: 'file_id' } } });
       const anthropicAdmin = await raw('/anthropic/v1/organizations/api_keys', alphaKey, { headers: { 'anthropic-version': '2023-06-01' } });
       expect(anthropicAdmin.status).toBe(403);
@@ -417,7 +444,7 @@ general_settings:
       expect(await master.text()).toContain('fake: unknown url');
     });
 
-    it('lets the master key see every project\'s objects, and keeps its own from the projects', async () => {
+    it("lets the master key see every project's objects, and keeps its own from the projects", async () => {
       const alphaFile = await openai(alphaKey).files.create({ file: await toFile(Buffer.from('alpha'), 'alpha.txt'), purpose: 'assistants' });
       const masterFile = await openai(MASTER_KEY).files.create({ file: await toFile(Buffer.from('master'), 'master.txt'), purpose: 'assistants' });
       expect(ids(await openai(MASTER_KEY).files.list())).toEqual(expect.arrayContaining([alphaFile.id, masterFile.id]));

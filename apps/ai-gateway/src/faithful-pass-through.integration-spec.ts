@@ -21,7 +21,8 @@ describe('faithful pass-through and OpenAI-shaped errors through the official Op
   let client: OpenAI;
 
   beforeAll(async () => {
-    ({ fake, database, gateway, client } = await startGatewayOnFakes((fakeUrl) => `model_list:
+    ({ fake, database, gateway, client } = await startGatewayOnFakes(
+      (fakeUrl) => `model_list:
   - model_name: gpt
     litellm_params: { model: openai/gpt-4o-mini, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
   - model_name: gpt-priced
@@ -33,7 +34,8 @@ describe('faithful pass-through and OpenAI-shaped errors through the official Op
     litellm_params: { model: anthropic/claude-test, api_base: ${fakeUrl}/anthropic, api_key: sk-ant-upstream }
   - model_name: flash
     litellm_params: { model: gemini/gemini-2.0-flash, api_base: ${fakeUrl}/gemini, api_key: gemini-upstream }
-`));
+`,
+    ));
   });
 
   afterAll(() => stopGatewayOnFakes({ fake, database, gateway }));
@@ -57,7 +59,7 @@ describe('faithful pass-through and OpenAI-shaped errors through the official Op
       expect((await lastRequestWith(fake, 'responses-newer')).json).toMatchObject({ model: 'gpt-4o-mini', ...NEWER_PARAMS });
     });
 
-    it('sends them on an OpenAI alias\'s image generations and moderations too', async () => {
+    it("sends them on an OpenAI alias's image generations and moderations too", async () => {
       await client.images.generate(loose({ model: 'gpt', prompt: 'images-newer', output_watermark: 'on' }) as unknown as OpenAI.Images.ImageGenerateParamsNonStreaming);
       expect((await lastRequestWith(fake, 'images-newer')).json).toMatchObject({ model: 'gpt-4o-mini', prompt: 'images-newer', output_watermark: 'on' });
       await client.moderations.create(loose({ model: 'gpt', input: 'moderations-newer', policy: 'strict' }) as unknown as OpenAI.ModerationCreateParams);
@@ -85,7 +87,10 @@ describe('faithful pass-through and OpenAI-shaped errors through the official Op
       const error = await client.post('/nonsense/path', { body: {} }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(NotFoundError);
       expect((error as NotFoundError).error).toEqual({
-        message: expect.stringContaining('POST /v1/nonsense/path'), type: 'invalid_request_error', param: null, code: 'unknown_path',
+        message: expect.stringContaining('POST /v1/nonsense/path'),
+        type: 'invalid_request_error',
+        param: null,
+        code: 'unknown_path',
       });
       // A method the path is not served with is as unknown.
       const wrongMethod = await fetch(`${gateway.url}/v1/chat/completions`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
@@ -111,7 +116,7 @@ describe('faithful pass-through and OpenAI-shaped errors through the official Op
       expect((await fetch(`${gateway.url}/metrics`)).status).toBe(200);
     });
 
-    it('names an unknown model and a key over its limit in OpenAI\'s types, the reason in code', async () => {
+    it("names an unknown model and a key over its limit in OpenAI's types, the reason in code", async () => {
       const unknown = await ask('no-such-alias', 'x').catch((e: unknown) => e);
       expect(unknown).toBeInstanceOf(NotFoundError);
       expect(unknown).toMatchObject({ type: 'invalid_request_error', code: 'model_not_found' });
@@ -133,8 +138,13 @@ describe('faithful pass-through and OpenAI-shaped errors through the official Op
     // The fake reports 7 prompt and 5 completion tokens: 7 × 0.001 + 5 × 0.002.
     const COST = 0.017;
 
-    it('puts the call\'s cost in the final usage chunk of a stream that asked for usage, beside the trailer', async () => {
-      const stream = await client.chat.completions.create({ model: 'gpt-priced', messages: [{ role: 'user', content: 'stream-cost' }], stream: true, stream_options: { include_usage: true } });
+    it("puts the call's cost in the final usage chunk of a stream that asked for usage, beside the trailer", async () => {
+      const stream = await client.chat.completions.create({
+        model: 'gpt-priced',
+        messages: [{ role: 'user', content: 'stream-cost' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       const usages: unknown[] = [];
       let text = '';
       for await (const chunk of stream) {

@@ -10,12 +10,30 @@ import { RunningService } from '@arbor/platform';
 import { AiGatewayConfig } from '@arbor/config';
 import { FakeProvidersProcess, TestDatabase } from '@arbor/testing';
 import { Client } from 'pg';
-import { eventually, HOSTILE_PART_HEADERS, MASTER_KEY, postHostileForm, sdkClient, startGatewayOnFakes, startTestGateway, stopGatewayOnFakes, writeConfig } from './testing/gateway-test-support';
+import {
+  eventually,
+  HOSTILE_PART_HEADERS,
+  MASTER_KEY,
+  postHostileForm,
+  sdkClient,
+  startGatewayOnFakes,
+  startTestGateway,
+  stopGatewayOnFakes,
+  writeConfig,
+} from './testing/gateway-test-support';
 
-const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
+const refusal = (call: Promise<unknown>): Promise<unknown> =>
+  call.then(
+    () => new Error('the call succeeded'),
+    (error: unknown) => error,
+  );
 
 const batchInput = (alias: string) =>
-  [1, 2].map((n) => JSON.stringify({ custom_id: `request-${n}`, method: 'POST', url: '/v1/chat/completions', body: { model: alias, messages: [{ role: 'user', content: `question ${n}` }] } })).join('\n') + '\n';
+  [1, 2]
+    .map((n) =>
+      JSON.stringify({ custom_id: `request-${n}`, method: 'POST', url: '/v1/chat/completions', body: { model: alias, messages: [{ role: 'user', content: `question ${n}` }] } }),
+    )
+    .join('\n') + '\n';
 
 describe('files, batches, vector stores and assistants through the official OpenAI SDK', () => {
   let fake: FakeProvidersProcess;
@@ -28,10 +46,21 @@ describe('files, batches, vector stores and assistants through the official Open
   const onGpt = { headers: { 'x-arbor-model': 'gpt' } };
   let config: (fakeUrl: string) => string;
   const spendOf = async (keyId: string) =>
-    (await request(gateway.url).get(`/api/v1/keys/${keyId}/spend`).set({ authorization: `Bearer ${MASTER_KEY}` }).expect(200)).body as { spend: number; totals: Record<string, number> };
+    (
+      await request(gateway.url)
+        .get(`/api/v1/keys/${keyId}/spend`)
+        .set({ authorization: `Bearer ${MASTER_KEY}` })
+        .expect(200)
+    ).body as { spend: number; totals: Record<string, number> };
 
   const newKey = async (project: string) =>
-    (await request(gateway.url).post('/api/v1/keys').set({ authorization: `Bearer ${MASTER_KEY}` }).send({ project }).expect(201)).body as { key: string; id: string };
+    (
+      await request(gateway.url)
+        .post('/api/v1/keys')
+        .set({ authorization: `Bearer ${MASTER_KEY}` })
+        .send({ project })
+        .expect(201)
+    ).body as { key: string; id: string };
 
   beforeAll(async () => {
     ({ fake, database, gateway } = await startGatewayOnFakes(
@@ -84,9 +113,17 @@ describe('files, batches, vector stores and assistants through the official Open
     expect(file.bytes).toBe(bytes.length);
     expect(Buffer.from(await (await alpha.files.content(file.id)).arrayBuffer()).equals(bytes)).toBe(true);
 
-    const noFile = await request(gateway.url).post('/v1/files').set({ authorization: `Bearer ${MASTER_KEY}`, 'x-arbor-model': 'gpt' }).field('purpose', 'batch').expect(400);
+    const noFile = await request(gateway.url)
+      .post('/v1/files')
+      .set({ authorization: `Bearer ${MASTER_KEY}`, 'x-arbor-model': 'gpt' })
+      .field('purpose', 'batch')
+      .expect(400);
     expect(noFile.body).toMatchObject({ error: { type: 'invalid_request_error', param: 'file' } });
-    const json = await request(gateway.url).post('/v1/files').set({ authorization: `Bearer ${MASTER_KEY}` }).send({ purpose: 'batch' }).expect(400);
+    const json = await request(gateway.url)
+      .post('/v1/files')
+      .set({ authorization: `Bearer ${MASTER_KEY}` })
+      .send({ purpose: 'batch' })
+      .expect(400);
     expect(json.body.error.message).toContain('multipart/form-data');
   });
 
@@ -120,7 +157,7 @@ describe('files, batches, vector stores and assistants through the official Open
     expect(JSON.parse(answer.body)).toMatchObject({ error: { type: 'invalid_request_error', code: 'file_too_large', param: 'file' } });
   });
 
-  it('answers the upstream\'s refusal of a batch in its own words', async () => {
+  it("answers the upstream's refusal of a batch in its own words", async () => {
     const input = await alpha.files.create({ file: await toFile(Buffer.from(batchInput('gpt')), 'bad.jsonl'), purpose: 'batch' }, onGpt);
     const refused = await refusal(alpha.batches.create({ input_file_id: input.id, endpoint: '/v1/nothing' as '/v1/chat/completions', completion_window: '24h' }));
     expect(refused).toMatchObject({ status: 400, error: { type: 'invalid_request_error', param: 'endpoint', message: "Invalid value for 'endpoint'." } });
@@ -137,15 +174,27 @@ describe('files, batches, vector stores and assistants through the official Open
     expect((await beta.batches.list()).data.map((listed) => listed.id)).not.toContain(batch.id);
     expect((await alpha.batches.list()).data.map((listed) => listed.id)).toContain(batch.id);
 
-    const done = await eventually(() => alpha.batches.retrieve(batch.id), (seen) => seen.status === 'completed');
+    const done = await eventually(
+      () => alpha.batches.retrieve(batch.id),
+      (seen) => seen.status === 'completed',
+    );
     expect(done).toMatchObject({ status: 'completed', input_file_id: input.id, output_file_id: expect.stringMatching(/^file-gw/) });
-    const lines = (await (await alpha.files.content(done.output_file_id as string)).text()).trim().split('\n').map((line) => JSON.parse(line) as { custom_id: string; response: { body: { usage: { prompt_tokens: number } } } });
+    const lines = (await (await alpha.files.content(done.output_file_id as string)).text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { custom_id: string; response: { body: { usage: { prompt_tokens: number } } } });
     expect(lines.map((line) => line.custom_id)).toEqual(['request-1', 'request-2']);
     expect(await refusal(beta.files.content(done.output_file_id as string))).toBeInstanceOf(NotFoundError);
 
     // Two lines of 7 prompt and 5 completion tokens, at half the standard price (OpenAI's batch discount).
     const expected = (2 * (7 * 0.000001 + 5 * 0.000002)) / 2;
-    const spend = async () => (await request(gateway.url).get(`/api/v1/keys/${alphaKeyId}/spend`).set({ authorization: `Bearer ${MASTER_KEY}` }).expect(200)).body as { spend: number; totals: Record<string, number> };
+    const spend = async () =>
+      (
+        await request(gateway.url)
+          .get(`/api/v1/keys/${alphaKeyId}/spend`)
+          .set({ authorization: `Bearer ${MASTER_KEY}` })
+          .expect(200)
+      ).body as { spend: number; totals: Record<string, number> };
     const settled = await eventually(spend, (report) => report.totals['prompt_tokens'] === 14);
     expect(settled.totals).toMatchObject({ prompt_tokens: 14, completion_tokens: 10 });
     expect(settled.totals['cost_usd']).toBeCloseTo(expected, 12);
@@ -172,7 +221,10 @@ describe('files, batches, vector stores and assistants through the official Open
     }
     const replica = await startTestGateway(database, writeConfig(config(fake.url)));
     try {
-      const settled = await eventually(() => spendOf(gamma.id), (report) => report.totals['prompt_tokens'] === 14);
+      const settled = await eventually(
+        () => spendOf(gamma.id),
+        (report) => report.totals['prompt_tokens'] === 14,
+      );
       expect(settled.totals['prompt_tokens']).toBe(14);
       expect((await sdkClient(replica, gamma.key).batches.retrieve(batch.id)).status).toBe('completed');
       await client.batches.retrieve(batch.id);
@@ -190,7 +242,11 @@ describe('files, batches, vector stores and assistants through the official Open
   });
 
   it('keeps files and batches of an Azure alias on Azure, named by the target_model_names form field', async () => {
-    const params = { target_model_names: 'azure-gpt', file: await toFile(Buffer.from(batchInput('azure-gpt')), 'azure.jsonl'), purpose: 'batch' } as unknown as OpenAI.FileCreateParams;
+    const params = {
+      target_model_names: 'azure-gpt',
+      file: await toFile(Buffer.from(batchInput('azure-gpt')), 'azure.jsonl'),
+      purpose: 'batch',
+    } as unknown as OpenAI.FileCreateParams;
     const file = await alpha.files.create(params);
     const batch = await alpha.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
     const seen = (await fake.requests()).filter((request) => request.path.startsWith('/azure/openai/'));
@@ -198,10 +254,17 @@ describe('files, batches, vector stores and assistants through the official Open
     expect(seen[0]?.body).toContain('"model":"gpt-4o-mini"');
     expect(seen[0]?.body).not.toContain('target_model_names');
     expect(seen.every((request) => request.headers['api-key'] === 'azure-upstream' && request.path.includes('api-version=2024-10-21'))).toBe(true);
-    expect((await eventually(() => alpha.batches.retrieve(batch.id), (current) => current.status === 'completed')).output_file_id).toMatch(/^file-gw/);
+    expect(
+      (
+        await eventually(
+          () => alpha.batches.retrieve(batch.id),
+          (current) => current.status === 'completed',
+        )
+      ).output_file_id,
+    ).toMatch(/^file-gw/);
   });
 
-  it('serves vector stores, their files and search with the gateway\'s file ids, for their project only', async () => {
+  it("serves vector stores, their files and search with the gateway's file ids, for their project only", async () => {
     const file = await alpha.files.create({ file: await toFile(Buffer.from('returns are accepted within 30 days'), 'policy.txt'), purpose: 'assistants' }, onGpt);
     const store = await alpha.vectorStores.create({ name: 'policies', file_ids: [file.id] }, onGpt);
     expect(store).toMatchObject({ object: 'vector_store', name: 'policies' });

@@ -13,7 +13,6 @@ const deployment = (alias: string, model: string, fakeUrl: string) => `
       api_base: ${fakeUrl}/gemini
       api_key: os.environ/AIGW_TEST_GEMINI_KEY`;
 
-
 const weatherTool = {
   type: 'function' as const,
   function: { name: 'get_weather', description: 'The weather now', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
@@ -27,14 +26,17 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
 
   beforeAll(async () => {
     process.env['AIGW_TEST_GEMINI_KEY'] = 'gemini-upstream-secret';
-    ({ fake, database, gateway, client } = await startGatewayOnFakes((fakeUrl) => `model_list:${[
-      deployment('flash', 'gemini-2.5-flash', fakeUrl),
-      deployment('flash-usage', 'tokens-30-8-4-2', fakeUrl),
-      deployment('flash-bad-key', 'fail-401', fakeUrl),
-      deployment('flash-limited', 'fail-429', fakeUrl),
-      deployment('flash-overloaded', 'fail-503', fakeUrl),
-      deployment('flash-small', 'fail-context', fakeUrl),
-    ].join('')}\n`));
+    ({ fake, database, gateway, client } = await startGatewayOnFakes(
+      (fakeUrl) =>
+        `model_list:${[
+          deployment('flash', 'gemini-2.5-flash', fakeUrl),
+          deployment('flash-usage', 'tokens-30-8-4-2', fakeUrl),
+          deployment('flash-bad-key', 'fail-401', fakeUrl),
+          deployment('flash-limited', 'fail-429', fakeUrl),
+          deployment('flash-overloaded', 'fail-503', fakeUrl),
+          deployment('flash-small', 'fail-context', fakeUrl),
+        ].join('')}\n`,
+    ));
   });
 
   afterAll(() => stopGatewayOnFakes({ fake, database, gateway }));
@@ -43,7 +45,9 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
     const completion = await client.chat.completions.create({ model: 'flash', messages: [{ role: 'user', content: 'plain hello' }], temperature: 0.4, max_tokens: 50 });
     expect(completion.object).toBe('chat.completion');
     expect(completion.id).toMatch(/^chatcmpl-/);
-    expect(completion.choices).toEqual([{ index: 0, message: { role: 'assistant', content: 'fake answer from gemini-2.5-flash', refusal: null }, logprobs: null, finish_reason: 'stop' }]);
+    expect(completion.choices).toEqual([
+      { index: 0, message: { role: 'assistant', content: 'fake answer from gemini-2.5-flash', refusal: null }, logprobs: null, finish_reason: 'stop' },
+    ]);
     expect(completion.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
     const seen = await lastRequestWith(fake, 'plain hello');
     expect(seen.path).toBe('/gemini/v1beta/models/gemini-2.5-flash:generateContent');
@@ -52,7 +56,13 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
   });
 
   it('sends the system prompt as systemInstruction', async () => {
-    await client.chat.completions.create({ model: 'flash', messages: [{ role: 'system', content: 'Answer like a pirate.' }, { role: 'user', content: 'system test' }] });
+    await client.chat.completions.create({
+      model: 'flash',
+      messages: [
+        { role: 'system', content: 'Answer like a pirate.' },
+        { role: 'user', content: 'system test' },
+      ],
+    });
     const seen = await lastRequestWith(fake, 'system test');
     expect(seen.json['systemInstruction']).toEqual({ parts: [{ text: 'Answer like a pirate.' }] });
     expect(seen.json['contents']).toEqual([{ role: 'user', parts: [{ text: 'system test' }] }]);
@@ -89,28 +99,35 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
   it('sends images inline (data: URLs) or by URL (fileData)', async () => {
     await client.chat.completions.create({
       model: 'flash',
-      messages: [{
-        role: 'user',
-        content: [
-          { type: 'text', text: 'image test' },
-          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
-          { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
-        ],
-      }],
-    });
-    expect((await lastRequestWith(fake, 'image test')).json['contents']).toEqual([{
-      role: 'user',
-      parts: [
-        { text: 'image test' },
-        { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
-        { fileData: { fileUri: 'https://example.com/cat.jpg', mimeType: 'image/jpeg' } },
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'image test' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
+          ],
+        },
       ],
-    }]);
+    });
+    expect((await lastRequestWith(fake, 'image test')).json['contents']).toEqual([
+      {
+        role: 'user',
+        parts: [
+          { text: 'image test' },
+          { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+          { fileData: { fileUri: 'https://example.com/cat.jpg', mimeType: 'image/jpeg' } },
+        ],
+      },
+    ]);
   });
 
   it('streams chunk by chunk from streamGenerateContent and ends with the usage when asked', async () => {
     const stream = await client.chat.completions.create({
-      model: 'flash-usage', messages: [{ role: 'user', content: 'stream test' }], stream: true, stream_options: { include_usage: true },
+      model: 'flash-usage',
+      messages: [{ role: 'user', content: 'stream test' }],
+      stream: true,
+      stream_options: { include_usage: true },
     });
     let text = '';
     let finish: string | null = null;
@@ -123,15 +140,18 @@ describe('ai-gateway chat completions on Gemini through the official OpenAI SDK'
     expect(text).toBe('fake answer from tokens-30-8-4-2');
     expect(finish).toBe('stop');
     expect(usage).toEqual({
-      prompt_tokens: 30, completion_tokens: 12, total_tokens: 42,
-      prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 4 },
+      prompt_tokens: 30,
+      completion_tokens: 12,
+      total_tokens: 42,
+      prompt_tokens_details: { cached_tokens: 2 },
+      completion_tokens_details: { reasoning_tokens: 4 },
       // tokens-30-8-4-2 has no price: the call cost nothing.
       cost: 0,
     });
     expect((await lastRequestWith(fake, 'stream test')).path).toBe('/gemini/v1beta/models/tokens-30-8-4-2:streamGenerateContent?alt=sse');
   });
 
-  it('answers Google\'s invalid-key error (a 400 with API_KEY_INVALID) as AuthenticationError', async () => {
+  it("answers Google's invalid-key error (a 400 with API_KEY_INVALID) as AuthenticationError", async () => {
     const error = await client.chat.completions.create({ model: 'flash-bad-key', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as AuthenticationError).code).toBe('invalid_api_key');

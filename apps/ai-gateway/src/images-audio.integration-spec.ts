@@ -11,7 +11,17 @@ import request from 'supertest';
 import { RunningService } from '@arbor/platform';
 import { AiGatewayConfig } from '@arbor/config';
 import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
-import { HOSTILE_PART_HEADERS, lastRequestWith, MASTER_KEY, postHostileForm, rejectionOf, sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
+import {
+  HOSTILE_PART_HEADERS,
+  lastRequestWith,
+  MASTER_KEY,
+  postHostileForm,
+  rejectionOf,
+  sdkClient,
+  startFake,
+  startTestGateway,
+  writeConfig,
+} from './testing/gateway-test-support';
 
 const deployment = (alias: string, model: string, base: string, extra = '') => `
   - model_name: ${alias}
@@ -77,18 +87,23 @@ router_settings:
     return { client: sdkClient(gateway, created.key), spendAfter };
   }
 
-  it.each(Object.entries(HOSTILE_PART_HEADERS))('answers an upload with %s on image edits and transcriptions with a 400, and stays up for the next call', async (_what, partHeaders) => {
-    for (const route of ['/v1/images/edits', '/v1/audio/transcriptions']) {
-      expect(await postHostileForm(`${gateway.url}${route}`, MASTER_KEY, partHeaders)).toEqual({
-        status: 400,
-        body: { error: expect.objectContaining({ type: 'invalid_request_error', code: 'invalid_request', message: expect.stringMatching(/^The multipart request cannot be read/) }) },
-      });
-    }
-    const image = await toFile(Buffer.alloc(100, 1), 'next.png', { type: 'image/png' });
-    expect((await client.images.edit({ model: 'gpt-image', image, prompt: 'after a hostile form' })).data).toHaveLength(1);
-    const audio = await toFile(Buffer.alloc(16_000, 3), 'next.mp3', { type: 'audio/mpeg' });
-    expect((await client.audio.transcriptions.create({ model: 'whisper', file: audio })).text).toBe('fake transcript of next.mp3');
-  });
+  it.each(Object.entries(HOSTILE_PART_HEADERS))(
+    'answers an upload with %s on image edits and transcriptions with a 400, and stays up for the next call',
+    async (_what, partHeaders) => {
+      for (const route of ['/v1/images/edits', '/v1/audio/transcriptions']) {
+        expect(await postHostileForm(`${gateway.url}${route}`, MASTER_KEY, partHeaders)).toEqual({
+          status: 400,
+          body: {
+            error: expect.objectContaining({ type: 'invalid_request_error', code: 'invalid_request', message: expect.stringMatching(/^The multipart request cannot be read/) }),
+          },
+        });
+      }
+      const image = await toFile(Buffer.alloc(100, 1), 'next.png', { type: 'image/png' });
+      expect((await client.images.edit({ model: 'gpt-image', image, prompt: 'after a hostile form' })).data).toHaveLength(1);
+      const audio = await toFile(Buffer.alloc(16_000, 3), 'next.mp3', { type: 'audio/mpeg' });
+      expect((await client.audio.transcriptions.create({ model: 'whisper', file: audio })).text).toBe('fake transcript of next.mp3');
+    },
+  );
 
   describe('images', () => {
     it('generates images on an OpenAI alias with the provider model, b64_json as GPT Image answers, priced per image by size and quality', async () => {
@@ -106,7 +121,15 @@ router_settings:
 
     it("streams GPT Image's partial and completed image events on, each completed image priced", async () => {
       const own = await ownKey('images-stream-spend');
-      const stream = await own.client.images.generate({ model: 'gpt-image', prompt: 'streamed picture', n: 2, stream: true, partial_images: 1, quality: 'medium', size: '1024x1024' });
+      const stream = await own.client.images.generate({
+        model: 'gpt-image',
+        prompt: 'streamed picture',
+        n: 2,
+        stream: true,
+        partial_images: 1,
+        quality: 'medium',
+        size: '1024x1024',
+      });
       const types: string[] = [];
       for await (const event of stream) types.push(event.type);
       expect(types).toEqual(['image_generation.partial_image', 'image_generation.completed', 'image_generation.partial_image', 'image_generation.completed']);
@@ -131,7 +154,7 @@ router_settings:
       expect(seen.headers['api-key']).toBe('sk-upstream');
     });
 
-    it("generates on a Gemini Imagen alias through :predict, n as sampleCount and size as the nearest aspect ratio, answered as b64_json", async () => {
+    it('generates on a Gemini Imagen alias through :predict, n as sampleCount and size as the nearest aspect ratio, answered as b64_json', async () => {
       const { data, response } = await client.images.generate({ model: 'imagen', prompt: 'imagen skyline', n: 3, size: '1792x1024' }).withResponse();
       expect(data.data).toHaveLength(3);
       expect(data.data?.[0]?.b64_json).toMatch(/^iVBOR/);
@@ -183,10 +206,12 @@ router_settings:
         });
         upload.on('error', () => resolve());
         upload.write(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="cut.png"\r\nContent-Type: image/png\r\n\r\n`);
-        upload.write(Buffer.alloc(1024 * 1024, 1), () => setTimeout(() => {
-          upload.destroy();
-          resolve();
-        }, 200));
+        upload.write(Buffer.alloc(1024 * 1024, 1), () =>
+          setTimeout(() => {
+            upload.destroy();
+            resolve();
+          }, 200),
+        );
       });
       await sent;
       for (let tries = 0; tries < 40 && spooledUploads().length > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -265,7 +290,10 @@ router_settings:
       const { data, response } = await client.audio.transcriptions.create({ model: 'whisper-down', file: await audio() }).withResponse();
       expect(data.text).toBe('fake transcript of speech.mp3');
       expect(response.headers.get('x-arbor-attempted-fallbacks')).toBe('1');
-      const forms = (await fake.requests()).filter((entry) => entry.path === '/v1/audio/transcriptions').slice(-2).map((entry) => JSON.parse(entry.body) as Record<string, unknown>);
+      const forms = (await fake.requests())
+        .filter((entry) => entry.path === '/v1/audio/transcriptions')
+        .slice(-2)
+        .map((entry) => JSON.parse(entry.body) as Record<string, unknown>);
       expect(forms.map((form) => form['model'])).toEqual(['fail-503', 'whisper-1']);
       expect(forms.map((form) => (form['file'] as { bytes: number }).bytes)).toEqual([48_000, 48_000]);
       expect(spooledUploads()).toEqual([]);
@@ -349,7 +377,13 @@ router_settings:
   it("records a key's spend for each priced call: images, edits, transcriptions, speech; moderations free", async () => {
     const own = await ownKey('images-audio-spend');
     await own.client.images.generate({ model: 'dalle', prompt: 'spend image' });
-    await own.client.images.edit({ model: 'gpt-image', image: await toFile(Buffer.alloc(10, 1), 'e.png', { type: 'image/png' }), prompt: 'spend edit', quality: 'low', size: '1024x1024' });
+    await own.client.images.edit({
+      model: 'gpt-image',
+      image: await toFile(Buffer.alloc(10, 1), 'e.png', { type: 'image/png' }),
+      prompt: 'spend edit',
+      quality: 'low',
+      size: '1024x1024',
+    });
     await own.client.audio.transcriptions.create({ model: 'whisper', file: await toFile(Buffer.alloc(32_000, 1), 's.wav', { type: 'audio/wav' }) });
     await (await own.client.audio.speech.create({ model: 'tts', voice: 'alloy', input: 'spend speech' })).arrayBuffer();
     await own.client.moderations.create({ model: 'moderation', input: 'spend moderation' });

@@ -84,7 +84,11 @@ describe('managing virtual keys as a person with ai-gateway.operator', () => {
     const huge = 'p'.repeat(40 * 1024 * 1024);
     const own = await call(gateway.url, 'POST', '/api/v1/keys', tokens.alice, { project: 'alpha' });
     const send = async (method: string, route: string) => {
-      const response = await fetch(`${gateway.url}${route}`, { method, headers: { authorization: `Bearer ${tokens.alice}`, 'content-type': 'application/json' }, body: JSON.stringify({ project: huge }) });
+      const response = await fetch(`${gateway.url}${route}`, {
+        method,
+        headers: { authorization: `Bearer ${tokens.alice}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ project: huge }),
+      });
       const text = await response.text();
       expect(text.length).toBeLessThan(1024);
       expect(text).not.toContain('p'.repeat(65));
@@ -122,7 +126,11 @@ describe('managing virtual keys as a person with ai-gateway.operator', () => {
     expect((await call(gateway.url, 'GET', `/api/v1/keys/${id}/spend`, tokens.bob)).status).toBe(200);
     expect((await call(gateway.url, 'GET', '/api/v1/spend?project=alpha', tokens.bob)).status).toBe(200);
     expect((await call(gateway.url, 'GET', '/api/v1/spend?project=beta', tokens.bob)).status).toBe(403);
-    for (const [method, route] of [['POST', `/api/v1/keys/${id}/rotate`], ['POST', `/api/v1/keys/${id}/block`], ['DELETE', `/api/v1/keys/${id}`]]) {
+    for (const [method, route] of [
+      ['POST', `/api/v1/keys/${id}/rotate`],
+      ['POST', `/api/v1/keys/${id}/block`],
+      ['DELETE', `/api/v1/keys/${id}`],
+    ]) {
       const refused = await call(gateway.url, method, route, tokens.bob);
       expect(refused.status).toBe(403);
       expect(refused.body.error?.message).toContain('ai-gateway.operator');

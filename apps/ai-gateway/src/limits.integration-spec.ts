@@ -15,9 +15,17 @@ describe('ai-gateway key limits across two replicas sharing Redis', () => {
   const asMaster = { authorization: `Bearer ${MASTER_KEY}` };
   const client = (replica: BuiltService, apiKey: string) => new OpenAI({ apiKey, baseURL: `${replica.url}/v1`, maxRetries: 0 });
   const chat = (replica: BuiltService, apiKey: string) =>
-    client(replica, apiKey).chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'hello' }] }).withResponse();
+    client(replica, apiKey)
+      .chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'hello' }] })
+      .withResponse();
   const createKey = async (body: Record<string, unknown>): Promise<{ id: string; key: string }> =>
-    (await request(replicaA.url).post('/api/v1/keys').set(asMaster).send({ project: 'alpha', ...body }).expect(201)).body as { id: string; key: string };
+    (
+      await request(replicaA.url)
+        .post('/api/v1/keys')
+        .set(asMaster)
+        .send({ project: 'alpha', ...body })
+        .expect(201)
+    ).body as { id: string; key: string };
 
   // rpm counts in whole minutes: start a burst with room left in the current one.
   const withRoomInTheMinute = async (ms: number) => {
@@ -27,7 +35,7 @@ describe('ai-gateway key limits across two replicas sharing Redis', () => {
 
   beforeAll(async () => {
     const redisUrl = process.env['TEST_REDIS_URL'];
-    if (!redisUrl) throw new Error('TEST_REDIS_URL is not set: add `redis: true` to this project\'s jest globals.arbor');
+    if (!redisUrl) throw new Error("TEST_REDIS_URL is not set: add `redis: true` to this project's jest globals.arbor");
     fake = await startFake();
     database = await createTestDatabase();
     const config = writeConfig(`model_list:
@@ -79,7 +87,7 @@ describe('ai-gateway key limits across two replicas sharing Redis', () => {
     expect(Number(refusals[0]?.headers?.get('retry-after'))).toBeGreaterThan(0);
   });
 
-  it('describes the key\'s own limits in x-ratelimit-* headers', async () => {
+  it("describes the key's own limits in x-ratelimit-* headers", async () => {
     const { key } = await createKey({ rpm_limit: 100, tpm_limit: 100_000 });
     await withRoomInTheMinute(5_000);
     const { response } = await chat(replicaA, key);
@@ -95,7 +103,7 @@ describe('ai-gateway key limits across two replicas sharing Redis', () => {
     expect(Number(second.response.headers.get('x-ratelimit-remaining-tokens'))).toBe(100_000 - 12);
   });
 
-  it('reports a key\'s and a project\'s spend to the master key on any replica, in the platform envelope', async () => {
+  it("reports a key's and a project's spend to the master key on any replica, in the platform envelope", async () => {
     const created = await createKey({ project: 'reports', max_budget: 5, budget_duration: '24h' });
     expect(created).toMatchObject({ spend: 0, max_budget: 5, budget_duration: '24h' });
     const report = await request(replicaB.url).get(`/api/v1/keys/${created.id}/spend`).set(asMaster).expect(200);
@@ -125,7 +133,7 @@ describe('ai-gateway key limits across two replicas sharing Redis', () => {
     expect(noProject.body.error.details.fields).toHaveProperty('project');
   });
 
-  it('accepts LiteLLM\'s budget durations and refuses others, naming the field', async () => {
+  it("accepts LiteLLM's budget durations and refuses others, naming the field", async () => {
     for (const duration of ['30s', '30m', '24h', '30d', '1mo']) await createKey({ max_budget: 1, budget_duration: duration });
     const refused = await request(replicaA.url).post('/api/v1/keys').set(asMaster).send({ project: 'alpha', budget_duration: 'monthly' }).expect(400);
     expect(refused.body.error).toMatchObject({ code: 'invalid_request', details: { fields: { budget_duration: expect.any(Array) } } });
@@ -136,7 +144,10 @@ describe('ai-gateway key limits across two replicas sharing Redis', () => {
     const first = await chat(replicaA, created.key);
     expect(Number(first.response.headers.get('x-arbor-key-spend'))).toBeGreaterThan(0.000001);
 
-    const error = await chat(replicaB, created.key).then(() => new Error('the call succeeded'), (thrown: unknown) => thrown);
+    const error = await chat(replicaB, created.key).then(
+      () => new Error('the call succeeded'),
+      (thrown: unknown) => thrown,
+    );
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error).toMatchObject({ status: 400, code: 'budget_exceeded', type: 'budget_exceeded' });
     expect((error as BadRequestError).message).toMatch(/Budget has been exceeded! Current cost: [\d.e-]+, Max budget: 0\.000001/);

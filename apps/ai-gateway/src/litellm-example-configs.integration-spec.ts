@@ -41,7 +41,7 @@ const USER_VARIABLES = ['AZURE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 
 // What load_balancer.yaml's environment_variables set.
 const FILE_VARIABLES = ['REDIS_HOST', 'REDIS_PASSWORD', 'REDIS_PORT'];
 
-describe('LiteLLM\'s published example configs on the gateway, unchanged', () => {
+describe("LiteLLM's published example configs on the gateway, unchanged", () => {
   let fake: FakeProvidersProcess;
   let database: TestDatabase;
   let overrides: string;
@@ -49,7 +49,10 @@ describe('LiteLLM\'s published example configs on the gateway, unchanged', () =>
   beforeAll(async () => {
     fake = await startFakeProviders();
     database = await createTestDatabase();
-    overrides = ['openai', 'openrouter'].map((provider) => `${provider}=${fake.url}/openai`).concat(`azure=${fake.url}/azure`, `anthropic=${fake.url}/anthropic`, `ollama=${fake.url}/ollama`).join(',');
+    overrides = ['openai', 'openrouter']
+      .map((provider) => `${provider}=${fake.url}/openai`)
+      .concat(`azure=${fake.url}/azure`, `anthropic=${fake.url}/anthropic`, `ollama=${fake.url}/ollama`)
+      .join(',');
     Object.assign(process.env, {
       AZURE_API_KEY: 'azure-upstream-key',
       ANTHROPIC_API_KEY: 'anthropic-upstream-key',
@@ -102,7 +105,7 @@ describe('LiteLLM\'s published example configs on the gateway, unchanged', () =>
     }
   });
 
-  it('aliases_config.yaml: the deployment\'s temperature and max_tokens reach the upstream unless the request sets its own', async () => {
+  it("aliases_config.yaml: the deployment's temperature and max_tokens reach the upstream unless the request sets its own", async () => {
     const gateway = await start(path.join(FIXTURES, 'aliases_config.yaml'));
     try {
       const client = sdkClient(gateway);
@@ -181,16 +184,30 @@ describe('LiteLLM\'s published example configs on the gateway, unchanged', () =>
       }
     });
 
-    it('lists the exact aliases and each wildcard\'s known models, as LiteLLM\'s /v1/models does; the wildcard aliases themselves on request', async () => {
+    it("lists the exact aliases and each wildcard's known models, as LiteLLM's /v1/models does; the wildcard aliases themselves on request", async () => {
       const listed = (await client.models.list()).data.map((model) => model.id);
-      expect(listed).toEqual(expect.arrayContaining(['fake-openai-endpoint', 'claude-sonnet-4-5-20250929', 'claude-special-alias', 'claude-sonnet-4-6', 'anthropic/claude-sonnet-4-5', 'openai/gpt-4o-mini']));
+      expect(listed).toEqual(
+        expect.arrayContaining([
+          'fake-openai-endpoint',
+          'claude-sonnet-4-5-20250929',
+          'claude-special-alias',
+          'claude-sonnet-4-6',
+          'anthropic/claude-sonnet-4-5',
+          'openai/gpt-4o-mini',
+        ]),
+      );
       expect(listed).not.toContain('anthropic/*');
       const response = await fetch(`${gateway.url}/v1/models?return_wildcard_routes=true`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
       expect(((await response.json()) as { data: { id: string }[] }).data.map((model) => model.id)).toEqual(expect.arrayContaining(['anthropic/*', 'openai/*']));
     });
 
-    it('puts the call\'s cost in the streamed usage chunk (include_cost_in_streaming_usage: true)', async () => {
-      const stream = await client.chat.completions.create({ model: 'openai/gpt-4o', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'cost please' }] });
+    it("puts the call's cost in the streamed usage chunk (include_cost_in_streaming_usage: true)", async () => {
+      const stream = await client.chat.completions.create({
+        model: 'openai/gpt-4o',
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'cost please' }],
+      });
       let usage: Record<string, unknown> | undefined;
       for await (const chunk of stream) if (chunk.usage) usage = chunk.usage as unknown as Record<string, unknown>;
       // gpt-4o's list price: 7 prompt tokens at $2.50 and 5 completion tokens at $10 per million.
@@ -202,7 +219,10 @@ describe('LiteLLM\'s published example configs on the gateway, unchanged', () =>
       const answer = await restricted.chat.completions.create({ model: 'anthropic/claude-opus-4-1', messages: [{ role: 'user', content: 'restricted wildcard' }] });
       expect(answer.choices[0]?.message.content).toBe('fake answer from claude-opus-4-1');
       await restricted.chat.completions.create({ model: 'claude-special-alias', messages: [{ role: 'user', content: 'restricted exact' }] });
-      const refused = await restricted.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'not allowed' }] }).then(() => undefined, (error: unknown) => error);
+      const refused = await restricted.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'not allowed' }] }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
       const listed = (await restricted.models.list()).data.map((model) => model.id);
       expect(listed).toContain('anthropic/claude-sonnet-4-5');
@@ -246,7 +266,11 @@ describe('LiteLLM\'s published example configs on the gateway, unchanged', () =>
     it("keeps its pass-through endpoint below the target's path, and sends the target none of the caller's credentials or cookies", async () => {
       for (const escape of ['/%2e%2e/_fake/requests', '/.%2e/_fake/requests', '/%252e%252e/_fake/requests', '/..%5c_fake/requests', '/v1//x']) {
         const answer = await requestAsSent(gateway.url, `/azure-config-passthrough${escape}`, { authorization: `Bearer ${virtualKey}` });
-        expect({ escape, status: answer.status, code: (JSON.parse(answer.body) as { error: { code: string } }).error.code }).toEqual({ escape, status: 400, code: 'invalid_pass_through_path' });
+        expect({ escape, status: answer.status, code: (JSON.parse(answer.body) as { error: { code: string } }).error.code }).toEqual({
+          escape,
+          status: 400,
+          code: 'invalid_pass_through_path',
+        });
       }
       const body = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'no caller credentials' }] });
       const answered = await fetch(`${gateway.url}/azure-config-passthrough/v1/chat/completions`, {

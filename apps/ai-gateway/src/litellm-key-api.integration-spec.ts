@@ -97,7 +97,7 @@ describe("LiteLLM's key API", () => {
     expect(listed.find((key) => key['key_alias'] === 'search-backend')).toMatchObject({ project: 'alpha', aliases: ['fast'], max_budget: 25 });
   });
 
-  it('tells a key by the key, its token or metadata.project, and answers /key/info in LiteLLM\'s shape', async () => {
+  it("tells a key by the key, its token or metadata.project, and answers /key/info in LiteLLM's shape", async () => {
     const created = await generate({ metadata: { project: 'beta' } });
     await chat(created['key']);
     for (const reference of [created['key'], created['token']]) {
@@ -122,14 +122,21 @@ describe("LiteLLM's key API", () => {
 
   it('updates a key with LiteLLM fields', async () => {
     const { key } = await generate({ team_id: 'alpha', models: ['fast'] });
-    const { status, json } = await call('POST', '/key/update', { key, models: ['fast', 'other'], rpm_limit: 10, metadata: { owner: 'search' }, key_alias: 'updated-alias', blocked: true });
+    const { status, json } = await call('POST', '/key/update', {
+      key,
+      models: ['fast', 'other'],
+      rpm_limit: 10,
+      metadata: { owner: 'search' },
+      key_alias: 'updated-alias',
+      blocked: true,
+    });
     expect(status).toBe(200);
     expect(json).toMatchObject({ key, models: ['fast', 'other'], rpm_limit: 10, metadata: { owner: 'search' }, key_alias: 'updated-alias', blocked: true });
     expect((await call('GET', `/key/info?key=${key}`)).json['info']).toMatchObject({ models: ['fast', 'other'], rpm_limit: 10, key_alias: 'updated-alias' });
     expect(await rejectionOf(chat(key, 'other'))).toBeInstanceOf(AuthenticationError);
   });
 
-  it('regenerates a key: the new one works, the old one stops, in both of LiteLLM\'s forms', async () => {
+  it("regenerates a key: the new one works, the old one stops, in both of LiteLLM's forms", async () => {
     const { key } = await generate({ team_id: 'alpha', key_alias: 'to-rotate' });
     const rotated = await call('POST', '/key/regenerate', { key, max_budget: 5 });
     expect(rotated).toMatchObject({ status: 200, json: { key_alias: 'to-rotate', max_budget: 5 } });
@@ -143,7 +150,10 @@ describe("LiteLLM's key API", () => {
     expect(again.status).toBe(200);
     expect(await rejectionOf(chat(fresh))).toBeInstanceOf(AuthenticationError);
     expect((await chat(again.json['key'] as string)).choices).toHaveLength(1);
-    expect(await call('POST', '/key/regenerate', { key: again.json['key'], new_master_key: 'sk-new-master' })).toMatchObject({ status: 400, json: { error: { code: 'not_served' } } });
+    expect(await call('POST', '/key/regenerate', { key: again.json['key'], new_master_key: 'sk-new-master' })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'not_served' } },
+    });
   });
 
   it('refuses a regeneration naming no key (key null, or left out) with 400', async () => {
@@ -184,11 +194,17 @@ describe("LiteLLM's key API", () => {
 
   it('refuses what it cannot honour with 400 naming the field, and changes nothing', async () => {
     expect(await call('POST', '/key/generate', { models: ['fast'] })).toMatchObject({ status: 400, json: { error: { code: 'project_required' } } });
-    expect(await call('POST', '/key/generate', { team_id: 'Not A Slug' })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request', details: { fields: { team_id: expect.any(Array) } } } } });
+    expect(await call('POST', '/key/generate', { team_id: 'Not A Slug' })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'invalid_request', details: { fields: { team_id: expect.any(Array) } } } },
+    });
     for (const field of [{ user_id: 'alice' }, { model_max_budget: { fast: 1 } }, { allowed_cache_controls: ['no-cache'] }, { key: 'sk-my-own-key' }, { spend: 3 }]) {
       const name = Object.keys(field)[0] as string;
       const refused = await call('POST', '/key/generate', { team_id: 'refusals', ...field });
-      expect({ name, refused }).toMatchObject({ name, refused: { status: 400, json: { error: { code: 'unsupported_field', details: { fields: { [name]: expect.any(Array) } } } } } });
+      expect({ name, refused }).toMatchObject({
+        name,
+        refused: { status: 400, json: { error: { code: 'unsupported_field', details: { fields: { [name]: expect.any(Array) } } } } },
+      });
     }
     expect(await call('POST', '/key/generate', { team_id: 'refusals', not_a_litellm_field: 1 })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
     expect((await call('GET', '/key/list?team_id=refusals')).json['total_count']).toBe(0);
@@ -201,13 +217,15 @@ describe("LiteLLM's key API", () => {
     expect((await call('POST', '/key/generate', { team_id: 'alpha' }, key)).status).toBe(401);
   });
 
-  it('reports daily spend as LiteLLM\'s summarised /spend/logs', async () => {
+  it("reports daily spend as LiteLLM's summarised /spend/logs", async () => {
     const created = await generate({ team_id: 'spend-logs' });
     await chat(created['key']);
     const today = new Date().toISOString().slice(0, 10);
     const { status, json } = await call('GET', `/spend/logs?start_date=${today}&end_date=${today}&api_key=${created['key']}`);
     expect(status).toBe(200);
-    expect(json).toEqual([{ startTime: today, spend: expect.closeTo(0.017, 10), models: { fast: expect.closeTo(0.017, 10) }, users: {}, [created['token']]: expect.closeTo(0.017, 10) }]);
+    expect(json).toEqual([
+      { startTime: today, spend: expect.closeTo(0.017, 10), models: { fast: expect.closeTo(0.017, 10) }, users: {}, [created['token']]: expect.closeTo(0.017, 10) },
+    ]);
     expect((await call('GET', '/spend/logs')).status).toBe(400);
   });
 });

@@ -203,7 +203,13 @@ servers:
   });
 
   it('scopes a key to one repository of its project, checked with the control plane, and groups spend by repository', async () => {
-    await admin('POST', `/api/v1/projects/${projectIds['beta']}/repositories`, { source_host: 'github.com', owner: 'acme', name: 'payments', branch: 'main', installation_id: '42' });
+    await admin('POST', `/api/v1/projects/${projectIds['beta']}/repositories`, {
+      source_host: 'github.com',
+      owner: 'acme',
+      name: 'payments',
+      branch: 'main',
+      installation_id: '42',
+    });
     const wrong = await master('POST', '/api/v1/keys', { project: 'beta', repository: 'github.com/acme/unknown' });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toMatchObject({ code: 'repository_not_in_project' });
@@ -273,7 +279,11 @@ servers:
     expect(await catalogue()).toEqual(['tools__one', 'tools__two']);
 
     await admin('PATCH', `/api/v1/projects/${projectIds['alpha']}`, { slug: 'alpha-renamed' });
-    await eventually(() => master('GET', `/api/v1/keys/${created.body.id}`), (answer) => answer.body.project === 'alpha-renamed', 'the key moving to alpha-renamed');
+    await eventually(
+      () => master('GET', `/api/v1/keys/${created.body.id}`),
+      (answer) => answer.body.project === 'alpha-renamed',
+      'the key moving to alpha-renamed',
+    );
     await client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'after the rename' }] });
     const report = await eventually(
       () => master('GET', '/api/v1/spend?project=alpha-renamed'),
@@ -285,14 +295,24 @@ servers:
 
     await admin('DELETE', `/api/v1/projects/${projectIds['alpha']}`);
     const refused = await eventually(
-      () => client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'after the deletion' }] }).then(() => null, (error: unknown) => error as { status?: number; code?: string; message?: string }),
+      () =>
+        client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'after the deletion' }] }).then(
+          () => null,
+          (error: unknown) => error as { status?: number; code?: string; message?: string },
+        ),
       (error) => error !== null,
       'the key being refused',
     );
     expect(refused).toMatchObject({ status: 401, code: 'project_deleted' });
     expect(refused?.message).toContain('alpha-renamed');
     // Calls made until the deletion arrived were answered and count; the history stays.
-    const kept = (await eventually(() => master('GET', '/api/v1/spend?project=alpha-renamed'), (answer) => answer.status === 200, 'the spend report')).body.totals;
+    const kept = (
+      await eventually(
+        () => master('GET', '/api/v1/spend?project=alpha-renamed'),
+        (answer) => answer.status === 200,
+        'the spend report',
+      )
+    ).body.totals;
     expect(kept?.requests).toBeGreaterThanOrEqual(2);
     await eventually(catalogue, (tools) => tools.length === 1, "alpha's virtual server leaving /mcp");
     expect(await catalogue()).toEqual(['tools__two']);
@@ -303,11 +323,14 @@ servers:
     // A restart keeps all of it: the database has it, not the process.
     await aiGateway.kill('SIGTERM');
     aiGateway = await startBuiltService('ai-gateway', 'AIGW_LISTEN_ADDR', aiEnv, aiPort);
-    await expect(client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'after the restart' }] })).rejects.toMatchObject({ status: 401, code: 'project_deleted' });
+    await expect(client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'after the restart' }] })).rejects.toMatchObject({
+      status: 401,
+      code: 'project_deleted',
+    });
     expect((await master('GET', '/api/v1/spend?project=alpha-renamed')).body.totals).toEqual(kept);
   });
 
-  it("answers a delivery for a project it never heard of with 204, again and again, and a delivery it cannot check with 5xx so that it comes again", async () => {
+  it('answers a delivery for a project it never heard of with 204, again and again, and a delivery it cannot check with 5xx so that it comes again', async () => {
     const deliver = async (url: string, slugs: string[]) =>
       (
         await fetch(url, {

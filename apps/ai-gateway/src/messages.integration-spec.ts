@@ -34,7 +34,11 @@ const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwA
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF').toString('base64');
 
 /** The error an SDK call rejected with (the call must fail). */
-const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
+const refusal = (call: Promise<unknown>): Promise<unknown> =>
+  call.then(
+    () => new Error('the call succeeded'),
+    (error: unknown) => error,
+  );
 
 describe('the Anthropic Messages API through the official Anthropic SDK', () => {
   let fake: FakeProvidersProcess;
@@ -188,7 +192,12 @@ router_settings:
 
       // Without a ttl, the writes go to the five-minute cache, at $3.75/M.
       const { response: fiveMinutes } = await anthropic.messages
-        .create({ model: 'claude-cached', max_tokens: 100, system: [{ type: 'text', text: 'shared', cache_control: { type: 'ephemeral' } }], messages: [{ role: 'user', content: 'five-minute cache' }] })
+        .create({
+          model: 'claude-cached',
+          max_tokens: 100,
+          system: [{ type: 'text', text: 'shared', cache_control: { type: 'ephemeral' } }],
+          messages: [{ role: 'user', content: 'five-minute cache' }],
+        })
         .withResponse();
       expect(Number(fiveMinutes.headers.get('x-arbor-response-cost'))).toBeCloseTo(100 * 3e-6 + 1000 * 3.75e-6 + 2000 * 0.3e-6 + 20 * 15e-6, 12);
     });
@@ -233,7 +242,9 @@ router_settings:
       expect(response.headers.get('x-arbor-model-group')).toBe(model);
 
       const streamed = await anthropic.messages.stream(params).finalMessage();
-      expect(streamed.content.map((block) => (block.type === 'text' ? block.text.trim() : block))).toEqual(plain.content.map((block) => (block.type === 'text' ? block.text.trim() : block)));
+      expect(streamed.content.map((block) => (block.type === 'text' ? block.text.trim() : block))).toEqual(
+        plain.content.map((block) => (block.type === 'text' ? block.text.trim() : block)),
+      );
       expect(streamed.stop_reason).toBe('end_turn');
       expect(streamed.usage).toMatchObject({ input_tokens: plain.usage.input_tokens, output_tokens: plain.usage.output_tokens });
     });
@@ -245,7 +256,15 @@ router_settings:
         system: 'Be brief.',
         stop_sequences: ['END'],
         metadata: { user_id: 'user-7' },
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'bridged-request' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'bridged-request' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+            ],
+          },
+        ],
       });
       const sent = await lastRequestWith(fake, 'bridged-request');
       expect(sent.path).toBe('/v1/chat/completions');
@@ -256,13 +275,21 @@ router_settings:
         user: 'user-7',
         messages: [
           { role: 'system', content: 'Be brief.' },
-          { role: 'user', content: [{ type: 'text', text: 'bridged-request' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'bridged-request' },
+              { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+            ],
+          },
         ],
       });
     });
 
     it('calls tools both ways on an OpenAI alias, streamed and plain, and takes the tool result back', async () => {
-      const first = await anthropic.messages.stream({ model: 'gpt', max_tokens: 100, tools: [weatherTool], tool_choice: { type: 'any' }, messages: [{ role: 'user', content: 'bridged-tools' }] }).finalMessage();
+      const first = await anthropic.messages
+        .stream({ model: 'gpt', max_tokens: 100, tools: [weatherTool], tool_choice: { type: 'any' }, messages: [{ role: 'user', content: 'bridged-tools' }] })
+        .finalMessage();
       expect(first.stop_reason).toBe('tool_use');
       const toolUse = first.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
       expect(toolUse).toMatchObject({ name: 'get_weather', input: { argument: 'fake' } });
@@ -290,7 +317,9 @@ router_settings:
     });
 
     it('calls tools on a Gemini alias too, streamed, and takes the result back', async () => {
-      const first = await anthropic.messages.stream({ model: 'flash', max_tokens: 100, tools: [weatherTool], messages: [{ role: 'user', content: 'gemini-tools' }] }).finalMessage();
+      const first = await anthropic.messages
+        .stream({ model: 'flash', max_tokens: 100, tools: [weatherTool], messages: [{ role: 'user', content: 'gemini-tools' }] })
+        .finalMessage();
       expect(first.stop_reason).toBe('tool_use');
       const toolUse = first.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
       // The fake calls the first function with a sample value of each property.
@@ -311,7 +340,12 @@ router_settings:
     });
 
     it("shows a Gemini alias's thought summaries as thinking blocks, plain and streamed", async () => {
-      const params = { model: 'flash', max_tokens: 2048, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, messages: [{ role: 'user' as const, content: 'gemini-thinking' }] };
+      const params = {
+        model: 'flash',
+        max_tokens: 2048,
+        thinking: { type: 'enabled' as const, budget_tokens: 1024 },
+        messages: [{ role: 'user' as const, content: 'gemini-thinking' }],
+      };
       const plain = await anthropic.messages.create(params);
       expect(plain.content).toEqual([
         { type: 'thinking', thinking: 'The user wants a fake answer.', signature: '' },
@@ -361,7 +395,13 @@ router_settings:
   describe('token counts and the model list', () => {
     it('counts tokens on Anthropic, forwarding only model, messages, tools and system', async () => {
       const { data, response } = await anthropic.messages
-        .countTokens({ model: 'claude', system: 'Be brief.', tools: [weatherTool], tool_choice: { type: 'auto' }, messages: [{ role: 'user', content: 'count-native tokens here' }] })
+        .countTokens({
+          model: 'claude',
+          system: 'Be brief.',
+          tools: [weatherTool],
+          tool_choice: { type: 'auto' },
+          messages: [{ role: 'user', content: 'count-native tokens here' }],
+        })
         .withResponse();
       // The fake counts words: 2 of system, 5 of the tool, 3 a message and 3 of its text.
       expect(data).toEqual({ input_tokens: 13 });
@@ -375,7 +415,12 @@ router_settings:
     it('counts tokens of other aliases locally, and says the count is an estimate', async () => {
       const before = (await fake.requests()).length;
       const short = await anthropic.messages.countTokens({ model: 'gpt', messages: [{ role: 'user', content: 'count-local' }] }).withResponse();
-      const long = await anthropic.messages.countTokens({ model: 'flash', system: 'Be brief.', tools: [weatherTool], messages: [{ role: 'user', content: 'count-local with many more words in it' }] });
+      const long = await anthropic.messages.countTokens({
+        model: 'flash',
+        system: 'Be brief.',
+        tools: [weatherTool],
+        messages: [{ role: 'user', content: 'count-local with many more words in it' }],
+      });
       expect(short.data.input_tokens).toBeGreaterThan(3);
       expect(long.input_tokens).toBeGreaterThan(short.data.input_tokens + 10);
       expect(short.response.headers.get('x-arbor-token-count')).toBe('estimate; encoding=o200k_base');
@@ -437,10 +482,19 @@ router_settings:
 
     it('answers malformed JSON and a body over the limit in the envelope of both families', async () => {
       const malformed = await request(gateway.url).post('/v1/messages').set('x-api-key', MASTER_KEY).set('content-type', 'application/json').send('{"model":').expect(400);
-      expect(malformed.body).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('not valid JSON'), param: null, code: 'invalid_request' } });
+      expect(malformed.body).toEqual({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: expect.stringContaining('not valid JSON'), param: null, code: 'invalid_request' },
+      });
       const tooLarge = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         const url = new URL(`${gateway.url}/v1/messages`);
-        const call = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'x-api-key': MASTER_KEY, 'content-type': 'application/json', 'content-length': String(101 * 1024 * 1024) } });
+        const call = httpRequest({
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { 'x-api-key': MASTER_KEY, 'content-type': 'application/json', 'content-length': String(101 * 1024 * 1024) },
+        });
         call.on('response', (response) => {
           let body = '';
           response.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -460,7 +514,13 @@ router_settings:
     });
 
     it("refuses an alias the key may not use with PermissionDeniedError, a key over its rpm limit with RateLimitError, and records the key's spend", async () => {
-      const created = (await request(gateway.url).post('/api/v1/keys').set(asMaster).send({ project: 'messages', aliases: ['claude'], rpm_limit: 1 }).expect(201)).body as { id: string; key: string };
+      const created = (
+        await request(gateway.url)
+          .post('/api/v1/keys')
+          .set(asMaster)
+          .send({ project: 'messages', aliases: ['claude'], rpm_limit: 1 })
+          .expect(201)
+      ).body as { id: string; key: string };
       const client = sdk(created.key);
       const denied = await refusal(client.messages.create({ model: 'gpt', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }));
       expect(denied).toBeInstanceOf(PermissionDeniedError);

@@ -73,20 +73,41 @@ describe('ai-gateway chat completions on the OpenAI-compatible providers through
   it.each(PROVIDERS)('$provider: answers a chat with the provider key as a bearer token, priced at its list price', async (row) => {
     const marker = `plain ${row.provider}`;
     const { data, response } = await client.chat.completions
-      .create({ model: alias(row), messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: marker }], temperature: 0.2, max_tokens: 30 })
+      .create({
+        model: alias(row),
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: marker },
+        ],
+        temperature: 0.2,
+        max_tokens: 30,
+      })
       .withResponse();
     expect(data.choices[0]?.message.content).toBe(`fake answer from ${row.model}`);
     expect(data.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
     const seen = await lastRequestWith(fake, marker);
     expect(seen.path).toBe(`/${row.fake}/v1/chat/completions`);
     expect(seen.headers['authorization']).toBe(`Bearer ${secret(row)}`);
-    expect(seen.json).toEqual({ model: row.model, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: marker }], temperature: 0.2, max_tokens: 30 });
+    expect(seen.json).toEqual({
+      model: row.model,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: marker },
+      ],
+      temperature: 0.2,
+      max_tokens: 30,
+    });
     expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(7 * row.price.input * 1e-6 + 5 * row.price.output * 1e-6, 15);
   });
 
   it.each(PROVIDERS)('$provider: streams chunk by chunk and ends with the usage', async (row) => {
     const marker = `stream ${row.provider}`;
-    const stream = await client.chat.completions.create({ model: alias(row), messages: [{ role: 'user', content: marker }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: alias(row),
+      messages: [{ role: 'user', content: marker }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const { text, usage } = await readChatStream(stream);
     expect(text).toBe(`fake answer from ${row.model} `);
     expect(usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
@@ -105,7 +126,12 @@ describe('ai-gateway chat completions on the OpenAI-compatible providers through
     const completion = await client.chat.completions.create({ model: 'mistral-chat', messages, tools, tool_choice: 'required', seed: 42, max_completion_tokens: 64 });
     expect(completion.choices[0]?.finish_reason).toBe('stop');
     expect((await lastRequestWith(fake, 'mistral tools')).json).toEqual({
-      model: 'mistral-small-latest', messages, tools, tool_choice: 'any', random_seed: 42, max_tokens: 64,
+      model: 'mistral-small-latest',
+      messages,
+      tools,
+      tool_choice: 'any',
+      random_seed: 42,
+      max_tokens: 64,
     });
   });
 

@@ -56,15 +56,20 @@ describe('ai-gateway completions, embeddings, stream usage, cost and metrics', (
   beforeAll(async () => {
     fake = await startFake();
     database = await createTestDatabase();
-    gateway = await startTestGateway(database, writeConfig(`model_list:${[
-      deployment('mini', 'gpt-4o-mini', fake.url),
-      deployment('instruct', 'gpt-3.5-turbo-instruct', fake.url),
-      deployment('embed', 'text-embedding-3-small', fake.url),
-      deployment('breaks', 'fail-midstream', fake.url),
-      deployment('drops', 'fail-drop', fake.url),
-      deployment('silent', 'fail-timeout', fake.url, ', timeout: 0.3'),
-      deployment('stalls', 'pause-5000', fake.url, ', timeout: 0.3'),
-    ].join('')}\n`));
+    gateway = await startTestGateway(
+      database,
+      writeConfig(
+        `model_list:${[
+          deployment('mini', 'gpt-4o-mini', fake.url),
+          deployment('instruct', 'gpt-3.5-turbo-instruct', fake.url),
+          deployment('embed', 'text-embedding-3-small', fake.url),
+          deployment('breaks', 'fail-midstream', fake.url),
+          deployment('drops', 'fail-drop', fake.url),
+          deployment('silent', 'fail-timeout', fake.url, ', timeout: 0.3'),
+          deployment('stalls', 'pause-5000', fake.url, ', timeout: 0.3'),
+        ].join('')}\n`,
+      ),
+    );
     client = sdkClient(gateway);
   });
 
@@ -115,7 +120,10 @@ describe('ai-gateway completions, embeddings, stream usage, cost and metrics', (
     expect((await lastSeen('/v1/chat/completions'))['stream_options']).toEqual({ include_usage: true });
 
     const withUsage = await client.chat.completions.create({
-      model: 'mini', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true },
+      model: 'mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      stream_options: { include_usage: true },
     });
     const last = (await collect(withUsage)).at(-1);
     expect(last?.choices).toEqual([]);
@@ -212,7 +220,15 @@ describe('ai-gateway completions, embeddings, stream usage, cost and metrics', (
     const image = `data:image/png;base64,${Buffer.alloc(3 * 1024 * 1024, 1).toString('base64')}`;
     const completion = await client.chat.completions.create({
       model: 'mini',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: image } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image_url', image_url: { url: image } },
+          ],
+        },
+      ],
     });
     expect(completion.choices[0]?.message.content).toBe('fake answer from gpt-4o-mini');
   });
@@ -233,10 +249,13 @@ describe('ai-gateway with always_include_stream_usage', () => {
   it('shows usage in every stream, asked or not', async () => {
     const fake = await startFake();
     const database = await createTestDatabase();
-    const gateway = await startTestGateway(database, writeConfig(`model_list:${deployment('mini', 'gpt-4o-mini', fake.url)}
+    const gateway = await startTestGateway(
+      database,
+      writeConfig(`model_list:${deployment('mini', 'gpt-4o-mini', fake.url)}
 general_settings:
   always_include_stream_usage: true
-`));
+`),
+    );
     try {
       const client = sdkClient(gateway);
       const stream = await client.chat.completions.create({ model: 'mini', messages: [{ role: 'user', content: 'hi' }], stream: true });

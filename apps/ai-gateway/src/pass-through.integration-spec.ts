@@ -89,7 +89,12 @@ model_list:
     expect(echo.body).toEqual({ model: 'tokens-1000-2000', messages: [{ role: 'user', content: 'pass me through' }], temperature: 0.2 });
     expect(echo.authorization).toBe(`Bearer ${OPENAI_KEY}`);
 
-    const streamed = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'stream me' }], stream: true, stream_options: { include_usage: true } });
+    const streamed = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'stream me' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;
     for await (const chunk of streamed) {
@@ -146,9 +151,14 @@ model_list:
     });
     // results_url names the vendor's address: the results are read through the pass-through's own path.
     const read = async () => {
-      const response = await fetch(`${running.gateway.url}/anthropic/v1/messages/batches/${batch.id}/results`, { headers: { 'x-api-key': key.key, 'anthropic-version': '2023-06-01' } });
+      const response = await fetch(`${running.gateway.url}/anthropic/v1/messages/batches/${batch.id}/results`, {
+        headers: { 'x-api-key': key.key, 'anthropic-version': '2023-06-01' },
+      });
       expect(response.status).toBe(200);
-      return (await response.text()).trim().split('\n').map((line) => JSON.parse(line) as { custom_id: string; result: { message: { usage: { input_tokens: number; output_tokens: number } } } });
+      return (await response.text())
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { custom_id: string; result: { message: { usage: { input_tokens: number; output_tokens: number } } } });
     };
     const lines = await read();
     expect(lines.map((line) => line.custom_id)).toEqual(['a', 'b']);
@@ -187,7 +197,7 @@ model_list:
     '/openai//_fake/requests',
     '/anthropic/%2e%2e/_fake/requests',
     '/anthropic/v1/..%2f..%2f_fake/requests',
-  ])('refuses %s, which would leave the provider\'s base path with its key, with 400 before anything is sent', async (path) => {
+  ])("refuses %s, which would leave the provider's base path with its key, with 400 before anything is sent", async (path) => {
     const key = await newKey();
     const before = (await running.fake.requests()).length;
     const answer = await requestAsSent(running.gateway.url, path, { authorization: `Bearer ${key.key}` });
@@ -200,7 +210,9 @@ model_list:
   it("sends the provider none of the caller's credentials or cookies, only its own key", async () => {
     const key = await newKey();
     const caller = { authorization: `Bearer ${key.key}`, 'x-api-key': key.key, 'api-key': key.key, cookie: 'session=caller', 'openai-beta': 'assistants=v2' };
-    expect((await fetch(`${running.gateway.url}/openai/v1/conversations`, { method: 'POST', headers: { ...caller, 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
+    expect((await fetch(`${running.gateway.url}/openai/v1/conversations`, { method: 'POST', headers: { ...caller, 'content-type': 'application/json' }, body: '{}' })).status).toBe(
+      200,
+    );
     const toOpenAi = (await lastSeen('/openai/v1/conversations'))?.headers ?? {};
     expect(toOpenAi).toMatchObject({ authorization: `Bearer ${OPENAI_KEY}`, 'openai-beta': 'assistants=v2' });
     for (const name of ['x-api-key', 'api-key', 'cookie']) expect(toOpenAi).not.toHaveProperty(name);

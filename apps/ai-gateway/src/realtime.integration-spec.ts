@@ -132,7 +132,11 @@ model_list:
     session.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
     session.send({ type: 'response.create' });
     const done = await session.next('response.done', before);
-    const deltas = session.events.slice(before).filter((event) => event.type === 'response.output_text.delta').map((event) => String(event['delta'])).join('');
+    const deltas = session.events
+      .slice(before)
+      .filter((event) => event.type === 'response.output_text.delta')
+      .map((event) => String(event['delta']))
+      .join('');
     return { done, deltas };
   };
 
@@ -152,7 +156,11 @@ model_list:
     const audioIn = usage.input_token_details.audio_tokens - usage.input_token_details.cached_tokens_details.audio_tokens;
     const audioOut = usage.output_token_details.audio_tokens;
     return (
-      (usage.input_tokens - cached - audioIn) * PRICE.text + audioIn * PRICE.audio + cached * PRICE.cached + (usage.output_tokens - audioOut) * PRICE.textOut + audioOut * PRICE.audioOut
+      (usage.input_tokens - cached - audioIn) * PRICE.text +
+      audioIn * PRICE.audio +
+      cached * PRICE.cached +
+      (usage.output_tokens - audioOut) * PRICE.textOut +
+      audioOut * PRICE.audioOut
     );
   };
 

@@ -69,7 +69,11 @@ model_list:
 
   /** As Cohere's SDK sends it: JSON with a bearer token. */
   const rerank = async (key: string, body: Record<string, unknown>, path = '/v2/rerank') => {
-    const response = await fetch(`${running.gateway.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${running.gateway.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, headers: response.headers, body: (await response.json()) as RerankAnswer & { error?: { code?: string; param?: string; message?: string } } };
   };
 
@@ -106,7 +110,11 @@ model_list:
   });
 
   it('takes v1 requests with {text} documents and returns the documents when asked', async () => {
-    const answer = await rerank(MASTER_KEY, { model: 'cohere-rerank', query: QUERY, documents: DOCUMENTS.map((text) => ({ text })), return_documents: true, top_n: 1 }, '/v1/rerank');
+    const answer = await rerank(
+      MASTER_KEY,
+      { model: 'cohere-rerank', query: QUERY, documents: DOCUMENTS.map((text) => ({ text })), return_documents: true, top_n: 1 },
+      '/v1/rerank',
+    );
     expect(answer.status).toBe(200);
     expect(answer.body.results).toEqual([{ index: 1, relevance_score: expect.any(Number), document: { text: DOCUMENTS[1] } }]);
   });

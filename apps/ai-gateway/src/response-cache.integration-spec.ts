@@ -60,9 +60,15 @@ describe.each([
   /** How many requests reached the upstream with `marker` in their body. */
   const upstreamCalls = async (marker: string) => (await fake.requests()).filter((seen) => seen.body.includes(marker)).length;
   const chat = (marker: string, extra: Record<string, unknown> = {}, client = openai) =>
-    client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: `hello ${marker}` }], ...extra } as OpenAI.ChatCompletionCreateParamsNonStreaming).withResponse();
+    client.chat.completions
+      .create({ model: 'fast', messages: [{ role: 'user', content: `hello ${marker}` }], ...extra } as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .withResponse();
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${gateway.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
   const createKey = async (project: string): Promise<{ id: string; key: string }> => {
     const response = await post('/api/v1/keys', { project });
     expect(response.status).toBe(201);
@@ -115,7 +121,9 @@ ${store()}
   it('replays a streamed answer as a stream the official SDK reads, without reaching the upstream', async () => {
     const marker = randomUUID();
     const ask = () =>
-      openai.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: `stream ${marker}` }], stream: true, stream_options: { include_usage: true } }).withResponse();
+      openai.chat.completions
+        .create({ model: 'fast', messages: [{ role: 'user', content: `stream ${marker}` }], stream: true, stream_options: { include_usage: true } })
+        .withResponse();
     const first = await ask();
     const firstRead = await readChatStream(first.data);
     const second = await ask();
@@ -132,28 +140,47 @@ ${store()}
     const marker = randomUUID();
     const anthropic = new Anthropic({ apiKey: MASTER_KEY, baseURL: gateway.url, maxRetries: 0 });
     const calls: [string, () => Promise<{ hit: string | null; body: unknown }>][] = [
-      ['completions', async () => {
-        const { data, response } = await openai.completions.create({ model: 'fast', prompt: `complete ${marker}` }).withResponse();
-        return { hit: response.headers.get('x-arbor-cache-hit'), body: data };
-      }],
-      ['embeddings', async () => {
-        const { data, response } = await openai.embeddings.create({ model: 'embed', input: `embed ${marker}` }).withResponse();
-        return { hit: response.headers.get('x-arbor-cache-hit'), body: data };
-      }],
-      ['messages', async () => {
-        const { data, response } = await anthropic.messages.create({ model: 'claude', max_tokens: 50, messages: [{ role: 'user', content: `messages ${marker}` }] }).withResponse();
-        return { hit: response.headers.get('x-arbor-cache-hit'), body: data };
-      }],
-      ['streamed messages', async () => {
-        const { data, response } = await anthropic.messages.create({ model: 'claude', max_tokens: 50, stream: true, messages: [{ role: 'user', content: `streamed messages ${marker}` }] }).withResponse();
-        const events: string[] = [];
-        for await (const event of data) events.push(event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : event.type);
-        return { hit: response.headers.get('x-arbor-cache-hit'), body: events };
-      }],
-      ['responses with store: false', async () => {
-        const { data, response } = await openai.responses.create({ model: 'fast', input: `responses ${marker}`, store: false }).withResponse();
-        return { hit: response.headers.get('x-arbor-cache-hit'), body: data };
-      }],
+      [
+        'completions',
+        async () => {
+          const { data, response } = await openai.completions.create({ model: 'fast', prompt: `complete ${marker}` }).withResponse();
+          return { hit: response.headers.get('x-arbor-cache-hit'), body: data };
+        },
+      ],
+      [
+        'embeddings',
+        async () => {
+          const { data, response } = await openai.embeddings.create({ model: 'embed', input: `embed ${marker}` }).withResponse();
+          return { hit: response.headers.get('x-arbor-cache-hit'), body: data };
+        },
+      ],
+      [
+        'messages',
+        async () => {
+          const { data, response } = await anthropic.messages
+            .create({ model: 'claude', max_tokens: 50, messages: [{ role: 'user', content: `messages ${marker}` }] })
+            .withResponse();
+          return { hit: response.headers.get('x-arbor-cache-hit'), body: data };
+        },
+      ],
+      [
+        'streamed messages',
+        async () => {
+          const { data, response } = await anthropic.messages
+            .create({ model: 'claude', max_tokens: 50, stream: true, messages: [{ role: 'user', content: `streamed messages ${marker}` }] })
+            .withResponse();
+          const events: string[] = [];
+          for await (const event of data) events.push(event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : event.type);
+          return { hit: response.headers.get('x-arbor-cache-hit'), body: events };
+        },
+      ],
+      [
+        'responses with store: false',
+        async () => {
+          const { data, response } = await openai.responses.create({ model: 'fast', input: `responses ${marker}`, store: false }).withResponse();
+          return { hit: response.headers.get('x-arbor-cache-hit'), body: data };
+        },
+      ],
     ];
     for (const [family, call] of calls) {
       const first = await call();

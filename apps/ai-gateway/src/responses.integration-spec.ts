@@ -12,7 +12,11 @@ const deployment = (alias: string, model: string, base: string, extra = '') => `
   - model_name: ${alias}
     litellm_params: { model: ${model}, api_base: ${base}, api_key: sk-upstream }${extra}`;
 
-const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
+const refusal = (call: Promise<unknown>): Promise<unknown> =>
+  call.then(
+    () => new Error('the call succeeded'),
+    (error: unknown) => error,
+  );
 
 describe('the Responses API through the official OpenAI SDK', () => {
   let fake: FakeProvidersProcess;
@@ -65,7 +69,9 @@ describe('the Responses API through the official OpenAI SDK', () => {
     expect(final.id).not.toMatch(/^resp_fake/);
     expect((await client.responses.retrieve(final.id)).output_text).toBe(final.output_text);
     expect(types[0]).toBe('response.created');
-    expect(types).toEqual(expect.arrayContaining(['response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.done', 'response.output_item.done']));
+    expect(types).toEqual(
+      expect.arrayContaining(['response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.done', 'response.output_item.done']),
+    );
     expect(types.at(-1)).toBe('response.completed');
   });
 
@@ -119,7 +125,11 @@ describe('the Responses API through the official OpenAI SDK', () => {
       expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(7 * 0.001 + 5 * 0.002, 10);
       const seen = await lastRequestWith(fake, 'bridged plain');
       expect(seen.path).toBe('/anthropic/v1/messages');
-      expect(seen.json).toMatchObject({ system: [{ type: 'text', text: 'Be brief.' }], max_tokens: 300, messages: [{ role: 'user', content: [{ type: 'text', text: 'bridged plain' }] }] });
+      expect(seen.json).toMatchObject({
+        system: [{ type: 'text', text: 'Be brief.' }],
+        max_tokens: 300,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'bridged plain' }] }],
+      });
     });
 
     it('streams the whole event grammar, numbered, and the SDK assembles the same answer', async () => {
@@ -145,7 +155,9 @@ describe('the Responses API through the official OpenAI SDK', () => {
     });
 
     it('runs a tool loop: the function call comes back as a function_call item, its output goes back as a tool result', async () => {
-      const tools = [{ type: 'function' as const, name: 'lookup', description: 'Looks a thing up', parameters: { type: 'object', properties: { argument: { type: 'string' } } }, strict: false }];
+      const tools = [
+        { type: 'function' as const, name: 'lookup', description: 'Looks a thing up', parameters: { type: 'object', properties: { argument: { type: 'string' } } }, strict: false },
+      ];
       const first = await client.responses.create({ model: 'claude', input: 'bridged tools', tools, tool_choice: 'required' });
       const call = first.output.find((item) => item.type === 'function_call');
       expect(call).toMatchObject({ type: 'function_call', name: 'lookup', arguments: JSON.stringify({ argument: 'fake' }) });
@@ -182,7 +194,11 @@ describe('the Responses API through the official OpenAI SDK', () => {
 
       const custom = [{ type: 'custom' as const, name: 'apply_patch', description: 'Applies a patch' }];
       const plain = await client.responses.create({ model: 'claude', input: 'bridged custom', tools: custom });
-      expect(plain.output.find((item) => item.type === 'custom_tool_call')).toMatchObject({ type: 'custom_tool_call', name: 'apply_patch', input: JSON.stringify({ argument: 'fake' }) });
+      expect(plain.output.find((item) => item.type === 'custom_tool_call')).toMatchObject({
+        type: 'custom_tool_call',
+        name: 'apply_patch',
+        input: JSON.stringify({ argument: 'fake' }),
+      });
       const stream = client.responses.stream({ model: 'claude', input: 'bridged custom streamed', tools: custom });
       const types: string[] = [];
       stream.on('event', (event) => types.push(event.type));
@@ -192,7 +208,11 @@ describe('the Responses API through the official OpenAI SDK', () => {
     });
 
     it('streams a function call as its argument deltas', async () => {
-      const stream = client.responses.stream({ model: 'claude', input: 'bridged streamed tools', tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object' }, strict: false }] });
+      const stream = client.responses.stream({
+        model: 'claude',
+        input: 'bridged streamed tools',
+        tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object' }, strict: false }],
+      });
       const types: string[] = [];
       stream.on('event', (event) => types.push(event.type));
       const final = await stream.finalResponse();
@@ -229,7 +249,12 @@ describe('the Responses API through the official OpenAI SDK', () => {
       const refused = await refusal(client.responses.create({ model: 'claude', input: 'x', tools: [{ type: 'web_search' }] }));
       expect(refused).toBeInstanceOf(BadRequestError);
       expect((refused as BadRequestError).message).toMatch(/tools\.0: the web_search tool is served only by models with a native Responses API, and anthropic has none/);
-      const dropped = await client.responses.create({ model: 'claude', input: 'bridged dropped', tools: [{ type: 'web_search' }], drop_params: true } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+      const dropped = await client.responses.create({
+        model: 'claude',
+        input: 'bridged dropped',
+        tools: [{ type: 'web_search' }],
+        drop_params: true,
+      } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
       expect(dropped.output_text).toBe('fake answer from claude-sonnet-4-5');
       expect((await lastRequestWith(fake, 'bridged dropped')).json['tools']).toBeUndefined();
     });
@@ -256,7 +281,10 @@ describe('the Responses API through the official OpenAI SDK', () => {
         headers: { ...asMaster, 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'gemini-midstream', input: 'broken', stream: true }),
       });
-      const events = (await raw.text()).split('\n\n').filter((event) => event.startsWith('event: ')).map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)) as { type: string; sequence_number: number; response?: { id: string; status: string } });
+      const events = (await raw.text())
+        .split('\n\n')
+        .filter((event) => event.startsWith('event: '))
+        .map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)) as { type: string; sequence_number: number; response?: { id: string; status: string } });
       expect(events.slice(-2).map((event) => event.type)).toEqual(['response.failed', 'error']);
       expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
       expect(events.at(-2)?.response).toMatchObject({ id: (events[0] as { response: { id: string } }).response.id, status: 'failed' });

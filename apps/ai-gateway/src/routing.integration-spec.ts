@@ -8,7 +8,6 @@ import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/t
 import { aiGatewayService } from './ai-gateway.module';
 import { sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
-
 const deployment = (alias: string, model: string, fakeUrl: string, id: string, rpm?: number) => `
   - model_name: ${alias}
     litellm_params:
@@ -82,7 +81,7 @@ router_settings:
     await fake?.stop();
   });
 
-  it('retries a 500 on the alias\'s other deployment and says so in the headers', async () => {
+  it("retries a 500 on the alias's other deployment and says so in the headers", async () => {
     const { data, response } = await ask('retrying', 'retry-me');
     expect(data.choices[0]?.message.content).toBe('fake answer from gpt-4o');
     expect(routing(response.headers)).toEqual({ group: 'retrying', id: 'retry-good', retries: '1', fallbacks: '0' });
@@ -153,7 +152,12 @@ router_settings:
     const { data } = await ask('translated', 'drop-per-request', { logit_bias: { '50256': -100 }, temperature: 0.3, drop_params: true });
     expect(data.choices[0]?.message.content).toBe('fake answer from claude-test');
     const [upstream] = await seenWith('drop-per-request');
-    expect(upstream).toEqual({ model: 'claude-test', max_tokens: expect.any(Number), messages: [{ role: 'user', content: [{ type: 'text', text: 'drop-per-request' }] }], temperature: 0.3 });
+    expect(upstream).toEqual({
+      model: 'claude-test',
+      max_tokens: expect.any(Number),
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'drop-per-request' }] }],
+      temperature: 0.3,
+    });
   });
 
   it('sends such a parameter on to a pass-through provider (OpenAI), which judges it', async () => {

@@ -17,7 +17,11 @@ const deployment = (alias: string, model: string, base: string) => `
   - model_name: ${alias}
     litellm_params: { model: ${model}, api_base: ${base}, api_key: sk-upstream }`;
 
-const refusal = (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
+const refusal = (call: Promise<unknown>): Promise<unknown> =>
+  call.then(
+    () => new Error('the call succeeded'),
+    (error: unknown) => error,
+  );
 
 describe('stored responses through the official OpenAI SDK', () => {
   let fake: FakeProvidersProcess;
@@ -28,7 +32,13 @@ describe('stored responses through the official OpenAI SDK', () => {
   let config: (fakeUrl: string) => string;
 
   const keyOf = async (project: string) => {
-    const created = (await request(gateway.url).post('/api/v1/keys').set({ authorization: `Bearer ${MASTER_KEY}` }).send({ project }).expect(201)).body as { key: string };
+    const created = (
+      await request(gateway.url)
+        .post('/api/v1/keys')
+        .set({ authorization: `Bearer ${MASTER_KEY}` })
+        .send({ project })
+        .expect(201)
+    ).body as { key: string };
     return created.key;
   };
 
@@ -42,7 +52,12 @@ describe('stored responses through the official OpenAI SDK', () => {
 `;
     ({ fake, database, gateway, client } = await startGatewayOnFakes(config));
     // Logging at info: what it logs is searched for the conversations' text below.
-    second = await startBuiltService('ai-gateway', 'AIGW_LISTEN_ADDR', { AIGW_DATABASE_URL: database.url, AIGW_CONFIG: writeConfig(config(fake.url)), AIGW_MASTER_KEY: MASTER_KEY, AIGW_LOG: 'info' });
+    second = await startBuiltService('ai-gateway', 'AIGW_LISTEN_ADDR', {
+      AIGW_DATABASE_URL: database.url,
+      AIGW_CONFIG: writeConfig(config(fake.url)),
+      AIGW_MASTER_KEY: MASTER_KEY,
+      AIGW_LOG: 'info',
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -139,10 +154,16 @@ describe('stored responses through the official OpenAI SDK', () => {
     expect(continued.id).not.toMatch(/^resp_fake/);
     // Every answer names the response it continues, also where the upstream was sent the conversation instead of an id.
     const fromClaude = await client.responses.create({ model: 'claude', input: 'bridged first' });
-    expect(await client.responses.create({ model: 'gpt', previous_response_id: fromClaude.id, input: 'native after bridged' })).toMatchObject({ previous_response_id: fromClaude.id });
+    expect(await client.responses.create({ model: 'gpt', previous_response_id: fromClaude.id, input: 'native after bridged' })).toMatchObject({
+      previous_response_id: fromClaude.id,
+    });
     expect((await lastRequestWith(fake, 'native after bridged')).json['previous_response_id']).toBeUndefined();
-    expect(await client.responses.stream({ model: 'gpt', previous_response_id: fromClaude.id, input: 'streamed after bridged' }).finalResponse()).toMatchObject({ previous_response_id: fromClaude.id });
-    expect(await client.responses.create({ model: 'gpt', previous_response_id: fromClaude.id, input: 'unstored after bridged', store: false })).toMatchObject({ previous_response_id: fromClaude.id });
+    expect(await client.responses.stream({ model: 'gpt', previous_response_id: fromClaude.id, input: 'streamed after bridged' }).finalResponse()).toMatchObject({
+      previous_response_id: fromClaude.id,
+    });
+    expect(await client.responses.create({ model: 'gpt', previous_response_id: fromClaude.id, input: 'unstored after bridged', store: false })).toMatchObject({
+      previous_response_id: fromClaude.id,
+    });
     await client.responses.create({ model: 'claude', previous_response_id: first.id, input: 'switched to claude' });
     const bridged = await lastRequestWith(fake, 'switched to claude');
     expect(bridged.json['messages']).toEqual([
@@ -159,11 +180,18 @@ describe('stored responses through the official OpenAI SDK', () => {
     // response holds them.
     let db: Client;
     const reservedLike = async (like: OpenAI.Responses.Response, id: string, delay?: number) => {
-      await db.query(`insert into stored_responses (id, project, created_at, expires_at, status, input, response, background) values ($1, 'completing', now(), now() + interval '1 hour', 'in_progress', '[]', '{}', false)`, [id]);
+      await db.query(
+        `insert into stored_responses (id, project, created_at, expires_at, status, input, response, background) values ($1, 'completing', now(), now() + interval '1 hour', 'in_progress', '[]', '{}', false)`,
+        [id],
+      );
       const completed = { ...like, id, output: like.output.map((item) => ({ ...item, id: `${item.id ?? ''}_${id}` })) };
       if (delay === undefined) return { completed, completion: Promise.resolve() };
       const completion = new Promise((resolve) => setTimeout(resolve, delay)).then(() =>
-        db.query(`update stored_responses set status = 'completed', response = $2, input = (select input from stored_responses where id = $3) where id = $1`, [id, JSON.stringify(completed), like.id]),
+        db.query(`update stored_responses set status = 'completed', response = $2, input = (select input from stored_responses where id = $3) where id = $1`, [
+          id,
+          JSON.stringify(completed),
+          like.id,
+        ]),
       );
       return { completed, completion };
     };
@@ -191,7 +219,13 @@ describe('stored responses through the official OpenAI SDK', () => {
           ]);
         }
         if (use === 'reference') {
-          await owner.responses.create({ model: 'claude', input: [{ type: 'item_reference', id: completed.output[0]?.id ?? '' }, { role: 'user', content: 'after a reference to it' }] });
+          await owner.responses.create({
+            model: 'claude',
+            input: [
+              { type: 'item_reference', id: completed.output[0]?.id ?? '' },
+              { role: 'user', content: 'after a reference to it' },
+            ],
+          });
           expect((await lastRequestWith(fake, 'after a reference to it')).json['messages']).toEqual([
             { role: 'assistant', content: [{ type: 'text', text: 'fake answer from claude-sonnet-4-5' }] },
             { role: 'user', content: [{ type: 'text', text: 'after a reference to it' }] },
@@ -237,7 +271,13 @@ describe('stored responses through the official OpenAI SDK', () => {
     const owner = new OpenAI({ apiKey: await keyOf('items-owner'), baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     const first = await owner.responses.create({ model: 'claude', input: 'referenced question' });
     const answer = first.output.find((item) => item.type === 'message');
-    await owner.responses.create({ model: 'claude', input: [{ type: 'item_reference', id: answer?.id ?? '' }, { role: 'user', content: 'after a reference' }] });
+    await owner.responses.create({
+      model: 'claude',
+      input: [
+        { type: 'item_reference', id: answer?.id ?? '' },
+        { role: 'user', content: 'after a reference' },
+      ],
+    });
     const seen = await lastRequestWith(fake, 'after a reference');
     expect(seen.json['messages']).toEqual([
       { role: 'assistant', content: [{ type: 'text', text: 'fake answer from claude-sonnet-4-5' }] },
@@ -258,7 +298,11 @@ describe('stored responses through the official OpenAI SDK', () => {
       ],
     });
     const all = await client.responses.inputItems.list(created.id);
-    expect(all.data.map((item) => item.type === 'message' && item.content[0]?.type === 'input_text' ? item.content[0].text : item.type === 'message' ? (item.content[0] as { text: string }).text : '')).toEqual(['items three', 'items two', 'items one']);
+    expect(
+      all.data.map((item) =>
+        item.type === 'message' && item.content[0]?.type === 'input_text' ? item.content[0].text : item.type === 'message' ? (item.content[0] as { text: string }).text : '',
+      ),
+    ).toEqual(['items three', 'items two', 'items one']);
     const firstPage = await client.responses.inputItems.list(created.id, { limit: 2, order: 'asc' });
     expect(firstPage.data).toHaveLength(2);
     expect(firstPage.hasNextPage()).toBe(true);
@@ -270,10 +314,16 @@ describe('stored responses through the official OpenAI SDK', () => {
   });
 
   it('answers a background response at once as queued, and completes it for any instance to read, natively served or bridged', async () => {
-    for (const [model, answer] of [['claude', 'fake answer from claude-sonnet-4-5'], ['gpt', 'fake answer from gpt-4o-mini']]) {
+    for (const [model, answer] of [
+      ['claude', 'fake answer from claude-sonnet-4-5'],
+      ['gpt', 'fake answer from gpt-4o-mini'],
+    ]) {
       const queued = await client.responses.create({ model, input: `background work ${model}`, background: true });
       expect(queued).toMatchObject({ status: 'queued', background: true });
-      const done = await eventually(() => sdkClient(second).responses.retrieve(queued.id), (response) => response.status === 'completed');
+      const done = await eventually(
+        () => sdkClient(second).responses.retrieve(queued.id),
+        (response) => response.status === 'completed',
+      );
       expect(done).toMatchObject({ id: queued.id, status: 'completed', background: true });
       expect(done.output_text).toBe(answer);
       // The gateway runs it: the upstream is asked for a plain answer.
@@ -282,7 +332,10 @@ describe('stored responses through the official OpenAI SDK', () => {
   });
 
   it('streams a background response to its creator, and again from its log on any instance after a given event, natively served or bridged', async () => {
-    for (const [model, answer] of [['claude', 'fake answer from claude-sonnet-4-5'], ['gpt', 'fake answer from gpt-4o-mini']]) {
+    for (const [model, answer] of [
+      ['claude', 'fake answer from claude-sonnet-4-5'],
+      ['gpt', 'fake answer from gpt-4o-mini'],
+    ]) {
       const events: OpenAI.Responses.ResponseStreamEvent[] = [];
       for await (const event of await client.responses.create({ model, input: `background stream ${model}`, background: true, stream: true })) events.push(event);
       const first = events[0] as OpenAI.Responses.ResponseCreatedEvent;
@@ -316,15 +369,27 @@ describe('stored responses through the official OpenAI SDK', () => {
     expect(rest[0]?.sequence_number).toBe((seen.at(-1)?.sequence_number ?? 0) + 1);
 
     const plain = await client.responses.create({ model: 'claude', input: 'not background, not streamed again' });
-    expect(await refusal(client.responses.retrieve(plain.id, { stream: true }).then(async (stream) => { for await (const _ of stream); }))).toBeInstanceOf(BadRequestError);
+    expect(
+      await refusal(
+        client.responses.retrieve(plain.id, { stream: true }).then(async (stream) => {
+          for await (const _ of stream);
+        }),
+      ),
+    ).toBeInstanceOf(BadRequestError);
   });
 
   it('cancels a running background response from another instance, which stops the upstream call', async () => {
     const queued = await client.responses.create({ model: 'claude-silent', input: 'background cancelled', background: true });
-    await eventually(() => fake.requests(), (seen) => seen.some((request) => request.body.includes('background cancelled')));
+    await eventually(
+      () => fake.requests(),
+      (seen) => seen.some((request) => request.body.includes('background cancelled')),
+    );
     const cancelled = await sdkClient(second).responses.cancel(queued.id);
     expect(cancelled.status).toBe('cancelled');
-    const upstream = await eventually(() => lastRequestWith(fake, 'background cancelled'), (seen) => seen.aborted);
+    const upstream = await eventually(
+      () => lastRequestWith(fake, 'background cancelled'),
+      (seen) => seen.aborted,
+    );
     expect(upstream.aborted).toBe(true);
     expect((await client.responses.retrieve(queued.id)).status).toBe('cancelled');
     const plain = await client.responses.create({ model: 'claude', input: 'not background' });
@@ -345,7 +410,12 @@ describe('stored responses through the official OpenAI SDK', () => {
       const summarised = await lastRequestWith(fake, 'and this');
       const messages = summarised.json['messages'] as { role: string; content: { text: string }[] }[];
       expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
-      expect(messages.at(-1)?.content.map((part) => part.text).join('\n')).toMatch(/^and this\n+Summarize the conversation so far/);
+      expect(
+        messages
+          .at(-1)
+          ?.content.map((part) => part.text)
+          .join('\n'),
+      ).toMatch(/^and this\n+Summarize the conversation so far/);
       expect(compacted.output.map((item) => item.type)).toEqual(['message', 'message', 'compaction']);
       expect(compacted.usage).toMatchObject({ input_tokens: 7, output_tokens: 5 });
 
@@ -359,14 +429,18 @@ describe('stored responses through the official OpenAI SDK', () => {
       const compacted = await client.responses.compact({ model: 'gpt', input: 'openai compaction' });
       const refused = await refusal(client.responses.create({ model: 'claude', input: compacted.output as OpenAI.Responses.ResponseInputItem[] }));
       expect(refused).toBeInstanceOf(BadRequestError);
-      expect((refused as BadRequestError).message).toMatch(/a compaction item made by another provider is served only by models with a native Responses API, and anthropic has none/);
+      expect((refused as BadRequestError).message).toMatch(
+        /a compaction item made by another provider is served only by models with a native Responses API, and anthropic has none/,
+      );
     });
 
     it('counts input tokens with the provider where it counts, else locally, saying which', async () => {
       const { data: counted, response } = await client.responses.inputTokens.count({ model: 'gpt', input: 'count these four words' }).withResponse();
       expect(counted).toEqual({ object: 'response.input_tokens', input_tokens: 4 });
       expect(response.headers.get('x-arbor-token-count')).toBe('provider');
-      const { data: estimated, response: local } = await client.responses.inputTokens.count({ model: 'claude', instructions: 'Be brief.', input: 'count these four words' }).withResponse();
+      const { data: estimated, response: local } = await client.responses.inputTokens
+        .count({ model: 'claude', instructions: 'Be brief.', input: 'count these four words' })
+        .withResponse();
       expect(estimated.object).toBe('response.input_tokens');
       expect(estimated.input_tokens).toBeGreaterThan(5);
       expect(local.headers.get('x-arbor-token-count')).toBe('estimate; encoding=o200k_base');
@@ -396,7 +470,13 @@ describe('stored responses through the official OpenAI SDK', () => {
       });
 
     it('serves two turns on one socket through the official SDK, the second continuing the first, and records the spend of both', async () => {
-      const key = (await request(gateway.url).post('/api/v1/keys').set({ authorization: `Bearer ${MASTER_KEY}` }).send({ project: 'socket-spend' }).expect(201)).body as { id: string; key: string };
+      const key = (
+        await request(gateway.url)
+          .post('/api/v1/keys')
+          .set({ authorization: `Bearer ${MASTER_KEY}` })
+          .send({ project: 'socket-spend' })
+          .expect(201)
+      ).body as { id: string; key: string };
       const socket = new ResponsesWS(new OpenAI({ apiKey: key.key, baseURL: `${gateway.url}/v1`, maxRetries: 0 }));
       try {
         const types: string[] = [];
@@ -418,7 +498,13 @@ describe('stored responses through the official OpenAI SDK', () => {
           { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'socket turn two' }] },
         ]);
         const report = await eventually(
-          async () => (await request(gateway.url).get(`/api/v1/keys/${key.id}/spend`).set({ authorization: `Bearer ${MASTER_KEY}` }).expect(200)).body as { totals: Record<string, number> },
+          async () =>
+            (
+              await request(gateway.url)
+                .get(`/api/v1/keys/${key.id}/spend`)
+                .set({ authorization: `Bearer ${MASTER_KEY}` })
+                .expect(200)
+            ).body as { totals: Record<string, number> },
           (body) => body.totals['requests'] === 2,
         );
         expect(report.totals).toMatchObject({ requests: 2, prompt_tokens: 14, completion_tokens: 10 });

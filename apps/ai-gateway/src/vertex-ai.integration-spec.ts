@@ -37,23 +37,28 @@ describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthrop
   beforeAll(async () => {
     fake = await startFake();
     // The fake's own service account key, as a user would download one; and one it does not know.
-    const key = await (await fetch(`${fake.url}/vertex/_fake/service-account`)).json() as Record<string, string>;
+    const key = (await (await fetch(`${fake.url}/vertex/_fake/service-account`)).json()) as Record<string, string>;
     process.env['AIGW_TEST_VERTEX_CREDENTIALS'] = JSON.stringify(key);
     const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     process.env['AIGW_TEST_VERTEX_STRANGER'] = JSON.stringify({ ...key, private_key: stranger });
     database = await createTestDatabase();
-    gateway = await startTestGateway(database, writeConfig(`model_list:${[
-      deployment('flash', 'gemini-2.5-flash', fake.url),
-      deployment('sonnet', 'claude-sonnet-4-5@20250929', fake.url),
-      deployment('sonnet-cached', 'claude-tokens-20-5-cache-10-4', fake.url),
-      deployment('embed', 'text-embedding-005', fake.url),
-      deployment('other-project', 'gemini-2.5-flash', fake.url).replace('vertex_project: fake-project', 'vertex_project: someone-elses-project'),
-      deployment('stranger', 'gemini-2.5-flash', fake.url).replace('AIGW_TEST_VERTEX_CREDENTIALS', 'AIGW_TEST_VERTEX_STRANGER'),
-      deployment('flash-limited', 'fail-429', fake.url),
-      deployment('flash-invalid', 'fail-400', fake.url),
-      deployment('flash-unavailable', 'fail-503', fake.url),
-      deployment('sonnet-overloaded', 'fail-529', fake.url).replace('vertex_ai/fail-529', 'vertex_ai/claude-fail-529'),
-    ].join('')}\n`));
+    gateway = await startTestGateway(
+      database,
+      writeConfig(
+        `model_list:${[
+          deployment('flash', 'gemini-2.5-flash', fake.url),
+          deployment('sonnet', 'claude-sonnet-4-5@20250929', fake.url),
+          deployment('sonnet-cached', 'claude-tokens-20-5-cache-10-4', fake.url),
+          deployment('embed', 'text-embedding-005', fake.url),
+          deployment('other-project', 'gemini-2.5-flash', fake.url).replace('vertex_project: fake-project', 'vertex_project: someone-elses-project'),
+          deployment('stranger', 'gemini-2.5-flash', fake.url).replace('AIGW_TEST_VERTEX_CREDENTIALS', 'AIGW_TEST_VERTEX_STRANGER'),
+          deployment('flash-limited', 'fail-429', fake.url),
+          deployment('flash-invalid', 'fail-400', fake.url),
+          deployment('flash-unavailable', 'fail-503', fake.url),
+          deployment('sonnet-overloaded', 'fail-529', fake.url).replace('vertex_ai/fail-529', 'vertex_ai/claude-fail-529'),
+        ].join('')}\n`,
+      ),
+    );
     client = sdkClient(gateway);
     anthropic = new Anthropic({ apiKey: MASTER_KEY, baseURL: gateway.url, maxRetries: 0 });
   });
@@ -62,7 +67,14 @@ describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthrop
 
   it('answers a Gemini chat through generateContent with a token signed by the service account, priced at the list price', async () => {
     const { data, response } = await client.chat.completions
-      .create({ model: 'flash', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'vertex gemini plain' }], max_tokens: 40 })
+      .create({
+        model: 'flash',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'vertex gemini plain' },
+        ],
+        max_tokens: 40,
+      })
       .withResponse();
     expect(data.choices[0]?.message.content).toBe('fake answer from gemini-2.5-flash');
     expect(data.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5, total_tokens: 12 });
@@ -78,7 +90,12 @@ describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthrop
   });
 
   it('streams Gemini through streamGenerateContent, ending with the usage', async () => {
-    const stream = await client.chat.completions.create({ model: 'flash', messages: [{ role: 'user', content: 'vertex gemini stream' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'flash',
+      messages: [{ role: 'user', content: 'vertex gemini stream' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const { text, usage } = await readChatStream(stream);
     expect(text).toBe('fake answer from gemini-2.5-flash');
     expect(usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 5 });
@@ -90,11 +107,15 @@ describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthrop
     const first = await client.chat.completions.create({ model: 'flash', messages: [question], tools: [weatherTool] });
     const call = first.choices[0]!.message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
     expect(call.function).toEqual({ name: 'get_weather', arguments: '{"city":"fake"}' });
-    const second = await client.chat.completions.create({ model: 'flash', messages: [question, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '{"temperature":21}' }], tools: [weatherTool] });
+    const second = await client.chat.completions.create({
+      model: 'flash',
+      messages: [question, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '{"temperature":21}' }],
+      tools: [weatherTool],
+    });
     expect(second.choices[0]?.finish_reason).toBe('stop');
   });
 
-  it('answers a chat on Claude through rawPredict, with Vertex\'s anthropic_version and no model in the body', async () => {
+  it("answers a chat on Claude through rawPredict, with Vertex's anthropic_version and no model in the body", async () => {
     const { data, response } = await client.chat.completions
       .create({ model: 'sonnet', messages: [{ role: 'user', content: 'vertex claude chat' }], max_tokens: 100 })
       .withResponse();
@@ -104,13 +125,20 @@ describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthrop
     expect(seen.path).toBe(`${ANTHROPIC}/${encodeURIComponent('claude-sonnet-4-5@20250929')}:rawPredict`);
     expect(seen.json).toEqual({ anthropic_version: 'vertex-2023-10-16', max_tokens: 100, messages: [{ role: 'user', content: [{ type: 'text', text: 'vertex claude chat' }] }] });
 
-    const stream = await client.chat.completions.create({ model: 'sonnet', messages: [{ role: 'user', content: 'vertex claude stream' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'sonnet',
+      messages: [{ role: 'user', content: 'vertex claude stream' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect((await readChatStream(stream)).text).toBe('fake answer from claude-sonnet-4-5@20250929');
     expect((await lastRequestWith(fake, 'vertex claude stream')).path).toBe(`${ANTHROPIC}/${encodeURIComponent('claude-sonnet-4-5@20250929')}:streamRawPredict`);
   });
 
-  it('takes the chat parameters of the deployment\'s model family: top_k on Gemini and seed on Claude are refused with 400 naming them', async () => {
-    const gemini = await rejectionOf(client.chat.completions.create({ model: 'flash', messages: [{ role: 'user', content: 'x' }], top_k: 5 } as OpenAI.ChatCompletionCreateParamsNonStreaming));
+  it("takes the chat parameters of the deployment's model family: top_k on Gemini and seed on Claude are refused with 400 naming them", async () => {
+    const gemini = await rejectionOf(
+      client.chat.completions.create({ model: 'flash', messages: [{ role: 'user', content: 'x' }], top_k: 5 } as OpenAI.ChatCompletionCreateParamsNonStreaming),
+    );
     expect(gemini).toBeInstanceOf(BadRequestError);
     expect((gemini as BadRequestError).param).toBe('top_k');
     const claude = await rejectionOf(client.chat.completions.create({ model: 'sonnet', messages: [{ role: 'user', content: 'x' }], seed: 1 }));
@@ -151,7 +179,10 @@ describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthrop
     expect(data.data.map((item) => item.embedding.length)).toEqual([4, 4]);
     expect(data.usage).toEqual({ prompt_tokens: 4, total_tokens: 4 });
     expect(Number(response.headers.get('x-arbor-response-cost'))).toBeCloseTo(4 * 0.025e-6, 15);
-    expect((await lastRequestWith(fake, 'one two three')).json).toEqual({ instances: [{ content: 'one two three' }, { content: 'four' }], parameters: { outputDimensionality: 4 } });
+    expect((await lastRequestWith(fake, 'one two three')).json).toEqual({
+      instances: [{ content: 'one two three' }, { content: 'four' }],
+      parameters: { outputDimensionality: 4 },
+    });
   });
 
   it.each([
@@ -161,13 +192,13 @@ describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthrop
     ['flash-invalid', BadRequestError, 400],
     ['flash-unavailable', InternalServerError, 503],
     ['sonnet-overloaded', InternalServerError, 503],
-  ] as const)('answers %s with the SDK error class of Vertex\'s error', async (alias, errorClass, status) => {
+  ] as const)("answers %s with the SDK error class of Vertex's error", async (alias, errorClass, status) => {
     const error = await rejectionOf(client.chat.completions.create({ model: alias, messages: [{ role: 'user', content: 'x' }] }));
     expect(error).toBeInstanceOf(errorClass);
     expect((error as InstanceType<typeof errorClass>).status).toBe(status);
   });
 
-  describe('token counts by the model\'s own tokenizer (the fake counts a token per word)', () => {
+  describe("token counts by the model's own tokenizer (the fake counts a token per word)", () => {
     const lastCount = async () => (await fake.requests()).filter((request) => /count-tokens:rawPredict$|:countTokens$/.test(request.path)).at(-1);
 
     it('counts /v1/messages/count_tokens on Claude with count-tokens:rawPredict, the model in the body', async () => {
@@ -186,10 +217,16 @@ describe('ai-gateway on Google Vertex AI through the official OpenAI and Anthrop
       expect(counted.input_tokens).toBe(7);
       const seen = await lastCount();
       expect(seen?.path).toBe(`${GOOGLE}/gemini-2.5-flash:countTokens`);
-      expect(JSON.parse(seen?.body ?? '{}')).toEqual({ contents: [{ role: 'user', parts: [{ text: 'five words to count here' }] }], systemInstruction: { parts: [{ text: 'Be brief.' }] } });
+      expect(JSON.parse(seen?.body ?? '{}')).toEqual({
+        contents: [{ role: 'user', parts: [{ text: 'five words to count here' }] }],
+        systemInstruction: { parts: [{ text: 'Be brief.' }] },
+      });
     });
 
-    it.each([['flash', ':countTokens'], ['sonnet', 'count-tokens:rawPredict']])('counts /v1/responses/input_tokens on %s too', async (alias, endpoint) => {
+    it.each([
+      ['flash', ':countTokens'],
+      ['sonnet', 'count-tokens:rawPredict'],
+    ])('counts /v1/responses/input_tokens on %s too', async (alias, endpoint) => {
       const counted = await client.responses.inputTokens.count({ model: alias, instructions: 'Be brief.', input: 'three words here' });
       expect(counted).toEqual({ object: 'response.input_tokens', input_tokens: 5 });
       expect((await lastCount())?.path.endsWith(endpoint)).toBe(true);

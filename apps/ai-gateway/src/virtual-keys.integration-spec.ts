@@ -33,15 +33,18 @@ describe('ai-gateway virtual keys', () => {
   const admin = () => request(gateway.url);
   const asMaster = { authorization: `Bearer ${MASTER_KEY}` };
   const clientFor = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-  const chat = (apiKey: string, model: string) =>
-    clientFor(apiKey).chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }] });
+  const chat = (apiKey: string, model: string) => clientFor(apiKey).chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }] });
 
   const createKey = async (body: Record<string, unknown>): Promise<KeyBody & { key: string }> => {
     const response = await admin().post('/api/v1/keys').set(asMaster).send(body).expect(201);
     return response.body as KeyBody & { key: string };
   };
 
-  const refusal = async (call: Promise<unknown>): Promise<unknown> => call.then(() => new Error('the call succeeded'), (error: unknown) => error);
+  const refusal = async (call: Promise<unknown>): Promise<unknown> =>
+    call.then(
+      () => new Error('the call succeeded'),
+      (error: unknown) => error,
+    );
 
   beforeAll(async () => {
     process.env['AIGW_TEST_UPSTREAM_KEY'] = 'sk-upstream-secret';
@@ -65,7 +68,10 @@ describe('ai-gateway virtual keys', () => {
 
     const answer = await chat(created.key, 'fast');
     expect(answer.choices[0]?.message.content).toBe('fake answer from gpt-4o-mini');
-    const viaHeader = await admin().post('/v1/chat/completions').set('x-api-key', created.key).send({ model: 'fast', messages: [{ role: 'user', content: 'hi' }] });
+    const viaHeader = await admin()
+      .post('/v1/chat/completions')
+      .set('x-api-key', created.key)
+      .send({ model: 'fast', messages: [{ role: 'user', content: 'hi' }] });
     expect(viaHeader.status).toBe(200);
 
     // Never shown again: not in the list, not in the key's own page.
@@ -90,7 +96,7 @@ describe('ai-gateway virtual keys', () => {
     expect((await chat(open, 'smart')).choices[0]?.message.content).toBe('fake answer from gpt-4o');
   });
 
-  it('lists only the key\'s aliases in /v1/models; the master key sees all', async () => {
+  it("lists only the key's aliases in /v1/models; the master key sees all", async () => {
     const { key } = await createKey({ project: 'alpha', aliases: ['smart'] });
     const models = await clientFor(key).models.list();
     expect(models.data.map((model) => model.id)).toEqual(['smart']);
@@ -114,7 +120,11 @@ describe('ai-gateway virtual keys', () => {
     expect(await refusal(chat(expired.key, 'fast'))).toBeInstanceOf(AuthenticationError);
     const expiring = await createKey({ project: 'alpha' });
     await chat(expiring.key, 'fast');
-    await admin().patch(`/api/v1/keys/${expiring.id}`).set(asMaster).send({ expires_at: new Date(Date.now() - 1000).toISOString() }).expect(200);
+    await admin()
+      .patch(`/api/v1/keys/${expiring.id}`)
+      .set(asMaster)
+      .send({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .expect(200);
     expect(await refusal(chat(expiring.key, 'fast'))).toBeInstanceOf(AuthenticationError);
 
     const deleted = await createKey({ project: 'alpha' });
@@ -127,7 +137,11 @@ describe('ai-gateway virtual keys', () => {
   it('applies a PATCH of the aliases at once', async () => {
     const created = await createKey({ project: 'alpha', aliases: ['fast'] });
     await chat(created.key, 'fast');
-    const patched = await admin().patch(`/api/v1/keys/${created.id}`).set(asMaster).send({ aliases: ['smart'] }).expect(200);
+    const patched = await admin()
+      .patch(`/api/v1/keys/${created.id}`)
+      .set(asMaster)
+      .send({ aliases: ['smart'] })
+      .expect(200);
     expect(patched.body).toMatchObject({ aliases: ['smart'] });
     expect(await refusal(chat(created.key, 'fast'))).toBeInstanceOf(PermissionDeniedError);
     await chat(created.key, 'smart');
@@ -173,9 +187,12 @@ describe('ai-gateway virtual keys', () => {
   it('validates bodies and ids in the platform envelope', async () => {
     const bad = await admin().post('/api/v1/keys').set(asMaster).send({ project: 'Not A Slug', aliases: 'fast', rpm_limit: 0, extra: 1 }).expect(400);
     expect((bad.body as { error: { code: string; details: { fields: Record<string, unknown> } } }).error).toMatchObject({ code: 'invalid_request' });
-    expect(Object.keys((bad.body as { error: { details: { fields: Record<string, unknown> } } }).error.details.fields).sort()).toEqual(
-      ['aliases', 'extra', 'project', 'rpm_limit'],
-    );
+    expect(Object.keys((bad.body as { error: { details: { fields: Record<string, unknown> } } }).error.details.fields).sort()).toEqual([
+      'aliases',
+      'extra',
+      'project',
+      'rpm_limit',
+    ]);
     await admin().get('/api/v1/keys/not-a-uuid').set(asMaster).expect(400);
     const missing = await admin().post('/api/v1/keys/00000000-0000-4000-8000-000000000000/block').set(asMaster).expect(404);
     expect(missing.body).toMatchObject({ error: { code: 'key_not_found' } });

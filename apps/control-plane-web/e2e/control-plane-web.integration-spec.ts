@@ -187,7 +187,7 @@ describe('the control plane web UI in Chromium', () => {
     expect(await slug.getAttribute('aria-invalid')).toBe('true');
   });
 
-  it("grants alice a role in the matrix, and her effective permissions change", async () => {
+  it('grants alice a role in the matrix, and her effective permissions change', async () => {
     await open('Permissions');
     await page.getByRole('combobox', { name: 'Person' }).click();
     await page.getByRole('option', { name: /alice/i }).click();
@@ -231,7 +231,10 @@ describe('the control plane web UI in Chromium', () => {
     await page.getByText('Every product UI shows times in Asia/Tokyo').waitFor();
     await screenshot('workspace');
     await open('Projects');
-    await page.getByRole('cell', { name: /GMT\+9/ }).first().waitFor();
+    await page
+      .getByRole('cell', { name: /GMT\+9/ })
+      .first()
+      .waitFor();
     await open('Audit log');
     await page.getByRole('cell', { name: 'project.created' }).first().waitFor();
     expect(await page.getByRole('table', { name: 'Audit entries' }).innerText()).toContain('repository_secret');
@@ -262,10 +265,13 @@ describe('the control plane web UI in Chromium', () => {
 
   it('signs out, and alice sees only what she may do', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByLabel('Username or email').waitFor().catch(async (error: Error) => {
-      await screenshot('sign-out-failed');
-      throw new Error(`${error.message}\nat ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)}`);
-    });
+    await page
+      .getByLabel('Username or email')
+      .waitFor()
+      .catch(async (error: Error) => {
+        await screenshot('sign-out-failed');
+        throw new Error(`${error.message}\nat ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)}`);
+      });
     await signIn('alice');
     const pages = page.getByRole('navigation', { name: 'Control plane' });
     expect(await pages.getByRole('link').allInnerTexts()).toEqual(['Dashboard', 'My access']);

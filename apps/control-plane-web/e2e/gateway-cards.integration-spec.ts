@@ -31,7 +31,10 @@ describe('the suite dashboard in Chromium with both gateways running', () => {
       projects: { alpha: ['ai-gateway.viewer', 'mcp-gateway.viewer'] },
     });
     const [aiDatabase, mcpDatabase] = [await createTestDatabase('arbor_ui_ai'), await createTestDatabase('arbor_ui_mcp')];
-    drops.push(() => aiDatabase.drop(), () => mcpDatabase.drop());
+    drops.push(
+      () => aiDatabase.drop(),
+      () => mcpDatabase.drop(),
+    );
     aiGateway = await startBuiltService(
       'ai-gateway',
       'AIGW_LISTEN_ADDR',

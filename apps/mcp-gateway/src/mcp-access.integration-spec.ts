@@ -81,12 +81,15 @@ describe('access to the MCP gateway', () => {
     await controlPlane.grant('carol', { workspace: ['mcp-gateway'], projects: { beta: ['mcp-gateway.viewer'] } });
 
     const config = path.join(mkdtempSync(path.join(tmpdir(), 'mcpgw-access-')), 'config.yaml');
-    writeFileSync(config, `upstreams:
+    writeFileSync(
+      config,
+      `upstreams:
   - { name: echo, url: "${upstream.url}" }
 servers:
   - { id: tools, project: alpha, name: Tools, upstreams: [{ upstream: echo }] }
   - { id: beta-tools, project: beta, name: Beta tools, upstreams: [{ upstream: echo }] }
-`);
+`,
+    );
     database = await createTestDatabase();
     const port = await freePort();
     gateway = await startService(mcpGatewayService, {
@@ -239,9 +242,7 @@ servers:
     // One more tool call through alpha's server (earlier tests made some too).
     const before = tile(await summary(tokens.alice), 'Tool calls, last 24 h')?.value as number;
     const client = new Client({ name: 'dashboard-spec', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${gateway.url}/servers/tools/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens.alice}` } } }),
-    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/servers/tools/mcp`), { requestInit: { headers: { authorization: `Bearer ${tokens.alice}` } } }));
     await client.callTool({ name: 'echo', arguments: {} });
     await client.close();
     const alice = await summary(tokens.alice);
@@ -263,12 +264,22 @@ servers:
 async function signInOnLoginForm(authorizationUrl: URL, person: string, redirectUrl: string): Promise<string> {
   const jar = new Map<string, string>();
   const visit = async (url: URL, init: RequestInit = {}): Promise<URL> => {
-    const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; ') } });
+    const response = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; ') },
+    });
     for (const setCookie of response.headers.getSetCookie()) {
       const [name, value] = setCookie.split(';', 1)[0]!.split(/=(.*)/s) as [string, string];
       jar.set(name, value);
     }
-    if (response.status >= 400) throw new Error(`${init.method ?? 'GET'} ${url.pathname} answered ${response.status}: ${(await response.text()).replace(/<[^>]*>/g, " ").replace(/\s+/g, " ").slice(-400)}`);
+    if (response.status >= 400)
+      throw new Error(
+        `${init.method ?? 'GET'} ${url.pathname} answered ${response.status}: ${(await response.text())
+          .replace(/<[^>]*>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .slice(-400)}`,
+      );
     await response.body?.cancel();
     return new URL(response.headers.get('location') ?? url.href, url);
   };

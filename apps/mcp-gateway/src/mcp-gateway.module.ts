@@ -48,7 +48,10 @@ export class McpGatewayModule {
         McpRegistryModule.forOptions({
           ...(config.MCPGW_CONFIG ? { configFile: config.MCPGW_CONFIG } : {}),
           ...(config.MCPGW_SECRETS_KEY ? { secretsKey: config.MCPGW_SECRETS_KEY } : {}),
-          previousSecretsKeys: (config.MCPGW_SECRETS_PREVIOUS_KEYS ?? '').split(',').map((key) => key.trim()).filter(Boolean),
+          previousSecretsKeys: (config.MCPGW_SECRETS_PREVIOUS_KEYS ?? '')
+            .split(',')
+            .map((key) => key.trim())
+            .filter(Boolean),
           allowLinkLocal: config.allowLinkLocalUpstreams,
           repositoryTokenHosts: config.repositoryTokenHosts,
           // Passed even when incomplete, so that person-authorised calls can name what is missing.

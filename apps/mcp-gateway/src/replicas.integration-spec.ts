@@ -13,16 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import {
-  createTestDatabase,
-  freePort,
-  startBuiltService,
-  startTestControlPlane,
-  testIssuer,
-  type BuiltService,
-  type TestControlPlane,
-  type TestDatabase,
-} from '@arbor/testing';
+import { createTestDatabase, freePort, startBuiltService, startTestControlPlane, testIssuer, type BuiltService, type TestControlPlane, type TestDatabase } from '@arbor/testing';
 
 /** A stateless upstream with one tool, `echo`. */
 async function startUpstream(): Promise<{ url: string; server: HttpServer }> {
@@ -45,13 +36,15 @@ describe('stateful sessions on two gateway processes sharing Redis', () => {
 
   beforeAll(async () => {
     const redisUrl = process.env['TEST_REDIS_URL'];
-    if (!redisUrl) throw new Error('TEST_REDIS_URL is not set: add `redis: true` to this project\'s jest globals.arbor');
+    if (!redisUrl) throw new Error("TEST_REDIS_URL is not set: add `redis: true` to this project's jest globals.arbor");
     upstream = await startUpstream();
     controlPlane = await startTestControlPlane(['alpha']);
     await controlPlane.grant('alice', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
     database = await createTestDatabase();
     const config = path.join(mkdtempSync(path.join(tmpdir(), 'mcpgw-replicas-')), 'mcp-gateway.yaml');
-    writeFileSync(config, `upstreams:
+    writeFileSync(
+      config,
+      `upstreams:
   - name: echo
     url: ${upstream.url}
 servers:
@@ -60,7 +53,8 @@ servers:
     name: Echo
     upstreams:
       - upstream: echo
-`);
+`,
+    );
     // One after the other: both migrate the same database.
     for (let i = 0; i < 2; i++) {
       const port = await freePort();

@@ -54,13 +54,19 @@ describe('the MCP gateway in front of third-party MCP servers', () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    reference = (
-      await startChild(['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'streamableHttp'], { PORT: String(port) }, /listening on port/)
-    ).child;
+    reference = (await startChild(['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'streamableHttp'], { PORT: String(port) }, /listening on port/)).child;
     referenceUrl = `http://127.0.0.1:${port}/mcp`;
     const memoryFile = path.join(mkdtempSync(path.join(tmpdir(), 'mcpgw-memory-')), 'memory.jsonl');
     const translate = await startChild(
-      ['tools/arbor-mcp/src/main.ts', 'translate', '--stdio', `"${process.execPath}" node_modules/@modelcontextprotocol/server-memory/dist/index.js`, '--expose-streamable-http', '--port', '0'],
+      [
+        'tools/arbor-mcp/src/main.ts',
+        'translate',
+        '--stdio',
+        `"${process.execPath}" node_modules/@modelcontextprotocol/server-memory/dist/index.js`,
+        '--expose-streamable-http',
+        '--port',
+        '0',
+      ],
       { MEMORY_FILE_PATH: memoryFile },
       /at (http:\/\/[^/\s]+)\//,
     );
@@ -70,13 +76,16 @@ describe('the MCP gateway in front of third-party MCP servers', () => {
     controlPlane = await startTestControlPlane(['alpha']);
     await controlPlane.grant('alice', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
     const config = path.join(mkdtempSync(path.join(tmpdir(), 'mcpgw-third-party-')), 'config.yaml');
-    writeFileSync(config, `upstreams:
+    writeFileSync(
+      config,
+      `upstreams:
   - { name: reference, url: "${referenceUrl}" }
   - { name: memory, url: "${memoryUrl}" }
 servers:
   - { id: reference, project: alpha, name: Reference, upstreams: [{ upstream: reference }] }
   - { id: memory, project: alpha, name: Memory, upstreams: [{ upstream: memory }] }
-`);
+`,
+    );
     database = await createTestDatabase();
     gateway = await startService(mcpGatewayService, {
       MCPGW_DATABASE_URL: database.url,
@@ -112,7 +121,12 @@ servers:
     const names = (await direct.listTools()).tools.map((tool) => tool.name).sort();
     expect(names).toContain('echo');
     expect((await through.listTools()).tools.map((tool) => tool.name).sort()).toEqual(names);
-    expect((await everywhere.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('reference__')).sort()).toEqual(names.map((name) => `reference__${name}`));
+    expect(
+      (await everywhere.listTools()).tools
+        .map((tool) => tool.name)
+        .filter((name) => name.startsWith('reference__'))
+        .sort(),
+    ).toEqual(names.map((name) => `reference__${name}`));
     const echoed = await outcome(direct, 'echo', { message: 'hello' });
     expect(await outcome(through, 'echo', { message: 'hello' })).toEqual(echoed);
     expect(await outcome(everywhere, 'reference__echo', { message: 'hello' })).toEqual(echoed);

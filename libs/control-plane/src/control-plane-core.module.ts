@@ -22,7 +22,10 @@ import { UserDirectory } from './users/user-directory.service';
       useFactory: (config: ControlPlaneConfig) =>
         new SecretSealer({
           currentKey: config.CP_SECRETS_MASTER_KEY,
-          previousKeys: (config.CP_SECRETS_PREVIOUS_MASTER_KEYS ?? '').split(',').map((key) => key.trim()).filter(Boolean),
+          previousKeys: (config.CP_SECRETS_PREVIOUS_MASTER_KEYS ?? '')
+            .split(',')
+            .map((key) => key.trim())
+            .filter(Boolean),
           keyIdLabel: MASTER_KEY_ID_LABEL,
           keyName: 'a master key',
         }),

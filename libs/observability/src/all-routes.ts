@@ -9,8 +9,5 @@ import { ApplicationConfig } from '@nestjs/core';
  */
 export function allRoutes(config: ApplicationConfig): { path: string; method: RequestMethod }[] {
   const excluded = config.getGlobalPrefixOptions().exclude ?? [];
-  return [
-    { path: '{/*splat}', method: RequestMethod.ALL },
-    ...excluded.map(({ path, requestMethod }) => ({ path, method: requestMethod })),
-  ];
+  return [{ path: '{/*splat}', method: RequestMethod.ALL }, ...excluded.map(({ path, requestMethod }) => ({ path, method: requestMethod }))];
 }

@@ -89,7 +89,10 @@ describe('the built sync dispatcher', () => {
       await client.end();
       expect(traceIdOf(rows[0].traceparent)).toBe(traceIdOf(traceparent));
 
-      for (const [key, fake, path] of [['ai-gateway', ai, DEFAULT_SYNC_PATH], ['mcp-gateway', mcp, ADMIN_PATH]] as const) {
+      for (const [key, fake, path] of [
+        ['ai-gateway', ai, DEFAULT_SYNC_PATH],
+        ['mcp-gateway', mcp, ADMIN_PATH],
+      ] as const) {
         const [call] = fake.requests;
         expect(call.path).toBe(path);
         expect(call.headers['content-type']).toBe('application/json');
@@ -101,7 +104,10 @@ describe('the built sync dispatcher', () => {
 
       const metrics = await (await fetch(`${dispatcher.url}/metrics`)).text();
       const delivered = metrics.split('\n').filter((line) => line.startsWith('sync_deliveries_total{') && line.includes('outcome="delivered"'));
-      expect(delivered.map((line) => [/product="([^"]+)"/.exec(line)?.[1], line.split(' ').pop()]).sort()).toEqual([['ai-gateway', '1'], ['mcp-gateway', '1']]);
+      expect(delivered.map((line) => [/product="([^"]+)"/.exec(line)?.[1], line.split(' ').pop()]).sort()).toEqual([
+        ['ai-gateway', '1'],
+        ['mcp-gateway', '1'],
+      ]);
       expect((await fetch(`${dispatcher.url}/readyz`)).status).toBe(200);
       expect(await dispatcher.kill('SIGTERM')).toBe(0);
       expect(await controlPlane.kill('SIGTERM')).toBe(0);
@@ -135,7 +141,10 @@ describe('the built sync dispatcher', () => {
 
       ai.answer = () => 204;
       track(await startDispatcher(dispatcherEnv(db.database.url, { 'ai-gateway': ai }, FAST)));
-      const rows = await eventually(() => db.deliveries(), (all) => all.length === 6 && all.every((row) => row.state === 'delivered'));
+      const rows = await eventually(
+        () => db.deliveries(),
+        (all) => all.length === 6 && all.every((row) => row.state === 'delivered'),
+      );
       expect(rows.every((row) => row.lastStatus === 204)).toBe(true);
       for (const slug of [...batch, 'after-the-crash']) expect(ai.slugs).toContain(slug);
       // The crashed call's deliveries went out again only once its lease had ended.
@@ -157,7 +166,11 @@ describe('the built sync dispatcher', () => {
         await db.change([slug]);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      await eventually(() => db.deliveries(), (rows) => rows.length === 120 && rows.every((row) => row.state === 'delivered'), 20_000);
+      await eventually(
+        () => db.deliveries(),
+        (rows) => rows.length === 120 && rows.every((row) => row.state === 'delivered'),
+        20_000,
+      );
 
       for (const fake of [ai, mcp]) {
         expect(fake.overlaps).toEqual([]);

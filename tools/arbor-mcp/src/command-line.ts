@@ -68,7 +68,12 @@ function parseWrapper(args: string[], env: NodeJS.ProcessEnv): Command {
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return { kind: 'help', text: WRAPPER_HELP };
-  const urls = values.url?.length ? values.url : (env['MCP_SERVER_URL'] ?? '').split(',').map((url) => url.trim()).filter(Boolean);
+  const urls = values.url?.length
+    ? values.url
+    : (env['MCP_SERVER_URL'] ?? '')
+        .split(',')
+        .map((url) => url.trim())
+        .filter(Boolean);
   if (urls.length === 0) throw new UsageError('wrapper needs at least one --url (or MCP_SERVER_URL)');
   return { kind: 'wrapper', urls: urls.map(httpUrl), authorization: authorization(values.auth ?? env['MCP_AUTH']) };
 }

@@ -20,10 +20,13 @@ function stopOnSignal(stop: () => Promise<void>): void {
   const once = (): void => {
     if (stopping) return;
     stopping = true;
-    stop().then(() => process.exit(0), (error: unknown) => {
-      log(messageOf(error));
-      process.exit(1);
-    });
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log(messageOf(error));
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGINT', once);
   process.once('SIGTERM', once);
@@ -49,9 +52,8 @@ async function runWrapper(command: Extract<Command, { kind: 'wrapper' }>): Promi
       stop().finally(() => process.exit(1));
     },
   };
-  const bridge = command.urls.length === 1
-    ? pipeToUpstream(stdio, command.urls[0], command.authorization, events)
-    : new UpstreamFanOut(stdio, command.urls, command.authorization, events);
+  const bridge =
+    command.urls.length === 1 ? pipeToUpstream(stdio, command.urls[0], command.authorization, events) : new UpstreamFanOut(stdio, command.urls, command.authorization, events);
   await stdio.start();
   stopOnSignal(stop);
   // The client closing our stdin is how a stdio server is told to stop.

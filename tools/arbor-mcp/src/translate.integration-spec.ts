@@ -12,7 +12,7 @@ import { startUpstreamServer } from './test-fixtures/upstream-server.ts';
 const STDIO_SERVER = `"${process.execPath}" tools/arbor-mcp/src/test-fixtures/counter-stdio-server.ts`;
 
 function textOf(result: unknown): string {
-  return ((result as { content: { text: string }[] }).content[0]).text;
+  return (result as { content: { text: string }[] }).content[0].text;
 }
 
 /** Starts `arbor-mcp translate --stdio …` on a free port and resolves with its base URL once it listens. */
@@ -104,10 +104,7 @@ describe('arbor-mcp translate --stdio, both transports', () => {
   });
 
   it('serves the same server over legacy SSE, again with a process per client', async () => {
-    const [first, second] = await Promise.all([
-      connect(new SSEClientTransport(new URL(`${translate.url}/sse`))),
-      connect(new SSEClientTransport(new URL(`${translate.url}/sse`))),
-    ]);
+    const [first, second] = await Promise.all([connect(new SSEClientTransport(new URL(`${translate.url}/sse`))), connect(new SSEClientTransport(new URL(`${translate.url}/sse`)))]);
     expect((await first.listTools()).tools.map((tool) => tool.name)).toEqual(['increment', 'pid', 'count']);
     expect(textOf(await first.callTool({ name: 'increment' }))).toBe('1');
     expect(textOf(await second.callTool({ name: 'increment' }))).toBe('1');
@@ -167,7 +164,9 @@ describe('arbor-mcp translate --stdio with a server that cannot start', () => {
   it('says in one line that a server whose file is missing exited, and never that it serves', async () => {
     const { code, stderr } = await runTranslate('node tools/arbor-mcp/src/test-fixtures/no-such-server.js');
     expect(code).toBe(1);
-    expect(ours(stderr)).toEqual(['arbor-mcp: could not start: "node tools/arbor-mcp/src/test-fixtures/no-such-server.js" exited (exit code 1) before answering an MCP initialize']);
+    expect(ours(stderr)).toEqual([
+      'arbor-mcp: could not start: "node tools/arbor-mcp/src/test-fixtures/no-such-server.js" exited (exit code 1) before answering an MCP initialize',
+    ]);
   });
 
   it('says in one line that a command does not exist', async () => {

@@ -1,14 +1,12 @@
 // `arbor-mcp wrapper` from the point of view of a stdio-only MCP client (the official SDK's Client):
 // what the HTTP server offers, it sees, and what the server asks of the client comes back to it.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  CreateMessageRequestSchema, ElicitRequestSchema, ProgressNotificationSchema, ToolListChangedNotificationSchema, type Progress,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ProgressNotificationSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { connectOverStdio, type StdioSession } from './test-fixtures/cli.ts';
 import { startUpstreamServer, type UpstreamServer } from './test-fixtures/upstream-server.ts';
 
 function textOf(result: unknown): string {
-  return ((result as { content: { text: string }[] }).content[0]).text;
+  return (result as { content: { text: string }[] }).content[0].text;
 }
 
 /**
@@ -87,7 +85,11 @@ describe('arbor-mcp wrapper over Streamable HTTP', () => {
     const seen = recordProgress(session.client);
     const result = await session.client.callTool({ name: 'count', arguments: { n: 3 } }, undefined, IGNORE_PROGRESS);
     expect(textOf(result)).toBe('counted to 3');
-    expect(seen).toEqual([{ progress: 1, total: 3 }, { progress: 2, total: 3 }, { progress: 3, total: 3 }]);
+    expect(seen).toEqual([
+      { progress: 1, total: 3 },
+      { progress: 2, total: 3 },
+      { progress: 3, total: 3 },
+    ]);
   });
 
   it('carries an elicitation from the server to the client and the answer back', async () => {
@@ -155,8 +157,9 @@ describe('arbor-mcp wrapper with a token the server refuses', () => {
     const upstream = await startUpstreamServer({ requireAuthorization: 'Bearer right-token' });
     const stderr: string[] = [];
     try {
-      await expect(connectOverStdio(['wrapper', '--url', upstream.url, '--auth', 'wrong-token'], { onStderr: (text) => stderr.push(text) }))
-        .rejects.toThrow(/HTTP 401, the credentials were refused \(see --auth or MCP_AUTH\)/);
+      await expect(connectOverStdio(['wrapper', '--url', upstream.url, '--auth', 'wrong-token'], { onStderr: (text) => stderr.push(text) })).rejects.toThrow(
+        /HTTP 401, the credentials were refused \(see --auth or MCP_AUTH\)/,
+      );
       expect(stderr.join('')).not.toContain('wrong-token');
     } finally {
       await upstream.close();
@@ -225,6 +228,9 @@ describe('arbor-mcp wrapper with several URLs', () => {
   it('passes progress from whichever server runs the tool', async () => {
     const seen = recordProgress(session.client);
     await session.client.callTool({ name: 'alpha__count', arguments: { n: 2 } }, undefined, IGNORE_PROGRESS);
-    expect(seen).toEqual([{ progress: 1, total: 2 }, { progress: 2, total: 2 }]);
+    expect(seen).toEqual([
+      { progress: 1, total: 2 },
+      { progress: 2, total: 2 },
+    ]);
   });
 });

@@ -169,7 +169,10 @@ describe('password grant (dev-cli)', () => {
   });
 
   it('refuses a wrong password or an unknown user with invalid_grant', async () => {
-    for (const [username, password] of [['alice', 'bob'], ['mallory', 'mallory']]) {
+    for (const [username, password] of [
+      ['alice', 'bob'],
+      ['mallory', 'mallory'],
+    ]) {
       const response = await tokenRequest({ grant_type: 'password', client_id: 'dev-cli', username: username!, password: password! });
       expect(response.status).toBe(400);
       expect(await response.json()).toMatchObject({ error: 'invalid_grant', error_description: 'Invalid user credentials' });
@@ -177,10 +180,7 @@ describe('password grant (dev-cli)', () => {
   });
 
   it('refuses the password grant to a client without direct access grants', async () => {
-    const response = await tokenRequest(
-      { grant_type: 'password', username: 'alice', password: 'alice' },
-      basic('control-plane-m2m', 'dev-control-plane-m2m-secret'),
-    );
+    const response = await tokenRequest({ grant_type: 'password', username: 'alice', password: 'alice' }, basic('control-plane-m2m', 'dev-control-plane-m2m-secret'));
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: 'invalid_request' });
   });
@@ -488,7 +488,9 @@ describe('the signing key across restarts', () => {
   it('makes a new key at every start without it', async () => {
     const first = await startIdp();
     const second = await startIdp();
-    const kids = await Promise.all([first, second].map(async ({ issuer }) => (await json<{ keys: { kid: string }[] }>(await fetch(`${issuer}/protocol/openid-connect/certs`))).keys[0]!.kid));
+    const kids = await Promise.all(
+      [first, second].map(async ({ issuer }) => (await json<{ keys: { kid: string }[] }>(await fetch(`${issuer}/protocol/openid-connect/certs`))).keys[0]!.kid),
+    );
     await Promise.all([stopIdp(first.child), stopIdp(second.child)]);
     expect(kids[0]).not.toBe(kids[1]);
   });

@@ -99,10 +99,7 @@ declare module 'oidc-provider' {
     readonly grantId?: string;
   }
 
-  export type InteractionResults =
-    | { login: { accountId: string; remember?: boolean } }
-    | { consent: { grantId: string } }
-    | { error: string; error_description?: string };
+  export type InteractionResults = { login: { accountId: string; remember?: boolean } } | { consent: { grantId: string } } | { error: string; error_description?: string };
 
   export interface Configuration {
     adapter?: (modelName: string) => Adapter;
@@ -145,11 +142,7 @@ declare module 'oidc-provider' {
         enabled: boolean;
         defaultResource?: (ctx: KoaContextWithOIDC, client: Client, oneOf?: string[]) => Promise<string | string[]>;
         useGrantedResource?: (ctx: KoaContextWithOIDC, model: unknown) => Promise<boolean>;
-        getResourceServerInfo?: (
-          ctx: KoaContextWithOIDC,
-          resourceIndicator: string,
-          client: Client,
-        ) => Promise<ResourceServerInfo>;
+        getResourceServerInfo?: (ctx: KoaContextWithOIDC, resourceIndicator: string, client: Client) => Promise<ResourceServerInfo>;
       };
     };
   }

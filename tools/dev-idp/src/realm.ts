@@ -103,11 +103,7 @@ export class Realm {
   /** The person with this user name (or e-mail, as Keycloak's `loginWithEmailAllowed`) and password. */
   authenticate(usernameOrEmail: string, password: string): RealmUser | undefined {
     const login = usernameOrEmail.trim().toLowerCase();
-    const user = this.users.find(
-      (candidate) =>
-        candidate.serviceAccountClientId === undefined &&
-        (candidate.username === login || candidate.email?.toLowerCase() === login),
-    );
+    const user = this.users.find((candidate) => candidate.serviceAccountClientId === undefined && (candidate.username === login || candidate.email?.toLowerCase() === login));
     return user?.password !== undefined && user.password === password ? user : undefined;
   }
 

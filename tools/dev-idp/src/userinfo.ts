@@ -17,8 +17,7 @@ export interface UserinfoOptions {
 export function createUserinfoHandler(options: UserinfoOptions) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const origin = req.headers.origin;
-    const cors: Record<string, string> =
-      origin && options.allowedOrigins.has(origin) ? { 'access-control-allow-origin': origin, vary: 'Origin' } : {};
+    const cors: Record<string, string> = origin && options.allowedOrigins.has(origin) ? { 'access-control-allow-origin': origin, vary: 'Origin' } : {};
     if (req.method === 'OPTIONS') {
       res.writeHead(204, {
         ...cors,

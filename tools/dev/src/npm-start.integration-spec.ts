@@ -356,7 +356,9 @@ describe('npm start', () => {
     await new Promise((resolve) => database.once('listening', resolve));
     try {
       // PostgreSQL's own words, not `undefined`.
-      await expect(npmStart(env)).rejects.toThrow(/embedded PostgreSQL could not start on 127\.0\.0\.1:\d+[\s\S]*(Address already in use|could not create any TCP\/IP sockets)[\s\S]*set ARBOR_DEV_POSTGRES_PORT/);
+      await expect(npmStart(env)).rejects.toThrow(
+        /embedded PostgreSQL could not start on 127\.0\.0\.1:\d+[\s\S]*(Address already in use|could not create any TCP\/IP sockets)[\s\S]*set ARBOR_DEV_POSTGRES_PORT/,
+      );
     } finally {
       database.close();
     }

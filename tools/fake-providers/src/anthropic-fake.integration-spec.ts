@@ -1,8 +1,6 @@
 // The Anthropic fake against the official @anthropic-ai/sdk: if the SDK reads its answers, streams
 // and errors as it reads api.anthropic.com's, the fake speaks the real wire format.
-import Anthropic, {
-  APIError, AuthenticationError, BadRequestError, InternalServerError, NotFoundError, PermissionDeniedError, RateLimitError,
-} from '@anthropic-ai/sdk';
+import Anthropic, { APIError, AuthenticationError, BadRequestError, InternalServerError, NotFoundError, PermissionDeniedError, RateLimitError } from '@anthropic-ai/sdk';
 import { FAKE_THINKING, FAKE_TOOL_INPUT } from './anthropic-fake.ts';
 import { startFakeProviders, type FakeProviders } from './fake-providers.ts';
 
@@ -45,7 +43,10 @@ describe('the Anthropic fake through the official Anthropic SDK', () => {
 
   it('thinks first when thinking is on, streams the thinking signed, and wants it back before the tool_use', async () => {
     const request = {
-      model: 'claude-test', max_tokens: 4000, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, tools: [weatherTool],
+      model: 'claude-test',
+      max_tokens: 4000,
+      thinking: { type: 'enabled' as const, budget_tokens: 1024 },
+      tools: [weatherTool],
       messages: [{ role: 'user' as const, content: 'weather?' }],
     };
     const streamed = await client.messages.stream(request).finalMessage();
@@ -88,16 +89,24 @@ describe('the Anthropic fake through the official Anthropic SDK', () => {
 
     const answer = await client.messages.create({
       ...request,
-      messages: [...request.messages, { role: 'assistant', content: call.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse!.type === 'tool_use' ? toolUse!.id : '', content: 'sunny' }] }],
+      messages: [
+        ...request.messages,
+        { role: 'assistant', content: call.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse!.type === 'tool_use' ? toolUse!.id : '', content: 'sunny' }] },
+      ],
     });
     expect(answer.stop_reason).toBe('end_turn');
     expect(answer.content).toEqual([{ type: 'text', text: 'fake answer from claude-test' }]);
   });
 
   it('refuses a tool result without the matching tool_use, as Anthropic does', async () => {
-    const error = await client.messages.create({
-      model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_nowhere', content: 'x' }] }],
-    }).catch((e: unknown) => e);
+    const error = await client.messages
+      .create({
+        model: 'claude-test',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_nowhere', content: 'x' }] }],
+      })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BadRequestError);
     expect((error as BadRequestError).message).toContain('unexpected `tool_use_id`');
   });
@@ -143,7 +152,10 @@ describe('the Anthropic fake through the official Anthropic SDK', () => {
     expect(midstream).toBeInstanceOf(APIError);
     expect((midstream as APIError).type).toBe('overloaded_error');
 
-    const dropped = await client.messages.stream({ model: 'fail-drop', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] }).finalMessage().catch((e: unknown) => e);
+    const dropped = await client.messages
+      .stream({ model: 'fail-drop', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] })
+      .finalMessage()
+      .catch((e: unknown) => e);
     expect(dropped).toBeInstanceOf(Error);
   });
 

@@ -210,8 +210,13 @@ function countTokens(res: ServerResponse, request: MessagesRequest): void {
 /** The fake's token count of a prompt: the words of every text and tool definition, plus 3 a message. */
 function promptTokens(request: MessagesRequest): number {
   const words = (value: unknown): number =>
-    typeof value === 'string' ? value.split(/\s+/).filter(Boolean).length : Array.isArray(value) ? value.reduce((sum: number, item) => sum + words(item), 0)
-      : typeof value === 'object' && value !== null ? Object.values(value).reduce((sum: number, item) => sum + words(item), 0) : 0;
+    typeof value === 'string'
+      ? value.split(/\s+/).filter(Boolean).length
+      : Array.isArray(value)
+        ? value.reduce((sum: number, item) => sum + words(item), 0)
+        : typeof value === 'object' && value !== null
+          ? Object.values(value).reduce((sum: number, item) => sum + words(item), 0)
+          : 0;
   const messages = Array.isArray(request.messages) ? (request.messages as unknown[]) : [];
   return words(request.system) + words(request.tools) + messages.reduce((sum: number, message) => sum + 3 + words((message as { content?: unknown }).content), 0);
 }
@@ -234,7 +239,11 @@ export function problemWith(request: MessagesRequest, version: string): string |
   }
   if (!Number.isInteger(request.max_tokens) || (request.max_tokens as number) < 1) return 'max_tokens: Field required';
   if (!Array.isArray(request.messages)) return 'messages: Field required';
-  if (request.system !== undefined && typeof request.system !== 'string' && !(Array.isArray(request.system) && request.system.every((block: Block) => block?.type === 'text' && typeof block.text === 'string'))) {
+  if (
+    request.system !== undefined &&
+    typeof request.system !== 'string' &&
+    !(Array.isArray(request.system) && request.system.every((block: Block) => block?.type === 'text' && typeof block.text === 'string'))
+  ) {
     return 'system: Input should be a valid string or a list of text blocks';
   }
   if (request.stop_sequences !== undefined && !(Array.isArray(request.stop_sequences) && request.stop_sequences.every((stop) => typeof stop === 'string'))) {
@@ -243,7 +252,8 @@ export function problemWith(request: MessagesRequest, version: string): string |
   const thinking = request.thinking;
   if (thinking !== undefined && thinking?.type !== 'disabled') {
     if (thinking?.type !== 'enabled') return "thinking.type: Input should be 'enabled' or 'disabled'";
-    if (!Number.isInteger(thinking.budget_tokens) || (thinking.budget_tokens as number) < 1024) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+    if (!Number.isInteger(thinking.budget_tokens) || (thinking.budget_tokens as number) < 1024)
+      return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
     if ((thinking.budget_tokens as number) >= (request.max_tokens as number)) return '`max_tokens` must be greater than `thinking.budget_tokens`';
   }
   let previousToolUses = new Set<unknown>();
@@ -325,7 +335,10 @@ function toolToCall(request: MessagesRequest): string | undefined {
 
 function streamEvents(id: string, model: string, answer: Answer, usage: { output_tokens: number; [field: string]: unknown }): { type: string; [field: string]: unknown }[] {
   const events: { type: string; [field: string]: unknown }[] = [
-    { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } },
+    {
+      type: 'message_start',
+      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+    },
   ];
   for (const [index, block] of answer.content.entries()) {
     if (block['type'] === 'text') {

@@ -65,7 +65,15 @@ export function handleAnthropicPlatform(req: IncomingMessage, res: ServerRespons
       return answered(() => sendAnthropicError(res, 400, 'invalid_request_error', 'fake: a multipart file upload is required'));
     }
     const mimeType = /Content-Type: ([^\r\n]+)\r\n\r\n/i.exec(body.slice(body.indexOf(filename)))?.[1] ?? 'application/octet-stream';
-    const file: StoredFile = { type: 'file', id: nextId('file'), filename, mime_type: mimeType, size_bytes: Buffer.byteLength(body), created_at: new Date().toISOString(), downloadable: false };
+    const file: StoredFile = {
+      type: 'file',
+      id: nextId('file'),
+      filename,
+      mime_type: mimeType,
+      size_bytes: Buffer.byteLength(body),
+      created_at: new Date().toISOString(),
+      downloadable: false,
+    };
     files.push(file);
     return answered(() => send(res, 200, file));
   }
@@ -122,9 +130,15 @@ function createBatch(req: IncomingMessage, res: ServerResponse, body: string): v
   const errored = lines.filter((line) => line.includes('"type":"errored"')).length;
   const host = req.headers.host ?? '127.0.0.1';
   const batch = {
-    id, type: 'message_batch', processing_status: 'ended',
+    id,
+    type: 'message_batch',
+    processing_status: 'ended',
     request_counts: { processing: 0, succeeded: lines.length - errored, errored, canceled: 0, expired: 0 },
-    ended_at: now, created_at: now, expires_at: new Date(Date.now() + 86_400_000).toISOString(), archived_at: null, cancel_initiated_at: null,
+    ended_at: now,
+    created_at: now,
+    expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+    archived_at: null,
+    cancel_initiated_at: null,
     results_url: `http://${host}/anthropic/v1/messages/batches/${id}/results`,
   };
   batches.set(id, { batch, results: `${lines.join('\n')}\n` });

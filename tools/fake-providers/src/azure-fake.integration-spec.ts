@@ -28,7 +28,12 @@ describe('the Azure OpenAI fake through the openai SDK AzureOpenAI client', () =
   });
 
   it('streams chat chunks with usage when asked', async () => {
-    const stream = await client.chat.completions.create({ model: 'tokens-9-3', messages: [{ role: 'user', content: 'hello' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'tokens-9-3',
+      messages: [{ role: 'user', content: 'hello' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let total: number | undefined;
     for await (const chunk of stream) {
@@ -57,7 +62,7 @@ describe('the Azure OpenAI fake through the openai SDK AzureOpenAI client', () =
     expect((missing as NotFoundError).code).toBe('DeploymentNotFound');
   });
 
-  it('refuses a call without api-key with Azure\'s 401, and one without api-version with 404', async () => {
+  it("refuses a call without api-key with Azure's 401, and one without api-version with 404", async () => {
     const url = `${fake.url}/azure/openai/deployments/my-gpt-4o/chat/completions`;
     const body = JSON.stringify({ messages: [{ role: 'user', content: 'x' }] });
     const noKey = await fetch(`${url}?api-version=2024-10-21`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });

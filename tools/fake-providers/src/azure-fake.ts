@@ -11,16 +11,21 @@ import { handleOpenAi, type FakeHandler } from './openai-fake.ts';
 
 const AZURE_ERRORS: Record<string, { status: number; code: string; message: string }> = {
   '401': {
-    status: 401, code: '401',
-    message: 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
+    status: 401,
+    code: '401',
+    message:
+      'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
   },
   '404': {
-    status: 404, code: 'DeploymentNotFound',
+    status: 404,
+    code: 'DeploymentNotFound',
     message: 'The API deployment for this resource does not exist. If you created the deployment within the last 5 minutes, please wait a moment and try again.',
   },
   '429': {
-    status: 429, code: '429',
-    message: 'Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-10-21 have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 1 second.',
+    status: 429,
+    code: '429',
+    message:
+      'Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-10-21 have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 1 second.',
   },
 };
 
@@ -45,7 +50,9 @@ export const handleAzure: FakeHandler = async (req, res, body, seen, rawPath) =>
     return;
   }
   const v1 = /^\/openai\/v1\/(responses|responses\/compact)$/.exec(url.pathname);
-  const route = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions|embeddings|images\/generations|images\/edits|audio\/transcriptions|audio\/speech)$/.exec(url.pathname);
+  const route = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|completions|embeddings|images\/generations|images\/edits|audio\/transcriptions|audio\/speech)$/.exec(
+    url.pathname,
+  );
   if (req.method !== 'POST' || !(v1 || (route && url.searchParams.get('api-version')))) {
     // What Azure answers for a path it does not serve, a missing api-version included.
     sendAzureError(res, { status: 404, code: '404', message: 'Resource not found' });

@@ -137,7 +137,9 @@ export const handleSts: FakeHandler = async (req, res, body) => {
 
 function sendStsError(res: ServerResponse, status: number, code: string, message: string): void {
   res.writeHead(status, { 'content-type': 'text/xml', 'x-amzn-requestid': requestId() });
-  res.end(`<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${requestId()}</RequestId></ErrorResponse>`);
+  res.end(
+    `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${requestId()}</RequestId></ErrorResponse>`,
+  );
 }
 
 function randomHex(bytes: number): string {
@@ -162,7 +164,9 @@ async function signatureProblem(req: IncomingMessage, body: string, scope: 'bedr
   if (!secretAccessKey) return { name: 'UnrecognizedClientException', message: 'The security token included in the request is invalid.' };
   if (service !== scope) return { name: 'InvalidSignatureException', message: `Credential should be scoped to correct service: '${scope}'.` };
   const signer = new SignatureV4({
-    service, region, sha256: Sha256,
+    service,
+    region,
+    sha256: Sha256,
     credentials: { accessKeyId, secretAccessKey, ...(typeof sessionToken === 'string' ? { sessionToken } : {}) },
   });
   const headers: Record<string, string> = {};
@@ -179,7 +183,8 @@ async function signatureProblem(req: IncomingMessage, body: string, scope: 'bedr
   if (expected.headers['authorization'] === authorization) return undefined;
   return {
     name: 'InvalidSignatureException',
-    message: 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+    message:
+      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
   };
 }
 
@@ -197,8 +202,10 @@ function converseProblem(request: Record<string, unknown>): string | undefined {
   let previousToolUses = new Set<unknown>();
   for (const [index, message] of (messages as { role?: unknown; content?: unknown }[]).entries()) {
     if (index === 0 && message.role !== 'user') return 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
-    if (index > 0 && message.role === (messages[index - 1] as { role?: unknown }).role) return 'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.';
-    if (!Array.isArray(message.content) || message.content.length === 0) return `The content field in the Message object at messages.${index} is empty. Add a ContentBlock object to the content field and try again.`;
+    if (index > 0 && message.role === (messages[index - 1] as { role?: unknown }).role)
+      return 'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.';
+    if (!Array.isArray(message.content) || message.content.length === 0)
+      return `The content field in the Message object at messages.${index} is empty. Add a ContentBlock object to the content field and try again.`;
     for (const block of message.content as ConverseBlock[]) {
       if (block.image && !(typeof block.image.source?.bytes === 'string' && ['png', 'jpeg', 'gif', 'webp'].includes(String(block.image.format)))) {
         return `The format of the image at messages.${index} is not supported.`;
@@ -230,10 +237,14 @@ async function converse(res: ServerResponse, request: Record<string, unknown>, m
   const usage = usageFor(model);
   if (!streamed) {
     res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': requestId() });
-    res.end(JSON.stringify({
-      output: { message: { role: 'assistant', content: [{ text }, ...(toolUse ? [{ toolUse }] : [])] } },
-      stopReason, usage, metrics: { latencyMs: 1 },
-    }));
+    res.end(
+      JSON.stringify({
+        output: { message: { role: 'assistant', content: [{ text }, ...(toolUse ? [{ toolUse }] : [])] } },
+        stopReason,
+        usage,
+        metrics: { latencyMs: 1 },
+      }),
+    );
     return;
   }
   const events: [string, Record<string, unknown>][] = [['messageStart', { role: 'assistant' }]];
@@ -272,7 +283,13 @@ function toolToCall(request: Record<string, unknown>): string | undefined {
 async function invokeClaude(res: ServerResponse, request: Record<string, unknown>, model: string, streamed: boolean): Promise<void> {
   if (request['anthropic_version'] !== 'bedrock-2023-05-31') return sendBedrockError(res, 400, 'ValidationException', 'invalid anthropic version');
   for (const extraneous of ['model', 'stream']) {
-    if (extraneous in request) return sendBedrockError(res, 400, 'ValidationException', `Malformed input request: #: extraneous key [${extraneous}] is not permitted, please reformat your input and try again.`);
+    if (extraneous in request)
+      return sendBedrockError(
+        res,
+        400,
+        'ValidationException',
+        `Malformed input request: #: extraneous key [${extraneous}] is not permitted, please reformat your input and try again.`,
+      );
   }
   const { anthropic_version: _version, anthropic_beta: _beta, ...messages } = request;
   // The usage is chosen by a tokens-… part of the id: anthropic.claude-tokens-20-5-cache-10-4.
@@ -288,9 +305,10 @@ async function invokeClaude(res: ServerResponse, request: Record<string, unknown
   res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': requestId() });
   for (const event of events) {
     if (res.destroyed) return;
-    const withMetrics = event.type === 'message_stop'
-      ? { ...event, 'amazon-bedrock-invocationMetrics': { inputTokenCount: 7, outputTokenCount: 5, invocationLatency: 1, firstByteLatency: 1 } }
-      : event;
+    const withMetrics =
+      event.type === 'message_stop'
+        ? { ...event, 'amazon-bedrock-invocationMetrics': { inputTokenCount: 7, outputTokenCount: 5, invocationLatency: 1, firstByteLatency: 1 } }
+        : event;
     res.write(eventFrame('chunk', { bytes: Buffer.from(JSON.stringify(withMetrics)).toString('base64') }));
   }
   res.end();
@@ -299,11 +317,14 @@ async function invokeClaude(res: ServerResponse, request: Record<string, unknown
 function embed(res: ServerResponse, request: Record<string, unknown>, model: string): void {
   const vector = (seed: number, size: number) => Array.from({ length: size }, (_, i) => Math.round(((seed + 1) * (i + 1)) % 7) / 7);
   if (model.includes('titan-embed')) {
-    if (typeof request['inputText'] !== 'string') return sendBedrockError(res, 400, 'ValidationException', 'Malformed input request: #: required key [inputText] not found, please reformat your input and try again.');
+    if (typeof request['inputText'] !== 'string')
+      return sendBedrockError(res, 400, 'ValidationException', 'Malformed input request: #: required key [inputText] not found, please reformat your input and try again.');
     const tokens = request['inputText'].split(/\s+/).filter(Boolean).length;
     const size = typeof request['dimensions'] === 'number' ? request['dimensions'] : 8;
     res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': requestId(), 'x-amzn-bedrock-input-token-count': String(tokens) });
-    res.end(JSON.stringify({ embedding: vector(request['inputText'].length, size), embeddingsByType: { float: vector(request['inputText'].length, size) }, inputTextTokenCount: tokens }));
+    res.end(
+      JSON.stringify({ embedding: vector(request['inputText'].length, size), embeddingsByType: { float: vector(request['inputText'].length, size) }, inputTextTokenCount: tokens }),
+    );
     return;
   }
   const texts = request['texts'];

@@ -15,15 +15,15 @@ import type { ServerResponse } from 'node:http';
 import { handleOpenAi, type FakeHandler } from './openai-fake.ts';
 
 const ERRORS: Record<string, { status: number; message: string }> = {
-  '400': { status: 400, message: "invalid request: message must be at least 1 token long or tool results must be specified." },
+  '400': { status: 400, message: 'invalid request: message must be at least 1 token long or tool results must be specified.' },
   '401': { status: 401, message: 'invalid api token' },
   '402': { status: 402, message: 'Please add or update your payment method at https://dashboard.cohere.com/billing?tab=payment to continue' },
   '404': { status: 404, message: "model 'fail-404' not found, make sure the correct model ID was used and that you have access to the model." },
   '422': { status: 422, message: 'invalid request: temperature must be between 0 and 1' },
-  '429': { status: 429, message: "You are using a Trial key, which is limited to 20 API calls / minute." },
+  '429': { status: 429, message: 'You are using a Trial key, which is limited to 20 API calls / minute.' },
   '500': { status: 500, message: 'internal server error, this has been reported to our developers.' },
   '503': { status: 503, message: 'service unavailable' },
-  context: { status: 400, message: 'too many tokens: size limit exceeded by 1000 tokens. Try using shorter or fewer inputs, or setting prompt_truncation=\'AUTO\'.' },
+  context: { status: 400, message: "too many tokens: size limit exceeded by 1000 tokens. Try using shorter or fewer inputs, or setting prompt_truncation='AUTO'." },
 };
 
 interface ChatRequest {
@@ -53,16 +53,22 @@ export const handleCohere: FakeHandler = async (req, res, body, seen, path) => {
   const usage = { billed_units: billed, tokens: { input_tokens: billed.input_tokens + 3, output_tokens: billed.output_tokens } };
   const text = `fake answer from ${model}`;
   const tool = request.tools?.[0]?.function?.name;
-  const toolCall = tool && request.messages.at(-1)?.role !== 'tool' ? { id: `${tool}_${randomUUID().slice(0, 8)}`, type: 'function', function: { name: tool, arguments: '{"argument":"fake"}' } } : undefined;
+  const toolCall =
+    tool && request.messages.at(-1)?.role !== 'tool'
+      ? { id: `${tool}_${randomUUID().slice(0, 8)}`, type: 'function', function: { name: tool, arguments: '{"argument":"fake"}' } }
+      : undefined;
   const id = randomUUID();
   const finishReason = toolCall ? 'TOOL_CALL' : 'COMPLETE';
   if (request.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json', 'x-trace-id': id });
-    res.end(JSON.stringify({
-      id, finish_reason: finishReason,
-      message: toolCall ? { role: 'assistant', tool_plan: 'I will call the tool.', tool_calls: [toolCall] } : { role: 'assistant', content: [{ type: 'text', text }] },
-      usage,
-    }));
+    res.end(
+      JSON.stringify({
+        id,
+        finish_reason: finishReason,
+        message: toolCall ? { role: 'assistant', tool_plan: 'I will call the tool.', tool_calls: [toolCall] } : { role: 'assistant', content: [{ type: 'text', text }] },
+        usage,
+      }),
+    );
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'x-trace-id': id });
@@ -70,7 +76,11 @@ export const handleCohere: FakeHandler = async (req, res, body, seen, path) => {
   send({ type: 'message-start', id, delta: { message: { role: 'assistant', content: [], tool_plan: '', tool_calls: [], citations: [] } } });
   if (toolCall) {
     send({ type: 'tool-plan-delta', delta: { message: { tool_plan: 'I will call the tool.' } } });
-    send({ type: 'tool-call-start', index: 0, delta: { message: { tool_calls: { id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } } } } });
+    send({
+      type: 'tool-call-start',
+      index: 0,
+      delta: { message: { tool_calls: { id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } } } },
+    });
     for (const piece of ['{"argument":', '"fake"}']) send({ type: 'tool-call-delta', index: 0, delta: { message: { tool_calls: { function: { arguments: piece } } } } });
     send({ type: 'tool-call-end', index: 0 });
   } else {

@@ -108,10 +108,11 @@ export function startFakeProviders(options: { port?: number; host?: string } = {
       const address = server.address() as AddressInfo;
       resolve({
         url: `http://${options.host ?? '127.0.0.1'}:${address.port}`,
-        close: () => new Promise((done) => {
-          server.closeAllConnections();
-          server.close(() => done());
-        }),
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
       });
     });
   });

@@ -88,7 +88,7 @@ describe('the Gemini fake through the official @google/genai SDK', () => {
     ['fail-401', 400, 'API_KEY_INVALID'],
     ['fail-503', 503, 'UNAVAILABLE'],
     ['fail-context', 400, 'exceeds the maximum number of tokens'],
-  ])('answers model %s with Google\'s error body, which the SDK raises as ApiError %i', async (model, status, text) => {
+  ])("answers model %s with Google's error body, which the SDK raises as ApiError %i", async (model, status, text) => {
     const error = await ai.models.generateContent({ model, contents: 'x' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(status);

@@ -29,15 +29,24 @@ export interface GoogleErrorSpec {
 export const GOOGLE_ERRORS: Record<string, GoogleErrorSpec> = {
   '400': { code: 400, status: 'INVALID_ARGUMENT', message: 'fake: Invalid JSON payload received.' },
   '401': {
-    code: 400, status: 'INVALID_ARGUMENT', message: 'API key not valid. Please pass a valid API key.',
-    details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }],
+    code: 400,
+    status: 'INVALID_ARGUMENT',
+    message: 'API key not valid. Please pass a valid API key.',
+    details: [
+      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+    ],
   },
   '403': { code: 403, status: 'PERMISSION_DENIED', message: 'fake: The caller does not have permission' },
   '404': { code: 404, status: 'NOT_FOUND', message: 'fake: models/x is not found for API version v1beta, or is not supported for generateContent.' },
   '429': {
-    code: 429, status: 'RESOURCE_EXHAUSTED', message: 'fake: You exceeded your current quota, please check your plan and billing details.',
+    code: 429,
+    status: 'RESOURCE_EXHAUSTED',
+    message: 'fake: You exceeded your current quota, please check your plan and billing details.',
     details: [
-      { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }] },
+      {
+        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+        violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }],
+      },
       { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '2s' },
     ],
   },
@@ -86,8 +95,9 @@ export const handleGemini: FakeHandler = async (req, res, body, seen, rawPath) =
   const method = route[2];
   if (!header(req, 'x-goog-api-key') && !url.searchParams.get('key')) {
     sendGoogleError(res, {
-      code: 403, status: 'PERMISSION_DENIED',
-      message: 'Method doesn\'t allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.',
+      code: 403,
+      status: 'PERMISSION_DENIED',
+      message: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
     });
     return;
   }
@@ -143,7 +153,11 @@ export async function answerGemini(res: ServerResponse, body: string, seen: Seen
     // Google checks that every request names the model of the URL.
     const stray = requests.find((entry) => entry.model !== `models/${model}`);
     if (stray) {
-      sendGoogleError(res, { code: 400, status: 'INVALID_ARGUMENT', message: `Model names should be the same in the batch request and in the URL: ${String(stray.model)} vs models/${model}.` });
+      sendGoogleError(res, {
+        code: 400,
+        status: 'INVALID_ARGUMENT',
+        message: `Model names should be the same in the batch request and in the URL: ${String(stray.model)} vs models/${model}.`,
+      });
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', ...echoHeaders });
@@ -170,10 +184,14 @@ export async function answerGemini(res: ServerResponse, body: string, seen: Seen
   if (method === 'generateContent') {
     res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', ...echoHeaders });
     const parts = [...thought, ...(call ? [call] : [{ text }])];
-    res.end(JSON.stringify({
-      candidates: Array.from({ length: candidates }, (_, index) => ({ content: { parts, role: 'model' }, finishReason: 'STOP', index })),
-      usageMetadata: usage, modelVersion: model, responseId,
-    }));
+    res.end(
+      JSON.stringify({
+        candidates: Array.from({ length: candidates }, (_, index) => ({ content: { parts, role: 'model' }, finishReason: 'STOP', index })),
+        usageMetadata: usage,
+        modelVersion: model,
+        responseId,
+      }),
+    );
     return;
   }
 
@@ -186,7 +204,8 @@ export async function answerGemini(res: ServerResponse, body: string, seen: Seen
     return {
       candidates: Array.from({ length: candidates }, (_, candidate) => ({ content: { parts, role: 'model' }, ...(last ? { finishReason: 'STOP' } : {}), index: candidate })),
       usageMetadata: last ? usage : { promptTokenCount: usage.promptTokenCount, totalTokenCount: usage.promptTokenCount },
-      modelVersion: model, responseId,
+      modelVersion: model,
+      responseId,
     };
   });
   if (url.searchParams.get('alt') !== 'sse') {
@@ -215,7 +234,7 @@ export async function answerGemini(res: ServerResponse, body: string, seen: Seen
     }
   }
   res.end();
-};
+}
 
 /** A functionCall of the first declared function, unless the conversation just answered one. */
 function functionCallFor(request: FakeGeminiRequest): Part | undefined {

@@ -7,14 +7,20 @@ const env = process.env;
 startFakeProviders({
   port: env['FAKE_PROVIDERS_PORT'] ? Number(env['FAKE_PROVIDERS_PORT']) : 8099,
   host: env['FAKE_PROVIDERS_HOST'] || undefined,
-}).then((fake) => {
-  const stop = (): void => {
-    fake.close().then(() => process.exit(0), () => process.exit(1));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  process.stdout.write(`fake-providers ready at ${fake.url}\n`);
-}, (error: unknown) => {
-  console.error('fake-providers: could not start:', error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+}).then(
+  (fake) => {
+    const stop = (): void => {
+      fake.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    process.stdout.write(`fake-providers ready at ${fake.url}\n`);
+  },
+  (error: unknown) => {
+    console.error('fake-providers: could not start:', error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

@@ -39,7 +39,10 @@ const ERRORS: Record<string, { status: number; type: string; code: string | null
   '429': { status: 429, type: 'requests', code: 'rate_limit_exceeded', message: 'fake: rate limit reached for requests' },
   '500': { status: 500, type: 'server_error', code: null, message: 'fake: the server had an error while processing your request' },
   context: {
-    status: 400, type: 'invalid_request_error', code: 'context_length_exceeded', param: 'messages',
+    status: 400,
+    type: 'invalid_request_error',
+    code: 'context_length_exceeded',
+    param: 'messages',
     message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
   },
   '503': { status: 503, type: 'server_error', code: null, message: 'fake: the engine is currently overloaded' },
@@ -135,7 +138,13 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
   const echo = { body: JSON.parse(body) as unknown, authorization: req.headers.authorization };
   if (operation === 'responses_compact' || operation === 'responses_input_tokens') {
     res.writeHead(200, { 'content-type': 'application/json', ...echoHeaders });
-    res.end(JSON.stringify(operation === 'responses_compact' ? compactedResponse(request as ResponsesRequest, { prompt: promptTokens, completion: completionTokens }) : inputTokens(request as ResponsesRequest)));
+    res.end(
+      JSON.stringify(
+        operation === 'responses_compact'
+          ? compactedResponse(request as ResponsesRequest, { prompt: promptTokens, completion: completionTokens })
+          : inputTokens(request as ResponsesRequest),
+      ),
+    );
     return;
   }
   if (operation === 'responses') {
@@ -155,13 +164,15 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
   const call = operation === 'chat' ? toolCallFor(request) : undefined;
   if (request.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json', ...echoHeaders });
-    const choice = operation === 'chat'
-      ? {
-        index: 0,
-        message: { role: 'assistant', content, refusal: null, ...(call ? { tool_calls: [call] } : {}) },
-        logprobs: null, finish_reason: call ? 'tool_calls' : 'stop',
-      }
-      : { index: 0, text: content, logprobs: null, finish_reason: 'stop' };
+    const choice =
+      operation === 'chat'
+        ? {
+            index: 0,
+            message: { role: 'assistant', content, refusal: null, ...(call ? { tool_calls: [call] } : {}) },
+            logprobs: null,
+            finish_reason: call ? 'tool_calls' : 'stop',
+          }
+        : { index: 0, text: content, logprobs: null, finish_reason: 'stop' };
     res.end(JSON.stringify({ id, object: operation === 'chat' ? 'chat.completion' : 'text_completion', created, model, choices: [choice], usage, fake_echo: echo }));
     return;
   }
@@ -170,10 +181,15 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
   // With include_usage, OpenAI puts "usage": null on every chunk and the usage on a last one.
   const withUsage = request.stream_options?.include_usage === true;
   const chunk = (text: string | undefined, finish: string | null, first = false) => ({
-    id, object: operation === 'chat' ? 'chat.completion.chunk' : 'text_completion', created, model,
-    choices: [operation === 'chat'
-      ? { index: 0, delta: text === undefined ? {} : first ? { role: 'assistant', content: text } : { content: text }, logprobs: null, finish_reason: finish }
-      : { index: 0, text: text ?? '', logprobs: null, finish_reason: finish }],
+    id,
+    object: operation === 'chat' ? 'chat.completion.chunk' : 'text_completion',
+    created,
+    model,
+    choices: [
+      operation === 'chat'
+        ? { index: 0, delta: text === undefined ? {} : first ? { role: 'assistant', content: text } : { content: text }, logprobs: null, finish_reason: finish }
+        : { index: 0, text: text ?? '', logprobs: null, finish_reason: finish },
+    ],
     ...(withUsage ? { usage: null } : {}),
   });
   const pauseMs = Number(header(req, 'x-fake-pause-ms') ?? /^pause-(\d+)$/.exec(model)?.[1] ?? 0);
@@ -182,7 +198,10 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
   for (const word of content.split(' ')) events.push(chunk(`${word} `, null));
   if (call) {
     // As OpenAI streams a call: id and name first, then the arguments in pieces.
-    const toolDelta = (delta: Record<string, unknown>) => ({ ...chunk('', null), choices: [{ index: 0, delta: { tool_calls: [{ index: 0, ...delta }] }, logprobs: null, finish_reason: null }] });
+    const toolDelta = (delta: Record<string, unknown>) => ({
+      ...chunk('', null),
+      choices: [{ index: 0, delta: { tool_calls: [{ index: 0, ...delta }] }, logprobs: null, finish_reason: null }],
+    });
     events.push(toolDelta({ id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }));
     const half = Math.floor(call.function.arguments.length / 2);
     for (const piece of [call.function.arguments.slice(0, half), call.function.arguments.slice(half)]) events.push(toolDelta({ function: { arguments: piece } }));
@@ -207,8 +226,17 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
 };
 
 type Operation =
-  | 'chat' | 'completions' | 'embeddings' | 'responses' | 'responses_compact' | 'responses_input_tokens'
-  | 'image_generation' | 'image_edit' | 'audio_transcription' | 'audio_speech' | 'moderation';
+  | 'chat'
+  | 'completions'
+  | 'embeddings'
+  | 'responses'
+  | 'responses_compact'
+  | 'responses_input_tokens'
+  | 'image_generation'
+  | 'image_edit'
+  | 'audio_transcription'
+  | 'audio_speech'
+  | 'moderation';
 
 const OPERATIONS: Record<string, Operation> = {
   '/v1/chat/completions': 'chat',

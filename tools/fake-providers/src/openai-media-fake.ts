@@ -119,20 +119,39 @@ export async function answerTranscription(res: ServerResponse, request: Record<s
       return;
     case 'verbose_json':
       if (!whisper) {
-        sendOpenAiError(res, 400, 'invalid_request_error', 'unsupported_value', `response_format 'verbose_json' is not compatible with model '${model}'. Use 'json' or 'text' instead.`, 'response_format');
+        sendOpenAiError(
+          res,
+          400,
+          'invalid_request_error',
+          'unsupported_value',
+          `response_format 'verbose_json' is not compatible with model '${model}'. Use 'json' or 'text' instead.`,
+          'response_format',
+        );
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json', ...echoHeaders }).end(JSON.stringify({
-        task: 'transcribe', language: 'english', duration: seconds, text,
-        segments: [{ id: 0, seek: 0, start: 0, end: seconds, text, tokens: [50364, 2425], temperature: 0, avg_logprob: -0.2, compression_ratio: 1, no_speech_prob: 0.01 }],
-        usage,
-      }));
+      res.writeHead(200, { 'content-type': 'application/json', ...echoHeaders }).end(
+        JSON.stringify({
+          task: 'transcribe',
+          language: 'english',
+          duration: seconds,
+          text,
+          segments: [{ id: 0, seek: 0, start: 0, end: seconds, text, tokens: [50364, 2425], temperature: 0, avg_logprob: -0.2, compression_ratio: 1, no_speech_prob: 0.01 }],
+          usage,
+        }),
+      );
       return;
     case 'json':
       res.writeHead(200, { 'content-type': 'application/json', ...echoHeaders }).end(JSON.stringify({ text, usage }));
       return;
     default:
-      sendOpenAiError(res, 400, 'invalid_request_error', 'invalid_value', `Invalid value: '${format}'. Supported values are: 'json', 'text', 'srt', 'verbose_json', and 'vtt'.`, 'response_format');
+      sendOpenAiError(
+        res,
+        400,
+        'invalid_request_error',
+        'invalid_value',
+        `Invalid value: '${format}'. Supported values are: 'json', 'text', 'srt', 'verbose_json', and 'vtt'.`,
+        'response_format',
+      );
   }
 }
 
@@ -151,7 +170,14 @@ export async function answerSpeech(res: ServerResponse, request: Record<string, 
   const format = typeof request['response_format'] === 'string' ? request['response_format'] : 'mp3';
   const contentType = AUDIO_TYPES[format];
   if (!contentType) {
-    sendOpenAiError(res, 400, 'invalid_request_error', 'invalid_value', `Invalid value: '${format}'. Supported values are: 'mp3', 'opus', 'aac', 'flac', 'wav', and 'pcm'.`, 'response_format');
+    sendOpenAiError(
+      res,
+      400,
+      'invalid_request_error',
+      'invalid_value',
+      `Invalid value: '${format}'. Supported values are: 'mp3', 'opus', 'aac', 'flac', 'wav', and 'pcm'.`,
+      'response_format',
+    );
     return;
   }
   const asked = /^tts-bytes-(\d+)$/.exec(model)?.[1];
@@ -176,7 +202,21 @@ export function answerModeration(res: ServerResponse, request: Record<string, un
     sendOpenAiError(res, 400, 'invalid_request_error', 'missing_required_parameter', "Missing required parameter: 'input'.", 'input');
     return;
   }
-  const names = ['harassment', 'harassment/threatening', 'hate', 'hate/threatening', 'illicit', 'illicit/violent', 'self-harm', 'self-harm/instructions', 'self-harm/intent', 'sexual', 'sexual/minors', 'violence', 'violence/graphic'];
+  const names = [
+    'harassment',
+    'harassment/threatening',
+    'hate',
+    'hate/threatening',
+    'illicit',
+    'illicit/violent',
+    'self-harm',
+    'self-harm/instructions',
+    'self-harm/intent',
+    'sexual',
+    'sexual/minors',
+    'violence',
+    'violence/graphic',
+  ];
   const results = inputs.map((item) => {
     const text = typeof item === 'string' ? item : JSON.stringify(item);
     const violent = text.includes('fake-violence');

@@ -23,8 +23,15 @@ describe('the fake OpenAI files, batches, vector stores and assistants through t
     expect(batch.status).toBe('validating');
     const done = await client.batches.retrieve(batch.id);
     expect(done).toMatchObject({ status: 'completed', request_counts: { total: 2, completed: 2, failed: 0 } });
-    const output = (await (await client.files.content(done.output_file_id as string)).text()).trim().split('\n').map((text) => JSON.parse(text));
-    expect(output[1]).toMatchObject({ custom_id: 'r2', error: null, response: { status_code: 200, body: { object: 'chat.completion', usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } } } });
+    const output = (await (await client.files.content(done.output_file_id as string)).text())
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text));
+    expect(output[1]).toMatchObject({
+      custom_id: 'r2',
+      error: null,
+      response: { status_code: 200, body: { object: 'chat.completion', usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } } },
+    });
   });
 
   it('answers an unknown file as OpenAI does', async () => {
@@ -36,7 +43,10 @@ describe('the fake OpenAI files, batches, vector stores and assistants through t
   it('searches a vector store and streams a run of an assistant', async () => {
     const file = await client.files.create({ file: await toFile(Buffer.from('returns within 30 days'), 'faq.txt'), purpose: 'assistants' });
     const store = await client.vectorStores.create({ name: 'faq', file_ids: [file.id] });
-    expect((await client.vectorStores.search(store.id, { query: 'returns' })).data[0]).toMatchObject({ file_id: file.id, content: [{ type: 'text', text: 'returns within 30 days' }] });
+    expect((await client.vectorStores.search(store.id, { query: 'returns' })).data[0]).toMatchObject({
+      file_id: file.id,
+      content: [{ type: 'text', text: 'returns within 30 days' }],
+    });
     const assistant = await client.beta.assistants.create({ model: 'gpt-4o-mini' });
     const thread = await client.beta.threads.create({ messages: [{ role: 'user', content: 'hi' }] });
     const run = await client.beta.threads.runs.stream(thread.id, { assistant_id: assistant.id }).finalRun();

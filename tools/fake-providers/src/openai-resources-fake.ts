@@ -86,15 +86,32 @@ export async function handleOpenAiResources(req: IncomingMessage, res: ServerRes
 function filesRoute(req: IncomingMessage, res: ServerResponse, method: string, segments: string[], query: URLSearchParams): void {
   const [fileId, sub] = segments;
   if (fileId === undefined) {
-    if (method === 'GET') return send(res, list([...files.values()].map((file) => file.object), query));
+    if (method === 'GET')
+      return send(
+        res,
+        list(
+          [...files.values()].map((file) => file.object),
+          query,
+        ),
+      );
     if (method !== 'POST') return error(res, 404, `fake: unknown url ${method}`);
     const form = multipart(req);
-    if (!form) return error(res, 400, "fake: the request must be multipart/form-data", null);
+    if (!form) return error(res, 400, 'fake: the request must be multipart/form-data', null);
     const file = form.files.get('file');
     const purpose = form.fields.get('purpose');
     if (!file) return error(res, 400, "Missing required parameter: 'file'.", 'file');
     if (!purpose) return error(res, 400, "Missing required parameter: 'purpose'.", 'purpose');
-    const object = { id: id('file-'), object: 'file', bytes: file.content.length, created_at: now(), filename: file.filename, purpose, status: 'processed', expires_at: null, status_details: null };
+    const object = {
+      id: id('file-'),
+      object: 'file',
+      bytes: file.content.length,
+      created_at: now(),
+      filename: file.filename,
+      purpose,
+      status: 'processed',
+      expires_at: null,
+      status_details: null,
+    };
     files.set(object.id, { object, content: file.content });
     return send(res, object);
   }
@@ -121,7 +138,17 @@ function uploadsRoute(req: IncomingMessage, res: ServerResponse, method: string,
   if (uploadId === undefined) {
     for (const field of ['filename', 'purpose', 'bytes', 'mime_type']) if (json[field] === undefined) return error(res, 400, `Missing required parameter: '${field}'.`, field);
     const created = now();
-    const object: Json = { id: id('upload_'), object: 'upload', bytes: json['bytes'], created_at: created, filename: json['filename'], purpose: json['purpose'], status: 'pending', expires_at: created + 3600, file: null };
+    const object: Json = {
+      id: id('upload_'),
+      object: 'upload',
+      bytes: json['bytes'],
+      created_at: created,
+      filename: json['filename'],
+      purpose: json['purpose'],
+      status: 'pending',
+      expires_at: created + 3600,
+      file: null,
+    };
     uploads.set(String(object['id']), { object, parts: new Map() });
     return send(res, object);
   }
@@ -143,7 +170,17 @@ function uploadsRoute(req: IncomingMessage, res: ServerResponse, method: string,
   const unknown = partIds.find((partId) => !upload.parts.has(String(partId)));
   if (partIds.length === 0 || unknown !== undefined) return error(res, 400, `Invalid 'part_ids': '${String(unknown ?? '')}'.`, 'part_ids', 'invalid_value');
   const content = Buffer.concat(partIds.map((partId) => upload.parts.get(String(partId)) as Buffer));
-  const file = { id: id('file-'), object: 'file', bytes: content.length, created_at: now(), filename: upload.object['filename'], purpose: upload.object['purpose'], status: 'processed', expires_at: null, status_details: null };
+  const file = {
+    id: id('file-'),
+    object: 'file',
+    bytes: content.length,
+    created_at: now(),
+    filename: upload.object['filename'],
+    purpose: upload.object['purpose'],
+    status: 'processed',
+    expires_at: null,
+    status_details: null,
+  };
   files.set(file.id, { object: file, content });
   upload.object = { ...upload.object, status: 'completed', file };
   send(res, upload.object);
@@ -184,7 +221,14 @@ function multipart(req: IncomingMessage): Form | undefined {
 function batchesRoute(res: ServerResponse, method: string, segments: string[], json: Json, query: URLSearchParams): void {
   const [batchId, sub] = segments;
   if (batchId === undefined) {
-    if (method === 'GET') return send(res, list([...batches.values()].map((batch) => advance(batch)), query));
+    if (method === 'GET')
+      return send(
+        res,
+        list(
+          [...batches.values()].map((batch) => advance(batch)),
+          query,
+        ),
+      );
     const input = files.get(String(json['input_file_id']));
     if (!input) return error(res, 400, `Invalid 'input_file_id': '${String(json['input_file_id'])}'. File not found.`, 'input_file_id', 'invalid_value');
     if (json['endpoint'] !== '/v1/chat/completions' && json['endpoint'] !== '/v1/embeddings' && json['endpoint'] !== '/v1/responses' && json['endpoint'] !== '/v1/completions') {
@@ -193,9 +237,26 @@ function batchesRoute(res: ServerResponse, method: string, segments: string[], j
     const created = now();
     const metadata = (json['metadata'] as Json | undefined) ?? null;
     const object: Json = {
-      id: id('batch_'), object: 'batch', endpoint: json['endpoint'], errors: null, input_file_id: json['input_file_id'], completion_window: json['completion_window'] ?? '24h',
-      status: 'validating', output_file_id: null, error_file_id: null, created_at: created, in_progress_at: null, expires_at: created + 86_400, finalizing_at: null,
-      completed_at: null, failed_at: null, expired_at: null, cancelling_at: null, cancelled_at: null, request_counts: { total: 0, completed: 0, failed: 0 }, metadata,
+      id: id('batch_'),
+      object: 'batch',
+      endpoint: json['endpoint'],
+      errors: null,
+      input_file_id: json['input_file_id'],
+      completion_window: json['completion_window'] ?? '24h',
+      status: 'validating',
+      output_file_id: null,
+      error_file_id: null,
+      created_at: created,
+      in_progress_at: null,
+      expires_at: created + 86_400,
+      finalizing_at: null,
+      completed_at: null,
+      failed_at: null,
+      expired_at: null,
+      cancelling_at: null,
+      cancelled_at: null,
+      request_counts: { total: 0, completed: 0, failed: 0 },
+      metadata,
     };
     const delay = Number(metadata?.['fake_delay_ms'] ?? 200);
     batches.set(String(object['id']), { object, createdMs: Date.now(), delayMs: Number.isFinite(delay) ? delay : 200 });
@@ -230,7 +291,10 @@ function advance(batch: { object: Json; createdMs: number; delayMs: number }): J
     const prompt = tokens ? Number(tokens[1]) : 7;
     const completion = tokens ? Number(tokens[2]) : 5;
     const body = {
-      id: `chatcmpl-fake${index}`, object: 'chat.completion', created: now(), model,
+      id: `chatcmpl-fake${index}`,
+      object: 'chat.completion',
+      created: now(),
+      model,
       choices: [{ index: 0, message: { role: 'assistant', content: `fake answer from ${model}`, refusal: null }, logprobs: null, finish_reason: 'stop' }],
       usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
       system_fingerprint: 'fp_fake',
@@ -238,10 +302,24 @@ function advance(batch: { object: Json; createdMs: number; delayMs: number }): J
     return JSON.stringify({ id: `batch_req_${index}`, custom_id: request.custom_id, response: { status_code: 200, request_id: `req_fake_${index}`, body }, error: null });
   });
   const content = Buffer.from(output.map((line) => `${line}\n`).join(''));
-  const outputFile = { id: id('file-'), object: 'file', bytes: content.length, created_at: now(), filename: 'batch_output.jsonl', purpose: 'batch_output', status: 'processed', expires_at: null, status_details: null };
+  const outputFile = {
+    id: id('file-'),
+    object: 'file',
+    bytes: content.length,
+    created_at: now(),
+    filename: 'batch_output.jsonl',
+    purpose: 'batch_output',
+    status: 'processed',
+    expires_at: null,
+    status_details: null,
+  };
   files.set(outputFile.id, { object: outputFile, content });
   Object.assign(object, {
-    status: 'completed', output_file_id: outputFile.id, in_progress_at: object['in_progress_at'] ?? now(), finalizing_at: now(), completed_at: now(),
+    status: 'completed',
+    output_file_id: outputFile.id,
+    in_progress_at: object['in_progress_at'] ?? now(),
+    finalizing_at: now(),
+    completed_at: now(),
     request_counts: { total: lines.length, completed: lines.length, failed: 0 },
   });
   return object;
@@ -252,11 +330,27 @@ function advance(batch: { object: Json; createdMs: number; delayMs: number }): J
 function vectorStoresRoute(res: ServerResponse, method: string, segments: string[], json: Json, query: URLSearchParams): void {
   const [storeId, sub, fileId] = segments;
   if (storeId === undefined) {
-    if (method === 'GET') return send(res, list([...vectorStores.values()].map((store) => store.object), query));
+    if (method === 'GET')
+      return send(
+        res,
+        list(
+          [...vectorStores.values()].map((store) => store.object),
+          query,
+        ),
+      );
     const object: Json = {
-      id: id('vs_'), object: 'vector_store', created_at: now(), name: json['name'] ?? null, usage_bytes: 0, bytes: 0,
-      file_counts: { in_progress: 0, completed: 0, failed: 0, cancelled: 0, total: 0 }, status: 'completed', expires_after: null, expires_at: null,
-      last_active_at: now(), metadata: json['metadata'] ?? {},
+      id: id('vs_'),
+      object: 'vector_store',
+      created_at: now(),
+      name: json['name'] ?? null,
+      usage_bytes: 0,
+      bytes: 0,
+      file_counts: { in_progress: 0, completed: 0, failed: 0, cancelled: 0, total: 0 },
+      status: 'completed',
+      expires_after: null,
+      expires_at: null,
+      last_active_at: now(),
+      metadata: json['metadata'] ?? {},
     };
     const store = { object, files: new Map<string, Json>() };
     vectorStores.set(String(object['id']), store);
@@ -267,7 +361,8 @@ function vectorStoresRoute(res: ServerResponse, method: string, segments: string
   if (!store) return error(res, 404, `No vector store found with id '${storeId}'.`, 'vector_store_id');
   if (sub === undefined) {
     if (method === 'GET') return send(res, store.object);
-    if (method === 'POST') return send(res, Object.assign(store.object, json['name'] !== undefined ? { name: json['name'] } : {}, json['metadata'] !== undefined ? { metadata: json['metadata'] } : {}));
+    if (method === 'POST')
+      return send(res, Object.assign(store.object, json['name'] !== undefined ? { name: json['name'] } : {}, json['metadata'] !== undefined ? { metadata: json['metadata'] } : {}));
     vectorStores.delete(storeId);
     return send(res, { id: storeId, object: 'vector_store.deleted', deleted: true });
   }
@@ -288,7 +383,10 @@ function vectorStoresRoute(res: ServerResponse, method: string, segments: string
   if (sub === 'search' && method === 'POST') {
     const queryText = String(json['query'] ?? '');
     const data = [...store.files.keys()].map((file, index) => ({
-      file_id: file, filename: String(files.get(file)?.object['filename'] ?? 'file'), score: 0.9 - index * 0.1, attributes: {},
+      file_id: file,
+      filename: String(files.get(file)?.object['filename'] ?? 'file'),
+      score: 0.9 - index * 0.1,
+      attributes: {},
       content: [{ type: 'text', text: (files.get(file)?.content.toString('utf8') ?? '').slice(0, 200) }],
     }));
     return send(res, { object: 'vector_store.search_results.page', search_query: [queryText], data, has_more: false, next_page: null });
@@ -298,8 +396,15 @@ function vectorStoresRoute(res: ServerResponse, method: string, segments: string
 
 function addStoreFile(store: { object: Json; files: Map<string, Json> }, fileId: string): Json {
   const object: Json = {
-    id: fileId, object: 'vector_store.file', created_at: now(), usage_bytes: files.get(fileId)?.content.length ?? 0, vector_store_id: store.object['id'],
-    status: 'completed', last_error: null, chunking_strategy: { type: 'static', static: { max_chunk_size_tokens: 800, chunk_overlap_tokens: 400 } }, attributes: {},
+    id: fileId,
+    object: 'vector_store.file',
+    created_at: now(),
+    usage_bytes: files.get(fileId)?.content.length ?? 0,
+    vector_store_id: store.object['id'],
+    status: 'completed',
+    last_error: null,
+    chunking_strategy: { type: 'static', static: { max_chunk_size_tokens: 800, chunk_overlap_tokens: 400 } },
+    attributes: {},
   };
   store.files.set(fileId, object);
   const counts = store.object['file_counts'] as Record<string, number>;
@@ -316,9 +421,19 @@ function assistantsRoute(res: ServerResponse, method: string, segments: string[]
     if (method === 'GET') return send(res, list([...assistants.values()], query));
     if (typeof json['model'] !== 'string') return error(res, 400, "Missing required parameter: 'model'.", 'model');
     const object: Json = {
-      id: id('asst_'), object: 'assistant', created_at: now(), name: json['name'] ?? null, description: json['description'] ?? null, model: json['model'],
-      instructions: json['instructions'] ?? null, tools: json['tools'] ?? [], tool_resources: json['tool_resources'] ?? {}, metadata: json['metadata'] ?? {},
-      top_p: 1.0, temperature: 1.0, response_format: 'auto',
+      id: id('asst_'),
+      object: 'assistant',
+      created_at: now(),
+      name: json['name'] ?? null,
+      description: json['description'] ?? null,
+      model: json['model'],
+      instructions: json['instructions'] ?? null,
+      tools: json['tools'] ?? [],
+      tool_resources: json['tool_resources'] ?? {},
+      metadata: json['metadata'] ?? {},
+      top_p: 1.0,
+      temperature: 1.0,
+      response_format: 'auto',
     };
     assistants.set(String(object['id']), object);
     return send(res, object);
@@ -382,9 +497,20 @@ function textOf(content: unknown): string {
 
 function addMessage(thread: { object: Json; messages: Json[] }, role: string, text: string, assistantId: string | null, runId: string | null, json: Json = {}): Json {
   const message: Json = {
-    id: id('msg_'), object: 'thread.message', created_at: now(), assistant_id: assistantId, thread_id: thread.object['id'], run_id: runId, role,
-    content: [{ type: 'text', text: { value: text, annotations: [] } }], attachments: json['attachments'] ?? [], metadata: json['metadata'] ?? {},
-    status: 'completed', incomplete_details: null, completed_at: now(), incomplete_at: null,
+    id: id('msg_'),
+    object: 'thread.message',
+    created_at: now(),
+    assistant_id: assistantId,
+    thread_id: thread.object['id'],
+    run_id: runId,
+    role,
+    content: [{ type: 'text', text: { value: text, annotations: [] } }],
+    attachments: json['attachments'] ?? [],
+    metadata: json['metadata'] ?? {},
+    status: 'completed',
+    incomplete_details: null,
+    completed_at: now(),
+    incomplete_at: null,
   };
   thread.messages.push(message);
   return message;
@@ -394,11 +520,33 @@ function startRun(res: ServerResponse, thread: { object: Json; messages: Json[];
   const assistant = assistants.get(String(json['assistant_id']));
   if (!assistant) return error(res, 404, `No assistant found with id '${String(json['assistant_id'])}'.`, null);
   const run: Json = {
-    id: id('run_'), object: 'thread.run', created_at: now(), assistant_id: assistant['id'], thread_id: thread.object['id'], status: 'queued', started_at: null,
-    expires_at: now() + 600, cancelled_at: null, failed_at: null, completed_at: null, required_action: null, last_error: null, model: json['model'] ?? assistant['model'],
-    instructions: json['instructions'] ?? assistant['instructions'], tools: assistant['tools'], metadata: json['metadata'] ?? {}, usage: null, temperature: 1.0, top_p: 1.0,
-    max_prompt_tokens: null, max_completion_tokens: null, truncation_strategy: { type: 'auto', last_messages: null }, incomplete_details: null,
-    response_format: 'auto', tool_choice: 'auto', parallel_tool_calls: true,
+    id: id('run_'),
+    object: 'thread.run',
+    created_at: now(),
+    assistant_id: assistant['id'],
+    thread_id: thread.object['id'],
+    status: 'queued',
+    started_at: null,
+    expires_at: now() + 600,
+    cancelled_at: null,
+    failed_at: null,
+    completed_at: null,
+    required_action: null,
+    last_error: null,
+    model: json['model'] ?? assistant['model'],
+    instructions: json['instructions'] ?? assistant['instructions'],
+    tools: assistant['tools'],
+    metadata: json['metadata'] ?? {},
+    usage: null,
+    temperature: 1.0,
+    top_p: 1.0,
+    max_prompt_tokens: null,
+    max_completion_tokens: null,
+    truncation_strategy: { type: 'auto', last_messages: null },
+    incomplete_details: null,
+    response_format: 'auto',
+    tool_choice: 'auto',
+    parallel_tool_calls: true,
   };
   thread.runs.set(String(run['id']), run);
   if (json['stream'] !== true) return send(res, run);
@@ -411,9 +559,21 @@ function startRun(res: ServerResponse, thread: { object: Json; messages: Json[];
   const text = `fake answer from ${String(run['model'])}`;
   const message = { ...addMessage(thread, 'assistant', text, String(assistant['id']), String(run['id'])) };
   const step: Json = {
-    id: id('step_'), object: 'thread.run.step', created_at: now(), run_id: run['id'], assistant_id: assistant['id'], thread_id: thread.object['id'], type: 'message_creation',
-    status: 'in_progress', cancelled_at: null, completed_at: null, expires_at: run['expires_at'], failed_at: null, last_error: null,
-    step_details: { type: 'message_creation', message_creation: { message_id: message['id'] } }, usage: null,
+    id: id('step_'),
+    object: 'thread.run.step',
+    created_at: now(),
+    run_id: run['id'],
+    assistant_id: assistant['id'],
+    thread_id: thread.object['id'],
+    type: 'message_creation',
+    status: 'in_progress',
+    cancelled_at: null,
+    completed_at: null,
+    expires_at: run['expires_at'],
+    failed_at: null,
+    last_error: null,
+    step_details: { type: 'message_creation', message_creation: { message_id: message['id'] } },
+    usage: null,
   };
   event('thread.run.step.created', step);
   event('thread.run.step.in_progress', step);

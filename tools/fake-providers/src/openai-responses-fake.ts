@@ -103,7 +103,14 @@ export async function answerResponses(
   fail: string | undefined,
 ): Promise<void> {
   if (typeof request.previous_response_id === 'string' && !madeHere(request.previous_response_id)) {
-    return sendOpenAiError(res, 404, 'invalid_request_error', 'previous_response_not_found', `Previous response with id '${request.previous_response_id}' not found.`, 'previous_response_id');
+    return sendOpenAiError(
+      res,
+      404,
+      'invalid_request_error',
+      'previous_response_not_found',
+      `Previous response with id '${request.previous_response_id}' not found.`,
+      'previous_response_id',
+    );
   }
   const id = `${ID_PREFIX}${++made}`;
   const messageId = `msg_fake${Date.now()}`;
@@ -162,7 +169,10 @@ export function compactedResponse(request: ResponsesRequest, tokens: { prompt: n
   const users = items
     .filter((item) => (item['type'] ?? 'message') === 'message' && item['role'] === 'user')
     .map((item, index) => ({
-      id: `msg_fakecompact${index}`, type: 'message', status: 'completed', role: 'user',
+      id: `msg_fakecompact${index}`,
+      type: 'message',
+      status: 'completed',
+      role: 'user',
       content: typeof item['content'] === 'string' ? [{ type: 'input_text', text: item['content'] }] : item['content'],
     }));
   return {
@@ -171,8 +181,11 @@ export function compactedResponse(request: ResponsesRequest, tokens: { prompt: n
     created_at: Math.floor(Date.now() / 1000),
     output: [...users, { id: `cmp_fake${Date.now()}`, type: 'compaction', encrypted_content: `fake-encrypted:${items.length}` }],
     usage: {
-      input_tokens: tokens.prompt, input_tokens_details: { cached_tokens: 0 },
-      output_tokens: tokens.completion, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: tokens.prompt + tokens.completion,
+      input_tokens: tokens.prompt,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: tokens.completion,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: tokens.prompt + tokens.completion,
     },
   };
 }

@@ -49,8 +49,16 @@ function serveSession(ws: WebSocket, model: string, record: SeenRequest): void {
   let closedByFake = false;
   let responses = 0;
   let session: Record<string, unknown> = {
-    type: 'realtime', object: 'realtime.session', id: nextId('sess'), model, output_modalities: ['audio'], instructions: '',
-    tools: [], tool_choice: 'auto', max_output_tokens: 'inf', audio: { output: { voice: 'alloy' } },
+    type: 'realtime',
+    object: 'realtime.session',
+    id: nextId('sess'),
+    model,
+    output_modalities: ['audio'],
+    instructions: '',
+    tools: [],
+    tool_choice: 'auto',
+    max_output_tokens: 'inf',
+    audio: { output: { voice: 'alloy' } },
   };
   let lastItem: string | null = null;
   const send = (event: Record<string, unknown>) => ws.send(JSON.stringify({ event_id: nextId('event'), ...event }));
@@ -88,7 +96,16 @@ function serveSession(ws: WebSocket, model: string, record: SeenRequest): void {
       }
       return;
     }
-    send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_value', message: `fake: Invalid value: '${String(event.type)}'. Supported values are: 'session.update', 'conversation.item.create', 'response.create'.`, param: 'type', event_id: event.event_id ?? null } });
+    send({
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        code: 'invalid_value',
+        message: `fake: Invalid value: '${String(event.type)}'. Supported values are: 'session.update', 'conversation.item.create', 'response.create'.`,
+        param: 'type',
+        event_id: event.event_id ?? null,
+      },
+    });
   });
 }
 
@@ -99,15 +116,32 @@ function respond(send: (event: Record<string, unknown>) => void, model: string, 
   const ids = { response_id: responseId, item_id: itemId, output_index: 0 };
   const cached = n > 1 ? 16 : 0;
   const usage = {
-    total_tokens: 50, input_tokens: 30, output_tokens: 20,
-    input_token_details: { text_tokens: 20, audio_tokens: 10, image_tokens: 0, cached_tokens: cached, cached_tokens_details: { text_tokens: cached, audio_tokens: 0, image_tokens: 0 } },
+    total_tokens: 50,
+    input_tokens: 30,
+    output_tokens: 20,
+    input_token_details: {
+      text_tokens: 20,
+      audio_tokens: 10,
+      image_tokens: 0,
+      cached_tokens: cached,
+      cached_tokens_details: { text_tokens: cached, audio_tokens: 0, image_tokens: 0 },
+    },
     output_token_details: { text_tokens: 5, audio_tokens: 15 },
   };
   const pending = { id: itemId, object: 'realtime.item', type: 'message', status: 'in_progress', role: 'assistant', content: [] };
   const done = { ...pending, status: 'completed', content: [{ type: 'output_text', text }] };
   const response = (status: string, output: unknown[], withUsage: boolean) => ({
-    id: responseId, object: 'realtime.response', status, status_details: null, output, conversation_id: 'conv_fake', output_modalities: ['text'],
-    max_output_tokens: 'inf', audio: { output: { format: { type: 'audio/pcm', rate: 24000 }, voice: 'alloy' } }, usage: withUsage ? usage : null, metadata: null,
+    id: responseId,
+    object: 'realtime.response',
+    status,
+    status_details: null,
+    output,
+    conversation_id: 'conv_fake',
+    output_modalities: ['text'],
+    max_output_tokens: 'inf',
+    audio: { output: { format: { type: 'audio/pcm', rate: 24000 }, voice: 'alloy' } },
+    usage: withUsage ? usage : null,
+    metadata: null,
   });
   send({ type: 'response.created', response: response('in_progress', [], false) });
   send({ type: 'response.output_item.added', response_id: responseId, output_index: 0, item: pending });

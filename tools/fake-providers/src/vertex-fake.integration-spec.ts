@@ -8,7 +8,7 @@ import { startFakeProviders, type FakeProviders } from './fake-providers.ts';
 
 const CLOUD_PLATFORM = 'https://www.googleapis.com/auth/cloud-platform';
 
-describe('the Vertex AI fake through Google\'s Gen AI SDK in Vertex mode', () => {
+describe("the Vertex AI fake through Google's Gen AI SDK in Vertex mode", () => {
   let fake: FakeProviders;
   let key: { client_email: string; private_key: string; project_id: string };
   const vertex = (credentials: { client_email: string; private_key: string }, project = key.project_id) => {
@@ -17,7 +17,10 @@ describe('the Vertex AI fake through Google\'s Gen AI SDK in Vertex mode', () =>
     authClient.useJWTAccessWithScope = true;
     // Jest's sandbox hides Node's undici dispatcher from the SDK's default transport; a fetch of its own works.
     return new GoogleGenAI({
-      vertexai: true, project, location: 'us-central1', googleAuthOptions: { authClient },
+      vertexai: true,
+      project,
+      location: 'us-central1',
+      googleAuthOptions: { authClient },
       httpOptions: { baseUrl: `${fake.url}/vertex`, fetch: (input, init) => fetch(input, init) },
     });
   };
@@ -48,7 +51,11 @@ describe('the Vertex AI fake through Google\'s Gen AI SDK in Vertex mode', () =>
   it('refuses a token signed by another key with 401, another project with 403, and answers the failures a model asks for', async () => {
     const { privateKey } = await import('node:crypto').then(({ generateKeyPairSync }) => generateKeyPairSync('rsa', { modulusLength: 2048 }));
     const stranger = { ...key, private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
-    const status = (call: Promise<unknown>) => call.then(() => 200, (error: unknown) => (error instanceof ApiError ? error.status : -1));
+    const status = (call: Promise<unknown>) =>
+      call.then(
+        () => 200,
+        (error: unknown) => (error instanceof ApiError ? error.status : -1),
+      );
     expect(await status(vertex(stranger).models.generateContent({ model: 'gemini-2.5-flash', contents: 'x' }))).toBe(401);
     expect(await status(vertex(key, 'someone-elses-project').models.generateContent({ model: 'gemini-2.5-flash', contents: 'x' }))).toBe(403);
     expect(await status(vertex(key).models.generateContent({ model: 'fail-429', contents: 'x' }))).toBe(429);

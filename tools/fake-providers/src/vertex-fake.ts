@@ -57,14 +57,20 @@ export const handleVertex: FakeHandler = async (req, res, body, seen, rawPath) =
   const [, project = '', location = '', publisher, rawModel = '', method = ''] = route;
   if (!validToken(req)) {
     sendGoogleError(res, {
-      code: 401, status: 'UNAUTHENTICATED',
-      message: 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
+      code: 401,
+      status: 'UNAUTHENTICATED',
+      message:
+        'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
     });
     return;
   }
   const model = decodeURIComponent(rawModel);
   if (decodeURIComponent(project) !== PROJECT) {
-    sendGoogleError(res, { code: 403, status: 'PERMISSION_DENIED', message: `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${project}/locations/${location}/publishers/${publisher}/models/${model}' (or it may not exist).` });
+    sendGoogleError(res, {
+      code: 403,
+      status: 'PERMISSION_DENIED',
+      message: `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${project}/locations/${location}/publishers/${publisher}/models/${model}' (or it may not exist).`,
+    });
     return;
   }
   if (publisher === 'anthropic' && model === 'count-tokens' && method === 'rawPredict') return answerCount(res, { input_tokens: fakeTokenCount(JSON.parse(body)) });
@@ -109,7 +115,7 @@ function claude(res: ServerResponse, body: string, model: string, method: string
   } catch {
     return sendAnthropicError(res, 400, 'invalid_request_error', 'fake: the request body is not valid JSON');
   }
-  if (request['anthropic_version'] !== 'vertex-2023-10-16') return sendAnthropicError(res, 400, 'invalid_request_error', 'anthropic_version: Input should be \'vertex-2023-10-16\'');
+  if (request['anthropic_version'] !== 'vertex-2023-10-16') return sendAnthropicError(res, 400, 'invalid_request_error', "anthropic_version: Input should be 'vertex-2023-10-16'");
   if ('model' in request) return sendAnthropicError(res, 400, 'invalid_request_error', 'model: Extra inputs are not permitted');
   const { anthropic_version: _version, ...messages } = request;
   const problem = problemWith({ ...messages, model } as MessagesRequest, '2023-06-01');

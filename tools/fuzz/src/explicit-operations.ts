@@ -40,7 +40,14 @@ export const MODEL_CALLS: Operation[] = [
     queryParams: [],
     body: object({ model: 'fuzz-chat', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } }),
   },
-  { name: 'ai-gateway POST /v1/responses', method: 'POST', path: '/v1/responses', pathParams: [], queryParams: [], body: object({ model: 'fuzz-chat', instructions: 'be brief', input: 'hi', metadata: { team: 'fuzz' }, stream: false }) },
+  {
+    name: 'ai-gateway POST /v1/responses',
+    method: 'POST',
+    path: '/v1/responses',
+    pathParams: [],
+    queryParams: [],
+    body: object({ model: 'fuzz-chat', instructions: 'be brief', input: 'hi', metadata: { team: 'fuzz' }, stream: false }),
+  },
   {
     name: 'ai-gateway POST /v1/responses (a conversation)',
     method: 'POST',
@@ -49,7 +56,11 @@ export const MODEL_CALLS: Operation[] = [
     queryParams: [],
     body: object({
       model: 'fuzz-chat',
-      input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }, { type: 'function_call_output', call_id: 'c1', output: 'x' }, { type: 'item_reference', id: 'msg_1' }],
+      input: [
+        { role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
+        { type: 'function_call_output', call_id: 'c1', output: 'x' },
+        { type: 'item_reference', id: 'msg_1' },
+      ],
       previous_response_id: 'resp_1',
       tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} } }],
       background: false,
@@ -59,10 +70,37 @@ export const MODEL_CALLS: Operation[] = [
   { name: 'ai-gateway GET /v1/responses/{id}', method: 'GET', path: '/v1/responses/{id}', pathParams: ['id'], queryParams: [] },
   { name: 'ai-gateway DELETE /v1/responses/{id}', method: 'DELETE', path: '/v1/responses/{id}', pathParams: ['id'], queryParams: [] },
   { name: 'ai-gateway POST /v1/responses/{id}/cancel', method: 'POST', path: '/v1/responses/{id}/cancel', pathParams: ['id'], queryParams: [] },
-  { name: 'ai-gateway GET /v1/responses/{id}/input_items', method: 'GET', path: '/v1/responses/{id}/input_items', pathParams: ['id'], queryParams: ['limit', 'order', 'after', 'before'] },
-  { name: 'ai-gateway POST /v1/responses/compact', method: 'POST', path: '/v1/responses/compact', pathParams: [], queryParams: [], body: object({ model: 'fuzz-chat', input: 'hi', instructions: 'be brief' }) },
-  { name: 'ai-gateway POST /v1/responses/input_tokens', method: 'POST', path: '/v1/responses/input_tokens', pathParams: [], queryParams: [], body: object({ model: 'fuzz-chat', input: 'hi' }) },
-  { name: 'ai-gateway POST /v1/completions', method: 'POST', path: '/v1/completions', pathParams: [], queryParams: [], body: object({ model: 'fuzz-chat', prompt: 'hi', max_tokens: 5 }) },
+  {
+    name: 'ai-gateway GET /v1/responses/{id}/input_items',
+    method: 'GET',
+    path: '/v1/responses/{id}/input_items',
+    pathParams: ['id'],
+    queryParams: ['limit', 'order', 'after', 'before'],
+  },
+  {
+    name: 'ai-gateway POST /v1/responses/compact',
+    method: 'POST',
+    path: '/v1/responses/compact',
+    pathParams: [],
+    queryParams: [],
+    body: object({ model: 'fuzz-chat', input: 'hi', instructions: 'be brief' }),
+  },
+  {
+    name: 'ai-gateway POST /v1/responses/input_tokens',
+    method: 'POST',
+    path: '/v1/responses/input_tokens',
+    pathParams: [],
+    queryParams: [],
+    body: object({ model: 'fuzz-chat', input: 'hi' }),
+  },
+  {
+    name: 'ai-gateway POST /v1/completions',
+    method: 'POST',
+    path: '/v1/completions',
+    pathParams: [],
+    queryParams: [],
+    body: object({ model: 'fuzz-chat', prompt: 'hi', max_tokens: 5 }),
+  },
   { name: 'ai-gateway POST /v1/embeddings', method: 'POST', path: '/v1/embeddings', pathParams: [], queryParams: [], body: object({ model: 'fuzz-embed', input: ['hi'] }) },
   { name: 'ai-gateway GET /v1/models/{id}', method: 'GET', path: '/v1/models/{id}', pathParams: ['id'], queryParams: [] },
   {
@@ -88,7 +126,14 @@ export const MODEL_CALLS: Operation[] = [
     queryParams: [],
     body: object({ model: 'fuzz-claude', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }], stream: true }),
   },
-  { name: 'ai-gateway POST /v1/messages/count_tokens', method: 'POST', path: '/v1/messages/count_tokens', pathParams: [], queryParams: [], body: object({ model: 'fuzz-chat', messages: [{ role: 'user', content: 'hi' }] }) },
+  {
+    name: 'ai-gateway POST /v1/messages/count_tokens',
+    method: 'POST',
+    path: '/v1/messages/count_tokens',
+    pathParams: [],
+    queryParams: [],
+    body: object({ model: 'fuzz-chat', messages: [{ role: 'user', content: 'hi' }] }),
+  },
 ];
 
 /** MCP over Streamable HTTP: JSON-RPC requests of each kind, on the union endpoint and a virtual server. */
@@ -112,7 +157,6 @@ export const MCP_CALLS: Operation[] = ['/mcp', '/servers/{id}/mcp'].flatMap((pat
   })),
 );
 
-
 /** An operation on a path with no placeholders and a JSON body of these example values. */
 function call(service: string, method: string, path: string, body?: Record<string, unknown>, extra: Partial<Operation> = {}): Operation {
   return {
@@ -128,7 +172,8 @@ function call(service: string, method: string, path: string, body?: Record<strin
 
 const ai = (method: string, path: string, body?: Record<string, unknown>, extra: Partial<Operation> = {}) => call('ai-gateway', method, path, body, extra);
 /** A stored-resource call: it reaches the deployment's API below OPENAI_BASE, and relays its answers. */
-const resource = (method: string, path: string, body?: Record<string, unknown>, extra: Partial<Operation> = {}) => ai(method, path, body, { upstreamBases: [OPENAI_BASE], ...extra });
+const resource = (method: string, path: string, body?: Record<string, unknown>, extra: Partial<Operation> = {}) =>
+  ai(method, path, body, { upstreamBases: [OPENAI_BASE], ...extra });
 const mcp = (method: string, path: string, body?: Record<string, unknown>, extra: Partial<Operation> = {}) => call('mcp-gateway', method, path, body, extra);
 
 const PNG = { filename: 'image.png', contentType: 'image/png', content: '\x89PNG\r\n\x1a\n fuzz' };
@@ -176,7 +221,13 @@ export const RESOURCE_CALLS: Operation[] = [
   resource('DELETE', '/v1/vector_stores/{id}/files/{file_id}'),
   resource('POST', '/v1/vector_stores/{id}/search', { query: 'tree', max_num_results: 2 }),
   resource('GET', '/v1/assistants', undefined, { queryParams: ['limit', 'order', 'after'] }),
-  resource('POST', '/v1/assistants', { model: 'fuzz-chat', name: 'fuzz', instructions: 'be brief', tools: [{ type: 'file_search' }], tool_resources: { file_search: { vector_store_ids: ['vs_1'] } } }),
+  resource('POST', '/v1/assistants', {
+    model: 'fuzz-chat',
+    name: 'fuzz',
+    instructions: 'be brief',
+    tools: [{ type: 'file_search' }],
+    tool_resources: { file_search: { vector_store_ids: ['vs_1'] } },
+  }),
   resource('DELETE', '/v1/assistants'),
   resource('GET', '/v1/assistants/{id}'),
   resource('POST', '/v1/assistants/{id}', { instructions: 'be briefer' }),
@@ -201,9 +252,19 @@ export const RESOURCE_CALLS: Operation[] = [
  * reach the provider outside it.
  */
 export const PASS_THROUGH_CALLS: Operation[] = [
-  ...['GET', 'POST', 'DELETE'].map((method) => ai(method, '/openai/{path}', method === 'POST' ? { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } : undefined, { upstreamBases: [OPENAI_BASE], passThrough: true, queryParams: ['limit', 'after'] })),
+  ...['GET', 'POST', 'DELETE'].map((method) =>
+    ai(method, '/openai/{path}', method === 'POST' ? { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } : undefined, {
+      upstreamBases: [OPENAI_BASE],
+      passThrough: true,
+      queryParams: ['limit', 'after'],
+    }),
+  ),
   ...['GET', 'POST'].map((method) =>
-    ai(method, '/anthropic/{path}', method === 'POST' ? { model: 'claude-sonnet-4-5', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] } : undefined, { upstreamBases: [ANTHROPIC_BASE], passThrough: true, headers: { 'anthropic-version': '2023-06-01' } }),
+    ai(method, '/anthropic/{path}', method === 'POST' ? { model: 'claude-sonnet-4-5', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] } : undefined, {
+      upstreamBases: [ANTHROPIC_BASE],
+      passThrough: true,
+      headers: { 'anthropic-version': '2023-06-01' },
+    }),
   ),
   ...['GET', 'POST'].map((method) => ai(method, '/fuzz-pass/{path}', method === 'POST' ? { input: 'hi' } : undefined, { upstreamBases: [PASS_THROUGH_BASE], passThrough: true })),
 ];
@@ -257,7 +318,11 @@ export function aiGatewayCalls(): Operation[] {
 }
 
 const MODERN = '2026-07-28';
-const modernMeta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'fuzz', version: '1' } };
+const modernMeta = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'fuzz', version: '1' },
+};
 
 /** MCP's 2026-07-28 revision on the same endpoints: no initialize, the version and method in headers and `_meta`. */
 export const MODERN_MCP_CALLS: Operation[] = ['/mcp', '/servers/{id}/mcp'].flatMap((path) =>

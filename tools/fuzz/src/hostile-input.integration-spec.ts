@@ -64,10 +64,15 @@ async function fuzz(operations: Operation[], target: Target, database?: Database
           const { total, entries: sent } = await upstreamSince(upstream, seen);
           seen = total;
           const escaped = sent.filter((entry) => !bases.some((base) => entry.path === base || entry.path.startsWith(`${base}/`) || entry.path.startsWith(`${base}?`)));
-          if (escaped.length > 0) throw new Error(`reached the provider outside its base ${bases.join(' or ')}: ${escaped.map((entry) => `${entry.method} ${entry.path.slice(0, 120)}`).join(', ')}`);
+          if (escaped.length > 0)
+            throw new Error(`reached the provider outside its base ${bases.join(' or ')}: ${escaped.map((entry) => `${entry.method} ${entry.path.slice(0, 120)}`).join(', ')}`);
           // The caller's own key (in whatever header it came) is the gateway's to check, never the provider's to see.
           const key = target.authorization.replace(/^Bearer /, '');
-          const leaked = sent.flatMap((entry) => Object.entries(entry.headers).filter(([, value]) => String(value).includes(key)).map(([name]) => `${entry.method} ${entry.path.slice(0, 80)} (${name})`));
+          const leaked = sent.flatMap((entry) =>
+            Object.entries(entry.headers)
+              .filter(([, value]) => String(value).includes(key))
+              .map(([name]) => `${entry.method} ${entry.path.slice(0, 80)} (${name})`),
+          );
           if (leaked.length > 0) throw new Error(`passed the caller's key on to the provider: ${leaked.join(', ')}`);
           // What came back from upstream is the upstream's to word; the gateway's own refusals are checked in full.
           relayed = sent.length > 0;
@@ -104,7 +109,9 @@ const MCP_ENDPOINT_CALLS: Operation[] = [...MCP_CALLS, ...MODERN_MCP_CALLS, ...M
  */
 async function stillAdmitted(target: Target): Promise<string[]> {
   const response = await fetch(`${target.url}/v1/models`, { headers: { authorization: target.authorization } });
-  return response.ok ? [] : [`the fuzz run's own key is no longer let in (GET /v1/models: ${response.status} ${(await response.text()).slice(0, 200)}): its requests reached nothing`];
+  return response.ok
+    ? []
+    : [`the fuzz run's own key is no longer let in (GET /v1/models: ${response.status} ${(await response.text()).slice(0, 200)}): its requests reached nothing`];
 }
 
 describe('hostile input against the built suite', () => {
@@ -128,7 +135,12 @@ describe('hostile input against the built suite', () => {
   it('every route each service registers has fuzz operations, read from its own route table', async () => {
     const services = [
       { name: 'control-plane', url: suite.controlPlane.url, table: routeTable(suite.controlPlane.routeTable), explicit: CONTROL_PLANE_CALLS },
-      { name: 'ai-gateway', url: suite.aiGateway.service.url, table: routeTable(suite.aiGateway.service.routeTable), explicit: [...aiGatewayCalls(), ...RESOURCE_CALLS, ...PASS_THROUGH_CALLS, ...AI_ADMIN_CALLS] },
+      {
+        name: 'ai-gateway',
+        url: suite.aiGateway.service.url,
+        table: routeTable(suite.aiGateway.service.routeTable),
+        explicit: [...aiGatewayCalls(), ...RESOURCE_CALLS, ...PASS_THROUGH_CALLS, ...AI_ADMIN_CALLS],
+      },
       { name: 'mcp-gateway', url: suite.mcpGateway.service.url, table: routeTable(suite.mcpGateway.service.routeTable), explicit: [...MCP_ENDPOINT_CALLS, ...MCP_ADMIN_CALLS] },
     ];
     const uncovered: string[] = [];
@@ -153,7 +165,12 @@ describe('hostile input against the built suite', () => {
       { name: 'MCP gateway admin API', url: `${suite.mcpGateway.service.url}/api/v1/upstreams`, method: 'GET' },
       { name: 'MCP gateway /mcp', url: `${suite.mcpGateway.service.url}/mcp`, method: 'POST' },
     ];
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+    });
     const answers: string[] = [];
     for (const door of doors) {
       for (const authorization of MALFORMED_AUTHORIZATION.filter((value) => /^Bearer \S/.test(value))) {
@@ -163,7 +180,8 @@ describe('hostile input against the built suite', () => {
           ...(door.method === 'POST' ? { body: initialize } : {}),
         });
         const challenge = response.headers.get('www-authenticate') ?? '';
-        if (response.status !== 401 || !/^Bearer .*error="invalid_token"/.test(challenge)) answers.push(`${door.name} ${authorization.slice(0, 40)}: ${response.status} ${challenge}`);
+        if (response.status !== 401 || !/^Bearer .*error="invalid_token"/.test(challenge))
+          answers.push(`${door.name} ${authorization.slice(0, 40)}: ${response.status} ${challenge}`);
       }
     }
     expect(answers).toEqual([]);
@@ -180,15 +198,29 @@ describe('hostile input against the built suite', () => {
   it("the AI gateway's admin API: every operation of its OpenAPI document", async () => {
     const { aiGateway } = suite;
     const operations = await documentedOperations('ai-gateway', aiGateway.service.url);
-    expect(operations.map((operation) => operation.name)).toEqual(expect.arrayContaining(['ai-gateway POST /api/v1/keys', 'ai-gateway GET /api/v1/spend', 'ai-gateway POST /key/regenerate']));
-    const target: Target = { url: aiGateway.service.url, authorization: `Bearer ${MASTER_KEY}`, validParams: suite.ids.aiGateway, secrets: [UPSTREAM_KEY], revive: () => aiGateway.revive() };
+    expect(operations.map((operation) => operation.name)).toEqual(
+      expect.arrayContaining(['ai-gateway POST /api/v1/keys', 'ai-gateway GET /api/v1/spend', 'ai-gateway POST /key/regenerate']),
+    );
+    const target: Target = {
+      url: aiGateway.service.url,
+      authorization: `Bearer ${MASTER_KEY}`,
+      validParams: suite.ids.aiGateway,
+      secrets: [UPSTREAM_KEY],
+      revive: () => aiGateway.revive(),
+    };
     expect(await withDatabase(aiGateway.database.url, (database) => fuzz([...operations, ...AI_ADMIN_CALLS], target, database))).toEqual([]);
   });
 
   it("the AI gateway's model calls: chat, responses, messages, images, audio, moderations, rerank, realtime (uploads multipart)", async () => {
     // Successful calls record spend in the background: the database is not compared here. What the
     // provider answers is passed on in its words; requests must stay below the deployments' bases.
-    const target: Target = { url: suite.aiGateway.service.url, authorization: `Bearer ${suite.virtualKey}`, validParams: { id: ['fuzz-chat', 'fuzz-embed'] }, secrets: [UPSTREAM_KEY], revive: () => suite.aiGateway.revive() };
+    const target: Target = {
+      url: suite.aiGateway.service.url,
+      authorization: `Bearer ${suite.virtualKey}`,
+      validParams: { id: ['fuzz-chat', 'fuzz-embed'] },
+      secrets: [UPSTREAM_KEY],
+      revive: () => suite.aiGateway.revive(),
+    };
     expect(await stillAdmitted(target)).toEqual([]);
     expect([...(await fuzz(aiGatewayCalls(), target, undefined, suite.fake.url)), ...(await stillAdmitted(target))]).toEqual([]);
   });
@@ -227,21 +259,34 @@ describe('hostile input against the built suite', () => {
     const { mcpGateway, controlPlane } = suite;
     const operations = await documentedOperations('mcp-gateway', mcpGateway.service.url);
     expect(operations.map((operation) => operation.name)).toEqual(expect.arrayContaining(['mcp-gateway POST /api/v1/upstreams', 'mcp-gateway POST /api/v1/servers']));
-    const target: Target = { url: mcpGateway.service.url, authorization: `Bearer ${controlPlane.tokens.alice}`, validParams: suite.ids.mcpGateway, revive: () => mcpGateway.revive() };
+    const target: Target = {
+      url: mcpGateway.service.url,
+      authorization: `Bearer ${controlPlane.tokens.alice}`,
+      validParams: suite.ids.mcpGateway,
+      revive: () => mcpGateway.revive(),
+    };
     expect(await withDatabase(mcpGateway.database.url, (database) => fuzz([...operations, ...MCP_ADMIN_CALLS], target, database))).toEqual([]);
   });
 
-  it('the gateways\' admin APIs for a caller short of rights: refusals quote no more than an excerpt, and write nothing', async () => {
+  it("the gateways' admin APIs for a caller short of rights: refusals quote no more than an excerpt, and write nothing", async () => {
     // The probes (every field long, every field with a NUL) and a few random requests per operation, as bob.
     const bob = `Bearer ${suite.controlPlane.tokens.bob}`;
     const few = (operations: Operation[]) => operations.map((operation) => ({ ...operation, runs: FEW_RUNS }));
     const { aiGateway, mcpGateway } = suite;
     const failures = [
       ...(await withDatabase(aiGateway.database.url, async (database) =>
-        fuzz(few(await documentedOperations('ai-gateway', aiGateway.service.url)), { url: aiGateway.service.url, authorization: bob, validParams: suite.ids.aiGateway, revive: () => aiGateway.revive() }, database),
+        fuzz(
+          few(await documentedOperations('ai-gateway', aiGateway.service.url)),
+          { url: aiGateway.service.url, authorization: bob, validParams: suite.ids.aiGateway, revive: () => aiGateway.revive() },
+          database,
+        ),
       )),
       ...(await withDatabase(mcpGateway.database.url, async (database) =>
-        fuzz(few(await documentedOperations('mcp-gateway', mcpGateway.service.url)), { url: mcpGateway.service.url, authorization: bob, validParams: suite.ids.mcpGateway, revive: () => mcpGateway.revive() }, database),
+        fuzz(
+          few(await documentedOperations('mcp-gateway', mcpGateway.service.url)),
+          { url: mcpGateway.service.url, authorization: bob, validParams: suite.ids.mcpGateway, revive: () => mcpGateway.revive() },
+          database,
+        ),
       )),
     ];
     expect(failures).toEqual([]);

@@ -2,7 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { getGlobalDispatcher } from 'undici';
-import { encodeComponent, hostileAt, hostileMultipart, hostileRawBodies, hostileSegment, hostileText, MALFORMED_AUTHORIZATION, multipartForm, objectText, passThroughPath, validValue } from './hostile-values';
+import {
+  encodeComponent,
+  hostileAt,
+  hostileMultipart,
+  hostileRawBodies,
+  hostileSegment,
+  hostileText,
+  MALFORMED_AUTHORIZATION,
+  multipartForm,
+  objectText,
+  passThroughPath,
+  validValue,
+} from './hostile-values';
 import type { Operation } from './openapi-operations';
 
 /** One request exactly as it goes on the wire (path already encoded, body raw). */
@@ -63,7 +75,11 @@ const json = (body: string | Buffer): Body => ({ body, contentType: 'application
 
 function bodyArbitrary(operation: Operation): fc.Arbitrary<Body | undefined> {
   if (operation.upgrade) return fc.constant(undefined);
-  if (operation.multipart) return fc.oneof({ weight: 6, arbitrary: hostileMultipart(operation.multipart.fields, operation.multipart.files) }, { weight: 1, arbitrary: fc.constantFrom(...hostileRawBodies).map(json) });
+  if (operation.multipart)
+    return fc.oneof(
+      { weight: 6, arbitrary: hostileMultipart(operation.multipart.fields, operation.multipart.files) },
+      { weight: 1, arbitrary: fc.constantFrom(...hostileRawBodies).map(json) },
+    );
   if (!operation.body) return fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...hostileRawBodies).map(json) });
   return fc.oneof({ weight: 6, arbitrary: hostileAt(operation.body).map(json) }, { weight: 1, arbitrary: fc.constantFrom(...hostileRawBodies).map(json) });
 }
@@ -75,18 +91,20 @@ export function hostileRequests(operation: Operation, target: Target): fc.Arbitr
     { weight: 2, arbitrary: fc.constantFrom<string | undefined>(...MALFORMED_AUTHORIZATION) },
     { weight: 1, arbitrary: fc.constant<string | undefined>(undefined) },
   );
-  return fc.record({ path: pathArbitrary(operation, target), query: queryArbitrary(operation), body: bodyArbitrary(operation), authorization }).map(({ path, query, body, authorization: auth }) => ({
-    method: operation.method,
-    path: `${path}${query}`,
-    headers: {
-      ...(target.headers ?? {}),
-      ...(operation.headers ?? {}),
-      ...(auth === undefined ? {} : { authorization: auth }),
-      ...(body === undefined ? {} : { 'content-type': body.contentType }),
-    },
-    ...(body === undefined ? {} : { body: body.body }),
-    ...(operation.upgrade ? { upgrade: true } : {}),
-  }));
+  return fc
+    .record({ path: pathArbitrary(operation, target), query: queryArbitrary(operation), body: bodyArbitrary(operation), authorization })
+    .map(({ path, query, body, authorization: auth }) => ({
+      method: operation.method,
+      path: `${path}${query}`,
+      headers: {
+        ...(target.headers ?? {}),
+        ...(operation.headers ?? {}),
+        ...(auth === undefined ? {} : { authorization: auth }),
+        ...(body === undefined ? {} : { 'content-type': body.contentType }),
+      },
+      ...(body === undefined ? {} : { body: body.body }),
+      ...(operation.upgrade ? { upgrade: true } : {}),
+    }));
 }
 
 /** A value long enough that any echo of it shows, none of its characters special: 2 000 characters in a URL (which must fit the 16 KiB of headers)… */
@@ -119,14 +137,17 @@ export function probes(operation: Operation, target: Target): HostileRequest[] {
   };
   const validBody = operation.multipart ? multipartBody(operation.multipart.fields) : jsonBody;
   return [LONG_VALUE, NUL_VALUE].flatMap((value) => {
-    const pathWith = (param?: string) => operation.pathParams.reduce((path, name) => path.replace(`{${name}}`, name === param ? encodeComponent(value) : fill(name)), operation.path);
+    const pathWith = (param?: string) =>
+      operation.pathParams.reduce((path, name) => path.replace(`{${name}}`, name === param ? encodeComponent(value) : fill(name)), operation.path);
     const list: HostileRequest[] = [
       ...operation.pathParams.map((name) => ({ method: operation.method, path: pathWith(name), ...validBody })),
       ...operation.queryParams.map((name) => ({ method: operation.method, path: `${pathWith()}?${encodeComponent(name)}=${encodeComponent(value)}`, ...validBody })),
     ];
     const inBody = value === LONG_VALUE ? LONG_BODY_VALUE : value;
-    for (const name of Object.keys(fields ?? {})) list.push({ method: operation.method, path: pathWith(), headers: jsonBody.headers, body: objectText(fields ?? {}, name, JSON.stringify(inBody)) });
-    for (const name of Object.keys(operation.multipart?.fields ?? {})) list.push({ method: operation.method, path: pathWith(), ...multipartBody({ ...operation.multipart?.fields, [name]: inBody }) });
+    for (const name of Object.keys(fields ?? {}))
+      list.push({ method: operation.method, path: pathWith(), headers: jsonBody.headers, body: objectText(fields ?? {}, name, JSON.stringify(inBody)) });
+    for (const name of Object.keys(operation.multipart?.fields ?? {}))
+      list.push({ method: operation.method, path: pathWith(), ...multipartBody({ ...operation.multipart?.fields, [name]: inBody }) });
     return list;
   });
 }
@@ -295,7 +316,8 @@ export function answerProblem(answer: Answer, hostile: HostileRequest, target: T
   const secret = (target.secrets ?? []).find((candidate) => answer.text.includes(candidate) || Object.values(answer.headers).some((value) => value.includes(candidate)));
   if (secret) return `refused with ${answer.status}, showing the service's secret ${secret.slice(0, 6)}…: ${answer.text.slice(0, 200)}`;
   const echo = echoIn(answerTexts(answer.text, body), sentTexts(hostile));
-  if (echo) return `refused with ${answer.status}, quoting more than a ${MAX_EXCERPT}-character excerpt of what was sent (${JSON.stringify(echo)}) in ${Buffer.byteLength(answer.text)} bytes: ${answer.text.slice(0, 200)}`;
+  if (echo)
+    return `refused with ${answer.status}, quoting more than a ${MAX_EXCERPT}-character excerpt of what was sent (${JSON.stringify(echo)}) in ${Buffer.byteLength(answer.text)} bytes: ${answer.text.slice(0, 200)}`;
   if (inBandError) return undefined;
   if (!/json/.test(answer.contentType)) return `refused with ${answer.status} but not in JSON (${answer.contentType || 'no content type'}): ${answer.text.slice(0, 200)}`;
   if (Buffer.byteLength(answer.text) > MAX_REFUSAL_BYTES) return `refused with ${answer.status} in ${Buffer.byteLength(answer.text)} bytes: the answer echoes what was sent`;
@@ -303,7 +325,8 @@ export function answerProblem(answer: Answer, hostile: HostileRequest, target: T
   // OAuth's envelope (RFC 6749 §5.2) on the OAuth metadata and token routes: `error` is the code.
   const oauth = body as { error?: unknown; error_description?: unknown };
   if (typeof oauth.error === 'string') {
-    if (oauth.error === '' || typeof oauth.error_description !== 'string' || oauth.error_description === '') return `refused with ${answer.status} without an OAuth error and error_description: ${answer.text.slice(0, 200)}`;
+    if (oauth.error === '' || typeof oauth.error_description !== 'string' || oauth.error_description === '')
+      return `refused with ${answer.status} without an OAuth error and error_description: ${answer.text.slice(0, 200)}`;
     return undefined;
   }
   const error = (body as { error?: { code?: unknown; message?: unknown } }).error;
@@ -316,7 +339,9 @@ export function answerProblem(answer: Answer, hostile: HostileRequest, target: T
 /** How a request shows in a failure report: readable, and short. */
 export function describeRequest(hostile: HostileRequest): string {
   const body =
-    hostile.body === undefined ? '' : ` ${Buffer.isBuffer(hostile.body) ? `${JSON.stringify(hostile.body.toString('latin1').slice(0, 240))} (${hostile.body.length} bytes)` : JSON.stringify(hostile.body.slice(0, 160))}`;
+    hostile.body === undefined
+      ? ''
+      : ` ${Buffer.isBuffer(hostile.body) ? `${JSON.stringify(hostile.body.toString('latin1').slice(0, 240))} (${hostile.body.length} bytes)` : JSON.stringify(hostile.body.slice(0, 160))}`;
   const auth = hostile.headers['authorization'] ? ` [${hostile.headers['authorization'].slice(0, 24)}…]` : ' [no credential]';
   const type = hostile.headers['content-type'] && !hostile.headers['content-type'].startsWith('application/json') ? ` (${hostile.headers['content-type'].slice(0, 60)})` : '';
   const others = Object.entries(hostile.headers).filter(([name]) => !['authorization', 'content-type', 'accept'].includes(name));

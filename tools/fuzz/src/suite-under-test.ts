@@ -113,7 +113,11 @@ async function createResources(url: string, authorization: string): Promise<Reco
   if (!fileAnswer.ok) throw new Error(`POST /v1/files answered ${fileAnswer.status}: ${await fileAnswer.text()}`);
   const file = ((await fileAnswer.json()) as { id: string }).id;
   const create = async (route: string, body: unknown) => {
-    const answer = await fetch(`${url}${route}`, { method: 'POST', headers: { authorization, 'x-arbor-model': RESOURCE_ALIAS, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = await fetch(`${url}${route}`, {
+      method: 'POST',
+      headers: { authorization, 'x-arbor-model': RESOURCE_ALIAS, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (!answer.ok) throw new Error(`POST ${route} answered ${answer.status}: ${await answer.text()}`);
     return ((await answer.json()) as { id: string }).id;
   };
@@ -182,16 +186,21 @@ general_settings:
     - { path: /fuzz-pass, target: "${fake.url}${PASS_THROUGH_BASE}", include_subpath: true, headers: { Authorization: "Bearer sk-upstream" } }
 `,
     );
-    const aiGateway = await startGateway('ai-gateway', 'AIGW_LISTEN_ADDR', {
-      AIGW_DATABASE_URL: aiDatabase.url,
-      AIGW_CONFIG: aiConfig,
-      AIGW_MASTER_KEY: MASTER_KEY,
-      AIGW_LOG: 'off',
-      AIGW_OIDC_ISSUER_URL: testIssuer(),
-      AIGW_CONTROL_PLANE_URL: controlPlane.url,
-      AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m',
-      AIGW_M2M_CLIENT_SECRET: 'dev-ai-gateway-m2m-secret',
-    }, aiDatabase);
+    const aiGateway = await startGateway(
+      'ai-gateway',
+      'AIGW_LISTEN_ADDR',
+      {
+        AIGW_DATABASE_URL: aiDatabase.url,
+        AIGW_CONFIG: aiConfig,
+        AIGW_MASTER_KEY: MASTER_KEY,
+        AIGW_LOG: 'off',
+        AIGW_OIDC_ISSUER_URL: testIssuer(),
+        AIGW_CONTROL_PLANE_URL: controlPlane.url,
+        AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m',
+        AIGW_M2M_CLIENT_SECRET: 'dev-ai-gateway-m2m-secret',
+      },
+      aiDatabase,
+    );
     stops.push(() => aiGateway.service.kill('SIGTERM'));
     const aiService = aiGateway.service;
     const key = await json(aiService.url, 'POST', '/api/v1/keys', `Bearer ${MASTER_KEY}`, { project: 'alpha', metadata: { purpose: 'fuzz' } });
@@ -211,18 +220,23 @@ servers:
   - { id: tools, project: alpha, name: Tools, upstreams: [{ upstream: echo }] }
 `,
     );
-    const mcpGateway = await startGateway('mcp-gateway', 'MCPGW_LISTEN_ADDR', {
-      MCPGW_DATABASE_URL: mcpDatabase.url,
-      MCPGW_CONFIG: mcpConfig,
-      MCPGW_LOG: 'off',
-      MCPGW_SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
-      MCPGW_OIDC_ISSUER_URL: testIssuer(),
-      MCPGW_CONTROL_PLANE_URL: controlPlane.url,
-      MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
-      MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
-      // The relay's routes are registered, and so fuzzed, only when it is on.
-      MCPGW_WS_RELAY_ENABLED: 'true',
-    }, mcpDatabase);
+    const mcpGateway = await startGateway(
+      'mcp-gateway',
+      'MCPGW_LISTEN_ADDR',
+      {
+        MCPGW_DATABASE_URL: mcpDatabase.url,
+        MCPGW_CONFIG: mcpConfig,
+        MCPGW_LOG: 'off',
+        MCPGW_SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
+        MCPGW_OIDC_ISSUER_URL: testIssuer(),
+        MCPGW_CONTROL_PLANE_URL: controlPlane.url,
+        MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
+        MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
+        // The relay's routes are registered, and so fuzzed, only when it is on.
+        MCPGW_WS_RELAY_ENABLED: 'true',
+      },
+      mcpDatabase,
+    );
     stops.push(() => mcpGateway.service.kill('SIGTERM'));
     const mcpService = mcpGateway.service;
     const mcpKey = await json(mcpService.url, 'POST', '/api/v1/keys', `Bearer ${controlPlane.tokens.alice}`, { project: 'alpha', name: 'fuzz' });

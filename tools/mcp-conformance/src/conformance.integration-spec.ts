@@ -42,18 +42,27 @@ import { runConformance, type ConformanceRun } from './conformance';
  * Progress, log messages and cancellation of a request travel on its own stream and pass.
  */
 const STATELESS_CANNOT: Record<string, string> = {
-  'tools-call-sampling/tools-call-sampling': 'sampling was negotiated at an initialize no later request is tied to without a session; the gateway must not use a capability it cannot know was negotiated',
+  'tools-call-sampling/tools-call-sampling':
+    'sampling was negotiated at an initialize no later request is tied to without a session; the gateway must not use a capability it cannot know was negotiated',
   'tools-call-elicitation/tools-call-elicitation': 'as sampling: elicitation is a capability negotiated per session',
   ...Object.fromEntries(
-    ['string', 'integer', 'number', 'enum', 'boolean'].map((kind) => [`elicitation-sep1034-defaults/elicitation-sep1034-${kind}-default`, 'not run: the elicitation they inspect needs the capability negotiated per session']),
+    ['string', 'integer', 'number', 'enum', 'boolean'].map((kind) => [
+      `elicitation-sep1034-defaults/elicitation-sep1034-${kind}-default`,
+      'not run: the elicitation they inspect needs the capability negotiated per session',
+    ]),
   ),
   ...Object.fromEntries(
-    ['untitled-single', 'titled-single', 'legacy-enumnames', 'untitled-multi', 'titled-multi'].map((kind) => [`elicitation-sep1330-enums/elicitation-sep1330-${kind}`, 'not run: the elicitation they inspect needs the capability negotiated per session']),
+    ['untitled-single', 'titled-single', 'legacy-enumnames', 'untitled-multi', 'titled-multi'].map((kind) => [
+      `elicitation-sep1330-enums/elicitation-sep1330-${kind}`,
+      'not run: the elicitation they inspect needs the capability negotiated per session',
+    ]),
   ),
   'server-initialize/server-session-id-visible-ascii': 'not run: the mode issues no session id (optional in the specification)',
-  'server-sse-multiple-streams/server-accepts-multiple-post-streams': 'not run: the 2025-11-25 scenario stops when initialize gives no session id (its 2026-07-28 run passes through the gateway)',
+  'server-sse-multiple-streams/server-accepts-multiple-post-streams':
+    'not run: the 2025-11-25 scenario stops when initialize gives no session id (its 2026-07-28 run passes through the gateway)',
   'server-sse-multiple-streams/server-sse-streams-functional': 'as server-accepts-multiple-post-streams',
-  'resources-subscribe/resources-subscribe': 'resources/updated needs a stream outliving the subscribe request and tied to the subscriber, which only a session has; subscribe is not advertised in this mode',
+  'resources-subscribe/resources-subscribe':
+    'resources/updated needs a stream outliving the subscribe request and tied to the subscriber, which only a session has; subscribe is not advertised in this mode',
   'resources-unsubscribe/resources-unsubscribe': 'as resources-subscribe',
 };
 
@@ -140,7 +149,9 @@ describe('the MCP gateway under the official conformance suite', () => {
 
     const configDir = mkdtempSync(path.join(tmpdir(), 'mcpgw-conformance-'));
     const config = path.join(configDir, 'mcp-gateway.yaml');
-    writeFileSync(config, `upstreams:
+    writeFileSync(
+      config,
+      `upstreams:
   - name: everything
     url: ${everything.url}
   - name: everything-2026
@@ -156,7 +167,8 @@ servers:
     name: Everything (2026-07-28)
     upstreams:
       - upstream: everything-2026
-`);
+`,
+    );
     // One after the other: on a busy machine two gateways loading at once may miss startBuiltService's 30 s.
     stateful = await startGateway(config, true);
     stateless = await startGateway(config, false);
@@ -226,7 +238,13 @@ servers:
     const post = (id: number, method: string, params: Record<string, unknown>, name?: string, signal?: AbortSignal) =>
       fetch(`${stateless}/servers/${server}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
+          ...(name ? { 'mcp-name': name } : {}),
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
         ...(signal ? { signal } : {}),
       });
@@ -270,7 +288,7 @@ servers:
     expect(await toolNames(`${stateful}/servers/everything/mcp`)).toEqual(await toolNames(everything.url));
   });
 
-  it('refuses the suite without the proxy\'s token', async () => {
+  it("refuses the suite without the proxy's token", async () => {
     const response = await fetch(`${gateways[0]?.url ?? ''}/servers/everything/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

@@ -93,7 +93,17 @@ export async function runConformance(url: string, options: ConformanceOptions = 
     const checks = scenarios.flatMap((scenario): ConformanceCheck[] => {
       const found = recorded.get(scenario);
       if (!found) {
-        return [{ scenario, id: 'results', key: `${scenario}/results`, name: 'Results', description: 'The suite recorded results for this scenario', status: 'FAILURE', message: 'no checks.json was written' }];
+        return [
+          {
+            scenario,
+            id: 'results',
+            key: `${scenario}/results`,
+            name: 'Results',
+            description: 'The suite recorded results for this scenario',
+            status: 'FAILURE',
+            message: 'no checks.json was written',
+          },
+        ];
       }
       return found.map((check) => ({
         scenario,

@@ -70,7 +70,9 @@ describe('mcp-everything-server', () => {
     const progress: Progress[] = [];
     const result = await client.callTool({ name: 'test_tool_with_progress' }, undefined, { onprogress: (update) => progress.push(update) });
     expect(progress.map(({ progress, total }) => ({ progress, total }))).toEqual([
-      { progress: 0, total: 100 }, { progress: 50, total: 100 }, { progress: 100, total: 100 },
+      { progress: 0, total: 100 },
+      { progress: 50, total: 100 },
+      { progress: 100, total: 100 },
     ]);
     expect(result.content).toEqual([{ type: 'text', text: 'Tool with progress executed successfully' }]);
   });

@@ -4,8 +4,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  LoggingLevelSchema, SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema,
-  type LoggingLevel, type ServerNotification, type ServerRequest,
+  LoggingLevelSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type LoggingLevel,
+  type ServerNotification,
+  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { registerPrompts } from './prompts.ts';
 import { registerResources, WATCHED_RESOURCE_URI } from './resources.ts';
@@ -45,9 +50,13 @@ export class Everything {
   async changeWatched(caller: EverythingSession, extra: RequestExtra): Promise<number> {
     this.#watchedVersion += 1;
     const notified = [...this.#sessions].filter((session) => session.subscriptions.has(WATCHED_RESOURCE_URI));
-    await Promise.all(notified.map((session) => session === caller
-      ? extra.sendNotification({ method: 'notifications/resources/updated', params: { uri: WATCHED_RESOURCE_URI } })
-      : session.mcp.server.sendResourceUpdated({ uri: WATCHED_RESOURCE_URI }).catch(() => undefined)));
+    await Promise.all(
+      notified.map((session) =>
+        session === caller
+          ? extra.sendNotification({ method: 'notifications/resources/updated', params: { uri: WATCHED_RESOURCE_URI } })
+          : session.mcp.server.sendResourceUpdated({ uri: WATCHED_RESOURCE_URI }).catch(() => undefined),
+      ),
+    );
     return this.#watchedVersion;
   }
 

@@ -11,14 +11,20 @@ startEverythingServer({
   host: env['MCP_EVERYTHING_HOST'] || undefined,
   stateless: process.argv.includes('--stateless') || env['MCP_EVERYTHING_STATELESS'] === 'true',
   era: process.argv.includes('--era=2026-07-28') || env['MCP_EVERYTHING_ERA'] === '2026-07-28' ? '2026-07-28' : 'legacy',
-}).then((everything) => {
-  const stop = (): void => {
-    everything.close().then(() => process.exit(0), () => process.exit(1));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  process.stdout.write(`mcp-everything-server ready at ${everything.url}\n`);
-}, (error: unknown) => {
-  console.error('mcp-everything-server: could not start:', error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+}).then(
+  (everything) => {
+    const stop = (): void => {
+      everything.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    process.stdout.write(`mcp-everything-server ready at ${everything.url}\n`);
+  },
+  (error: unknown) => {
+    console.error('mcp-everything-server: could not start:', error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

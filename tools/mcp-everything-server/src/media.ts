@@ -28,7 +28,7 @@ function redPixelPng(): Buffer {
 // A tenth of a second of silence: 8 kHz, mono, 16-bit PCM.
 function silentWav(): Buffer {
   const sampleRate = 8000;
-  const samples = Buffer.alloc(sampleRate / 10 * 2);
+  const samples = Buffer.alloc((sampleRate / 10) * 2);
   const header = Buffer.alloc(44);
   header.write('RIFF', 0, 'latin1');
   header.writeUInt32LE(36 + samples.length, 4);

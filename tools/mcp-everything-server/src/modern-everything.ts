@@ -50,47 +50,59 @@ function buildServer(watched: Watched): McpServer {
     return text('Tool with progress executed successfully');
   });
   // Routing arguments mirrored into Mcp-Param-* headers (x-mcp-header), which the server checks against the body.
-  mcp.registerTool('test_custom_headers', {
-    description: 'Echoes its region and priority; both travel in Mcp-Param-* headers too',
-    inputSchema: z.object({
-      region: z.string().describe('Where to route the call').meta({ 'x-mcp-header': 'Region' }),
-      priority: z.number().int().optional().describe('How urgent the call is').meta({ 'x-mcp-header': 'Priority' }),
-    }),
-  }, ({ region, priority }) => text(`region ${region}, priority ${priority ?? 'none'}`));
-  mcp.registerTool('test_sampling', {
-    description: 'Asks the client\'s LLM for a completion (an input request) and answers with what it said',
-    inputSchema: z.object({ prompt: z.string().describe('The prompt to send to the LLM') }),
-  }, ({ prompt }, ctx) => {
-    const answer = inputResponse(ctx.mcpReq.inputResponses, 'llm');
-    if (answer.kind !== 'sampling') {
-      return inputRequired({ inputRequests: { llm: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 }) } });
-    }
-    const content = answer.result.content;
-    const said = !Array.isArray(content) && content.type === 'text' ? content.text : '[non-text]';
-    return text(`LLM response: ${said}`);
-  });
-  mcp.registerTool('test_elicitation', {
-    description: 'Asks the user for a username and an email address (an input request)',
-    inputSchema: z.object({ message: z.string().describe('The message to show the user') }),
-  }, ({ message }, ctx) => {
-    const answer = inputResponse(ctx.mcpReq.inputResponses, 'user');
-    if (answer.kind !== 'elicit') {
-      return inputRequired({
-        inputRequests: {
-          user: inputRequired.elicit({
-            message,
-            requestedSchema: {
-              type: 'object',
-              properties: { username: { type: 'string', description: 'User\'s response' }, email: { type: 'string', description: 'User\'s email address' } },
-              required: ['username', 'email'],
-            },
-          }),
-        },
-      });
-    }
-    const content = acceptedContent(ctx.mcpReq.inputResponses, 'user');
-    return text(`User response: ${answer.action}${content ? ` ${JSON.stringify(content)}` : ''}`);
-  });
+  mcp.registerTool(
+    'test_custom_headers',
+    {
+      description: 'Echoes its region and priority; both travel in Mcp-Param-* headers too',
+      inputSchema: z.object({
+        region: z.string().describe('Where to route the call').meta({ 'x-mcp-header': 'Region' }),
+        priority: z.number().int().optional().describe('How urgent the call is').meta({ 'x-mcp-header': 'Priority' }),
+      }),
+    },
+    ({ region, priority }) => text(`region ${region}, priority ${priority ?? 'none'}`),
+  );
+  mcp.registerTool(
+    'test_sampling',
+    {
+      description: "Asks the client's LLM for a completion (an input request) and answers with what it said",
+      inputSchema: z.object({ prompt: z.string().describe('The prompt to send to the LLM') }),
+    },
+    ({ prompt }, ctx) => {
+      const answer = inputResponse(ctx.mcpReq.inputResponses, 'llm');
+      if (answer.kind !== 'sampling') {
+        return inputRequired({ inputRequests: { llm: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 }) } });
+      }
+      const content = answer.result.content;
+      const said = !Array.isArray(content) && content.type === 'text' ? content.text : '[non-text]';
+      return text(`LLM response: ${said}`);
+    },
+  );
+  mcp.registerTool(
+    'test_elicitation',
+    {
+      description: 'Asks the user for a username and an email address (an input request)',
+      inputSchema: z.object({ message: z.string().describe('The message to show the user') }),
+    },
+    ({ message }, ctx) => {
+      const answer = inputResponse(ctx.mcpReq.inputResponses, 'user');
+      if (answer.kind !== 'elicit') {
+        return inputRequired({
+          inputRequests: {
+            user: inputRequired.elicit({
+              message,
+              requestedSchema: {
+                type: 'object',
+                properties: { username: { type: 'string', description: "User's response" }, email: { type: 'string', description: "User's email address" } },
+                required: ['username', 'email'],
+              },
+            }),
+          },
+        });
+      }
+      const content = acceptedContent(ctx.mcpReq.inputResponses, 'user');
+      return text(`User response: ${answer.action}${content ? ` ${JSON.stringify(content)}` : ''}`);
+    },
+  );
 
   mcp.registerTool('update_watched_resource', { description: 'Changes test://watched-resource and tells every subscriptions/listen stream subscribed to it' }, () => {
     watched.version += 1;
@@ -98,15 +110,25 @@ function buildServer(watched: Watched): McpServer {
     return text(`${WATCHED_RESOURCE_URI} is now at version ${watched.version}`);
   });
 
-  mcp.registerResource('watched-resource', WATCHED_RESOURCE_URI, { description: 'A resource that can be subscribed to; update_watched_resource changes it', mimeType: 'text/plain' }, (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'text/plain', text: `Version ${watched.version} of the watched resource.` }],
-  }));
+  mcp.registerResource(
+    'watched-resource',
+    WATCHED_RESOURCE_URI,
+    { description: 'A resource that can be subscribed to; update_watched_resource changes it', mimeType: 'text/plain' },
+    (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: `Version ${watched.version} of the watched resource.` }],
+    }),
+  );
   mcp.registerResource('static-text', 'test://static-text', { description: 'A static text resource', mimeType: 'text/plain' }, (uri) => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
   }));
-  mcp.registerResource('template-data', new ResourceTemplate('test://template/{id}/data', { list: undefined }), { description: 'Data for any id', mimeType: 'application/json' }, (uri, { id }) => ({
-    contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${String(id)}` }) }],
-  }));
+  mcp.registerResource(
+    'template-data',
+    new ResourceTemplate('test://template/{id}/data', { list: undefined }),
+    { description: 'Data for any id', mimeType: 'application/json' },
+    (uri, { id }) => ({
+      contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${String(id)}` }) }],
+    }),
+  );
   mcp.registerPrompt('test_simple_prompt', { description: 'A prompt without arguments' }, () => ({
     messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
   }));

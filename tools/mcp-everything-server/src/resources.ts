@@ -18,12 +18,17 @@ export function registerResources(mcp: McpServer, everything: Everything): void 
     contents: [{ uri: uri.href, mimeType: 'image/png', blob: RED_PIXEL_PNG_BASE64 }],
   }));
 
-  mcp.registerResource('watched-resource', WATCHED_RESOURCE_URI, {
-    description: 'A resource that can be subscribed to; update_watched_resource changes it',
-    mimeType: 'text/plain',
-  }, (uri) => ({
-    contents: [{ uri: uri.href, mimeType: 'text/plain', text: everything.watchedText }],
-  }));
+  mcp.registerResource(
+    'watched-resource',
+    WATCHED_RESOURCE_URI,
+    {
+      description: 'A resource that can be subscribed to; update_watched_resource changes it',
+      mimeType: 'text/plain',
+    },
+    (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: everything.watchedText }],
+    }),
+  );
 
   const template = new ResourceTemplate('test://template/{id}/data', {
     list: undefined,

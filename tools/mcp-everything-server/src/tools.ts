@@ -21,18 +21,20 @@ const toolError = (message: string): CallToolResult => ({ isError: true, content
 
 // Advertised verbatim (SEP-1613): zod validates the same shape, and .meta() makes the listing the
 // 2020-12 document itself rather than zod's draft-07 rendering.
-const JSON_SCHEMA_2020_12_INPUT = z.strictObject({
-  name: z.string().optional(),
-  address: z.object({ street: z.string().optional(), city: z.string().optional() }).optional(),
-}).meta({
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  type: 'object',
-  $defs: {
-    address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
-  },
-  properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
-  additionalProperties: false,
-});
+const JSON_SCHEMA_2020_12_INPUT = z
+  .strictObject({
+    name: z.string().optional(),
+    address: z.object({ street: z.string().optional(), city: z.string().optional() }).optional(),
+  })
+  .meta({
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    $defs: {
+      address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
+    },
+    properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+    additionalProperties: false,
+  });
 
 // SEP-1034: a default for every primitive type.
 const SCHEMA_WITH_DEFAULTS: ElicitRequestFormParams['requestedSchema'] = {
@@ -54,7 +56,11 @@ const SCHEMA_WITH_ENUMS: ElicitRequestFormParams['requestedSchema'] = {
     titledSingle: {
       type: 'string',
       description: 'Titled single choice',
-      oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }],
+      oneOf: [
+        { const: 'value1', title: 'First Option' },
+        { const: 'value2', title: 'Second Option' },
+        { const: 'value3', title: 'Third Option' },
+      ],
     },
     legacyEnum: {
       type: 'string',
@@ -70,7 +76,13 @@ const SCHEMA_WITH_ENUMS: ElicitRequestFormParams['requestedSchema'] = {
     titledMulti: {
       type: 'array',
       description: 'Titled multiple choice',
-      items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] },
+      items: {
+        anyOf: [
+          { const: 'value1', title: 'First Choice' },
+          { const: 'value2', title: 'Second Choice' },
+          { const: 'value3', title: 'Third Choice' },
+        ],
+      },
     },
   },
 };
@@ -78,7 +90,11 @@ const SCHEMA_WITH_ENUMS: ElicitRequestFormParams['requestedSchema'] = {
 // Elicitation goes on the stream of the tool call that needs it (extra.sendRequest), not on the
 // session's GET stream, which the client may not have opened.
 async function elicit(
-  mcp: McpServer, extra: RequestExtra, message: string, requestedSchema: ElicitRequestFormParams['requestedSchema'], answerLabel = 'Elicitation completed',
+  mcp: McpServer,
+  extra: RequestExtra,
+  message: string,
+  requestedSchema: ElicitRequestFormParams['requestedSchema'],
+  answerLabel = 'Elicitation completed',
 ): Promise<CallToolResult> {
   if (!mcp.server.getClientCapabilities()?.elicitation) return toolError('The client does not support elicitation.');
   const answer = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', message, requestedSchema } }, ElicitResultSchema);
@@ -117,8 +133,7 @@ export function registerTools(mcp: McpServer, session: EverythingSession, everyt
     return text('Tool with logging executed successfully');
   });
 
-  mcp.registerTool('test_error_handling', { description: 'Always fails, as a tool result with isError' }, () =>
-    toolError('This tool intentionally returns an error for testing'));
+  mcp.registerTool('test_error_handling', { description: 'Always fails, as a tool result with isError' }, () => toolError('This tool intentionally returns an error for testing'));
 
   mcp.registerTool('test_tool_with_progress', { description: 'Reports progress 0, 50 and 100 of 100 when given a progress token' }, async (extra) => {
     const progressToken = extra._meta?.progressToken;
@@ -131,40 +146,64 @@ export function registerTools(mcp: McpServer, session: EverythingSession, everyt
     return text('Tool with progress executed successfully');
   });
 
-  mcp.registerTool('test_sampling', {
-    description: 'Asks the client\'s LLM (sampling/createMessage) and answers with what it said',
-    inputSchema: { prompt: z.string().describe('The prompt to send to the LLM') },
-  }, async ({ prompt }, extra) => {
-    if (!mcp.server.getClientCapabilities()?.sampling) return toolError('The client does not support sampling.');
-    const answer = await extra.sendRequest({
-      method: 'sampling/createMessage',
-      params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 },
-    }, CreateMessageResultSchema);
-    return text(`LLM response: ${answer.content.type === 'text' ? answer.content.text : `[${answer.content.type}]`}`);
-  });
-
-  mcp.registerTool('test_elicitation', {
-    description: 'Asks the user (elicitation/create) for a username and an email address',
-    inputSchema: { message: z.string().describe('The message to show the user') },
-  }, ({ message }, extra) => elicit(mcp, extra, message, {
-    type: 'object',
-    properties: {
-      username: { type: 'string', description: 'User\'s response' },
-      email: { type: 'string', description: 'User\'s email address' },
+  mcp.registerTool(
+    'test_sampling',
+    {
+      description: "Asks the client's LLM (sampling/createMessage) and answers with what it said",
+      inputSchema: { prompt: z.string().describe('The prompt to send to the LLM') },
     },
-    required: ['username', 'email'],
-  }, 'User response'));
+    async ({ prompt }, extra) => {
+      if (!mcp.server.getClientCapabilities()?.sampling) return toolError('The client does not support sampling.');
+      const answer = await extra.sendRequest(
+        {
+          method: 'sampling/createMessage',
+          params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 },
+        },
+        CreateMessageResultSchema,
+      );
+      return text(`LLM response: ${answer.content.type === 'text' ? answer.content.text : `[${answer.content.type}]`}`);
+    },
+  );
+
+  mcp.registerTool(
+    'test_elicitation',
+    {
+      description: 'Asks the user (elicitation/create) for a username and an email address',
+      inputSchema: { message: z.string().describe('The message to show the user') },
+    },
+    ({ message }, extra) =>
+      elicit(
+        mcp,
+        extra,
+        message,
+        {
+          type: 'object',
+          properties: {
+            username: { type: 'string', description: "User's response" },
+            email: { type: 'string', description: "User's email address" },
+          },
+          required: ['username', 'email'],
+        },
+        'User response',
+      ),
+  );
 
   mcp.registerTool('test_elicitation_sep1034_defaults', { description: 'Elicits a form whose fields all have defaults (SEP-1034)' }, (extra) =>
-    elicit(mcp, extra, 'Please review the defaults and accept', SCHEMA_WITH_DEFAULTS));
+    elicit(mcp, extra, 'Please review the defaults and accept', SCHEMA_WITH_DEFAULTS),
+  );
 
   mcp.registerTool('test_elicitation_sep1330_enums', { description: 'Elicits a form with every kind of choice (SEP-1330)' }, (extra) =>
-    elicit(mcp, extra, 'Please choose', SCHEMA_WITH_ENUMS));
+    elicit(mcp, extra, 'Please choose', SCHEMA_WITH_ENUMS),
+  );
 
-  mcp.registerTool('json_schema_2020_12_tool', {
-    description: 'Tool with JSON Schema 2020-12 features',
-    inputSchema: JSON_SCHEMA_2020_12_INPUT,
-  }, (args) => text(`Received: ${JSON.stringify(args)}`));
+  mcp.registerTool(
+    'json_schema_2020_12_tool',
+    {
+      description: 'Tool with JSON Schema 2020-12 features',
+      inputSchema: JSON_SCHEMA_2020_12_INPUT,
+    },
+    (args) => text(`Received: ${JSON.stringify(args)}`),
+  );
 
   // SEP-1699: closes its SSE stream mid-call. The SDK offers closeSSEStream only to clients that
   // can resume (an event store and MCP 2025-11-25 or later); others get the answer on the open stream.
@@ -174,7 +213,11 @@ export function registerTools(mcp: McpServer, session: EverythingSession, everyt
     return text('Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.');
   });
 
-  mcp.registerTool('update_watched_resource', {
-    description: 'Changes test://watched-resource and notifies every session subscribed to it',
-  }, async (extra) => text(`test://watched-resource is now at version ${await everything.changeWatched(session, extra)}`));
+  mcp.registerTool(
+    'update_watched_resource',
+    {
+      description: 'Changes test://watched-resource and notifies every session subscribed to it',
+    },
+    async (extra) => text(`test://watched-resource is now at version ${await everything.changeWatched(session, extra)}`),
+  );
 }

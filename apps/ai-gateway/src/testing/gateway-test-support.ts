@@ -70,7 +70,9 @@ export async function lastRequestWith(fake: FakeProvidersProcess, marker: string
 }
 
 /** What a chat completion stream said, read to its end: the text, the last finish reason, the usage. */
-export async function readChatStream(stream: AsyncIterable<OpenAI.ChatCompletionChunk>): Promise<{ text: string; finishReason: string | null; usage: OpenAI.CompletionUsage | undefined }> {
+export async function readChatStream(
+  stream: AsyncIterable<OpenAI.ChatCompletionChunk>,
+): Promise<{ text: string; finishReason: string | null; usage: OpenAI.CompletionUsage | undefined }> {
   let text = '';
   let finishReason: string | null = null;
   let usage: OpenAI.CompletionUsage | undefined;
@@ -84,7 +86,10 @@ export async function readChatStream(stream: AsyncIterable<OpenAI.ChatCompletion
 
 /** The error a call rejected with (the call must fail). */
 export function rejectionOf(call: Promise<unknown>): Promise<unknown> {
-  return call.then(() => new Error('the call succeeded'), (error: unknown) => error);
+  return call.then(
+    () => new Error('the call succeeded'),
+    (error: unknown) => error,
+  );
 }
 
 /** `read()` again every 50 ms until `done` holds of its value (at most 5 s); the last value read. */

@@ -49,20 +49,22 @@ function createQueryClient(manager: UserManager): QueryClient {
 
 export function App({ config, manager }: { config: UiConfig; manager: UserManager }) {
   const [queryClient] = useState(() => createQueryClient(manager));
-  const [router] = useState(() => createBrowserRouter([
-    { path: CALLBACK_PATH, element: <SignInCallback /> },
-    {
-      errorElement: <RouteError />,
-      element: (
-        <RequireSignIn>
-          <ApiProvider>
-            <Shell />
-          </ApiProvider>
-        </RequireSignIn>
-      ),
-      children: appRoutes,
-    },
-  ]));
+  const [router] = useState(() =>
+    createBrowserRouter([
+      { path: CALLBACK_PATH, element: <SignInCallback /> },
+      {
+        errorElement: <RouteError />,
+        element: (
+          <RequireSignIn>
+            <ApiProvider>
+              <Shell />
+            </ApiProvider>
+          </RequireSignIn>
+        ),
+        children: appRoutes,
+      },
+    ]),
+  );
   return (
     <MantineProvider theme={theme} cssVariablesResolver={contrast} defaultColorScheme="auto" getStyleNonce={() => styleNonce}>
       <Notifications />

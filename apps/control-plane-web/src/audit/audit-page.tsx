@@ -81,11 +81,7 @@ export function AuditPage() {
         <Button variant="default" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
           Newer
         </Button>
-        <Button
-          variant="default"
-          disabled={!page.data?.next_before_id}
-          onClick={() => page.data?.next_before_id && setCursors([...cursors, page.data.next_before_id])}
-        >
+        <Button variant="default" disabled={!page.data?.next_before_id} onClick={() => page.data?.next_before_id && setCursors([...cursors, page.data.next_before_id])}>
           Older
         </Button>
       </Group>

@@ -58,9 +58,7 @@ function SummaryCard({ productKey, outcome }: { productKey: string; outcome: Car
         ) : outcome.state === 'ok' ? (
           <Badge {...(STATUS_COLORS[outcome.summary.status] ?? STATUS_COLORS['unknown'])}>{outcome.summary.status}</Badge>
         ) : (
-          <Badge color="red.9">
-            {OUTCOME_LABELS[outcome.state]}
-          </Badge>
+          <Badge color="red.9">{OUTCOME_LABELS[outcome.state]}</Badge>
         )}
       </Group>
       {outcome?.state === 'ok' ? (

@@ -17,7 +17,10 @@ async function askProductAnswering(handler: Handler, timeoutMs = 500): Promise<C
   }
 }
 
-const json = (status: number, body: string): Handler => (_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+const json =
+  (status: number, body: string): Handler =>
+  (_req, res) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(body);
 
 describe("asking one product for the person's dashboard summary", () => {
   it('asks /api/v1/dashboard/summary with the person token and gives the summary', async () => {

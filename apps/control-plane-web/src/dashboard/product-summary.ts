@@ -6,9 +6,7 @@ export type DashboardSummary = Omit<Schemas['DashboardSummaryResponse'], 'tiles'
 export type DashboardTile = Schemas['DashboardTileResponse'] & { breakdown?: { project: string; value: number | string }[] };
 
 /** How one product's card turned out: its summary, or why there is none. */
-export type CardOutcome =
-  | { state: 'ok'; summary: DashboardSummary }
-  | { state: 'timeout' | 'down' | 'refused' | 'no-summary' | 'broken'; detail: string };
+export type CardOutcome = { state: 'ok'; summary: DashboardSummary } | { state: 'timeout' | 'down' | 'refused' | 'no-summary' | 'broken'; detail: string };
 
 export const SUMMARY_TIMEOUT_MS = 5000;
 

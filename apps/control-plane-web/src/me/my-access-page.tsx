@@ -17,7 +17,12 @@ export function MyAccessPage() {
       {me.disabled && <Alert color="orange">Your account is disabled: you have no permissions.</Alert>}
       <Text>
         Products you may sign in to across the workspace:{' '}
-        <span data-testid="my-workspace">{workspace.filter((key) => !key.includes('.')).map(moduleTitle).join(', ') || 'none'}</span>
+        <span data-testid="my-workspace">
+          {workspace
+            .filter((key) => !key.includes('.'))
+            .map(moduleTitle)
+            .join(', ') || 'none'}
+        </span>
       </Text>
       <Table aria-label="My projects" w="fit-content">
         <Table.Thead>

@@ -23,10 +23,7 @@ export function GrantsMatrix({ products, projects, value, onChange, disabled }: 
     { label: 'Workspace', row: { scope: 'workspace' } },
     ...projects.map((slug) => ({ label: slug, row: { scope: 'project' as const, slug } })),
   ];
-  const columns = products.flatMap((product) => [
-    { product, key: product.key, label: 'sign-in' },
-    ...product.roles.map((role) => ({ product, key: role.key, label: role.role })),
-  ]);
+  const columns = products.flatMap((product) => [{ product, key: product.key, label: 'sign-in' }, ...product.roles.map((role) => ({ product, key: role.key, label: role.role }))]);
   return (
     <Table withColumnBorders aria-label="Permission grants" layout="auto">
       <Table.Thead>

@@ -41,9 +41,7 @@ function RepositoryRow({ projectId, repository }: { projectId: string; repositor
   const [branch, setBranch] = useState(repository.branch);
   const [installationId, setInstallationId] = useState(String(repository.installation_id ?? ''));
   const path = { params: { path: { id: projectId, repoId: repository.id } } };
-  const update = useProjectMutation((body: { branch: string; installation_id: string }) =>
-    answer(api.PATCH('/api/v1/projects/{id}/repositories/{repoId}', { ...path, body })),
-  );
+  const update = useProjectMutation((body: { branch: string; installation_id: string }) => answer(api.PATCH('/api/v1/projects/{id}/repositories/{repoId}', { ...path, body })));
   const remove = useProjectMutation(() => answer(api.DELETE('/api/v1/projects/{id}/repositories/{repoId}', path)));
   const changed = branch !== repository.branch || installationId !== String(repository.installation_id ?? '');
   return (
@@ -92,9 +90,7 @@ const EMPTY = { source_host: 'github.com', owner: '', name: '', branch: 'main', 
 function AddRepositoryForm({ projectId }: { projectId: string }) {
   const api = useApi();
   const [fields, setFields] = useState(EMPTY);
-  const add = useProjectMutation((body: typeof EMPTY) =>
-    answer(api.POST('/api/v1/projects/{id}/repositories', { params: { path: { id: projectId } }, body })),
-  );
+  const add = useProjectMutation((body: typeof EMPTY) => answer(api.POST('/api/v1/projects/{id}/repositories', { params: { path: { id: projectId } }, body })));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     add.mutate(fields, { onSuccess: () => setFields(EMPTY) });

@@ -29,7 +29,11 @@ export function ModuleRail() {
             active
             variant="filled"
             aria-current="page"
-            rightSection={<Badge size="xs" color="white" c="teal.9">current</Badge>}
+            rightSection={
+              <Badge size="xs" color="white" c="teal.9">
+                current
+              </Badge>
+            }
           />
         ) : (
           <NavLink key={module.key} href={module.url} label={moduleTitle(module.key)} />

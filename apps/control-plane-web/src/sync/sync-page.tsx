@@ -78,7 +78,10 @@ export function SyncPage() {
                 <Table.Td>{moduleTitle(delivery.product)}</Table.Td>
                 <Table.Td>{delivery.slugs.join(', ')}</Table.Td>
                 <Table.Td>{delivery.attempts}</Table.Td>
-                <Table.Td>{delivery.last_status ? `${delivery.last_status} ` : ''}{delivery.last_error ?? ''}</Table.Td>
+                <Table.Td>
+                  {delivery.last_status ? `${delivery.last_status} ` : ''}
+                  {delivery.last_error ?? ''}
+                </Table.Td>
                 <Table.Td>{formatInstant(delivery.next_attempt_at)}</Table.Td>
                 <Table.Td>
                   <Button size="xs" variant="light" disabled={delivery.in_flight} onClick={() => retry.mutate(delivery.id)}>

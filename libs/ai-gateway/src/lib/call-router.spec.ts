@@ -58,8 +58,7 @@ function gatewayWith(yaml: string) {
   return { call, advance: (ms: number) => (now += ms) };
 }
 
-const deployment = (alias: string, id: string, extra = '') =>
-  `  - model_name: ${alias}\n    litellm_params: { model: openai/${id}${extra} }\n    model_info: { id: ${id} }\n`;
+const deployment = (alias: string, id: string, extra = '') => `  - model_name: ${alias}\n    litellm_params: { model: openai/${id}${extra} }\n    model_info: { id: ${id} }\n`;
 const config = (deployments: string[], routerSettings: string) => `model_list:\n${deployments.join('')}router_settings: ${routerSettings}\n`;
 
 describe('one call through retries and fallbacks', () => {

@@ -6,7 +6,16 @@ describe('DeploymentCooldowns', () => {
   const clock = { now: () => now } as GatewayClock;
   const cooldowns = (allowedFails?: number, cooldownTimeS?: number) =>
     new DeploymentCooldowns(
-      { router: { numRetries: 0, fallbacks: [], contextWindowFallbacks: [], routingStrategy: 'simple-shuffle', ...(allowedFails !== undefined ? { allowedFails } : {}), ...(cooldownTimeS !== undefined ? { cooldownTimeS } : {}) } },
+      {
+        router: {
+          numRetries: 0,
+          fallbacks: [],
+          contextWindowFallbacks: [],
+          routingStrategy: 'simple-shuffle',
+          ...(allowedFails !== undefined ? { allowedFails } : {}),
+          ...(cooldownTimeS !== undefined ? { cooldownTimeS } : {}),
+        },
+      },
       clock,
     );
 

@@ -5,8 +5,7 @@ import { excerpt } from '@arbor/platform';
 
 // The gateway's own refusals, in OpenAI-format terms (status, type, code).
 
-export const missingKey = () =>
-  new ProviderError(401, 'authentication_error', 'No API key given: send Authorization: Bearer <key> or x-api-key.', 'missing_api_key');
+export const missingKey = () => new ProviderError(401, 'authentication_error', 'No API key given: send Authorization: Bearer <key> or x-api-key.', 'missing_api_key');
 
 export const invalidKey = () => new ProviderError(401, 'authentication_error', 'The API key is not valid.', 'invalid_api_key');
 
@@ -16,25 +15,23 @@ export const projectDeleted = (project: string) =>
 export const unknownModel = (model: string) =>
   new ProviderError(404, 'not_found_error', `The model "${excerpt(model)}" does not exist or is not available to this key.`, 'model_not_found', 'model');
 
-export const badRequest = (message: string, param: string | null = null) =>
-  new ProviderError(400, 'invalid_request_error', message, 'invalid_request', param);
+export const badRequest = (message: string, param: string | null = null) => new ProviderError(400, 'invalid_request_error', message, 'invalid_request', param);
 
-export const storedCompletionsNotServed = () =>
-  new ProviderError(404, 'not_found_error', 'Stored chat completions are not served by this gateway.', 'not_served');
+export const storedCompletionsNotServed = () => new ProviderError(404, 'not_found_error', 'Stored chat completions are not served by this gateway.', 'not_served');
 
 /** An OpenAI-format endpoint the gateway knows and does not serve (image variations, audio translations, fine-tuning). */
 export const endpointNotServed = (what: string) => new ProviderError(404, 'not_found_error', `${what} are not served by this gateway.`, 'not_served');
 
 export const uploadTooLarge = (limitBytes: number) =>
-  new ProviderError(
-    413,
-    'invalid_request_error',
-    `The upload is larger than ${formatBytes(limitBytes)}, the gateway's limit (AIGW_MAX_UPLOAD_SIZE).`,
-    'request_too_large',
-  );
+  new ProviderError(413, 'invalid_request_error', `The upload is larger than ${formatBytes(limitBytes)}, the gateway's limit (AIGW_MAX_UPLOAD_SIZE).`, 'request_too_large');
 
 function formatBytes(bytes: number): string {
-  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) if (bytes >= size) return `${Number((bytes / size).toFixed(2))} ${unit}`;
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const)
+    if (bytes >= size) return `${Number((bytes / size).toFixed(2))} ${unit}`;
   return `${bytes} bytes`;
 }
 
@@ -49,7 +46,12 @@ export const requestTooLarge = (limitBytes: number) =>
   new ProviderError(413, 'invalid_request_error', `The request body is larger than ${limitBytes / (1024 * 1024)} MB.`, 'request_too_large');
 
 export const unsupportedEncoding = (encoding: string) =>
-  new ProviderError(415, 'invalid_request_error', `The request body's content-encoding "${excerpt(encoding)}" is not supported; send it uncompressed.`, 'unsupported_content_encoding');
+  new ProviderError(
+    415,
+    'invalid_request_error',
+    `The request body's content-encoding "${excerpt(encoding)}" is not supported; send it uncompressed.`,
+    'unsupported_content_encoding',
+  );
 
 // Nest's own HTTP exceptions (malformed JSON, say) rendered as the OpenAI-format types of their status.
 const TYPES_BY_STATUS: Record<number, string> = {

@@ -147,9 +147,13 @@ class GatewayCoreModule {
 export function withApiBaseOverrides(config: GatewayConfig, overrides: string): GatewayConfig {
   const byProvider = new Map<string, string>();
   const problems: string[] = [];
-  for (const pair of overrides.split(',').map((item) => item.trim()).filter(Boolean)) {
+  for (const pair of overrides
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
     const [provider, url] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
-    if (!pair.includes('=') || !providerAdapterFor(provider) || !/^https?:\/\/\S+$/.test(url)) problems.push(`"${pair}" must be <provider>=<http(s) URL> with a provider this gateway serves`);
+    if (!pair.includes('=') || !providerAdapterFor(provider) || !/^https?:\/\/\S+$/.test(url))
+      problems.push(`"${pair}" must be <provider>=<http(s) URL> with a provider this gateway serves`);
     else byProvider.set(provider, url);
   }
   if (problems.length > 0) throw new ConfigError(problems.map((message) => ({ variable: 'AIGW_API_BASE_OVERRIDES', message })));
@@ -159,7 +163,10 @@ export function withApiBaseOverrides(config: GatewayConfig, overrides: string): 
       const apiBase = byProvider.get(deployment.provider);
       return apiBase === undefined ? deployment : { ...deployment, apiBase };
     }),
-    warnings: [...config.warnings, ...[...byProvider].map(([provider, url]) => `AIGW_API_BASE_OVERRIDES sends every ${provider}/ deployment to ${url}, whatever its api_base says`)],
+    warnings: [
+      ...config.warnings,
+      ...[...byProvider].map(([provider, url]) => `AIGW_API_BASE_OVERRIDES sends every ${provider}/ deployment to ${url}, whatever its api_base says`),
+    ],
   };
 }
 
@@ -182,8 +189,7 @@ function controlPlaneModule(controlPlane: GatewayOptions['controlPlane'], master
   const authorizeOwnCredential = masterKeyCredential(master);
   if (!controlPlane) {
     return ControlPlaneModule.notConfigured({
-      message:
-        'Person sign-in is not set up on this gateway (AIGW_OIDC_ISSUER_URL, AIGW_CONTROL_PLANE_URL, AIGW_M2M_CLIENT_ID and AIGW_M2M_CLIENT_SECRET); use the master key.',
+      message: 'Person sign-in is not set up on this gateway (AIGW_OIDC_ISSUER_URL, AIGW_CONTROL_PLANE_URL, AIGW_M2M_CLIENT_ID and AIGW_M2M_CLIENT_SECRET); use the master key.',
       authorizeOwnCredential,
     });
   }

@@ -68,7 +68,11 @@ describe('ApiKeyLookup (both gateways)', () => {
   });
 
   it('keeps at most maxEntries known keys, dropping the one used least recently', async () => {
-    const rows = rowsOf([['sk-a', { project: 'alpha', expiresAt: null }], ['sk-b', { project: 'beta', expiresAt: null }], ['sk-c', { project: 'gamma', expiresAt: null }]]);
+    const rows = rowsOf([
+      ['sk-a', { project: 'alpha', expiresAt: null }],
+      ['sk-b', { project: 'beta', expiresAt: null }],
+      ['sk-c', { project: 'gamma', expiresAt: null }],
+    ]);
     const queries: string[] = [];
     const bounded = new ApiKeyLookup<Key>({ load: async (keyHash) => (queries.push(keyHash), rows.get(keyHash)), maxEntries: 2 });
     for (const key of ['sk-a', 'sk-b', 'sk-a', 'sk-c']) await bounded.find(key);

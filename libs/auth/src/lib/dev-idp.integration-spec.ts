@@ -7,7 +7,10 @@ import request from 'supertest';
 import { startAuthTestApp } from './testing/auth-test-app';
 
 function decode(token: string): { header: Record<string, unknown>; claims: Record<string, unknown> } {
-  const [header, claims] = token.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+  const [header, claims] = token
+    .split('.')
+    .slice(0, 2)
+    .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
   return { header, claims };
 }
 
@@ -38,38 +41,56 @@ describe('tokens from the dev identity provider', () => {
   afterAll(() => app.close());
 
   it("accepts alice's dev-cli password-grant token as a person", async () => {
-    const response = await request(app.getHttpServer()).get('/me').auth(await personToken('alice'), { type: 'bearer' });
+    const response = await request(app.getHttpServer())
+      .get('/me')
+      .auth(await personToken('alice'), { type: 'bearer' });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ kind: 'person', username: 'alice', email: 'alice@arbor.local', isAdmin: false });
   });
 
   it('treats the realm role control-plane-admin as an administrator', async () => {
-    const admin = await request(app.getHttpServer()).get('/ops').auth(await personToken('admin'), { type: 'bearer' });
+    const admin = await request(app.getHttpServer())
+      .get('/ops')
+      .auth(await personToken('admin'), { type: 'bearer' });
     expect(admin.status).toBe(200);
-    const alice = await request(app.getHttpServer()).get('/ops').auth(await personToken('alice'), { type: 'bearer' });
+    const alice = await request(app.getHttpServer())
+      .get('/ops')
+      .auth(await personToken('alice'), { type: 'bearer' });
     expect(alice.status).toBe(403);
     expect(alice.body.error.code).toBe('forbidden');
   });
 
   it('lets only administrators through @AdminOnly(), not machines', async () => {
-    const admin = await request(app.getHttpServer()).get('/admin').auth(await personToken('admin'), { type: 'bearer' });
+    const admin = await request(app.getHttpServer())
+      .get('/admin')
+      .auth(await personToken('admin'), { type: 'bearer' });
     expect(admin.status).toBe(200);
-    const machine = await request(app.getHttpServer()).get('/admin').auth(await machineToken('ai-gateway-m2m'), { type: 'bearer' });
+    const machine = await request(app.getHttpServer())
+      .get('/admin')
+      .auth(await machineToken('ai-gateway-m2m'), { type: 'bearer' });
     expect(machine.status).toBe(403);
-    const alice = await request(app.getHttpServer()).get('/admin').auth(await personToken('alice'), { type: 'bearer' });
+    const alice = await request(app.getHttpServer())
+      .get('/admin')
+      .auth(await personToken('alice'), { type: 'bearer' });
     expect(alice.status).toBe(403);
   });
 
   it("accepts ai-gateway-m2m's client-credentials token as a machine", async () => {
-    const response = await request(app.getHttpServer()).get('/me').auth(await machineToken('ai-gateway-m2m'), { type: 'bearer' });
+    const response = await request(app.getHttpServer())
+      .get('/me')
+      .auth(await machineToken('ai-gateway-m2m'), { type: 'bearer' });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ kind: 'machine', clientId: 'ai-gateway-m2m' });
-    const ops = await request(app.getHttpServer()).get('/ops').auth(await machineToken('ai-gateway-m2m'), { type: 'bearer' });
+    const ops = await request(app.getHttpServer())
+      .get('/ops')
+      .auth(await machineToken('ai-gateway-m2m'), { type: 'bearer' });
     expect(ops.status).toBe(200);
   });
 
   it('refuses a token issued for other audiences (control-plane-m2m speaks to the products)', async () => {
-    const response = await request(app.getHttpServer()).get('/me').auth(await machineToken('control-plane-m2m'), { type: 'bearer' });
+    const response = await request(app.getHttpServer())
+      .get('/me')
+      .auth(await machineToken('control-plane-m2m'), { type: 'bearer' });
     expect(response.status).toBe(401);
     expect(response.headers['www-authenticate']).toMatch(/^Bearer .*error="invalid_token"/);
     expect(response.body.error.message).toMatch(/audience/);

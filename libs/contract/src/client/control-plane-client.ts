@@ -244,7 +244,8 @@ function clientProblems(options: Partial<ControlPlaneClientOptions>): string[] {
   if (typeof options.clientId !== 'string' || options.clientId === '') problems.push('clientId must be a non-empty string');
   if (typeof options.clientSecret !== 'string' || options.clientSecret === '') problems.push('clientSecret must be a non-empty string');
   if (options.staleIfError !== undefined && !(Number.isFinite(options.staleIfError) && options.staleIfError >= 0)) problems.push('staleIfError must be a number of seconds ≥ 0');
-  if (options.maxCacheEntries !== undefined && !(Number.isInteger(options.maxCacheEntries) && options.maxCacheEntries > 0)) problems.push('maxCacheEntries must be a positive integer');
+  if (options.maxCacheEntries !== undefined && !(Number.isInteger(options.maxCacheEntries) && options.maxCacheEntries > 0))
+    problems.push('maxCacheEntries must be a positive integer');
   return problems;
 }
 

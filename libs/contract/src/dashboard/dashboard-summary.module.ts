@@ -111,8 +111,7 @@ function dashboardController(path: string): Type<unknown> {
         // A person the control plane does not know (never signed in) has no permissions; anything else: it could not say.
         permissions = { user_id: '', workspace: [], projects: {}, source: error instanceof ControlPlaneNotFoundError ? 'control-plane' : 'unavailable' };
       }
-      const projectsWith = (role?: string) =>
-        Object.keys(permissions.projects).filter((slug) => can(keysForProject(permissions, slug), product, role));
+      const projectsWith = (role?: string) => Object.keys(permissions.projects).filter((slug) => can(keysForProject(permissions, slug), product, role));
       const seesAny = (keys: string[]) => can(keys, product) && rolesIn(keys, product).length > 0;
       const visibleProjects = (): 'all' | string[] =>
         seesAny(permissions.workspace) ? 'all' : Object.keys(permissions.projects).filter((slug) => seesAny(keysForProject(permissions, slug)));

@@ -47,7 +47,9 @@ describe('@RequirePermission when the control plane cannot be reached', () => {
   afterAll(() => app.close());
 
   it('fails closed with 503 control_plane_unavailable and does not run the handler', async () => {
-    const response = await request(app.getHttpServer()).get('/projects/alpha/reports').auth(await personToken('alice'), { type: 'bearer' });
+    const response = await request(app.getHttpServer())
+      .get('/projects/alpha/reports')
+      .auth(await personToken('alice'), { type: 'bearer' });
     expect(response.status).toBe(503);
     expect(response.body.error.code).toBe('control_plane_unavailable');
     expect(app.get(ReportsController).calls).toBe(0);

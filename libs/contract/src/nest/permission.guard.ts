@@ -88,7 +88,12 @@ export class PermissionGuard implements CanActivate {
     if (!authorization) {
       throw new ContractHttpError(401, 'missing_token', 'this endpoint needs a bearer token (Authorization: Bearer <token>)');
     }
-    throw new ContractHttpError(503, 'control_plane_not_configured', this.notConfigured?.message ?? 'This product is not connected to the control plane.', this.notConfigured?.details);
+    throw new ContractHttpError(
+      503,
+      'control_plane_not_configured',
+      this.notConfigured?.message ?? 'This product is not connected to the control plane.',
+      this.notConfigured?.details,
+    );
   }
 
   private async machine(request: GuardedRequest, caller: VerifiedCaller, requirement: RouteRequirement, project: RouteProject): Promise<boolean> {
@@ -181,5 +186,4 @@ function quotedProject(name: string): string {
   return name.length > 64 ? `${name.slice(0, 64)}…` : name;
 }
 
-const unavailable = () =>
-  new ContractHttpError(503, 'control_plane_unavailable', 'Permissions cannot be checked right now (the control plane is unreachable); try again shortly.');
+const unavailable = () => new ContractHttpError(503, 'control_plane_unavailable', 'Permissions cannot be checked right now (the control plane is unreachable); try again shortly.');

@@ -152,10 +152,14 @@ describe('@RequirePermission options (the contract guard both Arbor gateways use
 
 describe('ControlPlaneModule.notConfigured (a product running without the suite)', () => {
   it("serves the product's own credential and tells a person's token why not", async () => {
-    const app = await productApp(ControlPlaneModule.notConfigured({ message: 'Set CONTROL_PLANE_URL to let persons in.', details: { missing: ['CONTROL_PLANE_URL'] }, authorizeOwnCredential: ownCredential }));
+    const app = await productApp(
+      ControlPlaneModule.notConfigured({ message: 'Set CONTROL_PLANE_URL to let persons in.', details: { missing: ['CONTROL_PLANE_URL'] }, authorizeOwnCredential: ownCredential }),
+    );
     try {
       expect((await request(app.getHttpServer()).get('/reports').auth(OWN_KEY, { type: 'bearer' })).body).toEqual({ projects: 'all' });
-      const person = await request(app.getHttpServer()).get('/reports').auth(await personToken('alice'), { type: 'bearer' });
+      const person = await request(app.getHttpServer())
+        .get('/reports')
+        .auth(await personToken('alice'), { type: 'bearer' });
       expect(person.status).toBe(503);
       expect(person.body.error).toEqual({ code: 'control_plane_not_configured', message: 'Set CONTROL_PLANE_URL to let persons in.', details: { missing: ['CONTROL_PLANE_URL'] } });
       expect((await request(app.getHttpServer()).get('/reports')).status).toBe(401);

@@ -55,4 +55,3 @@ describe('projectsWhere', () => {
     expect(projectsWhere({ workspace: ['ai-gateway', 'ai-gateway.operator'], projects: {} }, 'ai-gateway', 'operator')).toBe('all');
   });
 });
-

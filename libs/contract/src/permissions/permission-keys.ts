@@ -92,4 +92,3 @@ export function projectsWhere(view: Pick<GroupedPermissionsView, 'workspace' | '
   if (can(view.workspace, product, role)) return 'all';
   return Object.keys(view.projects).filter((slug) => can(keysForProject(view, slug), product, role));
 }
-

@@ -204,25 +204,28 @@ describe('ControlPlaneSyncModule (the product side of project sync)', () => {
     expect(aiGateway.calls.map(({ slugs }) => slugs)).toEqual([['search', 'payments']]);
   });
 
-  it.each([false, true])("leaves the product's own authentication alone, and is not swayed by it, when their audiences differ (receiver imported first: %s)", async (receiverFirst) => {
-    // The product's API is for `control-plane` tokens (an odd product, but it tells the two verifiers apart).
-    const product = await startProduct({
-      receiverFirst,
-      sync: { issuer: testIssuer(), audience: 'ai-gateway' },
-      imports: [productOwnModule('control-plane')],
-    });
-    try {
-      expect((await post(product, '/api/v1/sync/control-plane/projects', controlPlane, { slugs: ['payments'] })).status).toBe(204);
-      expect((await post(product, '/api/v1/sync/control-plane/projects', aiGatewayM2m, { slugs: ['payments'] })).status).toBe(401);
-      const own = await request(product.url).get('/own').auth(aiGatewayM2m, { type: 'bearer' });
-      expect(own.status).toBe(200);
-      expect(own.body).toEqual({ client_id: 'ai-gateway-m2m' });
-      expect((await request(product.url).get('/own').auth(controlPlane, { type: 'bearer' })).status).toBe(401);
-      expect(product.calls).toHaveLength(1);
-    } finally {
-      await product.close();
-    }
-  });
+  it.each([false, true])(
+    "leaves the product's own authentication alone, and is not swayed by it, when their audiences differ (receiver imported first: %s)",
+    async (receiverFirst) => {
+      // The product's API is for `control-plane` tokens (an odd product, but it tells the two verifiers apart).
+      const product = await startProduct({
+        receiverFirst,
+        sync: { issuer: testIssuer(), audience: 'ai-gateway' },
+        imports: [productOwnModule('control-plane')],
+      });
+      try {
+        expect((await post(product, '/api/v1/sync/control-plane/projects', controlPlane, { slugs: ['payments'] })).status).toBe(204);
+        expect((await post(product, '/api/v1/sync/control-plane/projects', aiGatewayM2m, { slugs: ['payments'] })).status).toBe(401);
+        const own = await request(product.url).get('/own').auth(aiGatewayM2m, { type: 'bearer' });
+        expect(own.status).toBe(200);
+        expect(own.body).toEqual({ client_id: 'ai-gateway-m2m' });
+        expect((await request(product.url).get('/own').auth(controlPlane, { type: 'bearer' })).status).toBe(401);
+        expect(product.calls).toHaveLength(1);
+      } finally {
+        await product.close();
+      }
+    },
+  );
 });
 
 describe('ControlPlaneSyncModule handlers', () => {
@@ -281,8 +284,7 @@ describe('ControlPlaneSyncModule handlers', () => {
     await expect(startProduct({ sync: { issuer: testIssuer(), audience: 'ai-gateway', handler: ProjectResync } })).rejects.toThrow(
       /handler ProjectResync is not a provider of this application/,
     );
-    const bad = () =>
-      ControlPlaneSyncModule.forRoot({ issuer: 'not a url', audience: '', path: '/api/:id', controlPlaneClientId: ' ', handler: () => undefined });
+    const bad = () => ControlPlaneSyncModule.forRoot({ issuer: 'not a url', audience: '', path: '/api/:id', controlPlaneClientId: ' ', handler: () => undefined });
     expect(bad).toThrow(/^ControlPlaneSyncModule\.forRoot: path must be .*; controlPlaneClientId must be .*; issuer must be .*; audience must be/);
   });
 });
@@ -294,9 +296,7 @@ function startSingleAudienceIdp(): Promise<{ issuer: string; stop(): void }> {
     clients: { clientId: string; protocolMappers?: { protocolMapper: string; config?: Record<string, string> }[] }[];
   };
   const m2m = realm.clients.find((client) => client.clientId === 'control-plane-m2m')!;
-  m2m.protocolMappers = m2m.protocolMappers!.filter(
-    (mapper) => !(mapper.protocolMapper === 'oidc-audience-mapper' && Object.values(mapper.config ?? {}).includes('ai-gateway')),
-  );
+  m2m.protocolMappers = m2m.protocolMappers!.filter((mapper) => !(mapper.protocolMapper === 'oidc-audience-mapper' && Object.values(mapper.config ?? {}).includes('ai-gateway')));
   const dir = mkdtempSync(path.join(tmpdir(), 'arbor-contract-realm-'));
   writeFileSync(path.join(dir, 'realm.json'), JSON.stringify(realm));
   const child: ChildProcess = spawn(process.execPath, [path.join(root, 'tools/dev-idp/src/main.ts')], {

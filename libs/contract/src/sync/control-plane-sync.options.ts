@@ -55,10 +55,7 @@ export const SYNC_VERIFIER = Symbol('CONTROL_PLANE_SYNC_VERIFIER');
 
 /** A class (to be found among the app's providers), as opposed to a plain or arrow function to call. */
 export function isHandlerClass(handler: ControlPlaneSyncOptions['handler']): handler is Type<OnProjectsChanged> {
-  return (
-    /^class\b/.test(Function.prototype.toString.call(handler)) ||
-    typeof (handler.prototype as Partial<OnProjectsChanged> | undefined)?.projectsChanged === 'function'
-  );
+  return /^class\b/.test(Function.prototype.toString.call(handler)) || typeof (handler.prototype as Partial<OnProjectsChanged> | undefined)?.projectsChanged === 'function';
 }
 
 /** Defaults applied; everything that could only fail later is refused now, one problem per line. */

@@ -35,9 +35,7 @@ export class ProjectSyncReceiver implements OnModuleInit {
       // Provided by the product in any of its modules, so it keeps its own dependencies there.
       instance = this.moduleRef.get(handler, { strict: false });
     } catch {
-      throw new Error(
-        `ControlPlaneSyncModule: the handler ${handler.name} is not a provider of this application; add it to the providers of one of your modules`,
-      );
+      throw new Error(`ControlPlaneSyncModule: the handler ${handler.name} is not a provider of this application; add it to the providers of one of your modules`);
     }
     if (typeof instance.projectsChanged !== 'function') throw new Error(`ControlPlaneSyncModule: the handler ${handler.name} has no projectsChanged method`);
     this.handler = instance;

@@ -23,7 +23,9 @@ describe("GET /api/v1/dashboard/summary (the control plane's card)", () => {
        values ('ai-gateway', $1, '["alpha"]', now(), 3, now() + interval '1 minute'), ('mcp-gateway', $1, '["alpha"]', now(), 0, now())`,
       [event.id],
     );
-    const response = await request(cp.url).get('/api/v1/dashboard/summary').auth(await cp.person('admin'), { type: 'bearer' });
+    const response = await request(cp.url)
+      .get('/api/v1/dashboard/summary')
+      .auth(await cp.person('admin'), { type: 'bearer' });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ product: 'control-plane', title: 'Control plane', status: 'degraded' });
     expect(response.body.tiles.map(({ label, value }: { label: string; value: number }) => [label, value])).toEqual([
@@ -34,13 +36,21 @@ describe("GET /api/v1/dashboard/summary (the control plane's card)", () => {
   });
 
   it('shows a member only how many projects they belong to', async () => {
-    const response = await request(cp.url).get('/api/v1/dashboard/summary').auth(await cp.person('bob'), { type: 'bearer' });
+    const response = await request(cp.url)
+      .get('/api/v1/dashboard/summary')
+      .auth(await cp.person('bob'), { type: 'bearer' });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ status: 'ok', tiles: [{ label: 'Your projects', value: 0, unit: 'projects' }] });
   });
 
   it('is for persons only', async () => {
-    expect((await request(cp.url).get('/api/v1/dashboard/summary').auth(await cp.machine(), { type: 'bearer' })).status).toBe(403);
+    expect(
+      (
+        await request(cp.url)
+          .get('/api/v1/dashboard/summary')
+          .auth(await cp.machine(), { type: 'bearer' })
+      ).status,
+    ).toBe(403);
     expect((await request(cp.url).get('/api/v1/dashboard/summary')).status).toBe(401);
   });
 });

@@ -1,14 +1,5 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiForbiddenResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBearerAuth, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { Authenticated, CurrentPrincipal, Principal } from '@arbor/auth';
 import { MeResponse, MyProjectListResponse } from './dto/me.response';
 import { UpdateDefaultProjectDto } from './dto/update-default-project.dto';

@@ -17,11 +17,7 @@ describe('the shell endpoints /api/v1/me', () => {
 
   /** Grants written straight into the table, then the access version moved as the grants endpoint does. */
   const grant = async (userId: string, key: string, project?: 'alpha' | 'beta') => {
-    await cp.dataSource.query('insert into permission_grants (user_id, project_id, permission_key) values ($1, $2, $3)', [
-      userId,
-      project ? projects[project] : null,
-      key,
-    ]);
+    await cp.dataSource.query('insert into permission_grants (user_id, project_id, permission_key) values ($1, $2, $3)', [userId, project ? projects[project] : null, key]);
     cp.service.app.get(AccessVersion).bump();
   };
 
@@ -51,9 +47,7 @@ describe('the shell endpoints /api/v1/me', () => {
       default_project: null,
       permissions: { workspace: [], projects: {} },
     });
-    expect(await cp.dataSource.query('select id, email from users where subject = $1', [ALICE_SUBJECT])).toEqual([
-      { id: first.body.id, email: 'alice@arbor.local' },
-    ]);
+    expect(await cp.dataSource.query('select id, email from users where subject = $1', [ALICE_SUBJECT])).toEqual([{ id: first.body.id, email: 'alice@arbor.local' }]);
     expect((await alice.get('/api/v1/me')).body.id).toBe(first.body.id);
   });
 
@@ -190,16 +184,11 @@ describe('the shell endpoints /api/v1/me', () => {
     });
 
     it('refuses every change with 403 user_disabled', async () => {
-      for (const response of [
-        await bob.put('/api/v1/me/theme', { theme: 'dark' }),
-        await bob.put('/api/v1/me/default-project', { project_id: null }),
-      ]) {
+      for (const response of [await bob.put('/api/v1/me/theme', { theme: 'dark' }), await bob.put('/api/v1/me/default-project', { project_id: null })]) {
         expect(response.status).toBe(403);
         expect(response.body.error.code).toBe('user_disabled');
       }
-      expect(await cp.dataSource.query('select theme, default_project_id from users where id = $1', [bobId])).toEqual([
-        { theme: 'system', default_project_id: projects.alpha },
-      ]);
+      expect(await cp.dataSource.query('select theme, default_project_id from users where id = $1', [bobId])).toEqual([{ theme: 'system', default_project_id: projects.alpha }]);
     });
 
     it('gives everything back once enabled again', async () => {

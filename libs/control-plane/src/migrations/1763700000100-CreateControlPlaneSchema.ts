@@ -69,12 +69,8 @@ export class CreateControlPlaneSchema1763700000100 implements MigrationInterface
         permission_key text not null check (permission_key ~ '^[a-z0-9][a-z0-9-]*(\\.[a-z0-9][a-z0-9-]*)?$'),
         created_at timestamptz not null default now()
       )`);
-    await queryRunner.query(
-      'create unique index permission_grants_workspace_key on permission_grants (user_id, permission_key) where project_id is null',
-    );
-    await queryRunner.query(
-      'create unique index permission_grants_project_key on permission_grants (user_id, project_id, permission_key) where project_id is not null',
-    );
+    await queryRunner.query('create unique index permission_grants_workspace_key on permission_grants (user_id, permission_key) where project_id is null');
+    await queryRunner.query('create unique index permission_grants_project_key on permission_grants (user_id, project_id, permission_key) where project_id is not null');
     await queryRunner.query('create index permission_grants_project on permission_grants (project_id)');
 
     await queryRunner.query(`

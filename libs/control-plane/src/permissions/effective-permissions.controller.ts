@@ -43,7 +43,7 @@ export class EffectivePermissionsController {
     description:
       'Exactly one of subject and user_id; at most one of project and project_id; group=projects for the grouped view (which takes no project). ' +
       "A person may read only their own permissions; administrators and machine clients anyone's. A disabled user gets empty sets. " +
-      'Role keys are returned as granted: a role key counts only together with its product\'s sign-in key, which the product checks.',
+      "Role keys are returned as granted: a role key counts only together with its product's sign-in key, which the product checks.",
   })
   @ApiQuery({ name: 'subject', required: false, type: String, description: 'The OIDC subject of the user.' })
   @ApiQuery({ name: 'user_id', required: false, schema: { type: 'string', format: 'uuid' }, description: 'The control plane id of the user.' })
@@ -64,12 +64,7 @@ export class EffectivePermissionsController {
   @ApiUnauthorizedResponse({ description: 'No valid bearer token.' })
   @ApiForbiddenResponse({ description: "A person asking for someone else's permissions (forbidden)." })
   @ApiNotFoundResponse({ description: 'Unknown user or subject (user_not_found) or project (project_not_found).' })
-  async effectivePermissions(
-    @Query() query: Record<string, unknown>,
-    @CurrentPrincipal() caller: Principal,
-    @Req() request: Request,
-    @Res() response: Response,
-  ): Promise<void> {
+  async effectivePermissions(@Query() query: Record<string, unknown>, @CurrentPrincipal() caller: Principal, @Req() request: Request, @Res() response: Response): Promise<void> {
     const answer = await this.effective.readAs(caller, parseEffectivePermissionsQuery(query));
     response.setHeader('ETag', answer.etag);
     response.setHeader('Cache-Control', CACHE_CONTROL);

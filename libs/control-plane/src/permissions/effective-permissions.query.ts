@@ -54,13 +54,13 @@ export function parseEffectivePermissionsQuery(query: Record<string, unknown>): 
   }
   if (group !== undefined && (project !== undefined || projectId !== undefined)) {
     // The grouped view already holds every project; a project with it is a contradiction, not a filter.
-    throw new InvalidPermissionsQuery('group=projects answers for every project and takes no project or project_id', [
-      'group',
-      project !== undefined ? 'project' : 'project_id',
-    ]);
+    throw new InvalidPermissionsQuery('group=projects answers for every project and takes no project or project_id', ['group', project !== undefined ? 'project' : 'project_id']);
   }
 
-  for (const [name, value] of [['user_id', userId], ['project_id', projectId]] as const) {
+  for (const [name, value] of [
+    ['user_id', userId],
+    ['project_id', projectId],
+  ] as const) {
     if (value !== undefined && !isUuid(value)) throw new InvalidPermissionsQuery(`${name} must be a UUID`, [name]);
   }
 

@@ -28,10 +28,7 @@ export interface EffectivePermissionsAnswer {
   readonly etag: string;
 }
 
-type Outcome =
-  | { found: 'answer'; answer: EffectivePermissionsAnswer }
-  | { found: 'no_user' }
-  | { found: 'no_project'; subject: string | null };
+type Outcome = { found: 'answer'; answer: EffectivePermissionsAnswer } | { found: 'no_user' } | { found: 'no_project'; subject: string | null };
 
 interface Row {
   id: string;

@@ -11,7 +11,11 @@ describe('GET and PUT /api/v1/users/{id}/permissions', () => {
 
   const path = (id: string) => `/api/v1/users/${id}/permissions`;
   const read = (id: string, token = admin) => request(cp.url).get(path(id)).auth(token, { type: 'bearer' });
-  const replace = (id: string, body: unknown, token = admin) => request(cp.url).put(path(id)).auth(token, { type: 'bearer' }).send(body as object);
+  const replace = (id: string, body: unknown, token = admin) =>
+    request(cp.url)
+      .put(path(id))
+      .auth(token, { type: 'bearer' })
+      .send(body as object);
   const storedGrants = async (id: string) =>
     (await cp.dataSource.query(
       `select p.slug, g.permission_key as key from permission_grants g left join projects p on p.id = g.project_id

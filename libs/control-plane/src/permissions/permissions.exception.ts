@@ -10,7 +10,7 @@ export class InvalidPermissionsQuery extends ApiError {
 /** A person asking for someone else's permissions. */
 export class OthersPermissionsForbidden extends ApiError {
   constructor() {
-    super(403, 'forbidden', 'a person may read only their own permissions; administrators and machine clients may read anyone\'s');
+    super(403, 'forbidden', "a person may read only their own permissions; administrators and machine clients may read anyone's");
   }
 }
 
@@ -33,6 +33,8 @@ export class UnknownProjectSlugs extends ApiError {
 /** PUT /api/v1/users/{id}/permissions with a body naming another user. */
 export class PermissionsUserMismatch extends ApiError {
   constructor(pathId: string, bodyId: string) {
-    super(400, 'invalid_request', `user_id ${excerpt(bodyId)} in the body is not the user ${excerpt(pathId)} of the path`, { fields: { user_id: ['user_id must be the id in the path'] } });
+    super(400, 'invalid_request', `user_id ${excerpt(bodyId)} in the body is not the user ${excerpt(pathId)} of the path`, {
+      fields: { user_id: ['user_id must be the id in the path'] },
+    });
   }
 }

@@ -18,7 +18,9 @@ describe('GET /api/v1/products', () => {
   afterAll(() => cp?.close());
 
   it('lists every configured product but the control plane, with its sign-in key and role keys', async () => {
-    const response = await request(cp.url).get('/api/v1/products').auth(await cp.person('alice'), { type: 'bearer' });
+    const response = await request(cp.url)
+      .get('/api/v1/products')
+      .auth(await cp.person('alice'), { type: 'bearer' });
     expect(response.status).toBe(200);
     const roles = (key: string) => [
       { key: `${key}.operator`, role: 'operator' },
@@ -34,7 +36,13 @@ describe('GET /api/v1/products', () => {
   });
 
   it('is open to machine clients too, and refuses a call without a token', async () => {
-    expect((await request(cp.url).get('/api/v1/products').auth(await cp.machine('mcp-gateway-m2m'), { type: 'bearer' })).status).toBe(200);
+    expect(
+      (
+        await request(cp.url)
+          .get('/api/v1/products')
+          .auth(await cp.machine('mcp-gateway-m2m'), { type: 'bearer' })
+      ).status,
+    ).toBe(200);
     expect((await request(cp.url).get('/api/v1/products')).status).toBe(401);
   });
 

@@ -73,7 +73,7 @@ export class ProjectsController {
   @Delete(':id')
   @AdministrationApi()
   @HttpCode(204)
-  @ApiOperation({ summary: "Delete a project with its repositories, repository token and grants" })
+  @ApiOperation({ summary: 'Delete a project with its repositories, repository token and grants' })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted; products hear of its slug.' })
   @ApiBadRequestResponse({ description: 'invalid_request: the id is not a UUID.' })

@@ -205,9 +205,7 @@ describe('projects administration', () => {
         "insert into repositories (project_id, source_host, owner, name, branch, installation_id) values ($1, 'github.com', 'arbor-demo', 'theta', 'main', '1')",
         [project.id],
       );
-      await cp.dataSource.query("insert into repository_secrets (project_id, key_id, nonce, ciphertext, auth_tag) values ($1, 'k', '\\x00', '\\x00', '\\x00')", [
-        project.id,
-      ]);
+      await cp.dataSource.query("insert into repository_secrets (project_id, key_id, nonce, ciphertext, auth_tag) values ($1, 'k', '\\x00', '\\x00', '\\x00')", [project.id]);
       const [user] = (await cp.dataSource.query("insert into users (email, display_name) values ('theta@arbor.local', 'Theta') returning id")) as { id: string }[];
       await cp.dataSource.query("insert into permission_grants (user_id, project_id, permission_key) values ($1, $2, 'ai-gateway.viewer')", [user.id, project.id]);
       const version = accessVersion();
@@ -237,10 +235,15 @@ describe('projects administration', () => {
       ['delete', `/api/v1/projects/${UNKNOWN_ID}`],
     ] as const)('%s %s: 401 without a token, 403 for a person and for a machine client', async (method, path) => {
       expect((await http()[method](path).send({ slug: 'nope', name: 'Nope' })).status).toBe(401);
-      const asAlice = await http()[method](path).auth(await cp.person('alice'), { type: 'bearer' }).send({ slug: 'nope', name: 'Nope' });
+      const client = http();
+      const asAlice = await client[method](path)
+        .auth(await cp.person('alice'), { type: 'bearer' })
+        .send({ slug: 'nope', name: 'Nope' });
       expect(asAlice.status).toBe(403);
       expect(asAlice.body.error.code).toBe('forbidden');
-      const asMachine = await http()[method](path).auth(await cp.machine('ai-gateway-m2m'), { type: 'bearer' }).send({ slug: 'nope', name: 'Nope' });
+      const asMachine = await client[method](path)
+        .auth(await cp.machine('ai-gateway-m2m'), { type: 'bearer' })
+        .send({ slug: 'nope', name: 'Nope' });
       expect(asMachine.status).toBe(403);
       expect(await cp.dataSource.query("select count(*)::int as n from projects where slug = 'nope'")).toEqual([{ n: 0 }]);
     });
@@ -255,7 +258,13 @@ describe('projects administration', () => {
       expect((await http().get('/api/v1/projects?slug=no-such').auth(machine, { type: 'bearer' }).expect(200)).body.projects).toEqual([]);
       expect((await http().get(`/api/v1/projects/${lambda.id}`).auth(machine, { type: 'bearer' }).expect(200)).body.slug).toBe('lambda');
       expect((await http().get(`/api/v1/projects/${UNKNOWN_ID}`).auth(machine, { type: 'bearer' }).expect(404)).body.error.code).toBe('project_not_found');
-      expect((await http().get('/api/v1/projects').auth(await cp.person('alice'), { type: 'bearer' })).status).toBe(403);
+      expect(
+        (
+          await http()
+            .get('/api/v1/projects')
+            .auth(await cp.person('alice'), { type: 'bearer' })
+        ).status,
+      ).toBe(403);
       expect((await http().get('/api/v1/projects')).status).toBe(401);
     });
   });
@@ -280,7 +289,11 @@ describe('projects administration', () => {
 
         expect(await cp.dataSource.query("select count(*)::int as n from projects where slug = 'kappa'")).toEqual([{ n: 0 }]);
         expect(await cp.dataSource.query('select slug from projects where id = $1', [existing.id])).toEqual([{ slug: 'iota' }]);
-        expect(await cp.dataSource.query("select count(*)::int as n from audit_log where details->>'slug' in ('kappa', 'iota-2') or action = 'project.deleted' and project_id = $1", [existing.id])).toEqual([{ n: 0 }]);
+        expect(
+          await cp.dataSource.query("select count(*)::int as n from audit_log where details->>'slug' in ('kappa', 'iota-2') or action = 'project.deleted' and project_id = $1", [
+            existing.id,
+          ]),
+        ).toEqual([{ n: 0 }]);
         expect(accessVersion()).toBe(version);
       } finally {
         await repairOutbox();

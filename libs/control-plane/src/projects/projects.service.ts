@@ -61,10 +61,11 @@ export class ProjectsService {
 
   /** A page of projects by slug: those after `afterSlug`, at most `limit`, and the slug to continue after. */
   async list(page: { limit: number; afterSlug?: string; slug?: string }): Promise<{ projects: ProjectView[]; nextAfterSlug: string | null }> {
-    const rows = (await this.dataSource.query(
-      `${SELECT_PROJECT_VIEW} where ($1::text is null or p.slug > $1) and ($3::text is null or p.slug = $3) order by p.slug limit $2`,
-      [page.afterSlug ?? null, page.limit + 1, page.slug ?? null],
-    )) as ProjectRow[];
+    const rows = (await this.dataSource.query(`${SELECT_PROJECT_VIEW} where ($1::text is null or p.slug > $1) and ($3::text is null or p.slug = $3) order by p.slug limit $2`, [
+      page.afterSlug ?? null,
+      page.limit + 1,
+      page.slug ?? null,
+    ])) as ProjectRow[];
     const projects = rows.slice(0, page.limit).map(toView);
     return { projects, nextAfterSlug: rows.length > page.limit ? projects[projects.length - 1].slug : null };
   }

@@ -23,14 +23,17 @@ describe('repositories', () => {
   const repositoriesOf = (projectId: string) => `/api/v1/projects/${projectId}/repositories`;
   const add = (projectId: string, body: Record<string, unknown>) => http().post(repositoriesOf(projectId)).auth(admin, { type: 'bearer' }).send(body);
   const outboxCount = async () => ((await cp.dataSource.query('select count(*)::int as n from outbox_events')) as { n: number }[])[0].n;
-  const lastOutboxSlugs = async () => ((await cp.dataSource.query('select payload from outbox_events order by id desc limit 1')) as { payload: { slugs: string[] } }[])[0].payload.slugs;
+  const lastOutboxSlugs = async () =>
+    ((await cp.dataSource.query('select payload from outbox_events order by id desc limit 1')) as { payload: { slugs: string[] } }[])[0].payload.slugs;
   const lastAudit = async (targetId: string) =>
-    ((await cp.dataSource.query('select actor_kind, action, project_id, details from audit_log where target_id = $1 order by id desc limit 1', [targetId])) as {
-      actor_kind: string;
-      action: string;
-      project_id: string;
-      details: Record<string, unknown>;
-    }[])[0];
+    (
+      (await cp.dataSource.query('select actor_kind, action, project_id, details from audit_log where target_id = $1 order by id desc limit 1', [targetId])) as {
+        actor_kind: string;
+        action: string;
+        project_id: string;
+        details: Record<string, unknown>;
+      }[]
+    )[0];
 
   describe('POST /api/v1/projects/{id}/repositories', () => {
     it('adds a repository: installation id stored as text, audited, and products hear of the project', async () => {
@@ -129,14 +132,30 @@ describe('repositories', () => {
 
     it('pages them by full name with limit and after_id, and refuses a bad limit or cursor', async () => {
       await add(alpha.id, { ...ALPHA_SERVICE, name: 'alpha-tools' }).expect(201);
-      const first = await http().get(`${repositoriesOf(alpha.id)}?limit=1`).auth(admin, { type: 'bearer' }).expect(200);
+      const first = await http()
+        .get(`${repositoriesOf(alpha.id)}?limit=1`)
+        .auth(admin, { type: 'bearer' })
+        .expect(200);
       expect(first.body.repositories.map((r: { name: string }) => r.name)).toEqual(['alpha-service']);
-      const second = await http().get(`${repositoriesOf(alpha.id)}?limit=1&after_id=${first.body.next_after_id}`).auth(admin, { type: 'bearer' }).expect(200);
+      const second = await http()
+        .get(`${repositoriesOf(alpha.id)}?limit=1&after_id=${first.body.next_after_id}`)
+        .auth(admin, { type: 'bearer' })
+        .expect(200);
       expect(second.body).toEqual({ repositories: [expect.objectContaining({ name: 'alpha-tools' })], next_after_id: null });
       for (const query of ['limit=0', 'limit=501', 'after_id=nope']) {
-        expect((await http().get(`${repositoriesOf(alpha.id)}?${query}`).auth(admin, { type: 'bearer' }).expect(400)).body.error.code).toBe('invalid_request');
+        expect(
+          (
+            await http()
+              .get(`${repositoriesOf(alpha.id)}?${query}`)
+              .auth(admin, { type: 'bearer' })
+              .expect(400)
+          ).body.error.code,
+        ).toBe('invalid_request');
       }
-      await http().delete(`${repositoriesOf(alpha.id)}/${second.body.repositories[0].id}`).auth(admin, { type: 'bearer' }).expect(204);
+      await http()
+        .delete(`${repositoriesOf(alpha.id)}/${second.body.repositories[0].id}`)
+        .auth(admin, { type: 'bearer' })
+        .expect(204);
     });
 
     it('answers 404 for an unknown project', async () => {
@@ -169,19 +188,35 @@ describe('repositories', () => {
 
     it('writes nothing when nothing changes', async () => {
       const outboxBefore = await outboxCount();
-      await http().patch(`${repositoriesOf(alpha.id)}/${repository.id}`).auth(admin, { type: 'bearer' }).send({ branch: 'release/2.1' }).expect(200);
+      await http()
+        .patch(`${repositoriesOf(alpha.id)}/${repository.id}`)
+        .auth(admin, { type: 'bearer' })
+        .send({ branch: 'release/2.1' })
+        .expect(200);
       expect(await outboxCount()).toBe(outboxBefore);
     });
 
     it('renames within the project, and answers 409 when the new name is taken', async () => {
-      await http().patch(`${repositoriesOf(alpha.id)}/${repository.id}`).auth(admin, { type: 'bearer' }).send({ name: 'Alpha-Docs' }).expect(200);
-      const response = await http().patch(`${repositoriesOf(alpha.id)}/${repository.id}`).auth(admin, { type: 'bearer' }).send({ name: 'ALPHA-SERVICE' }).expect(409);
+      await http()
+        .patch(`${repositoriesOf(alpha.id)}/${repository.id}`)
+        .auth(admin, { type: 'bearer' })
+        .send({ name: 'Alpha-Docs' })
+        .expect(200);
+      const response = await http()
+        .patch(`${repositoriesOf(alpha.id)}/${repository.id}`)
+        .auth(admin, { type: 'bearer' })
+        .send({ name: 'ALPHA-SERVICE' })
+        .expect(409);
       expect(response.body.error.code).toBe('repository_exists');
       expect(await cp.dataSource.query('select name from repositories where id = $1', [repository.id])).toEqual([{ name: 'Alpha-Docs' }]);
     });
 
     it('answers 400 for null or bad fields, naming them', async () => {
-      const response = await http().patch(`${repositoriesOf(alpha.id)}/${repository.id}`).auth(admin, { type: 'bearer' }).send({ branch: null, owner: '-x' }).expect(400);
+      const response = await http()
+        .patch(`${repositoriesOf(alpha.id)}/${repository.id}`)
+        .auth(admin, { type: 'bearer' })
+        .send({ branch: null, owner: '-x' })
+        .expect(400);
       expect(Object.keys(response.body.error.details.fields).sort()).toEqual(['branch', 'owner']);
     });
 
@@ -190,10 +225,20 @@ describe('repositories', () => {
         const response = await http().patch(path).auth(admin, { type: 'bearer' }).send({ branch: 'x' }).expect(404);
         expect(response.body.error.code).toBe('repository_not_found');
       }
-      expect((await http().patch(`${repositoriesOf(UNKNOWN_ID)}/${repository.id}`).auth(admin, { type: 'bearer' }).send({ branch: 'x' }).expect(404)).body.error.code).toBe(
-        'project_not_found',
-      );
-      const bad = await http().patch(`${repositoriesOf(alpha.id)}/docs`).auth(admin, { type: 'bearer' }).send({ branch: 'x' }).expect(400);
+      expect(
+        (
+          await http()
+            .patch(`${repositoriesOf(UNKNOWN_ID)}/${repository.id}`)
+            .auth(admin, { type: 'bearer' })
+            .send({ branch: 'x' })
+            .expect(404)
+        ).body.error.code,
+      ).toBe('project_not_found');
+      const bad = await http()
+        .patch(`${repositoriesOf(alpha.id)}/docs`)
+        .auth(admin, { type: 'bearer' })
+        .send({ branch: 'x' })
+        .expect(400);
       expect(bad.body.error.details.fields).toHaveProperty('repoId');
     });
   });
@@ -202,18 +247,31 @@ describe('repositories', () => {
     it('removes the repository; audited; products hear of the project; a second delete is 404', async () => {
       const { body: repository } = await add(beta.id, { source_host: 'github.com', owner: 'arbor-demo', name: 'beta-old', branch: 'main', installation_id: 1 }).expect(201);
       const outboxBefore = await outboxCount();
-      await http().delete(`${repositoriesOf(beta.id)}/${repository.id}`).auth(admin, { type: 'bearer' }).expect(204, '');
+      await http()
+        .delete(`${repositoriesOf(beta.id)}/${repository.id}`)
+        .auth(admin, { type: 'bearer' })
+        .expect(204, '');
       expect(await cp.dataSource.query('select count(*)::int as n from repositories where id = $1', [repository.id])).toEqual([{ n: 0 }]);
       expect(await outboxCount()).toBe(outboxBefore + 1);
       expect(await lastOutboxSlugs()).toEqual(['beta']);
       expect(await lastAudit(repository.id)).toMatchObject({ action: 'repository.removed', details: { full_name: 'github.com/arbor-demo/beta-old' } });
-      expect((await http().delete(`${repositoriesOf(beta.id)}/${repository.id}`).auth(admin, { type: 'bearer' }).expect(404)).body.error.code).toBe('repository_not_found');
+      expect(
+        (
+          await http()
+            .delete(`${repositoriesOf(beta.id)}/${repository.id}`)
+            .auth(admin, { type: 'bearer' })
+            .expect(404)
+        ).body.error.code,
+      ).toBe('repository_not_found');
     });
   });
 
   describe('GET /api/v1/repositories', () => {
     it('gives a machine client every repository of every project, by project slug then full name', async () => {
-      const response = await http().get('/api/v1/repositories').auth(await cp.machine('ai-gateway-m2m'), { type: 'bearer' }).expect(200);
+      const response = await http()
+        .get('/api/v1/repositories')
+        .auth(await cp.machine('ai-gateway-m2m'), { type: 'bearer' })
+        .expect(200);
       expect(response.body.repositories.map((r: { project_slug: string; full_name: string }) => `${r.project_slug} ${r.full_name}`)).toEqual([
         'alpha github.com/arbor-demo/Alpha-Docs',
         'alpha github.com/arbor-demo/alpha-service',
@@ -241,7 +299,10 @@ describe('repositories', () => {
       let after: string | null = null;
       do {
         const query = `limit=3${after ? `&after_id=${after}` : ''}`;
-        const page = (await http().get(`/api/v1/repositories?${query}`).auth(machine, { type: 'bearer' }).expect(200)).body as { repositories: { id: string }[]; next_after_id: string | null };
+        const page = (await http().get(`/api/v1/repositories?${query}`).auth(machine, { type: 'bearer' }).expect(200)).body as {
+          repositories: { id: string }[];
+          next_after_id: string | null;
+        };
         expect(page.repositories.length).toBeLessThanOrEqual(3);
         paged.push(...page.repositories.map((r) => r.id));
         after = page.next_after_id;
@@ -253,16 +314,25 @@ describe('repositories', () => {
       const { body: delta } = await http().post('/api/v1/projects').auth(admin, { type: 'bearer' }).send({ slug: 'delta', name: 'Delta' }).expect(201);
       await add(delta.id, { ...ALPHA_SERVICE, name: 'delta-api' }).expect(201);
       await http().patch(`/api/v1/projects/${delta.id}`).auth(admin, { type: 'bearer' }).send({ slug: 'aardvark' }).expect(200);
-      const response = await http().get('/api/v1/repositories').auth(await cp.machine('mcp-gateway-m2m'), { type: 'bearer' }).expect(200);
+      const response = await http()
+        .get('/api/v1/repositories')
+        .auth(await cp.machine('mcp-gateway-m2m'), { type: 'bearer' })
+        .expect(200);
       expect(response.body.repositories[0]).toMatchObject({ project_id: delta.id, project_slug: 'aardvark', full_name: 'github.com/arbor-demo/delta-api' });
     });
 
     it('lets an administrator read it, refuses a person (403) and a token for another audience (401)', async () => {
       await http().get('/api/v1/repositories').auth(admin, { type: 'bearer' }).expect(200);
-      const refused = await http().get('/api/v1/repositories').auth(await cp.person('alice'), { type: 'bearer' }).expect(403);
+      const refused = await http()
+        .get('/api/v1/repositories')
+        .auth(await cp.person('alice'), { type: 'bearer' })
+        .expect(403);
       expect(refused.body.error.code).toBe('forbidden');
       expect(refused.body.repositories).toBeUndefined();
-      await http().get('/api/v1/repositories').auth(await cp.machine('control-plane-m2m'), { type: 'bearer' }).expect(401);
+      await http()
+        .get('/api/v1/repositories')
+        .auth(await cp.machine('control-plane-m2m'), { type: 'bearer' })
+        .expect(401);
       await http().get('/api/v1/repositories').expect(401);
     });
   });

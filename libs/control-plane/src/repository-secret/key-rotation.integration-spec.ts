@@ -52,13 +52,18 @@ describe('master key rotation', () => {
       updated_at: Date;
     }[];
   const readValue = async (cp: ControlPlaneHarness, slug: string) =>
-    request(cp.url).get(`/api/v1/projects/${projects[slug]}/repository-secret/value`).auth(await cp.machine('ai-gateway-m2m'), { type: 'bearer' });
+    request(cp.url)
+      .get(`/api/v1/projects/${projects[slug]}/repository-secret/value`)
+      .auth(await cp.machine('ai-gateway-m2m'), { type: 'bearer' });
 
   it('stores tokens under key A', async () => {
     const { cp, startLog } = await restart({ CP_SECRETS_MASTER_KEY: KEY_A });
     expect(startLog).toContain(`repository tokens under master key ${ID_A}: 0 re-encrypted now, 0 remain under other keys`);
     const admin = await cp.person('admin');
-    for (const [slug, token] of [['alpha', ALPHA_TOKEN], ['beta', BETA_TOKEN]]) {
+    for (const [slug, token] of [
+      ['alpha', ALPHA_TOKEN],
+      ['beta', BETA_TOKEN],
+    ]) {
       const { body } = await request(cp.url).post('/api/v1/projects').auth(admin, { type: 'bearer' }).send({ slug, name: slug }).expect(201);
       projects[slug] = body.id;
       await request(cp.url).put(`/api/v1/projects/${body.id}/repository-secret`).auth(admin, { type: 'bearer' }).send({ value: token }).expect(204);
@@ -96,7 +101,9 @@ describe('master key rotation', () => {
     expect((await readValue(cp, 'alpha')).body.value).toBe(ALPHA_TOKEN);
     expect((await readValue(cp, 'beta')).body.value).toBe(BETA_TOKEN);
 
-    const audit = (await cp.dataSource.query("select actor_kind, actor_subject, project_id, details from audit_log where action = 'repository_secret.reencrypted' order by project_id")) as {
+    const audit = (await cp.dataSource.query(
+      "select actor_kind, actor_subject, project_id, details from audit_log where action = 'repository_secret.reencrypted' order by project_id",
+    )) as {
       actor_kind: string;
       actor_subject: string;
       project_id: string;

@@ -49,17 +49,23 @@ describe('the repository token', () => {
   const http = () => request(cp.url);
   const secretOf = (projectId: string) => `/api/v1/projects/${projectId}/repository-secret`;
   const put = (projectId: string, value: unknown, token = admin) => http().put(secretOf(projectId)).auth(token, { type: 'bearer' }).send({ value });
-  const readValue = async (projectId: string, token: string) => http().get(`${secretOf(projectId)}/value`).auth(token, { type: 'bearer' });
+  const readValue = async (projectId: string, token: string) =>
+    http()
+      .get(`${secretOf(projectId)}/value`)
+      .auth(token, { type: 'bearer' });
   const storedRow = async (projectId: string) =>
-    ((await cp.dataSource.query('select key_id, nonce, ciphertext, auth_tag, updated_at from repository_secrets where project_id = $1', [projectId])) as {
-      key_id: string;
-      nonce: Buffer;
-      ciphertext: Buffer;
-      auth_tag: Buffer;
-      updated_at: Date;
-    }[])[0];
+    (
+      (await cp.dataSource.query('select key_id, nonce, ciphertext, auth_tag, updated_at from repository_secrets where project_id = $1', [projectId])) as {
+        key_id: string;
+        nonce: Buffer;
+        ciphertext: Buffer;
+        auth_tag: Buffer;
+        updated_at: Date;
+      }[]
+    )[0];
   const audit = async (action: string) => (await cp.dataSource.query('select * from audit_log where action = $1 order by id', [action])) as AuditRow[];
-  const lastOutboxSlugs = async () => ((await cp.dataSource.query('select payload from outbox_events order by id desc limit 1')) as { payload: { slugs: string[] } }[])[0].payload.slugs;
+  const lastOutboxSlugs = async () =>
+    ((await cp.dataSource.query('select payload from outbox_events order by id desc limit 1')) as { payload: { slugs: string[] } }[])[0].payload.slugs;
   const currentKeyId = () => cp.service.app.get(SecretSealer).currentKeyId;
 
   describe('PUT /api/v1/projects/{id}/repository-secret', () => {
@@ -213,8 +219,14 @@ describe('the repository token', () => {
     });
 
     it('refuses a machine client and a person', async () => {
-      await http().get(secretOf(alpha.id)).auth(await cp.machine('ai-gateway-m2m'), { type: 'bearer' }).expect(403);
-      await http().get(secretOf(alpha.id)).auth(await cp.person('bob'), { type: 'bearer' }).expect(403);
+      await http()
+        .get(secretOf(alpha.id))
+        .auth(await cp.machine('ai-gateway-m2m'), { type: 'bearer' })
+        .expect(403);
+      await http()
+        .get(secretOf(alpha.id))
+        .auth(await cp.person('bob'), { type: 'bearer' })
+        .expect(403);
     });
   });
 
@@ -222,8 +234,14 @@ describe('the repository token', () => {
     it('removes the token; audited; products hear of the project; then 404', async () => {
       const { body: epsilon } = await http().post('/api/v1/projects').auth(admin, { type: 'bearer' }).send({ slug: 'epsilon', name: 'Epsilon' }).expect(201);
       await put(epsilon.id, 'ghs_epsilon').expect(204);
-      await http().delete(secretOf(epsilon.id)).auth(await cp.machine('ai-gateway-m2m'), { type: 'bearer' }).expect(403);
-      await http().delete(secretOf(epsilon.id)).auth(await cp.person('alice'), { type: 'bearer' }).expect(403);
+      await http()
+        .delete(secretOf(epsilon.id))
+        .auth(await cp.machine('ai-gateway-m2m'), { type: 'bearer' })
+        .expect(403);
+      await http()
+        .delete(secretOf(epsilon.id))
+        .auth(await cp.person('alice'), { type: 'bearer' })
+        .expect(403);
 
       await http().delete(secretOf(epsilon.id)).auth(admin, { type: 'bearer' }).expect(204, '');
 

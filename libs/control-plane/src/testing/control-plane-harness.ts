@@ -61,7 +61,9 @@ export async function startControlPlane(env: Record<string, string> = {}, option
     person: (username) => cached(`person:${username}`, () => personToken(username)),
     machine: (clientId = 'ai-gateway-m2m') => cached(`machine:${clientId}`, () => machineToken(clientId)),
     userId: async (username) => {
-      const response = await request(service.url).get('/api/v1/me').auth(await harness.person(username), { type: 'bearer' });
+      const response = await request(service.url)
+        .get('/api/v1/me')
+        .auth(await harness.person(username), { type: 'bearer' });
       if (response.status !== 200) throw new Error(`GET /api/v1/me for ${username} answered ${response.status}`);
       return (response.body as { id: string }).id;
     },

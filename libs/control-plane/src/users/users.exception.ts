@@ -15,11 +15,6 @@ export class UserExists extends ApiError {
 /** An administrator may not disable themselves or drop their own administration: nobody could undo it from inside. */
 export class SelfLockout extends ApiError {
   constructor(field: 'admin' | 'disabled') {
-    super(
-      409,
-      'self_lockout',
-      field === 'admin' ? 'You cannot remove your own administration.' : 'You cannot disable your own account.',
-      { field },
-    );
+    super(409, 'self_lockout', field === 'admin' ? 'You cannot remove your own administration.' : 'You cannot disable your own account.', { field });
   }
 }

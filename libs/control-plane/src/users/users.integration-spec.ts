@@ -19,10 +19,12 @@ describe('users administration (/api/v1/users)', () => {
   });
 
   const auditRows = async (action: string, targetId: string) =>
-    (await cp.dataSource.query('select actor_subject, actor_kind, target_id, details from audit_log where action = $1 and target_id = $2 order by id', [
-      action,
-      targetId,
-    ])) as { actor_subject: string; actor_kind: string; target_id: string; details: Record<string, unknown> }[];
+    (await cp.dataSource.query('select actor_subject, actor_kind, target_id, details from audit_log where action = $1 and target_id = $2 order by id', [action, targetId])) as {
+      actor_subject: string;
+      actor_kind: string;
+      target_id: string;
+      details: Record<string, unknown>;
+    }[];
 
   beforeAll(async () => {
     cp = await startControlPlane();

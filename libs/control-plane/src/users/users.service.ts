@@ -76,9 +76,7 @@ export class UsersService {
     let user: User;
     try {
       user = await this.dataSource.transaction(async (manager) => {
-        const created = await manager.save(
-          manager.create(User, { email, displayName: input.displayName ?? '', isAdmin: input.admin ?? false }),
-        );
+        const created = await manager.save(manager.create(User, { email, displayName: input.displayName ?? '', isAdmin: input.admin ?? false }));
         await this.audit.record(manager, actor, 'user.created', { targetId: created.id, details: { email, admin: created.isAdmin } });
         return created;
       });
@@ -107,11 +105,15 @@ export class UsersService {
         diff['display_name'] = { from: user.displayName, to: changes.displayName };
       }
       if (Object.keys(diff).length === 0) return { accessChanged: false };
-      await manager.update(User, { id }, {
-        disabled: changes.disabled ?? user.disabled,
-        isAdmin: changes.admin ?? user.isAdmin,
-        displayName: changes.displayName ?? user.displayName,
-      });
+      await manager.update(
+        User,
+        { id },
+        {
+          disabled: changes.disabled ?? user.disabled,
+          isAdmin: changes.admin ?? user.isAdmin,
+          displayName: changes.displayName ?? user.displayName,
+        },
+      );
       await this.audit.record(manager, actor, 'user.updated', { targetId: id, details: { changes: diff } });
       return { accessChanged: 'disabled' in diff || 'admin' in diff };
     });

@@ -15,7 +15,10 @@ const BUNDLE = Array.from({ length: 400 }, (_, i) => `export const value${i} = "
 function writeWebRoot(): string {
   const root = mkdtempSync(join(tmpdir(), 'arbor-web-'));
   mkdirSync(join(root, 'assets'));
-  writeFileSync(join(root, 'index.html'), '<!doctype html><meta name="csp-nonce" content="__CSP_NONCE__"><div id="root"></div><script type="module" src="/assets/index-abc123.js"></script>');
+  writeFileSync(
+    join(root, 'index.html'),
+    '<!doctype html><meta name="csp-nonce" content="__CSP_NONCE__"><div id="root"></div><script type="module" src="/assets/index-abc123.js"></script>',
+  );
   writeFileSync(join(root, 'assets/index-abc123.js'), 'console.log("app")');
   writeFileSync(join(root, 'assets/vendor-def456.js'), BUNDLE);
   writeFileSync(join(root, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
@@ -81,7 +84,11 @@ describe('the web UI at / (control-plane-api with its built UI)', () => {
   });
 
   it('compresses what it serves with brotli or gzip as the browser accepts, keeping the caching headers', async () => {
-    for (const [accepted, encoding] of [['br, gzip', 'br'], ['gzip', 'gzip'], ['identity', undefined]] as const) {
+    for (const [accepted, encoding] of [
+      ['br, gzip', 'br'],
+      ['gzip', 'gzip'],
+      ['identity', undefined],
+    ] as const) {
       // fetch decodes the body and keeps the header that says how it came.
       const response = await fetch(`${service.url}/assets/vendor-def456.js`, { headers: { 'accept-encoding': accepted } });
       expect(response.status).toBe(200);

@@ -5,12 +5,7 @@ import { CreateVirtualServers1764000000200 } from './migrations/1764000000200-Cr
 import { Upstream } from './registry/upstream.entity';
 import { VirtualServer } from './registry/virtual-server.entity';
 
-/** For the gateway service's DatabaseModule.forRoot. */import { AddControlPlaneProjectIds1764000000400 } from './migrations/1764000000400-AddControlPlaneProjectIds';
+/** For the gateway service's DatabaseModule.forRoot. */ import { AddControlPlaneProjectIds1764000000400 } from './migrations/1764000000400-AddControlPlaneProjectIds';
 
 export const MCP_GATEWAY_ENTITIES = [Upstream, VirtualServer, McpApiKey];
-export const MCP_GATEWAY_MIGRATIONS = [
-  CreateUpstreams1764000000100,
-  CreateVirtualServers1764000000200,
-  CreateMcpApiKeys1764000000300,
-  AddControlPlaneProjectIds1764000000400,
-];
+export const MCP_GATEWAY_MIGRATIONS = [CreateUpstreams1764000000100, CreateVirtualServers1764000000200, CreateMcpApiKeys1764000000300, AddControlPlaneProjectIds1764000000400];

@@ -104,7 +104,10 @@ export function parseLogFilter(filter: string): LogFilter {
     }
   }
   // Without a bare level, other modules still log errors: a typo in a module name must not hide failures.
-  return new LogFilter(defaultLevel ?? 'error', [...byTarget].map(([target, level]) => ({ target, level })));
+  return new LogFilter(
+    defaultLevel ?? 'error',
+    [...byTarget].map(([target, level]) => ({ target, level })),
+  );
 }
 
 function isFilterLevel(value: string): value is LogFilterLevel {
@@ -112,14 +115,7 @@ function isFilterLevel(value: string): value is LogFilterLevel {
 }
 
 /** Nest's own bootstrap chatter; `nest=warn` quiets it. */
-const NEST_FRAMEWORK_CONTEXTS = new Set([
-  'NestFactory',
-  'InstanceLoader',
-  'RoutesResolver',
-  'RouterExplorer',
-  'NestApplication',
-  'NestApplicationContext',
-]);
+const NEST_FRAMEWORK_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication', 'NestApplicationContext']);
 
 /** The filter target of a log context: Nest's framework contexts are `nest`, anything else is itself. */
 export function logTargetFor(context: string | undefined): string | undefined {

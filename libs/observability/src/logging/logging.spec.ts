@@ -90,7 +90,12 @@ describe('logging', () => {
       await request(app!.getHttpServer()).get('/work').expect(200);
       await request(app!.getHttpServer()).get('/fail').expect(502);
       await quiet.waitFor((line) => line['msg'] === 'request errored');
-      expect(quiet.lines().filter((line) => line['context'] === 'http').map((line) => line['level'])).toEqual(['error']);
+      expect(
+        quiet
+          .lines()
+          .filter((line) => line['context'] === 'http')
+          .map((line) => line['level']),
+      ).toEqual(['error']);
     });
 
     it('request lines at debug (as npm start logs them) stay out of an info log, errors still show', async () => {
@@ -99,7 +104,12 @@ describe('logging', () => {
       await request(app.getHttpServer()).get('/work').expect(200);
       await request(app.getHttpServer()).get('/fail').expect(502);
       await observed.log.waitFor((line) => line['msg'] === 'request errored');
-      expect(observed.log.lines().filter((line) => line['context'] === 'http').map((line) => line['msg'])).toEqual(['request errored']);
+      expect(
+        observed.log
+          .lines()
+          .filter((line) => line['context'] === 'http')
+          .map((line) => line['msg']),
+      ).toEqual(['request errored']);
       await app.close();
 
       const verbose = await startObservedApp({ logFilter: 'info,http=debug', logFormat: 'json', requestLevel: 'debug', controllers: [WorkController] });
@@ -157,7 +167,10 @@ describe('logging', () => {
       await request(app!.getHttpServer()).get('/work').expect(200);
 
       await log.waitFor((line) => line['msg'] === 'request completed' && line !== log.lines()[0]);
-      const traceIds = log.lines().filter((line) => line['msg'] === 'request completed').map((line) => line['trace_id']);
+      const traceIds = log
+        .lines()
+        .filter((line) => line['msg'] === 'request completed')
+        .map((line) => line['trace_id']);
       expect(traceIds).toHaveLength(2);
       for (const traceId of traceIds) {
         expect(traceId).toMatch(/^[0-9a-f]{32}$/);

@@ -9,8 +9,7 @@ export const ALREADY_REDACTED = Symbol('arbor.alreadyRedacted');
  * Keys whose values never reach a log. `token(?!s)` spares usage counters such as
  * `prompt_tokens` and `max_tokens`, which the gateways log on purpose.
  */
-const SENSITIVE_KEY =
-  /authorization|cookie|token(?!s)|secret|passw(or)?d|api[-_]?key|private[-_]?key|credential|session[-_]?id|signature/i;
+const SENSITIVE_KEY = /authorization|cookie|token(?!s)|secret|passw(or)?d|api[-_]?key|private[-_]?key|credential|session[-_]?id|signature/i;
 /** Query parameters that carry credentials under short names (Gemini's `key`, Azure SAS `sig`, OAuth `code`). */
 const SENSITIVE_QUERY_PARAM = /^(key|sig|code)$/i;
 // Deeper than any object worth logging; it also bounds the walk over cyclic graphs.

@@ -88,9 +88,7 @@ export class RootLogger implements BeforeApplicationShutdown {
   writeJsonLine(level: LogLineLevel, fieldsJson: string, message: string): boolean {
     const destination = this.jsonDestination;
     if (destination === undefined || isOtelSdkStarted()) return false;
-    destination.write(
-      `{"level":"${level}","time":"${new Date().toISOString()}",${this.bindingsJson},${fieldsJson},"msg":${JSON.stringify(message)}}\n`,
-    );
+    destination.write(`{"level":"${level}","time":"${new Date().toISOString()}",${this.bindingsJson},${fieldsJson},"msg":${JSON.stringify(message)}}\n`);
     return true;
   }
 
@@ -110,12 +108,7 @@ export class RootLogger implements BeforeApplicationShutdown {
   }
 }
 
-function createPino(
-  bindings: { service: string; pid: number; hostname: string },
-  filter: LogFilter,
-  format: LogFormat,
-  destination: DestinationStream | undefined,
-): Logger {
+function createPino(bindings: { service: string; pid: number; hostname: string }, filter: LogFilter, format: LogFormat, destination: DestinationStream | undefined): Logger {
   // Required when the logger is built, not at import: startTelemetry's pino instrumentation wraps the factory.
   const { pino } = require('pino') as typeof import('pino');
   const redactedErr = (error: Error) => redactSensitive(pino.stdSerializers.err(error));

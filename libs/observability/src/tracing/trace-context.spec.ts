@@ -49,9 +49,7 @@ describe('currentTraceparent', () => {
 
     it('keeps concurrent requests apart', async () => {
       const traceIds = ['a'.repeat(32), 'b'.repeat(32), 'c'.repeat(32)];
-      const responses = await Promise.all(
-        traceIds.map((traceId) => request(app.getHttpServer()).get('/outgoing').set('traceparent', `00-${traceId}-${PARENT_ID}-01`)),
-      );
+      const responses = await Promise.all(traceIds.map((traceId) => request(app.getHttpServer()).get('/outgoing').set('traceparent', `00-${traceId}-${PARENT_ID}-01`)));
       expect(responses.map((response) => parseTraceparent(response.body.afterAwait)?.traceId)).toEqual(traceIds);
     });
   });

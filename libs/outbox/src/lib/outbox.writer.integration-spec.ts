@@ -12,9 +12,7 @@ describe('the outbox writer', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    dataSource = await new DataSource(
-      dataSourceOptions({ url: database.url, entities: OUTBOX_ENTITIES, migrations: OUTBOX_MIGRATIONS, applicationName: 'test' }),
-    ).initialize();
+    dataSource = await new DataSource(dataSourceOptions({ url: database.url, entities: OUTBOX_ENTITIES, migrations: OUTBOX_MIGRATIONS, applicationName: 'test' })).initialize();
     await runMigrationsLocked(dataSource);
   });
 

@@ -18,9 +18,7 @@ describe('the sync delivery store', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    dataSource = await new DataSource(
-      dataSourceOptions({ url: database.url, entities: OUTBOX_ENTITIES, migrations: OUTBOX_MIGRATIONS, applicationName: 'test' }),
-    ).initialize();
+    dataSource = await new DataSource(dataSourceOptions({ url: database.url, entities: OUTBOX_ENTITIES, migrations: OUTBOX_MIGRATIONS, applicationName: 'test' })).initialize();
     await runMigrationsLocked(dataSource);
     store = new SyncDeliveryStore(dataSource);
   });
@@ -110,7 +108,11 @@ describe('the sync delivery store', () => {
 
     // The claimants died: at the lease's end everything is due again, attempts unchanged.
     const takenOver = await store.claim({ product: 'ai-gateway', claimedBy: 'three', now: at(30), until: at(60), limit: 10 });
-    expect(takenOver.map((row) => [row.slugs[0], row.attempts])).toEqual([['a', 0], ['b', 0], ['c', 0]]);
+    expect(takenOver.map((row) => [row.slugs[0], row.attempts])).toEqual([
+      ['a', 0],
+      ['b', 0],
+      ['c', 0],
+    ]);
     // A late answer to the old claim changes nothing.
     expect(await store.markDelivered({ ids: first.map((row) => row.id), claimedBy: 'one', now: at(31), status: 204 })).toBe(0);
   });
@@ -135,7 +137,7 @@ describe('the sync delivery store', () => {
     }
   });
 
-  it('records a failure with each row\'s retry time, and a success with its time', async () => {
+  it("records a failure with each row's retry time, and a success with its time", async () => {
     await change('a');
     await change('b');
     await store.fanOut(['ai-gateway'], T0, 100);
@@ -170,7 +172,13 @@ describe('the sync delivery store', () => {
     await change('a');
     await store.fanOut(['ai-gateway'], T0, 100);
     const claimed = await store.claim({ product: 'ai-gateway', claimedBy: 'one', now: T0, until: at(30), limit: 10 });
-    expect(await store.release(claimed.map((row) => row.id), 'one', at(1))).toBe(1);
+    expect(
+      await store.release(
+        claimed.map((row) => row.id),
+        'one',
+        at(1),
+      ),
+    ).toBe(1);
     expect(await store.claim({ product: 'ai-gateway', claimedBy: 'two', now: at(1), until: at(31), limit: 10 })).toHaveLength(1);
   });
 
@@ -190,16 +198,12 @@ describe('the sync delivery store', () => {
 
   it('marks events written before the dispatcher existed as dispatched when it is installed', async () => {
     const legacy = await createTestDatabase();
-    const legacySource = await new DataSource(
-      dataSourceOptions({ url: legacy.url, migrations: [OUTBOX_MIGRATIONS[0]], applicationName: 'test' }),
-    ).initialize();
+    const legacySource = await new DataSource(dataSourceOptions({ url: legacy.url, migrations: [OUTBOX_MIGRATIONS[0]], applicationName: 'test' })).initialize();
     try {
       await runMigrationsLocked(legacySource);
       await legacySource.query(`insert into outbox_events (topic, payload) values ('projects.changed', '{"slugs":["history"]}')`);
       await legacySource.destroy();
-      const upgraded = await new DataSource(
-        dataSourceOptions({ url: legacy.url, entities: OUTBOX_ENTITIES, migrations: OUTBOX_MIGRATIONS, applicationName: 'test' }),
-      ).initialize();
+      const upgraded = await new DataSource(dataSourceOptions({ url: legacy.url, entities: OUTBOX_ENTITIES, migrations: OUTBOX_MIGRATIONS, applicationName: 'test' })).initialize();
       try {
         await runMigrationsLocked(upgraded);
         expect(await new SyncDeliveryStore(upgraded).fanOut(PRODUCTS, T0, 100)).toBe(0);

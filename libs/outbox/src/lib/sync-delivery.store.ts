@@ -114,10 +114,13 @@ export class SyncDeliveryStore {
 
   /** Due deliveries of one product, oldest first, leased to `claim.claimedBy` until `claim.until`. */
   async claim(claim: Claim): Promise<ClaimedDelivery[]> {
-    const { rows } = await this.execute<{ id: string; event_id: string; slugs: string[]; traceparent: string | null; created_at: Date; attempts: number }>(
-      CLAIM,
-      [claim.product, claim.now, claim.limit, claim.claimedBy, claim.until],
-    );
+    const { rows } = await this.execute<{ id: string; event_id: string; slugs: string[]; traceparent: string | null; created_at: Date; attempts: number }>(CLAIM, [
+      claim.product,
+      claim.now,
+      claim.limit,
+      claim.claimedBy,
+      claim.until,
+    ]);
     return rows
       .map((row) => ({ id: row.id, eventId: row.event_id, slugs: row.slugs, traceparent: row.traceparent, createdAt: row.created_at, attempts: row.attempts }))
       .sort((a, b) => Number(BigInt(a.eventId) - BigInt(b.eventId)));
@@ -150,10 +153,7 @@ export class SyncDeliveryStore {
 
   /** When the product's earliest pending delivery is due (or its lease ends); null when none is pending. */
   async nextDue(product: string): Promise<Date | null> {
-    const { rows } = await this.execute<{ due: Date | null }>(
-      `select min(next_attempt_at) as due from sync_deliveries where product = $1 and state = 'pending'`,
-      [product],
-    );
+    const { rows } = await this.execute<{ due: Date | null }>(`select min(next_attempt_at) as due from sync_deliveries where product = $1 and state = 'pending'`, [product]);
     return rows[0]?.due ?? null;
   }
 

@@ -10,13 +10,7 @@ import { toChatCompletion } from '../messages-chat/messages-to-chat.answer';
 import { anthropicMessage } from '../messages-chat/messages.wire';
 import { toChatCompletionChunks } from '../messages-chat/messages-to-chat.stream';
 import { anthropicApiError, anthropicError } from './anthropic.error';
-import {
-  ANTHROPIC_CHAT_PARAMS,
-  ANTHROPIC_COUNT_TOKENS_PARAMS,
-  ANTHROPIC_MESSAGES_PARAMS,
-  DEFAULT_ANTHROPIC_VERSION,
-  knownBetas,
-} from './anthropic.params';
+import { ANTHROPIC_CHAT_PARAMS, ANTHROPIC_COUNT_TOKENS_PARAMS, ANTHROPIC_MESSAGES_PARAMS, DEFAULT_ANTHROPIC_VERSION, knownBetas } from './anthropic.params';
 import { ANTHROPIC_PRICES } from './anthropic.prices';
 import { ANTHROPIC_PASS_THROUGH_RESOURCES } from './anthropic.pass-through-resources';
 

@@ -21,7 +21,10 @@ describe('Anthropic errors as OpenAI-format errors', () => {
   it('marks a prompt too long for the model with code context_length_exceeded', () => {
     const error = anthropicError(400, body('invalid_request_error', 'prompt is too long: 208310 tokens > 200000 maximum'));
     expect(error.toBody().error).toEqual({
-      message: 'prompt is too long: 208310 tokens > 200000 maximum', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded',
+      message: 'prompt is too long: 208310 tokens > 200000 maximum',
+      type: 'invalid_request_error',
+      param: 'messages',
+      code: 'context_length_exceeded',
     });
   });
 

@@ -41,8 +41,23 @@ export const ANTHROPIC_CHAT_PARAMS: ReadonlySet<string> = parameterNames(ANTHROP
  * the gateway does not account for.
  */
 export const ANTHROPIC_MESSAGES_PARAMS: ReadonlySet<string> = new Set([
-  'model', 'messages', 'max_tokens', 'system', 'metadata', 'stop_sequences', 'stream', 'temperature', 'top_p',
-  'top_k', 'tools', 'tool_choice', 'thinking', 'output_config', 'container', 'mcp_servers', 'context_management',
+  'model',
+  'messages',
+  'max_tokens',
+  'system',
+  'metadata',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_p',
+  'top_k',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'output_config',
+  'container',
+  'mcp_servers',
+  'context_management',
 ]);
 
 /** POST /v1/messages/count_tokens: only these four reach Anthropic. */
@@ -53,12 +68,30 @@ export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
 /** `anthropic-beta` values passed on to Anthropic; others are removed from the header. */
 export const KNOWN_ANTHROPIC_BETAS: ReadonlySet<string> = new Set([
-  'message-batches-2024-09-24', 'prompt-caching-2024-07-31', 'computer-use-2024-10-22', 'computer-use-2025-01-24',
-  'pdfs-2024-09-25', 'token-counting-2024-11-01', 'token-efficient-tools-2025-02-19', 'output-128k-2025-02-19',
-  'files-api-2025-04-14', 'mcp-client-2025-04-04', 'dev-full-thinking-2025-05-14', 'interleaved-thinking-2025-05-14',
-  'code-execution-2025-05-22', 'extended-cache-ttl-2025-04-11', 'context-1m-2025-08-07', 'context-management-2025-06-27',
-  'model-context-window-exceeded-2025-08-26', 'fine-grained-tool-streaming-2025-05-14', 'claude-code-20250219',
-  'oauth-2025-04-20', 'web-fetch-2025-09-10', 'skills-2025-10-02', 'effort-2025-11-24', 'structured-outputs-2025-11-13',
+  'message-batches-2024-09-24',
+  'prompt-caching-2024-07-31',
+  'computer-use-2024-10-22',
+  'computer-use-2025-01-24',
+  'pdfs-2024-09-25',
+  'token-counting-2024-11-01',
+  'token-efficient-tools-2025-02-19',
+  'output-128k-2025-02-19',
+  'files-api-2025-04-14',
+  'mcp-client-2025-04-04',
+  'dev-full-thinking-2025-05-14',
+  'interleaved-thinking-2025-05-14',
+  'code-execution-2025-05-22',
+  'extended-cache-ttl-2025-04-11',
+  'context-1m-2025-08-07',
+  'context-management-2025-06-27',
+  'model-context-window-exceeded-2025-08-26',
+  'fine-grained-tool-streaming-2025-05-14',
+  'claude-code-20250219',
+  'oauth-2025-04-20',
+  'web-fetch-2025-09-10',
+  'skills-2025-10-02',
+  'effort-2025-11-24',
+  'structured-outputs-2025-11-13',
   'advanced-tool-use-2025-11-20',
 ]);
 

@@ -12,8 +12,13 @@ async function json(body: AsyncIterable<Buffer | string>): Promise<Record<string
 
 describe('the Azure OpenAI adapter', () => {
   let fake: FakeProvidersProcess;
-  const deployment = (model: string, extra: Partial<ProviderDeployment> = {}): ProviderDeployment =>
-    ({ provider: 'azure', model, apiBase: `${fake.url}/azure`, apiKey: 'azure-key', ...extra });
+  const deployment = (model: string, extra: Partial<ProviderDeployment> = {}): ProviderDeployment => ({
+    provider: 'azure',
+    model,
+    apiBase: `${fake.url}/azure`,
+    apiKey: 'azure-key',
+    ...extra,
+  });
   const call = (target: ProviderDeployment, body: Record<string, unknown>) => ({ deployment: target, body, signal: new AbortController().signal });
   const lastSeen = async (): Promise<{ path: string; headers: Record<string, string>; body: string }> =>
     ((await (await fetch(`${fake.url}/_fake/requests`)).json()) as { path: string; headers: Record<string, string>; body: string }[]).at(-1)!;
@@ -25,8 +30,9 @@ describe('the Azure OpenAI adapter', () => {
   afterAll(() => fake.stop());
 
   it('builds the deployment URL with the api-version, whether or not api_base ends in /openai', () => {
-    expect(azureUrl('https://res.openai.azure.com/', 'gpt 4o', 'chat/completions', '2024-10-21').href)
-      .toBe('https://res.openai.azure.com/openai/deployments/gpt%204o/chat/completions?api-version=2024-10-21');
+    expect(azureUrl('https://res.openai.azure.com/', 'gpt 4o', 'chat/completions', '2024-10-21').href).toBe(
+      'https://res.openai.azure.com/openai/deployments/gpt%204o/chat/completions?api-version=2024-10-21',
+    );
     expect(azureUrl('https://res.openai.azure.com/openai', 'd', 'embeddings', 'v').href).toBe('https://res.openai.azure.com/openai/deployments/d/embeddings?api-version=v');
   });
 
@@ -40,16 +46,21 @@ describe('the Azure OpenAI adapter', () => {
   });
 
   it('passes embeddings through untouched, base64 included', async () => {
-    const answer = await azureAdapter.operations.embeddings!.call(call(deployment('my-embedding', { apiVersion: '2025-04-01-preview' }), { model: 'alias', input: 'x', encoding_format: 'base64', dimensions: 2 }));
+    const answer = await azureAdapter.operations.embeddings!.call(
+      call(deployment('my-embedding', { apiVersion: '2025-04-01-preview' }), { model: 'alias', input: 'x', encoding_format: 'base64', dimensions: 2 }),
+    );
     const body = await json(answer.body);
     expect((body['data'] as { embedding: unknown }[])[0]?.embedding).toEqual(expect.any(String));
     expect((await lastSeen()).path).toBe('/azure/openai/deployments/my-embedding/embeddings?api-version=2025-04-01-preview');
   });
 
-  it('gives Azure\'s numeric error codes their OpenAI-format names', async () => {
+  it("gives Azure's numeric error codes their OpenAI-format names", async () => {
     const limited = await azureAdapter.operations.chat!.call(call(deployment('fail-429'), { messages: [] })).catch((e: unknown) => e);
-    expect({ status: (limited as ProviderError).status, code: (limited as ProviderError).code, headers: (limited as ProviderError).headers })
-      .toEqual({ status: 429, code: 'rate_limit_exceeded', headers: { 'retry-after': '1' } });
+    expect({ status: (limited as ProviderError).status, code: (limited as ProviderError).code, headers: (limited as ProviderError).headers }).toEqual({
+      status: 429,
+      code: 'rate_limit_exceeded',
+      headers: { 'retry-after': '1' },
+    });
     const context = await azureAdapter.operations.chat!.call(call(deployment('fail-context'), { messages: [] })).catch((e: unknown) => e);
     expect((context as ProviderError).code).toBe('context_length_exceeded');
   });

@@ -2,7 +2,11 @@ import type { ProviderAdapter, ProviderAnswer, ProviderCall, ProviderDeployment,
 import { ProviderError } from '../lib/provider-error';
 import { sendOpenAiMultipart, sendOpenAiShaped } from '../openai/openai.adapter';
 import {
-  OPENAI_COMPLETION_PARAMS, OPENAI_IMAGE_EDIT_PARAMS, OPENAI_IMAGE_GENERATION_PARAMS, OPENAI_RESPONSES_COMPACT_PARAMS, OPENAI_SPEECH_PARAMS,
+  OPENAI_COMPLETION_PARAMS,
+  OPENAI_IMAGE_EDIT_PARAMS,
+  OPENAI_IMAGE_GENERATION_PARAMS,
+  OPENAI_RESPONSES_COMPACT_PARAMS,
+  OPENAI_SPEECH_PARAMS,
   OPENAI_TRANSCRIPTION_PARAMS,
 } from '../openai/openai.params';
 import { asWebSocketUrl, keyHeaders } from '../lib/upstream-target';

@@ -34,7 +34,11 @@ export const bedrockAdapter: ProviderAdapter = {
     count_tokens: { params: ANTHROPIC_COUNT_TOKENS_PARAMS, unknownParams: 'dropped', call: countMessagesTokens(post, claudeInvokeBody, isClaude) },
     responses_input_tokens: { params: OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, unknownParams: 'dropped', call: countResponsesInputTokens(post) },
   },
-  settings: { params: BEDROCK_SETTINGS, env: { aws_region_name: 'AWS_REGION', api_key: 'AWS_BEARER_TOKEN_BEDROCK' }, required: { aws_region_name: 'the AWS region, e.g. us-east-1; or set AWS_REGION' } },
+  settings: {
+    params: BEDROCK_SETTINGS,
+    env: { aws_region_name: 'AWS_REGION', api_key: 'AWS_BEARER_TOKEN_BEDROCK' },
+    required: { aws_region_name: 'the AWS region, e.g. us-east-1; or set AWS_REGION' },
+  },
   prices: BEDROCK_PRICES,
 };
 
@@ -108,5 +112,10 @@ async function post(call: ProviderCall, action: string, request: unknown, modelI
   if (status >= 200 && status < 300) return response;
   const errorType = response.headers['x-amzn-errortype'];
   const retryAfter = response.headers['retry-after'];
-  throw bedrockError(status, typeof errorType === 'string' ? errorType : undefined, await readBody(response.body, 65_536).catch(() => ''), typeof retryAfter === 'string' ? retryAfter : undefined);
+  throw bedrockError(
+    status,
+    typeof errorType === 'string' ? errorType : undefined,
+    await readBody(response.body, 65_536).catch(() => ''),
+    typeof retryAfter === 'string' ? retryAfter : undefined,
+  );
 }

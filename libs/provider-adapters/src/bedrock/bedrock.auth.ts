@@ -8,8 +8,18 @@ type CredentialProvider = ReturnType<typeof fromNodeProviderChain>;
 
 /** The `litellm_params` Bedrock reads, as LiteLLM names them. */
 export const BEDROCK_SETTINGS = [
-  'api_base', 'api_key', 'aws_access_key_id', 'aws_secret_access_key', 'aws_session_token', 'aws_region_name', 'aws_role_name',
-  'aws_session_name', 'aws_web_identity_token', 'aws_profile_name', 'aws_sts_endpoint', 'aws_bedrock_runtime_endpoint',
+  'api_base',
+  'api_key',
+  'aws_access_key_id',
+  'aws_secret_access_key',
+  'aws_session_token',
+  'aws_region_name',
+  'aws_role_name',
+  'aws_session_name',
+  'aws_web_identity_token',
+  'aws_profile_name',
+  'aws_sts_endpoint',
+  'aws_bedrock_runtime_endpoint',
 ] as const;
 
 interface DeploymentAuth {

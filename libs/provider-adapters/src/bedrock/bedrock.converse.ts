@@ -243,31 +243,37 @@ type ThinkingBlock = { type: string; thinking?: string; signature?: string; data
 export function toChatCompletion(response: ConverseResponse, model: string, created: number): Record<string, unknown> {
   const blocks = response.output.message?.content ?? [];
   const text = blocks.map((block) => block.text ?? '').join('');
-  const toolCalls = blocks.flatMap((block) => (block.toolUse
-    ? [{ id: block.toolUse.toolUseId, type: 'function', function: { name: block.toolUse.name, arguments: JSON.stringify(block.toolUse.input ?? {}) } }]
-    : []));
-  const thinking = blocks.flatMap((block): ThinkingBlock[] => (block.reasoningContent?.reasoningText
-    ? [{ type: 'thinking', thinking: block.reasoningContent.reasoningText.text, signature: block.reasoningContent.reasoningText.signature ?? '' }]
-    : block.reasoningContent?.redactedContent !== undefined ? [{ type: 'redacted_thinking', data: block.reasoningContent.redactedContent }] : []));
+  const toolCalls = blocks.flatMap((block) =>
+    block.toolUse ? [{ id: block.toolUse.toolUseId, type: 'function', function: { name: block.toolUse.name, arguments: JSON.stringify(block.toolUse.input ?? {}) } }] : [],
+  );
+  const thinking = blocks.flatMap((block): ThinkingBlock[] =>
+    block.reasoningContent?.reasoningText
+      ? [{ type: 'thinking', thinking: block.reasoningContent.reasoningText.text, signature: block.reasoningContent.reasoningText.signature ?? '' }]
+      : block.reasoningContent?.redactedContent !== undefined
+        ? [{ type: 'redacted_thinking', data: block.reasoningContent.redactedContent }]
+        : [],
+  );
   const reasoning = thinking.map((block) => block.thinking ?? '').join('');
   return {
     id: chatCompletionId(),
     object: 'chat.completion',
     created,
     model,
-    choices: [{
-      index: 0,
-      message: {
-        role: 'assistant',
-        content: text === '' && toolCalls.length > 0 ? null : text,
-        refusal: null,
-        ...(reasoning !== '' ? { reasoning_content: reasoning } : {}),
-        ...(thinking.length > 0 ? { thinking_blocks: thinking } : {}),
-        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text === '' && toolCalls.length > 0 ? null : text,
+          refusal: null,
+          ...(reasoning !== '' ? { reasoning_content: reasoning } : {}),
+          ...(thinking.length > 0 ? { thinking_blocks: thinking } : {}),
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
+        logprobs: null,
+        finish_reason: finishReasonFor(response.stopReason),
       },
-      logprobs: null,
-      finish_reason: finishReasonFor(response.stopReason),
-    }],
+    ],
     usage: openAiUsage(response.usage),
   };
 }

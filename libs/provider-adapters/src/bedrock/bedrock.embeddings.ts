@@ -7,7 +7,13 @@ export type EmbeddingFamily = 'titan' | 'cohere';
 export function embeddingFamilyOf(model: string): EmbeddingFamily {
   if (/(^|\.)cohere\.embed/.test(model)) return 'cohere';
   if (/(^|\.)amazon\.titan-embed/.test(model)) return 'titan';
-  throw new ProviderError(400, 'invalid_request_error', `Bedrock embeddings are served for Titan (amazon.titan-embed-…) and Cohere (cohere.embed-…) models, not "${model}".`, 'invalid_value', 'model');
+  throw new ProviderError(
+    400,
+    'invalid_request_error',
+    `Bedrock embeddings are served for Titan (amazon.titan-embed-…) and Cohere (cohere.embed-…) models, not "${model}".`,
+    'invalid_value',
+    'model',
+  );
 }
 
 const COHERE_INPUT_TYPES = new Set(['search_document', 'search_query', 'classification', 'clustering']);

@@ -56,7 +56,14 @@ export function bedrockErrorOf(exception: string, message: string, httpStatus: n
     // the message itself
   }
   const status = STATUS_BY_EXCEPTION[name] ?? (httpStatus >= 500 ? 502 : httpStatus >= 400 ? httpStatus : 502);
-  let code = CODE_BY_STATUS[status] ?? (name ? name.replace(/Exception$/, '').replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase() : null);
+  let code =
+    CODE_BY_STATUS[status] ??
+    (name
+      ? name
+          .replace(/Exception$/, '')
+          .replace(/([a-z])([A-Z])/g, '$1_$2')
+          .toLowerCase()
+      : null);
   if (status === 400 && CONTEXT_TOO_LONG.test(text)) code = 'context_length_exceeded';
   return new ProviderError(status, errorTypeOfStatus(status), text || `Bedrock answered ${name || httpStatus}.`, code);
 }

@@ -5,10 +5,13 @@ import { readBedrockEvents, type BedrockEvent } from './bedrock.event-stream';
 import { toChatCompletionChunks } from './bedrock.stream';
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
-const frame = (type: string, payload: unknown, kind: 'event' | 'exception' = 'event') => Buffer.from(codec.encode({
-  headers: { [kind === 'event' ? ':event-type' : ':exception-type']: { type: 'string', value: type }, ':message-type': { type: 'string', value: kind } },
-  body: fromUtf8(JSON.stringify(payload)),
-}));
+const frame = (type: string, payload: unknown, kind: 'event' | 'exception' = 'event') =>
+  Buffer.from(
+    codec.encode({
+      headers: { [kind === 'event' ? ':event-type' : ':exception-type']: { type: 'string', value: type }, ':message-type': { type: 'string', value: kind } },
+      body: fromUtf8(JSON.stringify(payload)),
+    }),
+  );
 
 async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
   for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);

@@ -30,5 +30,10 @@ const BY_MODEL: [string, ListPrice][] = [
 ];
 
 export const BEDROCK_PRICES: ReadonlyMap<string, ListPrice> = new Map(
-  BY_MODEL.flatMap(([model, price]) => [[model, price], ...(model.startsWith('anthropic.') || model.startsWith('meta.') || model.startsWith('amazon.nova') ? ['us', 'eu', 'apac', 'global'].map((area) => [`${area}.${model}`, price] as [string, ListPrice]) : [])]),
+  BY_MODEL.flatMap(([model, price]) => [
+    [model, price],
+    ...(model.startsWith('anthropic.') || model.startsWith('meta.') || model.startsWith('amazon.nova')
+      ? ['us', 'eu', 'apac', 'global'].map((area) => [`${area}.${model}`, price] as [string, ListPrice])
+      : []),
+  ]),
 );

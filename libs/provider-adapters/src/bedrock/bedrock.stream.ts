@@ -18,7 +18,11 @@ interface Delta {
 export async function* toChatCompletionChunks(events: AsyncIterable<BedrockEvent>, model: string, created: number, includeUsage: boolean): AsyncGenerator<Record<string, unknown>> {
   const id = chatCompletionId();
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-    id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
   });
   // contentBlockIndex → the OpenAI-format index of its tool call.
   const toolCalls = new Map<number, number>();

@@ -59,7 +59,12 @@ async function callChat(call: ProviderCall): Promise<ProviderAnswer> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
   if (deployment.apiKey) headers['authorization'] = `Bearer ${deployment.apiKey}`;
   const response = await sendUpstream({
-    url, method: 'POST', headers, body: Buffer.from(JSON.stringify(toCohereChatRequest(body, deployment.model))), signal: call.signal, timeoutMs: deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+    url,
+    method: 'POST',
+    headers,
+    body: Buffer.from(JSON.stringify(toCohereChatRequest(body, deployment.model))),
+    signal: call.signal,
+    timeoutMs: deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
   });
   if (response.statusCode < 200 || response.statusCode >= 300) {
     const retryAfter = response.headers['retry-after'];
@@ -68,7 +73,12 @@ async function callChat(call: ProviderCall): Promise<ProviderAnswer> {
   const created = Math.floor(Date.now() / 1000);
   if (stream) {
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
-    return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: openAiEventStream(toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage)) };
+    return {
+      status: 200,
+      headers: response.headers,
+      contentType: 'text/event-stream',
+      body: openAiEventStream(toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage)),
+    };
   }
   const answer = await readJsonAnswer(response, cohereChatResponse, 'Cohere');
   return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(answer, deployment.model, created)) };

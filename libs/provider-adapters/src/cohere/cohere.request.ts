@@ -32,7 +32,11 @@ function toCohereMessage(message: ChatMessage): Record<string, unknown> {
       return { role: 'user', content: typeof message.content === 'string' ? message.content : contentParts(message.content) };
     case 'assistant': {
       const text = message.content === null || message.content === undefined ? '' : textOf(message.content);
-      return { role: 'assistant', ...(text !== '' ? { content: text } : {}), ...(Array.isArray(message.tool_calls) && message.tool_calls.length > 0 ? { tool_calls: message.tool_calls } : {}) };
+      return {
+        role: 'assistant',
+        ...(text !== '' ? { content: text } : {}),
+        ...(Array.isArray(message.tool_calls) && message.tool_calls.length > 0 ? { tool_calls: message.tool_calls } : {}),
+      };
     }
     case 'tool':
       return { role: 'tool', tool_call_id: message.tool_call_id, content: textOf(message.content) };

@@ -18,25 +18,35 @@ export function openAiUsage(usage: CohereUsage | undefined): Record<string, numb
 
 /** A v2 chat answer as a chat completion. */
 export function toChatCompletion(answer: CohereChatResponse, model: string, created: number): Record<string, unknown> {
-  const text = (answer.message.content ?? []).filter((block) => block.type === 'text').map((block) => block.text ?? '').join('');
-  const thinking = (answer.message.content ?? []).filter((block) => block.type === 'thinking').map((block) => block.thinking ?? '').join('');
+  const text = (answer.message.content ?? [])
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text ?? '')
+    .join('');
+  const thinking = (answer.message.content ?? [])
+    .filter((block) => block.type === 'thinking')
+    .map((block) => block.thinking ?? '')
+    .join('');
   const toolCalls = answer.message.tool_calls ?? [];
   return {
     id: `chatcmpl-${answer.id ?? created}`,
     object: 'chat.completion',
     created,
     model,
-    choices: [{
-      index: 0,
-      message: {
-        role: 'assistant',
-        content: text === '' && toolCalls.length > 0 ? null : text,
-        ...(thinking !== '' ? { reasoning_content: thinking } : {}),
-        ...(toolCalls.length > 0 ? { tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments ?? '{}' } })) } : {}),
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text === '' && toolCalls.length > 0 ? null : text,
+          ...(thinking !== '' ? { reasoning_content: thinking } : {}),
+          ...(toolCalls.length > 0
+            ? { tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments ?? '{}' } })) }
+            : {}),
+        },
+        logprobs: null,
+        finish_reason: finishReasonOf(answer.finish_reason),
       },
-      logprobs: null,
-      finish_reason: finishReasonOf(answer.finish_reason),
-    }],
+    ],
     usage: openAiUsage(answer.usage),
   };
 }
@@ -45,11 +55,20 @@ export function toChatCompletion(answer: CohereChatResponse, model: string, crea
  * A v2 chat stream (message-start, content-delta, tool-call-start/-delta, message-end…) as
  * chat completion chunks, event by event; the usage chunk at the end when asked for.
  */
-export async function* toChatCompletionChunks(events: AsyncIterable<EventSourceMessage>, model: string, created: number, includeUsage: boolean): AsyncGenerator<Record<string, unknown>> {
+export async function* toChatCompletionChunks(
+  events: AsyncIterable<EventSourceMessage>,
+  model: string,
+  created: number,
+  includeUsage: boolean,
+): AsyncGenerator<Record<string, unknown>> {
   let id = `chatcmpl-${created}`;
   let toolCalls = -1;
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-    id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
   });
   for await (const message of events) {
     let parsed: ReturnType<typeof cohereStreamEvent.safeParse>;

@@ -8,8 +8,16 @@ export const fireworksAiAdapter = openAiCompatibleAdapter({
   env: { api_key: 'FIREWORKS_AI_API_KEY' },
   chat: {
     rules: sameNames(
-      ...COMMON_CHAT_PARAMETERS, 'n', 'logprobs', 'top_logprobs', 'top_k', 'min_p', 'repetition_penalty', 'reasoning_effort',
-      'prompt_truncate_len', 'context_length_exceeded_behavior',
+      ...COMMON_CHAT_PARAMETERS,
+      'n',
+      'logprobs',
+      'top_logprobs',
+      'top_k',
+      'min_p',
+      'repetition_penalty',
+      'reasoning_effort',
+      'prompt_truncate_len',
+      'context_length_exceeded_behavior',
     ),
   },
   embeddings: { rules: sameNames('model', 'input', 'dimensions') },

@@ -24,7 +24,9 @@ describe('the Gemini adapter against the Gemini fake', () => {
   afterAll(() => fake.stop());
 
   it('embeds texts through batchEmbedContents as an OpenAI-format list with estimated usage', async () => {
-    const answer = await geminiAdapter.operations.embeddings!.call(call('gemini-embedding-001', { model: 'embed', input: ['hello world', 'hi'], dimensions: 3, encoding_format: 'float' }));
+    const answer = await geminiAdapter.operations.embeddings!.call(
+      call('gemini-embedding-001', { model: 'embed', input: ['hello world', 'hi'], dimensions: 3, encoding_format: 'float' }),
+    );
     expect(JSON.parse(await text(answer.body))).toEqual({
       object: 'list',
       data: [
@@ -59,7 +61,9 @@ describe('the Gemini adapter against the Gemini fake', () => {
   });
 
   it('streams a translated chat ending with usage, and says it has no completions', async () => {
-    const answer = await geminiAdapter.operations.chat!.call(call('tokens-4-2', { messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } }));
+    const answer = await geminiAdapter.operations.chat!.call(
+      call('tokens-4-2', { messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } }),
+    );
     expect(answer.contentType).toBe('text/event-stream');
     const frames = (await text(answer.body)).split('\n\n').filter(Boolean);
     expect(frames.at(-1)).toBe('data: [DONE]');
@@ -85,7 +89,10 @@ describe('the Gemini adapter against the Gemini fake', () => {
   it('rejects with the mapped ProviderError, Retry-After from RetryInfo', async () => {
     const error = await geminiAdapter.operations.chat!.call(call('fail-429', { messages: [{ role: 'user', content: 'x' }] })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
-    expect({ status: (error as ProviderError).status, code: (error as ProviderError).code, headers: (error as ProviderError).headers })
-      .toEqual({ status: 429, code: 'rate_limit_exceeded', headers: { 'retry-after': '2' } });
+    expect({ status: (error as ProviderError).status, code: (error as ProviderError).code, headers: (error as ProviderError).headers }).toEqual({
+      status: 429,
+      code: 'rate_limit_exceeded',
+      headers: { 'retry-after': '2' },
+    });
   });
 });

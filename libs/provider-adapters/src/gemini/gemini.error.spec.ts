@@ -19,9 +19,12 @@ describe('Google errors in OpenAI-format terms', () => {
   });
 
   it('answers an invalid API key (Google: 400 with reason API_KEY_INVALID) with 401', () => {
-    const error = geminiError(400, body(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
-      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' },
-    ]));
+    const error = geminiError(
+      400,
+      body(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' },
+      ]),
+    );
     expect(error.status).toBe(401);
     expect(error.code).toBe('invalid_api_key');
   });
@@ -38,7 +41,7 @@ describe('Google errors in OpenAI-format terms', () => {
     expect(geminiError(429, quota, '5').headers).toEqual({ 'retry-after': '5' });
   });
 
-  it('keeps to the status when the body is not Google\'s JSON', () => {
+  it("keeps to the status when the body is not Google's JSON", () => {
     const error = geminiError(502, '<html>Bad Gateway</html>');
     expect({ status: error.status, type: error.type }).toEqual({ status: 502, type: 'server_error' });
   });

@@ -3,7 +3,10 @@ import { toImagenRequest, toImagesResponse } from './gemini.images';
 
 describe("Imagen's predict for OpenAI's image generation", () => {
   it('asks for n images at the aspect ratio nearest to the size', () => {
-    expect(toImagenRequest({ model: 'imagen', prompt: 'a cat', n: 2, size: '1024x1024' })).toEqual({ instances: [{ prompt: 'a cat' }], parameters: { sampleCount: 2, aspectRatio: '1:1' } });
+    expect(toImagenRequest({ model: 'imagen', prompt: 'a cat', n: 2, size: '1024x1024' })).toEqual({
+      instances: [{ prompt: 'a cat' }],
+      parameters: { sampleCount: 2, aspectRatio: '1:1' },
+    });
     expect(toImagenRequest({ prompt: 'p', size: '1792x1024' })['parameters']).toEqual({ aspectRatio: '16:9' });
     expect(toImagenRequest({ prompt: 'p', size: '1024x1792' })['parameters']).toEqual({ aspectRatio: '9:16' });
     expect(toImagenRequest({ prompt: 'p', size: '1536x1024' })['parameters']).toEqual({ aspectRatio: '4:3' });
@@ -26,7 +29,10 @@ describe("Imagen's predict for OpenAI's image generation", () => {
   });
 
   it("answers the predictions as b64_json images, leaving out those Imagen's filter withheld", () => {
-    const answer = toImagesResponse({ predictions: [{ bytesBase64Encoded: 'AAA', mimeType: 'image/png' }, { raiFilteredReason: 'filtered' }, { bytesBase64Encoded: 'BBB', mimeType: 'image/png' }] }, 1700000000);
+    const answer = toImagesResponse(
+      { predictions: [{ bytesBase64Encoded: 'AAA', mimeType: 'image/png' }, { raiFilteredReason: 'filtered' }, { bytesBase64Encoded: 'BBB', mimeType: 'image/png' }] },
+      1700000000,
+    );
     expect(answer).toEqual({ created: 1700000000, data: [{ b64_json: 'AAA' }, { b64_json: 'BBB' }], output_format: 'png' });
   });
 });

@@ -5,7 +5,13 @@ import { ProviderError } from '../lib/provider-error';
 export const GEMINI_IMAGE_GENERATION_PARAMS: ReadonlySet<string> = new Set(['model', 'prompt', 'n', 'size', 'response_format', 'output_format']);
 
 // The aspect ratios Imagen generates, as width / height.
-const ASPECT_RATIOS: readonly [string, number][] = [['1:1', 1], ['3:4', 3 / 4], ['4:3', 4 / 3], ['9:16', 9 / 16], ['16:9', 16 / 9]];
+const ASPECT_RATIOS: readonly [string, number][] = [
+  ['1:1', 1],
+  ['3:4', 3 / 4],
+  ['4:3', 4 / 3],
+  ['9:16', 9 / 16],
+  ['16:9', 16 / 9],
+];
 
 /** Imagen's predict request for an OpenAI-format image generation request. */
 export function toImagenRequest(body: Record<string, unknown>): Record<string, unknown> {

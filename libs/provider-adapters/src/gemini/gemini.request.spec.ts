@@ -21,21 +21,28 @@ describe('chat completions as Gemini generateContent requests', () => {
   });
 
   it('merges consecutive turns of one role, since Gemini wants them alternating', () => {
-    const request = toGenerateContentRequest({ messages: [{ role: 'user', content: 'one' }, { role: 'user', content: 'two' }] });
+    const request = toGenerateContentRequest({
+      messages: [
+        { role: 'user', content: 'one' },
+        { role: 'user', content: 'two' },
+      ],
+    });
     expect(request.contents).toEqual([{ role: 'user', parts: [{ text: 'one' }, { text: 'two' }] }]);
   });
 
   it('sends data: URL images inline and other URLs as fileData with a guessed MIME type', () => {
     const request = toGenerateContentRequest({
-      messages: [{
-        role: 'user',
-        content: [
-          { type: 'text', text: 'compare' },
-          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
-          { type: 'image_url', image_url: { url: 'https://example.com/cat.webp?size=2', detail: 'high' } },
-          { type: 'image_url', image_url: { url: 'https://example.com/photo' } },
-        ],
-      }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'compare' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/cat.webp?size=2', detail: 'high' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/photo' } },
+          ],
+        },
+      ],
     });
     expect(request.contents[0]?.parts).toEqual([
       { text: 'compare' },
@@ -46,11 +53,20 @@ describe('chat completions as Gemini generateContent requests', () => {
   });
 
   it('declares tools as functionDeclarations and maps every tool_choice', () => {
-    const tools = [{ type: 'function', function: { name: 'get_weather', description: 'Weather now', parameters: { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false } } }];
+    const tools = [
+      {
+        type: 'function',
+        function: { name: 'get_weather', description: 'Weather now', parameters: { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false } },
+      },
+    ];
     const request = toGenerateContentRequest({ messages: [{ role: 'user', content: 'x' }], tools, tool_choice: 'required' });
-    expect(request.tools).toEqual([{
-      functionDeclarations: [{ name: 'get_weather', description: 'Weather now', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false } }],
-    }]);
+    expect(request.tools).toEqual([
+      {
+        functionDeclarations: [
+          { name: 'get_weather', description: 'Weather now', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false } },
+        ],
+      },
+    ]);
     expect(request.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
     const choice = (toolChoice: unknown) => toGenerateContentRequest({ messages: [], tools, tool_choice: toolChoice }).toolConfig?.functionCallingConfig;
     expect(choice('auto')).toEqual({ mode: 'AUTO' });
@@ -86,10 +102,7 @@ describe('chat completions as Gemini generateContent requests', () => {
       },
       {
         role: 'user',
-        parts: [
-          { functionResponse: { name: 'get_weather', response: { temperature: 21 } } },
-          { functionResponse: { name: 'get_weather', response: { content: 'sunny' } } },
-        ],
+        parts: [{ functionResponse: { name: 'get_weather', response: { temperature: 21 } } }, { functionResponse: { name: 'get_weather', response: { content: 'sunny' } } }],
       },
     ]);
   });
@@ -115,14 +128,29 @@ describe('chat completions as Gemini generateContent requests', () => {
   it('puts sampling, length, stop and format parameters in generationConfig', () => {
     const request = toGenerateContentRequest({
       messages: [{ role: 'user', content: 'x' }],
-      temperature: 0.2, top_p: 0.9, n: 2, seed: 42, presence_penalty: 0.1, frequency_penalty: 0.3,
-      max_completion_tokens: 300, stop: 'END', reasoning_effort: 'low',
+      temperature: 0.2,
+      top_p: 0.9,
+      n: 2,
+      seed: 42,
+      presence_penalty: 0.1,
+      frequency_penalty: 0.3,
+      max_completion_tokens: 300,
+      stop: 'END',
+      reasoning_effort: 'low',
       response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object', properties: { ok: { type: 'boolean' } } } } },
     });
     expect(request.generationConfig).toEqual({
-      temperature: 0.2, topP: 0.9, candidateCount: 2, seed: 42, presencePenalty: 0.1, frequencyPenalty: 0.3,
-      maxOutputTokens: 300, stopSequences: ['END'], thinkingConfig: { thinkingBudget: 1024, includeThoughts: true },
-      responseMimeType: 'application/json', responseJsonSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+      temperature: 0.2,
+      topP: 0.9,
+      candidateCount: 2,
+      seed: 42,
+      presencePenalty: 0.1,
+      frequencyPenalty: 0.3,
+      maxOutputTokens: 300,
+      stopSequences: ['END'],
+      thinkingConfig: { thinkingBudget: 1024, includeThoughts: true },
+      responseMimeType: 'application/json',
+      responseJsonSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
     });
     const jsonMode = toGenerateContentRequest({ messages: [], response_format: { type: 'json_object' }, max_tokens: 10, stop: ['a', 'b'] });
     expect(jsonMode.generationConfig).toEqual({ responseMimeType: 'application/json', maxOutputTokens: 10, stopSequences: ['a', 'b'] });

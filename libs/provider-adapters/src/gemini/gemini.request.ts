@@ -154,8 +154,18 @@ function mediaPart(url: string, fallbackMimeType: string): GeminiPart {
 }
 
 const MIME_TYPES: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', heic: 'image/heic',
-  heif: 'image/heif', pdf: 'application/pdf', mp3: 'audio/mp3', wav: 'audio/wav', mp4: 'video/mp4', txt: 'text/plain',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  heic: 'image/heic',
+  heif: 'image/heif',
+  pdf: 'application/pdf',
+  mp3: 'audio/mp3',
+  wav: 'audio/wav',
+  mp4: 'video/mp4',
+  txt: 'text/plain',
 };
 
 function mimeTypeOf(location: string, fallback: string): string {
@@ -187,7 +197,9 @@ function functionResponsePart(message: ChatMessage, toolNames: Map<string, strin
   const id = typeof message.tool_call_id === 'string' ? message.tool_call_id : '';
   const name = toolNames.get(id);
   if (name === undefined) throw invalid(`The tool message answers "${id}", which no earlier assistant tool call has.`, 'messages');
-  const text = textParts(message.content).map((part) => part.text).join('');
+  const text = textParts(message.content)
+    .map((part) => part.text)
+    .join('');
   let response: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(text);

@@ -17,19 +17,27 @@ export function finishReasonFor(reason: string | undefined, calledTools: boolean
 
 /** The answer's text (thought summaries left out: they are not the answer). */
 export function textOf(parts: GeminiPart[]): string {
-  return parts.filter((part) => typeof part.text === 'string' && part.thought !== true).map((part) => part.text).join('');
+  return parts
+    .filter((part) => typeof part.text === 'string' && part.thought !== true)
+    .map((part) => part.text)
+    .join('');
 }
 
 /** The thought summaries of an answer (Gemini sends them when asked, with thinking on). */
 export function thoughtsOf(parts: GeminiPart[]): string {
-  return parts.filter((part) => typeof part.text === 'string' && part.thought === true).map((part) => part.text).join('');
+  return parts
+    .filter((part) => typeof part.text === 'string' && part.thought === true)
+    .map((part) => part.text)
+    .join('');
 }
 
 /** Function calls as OpenAI-format tool calls, each with a fresh `call_…` id. */
 export function toolCallsOf(parts: GeminiPart[]): { id: string; type: 'function'; function: { name: string; arguments: string } }[] {
-  return parts.flatMap((part) => (part.functionCall
-    ? [{ id: toolCallId(part.thoughtSignature), type: 'function' as const, function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) } }]
-    : []));
+  return parts.flatMap((part) =>
+    part.functionCall
+      ? [{ id: toolCallId(part.thoughtSignature), type: 'function' as const, function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) } }]
+      : [],
+  );
 }
 
 /** Thinking tokens are output tokens (and billed as such); cached prompt tokens are part of the prompt. */

@@ -23,7 +23,10 @@ export async function* toChatCompletionChunks(
   // Per choice: whether the role went out yet, and how many tool calls it has made.
   const choices = new Map<number, { started: boolean; toolCalls: number }>();
   const chunk = (index: number, delta: Record<string, unknown>, finishReason: string | null = null) => ({
-    id, object: 'chat.completion.chunk', created, model: answeringModel,
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model: answeringModel,
     choices: [{ index, delta, logprobs: null, finish_reason: finishReason }],
   });
 

@@ -4,7 +4,9 @@ import { ProviderError } from './provider-error';
 // OpenAI's chat completion (and chunk) as the bridges read it back from a deployment serving chat.
 
 /** A tool call as OpenAI writes it (Cohere's v2 writes the same). */
-export const chatToolCall = z.object({ id: z.string().optional(), type: z.string().optional(), function: z.object({ name: z.string().optional(), arguments: z.string().optional() }).loose() }).loose();
+export const chatToolCall = z
+  .object({ id: z.string().optional(), type: z.string().optional(), function: z.object({ name: z.string().optional(), arguments: z.string().optional() }).loose() })
+  .loose();
 const toolCall = chatToolCall;
 
 export const chatUsage = z

@@ -26,7 +26,7 @@ const CALLER = {
 };
 
 describe('passThroughHeaders', () => {
-  it('sends on only the allow-listed headers: the body, the vendors\' documented ones, the SDKs\' telemetry', () => {
+  it("sends on only the allow-listed headers: the body, the vendors' documented ones, the SDKs' telemetry", () => {
     expect(passThroughHeaders(CALLER)).toEqual({
       'content-type': 'application/json',
       'content-length': '42',
@@ -40,10 +40,11 @@ describe('passThroughHeaders', () => {
     });
   });
 
-  it('with every header asked for (forward_headers), still never the caller\'s credentials, cookies or hop-by-hop headers', () => {
+  it("with every header asked for (forward_headers), still never the caller's credentials, cookies or hop-by-hop headers", () => {
     const sent = passThroughHeaders(CALLER, { allHeaders: true });
     expect(sent).toMatchObject({ 'x-custom': 'custom', 'x-forwarded-for': '10.0.0.1', 'openai-organization': 'org-caller', 'content-type': 'application/json' });
-    for (const name of ['authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'proxy-authorization', 'cookie', 'host', 'connection', 'transfer-encoding']) expect(sent).not.toHaveProperty(name);
+    for (const name of ['authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'proxy-authorization', 'cookie', 'host', 'connection', 'transfer-encoding'])
+      expect(sent).not.toHaveProperty(name);
   });
 
   it('joins a header sent more than once', () => {

@@ -10,8 +10,20 @@ export type { ProviderDeployment } from './provider-deployment';
  * count); Anthropic's messages and its token count; OpenAI's images, audio and moderations; Cohere's rerank (the gateway's rerank extension).
  */
 export type ProviderOperation =
-  | 'chat' | 'completions' | 'embeddings' | 'responses' | 'responses_compact' | 'responses_input_tokens' | 'messages' | 'count_tokens'
-  | 'image_generation' | 'image_edit' | 'audio_transcription' | 'audio_speech' | 'moderation' | 'rerank';
+  | 'chat'
+  | 'completions'
+  | 'embeddings'
+  | 'responses'
+  | 'responses_compact'
+  | 'responses_input_tokens'
+  | 'messages'
+  | 'count_tokens'
+  | 'image_generation'
+  | 'image_edit'
+  | 'audio_transcription'
+  | 'audio_speech'
+  | 'moderation'
+  | 'rerank';
 
 export interface ProviderCall {
   deployment: ProviderDeployment;

@@ -25,12 +25,30 @@ import type { NativeOperation, ProviderAdapter, ProviderOperation } from './prov
 // Adding a provider is adding a folder and one line here; nothing else names providers.
 const ADAPTERS: ReadonlyMap<string, ProviderAdapter> = new Map(
   [
-    openAiAdapter, anthropicAdapter, azureAdapter, geminiAdapter, bedrockAdapter, vertexAiAdapter, azureAiAdapter,
+    openAiAdapter,
+    anthropicAdapter,
+    azureAdapter,
+    geminiAdapter,
+    bedrockAdapter,
+    vertexAiAdapter,
+    azureAiAdapter,
     // OpenAI-compatible, each described as data (openai/openai-compatible.ts).
-    mistralAdapter, groqAdapter, deepseekAdapter, xaiAdapter, togetherAiAdapter, fireworksAiAdapter, openRouterAdapter,
-    perplexityAdapter, cerebrasAdapter, ollamaAdapter, hostedVllmAdapter, lmStudioAdapter, cohereAdapter,
+    mistralAdapter,
+    groqAdapter,
+    deepseekAdapter,
+    xaiAdapter,
+    togetherAiAdapter,
+    fireworksAiAdapter,
+    openRouterAdapter,
+    perplexityAdapter,
+    cerebrasAdapter,
+    ollamaAdapter,
+    hostedVllmAdapter,
+    lmStudioAdapter,
+    cohereAdapter,
     // Rerank only (lib/rerank.ts).
-    jinaAdapter, voyageAdapter,
+    jinaAdapter,
+    voyageAdapter,
   ].map((adapter) => [adapter.provider, adapter]),
 );
 

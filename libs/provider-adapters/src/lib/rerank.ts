@@ -54,7 +54,9 @@ const PATHS: Record<RerankWire, string> = { cohere: '/v2/rerank', jina: '/v1/rer
 
 const scored = z.object({ index: z.number().int().nonnegative(), relevance_score: z.number() }).loose();
 const cohereAnswer = z.object({ id: z.string().optional(), results: z.array(scored), meta: z.record(z.string(), z.unknown()).optional() }).loose();
-const jinaAnswer = z.object({ results: z.array(scored), usage: z.object({ total_tokens: z.number().optional(), prompt_tokens: z.number().optional() }).loose().optional() }).loose();
+const jinaAnswer = z
+  .object({ results: z.array(scored), usage: z.object({ total_tokens: z.number().optional(), prompt_tokens: z.number().optional() }).loose().optional() })
+  .loose();
 const voyageAnswer = z.object({ data: z.array(scored), usage: z.object({ total_tokens: z.number().optional() }).loose().optional() }).loose();
 
 /** The `rerank` operation of a provider speaking one of the rerank wire formats. */
@@ -122,7 +124,10 @@ async function cohereShaped(spec: RerankProvider, response: UpstreamResponse, re
   }
   const { results, tokens } =
     spec.wire === 'jina'
-      ? await readJsonAnswer(response, jinaAnswer, spec.provider).then((answer) => ({ results: answer.results, tokens: answer.usage?.total_tokens ?? answer.usage?.prompt_tokens ?? 0 }))
+      ? await readJsonAnswer(response, jinaAnswer, spec.provider).then((answer) => ({
+          results: answer.results,
+          tokens: answer.usage?.total_tokens ?? answer.usage?.prompt_tokens ?? 0,
+        }))
       : await readJsonAnswer(response, voyageAnswer, spec.provider).then((answer) => ({ results: answer.data, tokens: answer.usage?.total_tokens ?? 0 }));
   // Sorted by relevance as Cohere answers (Voyage and Jina do too; a server that does not is put right).
   const ordered = [...results].sort((a, b) => b.relevance_score - a.relevance_score);

@@ -36,7 +36,11 @@ export function multipartUpload(fields: Record<string, unknown>, replace: Record
     for (const item of Array.isArray(value) ? value : [value]) {
       if (item === undefined || item === null) continue;
       if (item instanceof UploadedFile) {
-        parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"; filename="${quoted(item.filename)}"\r\nContent-Type: ${item.contentType.replace(/[\r\n]/g, '')}\r\n\r\n`, item, '\r\n');
+        parts.push(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"; filename="${quoted(item.filename)}"\r\nContent-Type: ${item.contentType.replace(/[\r\n]/g, '')}\r\n\r\n`,
+          item,
+          '\r\n',
+        );
       } else {
         const text = typeof item === 'string' ? item : JSON.stringify(item);
         parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${text}\r\n`);

@@ -44,8 +44,7 @@ describe('sending to an upstream over the keep-alive pool', () => {
   it('sends a request again on a fresh connection when the reused one was closed under it', async () => {
     const upstream = await closingUpstream();
     try {
-      const send = () =>
-        sendUpstream({ url: new URL(upstream.url), method: 'POST', headers: {}, body: Buffer.from('{}'), signal: new AbortController().signal, timeoutMs: 5_000 });
+      const send = () => sendUpstream({ url: new URL(upstream.url), method: 'POST', headers: {}, body: Buffer.from('{}'), signal: new AbortController().signal, timeoutMs: 5_000 });
       expect(await readBody((await send()).body)).toBe('{}');
       // Let the first answer settle, so that its connection is back in the pool and reused.
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -79,9 +79,7 @@ function requestTarget(url: URL): RequestTarget {
   target = {
     origin: url.origin,
     path: `${url.pathname}${url.search}`,
-    ...(url.username || url.password
-      ? { basicAuth: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` }
-      : {}),
+    ...(url.username || url.password ? { basicAuth: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` } : {}),
   };
   if (targets.size >= MAX_TARGETS) targets.clear();
   targets.set(url.href, target);

@@ -15,13 +15,16 @@ describe('OpenAI-format chat completions as Anthropic Messages requests', () => 
   });
 
   it('moves every system and developer message, strings or text parts, into system', () => {
-    const request = toAnthropicRequest({
-      messages: [
-        { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: 'hi' },
-        { role: 'developer', content: [{ type: 'text', text: 'Answer in French.', cache_control: { type: 'ephemeral' } }] },
-      ],
-    }, MODEL);
+    const request = toAnthropicRequest(
+      {
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'hi' },
+          { role: 'developer', content: [{ type: 'text', text: 'Answer in French.', cache_control: { type: 'ephemeral' } }] },
+        ],
+      },
+      MODEL,
+    );
     expect(request['system']).toEqual([
       { type: 'text', text: 'Be brief.' },
       { type: 'text', text: 'Answer in French.', cache_control: { type: 'ephemeral' } },
@@ -30,24 +33,31 @@ describe('OpenAI-format chat completions as Anthropic Messages requests', () => 
   });
 
   it('sends data: images as base64 with their media type and http images as url sources', () => {
-    const request = toAnthropicRequest({
-      messages: [{
+    const request = toAnthropicRequest(
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'what is this?' },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+              { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg', detail: 'high' } },
+            ],
+          },
+        ],
+      },
+      MODEL,
+    );
+    expect(request['messages']).toEqual([
+      {
         role: 'user',
         content: [
           { type: 'text', text: 'what is this?' },
-          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
-          { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg', detail: 'high' } },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
         ],
-      }],
-    }, MODEL);
-    expect(request['messages']).toEqual([{
-      role: 'user',
-      content: [
-        { type: 'text', text: 'what is this?' },
-        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
-        { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
-      ],
-    }]);
+      },
+    ]);
   });
 
   it('refuses content it cannot translate with a 400 naming messages', () => {
@@ -59,8 +69,7 @@ describe('OpenAI-format chat completions as Anthropic Messages requests', () => 
 
   it('translates function tools and each tool_choice', () => {
     const tools = [{ type: 'function', function: { name: 'get_weather', description: 'Weather now', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
-    const choice = (tool_choice: unknown, extra: Record<string, unknown> = {}) =>
-      toAnthropicRequest({ messages: [], tools, tool_choice, ...extra }, MODEL)['tool_choice'];
+    const choice = (tool_choice: unknown, extra: Record<string, unknown> = {}) => toAnthropicRequest({ messages: [], tools, tool_choice, ...extra }, MODEL)['tool_choice'];
     expect(toAnthropicRequest({ messages: [], tools }, MODEL)['tools']).toEqual([
       { name: 'get_weather', description: 'Weather now', input_schema: { type: 'object', properties: { city: { type: 'string' } } } },
     ]);
@@ -74,22 +83,25 @@ describe('OpenAI-format chat completions as Anthropic Messages requests', () => 
   });
 
   it('turns assistant tool calls into tool_use and consecutive tool messages into one user turn of tool_result', () => {
-    const request = toAnthropicRequest({
-      messages: [
-        { role: 'user', content: 'weather in Paris and Rome?' },
-        {
-          role: 'assistant',
-          content: '',
-          tool_calls: [
-            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-            { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
-          ],
-        },
-        { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
-        { role: 'tool', tool_call_id: 'call_2', content: [{ type: 'text', text: 'rain' }] },
-        { role: 'user', content: 'and tomorrow?' },
-      ],
-    }, MODEL);
+    const request = toAnthropicRequest(
+      {
+        messages: [
+          { role: 'user', content: 'weather in Paris and Rome?' },
+          {
+            role: 'assistant',
+            content: '',
+            tool_calls: [
+              { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+              { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+          { role: 'tool', tool_call_id: 'call_2', content: [{ type: 'text', text: 'rain' }] },
+          { role: 'user', content: 'and tomorrow?' },
+        ],
+      },
+      MODEL,
+    );
     expect(request['messages']).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'weather in Paris and Rome?' }] },
       {
@@ -111,18 +123,40 @@ describe('OpenAI-format chat completions as Anthropic Messages requests', () => 
   });
 
   it('refuses tool call arguments that are not JSON', () => {
-    expect(() => toAnthropicRequest({
-      messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{oops' } }] }],
-    }, MODEL)).toThrow('not valid JSON');
+    expect(() =>
+      toAnthropicRequest(
+        {
+          messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{oops' } }] }],
+        },
+        MODEL,
+      ),
+    ).toThrow('not valid JSON');
   });
 
   it('maps stop, sampling, user and reasoning_effort', () => {
-    const request = toAnthropicRequest({
-      messages: [], stop: 'END', temperature: 0.3, top_p: 0.9, top_k: 5, user: 'user-42', stream: true, stream_options: { include_usage: true },
-    }, MODEL);
+    const request = toAnthropicRequest(
+      {
+        messages: [],
+        stop: 'END',
+        temperature: 0.3,
+        top_p: 0.9,
+        top_k: 5,
+        user: 'user-42',
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+      MODEL,
+    );
     expect(request).toEqual({
-      model: MODEL, messages: [], max_tokens: 4096, stop_sequences: ['END'], temperature: 0.3, top_p: 0.9, top_k: 5,
-      metadata: { user_id: 'user-42' }, stream: true,
+      model: MODEL,
+      messages: [],
+      max_tokens: 4096,
+      stop_sequences: ['END'],
+      temperature: 0.3,
+      top_p: 0.9,
+      top_k: 5,
+      metadata: { user_id: 'user-42' },
+      stream: true,
     });
     expect(toAnthropicRequest({ messages: [], stop: ['a', 'b'] }, MODEL)['stop_sequences']).toEqual(['a', 'b']);
     const thinking = toAnthropicRequest({ messages: [], reasoning_effort: 'medium' }, MODEL);
@@ -131,29 +165,40 @@ describe('OpenAI-format chat completions as Anthropic Messages requests', () => 
     expect(toAnthropicRequest({ messages: [], reasoning_effort: 'none' }, MODEL)['thinking']).toBeUndefined();
   });
 
-  it('passes Anthropic\'s own thinking parameter (it wins over reasoning_effort) and refuses a malformed one', () => {
+  it("passes Anthropic's own thinking parameter (it wins over reasoning_effort) and refuses a malformed one", () => {
     const request = toAnthropicRequest({ messages: [], thinking: { type: 'enabled', budget_tokens: 3000 }, reasoning_effort: 'low' }, MODEL);
     expect(request).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 3000 }, max_tokens: 4096 + 3000 });
     expect(toAnthropicRequest({ messages: [], thinking: { type: 'disabled' } }, MODEL)).toMatchObject({ thinking: { type: 'disabled' }, max_tokens: 4096 });
     expect(() => toAnthropicRequest({ messages: [], thinking: { type: 'enabled' } }, MODEL)).toThrow(ProviderError);
   });
 
-  it('puts an assistant turn\'s thinking_blocks back first, before its text and tool_use blocks', () => {
+  it("puts an assistant turn's thinking_blocks back first, before its text and tool_use blocks", () => {
     const thinking = { type: 'thinking', thinking: 'Need the weather.', signature: 'sig-1' };
     const redacted = { type: 'redacted_thinking', data: 'ENCRYPTED' };
-    const request = toAnthropicRequest({
-      messages: [
-        { role: 'user', content: 'weather?' },
-        {
-          role: 'assistant', content: 'Checking.', reasoning_content: 'Need the weather.', thinking_blocks: [thinking, redacted],
-          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
-        },
-        { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
-      ],
-    }, MODEL);
+    const request = toAnthropicRequest(
+      {
+        messages: [
+          { role: 'user', content: 'weather?' },
+          {
+            role: 'assistant',
+            content: 'Checking.',
+            reasoning_content: 'Need the weather.',
+            thinking_blocks: [thinking, redacted],
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+          },
+          { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+        ],
+      },
+      MODEL,
+    );
     expect((request['messages'] as { content: unknown[] }[])[1]?.content).toEqual([
-      thinking, redacted, { type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'call_1', name: 'get_weather', input: {} },
+      thinking,
+      redacted,
+      { type: 'text', text: 'Checking.' },
+      { type: 'tool_use', id: 'call_1', name: 'get_weather', input: {} },
     ]);
-    expect(() => toAnthropicRequest({ messages: [{ role: 'assistant', content: 'x', thinking_blocks: [{ type: 'thinking', thinking: 'unsigned' }] }] }, MODEL)).toThrow('signature');
+    expect(() => toAnthropicRequest({ messages: [{ role: 'assistant', content: 'x', thinking_blocks: [{ type: 'thinking', thinking: 'unsigned' }] }] }, MODEL)).toThrow(
+      'signature',
+    );
   });
 });

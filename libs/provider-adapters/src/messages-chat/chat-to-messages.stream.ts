@@ -41,7 +41,16 @@ export class ChatToMessagesStream implements ChatStreamTranslator<MessagesEvent>
       events.push(
         {
           type: 'message_start',
-          message: { id: messageId(chunk.id), type: 'message', role: 'assistant', model: this.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } },
+          message: {
+            id: messageId(chunk.id),
+            type: 'message',
+            role: 'assistant',
+            model: this.model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 0, output_tokens: 0 },
+          },
         },
         { type: 'ping' },
       );

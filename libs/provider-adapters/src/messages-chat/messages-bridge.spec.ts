@@ -18,7 +18,8 @@ async function text(body: AsyncIterable<Buffer | string>): Promise<string> {
   return result;
 }
 
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => `data: ${JSON.stringify({ id: 'chatcmpl-1', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-1', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
 describe('the messages ⇄ chat bridge', () => {
   it('turns a Messages request into chat: system, images, PDF, tool results after their call, tools, choice, stop, user, thinking', () => {
@@ -35,9 +36,29 @@ describe('the messages ⇄ chat bridge', () => {
       top_k: 5,
       drop_params: true,
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }, { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBE' } }] },
-        { role: 'assistant', content: [{ type: 'thinking', thinking: 't', signature: 's' }, { type: 'text', text: 'calling' }, { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'sunny' }] }, { type: 'text', text: 'and now?' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'look' },
+            { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
+            { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBE' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 't', signature: 's' },
+            { type: 'text', text: 'calling' },
+            { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'sunny' }] },
+            { type: 'text', text: 'and now?' },
+          ],
+        },
       ],
     });
     expect(chat).toEqual({
@@ -54,7 +75,14 @@ describe('the messages ⇄ chat bridge', () => {
       drop_params: true,
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }, { type: 'file', file: { filename: 'document.pdf', file_data: 'data:application/pdf;base64,JVBE' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'look' },
+            { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+            { type: 'file', file: { filename: 'document.pdf', file_data: 'data:application/pdf;base64,JVBE' } },
+          ],
+        },
         { role: 'assistant', content: 'calling', tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
         { role: 'tool', tool_call_id: 'toolu_1', content: 'sunny' },
         { role: 'user', content: 'and now?' },
@@ -62,7 +90,7 @@ describe('the messages ⇄ chat bridge', () => {
     });
   });
 
-  it("takes what Claude Code sends: system turns, output effort and format, context editing that only clears thinking", () => {
+  it('takes what Claude Code sends: system turns, output effort and format, context editing that only clears thinking', () => {
     const chat = messagesToChatRequest({
       model: 'alias',
       max_tokens: 32000,
@@ -71,7 +99,13 @@ describe('the messages ⇄ chat bridge', () => {
       context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
       messages: [
         { role: 'user', content: 'hi' },
-        { role: 'system', content: [{ type: 'text', text: '# Environment' }, { type: 'text', text: 'linux' }] },
+        {
+          role: 'system',
+          content: [
+            { type: 'text', text: '# Environment' },
+            { type: 'text', text: 'linux' },
+          ],
+        },
       ],
     });
     expect(chat).toEqual({
@@ -98,12 +132,28 @@ describe('the messages ⇄ chat bridge', () => {
   it('answers a chat completion as a message: reasoning as thinking, text, tool calls, stop reason, usage in Anthropic fields', async () => {
     const completion = {
       id: 'chatcmpl-9',
-      choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', reasoning_content: 'hmm', content: 'let me look', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] } }],
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'tool_calls',
+          message: {
+            role: 'assistant',
+            reasoning_content: 'hmm',
+            content: 'let me look',
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+          },
+        },
+      ],
       usage: { prompt_tokens: 30, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 10 } },
     };
     const result = chatAnswerAsMessages(answer([JSON.stringify(completion)], 'application/json'), 'alias', false);
     expect(JSON.parse(await text(result.body))).toEqual({
-      id: 'msg_9', type: 'message', role: 'assistant', model: 'alias', stop_reason: 'tool_use', stop_sequence: null,
+      id: 'msg_9',
+      type: 'message',
+      role: 'assistant',
+      model: 'alias',
+      stop_reason: 'tool_use',
+      stop_sequence: null,
       content: [
         { type: 'thinking', thinking: 'hmm', signature: '' },
         { type: 'text', text: 'let me look' },
@@ -137,7 +187,19 @@ describe('the messages ⇄ chat bridge', () => {
     const seen = await events(result);
     expect(seen.every(({ event, data }) => event === data['type'])).toBe(true);
     expect(seen.map(({ data }) => data)).toEqual([
-      { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'alias', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } } },
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'alias',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 0, output_tokens: 0 },
+        },
+      },
       { type: 'ping' },
       { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'thinking ' } },
@@ -151,7 +213,11 @@ describe('the messages ⇄ chat bridge', () => {
       { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '{"city":' } },
       { type: 'content_block_delta', index: 2, delta: { type: 'input_json_delta', partial_json: '"Oslo"}' } },
       { type: 'content_block_stop', index: 2 },
-      { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 12, output_tokens: 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
+      {
+        type: 'message_delta',
+        delta: { stop_reason: 'tool_use', stop_sequence: null },
+        usage: { input_tokens: 12, output_tokens: 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
       { type: 'message_stop' },
     ]);
   });
@@ -166,7 +232,11 @@ describe('the messages ⇄ chat bridge', () => {
   });
 
   it('ends a stream with a ProviderError when the upstream sent an error event or stopped early', async () => {
-    const failed = chatAnswerAsMessages(answer([chunk({ content: 'x' }), `data: ${JSON.stringify({ error: { message: 'boom', type: 'server_error', code: null } })}\n\n`], 'text/event-stream'), 'alias', true);
+    const failed = chatAnswerAsMessages(
+      answer([chunk({ content: 'x' }), `data: ${JSON.stringify({ error: { message: 'boom', type: 'server_error', code: null } })}\n\n`], 'text/event-stream'),
+      'alias',
+      true,
+    );
     await expect(events(failed)).rejects.toMatchObject({ message: 'boom', type: 'server_error' });
     const cut = chatAnswerAsMessages(answer([chunk({ content: 'x' })], 'text/event-stream'), 'alias', true);
     await expect(events(cut)).rejects.toMatchObject({ code: 'upstream_stream_broken' });

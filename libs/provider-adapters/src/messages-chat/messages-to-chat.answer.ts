@@ -55,8 +55,14 @@ export function thinkingBlockOf(block: AnthropicBlock): Record<string, unknown> 
 
 /** A Messages API answer as an OpenAI-format chat.completion. */
 export function toChatCompletion(message: AnthropicMessage, model: string, created: number): Record<string, unknown> {
-  const text = message.content.filter((block) => block.type === 'text').map((block) => block.text ?? '').join('');
-  const thinking = message.content.filter((block) => block.type === 'thinking').map((block) => block.thinking ?? '').join('');
+  const text = message.content
+    .filter((block) => block.type === 'text')
+    .map((block) => block.text ?? '')
+    .join('');
+  const thinking = message.content
+    .filter((block) => block.type === 'thinking')
+    .map((block) => block.thinking ?? '')
+    .join('');
   const toolCalls = message.content
     .filter((block) => block.type === 'tool_use')
     .map((block) => ({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } }));

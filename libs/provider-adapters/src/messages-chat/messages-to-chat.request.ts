@@ -8,7 +8,22 @@ type ChatPart = Record<string, unknown>;
 // The Messages fields this translation turns into chat fields; any other goes on by its own name,
 // for the target's parameter list (and drop_params) to judge, but for service_tier, which
 // Anthropic's values do not mean on other providers and which is dropped as on Anthropic aliases.
-const TRANSLATED = new Set(['model', 'max_tokens', 'messages', 'system', 'stop_sequences', 'stream', 'temperature', 'top_p', 'metadata', 'tools', 'tool_choice', 'thinking', 'output_config', 'service_tier']);
+const TRANSLATED = new Set([
+  'model',
+  'max_tokens',
+  'messages',
+  'system',
+  'stop_sequences',
+  'stream',
+  'temperature',
+  'top_p',
+  'metadata',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'output_config',
+  'service_tier',
+]);
 // Reasoning effort by Anthropic's output effort (`max` has no chat equivalent above `high`).
 const EFFORTS: Record<string, string> = { low: 'low', medium: 'medium', high: 'high', max: 'high' };
 
@@ -38,7 +53,8 @@ export function toChatRequest(body: Record<string, unknown>): Record<string, unk
   }
   const choice = request.tool_choice;
   if (choice) {
-    chat['tool_choice'] = choice.type === 'auto' ? 'auto' : choice.type === 'any' ? 'required' : choice.type === 'none' ? 'none' : { type: 'function', function: { name: choice.name } };
+    chat['tool_choice'] =
+      choice.type === 'auto' ? 'auto' : choice.type === 'any' ? 'required' : choice.type === 'none' ? 'none' : { type: 'function', function: { name: choice.name } };
     if (choice.type !== 'none' && choice.disable_parallel_tool_use === true) chat['parallel_tool_calls'] = false;
   }
   const effort = request.output_config?.effort;
@@ -124,7 +140,13 @@ function userMessages(blocks: ContentBlock[], index: number): ChatMessage[] {
 function documentPart(source: Extract<ContentBlock, { type: 'document' }>['source'], title: string | undefined, index: number): ChatPart {
   if (source.type === 'text') return { type: 'text', text: source.data };
   if (source.type === 'base64') return { type: 'file', file: { filename: title ?? 'document.pdf', file_data: `data:${source.media_type};base64,${source.data}` } };
-  throw new ProviderError(400, 'invalid_request_error', `messages.${index}: documents by URL are served only by Anthropic models; send the PDF as base64.`, 'invalid_value', 'messages');
+  throw new ProviderError(
+    400,
+    'invalid_request_error',
+    `messages.${index}: documents by URL are served only by Anthropic models; send the PDF as base64.`,
+    'invalid_value',
+    'messages',
+  );
 }
 
 /** zod's first issue as Anthropic words it (`messages.0.content: …`). */

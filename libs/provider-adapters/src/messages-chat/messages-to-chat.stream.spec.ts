@@ -16,25 +16,32 @@ async function collect(source: Readable, includeUsage = true): Promise<Record<st
   return chunks;
 }
 
-const deltas = (chunks: Record<string, unknown>[]) =>
-  chunks.map((chunk) => (chunk['choices'] as { delta: unknown; finish_reason: unknown }[])[0] ?? { usage: chunk['usage'] });
+const deltas = (chunks: Record<string, unknown>[]) => chunks.map((chunk) => (chunk['choices'] as { delta: unknown; finish_reason: unknown }[])[0] ?? { usage: chunk['usage'] });
 
-const messageStart = { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: MODEL, usage: { input_tokens: 12, output_tokens: 1, cache_read_input_tokens: 4 } } };
+const messageStart = {
+  type: 'message_start',
+  message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: MODEL, usage: { input_tokens: 12, output_tokens: 1, cache_read_input_tokens: 4 } },
+};
 
 describe('Anthropic stream events as OpenAI-format chunks', () => {
   it('streams the role, text deltas, the finish reason and the usage chunk; pings are ignored', async () => {
-    const chunks = await collect(anthropicStream(
-      messageStart,
-      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-      { type: 'ping' },
-      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' world' } },
-      { type: 'content_block_stop', index: 0 },
-      { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 6 } },
-      { type: 'message_stop' },
-    ));
+    const chunks = await collect(
+      anthropicStream(
+        messageStart,
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'ping' },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' world' } },
+        { type: 'content_block_stop', index: 0 },
+        { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 6 } },
+        { type: 'message_stop' },
+      ),
+    );
     expect(chunks[0]).toEqual({
-      id: 'msg_1', object: 'chat.completion.chunk', created: 1700000000, model: MODEL,
+      id: 'msg_1',
+      object: 'chat.completion.chunk',
+      created: 1700000000,
+      model: MODEL,
       choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
     });
     expect(deltas(chunks)).toEqual([
@@ -42,31 +49,50 @@ describe('Anthropic stream events as OpenAI-format chunks', () => {
       { index: 0, delta: { content: 'Hello' }, logprobs: null, finish_reason: null },
       { index: 0, delta: { content: ' world' }, logprobs: null, finish_reason: null },
       { index: 0, delta: {}, logprobs: null, finish_reason: 'stop' },
-      { usage: { prompt_tokens: 16, completion_tokens: 6, total_tokens: 22, prompt_tokens_details: { cached_tokens: 4 }, cache_creation_input_tokens: 0, cache_read_input_tokens: 4 } },
+      {
+        usage: {
+          prompt_tokens: 16,
+          completion_tokens: 6,
+          total_tokens: 22,
+          prompt_tokens_details: { cached_tokens: 4 },
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 4,
+        },
+      },
     ]);
     expect(chunks.at(-1)?.['choices']).toEqual([]);
   });
 
   it('sends no usage chunk when the client did not ask for one', async () => {
-    const chunks = await collect(anthropicStream(messageStart, { type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 1 } }, { type: 'message_stop' }), false);
+    const chunks = await collect(
+      anthropicStream(messageStart, { type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 1 } }, { type: 'message_stop' }),
+      false,
+    );
     expect(deltas(chunks).map((choice) => (choice as { finish_reason?: unknown }).finish_reason)).toEqual([null, 'length']);
   });
 
   it('streams tool_use blocks as tool call deltas numbered from 0', async () => {
-    const chunks = await collect(anthropicStream(
-      messageStart,
-      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Checking.' } },
-      { type: 'content_block_stop', index: 0 },
-      { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} } },
-      { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '' } },
-      { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"city":' } },
-      { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } },
-      { type: 'content_block_stop', index: 1 },
-      { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 20 } },
-      { type: 'message_stop' },
-    ), false);
-    expect(deltas(chunks).slice(2).map((choice) => (choice as { delta: unknown }).delta)).toEqual([
+    const chunks = await collect(
+      anthropicStream(
+        messageStart,
+        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Checking.' } },
+        { type: 'content_block_stop', index: 0 },
+        { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} } },
+        { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '' } },
+        { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"city":' } },
+        { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } },
+        { type: 'content_block_stop', index: 1 },
+        { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 20 } },
+        { type: 'message_stop' },
+      ),
+      false,
+    );
+    expect(
+      deltas(chunks)
+        .slice(2)
+        .map((choice) => (choice as { delta: unknown }).delta),
+    ).toEqual([
       { tool_calls: [{ index: 0, id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] },
       { tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] },
       { tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] },
@@ -76,19 +102,26 @@ describe('Anthropic stream events as OpenAI-format chunks', () => {
   });
 
   it('streams thinking as reasoning_content with thinking_blocks deltas, then its signature, and redacted thinking whole', async () => {
-    const chunks = await collect(anthropicStream(
-      messageStart,
-      { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Need ' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'the weather.' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig-1' } },
-      { type: 'content_block_stop', index: 0 },
-      { type: 'content_block_start', index: 1, content_block: { type: 'redacted_thinking', data: 'ENCRYPTED' } },
-      { type: 'content_block_stop', index: 1 },
-      { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 6 } },
-      { type: 'message_stop' },
-    ), false);
-    expect(deltas(chunks).slice(1, -1).map((choice) => (choice as { delta: unknown }).delta)).toEqual([
+    const chunks = await collect(
+      anthropicStream(
+        messageStart,
+        { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Need ' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'the weather.' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'sig-1' } },
+        { type: 'content_block_stop', index: 0 },
+        { type: 'content_block_start', index: 1, content_block: { type: 'redacted_thinking', data: 'ENCRYPTED' } },
+        { type: 'content_block_stop', index: 1 },
+        { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 6 } },
+        { type: 'message_stop' },
+      ),
+      false,
+    );
+    expect(
+      deltas(chunks)
+        .slice(1, -1)
+        .map((choice) => (choice as { delta: unknown }).delta),
+    ).toEqual([
       { reasoning_content: 'Need ', thinking_blocks: [{ type: 'thinking', thinking: 'Need ', signature: '' }] },
       { reasoning_content: 'the weather.', thinking_blocks: [{ type: 'thinking', thinking: 'the weather.', signature: '' }] },
       { thinking_blocks: [{ type: 'thinking', thinking: '', signature: 'sig-1' }] },
@@ -99,10 +132,13 @@ describe('Anthropic stream events as OpenAI-format chunks', () => {
   it('throws the mapped error of an error event after the chunks before it', async () => {
     const chunks: unknown[] = [];
     const error = await (async () => {
-      for await (const chunk of toChatCompletionChunks(readSseEvents(anthropicStream(
-        messageStart,
-        { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
-      )), MODEL, 1, true)) chunks.push(chunk);
+      for await (const chunk of toChatCompletionChunks(
+        readSseEvents(anthropicStream(messageStart, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })),
+        MODEL,
+        1,
+        true,
+      ))
+        chunks.push(chunk);
     })().catch((e: unknown) => e);
     expect(chunks).toHaveLength(1);
     expect(error).toBeInstanceOf(ProviderError);

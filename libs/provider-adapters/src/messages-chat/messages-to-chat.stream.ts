@@ -20,7 +20,10 @@ export async function* toChatCompletionChunks(
   // Anthropic numbers all content blocks; OpenAI-format numbers tool calls only.
   const toolIndexByBlock = new Map<number, number>();
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
-    id, object: 'chat.completion.chunk', created, model,
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
   });
 
@@ -59,8 +62,7 @@ export async function* toChatCompletionChunks(
             yield chunk({ reasoning_content: thinking, thinking_blocks: [{ type: 'thinking', thinking, signature: '' }] });
           } else if (delta?.type === 'signature_delta') {
             yield chunk({ thinking_blocks: [{ type: 'thinking', thinking: '', signature: delta.signature ?? '' }] });
-          }
-          else if (delta?.type === 'input_json_delta' && delta.partial_json) {
+          } else if (delta?.type === 'input_json_delta' && delta.partial_json) {
             yield chunk({ tool_calls: [{ index: toolIndexByBlock.get(event.index ?? 0) ?? 0, function: { arguments: delta.partial_json } }] });
           }
           break;

@@ -38,7 +38,9 @@ export type ContentBlock = z.infer<typeof contentBlock>;
 // `system` turns: instructions amid the conversation (Claude Code sends its environment so).
 export const messageParam = z.object({ role: z.enum(['user', 'assistant', 'system']), content: z.union([z.string(), z.array(contentBlock)]) });
 
-const customTool = z.object({ name: z.string(), description: z.string().optional(), input_schema: z.record(z.string(), z.unknown()), type: z.literal('custom').optional() }).loose();
+const customTool = z
+  .object({ name: z.string(), description: z.string().optional(), input_schema: z.record(z.string(), z.unknown()), type: z.literal('custom').optional() })
+  .loose();
 
 export const messagesRequest = z
   .object({
@@ -61,16 +63,26 @@ export const messagesRequest = z
       ])
       .optional(),
     thinking: z
-      .discriminatedUnion('type', [z.object({ type: z.literal('enabled'), budget_tokens: z.number().int() }).loose(), z.object({ type: z.literal('disabled') }).loose(), z.object({ type: z.literal('adaptive') }).loose()])
+      .discriminatedUnion('type', [
+        z.object({ type: z.literal('enabled'), budget_tokens: z.number().int() }).loose(),
+        z.object({ type: z.literal('disabled') }).loose(),
+        z.object({ type: z.literal('adaptive') }).loose(),
+      ])
       .optional(),
     output_config: z
       .object({
         effort: z.enum(['low', 'medium', 'high', 'max']).optional(),
-        format: z.object({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) }).loose().nullish(),
+        format: z
+          .object({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) })
+          .loose()
+          .nullish(),
       })
       .loose()
       .optional(),
-    context_management: z.object({ edits: z.array(z.object({ type: z.string() }).loose()).optional() }).loose().optional(),
+    context_management: z
+      .object({ edits: z.array(z.object({ type: z.string() }).loose()).optional() })
+      .loose()
+      .optional(),
   })
   .loose();
 export type MessagesRequest = z.infer<typeof messagesRequest>;

@@ -11,5 +11,7 @@ export const ollamaAdapter = openAiCompatibleAdapter({
   env: { api_base: 'OLLAMA_API_BASE' },
   chat: { rules: sameNames(...COMMON_CHAT_PARAMETERS, 'reasoning_effort') },
   embeddings: { rules: sameNames('model', 'input', 'dimensions', 'encoding_format') },
-  completions: { rules: sameNames('model', 'prompt', 'max_tokens', 'stop', 'stream', 'stream_options', 'temperature', 'top_p', 'seed', 'suffix', 'presence_penalty', 'frequency_penalty') },
+  completions: {
+    rules: sameNames('model', 'prompt', 'max_tokens', 'stop', 'stream', 'stream_options', 'temperature', 'top_p', 'seed', 'suffix', 'presence_penalty', 'frequency_penalty'),
+  },
 });

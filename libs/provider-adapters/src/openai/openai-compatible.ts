@@ -67,9 +67,12 @@ function callCompatible(spec: OpenAiCompatibleProvider, map: ParameterMap, call:
     if (spec.keyHeader === undefined || spec.keyHeader === 'bearer') headers['authorization'] = `Bearer ${deployment.apiKey}`;
     else headers[spec.keyHeader] = deployment.apiKey;
   }
-  const url = deployment.apiBase === undefined
-    ? new URL(`${spec.apiBase ?? ''}${path}`)
-    : spec.endpoint ? spec.endpoint(deployment.apiBase, path, deployment) : endpointUrl(deployment.apiBase, path);
+  const url =
+    deployment.apiBase === undefined
+      ? new URL(`${spec.apiBase ?? ''}${path}`)
+      : spec.endpoint
+        ? spec.endpoint(deployment.apiBase, path, deployment)
+        : endpointUrl(deployment.apiBase, path);
   // Only the map's fields go on, under the provider's names; the gateway refused or dropped the others.
   const body = mapParameters(call.body, map);
   return sendOpenAiShaped({ ...call, body }, url, headers, { model: deployment.model });
@@ -82,8 +85,23 @@ export function sameNames(...names: string[]): ParameterMap['rules'] {
 
 /** OpenAI's chat parameters most compatible servers honour under OpenAI's names. */
 export const COMMON_CHAT_PARAMETERS = [
-  'model', 'messages', 'stream', 'stream_options', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'stop', 'seed',
-  'presence_penalty', 'frequency_penalty', 'response_format', 'tools', 'tool_choice', 'parallel_tool_calls', 'user',
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'response_format',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'user',
 ] as const;
 
 /** `stream_options` for servers that report usage at the end of every stream unasked and refuse the field. */

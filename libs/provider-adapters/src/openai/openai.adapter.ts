@@ -3,8 +3,16 @@ import { ProviderError } from '../lib/provider-error';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { multipartUpload } from '../lib/uploaded-file';
 import {
-  OPENAI_CHAT_COMPLETION_PARAMS, OPENAI_COMPLETION_PARAMS, OPENAI_EMBEDDING_PARAMS, OPENAI_IMAGE_EDIT_PARAMS, OPENAI_IMAGE_GENERATION_PARAMS,
-  OPENAI_MODERATION_PARAMS, OPENAI_RESPONSES_COMPACT_PARAMS, OPENAI_RESPONSES_INPUT_TOKENS_PARAMS, OPENAI_RESPONSES_PARAMS, OPENAI_SPEECH_PARAMS,
+  OPENAI_CHAT_COMPLETION_PARAMS,
+  OPENAI_COMPLETION_PARAMS,
+  OPENAI_EMBEDDING_PARAMS,
+  OPENAI_IMAGE_EDIT_PARAMS,
+  OPENAI_IMAGE_GENERATION_PARAMS,
+  OPENAI_MODERATION_PARAMS,
+  OPENAI_RESPONSES_COMPACT_PARAMS,
+  OPENAI_RESPONSES_INPUT_TOKENS_PARAMS,
+  OPENAI_RESPONSES_PARAMS,
+  OPENAI_SPEECH_PARAMS,
   OPENAI_TRANSCRIPTION_PARAMS,
 } from './openai.params';
 import { asWebSocketUrl, keyHeaders, rootOf } from '../lib/upstream-target';
@@ -76,12 +84,7 @@ function callOpenAi(call: ProviderCall, path: string, multipart = false): Promis
  * POSTs an OpenAI-format body to an OpenAI-shaped endpoint (OpenAI, Azure OpenAI, compatible servers)
  * with `replace` merged over it, and hands the answer over untouched; errors become ProviderError.
  */
-export async function sendOpenAiShaped(
-  call: ProviderCall,
-  url: URL,
-  authHeaders: Record<string, string>,
-  replace: Record<string, unknown>,
-): Promise<ProviderAnswer> {
+export async function sendOpenAiShaped(call: ProviderCall, url: URL, authHeaders: Record<string, string>, replace: Record<string, unknown>): Promise<ProviderAnswer> {
   const stream = call.body['stream'] === true;
   const response = await sendUpstream({
     url,
@@ -98,12 +101,7 @@ export async function sendOpenAiShaped(
  * POSTs a multipart request (its text fields and the files the gateway spooled, `replace` merged
  * over them) to an OpenAI-shaped endpoint, the files streamed from disk; the answer as sendOpenAiShaped's.
  */
-export async function sendOpenAiMultipart(
-  call: ProviderCall,
-  url: URL,
-  authHeaders: Record<string, string>,
-  replace: Record<string, string>,
-): Promise<ProviderAnswer> {
+export async function sendOpenAiMultipart(call: ProviderCall, url: URL, authHeaders: Record<string, string>, replace: Record<string, string>): Promise<ProviderAnswer> {
   // Multipart fields are text: `stream=true`.
   const stream = call.body['stream'] === 'true' || call.body['stream'] === true;
   const upload = multipartUpload(call.body, replace);

@@ -9,7 +9,13 @@ export const OPENAI_PASS_THROUGH_RESOURCES: PassThroughResources = {
   collections: [
     { kind: 'file', path: '/v1/files', nativeKind: 'file', missing: 'No such File object: {id}' },
     { kind: 'upload', path: '/v1/uploads', missing: 'No such Upload object: {id}' },
-    { kind: 'batch', path: '/v1/batches', nativeKind: 'batch', missing: 'No such Batch object: {id}', names: { input_file_id: 'file', output_file_id: 'file', error_file_id: 'file' } },
+    {
+      kind: 'batch',
+      path: '/v1/batches',
+      nativeKind: 'batch',
+      missing: 'No such Batch object: {id}',
+      names: { input_file_id: 'file', output_file_id: 'file', error_file_id: 'file' },
+    },
     { kind: 'vector_store', path: '/v1/vector_stores', nativeKind: 'vector_store', missing: "No vector store found with id '{id}'." },
     { kind: 'assistant', path: '/v1/assistants', nativeKind: 'assistant', missing: "No assistant found with id '{id}'." },
     { kind: 'thread', path: '/v1/threads', nativeKind: 'thread', missing: "No thread found with id '{id}'." },

@@ -25,14 +25,25 @@ export const OPENAI_PRICES: ReadonlyMap<string, ListPrice> = new Map([
   ['text-embedding-3-large', price(0.13, 0)],
   ['text-embedding-ada-002', price(0.1, 0)],
   // Images, per image by quality and size (GPT Image's token usage is reported, its price is per image).
-  ['gpt-image-1', {
-    input: 0, output: 0,
-    perImage: {
-      'low/1024x1024': 0.011, 'low/1024x1536': 0.016, 'low/1536x1024': 0.016,
-      'medium/1024x1024': 0.042, 'medium/1024x1536': 0.063, 'medium/1536x1024': 0.063,
-      'high/1024x1024': 0.167, 'high/1024x1536': 0.25, 'high/1536x1024': 0.25, default: 0.042,
+  [
+    'gpt-image-1',
+    {
+      input: 0,
+      output: 0,
+      perImage: {
+        'low/1024x1024': 0.011,
+        'low/1024x1536': 0.016,
+        'low/1536x1024': 0.016,
+        'medium/1024x1024': 0.042,
+        'medium/1024x1536': 0.063,
+        'medium/1536x1024': 0.063,
+        'high/1024x1024': 0.167,
+        'high/1024x1536': 0.25,
+        'high/1536x1024': 0.25,
+        default: 0.042,
+      },
     },
-  }],
+  ],
   ['gpt-image-1-mini', { input: 0, output: 0, perImage: { low: 0.005, medium: 0.011, high: 0.036, default: 0.011 } }],
   ['dall-e-3', { input: 0, output: 0, perImage: { 'hd/1024x1024': 0.08, 'hd/1024x1792': 0.12, 'hd/1792x1024': 0.12, '1024x1792': 0.08, '1792x1024': 0.08, default: 0.04 } }],
   ['dall-e-2', { input: 0, output: 0, perImage: { '256x256': 0.016, '512x512': 0.018, default: 0.02 } }],

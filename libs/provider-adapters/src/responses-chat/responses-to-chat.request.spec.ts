@@ -11,7 +11,14 @@ describe('a Responses request as chat completions', () => {
         instructions: 'Be brief.',
         input: [
           { role: 'developer', content: 'Use metric units.' },
-          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Look:' }, { type: 'input_image', image_url: 'https://example.com/a.png', detail: 'low' }] },
+          {
+            type: 'message',
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'Look:' },
+              { type: 'input_image', image_url: 'https://example.com/a.png', detail: 'low' },
+            ],
+          },
           { type: 'reasoning', id: 'rs_1', summary: [] },
           { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checking.' }] },
           { type: 'function_call', call_id: 'call_1', name: 'weather', arguments: '{"city":"Oslo"}' },
@@ -38,7 +45,13 @@ describe('a Responses request as chat completions', () => {
       messages: [
         { role: 'system', content: 'Be brief.' },
         { role: 'system', content: 'Use metric units.' },
-        { role: 'user', content: [{ type: 'text', text: 'Look:' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'low' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look:' },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'low' } },
+          ],
+        },
         {
           role: 'assistant',
           content: 'Checking.',
@@ -88,7 +101,11 @@ describe('a Responses request as chat completions', () => {
         function: {
           name: 'apply_patch',
           description: 'Applies a patch',
-          parameters: { type: 'object', properties: { input: { type: 'string', description: 'The tool\'s input, as free text. It must follow this lark grammar:\nstart: "x"' } }, required: ['input'] },
+          parameters: {
+            type: 'object',
+            properties: { input: { type: 'string', description: 'The tool\'s input, as free text. It must follow this lark grammar:\nstart: "x"' } },
+            required: ['input'],
+          },
         },
       },
     ]);
@@ -97,7 +114,11 @@ describe('a Responses request as chat completions', () => {
       { role: 'user', content: 'go' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'agents__spawn', arguments: '{}' } }] },
       { role: 'tool', tool_call_id: 'c1', content: 'spawned' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'apply_patch', arguments: JSON.stringify({ input: '*** Begin Patch' }) } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c2', type: 'function', function: { name: 'apply_patch', arguments: JSON.stringify({ input: '*** Begin Patch' }) } }],
+      },
       { role: 'tool', tool_call_id: 'c2', content: 'applied' },
     ]);
   });

@@ -21,8 +21,24 @@ export interface BridgeOptions {
 // (storage, background, conversation state); any other goes on by its own name, for the target's
 // parameter list (and drop_params) to judge.
 const TRANSLATED = new Set([
-  'model', 'input', 'instructions', 'tools', 'tool_choice', 'text', 'reasoning', 'max_output_tokens', 'stream', 'metadata',
-  'store', 'include', 'truncation', 'background', 'previous_response_id', 'conversation', 'stream_options', 'safety_identifier',
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'text',
+  'reasoning',
+  'max_output_tokens',
+  'stream',
+  'metadata',
+  'store',
+  'include',
+  'truncation',
+  'background',
+  'previous_response_id',
+  'conversation',
+  'stream_options',
+  'safety_identifier',
   // What a client says about itself (Codex CLI sends it): nothing for a chat model.
   'client_metadata',
 ]);
@@ -77,13 +93,32 @@ function chatTools(tool: Record<string, unknown>, index: number, options: Bridge
   const description = typeof tool['description'] === 'string' ? tool['description'] : undefined;
   if (tool['type'] === 'function') {
     const { parameters, strict } = tool as { parameters?: Record<string, unknown> | null; strict?: boolean | null };
-    return [{ type: 'function', function: { name: chatToolName(name, namespace), ...(description !== undefined ? { description } : {}), parameters: parameters ?? { type: 'object', properties: {} }, ...(strict != null ? { strict } : {}) } }];
+    return [
+      {
+        type: 'function',
+        function: {
+          name: chatToolName(name, namespace),
+          ...(description !== undefined ? { description } : {}),
+          parameters: parameters ?? { type: 'object', properties: {} },
+          ...(strict != null ? { strict } : {}),
+        },
+      },
+    ];
   }
   if (tool['type'] === 'custom') {
     const format = tool['format'] as { type?: unknown; syntax?: unknown; definition?: unknown } | undefined;
     const grammar = format?.type === 'grammar' && typeof format.definition === 'string' ? ` It must follow this ${String(format.syntax ?? '')} grammar:\n${format.definition}` : '';
     const input = { type: 'string', description: `The tool's input, as free text.${grammar}` };
-    return [{ type: 'function', function: { name: chatToolName(name, namespace), ...(description !== undefined ? { description } : {}), parameters: { type: 'object', properties: { input }, required: ['input'] } } }];
+    return [
+      {
+        type: 'function',
+        function: {
+          name: chatToolName(name, namespace),
+          ...(description !== undefined ? { description } : {}),
+          parameters: { type: 'object', properties: { input }, required: ['input'] },
+        },
+      },
+    ];
   }
   if (tool['type'] === 'namespace' && namespace === undefined && Array.isArray(tool['tools'])) {
     return (tool['tools'] as Record<string, unknown>[]).flatMap((member) => chatTools(member, index, options, name));
@@ -117,8 +152,7 @@ function chatMessages(request: ResponsesRequest, options: BridgeOptions): ChatMe
       const summary = summaryOf((item as { encrypted_content?: unknown }).encrypted_content);
       if (summary !== undefined) messages.push({ role: 'user', content: `${SUMMARY_HEADING}\n\n${summary}` });
       else if (!options.dropParams) throw unbridgeable(`input.${index}: a compaction item made by another provider`, options.provider, 'input');
-    }
-    else if (!options.dropParams) throw unbridgeable(`input.${index}: an item of type ${type}`, options.provider, 'input');
+    } else if (!options.dropParams) throw unbridgeable(`input.${index}: an item of type ${type}`, options.provider, 'input');
   }
   return messages;
 }
@@ -168,7 +202,13 @@ function textOfPart(part: ContentPart, index?: number): string {
 }
 
 function fileIdRefused(index: number): ProviderError {
-  return new ProviderError(400, 'invalid_request_error', `input.${index}: files by file_id are served only by models with a native Responses API; send the image by URL or the file as file_data.`, 'invalid_value', 'input');
+  return new ProviderError(
+    400,
+    'invalid_request_error',
+    `input.${index}: files by file_id are served only by models with a native Responses API; send the image by URL or the file as file_data.`,
+    'invalid_value',
+    'input',
+  );
 }
 
 function unbridgeable(what: string, provider: string, param: string): ProviderError {

@@ -7,7 +7,9 @@ const inputText = z.object({ type: z.literal('input_text'), text: z.string() }).
 const outputText = z.object({ type: z.literal('output_text'), text: z.string() }).loose();
 const refusal = z.object({ type: z.literal('refusal'), refusal: z.string() }).loose();
 const inputImage = z.object({ type: z.literal('input_image'), image_url: z.string().nullish(), file_id: z.string().nullish(), detail: z.string().nullish() }).loose();
-const inputFile = z.object({ type: z.literal('input_file'), file_data: z.string().nullish(), file_id: z.string().nullish(), file_url: z.string().nullish(), filename: z.string().nullish() }).loose();
+const inputFile = z
+  .object({ type: z.literal('input_file'), file_data: z.string().nullish(), file_id: z.string().nullish(), file_url: z.string().nullish(), filename: z.string().nullish() })
+  .loose();
 
 export const contentPart = z.discriminatedUnion('type', [inputText, outputText, refusal, inputImage, inputFile]);
 export type ContentPart = z.infer<typeof contentPart>;
@@ -20,15 +22,11 @@ const message = z
   })
   .loose();
 const functionCall = z.object({ type: z.literal('function_call'), call_id: z.string(), name: z.string(), arguments: z.string(), namespace: z.string().nullish() }).loose();
-const functionCallOutput = z
-  .object({ type: z.literal('function_call_output'), call_id: z.string(), output: z.union([z.string(), z.array(contentPart)]) })
-  .loose();
+const functionCallOutput = z.object({ type: z.literal('function_call_output'), call_id: z.string(), output: z.union([z.string(), z.array(contentPart)]) }).loose();
 const reasoning = z.object({ type: z.literal('reasoning') }).loose();
 const compaction = z.object({ type: z.literal('compaction'), encrypted_content: z.string() }).loose();
 const customToolCall = z.object({ type: z.literal('custom_tool_call'), call_id: z.string(), name: z.string(), input: z.string(), namespace: z.string().nullish() }).loose();
-const customToolCallOutput = z
-  .object({ type: z.literal('custom_tool_call_output'), call_id: z.string(), output: z.union([z.string(), z.array(contentPart)]) })
-  .loose();
+const customToolCallOutput = z.object({ type: z.literal('custom_tool_call_output'), call_id: z.string(), output: z.union([z.string(), z.array(contentPart)]) }).loose();
 const KNOWN_ITEMS = new Set(['message', 'function_call', 'function_call_output', 'reasoning', 'compaction', 'custom_tool_call', 'custom_tool_call_output']);
 /** Any other item (built-in tool calls, item references): named in the refusal. */
 const otherItem = z.object({ type: z.string().refine((type) => !KNOWN_ITEMS.has(type)) }).loose();
@@ -37,7 +35,13 @@ export const inputItem = z.union([message, functionCall, functionCallOutput, rea
 export type InputItem = z.infer<typeof inputItem>;
 
 const functionTool = z
-  .object({ type: z.literal('function'), name: z.string(), description: z.string().nullish(), parameters: z.record(z.string(), z.unknown()).nullish(), strict: z.boolean().nullish() })
+  .object({
+    type: z.literal('function'),
+    name: z.string(),
+    description: z.string().nullish(),
+    parameters: z.record(z.string(), z.unknown()).nullish(),
+    strict: z.boolean().nullish(),
+  })
   .loose();
 export const tool = z.union([functionTool, z.object({ type: z.string() }).loose()]);
 
@@ -63,7 +67,10 @@ export const responsesRequest = z
     tools: z.array(tool).optional(),
     tool_choice: toolChoice.optional(),
     parallel_tool_calls: z.boolean().nullish(),
-    text: z.object({ format: textFormat.optional(), verbosity: z.enum(['low', 'medium', 'high']).nullish() }).loose().nullish(),
+    text: z
+      .object({ format: textFormat.optional(), verbosity: z.enum(['low', 'medium', 'high']).nullish() })
+      .loose()
+      .nullish(),
     reasoning: z.object({ effort: z.string().nullish(), summary: z.string().nullish() }).loose().nullish(),
     max_output_tokens: z.number().int().positive().nullish(),
     temperature: z.number().nullish(),

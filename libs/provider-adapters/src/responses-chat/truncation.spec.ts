@@ -1,7 +1,8 @@
 import { ProviderError } from '../lib/provider-error';
 import { truncatedForContext } from './truncation';
 
-const tooLong = (used: number, limit: number) => new ProviderError(400, 'invalid_request_error', `prompt is too long: ${used} tokens > ${limit} maximum`, 'context_length_exceeded');
+const tooLong = (used: number, limit: number) =>
+  new ProviderError(400, 'invalid_request_error', `prompt is too long: ${used} tokens > ${limit} maximum`, 'context_length_exceeded');
 const say = (role: string, text: string) => ({ type: 'message', role, content: text });
 
 describe('truncation: auto for a bridged upstream', () => {

@@ -60,7 +60,9 @@ const isClaude = (model: string) => /^claude-/.test(model);
 function callChat(call: ProviderCall): Promise<ProviderAnswer> {
   const { model } = call.deployment;
   if (!isClaude(model)) return serveGenerateContent(call, (method, request) => post(call, 'google', method, request, geminiErrorOf));
-  return serveChatOverMessages(call, (request) => post(call, 'anthropic', request['stream'] === true ? 'streamRawPredict' : 'rawPredict', claudeBody(request), (response) => claudeErrorOf(response, anthropicError)));
+  return serveChatOverMessages(call, (request) =>
+    post(call, 'anthropic', request['stream'] === true ? 'streamRawPredict' : 'rawPredict', claudeBody(request), (response) => claudeErrorOf(response, anthropicError)),
+  );
 }
 
 /**
@@ -77,7 +79,12 @@ async function callMessages(call: ProviderCall): Promise<ProviderAnswer> {
   const betas = knownBetas(call);
   const response = await post(call, 'anthropic', stream ? 'streamRawPredict' : 'rawPredict', claudeBody(body), (answer) => claudeErrorOf(answer, anthropicApiError), betas);
   const contentType = response.headers['content-type'];
-  return { status: response.statusCode, headers: response.headers, contentType: typeof contentType === 'string' ? contentType : stream ? 'text/event-stream' : 'application/json', body: response.body };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    contentType: typeof contentType === 'string' ? contentType : stream ? 'text/event-stream' : 'application/json',
+    body: response.body,
+  };
 }
 
 function claudeBody(request: Record<string, unknown>): Record<string, unknown> {
@@ -110,7 +117,15 @@ function countResponsesInputTokens(call: ProviderCall): Promise<ProviderAnswer> 
 }
 
 async function countClaudeTokens(call: ProviderCall, request: Record<string, unknown>, answer: (tokens: number) => Record<string, unknown>): Promise<ProviderAnswer> {
-  const response = await post(call, 'anthropic', 'rawPredict', { ...request, model: call.deployment.model }, (failed) => claudeErrorOf(failed, anthropicApiError), knownBetas(call), 'count-tokens');
+  const response = await post(
+    call,
+    'anthropic',
+    'rawPredict',
+    { ...request, model: call.deployment.model },
+    (failed) => claudeErrorOf(failed, anthropicApiError),
+    knownBetas(call),
+    'count-tokens',
+  );
   const counted = await readJsonAnswer(response, claudeCountAnswer, 'Vertex AI');
   return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(answer(counted.input_tokens)) };
 }
@@ -127,7 +142,16 @@ const predictAnswer = z.object({
   predictions: z.array(z.object({ embeddings: z.object({ values: z.array(z.number()), statistics: z.object({ token_count: z.number().optional() }).optional() }) })),
 });
 
-const TASK_TYPES = new Set(['RETRIEVAL_QUERY', 'RETRIEVAL_DOCUMENT', 'SEMANTIC_SIMILARITY', 'CLASSIFICATION', 'CLUSTERING', 'QUESTION_ANSWERING', 'FACT_VERIFICATION', 'CODE_RETRIEVAL_QUERY']);
+const TASK_TYPES = new Set([
+  'RETRIEVAL_QUERY',
+  'RETRIEVAL_DOCUMENT',
+  'SEMANTIC_SIMILARITY',
+  'CLASSIFICATION',
+  'CLUSTERING',
+  'QUESTION_ANSWERING',
+  'FACT_VERIFICATION',
+  'CODE_RETRIEVAL_QUERY',
+]);
 
 /** Text embeddings through predict: one instance a text, `dimensions` as outputDimensionality, `input_type` as the task type. */
 async function callEmbeddings(call: ProviderCall): Promise<ProviderAnswer> {
@@ -161,12 +185,19 @@ async function post(
   const { deployment } = call;
   const { url, authorization } = await vertexRequestAuth(deployment, (project, location) => {
     const host = deployment.apiBase?.replace(/\/+$/, '') ?? (location === 'global' ? 'https://aiplatform.googleapis.com' : `https://${location}-aiplatform.googleapis.com`);
-    return new URL(`${host}/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/publishers/${publisher}/models/${encodeURIComponent(urlModel)}:${method}`);
+    return new URL(
+      `${host}/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/publishers/${publisher}/models/${encodeURIComponent(urlModel)}:${method}`,
+    );
   });
   const headers: Record<string, string> = { 'content-type': 'application/json', authorization };
   if (betas.length > 0) headers['anthropic-beta'] = betas.join(',');
   const response = await sendUpstream({
-    url, method: 'POST', headers, body: Buffer.from(JSON.stringify(request)), signal: call.signal, timeoutMs: deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+    url,
+    method: 'POST',
+    headers,
+    body: Buffer.from(JSON.stringify(request)),
+    signal: call.signal,
+    timeoutMs: deployment.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
   });
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
   throw await errorOf(response);

@@ -62,7 +62,12 @@ export class SyncDeliveryModule {
               pollIntervalMs: config.pollIntervalMs,
               retentionMs: config.retentionMs,
               listenUrl: config.CP_DATABASE_URL,
-              metrics: new SyncMetrics(registry, endpoints.map((e) => e.product), () => store.backlog(), () => clock.now()),
+              metrics: new SyncMetrics(
+                registry,
+                endpoints.map((e) => e.product),
+                () => store.backlog(),
+                () => clock.now(),
+              ),
             });
           },
         },

@@ -37,7 +37,7 @@ describe('the sync dispatcher (real PostgreSQL, HTTP and tokens)', () => {
     await db.close();
   });
 
-  it('coalesces the pending changes of a product into one call: their slugs, its token, the first change\'s trace', async () => {
+  it("coalesces the pending changes of a product into one call: their slugs, its token, the first change's trace", async () => {
     const ai = await product();
     const first = await db.change(['beta'], TRACE);
     await db.change(['alpha', 'beta']);
@@ -46,7 +46,10 @@ describe('the sync dispatcher (real PostgreSQL, HTTP and tokens)', () => {
     running = inProcessDispatcher(db, [endpoint('ai-gateway', ai)]);
     running.dispatcher.start();
     await ai.waitFor(() => ai.requests.length >= 1);
-    await eventually(() => db.deliveries(), (rows) => rows.every((row) => row.state === 'delivered'));
+    await eventually(
+      () => db.deliveries(),
+      (rows) => rows.every((row) => row.state === 'delivered'),
+    );
 
     expect(ai.requests).toHaveLength(1);
     const [call] = ai.requests;
@@ -58,7 +61,11 @@ describe('the sync dispatcher (real PostgreSQL, HTTP and tokens)', () => {
     const claims = await verifiedSyncToken(call.headers['authorization'], 'ai-gateway');
     expect(claims['azp']).toBe('control-plane-m2m');
 
-    expect((await db.deliveries()).map((row) => [row.attempts, row.lastStatus])).toEqual([[1, 204], [1, 204], [1, 204]]);
+    expect((await db.deliveries()).map((row) => [row.attempts, row.lastStatus])).toEqual([
+      [1, 204],
+      [1, 204],
+      [1, 204],
+    ]);
     expect(await running.sample('sync_deliveries_total', { product: 'ai-gateway', outcome: 'delivered' })).toBe(3);
     expect(await running.sample('sync_delivery_latency_seconds_count', { product: 'ai-gateway' })).toBe(3);
     expect(await running.sample('sync_queue_depth', { product: 'ai-gateway' })).toBe(0);
@@ -72,7 +79,11 @@ describe('the sync dispatcher (real PostgreSQL, HTTP and tokens)', () => {
     running.dispatcher.start();
     await db.change(['alpha']);
 
-    const attempt = (n: number) => eventually(() => db.deliveries('shop'), ([row]) => row?.attempts === n);
+    const attempt = (n: number) =>
+      eventually(
+        () => db.deliveries('shop'),
+        ([row]) => row?.attempts === n,
+      );
     const delayAfter = async (n: number) => {
       const [row] = await attempt(n);
       expect(row.lastAttemptAt!.getTime()).toBe(clock.now());
@@ -112,7 +123,10 @@ describe('the sync dispatcher (real PostgreSQL, HTTP and tokens)', () => {
     // 4: the product is back and answers 200.
     await shop.restart();
     await almostDue();
-    const [delivered] = await eventually(() => db.deliveries('shop'), ([row]) => row.state === 'delivered');
+    const [delivered] = await eventually(
+      () => db.deliveries('shop'),
+      ([row]) => row.state === 'delivered',
+    );
     expect(delivered).toMatchObject({ attempts: 4, lastStatus: 200, lastError: null, deliveredAt: new Date(clock.now()) });
     expect(shop.requests.map((request) => request.slugs)).toEqual([['alpha'], ['alpha'], ['alpha']]);
     expect(await running.sample('sync_deliveries_total', { product: 'shop', outcome: 'rejected' })).toBe(1);
@@ -138,9 +152,15 @@ describe('the sync dispatcher (real PostgreSQL, HTTP and tokens)', () => {
       // The hanging product holds its first call open all along.
       await hanging.waitFor(() => hanging.requests.length === 1);
     }
-    await eventually(() => db.deliveries('refusing'), (rows) => rows.length === 2 && rows.every((row) => row.attempts === 1));
+    await eventually(
+      () => db.deliveries('refusing'),
+      (rows) => rows.length === 2 && rows.every((row) => row.attempts === 1),
+    );
     // The healthy product has had both calls; their answers are recorded a moment after it answered.
-    await eventually(() => db.deliveries('healthy'), (rows) => rows.length === 2 && rows.every((row) => row.state === 'delivered'));
+    await eventually(
+      () => db.deliveries('healthy'),
+      (rows) => rows.length === 2 && rows.every((row) => row.state === 'delivered'),
+    );
     expect(await running.sample('sync_deliveries_total', { product: 'refusing', outcome: 'unreachable' })).toBe(2);
     expect(await running.sample('sync_queue_depth', { product: 'refusing' })).toBe(2);
     expect(await running.sample('sync_queue_depth', { product: 'hanging' })).toBe(2);
@@ -168,14 +188,20 @@ describe('the sync dispatcher (real PostgreSQL, HTTP and tokens)', () => {
     running = inProcessDispatcher(db, [endpoint('ai-gateway', flaky)], { pollIntervalMs: 60_000 });
     running.dispatcher.start();
     await db.change(['alpha']);
-    const [failed] = await eventually(() => db.deliveries(), ([row]) => row?.attempts === 1);
+    const [failed] = await eventually(
+      () => db.deliveries(),
+      ([row]) => row?.attempts === 1,
+    );
     expect(failed.nextAttemptAt.getTime() - Date.now()).toBeGreaterThan(3000);
 
     // What the control plane's "retry now" does.
     await db.dataSource.query(`update sync_deliveries set next_attempt_at = now() where id = $1`, [failed.id]);
     await db.dataSource.query(`select pg_notify($1, $2)`, [OUTBOX_CHANNEL, SYNC_RETRY_REQUESTED]);
     await flaky.waitFor(() => flaky.requests.length === 2, 1000, 'the retry within 1 s');
-    await eventually(() => db.deliveries(), ([row]) => row.state === 'delivered');
+    await eventually(
+      () => db.deliveries(),
+      ([row]) => row.state === 'delivered',
+    );
   });
 
   it('asks for a fresh token once when a product answers 401', async () => {
@@ -183,7 +209,10 @@ describe('the sync dispatcher (real PostgreSQL, HTTP and tokens)', () => {
     running = inProcessDispatcher(db, [endpoint('ai-gateway', strict)]);
     running.dispatcher.start();
     await db.change(['alpha']);
-    await eventually(() => db.deliveries(), ([row]) => row?.state === 'delivered');
+    await eventually(
+      () => db.deliveries(),
+      ([row]) => row?.state === 'delivered',
+    );
     expect(strict.requests).toHaveLength(2);
     const [refused, retried] = strict.requests.map((request) => request.headers['authorization']);
     expect(retried).not.toBe(refused);
@@ -192,7 +221,10 @@ describe('the sync dispatcher (real PostgreSQL, HTTP and tokens)', () => {
     // A product that keeps refusing the token fails the attempt after that one retry.
     strict.answer = () => 401;
     await db.change(['beta']);
-    const [, failed] = await eventually(() => db.deliveries(), (rows) => rows[1]?.attempts === 1);
+    const [, failed] = await eventually(
+      () => db.deliveries(),
+      (rows) => rows[1]?.attempts === 1,
+    );
     expect(failed).toMatchObject({ state: 'pending', lastStatus: 401 });
     expect(strict.requests).toHaveLength(4);
   });
@@ -223,10 +255,16 @@ describe('the sync dispatcher (real PostgreSQL, HTTP and tokens)', () => {
     running = inProcessDispatcher(db, [endpoint('up', up), endpoint('down', down)], { clock, retentionMs: 3_600_000, pruneIntervalMs: 600_000 });
     running.dispatcher.start();
     await db.change(['alpha']);
-    await eventually(() => db.deliveries(), (rows) => rows.length === 2 && rows.every((row) => row.attempts === 1));
+    await eventually(
+      () => db.deliveries(),
+      (rows) => rows.length === 2 && rows.every((row) => row.attempts === 1),
+    );
 
     clock.advance(3_600_000 + 600_000);
-    const [kept] = await eventually(() => db.deliveries(), (rows) => rows.length === 1);
+    const [kept] = await eventually(
+      () => db.deliveries(),
+      (rows) => rows.length === 1,
+    );
     expect(kept).toMatchObject({ product: 'down', state: 'pending' });
     expect(await db.dataSource.query('select count(*)::int as n from outbox_events')).toEqual([{ n: 1 }]);
   });

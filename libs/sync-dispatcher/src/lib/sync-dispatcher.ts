@@ -165,7 +165,11 @@ export class SyncDispatcher {
         metrics?.attempted(endpoint.product, outcome.kind, batch.length);
         if (outcome.kind === 'delivered') {
           await store.markDelivered({ ids, claimedBy, now: new Date(now), status: outcome.status });
-          metrics?.delivered(endpoint.product, batch.map((row) => row.createdAt), now);
+          metrics?.delivered(
+            endpoint.product,
+            batch.map((row) => row.createdAt),
+            now,
+          );
           this.logger.log('sync delivered', { ...fields, status: outcome.status });
           return;
         }

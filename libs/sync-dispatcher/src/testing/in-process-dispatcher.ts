@@ -44,7 +44,12 @@ export function inProcessDispatcher(
     pollIntervalMs: 1000,
     retentionMs: 7 * 86_400_000,
     listenUrl: db.database.url,
-    metrics: new SyncMetrics(registry, endpoints.map((e) => e.product), () => store.backlog(), () => clock.now()),
+    metrics: new SyncMetrics(
+      registry,
+      endpoints.map((e) => e.product),
+      () => store.backlog(),
+      () => clock.now(),
+    ),
     ...overrides,
     clock,
   });

@@ -16,9 +16,7 @@ export interface OutboxDatabase {
 /** A fresh database with the outbox tables, as the control plane or the dispatcher leaves it. */
 export async function openOutboxDatabase(): Promise<OutboxDatabase> {
   const database = await createTestDatabase();
-  const dataSource = await new DataSource(
-    dataSourceOptions({ url: database.url, entities: OUTBOX_ENTITIES, migrations: OUTBOX_MIGRATIONS, applicationName: 'test' }),
-  ).initialize();
+  const dataSource = await new DataSource(dataSourceOptions({ url: database.url, entities: OUTBOX_ENTITIES, migrations: OUTBOX_MIGRATIONS, applicationName: 'test' })).initialize();
   await runMigrationsLocked(dataSource);
   return {
     database,

@@ -16,7 +16,7 @@ async function resolveTestBrowser() {
   } catch (error) {
     throw new Error(
       `No Chromium for the browser tests: @sparticuz/chromium could not provide one (${error instanceof Error ? error.message : error}). ` +
-        'Run `npm ci` (it installs @sparticuz/chromium), or install Debian\'s chromium and set TEST_CHROMIUM_PATH=/usr/bin/chromium.',
+        "Run `npm ci` (it installs @sparticuz/chromium), or install Debian's chromium and set TEST_CHROMIUM_PATH=/usr/bin/chromium.",
     );
   }
 }

@@ -11,7 +11,7 @@ let tokenEndpoint: Promise<string> | undefined;
 export function testIssuer(): string {
   const issuer = process.env['TEST_OIDC_ISSUER_URL'];
   if (!issuer) {
-    throw new Error('TEST_OIDC_ISSUER_URL is not set: add `globals: { arbor: { oidc: true } }` to this project\'s jest config');
+    throw new Error("TEST_OIDC_ISSUER_URL is not set: add `globals: { arbor: { oidc: true } }` to this project's jest config");
   }
   return issuer;
 }

@@ -48,7 +48,9 @@ export function describeDatabaseBackedService(service: DatabaseBackedService): v
     });
 
     it('answers an unknown route with 404 in the error envelope', async () => {
-      const response = await request(running.url).post(service.unknownRoute ?? '/nowhere').send({});
+      const response = await request(running.url)
+        .post(service.unknownRoute ?? '/nowhere')
+        .send({});
       expect(response.status).toBe(404);
       expect(response.body.error.code).toBe('not_found');
     });

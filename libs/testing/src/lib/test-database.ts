@@ -10,7 +10,7 @@ export interface TestDatabase {
 function serverUrl(): string {
   const url = process.env['TEST_DATABASE_URL'];
   if (!url) {
-    throw new Error('TEST_DATABASE_URL is not set: add `globals: { arbor: { postgres: true } }` to this project\'s jest config');
+    throw new Error("TEST_DATABASE_URL is not set: add `globals: { arbor: { postgres: true } }` to this project's jest config");
   }
   return url;
 }

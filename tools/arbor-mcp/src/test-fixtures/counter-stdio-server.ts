@@ -7,7 +7,7 @@ import { z } from 'zod';
 let count = 0;
 const server = new McpServer({ name: 'counter', version: '1.0.0' });
 
-server.registerTool('increment', { description: 'Adds one to this process\'s counter' }, () => {
+server.registerTool('increment', { description: "Adds one to this process's counter" }, () => {
   count += 1;
   return { content: [{ type: 'text', text: String(count) }] };
 });

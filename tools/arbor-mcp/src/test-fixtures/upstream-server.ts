@@ -43,13 +43,18 @@ function buildServer(name: string, waits: UpstreamServer['waits']): McpServer {
     const sampled = await server.server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text } }], maxTokens: 20 });
     return { content: [{ type: 'text', text: sampled.content.type === 'text' ? `summary: ${sampled.content.text}` : 'not text' }] };
   });
-  server.registerTool('wait', { description: 'Waits until the client cancels the call' }, (extra) => new Promise<CallToolResult>((resolve) => {
-    waits.started += 1;
-    extra.signal.addEventListener('abort', () => {
-      waits.cancelled += 1;
-      resolve({ content: [] });
-    });
-  }));
+  server.registerTool(
+    'wait',
+    { description: 'Waits until the client cancels the call' },
+    (extra) =>
+      new Promise<CallToolResult>((resolve) => {
+        waits.started += 1;
+        extra.signal.addEventListener('abort', () => {
+          waits.cancelled += 1;
+          resolve({ content: [] });
+        });
+      }),
+  );
   server.registerTool('add-tool', { description: 'Adds a tool, so the server sends tools/list_changed' }, () => {
     server.registerTool(`added-on-${name}`, { description: 'Added while connected' }, () => ({ content: [{ type: 'text', text: `added on ${name}` }] }));
     return { content: [{ type: 'text', text: 'added' }] };
@@ -127,13 +132,14 @@ export function startUpstreamServer(options: UpstreamServerOptions = {}): Promis
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
       resolve({
-        url: `http://127.0.0.1:${port}${options.legacySseOnly ? '/legacy' : options.path ?? '/mcp'}`,
+        url: `http://127.0.0.1:${port}${options.legacySseOnly ? '/legacy' : (options.path ?? '/mcp')}`,
         authorizations,
         waits,
-        close: () => new Promise((done) => {
-          server.closeAllConnections();
-          server.close(() => done());
-        }),
+        close: () =>
+          new Promise((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
       });
     });
   });

@@ -20,7 +20,11 @@ export async function checkStdioServer(command: string, timeoutMs = CHECK_TIMEOU
       };
       // The shell's own words (`not found`, node's `Cannot find module`) are on stderr just above.
       child.onclose = () =>
-        reject(new Error(`"${command}" ${child.ended === 'exit code 127' ? 'is not a command the shell finds (exit code 127)' : `exited (${child.ended}) before answering an MCP initialize`}`));
+        reject(
+          new Error(
+            `"${command}" ${child.ended === 'exit code 127' ? 'is not a command the shell finds (exit code 127)' : `exited (${child.ended}) before answering an MCP initialize`}`,
+          ),
+        );
       child.onerror = () => undefined;
       child
         .start()

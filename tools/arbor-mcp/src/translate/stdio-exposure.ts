@@ -7,9 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResultResponse, type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResultResponse, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf } from '../upstream/open-upstream.ts';
 import { ChildProcessTransport } from './child-process-transport.ts';
 
@@ -65,7 +63,8 @@ export function exposeStdioServer(options: StdioExposureOptions): Promise<StdioE
         for (const [token, id] of progressRequests) if (id === message.id) progressRequests.delete(token);
       }
       const related = isJSONRPCNotification(message) && message.method === 'notifications/progress' ? progressRequests.get(message.params?.['progressToken']) : undefined;
-      session.send(message, related === undefined ? undefined : { relatedRequestId: related })
+      session
+        .send(message, related === undefined ? undefined : { relatedRequestId: related })
         .catch((error: unknown) => options.log(`could not deliver a message to the client: ${messageOf(error)}`));
     };
     session.onclose = () => {
@@ -130,7 +129,8 @@ export function exposeStdioServer(options: StdioExposureOptions): Promise<StdioE
     let handled: Promise<void> | undefined;
     if (options.streamableHttp && path === '/mcp') handled = serveStreamableHttp(req, res);
     else if (options.sse && (path === '/sse' || path === '/message')) handled = serveSse(req, res, path);
-    if (!handled) return sendJsonRpcError(res, 404, -32000, `Not found: ${[options.streamableHttp && '/mcp', options.sse && '/sse'].filter(Boolean).join(' and ')} are served here`);
+    if (!handled)
+      return sendJsonRpcError(res, 404, -32000, `Not found: ${[options.streamableHttp && '/mcp', options.sse && '/sse'].filter(Boolean).join(' and ')} are served here`);
     handled.catch((error: unknown) => {
       options.log(`${req.method} ${path}: ${messageOf(error)}`);
       if (error instanceof BodyError) sendJsonRpcError(res, error.status, -32700, error.message);

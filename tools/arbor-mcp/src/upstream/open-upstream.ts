@@ -27,7 +27,7 @@ export async function openUpstream(url: URL, authorization: string | undefined, 
       return await initializeOver(streamable, initialize);
     } catch (error) {
       await streamable.close().catch(() => undefined);
-      const status = error instanceof StreamableHTTPError ? error.code ?? 0 : 0;
+      const status = error instanceof StreamableHTTPError ? (error.code ?? 0) : 0;
       // 401 and 403 are about who is asking, not about the transport: an SSE attempt would only hide them.
       if (status === 401 || status === 403) throw new Error(`${describeUrl(url)}: HTTP ${status}, the credentials were refused (see --auth or MCP_AUTH): ${messageOf(error)}`);
       if (status < 400 || status >= 500) throw upstreamError(url, error);
@@ -58,7 +58,10 @@ function initializeOver(transport: Transport, initialize: JSONRPCRequest): Promi
     };
     transport.onerror = reject;
     transport.onclose = () => reject(new Error('the connection closed before initialize was answered'));
-    transport.start().then(() => transport.send(initialize)).catch(reject);
+    transport
+      .start()
+      .then(() => transport.send(initialize))
+      .catch(reject);
   });
 }
 

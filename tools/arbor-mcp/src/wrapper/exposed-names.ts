@@ -27,7 +27,12 @@ export function labelUrls(urls: readonly URL[]): string[] {
   });
 }
 
-export function exposeNames<T>(perUpstream: ReadonlyMap<number, readonly T[]>, keyOf: (item: T) => string, prefix: (label: string, key: string) => string, labels: readonly string[]): Exposed<T>[] {
+export function exposeNames<T>(
+  perUpstream: ReadonlyMap<number, readonly T[]>,
+  keyOf: (item: T) => string,
+  prefix: (label: string, key: string) => string,
+  labels: readonly string[],
+): Exposed<T>[] {
   const owners = new Map<string, Set<number>>();
   for (const [upstream, items] of perUpstream) {
     for (const item of items) owners.set(keyOf(item), (owners.get(keyOf(item)) ?? new Set()).add(upstream));

@@ -6,8 +6,17 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import {
-  ErrorCode, isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResultResponse,
-  type JSONRPCMessage, type JSONRPCNotification, type JSONRPCRequest, type JSONRPCResponse, type RequestId,
+  ErrorCode,
+  isInitializeRequest,
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describeUrl, messageOf, openUpstream } from '../upstream/open-upstream.ts';
 import { errorResponse, type Bridge, type BridgeEvents } from './bridge.ts';
@@ -70,16 +79,21 @@ export class UpstreamFanOut implements Bridge {
   async close(): Promise<void> {
     const open = this.upstreams;
     this.upstreams = [];
-    await Promise.all(open.map(async ({ transport }) => {
-      transport.onclose = undefined;
-      if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
-      await transport.close();
-    }));
+    await Promise.all(
+      open.map(async ({ transport }) => {
+        transport.onclose = undefined;
+        if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
+        await transport.close();
+      }),
+    );
   }
 
   private fromClient(message: JSONRPCMessage): void {
     if (isJSONRPCRequest(message)) {
-      this.answerRequest(message).then((response) => this.toClient(response), (error: unknown) => this.toClient(errorResponse(message.id, messageOf(error))));
+      this.answerRequest(message).then(
+        (response) => this.toClient(response),
+        (error: unknown) => this.toClient(errorResponse(message.id, messageOf(error))),
+      );
     } else if (isJSONRPCNotification(message)) {
       this.relayNotification(message);
     } else if (message.id !== undefined) {
@@ -136,7 +150,14 @@ export class UpstreamFanOut implements Bridge {
         transport.close().catch(() => undefined);
         return failures.push(`${describeUrl(this.urls[index])}: ${isJSONRPCErrorResponse(initializeResponse) ? initializeResponse.error.message : 'no answer'}`);
       }
-      const upstream: Upstream = { index, url: this.urls[index], transport, capabilities: initializeResponse.result['capabilities'] as Params ?? {}, nextId: 1, waiting: new Map() };
+      const upstream: Upstream = {
+        index,
+        url: this.urls[index],
+        transport,
+        capabilities: (initializeResponse.result['capabilities'] as Params) ?? {},
+        nextId: 1,
+        waiting: new Map(),
+      };
       transport.onmessage = (message) => this.fromUpstream(upstream, message);
       transport.onerror = (error) => this.events.log(`${describeUrl(upstream.url)}: ${error.message}`);
       transport.onclose = () => this.lost(upstream);
@@ -148,7 +169,10 @@ export class UpstreamFanOut implements Bridge {
     if (answers.length === 0) return errorResponse(request.id, `no upstream could be reached: ${failures.join('; ')}`);
     // The oldest version any upstream agreed to: the client must not use features one of them lacks.
     const protocolVersion = answers.map((answer) => String(answer['protocolVersion'])).sort()[0];
-    const instructions = answers.map((answer, i) => answer['instructions'] ? `${this.labels[this.upstreams[i].index]}: ${String(answer['instructions'])}` : '').filter(Boolean).join('\n\n');
+    const instructions = answers
+      .map((answer, i) => (answer['instructions'] ? `${this.labels[this.upstreams[i].index]}: ${String(answer['instructions'])}` : ''))
+      .filter(Boolean)
+      .join('\n\n');
     return result(request.id, {
       protocolVersion,
       capabilities: mergeCapabilities(answers.map((answer) => (answer['capabilities'] ?? {}) as Params)),
@@ -170,21 +194,25 @@ export class UpstreamFanOut implements Bridge {
   private async collect(name: ListName): Promise<Exposed<Item>[]> {
     const spec = LISTS[name];
     const perUpstream = new Map<number, Item[]>();
-    await Promise.all(this.upstreams.filter((u) => u.capabilities[spec.capability]).map(async (upstream) => {
-      const items: Item[] = [];
-      let cursor: unknown;
-      try {
-        do {
-          const page = await this.call(upstream, spec.method, cursor === undefined ? {} : { cursor });
-          items.push(...(page[name] as Item[] ?? []));
-          cursor = page['nextCursor'];
-        } while (cursor !== undefined && cursor !== null);
-        perUpstream.set(upstream.index, items);
-      } catch (error) {
-        // One upstream failing leaves the others' catalogue usable.
-        this.events.log(`${describeUrl(upstream.url)}: ${spec.method} failed: ${messageOf(error)}`);
-      }
-    }));
+    await Promise.all(
+      this.upstreams
+        .filter((u) => u.capabilities[spec.capability])
+        .map(async (upstream) => {
+          const items: Item[] = [];
+          let cursor: unknown;
+          try {
+            do {
+              const page = await this.call(upstream, spec.method, cursor === undefined ? {} : { cursor });
+              items.push(...((page[name] as Item[]) ?? []));
+              cursor = page['nextCursor'];
+            } while (cursor !== undefined && cursor !== null);
+            perUpstream.set(upstream.index, items);
+          } catch (error) {
+            // One upstream failing leaves the others' catalogue usable.
+            this.events.log(`${describeUrl(upstream.url)}: ${spec.method} failed: ${messageOf(error)}`);
+          }
+        }),
+    );
     const ordered = new Map([...perUpstream].sort(([a], [b]) => a - b));
     const exposed = exposeNames(ordered, (item) => String(item[spec.field]), spec.prefix, this.labels);
     if (name === 'resources') exposed.forEach((entry) => this.exposedUris.set(`${entry.upstream} ${entry.original}`, entry.exposed));
@@ -201,7 +229,7 @@ export class UpstreamFanOut implements Bridge {
     const target = await this.resourceOwner(uri);
     const response = await this.forward(target.upstream, { ...request, params: { ...request.params, uri: target.uri } });
     if (target.uri === uri || !isJSONRPCResultResponse(response) || !Array.isArray(response.result['contents'])) return response;
-    const contents = (response.result['contents'] as Item[]).map((content) => content['uri'] === target.uri ? { ...content, uri } : content);
+    const contents = (response.result['contents'] as Item[]).map((content) => (content['uri'] === target.uri ? { ...content, uri } : content));
     return { ...response, result: { ...response.result, contents } };
   }
 

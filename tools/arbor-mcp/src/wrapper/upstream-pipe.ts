@@ -25,18 +25,21 @@ export function pipeToUpstream(client: Transport, url: URL, authorization: strin
     }
     if (isJSONRPCRequest(message) && isInitializeRequest(message) && !opening) {
       opening = true;
-      openUpstream(url, authorization, message).then((open) => {
-        upstream = open.transport;
-        upstream.onmessage = toClient;
-        upstream.onerror = (error) => events.log(messageOf(error));
-        upstream.onclose = () => events.ended(`${describeUrl(url)} closed the connection`);
-        open.earlier.forEach(toClient);
-        toClient(open.initializeResponse);
-      }, (error: unknown) => {
-        opening = false;
-        events.log(messageOf(error));
-        toClient(errorResponse(message.id, messageOf(error)));
-      });
+      openUpstream(url, authorization, message).then(
+        (open) => {
+          upstream = open.transport;
+          upstream.onmessage = toClient;
+          upstream.onerror = (error) => events.log(messageOf(error));
+          upstream.onclose = () => events.ended(`${describeUrl(url)} closed the connection`);
+          open.earlier.forEach(toClient);
+          toClient(open.initializeResponse);
+        },
+        (error: unknown) => {
+          opening = false;
+          events.log(messageOf(error));
+          toClient(errorResponse(message.id, messageOf(error)));
+        },
+      );
       return;
     }
     if (isJSONRPCRequest(message) && message.method === 'ping') toClient({ jsonrpc: '2.0', id: message.id, result: {} });

@@ -226,8 +226,8 @@ export class CallPipeline {
     this.deployments.started(deployment.id);
     try {
       // stream_timeout: streamed calls wait for each chunk that long instead of `timeout`.
-    const target = streamed && deployment.streamTimeoutMs !== undefined ? { ...deployment, timeoutMs: deployment.streamTimeoutMs } : deployment;
-    const answer = await operation.call({ deployment: target, body: upstreamBody, signal, ...(native && forwarded ? { headers: forwarded } : {}) });
+      const target = streamed && deployment.streamTimeoutMs !== undefined ? { ...deployment, timeoutMs: deployment.streamTimeoutMs } : deployment;
+      const answer = await operation.call({ deployment: target, body: upstreamBody, signal, ...(native && forwarded ? { headers: forwarded } : {}) });
       this.deployments.observeLatency(deployment.id, performance.now() - began);
       state.busy = deployment.id;
       state.native = native !== undefined;
@@ -287,7 +287,15 @@ export class CallPipeline {
   private after(state: CallState, answer: ProviderAnswer, streamed: boolean, raw: boolean, bytes?: Buffer): void {
     const { deployment } = state.progress;
     if (!deployment || !state.passes.some((pass) => pass.after)) return;
-    const delivered = { status: answer.status, streamed, raw, contentType: answer.contentType, deploymentId: deployment.id, provider: deployment.provider, ...(bytes ? { text: bytes.toString('utf8') } : {}) };
+    const delivered = {
+      status: answer.status,
+      streamed,
+      raw,
+      contentType: answer.contentType,
+      deploymentId: deployment.id,
+      provider: deployment.provider,
+      ...(bytes ? { text: bytes.toString('utf8') } : {}),
+    };
     for (const pass of state.passes) pass.after?.(delivered);
   }
 
@@ -424,7 +432,14 @@ export class CallPipeline {
    * Before the plan: the registered stages that are on, opened in order after the family's own pass
    * (the one its extension brings); a call none takes part in gets the shared empty list.
    */
-  private open(codec: EndpointCodec, caller: GatewayCaller, body: Record<string, unknown>, headers: IncomingHttpHeaders, alias: string, own: StagePass | undefined): readonly StagePass[] {
+  private open(
+    codec: EndpointCodec,
+    caller: GatewayCaller,
+    body: Record<string, unknown>,
+    headers: IncomingHttpHeaders,
+    alias: string,
+    own: StagePass | undefined,
+  ): readonly StagePass[] {
     const stages = this.stages.active;
     let passes: StagePass[] | undefined;
     if (stages.length > 0) {

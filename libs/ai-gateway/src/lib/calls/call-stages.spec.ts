@@ -16,7 +16,12 @@ import type { GatewayMetrics } from './gateway-metrics';
 
 const deployment: GatewayDeployment = { id: 'chat-1', alias: 'chat', provider: 'openai', model: 'gpt-4o-mini', modelInfo: {} };
 const settings: GatewaySettings = { ...EMPTY_GATEWAY_CONFIG, deployments: [deployment] };
-const JSON_ANSWER = JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' } }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+const JSON_ANSWER = JSON.stringify({
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'hi' } }],
+  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+});
 const STREAM_EVENTS = [
   'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n',
   'data: {"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}\n\n',
@@ -41,7 +46,9 @@ function recordingPass(name: string, seen: string[], replay = false): StagePass 
   return {
     beforePlan: async () => {
       seen.push(`${name}:beforePlan`);
-      return replay ? { streamed: false, contentType: 'application/json', body: JSON_ANSWER, deploymentId: 'chat-1', provider: 'openai', headers: { 'x-replayed-by': name } } : undefined;
+      return replay
+        ? { streamed: false, contentType: 'application/json', body: JSON_ANSWER, deploymentId: 'chat-1', provider: 'openai', headers: { 'x-replayed-by': name } }
+        : undefined;
     },
     request: (body) => {
       seen.push(`${name}:request`);
@@ -87,13 +94,39 @@ describe('the call pipeline runs its stages', () => {
     {
       call: 'a JSON answer',
       stream: false,
-      order: ['own:beforePlan', 'first:beforePlan', 'second:beforePlan', 'own:request', 'first:request', 'second:request', 'own:answer', 'first:answer', 'second:answer', 'own:after', 'first:after', 'second:after'],
+      order: [
+        'own:beforePlan',
+        'first:beforePlan',
+        'second:beforePlan',
+        'own:request',
+        'first:request',
+        'second:request',
+        'own:answer',
+        'first:answer',
+        'second:answer',
+        'own:after',
+        'first:after',
+        'second:after',
+      ],
     },
     {
       // A chat stream carries no whole document to hand on (a Responses stream's last event does).
       call: 'a streamed chat answer',
       stream: true,
-      order: ['own:beforePlan', 'first:beforePlan', 'second:beforePlan', 'own:request', 'first:request', 'second:request', 'own:piece', 'first:piece', 'second:piece', 'own:after', 'first:after', 'second:after'],
+      order: [
+        'own:beforePlan',
+        'first:beforePlan',
+        'second:beforePlan',
+        'own:request',
+        'first:request',
+        'second:request',
+        'own:piece',
+        'first:piece',
+        'second:piece',
+        'own:after',
+        'first:after',
+        'second:after',
+      ],
     },
   ])('at its points in order for $call: before the plan, on the request, on each piece, on the answer, after the call', async ({ stream, order }) => {
     const seen: string[] = [];

@@ -6,7 +6,17 @@ import { GatewayMetrics } from './gateway-metrics';
 import { NO_USAGE } from './usage';
 
 const mini: GatewayDeployment = { id: 'mini-0', alias: 'mini', provider: 'openai', model: 'gpt-4o-mini', modelInfo: {} };
-const call = { alias: 'mini', deployment: mini, status: 200, seconds: 0.2, usage: { ...NO_USAGE, promptTokens: 10, completionTokens: 5 }, cost: 0.25, retries: 0, fallbacks: 0, requestedAlias: 'mini' };
+const call = {
+  alias: 'mini',
+  deployment: mini,
+  status: 200,
+  seconds: 0.2,
+  usage: { ...NO_USAGE, promptTokens: 10, completionTokens: 5 },
+  cost: 0.25,
+  retries: 0,
+  fallbacks: 0,
+  requestedAlias: 'mini',
+};
 
 /** The value of the one exposition line starting with `series` (name and labels), or undefined. */
 function valueOf(text: string, series: string): number | undefined {

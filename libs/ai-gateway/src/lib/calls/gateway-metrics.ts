@@ -61,9 +61,26 @@ export class GatewayMetrics {
   constructor(registry: MetricsRegistry, cooldowns: DeploymentCooldowns, router: DeploymentRouter) {
     const registers = [registry];
     const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
-    this.requests = new SeriesCounter({ name: 'arbor_aigw_requests_total', help: 'OpenAI-format calls answered, by outcome status.', labelNames: [...BY_DEPLOYMENT, 'status'], registers });
-    this.duration = new SeriesHistogram({ name: 'arbor_aigw_request_duration_seconds', help: 'Whole call, first byte in to last byte out.', labelNames: BY_DEPLOYMENT, buckets: seconds, registers });
-    this.firstToken = new SeriesHistogram({ name: 'arbor_aigw_time_to_first_token_seconds', help: 'Streamed calls: until the first chunk reached the client.', labelNames: BY_DEPLOYMENT, buckets: seconds, registers });
+    this.requests = new SeriesCounter({
+      name: 'arbor_aigw_requests_total',
+      help: 'OpenAI-format calls answered, by outcome status.',
+      labelNames: [...BY_DEPLOYMENT, 'status'],
+      registers,
+    });
+    this.duration = new SeriesHistogram({
+      name: 'arbor_aigw_request_duration_seconds',
+      help: 'Whole call, first byte in to last byte out.',
+      labelNames: BY_DEPLOYMENT,
+      buckets: seconds,
+      registers,
+    });
+    this.firstToken = new SeriesHistogram({
+      name: 'arbor_aigw_time_to_first_token_seconds',
+      help: 'Streamed calls: until the first chunk reached the client.',
+      labelNames: BY_DEPLOYMENT,
+      buckets: seconds,
+      registers,
+    });
     this.tokens = new SeriesCounter({ name: 'arbor_aigw_tokens_total', help: 'Tokens the upstreams reported.', labelNames: [...BY_DEPLOYMENT, 'kind'], registers });
     this.cost = new SeriesCounter({ name: 'arbor_aigw_cost_usd_total', help: 'Spend at the configured prices, USD.', labelNames: BY_DEPLOYMENT, registers });
     this.errors = new SeriesCounter({ name: 'arbor_aigw_errors_total', help: 'Calls that failed, by OpenAI-format code.', labelNames: [...BY_DEPLOYMENT, 'code'], registers });

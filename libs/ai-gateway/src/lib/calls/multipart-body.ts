@@ -46,7 +46,14 @@ export async function readMultipart(request: IncomingMessage, limit: number, dir
   // Each file once its writing has stopped (ended, or destroyed with a refused request), so that
   // none is created after its removal.
   const discard = async () => {
-    await Promise.all(spooled.map(({ file, written }) => written.then(undefined, () => undefined).then(() => unlink(file)).catch(() => undefined)));
+    await Promise.all(
+      spooled.map(({ file, written }) =>
+        written
+          .then(undefined, () => undefined)
+          .then(() => unlink(file))
+          .catch(() => undefined),
+      ),
+    );
   };
   const read = readMultipartForm(
     request,

@@ -55,16 +55,28 @@ general_settings:
     );
     expect(config.deployments).toEqual([
       {
-        id: 'fast-primary', alias: 'fast', provider: 'openai', model: 'gpt-4o-mini', apiBase: 'http://127.0.0.1:9999/v1',
-        apiKey: 'sk-from-env', rpm: 600, tpm: 100000, timeoutMs: 30_000,
+        id: 'fast-primary',
+        alias: 'fast',
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        apiBase: 'http://127.0.0.1:9999/v1',
+        apiKey: 'sk-from-env',
+        rpm: 600,
+        tpm: 100000,
+        timeoutMs: 30_000,
         modelInfo: { id: 'fast-primary', input_cost_per_token: 0.00000015 },
       },
       { id: 'fast-1', alias: 'fast', provider: 'openai', model: 'gpt-4o', modelInfo: {} },
       { id: 'on-azure-2', alias: 'on-azure', provider: 'azure', model: 'prod-gpt-4o', apiBase: 'https://res.openai.azure.com', apiVersion: '2024-10-21', modelInfo: {} },
     ]);
     expect(config.router).toEqual({
-      numRetries: 2, timeoutMs: 60_000, fallbacks: [{ fast: ['fast'] }], contextWindowFallbacks: [],
-      allowedFails: 3, cooldownTimeS: 30, routingStrategy: 'simple-shuffle',
+      numRetries: 2,
+      timeoutMs: 60_000,
+      fallbacks: [{ fast: ['fast'] }],
+      contextWindowFallbacks: [],
+      allowedFails: 3,
+      cooldownTimeS: 30,
+      routingStrategy: 'simple-shuffle',
     });
     expect(config.dropParams).toBe(true);
     expect(config.masterKey).toBe('sk-master');
@@ -76,7 +88,8 @@ general_settings:
   });
 
   it('names every unknown key, at every level, one line each, with the nearest known key where one is near', () => {
-    expect(problemsOf(`
+    expect(
+      problemsOf(`
 model_list:
   - model_name: a
     litellm_params: { model: openai/x, temprature: 1, api_version: "2024-10-21" }
@@ -85,10 +98,13 @@ router_settings: { num_retrys: 2 }
 litellm_settings: { drop_param: true }
 general_settings: { masterkey: x }
 callbacks: []
-`)).toEqual([
+`),
+    ).toEqual([
       'AIGW_CONFIG: model_list[0].extra: unknown key (known: model_name, litellm_params, model_info, rpm, tpm)',
       'AIGW_CONFIG: model_list[0].litellm_params.temprature: unknown key for openai/ (did you mean temperature?)',
-      expect.stringMatching(/^AIGW_CONFIG: model_list\[0\]\.litellm_params\.api_version: unknown key for openai\/ \(known: model, rpm, tpm, timeout, .*api_base, api_key, organization\)$/),
+      expect.stringMatching(
+        /^AIGW_CONFIG: model_list\[0\]\.litellm_params\.api_version: unknown key for openai\/ \(known: model, rpm, tpm, timeout, .*api_base, api_key, organization\)$/,
+      ),
       'AIGW_CONFIG: router_settings.num_retrys: unknown key (did you mean num_retries?)',
       expect.stringMatching(/^AIGW_CONFIG: callbacks: unknown key \(known: model_list, /),
       'AIGW_CONFIG: litellm_settings.drop_param: unknown key (did you mean drop_params?)',
@@ -119,17 +135,23 @@ litellm_settings: { drop_params: "yes" }
       'AIGW_CONFIG: router_settings.fallbacks[0]: "nowhere" is not a model_name of model_list',
       'AIGW_CONFIG: litellm_settings.drop_params: must be true or false',
     ]);
-    const config = parseGatewayConfig('model_list:\n  - model_name: b\n    litellm_params: { model: nosuchprovider/y }\n  - model_name: c\n    litellm_params: { model: no-such-model }\n');
+    const config = parseGatewayConfig(
+      'model_list:\n  - model_name: b\n    litellm_params: { model: nosuchprovider/y }\n  - model_name: c\n    litellm_params: { model: no-such-model }\n',
+    );
     expect(config.deployments).toEqual([]);
     expect(config.unservedAliases).toEqual({
       b: expect.stringMatching(/^provider "nosuchprovider" \(model "nosuchprovider\/y"\) is not served by this gateway \(served: openai, anthropic, /),
       c: 'model "no-such-model" has no provider prefix and is not a model this gateway knows (write <provider>/no-such-model, or give AIGW_PRICE_MAP)',
     });
-    expect(config.warnings).toEqual([expect.stringMatching(/^model_list\[0\] \(b\): provider "nosuchprovider"/), expect.stringMatching(/^model_list\[1\] \(c\): model "no-such-model"/)]);
+    expect(config.warnings).toEqual([
+      expect.stringMatching(/^model_list\[0\] \(b\): provider "nosuchprovider"/),
+      expect.stringMatching(/^model_list\[1\] \(c\): model "no-such-model"/),
+    ]);
   });
 
   it('gives a provider its own litellm_params, names the ones it does not read, and fills keys from the variables LiteLLM reads', () => {
-    const config = parseGatewayConfig(`
+    const config = parseGatewayConfig(
+      `
 model_list:
   - model_name: claude
     litellm_params:
@@ -143,24 +165,34 @@ model_list:
     litellm_params: { model: mistral/mistral-small-latest }
   - model_name: vllm
     litellm_params: { model: hosted_vllm/qwen }
-`, { TEST_AWS_KEY_ID: 'AKIA1', TEST_AWS_SECRET: 's3cret', MISTRAL_API_KEY: 'mistral-key', HOSTED_VLLM_API_BASE: 'http://vllm:8000/v1' });
+`,
+      { TEST_AWS_KEY_ID: 'AKIA1', TEST_AWS_SECRET: 's3cret', MISTRAL_API_KEY: 'mistral-key', HOSTED_VLLM_API_BASE: 'http://vllm:8000/v1' },
+    );
     expect(config.deployments.map(({ provider, model, params, apiKey, apiBase }) => ({ provider, model, params, apiKey, apiBase }))).toEqual([
-      { provider: 'bedrock', model: 'anthropic.claude-sonnet-4-5-20250929-v1:0', params: { aws_region_name: 'eu-west-1', aws_access_key_id: 'AKIA1', aws_secret_access_key: 's3cret' }, apiKey: undefined, apiBase: undefined },
+      {
+        provider: 'bedrock',
+        model: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+        params: { aws_region_name: 'eu-west-1', aws_access_key_id: 'AKIA1', aws_secret_access_key: 's3cret' },
+        apiKey: undefined,
+        apiBase: undefined,
+      },
       { provider: 'vertex_ai', model: 'gemini-2.5-flash', params: { vertex_project: 'my-project', vertex_location: 'europe-west4' }, apiKey: undefined, apiBase: undefined },
       { provider: 'mistral', model: 'mistral-small-latest', params: undefined, apiKey: 'mistral-key', apiBase: undefined },
       { provider: 'hosted_vllm', model: 'qwen', params: undefined, apiKey: undefined, apiBase: 'http://vllm:8000/v1' },
     ]);
 
-    expect(problemsOf(`
+    expect(
+      problemsOf(`
 model_list:
   - model_name: claude
     litellm_params: { model: bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0, aws_secret_key: x }
   - model_name: vllm
     litellm_params: { model: hosted_vllm/qwen }
-`)).toEqual([
+`),
+    ).toEqual([
       expect.stringMatching(/^AIGW_CONFIG: model_list\[0\]\.litellm_params\.aws_secret_key: unknown key for bedrock\/ \(known: .*aws_secret_access_key/),
       'AIGW_CONFIG: model_list[0].litellm_params.aws_region_name: is required for bedrock/ (the AWS region, e.g. us-east-1; or set AWS_REGION)',
-      'AIGW_CONFIG: model_list[1].litellm_params.api_base: is required for hosted_vllm/ (the server\'s address, e.g. http://localhost:8000/v1)',
+      "AIGW_CONFIG: model_list[1].litellm_params.api_base: is required for hosted_vllm/ (the server's address, e.g. http://localhost:8000/v1)",
     ]);
   });
 

@@ -66,8 +66,25 @@ export interface GatewayConfig {
 const GATEWAY_PARAM_KEYS = ['model', 'rpm', 'tpm', 'timeout', 'stream_timeout', 'max_retries', 'custom_llm_provider', 'input_cost_per_token', 'output_cost_per_token'];
 /** OpenAI's request parameters, which LiteLLM takes in litellm_params as defaults of every call. */
 export const DEFAULT_REQUEST_PARAMS = [
-  'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'stop', 'presence_penalty', 'frequency_penalty', 'seed', 'n', 'user',
-  'response_format', 'reasoning_effort', 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'logit_bias', 'top_k', 'thinking',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'presence_penalty',
+  'frequency_penalty',
+  'seed',
+  'n',
+  'user',
+  'response_format',
+  'reasoning_effort',
+  'tool_choice',
+  'parallel_tool_calls',
+  'logprobs',
+  'top_logprobs',
+  'logit_bias',
+  'top_k',
+  'thinking',
 ];
 const ENTRY_KEYS = ['model_name', 'litellm_params', 'model_info', 'rpm', 'tpm'];
 // Provider keys with a field of their own in ProviderDeployment; the others go in its `params`.
@@ -128,7 +145,7 @@ function checkGatewayConfig(root: Record<string, unknown>, env: NodeJS.ProcessEn
   const servedAliases = new Set(deployments.map((d) => d.alias));
   for (const alias of Object.keys(unserved)) if (servedAliases.has(alias)) delete unserved[alias];
 
-  const routerRaw = root['router_settings'] === undefined ? {} : read.object(root['router_settings'], 'router_settings', ROUTER_KEYS) ?? {};
+  const routerRaw = root['router_settings'] === undefined ? {} : (read.object(root['router_settings'], 'router_settings', ROUTER_KEYS) ?? {});
   const strategy = read.string(routerRaw['routing_strategy'], 'router_settings.routing_strategy') ?? 'simple-shuffle';
   if (!ROUTING_STRATEGIES.includes(strategy as RoutingStrategy)) {
     problem('router_settings.routing_strategy', `must be one of ${ROUTING_STRATEGIES.join(', ')}, got "${strategy}"`);
@@ -221,7 +238,8 @@ function readDeployment(raw: unknown, index: number, context: DeploymentContext)
   const providerKeys = adapter ? adapter.settings.params : [...new Set(supportedProviders().flatMap((name) => providerAdapterFor(name)?.settings.params ?? []))];
   const knownKeys = [...GATEWAY_PARAM_KEYS, ...DEFAULT_REQUEST_PARAMS, ...providerKeys];
   for (const key of Object.keys(params)) {
-    if (!knownKeys.includes(key)) problem(`${at}.litellm_params.${key}`, `${unknownKeyMessage(key, knownKeys)}`.replace('unknown key', `unknown key for ${provider || 'any provider'}/`));
+    if (!knownKeys.includes(key))
+      problem(`${at}.litellm_params.${key}`, `${unknownKeyMessage(key, knownKeys)}`.replace('unknown key', `unknown key for ${provider || 'any provider'}/`));
   }
   if (adapter) {
     for (const [key, variable] of Object.entries(adapter.settings.env ?? {})) {

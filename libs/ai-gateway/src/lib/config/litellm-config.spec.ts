@@ -39,14 +39,30 @@ model_list:
     ]);
   });
 
-  it('resolves by AIGW_PRICE_MAP\'s litellm_provider too, as LiteLLM resolves by its model map (openrouter names included)', () => {
-    const known = new KnownModels(new Map([['openrouter/mistralai/mistral-7b-instruct', 'openrouter'], ['my-house-model', 'text-completion-openai']]));
-    const config = parseGatewayConfig('model_list:\n  - model_name: m\n    litellm_params: { model: mistralai/mistral-7b-instruct }\n  - model_name: h\n    litellm_params: { model: my-house-model }\n', {}, known);
+  it("resolves by AIGW_PRICE_MAP's litellm_provider too, as LiteLLM resolves by its model map (openrouter names included)", () => {
+    const known = new KnownModels(
+      new Map([
+        ['openrouter/mistralai/mistral-7b-instruct', 'openrouter'],
+        ['my-house-model', 'text-completion-openai'],
+      ]),
+    );
+    const config = parseGatewayConfig(
+      'model_list:\n  - model_name: m\n    litellm_params: { model: mistralai/mistral-7b-instruct }\n  - model_name: h\n    litellm_params: { model: my-house-model }\n',
+      {},
+      known,
+    );
     expect(config.deployments.map((d) => `${d.provider}/${d.model}`)).toEqual(['openrouter/mistralai/mistral-7b-instruct', 'openai/my-house-model']);
   });
 
   it("reads the litellm_provider names each provider folder declares, and LiteLLM's first-party order for names several know", () => {
-    const known = new KnownModels(new Map([['gem-x', 'vertex_ai-language-models'], ['cmd-x', 'cohere_chat'], ['conv-x', 'bedrock_converse'], ['odd-x', 'no_such_provider']]));
+    const known = new KnownModels(
+      new Map([
+        ['gem-x', 'vertex_ai-language-models'],
+        ['cmd-x', 'cohere_chat'],
+        ['conv-x', 'bedrock_converse'],
+        ['odd-x', 'no_such_provider'],
+      ]),
+    );
     expect(['gem-x', 'cmd-x', 'conv-x', 'odd-x'].map((model) => known.providerOf(model))).toEqual(['vertex_ai', 'cohere', 'bedrock', undefined]);
     // Azure OpenAI lists OpenAI's prices too: the name is OpenAI's, as LiteLLM resolves it.
     expect(new KnownModels().providerOf('gpt-4o')).toBe('openai');
@@ -70,13 +86,16 @@ model_list:
     model_info: { mode: chat, base_model: gpt-4o }
 `).deployments;
     expect(deployment).toMatchObject({
-      timeoutMs: 5000, streamTimeoutMs: 500, maxRetries: 4, params: { organization: 'org-acme' },
+      timeoutMs: 5000,
+      streamTimeoutMs: 500,
+      maxRetries: 4,
+      params: { organization: 'org-acme' },
       defaults: { temperature: 0.1, max_tokens: 20 },
       modelInfo: { mode: 'chat', base_model: 'gpt-4o', input_cost_per_token: 0.000001 },
     });
   });
 
-  it('reads wildcard aliases: a provider\'s every model under its own name, and a catch-all', () => {
+  it("reads wildcard aliases: a provider's every model under its own name, and a catch-all", () => {
     const config = parseGatewayConfig(`
 model_list:
   - model_name: anthropic/*
@@ -94,7 +113,8 @@ model_list:
   });
 
   it('sorts settings into served, warned (logged at start) and refused (one line with the reason), and suggests the key a typo meant', () => {
-    const config = parseGatewayConfig(`
+    const config = parseGatewayConfig(
+      `
 model_list: []
 litellm_settings:
   cache: true
@@ -104,24 +124,36 @@ litellm_settings:
   success_callback: ["prometheus"]
 general_settings:
   use_redis_transaction_buffer: true
-`, { TEST_REDIS_HOST: 'redis.internal' });
-    expect(config.litellm.cache).toMatchObject({ type: 'redis', redis: { host: 'redis.internal', port: 6379 }, ttlSeconds: 600, namespace: 'team-a', callTypes: new Set(['acompletion']) });
+`,
+      { TEST_REDIS_HOST: 'redis.internal' },
+    );
+    expect(config.litellm.cache).toMatchObject({
+      type: 'redis',
+      redis: { host: 'redis.internal', port: 6379 },
+      ttlSeconds: 600,
+      namespace: 'team-a',
+      callTypes: new Set(['acompletion']),
+    });
     expect(config.warnings).toEqual([
-      expect.stringMatching(/^litellm_settings\.callbacks is accepted and ignored: logging integrations: metrics are always served at \/metrics, traces with OTEL_EXPORTER_OTLP_ENDPOINT/),
+      expect.stringMatching(
+        /^litellm_settings\.callbacks is accepted and ignored: logging integrations: metrics are always served at \/metrics, traces with OTEL_EXPORTER_OTLP_ENDPOINT/,
+      ),
       expect.stringMatching(/^litellm_settings\.success_callback is accepted and ignored/),
       'general_settings.use_redis_transaction_buffer is accepted and ignored: spend is written behind anyway (at most every second)',
     ]);
     expect(parseGatewayConfig('litellm_settings: { cache: True }', {}).litellm.cache).toMatchObject({ type: 'local' });
     expect(parseGatewayConfig('litellm_settings: { cache: false, cache_params: { type: redis } }').litellm.cache).toBeUndefined();
 
-    expect(problemsOf(`
+    expect(
+      problemsOf(`
 general_settings:
   custom_auth: custom_auth_basic.user_api_key_auth
 litellm_settings:
   callbacks: [custom_callbacks.proxy_handler_instance]
   guardrails: []
   cache_parms: { type: local }
-`)).toEqual([
+`),
+    ).toEqual([
       'AIGW_CONFIG: litellm_settings.guardrails: refused: guardrails are not served yet, and calls would pass unchecked',
       'AIGW_CONFIG: litellm_settings.cache_parms: unknown key (did you mean cache_params?)',
       'AIGW_CONFIG: general_settings.custom_auth: refused: a Python hook the gateway cannot run; serving without it would let in callers it refuses',
@@ -130,18 +162,30 @@ litellm_settings:
   });
 
   it('reads pass_through_endpoints, header values from the environment, never quoting one in a problem', () => {
-    const config = parseGatewayConfig(`
+    const config = parseGatewayConfig(
+      `
 general_settings:
   pass_through_endpoints:
     - path: "/azure-config-passthrough"
       target: os.environ/TEST_TARGET
       include_subpath: true
       headers: { Authorization: os.environ/TEST_TARGET_KEY, x-team: platform }
-`, { TEST_TARGET: 'http://127.0.0.1:9/azure', TEST_TARGET_KEY: 'Bearer s3cret' });
+`,
+      { TEST_TARGET: 'http://127.0.0.1:9/azure', TEST_TARGET_KEY: 'Bearer s3cret' },
+    );
     expect(config.litellm.passThroughEndpoints).toEqual([
-      { path: '/azure-config-passthrough', target: 'http://127.0.0.1:9/azure', headers: { authorization: 'Bearer s3cret', 'x-team': 'platform' }, includeSubpath: true, forwardHeaders: false, costPerRequest: 0 },
+      {
+        path: '/azure-config-passthrough',
+        target: 'http://127.0.0.1:9/azure',
+        headers: { authorization: 'Bearer s3cret', 'x-team': 'platform' },
+        includeSubpath: true,
+        forwardHeaders: false,
+        costPerRequest: 0,
+      },
     ]);
-    const lines = problemsOf('general_settings:\n  pass_through_endpoints:\n    - { path: nope, target: "ftp://x", headers: { Authorization: os.environ/UNSET_KEY }, include_subpaths: true }\n');
+    const lines = problemsOf(
+      'general_settings:\n  pass_through_endpoints:\n    - { path: nope, target: "ftp://x", headers: { Authorization: os.environ/UNSET_KEY }, include_subpaths: true }\n',
+    );
     expect(lines).toEqual([
       'AIGW_CONFIG: general_settings.pass_through_endpoints[0].include_subpaths: unknown key (did you mean include_subpath?)',
       'AIGW_CONFIG: general_settings.pass_through_endpoints[0].path: must be a URL path starting with /, got "nope"',
@@ -151,7 +195,9 @@ general_settings:
   });
 
   it('reads pass_through_allowed_paths and stops the start on an entry that is not a plain path below a vendor pass-through', () => {
-    const config = parseGatewayConfig('general_settings:\n  pass_through_allowed_paths:\n    - { path: /openai/v1/organization/usage/**, methods: [get] }\n    - { path: /anthropic/v1/organizations/*/usage }\n');
+    const config = parseGatewayConfig(
+      'general_settings:\n  pass_through_allowed_paths:\n    - { path: /openai/v1/organization/usage/**, methods: [get] }\n    - { path: /anthropic/v1/organizations/*/usage }\n',
+    );
     expect(config.litellm.passThroughAllowedPaths).toEqual([
       { segments: ['openai', 'v1', 'organization', 'usage', '**'], methods: new Set(['GET']) },
       { segments: ['anthropic', 'v1', 'organizations', '*', 'usage'] },
@@ -176,7 +222,10 @@ general_settings:
 
   it('applies environment_variables before os.environ/ references are read', () => {
     const env: NodeJS.ProcessEnv = {};
-    const config = parseGatewayConfig('environment_variables: { TEST_KEY_FROM_FILE: sk-file }\nmodel_list:\n  - model_name: a\n    litellm_params: { model: openai/gpt-4o, api_key: os.environ/TEST_KEY_FROM_FILE }\n', env);
+    const config = parseGatewayConfig(
+      'environment_variables: { TEST_KEY_FROM_FILE: sk-file }\nmodel_list:\n  - model_name: a\n    litellm_params: { model: openai/gpt-4o, api_key: os.environ/TEST_KEY_FROM_FILE }\n',
+      env,
+    );
     expect(config.deployments[0]?.apiKey).toBe('sk-file');
     expect(env['TEST_KEY_FROM_FILE']).toBe('sk-file');
   });
@@ -185,7 +234,9 @@ general_settings:
     const keys = SETTING_RULES.map((rule) => `${rule.section}.${rule.key}`);
     expect(new Set(keys).size).toBe(keys.length);
     expect(SETTING_RULES.every((rule) => rule.why.length > 0)).toBe(true);
-    const rows = readFileSync(path.resolve(__dirname, '../../../../../docs/ai-gateway.md'), 'utf8').split('\n').filter((line) => line.startsWith('| `') || line.startsWith('| top-level'));
+    const rows = readFileSync(path.resolve(__dirname, '../../../../../docs/ai-gateway.md'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('| `') || line.startsWith('| top-level'));
     const structural = ['model_list', 'router_settings', 'litellm_settings', 'general_settings'];
     const undocumented = SETTING_RULES.filter((rule) => !(rule.section === '(top level)' && structural.includes(rule.key))).filter(
       (rule) => !rows.some((row) => (row.includes(`\`${rule.section}.${rule.key}\``) || row.includes(`\`${rule.key}\``)) && row.includes(`| ${rule.kind} |`)),

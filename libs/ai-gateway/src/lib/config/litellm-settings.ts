@@ -21,17 +21,51 @@ export interface SettingRule {
 }
 
 /** Callback names of LiteLLM's logging integrations: they observe calls, they never change or refuse one. */
-const LOGGING_INTEGRATIONS = ['prometheus', 'otel', 'langfuse', 'langsmith', 'datadog', 'lunary', 'helicone', 's3', 'gcs_bucket', 'azure_storage', 'sentry', 'slack', 'arize', 'braintrust', 'mlflow', 'opik', 'posthog', 'dynamodb', 'athina', 'wandb', 'logfire', 'greenscale', 'openmeter', 'galileo', 'humanloop', 'generic_api', 'supabase', 'traceloop'];
+const LOGGING_INTEGRATIONS = [
+  'prometheus',
+  'otel',
+  'langfuse',
+  'langsmith',
+  'datadog',
+  'lunary',
+  'helicone',
+  's3',
+  'gcs_bucket',
+  'azure_storage',
+  'sentry',
+  'slack',
+  'arize',
+  'braintrust',
+  'mlflow',
+  'opik',
+  'posthog',
+  'dynamodb',
+  'athina',
+  'wandb',
+  'logfire',
+  'greenscale',
+  'openmeter',
+  'galileo',
+  'humanloop',
+  'generic_api',
+  'supabase',
+  'traceloop',
+];
 
 export const SETTING_RULES: readonly SettingRule[] = [
   // litellm_settings
   { section: 'litellm_settings', key: 'drop_params', kind: 'served', why: 'parameters a provider does not take are removed instead of refused' },
   { section: 'litellm_settings', key: 'cache', kind: 'served', why: 'the response cache (with cache_params)' },
-  { section: 'litellm_settings', key: 'cache_params', kind: 'served', why: 'the response cache\'s store, TTL, namespace and call types' },
-  { section: 'litellm_settings', key: 'include_cost_in_streaming_usage', kind: 'served', why: 'always on here: a streamed usage chunk carries the call\'s cost as usage.cost' },
+  { section: 'litellm_settings', key: 'cache_params', kind: 'served', why: "the response cache's store, TTL, namespace and call types" },
+  { section: 'litellm_settings', key: 'include_cost_in_streaming_usage', kind: 'served', why: "always on here: a streamed usage chunk carries the call's cost as usage.cost" },
   { section: 'litellm_settings', key: 'num_retries', kind: 'served', why: 'retries within an alias, when router_settings.num_retries is not set' },
   { section: 'litellm_settings', key: 'request_timeout', kind: 'served', why: 'upstream timeout in seconds, when router_settings.timeout is not set' },
-  { section: 'litellm_settings', key: 'callbacks', kind: 'warned', why: 'logging integrations: metrics are always served at /metrics, traces with OTEL_EXPORTER_OTLP_ENDPOINT; a Python callback (module.name) is refused' },
+  {
+    section: 'litellm_settings',
+    key: 'callbacks',
+    kind: 'warned',
+    why: 'logging integrations: metrics are always served at /metrics, traces with OTEL_EXPORTER_OTLP_ENDPOINT; a Python callback (module.name) is refused',
+  },
   { section: 'litellm_settings', key: 'success_callback', kind: 'warned', why: 'as callbacks' },
   { section: 'litellm_settings', key: 'failure_callback', kind: 'warned', why: 'as callbacks' },
   { section: 'litellm_settings', key: 'service_callback', kind: 'warned', why: 'as callbacks' },
@@ -47,11 +81,16 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: 'general_settings', key: 'master_key', kind: 'served', why: 'the master key (AIGW_MASTER_KEY wins)' },
   { section: 'general_settings', key: 'always_include_stream_usage', kind: 'served', why: 'usage in every stream, asked for or not' },
   { section: 'general_settings', key: 'pass_through_endpoints', kind: 'served', why: 'paths forwarded to a target, with the virtual key checked' },
-  { section: 'general_settings', key: 'pass_through_allowed_paths', kind: 'served', why: 'paths of /openai and /anthropic that no project owns (admin, organization, usage APIs) which every key may use; refused otherwise' },
+  {
+    section: 'general_settings',
+    key: 'pass_through_allowed_paths',
+    kind: 'served',
+    why: 'paths of /openai and /anthropic that no project owns (admin, organization, usage APIs) which every key may use; refused otherwise',
+  },
   { section: 'general_settings', key: 'use_redis_transaction_buffer', kind: 'warned', why: 'spend is written behind anyway (at most every second)' },
   { section: 'general_settings', key: 'proxy_batch_write_at', kind: 'warned', why: 'spend is flushed every second' },
   { section: 'general_settings', key: 'database_url', kind: 'warned', why: 'the database is AIGW_DATABASE_URL' },
-  { section: 'general_settings', key: 'database_connection_pool_limit', kind: 'warned', why: 'the pool is the service\'s own' },
+  { section: 'general_settings', key: 'database_connection_pool_limit', kind: 'warned', why: "the pool is the service's own" },
   { section: 'general_settings', key: 'store_model_in_db', kind: 'warned', why: 'models come from AIGW_CONFIG only' },
   { section: 'general_settings', key: 'disable_spend_logs', kind: 'warned', why: 'spend is kept as daily totals, never per call' },
   { section: 'general_settings', key: 'alerting', kind: 'warned', why: 'alert on /metrics instead' },
@@ -70,7 +109,7 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: '(top level)', key: 'general_settings', kind: 'served', why: 'as listed here' },
   { section: '(top level)', key: 'environment_variables', kind: 'served', why: 'set in the environment before the rest of the file is read' },
   { section: '(top level)', key: 'guardrails', kind: 'refused', why: 'guardrails are not served yet, and calls would pass unchecked' },
-  { section: '(top level)', key: 'mcp_servers', kind: 'refused', why: 'MCP servers are the MCP gateway\'s (MCPGW_CONFIG); tools would silently vanish here' },
+  { section: '(top level)', key: 'mcp_servers', kind: 'refused', why: "MCP servers are the MCP gateway's (MCPGW_CONFIG); tools would silently vanish here" },
 ];
 
 /** `general_settings.pass_through_endpoints[]`. */
@@ -140,7 +179,8 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
   sortKeys('litellm_settings', litellm, problem, warnings);
   sortKeys('general_settings', general, problem, warnings);
   for (const key of ['callbacks', 'success_callback', 'failure_callback', 'service_callback']) {
-    for (const hook of pythonCallbacks(litellm[key])) problem(`litellm_settings.${key}`, `refused: "${hook}" is a Python callback the gateway cannot run, and it may check or change calls`);
+    for (const hook of pythonCallbacks(litellm[key]))
+      problem(`litellm_settings.${key}`, `refused: "${hook}" is a Python callback the gateway cannot run, and it may check or change calls`);
   }
 
   const read = new LiteLlmSettingReader(problem);
@@ -175,7 +215,14 @@ function sortKeys(name: SettingRule['section'], values: Record<string, unknown>,
   for (const key of Object.keys(values)) {
     const at = name === '(top level)' ? key : `${name}.${key}`;
     const rule = rules.find((candidate) => candidate.key === key);
-    if (!rule) problem(at, unknownKeyMessage(key, rules.map((candidate) => candidate.key)));
+    if (!rule)
+      problem(
+        at,
+        unknownKeyMessage(
+          key,
+          rules.map((candidate) => candidate.key),
+        ),
+      );
     else if (rule.kind === 'refused') problem(at, `refused: ${rule.why}`);
     else if (rule.kind === 'warned' && values[key] !== null && values[key] !== false) warnings.push(`${at} is accepted and ignored: ${rule.why}`);
   }
@@ -255,9 +302,13 @@ class LiteLlmSettingReader extends SettingReader {
         return this.problem(`${here}.path`, `must be a path below ${routes.map((route) => `/${route}/`).join(' or ')}, got "${excerpt(path)}"`);
       }
       const bad = segments.findIndex((segment, position) =>
-        segment === '**' ? position !== segments.length - 1 : segment !== '*' && (!plain.test(segment) || segment === '.' || segment === '..'));
+        segment === '**' ? position !== segments.length - 1 : segment !== '*' && (!plain.test(segment) || segment === '.' || segment === '..'),
+      );
       if (bad >= 0) {
-        return this.problem(`${here}.path`, `segment ${bad + 1} ("${excerpt(segments[bad] ?? '')}") must be a plain path segment, * for any one segment, or a last ** for any rest`);
+        return this.problem(
+          `${here}.path`,
+          `segment ${bad + 1} ("${excerpt(segments[bad] ?? '')}") must be a plain path segment, * for any one segment, or a last ** for any rest`,
+        );
       }
       let methods: Set<string> | undefined;
       if (entry['methods'] !== undefined && entry['methods'] !== null) {

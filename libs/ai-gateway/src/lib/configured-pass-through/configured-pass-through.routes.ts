@@ -38,7 +38,12 @@ export class ConfiguredPassThroughRoutes implements OnModuleInit {
     registry: MetricsRegistry,
   ) {
     const registers = [registry];
-    this.requests = new SeriesCounter({ name: 'arbor_aigw_pass_through_requests_total', help: 'Calls to pass_through_endpoints, by configured path and upstream status.', labelNames: ['path', 'status'], registers });
+    this.requests = new SeriesCounter({
+      name: 'arbor_aigw_pass_through_requests_total',
+      help: 'Calls to pass_through_endpoints, by configured path and upstream status.',
+      labelNames: ['path', 'status'],
+      registers,
+    });
     this.duration = new SeriesHistogram({
       name: 'arbor_aigw_pass_through_duration_seconds',
       help: 'Calls to pass_through_endpoints, first byte in to last byte out.',
@@ -139,6 +144,7 @@ const spendTargets = new Map<string, GatewayDeployment>();
 
 function spendTarget(endpoint: PassThroughEndpoint): GatewayDeployment {
   let target = spendTargets.get(endpoint.path);
-  if (!target) spendTargets.set(endpoint.path, (target = { id: `pass-through:${endpoint.path}`, alias: endpoint.path, provider: 'pass-through', model: endpoint.path, modelInfo: {} }));
+  if (!target)
+    spendTargets.set(endpoint.path, (target = { id: `pass-through:${endpoint.path}`, alias: endpoint.path, provider: 'pass-through', model: endpoint.path, modelInfo: {} }));
   return target;
 }

@@ -64,7 +64,12 @@ export class TokenCountRoutes implements OnModuleInit {
 
   onModuleInit(): void {
     for (const count of TOKEN_COUNTS) {
-      this.routes.add({ route: count.path, endpoints: [{ methods: ['POST'], path: count.path }], matches: (method, path) => method === 'POST' && path === count.path, handle: (request, response) => this.count(count, request, response) });
+      this.routes.add({
+        route: count.path,
+        endpoints: [{ methods: ['POST'], path: count.path }],
+        matches: (method, path) => method === 'POST' && path === count.path,
+        handle: (request, response) => this.count(count, request, response),
+      });
     }
   }
 

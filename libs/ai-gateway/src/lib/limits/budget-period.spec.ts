@@ -3,7 +3,7 @@ import { budgetPeriodEnd } from './budget-period';
 const at = (iso: string) => Date.parse(iso);
 
 describe('budget periods', () => {
-  it('run one duration after another from the key\'s creation until a reset time is persisted', () => {
+  it("run one duration after another from the key's creation until a reset time is persisted", () => {
     const key = { budgetDuration: '24h', budgetResetAt: null, createdAt: at('2026-03-01T10:00:00Z') };
     expect(budgetPeriodEnd(key, at('2026-03-01T12:00:00Z'))).toBe(at('2026-03-02T10:00:00Z'));
     expect(budgetPeriodEnd(key, at('2026-03-02T10:00:00Z'))).toBe(at('2026-03-03T10:00:00Z'));

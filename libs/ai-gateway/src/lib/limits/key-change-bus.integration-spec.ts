@@ -5,7 +5,7 @@ import { KeyChangeBus } from './key-change-bus';
 describe('KeyChangeBus', () => {
   it('evicts a changed key here at once and on the other replicas through Redis', async () => {
     const url = process.env['TEST_REDIS_URL'];
-    if (!url) throw new Error('TEST_REDIS_URL is not set: add `redis: true` to this project\'s jest globals.arbor');
+    if (!url) throw new Error("TEST_REDIS_URL is not set: add `redis: true` to this project's jest globals.arbor");
     const evictedHere: string[] = [];
     let heardThere: (hash: string) => void = () => undefined;
     const evictedThere = new Promise<string>((resolve) => (heardThere = resolve));

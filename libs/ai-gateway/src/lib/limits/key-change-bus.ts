@@ -31,9 +31,7 @@ export class KeyChangeBus implements OnApplicationBootstrap, OnApplicationShutdo
     this.subscriber = this.redis.client.duplicate({ enableOfflineQueue: true, commandTimeout: undefined });
     this.subscriber.on('error', () => undefined); // GatewayRedis reports outages
     this.subscriber.on('message', (_channel: string, keyHash: string) => this.verifier.evict(keyHash));
-    const subscribed = this.subscriber
-      .subscribe(CHANNEL)
-      .catch((error: unknown) => this.logger.warn(`key changes from other replicas are not heard: ${String(error)}`));
+    const subscribed = this.subscriber.subscribe(CHANNEL).catch((error: unknown) => this.logger.warn(`key changes from other replicas are not heard: ${String(error)}`));
     // Listening before the first request when Redis is up; a Redis that is down must not hold the start up.
     if (this.redis.ready) await subscribed;
   }

@@ -95,7 +95,7 @@ describe('KeyLimiter in process', () => {
     await limiter.admit(key);
   });
 
-  it('refuses with 400 budget_exceeded once the period\'s spend reaches max_budget, and admits again when the period rolls over', async () => {
+  it("refuses with 400 budget_exceeded once the period's spend reaches max_budget, and admits again when the period rolls over", async () => {
     const key = keyWith({ maxBudget: 1, budgetDuration: '30m' });
     expect((await limiter.admit(key)).settle({ totalTokens: 10, cost: 0.6 })).toEqual({ keySpend: 0.6 });
     expect((await limiter.admit(key)).settle({ totalTokens: 10, cost: 0.5 })).toEqual({ keySpend: 1.1 });
@@ -118,7 +118,7 @@ describe('KeyLimiter in process', () => {
     await expect(limiter.admit(keyWith({ maxBudget: 5, spend: 5 }))).rejects.toMatchObject({ status: 400, code: 'budget_exceeded' });
   });
 
-  it('describes the key\'s own limits in OpenAI\'s x-ratelimit-* headers, only those it has', async () => {
+  it("describes the key's own limits in OpenAI's x-ratelimit-* headers, only those it has", async () => {
     const both = await limiter.admit(keyWith({ rpmLimit: 10, tpmLimit: 1000 }));
     expect(both.rateLimitHeaders()).toEqual({
       'x-ratelimit-limit-requests': '10',
@@ -151,7 +151,7 @@ describe('KeyLimiter on two replicas sharing Redis', () => {
 
   beforeAll(async () => {
     const url = process.env['TEST_REDIS_URL'];
-    if (!url) throw new Error('TEST_REDIS_URL is not set: add `redis: true` to this project\'s jest globals.arbor');
+    if (!url) throw new Error("TEST_REDIS_URL is not set: add `redis: true` to this project's jest globals.arbor");
     redisA = new GatewayRedis(url);
     redisB = new GatewayRedis(url);
     await Promise.all([redisA.onApplicationBootstrap(), redisB.onApplicationBootstrap()]);
@@ -172,7 +172,12 @@ describe('KeyLimiter on two replicas sharing Redis', () => {
     const outcomes: string[] = [];
     for (let i = 0; i < 8; i += 1) {
       const replica = i % 2 === 0 ? replicaA : replicaB;
-      outcomes.push(await replica.admit(key).then(() => 'admitted', (error: ProviderError) => String(error.status)));
+      outcomes.push(
+        await replica.admit(key).then(
+          () => 'admitted',
+          (error: ProviderError) => String(error.status),
+        ),
+      );
     }
     expect(outcomes).toEqual(['admitted', 'admitted', 'admitted', 'admitted', '429', '429', '429', '429']);
 
@@ -181,7 +186,7 @@ describe('KeyLimiter on two replicas sharing Redis', () => {
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(5);
   });
 
-  it('shares parallel slots, and a crashed replica\'s slots lapse', async () => {
+  it("shares parallel slots, and a crashed replica's slots lapse", async () => {
     const key = keyWith({ maxParallelRequests: 2 });
     const onA = await replicaA.admit(key);
     await replicaB.admit(key);

@@ -41,7 +41,11 @@ export class KeyLimiter {
     private readonly spend: SpendRecorder,
   ) {
     this.local = new LocalKeyCounters();
-    if (redis.client) this.shared = new RedisKeyCounters(() => redis.ready, (error) => redis.unavailable(error));
+    if (redis.client)
+      this.shared = new RedisKeyCounters(
+        () => redis.ready,
+        (error) => redis.unavailable(error),
+      );
   }
 
   /** Admits the request or throws the ProviderError the client gets (429, or 400 budget_exceeded). */

@@ -51,7 +51,7 @@ export class LiteLlmKeysController {
     refuseUnserved(body, true);
     const project = projectOf(body);
     if (project === undefined) {
-      throw new ApiError(400, 'project_required', 'Name the key\'s project: team_id (or metadata.project) is the slug of a control-plane project; keys belong to a project here.');
+      throw new ApiError(400, 'project_required', "Name the key's project: team_id (or metadata.project) is the slug of a control-plane project; keys belong to a project here.");
     }
     requirePermitted(permitted, project, 'ai-gateway.operator');
     // On a new key, null is absent.
@@ -172,7 +172,8 @@ export class LiteLlmKeysController {
     if (body.new_master_key !== undefined && body.new_master_key !== null) {
       throw new ApiError(400, 'not_served', 'The master key is AIGW_MASTER_KEY: change it in the environment (docs/operations.md), not through this API.');
     }
-    if (body.new_key !== undefined && body.new_key !== null) throw new ApiError(400, 'not_served', 'new_key: this gateway makes its own keys (sk-arbor-…); a chosen key value cannot be kept.');
+    if (body.new_key !== undefined && body.new_key !== null)
+      throw new ApiError(400, 'not_served', 'new_key: this gateway makes its own keys (sk-arbor-…); a chosen key value cannot be kept.');
     const row = await this.named(reference, permitted, 'ai-gateway.operator');
     const changed = await this.apply(request, permitted, row, body);
     const { row: rotated, key } = await this.keys.rotate(changed.id);

@@ -40,10 +40,16 @@ export class LiteLlmSpendLogs {
     const from = day(start, 'start_date');
     const to = day(end, 'end_date');
     if (to < from) throw new ApiError(400, 'invalid_request', 'end_date is before start_date.', { fields: { end_date: ['must not be before start_date'] } });
-    if ((to - from) / DAY_MS + 1 > MAX_DAYS) throw new ApiError(400, 'invalid_request', `Ask for at most ${MAX_DAYS} days at a time.`, { fields: { end_date: [`at most ${MAX_DAYS} days after start_date`] } });
+    if ((to - from) / DAY_MS + 1 > MAX_DAYS)
+      throw new ApiError(400, 'invalid_request', `Ask for at most ${MAX_DAYS} days at a time.`, { fields: { end_date: [`at most ${MAX_DAYS} days after start_date`] } });
     // This replica's last second of spend belongs in the answer.
     await this.recorder.flush().catch(() => undefined);
-    const rows: { day: string; alias: string; key_hash: string | null; spend: number }[] = await this.dataSource.query(DAILY, [start, end, projects === 'all' ? null : projects, key?.id ?? null]);
+    const rows: { day: string; alias: string; key_hash: string | null; spend: number }[] = await this.dataSource.query(DAILY, [
+      start,
+      end,
+      projects === 'all' ? null : projects,
+      key?.id ?? null,
+    ]);
     const days = new Map<string, DailySpend>();
     for (let at = from; at <= to; at += DAY_MS) {
       const name = new Date(at).toISOString().slice(0, 10);
@@ -65,6 +71,7 @@ export class LiteLlmSpendLogs {
 function day(text: string, field: string): number {
   const at = Date.parse(`${text}T00:00:00Z`);
   // PostgreSQL has no year 0; nothing was spent before 1970.
-  if (Number.isNaN(at) || at < 0 || new Date(at).toISOString().slice(0, 10) !== text) throw new ApiError(400, 'invalid_request', `${field} is not a date.`, { fields: { [field]: ['must be a date: YYYY-MM-DD'] } });
+  if (Number.isNaN(at) || at < 0 || new Date(at).toISOString().slice(0, 10) !== text)
+    throw new ApiError(400, 'invalid_request', `${field} is not a date.`, { fields: { [field]: ['must be a date: YYYY-MM-DD'] } });
   return at;
 }

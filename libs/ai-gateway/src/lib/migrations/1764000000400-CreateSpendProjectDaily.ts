@@ -32,9 +32,7 @@ export class CreateSpendProjectDaily1764000000400 implements MigrationInterface 
         end if;
         return null;
       end $$`);
-    await queryRunner.query(
-      'create trigger spend_project_daily_apply after insert or update or delete on spend_daily for each row execute function spend_project_daily_apply()',
-    );
+    await queryRunner.query('create trigger spend_project_daily_apply after insert or update or delete on spend_daily for each row execute function spend_project_daily_apply()');
     await queryRunner.query(`
       insert into spend_project_daily (day, project, alias, requests, cost_usd)
       select day, project, alias, sum(requests), sum(cost_usd) from spend_daily where project is not null group by day, project, alias`);

@@ -18,7 +18,7 @@ describe('prices of images, audio and speech', () => {
     expect(costOf(images(3, '1024x1024'), price('gemini/imagen-4.0-generate-001'))).toBeCloseTo(0.12, 10);
   });
 
-  it("lets a flat output_cost_per_image win over the tiers", () => {
+  it('lets a flat output_cost_per_image win over the tiers', () => {
     expect(costOf({ ...NO_USAGE, images: { count: 2, size: '1024x1024', quality: 'high' } }, { ...price('openai/gpt-image-1'), costPerImage: 0.01 })).toBeCloseTo(0.02, 10);
   });
 

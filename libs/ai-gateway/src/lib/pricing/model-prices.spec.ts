@@ -30,7 +30,12 @@ describe('cost of a batch', () => {
   });
 
   it('costs the batch prices of the price data where it has them', () => {
-    const batched = deployment('m', 'openai', { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6, input_cost_per_token_batches: 0.1e-6, output_cost_per_token_batches: 0.2e-6 });
+    const batched = deployment('m', 'openai', {
+      input_cost_per_token: 1e-6,
+      output_cost_per_token: 2e-6,
+      input_cost_per_token_batches: 0.1e-6,
+      output_cost_per_token_batches: 0.2e-6,
+    });
     expect(new ModelPrices([batched]).batchCost(batched, usage)).toBeCloseTo(1000 * 0.1e-6 + 500 * 0.2e-6, 12);
   });
 });
@@ -45,7 +50,10 @@ describe('cost of a call', () => {
 
   it('charges cached prompt tokens at the cache price and reasoning tokens at their own price', () => {
     const model = deployment('o-custom', 'openai', {
-      input_cost_per_token: 1e-6, output_cost_per_token: 2e-6, cache_read_input_token_cost: 0.1e-6, output_cost_per_reasoning_token: 3e-6,
+      input_cost_per_token: 1e-6,
+      output_cost_per_token: 2e-6,
+      cache_read_input_token_cost: 0.1e-6,
+      output_cost_per_reasoning_token: 3e-6,
     });
     const prices = new ModelPrices([model]);
     const cost = prices.cost(model, { promptTokens: 1000, completionTokens: 500, cachedTokens: 400, reasoningTokens: 100 });
@@ -58,7 +66,12 @@ describe('cost of a call', () => {
     const sonnet = deployment('claude-sonnet-4-5-20250929', 'anthropic');
     expect(new ModelPrices([sonnet]).cost(sonnet, usageWithCache)).toBeCloseTo(100 * 3e-6 + 1000 * 3.75e-6 + 2000 * 0.3e-6 + 20 * 15e-6, 12);
     // model_info (LiteLLM's field names) overrides it.
-    const priced = deployment('my-claude', 'anthropic', { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6, cache_read_input_token_cost: 0.1e-6, cache_creation_input_token_cost: 5e-6 });
+    const priced = deployment('my-claude', 'anthropic', {
+      input_cost_per_token: 1e-6,
+      output_cost_per_token: 2e-6,
+      cache_read_input_token_cost: 0.1e-6,
+      cache_creation_input_token_cost: 5e-6,
+    });
     expect(new ModelPrices([priced]).cost(priced, usageWithCache)).toBeCloseTo(100 * 1e-6 + 1000 * 5e-6 + 2000 * 0.1e-6 + 20 * 2e-6, 12);
     // Without a cache write price, writes cost the input price.
     const plain = deployment('plain', 'anthropic', { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 });
@@ -70,7 +83,10 @@ describe('cost of a call', () => {
     const sonnet = deployment('claude-sonnet-4-5', 'anthropic');
     expect(new ModelPrices([sonnet]).cost(sonnet, usageWithOneHour)).toBeCloseTo(100 * 3e-6 + 400 * 3.75e-6 + 600 * 6e-6 + 20 * 15e-6, 12);
     const priced = deployment('my-claude', 'anthropic', {
-      input_cost_per_token: 1e-6, output_cost_per_token: 2e-6, cache_creation_input_token_cost: 5e-6, cache_creation_input_token_cost_above_1hr: 7e-6,
+      input_cost_per_token: 1e-6,
+      output_cost_per_token: 2e-6,
+      cache_creation_input_token_cost: 5e-6,
+      cache_creation_input_token_cost_above_1hr: 7e-6,
     });
     expect(new ModelPrices([priced]).cost(priced, usageWithOneHour)).toBeCloseTo(100 * 1e-6 + 400 * 5e-6 + 600 * 7e-6 + 20 * 2e-6, 12);
     // Without a one-hour price, they cost what any cache write costs.

@@ -47,9 +47,7 @@ export class ModelPrices implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     const unpriced = this.deployments.filter((d) => !d.wildcard && !this.prices.get(d.id)).map((d) => `${d.id} (${d.provider}/${d.model})`);
     if (unpriced.length > 0) {
-      new Logger('ai-gateway').warn(
-        `no price known for ${unpriced.join(', ')}: their calls cost 0; set model_info input_cost_per_token/output_cost_per_token or AIGW_PRICE_MAP`,
-      );
+      new Logger('ai-gateway').warn(`no price known for ${unpriced.join(', ')}: their calls cost 0; set model_info input_cost_per_token/output_cost_per_token or AIGW_PRICE_MAP`);
     }
   }
 

@@ -48,7 +48,12 @@ export class RealtimeSessionsRoutes implements OnModuleInit {
   onModuleInit(): void {
     for (const route of SESSION_ROUTES) {
       const paths = [route.path, route.path.slice('/v1'.length)];
-      this.routes.add({ route: route.path, endpoints: paths.map((path) => ({ methods: ['POST'], path })), matches: (method, path) => method === 'POST' && paths.includes(path), handle: (request, response) => this.create(route, request, response) });
+      this.routes.add({
+        route: route.path,
+        endpoints: paths.map((path) => ({ methods: ['POST'], path })),
+        matches: (method, path) => method === 'POST' && paths.includes(path),
+        handle: (request, response) => this.create(route, request, response),
+      });
     }
   }
 
@@ -61,7 +66,8 @@ export class RealtimeSessionsRoutes implements OnModuleInit {
       const deployment = this.deployments.pick(alias);
       if (!deployment) throw noDeploymentsAvailable(alias, this.deployments.soonestAvailableMs(alias));
       const adapter = providerAdapterFor(deployment.provider);
-      if (!adapter?.realtime || !adapter.passThrough) throw badRequest(`The model "${alias}" is served by ${deployment.provider}, which offers no WebRTC realtime sessions through this gateway.`, 'model');
+      if (!adapter?.realtime || !adapter.passThrough)
+        throw badRequest(`The model "${alias}" is served by ${deployment.provider}, which offers no WebRTC realtime sessions through this gateway.`, 'model');
       const target = adapter.passThrough.target(deployment, route.path, '');
       const abort = new AbortController();
       response.once('close', () => abort.abort(new Error('client disconnected')));

@@ -58,7 +58,12 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.upgrades.add({ route: '/v1/realtime', paths: ['/v1/realtime', '/realtime'], matches: (path) => PATH.test(path), handle: (request, socket, head) => this.upgrade(request, socket, head) });
+    this.upgrades.add({
+      route: '/v1/realtime',
+      paths: ['/v1/realtime', '/realtime'],
+      matches: (path) => PATH.test(path),
+      handle: (request, socket, head) => this.upgrade(request, socket, head),
+    });
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -155,7 +160,18 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
     session.admission?.settle({ alias, deployment, usage, cost, failed });
     session.admission = undefined;
     const now = performance.now();
-    this.metrics.call({ alias, deployment, status: failed ? 502 : 200, errorCode: failed ? 'realtime_response_failed' : null, seconds: (now - session.started) / 1000, usage, cost, retries: 0, fallbacks: 0, requestedAlias: alias });
+    this.metrics.call({
+      alias,
+      deployment,
+      status: failed ? 502 : 200,
+      errorCode: failed ? 'realtime_response_failed' : null,
+      seconds: (now - session.started) / 1000,
+      usage,
+      cost,
+      retries: 0,
+      fallbacks: 0,
+      requestedAlias: alias,
+    });
     session.started = now;
     this.accounting.admit(session.caller).then(
       (admission) => {
@@ -187,7 +203,12 @@ interface RealtimeSession {
 
 function offeredProtocols(request: IncomingMessage): string[] {
   const header = request.headers['sec-websocket-protocol'];
-  return header === undefined ? [] : header.split(',').map((name) => name.trim()).filter(Boolean);
+  return header === undefined
+    ? []
+    : header
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean);
 }
 
 /** An open upstream socket and what it sent so far. */
@@ -211,7 +232,9 @@ function connect(target: UpstreamTarget, beta: string | string[] | undefined): P
       response.on('end', () => reject(refusedHandshake(response.statusCode ?? 502, Buffer.concat(chunks).toString('utf8'))));
       response.on('error', () => reject(refusedHandshake(response.statusCode ?? 502, '')));
     });
-    upstream.once('error', (error) => reject(new ProviderError(502, 'api_connection_error', `The realtime upstream could not be reached: ${error.message}`, 'upstream_unreachable')));
+    upstream.once('error', (error) =>
+      reject(new ProviderError(502, 'api_connection_error', `The realtime upstream could not be reached: ${error.message}`, 'upstream_unreachable')),
+    );
   });
 }
 

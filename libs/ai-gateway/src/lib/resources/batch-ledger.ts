@@ -101,7 +101,10 @@ export class BatchLedger implements OnModuleInit, OnModuleDestroy {
       costUsd: settled.costUsd,
     });
     if (key) {
-      const periodEnd = budgetPeriodEnd({ budgetDuration: key.budgetDuration, budgetResetAt: key.budgetResetAt?.getTime() ?? null, createdAt: key.createdAt.getTime() }, this.clock.now());
+      const periodEnd = budgetPeriodEnd(
+        { budgetDuration: key.budgetDuration, budgetResetAt: key.budgetResetAt?.getTime() ?? null, createdAt: key.createdAt.getTime() },
+        this.clock.now(),
+      );
       this.spend.recordKeySpend(key.id, settled.costUsd, periodEnd);
     }
   }

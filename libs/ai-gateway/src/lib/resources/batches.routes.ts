@@ -81,7 +81,15 @@ export class BatchesRoutes implements OnModuleInit {
       admission.settle({ alias: file.alias, deployment: undefined, usage: NO_USAGE, cost: 0 });
     }
     const id = gatewayId('batch');
-    const batch = { id, kind: 'batch' as const, alias: file.alias, deploymentId: deployment.id, upstreamId: String(object['id']), object: { ...object, id }, nextPollAt: new Date() };
+    const batch = {
+      id,
+      kind: 'batch' as const,
+      alias: file.alias,
+      deploymentId: deployment.id,
+      upstreamId: String(object['id']),
+      object: { ...object, id },
+      nextPollAt: new Date(),
+    };
     await this.store.add(caller, batch);
     return this.ledger.observe(await this.store.find('batch', id, caller), object);
   }

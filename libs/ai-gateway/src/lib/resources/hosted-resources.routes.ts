@@ -125,7 +125,11 @@ export class HostedResourcesRoutes implements OnModuleInit {
       const listed = withRun ? { id: upstreamId, object: 'thread', created_at: answer['created_at'], metadata: {}, tool_resources: {} } : answer;
       const owner = { id: upstreamId, kind, alias: deployment.alias, deploymentId: deployment.id, upstreamId, object: listed };
       await this.store.add(caller, owner);
-      const object = await this.clientObject(answer, { ...owner, project: caller.kind === 'master' ? null : caller.key.project, keyId: caller.kind === 'master' ? null : caller.key.id } as OwnedResource, deployment);
+      const object = await this.clientObject(
+        answer,
+        { ...owner, project: caller.kind === 'master' ? null : caller.key.project, keyId: caller.kind === 'master' ? null : caller.key.id } as OwnedResource,
+        deployment,
+      );
       if (!withRun) await this.store.setObject(upstreamId, object);
       sendJson(response, object);
     } finally {

@@ -100,10 +100,11 @@ export class ResourceStore {
   }
 
   async find(kind: ResourceKind, id: string, caller: GatewayCaller): Promise<OwnedResource> {
-    const rows: Row[] = await this.dataSource.query(
-      'select * from owned_resources where id = $1 and kind = $2 and ($3::text is null or project is not distinct from $3)',
-      [id, kind, ownerOf(caller)],
-    );
+    const rows: Row[] = await this.dataSource.query('select * from owned_resources where id = $1 and kind = $2 and ($3::text is null or project is not distinct from $3)', [
+      id,
+      kind,
+      ownerOf(caller),
+    ]);
     const row = rows[0];
     if (!row) throw resourceNotFound(kind, id);
     return fromRow(row);
@@ -136,7 +137,11 @@ export class ResourceStore {
     for (const upstreamId of unseen) {
       const id = gatewayId('file');
       await this.insert(this.dataSource.manager, owner.project, owner.keyId, {
-        id, kind: 'file', alias: owner.alias, deploymentId: owner.deploymentId, upstreamId,
+        id,
+        kind: 'file',
+        alias: owner.alias,
+        deploymentId: owner.deploymentId,
+        upstreamId,
         object: { id, object: 'file', purpose: 'batch_output', filename: upstreamId, bytes: null, created_at: Math.floor(Date.now() / 1000) },
       });
     }
@@ -187,10 +192,7 @@ export class ResourceStore {
    */
   async settleOnce<T extends { costUsd: number }>(id: string, settle: () => Promise<T>): Promise<T | undefined> {
     return this.dataSource.transaction(async (manager) => {
-      const rows: { id: string }[] = await manager.query(
-        `select id from owned_resources where id = $1 and kind = 'batch' and settled_at is null for update skip locked`,
-        [id],
-      );
+      const rows: { id: string }[] = await manager.query(`select id from owned_resources where id = $1 and kind = 'batch' and settled_at is null for update skip locked`, [id]);
       if (rows.length === 0) return undefined;
       const settled = await settle();
       await manager.query('update owned_resources set settled_at = now(), cost_usd = $2, next_poll_at = null where id = $1', [id, settled.costUsd]);

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import {
-  DEFAULT_UPSTREAM_TIMEOUT_MS, openAiErrorFrom, ProviderError, providerAdapterFor, readAll, sendUpstream, type UpstreamResponse,
-} from '@arbor/provider-adapters';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, openAiErrorFrom, ProviderError, providerAdapterFor, readAll, sendUpstream, type UpstreamResponse } from '@arbor/provider-adapters';
 import type { GatewayDeployment } from '../config/gateway-config';
 import { DeploymentRouter } from '../deployment-router';
 import { badRequest, keyModelAccessDenied, unknownModel } from '../gateway-errors';

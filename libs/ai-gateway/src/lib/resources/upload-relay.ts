@@ -103,9 +103,7 @@ export class UploadRelay {
     for (const [name, value] of this.fields) this.writeField(name, value);
     const file = this.file as Readable;
     const info = this.fileInfo as { filename: string; mimeType: string };
-    this.body.write(
-      `--${this.boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted(info.filename)}"\r\nContent-Type: ${info.mimeType}\r\n\r\n`,
-    );
+    this.body.write(`--${this.boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted(info.filename)}"\r\nContent-Type: ${info.mimeType}\r\n\r\n`);
     const source = this.lineRewrite ? file.pipe(new LineRewrite(this.lineRewrite)) : file;
     source.once('end', () => {
       this.body.write('\r\n');

@@ -33,11 +33,13 @@ export function cacheControls(raw: unknown): CacheControls {
   const seconds = (name: string, allowZero: boolean): number | undefined => {
     const value = controls[name];
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) throw badRequest(`cache.${name} must be a number of seconds${allowZero ? '' : ' greater than 0'}.`, 'cache');
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (!allowZero && value === 0))
+      throw badRequest(`cache.${name} must be a number of seconds${allowZero ? '' : ' greater than 0'}.`, 'cache');
     return value;
   };
   const namespace = controls['namespace'];
-  if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '' || namespace.length > 200)) throw badRequest('cache.namespace must be a non-empty string of at most 200 characters.', 'cache');
+  if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '' || namespace.length > 200))
+    throw badRequest('cache.namespace must be a non-empty string of at most 200 characters.', 'cache');
   const ttlSeconds = seconds('ttl', false);
   const maxAgeSeconds = seconds('s-maxage', true);
   return {

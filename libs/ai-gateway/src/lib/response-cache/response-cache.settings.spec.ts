@@ -15,7 +15,14 @@ describe('the response cache settings (litellm_settings.cache, cache_params)', (
     const { settings } = readResponseCacheSettings({ cache: true }, {});
     expect(settings).toMatchObject({ type: 'local', ttlSeconds: DEFAULT_CACHE_TTL_SECONDS, namespace: DEFAULT_CACHE_NAMESPACE, mode: 'default_on', sharedAcrossProjects: false });
     expect(settings?.callTypes).toBeUndefined();
-    expect(cachedFamilies(settings?.callTypes)).toEqual(['anthropic-messages', 'openai-chat', 'openai-completions', 'openai-embeddings', 'openai-responses', 'openai-responses-compact']);
+    expect(cachedFamilies(settings?.callTypes)).toEqual([
+      'anthropic-messages',
+      'openai-chat',
+      'openai-completions',
+      'openai-embeddings',
+      'openai-responses',
+      'openai-responses-compact',
+    ]);
   });
 
   it("uses Redis from LiteLLM's REDIS_HOST, REDIS_PORT and REDIS_PASSWORD when cache_params do not name one", () => {
@@ -23,14 +30,20 @@ describe('the response cache settings (litellm_settings.cache, cache_params)', (
     expect(settings).toMatchObject({ type: 'redis', redis: { host: 'cache.internal', port: 6380, password: 'secret' } });
     const explicit = readResponseCacheSettings({ cache: true, cache_params: { type: 'redis', host: 'redis.example', port: 7000, ttl: 60, namespace: 'team-a' } }, {});
     expect(explicit.settings).toMatchObject({ type: 'redis', redis: { host: 'redis.example', port: 7000 }, ttlSeconds: 60, namespace: 'team-a' });
-    expect(readResponseCacheSettings({ cache: true }, { REDIS_URL: 'redis://user:pw@host:6379' }).settings).toMatchObject({ type: 'redis', redis: { url: 'redis://user:pw@host:6379' } });
+    expect(readResponseCacheSettings({ cache: true }, { REDIS_URL: 'redis://user:pw@host:6379' }).settings).toMatchObject({
+      type: 'redis',
+      redis: { url: 'redis://user:pw@host:6379' },
+    });
   });
 
   it("caches the families whose codecs declare one of LiteLLM's supported_call_types", () => {
     const { settings } = readResponseCacheSettings({ cache: true, cache_params: { supported_call_types: ['acompletion', 'aembedding', 'atranscription'] } }, {});
     expect(cachedFamilies(settings?.callTypes)).toEqual(['openai-chat', 'openai-embeddings']);
     expect(cachedFamilies(readResponseCacheSettings({ cache: true, cache_params: { supported_call_types: [] } }, {}).settings?.callTypes)).toEqual([]);
-    expect(cachedFamilies(readResponseCacheSettings({ cache: true, cache_params: { supported_call_types: ['aresponses'] } }, {}).settings?.callTypes)).toEqual(['openai-responses', 'openai-responses-compact']);
+    expect(cachedFamilies(readResponseCacheSettings({ cache: true, cache_params: { supported_call_types: ['aresponses'] } }, {}).settings?.callTypes)).toEqual([
+      'openai-responses',
+      'openai-responses-compact',
+    ]);
   });
 
   it('names every problem: caches it does not have, unknown keys and call types, bad values', () => {

@@ -41,7 +41,8 @@ export class ResponseCache implements CallStage, OnApplicationShutdown {
 
   constructor(@Inject(GATEWAY_SETTINGS) gateway: GatewaySettings, registry: MetricsRegistry, stages: CallStages) {
     this.settings = gateway.litellm.cache;
-    if (this.settings) this.store = this.settings.type === 'redis' && this.settings.redis ? new RedisAnswerStore(this.settings.redis) : new MemoryAnswerStore(this.settings.maxEntries);
+    if (this.settings)
+      this.store = this.settings.type === 'redis' && this.settings.redis ? new RedisAnswerStore(this.settings.redis) : new MemoryAnswerStore(this.settings.maxEntries);
     this.on = this.store !== undefined;
     stages.add(this);
     const registers = [registry];

@@ -3,8 +3,7 @@ import { applyDecorators } from '@nestjs/common';
 import { IsISO8601, IsOptional, Matches } from 'class-validator';
 import { IsProjectSlug } from '../keys/dto/key-fields';
 
-const IsDay = () =>
-  applyDecorators(IsISO8601({ strict: true }), Matches(/^\d{4}-\d{2}-\d{2}$/, { message: '$property must be a date: YYYY-MM-DD' }));
+const IsDay = () => applyDecorators(IsISO8601({ strict: true }), Matches(/^\d{4}-\d{2}-\d{2}$/, { message: '$property must be a date: YYYY-MM-DD' }));
 
 /** Optional day range, both ends included (UTC days, as spend_daily counts them). */
 export class SpendRangeQuery {

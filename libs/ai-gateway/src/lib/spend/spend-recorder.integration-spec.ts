@@ -100,7 +100,7 @@ describe('SpendRecorder', () => {
     expect(report.by_alias).toMatchObject([{ alias: 'fast', requests: 3, estimated_requests: 2 }]);
   });
 
-  it('keeps the key\'s lifetime spend and the spend of its current budget period', async () => {
+  it("keeps the key's lifetime spend and the spend of its current budget period", async () => {
     const key = await newKey({ budgetDuration: '1h' });
     const period = clock.time + 3_600_000;
     recorder.recordKeySpend(key.id, 0.5, period);
@@ -135,7 +135,9 @@ describe('SpendRecorder', () => {
 
   it('writes everything recorded when the application shuts down', async () => {
     @Module({
-      imports: [DatabaseModule.forRoot({ url: database.url, variable: 'AIGW_DATABASE_URL', entities: AI_GATEWAY_ENTITIES, migrations: AI_GATEWAY_MIGRATIONS, applicationName: 'test' })],
+      imports: [
+        DatabaseModule.forRoot({ url: database.url, variable: 'AIGW_DATABASE_URL', entities: AI_GATEWAY_ENTITIES, migrations: AI_GATEWAY_MIGRATIONS, applicationName: 'test' }),
+      ],
       providers: [GatewayClock, SpendRecorder],
     })
     class RecorderModule {}
@@ -153,7 +155,7 @@ describe('SpendRecorder', () => {
     expect((await keyRow(key.id)).spend).toBeCloseTo(0.25, 10);
   });
 
-  it('reports a key\'s and a project\'s spend by alias, deployment and day, within a date range', async () => {
+  it("reports a key's and a project's spend by alias, deployment and day, within a date range", async () => {
     const key = await newKey({ project: 'reports', maxBudget: 2, budgetDuration: '1d' });
     const other = await newKey({ project: 'reports' });
     const reports = new SpendReports(dataSource, recorder, clock);
@@ -175,7 +177,19 @@ describe('SpendRecorder', () => {
         { alias: 'fast', requests: 2 },
         { alias: 'smart', requests: 1, cost_usd: 0.01 },
       ],
-      by_deployment: expect.arrayContaining([{ deployment_id: 'smart-1', provider: 'anthropic', requests: 1, prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.01, estimated_requests: 0, estimated_cost_usd: 0, cache_hit_requests: 0 }]),
+      by_deployment: expect.arrayContaining([
+        {
+          deployment_id: 'smart-1',
+          provider: 'anthropic',
+          requests: 1,
+          prompt_tokens: 10,
+          completion_tokens: 5,
+          cost_usd: 0.01,
+          estimated_requests: 0,
+          estimated_cost_usd: 0,
+          cache_hit_requests: 0,
+        },
+      ]),
       by_day: [
         { day: '2026-03-14', requests: 2 },
         { day: '2026-03-15', requests: 1 },
@@ -187,10 +201,7 @@ describe('SpendRecorder', () => {
     const project = await reports.forProject('reports', undefined, '2026-03-14');
     expect(project.totals.requests).toBe(3);
     expect(project.by_key).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ key_id: key.id, key_hint: 'sk-arbor-…test', requests: 2 }),
-        expect.objectContaining({ key_id: other.id, requests: 1 }),
-      ]),
+      expect.arrayContaining([expect.objectContaining({ key_id: key.id, key_hint: 'sk-arbor-…test', requests: 2 }), expect.objectContaining({ key_id: other.id, requests: 1 })]),
     );
   });
 });

@@ -6,7 +6,12 @@ const delta = (fields: Record<string, unknown>) => event({ object: 'chat.complet
 
 describe('usage of a stream the client hung up on', () => {
   it('counts the prompt as OpenAI does: 3 tokens a message, 3 for the reply, plus the text', async () => {
-    const body = { messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'Hello there' }] }] };
+    const body = {
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: 'Hello there' }] },
+      ],
+    };
     const expected = 3 + (3 + countTokens('system\nBe brief.')) + (3 + countTokens('user\nHello there'));
     expect(await promptTokensOf(body)).toBe(expected);
     // Tool definitions are part of the prompt too.
@@ -14,7 +19,14 @@ describe('usage of a stream the client hung up on', () => {
     expect(await promptTokensOf({ prompt: 'Say this is a test' })).toBe(countTokens('Say this is a test'));
     // Embeddings: texts or token ids.
     expect(await promptTokensOf({ input: ['Say this', 'is a test'] })).toBe(countTokens('Say this') + countTokens('is a test'));
-    expect(await promptTokensOf({ input: [[1, 2, 3], [4, 5]] })).toBe(5);
+    expect(
+      await promptTokensOf({
+        input: [
+          [1, 2, 3],
+          [4, 5],
+        ],
+      }),
+    ).toBe(5);
   });
 
   it('counts an Anthropic Messages stream too: text, thinking apart, tool input', () => {

@@ -12,13 +12,15 @@ const ID_PREFIXES: Record<string, string> = { message: 'msg', function_call: 'fc
 export function inputItemsOf(input: unknown): Item[] {
   if (typeof input === 'string') return [{ id: itemId('msg'), type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
   if (!Array.isArray(input)) return [];
-  return input.filter((item): item is Item => typeof item === 'object' && item !== null && !Array.isArray(item)).map((item) => {
-    const type = typeof item['type'] === 'string' ? item['type'] : 'message';
-    const content = item['content'];
-    const normalised: Item = { ...item, type, id: typeof item['id'] === 'string' ? item['id'] : itemId(ID_PREFIXES[type] ?? 'item') };
-    if (type === 'message' && typeof content === 'string') normalised['content'] = [{ type: item['role'] === 'assistant' ? 'output_text' : 'input_text', text: content }];
-    return normalised;
-  });
+  return input
+    .filter((item): item is Item => typeof item === 'object' && item !== null && !Array.isArray(item))
+    .map((item) => {
+      const type = typeof item['type'] === 'string' ? item['type'] : 'message';
+      const content = item['content'];
+      const normalised: Item = { ...item, type, id: typeof item['id'] === 'string' ? item['id'] : itemId(ID_PREFIXES[type] ?? 'item') };
+      if (type === 'message' && typeof content === 'string') normalised['content'] = [{ type: item['role'] === 'assistant' ? 'output_text' : 'input_text', text: content }];
+      return normalised;
+    });
 }
 
 /**
@@ -48,7 +50,11 @@ export function conversationItems(chain: readonly StoredResponse[]): Item[] {
 export function asInput(item: Item): Item | undefined {
   if (item['type'] === 'message' && item['role'] === 'assistant') {
     const parts = Array.isArray(item['content']) ? (item['content'] as Item[]) : [];
-    return { type: 'message', role: 'assistant', content: parts.map((part) => (part['type'] === 'refusal' ? { type: 'refusal', refusal: part['refusal'] } : { type: 'output_text', text: part['text'] ?? '' })) };
+    return {
+      type: 'message',
+      role: 'assistant',
+      content: parts.map((part) => (part['type'] === 'refusal' ? { type: 'refusal', refusal: part['refusal'] } : { type: 'output_text', text: part['text'] ?? '' })),
+    };
   }
   const namespace = typeof item['namespace'] === 'string' ? { namespace: item['namespace'] } : {};
   if (item['type'] === 'function_call') return { type: 'function_call', call_id: item['call_id'], name: item['name'], arguments: item['arguments'], ...namespace };

@@ -100,11 +100,15 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     connection?: ConnectionMemory,
   ): Promise<void> {
     const previousId = body['previous_response_id'];
-    if (previousId !== undefined && previousId !== null && (typeof previousId !== 'string' || previousId === '')) throw badRequest('previous_response_id must be a response id.', 'previous_response_id');
+    if (previousId !== undefined && previousId !== null && (typeof previousId !== 'string' || previousId === ''))
+      throw badRequest('previous_response_id must be a response id.', 'previous_response_id');
     const earlier = typeof previousId === 'string' ? await this.earlierTurns(checkedId(previousId, 'previous_response_id'), caller, connection) : [];
     const recalled: Recalled = { earlier, references: await this.referencedItems(body['input'], caller, connection) };
     // A compaction is not a response: it is neither stored nor run in the background.
-    if (codec !== this.codec) return this.pipeline.handle(codec, caller, body, request.headers, response, { request: (_asked, deployment, native) => withConversation(body, recalled, deployment, native) });
+    if (codec !== this.codec)
+      return this.pipeline.handle(codec, caller, body, request.headers, response, {
+        request: (_asked, deployment, native) => withConversation(body, recalled, deployment, native),
+      });
     const stored = body['store'] !== false;
     const background = body['background'] === true;
     if (!background && stored) return this.answerStored(caller, body, request, response, recalled, connection);
@@ -118,7 +122,16 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
     const id = itemId('resp');
     const queued = { ...responseShell(body, id, Math.floor(Date.now() / 1000)), status: 'queued', background: true };
     await this.store.save(
-      this.store.record(caller, { id, status: 'queued', deploymentId: null, upstreamId: null, previousResponseId: typeof previousId === 'string' ? previousId : null, input: inputItemsOf(body['input']), response: queued, background: true }),
+      this.store.record(caller, {
+        id,
+        status: 'queued',
+        deploymentId: null,
+        upstreamId: null,
+        previousResponseId: typeof previousId === 'string' ? previousId : null,
+        input: inputItemsOf(body['input']),
+        response: queued,
+        background: true,
+      }),
     );
     if (streamed) {
       // The stream is the creating client's while it stays; the response runs on when it leaves.
@@ -157,7 +170,14 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
    * store (visible on every replica before the answer's last byte), completed right after the
    * answer, forgotten when the call ended without one.
    */
-  private async answerStored(caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, response: CallResponse, recalled: Recalled, connection: ConnectionMemory | undefined): Promise<void> {
+  private async answerStored(
+    caller: GatewayCaller,
+    body: Record<string, unknown>,
+    request: IncomingMessage,
+    response: CallResponse,
+    recalled: Recalled,
+    connection: ConnectionMemory | undefined,
+  ): Promise<void> {
     const { record: reservation, reserved } = this.store.open(caller, { previousResponseId: recalled.earlier.at(-1)?.id ?? null, input: inputItemsOf(body['input']) });
     const { id } = reservation;
     // Awaited once the answer is there; a failure then fails the call (its answer could not be kept).
@@ -206,18 +226,27 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
           await this.store.settle(backgroundId, status, response, { deploymentId: deployment.id, upstreamId });
           return;
         }
-        if (!keeping) return connection?.remember(this.store.record(caller, { id, status, deploymentId: deployment.id, upstreamId, previousResponseId: previousId, input, response, background: false }));
+        if (!keeping)
+          return connection?.remember(
+            this.store.record(caller, { id, status, deploymentId: deployment.id, upstreamId, previousResponseId: previousId, input, response, background: false }),
+          );
         await keeping.keep({ status, deploymentId: deployment.id, upstreamId, response });
       },
     };
   }
 
-
   /**
    * Runs a background response to its end (or its cancellation), its state kept in the store; a
    * streamed one's events logged as they come, ending with response.failed and error if it failed.
    */
-  private async runInBackground(id: string, caller: GatewayCaller, body: Record<string, unknown>, request: IncomingMessage, recalled: Recalled, sink: CollectedAnswer | BackgroundStream): Promise<void> {
+  private async runInBackground(
+    id: string,
+    caller: GatewayCaller,
+    body: Record<string, unknown>,
+    request: IncomingMessage,
+    recalled: Recalled,
+    sink: CollectedAnswer | BackgroundStream,
+  ): Promise<void> {
     this.running.set(id, sink);
     this.cancelChecks ??= setInterval(() => void this.checkCancelled(), CANCEL_CHECK_MS).unref();
     let shell: Record<string, unknown> = { id, object: 'response', background: true };
@@ -230,7 +259,10 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
       if (sink instanceof BackgroundStream && !sink.complete) error = { code: 'server_error', message: 'The upstream stream ended before the response was complete.' };
     } catch (thrown) {
       if (!(thrown instanceof ProviderError)) this.logger.warn('a background response could not be completed', { err: errorFields(thrown) });
-      error = thrown instanceof ProviderError ? { code: thrown.code ?? thrown.type, message: thrown.message } : { code: 'server_error', message: 'The gateway failed to complete the response.' };
+      error =
+        thrown instanceof ProviderError
+          ? { code: thrown.code ?? thrown.type, message: thrown.message }
+          : { code: 'server_error', message: 'The gateway failed to complete the response.' };
     } finally {
       const failed = { ...shell, status: 'failed', error };
       if (error && (await this.store.settle(id, 'failed', failed).catch(() => false)) && sink instanceof BackgroundStream && !sink.complete) {
@@ -269,7 +301,8 @@ export class ResponsesMemory implements CallExtension, OnModuleDestroy {
  */
 function withConversation(body: Record<string, unknown>, recalled: Recalled, deployment: GatewayDeployment, native: boolean): Record<string, unknown> {
   const holds = (made: { deploymentId: string | null; upstreamId: string | null }) => native && made.deploymentId === deployment.id && made.upstreamId !== null;
-  const resolved = recalled.references.size === 0 ? body : { ...body, input: (body['input'] as Record<string, unknown>[]).flatMap((item) => resolve(item, recalled.references, holds)) };
+  const resolved =
+    recalled.references.size === 0 ? body : { ...body, input: (body['input'] as Record<string, unknown>[]).flatMap((item) => resolve(item, recalled.references, holds)) };
   const previous = recalled.earlier.at(-1);
   if (!previous) return resolved;
   if (holds(previous)) return { ...resolved, previous_response_id: previous.upstreamId };

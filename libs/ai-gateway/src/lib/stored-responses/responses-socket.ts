@@ -43,7 +43,12 @@ export class ResponsesSocket implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.upgrades.add({ route: '/v1/responses', paths: ['/v1/responses', '/responses'], matches: (path) => PATH.test(path), handle: (request, socket, head) => this.upgrade(request, socket, head) });
+    this.upgrades.add({
+      route: '/v1/responses',
+      paths: ['/v1/responses', '/responses'],
+      matches: (path) => PATH.test(path),
+      handle: (request, socket, head) => this.upgrade(request, socket, head),
+    });
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -47,8 +47,7 @@ function storeWith(settings: Partial<GatewaySettings> = {}) {
 }
 
 /** The response reserved ahead by a write that reserved `id`: the other response id it names. */
-const spareIn = (parameters: unknown[] | undefined, id: string) =>
-  parameters?.find((value) => typeof value === 'string' && value.startsWith('resp_') && value !== id);
+const spareIn = (parameters: unknown[] | undefined, id: string) => parameters?.find((value) => typeof value === 'string' && value.startsWith('resp_') && value !== id);
 
 /** A response the client's call is answering now: its reservation made (awaited) as the pipeline makes it. */
 async function opened(store: ResponsesStore, caller: GatewayCaller): Promise<StoredResponse> {
@@ -72,7 +71,16 @@ describe('the stored responses store', () => {
     { retention: 'AIGW_RESPONSES_RETENTION', settings: { responsesRetentionMs: 3_600_000 }, keptMs: 3_600_000 },
   ])('keeps a response for $retention', ({ settings, keptMs }) => {
     const { store } = storeWith(settings);
-    const record = store.record(MASTER, { id: 'resp_1', status: 'completed', deploymentId: null, upstreamId: null, previousResponseId: null, input: [], response: {}, background: false });
+    const record = store.record(MASTER, {
+      id: 'resp_1',
+      status: 'completed',
+      deploymentId: null,
+      upstreamId: null,
+      previousResponseId: null,
+      input: [],
+      response: {},
+      background: false,
+    });
     expect(record.expiresAt.getTime() - record.createdAt.getTime()).toBe(keptMs);
   });
 
@@ -110,7 +118,16 @@ describe('the stored responses store', () => {
 
   it('reserves a spare for the project with each completion, up to 64 kept, so calls running at once each find one', async () => {
     const { store, writes } = storeWith();
-    const completed = store.record(keyOf('payments'), { id: 'resp_done', status: 'completed', deploymentId: 'chat-a', upstreamId: 'up_1', previousResponseId: null, input: [], response: {}, background: false });
+    const completed = store.record(keyOf('payments'), {
+      id: 'resp_done',
+      status: 'completed',
+      deploymentId: 'chat-a',
+      upstreamId: 'up_1',
+      previousResponseId: null,
+      input: [],
+      response: {},
+      background: false,
+    });
     for (let i = 0; i < 70; i++) await store.complete(completed);
     const writesBefore = writes.length;
     const ids = new Set<string>();
@@ -123,7 +140,16 @@ describe('the stored responses store', () => {
 
   it('says it is behind when 32 completions are being written at once, so that an answer waits for its own', async () => {
     const { store, hold, release } = storeWith();
-    const completed = store.record(MASTER, { id: 'resp_done', status: 'completed', deploymentId: null, upstreamId: null, previousResponseId: null, input: [], response: {}, background: false });
+    const completed = store.record(MASTER, {
+      id: 'resp_done',
+      status: 'completed',
+      deploymentId: null,
+      upstreamId: null,
+      previousResponseId: null,
+      input: [],
+      response: {},
+      background: false,
+    });
     hold();
     const writing = Array.from({ length: 31 }, () => store.complete(completed));
     expect(store.behind).toBe(false);
@@ -147,14 +173,25 @@ describe('the stored responses store', () => {
 
   it('answers 404 for a response past its retention, as for one that never existed', async () => {
     const { store, holding } = storeWith();
-    const expired = store.record(MASTER, { id: 'resp_old', status: 'completed', deploymentId: null, upstreamId: null, previousResponseId: null, input: [], response: {}, background: false });
+    const expired = store.record(MASTER, {
+      id: 'resp_old',
+      status: 'completed',
+      deploymentId: null,
+      upstreamId: null,
+      previousResponseId: null,
+      input: [],
+      response: {},
+      background: false,
+    });
     expired.expiresAt = new Date(Date.now() - 1);
     holding(expired);
     await expect(store.find('resp_old', MASTER)).rejects.toMatchObject({ status: 404, code: 'response_not_found' });
   });
 
   it('answers 400 naming the field for an id that is not storable text, before it reaches a query', () => {
-    expect(() => checkedId('resp_\u0000', 'previous_response_id')).toThrow(expect.objectContaining({ status: 400, param: 'previous_response_id', message: expect.stringContaining('NUL') }));
+    expect(() => checkedId('resp_\u0000', 'previous_response_id')).toThrow(
+      expect.objectContaining({ status: 400, param: 'previous_response_id', message: expect.stringContaining('NUL') }),
+    );
     expect(checkedId('resp_1', 'previous_response_id')).toBe('resp_1');
   });
 

@@ -104,14 +104,19 @@ export function checkedId(id: string, field: string): string {
   return id;
 }
 
-export const itemNotFound = (id: string) =>
-  new ProviderError(404, 'invalid_request_error', `Item with id '${excerpt(id)}' not found.`, 'item_not_found', 'input');
+export const itemNotFound = (id: string) => new ProviderError(404, 'invalid_request_error', `Item with id '${excerpt(id)}' not found.`, 'item_not_found', 'input');
 
 export const responseNotFound = (id: string) =>
   new ProviderError(404, 'invalid_request_error', `Response with id '${excerpt(id)}' not found.`, 'response_not_found', 'response_id');
 
 export const responseInProgress = (id: string) =>
-  new ProviderError(400, 'invalid_request_error', `Response with id '${excerpt(id)}' is still in progress: continue from it once it has completed.`, 'response_in_progress', 'previous_response_id');
+  new ProviderError(
+    400,
+    'invalid_request_error',
+    `Response with id '${excerpt(id)}' is still in progress: continue from it once it has completed.`,
+    'response_in_progress',
+    'previous_response_id',
+  );
 
 /**
  * A response being answered (or reserved ahead, not yet given out): completed right after its
@@ -155,7 +160,9 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.writer = asynchronousCommitPool(this.dataSource);
-    this.writer.catch((error: unknown) => this.logger.warn('stored responses are written with synchronous commits: the second pool could not connect', { err: errorFields(error) }));
+    this.writer.catch((error: unknown) =>
+      this.logger.warn('stored responses are written with synchronous commits: the second pool could not connect', { err: errorFields(error) }),
+    );
     void this.prune();
     this.pruning = setInterval(() => void this.prune(), PRUNE_EVERY_MS).unref();
   }
@@ -170,7 +177,10 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
   }
 
   /** A new record owned by the caller's project, kept for the configured retention. */
-  record(caller: GatewayCaller, fields: Pick<StoredResponse, 'id' | 'status' | 'deploymentId' | 'upstreamId' | 'previousResponseId' | 'input' | 'response' | 'background'>): StoredResponse {
+  record(
+    caller: GatewayCaller,
+    fields: Pick<StoredResponse, 'id' | 'status' | 'deploymentId' | 'upstreamId' | 'previousResponseId' | 'input' | 'response' | 'background'>,
+  ): StoredResponse {
     const now = Date.now();
     return Object.assign(new StoredResponse(), {
       ...fields,
@@ -228,8 +238,17 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
            values ($11, $12, now(), now() + interval '${SPARE_LIFETIME}', 'in_progress', '[]', '{}', false)`
         : completion,
       [
-        record.id, record.keyId, record.createdAt, record.expiresAt, record.status, record.deploymentId, record.upstreamId, record.previousResponseId,
-        jsonb(record.input), jsonb(record.response), ...(spared ? [ahead, record.project] : []),
+        record.id,
+        record.keyId,
+        record.createdAt,
+        record.expiresAt,
+        record.status,
+        record.deploymentId,
+        record.upstreamId,
+        record.previousResponseId,
+        jsonb(record.input),
+        jsonb(record.response),
+        ...(spared ? [ahead, record.project] : []),
       ],
     );
     if (spared) this.addSpare(record.project, ahead);
@@ -269,8 +288,18 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        on conflict (id) do update set status = excluded.status, deployment_id = excluded.deployment_id, upstream_id = excluded.upstream_id, response = excluded.response`,
       [
-        record.id, record.project, record.keyId, record.createdAt, record.expiresAt, record.status, record.deploymentId, record.upstreamId,
-        record.previousResponseId, jsonb(record.input), jsonb(record.response), record.background,
+        record.id,
+        record.project,
+        record.keyId,
+        record.createdAt,
+        record.expiresAt,
+        record.status,
+        record.deploymentId,
+        record.upstreamId,
+        record.previousResponseId,
+        jsonb(record.input),
+        jsonb(record.response),
+        record.background,
       ],
     );
   }
@@ -285,7 +314,8 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
     };
     const found = await this.settled(read, async (found) => answering(found));
     // Still being answered after the wait: what is known of it so far.
-    if (answering(found) && found.response['object'] === undefined) found.response = { id, object: 'response', created_at: Math.floor(found.createdAt.getTime() / 1000), status: 'in_progress', output: [] };
+    if (answering(found) && found.response['object'] === undefined)
+      found.response = { id, object: 'response', created_at: Math.floor(found.createdAt.getTime() / 1000), status: 'in_progress', output: [] };
     return found;
   }
 
@@ -358,7 +388,10 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
 
   async delete(id: string, caller: GatewayCaller): Promise<void> {
     const owner = ownerOf(caller) ?? null;
-    const [, deleted] = (await this.dataSource.query('delete from stored_responses where id = $1 and ($2::text is null or project is not distinct from $2)', [id, owner])) as [unknown, number];
+    const [, deleted] = (await this.dataSource.query('delete from stored_responses where id = $1 and ($2::text is null or project is not distinct from $2)', [id, owner])) as [
+      unknown,
+      number,
+    ];
     if (!deleted) throw responseNotFound(id);
   }
 
@@ -407,10 +440,9 @@ export class ResponsesStore implements OnModuleInit, OnModuleDestroy {
   private async prune(): Promise<void> {
     try {
       for (;;) {
-        const [, deleted] = (await this.dataSource.query(
-          'delete from stored_responses where id in (select id from stored_responses where expires_at <= now() limit $1)',
-          [PRUNE_BATCH],
-        )) as [unknown, number];
+        const [, deleted] = (await this.dataSource.query('delete from stored_responses where id in (select id from stored_responses where expires_at <= now() limit $1)', [
+          PRUNE_BATCH,
+        ])) as [unknown, number];
         if (deleted < PRUNE_BATCH) return;
       }
     } catch (error) {

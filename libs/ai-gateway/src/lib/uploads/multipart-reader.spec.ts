@@ -81,7 +81,10 @@ describe('the multipart reader', () => {
   });
 
   it('refuses a field longer than the limit, a form of too many parts and a request that is not a form with 400', async () => {
-    expect(await read(requestOf(form(part('Content-Disposition: form-data; name="prompt"', 'z'.repeat(2000)))))).toMatchObject({ status: 400, message: expect.stringMatching(/"prompt" is longer than 1024 bytes/) });
+    expect(await read(requestOf(form(part('Content-Disposition: form-data; name="prompt"', 'z'.repeat(2000)))))).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/"prompt" is longer than 1024 bytes/),
+    });
     const many = form(...Array.from({ length: 9 }, (_, index) => part(`Content-Disposition: form-data; name="f${index}"`)));
     expect(await read(requestOf(many))).toMatchObject({ status: 400, message: expect.stringMatching(/more than 8 parts/) });
     expect(await read(requestOf('{}', { 'content-type': 'application/json' }))).toMatchObject({ status: 400, message: expect.stringMatching(/multipart\/form-data/) });
@@ -89,6 +92,9 @@ describe('the multipart reader', () => {
   });
 
   it('refuses a form cut off before its end with one 400', async () => {
-    expect(await read(requestOf(part('Content-Disposition: form-data; name="image"; filename="cut.png"', 'half')))).toMatchObject({ status: 400, message: expect.stringMatching(/Unexpected end of form/) });
+    expect(await read(requestOf(part('Content-Disposition: form-data; name="image"; filename="cut.png"', 'half')))).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/Unexpected end of form/),
+    });
   });
 });

@@ -98,7 +98,8 @@ export function readMultipartForm(request: IncomingMessage, limits: MultipartLim
   parser.on('error', (error: Error) => fail(badRequest(`The multipart request cannot be read: ${excerpt(error.message)}.`)));
   parser.on('field', (name, value, info) => {
     if (failed) return;
-    const refusal = nameRefusal(name) ?? (info.valueTruncated ? badRequest(`The form field "${excerpt(name)}" is longer than ${limits.fieldBytes} bytes.`, excerpt(name)) : undefined);
+    const refusal =
+      nameRefusal(name) ?? (info.valueTruncated ? badRequest(`The form field "${excerpt(name)}" is longer than ${limits.fieldBytes} bytes.`, excerpt(name)) : undefined);
     if (refusal) return fail(refusal);
     parts.field(name, value);
   });

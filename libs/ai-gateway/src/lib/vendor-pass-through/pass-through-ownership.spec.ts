@@ -5,12 +5,24 @@ import { AnswerReader, segmentsOf } from './pass-through-ownership';
 describe('pass-through ownership: paths and answers', () => {
   it('decodes id segments and attributes no object to a path with an empty, dot or slash-holding segment in any encoding', () => {
     expect(segmentsOf('/v1/files/file%2Dabc/content')).toEqual(['v1', 'files', 'file-abc', 'content']);
-    for (const path of ['/v1/files/', '/v1//files', '/v1/files/a/..', '/v1/files/a/%2e%2E', '/v1/files/a/.%2e/b', '/v1/files/%2e', '/v1/files/a%2Fb', '/v1/files/a%5Cb', '/v1/files/a\\b', '/v1/files/%E0%A4%A', 'v1/files']) {
+    for (const path of [
+      '/v1/files/',
+      '/v1//files',
+      '/v1/files/a/..',
+      '/v1/files/a/%2e%2E',
+      '/v1/files/a/.%2e/b',
+      '/v1/files/%2e',
+      '/v1/files/a%2Fb',
+      '/v1/files/a%5Cb',
+      '/v1/files/a\\b',
+      '/v1/files/%E0%A4%A',
+      'v1/files',
+    ]) {
       expect({ path, segments: segmentsOf(path) }).toEqual({ path, segments: undefined });
     }
   });
 
-  it('finds the id a JSON answer names, and a stream\'s first event that names one however its bytes are sliced', () => {
+  it("finds the id a JSON answer names, and a stream's first event that names one however its bytes are sliced", () => {
     const json = new AnswerReader(['id']);
     json.push(Buffer.from('{"object":"response","output":[{"id":"msg_1"}],'));
     json.push(Buffer.from('"id":"resp_1"}'));

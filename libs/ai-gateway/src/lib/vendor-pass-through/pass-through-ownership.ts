@@ -293,7 +293,11 @@ export class AnswerReader {
     const events = this.text.split(/\r?\n\r?\n/);
     this.text = events.pop() ?? '';
     for (const event of events) {
-      const data = event.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
+      const data = event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trimStart())
+        .join('\n');
       const id = this.idIn(parsed(data));
       if (id !== undefined) {
         this.foundId = id;

@@ -3,7 +3,18 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DirectRoutes } from '@arbor/platform';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, HOP_BY_HOP_HEADERS, nativeOperation, passThroughHeaders, providerAdapterFor, providerAdapters, sendUpstream, type PassThroughApi, type UpstreamResponse, type UpstreamTarget } from '@arbor/provider-adapters';
+import {
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  HOP_BY_HOP_HEADERS,
+  nativeOperation,
+  passThroughHeaders,
+  providerAdapterFor,
+  providerAdapters,
+  sendUpstream,
+  type PassThroughApi,
+  type UpstreamResponse,
+  type UpstreamTarget,
+} from '@arbor/provider-adapters';
 import { CallAccounting, type CallAdmission } from '../calls/call-accounting';
 import { GatewayMetrics } from '../calls/gateway-metrics';
 import { type CallUsage, NO_USAGE } from '../calls/usage';
@@ -71,7 +82,9 @@ export class VendorPassThroughRoutes implements OnModuleInit {
     }
     const batch = api.batchResults;
     if (method !== 'GET' || !batch?.path.test(path)) return undefined;
-    return this.pricedBatches.has(`${deployment.id} ${path}`) ? undefined : new BatchResultsMeter(nativeCodecs(provider), price, providerAdapterFor(provider)?.batchPriceFactor ?? 1);
+    return this.pricedBatches.has(`${deployment.id} ${path}`)
+      ? undefined
+      : new BatchResultsMeter(nativeCodecs(provider), price, providerAdapterFor(provider)?.batchPriceFactor ?? 1);
   }
 
   private async pass(provider: string, api: PassThroughApi, request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {

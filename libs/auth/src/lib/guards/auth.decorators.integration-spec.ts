@@ -17,9 +17,7 @@ describe('route guards', () => {
     key = createSigningKey('rsa-1', 'RS256');
     idp.keys = [key];
     await idp.start();
-    app = await startAuthTestApp({ issuer: idp.issuer, audience: AUDIENCE }, [
-      { provide: ADMIN_RESOLVER, useValue: adminResolver },
-    ]);
+    app = await startAuthTestApp({ issuer: idp.issuer, audience: AUDIENCE }, [{ provide: ADMIN_RESOLVER, useValue: adminResolver }]);
   });
 
   afterAll(async () => {
@@ -28,7 +26,9 @@ describe('route guards', () => {
   });
 
   const call = (path: string, claims: Record<string, unknown>) =>
-    request(app.getHttpServer()).get(path).set('Authorization', `Bearer ${mintToken(key, claims)}`);
+    request(app.getHttpServer())
+      .get(path)
+      .set('Authorization', `Bearer ${mintToken(key, claims)}`);
   const person = (overrides: Record<string, unknown> = {}) => idp.personClaims(AUDIENCE, overrides);
   const withRoles = (...roles: string[]) => person({ realm_access: { roles } });
 

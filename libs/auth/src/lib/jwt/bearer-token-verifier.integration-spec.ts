@@ -152,7 +152,10 @@ describe('JWKS refetches for unknown keys', () => {
   it('are not triggered by tokens for another issuer or audience', async () => {
     const foreign = createSigningKey('foreign', 'ES256');
     for (const claims of [idp.personClaims('ai-gateway'), idp.personClaims(AUDIENCE, { iss: 'https://elsewhere.example/realms/x' })]) {
-      await request(app.getHttpServer()).get('/me').set('Authorization', `Bearer ${mintToken(foreign, claims)}`).expect(401);
+      await request(app.getHttpServer())
+        .get('/me')
+        .set('Authorization', `Bearer ${mintToken(foreign, claims)}`)
+        .expect(401);
     }
     expect(idp.jwksRequests).toBe(0);
   });
@@ -187,13 +190,19 @@ describe('an identity provider that is down when the service starts', () => {
 
     // The provider's port is closed, so the claims name an issuer nobody answers for yet.
     const claims = { ...idp.personClaims(AUDIENCE), iss: issuer };
-    const down = await request(app.getHttpServer()).get('/me').set('Authorization', `Bearer ${mintToken(key, claims)}`).expect(401);
+    const down = await request(app.getHttpServer())
+      .get('/me')
+      .set('Authorization', `Bearer ${mintToken(key, claims)}`)
+      .expect(401);
     expect(down.headers['www-authenticate']).toMatch(CHALLENGE);
     expect(down.body.error.message).toMatch(/identity provider.*discovery document could not be read/);
 
     await idp.start(port);
     await sleep(1_100); // discovery is retried at most once a second
-    await request(app.getHttpServer()).get('/me').set('Authorization', `Bearer ${mintToken(key, claims)}`).expect(200);
+    await request(app.getHttpServer())
+      .get('/me')
+      .set('Authorization', `Bearer ${mintToken(key, claims)}`)
+      .expect(200);
     expect(idp.discoveryRequests).toBe(1);
   });
 });

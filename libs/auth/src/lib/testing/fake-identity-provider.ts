@@ -17,8 +17,7 @@ export interface TestSigningKey {
 
 /** A key pair and its JWK (`kid`, `use: sig`, `alg` = `announce`, or none when `announce` is null). */
 export function createSigningKey(kid: string, alg: TestSigningKey['alg'], announce: string | null = alg): TestSigningKey {
-  const { privateKey, publicKey } =
-    alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey, publicKey } = alg === 'ES256' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwk: JsonWebKey = { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', ...(announce ? { alg: announce } : {}) };
   return { kid, alg, privateKey, publicKey, jwk };
 }

@@ -20,24 +20,29 @@ export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
   AIGW_LOG = 'info';
 
   /** Path of the YAML file with `model_list` / `router_settings`. */
-  @IsOptional() @IsNonEmpty()
+  @IsOptional()
+  @IsNonEmpty()
   AIGW_CONFIG?: string;
 
-  @IsOptional() @IsNonEmpty()
+  @IsOptional()
+  @IsNonEmpty()
   AIGW_MASTER_KEY?: string;
 
   /** A LiteLLM-format price file (model_prices_and_context_window.json) overriding built-in prices. */
-  @IsOptional() @IsNonEmpty()
+  @IsOptional()
+  @IsNonEmpty()
   AIGW_PRICE_MAP?: string;
 
-  @IsOptional() @IsRedisUrl()
+  @IsOptional()
+  @IsRedisUrl()
   AIGW_REDIS_URL?: string;
 
   /**
    * `<provider>=<url>,…`: every deployment of that provider goes to that address, whatever its
    * api_base says — for tests and dry runs of a LiteLLM config against tools/fake-providers.
    */
-  @IsOptional() @IsNonEmpty()
+  @IsOptional()
+  @IsNonEmpty()
   AIGW_API_BASE_OVERRIDES?: string;
 
   /** How long a stored response of the Responses API is kept (then pruned in the background). */
@@ -48,23 +53,28 @@ export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsByteSize()
   AIGW_MAX_UPLOAD_SIZE = '1GiB';
 
-  @IsOptional() @IsHttpUrl()
+  @IsOptional()
+  @IsHttpUrl()
   AIGW_OIDC_ISSUER_URL?: string;
 
   @IsNonEmpty()
   AIGW_OIDC_AUDIENCE = 'ai-gateway';
 
-  @IsOptional() @IsHttpUrl()
+  @IsOptional()
+  @IsHttpUrl()
   AIGW_CONTROL_PLANE_URL?: string;
 
-  @IsOptional() @IsNonEmpty()
+  @IsOptional()
+  @IsNonEmpty()
   AIGW_M2M_CLIENT_ID?: string;
 
-  @IsOptional() @IsNonEmpty()
+  @IsOptional()
+  @IsNonEmpty()
   AIGW_M2M_CLIENT_SECRET?: string;
 
   /** Browser origins allowed by CORS (the suite dashboard calls the summary from the browser), comma-separated; default the control plane's origin. */
-  @IsOptional() @IsOriginList()
+  @IsOptional()
+  @IsOriginList()
   AIGW_CORS_ORIGINS?: string;
 
   get corsOrigins(): string[] {

@@ -41,9 +41,7 @@ describe('control plane configuration', () => {
   });
 
   it('says what the master key must be', () => {
-    expect(problemsOf({ ...REQUIRED, CP_SECRETS_MASTER_KEY: 'abc' })).toEqual([
-      'CP_SECRETS_MASTER_KEY: must be base64 of exactly 32 bytes (openssl rand -base64 32)',
-    ]);
+    expect(problemsOf({ ...REQUIRED, CP_SECRETS_MASTER_KEY: 'abc' })).toEqual(['CP_SECRETS_MASTER_KEY: must be base64 of exactly 32 bytes (openssl rand -base64 32)']);
     expect(problemsOf({ ...REQUIRED, CP_SECRETS_MASTER_KEY: Buffer.alloc(31).toString('base64') })).toHaveLength(1);
   });
 
@@ -59,9 +57,7 @@ describe('control plane configuration', () => {
   });
 
   it('accepts tracing-style log filters', () => {
-    expect(loadConfig(ControlPlaneConfig, { ...REQUIRED, CP_LOG: 'warn,outbox=debug,http=info' }).logFilter).toBe(
-      'warn,outbox=debug,http=info',
-    );
+    expect(loadConfig(ControlPlaneConfig, { ...REQUIRED, CP_LOG: 'warn,outbox=debug,http=info' }).logFilter).toBe('warn,outbox=debug,http=info');
   });
 
   it('turns CP_<PRODUCT>_API_URL into sync targets and then requires the m2m credentials', () => {

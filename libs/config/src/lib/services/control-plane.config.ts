@@ -22,7 +22,8 @@ export class ControlPlaneConfig extends ServiceConfig implements CrossChecked {
   CP_SECRETS_MASTER_KEY!: string;
 
   /** Earlier master keys, comma-separated, still able to decrypt during a key rotation. */
-  @IsOptional() @IsBase64Key32List()
+  @IsOptional()
+  @IsBase64Key32List()
   CP_SECRETS_PREVIOUS_MASTER_KEYS?: string;
 
   @IsListenAddress()
@@ -37,10 +38,12 @@ export class ControlPlaneConfig extends ServiceConfig implements CrossChecked {
   @IsLogFilter()
   CP_LOG = 'info';
 
-  @IsOptional() @IsNonEmpty()
+  @IsOptional()
+  @IsNonEmpty()
   CP_M2M_CLIENT_ID?: string;
 
-  @IsOptional() @IsNonEmpty()
+  @IsOptional()
+  @IsNonEmpty()
   CP_M2M_CLIENT_SECRET?: string;
 
   /** CP_SUITE_<PRODUCT>_URL by product key: module-rail links and the CORS allow-list. */

@@ -13,7 +13,7 @@ function lines(run: () => unknown): string[] {
   }
 }
 
-describe('the other services\' configuration', () => {
+describe("the other services' configuration", () => {
   it('gives each gateway its port and audience defaults', () => {
     const ai = loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/ai_gateway' });
     expect(ai.listen.port).toBe(4000);
@@ -73,7 +73,7 @@ describe('the other services\' configuration', () => {
     expect(loadConfig(AiGatewayConfig, complete).AIGW_CONTROL_PLANE_URL).toBe('http://cp:8080');
   });
 
-  it('reads the MCP gateway\'s origin allowlist and link-local switch, naming a malformed origin', () => {
+  it("reads the MCP gateway's origin allowlist and link-local switch, naming a malformed origin", () => {
     const mcp = loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/m', MCPGW_ALLOWED_ORIGINS: 'https://ide.example.com, http://localhost:5173' });
     expect(mcp.allowedOrigins).toEqual(['https://ide.example.com', 'http://localhost:5173']);
     expect(mcp.allowLinkLocalUpstreams).toBe(false);
@@ -87,13 +87,13 @@ describe('the other services\' configuration', () => {
     ]);
   });
 
-  it('wants the MCP gateway\'s replica address with its Redis, and a Redis URL that is one', () => {
+  it("wants the MCP gateway's replica address with its Redis, and a Redis URL that is one", () => {
     expect(lines(() => loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/m', MCPGW_REDIS_URL: 'redis://redis:6379' }))).toEqual([
       expect.stringMatching(/^MCPGW_REPLICA_URL: is required with MCPGW_REDIS_URL/),
     ]);
-    expect(lines(() => loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/m', MCPGW_REDIS_URL: 'http://redis', MCPGW_REPLICA_URL: 'http://10.0.0.7:4444' }))).toEqual([
-      expect.stringMatching(/^MCPGW_REDIS_URL: /),
-    ]);
+    expect(lines(() => loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/m', MCPGW_REDIS_URL: 'http://redis', MCPGW_REPLICA_URL: 'http://10.0.0.7:4444' }))).toEqual(
+      [expect.stringMatching(/^MCPGW_REDIS_URL: /)],
+    );
     const mcp = loadConfig(McpGatewayConfig, { MCPGW_DATABASE_URL: 'postgres://h/m', MCPGW_REDIS_URL: 'redis://redis:6379', MCPGW_REPLICA_URL: 'http://10.0.0.7:4444' });
     expect([mcp.MCPGW_REDIS_URL, mcp.MCPGW_REPLICA_URL]).toEqual(['redis://redis:6379', 'http://10.0.0.7:4444']);
   });

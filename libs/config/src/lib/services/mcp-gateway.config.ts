@@ -34,34 +34,42 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsHttpUrl()
   MCPGW_PUBLIC_URL = 'http://localhost:4444';
 
-  @IsOptional() @IsNonEmpty()
+  @IsOptional()
+  @IsNonEmpty()
   MCPGW_CONFIG?: string;
 
   /** Encrypts upstream credentials at rest. */
-  @IsOptional() @IsBase64Key32()
+  @IsOptional()
+  @IsBase64Key32()
   MCPGW_SECRETS_KEY?: string;
 
   /** Earlier MCPGW_SECRETS_KEYs, comma-separated: headers they sealed still open, and are sealed again under the current key at start. */
-  @IsOptional() @IsBase64Key32List()
+  @IsOptional()
+  @IsBase64Key32List()
   MCPGW_SECRETS_PREVIOUS_KEYS?: string;
 
-  @IsOptional() @IsHttpUrl()
+  @IsOptional()
+  @IsHttpUrl()
   MCPGW_OIDC_ISSUER_URL?: string;
 
   @IsNonEmpty()
   MCPGW_OIDC_AUDIENCE = 'mcp-gateway';
 
-  @IsOptional() @IsHttpUrl()
+  @IsOptional()
+  @IsHttpUrl()
   MCPGW_CONTROL_PLANE_URL?: string;
 
-  @IsOptional() @IsNonEmpty()
+  @IsOptional()
+  @IsNonEmpty()
   MCPGW_M2M_CLIENT_ID?: string;
 
-  @IsOptional() @IsNonEmpty()
+  @IsOptional()
+  @IsNonEmpty()
   MCPGW_M2M_CLIENT_SECRET?: string;
 
   /** Browser origins allowed by CORS (the suite dashboard calls the summary from the browser), comma-separated; default the control plane's origin. */
-  @IsOptional() @IsOriginList()
+  @IsOptional()
+  @IsOriginList()
   MCPGW_CORS_ORIGINS?: string;
 
   /** The seed's name: SSE streams and sessions on Streamable HTTP. */
@@ -76,19 +84,23 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   MCPGW_ALLOW_LINK_LOCAL_UPSTREAMS = 'false';
 
   /** The only upstream hosts {{project.repository_token}} is sent to, comma-separated: an administrator's approval, since workspace operators register upstreams anywhere. */
-  @IsOptional() @IsHostList()
+  @IsOptional()
+  @IsHostList()
   MCPGW_REPOSITORY_TOKEN_HOSTS?: string;
 
   /** Browser origins allowed besides the gateway's own host (DNS-rebinding protection), comma-separated. */
-  @IsOptional() @IsOriginList()
+  @IsOptional()
+  @IsOriginList()
   MCPGW_ALLOWED_ORIGINS?: string;
 
   /** Shared by the replicas: which one holds each stateful session, so that any of them serves it. */
-  @IsOptional() @IsRedisUrl()
+  @IsOptional()
+  @IsRedisUrl()
   MCPGW_REDIS_URL?: string;
 
   /** Where the other replicas reach this one (with MCPGW_REDIS_URL), e.g. http://$(POD_IP):4444. */
-  @IsOptional() @IsHttpUrl()
+  @IsOptional()
+  @IsHttpUrl()
   MCPGW_REPLICA_URL?: string;
 
   get corsOrigins(): string[] {
@@ -116,17 +128,23 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   }
 
   get repositoryTokenHosts(): string[] {
-    return (this.MCPGW_REPOSITORY_TOKEN_HOSTS ?? '').split(',').map((host) => host.trim()).filter(Boolean);
+    return (this.MCPGW_REPOSITORY_TOKEN_HOSTS ?? '')
+      .split(',')
+      .map((host) => host.trim())
+      .filter(Boolean);
   }
 
   get allowedOrigins(): string[] {
-    return (this.MCPGW_ALLOWED_ORIGINS ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+    return (this.MCPGW_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean);
   }
 
   crossCheck(env: Env): ConfigProblem[] {
     const replicas: ConfigProblem[] =
       env['MCPGW_REDIS_URL'] && !env['MCPGW_REPLICA_URL']
-        ? [{ variable: 'MCPGW_REPLICA_URL', message: 'is required with MCPGW_REDIS_URL: the other replicas forward requests for this one\'s sessions there' }]
+        ? [{ variable: 'MCPGW_REPLICA_URL', message: "is required with MCPGW_REDIS_URL: the other replicas forward requests for this one's sessions there" }]
         : [];
     return [...controlPlaneSettings(env, 'MCPGW'), ...replicas];
   }

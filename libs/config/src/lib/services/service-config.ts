@@ -6,15 +6,18 @@ import { IsHttpUrl, IsLogFormat, IsRequestLogLevel, ListenAddress, parseListenAd
 /** Settings every Arbor service reads, whatever its prefix. */
 export abstract class ServiceConfig {
   /** `json` or `text`; unset means json unless stdout is a terminal. */
-  @IsOptional() @IsLogFormat()
+  @IsOptional()
+  @IsLogFormat()
   LOG_FORMAT?: string;
 
   /** The level of the access log's lines (target `http`): `info` unless set; `npm start` sets `debug`. 5xx lines stay `error`. */
-  @IsOptional() @IsRequestLogLevel()
+  @IsOptional()
+  @IsRequestLogLevel()
   LOG_REQUEST_LEVEL?: string;
 
   /** Setting it turns OpenTelemetry traces, metrics and logs on. */
-  @IsOptional() @IsHttpUrl()
+  @IsOptional()
+  @IsHttpUrl()
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
 
   /** The OpenTelemetry service name, fixed per service. */
@@ -80,7 +83,12 @@ export function bothOrNeither(env: Env, a: string, b: string): ConfigProblem[] {
  * worth stopping for, not a silently disabled feature. `prefix` is AIGW or MCPGW.
  */
 export function controlPlaneSettings(env: Env, prefix: string): ConfigProblem[] {
-  const [issuer, url, id, secret] = ['OIDC_ISSUER_URL', 'CONTROL_PLANE_URL', 'M2M_CLIENT_ID', 'M2M_CLIENT_SECRET'].map((name) => `${prefix}_${name}`) as [string, string, string, string];
+  const [issuer, url, id, secret] = ['OIDC_ISSUER_URL', 'CONTROL_PLANE_URL', 'M2M_CLIENT_ID', 'M2M_CLIENT_SECRET'].map((name) => `${prefix}_${name}`) as [
+    string,
+    string,
+    string,
+    string,
+  ];
   const problems = bothOrNeither(env, id, secret);
   if (!env[url] && !env[id] && !env[secret]) return problems;
   for (const name of [issuer, url, id, secret]) {
@@ -91,13 +99,15 @@ export function controlPlaneSettings(env: Env, prefix: string): ConfigProblem[] 
   return problems;
 }
 
-
 /**
  * Browser origins a product allows by CORS: the suite dashboard's (the control plane's UI), from
  * `<PREFIX>_CORS_ORIGINS`, else the origin of the control plane's URL, where the UI is served.
  */
 export function suiteDashboardOrigins(listed: string | undefined, controlPlaneUrl: string | undefined): string[] {
-  const origins = (listed ?? '').split(',').map((origin) => origin.trim().replace(/\/$/, '')).filter(Boolean);
+  const origins = (listed ?? '')
+    .split(',')
+    .map((origin) => origin.trim().replace(/\/$/, ''))
+    .filter(Boolean);
   if (origins.length > 0) return origins;
   return controlPlaneUrl ? [new URL(controlPlaneUrl).origin] : [];
 }

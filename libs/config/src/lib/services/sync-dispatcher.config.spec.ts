@@ -75,14 +75,14 @@ describe('sync dispatcher configuration', () => {
       CP_DISPATCHER_POLL_INTERVAL: '100ms',
     });
     expect([config.retentionMs, config.requestTimeoutMs, config.leaseMs, config.pollIntervalMs]).toEqual([604_800_000, 1500, 2000, 100]);
-    expect(
-      problemsOf({ ...REQUIRED, CP_DISPATCHER_RETENTION: '7', CP_DISPATCHER_REQUEST_TIMEOUT: '0s', CP_DISPATCHER_LEASE: '1.5m', CP_DISPATCHER_POLL_INTERVAL: '-1s' }),
-    ).toEqual([
-      'CP_DISPATCHER_LEASE: must be a positive duration: a whole number with ms, s, m, h or d (for example 30s, 168h, 7d)',
-      'CP_DISPATCHER_POLL_INTERVAL: must be a positive duration: a whole number with ms, s, m, h or d (for example 30s, 168h, 7d)',
-      'CP_DISPATCHER_REQUEST_TIMEOUT: must be a positive duration: a whole number with ms, s, m, h or d (for example 30s, 168h, 7d)',
-      'CP_DISPATCHER_RETENTION: must be a positive duration: a whole number with ms, s, m, h or d (for example 30s, 168h, 7d)',
-    ]);
+    expect(problemsOf({ ...REQUIRED, CP_DISPATCHER_RETENTION: '7', CP_DISPATCHER_REQUEST_TIMEOUT: '0s', CP_DISPATCHER_LEASE: '1.5m', CP_DISPATCHER_POLL_INTERVAL: '-1s' })).toEqual(
+      [
+        'CP_DISPATCHER_LEASE: must be a positive duration: a whole number with ms, s, m, h or d (for example 30s, 168h, 7d)',
+        'CP_DISPATCHER_POLL_INTERVAL: must be a positive duration: a whole number with ms, s, m, h or d (for example 30s, 168h, 7d)',
+        'CP_DISPATCHER_REQUEST_TIMEOUT: must be a positive duration: a whole number with ms, s, m, h or d (for example 30s, 168h, 7d)',
+        'CP_DISPATCHER_RETENTION: must be a positive duration: a whole number with ms, s, m, h or d (for example 30s, 168h, 7d)',
+      ],
+    );
     expect([parseDuration('7d'), parseDuration(' 5m '), parseDuration('1w'), parseDuration('')]).toEqual([604_800_000, 300_000, undefined, undefined]);
   });
 

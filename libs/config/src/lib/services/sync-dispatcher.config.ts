@@ -34,13 +34,16 @@ export class SyncDispatcherConfig extends ServiceConfig implements CrossChecked 
   CP_LOG = 'info';
 
   /** Needed to discover the token endpoint as soon as there is a sync target. */
-  @IsOptional() @IsHttpUrl()
+  @IsOptional()
+  @IsHttpUrl()
   CP_OIDC_ISSUER_URL?: string;
 
-  @IsOptional() @IsNonEmpty()
+  @IsOptional()
+  @IsNonEmpty()
   CP_M2M_CLIENT_ID?: string;
 
-  @IsOptional() @IsNonEmpty()
+  @IsOptional()
+  @IsNonEmpty()
   CP_M2M_CLIENT_SECRET?: string;
 
   /** How long delivered rows (and outbox events delivered to every product) are kept. */

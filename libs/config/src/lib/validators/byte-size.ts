@@ -11,8 +11,10 @@ export function parseByteSize(value: string): number | undefined {
   return bytes > 0 && Number.isSafeInteger(bytes) ? bytes : undefined;
 }
 
-export const IsByteSize = envValue('isByteSize', 'a positive size: a whole number of bytes, or with KB, MB, GB, KiB, MiB or GiB (for example 25MB, 1GiB)', (v) =>
-  parseByteSize(v) !== undefined,
+export const IsByteSize = envValue(
+  'isByteSize',
+  'a positive size: a whole number of bytes, or with KB, MB, GB, KiB, MiB or GiB (for example 25MB, 1GiB)',
+  (v) => parseByteSize(v) !== undefined,
 );
 
 /** A size the config check already accepted, in bytes. */

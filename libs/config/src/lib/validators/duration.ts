@@ -11,9 +11,7 @@ export function parseDuration(value: string): number | undefined {
   return ms > 0 && Number.isSafeInteger(ms) ? ms : undefined;
 }
 
-export const IsDuration = envValue('isDuration', 'a positive duration: a whole number with ms, s, m, h or d (for example 30s, 168h, 7d)', (v) =>
-  parseDuration(v) !== undefined,
-);
+export const IsDuration = envValue('isDuration', 'a positive duration: a whole number with ms, s, m, h or d (for example 30s, 168h, 7d)', (v) => parseDuration(v) !== undefined);
 
 /** A duration the config check already accepted, in milliseconds. */
 export function durationMs(value: string): number {

@@ -12,8 +12,7 @@ export function envValue(name: string, expected: string, isValid: (value: string
         name,
         validator: {
           validate: (value: unknown) => typeof value === 'string' && isValid(value),
-          defaultMessage: (args) =>
-            args?.value === undefined ? `is required: ${expected}` : `must be ${expected}`,
+          defaultMessage: (args) => (args?.value === undefined ? `is required: ${expected}` : `must be ${expected}`),
         },
       },
       options,
@@ -37,23 +36,17 @@ export const IsHttpUrl = envValue('isHttpUrl', 'an http:// or https:// URL', (v)
   return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:');
 });
 
-export const IsPostgresUrl = envValue(
-  'isPostgresUrl',
-  'a PostgreSQL connection URL (postgres://user:password@host:port/database)',
-  (v) => {
-    const url = parseUrl(v);
-    return url !== undefined && (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.pathname.length > 1;
-  },
-);
+export const IsPostgresUrl = envValue('isPostgresUrl', 'a PostgreSQL connection URL (postgres://user:password@host:port/database)', (v) => {
+  const url = parseUrl(v);
+  return url !== undefined && (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.pathname.length > 1;
+});
 
 export const IsRedisUrl = envValue('isRedisUrl', 'a redis:// or rediss:// URL', (v) => {
   const url = parseUrl(v);
   return url !== undefined && (url.protocol === 'redis:' || url.protocol === 'rediss:');
 });
 
-export const IsListenAddress = envValue('isListenAddress', 'host:port with a port from 0 to 65535 (for example 0.0.0.0:8080)', (v) =>
-  parseListenAddress(v) !== undefined,
-);
+export const IsListenAddress = envValue('isListenAddress', 'host:port with a port from 0 to 65535 (for example 0.0.0.0:8080)', (v) => parseListenAddress(v) !== undefined);
 
 export const IsBase64Key32 = envValue('isBase64Key32', 'base64 of exactly 32 bytes (openssl rand -base64 32)', (v) => isBase64Key32(v));
 
@@ -63,14 +56,18 @@ export const IsBase64Key32List = envValue('isBase64Key32List', 'a comma-separate
 
 /** Browser origins as browsers send them: scheme://host[:port], nothing after. */
 export const IsOriginList = envValue('isOriginList', 'a comma-separated list of origins like https://app.example.com', (v) =>
-  v.split(',').map((o) => o.trim()).filter(Boolean).every((origin) => {
-    try {
-      const url = new URL(origin);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin.replace(/\/$/, '');
-    } catch {
-      return false;
-    }
-  }),
+  v
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
+    .every((origin) => {
+      try {
+        const url = new URL(origin);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin.replace(/\/$/, '');
+      } catch {
+        return false;
+      }
+    }),
 );
 
 /** A host as an allow-list names it: a name or an IP address (IPv6 in brackets), without scheme, port or path. */
@@ -80,7 +77,11 @@ function isHost(value: string): boolean {
 }
 
 export const IsHostList = envValue('isHostList', 'a comma-separated list of host names like git.example.com (no scheme, port or path; IPv6 addresses in brackets)', (v) =>
-  v.split(',').map((host) => host.trim()).filter(Boolean).every(isHost),
+  v
+    .split(',')
+    .map((host) => host.trim())
+    .filter(Boolean)
+    .every(isHost),
 );
 
 export const IsBooleanString = envValue('isBooleanString', 'true or false', (v) => v === 'true' || v === 'false');
@@ -95,10 +96,8 @@ const LEVEL = '(?:trace|debug|info|warn|error|off)';
 const DIRECTIVE = `(?:[A-Za-z0-9_:.-]+=)?${LEVEL}`;
 const LOG_FILTER = new RegExp(`^${DIRECTIVE}(?:,${DIRECTIVE})*$`, 'i');
 
-export const IsLogFilter = envValue(
-  'isLogFilter',
-  'a log filter such as "info" or "warn,outbox=debug,http=info" (levels: trace, debug, info, warn, error, off)',
-  (v) => LOG_FILTER.test(v.replace(/\s+/g, '')),
+export const IsLogFilter = envValue('isLogFilter', 'a log filter such as "info" or "warn,outbox=debug,http=info" (levels: trace, debug, info, warn, error, off)', (v) =>
+  LOG_FILTER.test(v.replace(/\s+/g, '')),
 );
 
 export interface ListenAddress {

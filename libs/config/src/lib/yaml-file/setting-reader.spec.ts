@@ -15,7 +15,13 @@ describe('the typed readers of config values (one problem line each)', () => {
     { kind: 'string', read: (r: SettingReader, v: unknown) => r.string(v, 'a'), value: 'x', expected: 'x', problems: [] },
     { kind: 'string', read: (r: SettingReader, v: unknown) => r.string(v, 'a'), value: '  ', expected: undefined, problems: ['a: must be a non-empty string'] },
     { kind: 'required string', read: (r: SettingReader, v: unknown) => r.string(v, 'a', true), value: undefined, expected: undefined, problems: ['a: is required'] },
-    { kind: 'string', read: (r: SettingReader, v: unknown) => r.string(v, 'a'), value: unset, expected: undefined, problems: ['a: names the environment variable NOT_SET, which is not set'] },
+    {
+      kind: 'string',
+      read: (r: SettingReader, v: unknown) => r.string(v, 'a'),
+      value: unset,
+      expected: undefined,
+      problems: ['a: names the environment variable NOT_SET, which is not set'],
+    },
     { kind: 'number', read: (r: SettingReader, v: unknown) => r.number(v, 'n'), value: '2.5', expected: 2.5, problems: [] },
     { kind: 'number', read: (r: SettingReader, v: unknown) => r.number(v, 'n'), value: 'many', expected: undefined, problems: ['n: must be a number'] },
     { kind: 'positive', read: (r: SettingReader, v: unknown) => r.positive(v, 'n'), value: 0, expected: undefined, problems: ['n: must be greater than 0'] },
@@ -25,7 +31,13 @@ describe('the typed readers of config values (one problem line each)', () => {
     { kind: 'url', read: (r: SettingReader, v: unknown) => r.url(v, 'u'), value: 'https://x.example/v1', expected: 'https://x.example/v1', problems: [] },
     // A URL may carry credentials: it is never quoted.
     { kind: 'url', read: (r: SettingReader, v: unknown) => r.url(v, 'u'), value: 'ftp://user:secret@x', expected: undefined, problems: ['u: must be an http(s) URL'] },
-    { kind: 'mapping', read: (r: SettingReader, v: unknown) => r.object(v, 'm', ['model_name']), value: { model_nam: 1 }, expected: { model_nam: 1 }, problems: ['m.model_nam: unknown key (did you mean model_name?)'] },
+    {
+      kind: 'mapping',
+      read: (r: SettingReader, v: unknown) => r.object(v, 'm', ['model_name']),
+      value: { model_nam: 1 },
+      expected: { model_nam: 1 },
+      problems: ['m.model_nam: unknown key (did you mean model_name?)'],
+    },
     { kind: 'mapping', read: (r: SettingReader, v: unknown) => r.object(v, 'm'), value: [], expected: undefined, problems: ['m: must be a mapping'] },
     { kind: 'list', read: (r: SettingReader, v: unknown) => r.list(v, 'l'), value: 'x', expected: [], problems: ['l: must be a list'] },
   ])('a $kind: $value', ({ read, value, expected, problems }) => {

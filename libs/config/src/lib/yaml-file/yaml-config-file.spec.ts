@@ -6,16 +6,26 @@ import { nearestKey, parseYamlConfig, readYamlConfigFile, UnsetVariable } from '
 
 const VARIABLE = 'TEST_CONFIG';
 
-describe('the gateways\' YAML reader', () => {
-  it('reads YAML 1.1 scalars as LiteLLM\'s parser (PyYAML) does', () => {
+describe("the gateways' YAML reader", () => {
+  it("reads YAML 1.1 scalars as LiteLLM's parser (PyYAML) does", () => {
     const document = parseYamlConfig(
       'tpm: 80_000\nrpm: 1_000.5\nhex: 0x1F\noctal: 010\ncache: True\nyes_: yes\noff_: off\nn: 2\ny: keep\nexp: 1e3\nexp_signed: 1.5e+3\nday: 2024-01-01\n',
       { variable: VARIABLE, env: {} },
     );
     expect(document).toEqual({
-      tpm: 80000, rpm: 1000.5, hex: 31, octal: 8, cache: true, yes_: true, off_: false,
+      tpm: 80000,
+      rpm: 1000.5,
+      hex: 31,
+      octal: 8,
+      cache: true,
+      yes_: true,
+      off_: false,
       // PyYAML reads neither `n`/`y` as booleans nor `1e3` as a number, nor dates as anything but text here.
-      n: 2, y: 'keep', exp: '1e3', exp_signed: 1500, day: '2024-01-01',
+      n: 2,
+      y: 'keep',
+      exp: '1e3',
+      exp_signed: 1500,
+      day: '2024-01-01',
     });
   });
 

@@ -11,7 +11,7 @@ export class DashboardTileResponse implements DashboardTile {
   @ApiProperty({ type: String, nullable: true, example: null })
   unit!: string | null;
 
-  @ApiPropertyOptional({ example: 'http://localhost:8080/projects', description: "Absolute URL of the page behind the figure." })
+  @ApiPropertyOptional({ example: 'http://localhost:8080/projects', description: 'Absolute URL of the page behind the figure.' })
   link?: string;
 }
 

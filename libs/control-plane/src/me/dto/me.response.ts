@@ -60,7 +60,11 @@ export class MeResponse {
 }
 
 export class MyProjectResponse extends DefaultProjectResponse {
-  @ApiProperty({ type: [String], example: ['ai-gateway', 'ai-gateway.operator'], description: 'The keys granted to the person on this project (workspace keys are not repeated here).' })
+  @ApiProperty({
+    type: [String],
+    example: ['ai-gateway', 'ai-gateway.operator'],
+    description: 'The keys granted to the person on this project (workspace keys are not repeated here).',
+  })
   permissions!: string[];
 }
 

@@ -8,10 +8,7 @@ export { PROJECT_SLUG };
 export const PROJECT_NAME_MAX_LENGTH = 200;
 
 export function IsProjectSlug(): PropertyDecorator {
-  return applyDecorators(
-    IsString(),
-    Matches(PROJECT_SLUG, { message: '$property must be 1 to 64 lower-case letters, digits and hyphens, not starting or ending with a hyphen' }),
-  );
+  return applyDecorators(IsString(), Matches(PROJECT_SLUG, { message: '$property must be 1 to 64 lower-case letters, digits and hyphens, not starting or ending with a hyphen' }));
 }
 
 export function IsProjectName(): PropertyDecorator {

@@ -18,7 +18,14 @@ export class CreateRepositoryDto {
   @IsBranch()
   branch!: string;
 
-  @ApiProperty({ oneOf: [{ type: 'string', pattern: '^[1-9][0-9]{0,19}$' }, { type: 'integer', minimum: 1 }], example: '4242', description: 'Installation id of the source-host app; answered as a string.' })
+  @ApiProperty({
+    oneOf: [
+      { type: 'string', pattern: '^[1-9][0-9]{0,19}$' },
+      { type: 'integer', minimum: 1 },
+    ],
+    example: '4242',
+    description: 'Installation id of the source-host app; answered as a string.',
+  })
   @IsInstallationId()
   installation_id!: string;
 }

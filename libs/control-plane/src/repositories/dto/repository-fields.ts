@@ -21,10 +21,7 @@ export function IsSourceHost(): PropertyDecorator {
 }
 
 export function IsRepositoryOwner(): PropertyDecorator {
-  return applyDecorators(
-    IsString(),
-    Matches(REPOSITORY_OWNER, { message: '$property must be 1 to 39 letters, digits or single hyphens, not starting or ending with a hyphen' }),
-  );
+  return applyDecorators(IsString(), Matches(REPOSITORY_OWNER, { message: '$property must be 1 to 39 letters, digits or single hyphens, not starting or ending with a hyphen' }));
 }
 
 export function IsRepositoryName(): PropertyDecorator {

@@ -24,7 +24,13 @@ export class UpdateRepositoryDto {
   @IsBranch()
   branch?: string;
 
-  @ApiPropertyOptional({ oneOf: [{ type: 'string', pattern: '^[1-9][0-9]{0,19}$' }, { type: 'integer', minimum: 1 }], example: '4242' })
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'string', pattern: '^[1-9][0-9]{0,19}$' },
+      { type: 'integer', minimum: 1 },
+    ],
+    example: '4242',
+  })
   @Omittable()
   @IsInstallationId()
   installation_id?: string;

@@ -8,7 +8,13 @@ const TOKEN_TEXT = /^[^\s\p{Cc}](?:[^\p{Cc}]*[^\s\p{Cc}])?$/u;
 
 /** Validation messages name the field, never echo the value. */
 export class ReplaceRepositorySecretDto {
-  @ApiProperty({ writeOnly: true, minLength: 1, maxLength: REPOSITORY_SECRET_MAX_LENGTH, example: 'ghs_demoAlphaToken0001', description: 'The repository token; stored encrypted.' })
+  @ApiProperty({
+    writeOnly: true,
+    minLength: 1,
+    maxLength: REPOSITORY_SECRET_MAX_LENGTH,
+    example: 'ghs_demoAlphaToken0001',
+    description: 'The repository token; stored encrypted.',
+  })
   @IsString()
   @MinLength(1)
   @MaxLength(REPOSITORY_SECRET_MAX_LENGTH)

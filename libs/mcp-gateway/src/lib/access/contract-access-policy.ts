@@ -63,7 +63,7 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
   async authorize(request: IncomingMessage, serverId: string | null): Promise<McpAccessGrant> {
     const presented = credentialOf(request);
     if (!presented) {
-      throw new McpAccessError(401, 'missing_credentials', 'Send a person\'s token or a gateway API key: Authorization: Bearer <token or key>.', { 'www-authenticate': REALM });
+      throw new McpAccessError(401, 'missing_credentials', "Send a person's token or a gateway API key: Authorization: Bearer <token or key>.", { 'www-authenticate': REALM });
     }
     const target = serverId === null ? null : this.registry.server(serverId);
     if (serverId !== null && !target) throw new McpAccessError(404, 'server_not_found', `No virtual server "${excerpt(serverId)}".`);
@@ -141,7 +141,10 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
   }
 
   private serversOf(predicate: (server: VirtualServerDefinition) => boolean): string[] {
-    return this.registry.servers().filter(predicate).map((server) => server.id);
+    return this.registry
+      .servers()
+      .filter(predicate)
+      .map((server) => server.id);
   }
 }
 

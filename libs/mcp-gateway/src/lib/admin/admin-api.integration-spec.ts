@@ -60,7 +60,13 @@ function gatewayService(options: Omit<McpRegistryOptions, 'allowLinkLocal'>): Se
       module: class McpAdminTestApp {},
       imports: [
         PlatformModule.forService(config, { readiness: 'database' }),
-        DatabaseModule.forRoot({ url: config.MCPGW_DATABASE_URL, variable: 'MCPGW_DATABASE_URL', applicationName: 'mcp-gateway', entities: MCP_GATEWAY_ENTITIES, migrations: MCP_GATEWAY_MIGRATIONS }),
+        DatabaseModule.forRoot({
+          url: config.MCPGW_DATABASE_URL,
+          variable: 'MCPGW_DATABASE_URL',
+          applicationName: 'mcp-gateway',
+          entities: MCP_GATEWAY_ENTITIES,
+          migrations: MCP_GATEWAY_MIGRATIONS,
+        }),
         McpRegistryModule.forOptions({ ...options, allowLinkLocal: false, imports: [FakeRuntimeModule] }),
       ],
     }),

@@ -71,10 +71,42 @@ export class CatalogueView {
               .map((item) => ({ upstream: selection.upstream, original: key(item), item }))
           : [],
       );
-    this.tools = exposeNames(pick('tool', (o) => o.tools, (t) => t.name), rule, prefixName);
-    this.prompts = exposeNames(pick('prompt', (o) => o.prompts, (p) => p.name), rule, prefixName);
-    this.resources = exposeNames(pick('resource', (o) => o.resources, (r) => r.uri), rule, prefixUri);
-    this.templates = exposeNames(pick('resource-template', (o) => o.resourceTemplates, (r) => r.uriTemplate), rule, prefixUri);
+    this.tools = exposeNames(
+      pick(
+        'tool',
+        (o) => o.tools,
+        (t) => t.name,
+      ),
+      rule,
+      prefixName,
+    );
+    this.prompts = exposeNames(
+      pick(
+        'prompt',
+        (o) => o.prompts,
+        (p) => p.name,
+      ),
+      rule,
+      prefixName,
+    );
+    this.resources = exposeNames(
+      pick(
+        'resource',
+        (o) => o.resources,
+        (r) => r.uri,
+      ),
+      rule,
+      prefixUri,
+    );
+    this.templates = exposeNames(
+      pick(
+        'resource-template',
+        (o) => o.resourceTemplates,
+        (r) => r.uriTemplate,
+      ),
+      rule,
+      prefixUri,
+    );
     this.toolsByName = new Map(this.tools.map((t) => [t.name, t]));
     this.promptsByName = new Map(this.prompts.map((p) => [p.name, p]));
     this.matchers = this.templates.map((entry) => ({
@@ -177,19 +209,13 @@ function mergeSelections(selections: readonly Selection[]): Map<string, Selectio
     const known = merged.get(s.upstream);
     merged.set(
       s.upstream,
-      known
-        ? { upstream: s.upstream, tools: union(known.tools, s.tools), resources: union(known.resources, s.resources), prompts: union(known.prompts, s.prompts) }
-        : s,
+      known ? { upstream: s.upstream, tools: union(known.tools, s.tools), resources: union(known.resources, s.resources), prompts: union(known.prompts, s.prompts) } : s,
     );
   }
   return merged;
 }
 
-function exposeNames<T>(
-  items: { upstream: string; original: string; item: T }[],
-  rule: PrefixRule,
-  prefix: (upstream: string, name: string) => string,
-): Exposed<T>[] {
+function exposeNames<T>(items: { upstream: string; original: string; item: T }[], rule: PrefixRule, prefix: (upstream: string, name: string) => string): Exposed<T>[] {
   const counts = new Map<string, number>();
   for (const { original } of items) counts.set(original, (counts.get(original) ?? 0) + 1);
   return items.map((i) => ({

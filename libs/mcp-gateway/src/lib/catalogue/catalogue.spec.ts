@@ -50,26 +50,46 @@ describe('the catalogue of a virtual server', () => {
     ['one upstream keeps its names', [all('north')], 'on-collision', ['echo', 'add', 'north-only']],
     ['two upstreams prefix only the names they share', [all('north'), all('south')], 'on-collision', ['north__echo', 'add', 'north-only', 'south__echo', 'south-only']],
     ['/mcp prefixes every name', [all('north'), all('south')], 'always', ['north__echo', 'north__add', 'north__north-only', 'south__echo', 'south__south-only']],
-    ['a selection shows only the tools it names', [{ ...all('north'), tools: ['add'] }, { ...all('south'), tools: ['echo'] }], 'on-collision', ['add', 'echo']],
+    [
+      'a selection shows only the tools it names',
+      [
+        { ...all('north'), tools: ['add'] },
+        { ...all('south'), tools: ['echo'] },
+      ],
+      'on-collision',
+      ['add', 'echo'],
+    ],
     ['an upstream the pool does not know shows nothing', [all('north'), all('west')], 'on-collision', ['echo', 'add', 'north-only']],
   ])('lists tools: %s', (_case, selections, rule, names) => {
-    expect(catalogue(selections, rule).listTools(undefined).tools.map((t) => t.name)).toEqual(names);
+    expect(
+      catalogue(selections, rule)
+        .listTools(undefined)
+        .tools.map((t) => t.name),
+    ).toEqual(names);
   });
 
   it.each<[string, UpstreamSelection[], PrefixRule, string[]]>([
     ['shared prompt names are prefixed', [all('north'), all('south')], 'on-collision', ['north__greet', 'south__greet', 'farewell']],
     ['one upstream keeps its prompt names', [all('south')], 'on-collision', ['greet', 'farewell']],
   ])('lists prompts: %s', (_case, selections, rule, names) => {
-    expect(catalogue(selections, rule).listPrompts(undefined).prompts.map((p) => p.name)).toEqual(names);
+    expect(
+      catalogue(selections, rule)
+        .listPrompts(undefined)
+        .prompts.map((p) => p.name),
+    ).toEqual(names);
   });
 
   it('gives shared resource URIs and templates a gateway URI of their own, on collision or always', () => {
-    expect(catalogue([all('north'), all('south')]).listResources(undefined).resources.map((r) => r.uri)).toEqual([
-      'mcpgw://north/file:///readme',
-      'mcpgw://south/file:///readme',
-      'file:///south',
-    ]);
-    expect(catalogue([all('north')], 'always').listResourceTemplates(undefined).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['mcpgw://north/weather://{city}']);
+    expect(
+      catalogue([all('north'), all('south')])
+        .listResources(undefined)
+        .resources.map((r) => r.uri),
+    ).toEqual(['mcpgw://north/file:///readme', 'mcpgw://south/file:///readme', 'file:///south']);
+    expect(
+      catalogue([all('north')], 'always')
+        .listResourceTemplates(undefined)
+        .resourceTemplates.map((t) => t.uriTemplate),
+    ).toEqual(['mcpgw://north/weather://{city}']);
   });
 
   it.each<[string, UpstreamSelection[], PrefixRule, string, { upstream: string; original: string } | string]>([
@@ -83,7 +103,8 @@ describe('the catalogue of a virtual server', () => {
     ['a bare name on /mcp', [all('north')], 'always', 'add', 'Tool add not found'],
   ])('finds where a tools/call goes: %s', (_case, selections, rule, name, expected) => {
     const book = catalogue(selections, rule);
-    if (typeof expected === 'string') expect(refusal(() => book.tool(name))).toEqual({ code: ErrorCode.InvalidParams, message: `MCP error ${ErrorCode.InvalidParams}: ${expected}` });
+    if (typeof expected === 'string')
+      expect(refusal(() => book.tool(name))).toEqual({ code: ErrorCode.InvalidParams, message: `MCP error ${ErrorCode.InvalidParams}: ${expected}` });
     else expect(book.tool(name)).toMatchObject(expected);
   });
 
@@ -94,7 +115,10 @@ describe('the catalogue of a virtual server', () => {
     ['an unknown URI, in the older versions', 'mcpgw://east/x', -32002, undefined],
     ['an unknown URI, in the discover-first revision', 'mcpgw://east/x', ErrorCode.InvalidParams, undefined],
   ])('finds where a resource is read: %s', (_case, uri, notFound, expected) => {
-    const book = catalogue([{ ...all('north'), resources: ['weather://{city}'] }, { ...all('south'), resources: ['file:///readme', 'file:///south'] }]);
+    const book = catalogue([
+      { ...all('north'), resources: ['weather://{city}'] },
+      { ...all('south'), resources: ['file:///readme', 'file:///south'] },
+    ]);
     if (expected) expect(book.resource(uri, notFound)).toEqual(expected);
     else expect(refusal(() => book.resource(uri, notFound))).toEqual({ code: notFound, message: `MCP error ${notFound}: Resource ${uri} not found` });
   });
@@ -118,7 +142,12 @@ describe('the catalogue of a virtual server', () => {
 
   it('answers a read under the URI the client asked by', () => {
     const target = { upstream: 'south', original: 'file:///readme' };
-    const result = { contents: [{ uri: 'file:///readme', text: 'hi' }, { uri: 'file:///other', text: 'there' }] };
+    const result = {
+      contents: [
+        { uri: 'file:///readme', text: 'hi' },
+        { uri: 'file:///other', text: 'there' },
+      ],
+    };
     expect(Catalogue.readAs(result, target, 'mcpgw://south/file:///readme').contents).toEqual([
       { uri: 'mcpgw://south/file:///readme', text: 'hi' },
       { uri: 'file:///other', text: 'there' },
@@ -156,7 +185,10 @@ describe('the catalogue, a page at a time', () => {
     ['a number', 2],
     ['an object', { p: 2 }],
   ])('refuses a cursor that is %s with Invalid params', (_case, cursor) => {
-    expect(refusal(() => catalogue(selections, 'on-collision', 2).listTools(cursor))).toEqual({ code: ErrorCode.InvalidParams, message: `MCP error ${ErrorCode.InvalidParams}: Invalid cursor` });
+    expect(refusal(() => catalogue(selections, 'on-collision', 2).listTools(cursor))).toEqual({
+      code: ErrorCode.InvalidParams,
+      message: `MCP error ${ErrorCode.InvalidParams}: Invalid cursor`,
+    });
   });
 });
 
@@ -192,7 +224,11 @@ describe('the catalogue behind an access policy', () => {
     ['a prompt', { kind: 'prompt', upstream: 'south', name: 'farewell' }, (book) => book.prompt('farewell')],
     ['a resource', { kind: 'resource', upstream: 'south', name: 'file:///south' }, (book) => book.resource('file:///south', -32002)],
     ['a completion of a hidden prompt', { kind: 'prompt', upstream: 'south', name: 'farewell' }, (book) => book.completion({ type: 'ref/prompt', name: 'farewell' })],
-    ['a completion of a hidden template', { kind: 'resource-template', upstream: 'north', name: 'weather://{city}' }, (book) => book.completion({ type: 'ref/resource', uri: 'weather://{city}' })],
+    [
+      'a completion of a hidden template',
+      { kind: 'resource-template', upstream: 'north', name: 'weather://{city}' },
+      (book) => book.completion({ type: 'ref/resource', uri: 'weather://{city}' }),
+    ],
   ])('refuses %s the caller may not use', (_case, hidden, lookup) => {
     const open = catalogue([all('north'), all('south')]);
     expect(refusal(() => lookup(open))).toBeUndefined();

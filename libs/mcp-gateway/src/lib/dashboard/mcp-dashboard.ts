@@ -27,14 +27,18 @@ export class McpDashboard {
     if (projects.length === 0) return { status: 'ok', tiles: [] };
     const byProject = new Map<string, VirtualServerDefinition[]>(projects.map((project) => [project, []]));
     for (const server of servers) byProject.get(server.project)?.push(server);
-    const down = new Set(this.catalogue.health().filter((health) => health.state === 'down').map((health) => health.upstream));
+    const down = new Set(
+      this.catalogue
+        .health()
+        .filter((health) => health.state === 'down')
+        .map((health) => health.upstream),
+    );
     const per = (value: (servers: VirtualServerDefinition[]) => number) => projects.map((project) => ({ project, value: value(byProject.get(project) ?? []) }));
     const tile = (label: string, unit: string | null, value: (servers: VirtualServerDefinition[]) => number): DashboardTile => {
       const breakdown = per(value);
       return { label, value: breakdown.reduce((sum, row) => sum + row.value, 0), unit, breakdown };
     };
-    const recent = (list: VirtualServerDefinition[], field: 'calls' | 'errors') =>
-      list.reduce((sum, server) => sum + this.metrics.recentToolCalls.lastDay(server.id)[field], 0);
+    const recent = (list: VirtualServerDefinition[], field: 'calls' | 'errors') => list.reduce((sum, server) => sum + this.metrics.recentToolCalls.lastDay(server.id)[field], 0);
     const unhealthy = (list: VirtualServerDefinition[]) => new Set(list.flatMap((server) => server.selections.map((s) => s.upstream)).filter((upstream) => down.has(upstream)));
     const unhealthyVisible = unhealthy(servers);
     return {

@@ -7,7 +7,6 @@ import { isDiscoverFirstVersion, DISCOVER_FIRST_PROTOCOL_VERSIONS } from '../pro
 import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, HEADER_MISMATCH, NAME_SOURCE, PROTOCOL_VERSION_KEY } from '../protocol/envelope';
 import { decodeHeaderValue } from '../protocol/param-headers';
 
-
 /** A request of the discover-first era: its version, capabilities and client come with it, not from a session. */
 export interface DiscoverFirstRequest {
   kind: 'request';

@@ -81,10 +81,12 @@ describe('MCP 2026-07-28 beside the older versions (stateless gateway)', () => {
     expect(discovered.capabilities).toEqual({ tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, completions: {}, logging: {} });
   });
 
-  it('sends a call\'s log messages on its own stream to a request that names a log level, and none otherwise', async () => {
+  it("sends a call's log messages on its own stream to a request that names a log level, and none otherwise", async () => {
     const withLevel = await post('/servers/alpha/mcp', callBody('log', {}, { 'io.modelcontextprotocol/logLevel': 'info' }), discoverFirstHeaders('tools/call', 'log'));
     expect(withLevel.headers.get('content-type')).toBe('text/event-stream');
-    const events = [...(await withLevel.text()).matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1] ?? '') as { method?: string; params?: { data?: unknown }; result?: unknown });
+    const events = [...(await withLevel.text()).matchAll(/^data: (.*)$/gm)].map(
+      (m) => JSON.parse(m[1] ?? '') as { method?: string; params?: { data?: unknown }; result?: unknown },
+    );
     expect(events.map((e) => e.method ?? 'answer')).toEqual(['notifications/message', 'answer']);
     expect(events[0]?.params?.data).toBe('hello from north');
     // Above the message's level, or with no level named, the answer comes alone, in JSON.
@@ -146,7 +148,11 @@ describe('MCP 2026-07-28 beside the older versions (stateless gateway)', () => {
     expect(textOf(await handshake.callTool({ name: 'add', arguments: { a: 4, b: 4 } }))).toBe('8');
     const discoverFirst = await post('/servers/alpha/mcp', callBody('add', { a: 5, b: 5 }), discoverFirstHeaders('tools/call', 'add'));
     expect(((await discoverFirst.json()) as { result: Record<string, unknown> }).result).toMatchObject({ content: [{ text: '10' }] });
-    const older = await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'add', arguments: { a: 6, b: 6 } } }, { 'mcp-protocol-version': '2025-06-18' });
+    const older = await post(
+      '/servers/alpha/mcp',
+      { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'add', arguments: { a: 6, b: 6 } } },
+      { 'mcp-protocol-version': '2025-06-18' },
+    );
     const olderBody = (await older.json()) as { result: Record<string, unknown> };
     expect(olderBody.result).toMatchObject({ content: [{ text: '12' }] });
     expect(olderBody.result['resultType']).toBeUndefined();
@@ -185,8 +191,18 @@ describe('MCP 2026-07-28 beside the older versions (stateless gateway)', () => {
     const answer = await fetch(`${gateway.url}/servers/alpha/mcp`, {
       method: 'POST',
       signal: abort.signal,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer alice', ...discoverFirstHeaders('subscriptions/listen') },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, resourceSubscriptions: ['note://north/readme'] }, _meta: meta() } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: 'Bearer alice',
+        ...discoverFirstHeaders('subscriptions/listen'),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'listen-1',
+        method: 'subscriptions/listen',
+        params: { notifications: { toolsListChanged: true, resourceSubscriptions: ['note://north/readme'] }, _meta: meta() },
+      }),
     });
     expect(answer.headers.get('content-type')).toBe('text/event-stream');
     const reader = answer.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -236,7 +252,11 @@ describe('MCP 2026-07-28 beside the older versions (stateless gateway)', () => {
       // Worded by the SDK's classifier (the header names another method), then by the gateway (no header at all).
       await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 1, method: huge, params: { _meta: meta() } }, discoverFirstHeaders('tools/list')),
       await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 2, method: huge, params: { _meta: meta() } }, { 'mcp-protocol-version': DISCOVER_FIRST }),
-      await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: huge, arguments: {}, _meta: meta() } }, discoverFirstHeaders('tools/call', 'add')),
+      await post(
+        '/servers/alpha/mcp',
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: huge, arguments: {}, _meta: meta() } },
+        discoverFirstHeaders('tools/call', 'add'),
+      ),
       // A name short enough for its header, long enough to matter: the unknown tool is answered in-band.
       await post('/servers/alpha/mcp', callBody('m'.repeat(10_000), {}), discoverFirstHeaders('tools/call', 'm'.repeat(10_000))),
     ];
@@ -263,11 +283,18 @@ describe('MCP 2026-07-28 beside the older versions (stateless gateway)', () => {
     expect(await inBody.json()).toEqual({
       jsonrpc: '2.0',
       id: 3,
-      error: { code: -32022, message: expect.stringContaining('2099-01-01'), data: { supported: [DISCOVER_FIRST, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '2099-01-01' } },
+      error: {
+        code: -32022,
+        message: expect.stringContaining('2099-01-01'),
+        data: { supported: [DISCOVER_FIRST, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '2099-01-01' },
+      },
     });
     const inHeader = await post('/servers/alpha/mcp', { jsonrpc: '2.0', id: 4, method: 'tools/list' }, { 'mcp-protocol-version': '1999-01-01' });
     expect(inHeader.status).toBe(400);
-    expect(await inHeader.json()).toMatchObject({ id: 4, error: { code: -32022, data: { supported: expect.arrayContaining([DISCOVER_FIRST, '2024-11-05']), requested: '1999-01-01' } } });
+    expect(await inHeader.json()).toMatchObject({
+      id: 4,
+      error: { code: -32022, data: { supported: expect.arrayContaining([DISCOVER_FIRST, '2024-11-05']), requested: '1999-01-01' } },
+    });
   });
 
   it('answers a method the revision does not have with 404 Method not found, and an unknown tool in-band', async () => {

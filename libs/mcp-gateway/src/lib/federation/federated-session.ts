@@ -260,9 +260,7 @@ export class FederatedSession {
       const uri = (await this.catalogue()).exposedUri(upstream, notification.params['uri']);
       relayed = { ...notification, params: { ...notification.params, uri } };
     }
-    await this.server
-      .notification(relayed as ServerNotification, related !== undefined ? { relatedRequestId: related } : {})
-      .catch(() => undefined);
+    await this.server.notification(relayed as ServerNotification, related !== undefined ? { relatedRequestId: related } : {}).catch(() => undefined);
   }
 }
 
@@ -281,9 +279,7 @@ function callOptions(extra: Extra, relayed: Promise<void>[]): SessionForwardOpti
     ...(token !== undefined
       ? {
           onprogress: (progress) =>
-            void relayed.push(
-              extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch(() => undefined),
-            ),
+            void relayed.push(extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch(() => undefined)),
         }
       : {}),
   };

@@ -3,13 +3,7 @@
 // downstream session.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  LoggingMessageNotificationSchema,
-  Progress,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, Progress, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ClientKind, connect, eventually, northAndSouthRegistry, startGateway, TestGateway, textOf } from '../transports/testing/test-gateway';
 import { SseUpstream, StreamableUpstream } from '../transports/testing/test-upstreams';
 
@@ -30,7 +24,12 @@ async function readEvents(response: Response, done: (events: SseEvent[]) => bool
     const blocks = buffer.split('\n\n');
     buffer = blocks.pop() ?? '';
     for (const block of blocks) {
-      const field = (name: string) => block.split('\n').find((l) => l.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .find((l) => l.startsWith(`${name}:`))
+          ?.slice(name.length + 1)
+          .trim();
       const data = field('data');
       if (data) events.push({ id: field('id'), data: JSON.parse(data) as SseEvent['data'] });
     }

@@ -84,7 +84,11 @@ describe('OAuth protected resource metadata for MCP clients', () => {
 });
 
 /** fetch() sets Host itself: a raw request sends the one an attacker would. */
-function getWithHost(url: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function getWithHost(
+  url: string,
+  host: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const sent = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'GET', headers: { ...headers, host } }, (response) => {

@@ -54,11 +54,7 @@ export function paramHeaderDeclarations(inputSchema: unknown): readonly ParamHea
  * lower-cased name), if anything: a declared argument present in the body must come with its
  * header, and the header must decode to the argument's value.
  */
-export function paramHeaderMismatch(
-  declarations: readonly ParamHeaderDeclaration[],
-  args: unknown,
-  header: (lowerCaseName: string) => string | undefined,
-): string | undefined {
+export function paramHeaderMismatch(declarations: readonly ParamHeaderDeclaration[], args: unknown, header: (lowerCaseName: string) => string | undefined): string | undefined {
   for (const declaration of declarations) {
     const value = valueAt(args, declaration.path);
     const text = primitiveText(value);

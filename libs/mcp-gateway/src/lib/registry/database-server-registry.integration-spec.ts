@@ -144,7 +144,9 @@ describe('DatabaseServerRegistry', () => {
     const refused = await start(file).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ConfigError);
     expect((refused as ConfigError).lines()).toEqual([
-      expect.stringMatching(/^MCPGW_CONFIG: upstreams\[0\]\.headers: the upstream "git" asks for \{\{project\.repository_token\}\} .*host 127\.0\.0\.1 .*\(MCPGW_REPOSITORY_TOKEN_HOSTS\)$/),
+      expect.stringMatching(
+        /^MCPGW_CONFIG: upstreams\[0\]\.headers: the upstream "git" asks for \{\{project\.repository_token\}\} .*host 127\.0\.0\.1 .*\(MCPGW_REPOSITORY_TOKEN_HOSTS\)$/,
+      ),
     ]);
     expect((await start(file, { tokenHosts: ['127.0.0.1'] })).upstream('git')?.headers).toEqual({ authorization: 'Bearer {{project.repository_token}}' });
   });
@@ -153,7 +155,9 @@ describe('DatabaseServerRegistry', () => {
     const registry = await start(FILE_ONE);
     const apiSecret = `sk-${randomBytes(16).toString('hex')}`;
     await registry.createUpstream({ name: 'tickets', url: 'http://127.0.0.1:3004/mcp', transport: 'sse', headers: { 'x-api-key': apiSecret }, timeoutMs: 1000, maxConcurrency: 2 });
-    const dump = JSON.stringify(await dataSource.query('select u.*, encode(headers_ciphertext, \'escape\') as escaped from upstreams u')) + JSON.stringify(await dataSource.query('select * from virtual_servers'));
+    const dump =
+      JSON.stringify(await dataSource.query("select u.*, encode(headers_ciphertext, 'escape') as escaped from upstreams u")) +
+      JSON.stringify(await dataSource.query('select * from virtual_servers'));
     for (const secret of [TOKEN, apiSecret]) {
       const bare = secret.replace(/^Bearer /, '');
       for (const form of [bare, Buffer.from(bare).toString('hex'), Buffer.from(bare).toString('base64'), Buffer.from(secret).toString('base64')]) expect(dump).not.toContain(form);
@@ -205,7 +209,14 @@ describe('DatabaseServerRegistry', () => {
 
   it('opens headers sealed under a previous key (MCPGW_SECRETS_PREVIOUS_KEYS) and seals them again under the new one at start', async () => {
     const first = await start('');
-    await first.createUpstream({ name: 'tickets', url: 'http://127.0.0.1:3004/mcp', transport: 'sse', headers: { 'x-api-key': 'rotated-secret' }, timeoutMs: 1000, maxConcurrency: 2 });
+    await first.createUpstream({
+      name: 'tickets',
+      url: 'http://127.0.0.1:3004/mcp',
+      transport: 'sse',
+      headers: { 'x-api-key': 'rotated-secret' },
+      timeoutMs: 1000,
+      maxConcurrency: 2,
+    });
     const [before] = await dataSource.query("select headers_key_id from upstreams where name = 'tickets'");
     const newKey = Buffer.alloc(32, 6).toString('base64');
     const rotated = new DatabaseServerRegistry(new RegistryStore(dataSource, new HeaderCipher(newKey, [SECRETS_KEY])), { config: parseRegistryConfig(''), allowLinkLocal: false });

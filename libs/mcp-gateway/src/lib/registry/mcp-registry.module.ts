@@ -110,14 +110,7 @@ export class McpRegistryModule {
         { provide: UpstreamCallHeaders, useClass: RepositoryTokenHeaders },
       ],
       // The MCP endpoints' access policy and the API keys' admin routes ask the same control plane.
-      exports: [
-        ServerRegistry,
-        DatabaseServerRegistry,
-        McpAdminSettings,
-        McpControlPlaneProjects,
-        UpstreamCallHeaders,
-        ...(configured ? [McpControlPlaneAccess] : []),
-      ],
+      exports: [ServerRegistry, DatabaseServerRegistry, McpAdminSettings, McpControlPlaneProjects, UpstreamCallHeaders, ...(configured ? [McpControlPlaneAccess] : [])],
     };
   }
 }

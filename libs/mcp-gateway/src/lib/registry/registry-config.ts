@@ -1,14 +1,6 @@
 import { ConfigError, ConfigProblem, parsedUrl, parseYamlConfig, readYamlConfigFile, SettingReader, UnsetVariable } from '@arbor/config';
 import type { UpstreamDefinition, UpstreamSelection, UpstreamTransport, VirtualServerDefinition } from './server-registry';
-import {
-  DEFAULT_MAX_CONCURRENCY,
-  DEFAULT_TIMEOUT_MS,
-  headerCountProblem,
-  headerProblem,
-  PROJECT_SLUG,
-  SERVER_ID,
-  UPSTREAM_NAME,
-} from './registry-rules';
+import { DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_MS, headerCountProblem, headerProblem, PROJECT_SLUG, SERVER_ID, UPSTREAM_NAME } from './registry-rules';
 
 /** The MCPGW_CONFIG file, checked: upstreams and virtual servers to sync into the database. */
 export interface RegistryConfig {
@@ -87,7 +79,8 @@ function checkRegistryConfig(document: Record<string, unknown>): RegistryConfig 
       const resources = read.selection(selection['resources'], `${selectionAt}.resources`);
       const prompts = read.selection(selection['prompts'], `${selectionAt}.prompts`);
       if (upstream === undefined) return;
-      if (selections.some((other) => other.upstream === upstream)) problem(`${selectionAt}.upstream`, `"${upstream}" is selected twice; list everything it should expose in one entry`);
+      if (selections.some((other) => other.upstream === upstream))
+        problem(`${selectionAt}.upstream`, `"${upstream}" is selected twice; list everything it should expose in one entry`);
       selections.push({ upstream, tools, resources, prompts });
     });
     if (id === undefined || project === undefined || name === undefined) return;

@@ -127,7 +127,11 @@ export class RegistryStore {
       if (!row) throw new UpstreamNotFound(name);
       if (row.source === 'config') throw new ManagedByConfig('upstream', name);
       const users = await serversSelecting(manager, [name]);
-      if (users.length > 0) throw new UpstreamInUse(name, users.map((server) => server.id));
+      if (users.length > 0)
+        throw new UpstreamInUse(
+          name,
+          users.map((server) => server.id),
+        );
       await manager.getRepository(Upstream).delete({ name });
     });
   }
@@ -202,7 +206,8 @@ export class RegistryStore {
       for (const server of serverRows.values()) {
         if (server.source !== 'api') continue;
         const lost = server.selections.filter((selection) => removedUpstreams.includes(selection.upstream)).map((selection) => selection.upstream);
-        if (lost.length > 0) problem('upstreams', `${lost.map((name) => `"${name}"`).join(', ')} left the file but the virtual server "${server.id}" (made through the admin API) still selects it`);
+        if (lost.length > 0)
+          problem('upstreams', `${lost.map((name) => `"${name}"`).join(', ')} left the file but the virtual server "${server.id}" (made through the admin API) still selects it`);
       }
       if (problems.length > 0) throw new ConfigError(problems);
 

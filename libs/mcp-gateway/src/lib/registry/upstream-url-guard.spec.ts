@@ -92,7 +92,9 @@ describe('the upstream URL guard (SSRF)', () => {
   });
 
   it('resolves real names through DNS', async () => {
-    await expect(checkUpstreamUrl('http://localhost:3001/mcp', { allowLinkLocal: false })).resolves.toEqual(expect.arrayContaining([expect.stringMatching(/^(127\.0\.0\.1|::1)$/)]));
+    await expect(checkUpstreamUrl('http://localhost:3001/mcp', { allowLinkLocal: false })).resolves.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(127\.0\.0\.1|::1)$/)]),
+    );
   });
 
   describe('at connect time', () => {
@@ -100,7 +102,10 @@ describe('the upstream URL guard (SSRF)', () => {
     const dns = (...answers: string[][]) =>
       ((_host: string, _options: unknown, callback: (error: Error | null, addresses: LookupAddress[]) => void) => {
         const next = answers.shift() ?? [];
-        callback(null, next.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+        callback(
+          null,
+          next.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+        );
       }) as unknown as typeof lookup;
     const connectTo = (lookupFn: ReturnType<typeof guardedLookup>, all = false) =>
       new Promise<{ error: (Error & { code?: string }) | null; address: unknown }>((resolve) =>

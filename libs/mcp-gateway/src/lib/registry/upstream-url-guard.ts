@@ -60,7 +60,10 @@ export async function checkUpstreamUrl(url: string, options: UpstreamUrlOptions)
   if (parsed.username !== '' || parsed.password !== '') {
     throw new UpstreamUrlRefused('credentials-in-url', 'the upstream URL must not carry a user name or password; put credentials in headers');
   }
-  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  const host = parsed.hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (!options.allowLinkLocal && METADATA_HOSTS.has(host)) {
     throw new UpstreamUrlRefused('metadata', `the upstream host ${excerpt(host)} is a cloud metadata service; set ${ALLOW_LINK_LOCAL_SETTING}=true to allow it`);
   }
@@ -128,9 +131,7 @@ export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
       return [at(12, 13, 14, 15)];
     case 'rfc6052':
       // 64:ff9b::/96 is the well-known prefix; 64:ff9b:1::/48 is local-use, so the operator picks its length.
-      return address.match(ipaddr.parse('64:ff9b::') as ipaddr.IPv6, 96)
-        ? [at(12, 13, 14, 15)]
-        : Object.values(RFC6052_LAYOUTS).map((layout) => at(...layout));
+      return address.match(ipaddr.parse('64:ff9b::') as ipaddr.IPv6, 96) ? [at(12, 13, 14, 15)] : Object.values(RFC6052_LAYOUTS).map((layout) => at(...layout));
     case '6to4':
       return [at(2, 3, 4, 5)];
     case 'teredo':

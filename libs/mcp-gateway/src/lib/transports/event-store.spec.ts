@@ -25,7 +25,13 @@ describe('BoundedEventStore', () => {
     expect(new Set([priming, first, hotPriming, hot]).size).toBe(4);
     expect(store.streamIdFor(hot)).toBe('a');
 
-    expect(await replay(store, priming)).toEqual({ streamId: 'a', sent: [[first, note(1)], [hot, note(3)]] });
+    expect(await replay(store, priming)).toEqual({
+      streamId: 'a',
+      sent: [
+        [first, note(1)],
+        [hot, note(3)],
+      ],
+    });
     expect(store.eventsAfter('a', hotPriming)).toEqual([[hot, JSON.stringify(note(3))]]);
     expect(store.eventsAfter('a', priming)).toEqual([
       [first, JSON.stringify(note(1))],

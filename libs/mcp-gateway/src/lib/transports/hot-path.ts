@@ -20,9 +20,7 @@ import { UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
 import type { SessionForwardOptions } from '../upstreams/upstream-sessions';
 
 /** What the hot path answers: the same JSON-RPC message an SDK Server would send. */
-export type HotAnswer =
-  | { result: unknown; jsonrpc: '2.0'; id: RequestId }
-  | { jsonrpc: '2.0'; id: RequestId; error: { code: number; message: string; data?: unknown } };
+export type HotAnswer = { result: unknown; jsonrpc: '2.0'; id: RequestId } | { jsonrpc: '2.0'; id: RequestId; error: { code: number; message: string; data?: unknown } };
 
 export type HotRequest =
   | { kind: 'ping'; id: RequestId }

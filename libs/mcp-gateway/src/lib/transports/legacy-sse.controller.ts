@@ -36,12 +36,7 @@ export class LegacySseController {
   }
 
   @Post('servers/:id/message')
-  serverMessage(
-    @Req() req: McpHttpRequest,
-    @Res() res: ServerResponse,
-    @Param('id') id: string,
-    @Query('sessionId') sessionId: unknown,
-  ): Promise<void> {
+  serverMessage(@Req() req: McpHttpRequest, @Res() res: ServerResponse, @Param('id') id: string, @Query('sessionId') sessionId: unknown): Promise<void> {
     return this.post(req, res, id, sessionId);
   }
 

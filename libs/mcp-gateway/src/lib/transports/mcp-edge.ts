@@ -34,7 +34,10 @@ export function refusal(status: number, message: string, data?: unknown, code: n
 export function unsupportedVersion(requested: string, id: RequestId | null = null): Refusal {
   // What the client sent is echoed bounded: a header can be long.
   const message = `Bad Request: Unsupported protocol version: ${excerpt(requested)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`;
-  return { status: 400, body: { jsonrpc: '2.0', error: { code: UNSUPPORTED_PROTOCOL_VERSION, message, data: { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: excerpt(requested) } }, id } };
+  return {
+    status: 400,
+    body: { jsonrpc: '2.0', error: { code: UNSUPPORTED_PROTOCOL_VERSION, message, data: { supported: [...SUPPORTED_PROTOCOL_VERSIONS], requested: excerpt(requested) } }, id },
+  };
 }
 
 export function sendRefusal(res: ServerResponse, { status, headers, body }: Refusal): void {
@@ -141,7 +144,9 @@ export class McpEdge {
     }
     const raw = await readRequestBody(req, this.options.maxBodyBytes);
     if ('refused' in raw) {
-      return { refusal: raw.refused === 'too_large' ? this.tooLarge() : refusal(415, `Unsupported Media Type: content-encoding "${excerpt(raw.encoding)}"; send the body uncompressed`) };
+      return {
+        refusal: raw.refused === 'too_large' ? this.tooLarge() : refusal(415, `Unsupported Media Type: content-encoding "${excerpt(raw.encoding)}"; send the body uncompressed`),
+      };
     }
     let value: unknown;
     try {

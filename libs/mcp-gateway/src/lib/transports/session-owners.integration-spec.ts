@@ -18,7 +18,7 @@ describe('stateful sessions on two replicas sharing Redis', () => {
 
   beforeAll(async () => {
     const redisUrl = process.env['TEST_REDIS_URL'];
-    if (!redisUrl) throw new Error('TEST_REDIS_URL is not set: add `redis: true` to this project\'s jest globals.arbor');
+    if (!redisUrl) throw new Error("TEST_REDIS_URL is not set: add `redis: true` to this project's jest globals.arbor");
     await Promise.all([north.start(), south.start()]);
     const registry = northAndSouthRegistry(north, south);
     for (let i = 0; i < 2; i++) {
@@ -51,7 +51,9 @@ describe('stateful sessions on two replicas sharing Redis', () => {
   async function client(fetchVia: (url: string | URL, init?: RequestInit) => Promise<Response>): Promise<Client> {
     const c = new Client({ name: 'behind-a-balancer', version: '1.0.0' }, { capabilities: { elicitation: {} } });
     c.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada' } }));
-    await c.connect(new StreamableHTTPClientTransport(new URL('http://balancer/servers/alpha/mcp'), { fetch: fetchVia, requestInit: { headers: { authorization: 'Bearer alice' } } }));
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL('http://balancer/servers/alpha/mcp'), { fetch: fetchVia, requestInit: { headers: { authorization: 'Bearer alice' } } }),
+    );
     return c;
   }
 
@@ -72,12 +74,19 @@ describe('stateful sessions on two replicas sharing Redis', () => {
     }
   });
 
-  it('brings a 2026-07-28 client\'s retry with its answer to the replica whose call waits for it', async () => {
+  it("brings a 2026-07-28 client's retry with its answer to the replica whose call waits for it", async () => {
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
     const call = (replica: TestGateway, params: Record<string, unknown>) =>
       fetch(`${replica.url}/servers/alpha/mcp`, {
         method: 'POST',
-        headers: { authorization: 'Bearer alice', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'ask-model' },
+        headers: {
+          authorization: 'Bearer alice',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'ask-model',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask-model', arguments: {}, _meta: meta, ...params } }),
       }).then(async (r) => ((await r.json()) as { result: Record<string, unknown> }).result);
     const asked = await call(replicas[0]!, {});
@@ -91,7 +100,9 @@ describe('stateful sessions on two replicas sharing Redis', () => {
     const balancer = roundRobin(replicas);
     const discoverFirst = new DiscoverFirstClient({ name: 'v2-behind-a-balancer', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { sampling: {} } });
     discoverFirst.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'hi there' }, model: 'test-model' }));
-    await discoverFirst.connect(new DiscoverFirstTransport(new URL('http://balancer/servers/alpha/mcp'), { fetch: balancer.fetchVia, requestInit: { headers: { authorization: 'Bearer alice' } } }));
+    await discoverFirst.connect(
+      new DiscoverFirstTransport(new URL('http://balancer/servers/alpha/mcp'), { fetch: balancer.fetchVia, requestInit: { headers: { authorization: 'Bearer alice' } } }),
+    );
     try {
       for (let round = 0; round < 2; round++) expect(textOf(await discoverFirst.callTool({ name: 'ask-model', arguments: {} }))).toBe('model said: hi there');
       expect(balancer.served.every((count) => count > 1)).toBe(true);

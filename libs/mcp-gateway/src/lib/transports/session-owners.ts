@@ -107,7 +107,10 @@ export class SessionOwners implements OnModuleDestroy {
       );
       outgoing.once('error', (error) => {
         this.logger.warn(`passing a request to the replica holding its session failed: ${error.message}`);
-        if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'The replica holding this session cannot be reached' }, id: null }));
+        if (!res.headersSent)
+          res
+            .writeHead(502, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'The replica holding this session cannot be reached' }, id: null }));
         else res.destroy();
         resolve();
       });

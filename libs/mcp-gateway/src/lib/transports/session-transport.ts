@@ -45,9 +45,7 @@ export class SessionTransport extends StreamableHTTPServerTransport {
    */
   openHotStream(id: RequestId, protocolVersion: string | undefined, response: ServerResponse): HotStream | undefined {
     if (this.hot.has(id) || this.sessionId === undefined) return undefined;
-    const stream = new HotStream(this.events, this.sessionId, (protocolVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION) >= PRIMING_SINCE, () =>
-      this.hot.delete(id),
-    );
+    const stream = new HotStream(this.events, this.sessionId, (protocolVersion ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION) >= PRIMING_SINCE, () => this.hot.delete(id));
     this.hot.set(id, stream);
     stream.attach(response, undefined);
     return stream;

@@ -25,7 +25,12 @@ async function readEvents(response: Response, until: (events: SseEvent[]) => boo
     buffer = blocks.pop() ?? '';
     for (const block of blocks) {
       if (block.startsWith(':')) continue; // keep-alive comment
-      const field = (name: string) => block.split('\n').find((line) => line.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+      const field = (name: string) =>
+        block
+          .split('\n')
+          .find((line) => line.startsWith(`${name}:`))
+          ?.slice(name.length + 1)
+          .trim();
       events.push({ event: field('event'), id: field('id'), data: field('data') ?? '' });
     }
   }
@@ -152,7 +157,12 @@ describe('Streamable HTTP, stateful: the hot path on a session', () => {
         const blocks = buffer.split('\n\n');
         buffer = blocks.pop() ?? '';
         for (const block of blocks) {
-          const field = (name: string) => block.split('\n').find((line) => line.startsWith(`${name}:`))?.slice(name.length + 1).trim();
+          const field = (name: string) =>
+            block
+              .split('\n')
+              .find((line) => line.startsWith(`${name}:`))
+              ?.slice(name.length + 1)
+              .trim();
           const event = { event: field('event'), id: field('id'), data: field('data') ?? '' };
           events.push(event);
           const message = event.data ? (JSON.parse(event.data) as { id?: number; method?: string }) : undefined;

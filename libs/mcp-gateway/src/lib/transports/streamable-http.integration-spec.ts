@@ -110,7 +110,7 @@ describe('Streamable HTTP, stateless', () => {
     expect(line('arbor_mcpgw_upstream_up', 'upstream="south",protocol_version="2025-11-25"')).toBe('1');
   });
 
-  it('promises only what a stateless answer can deliver: log messages on the call\'s stream, no list changes or subscriptions', async () => {
+  it("promises only what a stateless answer can deliver: log messages on the call's stream, no list changes or subscriptions", async () => {
     const c = await client('/servers/alpha/mcp');
     expect(c.getServerCapabilities()).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} });
   });
@@ -291,7 +291,9 @@ describe('Streamable HTTP, stateless', () => {
     const anonymous = await post('/servers/alpha/mcp', initialize('2025-11-25'), { authorization: '' });
     expect(anonymous.status).toBe(401);
     // At the default public URL (MCPGW_PUBLIC_URL), whatever address the request came to.
-    expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer realm="mcp-gateway", resource_metadata="http://localhost:4444/.well-known/oauth-protected-resource/servers/alpha/mcp"`);
+    expect(anonymous.headers.get('www-authenticate')).toBe(
+      `Bearer realm="mcp-gateway", resource_metadata="http://localhost:4444/.well-known/oauth-protected-resource/servers/alpha/mcp"`,
+    );
     expect(await anonymous.json()).toMatchObject({ jsonrpc: '2.0', error: { message: 'Sign in first', data: { code: 'unauthenticated' } }, id: null });
 
     const stranger = await post('/mcp', initialize('2025-11-25'), { authorization: 'Bearer mallory' });
@@ -322,7 +324,10 @@ describe('Streamable HTTP, stateless', () => {
           accept: 'application/json, text/event-stream',
         },
       });
-      req.on('response', (res) => resolve(res.resume().statusCode ?? 0)).on('error', reject).end(body);
+      req
+        .on('response', (res) => resolve(res.resume().statusCode ?? 0))
+        .on('error', reject)
+        .end(body);
     });
     expect(status).toBe(403);
   });

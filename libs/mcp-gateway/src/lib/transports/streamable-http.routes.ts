@@ -169,8 +169,7 @@ export class StreamableHttpRoutes implements OnModuleInit {
     const federated = await this.federation.open({ serverId, grant, ownUpstreamSessions: true });
     const transport: SessionTransport = new SessionTransport(new BoundedEventStore(), {
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) =>
-        this.sessions.add({ id, serverId, federated, transport, lastUsed: Date.now(), expires: true }),
+      onsessioninitialized: (id) => this.sessions.add({ id, serverId, federated, transport, lastUsed: Date.now(), expires: true }),
     });
     transport.onclose = () => void (transport.sessionId ? this.sessions.end(transport.sessionId) : federated.close());
     try {

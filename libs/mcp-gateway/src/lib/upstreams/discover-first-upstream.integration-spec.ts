@@ -43,7 +43,10 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
   });
 
   async function discoverFirstClient(): Promise<DiscoverFirstClient> {
-    const client = new DiscoverFirstClient({ name: 'v2-client', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} }, sampling: {} } });
+    const client = new DiscoverFirstClient(
+      { name: 'v2-client', version: '2.0.0' },
+      { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} }, sampling: {} } },
+    );
     client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Grace' } }));
     client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', content: { type: 'text', text: 'hi there' }, model: 'test-model' }));
     await client.connect(new DiscoverFirstTransport(new URL(`${gateway.url}/servers/alpha/mcp`), { requestInit: { headers: { authorization: 'Bearer alice' } } }));
@@ -84,7 +87,15 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
     const call = (headers: Record<string, string>) =>
       fetch(`${gateway.url}/servers/alpha/mcp`, {
         method: 'POST',
-        headers: { authorization: 'Bearer alice', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'route', ...headers },
+        headers: {
+          authorization: 'Bearer alice',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'route',
+          ...headers,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'route', arguments: { region: 'eu' }, _meta: meta } }),
       });
     for (const wrong of [{} as Record<string, string>, { 'mcp-param-region': 'us' }, { 'mcp-param-region': '=?base64?not base64?=' }]) {
@@ -105,12 +116,23 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
     const call = (extraMeta: Record<string, unknown>) =>
       fetch(`${gateway.url}/servers/alpha/mcp`, {
         method: 'POST',
-        headers: { authorization: 'Bearer alice', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'chatty' },
+        headers: {
+          authorization: 'Bearer alice',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'chatty',
+        },
         body: JSON.stringify({
           jsonrpc: '2.0',
           id: 8,
           method: 'tools/call',
-          params: { name: 'chatty', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, ...extraMeta } },
+          params: {
+            name: 'chatty',
+            arguments: {},
+            _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, ...extraMeta },
+          },
         }),
       });
     const logged = await call({ 'io.modelcontextprotocol/logLevel': 'debug' });
@@ -136,7 +158,14 @@ describe.each([false, true])('upstreams of both eras (stateful sessions: %s)', (
     const call = (params: Record<string, unknown>) =>
       fetch(`${gateway.url}/servers/alpha/mcp`, {
         method: 'POST',
-        headers: { authorization: 'Bearer alice', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'ask-model' },
+        headers: {
+          authorization: 'Bearer alice',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'ask-model',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask-model', arguments: {}, _meta: meta, ...params } }),
       }).then(async (r) => ((await r.json()) as { result: Record<string, unknown> }).result);
     const asked = await call({});

@@ -40,10 +40,12 @@ export async function probeDiscoverFirst(url: URL, headers: Readonly<Record<stri
   const exchange = new DiscoverFirstExchange(url, headers, allowLinkLocal);
   const body = { id: 'arbor-discover', method: 'server/discover', params: { _meta: envelope({}, GATEWAY_INFO) } };
   const signal = AbortSignal.timeout(timeoutMs);
-  const answer = await exchange.post(body, signal, () => undefined).catch((error: unknown) => {
-    if (error instanceof NotDiscoverFirst) return undefined;
-    throw error;
-  });
+  const answer = await exchange
+    .post(body, signal, () => undefined)
+    .catch((error: unknown) => {
+      if (error instanceof NotDiscoverFirst) return undefined;
+      throw error;
+    });
   const result = answer?.['result'] as Json | undefined;
   const versions = result?.['supportedVersions'];
   if (!Array.isArray(versions) || !versions.includes(DISCOVER_FIRST_VERSION)) return undefined;
@@ -145,21 +147,31 @@ export class DiscoverFirstUpstreamTransport implements UpstreamTransport {
       this.clientInfo = (params['clientInfo'] ?? GATEWAY_INFO) as Implementation;
       void this.relisten();
       const { capabilities, serverInfo, instructions } = this.discovered;
-      const result = { protocolVersion: params['protocolVersion'], capabilities, serverInfo: serverInfo ?? { name: 'upstream', version: DISCOVER_FIRST_VERSION }, ...(instructions ? { instructions } : {}) };
+      const result = {
+        protocolVersion: params['protocolVersion'],
+        capabilities,
+        serverInfo: serverInfo ?? { name: 'upstream', version: DISCOVER_FIRST_VERSION },
+        ...(instructions ? { instructions } : {}),
+      };
       return this.deliver({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
     }
     if (method === 'resources/subscribe' || method === 'resources/unsubscribe') return this.subscription(id, method, params);
     const controller = new AbortController();
     this.inflight.set(id, controller);
     try {
-      const result = method === 'ping' ? await this.rounds(id, 'server/discover', {}, controller.signal).then(() => ({})) : await this.rounds(id, method, params, controller.signal);
+      const result =
+        method === 'ping' ? await this.rounds(id, 'server/discover', {}, controller.signal).then(() => ({})) : await this.rounds(id, method, params, controller.signal);
       if (method === 'tools/list') this.learn(result);
       this.deliver({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
     } catch (error) {
       if (controller.signal.aborted || this.closed) return;
       const { code, message: text, data } = error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'Upstream call failed');
       if (!(error instanceof McpError)) this.onerror?.(error as Error);
-      this.deliver({ jsonrpc: '2.0', id, error: { code, message: error instanceof UpstreamRefusal ? error.upstreamMessage : text, ...(data !== undefined ? { data } : {}) } } as JSONRPCMessage);
+      this.deliver({
+        jsonrpc: '2.0',
+        id,
+        error: { code, message: error instanceof UpstreamRefusal ? error.upstreamMessage : text, ...(data !== undefined ? { data } : {}) },
+      } as JSONRPCMessage);
     } finally {
       this.inflight.delete(id);
     }
@@ -381,7 +393,12 @@ class DiscoverFirstExchange {
     this.headers = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
   }
 
-  post(body: { id: RequestId; method: string; params: Json }, signal: AbortSignal, onNotification: (message: Json) => void, extraHeaders: Readonly<Record<string, string>> = {}): Promise<Json> {
+  post(
+    body: { id: RequestId; method: string; params: Json },
+    signal: AbortSignal,
+    onNotification: (message: Json) => void,
+    extraHeaders: Readonly<Record<string, string>> = {},
+  ): Promise<Json> {
     const text = JSON.stringify({ jsonrpc: '2.0', ...body });
     const source = NAME_SOURCE[body.method];
     const name = source ? body.params[source] : undefined;

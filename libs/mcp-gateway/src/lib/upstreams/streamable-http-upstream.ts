@@ -162,9 +162,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport {
             }
           : {}),
       });
-      this.post({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) } as JSONRPCMessage, headers).catch((error) =>
-        this.pending.get(id)?.reject(error),
-      );
+      this.post({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) } as JSONRPCMessage, headers).catch((error) => this.pending.get(id)?.reject(error));
     });
   }
 
@@ -326,12 +324,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport {
    * which cannot carry a JSON-RPC message, and another origin must not get the registry's headers
    * (credentials) nor escape the registry's URL checks.
    */
-  private exchange(
-    method: string,
-    headers: OutgoingHttpHeaders,
-    body: string | undefined,
-    drain: boolean,
-  ): Promise<{ status: number; response: IncomingMessage }> {
+  private exchange(method: string, headers: OutgoingHttpHeaders, body: string | undefined, drain: boolean): Promise<{ status: number; response: IncomingMessage }> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     return new Promise((resolve, reject) => {
       const attempt = (url: URL, retried: boolean, redirects: number) => {

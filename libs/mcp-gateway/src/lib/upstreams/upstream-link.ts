@@ -144,7 +144,9 @@ async function upstreamTransport(definition: UpstreamDefinition, allowLinkLocal:
   const url = new URL(definition.url);
   if (definition.transport === 'sse') return new SseUpstreamTransport(url, definition.headers, allowLinkLocal);
   const discovered = await probeDiscoverFirst(url, definition.headers, allowLinkLocal, definition.timeoutMs);
-  return discovered ? new DiscoverFirstUpstreamTransport(url, definition.headers, allowLinkLocal, discovered) : new StreamableHttpUpstreamTransport(url, definition.headers, allowLinkLocal);
+  return discovered
+    ? new DiscoverFirstUpstreamTransport(url, definition.headers, allowLinkLocal, discovered)
+    : new StreamableHttpUpstreamTransport(url, definition.headers, allowLinkLocal);
 }
 
 /** The session is gone (not the call refused): worth one retry on a new session. */

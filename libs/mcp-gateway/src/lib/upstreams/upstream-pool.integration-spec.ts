@@ -2,16 +2,7 @@
 // health see them; the gateway itself is never restarted.
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  connect,
-  eventually,
-  InMemoryServerRegistry,
-  startGateway,
-  TestGateway,
-  testServers,
-  textOf,
-  upstreamDefinition,
-} from '../transports/testing/test-gateway';
+import { connect, eventually, InMemoryServerRegistry, startGateway, TestGateway, testServers, textOf, upstreamDefinition } from '../transports/testing/test-gateway';
 import { SseUpstream, StreamableUpstream } from '../transports/testing/test-upstreams';
 
 describe('upstream pool', () => {
@@ -28,10 +19,7 @@ describe('upstream pool', () => {
     const azure = { ...upstreamDefinition('azure', north, 'streamable-http'), url: 'http://168.63.129.16/machine' };
     const registry = new InMemoryServerRegistry(
       [upstreamDefinition('north', north, 'streamable-http'), upstreamDefinition('south', south, 'sse'), hasty, azure],
-      [
-        ...testServers(),
-        { id: 'hasty', project: 'alpha', name: 'Hasty', selections: [{ upstream: 'hasty', tools: ['slow', 'busy'], resources: [], prompts: [] }] },
-      ],
+      [...testServers(), { id: 'hasty', project: 'alpha', name: 'Hasty', selections: [{ upstream: 'hasty', tools: ['slow', 'busy'], resources: [], prompts: [] }] }],
     );
     // Nest's body parser off: the runtime reads (and bounds) the bodies itself here.
     gateway = await startGateway(registry, { stateful: true, pingIntervalMs: 200, maxBodyBytes: 64 * 1024 }, false);

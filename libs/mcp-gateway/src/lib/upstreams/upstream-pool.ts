@@ -211,9 +211,16 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     return up.limit.run(async () => {
       try {
         const result = await link.use((client, transport) => {
-          const route = callRoute(transport.traits, { progress: options.onprogress !== undefined, ownStream: options.onnotification !== undefined, callHeaders: callHeaders !== undefined });
+          const route = callRoute(transport.traits, {
+            progress: options.onprogress !== undefined,
+            ownStream: options.onnotification !== undefined,
+            callHeaders: callHeaders !== undefined,
+          });
           if (route === 'refused') {
-            throw new McpError(ErrorCode.InvalidRequest, `Upstream "${upstream}" needs the project's repository token, sent on Streamable HTTP calls without progress notifications only`);
+            throw new McpError(
+              ErrorCode.InvalidRequest,
+              `Upstream "${upstream}" needs the project's repository token, sent on Streamable HTTP calls without progress notifications only`,
+            );
           }
           if (callHeaders && route === 'direct' && callsDirectly(transport)) {
             return rawCall(transport, withoutEnvelope(request), up.definition.timeoutMs, { ...(options.signal ? { signal: options.signal } : {}) }, callHeaders);
@@ -254,7 +261,8 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
 
   /** A call's metric labels; names only as the upstream's catalogue lists them, so the series stay bounded. */
   private async perCallHeaders(definition: UpstreamDefinition, options: ForwardOptions): Promise<Record<string, string>> {
-    if (!this.callHeaders) throw new McpError(ErrorCode.InternalError, `Upstream "${definition.name}" needs the project's repository token, and this gateway has no control plane configured`);
+    if (!this.callHeaders)
+      throw new McpError(ErrorCode.InternalError, `Upstream "${definition.name}" needs the project's repository token, and this gateway has no control plane configured`);
     return this.callHeaders.resolve(options.server ?? null, definition);
   }
 
@@ -484,22 +492,31 @@ async function rawCall(
 }
 
 /** Every page of one kind, following the upstream's cursors. */
-async function fetchKind(
-  client: Client,
-  kind: CatalogueKind,
-  capabilities: ServerCapabilities,
-): Promise<Partial<UpstreamOffer>> {
+async function fetchKind(client: Client, kind: CatalogueKind, capabilities: ServerCapabilities): Promise<Partial<UpstreamOffer>> {
   if (kind === 'tools') {
     if (!capabilities.tools) return { tools: [] };
-    return { tools: await allPages((cursor) => client.request({ method: 'tools/list', params: { cursor } }, ListToolsResultSchema), (r) => r.tools) };
+    return {
+      tools: await allPages(
+        (cursor) => client.request({ method: 'tools/list', params: { cursor } }, ListToolsResultSchema),
+        (r) => r.tools,
+      ),
+    };
   }
   if (kind === 'prompts') {
     if (!capabilities.prompts) return { prompts: [] };
-    return { prompts: await allPages((cursor) => client.request({ method: 'prompts/list', params: { cursor } }, ListPromptsResultSchema), (r) => r.prompts) };
+    return {
+      prompts: await allPages(
+        (cursor) => client.request({ method: 'prompts/list', params: { cursor } }, ListPromptsResultSchema),
+        (r) => r.prompts,
+      ),
+    };
   }
   if (!capabilities.resources) return { resources: [], resourceTemplates: [] };
   const [resources, resourceTemplates] = await Promise.all([
-    allPages((cursor) => client.request({ method: 'resources/list', params: { cursor } }, ListResourcesResultSchema), (r) => r.resources),
+    allPages(
+      (cursor) => client.request({ method: 'resources/list', params: { cursor } }, ListResourcesResultSchema),
+      (r) => r.resources,
+    ),
     allPages(
       (cursor) => client.request({ method: 'resources/templates/list', params: { cursor } }, ListResourceTemplatesResultSchema),
       (r) => r.resourceTemplates,
@@ -508,10 +525,7 @@ async function fetchKind(
   return { resources, resourceTemplates };
 }
 
-async function allPages<R extends { nextCursor?: string }, T>(
-  page: (cursor: string | undefined) => Promise<R>,
-  items: (result: R) => T[],
-): Promise<T[]> {
+async function allPages<R extends { nextCursor?: string }, T>(page: (cursor: string | undefined) => Promise<R>, items: (result: R) => T[]): Promise<T[]> {
   const all: T[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < MAX_PAGES; pages++) {

@@ -107,8 +107,7 @@ export class UpstreamSessions implements UpstreamCaller {
       if (relatedId !== undefined) this.relaying.get(relatedId)?.push(relay);
       return relay;
     };
-    client.fallbackRequestHandler = (request, extra) =>
-      this.peer.request(upstream, { method: request.method, params: request.params }, extra.signal, related());
+    client.fallbackRequestHandler = (request, extra) => this.peer.request(upstream, { method: request.method, params: request.params }, extra.signal, related());
   }
 }
 

@@ -106,7 +106,13 @@ describe('direct routes', () => {
       // Read by every API family: the suite's code and details, OpenAI's type and param, Anthropic's type.
       expect(await response.json()).toMatchObject({
         type: 'error',
-        error: { type: 'invalid_request_error', code: 'invalid_request', param: field, message: expect.stringMatching(/^Invalid /), details: { fields: { [field]: [expect.any(String)] } } },
+        error: {
+          type: 'invalid_request_error',
+          code: 'invalid_request',
+          param: field,
+          message: expect.stringMatching(/^Invalid /),
+          details: { fields: { [field]: [expect.any(String)] } },
+        },
       });
     }
     expect((await fetch(`${baseUrl}/hot/a%20b?q=a%20b+c`, { method: 'POST' })).status).toBe(200);

@@ -52,7 +52,10 @@ export class DirectRoutes {
     server.removeAllListeners('request');
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       const path = pathOf(request.url);
-      const route = this.routes.length === 0 ? undefined : this.routes.find((candidate) => servesEndpoint(candidate.patterns, request.method ?? '', path) && candidate.matches(request.method ?? '', path));
+      const route =
+        this.routes.length === 0
+          ? undefined
+          : this.routes.find((candidate) => servesEndpoint(candidate.patterns, request.method ?? '', path) && candidate.matches(request.method ?? '', path));
       if (!route) {
         for (const listener of framework) listener(request, response);
         return;

@@ -67,9 +67,7 @@ function methodsOf(methods: Record<string, boolean>): string[] {
  * pattern (`/v1/models/{id*}`, `/servers/{id}/sse`, `/{splat*}`).
  */
 function fromExpressPath(path: string): string {
-  return path
-    .replace(/(?:\{\/\*(\w+)\}|\/\*(\w+))$/, (_match, optional?: string, required?: string) => `/{${optional ?? required}*}`)
-    .replace(/:(\w+)/g, '{$1}');
+  return path.replace(/(?:\{\/\*(\w+)\}|\/\*(\w+))$/, (_match, optional?: string, required?: string) => `/{${optional ?? required}*}`).replace(/:(\w+)/g, '{$1}');
 }
 
 /** Every route `app` registers: its Nest controllers (read from Express's router), its direct routes and its WebSocket upgrades. */
@@ -78,7 +76,7 @@ export function routeTableOf(app: INestApplication): RouteEntry[] {
   const framework = (express.router?.stack ?? []).flatMap(({ route }) =>
     route
       ? (Array.isArray(route.path) ? route.path : [route.path]).map((path): RouteEntry => {
-return { router: 'express', methods: methodsOf(route.methods), path: fromExpressPath(path), route: path };
+          return { router: 'express', methods: methodsOf(route.methods), path: fromExpressPath(path), route: path };
         })
       : [],
   );

@@ -37,10 +37,7 @@ export interface RunningService<C extends ServiceConfig> {
 }
 
 /** Builds, configures and starts a service; throws ConfigError before anything listens. */
-export async function startService<C extends ServiceConfig>(
-  definition: ServiceDefinition<C>,
-  env: Env = process.env,
-): Promise<RunningService<C>> {
+export async function startService<C extends ServiceConfig>(definition: ServiceDefinition<C>, env: Env = process.env): Promise<RunningService<C>> {
   const config = loadConfig(definition.schema, env);
   const telemetry = await startTelemetry({ serviceName: config.serviceName });
   const app = await NestFactory.create<NestExpressApplication>(definition.module(config), {
@@ -127,30 +124,33 @@ function installEdge(app: NestExpressApplication, bodyLimit: string, opaqueBody?
  * line naming its variable; any other start failure what was logged and its stack, exit code 1 too.
  */
 export function runService<C extends ServiceConfig>(definition: ServiceDefinition<C>): void {
-  startService(definition).then((service) => {
-    // Stop accepting, finish in-flight requests, flush telemetry, then exit 0.
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) return;
-      stopping = true;
-      new Logger('nest').log(`${signal} received, shutting down`);
-      service.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  }, (error: unknown) => {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${definition.schema.name}: refusing to start, bad configuration:\n`);
-      for (const line of error.lines()) process.stderr.write(`  ${line}\n`);
-    } else if (error instanceof StartupError) {
-      process.stderr.write(`failed to start: ${error.message}\n`);
-    } else {
-      Logger.flush();
-      process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    }
-    process.exit(1);
-  });
+  startService(definition).then(
+    (service) => {
+      // Stop accepting, finish in-flight requests, flush telemetry, then exit 0.
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) return;
+        stopping = true;
+        new Logger('nest').log(`${signal} received, shutting down`);
+        service.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    },
+    (error: unknown) => {
+      if (error instanceof ConfigError) {
+        process.stderr.write(`${definition.schema.name}: refusing to start, bad configuration:\n`);
+        for (const line of error.lines()) process.stderr.write(`  ${line}\n`);
+      } else if (error instanceof StartupError) {
+        process.stderr.write(`failed to start: ${error.message}\n`);
+      } else {
+        Logger.flush();
+        process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      }
+      process.exit(1);
+    },
+  );
 }

@@ -70,7 +70,9 @@ describe('a service that cannot start', () => {
       });
       expect(result.code).toBe(1);
       const problem = linesOf(result).filter((line) => /ECONNREFUSED|database/i.test(line) && !/"level":"info"/.test(line));
-      expect(problem).toEqual([`failed to start: ${service.databaseVariable}: cannot connect to the database at 127.0.0.1:${nobody}/arbor: connect ECONNREFUSED 127.0.0.1:${nobody}`]);
+      expect(problem).toEqual([
+        `failed to start: ${service.databaseVariable}: cannot connect to the database at 127.0.0.1:${nobody}/arbor: connect ECONNREFUSED 127.0.0.1:${nobody}`,
+      ]);
       expect(`${result.stdout}${result.stderr}`).not.toMatch(/^\s+at |secret-password/m);
     });
   });

@@ -30,9 +30,7 @@ describe('migrations at start', () => {
   });
 
   async function replica(): Promise<DataSource> {
-    const source = await new DataSource(
-      dataSourceOptions({ url: database.url, migrations: [CreateWidgets1700000000000], applicationName: 'test' }),
-    ).initialize();
+    const source = await new DataSource(dataSourceOptions({ url: database.url, migrations: [CreateWidgets1700000000000], applicationName: 'test' })).initialize();
     sources.push(source);
     return source;
   }

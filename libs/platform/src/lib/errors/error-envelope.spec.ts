@@ -11,7 +11,8 @@ class ThemeDto {
   @IsIn(['light', 'dark', 'system'])
   theme!: string;
 
-  @IsString() @MaxLength(5)
+  @IsString()
+  @MaxLength(5)
   note!: string;
 }
 
@@ -106,7 +107,9 @@ describe('the error envelope', () => {
     expect(route.status).toBe(404);
     expect(route.body.error.message).toContain('/nowhere/');
     expect(route.body.error.message).not.toContain('x'.repeat(65));
-    const field = await request(app.getHttpServer()).post('/theme').send({ theme: 'dark', note: 'ok', [long]: 1 });
+    const field = await request(app.getHttpServer())
+      .post('/theme')
+      .send({ theme: 'dark', note: 'ok', [long]: 1 });
     expect(field.status).toBe(400);
     expect(JSON.stringify(field.body)).not.toContain('x'.repeat(65));
   });

@@ -18,10 +18,12 @@ class EdgeTestConfig extends ServiceConfig {
 }
 
 class ThingDto {
-  @IsString() @MaxLength(100)
+  @IsString()
+  @MaxLength(100)
   name!: string;
 
-  @IsOptional() @IsObject()
+  @IsOptional()
+  @IsObject()
   metadata?: Record<string, unknown>;
 }
 
@@ -185,7 +187,7 @@ describe('the edge of every service', () => {
     expect(received).toEqual([{ name, metadata: { note: 'ok' } }]);
   });
 
-  it("lets a browser app of an allowed origin read ETag (and the other headers it acts on)", async () => {
+  it('lets a browser app of an allowed origin read ETag (and the other headers it acts on)', async () => {
     const response = await fetch(`${service.url}/things/1`, { headers: { origin: 'http://ui.example' } });
     expect(response.headers.get('access-control-allow-origin')).toBe('http://ui.example');
     expect(response.headers.get('access-control-expose-headers')?.split(',')).toEqual(['ETag', 'Location', 'Retry-After', 'WWW-Authenticate']);

@@ -74,6 +74,9 @@ function walk(value: unknown, field: string, depth: number, maxDepth: number, te
   return undefined;
 }
 
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const UNPRINTABLE = /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 /**
  * A client's value as an error message may quote it: at most `max` characters, the rest cut
  * with an ellipsis, control characters and lone surrogates shown as escapes (the answer echoes
@@ -81,10 +84,7 @@ function walk(value: unknown, field: string, depth: number, maxDepth: number, te
  */
 export function excerpt(value: string, max = MAX_EXCERPT_LENGTH): string {
   const cut = value.length > max ? `${value.slice(0, max)}…` : value;
-  // eslint-disable-next-line no-control-regex -- finding control characters is the point
-  return cut.replace(/[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (char) =>
-    `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return cut.replace(UNPRINTABLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Most values one error message quotes from a list the client sent; the count of the rest follows (as validation names 20 fields). */

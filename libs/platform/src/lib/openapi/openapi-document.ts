@@ -32,9 +32,7 @@ export class OpenApiDocument implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    const document = describeErrors(
-      SwaggerModule.createDocument(this.application(), this.info(), { extraModels: [ErrorBody], autoTagControllers: true }),
-    );
+    const document = describeErrors(SwaggerModule.createDocument(this.application(), this.info(), { extraModels: [ErrorBody], autoTagControllers: true }));
     this.built = { document, json: JSON.stringify(document) };
   }
 
@@ -52,13 +50,15 @@ export class OpenApiDocument implements OnApplicationBootstrap {
   }
 
   private info(): Omit<OpenAPIObject, 'paths'> {
-    return new DocumentBuilder()
-      .setTitle(this.description.title)
-      .setDescription(this.description.description)
-      // The version of the API the paths carry (/api/v1), not the monorepo's package version.
-      .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
-      .build();
+    return (
+      new DocumentBuilder()
+        .setTitle(this.description.title)
+        .setDescription(this.description.description)
+        // The version of the API the paths carry (/api/v1), not the monorepo's package version.
+        .setVersion('1')
+        .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+        .build()
+    );
   }
 
   /**

@@ -4,14 +4,31 @@ import type { RenderedError } from '../endpoint-codec';
 
 // Anthropic's error types by HTTP status, as its API answers them.
 const TYPE_BY_STATUS: Record<number, string> = {
-  400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error',
-  404: 'not_found_error', 408: 'timeout_error', 413: 'request_too_large', 429: 'rate_limit_error',
-  500: 'api_error', 503: 'overloaded_error', 504: 'timeout_error', 529: 'overloaded_error',
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  408: 'timeout_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  503: 'overloaded_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
 };
 // And back: the status each of Anthropic's types stands for (a stream's error event has none of its own).
 const STATUS_BY_TYPE: Record<string, number> = {
-  invalid_request_error: 400, authentication_error: 401, billing_error: 402, permission_error: 403, not_found_error: 404,
-  request_too_large: 413, rate_limit_error: 429, api_error: 500, timeout_error: 504, overloaded_error: 529,
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
 };
 // Types whose meaning the status alone does not carry (a 403 may be about billing, a 500 an overload).
 const KEPT_TYPES = new Set(['billing_error', 'overloaded_error', 'timeout_error', 'api_error']);

@@ -3,7 +3,19 @@ import { messagesErrorBody } from './messages-errors';
 import { MessagesStreamTap } from './messages-stream-tap';
 
 const event = (data: Record<string, unknown>) => `event: ${String(data['type'])}\ndata: ${JSON.stringify(data)}\n\n`;
-const start = event({ type: 'message_start', message: { id: 'msg_1', usage: { input_tokens: 100, cache_creation_input_tokens: 1000, cache_read_input_tokens: 2000, cache_creation: { ephemeral_5m_input_tokens: 400, ephemeral_1h_input_tokens: 600 }, output_tokens: 1 } } });
+const start = event({
+  type: 'message_start',
+  message: {
+    id: 'msg_1',
+    usage: {
+      input_tokens: 100,
+      cache_creation_input_tokens: 1000,
+      cache_read_input_tokens: 2000,
+      cache_creation: { ephemeral_5m_input_tokens: 400, ephemeral_1h_input_tokens: 600 },
+      output_tokens: 1,
+    },
+  },
+});
 const text = event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'the "usage" of "type":"error"' } });
 const delta = event({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 20 } });
 
@@ -43,7 +55,7 @@ describe('the error envelope of Anthropic-format calls', () => {
     [new ProviderError(503, 'server_error', 'busy'), 'overloaded_error'],
     [new ProviderError(502, 'api_connection_error', 'gone', 'upstream_unreachable'), 'api_error'],
     [new ProviderError(415, 'invalid_request_error', 'gzip'), 'invalid_request_error'],
-  ])('is in both vendors\' envelopes at once: %s as %s', (error, type) => {
+  ])("is in both vendors' envelopes at once: %s as %s", (error, type) => {
     expect(messagesErrorBody(error)).toEqual({ type: 'error', error: { type, message: error.message, param: error.param, code: error.code } });
   });
 });

@@ -19,7 +19,12 @@ export class TranscriptionStreamTap extends SseEventTap {
       if (event.type === 'transcript.text.done') this.learned = usageOfTranscription(event.usage) ?? this.learned;
       else if (event.type === 'error') {
         const message = event.error?.message ?? event.message;
-        this.upstreamError = new ProviderError(502, 'server_error', typeof message === 'string' ? message : 'The upstream failed the transcription stream.', typeof event.error?.code === 'string' ? event.error.code : null);
+        this.upstreamError = new ProviderError(
+          502,
+          'server_error',
+          typeof message === 'string' ? message : 'The upstream failed the transcription stream.',
+          typeof event.error?.code === 'string' ? event.error.code : null,
+        );
       }
     }
   }

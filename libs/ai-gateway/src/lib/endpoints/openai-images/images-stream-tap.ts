@@ -31,7 +31,12 @@ export class ImagesStreamTap extends SseEventTap {
         this.learned = { ...usage, promptTokens: this.tokens.prompt, completionTokens: this.tokens.completion };
       } else if (event['type'] === 'error') {
         const error = (event['error'] ?? event) as { message?: unknown; code?: unknown };
-        this.upstreamError = new ProviderError(502, 'server_error', typeof error.message === 'string' ? error.message : 'The upstream failed the image stream.', typeof error.code === 'string' ? error.code : null);
+        this.upstreamError = new ProviderError(
+          502,
+          'server_error',
+          typeof error.message === 'string' ? error.message : 'The upstream failed the image stream.',
+          typeof error.code === 'string' ? error.code : null,
+        );
       }
     }
   }

@@ -71,7 +71,13 @@ export class ResponsesStreamTap extends SseEventTap {
     if (!events.includes('"type":"response.') && !events.includes('"type":"error"')) return;
     for (const match of events.matchAll(/^data: ?(\{.*)$/gm)) {
       const data = match[1] ?? '';
-      if (!data.startsWith('{"type":"response.completed"') && !data.startsWith('{"type":"response.incomplete"') && !data.startsWith('{"type":"response.failed"') && !data.startsWith('{"type":"error"')) continue;
+      if (
+        !data.startsWith('{"type":"response.completed"') &&
+        !data.startsWith('{"type":"response.incomplete"') &&
+        !data.startsWith('{"type":"response.failed"') &&
+        !data.startsWith('{"type":"error"')
+      )
+        continue;
       let event: { type?: unknown; response?: { usage?: unknown; error?: { code?: unknown; message?: unknown } | null }; code?: unknown; message?: unknown };
       try {
         event = JSON.parse(data) as typeof event;

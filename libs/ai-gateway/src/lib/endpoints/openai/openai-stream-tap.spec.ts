@@ -20,7 +20,7 @@ describe('usage in streamed answers', () => {
     expect(tap.usage).toEqual({ promptTokens: 7, completionTokens: 5, cachedTokens: 2, reasoningTokens: 0 });
   });
 
-  it('passes every byte through when the client asked for usage, the call\'s cost added to the usage chunk', () => {
+  it("passes every byte through when the client asked for usage, the call's cost added to the usage chunk", () => {
     const tap = new StreamUsageTap(true);
     const input = [chunk('Hel'), chunk('lo'), usageChunk, done];
     expect(run(tap, input, 0.000123)).toBe(chunk('Hel') + chunk('lo') + usageChunkWithCost(0.000123) + done);

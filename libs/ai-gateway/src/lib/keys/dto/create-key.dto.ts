@@ -10,7 +10,8 @@ export class CreateKeyDto extends KeySettingsDto {
 
   @ApiPropertyOptional({
     example: 'github.com/acme/payments',
-    description: "Scopes the key to one repository of its project (a CI bot's key), by the control plane's full name; checked against GET /api/v1/repositories. Spend reports group by it.",
+    description:
+      "Scopes the key to one repository of its project (a CI bot's key), by the control plane's full name; checked against GET /api/v1/repositories. Spend reports group by it.",
   })
   @IsOptional()
   @IsString()

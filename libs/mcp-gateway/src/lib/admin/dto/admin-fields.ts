@@ -12,7 +12,8 @@ export const IsServerId = () =>
 export const IsProjectSlug = () =>
   applyDecorators(IsString(), Matches(PROJECT_SLUG, { message: '$property must be a project slug: 1 to 64 lower-case letters, digits and hyphens' }));
 
-export const IsUpstreamUrl = () => applyDecorators(IsString(), IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: '$property must be an http(s) URL' }));
+export const IsUpstreamUrl = () =>
+  applyDecorators(IsString(), IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: '$property must be an http(s) URL' }));
 
 export const IsTransport = () => applyDecorators(IsIn(['streamable-http', 'sse']));
 

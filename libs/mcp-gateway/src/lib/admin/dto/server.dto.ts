@@ -11,24 +11,48 @@ export class SelectionDto {
   @IsUpstreamName()
   upstream!: string;
 
-  @ApiPropertyOptional({ oneOf: [{ type: 'string', enum: ['*'] }, { type: 'array', items: { type: 'string' } }], default: '*' })
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'string', enum: ['*'] },
+      { type: 'array', items: { type: 'string' } },
+    ],
+    default: '*',
+  })
   @IsOptional()
   @IsSelectionNames()
   tools?: '*' | string[];
 
   /** Resource URIs and resource template URI templates. */
-  @ApiPropertyOptional({ oneOf: [{ type: 'string', enum: ['*'] }, { type: 'array', items: { type: 'string' } }], default: '*' })
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'string', enum: ['*'] },
+      { type: 'array', items: { type: 'string' } },
+    ],
+    default: '*',
+  })
   @IsOptional()
   @IsSelectionNames()
   resources?: '*' | string[];
 
-  @ApiPropertyOptional({ oneOf: [{ type: 'string', enum: ['*'] }, { type: 'array', items: { type: 'string' } }], default: '*' })
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'string', enum: ['*'] },
+      { type: 'array', items: { type: 'string' } },
+    ],
+    default: '*',
+  })
   @IsOptional()
   @IsSelectionNames()
   prompts?: '*' | string[];
 }
 
-const IsSelections = () => applyDecorators(IsArray(), ArrayMaxSize(100), ValidateNested({ each: true }), Type(() => SelectionDto));
+const IsSelections = () =>
+  applyDecorators(
+    IsArray(),
+    ArrayMaxSize(100),
+    ValidateNested({ each: true }),
+    Type(() => SelectionDto),
+  );
 
 export class CreateServerDto {
   @ApiProperty({ example: 'support', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' })

@@ -101,21 +101,13 @@ export interface TestGateway {
 /** `nestBodyParser: false` leaves the bodies of the Nest routes (`/message`) to the runtime, as an app with its parser off would. */
 export async function startGateway(registry: ServerRegistry, options: McpRuntimeOptions, nestBodyParser = true, port = 0): Promise<TestGateway> {
   @Module({
-    providers: [
-      { provide: ServerRegistry, useValue: registry },
-      { provide: McpAccessPolicy, useClass: TestAccessPolicy },
-      DirectRoutes,
-      UpgradeRoutes,
-    ],
+    providers: [{ provide: ServerRegistry, useValue: registry }, { provide: McpAccessPolicy, useClass: TestAccessPolicy }, DirectRoutes, UpgradeRoutes],
     exports: [ServerRegistry, McpAccessPolicy, DirectRoutes, UpgradeRoutes],
   })
   class TestSeamsModule {}
 
   const moduleRef = await Test.createTestingModule({
-    imports: [
-      ObservabilityModule.forRoot({ serviceName: 'mcp-gateway-test', logFilter: 'off' }),
-      McpRuntimeModule.forOptions({ ...options, imports: [TestSeamsModule] }),
-    ],
+    imports: [ObservabilityModule.forRoot({ serviceName: 'mcp-gateway-test', logFilter: 'off' }), McpRuntimeModule.forOptions({ ...options, imports: [TestSeamsModule] })],
   }).compile();
   const app = moduleRef.createNestApplication({ logger: false, bodyParser: nestBodyParser });
   app.get(DirectRoutes).install(app.getHttpServer() as Server);
@@ -132,13 +124,7 @@ export async function startGateway(registry: ServerRegistry, options: McpRuntime
 export type ClientKind = 'streamable-http' | 'sse' | 'websocket';
 
 /** The official SDK client, connected to the gateway as `person`. */
-export async function connect(
-  gatewayUrl: string,
-  path: string,
-  person: string,
-  kind: ClientKind = 'streamable-http',
-  capabilities: ClientCapabilities = {},
-): Promise<Client> {
+export async function connect(gatewayUrl: string, path: string, person: string, kind: ClientKind = 'streamable-http', capabilities: ClientCapabilities = {}): Promise<Client> {
   const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities });
   const requestInit = { headers: { authorization: `Bearer ${person}` } };
   const transport =

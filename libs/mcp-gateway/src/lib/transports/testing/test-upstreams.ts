@@ -8,14 +8,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  CallToolRequestSchema,
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, CreateMessageResultSchema, ElicitResultSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { acceptedContent, createMcpHandler, inputRequired, McpServer as DiscoverFirstMcpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -115,7 +108,8 @@ export class StreamableUpstream extends UpstreamBase {
     const sessionId = req.headers['mcp-session-id'];
     const known = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
     if (known) return known.transport.handleRequest(req, res);
-    if (typeof sessionId === 'string') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}');
+    if (typeof sessionId === 'string')
+      return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}');
     const server = this.build();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
@@ -191,7 +185,8 @@ export class StreamableUpstream extends UpstreamBase {
     }));
     server.registerPrompt(
       'greet',
-      { description: 'Greets', argsSchema: { name: completable(z.string(), (value) => ['Ada', 'Alan', 'Grace'].filter((n) => n.startsWith(value))) } }, ({ name }) => ({
+      { description: 'Greets', argsSchema: { name: completable(z.string(), (value) => ['Ada', 'Alan', 'Grace'].filter((n) => n.startsWith(value))) } },
+      ({ name }) => ({
         messages: [{ role: 'user', content: { type: 'text', text: `Hello ${name}` } }],
       }),
     );
