@@ -8,6 +8,7 @@ export * from './lib/bootstrap/run-service';
 export * from './lib/bootstrap/startup-error';
 export * from './lib/bootstrap/direct-routes';
 export * from './lib/bootstrap/upgrade-routes';
+export * from './lib/bootstrap/route-patterns';
 export * from './lib/bootstrap/route-table';
 export * from './lib/errors/uuid-param.pipe';
 export * from './lib/errors/omittable';

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import { Injectable, Logger } from '@nestjs/common';
 import { errorFields, RequestObserver } from '@arbor/observability';
 import { inputRefusalBody, requestTargetProblem } from '../input/input-limits.middleware';
-import { pathPattern, type RouteEndpoint, type RouteEntry, servesEndpoint } from './route-table';
+import { pathPattern, type RouteEndpoint, type RouteEntry, servesEndpoint } from './route-patterns';
 
 /**
  * A route served straight from Node's HTTP server, below Express and Nest: for the few hot

@@ -6,7 +6,7 @@ import { errorFields } from '@arbor/observability';
 import { answerOnSocket } from '../input/client-errors';
 import { inputRefusalBody, requestTargetProblem } from '../input/input-limits.middleware';
 import { excerpt } from '../input/input-rules';
-import { pathPattern, type RouteEntry } from './route-table';
+import { pathPattern, type RouteEntry } from './route-patterns';
 
 /** A WebSocket upgrade a feature serves (the AI gateway's Responses and realtime sockets, the MCP relay). */
 export interface UpgradeRoute {

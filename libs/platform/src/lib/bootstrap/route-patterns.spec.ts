@@ -1,4 +1,4 @@
-import { pathPattern } from './route-table';
+import { pathPattern } from './route-patterns';
 
 describe('route path patterns', () => {
   it('take one segment for {name}, any number for a last {name*}, in any letter case', () => {
