@@ -42,3 +42,9 @@ function jsonObject(bytes: Buffer, text: BodyText): Record<string, unknown> {
   }
   return body as Record<string, unknown>;
 }
+
+/** Whether a request carries a body: a content-length above 0, or a chunked one (a run's cancel POSTs none). */
+export function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  return length === undefined ? request.headers['transfer-encoding'] !== undefined : Number(length) > 0;
+}

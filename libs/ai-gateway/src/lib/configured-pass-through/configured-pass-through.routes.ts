@@ -12,6 +12,7 @@ import { OPENAI_CHAT } from '../endpoints/openai/openai-codecs';
 import { sendError } from '../endpoints/endpoint-codec';
 import { GatewayAuthentication } from '../gateway-key.guard';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
+import { hasBody } from '../calls/request-body';
 
 // The upstream's hop, and who and when it answered (this server says its own).
 const HOP_HEADERS = withHopByHop('host', 'date', 'server');
@@ -133,10 +134,6 @@ function answerHeaders(upstream: IncomingHttpHeaders): Record<string, string | s
     if (value !== undefined && !HOP_HEADERS.has(name)) headers[name] = value;
   }
   return headers;
-}
-
-function hasBody(request: IncomingMessage): boolean {
-  return request.headers['content-length'] !== undefined ? request.headers['content-length'] !== '0' : request.headers['transfer-encoding'] !== undefined;
 }
 
 /** What spend records the call under: the endpoint as a deployment of its own. */

@@ -3,7 +3,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DirectRoutes } from '@arbor/platform';
 import { readAll } from '@arbor/provider-adapters';
 import { CallAccounting } from '../calls/call-accounting';
-import { readJsonObject } from '../calls/request-body';
+import { readJsonObject, hasBody } from '../calls/request-body';
 import { NO_USAGE } from '../calls/usage';
 import type { GatewayDeployment } from '../config/gateway-config';
 import { sendError } from '../endpoints/endpoint-codec';
@@ -168,12 +168,6 @@ export class HostedResourcesRoutes implements OnModuleInit {
     const rewritten = rewriteFileIds(object, (id) => known.get(id)) as Record<string, unknown>;
     return modelAsAlias(rewritten, deployment) as Record<string, unknown>;
   }
-}
-
-/** POSTs without a body (a run's cancel) are sent on without one. */
-function hasBody(request: IncomingMessage): boolean {
-  const length = request.headers['content-length'];
-  return length === undefined ? request.headers['transfer-encoding'] !== undefined : length !== '0';
 }
 
 interface Refs {

@@ -5,7 +5,7 @@ import { excerpt, nestingProblem, readRequestBody } from '@arbor/platform';
 import { ProviderError, readAll, type PassThroughApi, type ResourceCollection, type UpstreamResponse } from '@arbor/provider-adapters';
 import type { PassThroughAllowedPath } from '../config/litellm-settings';
 import { badRequest, requestTooLarge, unsupportedEncoding } from '../gateway-errors';
-import { MAX_REQUEST_BYTES } from '../calls/request-body';
+import { MAX_REQUEST_BYTES, hasBody } from '../calls/request-body';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import type { GatewayCaller } from '../keys/key-verifier';
 import type { PassThroughKind } from '../resources/owned-resource.entity';
@@ -242,10 +242,6 @@ function allowed(entries: readonly PassThroughAllowedPath[], method: string, seg
 
 function isMultipart(request: IncomingMessage): boolean {
   return /^multipart\//i.test(request.headers['content-type'] ?? '');
-}
-
-function hasBody(request: IncomingMessage): boolean {
-  return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 }
 
 /** The body read whole, with the JSON it holds (a body that is no JSON is refused: the objects it names cannot be checked). */

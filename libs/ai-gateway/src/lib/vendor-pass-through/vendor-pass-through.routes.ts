@@ -29,6 +29,7 @@ import { mayUseAlias } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
 import { type OwnershipPlan, PassThroughOwnership } from './pass-through-ownership';
 import { type AnswerMeter, BatchResultsMeter, UsageMeter } from './usage-meter';
+import { hasBody } from '../calls/request-body';
 
 // Batch results already priced by this replica: read again, they are not charged again.
 const MAX_PRICED_BATCHES = 10_000;
@@ -187,10 +188,6 @@ export class VendorPassThroughRoutes implements OnModuleInit {
 /** The families the provider serves itself, whose usage its answers may report. */
 function nativeCodecs(provider: string): EndpointCodec[] {
   return ENDPOINT_CODECS.filter((codec) => nativeOperation(provider, codec.operation) !== undefined);
-}
-
-function hasBody(request: IncomingMessage): boolean {
-  return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 }
 
 /** The query string of a request target (`?limit=2`), or ''. */
