@@ -30,8 +30,18 @@ const deployment = (alias: string, model: string, base: string, extra = '') => `
 // The upload limit of this test's gateway (AIGW_MAX_UPLOAD_SIZE), small enough to go past.
 const UPLOAD_LIMIT = '4MiB';
 
-/** Spooled uploads left in the temporary folder (there must be none once a call is over). */
+/** Spooled uploads in the temporary folder. */
 const spooledUploads = () => readdirSync(tmpdir()).filter((name) => name.startsWith('arbor-upload-'));
+
+/**
+ * The spooled uploads still there after up to 2 s (there must be none once a call is over). Other
+ * suites' gateways (the fuzz suite's, running alongside) spool briefly into the same folder, so
+ * the folder is watched until it is empty rather than read once; a file left behind stays.
+ */
+async function uploadsLeft(): Promise<string[]> {
+  for (let tries = 0; tries < 40 && spooledUploads().length > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+  return spooledUploads();
+}
 
 describe('images, audio and moderations through the official OpenAI SDK', () => {
   let fake: FakeProvidersProcess;
@@ -176,7 +186,7 @@ router_settings:
       expect(seen.path).toBe('/v1/images/edits');
       expect(seen.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
       expect(seen.json).toMatchObject({ model: 'gpt-image-1', prompt: 'edit: add a fake hat', image: { filename: 'photo.png', content_type: 'image/png', bytes: 300_000 } });
-      expect(spooledUploads()).toEqual([]);
+      expect(await uploadsLeft()).toEqual([]);
     });
 
     it('edits on an Azure alias as a form to the deployment', async () => {
@@ -194,7 +204,7 @@ router_settings:
       expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(413);
       expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe('request_too_large');
       expect((refused as Error).message).toMatch(/larger than 4 MiB.*AIGW_MAX_UPLOAD_SIZE/);
-      expect(spooledUploads()).toEqual([]);
+      expect(await uploadsLeft()).toEqual([]);
     });
 
     it('removes the spooled part of an upload the client stopped sending, and serves the next call', async () => {
@@ -214,8 +224,7 @@ router_settings:
         );
       });
       await sent;
-      for (let tries = 0; tries < 40 && spooledUploads().length > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(spooledUploads()).toEqual([]);
+      expect(await uploadsLeft()).toEqual([]);
       const image = await toFile(Buffer.alloc(100, 1), 'next.png', { type: 'image/png' });
       expect((await client.images.edit({ model: 'gpt-image', image, prompt: 'after a cut upload' })).data).toHaveLength(1);
     });
@@ -296,7 +305,7 @@ router_settings:
         .map((entry) => JSON.parse(entry.body) as Record<string, unknown>);
       expect(forms.map((form) => form['model'])).toEqual(['fail-503', 'whisper-1']);
       expect(forms.map((form) => (form['file'] as { bytes: number }).bytes)).toEqual([48_000, 48_000]);
-      expect(spooledUploads()).toEqual([]);
+      expect(await uploadsLeft()).toEqual([]);
     });
 
     it('transcribes on an Azure alias as a form to the deployment', async () => {
