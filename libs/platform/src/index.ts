@@ -19,3 +19,4 @@ export * from './lib/input/input-text.guard';
 export * from './lib/input/client-errors';
 export * from './lib/openapi/openapi.module';
 export * from './lib/openapi/openapi-document';
+export * from './lib/http/hop-by-hop';

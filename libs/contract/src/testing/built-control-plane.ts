@@ -166,9 +166,11 @@ export class CountingProxy {
     const upstream = await fetch(`${this.upstream}${request.url}`, { headers });
     observed.status = upstream.status;
     const body = Buffer.from(await upstream.arrayBuffer());
-    upstream.headers.forEach((value, name) => {
-      if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) response.setHeader(name, value);
-    });
+    // As the request, the answer carries on only what the contract's client reads; the body is read whole and framed anew here.
+    for (const name of ['content-type', 'cache-control', 'etag']) {
+      const value = upstream.headers.get(name);
+      if (value !== null) response.setHeader(name, value);
+    }
     if (this.cacheControl !== undefined && upstream.headers.has('cache-control')) response.setHeader('cache-control', this.cacheControl);
     response.writeHead(upstream.status).end(body);
   }

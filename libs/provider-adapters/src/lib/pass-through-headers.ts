@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { withHopByHop } from '@arbor/platform';
 
 // What describes the body and the answer wanted, the vendors' own documented request headers,
 // the SDKs' telemetry and trace context: nothing that identifies or authorises the caller.
@@ -19,17 +20,6 @@ const ALLOWED = new Set([
 const ALLOWED_PREFIXES = ['x-stainless-'];
 // The caller's credentials in every vendor's SDK (the gateway's virtual key), and cookies: never sent on.
 const CREDENTIALS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie', 'cookie2']);
-
-/**
- * The headers that describe one connection, not the message (RFC 9110 §7.6.1), which a proxy
- * never passes on in either direction: the one list every pass-through, answer and reply reads.
- */
-export const HOP_BY_HOP_HEADERS: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-
-/** The hop-by-hop headers and `others` a place also leaves out (an answer the gateway frames anew drops content-length), as one set to test names against. */
-export function withHopByHop(...others: string[]): ReadonlySet<string> {
-  return new Set([...HOP_BY_HOP_HEADERS, ...others]);
-}
 
 // A request's hop-by-hop headers, and those that name or pace this hop (undici sets host and frames a streamed body itself).
 const NOT_SENT_ON = withHopByHop('host', 'expect');

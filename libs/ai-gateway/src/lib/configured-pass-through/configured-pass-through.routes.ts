@@ -2,8 +2,8 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { once } from 'node:events';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { CounterSeries, HistogramSeries, MetricsRegistry, SeriesCounter, SeriesHistogram } from '@arbor/observability';
-import { DirectRoutes } from '@arbor/platform';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, passThroughHeaders, passThroughUrl, ProviderError, sendUpstream, withHopByHop } from '@arbor/provider-adapters';
+import { DirectRoutes, withHopByHop } from '@arbor/platform';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, passThroughHeaders, passThroughUrl, ProviderError, sendUpstream } from '@arbor/provider-adapters';
 import { CallAccounting } from '../calls/call-accounting';
 import { NO_USAGE } from '../calls/usage';
 import type { GatewayDeployment } from '../config/gateway-config';

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { type UpstreamResponse, withHopByHop } from '@arbor/provider-adapters';
+import { type UpstreamResponse } from '@arbor/provider-adapters';
+import { withHopByHop } from '@arbor/platform';
 import { badRequest } from '../gateway-errors';
 import { checkedId } from '../stored-responses/responses-store';
 

@@ -2,10 +2,9 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { DirectRoutes } from '@arbor/platform';
+import { DirectRoutes, headersForNextHop } from '@arbor/platform';
 import {
   DEFAULT_UPSTREAM_TIMEOUT_MS,
-  HOP_BY_HOP_HEADERS,
   nativeOperation,
   passThroughHeaders,
   providerAdapterFor,
@@ -198,7 +197,5 @@ function searchOf(url: string | undefined): string {
 
 // The answer passes on as the vendor framed it: only its hop is dropped.
 function answerHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP_HEADERS.has(name)) out[name] = value;
-  return out;
+  return headersForNextHop(headers);
 }

@@ -90,6 +90,7 @@ upstreams:
     url: http://user:secret@example.com/mcp
     headers:
       content-type: text/plain
+      Upgrade: websocket
       "bad header": x
       x-key: os.environ/MISSING_KEY
   - name: twice
@@ -116,6 +117,7 @@ servers:
       'MCPGW_CONFIG: upstreams[0].max_concurrency: must be a whole number',
       'MCPGW_CONFIG: upstreams[1].url: must not carry a user name or password; put credentials in headers',
       'MCPGW_CONFIG: upstreams[1].headers.content-type: "content-type" is set by the gateway and cannot be configured',
+      'MCPGW_CONFIG: upstreams[1].headers.Upgrade: "Upgrade" is set by the gateway and cannot be configured',
       'MCPGW_CONFIG: upstreams[1].headers.bad header: "bad header" is not a valid header name',
       'MCPGW_CONFIG: upstreams[1].headers.x-key: names the environment variable MISSING_KEY, which is not set',
       'MCPGW_CONFIG: upstreams[3].name: "twice" is used by an earlier upstream',

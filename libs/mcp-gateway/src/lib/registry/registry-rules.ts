@@ -1,5 +1,5 @@
 import { PROJECT_SLUG } from '@arbor/contract';
-import { excerpt } from '@arbor/platform';
+import { excerpt, withHopByHop } from '@arbor/platform';
 import type { UpstreamSelection } from './server-registry';
 import type { CatalogueItem } from './upstream-catalogue';
 
@@ -17,18 +17,9 @@ export const DEFAULT_MAX_CONCURRENCY = 10;
 /** RFC 9110 token. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-// The gateway sets these itself on every upstream request; an upstream's headers may not override them.
-const RESERVED_HEADERS = new Set([
-  'host',
-  'connection',
-  'content-length',
-  'content-type',
-  'transfer-encoding',
-  'accept',
-  'mcp-session-id',
-  'mcp-protocol-version',
-  'last-event-id',
-]);
+// The gateway sets these itself on every upstream request, and no hop-by-hop header describes a
+// stored upstream: an upstream's headers may not name them.
+const RESERVED_HEADERS = withHopByHop('host', 'content-length', 'content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id');
 
 /** Headers one upstream may be given: credentials and routing hints, not a payload. */
 export const MAX_UPSTREAM_HEADERS = 32;

@@ -2,7 +2,11 @@ import http, { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { headersForNextHop, withHopByHop } from '@arbor/platform';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
+
+// The edge has read the body already: it is sent on as JSON of its own length.
+const REFRAMED = withHopByHop('content-length');
 
 const KEY_PREFIX = 'arbor:mcpgw:session:';
 /** A 2026-07-28 call waiting for its client's answer (InputRoundTrips), by its requestState. */
@@ -92,14 +96,14 @@ export class SessionOwners implements OnModuleDestroy {
   forward(owner: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const target = new URL(req.url ?? '/', owner);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const { 'content-length': _length, 'transfer-encoding': _encoding, connection: _connection, ...headers } = req.headers;
+    const headers = headersForNextHop(req.headers, REFRAMED);
     const send = target.protocol === 'https:' ? https.request : http.request;
     return new Promise((resolve) => {
       const outgoing = send(
         target,
         { method: req.method, headers: { ...headers, [FORWARDED_HEADER]: '1', ...(payload ? { 'content-length': payload.length } : {}) } },
         (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          res.writeHead(answer.statusCode ?? 502, headersForNextHop(answer.headers));
           answer.pipe(res);
           answer.once('end', resolve);
           answer.once('error', () => resolve());
