@@ -48,7 +48,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { build, createDatabase, memoryTrend, memoryVerdictText, root, sampleMemory, serverVersion, startBuiltApp, runBenchmark, startTool, stopChild } from './support.mjs';
+import { CLAUDE, chatBody, createLimitedKey, MASTER_KEY, MESSAGES, MODEL, startBenchGateway, UPSTREAM_KEY } from './gateway-setup.mjs';
+import { build, createDatabase, memoryTrend, memoryVerdictText, root, sampleMemory, serverVersion, runBenchmark, startTool, stopChild } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
@@ -76,16 +77,7 @@ const SOAK = Number(options.soak);
 // Enough connections that a paced call never waits for a free one.
 const PACED_SOCKETS = 64;
 const WARM_UP_S = 2;
-const MASTER_KEY = 'sk-arbor-bench-master';
-const UPSTREAM_KEY = 'sk-fake-bench';
-const MODEL = 'gpt-4o-mini';
-// The Anthropic alias, on the fake's Messages API.
-const CLAUDE = 'claude-sonnet-4-5';
 const ANTHROPIC_VERSION = '2023-06-01';
-const MESSAGES = [
-  { role: 'system', content: 'You are a helpful assistant. Answer in one short sentence.' },
-  { role: 'user', content: 'What does an AI gateway do?' },
-];
 
 const log = (line) => process.stderr.write(`${line}\n`);
 const cleanups = [];
@@ -227,64 +219,10 @@ async function startBareProxy(upstream) {
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
 }
 
-/** The built gateway (or the build at `main`) with an alias of each family on the fake upstream. */
-async function startGateway(databaseUrl, fakeUrl, main) {
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-gateway-'));
-  cleanups.push(async () => fs.rmSync(directory, { recursive: true, force: true }));
-  const config = path.join(directory, 'config.yaml');
-  fs.writeFileSync(
-    config,
-    [
-      'model_list:',
-      `  - model_name: ${MODEL}`,
-      '    litellm_params:',
-      `      model: openai/${MODEL}`,
-      `      api_base: ${fakeUrl}/openai`,
-      `      api_key: ${UPSTREAM_KEY}`,
-      `  - model_name: ${CLAUDE}`,
-      '    litellm_params:',
-      `      model: anthropic/${CLAUDE}`,
-      `      api_base: ${fakeUrl}/anthropic`,
-      `      api_key: ${UPSTREAM_KEY}`,
-      '',
-    ].join('\n'),
-  );
+/** The built gateway (or the build at `main`), profiled when --cpu-prof-dir says so. */
+function startGateway(databaseUrl, fakeUrl, main) {
   const nodeArgs = options['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options['cpu-prof-dir'])}`] : [];
-  return startBuiltApp(
-    'ai-gateway',
-    'AIGW_LISTEN_ADDR',
-    {
-      AIGW_DATABASE_URL: databaseUrl,
-      AIGW_CONFIG: config,
-      AIGW_MASTER_KEY: MASTER_KEY,
-      ...(options.log ? { AIGW_LOG: options.log } : {}),
-    },
-    { nodeArgs, ...(main ? { main } : {}) },
-  );
-}
-
-/** A virtual key whose limits are checked on every call but never reached in a run. */
-async function createLimitedKey(gatewayUrl) {
-  const response = await fetch(`${gatewayUrl}/api/v1/keys`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      project: 'bench',
-      aliases: [MODEL, CLAUDE],
-      rpm_limit: 1_000_000_000,
-      tpm_limit: 1_000_000_000,
-      max_budget: 1_000_000,
-      budget_duration: '30d',
-      metadata: { purpose: 'npm run bench:gateway' },
-    }),
-  });
-  const body = await response.json();
-  if (response.status !== 201) throw new Error(`the gateway refused the key: ${response.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
-function chatBody(stream) {
-  return JSON.stringify({ model: MODEL, messages: MESSAGES, ...(stream ? { stream: true } : {}) });
+  return startBenchGateway({ databaseUrl, fakeUrl, main, nodeArgs, log: options.log, cleanups });
 }
 
 /** The same conversation as a Responses request (its system prompt as instructions), with `extra` fields. */
