@@ -374,9 +374,22 @@ describe('npm start', () => {
   describe('a second start', () => {
     let second: Started | undefined;
 
-    // Without AIGW_MASTER_KEY, as a newcomer starts it: the master key is the one in .data/dev-secrets.json.
+    // As a newcomer starts it: no AIGW_MASTER_KEY (the master key is the one in .data/dev-secrets.json)
+    // and no USE_STATEFUL_SESSIONS (the README's one MCP call needs no session).
     beforeAll(async () => {
-      second = await npmStart({ ...env, AIGW_MASTER_KEY: '' });
+      second = await npmStart({ ...env, AIGW_MASTER_KEY: '', USE_STATEFUL_SESSIONS: '' });
+    });
+
+    /** A reader of the docs at the top of a checkout of this stack; its addresses, npm start's defaults, are this stack's ports. */
+    const readerOptions = () => ({
+      root,
+      dataDir,
+      addresses: {
+        'http://localhost:8080': `http://localhost:${ports['cp']}`,
+        'http://localhost:8090': `http://localhost:${ports['idp']}`,
+        'http://localhost:4000': `http://localhost:${ports['ai']}`,
+        'http://localhost:4444': `http://localhost:${ports['mcp']}`,
+      },
     });
 
     afterAll(async () => {
@@ -414,6 +427,16 @@ describe('npm start', () => {
       expect(answer).toBe('fake answer from gpt-4o-mini');
     });
 
+    // The README's first-day steps, in order, as written (run-recipes.ts): a token, the permissions
+    // endpoint, a chat completion with the demo key, an MCP tool call with alice's token.
+    it("runs the README's recipes as written", async () => {
+      const runs = await runRecipes(recipesOf(fs.readFileSync(path.join(root, 'README.md'), 'utf8'), 'README.md'), readerOptions());
+      const said = runs.map((run) => run.output).join('\n');
+      expect(said).toContain('"permissions":["ai-gateway","ai-gateway.operator","mcp-gateway","mcp-gateway.operator"]');
+      expect(said).toContain('fake answer from gpt-4o');
+      expect(said).toContain('This is a simple text response for testing.');
+    });
+
     // Every code block of docs/clients.md, in order, as written, in one shell of a reader at the
     // top of a checkout of this stack (run-recipes.ts); the only change is the gateway's address
     // (4000 → its port here). Claude Code and Codex CLI are not installed here: stand-ins
@@ -422,9 +445,7 @@ describe('npm start', () => {
     it("runs every docs/clients.md recipe as written, the coding agents' settings included", async () => {
       const recipes = recipesOf(fs.readFileSync(path.join(root, 'docs/clients.md'), 'utf8'), 'docs/clients.md');
       const runs = await runRecipes(recipes, {
-        root,
-        dataDir,
-        addresses: { 'http://localhost:4000': `http://localhost:${ports['ai']}` },
+        ...readerOptions(),
         standIns: { claude: path.join(__dirname, 'doc-recipes/stand-ins/claude.mts'), codex: path.join(__dirname, 'doc-recipes/stand-ins/codex.mts') },
       });
       const said = runs.map((run) => run.output).join('\n');
