@@ -392,6 +392,9 @@ describe('npm start', () => {
       },
     });
 
+    /** Claude Code and Codex CLI are not installed here: stand-ins make the calls each would make with what a recipe configures. */
+    const standIns = { claude: path.join(__dirname, 'doc-recipes/stand-ins/claude.mts'), codex: path.join(__dirname, 'doc-recipes/stand-ins/codex.mts') };
+
     afterAll(async () => {
       if (second && second.child.exitCode === null) await stop(second.child);
     });
@@ -437,6 +440,15 @@ describe('npm start', () => {
       expect(said).toContain('This is a simple text response for testing.');
     });
 
+    // docs/ai-gateway.md's demo section: the SDKs, curl on both wire formats, Claude Code (its stand-in), the key list.
+    it("runs docs/ai-gateway.md's recipes as written", async () => {
+      const runs = await runRecipes(recipesOf(fs.readFileSync(path.join(root, 'docs/ai-gateway.md'), 'utf8'), 'docs/ai-gateway.md'), { ...readerOptions(), standIns });
+      const said = runs.map((run) => run.output).join('\n');
+      expect(said).toContain('fake answer from claude-sonnet-4-5');
+      expect(said).toContain('claude (stand-in): gpt-4o-mini answered');
+      expect(said).toContain('"metadata":{"demo":"npm start"}');
+    });
+
     // Every code block of docs/clients.md, in order, as written, in one shell of a reader at the
     // top of a checkout of this stack (run-recipes.ts); the only change is the gateway's address
     // (4000 → its port here). Claude Code and Codex CLI are not installed here: stand-ins
@@ -446,7 +458,7 @@ describe('npm start', () => {
       const recipes = recipesOf(fs.readFileSync(path.join(root, 'docs/clients.md'), 'utf8'), 'docs/clients.md');
       const runs = await runRecipes(recipes, {
         ...readerOptions(),
-        standIns: { claude: path.join(__dirname, 'doc-recipes/stand-ins/claude.mts'), codex: path.join(__dirname, 'doc-recipes/stand-ins/codex.mts') },
+        standIns,
       });
       const said = runs.map((run) => run.output).join('\n');
       // The agents were reached with the aliases the recipes configure.

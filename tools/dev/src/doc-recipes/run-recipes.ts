@@ -99,13 +99,18 @@ export async function runRecipes(recipes: Recipe[], options: ReaderOptions): Pro
       }
       const { output, failed } = await session.run(command, options.timeoutMs ?? 30000, recipe.where);
       runs.push({ where: recipe.where, output });
-      if (failed) throw new Error(`${recipe.where} fails as written:\n${numbered(recipe.code)}\n--- what it printed ---\n${output}`);
+      if (failed) throw new Error(`${recipe.where} fails as written:\n${numbered(recipe.code)}\n--- what it printed${tail(output)}`);
     }
     return runs;
   } finally {
     shell.kill('SIGKILL');
     fs.rmSync(reader, { recursive: true, force: true });
   }
+}
+
+/** The end of a block's output, where its failure is: a key-API block prints pages of answers before it. */
+function tail(output: string, size = 4000): string {
+  return output.length <= size ? ` ---\n${output}` : ` (its last ${size} characters) ---\n…${output.slice(-size)}`;
 }
 
 function numbered(code: string): string {
