@@ -66,6 +66,8 @@ export async function runRecipes(recipes: Recipe[], options: ReaderOptions): Pro
     cwd: checkout,
     env: { PATH: `${bin}:${nodeBin}:${process.env['PATH'] ?? '/usr/bin:/bin'}`, HOME: home, LANG: 'C.UTF-8', TMPDIR: os.tmpdir() },
     stdio: ['pipe', 'pipe', 'pipe'],
+    // A process group of its own, so that a recipe left running (a timeout) goes with the shell.
+    detached: true,
   });
   const session = new ShellSession(shell);
   const runs: RecipeRun[] = [];
@@ -103,7 +105,11 @@ export async function runRecipes(recipes: Recipe[], options: ReaderOptions): Pro
     }
     return runs;
   } finally {
-    shell.kill('SIGKILL');
+    try {
+      process.kill(-(shell.pid as number), 'SIGKILL');
+    } catch {
+      // already gone
+    }
     fs.rmSync(reader, { recursive: true, force: true });
   }
 }
