@@ -440,6 +440,12 @@ describe('npm start', () => {
       expect(said).toContain('This is a simple text response for testing.');
     });
 
+    // docs/control-plane.md's follow-up of the README's permissions call: the ETag answered 304.
+    it("runs docs/control-plane.md's recipes as written", async () => {
+      const runs = await runRecipes(recipesOf(fs.readFileSync(path.join(root, 'docs/control-plane.md'), 'utf8'), 'docs/control-plane.md'), readerOptions());
+      expect(runs.map((run) => run.output).join('\n')).toContain('HTTP/1.1 304 Not Modified');
+    });
+
     // docs/ai-gateway.md's demo section: the SDKs, curl on both wire formats, Claude Code (its stand-in), the key list.
     it("runs docs/ai-gateway.md's recipes as written", async () => {
       const runs = await runRecipes(recipesOf(fs.readFileSync(path.join(root, 'docs/ai-gateway.md'), 'utf8'), 'docs/ai-gateway.md'), { ...readerOptions(), standIns });
