@@ -12,6 +12,8 @@ import OpenAI from 'openai';
 import { Client } from 'pg';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { recipesOf } from './doc-recipes/recipes.ts';
+import { runRecipes } from './doc-recipes/run-recipes.ts';
 
 const root = path.resolve(__dirname, '../../..');
 
@@ -123,6 +125,11 @@ async function demoMessage(port: number, apiKey: string, model: string): Promise
   const client = new Anthropic({ apiKey, baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 });
   const message = await client.messages.create({ model, max_tokens: 100, messages: [{ role: 'user', content: 'hello' }] });
   return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+}
+
+/** The master key npm start made and keeps in the data directory (docs/clients.md tells readers to take it from there). */
+function devMasterKey(dataDir: string): string {
+  return (JSON.parse(fs.readFileSync(path.join(dataDir, 'dev-secrets.json'), 'utf8')) as { AIGW_MASTER_KEY: string }).AIGW_MASTER_KEY;
 }
 
 /** The process of npm start's fake providers on `port` (another run's may be on this machine too). */
@@ -364,9 +371,36 @@ describe('npm start', () => {
     }
   });
 
-  it('finds the same data on a second start, and the demo data changes nothing', async () => {
-    const { child, output } = await npmStart(env);
-    try {
+  describe('a second start', () => {
+    let second: Started | undefined;
+
+    // As a newcomer starts it: no AIGW_MASTER_KEY (the master key is the one in .data/dev-secrets.json)
+    // and no USE_STATEFUL_SESSIONS (the README's one MCP call needs no session).
+    beforeAll(async () => {
+      second = await npmStart({ ...env, AIGW_MASTER_KEY: '', USE_STATEFUL_SESSIONS: '' });
+    });
+
+    /** A reader of the docs at the top of a checkout of this stack; its addresses, npm start's defaults, are this stack's ports. */
+    const readerOptions = () => ({
+      root,
+      dataDir,
+      addresses: {
+        'http://localhost:8080': `http://localhost:${ports['cp']}`,
+        'http://localhost:8090': `http://localhost:${ports['idp']}`,
+        'http://localhost:4000': `http://localhost:${ports['ai']}`,
+        'http://localhost:4444': `http://localhost:${ports['mcp']}`,
+      },
+    });
+
+    /** Claude Code and Codex CLI are not installed here: stand-ins make the calls each would make with what a recipe configures. */
+    const standIns = { claude: path.join(__dirname, 'doc-recipes/stand-ins/claude.mts'), codex: path.join(__dirname, 'doc-recipes/stand-ins/codex.mts') };
+
+    afterAll(async () => {
+      if (second && second.child.exitCode === null) await stop(second.child);
+    });
+
+    it('finds the same data, and the demo data changes nothing', async () => {
+      const { output } = second!;
       expect(output()).toContain('demo data: already there');
       expect(await controlPlaneCounts(ports['pg'])).toEqual(demoCounts);
       const database = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${ports['pg']}/control_plane` });
@@ -377,7 +411,8 @@ describe('npm start', () => {
       // The same demo key, still working.
       expect(demoGatewayKey(output())).toBe(demoKey);
       // The calls made just before Ctrl-C were written: 7 chat completions (Bedrock and Vertex among them) and 2 messages.
-      const master = { authorization: 'Bearer sk-arbor-npm-start-test-master' };
+      const master = { authorization: `Bearer ${devMasterKey(dataDir)}` };
+      expect(output()).toContain(`AI gateway master key: ${devMasterKey(dataDir)}`);
       const { keys } = (await (await fetch(`http://127.0.0.1:${ports['ai']}/api/v1/keys?project=alpha`, { headers: master })).json()) as { keys: { id: string }[] };
       const spend = (await (await fetch(`http://127.0.0.1:${ports['ai']}/api/v1/keys/${keys[0]!.id}/spend`, { headers: master })).json()) as { totals: { requests: number } };
       expect(spend.totals.requests).toBe(9);
@@ -393,11 +428,58 @@ describe('npm start', () => {
         answer = await demoChat(ports['ai'], demoKey, 'gpt-4o-mini').catch(() => undefined);
       }
       expect(answer).toBe('fake answer from gpt-4o-mini');
-    } finally {
+    });
+
+    // The README's first-day steps, in order, as written (run-recipes.ts): a token, the permissions
+    // endpoint, a chat completion with the demo key, an MCP tool call with alice's token.
+    it("runs the README's recipes as written", async () => {
+      const runs = await runRecipes(recipesOf(fs.readFileSync(path.join(root, 'README.md'), 'utf8'), 'README.md'), readerOptions());
+      const said = runs.map((run) => run.output).join('\n');
+      expect(said).toContain('"permissions":["ai-gateway","ai-gateway.operator","mcp-gateway","mcp-gateway.operator"]');
+      expect(said).toContain('fake answer from gpt-4o');
+      expect(said).toContain('This is a simple text response for testing.');
+    });
+
+    // docs/control-plane.md's follow-up of the README's permissions call: the ETag answered 304.
+    it("runs docs/control-plane.md's recipes as written", async () => {
+      const runs = await runRecipes(recipesOf(fs.readFileSync(path.join(root, 'docs/control-plane.md'), 'utf8'), 'docs/control-plane.md'), readerOptions());
+      expect(runs.map((run) => run.output).join('\n')).toContain('HTTP/1.1 304 Not Modified');
+    });
+
+    // docs/ai-gateway.md's demo section: the SDKs, curl on both wire formats, Claude Code (its stand-in), the key list.
+    it("runs docs/ai-gateway.md's recipes as written", async () => {
+      const runs = await runRecipes(recipesOf(fs.readFileSync(path.join(root, 'docs/ai-gateway.md'), 'utf8'), 'docs/ai-gateway.md'), { ...readerOptions(), standIns });
+      const said = runs.map((run) => run.output).join('\n');
+      expect(said).toContain('fake answer from claude-sonnet-4-5');
+      expect(said).toContain('claude (stand-in): gpt-4o-mini answered');
+      expect(said).toContain('"metadata":{"demo":"npm start"}');
+    });
+
+    // Every code block of docs/clients.md, in order, as written, in one shell of a reader at the
+    // top of a checkout of this stack (run-recipes.ts); the only change is the gateway's address
+    // (4000 → its port here). Claude Code and Codex CLI are not installed here: stand-ins
+    // (doc-recipes/stand-ins) make the calls each makes with what the recipe configures — the
+    // base URL and path it calls, the key variable it reads, the aliases it names.
+    it("runs every docs/clients.md recipe as written, the coding agents' settings included", async () => {
+      const recipes = recipesOf(fs.readFileSync(path.join(root, 'docs/clients.md'), 'utf8'), 'docs/clients.md');
+      const runs = await runRecipes(recipes, {
+        ...readerOptions(),
+        standIns,
+      });
+      const said = runs.map((run) => run.output).join('\n');
+      // The agents were reached with the aliases the recipes configure.
+      expect(said).toContain('claude (stand-in): claude-sonnet-4-5 answered');
+      expect(said).toContain('codex (stand-in): claude-sonnet-4-5 answered');
+      // The key the key-API recipe made is gone at its end.
+      expect(said).toContain('"deleted_keys":["search-backend"]');
+    });
+
+    it('stops everything on SIGTERM, the restarted child too', async () => {
+      const { child, output } = second!;
       expect(await stop(child)).toBe(0);
-    }
-    expect(output()).not.toContain('stopping the rest');
-    // The restarted child is stopped with the rest.
-    expect(await portOpen(ports['fake'])).toBe(false);
+      expect(output()).not.toContain('stopping the rest');
+      // The restarted child is stopped with the rest.
+      expect(await portOpen(ports['fake'])).toBe(false);
+    });
   });
 });
