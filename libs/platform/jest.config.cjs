@@ -2,5 +2,5 @@ module.exports = {
   ...require('../../jest.preset.cjs'),
   displayName: 'platform',
   rootDir: __dirname,
-  globals: { arbor: { postgres: true } },
+  globals: { arbor: { postgres: true, browser: true } },
 };

@@ -8,5 +8,6 @@ describeDatabaseBackedService({
   listenVariable: 'AIGW_LISTEN_ADDR',
   logVariable: 'AIGW_LOG',
   unknownRoute: '/api/v1/nowhere',
+  apiReference: true,
   start: (env) => startService(aiGatewayService, env),
 });

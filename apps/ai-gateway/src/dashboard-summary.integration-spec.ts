@@ -62,7 +62,7 @@ router_settings: { num_retries: 0 }
     // Spend and call counts are written behind (within a second): wait until the rollups have them.
     for (let tries = 0; tries < 50; tries += 1) {
       const { body } = await summaryFor(controlPlane.tokens.bob);
-      if (tile(body, 'Spend today')?.value === 0.02) break;
+      if (tile(body, 'Spend today')?.value === 0.017) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }, 60_000);
@@ -78,8 +78,9 @@ router_settings: { num_retries: 0 }
     const { status, body } = await summaryFor(controlPlane.tokens.alice);
     expect(status).toBe(200);
     expect(body).toMatchObject({ product: 'ai-gateway', title: 'AI gateway', status: 'degraded' });
-    expect(tile(body, 'Spend today')).toEqual({ label: 'Spend today', value: 0.03, unit: 'USD', breakdown: [{ project: 'alpha', value: 0.03 }] });
-    expect(tile(body, 'Spend this month')?.value).toBe(0.03);
+    // Amounts as the exact decimals they are (not rounded to cents: sub-cent spend would read as 0).
+    expect(tile(body, 'Spend today')).toEqual({ label: 'Spend today', value: 0.034, unit: 'USD', breakdown: [{ project: 'alpha', value: 0.034 }] });
+    expect(tile(body, 'Spend this month')?.value).toBe(0.034);
     expect(tile(body, 'Calls, last 24 h')?.breakdown).toEqual([{ project: 'alpha', value: 3 }]);
     expect(tile(body, 'Errors, last 24 h')?.breakdown).toEqual([{ project: 'alpha', value: 1 }]);
     expect(tile(body, 'Top aliases this month')?.value).toBe('fast ($0.03)');
@@ -90,7 +91,7 @@ router_settings: { num_retries: 0 }
   it('shows bob only beta', async () => {
     const { body } = await summaryFor(controlPlane.tokens.bob);
     expect(tile(body, 'Calls, last 24 h')).toEqual({ label: 'Calls, last 24 h', value: 1, unit: 'requests', breakdown: [{ project: 'beta', value: 1 }] });
-    expect(tile(body, 'Spend today')?.value).toBe(0.02);
+    expect(tile(body, 'Spend today')?.value).toBe(0.017);
     expect(tile(body, 'Keys near or over budget')?.value).toBe(0);
     expect(body.status).toBe('ok');
   });

@@ -40,6 +40,12 @@ describe("LiteLLM's key API", () => {
     model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }
   - model_name: other
     litellm_params: { model: openai/gpt-4o, api_base: ${fake.url}/v1, api_key: sk-upstream }
+  - model_name: cheap
+    litellm_params: { model: openai/tokens-1-0, api_base: ${fake.url}/v1, api_key: sk-upstream }
+    model_info: { input_cost_per_token: 0.00003, output_cost_per_token: 0 }
+  - model_name: dearer
+    litellm_params: { model: openai/tokens-1-0, api_base: ${fake.url}/v1, api_key: sk-upstream }
+    model_info: { input_cost_per_token: 0.00012, output_cost_per_token: 0 }
 `);
     gateway = await startTestGateway(database, config);
   });
@@ -227,6 +233,19 @@ describe("LiteLLM's key API", () => {
       { startTime: today, spend: expect.closeTo(0.017, 10), models: { fast: expect.closeTo(0.017, 10) }, users: {}, [created['token']]: expect.closeTo(0.017, 10) },
     ]);
     expect((await call('GET', '/spend/logs')).status).toBe(400);
+  });
+
+  it('answers spend as the exact decimal where adding floats would show noise (0.00003 + 0.00012)', async () => {
+    expect(String(0.00003 + 0.00012)).toBe('0.00015000000000000001');
+    const created = await generate({ team_id: 'exact-spend' });
+    const costs = [(await chat(created['key'], 'cheap')).usage, (await chat(created['key'], 'dearer')).usage].map((usage) => (usage as unknown as Json)['cost']);
+    expect(costs).toEqual([0.00003, 0.00012]);
+    const today = new Date().toISOString().slice(0, 10);
+    const logs = await fetch(`${gateway.url}/spend/logs?start_date=${today}&end_date=${today}&api_key=${created['key']}`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
+    // As the client reads it: the JSON text itself carries the decimal.
+    expect(await logs.text()).toContain('"spend":0.00015,');
+    const info = await fetch(`${gateway.url}/key/info?key=${created['key']}`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
+    expect(await info.text()).toContain('"spend":0.00015,');
   });
 });
 

@@ -7,5 +7,6 @@ describeDatabaseBackedService({
   databaseVariable: 'MCPGW_DATABASE_URL',
   listenVariable: 'MCPGW_LISTEN_ADDR',
   logVariable: 'MCPGW_LOG',
+  apiReference: true,
   start: (env) => startService(mcpGatewayService, env),
 });

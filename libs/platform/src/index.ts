@@ -20,3 +20,5 @@ export * from './lib/input/client-errors';
 export * from './lib/openapi/openapi.module';
 export * from './lib/openapi/openapi-document';
 export * from './lib/http/hop-by-hop';
+export * from './lib/openapi/api-reference';
+export * from './lib/security/content-security-policy';

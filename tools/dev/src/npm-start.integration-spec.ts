@@ -219,20 +219,40 @@ describe('npm start', () => {
       expect(output()).toMatch(/demo data: added .*AI gateway key of alpha/);
       demoKey = demoGatewayKey(output());
       const answers: Record<string, string | null | undefined> = {};
-      for (const alias of ['gpt-4o-mini', 'unavailable', 'claude-sonnet-4-5', 'gemini-2.5-flash', 'azure-gpt-4o', 'bedrock-claude-sonnet-4-5', 'vertex-gemini-2.5-flash']) {
+      for (const alias of [
+        'gpt-4o-mini',
+        'unavailable',
+        'claude-sonnet-4-6',
+        'claude-opus-4-6',
+        'claude-sonnet-4-5',
+        'gemini-2.5-flash',
+        'azure-gpt-4o',
+        'bedrock-claude-sonnet-4-5',
+        'vertex-gemini-2.5-flash',
+      ]) {
         answers[alias] = await demoChat(ports['ai'], demoKey, alias);
       }
       expect(answers).toEqual({
         'gpt-4o-mini': 'fake answer from gpt-4o-mini',
         unavailable: 'fake answer from gpt-4o-mini',
-        'claude-sonnet-4-5': 'fake answer from claude-sonnet-4-5',
+        'claude-sonnet-4-6': 'fake answer from claude-sonnet-4-6',
+        'claude-opus-4-6': 'fake answer from claude-opus-4-6',
+        // The earlier demo alias still answers, on the current model.
+        'claude-sonnet-4-5': 'fake answer from claude-sonnet-4-6',
         'gemini-2.5-flash': 'fake answer from gemini-2.5-flash',
         'azure-gpt-4o': 'fake answer from gpt-4o',
         'bedrock-claude-sonnet-4-5': 'fake answer from anthropic.claude-sonnet-4-5-20250929-v1:0',
         'vertex-gemini-2.5-flash': 'fake answer from gemini-2.5-flash',
       });
       // The same key with the Anthropic SDK: natively on Claude, bridged on GPT.
-      expect(await demoMessage(ports['ai'], demoKey, 'claude-sonnet-4-5')).toBe('fake answer from claude-sonnet-4-5');
+      // ... and the demo's Claude alias names a current model: the SDK prints no deprecation warning.
+      const warn = jest.spyOn(console, 'warn');
+      try {
+        expect(await demoMessage(ports['ai'], demoKey, 'claude-sonnet-4-6')).toBe('fake answer from claude-sonnet-4-6');
+        expect(warn).not.toHaveBeenCalled();
+      } finally {
+        warn.mockRestore();
+      }
       expect(await demoMessage(ports['ai'], demoKey, 'gpt-4o-mini')).toBe('fake answer from gpt-4o-mini');
 
       // The MCP gateway serves the everything server as alpha's virtual server `everything` to alice

@@ -16,6 +16,7 @@ import { StoredResponse } from './stored-responses/stored-response.entity';
 import { CreateOwnedResources1764000000600 } from './migrations/1764000000600-CreateOwnedResources';
 import { OwnedResource } from './resources/owned-resource.entity';
 import { IndexOwnedUpstreamIds1764200000100 } from './migrations/1764200000100-IndexOwnedUpstreamIds';
+import { MoneyAsNumeric1764300000100 } from './migrations/1764300000100-MoneyAsNumeric';
 
 /** For the gateway service's DatabaseModule.forRoot. */
 export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse, OwnedResource];
@@ -35,4 +36,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   IndexAnsweredResponses1764100000400,
   CreateOwnedResources1764000000600,
   IndexOwnedUpstreamIds1764200000100,
+  MoneyAsNumeric1764300000100,
 ];

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
+import { expectServedApiReference } from '@arbor/testing';
 import { ControlPlaneHarness, startControlPlane } from '../testing/control-plane-harness';
 
 /** The committed copy the web UI's typed client is generated from (apps/control-plane-web). */
@@ -54,6 +55,10 @@ describe('the OpenAPI document (/api/v1/openapi.json)', () => {
     expect(document.openapi).toMatch(/^3\./);
     expect(document.info).toMatchObject({ title: 'Arbor control plane', version: '1' });
     expect(document.components.securitySchemes['bearer']).toEqual({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  });
+
+  it('is rendered for people at /api/v1/docs, everything from the service itself under its strict CSP', async () => {
+    await expectServedApiReference(cp.url);
   });
 
   it('describes every route the app serves, with its method', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import compression from 'compression';
 import type { NextFunction, Request, Response } from 'express';
 import serveStatic from 'serve-static';
-import { contentSecurityPolicy } from './content-security-policy';
+import { contentSecurityPolicy } from '@arbor/platform';
 
 /** Paths that keep their own meaning: the API, health and metrics are never the UI. */
 const NOT_UI = /^\/(api(\/|$)|healthz$|readyz$|metrics$)/;

@@ -5,9 +5,11 @@ const claude = (input: number, output: number): ListPrice => ({ input, output, c
 
 /** Anthropic's list prices, USD per million tokens. */
 export const ANTHROPIC_PRICES: ReadonlyMap<string, ListPrice> = new Map([
+  ['claude-opus-4-6', claude(5, 25)],
   ['claude-opus-4-5', claude(5, 25)],
   ['claude-opus-4-1', claude(15, 75)],
   ['claude-opus-4', claude(15, 75)],
+  ['claude-sonnet-4-6', claude(3, 15)],
   ['claude-sonnet-4-5', claude(3, 15)],
   ['claude-sonnet-4', claude(3, 15)],
   ['claude-3-7-sonnet', claude(3, 15)],

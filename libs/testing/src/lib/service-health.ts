@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { expectServedApiReference } from './api-reference';
 import { runBuiltApp } from './built-app';
 import { createTestDatabase, TestDatabase } from './test-database';
 
@@ -13,6 +14,8 @@ export interface DatabaseBackedService {
    * gateway checks a key before answering an unknown path of its model API, so it names one of its admin API).
    */
   unknownRoute?: string;
+  /** Whether it serves an OpenAPI document, and so its API reference page at /api/v1/docs. */
+  apiReference?: boolean;
   /** Starts the service in this process with exactly `env`; returns where it listens. */
   start(env: Record<string, string>): Promise<{ url: string; close(): Promise<void> }>;
 }
@@ -54,6 +57,12 @@ export function describeDatabaseBackedService(service: DatabaseBackedService): v
       expect(response.status).toBe(404);
       expect(response.body.error.code).toBe('not_found');
     });
+
+    if (service.apiReference) {
+      it("serves its API reference at /api/v1/docs, everything from itself under the page's strict CSP", async () => {
+        await expectServedApiReference(running.url);
+      });
+    }
 
     it('is ready while its database answers, and says which dependency failed when it does not', async () => {
       const ready = await request(running.url).get('/readyz');

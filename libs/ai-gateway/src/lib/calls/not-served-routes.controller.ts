@@ -1,4 +1,5 @@
 import { All, Controller, Get, Post, UseFilters, UseGuards } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { ClientEnvelopeErrorFilter } from '../client-envelope-error.filter';
 import { endpointNotServed, storedCompletionsNotServed } from '../gateway-errors';
 import { GatewayKeyGuard } from '../gateway-key.guard';
@@ -29,6 +30,7 @@ export class NotServedRoutesController {
 
   // Fine-tuning is the reference gateway's enterprise feature; this gateway does not serve it.
   @All(['v1/fine_tuning', 'v1/fine_tuning/*path', 'fine_tuning', 'fine_tuning/*path'])
+  @ApiOperation({ summary: "Fine-tuning jobs and checkpoints: not served (404 not_served in the caller's envelope, after the key check)" })
   fineTuning(): never {
     throw endpointNotServed('Fine-tuning jobs and checkpoints');
   }

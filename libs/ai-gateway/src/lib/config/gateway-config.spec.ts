@@ -196,6 +196,73 @@ model_list:
     ]);
   });
 
+  describe('a misspelt key is reported once, with the key it meant, and nothing that follows from it', () => {
+    it.each([
+      {
+        where: 'an entry of model_list (litellm_params)',
+        yaml: `
+model_list:
+  - model_name: gpt-4o-mini
+    litelm_params: { model: openai/gpt-4o-mini, api_key: sk-x }
+  - model_name: other
+    litellm_params: { model: openai/gpt-4o, api_key: sk-x }
+router_settings:
+  fallbacks: [{gpt-4o-mini: [other]}]
+`,
+        line: 'AIGW_CONFIG: model_list[0].litelm_params: unknown key (did you mean litellm_params?)',
+      },
+      {
+        where: 'an entry of model_list (model_name)',
+        yaml: `
+model_list:
+  - model_nme: gpt-4o-mini
+    litellm_params: { model: openai/gpt-4o-mini }
+  - model_name: other
+    litellm_params: { model: openai/gpt-4o }
+router_settings:
+  fallbacks: [{gpt-4o-mini: [other]}]
+`,
+        line: 'AIGW_CONFIG: model_list[0].model_nme: unknown key (did you mean model_name?)',
+      },
+      {
+        where: "a provider's litellm_params",
+        yaml: `
+model_list:
+  - model_name: local
+    litellm_params: { model: hosted_vllm/qwen, api_bse: "http://vllm:8000/v1" }
+`,
+        line: 'AIGW_CONFIG: model_list[0].litellm_params.api_bse: unknown key for hosted_vllm/ (did you mean api_base?)',
+      },
+      {
+        where: 'the top level',
+        yaml: `
+model_lst:
+  - model_name: fast
+    litellm_params: { model: openai/gpt-4o-mini }
+router_settings:
+  fallbacks: [{fast: [fast]}]
+`,
+        line: 'AIGW_CONFIG: model_lst: unknown key (did you mean model_list?)',
+      },
+    ])('in $where: one line', ({ yaml, line }) => {
+      expect(problemsOf(yaml)).toEqual([line]);
+    });
+
+    it('an entry left out for its own problem is not a second problem where a fallback names it', () => {
+      expect(
+        problemsOf(`
+model_list:
+  - model_name: primary
+    litellm_params: { api_key: sk-x }
+  - model_name: backup
+    litellm_params: { model: openai/gpt-4o }
+router_settings:
+  fallbacks: [{primary: [backup]}, {backup: [nowhere]}]
+`),
+      ).toEqual(['AIGW_CONFIG: model_list[0].litellm_params.model: is required', 'AIGW_CONFIG: router_settings.fallbacks[1]: "nowhere" is not a model_name of model_list']);
+    });
+  });
+
   it('says when the YAML cannot be parsed or the file cannot be read', () => {
     expect(problemsOf('model_list: [')[0]).toMatch(/^AIGW_CONFIG: not valid YAML/);
     expect(() => loadGatewayConfigFile('/nonexistent/aigw.yaml')).toThrow(/AIGW_CONFIG: cannot read \/nonexistent\/aigw\.yaml/);

@@ -1,7 +1,7 @@
-import { ConfigError, ConfigProblem, parseYamlConfig, readYamlConfigFile, SettingReader, type SettingProblem, unknownKeyMessage, UnsetVariable } from '@arbor/config';
+import { asMeant, ConfigError, ConfigProblem, parseYamlConfig, readYamlConfigFile, SettingReader, type SettingProblem, unknownKeyMessage, UnsetVariable } from '@arbor/config';
 import { ProviderDeployment, providerAdapterFor, supportedProviders } from '@arbor/provider-adapters';
 import { KnownModels } from './known-models';
-import { DEFAULT_LITELLM_SETTINGS, LiteLLMSettings, readLiteLLMSettings } from './litellm-settings';
+import { DEFAULT_LITELLM_SETTINGS, keysOf, LiteLLMSettings, readLiteLLMSettings } from './litellm-settings';
 import { aliasPattern, isWildcard } from './wildcard-alias';
 
 /** One `model_list` entry: an alias served by one upstream model. */
@@ -114,24 +114,30 @@ export function parseGatewayConfig(text: string, env: NodeJS.ProcessEnv = proces
   return checkGatewayConfig(parseYamlConfig(text, { variable: VARIABLE, env, litellm: true }), env, known);
 }
 
-function checkGatewayConfig(root: Record<string, unknown>, env: NodeJS.ProcessEnv, known: KnownModels): GatewayConfig {
+function checkGatewayConfig(document: Record<string, unknown>, env: NodeJS.ProcessEnv, known: KnownModels): GatewayConfig {
   const problems: ConfigProblem[] = [];
   const problem = (path: string, message: string) => problems.push({ variable: VARIABLE, message: `${path}: ${message}` });
   const notices: string[] = [];
   const warnings: string[] = [];
   const read = new Reader(problem);
-  const settingsReading = readLiteLLMSettings(root, env);
+  const settingsReading = readLiteLLMSettings(document, env);
+  // A misspelt top-level key (`model_lst`) is reported there once, and read here as the key it meant.
+  const root = asMeant(document, keysOf('(top level)'));
   const { settings } = settingsReading;
   warnings.push(...settingsReading.warnings);
 
   const deployments: GatewayDeployment[] = [];
   const unserved: Record<string, string> = {};
+  // Aliases of entries left out for a problem already reported: a fallback naming one is not a second problem.
+  const dropped = new Set<string>();
   const list = root['model_list'] ?? [];
   if (!Array.isArray(list)) problem('model_list', 'must be a list');
   else {
     list.forEach((raw: unknown, index: number) => {
       const deployment = readDeployment(raw, index, { read, problem, notices, env, known });
-      if (deployment && 'unserved' in deployment) {
+      if (deployment && 'dropped' in deployment) {
+        if (deployment.dropped !== undefined) dropped.add(deployment.dropped);
+      } else if (deployment && 'unserved' in deployment) {
         warnings.push(`model_list[${index}] (${deployment.alias}): ${deployment.unserved}; calls to it answer 400`);
         unserved[deployment.alias] ??= deployment.unserved;
       } else if (deployment) deployments.push(deployment);
@@ -150,7 +156,7 @@ function checkGatewayConfig(root: Record<string, unknown>, env: NodeJS.ProcessEn
   if (!ROUTING_STRATEGIES.includes(strategy as RoutingStrategy)) {
     problem('router_settings.routing_strategy', `must be one of ${ROUTING_STRATEGIES.join(', ')}, got "${strategy}"`);
   }
-  const isAlias = (name: string) => servedAliases.has(name) || name in unserved || deployments.some((d) => d.wildcard?.pattern.test(name));
+  const isAlias = (name: string) => servedAliases.has(name) || name in unserved || dropped.has(name) || deployments.some((d) => d.wildcard?.pattern.test(name));
   const routerTimeout = read.positive(routerRaw['timeout'], 'router_settings.timeout') ?? settings.requestTimeoutS;
   const allowedFails = read.count(routerRaw['allowed_fails'], 'router_settings.allowed_fails');
   const cooldownTime = read.positive(routerRaw['cooldown_time'], 'router_settings.cooldown_time');
@@ -210,21 +216,24 @@ function notServed(provider: string, target?: string): string {
   return `provider "${provider}"${target ? ` (model "${target}")` : ''} is not served by this gateway (served: ${supportedProviders().join(', ')})`;
 }
 
-function readDeployment(raw: unknown, index: number, context: DeploymentContext): GatewayDeployment | { alias: string; unserved: string } | undefined {
+/** An entry left out for a problem already reported, with the alias it would have served when it names one. */
+interface DroppedDeployment {
+  dropped: string | undefined;
+}
+
+function readDeployment(raw: unknown, index: number, context: DeploymentContext): GatewayDeployment | { alias: string; unserved: string } | DroppedDeployment {
   const { read, problem, notices, env, known } = context;
   const at = `model_list[${index}]`;
   const entry = read.object(raw, at, ENTRY_KEYS);
-  if (!entry) return undefined;
+  if (!entry) return { dropped: undefined };
   const alias = read.string(entry['model_name'], `${at}.model_name`, true);
-  const params = read.object(entry['litellm_params'], `${at}.litellm_params`);
+  const paramsAsWritten = entry['litellm_params'] === undefined ? undefined : read.object(entry['litellm_params'], `${at}.litellm_params`);
   const modelInfo = entry['model_info'] === undefined ? {} : read.object(entry['model_info'], `${at}.model_info`);
-  if (!params) {
-    if (entry['litellm_params'] === undefined) problem(`${at}.litellm_params`, 'is required');
-    return undefined;
-  }
-  const target = read.string(params['model'], `${at}.litellm_params.model`, true);
-  const explicitProvider = read.string(params['custom_llm_provider'], `${at}.litellm_params.custom_llm_provider`);
-  if (alias === undefined || target === undefined) return undefined;
+  if (entry['litellm_params'] === undefined) problem(`${at}.litellm_params`, 'is required');
+  if (!paramsAsWritten) return { dropped: alias };
+  const target = read.string(paramsAsWritten['model'], `${at}.litellm_params.model`, true);
+  const explicitProvider = read.string(paramsAsWritten['custom_llm_provider'], `${at}.litellm_params.custom_llm_provider`);
+  if (alias === undefined || target === undefined) return { dropped: alias };
 
   // A wildcard template (`anthropic/*`, `*`): its provider is the prefix, or is resolved per name when there is none.
   const templated = target.includes('*');
@@ -237,10 +246,12 @@ function readDeployment(raw: unknown, index: number, context: DeploymentContext)
   const adapter = provider === '' ? undefined : providerAdapterFor(provider);
   const providerKeys = adapter ? adapter.settings.params : [...new Set(supportedProviders().flatMap((name) => providerAdapterFor(name)?.settings.params ?? []))];
   const knownKeys = [...GATEWAY_PARAM_KEYS, ...DEFAULT_REQUEST_PARAMS, ...providerKeys];
-  for (const key of Object.keys(params)) {
+  for (const key of Object.keys(paramsAsWritten)) {
     if (!knownKeys.includes(key))
       problem(`${at}.litellm_params.${key}`, `${unknownKeyMessage(key, knownKeys)}`.replace('unknown key', `unknown key for ${provider || 'any provider'}/`));
   }
+  // Read on as meant (`api_bse` as api_base), so the typo is not reported again as a required key missing.
+  const params = asMeant(paramsAsWritten, knownKeys);
   if (adapter) {
     for (const [key, variable] of Object.entries(adapter.settings.env ?? {})) {
       if (params[key] === undefined && env[variable]) params[key] = env[variable];

@@ -1,4 +1,4 @@
-import { ConfigProblem, parsedUrl, SettingReader, unknownKeyMessage, UnsetVariable } from '@arbor/config';
+import { asMeant, ConfigProblem, parsedUrl, SettingReader, unknownKeyMessage, UnsetVariable } from '@arbor/config';
 import { excerpt } from '@arbor/platform';
 import { providerAdapters } from '@arbor/provider-adapters';
 import { readResponseCacheSettings, type ResponseCacheSettings } from '../response-cache/response-cache.settings';
@@ -174,10 +174,14 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
   const problem = (at: string, message: string) => problems.push({ variable: VARIABLE, message: `${at}: ${message}` });
 
   sortKeys('(top level)', root, problem, warnings);
-  const litellm = section(root, 'litellm_settings', problem);
-  const general = section(root, 'general_settings', problem);
-  sortKeys('litellm_settings', litellm, problem, warnings);
-  sortKeys('general_settings', general, problem, warnings);
+  const meantRoot = asMeant(root, keysOf('(top level)'));
+  const litellmAsWritten = section(meantRoot, 'litellm_settings', problem);
+  const generalAsWritten = section(meantRoot, 'general_settings', problem);
+  sortKeys('litellm_settings', litellmAsWritten, problem, warnings);
+  sortKeys('general_settings', generalAsWritten, problem, warnings);
+  // A misspelt key is reported once above, then read as the key it meant.
+  const litellm = asMeant(litellmAsWritten, keysOf('litellm_settings'));
+  const general = asMeant(generalAsWritten, keysOf('general_settings'));
   for (const key of ['callbacks', 'success_callback', 'failure_callback', 'service_callback']) {
     for (const hook of pythonCallbacks(litellm[key]))
       problem(`litellm_settings.${key}`, `refused: "${hook}" is a Python callback the gateway cannot run, and it may check or change calls`);
@@ -200,6 +204,11 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
     ...(requestTimeoutS !== undefined ? { requestTimeoutS } : {}),
   };
   return { settings, problems, warnings };
+}
+
+/** The keys SETTING_RULES knows in one section. */
+export function keysOf(name: SettingRule['section']): string[] {
+  return SETTING_RULES.filter((rule) => rule.section === name).map((rule) => rule.key);
 }
 
 function section(root: Record<string, unknown>, name: string, problem: (at: string, message: string) => void): Record<string, unknown> {

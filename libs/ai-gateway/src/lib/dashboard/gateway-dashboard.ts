@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { DashboardStatus, DashboardTile, DashboardViewer } from '@arbor/contract';
 import { GatewayClock } from '../gateway-clock';
 import { budgetPeriodEnd, persistedBudgetSpend } from '../limits/budget-period';
+import { addUsd, usdText } from '../pricing/usd';
 
 /** A key counts as near its budget from this share of it on. */
 const NEAR_BUDGET = 0.8;
@@ -28,7 +29,7 @@ const CALLS = `
    group by project`;
 // Only keys whose persisted spend could reach the mark (persistedBudgetSpend returns one of these two or 0); their period is checked after.
 const BUDGETED_KEYS = `
-  select project, max_budget, budget_duration, budget_reset_at, created_at, spend, budget_spend
+  select project, max_budget, budget_duration, budget_reset_at, created_at, spend::float8 as spend, budget_spend::float8 as budget_spend
     from virtual_keys
    where max_budget is not null and not blocked and project_deleted_at is null and ($1::text[] is null or project = any($1))
      and (case when budget_duration is null then spend else budget_spend end) >= max_budget * ${NEAR_BUDGET}`;
@@ -85,9 +86,10 @@ export class GatewayDashboard {
     const shown = [...new Set([...(projects ?? []), ...spend.map((row) => row.project), ...calls.map((row) => row.project)])].sort();
     const spendOf = new Map(spend.map((row) => [row.project, row]));
     const callsOf = new Map(calls.map((row) => [row.project, row]));
-    const tile = (label: string, unit: string | null, value: (project: string) => number, round = (n: number) => n): DashboardTile => {
-      const breakdown = shown.map((project) => ({ project, value: round(value(project)) }));
-      return { label, value: round(breakdown.reduce((sum, row) => sum + row.value, 0)), unit, breakdown };
+    const tile = (label: string, unit: string | null, value: (project: string) => number): DashboardTile => {
+      const breakdown = shown.map((project) => ({ project, value: value(project) }));
+      // Exact (USD as the decimals it has, sub-cent spend included; the dashboard formats it): floats would add noise.
+      return { label, value: addUsd(...breakdown.map((row) => row.value)), unit, breakdown };
     };
     const totalCalls = calls.reduce((sum, row) => sum + row.calls, 0);
     const totalErrors = calls.reduce((sum, row) => sum + row.errors, 0);
@@ -95,21 +97,17 @@ export class GatewayDashboard {
       // Many failed calls is worth a look: degraded from one in ten.
       status: totalCalls > 0 && totalErrors / totalCalls >= 0.1 ? 'degraded' : 'ok',
       tiles: [
-        tile('Spend today', 'USD', (project) => spendOf.get(project)?.today ?? 0, cents),
-        tile('Spend this month', 'USD', (project) => spendOf.get(project)?.month ?? 0, cents),
+        tile('Spend today', 'USD', (project) => spendOf.get(project)?.today ?? 0),
+        tile('Spend this month', 'USD', (project) => spendOf.get(project)?.month ?? 0),
         tile('Calls, last 24 h', 'requests', (project) => callsOf.get(project)?.calls ?? 0),
         tile('Errors, last 24 h', 'requests', (project) => callsOf.get(project)?.errors ?? 0),
         {
           label: 'Top aliases this month',
-          value: aliases.length === 0 ? 'none yet' : aliases.map((row) => `${row.alias} ($${cents(row.cost).toFixed(2)})`).join(', '),
+          value: aliases.length === 0 ? 'none yet' : aliases.map((row) => `${row.alias} (${usdText(row.cost)})`).join(', '),
           unit: null,
         },
         tile('Keys near or over budget', null, (project) => nearBudget.get(project) ?? 0),
       ],
     };
   }
-}
-
-function cents(usd: number): number {
-  return Math.round(usd * 100) / 100;
 }

@@ -1,5 +1,6 @@
 import { Column, Entity, UpdateDateColumn } from 'typeorm';
 import { ApiKeyColumns } from '@arbor/api-keys';
+import { USD_COLUMN } from '../pricing/usd';
 
 /** A virtual key: the columns of every gateway API key (only its SHA-256 is stored), and its aliases, limits and spend. */
 @Entity({ name: 'virtual_keys' })
@@ -39,11 +40,11 @@ export class VirtualKey extends ApiKeyColumns {
   maxParallelRequests!: number | null;
 
   /** Lifetime spend in USD, written behind by spend/SpendRecorder (at most a second late). */
-  @Column({ type: 'double precision', default: 0 })
+  @Column({ type: 'numeric', default: 0, transformer: USD_COLUMN })
   spend!: number;
 
   /** Spend in USD of the budget period that ends at budgetResetAt (with no budget_duration: unused). */
-  @Column({ name: 'budget_spend', type: 'double precision', default: 0 })
+  @Column({ name: 'budget_spend', type: 'numeric', default: 0, transformer: USD_COLUMN })
   budgetSpend!: number;
 
   /** End of the budget period budgetSpend belongs to; null until the key first spends under a budget_duration. */

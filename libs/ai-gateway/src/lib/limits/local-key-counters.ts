@@ -1,6 +1,7 @@
 import type { VerifiedKey } from '../keys/key-verifier';
 import { LRUCache } from 'lru-cache';
 import { persistedBudgetSpend } from './budget-period';
+import { addUsd } from '../pricing/usd';
 import { CountedUsage, KeyCounters, LimitMoment } from './key-counters';
 
 interface MinuteCounts {
@@ -61,8 +62,8 @@ export class LocalKeyCounters implements KeyCounters {
   addSpend(key: VerifiedKey, at: LimitMoment, cost: number): number {
     const spend = this.spendOf(key, at);
     if (cost > 0) {
-      spend.lifetime += cost;
-      spend.periodSpend += cost;
+      spend.lifetime = addUsd(spend.lifetime, cost);
+      spend.periodSpend = addUsd(spend.periodSpend, cost);
       this.spends.set(key.id, spend);
     }
     return spend.lifetime;

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '@arbor/platform';
 import type { VirtualKey } from '../keys/virtual-key.entity';
 import { SpendRecorder } from '../spend/spend-recorder';
+import { addUsd } from '../pricing/usd';
 
 /**
  * One day of LiteLLM's summarised `/spend/logs`: its total, by model (the alias called), by user
@@ -44,7 +45,7 @@ export class LiteLlmSpendLogs {
       throw new ApiError(400, 'invalid_request', `Ask for at most ${MAX_DAYS} days at a time.`, { fields: { end_date: [`at most ${MAX_DAYS} days after start_date`] } });
     // This replica's last second of spend belongs in the answer.
     await this.recorder.flush().catch(() => undefined);
-    const rows: { day: string; alias: string; key_hash: string | null; spend: number }[] = await this.dataSource.query(DAILY, [
+    const rows: { day: string; alias: string; key_hash: string | null; spend: string }[] = await this.dataSource.query(DAILY, [
       start,
       end,
       projects === 'all' ? null : projects,
@@ -58,10 +59,10 @@ export class LiteLlmSpendLogs {
     for (const row of rows) {
       const entry = days.get(row.day);
       if (!entry) continue;
-      const spend = Number(row.spend);
-      entry.spend += spend;
-      entry.models[row.alias] = (entry.models[row.alias] ?? 0) + spend;
-      if (row.key_hash) entry[row.key_hash] = ((entry[row.key_hash] as number | undefined) ?? 0) + spend;
+      // Added exactly: floats would answer 0.0012932500000000001.
+      entry.spend = addUsd(entry.spend, row.spend);
+      entry.models[row.alias] = addUsd(entry.models[row.alias] ?? 0, row.spend);
+      if (row.key_hash) entry[row.key_hash] = addUsd((entry[row.key_hash] as number | undefined) ?? 0, row.spend);
     }
     return [...days.values()];
   }

@@ -1,4 +1,5 @@
 import { CallUsage } from '../calls/usage';
+import { usdNumber, usdTimes } from './usd';
 
 /** USD per token, the unit LiteLLM's price map and `model_info` use. */
 export interface ModelPrice {
@@ -49,7 +50,7 @@ export const PRICE_FIELDS = {
   outputCostPerTokenBatches: 'output_cost_per_token_batches',
 } as const;
 
-/** The USD cost of one call's usage at a price. */
+/** The USD cost of one call's usage at a price, added exactly (see usd.ts). */
 export function costOf(usage: CallUsage, price: ModelPrice): number {
   const cached = Math.min(usage.cachedTokens, usage.promptTokens);
   const cacheWrites = Math.min(usage.cacheWriteTokens ?? 0, usage.promptTokens - cached);
@@ -59,19 +60,19 @@ export function costOf(usage: CallUsage, price: ModelPrice): number {
   const audioIn = Math.min(usage.audioPromptTokens ?? 0, usage.promptTokens - cached - cacheWrites);
   const audioOut = Math.min(usage.audioCompletionTokens ?? 0, usage.completionTokens - reasoning);
   const writePrice = price.cacheCreationCostPerToken ?? price.inputCostPerToken;
-  return (
-    (usage.promptTokens - cached - cacheWrites - audioIn) * price.inputCostPerToken +
-    audioIn * (price.inputCostPerAudioToken ?? price.inputCostPerToken) +
-    cached * (price.cacheReadCostPerToken ?? price.inputCostPerToken) +
-    (cacheWrites - oneHourWrites) * writePrice +
-    oneHourWrites * (price.oneHourCacheCreationCostPerToken ?? writePrice) +
-    (usage.completionTokens - reasoning - audioOut) * price.outputCostPerToken +
-    audioOut * (price.outputCostPerAudioToken ?? price.outputCostPerToken) +
-    reasoning * (price.reasoningCostPerToken ?? price.outputCostPerToken) +
-    (usage.images ? usage.images.count * imagePrice(price, usage.images) : 0) +
-    (usage.audioSeconds ?? 0) * (price.inputCostPerSecond ?? 0) +
-    (usage.characters ?? 0) * (price.inputCostPerCharacter ?? 0) +
-    (usage.searchUnits ?? 0) * (price.inputCostPerQuery ?? 0)
+  return usdNumber(
+    usdTimes(price.inputCostPerToken, usage.promptTokens - cached - cacheWrites - audioIn) +
+      usdTimes(price.inputCostPerAudioToken ?? price.inputCostPerToken, audioIn) +
+      usdTimes(price.cacheReadCostPerToken ?? price.inputCostPerToken, cached) +
+      usdTimes(writePrice, cacheWrites - oneHourWrites) +
+      usdTimes(price.oneHourCacheCreationCostPerToken ?? writePrice, oneHourWrites) +
+      usdTimes(price.outputCostPerToken, usage.completionTokens - reasoning - audioOut) +
+      usdTimes(price.outputCostPerAudioToken ?? price.outputCostPerToken, audioOut) +
+      usdTimes(price.reasoningCostPerToken ?? price.outputCostPerToken, reasoning) +
+      (usage.images ? usdTimes(imagePrice(price, usage.images), usage.images.count) : 0n) +
+      usdTimes(price.inputCostPerSecond ?? 0, usage.audioSeconds ?? 0) +
+      usdTimes(price.inputCostPerCharacter ?? 0, usage.characters ?? 0) +
+      usdTimes(price.inputCostPerQuery ?? 0, usage.searchUnits ?? 0),
   );
 }
 

@@ -48,6 +48,15 @@ describe('cost of a call', () => {
     expect(prices.cost(dated, usage)).toBeCloseTo(0.00045, 12);
   });
 
+  it('costs a call as the exact decimal, which its float products would miss', () => {
+    const model = deployment('gpt-4o-mini');
+    const prices = new ModelPrices([model]);
+    // 13 × $0.15/M + 7 × $0.60/M: as floats 0.0000061499999999999996.
+    expect(String(13 * 0.00000015 + 7 * 0.0000006)).not.toBe('0.00000615');
+    expect(String(prices.cost(model, { promptTokens: 13, completionTokens: 7, cachedTokens: 0, reasoningTokens: 0 }))).toBe('0.00000615');
+    expect(String(prices.batchCost(model, { promptTokens: 13, completionTokens: 7, cachedTokens: 0, reasoningTokens: 0 }))).toBe('0.000003075');
+  });
+
   it('charges cached prompt tokens at the cache price and reasoning tokens at their own price', () => {
     const model = deployment('o-custom', 'openai', {
       input_cost_per_token: 1e-6,

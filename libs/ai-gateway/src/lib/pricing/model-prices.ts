@@ -7,6 +7,7 @@ import { GatewayDeployment } from '../config/gateway-config';
 import { withoutDateSuffix } from '../config/known-models';
 import { BUILT_IN_PRICES } from './built-in-prices';
 import { costOf, ModelPrice, priceFromRecord } from './model-price';
+import { usdNumber, usdTimes } from './usd';
 
 export type PriceMap = ReadonlyMap<string, Partial<ModelPrice>>;
 
@@ -90,7 +91,7 @@ export class ModelPrices implements OnApplicationBootstrap {
         outputCostPerToken: price.outputCostPerTokenBatches ?? price.outputCostPerToken,
       });
     }
-    return costOf(usage, price) * (providerAdapterFor(deployment.provider)?.batchPriceFactor ?? 1);
+    return usdNumber(usdTimes(costOf(usage, price), providerAdapterFor(deployment.provider)?.batchPriceFactor ?? 1));
   }
 }
 

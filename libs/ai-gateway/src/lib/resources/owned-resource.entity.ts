@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { USD_COLUMN } from '../pricing/usd';
 
 /** What the gateway keeps on an upstream's account for a project: files, batches, vector stores, assistants, threads. */
 export type ResourceKind = 'file' | 'batch' | 'vector_store' | 'assistant' | 'thread';
@@ -51,7 +52,7 @@ export class OwnedResource {
   @Column({ name: 'settled_at', type: 'timestamptz', nullable: true })
   settledAt!: Date | null;
 
-  @Column({ name: 'cost_usd', type: 'float8', nullable: true })
+  @Column({ name: 'cost_usd', type: 'numeric', nullable: true, transformer: USD_COLUMN })
   costUsd!: number | null;
 
   /** Batches still running: when the background poller looks at it next. */

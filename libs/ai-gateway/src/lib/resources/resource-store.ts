@@ -8,6 +8,7 @@ import { badRequest } from '../gateway-errors';
 import type { GatewayCaller } from '../keys/key-verifier';
 import { jsonb } from '../stored-responses/responses-store';
 import { OwnedResource, type PassThroughKind, type ResourceKind } from './owned-resource.entity';
+import { USD_COLUMN } from '../pricing/usd';
 
 const MAX_PAGE = 100;
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -45,7 +46,8 @@ interface Row {
   created_at: Date;
   object: Record<string, unknown>;
   settled_at: Date | null;
-  cost_usd: number | null;
+  /** numeric: its exact decimal text. */
+  cost_usd: string | null;
   next_poll_at: Date | null;
 }
 
@@ -61,7 +63,7 @@ export function fromRow(row: Row): OwnedResource {
     createdAt: row.created_at,
     object: row.object,
     settledAt: row.settled_at,
-    costUsd: row.cost_usd,
+    costUsd: row.cost_usd === null ? null : USD_COLUMN.from(row.cost_usd),
     nextPollAt: row.next_poll_at,
   });
 }
@@ -195,7 +197,7 @@ export class ResourceStore {
       const rows: { id: string }[] = await manager.query(`select id from owned_resources where id = $1 and kind = 'batch' and settled_at is null for update skip locked`, [id]);
       if (rows.length === 0) return undefined;
       const settled = await settle();
-      await manager.query('update owned_resources set settled_at = now(), cost_usd = $2, next_poll_at = null where id = $1', [id, settled.costUsd]);
+      await manager.query('update owned_resources set settled_at = now(), cost_usd = $2, next_poll_at = null where id = $1', [id, USD_COLUMN.to(settled.costUsd)]);
       return settled;
     });
   }

@@ -79,9 +79,9 @@ describe('SpendRecorder', () => {
     await recorder.flush();
 
     expect(await dailyRows(key.id)).toEqual([
-      { day: '2026-03-14', alias: 'fast', deployment_id: 'fast-1', provider: 'openai', requests: 2, prompt_tokens: 30, completion_tokens: 6, cost_usd: 0.003 },
-      { day: '2026-03-14', alias: 'smart', deployment_id: 'smart-1', provider: 'openai', requests: 1, prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.001 },
-      { day: '2026-03-15', alias: 'fast', deployment_id: 'fast-1', provider: 'openai', requests: 2, prompt_tokens: 20, completion_tokens: 10, cost_usd: 0.002 },
+      { day: '2026-03-14', alias: 'fast', deployment_id: 'fast-1', provider: 'openai', requests: 2, prompt_tokens: 30, completion_tokens: 6, cost_usd: '0.003' },
+      { day: '2026-03-14', alias: 'smart', deployment_id: 'smart-1', provider: 'openai', requests: 1, prompt_tokens: 10, completion_tokens: 5, cost_usd: '0.001' },
+      { day: '2026-03-15', alias: 'fast', deployment_id: 'fast-1', provider: 'openai', requests: 2, prompt_tokens: 20, completion_tokens: 10, cost_usd: '0.002' },
     ]);
     const master = await dataSource.query(`select requests::int as requests from spend_daily where key_id is null and day = '2026-03-15'`);
     expect(master).toEqual([{ requests: 1 }]);
@@ -129,7 +129,7 @@ describe('SpendRecorder', () => {
     }
     await recorder.flush();
     await recorder.flush();
-    expect(await dailyRows(key.id)).toMatchObject([{ requests: 2, cost_usd: 0.002 }]);
+    expect(await dailyRows(key.id)).toMatchObject([{ requests: 2, cost_usd: '0.002' }]);
     expect(await keyRow(key.id)).toMatchObject({ spend: 0.001, budgetResetAt: null });
   });
 
@@ -152,7 +152,32 @@ describe('SpendRecorder', () => {
     const rows = await dailyRows(key.id);
     expect(rows).toHaveLength(5);
     expect(rows.reduce((sum, row) => sum + Number(row['requests']), 0)).toBe(250);
-    expect((await keyRow(key.id)).spend).toBeCloseTo(0.25, 10);
+    expect((await keyRow(key.id)).spend).toBe(0.25);
+  });
+
+  it('adds spend exactly: calls whose costs add up to float noise are stored and reported as the exact decimal', async () => {
+    const key = await newKey({ project: 'exact' });
+    const reports = new SpendReports(dataSource, recorder, clock);
+    // 26 calls at 0.0000497404 USD add up, as floats, to 0.0012932504000000003.
+    for (let n = 0; n < 26; n++) {
+      recorder.record(call(key.id, { project: 'exact', costUsd: 0.0000497404 }));
+      recorder.recordKeySpend(key.id, 0.0000497404, null);
+      if (n % 10 === 0) await recorder.flush();
+    }
+    await recorder.flush();
+    // As floats 0.00015000000000000001.
+    recorder.record(call(key.id, { project: 'exact', alias: 'smart', deploymentId: 'smart-1', costUsd: 0.00003 }));
+    recorder.record(call(key.id, { project: 'exact', alias: 'smart', deploymentId: 'smart-1', costUsd: 0.00012 }));
+    await recorder.flush();
+
+    expect(await dataSource.query(`select alias, cost_usd from spend_daily where key_id = $1 order by alias`, [key.id])).toEqual([
+      { alias: 'fast', cost_usd: '0.0012932504' },
+      { alias: 'smart', cost_usd: '0.00015' },
+    ]);
+    expect((await keyRow(key.id)).spend).toBe(0.0012932504);
+    const report = await reports.forKey(key.id);
+    expect(JSON.stringify(report.totals)).toContain('"cost_usd":0.0014432504,');
+    expect(report.by_alias.map((row) => row.cost_usd)).toEqual([0.0012932504, 0.00015]);
   });
 
   it("reports a key's and a project's spend by alias, deployment and day, within a date range", async () => {
@@ -195,7 +220,7 @@ describe('SpendRecorder', () => {
         { day: '2026-03-15', requests: 1 },
       ],
     });
-    expect(report.totals.cost_usd).toBeCloseTo(0.012, 10);
+    expect(report.totals.cost_usd).toBe(0.012);
     expect((await reports.forKey(key.id, '2026-03-15', '2026-03-15')).totals.requests).toBe(1);
 
     const project = await reports.forProject('reports', undefined, '2026-03-14');

@@ -3,6 +3,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationShutdown } 
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GatewayClock } from '../gateway-clock';
+import { type UsdUnits, usdDecimal, usdUnits } from '../pricing/usd';
 
 /** One call's spend, as the chat route knows it when the call ends. */
 export interface SpendEntry {
@@ -35,19 +36,20 @@ interface DailyTotals {
   requests: number;
   promptTokens: number;
   completionTokens: number;
-  costUsd: number;
+  /** Money in exact picodollars (usd.ts), written to numeric columns. */
+  costUsd: UsdUnits;
   /** Of requests and costUsd, those with estimated usage. */
   estimatedRequests: number;
-  estimatedCostUsd: number;
+  estimatedCostUsd: UsdUnits;
   /** Of requests, those answered from the response cache. */
   cacheHitRequests: number;
 }
 
 interface KeyTotals {
-  costUsd: number;
+  costUsd: UsdUnits;
   /** The budget period the latest spend fell in (null: lifetime budget) and the spend in it. */
   periodEnd: number | null;
-  periodCostUsd: number;
+  periodCostUsd: UsdUnits;
 }
 
 interface HourlyCalls {
@@ -71,8 +73,8 @@ const UPSERT_DAILY = `
   select day, key_id, slug, alias, deployment_id, max(provider), sum(requests), sum(prompt_tokens), sum(completion_tokens), sum(cost_usd),
          sum(estimated_requests), sum(estimated_cost_usd), (array_agg(project_id))[1], sum(cache_hit_requests)
     from (select d.*, ${CURRENT_SLUG} as slug
-            from unnest($1::date[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::float8[],
-                        $11::bigint[], $12::float8[], $13::uuid[], $14::bigint[])
+            from unnest($1::date[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::numeric[],
+                        $11::bigint[], $12::numeric[], $13::uuid[], $14::bigint[])
               as d(day, key_id, project, alias, deployment_id, provider, requests, prompt_tokens, completion_tokens, cost_usd, estimated_requests,
                    estimated_cost_usd, project_id, cache_hit_requests)) rows
    group by day, key_id, slug, alias, deployment_id
@@ -106,7 +108,7 @@ const ADD_KEY_SPEND = `
       when k.budget_reset_at is null or k.budget_reset_at < d.period_end then d.period_cost
       else k.budget_spend end,
     budget_reset_at = greatest(k.budget_reset_at, d.period_end)
-  from unnest($1::uuid[], $2::float8[], $3::timestamptz[], $4::float8[]) as d(id, cost, period_end, period_cost)
+  from unnest($1::uuid[], $2::numeric[], $3::timestamptz[], $4::numeric[]) as d(id, cost, period_end, period_cost)
   where k.id = d.id`;
 
 /**
@@ -148,7 +150,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
       completionTokens: wholeTokens(entry.completionTokens),
       costUsd: usd(entry.costUsd),
       estimatedRequests: entry.estimated ? 1 : 0,
-      estimatedCostUsd: entry.estimated ? usd(entry.costUsd) : 0,
+      estimatedCostUsd: entry.estimated ? usd(entry.costUsd) : 0n,
       cacheHitRequests: entry.cacheHit ? 1 : 0,
     });
     this.schedule();
@@ -172,8 +174,9 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
 
   /** A key's spend for its lifetime and budget columns; KeyAdmission.settle calls it, knowing the period. */
   recordKeySpend(keyId: string, costUsd: number, periodEnd: number | null): void {
-    if (usd(costUsd) === 0) return;
-    addKeyTotals(this.keys, keyId, { costUsd: usd(costUsd), periodEnd, periodCostUsd: usd(costUsd) });
+    const cost = usd(costUsd);
+    if (cost === 0n) return;
+    addKeyTotals(this.keys, keyId, { costUsd: cost, periodEnd, periodCostUsd: cost });
     this.schedule();
   }
 
@@ -254,9 +257,9 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
           rows.map((row) => row.requests),
           rows.map((row) => row.promptTokens),
           rows.map((row) => row.completionTokens),
-          rows.map((row) => row.costUsd),
+          rows.map((row) => usdDecimal(row.costUsd)),
           rows.map((row) => row.estimatedRequests),
-          rows.map((row) => row.estimatedCostUsd),
+          rows.map((row) => usdDecimal(row.estimatedCostUsd)),
           rows.map((row) => row.projectId),
           rows.map((row) => row.cacheHitRequests),
         ]);
@@ -264,9 +267,9 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
       if (keyRows.length > 0) {
         await manager.query(ADD_KEY_SPEND, [
           keyRows.map(([keyId]) => keyId),
-          keyRows.map(([, totals]) => totals.costUsd),
+          keyRows.map(([, totals]) => usdDecimal(totals.costUsd)),
           keyRows.map(([, totals]) => (totals.periodEnd === null ? null : new Date(totals.periodEnd).toISOString())),
-          keyRows.map(([, totals]) => totals.periodCostUsd),
+          keyRows.map(([, totals]) => usdDecimal(totals.periodCostUsd)),
         ]);
       }
       if (hourRows.length > 0) {
@@ -334,6 +337,6 @@ function wholeTokens(value: number): number {
   return Number.isFinite(value) && value > 0 ? Math.round(value) : 0;
 }
 
-function usd(value: number): number {
-  return Number.isFinite(value) && value > 0 ? value : 0;
+function usd(value: number): UsdUnits {
+  return Number.isFinite(value) && value > 0 ? usdUnits(value) : 0n;
 }

@@ -6,6 +6,7 @@ import { KeyNotFound } from '../keys/keys.exception';
 import { VirtualKey } from '../keys/virtual-key.entity';
 import { budgetPeriodEnd, persistedBudgetSpend } from '../limits/budget-period';
 import { SpendRecorder } from './spend-recorder';
+import { addUsd } from '../pricing/usd';
 
 export interface SpendTotals {
   requests: number;
@@ -63,9 +64,10 @@ interface SpendRow {
   requests: string;
   prompt_tokens: string;
   completion_tokens: string;
-  cost_usd: number;
+  /** numeric columns: their exact decimal text. */
+  cost_usd: string;
   estimated_requests: string;
-  estimated_cost_usd: number;
+  estimated_cost_usd: string;
   cache_hit_requests: string;
 }
 
@@ -163,9 +165,9 @@ function addTo(totals: SpendTotals, row: SpendRow): void {
   totals.requests += Number(row.requests);
   totals.prompt_tokens += Number(row.prompt_tokens);
   totals.completion_tokens += Number(row.completion_tokens);
-  totals.cost_usd += Number(row.cost_usd);
+  totals.cost_usd = addUsd(totals.cost_usd, row.cost_usd);
   totals.estimated_requests += Number(row.estimated_requests);
-  totals.estimated_cost_usd += Number(row.estimated_cost_usd);
+  totals.estimated_cost_usd = addUsd(totals.estimated_cost_usd, row.estimated_cost_usd);
   totals.cache_hit_requests += Number(row.cache_hit_requests);
 }
 

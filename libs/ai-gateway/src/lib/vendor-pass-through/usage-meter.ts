@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { EndpointCodec, StreamTap } from '../endpoints/endpoint-codec';
 import { type CallUsage, NO_USAGE } from '../calls/usage';
+import { addUsd, usdNumber, usdTimes } from '../pricing/usd';
 import type { GatewaySettings } from '../gateway-settings';
 
 // A JSON answer is kept (the chunks already read, by reference) to read its usage at the end; past this it is not.
@@ -113,7 +114,7 @@ export class BatchResultsMeter implements AnswerMeter {
       const usage = codec.usageOfAnswer(bytes, {});
       if (!usage) continue;
       const model = MODEL.exec(line)?.[1];
-      if (model !== undefined) this.cost += this.price(model, usage) * this.priceFactor;
+      if (model !== undefined) this.cost = addUsd(this.cost, usdNumber(usdTimes(this.price(model, usage), this.priceFactor)));
       this.usage = sum(this.usage, usage);
       return;
     }

@@ -35,7 +35,8 @@ describe('the typed readers of config values (one problem line each)', () => {
       kind: 'mapping',
       read: (r: SettingReader, v: unknown) => r.object(v, 'm', ['model_name']),
       value: { model_nam: 1 },
-      expected: { model_nam: 1 },
+      // Read as meant, so a "model_name is required" does not follow from the same typo.
+      expected: { model_name: 1 },
       problems: ['m.model_nam: unknown key (did you mean model_name?)'],
     },
     { kind: 'mapping', read: (r: SettingReader, v: unknown) => r.object(v, 'm'), value: [], expected: undefined, problems: ['m: must be a mapping'] },

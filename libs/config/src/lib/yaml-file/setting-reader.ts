@@ -1,4 +1,4 @@
-import { UnsetVariable, unknownKeyMessage } from './yaml-config-file';
+import { asMeant, UnsetVariable, unknownKeyMessage } from './yaml-config-file';
 
 /** Where a reader reports a problem: the value's path in the file, and what is wrong with it. */
 export type SettingProblem = (path: string, message: string) => void;
@@ -23,7 +23,10 @@ export class SettingReader {
     private readonly options: SettingReaderOptions = {},
   ) {}
 
-  /** A mapping; with `allowedKeys`, each other key is reported (with the key a typo meant). */
+  /**
+   * A mapping; with `allowedKeys`, each other key is reported (with the key a typo meant), and a
+   * misspelt key is returned as the key it meant, so nothing that follows from the typo is reported again.
+   */
   object(value: unknown, path: string, allowedKeys?: readonly string[]): Record<string, unknown> | undefined {
     if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof UnsetVariable) {
       this.problem(path, 'must be a mapping');
@@ -34,6 +37,7 @@ export class SettingReader {
       for (const key of Object.keys(record)) {
         if (!allowedKeys.includes(key)) this.problem(path === '(top level)' ? key : `${path}.${key}`, unknownKeyMessage(key, allowedKeys));
       }
+      return asMeant(record, allowedKeys);
     }
     return record;
   }

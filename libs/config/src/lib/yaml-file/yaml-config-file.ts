@@ -136,6 +136,24 @@ export function unknownKeyMessage(key: string, known: readonly string[]): string
   return near !== undefined ? `unknown key (did you mean ${near}?)` : `unknown key (known: ${known.join(', ')})`;
 }
 
+/**
+ * `record` as it was meant: each unknown key whose nearest known key is not there itself is read as
+ * that key. Its misspelling is reported once (unknownKeyMessage); reading on as meant keeps what
+ * follows from it (a required key "missing", an entry dropped, a reference to it "unknown") from
+ * being reported as problems of their own.
+ */
+export function asMeant(record: Record<string, unknown>, known: readonly string[]): Record<string, unknown> {
+  const meant: Record<string, unknown> = { ...record };
+  for (const key of Object.keys(record)) {
+    if (known.includes(key)) continue;
+    const near = nearestKey(key, known);
+    if (near === undefined || near in meant) continue;
+    meant[near] = record[key];
+    delete meant[key];
+  }
+  return meant;
+}
+
 /** zod's issues as problem lines of the file's variable: `<path>: <message>`, under `prefix`. */
 export function zodProblems(error: z.ZodError, variable: string, prefix: string): ConfigProblem[] {
   return error.issues.map((issue) => {

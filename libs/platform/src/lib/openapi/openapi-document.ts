@@ -32,7 +32,7 @@ export class OpenApiDocument implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    const document = describeErrors(SwaggerModule.createDocument(this.application(), this.info(), { extraModels: [ErrorBody], autoTagControllers: true }));
+    const document = describeErrors(describeAnyMethodOnce(SwaggerModule.createDocument(this.application(), this.info(), { extraModels: [ErrorBody], autoTagControllers: true })));
     this.built = { document, json: JSON.stringify(document) };
   }
 
@@ -70,6 +70,29 @@ export class OpenApiDocument implements OnApplicationBootstrap {
     const httpAdapter = this.adapterHost.httpAdapter;
     return { container, config: this.applicationConfig, getHttpAdapter: () => httpAdapter } as unknown as INestApplication;
   }
+}
+
+// The methods @nestjs/swagger describes a route of any method (`@All`) under (and `search`, `query`), each with the operationId `<handler>_<method>`.
+const ANY_METHOD = ['get', 'post', 'put', 'delete', 'patch', 'options', 'head'];
+// Where such a route is described instead: OpenAPI has no "any method" (nor `search`, `query` before 3.2).
+const ANY_METHOD_SHOWN_AS = 'post';
+
+/**
+ * A route of any method (`@All`, such as the AI gateway's not-served fine-tuning paths) described
+ * once, under POST, saying it takes any method, instead of the same operation under every method
+ * (`SEARCH /v1/fine_tuning`, a method OpenAPI 3.0 does not even have).
+ */
+function describeAnyMethodOnce(document: OpenAPIObject): OpenAPIObject {
+  for (const pathItem of Object.values(document.paths) as Record<string, { operationId?: string; description?: string }>[]) {
+    const shown = pathItem[ANY_METHOD_SHOWN_AS];
+    const handler = shown?.operationId?.replace(new RegExp(`_${ANY_METHOD_SHOWN_AS}$`), '');
+    if (!shown || handler === undefined || handler === shown.operationId) continue;
+    if (!ANY_METHOD.every((method) => pathItem[method]?.operationId === `${handler}_${method}`)) continue;
+    for (const method of Object.keys(pathItem)) if (method !== ANY_METHOD_SHOWN_AS && pathItem[method]?.operationId === `${handler}_${method}`) delete pathItem[method];
+    shown.operationId = handler;
+    shown.description = [shown.description, 'Any HTTP method: the route answers every method alike.'].filter(Boolean).join('\n\n');
+  }
+  return document;
 }
 
 /** Every documented error answer has the one error body. */

@@ -1,0 +1,31 @@
+import { addUsd, usdDecimal, usdNumber, usdText, usdTimes, usdUnits } from './usd';
+
+describe('money as exact decimals', () => {
+  it('adds amounts whose float sum shows noise to the exact decimal', () => {
+    // As floats: 0.00015000000000000001, 0.0012932504000000003 (the noise spend answers carried).
+    expect(String(0.00003 + 0.00012)).not.toBe('0.00015');
+    expect(String(addUsd(0.00003, 0.00012))).toBe('0.00015');
+    const calls = Array.from({ length: 26 }, () => 0.0000497404);
+    expect(String(calls.reduce((sum, cost) => sum + cost, 0))).not.toBe('0.0012932504');
+    expect(String(addUsd(...calls))).toBe('0.0012932504');
+  });
+
+  it('prices tokens exactly, also for a fractional quantity (seconds of audio)', () => {
+    // As floats: 0.0000061499999999999996.
+    expect(usdDecimal(usdTimes(0.00000015, 13) + usdTimes(0.0000006, 7))).toBe('0.00000615');
+    expect(usdDecimal(usdTimes(0.006 / 60, 12.5))).toBe('0.00125');
+    expect(usdTimes(3.75e-8, 1_000_000)).toBe(usdUnits(0.0375));
+  });
+
+  it('reads numeric column text and writes it back unchanged', () => {
+    expect(usdDecimal(usdUnits('12.000000000001'))).toBe('12.000000000001');
+    expect(usdDecimal(usdUnits('-0.5'))).toBe('-0.5');
+    expect(usdNumber(usdUnits('0.00129325'))).toBe(0.00129325);
+  });
+
+  it('shows sub-cent amounts with the digits they have', () => {
+    expect(usdText(0.00129325)).toBe('$0.0013');
+    expect(usdText(12.345)).toBe('$12.35');
+    expect(usdText(0)).toBe('$0.00');
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Money as exact decimals: USD in whole picodollars (10^-12 USD) held in a bigint. Prices per
+ * token run to 10^-8 USD and below, so costs added as floats show noise (0.0012932500000000001);
+ * sums and products here are exact, and a number leaves only at the edge, as the shortest decimal
+ * that reads back as itself. PostgreSQL keeps money as `numeric`, written from usdDecimal.
+ */
+export type UsdUnits = bigint;
+
+const SCALE = 12;
+const ONE_USD = 10n ** BigInt(SCALE);
+const DECIMAL = /^(-?)(\d+)(?:\.(\d*))?(?:e([+-]?\d+))?$/i;
+
+/** A decimal (`0.00129325`, `1.5e-7`, a numeric column's text) in units of 10^-scale, rounded half away from zero. */
+function scaled(text: string, scale: number): bigint {
+  const match = DECIMAL.exec(text.trim());
+  if (!match) throw new RangeError(`not a decimal: ${text}`);
+  const [, sign, whole = '0', fraction = '', exponent = '0'] = match;
+  const digits = BigInt(`${whole}${fraction}`);
+  const shift = Number(exponent) - fraction.length + scale;
+  let units: bigint;
+  if (shift >= 0) units = digits * 10n ** BigInt(shift);
+  else {
+    const divisor = 10n ** BigInt(-shift);
+    units = digits / divisor + ((digits % divisor) * 2n >= divisor ? 1n : 0n);
+  }
+  return sign === '-' ? -units : units;
+}
+
+/** A USD amount (a number, or a numeric column's text) in picodollars; not a finite number is 0. */
+export function usdUnits(value: number | string): UsdUnits {
+  if (typeof value === 'number') return Number.isFinite(value) ? scaled(String(value), SCALE) : 0n;
+  return scaled(value, SCALE);
+}
+
+// Prices are few and read on every call: each is parsed once.
+const priceUnits = new Map<number, UsdUnits>();
+
+/** `quantity` (tokens, images, seconds…) at `price` USD each, exactly. */
+export function usdTimes(price: number, quantity: number): UsdUnits {
+  if (price === 0 || quantity === 0 || !Number.isFinite(price) || !Number.isFinite(quantity)) return 0n;
+  let each = priceUnits.get(price);
+  if (each === undefined) {
+    each = usdUnits(price);
+    if (priceUnits.size > 10_000) priceUnits.clear();
+    priceUnits.set(price, each);
+  }
+  if (Number.isSafeInteger(quantity)) return each * BigInt(quantity);
+  const product = each * scaled(String(quantity), SCALE);
+  const rounding = (product < 0n ? -ONE_USD : ONE_USD) / 2n;
+  return (product + rounding) / ONE_USD;
+}
+
+/** The exact decimal text of an amount (`0.00129325`, `12`), for a numeric column or a report. */
+export function usdDecimal(units: UsdUnits): string {
+  const negative = units < 0n;
+  const magnitude = negative ? -units : units;
+  const fraction = (magnitude % ONE_USD).toString().padStart(SCALE, '0').replace(/0+$/, '');
+  return `${negative ? '-' : ''}${magnitude / ONE_USD}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** An amount as a JSON number: the nearest double, which prints as the same decimal (to 15 significant digits). */
+export function usdNumber(units: UsdUnits): number {
+  return Number(usdDecimal(units));
+}
+
+/** The exact sum of USD amounts, as a number. */
+export function addUsd(...amounts: readonly (number | string)[]): number {
+  let total = 0n;
+  for (const amount of amounts) total += usdUnits(amount);
+  return usdNumber(total);
+}
+
+/**
+ * An amount for people: cents from a cent on (`$12.34`), else its first two significant digits
+ * (`$0.0013`), so that sub-cent spend never reads as `$0.00`.
+ */
+export function usdText(amount: number): string {
+  if (amount === 0) return '$0.00';
+  const magnitude = Math.abs(amount);
+  const text = magnitude >= 0.01 ? magnitude.toFixed(2) : magnitude.toFixed(Math.min(SCALE, 1 - Math.floor(Math.log10(magnitude))));
+  return `${amount < 0 ? '-' : ''}$${text}`;
+}
+
+/** A TypeORM transformer for a numeric money column: its exact text read as a number (the entity's type), a number written as its decimal. */
+export const USD_COLUMN = {
+  to: (value: number | null | undefined): string | null | undefined => (typeof value === 'number' ? usdDecimal(usdUnits(value)) : value),
+  from: (value: string | null): number | null => (value === null ? null : usdNumber(usdUnits(value))),
+};
