@@ -430,12 +430,12 @@ describe('npm start', () => {
       expect(rows).toEqual([{ kept: true }]);
       // The same demo key, still working.
       expect(demoGatewayKey(output())).toBe(demoKey);
-      // The calls made just before Ctrl-C were written: 7 chat completions (Bedrock and Vertex among them) and 2 messages.
+      // The calls made just before Ctrl-C were written: 9 chat completions (Bedrock and Vertex among them) and 2 messages.
       const master = { authorization: `Bearer ${devMasterKey(dataDir)}` };
       expect(output()).toContain(`AI gateway master key: ${devMasterKey(dataDir)}`);
       const { keys } = (await (await fetch(`http://127.0.0.1:${ports['ai']}/api/v1/keys?project=alpha`, { headers: master })).json()) as { keys: { id: string }[] };
       const spend = (await (await fetch(`http://127.0.0.1:${ports['ai']}/api/v1/keys/${keys[0]!.id}/spend`, { headers: master })).json()) as { totals: { requests: number } };
-      expect(spend.totals.requests).toBe(9);
+      expect(spend.totals.requests).toBe(11);
       expect(await demoChat(ports['ai'], demoKey, 'gpt-4o')).toBe('fake answer from gpt-4o');
 
       // A demo tool that dies is started again, and the suite carries on: the demo key answers again.
@@ -470,7 +470,7 @@ describe('npm start', () => {
     it("runs docs/ai-gateway.md's recipes as written", async () => {
       const runs = await runRecipes(recipesOf(fs.readFileSync(path.join(root, 'docs/ai-gateway.md'), 'utf8'), 'docs/ai-gateway.md'), { ...readerOptions(), standIns });
       const said = runs.map((run) => run.output).join('\n');
-      expect(said).toContain('fake answer from claude-sonnet-4-5');
+      expect(said).toContain('fake answer from claude-sonnet-4-6');
       expect(said).toContain('claude (stand-in): gpt-4o-mini answered');
       expect(said).toContain('"metadata":{"demo":"npm start"}');
     });
@@ -488,8 +488,8 @@ describe('npm start', () => {
       });
       const said = runs.map((run) => run.output).join('\n');
       // The agents were reached with the aliases the recipes configure.
-      expect(said).toContain('claude (stand-in): claude-sonnet-4-5 answered');
-      expect(said).toContain('codex (stand-in): claude-sonnet-4-5 answered');
+      expect(said).toContain('claude (stand-in): claude-sonnet-4-6 answered');
+      expect(said).toContain('codex (stand-in): claude-sonnet-4-6 answered');
       // The key the key-API recipe made is gone at its end.
       expect(said).toContain('"deleted_keys":["search-backend"]');
     });
