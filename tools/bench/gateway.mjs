@@ -99,13 +99,17 @@ async function main() {
   cleanups.push(() => proxy.stop());
   const gateway = await startGateway(database.url, fake.url);
   cleanups.push(() => gateway.stop());
-  // The same database, so that the same key works on both builds.
-  const baseline = options.baseline ? await startGateway(database.url, fake.url, path.resolve(options.baseline)) : undefined;
+  // A database of its own: an earlier build must not meet the tables a later one migrated (money
+  // columns changed type), nor the later one an earlier schema.
+  const baselineDatabase = options.baseline ? await createDatabase(postgres.url) : undefined;
+  if (baselineDatabase) cleanups.push(() => baselineDatabase.drop());
+  const baseline = baselineDatabase ? await startGateway(baselineDatabase.url, fake.url, path.resolve(options.baseline)) : undefined;
   if (baseline) cleanups.push(() => baseline.stop());
   const memory = sampleMemory(gateway.pid, gateway.url);
   cleanups.push(async () => memory.stop());
 
   const key = await createLimitedKey(gateway.url);
+  const baselineKey = baseline ? await createLimitedKey(baseline.url) : undefined;
   const chat = (name, server, path, authorization) => ({
     name,
     family: 'A',
@@ -142,7 +146,7 @@ async function main() {
       ? [
           chat(PROXY, proxy, '/openai/v1/chat/completions', `Bearer ${UPSTREAM_KEY}`),
           chat(GATEWAY, gateway, '/v1/chat/completions', `Bearer ${key.key}`),
-          ...(baseline ? [chat(BASELINE, baseline, '/v1/chat/completions', `Bearer ${key.key}`)] : []),
+          ...(baseline ? [chat(BASELINE, baseline, '/v1/chat/completions', `Bearer ${baselineKey.key}`)] : []),
         ]
       : []),
     ...(FAMILIES.has('messages') || FAMILIES.has('responses') ? [messages(DIRECT_B, fake, '/anthropic/v1/messages', UPSTREAM_KEY, CLAUDE)] : []),
