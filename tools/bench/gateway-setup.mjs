@@ -18,9 +18,10 @@ export const MESSAGES = [
 
 /**
  * The built gateway (or the build at `main`) with an alias of each family on the fake upstream at
- * `fakeUrl`; its config file is removed by one of `cleanups`. `log`: its AIGW_LOG, if given.
+ * `fakeUrl`; its config file is removed by one of `cleanups`. `log`: its AIGW_LOG, if given; `env`:
+ * more of its environment (an experiment's switches).
  */
-export function startBenchGateway({ databaseUrl, fakeUrl, main, nodeArgs = [], log, cleanups }) {
+export function startBenchGateway({ databaseUrl, fakeUrl, main, nodeArgs = [], log, env = {}, cleanups }) {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-gateway-'));
   cleanups.push(async () => fs.rmSync(directory, { recursive: true, force: true }));
   const config = path.join(directory, 'config.yaml');
@@ -44,7 +45,7 @@ export function startBenchGateway({ databaseUrl, fakeUrl, main, nodeArgs = [], l
   return startBuiltApp(
     'ai-gateway',
     'AIGW_LISTEN_ADDR',
-    { AIGW_DATABASE_URL: databaseUrl, AIGW_CONFIG: config, AIGW_MASTER_KEY: MASTER_KEY, ...(log ? { AIGW_LOG: log } : {}) },
+    { ...env, AIGW_DATABASE_URL: databaseUrl, AIGW_CONFIG: config, AIGW_MASTER_KEY: MASTER_KEY, ...(log ? { AIGW_LOG: log } : {}) },
     { nodeArgs, ...(main ? { main } : {}) },
   );
 }

@@ -26,9 +26,21 @@ function scaled(text: string, scale: number): bigint {
   return sign === '-' ? -units : units;
 }
 
+// Below this many picodollars (about 2 000 USD) a number times 10^12 is within 0.25 of the exact
+// decimal it prints as: both roundings (the number's own, the product's) stay under 2^-52 of it.
+const FAST_UNITS = 2 ** 51;
+
 /** A USD amount (a number, or a numeric column's text) in picodollars; not a finite number is 0. */
 export function usdUnits(value: number | string): UsdUnits {
-  if (typeof value === 'number') return Number.isFinite(value) ? scaled(String(value), SCALE) : 0n;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return 0n;
+    // Runs several times per call: the decimal text is taken apart only when the product is not
+    // plainly a whole number (a decimal with more than 12 places, or a large amount).
+    const product = value * 1e12;
+    const whole = Math.round(product);
+    if (Math.abs(product) < FAST_UNITS && Math.abs(product - whole) < 0.25) return BigInt(whole);
+    return scaled(String(value), SCALE);
+  }
   return scaled(value, SCALE);
 }
 
@@ -60,8 +72,12 @@ export function usdDecimal(units: UsdUnits): string {
 
 /** An amount as a JSON number: the nearest double, which prints as the same decimal (to 15 significant digits). */
 export function usdNumber(units: UsdUnits): number {
+  // Both whole numbers are exact doubles and the division is rounded once: the double nearest to
+  // the decimal, as parsing its text would give, without the text.
+  if (units < MAX_EXACT && units > -MAX_EXACT) return Number(units) / 1e12;
   return Number(usdDecimal(units));
 }
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** The exact sum of USD amounts, as a number. */
 export function addUsd(...amounts: readonly (number | string)[]): number {
