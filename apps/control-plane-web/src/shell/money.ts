@@ -1,0 +1,7 @@
+import { useCallback } from 'react';
+import { formatMoney, type Amount } from './format-money';
+
+/** Formats money as this browser's locale writes it (the workspace has no locale setting of its own). */
+export function useFormatMoney(): (amount: Amount, currency: string) => string {
+  return useCallback((amount, currency) => formatMoney(amount, currency, navigator.language), []);
+}
