@@ -28,6 +28,10 @@ describe('money as the UI shows it', () => {
     expect(formatMoney(0.5, 'JPY', 'en-US')).toBe('¥0.50');
   });
 
+  it("falls back to the runtime's locale for a tag Intl refuses, as a browser may report", () => {
+    expect(formatMoney(0.0013, 'USD', 'en-US@posix')).toBe(formatMoney(0.0013, 'USD'));
+  });
+
   it('leaves what is not an amount as it came', () => {
     expect(formatMoney('n/a', 'USD', 'en-US')).toBe('n/a');
     expect(formatMoney(Number.NaN, 'USD', 'en-US')).toBe('NaN');

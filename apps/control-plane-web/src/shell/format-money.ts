@@ -19,7 +19,8 @@ export function isCurrency(unit: string | null | undefined): unit is string {
  * below the smallest of them with two significant digits ($0.0013, not $0.00), so that a few
  * cheap calls do not read as nothing. A decimal string is formatted exactly, not through a float.
  */
-export function formatMoney(amount: Amount, currency: string, locale?: string): string {
+export function formatMoney(amount: Amount, currency: string, requestedLocale?: string): string {
+  const locale = usableLocale(requestedLocale);
   const text = typeof amount === 'string' ? amount.trim() : amount;
   const value = Number(text);
   if ((typeof text === 'string' && !DECIMAL.test(text)) || !Number.isFinite(value)) return String(amount);
@@ -29,4 +30,14 @@ export function formatMoney(amount: Amount, currency: string, locale?: string): 
   const exact = text as unknown as number;
   if (value === 0 || Math.abs(value) >= smallestUnit) return standard.format(exact);
   return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumSignificantDigits: 2, maximumSignificantDigits: 2 }).format(exact);
+}
+
+/** The locale if Intl takes it, else the runtime's default: browsers report tags such as `en-US@posix`. */
+function usableLocale(locale: string | undefined): string | undefined {
+  if (locale === undefined) return undefined;
+  try {
+    return Intl.getCanonicalLocales(locale)[0];
+  } catch {
+    return undefined;
+  }
 }
