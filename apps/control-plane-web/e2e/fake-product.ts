@@ -49,7 +49,7 @@ export async function startFakeProduct(product: string, title: string, allowedOr
             value: '0.0012932500',
             unit: 'USD',
             breakdown: [
-              { project: 'alpha', value: 0.0012500000000000001 },
+              { project: 'alpha', value: 0.0012932500000000001 },
               { project: 'gamma', value: '0.0000432500' },
             ],
           },

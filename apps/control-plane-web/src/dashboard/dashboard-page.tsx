@@ -97,18 +97,27 @@ function Figure({ tile }: { tile: ShownTile }) {
   const numeric = money !== null || typeof tile.value === 'number';
   return (
     <Stack gap={0} data-figure={tile.label}>
-      <Text size="xs" c="dimmed">
-        {tile.link ? <Anchor href={tile.link}>{tile.label}</Anchor> : tile.label}
-        {tile.scope === 'workspace' && ' (all projects)'}
-      </Text>
+      {/* A link alone in its line: beside other text it would need more contrast than the theme's link colour has. */}
+      <Group gap={4}>
+        <Text size="xs" c="dimmed">
+          {tile.link ? <Anchor href={tile.link}>{tile.label}</Anchor> : tile.label}
+        </Text>
+        {tile.scope === 'workspace' && (
+          <Text size="xs" c="dimmed">
+            (all projects)
+          </Text>
+        )}
+      </Group>
       {numeric ? (
         // An amount never breaks across lines.
-        <Text fw={700} size="lg" style={{ whiteSpace: 'nowrap' }}>
+        <Text fw={700} size="lg" style={{ whiteSpace: 'nowrap' }} data-value>
           {show(tile.value)}
           {!money && tile.unit && !COUNTED_UNITS.includes(tile.unit) ? ` ${tile.unit}` : ''}
         </Text>
       ) : (
-        <Text size="sm">{show(tile.value)}</Text>
+        <Text size="sm" data-value>
+          {show(tile.value)}
+        </Text>
       )}
       {tile.breakdown && tile.breakdown.length > 0 && (
         <List size="xs">

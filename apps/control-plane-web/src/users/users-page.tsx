@@ -101,7 +101,7 @@ function UserRow({ user }: { user: User }) {
           />
         )}
       </Table.Td>
-      <Table.Td>{user.disabled ? <Badge color="gray">disabled</Badge> : <Badge color="green">active</Badge>}</Table.Td>
+      <Table.Td>{user.disabled ? <Badge color="gray.7">disabled</Badge> : <Badge color="teal.9">active</Badge>}</Table.Td>
       <Table.Td>
         <Group gap="xs" wrap="nowrap">
           <Anchor component={Link} to={`/permissions/${user.id}`} size="sm">
@@ -109,7 +109,7 @@ function UserRow({ user }: { user: User }) {
           </Anchor>
           {!self &&
             (user.disabled ? (
-              <Button size="xs" variant="light" onClick={() => update.mutate({ disabled: false }, { onError: notifyFailure('Not enabled') })}>
+              <Button size="xs" variant="default" onClick={() => update.mutate({ disabled: false }, { onError: notifyFailure('Not enabled') })}>
                 Enable
               </Button>
             ) : (
