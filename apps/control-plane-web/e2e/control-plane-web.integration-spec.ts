@@ -262,7 +262,7 @@ describe('the control plane web UI in Chromium', () => {
     expect(await seriousAccessibilityViolations()).toEqual([]);
   });
 
-  it('changes the workspace time zone, and dates follow it', async () => {
+  it('changes the workspace time zone and locale, and dates and money follow them', async () => {
     await open('Workspace');
     await page.getByRole('combobox', { name: 'Time zone' }).fill('Asia/Tokyo');
     await page.getByRole('option', { name: /^Asia\/Tokyo/ }).click();
@@ -284,6 +284,24 @@ describe('the control plane web UI in Chromium', () => {
     await open('Sync deliveries');
     await page.getByRole('heading', { name: 'Sync deliveries' }).waitFor();
     await screenshot('sync');
+
+    // The workspace's locale writes money on every page; the form shows what a tag does before saving.
+    const saveLocale = async (locale: string) => {
+      await open('Workspace');
+      await field('Locale').fill(locale);
+      const saved = page.waitForResponse((response) => response.url().endsWith('/api/v1/workspace/settings') && response.request().method() === 'PUT' && response.ok());
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await saved;
+    };
+    await saveLocale('de-DE');
+    await page.getByText(/1\.234,50\s\$ and 0,0013\s\$/).waitFor();
+    await open('Dashboard');
+    await figure('ai-gateway', 'Spend today')
+      .locator('[data-value]')
+      .filter({ hasText: /^0,0013\s\$$/ })
+      .waitFor();
+    await saveLocale('');
+    await page.getByText(/\$1,234\.50 and \$0\.0013/).waitFor();
   });
 
   it('keeps the theme and the default project across a reload', async () => {

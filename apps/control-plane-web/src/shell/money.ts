@@ -1,10 +1,9 @@
 import { useCallback } from 'react';
 import { formatMoney, type Amount } from './format-money';
+import { useWorkspaceSettings } from './shell-queries';
 
-/**
- * Formats money as this browser's locale writes it (the workspace has no locale setting of its
- * own): Intl's default locale, which is the browser's, already checked (navigator.language may be `en-US@posix`).
- */
+/** Formats money in the workspace's locale, or the browser's when the workspace leaves it open (or until the settings have loaded). */
 export function useFormatMoney(): (amount: Amount, currency: string) => string {
-  return useCallback((amount, currency) => formatMoney(amount, currency), []);
+  const locale = useWorkspaceSettings().data?.locale ?? undefined;
+  return useCallback((amount, currency) => formatMoney(amount, currency, locale), [locale]);
 }
