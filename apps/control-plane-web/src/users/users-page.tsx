@@ -54,7 +54,7 @@ export function UsersPage() {
             <Table.Th>Email</Table.Th>
             <Table.Th>Since</Table.Th>
             <Table.Th>Administrator</Table.Th>
-            <Table.Th>Account</Table.Th>
+            <Table.Th w={110}>Account</Table.Th>
             <Table.Th />
           </Table.Tr>
         </Table.Thead>
@@ -87,8 +87,14 @@ function UserRow({ user }: { user: User }) {
         {user.identity_provider_admin ? (
           // The realm role lives in the identity provider: nothing here can take it away.
           <Stack gap={2}>
-            <Switch aria-label={`${label} is an administrator (from identity provider role)`} aria-describedby={sourceId} label="from identity provider role" checked disabled />
-            <Text id={sourceId} size="xs" c="dimmed" maw={260}>
+            <Group gap="xs" wrap="nowrap">
+              <Switch aria-label={`${label} is an administrator (from identity provider role)`} aria-describedby={sourceId} checked disabled />
+              {/* In the text colour: a disabled switch alone reads as "off". */}
+              <Text size="sm" aria-hidden>
+                Administrator (from identity provider role)
+              </Text>
+            </Group>
+            <Text id={sourceId} size="xs" c="dimmed" maw={280}>
               The realm role control-plane-admin makes them an administrator; change it in the identity provider.
             </Text>
           </Stack>
