@@ -54,6 +54,14 @@ describe('the control plane web UI in Chromium', () => {
   };
 
   const card = (product: string) => page.locator(`section[data-product="${product}"]`);
+  const figure = (product: string, label: string) => card(product).locator(`[data-figure="${label}"]`);
+  /** How many lines the text of an element takes on the page. */
+  const lineCount = (locator: ReturnType<Page['locator']>) =>
+    locator.evaluate((element) => {
+      const range = document.createRange();
+      range.selectNodeContents(element);
+      return new Set(Array.from(range.getClientRects(), (rect) => Math.round(rect.top))).size;
+    });
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -72,7 +80,8 @@ describe('the control plane web UI in Chromium', () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     page = await context.newPage();
     page.on('console', (message) => {
-      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) problems.push(message.text());
+      // A page that failed to render shows React Router's error page, which is no uncaught error.
+      if (message.type() === 'error' && /Content Security Policy|React Router caught/i.test(message.text())) problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(error.message));
   });
@@ -91,6 +100,16 @@ describe('the control plane web UI in Chromium', () => {
     await card('mcp-gateway').and(page.locator('[data-state="down"]')).waitFor();
     expect(await card('control-plane').innerText()).toMatch(/Projects\s+2/);
     expect(await card('ai-gateway').innerText()).toMatch(/Requests today\s+1234/);
+    // Money with the precision it has, not "0 USD": sub-cent amounts with two significant digits.
+    expect(await card('ai-gateway').innerText()).toMatch(/Spend today\s+\$0\.0013\s+alpha: \$0\.0013\s+gamma: \$0\.000043/);
+    // Each amount on one line, and a list of names at body size rather than as a large figure.
+    expect(await lineCount(figure('ai-gateway', 'Spend today').locator('[data-value]'))).toBe(1);
+    expect(
+      await figure('ai-gateway', 'Top aliases this month')
+        .locator('[data-value]')
+        .evaluate((element) => getComputedStyle(element).fontWeight),
+    ).toBe('400');
+    expect(await page.getByTestId('dashboard-scope').innerText()).toBe('Figures for every project you may see.');
     expect(await card('mcp-gateway').innerText()).toMatch(/could not be reached/);
     // The product was asked with the person's own token.
     expect(aiGateway.callers).toContain('admin');
@@ -152,8 +171,19 @@ describe('the control plane web UI in Chromium', () => {
     await page.getByRole('link', { name: 'Gamma' }).click();
     await page.getByRole('heading', { name: 'Project Gamma' }).waitFor();
 
-    await field('Owner').fill('arbor-demo');
-    await field('Repository name').fill('gamma-api');
+    // A pasted URL fills host, owner and name, whichever way it was copied.
+    await field('Repository URL').fill('git@gitlab.com:acme/gamma-service.git');
+    expect([await field('Source host').inputValue(), await field('Owner').inputValue(), await field('Repository name').inputValue()]).toEqual([
+      'gitlab.com',
+      'acme',
+      'gamma-service',
+    ]);
+    await field('Repository URL').fill('https://github.com/arbor-demo/gamma-api.git');
+    expect([await field('Source host').inputValue(), await field('Owner').inputValue(), await field('Repository name').inputValue()]).toEqual([
+      'github.com',
+      'arbor-demo',
+      'gamma-api',
+    ]);
     await field('Branch').fill('develop');
     await field('Installation id').fill('4711');
     await page.getByRole('button', { name: 'Add repository' }).click();
@@ -195,6 +225,8 @@ describe('the control plane web UI in Chromium', () => {
     await page.getByLabel('Workspace: ai-gateway', { exact: true }).check();
     await page.getByLabel('gamma: ai-gateway.operator', { exact: true }).check();
     await page.getByRole('button', { name: 'Save grants' }).click();
+    // The save is confirmed in a notification naming the person.
+    await page.getByRole('alert').filter({ hasText: 'Grants saved' }).filter({ hasText: 'The permissions of Alice Anderson are saved.' }).waitFor();
     await page.getByTestId('effective-gamma').waitFor();
     expect(await page.getByTestId('effective-gamma').innerText()).toBe('ai-gateway.operator');
     expect(await page.getByTestId('effective-workspace').innerText()).toBe('ai-gateway');
@@ -220,10 +252,17 @@ describe('the control plane web UI in Chromium', () => {
     const self = page.getByRole('row').filter({ hasText: 'admin@arbor.local' });
     expect(await self.getByRole('button', { name: /^Disable/ }).count()).toBe(0);
     expect(await self.getByRole('switch').isDisabled()).toBe(true);
+    // Ada is an administrator through the identity provider's realm role, which the page says, not "off".
+    const fromRealmRole = self.getByRole('switch', { name: 'Ada Administrator is an administrator (from identity provider role)' });
+    expect([await fromRealmRole.isChecked(), await fromRealmRole.isDisabled()]).toEqual([true, true]);
+    expect(await self.innerText()).toContain('change it in the identity provider');
+    const alice = page.getByRole('row').filter({ hasText: 'alice@arbor.local' }).getByRole('switch', { name: 'Alice Anderson is an administrator' });
+    expect([await alice.isChecked(), await alice.isDisabled()]).toEqual([false, false]);
     await screenshot('users');
+    expect(await seriousAccessibilityViolations()).toEqual([]);
   });
 
-  it('changes the workspace time zone, and dates follow it', async () => {
+  it('changes the workspace time zone and locale, and dates and money follow them', async () => {
     await open('Workspace');
     await page.getByRole('combobox', { name: 'Time zone' }).fill('Asia/Tokyo');
     await page.getByRole('option', { name: /^Asia\/Tokyo/ }).click();
@@ -238,11 +277,31 @@ describe('the control plane web UI in Chromium', () => {
     await open('Audit log');
     await page.getByRole('cell', { name: 'project.created' }).first().waitFor();
     expect(await page.getByRole('table', { name: 'Audit entries' }).innerText()).toContain('repository_secret');
+    // Whose permissions were replaced, by name.
+    expect(await page.getByRole('row').filter({ hasText: 'permissions.replaced' }).first().innerText()).toContain('Alice Anderson');
     expect(await page.content()).not.toContain(REPOSITORY_TOKEN);
     await screenshot('audit');
     await open('Sync deliveries');
     await page.getByRole('heading', { name: 'Sync deliveries' }).waitFor();
     await screenshot('sync');
+
+    // The workspace's locale writes money on every page; the form shows what a tag does before saving.
+    const saveLocale = async (locale: string) => {
+      await open('Workspace');
+      await field('Locale').fill(locale);
+      const saved = page.waitForResponse((response) => response.url().endsWith('/api/v1/workspace/settings') && response.request().method() === 'PUT' && response.ok());
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await saved;
+    };
+    await saveLocale('de-DE');
+    await page.getByText(/1\.234,50\s\$ and 0,0013\s\$/).waitFor();
+    await open('Dashboard');
+    await figure('ai-gateway', 'Spend today')
+      .locator('[data-value]')
+      .filter({ hasText: /^0,0013\s\$$/ })
+      .waitFor();
+    await saveLocale('');
+    await page.getByText(/\$1,234\.50 and \$0\.0013/).waitFor();
   });
 
   it('keeps the theme and the default project across a reload', async () => {
@@ -253,10 +312,23 @@ describe('the control plane web UI in Chromium', () => {
     await page.getByRole('combobox', { name: 'Project' }).click();
     await page.getByRole('option', { name: 'Gamma (gamma)' }).click();
     await saved;
+    // The cards show project gamma's figures only; a figure without a per-project share says so.
+    const gammaFigures = async () => {
+      await page
+        .getByTestId('dashboard-scope')
+        .and(page.getByText('Figures for project Gamma (gamma)', { exact: false }))
+        .waitFor();
+      const text = await card('ai-gateway').innerText();
+      expect(text).toMatch(/Requests today\s+34\s+Spend today\s+\$0\.000043/);
+      expect(text).not.toContain('alpha');
+      expect(text).toMatch(/Top aliases this month\s+\(all projects\)/);
+    };
+    await gammaFigures();
     await page.reload();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     await page.waitForFunction(() => document.documentElement.getAttribute('data-mantine-color-scheme') === 'dark');
     await page.getByRole('combobox', { name: 'Project' }).and(page.locator('[value="Gamma (gamma)"]')).waitFor();
+    await gammaFigures();
     const me = JSON.parse((await api('admin', '/api/v1/me')).text) as { theme: string; default_project: { slug: string } };
     expect(me).toMatchObject({ theme: 'dark', default_project: { slug: 'gamma' } });
     await screenshot('dashboard-dark');

@@ -33,7 +33,28 @@ export async function startFakeProduct(product: string, title: string, allowedOr
         product,
         title,
         status: 'ok',
-        tiles: [{ label: 'Requests today', value: 1234, unit: 'requests', breakdown: [{ project: 'alpha', value: 1200 }] }],
+        tiles: [
+          {
+            label: 'Requests today',
+            value: 1234,
+            unit: 'requests',
+            breakdown: [
+              { project: 'alpha', value: 1200 },
+              { project: 'gamma', value: 34 },
+            ],
+          },
+          // 26 cheap calls, as an exact decimal string and as a float with its noise.
+          {
+            label: 'Spend today',
+            value: '0.0012932500',
+            unit: 'USD',
+            breakdown: [
+              { project: 'alpha', value: 0.0012932500000000001 },
+              { project: 'gamma', value: '0.0000432500' },
+            ],
+          },
+          { label: 'Top aliases this month', value: 'claude-sonnet-4-5 ($0.0013), gpt-4o-mini ($0.0001), text-embedding-3-small ($0.0000)', unit: null },
+        ],
       }),
     );
   });

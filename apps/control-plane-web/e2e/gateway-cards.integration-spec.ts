@@ -83,7 +83,7 @@ describe('the suite dashboard in Chromium with both gateways running', () => {
     await card('ai-gateway').and(page.locator('[data-state="ok"]')).waitFor();
     await card('mcp-gateway').and(page.locator('[data-state="ok"]')).waitFor();
     const ai = await card('ai-gateway').innerText();
-    expect(ai).toMatch(/Spend today\s+0 USD\s+alpha: 0/);
+    expect(ai).toMatch(/Spend today\s+\$0\.00\s+alpha: \$0\.00/);
     expect(ai).toMatch(/Calls, last 24 h\s+0/);
     const mcp = await card('mcp-gateway').innerText();
     expect(mcp).toMatch(/Virtual servers\s+0\s+alpha: 0/);

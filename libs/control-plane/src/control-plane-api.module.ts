@@ -9,6 +9,8 @@ import { ControlPlaneCoreModule } from './control-plane-core.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { MeModule } from './me/me.module';
 import { CreateControlPlaneSchema1763700000100 } from './migrations/1763700000100-CreateControlPlaneSchema';
+import { AddUsersIdentityProviderAdmin1764100000100 } from './migrations/1764100000100-AddUsersIdentityProviderAdmin';
+import { AddWorkspaceLocale1764100000200 } from './migrations/1764100000200-AddWorkspaceLocale';
 import { PermissionGrant } from './permissions/permission-grant.entity';
 import { PermissionsModule } from './permissions/permissions.module';
 import { ProductsModule } from './products/products.module';
@@ -27,7 +29,7 @@ import { Workspace } from './workspace/workspace.entity';
 import { WorkspaceModule } from './workspace/workspace.module';
 
 export const CONTROL_PLANE_ENTITIES = [User, Workspace, Project, Repository, RepositorySecret, PermissionGrant, AuditEntry, ...OUTBOX_ENTITIES];
-export const CONTROL_PLANE_MIGRATIONS = [...OUTBOX_MIGRATIONS, CreateControlPlaneSchema1763700000100];
+export const CONTROL_PLANE_MIGRATIONS = [...OUTBOX_MIGRATIONS, CreateControlPlaneSchema1763700000100, AddUsersIdentityProviderAdmin1764100000100, AddWorkspaceLocale1764100000200];
 
 @Module({})
 export class ControlPlaneApiModule {

@@ -298,7 +298,7 @@ describe('npm start', () => {
         return response.json() as Promise<Record<string, unknown>>;
       };
       const effective = (subject: string, project: string) => get(`/api/v1/permissions/effective?subject=${subject}&project=${project}`);
-      expect(await get('/api/v1/workspace/settings')).toEqual({ name: 'Arbor Demo', timezone: 'Europe/Berlin' });
+      expect(await get('/api/v1/workspace/settings')).toEqual({ name: 'Arbor Demo', timezone: 'Europe/Berlin', locale: null });
       expect((await effective(ALICE, 'alpha'))['permissions']).toEqual(['ai-gateway', 'ai-gateway.operator', 'mcp-gateway', 'mcp-gateway.operator']);
       expect((await effective(ALICE, 'beta'))['permissions']).toEqual(['ai-gateway', 'ai-gateway.viewer', 'mcp-gateway']);
       expect((await effective(BOB, 'alpha'))['permissions']).toEqual(['ai-gateway', 'ai-gateway.viewer']);

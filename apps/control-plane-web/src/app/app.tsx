@@ -1,4 +1,4 @@
-import { createTheme, MantineProvider, type CSSVariablesResolver } from '@mantine/core';
+import { createTheme, MantineProvider, Notification, type CSSVariablesResolver } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { UserManager } from 'oidc-client-ts';
@@ -18,7 +18,18 @@ import { UiConfigProvider } from './ui-config-context';
 
 // The darkest shades for filled colours and links, and darker dimmed text, so that text keeps a
 // contrast of 4.5:1 in both themes (WCAG AA; the browser tests run axe-core on the pages).
-const theme = createTheme({ primaryColor: 'teal', primaryShade: { light: 9, dark: 9 }, defaultRadius: 'sm' });
+// A notification's message in the text colour (its own grey is 3.3:1 on white), and its close button named.
+const theme = createTheme({
+  primaryColor: 'teal',
+  primaryShade: { light: 9, dark: 9 },
+  defaultRadius: 'sm',
+  components: {
+    Notification: Notification.extend({
+      defaultProps: { closeButtonProps: { 'aria-label': 'Close notification' } },
+      styles: { description: { color: 'var(--mantine-color-text)' } },
+    }),
+  },
+});
 const contrast: CSSVariablesResolver = (resolved) => ({
   variables: {},
   light: { '--mantine-color-dimmed': resolved.colors.gray[7] },

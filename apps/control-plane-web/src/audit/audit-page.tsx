@@ -59,6 +59,7 @@ export function AuditPage() {
             <Table.Th>When</Table.Th>
             <Table.Th>Who</Table.Th>
             <Table.Th>Action</Table.Th>
+            <Table.Th>About</Table.Th>
             <Table.Th>Project</Table.Th>
             <Table.Th>Details</Table.Th>
           </Table.Tr>
@@ -69,6 +70,8 @@ export function AuditPage() {
               <Table.Td>{formatInstant(entry.occurred_at)}</Table.Td>
               <Table.Td>{entry.actor_name ?? entry.actor_client_id ?? entry.actor_subject}</Table.Td>
               <Table.Td>{entry.action}</Table.Td>
+              {/* Whose permissions were replaced, who was disabled…: the person by name, other targets by id. */}
+              <Table.Td>{entry.target_name ?? (entry.target_id && entry.target_id !== entry.project_id ? <Code>{entry.target_id}</Code> : '—')}</Table.Td>
               <Table.Td>{entry.project_id ? (slugOf.get(entry.project_id) ?? 'deleted') : '—'}</Table.Td>
               <Table.Td>
                 <Code>{JSON.stringify(entry.details)}</Code>

@@ -2,8 +2,12 @@ import { Anchor, Badge, Card, Group, List, Loader, SimpleGrid, Stack, Text, Titl
 import { useQueries } from '@tanstack/react-query';
 import { useAccessToken } from '../api/api-context';
 import { useUiConfig } from '../app/ui-config-context';
+import { isCurrency } from '../shell/format-money';
+import { useFormatMoney } from '../shell/money';
 import { moduleTitle } from '../shell/module-rail';
+import { useMe } from '../shell/shell-queries';
 import { fetchProductSummary, type CardOutcome } from './product-summary';
+import { tilesForProject, type ShownTile } from './project-figures';
 
 // Shades dark (or, for yellow, light) enough for 4.5:1 text contrast.
 const STATUS_COLORS: Record<string, { color: string; c?: string }> = {
@@ -24,6 +28,8 @@ const OUTCOME_LABELS: Record<Exclude<CardOutcome['state'], 'ok'>, string> = {
 export function DashboardPage() {
   const { modules } = useUiConfig();
   const token = useAccessToken();
+  // The project chosen in the picker (the person's default project) narrows every card to it.
+  const project = useMe().data?.default_project ?? null;
   // The control plane's own card comes from this origin, like the API; the others from their suite URLs.
   const cards = useQueries({
     queries: modules.map((module) => ({
@@ -36,16 +42,19 @@ export function DashboardPage() {
   return (
     <Stack>
       <Title order={2}>Dashboard</Title>
+      <Text size="sm" c="dimmed" data-testid="dashboard-scope">
+        {project ? `Figures for project ${project.name} (${project.slug}); choose no project above for every project.` : 'Figures for every project you may see.'}
+      </Text>
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
         {modules.map((module, index) => (
-          <SummaryCard key={module.key} productKey={module.key} outcome={cards[index].data} />
+          <SummaryCard key={module.key} productKey={module.key} outcome={cards[index].data} projectSlug={project?.slug ?? null} />
         ))}
       </SimpleGrid>
     </Stack>
   );
 }
 
-function SummaryCard({ productKey, outcome }: { productKey: string; outcome: CardOutcome | undefined }) {
+function SummaryCard({ productKey, outcome, projectSlug }: { productKey: string; outcome: CardOutcome | undefined; projectSlug: string | null }) {
   const title = outcome?.state === 'ok' ? outcome.summary.title : moduleTitle(productKey);
   return (
     <Card withBorder component="section" aria-label={title} data-product={productKey} data-state={outcome?.state ?? 'loading'}>
@@ -66,25 +75,8 @@ function SummaryCard({ productKey, outcome }: { productKey: string; outcome: Car
           <Text c="dimmed">Nothing to show you here.</Text>
         ) : (
           <SimpleGrid cols={2}>
-            {outcome.summary.tiles.map((tile) => (
-              <Stack key={tile.label} gap={0}>
-                <Text size="xs" c="dimmed">
-                  {tile.link ? <Anchor href={tile.link}>{tile.label}</Anchor> : tile.label}
-                </Text>
-                <Text fw={700} size="xl">
-                  {tile.value}
-                  {tile.unit && !['projects', 'users', 'deliveries', 'requests'].includes(tile.unit) ? ` ${tile.unit}` : ''}
-                </Text>
-                {tile.breakdown && tile.breakdown.length > 0 && (
-                  <List size="xs">
-                    {tile.breakdown.map((row) => (
-                      <List.Item key={row.project}>
-                        {row.project}: {row.value}
-                      </List.Item>
-                    ))}
-                  </List>
-                )}
-              </Stack>
+            {tilesForProject(outcome.summary.tiles, projectSlug).map((tile) => (
+              <Figure key={tile.label} tile={tile} />
             ))}
           </SimpleGrid>
         )
@@ -92,5 +84,50 @@ function SummaryCard({ productKey, outcome }: { productKey: string; outcome: Car
         outcome && <Text c="dimmed">{outcome.detail}</Text>
       )}
     </Card>
+  );
+}
+
+const COUNTED_UNITS = ['projects', 'users', 'deliveries', 'requests'];
+
+/** One figure of a card: money in the one money format, other text at body size so a list of names does not shout. */
+function Figure({ tile }: { tile: ShownTile }) {
+  const formatMoney = useFormatMoney();
+  const money = isCurrency(tile.unit) ? tile.unit : null;
+  const show = (value: number | string) => (money && value !== '—' ? formatMoney(value, money) : String(value));
+  const numeric = money !== null || typeof tile.value === 'number';
+  return (
+    <Stack gap={0} data-figure={tile.label}>
+      {/* A link alone in its line: beside other text it would need more contrast than the theme's link colour has. */}
+      <Group gap={4}>
+        <Text size="xs" c="dimmed">
+          {tile.link ? <Anchor href={tile.link}>{tile.label}</Anchor> : tile.label}
+        </Text>
+        {tile.scope === 'workspace' && (
+          <Text size="xs" c="dimmed">
+            (all projects)
+          </Text>
+        )}
+      </Group>
+      {numeric ? (
+        // An amount never breaks across lines.
+        <Text fw={700} size="lg" style={{ whiteSpace: 'nowrap' }} data-value>
+          {show(tile.value)}
+          {!money && tile.unit && !COUNTED_UNITS.includes(tile.unit) ? ` ${tile.unit}` : ''}
+        </Text>
+      ) : (
+        <Text size="sm" data-value>
+          {show(tile.value)}
+        </Text>
+      )}
+      {tile.breakdown && tile.breakdown.length > 0 && (
+        <List size="xs">
+          {tile.breakdown.map((row) => (
+            <List.Item key={row.project}>
+              {row.project}: <span style={{ whiteSpace: 'nowrap' }}>{show(row.value)}</span>
+            </List.Item>
+          ))}
+        </List>
+      )}
+    </Stack>
   );
 }

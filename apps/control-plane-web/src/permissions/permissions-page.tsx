@@ -1,5 +1,6 @@
 import { Alert, Button, Code, Group, Loader, Select, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { notifications } from '@mantine/notifications';
 import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { answer } from '../api/api-client';
@@ -31,12 +32,12 @@ export function PermissionsPage() {
         value={userId ?? null}
         onChange={(id) => id && navigate(`/permissions/${id}`)}
       />
-      {userId && <UserGrants key={userId} userId={userId} />}
+      {userId && <UserGrants key={userId} userId={userId} personName={users.data?.find((user) => user.id === userId)?.display_name || 'the person'} />}
     </Stack>
   );
 }
 
-function UserGrants({ userId }: { userId: string }) {
+function UserGrants({ userId, personName }: { userId: string; personName: string }) {
   const api = useApi();
   const client = useQueryClient();
   const products = useProducts();
@@ -57,6 +58,7 @@ function UserGrants({ userId }: { userId: string }) {
     mutationFn: (grants: GrantSet) => answer(api.PUT('/api/v1/users/{id}/permissions', { ...path, body: { user_id: userId, ...grants } })),
     onSuccess: (saved) => {
       client.setQueryData(['grants', userId], saved);
+      notifications.show({ color: 'teal', title: 'Grants saved', message: `The permissions of ${personName} are saved.` });
       return client.invalidateQueries({ queryKey: ['effective', userId] });
     },
   });

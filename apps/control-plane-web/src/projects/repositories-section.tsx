@@ -7,6 +7,7 @@ import { fieldError, formError, notifyFailure } from '../common/errors';
 import { usePaged } from '../common/paged';
 import { useProjectMutation, useRepositories, type Repository } from './project-queries';
 import { FormErrorAlert } from '../common/form-error-alert';
+import { parseRepositoryUrl } from './repository-url';
 
 export function RepositoriesSection({ projectId }: { projectId: string }) {
   const repositories = useRepositories(projectId);
@@ -93,7 +94,12 @@ function AddRepositoryForm({ projectId }: { projectId: string }) {
   const add = useProjectMutation((body: typeof EMPTY) => answer(api.POST('/api/v1/projects/{id}/repositories', { params: { path: { id: projectId } }, body })));
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    add.mutate(fields, { onSuccess: () => setFields(EMPTY) });
+    add.mutate(fields, {
+      onSuccess: () => {
+        setFields(EMPTY);
+        setUrl('');
+      },
+    });
   };
   const input = (field: keyof typeof EMPTY, label: string) => (
     <TextInput
@@ -104,8 +110,29 @@ function AddRepositoryForm({ projectId }: { projectId: string }) {
       required
     />
   );
+  const [url, setUrl] = useState('');
+  // Judged once the person leaves the field, not at each keystroke of a URL being typed.
+  const [urlDone, setUrlDone] = useState(false);
+  const location = parseRepositoryUrl(url);
+  const fillFrom = (text: string) => {
+    setUrl(text);
+    const parsed = parseRepositoryUrl(text);
+    if (parsed) setFields({ ...fields, source_host: parsed.host, owner: parsed.owner, name: parsed.name });
+  };
   return (
     <form onSubmit={submit} aria-label="Add a repository">
+      <TextInput
+        label="Repository URL"
+        description="Paste the repository's address (https://…, git@…) to fill in host, owner and name."
+        placeholder="https://github.com/acme/gamma-service"
+        value={url}
+        onChange={(event) => fillFrom(event.currentTarget.value)}
+        onFocus={() => setUrlDone(false)}
+        onBlur={() => setUrlDone(true)}
+        error={urlDone && url.trim() !== '' && !location ? 'Not a repository URL: expected host/owner/name, https://… or git@host:owner/name.git' : undefined}
+        maw={560}
+        mb="xs"
+      />
       <Group align="start">
         {input('source_host', 'Source host')}
         {input('owner', 'Owner')}

@@ -1,6 +1,6 @@
-import { Alert, Anchor, Badge, Button, Group, Stack, Switch, Table, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { answer, type Schemas } from '../api/api-client';
 import { useApi } from '../api/api-context';
@@ -54,7 +54,7 @@ export function UsersPage() {
             <Table.Th>Email</Table.Th>
             <Table.Th>Since</Table.Th>
             <Table.Th>Administrator</Table.Th>
-            <Table.Th>Account</Table.Th>
+            <Table.Th w={110}>Account</Table.Th>
             <Table.Th />
           </Table.Tr>
         </Table.Thead>
@@ -77,20 +77,37 @@ function UserRow({ user }: { user: User }) {
   // The API refuses to let an administrator lock themselves out; the page does not offer it.
   const self = me?.id === user.id;
   const label = user.display_name || user.email || user.id;
+  const sourceId = useId();
   return (
     <Table.Tr>
       <Table.Td>{user.display_name}</Table.Td>
       <Table.Td>{user.email ?? '—'}</Table.Td>
       <Table.Td>{formatInstant(user.created_at)}</Table.Td>
       <Table.Td>
-        <Switch
-          aria-label={`${label} is an administrator`}
-          checked={user.admin}
-          disabled={self || update.isPending}
-          onChange={(event) => update.mutate({ admin: event.currentTarget.checked }, { onError: notifyFailure('Not changed') })}
-        />
+        {user.identity_provider_admin ? (
+          // The realm role lives in the identity provider: nothing here can take it away.
+          <Stack gap={2}>
+            <Group gap="xs" wrap="nowrap">
+              <Switch aria-label={`${label} is an administrator (from identity provider role)`} aria-describedby={sourceId} checked disabled />
+              {/* In the text colour: a disabled switch alone reads as "off". */}
+              <Text size="sm" aria-hidden>
+                Administrator (from identity provider role)
+              </Text>
+            </Group>
+            <Text id={sourceId} size="xs" c="dimmed" maw={280}>
+              The realm role control-plane-admin makes them an administrator; change it in the identity provider.
+            </Text>
+          </Stack>
+        ) : (
+          <Switch
+            aria-label={`${label} is an administrator`}
+            checked={user.admin}
+            disabled={self || update.isPending}
+            onChange={(event) => update.mutate({ admin: event.currentTarget.checked }, { onError: notifyFailure('Not changed') })}
+          />
+        )}
       </Table.Td>
-      <Table.Td>{user.disabled ? <Badge color="gray">disabled</Badge> : <Badge color="green">active</Badge>}</Table.Td>
+      <Table.Td>{user.disabled ? <Badge color="gray.7">disabled</Badge> : <Badge color="teal.9">active</Badge>}</Table.Td>
       <Table.Td>
         <Group gap="xs" wrap="nowrap">
           <Anchor component={Link} to={`/permissions/${user.id}`} size="sm">
@@ -98,7 +115,7 @@ function UserRow({ user }: { user: User }) {
           </Anchor>
           {!self &&
             (user.disabled ? (
-              <Button size="xs" variant="light" onClick={() => update.mutate({ disabled: false }, { onError: notifyFailure('Not enabled') })}>
+              <Button size="xs" variant="default" onClick={() => update.mutate({ disabled: false }, { onError: notifyFailure('Not enabled') })}>
                 Enable
               </Button>
             ) : (

@@ -30,8 +30,23 @@ export class AuditQuery {
         ${where.length ? `where ${where.join(' and ')}` : ''}
         order by a.id desc limit $${parameters.length}`,
       parameters,
-    )) as (Omit<AuditEntryResponse, 'occurred_at'> & { occurred_at: Date })[];
-    const entries = rows.slice(0, query.limit).map((row) => ({ ...row, occurred_at: row.occurred_at.toISOString() }));
+    )) as (Omit<AuditEntryResponse, 'occurred_at' | 'target_name'> & { occurred_at: Date })[];
+    const page = rows.slice(0, query.limit);
+    const names = await this.userNames(page.map((row) => row.target_id));
+    const entries = page.map((row) => ({ ...row, occurred_at: row.occurred_at.toISOString(), target_name: (row.target_id && names.get(row.target_id)) ?? null }));
     return { entries, next_before_id: rows.length > query.limit ? entries[entries.length - 1].id : null };
   }
+
+  /** The people among a page's targets (ids of users), by name or else email: one indexed query per page. */
+  private async userNames(targetIds: (string | null)[]): Promise<Map<string, string>> {
+    const ids = [...new Set(targetIds.filter((id): id is string => id !== null && UUID.test(id)))];
+    if (ids.length === 0) return new Map();
+    const rows = (await this.dataSource.query(`select id::text as id, coalesce(nullif(display_name, ''), email) as name from users where id = any($1::uuid[])`, [ids])) as {
+      id: string;
+      name: string | null;
+    }[];
+    return new Map(rows.filter((row) => row.name !== null).map((row) => [row.id, row.name as string]));
+  }
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

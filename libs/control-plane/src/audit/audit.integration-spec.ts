@@ -36,6 +36,20 @@ describe('GET /api/v1/audit', () => {
     expect((await list('?action=user.theme_changed')).body.entries).toHaveLength(1);
   });
 
+  it('names the person an entry is about, such as whose permissions were replaced', async () => {
+    const aliceId = await cp.userId('alice');
+    const replaced = await request(cp.url)
+      .put(`/api/v1/users/${aliceId}/permissions`)
+      .auth(admin, { type: 'bearer' })
+      .send({ user_id: aliceId, workspace: ['ai-gateway'], projects: {} });
+    expect(replaced.status).toBe(200);
+    const [entry] = (await list('?action=permissions.replaced')).body.entries;
+    expect(entry).toMatchObject({ target_id: aliceId, target_name: 'Alice Anderson' });
+    // A target that is not a person has no name here (a project has its own column).
+    const [project] = (await list('?action=project.created&limit=1')).body.entries;
+    expect(project.target_name).toBeNull();
+  });
+
   it('refuses malformed filters with invalid_request, and everyone but administrators', async () => {
     for (const query of ['?limit=0', '?before_id=abc', '?project_id=alpha', '?action=DROP%20TABLE']) {
       const refused = await list(query);

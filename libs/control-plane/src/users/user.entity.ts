@@ -27,6 +27,10 @@ export class User {
   @Column({ name: 'is_admin', type: 'boolean', default: false })
   isAdmin!: boolean;
 
+  /** Held the realm role control-plane-admin in their last token the control plane saw. */
+  @Column({ name: 'idp_admin', type: 'boolean', default: false })
+  identityProviderAdmin!: boolean;
+
   @Column({ type: 'text', default: 'system' })
   theme!: Theme;
 

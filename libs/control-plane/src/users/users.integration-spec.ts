@@ -56,6 +56,7 @@ describe('users administration (/api/v1/users)', () => {
       display_name: 'Dora',
       disabled: false,
       admin: true,
+      identity_provider_admin: false,
       theme: 'system',
       default_project_id: null,
       created_at: expect.any(String),
@@ -134,6 +135,7 @@ describe('users administration (/api/v1/users)', () => {
       display_name: expect.any(String),
       disabled: false,
       admin: expect.any(Boolean),
+      identity_provider_admin: expect.any(Boolean),
       theme: 'system',
       default_project_id: null,
       created_at: expect.any(String),
@@ -216,6 +218,21 @@ describe('users administration (/api/v1/users)', () => {
       { changes: { admin: { from: false, to: true } } },
       { changes: { admin: { from: true, to: false }, display_name: { from: expect.any(String), to: 'Alice L.' } } },
     ]);
+  });
+
+  it("says who is an administrator through the identity provider's realm role, which PATCH does not change", async () => {
+    // Ada holds the realm role control-plane-admin; bob was made administrator in the control plane.
+    const [adminId, bobId, carolId] = [await cp.userId('admin'), await cp.userId('bob'), await cp.userId('carol')];
+    const user = async (id: string) => (await as(admin).get(`/api/v1/users/${id}`)).body as { admin: boolean; identity_provider_admin: boolean };
+    expect(await user(adminId)).toMatchObject({ admin: false, identity_provider_admin: true });
+    expect(await user(bobId)).toMatchObject({ admin: true, identity_provider_admin: false });
+    expect(await user(carolId)).toMatchObject({ admin: false, identity_provider_admin: false });
+    // The role left the identity provider (as far as the record knows): the next request of Ada's says so again.
+    await cp.dataSource.query('update users set idp_admin = false where id = $1', [adminId]);
+    expect((await as(admin).get('/api/v1/me')).status).toBe(200);
+    expect(await user(adminId)).toMatchObject({ identity_provider_admin: true });
+    const listed = (await as(admin).get('/api/v1/users').query({ email: 'admin@arbor.local' })).body.users as { identity_provider_admin: boolean }[];
+    expect(listed.map((row) => row.identity_provider_admin)).toEqual([true]);
   });
 
   it('records nothing for a change that changes nothing, and refuses a malformed one', async () => {

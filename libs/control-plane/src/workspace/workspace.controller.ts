@@ -22,11 +22,11 @@ export class WorkspaceController {
 
   @Put()
   @AdminOnly()
-  @ApiOperation({ summary: 'Change the workspace name or time zone (administrators; audited as workspace.updated)' })
+  @ApiOperation({ summary: 'Change the workspace name, time zone or locale (administrators; audited as workspace.updated)' })
   @ApiOkResponse({ type: WorkspaceSettingsResponse, description: 'The settings after the change.' })
   @ApiBadRequestResponse({ description: '`invalid_request` naming the field, e.g. a timezone that is not an IANA zone.' })
   @ApiForbiddenResponse({ description: 'The caller is not an administrator (machines included).' })
   async update(@CurrentPrincipal() principal: Principal, @Body() body: UpdateWorkspaceSettingsDto): Promise<WorkspaceSettingsResponse> {
-    return WorkspaceSettingsResponse.of(await this.workspace.update(principal, { name: body.name, timezone: body.timezone }));
+    return WorkspaceSettingsResponse.of(await this.workspace.update(principal, { name: body.name, timezone: body.timezone, locale: body.locale }));
   }
 }

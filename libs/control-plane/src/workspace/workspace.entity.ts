@@ -13,6 +13,10 @@ export class Workspace {
   @Column({ type: 'text', default: 'UTC' })
   timezone!: string;
 
+  /** BCP 47 language tag for numbers, money and dates in every product UI; null: each person's browser's. */
+  @Column({ type: 'text', nullable: true })
+  locale!: string | null;
+
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
 }

@@ -27,7 +27,7 @@ describe('the workspace settings (/api/v1/workspace/settings)', () => {
     for (const token of [await cp.person('alice'), await cp.machine('mcp-gateway-m2m'), admin]) {
       const response = await get(token);
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ name: 'Arbor', timezone: 'UTC' });
+      expect(response.body).toEqual({ name: 'Arbor', timezone: 'UTC', locale: null });
     }
   });
 
@@ -42,8 +42,8 @@ describe('the workspace settings (/api/v1/workspace/settings)', () => {
   it('changes the name and the time zone and audits what changed', async () => {
     const response = await put(admin, { name: '  Arbor Demo ', timezone: 'Europe/Berlin' });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ name: 'Arbor Demo', timezone: 'Europe/Berlin' });
-    expect((await get(await cp.person('bob'))).body).toEqual({ name: 'Arbor Demo', timezone: 'Europe/Berlin' });
+    expect(response.body).toEqual({ name: 'Arbor Demo', timezone: 'Europe/Berlin', locale: null });
+    expect((await get(await cp.person('bob'))).body).toEqual({ name: 'Arbor Demo', timezone: 'Europe/Berlin', locale: null });
     expect(await cp.dataSource.query('select name, timezone from workspace')).toEqual([{ name: 'Arbor Demo', timezone: 'Europe/Berlin' }]);
     expect(await audited()).toEqual([
       {
@@ -53,7 +53,7 @@ describe('the workspace settings (/api/v1/workspace/settings)', () => {
     ]);
 
     // One field alone; the other stays. A change that changes nothing is not audited.
-    expect((await put(admin, { timezone: 'UTC' })).body).toEqual({ name: 'Arbor Demo', timezone: 'UTC' });
+    expect((await put(admin, { timezone: 'UTC' })).body).toEqual({ name: 'Arbor Demo', timezone: 'UTC', locale: null });
     expect((await put(admin, { timezone: 'UTC' })).status).toBe(200);
     expect(await audited()).toHaveLength(2);
     // Current IANA names that Node's own list spells the older way.
@@ -73,12 +73,26 @@ describe('the workspace settings (/api/v1/workspace/settings)', () => {
     expect((await get(admin)).body).toEqual(before);
   });
 
+  it('sets the locale product UIs write numbers, money and dates in, canonically spelt; null gives it back to the browser', async () => {
+    expect((await put(admin, { locale: 'de-de' })).body.locale).toBe('de-DE');
+    expect((await get(await cp.person('alice'))).body.locale).toBe('de-DE');
+    expect((await audited()).at(-1)?.details).toEqual({ changes: { locale: { from: null, to: 'de-DE' } } });
+    for (const locale of ['en', 'fr-CA', 'ja-JP']) expect((await put(admin, { locale })).body.locale).toBe(locale);
+    for (const locale of ['not a tag', 'de_DE', 'x', '', 42]) {
+      const response = await put(admin, { locale });
+      expect({ locale, status: response.status }).toEqual({ locale, status: 400 });
+      expect(Object.keys(response.body.error.details.fields)).toEqual(['locale']);
+    }
+    expect((await put(admin, { locale: null })).body.locale).toBeNull();
+    expect(await cp.dataSource.query('select locale from workspace')).toEqual([{ locale: null }]);
+  });
+
   it('refuses a blank or missing name and fields it does not know', async () => {
     for (const [body, field] of [
       [{ name: '   ' }, 'name'],
       [{ name: null }, 'name'],
       [{ name: 'x'.repeat(201) }, 'name'],
-      [{ locale: 'de' }, 'locale'],
+      [{ currency: 'EUR' }, 'currency'],
     ] as const) {
       const response = await put(admin, body);
       expect(response.status).toBe(400);

@@ -25,8 +25,16 @@ export class AuditEntryResponse {
   @ApiProperty({ type: String, nullable: true, format: 'uuid' })
   project_id!: string | null;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, description: 'What the entry is about: a user, project, repository, delivery… id.' })
   target_id!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Alice Anderson',
+    description: 'When the target is a known user: their display name (else email), e.g. whose permissions were replaced.',
+  })
+  target_name!: string | null;
 
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'What changed; never a secret value.' })
   details!: Record<string, unknown>;

@@ -18,8 +18,14 @@ export class UserResponse {
   @ApiProperty({ description: 'A disabled user has no effective permissions and no administration.' })
   disabled!: boolean;
 
-  @ApiProperty({ description: 'Administrator granted in the control plane (is_admin); the realm role control-plane-admin is not shown here.' })
+  @ApiProperty({ description: 'Administrator granted in the control plane (is_admin), which PATCH changes; see also identity_provider_admin.' })
   admin!: boolean;
+
+  @ApiProperty({
+    description:
+      'Administrator through the identity provider: held the realm role control-plane-admin in the last token they called the control plane with. Changed only in the identity provider, not by PATCH.',
+  })
+  identity_provider_admin!: boolean;
 
   @ApiProperty({ enum: THEMES })
   theme!: Theme;
@@ -38,6 +44,7 @@ export class UserResponse {
       display_name: user.displayName,
       disabled: user.disabled,
       admin: user.isAdmin,
+      identity_provider_admin: user.identityProviderAdmin,
       theme: user.theme,
       default_project_id: user.defaultProjectId,
       created_at: user.createdAt.toISOString(),
