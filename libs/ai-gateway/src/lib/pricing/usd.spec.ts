@@ -32,7 +32,7 @@ describe('money as exact decimals', () => {
   it('reads a number as the decimal it prints as, whichever way it is read (the fast path agrees with the text)', () => {
     // Prices, costs and sums as they come: whole picodollars, more than twelve places, large amounts.
     // 3e-8 and 0.00012257 are a hair below their decimal once multiplied (29999.999999999996 pico).
-    const values = [0, 0.00000405, 1.5e-7, 3e-8, 3.75e-8, 0.00012257, 0.0012932504, 1e-13, 5e-13, 4.99999e-13, 0.1 + 0.2, 2251.79981, 9999.123456789012, 123456789.5, -0.00003];
+    const values = [0, 0.00000405, 1.5e-7, 3e-8, 3.75e-8, 0.00012257, 0.0012932504, 1e-13, 5e-13, 4.99999e-13, 0.1 + 0.2, 2251.79981, 9999.123456789, 123456789.5, -0.00003];
     for (let seed = 1; values.length < 3000; seed++) {
       values.push(Number(((seed * 2654435761) % 1e9) / 10 ** (6 + (seed % 10))), Number((seed * 0.00000017).toPrecision(6)));
     }
