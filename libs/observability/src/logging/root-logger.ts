@@ -3,12 +3,13 @@ import type { BeforeApplicationShutdown } from '@nestjs/common';
 import type { DestinationStream, Level, Logger, LoggerOptions } from 'pino';
 import { currentTraceContext, isOtelSdkStarted } from '../tracing/trace-context';
 import { LogFilter, LogFilterLevel, LogLineLevel, logTargetFor, parseLogFilter } from './log-filter';
+import { LineBatch } from './line-batch';
 import { ALREADY_REDACTED, redactSensitive } from './redaction';
 
 export type LogFormat = 'json' | 'text';
 export type RequestLogLevel = 'info' | 'debug';
 
-const LOG_BATCH_BYTES = 8 * 1024;
+const LOG_BATCH_CHARS = 16 * 1024;
 const LOG_FLUSH_MS = 100;
 
 export interface LoggingOptions {
@@ -53,20 +54,21 @@ export class RootLogger implements BeforeApplicationShutdown {
     const bindings = { service: options.serviceName, pid: process.pid, hostname: hostname() };
     this.bindingsJson = JSON.stringify(redactSensitive(bindings)).slice(1, -1);
     if (this.format === 'json') {
-      // Built here rather than by pino, so that hot lines can be written to it directly. Written
-      // asynchronously in batches of LOG_BATCH_BYTES, and at least every LOG_FLUSH_MS: a request
-      // line per call was otherwise a write (and a thread-pool round trip) per call, a tenth of a
-      // gateway call's CPU. What is buffered is flushed on exit; a process killed outright
-      // (SIGKILL, the OOM killer) loses at most the last LOG_FLUSH_MS of lines.
+      // Built here rather than by pino, so that hot lines can be written to it directly. Gathered
+      // in batches of LOG_BATCH_CHARS (LineBatch) and written asynchronously, at least every
+      // LOG_FLUSH_MS: a request line per call was otherwise a write (and a thread-pool round trip)
+      // per call, a tenth of a gateway call's CPU. What is buffered is flushed on exit; a process
+      // killed outright (SIGKILL, the OOM killer) loses at most the last LOG_FLUSH_MS of lines.
       const { pino } = require('pino') as typeof import('pino');
-      this.jsonDestination = options.destination ?? pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS });
+      this.jsonDestination = options.destination ?? new LineBatch(pino.destination({ dest: 1, sync: false }), LOG_BATCH_CHARS, LOG_FLUSH_MS);
     }
     this.pino = createPino(bindings, this.filter, this.format, this.jsonDestination ?? options.destination);
   }
 
-  /** The lines of a closing application leave with it, not with the next batch of another. */
+  /** The lines of a closing application leave with it, not with the next batch of another; later ones go straight on. */
   beforeApplicationShutdown(): void {
-    this.flushSync();
+    if (this.jsonDestination instanceof LineBatch) this.jsonDestination.close();
+    else this.flushSync();
   }
 
   /**
