@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ProviderError } from '@arbor/provider-adapters';
 import { GatewayDeployment } from './config/gateway-config';
 import { DeploymentCooldowns, retryAfterSeconds } from './deployment-cooldowns';
-import { DeploymentRouter } from './deployment-router';
+import { CallDemand, DeploymentRouter } from './deployment-router';
 import { GatewayClock } from './gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 
@@ -37,11 +37,30 @@ export const noDeploymentsAvailable = (alias: string, retryAfterMs: number) =>
   new ProviderError(
     429,
     'rate_limit_exceeded',
-    `No deployments available for model "${alias}": every deployment is cooling down. Try again in ${Math.ceil(retryAfterMs / 1000)} seconds.`,
+    `No deployments available for model "${alias}": every deployment is cooling down or at its limit. Try again in ${Math.ceil(retryAfterMs / 1000)} seconds.`,
     'no_deployments_available',
     null,
     { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
   );
+
+/** The prompt fits no deployment's context window (enable_pre_call_checks): a context-window error, so context_window_fallbacks apply. */
+export const promptTooLong = (alias: string, promptTokens: number, window: number) =>
+  new ProviderError(
+    400,
+    'invalid_request_error',
+    `The prompt (about ${promptTokens} tokens) exceeds the context window of every deployment of model "${alias}" (at most ${window} tokens).`,
+    'context_length_exceeded',
+    'messages',
+  );
+
+/** LiteLLM's content policy violation, as providers word it (OpenAI's content_filter / content_policy_violation, Azure's ResponsibleAIPolicyViolation). */
+export function isContentPolicyError(error: ProviderError): boolean {
+  return (
+    error.code === 'content_policy_violation' ||
+    error.code === 'content_filter' ||
+    (error.status === 400 && /content[ _-]?(policy|filter|management)|ResponsibleAIPolicyViolation/i.test(error.message))
+  );
+}
 
 /**
  * Retries and fallbacks of one call, as a plan the call pipeline walks: `next()` names the
@@ -72,6 +91,7 @@ export class RoutePlan {
     private readonly router: DeploymentRouter,
     private readonly cooldowns: DeploymentCooldowns,
     private readonly clock: GatewayClock,
+    private readonly demand: CallDemand = {},
   ) {
     this.queue = [progress.alias];
     this.visited = new Set(this.queue);
@@ -96,7 +116,7 @@ export class RoutePlan {
       if (this.alias === undefined && !this.nextAlias()) return undefined;
       const alias = this.alias as string;
       if (!this.aliasSpent && this.attempts <= numRetries) {
-        const deployment = this.router.pick(alias, this.tried);
+        const deployment = this.router.pick(alias, this.tried, Math.random, this.demand);
         if (deployment) {
           if (this.attempts > 0) this.progress.retries++;
           this.attempts++;
@@ -104,8 +124,10 @@ export class RoutePlan {
           this.tried.add(deployment.id);
           return deployment.timeoutMs === undefined && timeoutMs !== undefined ? { ...deployment, timeoutMs } : deployment;
         }
+        const window = this.attempts === 0 ? this.router.exceededWindow(alias, this.demand) : undefined;
+        if (window !== undefined) this.aliasError = promptTooLong(alias, this.demand.promptTokens ?? 0, window);
         // Every deployment cools down (perhaps after this call's own failures): the upstream's error says more.
-        this.aliasError ??= noDeploymentsAvailable(alias, this.router.soonestAvailableMs(alias));
+        else this.aliasError ??= noDeploymentsAvailable(alias, this.router.soonestAvailableMs(alias));
       }
       this.leaveAlias();
     }
@@ -114,7 +136,7 @@ export class RoutePlan {
   /** The deployment `next()` named failed with `error`. */
   failed(deployment: GatewayDeployment, error: ProviderError): void {
     this.aliasError = error;
-    if (isContextWindowError(error) || !isDeploymentFailure(error)) {
+    if (isContextWindowError(error) || isContentPolicyError(error) || !isDeploymentFailure(error)) {
       this.aliasSpent = true;
       return;
     }
@@ -155,8 +177,23 @@ export class RoutePlan {
       return;
     }
     const { router } = this.settings;
-    const next = isContextWindowError(error) ? fallbacksOf(alias, router.contextWindowFallbacks) : isDeploymentFailure(error) ? fallbacksOf(alias, router.fallbacks) : [];
+    // Fallbacks are written for the alias called, or for the group its model_group_alias names.
+    const of = (lists: Record<string, string[]>[]) => {
+      const own = fallbacksOf(alias, lists);
+      const target = this.router.groupAliasTarget(alias);
+      return own.length > 0 || target === undefined ? own : fallbacksOf(target, lists);
+    };
+    let next: string[] = [];
+    if (isContextWindowError(error)) next = of(router.contextWindowFallbacks);
+    else if (isContentPolicyError(error)) next = of(router.contentPolicyFallbacks);
+    else if (isDeploymentFailure(error)) {
+      next = of(router.fallbacks);
+      // default_fallbacks: for aliases with no fallbacks of their own.
+      if (next.length === 0) next = router.defaultFallbacks ?? [];
+    }
     for (const target of next) {
+      // max_fallbacks: the queue holds the called alias and at most that many others.
+      if (this.queue.length > (router.maxFallbacks ?? Number.POSITIVE_INFINITY)) break;
       if (!this.visited.has(target)) {
         this.visited.add(target);
         this.queue.push(target);
@@ -179,7 +216,7 @@ export class CallRouter {
     private readonly clock: GatewayClock,
   ) {}
 
-  plan(progress: CallProgress): RoutePlan {
-    return new RoutePlan(progress, this.settings, this.router, this.cooldowns, this.clock);
+  plan(progress: CallProgress, demand: CallDemand = {}): RoutePlan {
+    return new RoutePlan(progress, this.settings, this.router, this.cooldowns, this.clock, demand);
   }
 }

@@ -12,7 +12,7 @@ const FAIL_WINDOW_MS = 60_000;
  * skipped for `cooldown_time` seconds; a 429 with Retry-After cools it for at least that long.
  * Failures only count against a deployment that has siblings under its alias (LiteLLM's rule:
  * cooling the only deployment of an alias would turn one bad minute into a refusal of all calls);
- * Retry-After is the upstream's own word and is honoured always.
+ * Retry-After is the upstream's own word and is honoured always, unless `disable_cooldowns` is set.
  */
 @Injectable()
 export class DeploymentCooldowns {
@@ -21,6 +21,7 @@ export class DeploymentCooldowns {
   private readonly listeners: ((deploymentId: string) => void)[] = [];
   private readonly allowedFails: number;
   private readonly cooldownMs: number;
+  private readonly disabled: boolean;
 
   constructor(
     @Inject(GATEWAY_SETTINGS) settings: Pick<GatewaySettings, 'router'>,
@@ -28,6 +29,7 @@ export class DeploymentCooldowns {
   ) {
     this.allowedFails = settings.router.allowedFails ?? DEFAULT_ALLOWED_FAILS;
     this.cooldownMs = (settings.router.cooldownTimeS ?? DEFAULT_COOLDOWN_TIME_S) * 1000;
+    this.disabled = settings.router.disableCooldowns ?? false;
   }
 
   /** Told each time a deployment starts cooling down (metrics). */
@@ -56,6 +58,8 @@ export class DeploymentCooldowns {
    * `retryAfterS` is the upstream's Retry-After of a 429.
    */
   recordFailure(deploymentId: string, options: { countable: boolean; retryAfterS?: number }): void {
+    // disable_cooldowns: every deployment stays in the rotation, whatever happens.
+    if (this.disabled) return;
     const now = this.clock.now();
     if (options.retryAfterS !== undefined && options.retryAfterS > 0) {
       this.coolFor(deploymentId, Math.max(options.retryAfterS * 1000, this.cooldownMs), now);

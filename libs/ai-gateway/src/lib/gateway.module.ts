@@ -69,7 +69,8 @@ export class GatewayModule {
     const priceMap = options.priceMapFile ? readPriceMapFile(options.priceMapFile) : undefined;
     const knownModels = new KnownModels(priceMap?.providers);
     const loaded = options.configFile ? loadGatewayConfigFile(options.configFile, env, knownModels) : EMPTY_GATEWAY_CONFIG;
-    const config = options.apiBaseOverrides ? withApiBaseOverrides(loaded, options.apiBaseOverrides) : loaded;
+    const overridden = options.apiBaseOverrides ? withApiBaseOverrides(loaded, options.apiBaseOverrides) : loaded;
+    const { redisUrl, config } = withGatewayRedis(overridden, options.redisUrl);
     const masterKey = options.masterKey ?? config.masterKey;
     const settings: GatewaySettings = {
       ...config,
@@ -85,7 +86,7 @@ export class GatewayModule {
       module: GatewayModule,
       // Permissions (and the dashboard summary's client and verifier) app-wide, and, with the control plane, the project-sync receiver.
       imports: [
-        GatewayCoreModule.forSettings(settings, config, prices, master, options.redisUrl),
+        GatewayCoreModule.forSettings(settings, config, prices, master, redisUrl),
         controlPlaneModule(options.controlPlane, master),
         ...(options.controlPlane
           ? [ControlPlaneSyncModule.forRoot({ issuer: options.controlPlane.issuer, audience: options.controlPlane.audience, handler: AiGatewayProjectSync })]
@@ -140,6 +141,38 @@ class GatewayCoreModule {
       ],
       exports: [GATEWAY_SETTINGS, ModelPrices, MasterKeyCheck, GATEWAY_REDIS_URL, ...shared],
     };
+  }
+}
+
+/**
+ * The gateway's one Redis: AIGW_REDIS_URL, else router_settings' redis_url / redis_host (LiteLLM's
+ * place for the Redis its replicas share). When both are given and name different servers,
+ * AIGW_REDIS_URL wins (the environment wins over the file, as AIGW_MASTER_KEY does) and the start
+ * says so, naming host and port only (the URLs may hold a password).
+ */
+export function withGatewayRedis(config: GatewayConfig, fromEnvironment: string | undefined): { redisUrl: string | undefined; config: GatewayConfig } {
+  const fromFile = config.router.redisUrl;
+  if (!fromEnvironment || !fromFile) return { redisUrl: fromEnvironment || fromFile, config };
+  const where = (url: string) => {
+    try {
+      const parsed = new URL(url);
+      return `${parsed.hostname}:${parsed.port || '6379'}${parsed.pathname.length > 1 ? parsed.pathname : ''}`;
+    } catch {
+      return 'an unreadable URL';
+    }
+  };
+  if (normalisedRedisUrl(fromEnvironment) === normalisedRedisUrl(fromFile)) return { redisUrl: fromEnvironment, config };
+  const warning = `router_settings names the Redis at ${where(fromFile)} but AIGW_REDIS_URL names ${where(fromEnvironment)}: AIGW_REDIS_URL is used`;
+  return { redisUrl: fromEnvironment, config: { ...config, warnings: [...config.warnings, warning] } };
+}
+
+/** A Redis URL with its defaults spelt out (port 6379, database 0), so that equal servers compare equal. */
+function normalisedRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}@${parsed.hostname}:${parsed.port || '6379'}/${parsed.pathname.replace(/^\//, '') || '0'}`;
+  } catch {
+    return url;
   }
 }
 

@@ -141,8 +141,10 @@ export class CallPipeline {
     const forwarded = codec.forwardedHeaders(requestHeaders);
     let answer: ProviderAnswer | undefined;
     try {
+      // The prompt's size, only where routing weighs it (pre-call checks, usage-based routing).
+      const demand = this.deployments.needsPromptTokens ? { promptTokens: (await codec.estimateUsage(body)).promptTokens } : {};
       // Retries and fallbacks happen here, before the first byte goes to the client.
-      const plan = this.router.plan(state.progress);
+      const plan = this.router.plan(state.progress, demand);
       for (let deployment = plan.next(); deployment; deployment = plan.next()) {
         try {
           answer = await this.attempt(deployment, forwarded, streamed, abort.signal, state);
@@ -408,6 +410,7 @@ export class CallPipeline {
     const { deployment } = state.progress;
     const cost = deployment && !failure ? this.prices.cost(deployment, usage) : 0;
     if (state.busy) this.deployments.finished(state.busy);
+    if (deployment && !failure) this.deployments.usedTokens(deployment.id, usage.promptTokens + usage.completionTokens);
     const hit = state.replayed ? { replayed: { deploymentId: state.replayed.deploymentId, provider: state.replayed.provider } } : {};
     // Spend and metrics by the configured model_name (a wildcard's pattern): names clients send stay out of the series.
     const group = this.deployments.groupName(state.progress.alias);

@@ -132,7 +132,7 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: 'router_settings', key: 'max_fallbacks', kind: 'served', why: 'the most fallback aliases one call tries (5 when unset)' },
   { section: 'router_settings', key: 'allowed_fails', kind: 'served', why: 'failures within a minute before a deployment cools down' },
   { section: 'router_settings', key: 'cooldown_time', kind: 'served', why: 'seconds a failing deployment is skipped' },
-  { section: 'router_settings', key: 'disable_cooldowns', kind: 'served', why: 'deployments never cool down (a 429 with Retry-After still does)' },
+  { section: 'router_settings', key: 'disable_cooldowns', kind: 'served', why: "deployments never cool down, not even after a 429's Retry-After" },
   {
     section: 'router_settings',
     key: 'model_group_alias',
@@ -143,7 +143,7 @@ export const SETTING_RULES: readonly SettingRule[] = [
     section: 'router_settings',
     key: 'enable_pre_call_checks',
     kind: 'served',
-    why: "deployments whose context window (model_info.max_input_tokens, else the known model's) is smaller than the prompt are skipped before the call; none left is a context-window error, which goes to context_window_fallbacks",
+    why: 'before the pick, deployments whose model_info.max_input_tokens is smaller than the prompt, or that reached their rpm/tpm this minute, are skipped; a prompt no deployment fits is a context-window error, which goes to context_window_fallbacks',
   },
   { section: 'router_settings', key: 'default_max_parallel_requests', kind: 'served', why: 'calls in flight per deployment (per replica) for deployments without max_parallel_requests; a full deployment is skipped' },
   { section: 'router_settings', key: 'default_litellm_params', kind: 'served', why: 'request parameters (temperature, max_tokens, …) added to each call of every deployment, under its own' },
