@@ -159,7 +159,7 @@ export class CallPipeline {
       if (state.hungUpOnUpstream) return this.settleHangUp(state);
       this.finish(state, NO_USAGE, error instanceof ProviderError ? error : undefined);
       if (abort.signal.aborted) return;
-      routingHeaders(state);
+      routingHeaders(state, this.deployments);
       throw error;
     }
     if (streamed) await this.stream(answer, state, response, abort.signal);
@@ -254,7 +254,7 @@ export class CallPipeline {
       if (signal.aborted) return this.settleHangUp(state);
       const failure = answerBrokeOff(error);
       this.finish(state, NO_USAGE, failure);
-      routingHeaders(state);
+      routingHeaders(state, this.deployments);
       throw failure;
     } finally {
       state.upstreamMs += performance.now() - began;
@@ -266,7 +266,7 @@ export class CallPipeline {
     if (passes.length > 0) bytes = await this.answered(bytes, state);
     const { headers } = state;
     upstreamHeaders(headers, answer.headers);
-    routingHeaders(state);
+    routingHeaders(state, this.deployments);
     headers['x-arbor-response-cost'] = formatUsd(cost);
     if (keySpend !== undefined) headers['x-arbor-key-spend'] = formatUsd(keySpend);
     headers['content-type'] = answer.contentType;
@@ -315,7 +315,7 @@ export class CallPipeline {
     // On each streamed piece: only when a stage watches them (never for bytes).
     const watched = passes.length > 0 && !tap.raw && passes.some((pass) => pass.piece);
     upstreamHeaders(headers, answer.headers);
-    routingHeaders(state);
+    routingHeaders(state, this.deployments);
     headers['content-type'] = answer.contentType;
     headers['cache-control'] = 'no-cache';
     headers['x-accel-buffering'] = 'no';
@@ -375,7 +375,7 @@ export class CallPipeline {
     state.replayed = hit;
     const { cost, keySpend } = this.finish(state, NO_USAGE);
     const { headers } = state;
-    routingHeaders(state);
+    routingHeaders(state, this.deployments);
     headers['x-arbor-model-id'] = hit.deploymentId;
     if (hit.headers) Object.assign(headers, hit.headers);
     headers['x-arbor-response-cost'] = formatUsd(cost);
@@ -491,9 +491,10 @@ function upstreamHeaders(headers: CallState['headers'], upstream: IncomingHttpHe
 }
 
 /** Which alias and deployment answered, after how many retries and fallbacks, and what the gateway added. */
-function routingHeaders(state: CallState): void {
+function routingHeaders(state: CallState, deployments: DeploymentRouter): void {
   const { progress, headers } = state;
-  headers['x-arbor-model-group'] = progress.alias;
+  // A model_group_alias name reports the group it called, as LiteLLM's model group.
+  headers['x-arbor-model-group'] = deployments.groupAliasTarget(progress.alias) ?? progress.alias;
   if (progress.deployment) headers['x-arbor-model-id'] = progress.deployment.id;
   headers['x-arbor-attempted-retries'] = String(progress.retries);
   headers['x-arbor-attempted-fallbacks'] = String(progress.fallbacks);

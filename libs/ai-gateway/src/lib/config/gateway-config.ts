@@ -220,7 +220,8 @@ function checkGatewayConfig(document: Record<string, unknown>, env: NodeJS.Proce
   const matchesDeployment = (name: string) => servedAliases.has(name) || name in unserved || dropped.has(name) || deployments.some((d) => d.wildcard?.pattern.test(name));
   const modelGroupAliases = read.modelGroupAliases(routerSection['model_group_alias'], 'router_settings.model_group_alias', matchesDeployment);
   for (const name of Object.keys(modelGroupAliases)) {
-    if (servedAliases.has(name)) warnings.push(`router_settings.model_group_alias: "${name}" is also a model_name of model_list; calls to it go to "${modelGroupAliases[name]?.group}", as in LiteLLM`);
+    if (servedAliases.has(name))
+      warnings.push(`router_settings.model_group_alias: "${name}" is also a model_name of model_list; calls to it go to "${modelGroupAliases[name]?.group}", as in LiteLLM`);
   }
   const isAlias = (name: string) => matchesDeployment(name) || name in modelGroupAliases;
   const routerTimeout = read.positive(routerSection['timeout'], 'router_settings.timeout') ?? settings.requestTimeoutS;
@@ -370,8 +371,7 @@ function readDeployment(raw: unknown, index: number, context: DeploymentContext)
   const timeout = read.positive(params['timeout'], `${at}.litellm_params.timeout`);
   const streamTimeout = read.positive(params['stream_timeout'], `${at}.litellm_params.stream_timeout`);
   // LiteLLM's per-deployment num_retries is its client retrying the same deployment, as max_retries.
-  const maxRetries =
-    read.count(params['max_retries'], `${at}.litellm_params.max_retries`) ?? read.count(params['num_retries'], `${at}.litellm_params.num_retries`);
+  const maxRetries = read.count(params['max_retries'], `${at}.litellm_params.max_retries`) ?? read.count(params['num_retries'], `${at}.litellm_params.num_retries`);
   const maxParallelRequests = read.positive(params['max_parallel_requests'], `${at}.litellm_params.max_parallel_requests`);
   for (const [key, why] of Object.entries(IGNORED_PARAMS)) {
     if (params[key] !== undefined && params[key] !== false) warnings.push(`${at}.litellm_params.${key} is accepted and ignored: ${why}`);
