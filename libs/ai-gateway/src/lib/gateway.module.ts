@@ -18,7 +18,7 @@ import { GatewayAuthentication, GatewayKeyGuard, MasterKeyCheck } from './gatewa
 import { DEFAULT_RESPONSES_RETENTION_MS, GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 import { KeyVerifier } from './keys/key-verifier';
 import { KeysModule } from './keys/keys.module';
-import { GATEWAY_REDIS_URL, GatewayRedis } from './limits/gateway-redis';
+import { GATEWAY_REDIS_URL, GatewayRedis, withGatewayRedis } from './limits/gateway-redis';
 import { LimitsModule } from './limits/limits.module';
 import { LiteLlmKeysModule } from './litellm-keys/litellm-keys.module';
 import { ModelsController } from './models.controller';
@@ -141,38 +141,6 @@ class GatewayCoreModule {
       ],
       exports: [GATEWAY_SETTINGS, ModelPrices, MasterKeyCheck, GATEWAY_REDIS_URL, ...shared],
     };
-  }
-}
-
-/**
- * The gateway's one Redis: AIGW_REDIS_URL, else router_settings' redis_url / redis_host (LiteLLM's
- * place for the Redis its replicas share). When both are given and name different servers,
- * AIGW_REDIS_URL wins (the environment wins over the file, as AIGW_MASTER_KEY does) and the start
- * says so, naming host and port only (the URLs may hold a password).
- */
-export function withGatewayRedis(config: GatewayConfig, fromEnvironment: string | undefined): { redisUrl: string | undefined; config: GatewayConfig } {
-  const fromFile = config.router.redisUrl;
-  if (!fromEnvironment || !fromFile) return { redisUrl: fromEnvironment || fromFile, config };
-  const where = (url: string) => {
-    try {
-      const parsed = new URL(url);
-      return `${parsed.hostname}:${parsed.port || '6379'}${parsed.pathname.length > 1 ? parsed.pathname : ''}`;
-    } catch {
-      return 'an unreadable URL';
-    }
-  };
-  if (normalisedRedisUrl(fromEnvironment) === normalisedRedisUrl(fromFile)) return { redisUrl: fromEnvironment, config };
-  const warning = `router_settings names the Redis at ${where(fromFile)} but AIGW_REDIS_URL names ${where(fromEnvironment)}: AIGW_REDIS_URL is used`;
-  return { redisUrl: fromEnvironment, config: { ...config, warnings: [...config.warnings, warning] } };
-}
-
-/** A Redis URL with its defaults spelt out (port 6379, database 0), so that equal servers compare equal. */
-function normalisedRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}@${parsed.hostname}:${parsed.port || '6379'}/${parsed.pathname.replace(/^\//, '') || '0'}`;
-  } catch {
-    return url;
   }
 }
 

@@ -90,7 +90,7 @@ const IGNORED_PARAMS: Record<string, string> = {
   region_name: "region-based routing (a key's allowed_model_region) is not served; the deployment serves every caller",
   mock_timeout: "LiteLLM's test switch for a simulated timeout; calls go to the upstream",
   mock_response: "LiteLLM's test switch for a canned answer; calls go to the upstream",
-  realtime_protocol: 'the realtime relay speaks the protocol of the api_version the deployment names',
+  realtime_protocol: 'the realtime relay speaks the protocol the client asks for (its OpenAI-Beta header or subprotocol)',
 };
 
 // The gateway's own litellm_params; each provider adds those it reads (api_base, api_key, …).

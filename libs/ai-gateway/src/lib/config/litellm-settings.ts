@@ -224,7 +224,7 @@ export const SETTING_RULES: readonly SettingRule[] = [
     kind: 'warned',
     why: "files and batches go to the deployment of the alias the call names (target_model_names or x-arbor-model), with that deployment's credentials",
   },
-  { section: '(top level)', key: 'finetune_settings', kind: 'warned', why: 'fine-tuning jobs go to the deployment of the alias the call names, with its credentials' },
+  { section: '(top level)', key: 'finetune_settings', kind: 'warned', why: 'fine-tuning is not served: its routes answer 404' },
   { section: '(top level)', key: 'mcp_servers', kind: 'refused', why: "MCP servers are the MCP gateway's (MCPGW_CONFIG); tools would silently vanish here" },
 ];
 
