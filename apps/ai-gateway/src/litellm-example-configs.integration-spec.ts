@@ -251,7 +251,7 @@ describe("LiteLLM's published example configs on the gateway, unchanged", () => 
         ['claude-special-alias', 'claude-haiku-4-5-20251001'],
         ['claude-sonnet-4-6', 'claude-sonnet-4-6'],
         ['anthropic/claude-opus-4-1', 'claude-opus-4-1'],
-        ['gpt-4.1-mini', 'gpt-4.1-mini'],
+        ['openai/gpt-4.1-mini', 'gpt-4.1-mini'],
         ['fake-openai-endpoint', 'fake'],
       ] as const) {
         const { data, response } = await client.chat.completions.create({ model: alias, messages: [{ role: 'user', content: `wildcard ${alias}` }] }).withResponse();
