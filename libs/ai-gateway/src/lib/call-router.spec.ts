@@ -25,6 +25,8 @@ interface Walk {
   fallbacks: number;
   servedBy?: string;
   timeoutMs?: number | undefined;
+  /** The pause before each attempt (ms). */
+  waits: number[];
   error?: { status: number; code: string | null; retryAfter?: string | undefined };
 }
 
@@ -44,17 +46,19 @@ function gatewayWith(yaml: string) {
     const progress = { alias, retries: 0, fallbacks: 0 };
     const plan = callRouter.plan(progress, demand);
     const tried: string[] = [];
+    const waits: number[] = [];
     for (let deployment = plan.next(); deployment; deployment = plan.next()) {
       tried.push(deployment.id);
+      waits.push(plan.waitMs);
       const seen = calls.get(deployment.id) ?? 0;
       calls.set(deployment.id, seen + 1);
       const list = answers[deployment.id] ?? ['ok'];
       const answer = list[Math.min(seen, list.length - 1)] ?? 'ok';
-      if (answer === 'ok') return { tried, servedBy: deployment.id, timeoutMs: deployment.timeoutMs, ...progress };
+      if (answer === 'ok') return { tried, waits, servedBy: deployment.id, timeoutMs: deployment.timeoutMs, ...progress };
       plan.failed(deployment, answer);
     }
     const { status, code, headers } = plan.error;
-    return { tried, error: { status, code, retryAfter: headers['retry-after'] }, ...progress };
+    return { tried, waits, error: { status, code, retryAfter: headers['retry-after'] }, ...progress };
   };
   return { call, advance: (ms: number) => (now += ms) };
 }
@@ -164,6 +168,48 @@ describe('one call through retries and fallbacks', () => {
       expected: { tried: ['chat-a', 'backup-a'], servedBy: 'backup-a', alias: 'backup', fallbacks: 1 },
     },
     {
+      behaviour: 'retry_policy retries a kind of failure as often as it says, instead of num_retries',
+      yaml: config(chatTwice, '{ num_retries: 3, retry_policy: { RateLimitErrorRetries: 0, AuthenticationErrorRetries: 1 } }'),
+      answers: { 'chat-a': [rateLimited(0)], 'chat-b': [unauthorized()] },
+      expected: { tried: ['chat-a'], error: { status: 429, code: null, retryAfter: '0' }, retries: 0 },
+    },
+    {
+      behaviour: 'retry_policy retries even a failure num_retries never retries (a 401), on another deployment',
+      yaml: config(chatTwice, '{ retry_policy: { AuthenticationErrorRetries: 1 } }'),
+      answers: { 'chat-a': [unauthorized()] },
+      expected: { tried: ['chat-a', 'chat-b'], servedBy: 'chat-b', retries: 1 },
+    },
+    {
+      behaviour: "retry_policy's BadRequestErrorRetries retries the caller's 400 (LiteLLM's rule), still without a fallback",
+      yaml: config(withBackup, '{ retry_policy: { BadRequestErrorRetries: 1 }, fallbacks: [{ chat: [backup] }] }'),
+      answers: { 'chat-a': [badRequest()], 'chat-b': [badRequest()] },
+      expected: { tried: ['chat-a', 'chat-b'], error: { status: 400, code: null }, retries: 1, fallbacks: 0 },
+    },
+    {
+      behaviour: 'a kind retry_policy does not name follows num_retries',
+      yaml: config(chatTwice, '{ num_retries: 1, retry_policy: { RateLimitErrorRetries: 0 } }'),
+      answers: { 'chat-a': [unavailable()] },
+      expected: { tried: ['chat-a', 'chat-b'], servedBy: 'chat-b', retries: 1 },
+    },
+    {
+      behaviour: "model_group_retry_policy is the alias's own, over retry_policy",
+      yaml: config(chatTwice, '{ retry_policy: { InternalServerErrorRetries: 0 }, model_group_retry_policy: { chat: { InternalServerErrorRetries: 1 } } }'),
+      answers: { 'chat-a': [unavailable()] },
+      expected: { tried: ['chat-a', 'chat-b'], servedBy: 'chat-b', retries: 1 },
+    },
+    {
+      behaviour: "retry_after pauses before retrying an alias's only deployment",
+      yaml: config([deployment('chat', 'chat-a')], '{ num_retries: 2, retry_after: 2 }'),
+      answers: { 'chat-a': [unavailable(), unavailable(), 'ok'] },
+      expected: { tried: ['chat-a', 'chat-a', 'chat-a'], waits: [0, 2000, 2000], servedBy: 'chat-a', retries: 2 },
+    },
+    {
+      behaviour: 'retry_after does not hold back a retry that another deployment takes',
+      yaml: config(chatTwice, '{ num_retries: 1, retry_after: 2 }'),
+      answers: { 'chat-a': [unavailable()] },
+      expected: { tried: ['chat-a', 'chat-b'], waits: [0, 0], servedBy: 'chat-b' },
+    },
+    {
       behaviour: "a deployment's own max_retries tries it again before the router moves on",
       yaml: config([deployment('chat', 'chat-a', ', max_retries: 1'), deployment('chat', 'chat-b')], '{}'),
       answers: { 'chat-a': [unavailable(), 'ok'] },
@@ -220,6 +266,18 @@ describe('cooldowns, shared by the calls that follow', () => {
     expect(gateway.call('chat', {})).toMatchObject({ tried: ['chat-b'], servedBy: 'chat-b' });
     gateway.advance(10_000);
     expect(gateway.call('chat', {})).toMatchObject({ tried: ['chat-a'], servedBy: 'chat-a' });
+  });
+
+  it('counts a kind of failure against its own allowance in allowed_fails_policy, others against allowed_fails', () => {
+    const gateway = gatewayWith(
+      config([deployment('chat', 'chat-a'), deployment('chat', 'chat-b')], '{ allowed_fails: 1, cooldown_time: 10, allowed_fails_policy: { InternalServerErrorAllowedFails: 3 } }'),
+    );
+    const answers = { 'chat-a': [unavailable(), unavailable(), unavailable(), 'ok' as const] };
+    for (let call = 0; call < 3; call++) expect(gateway.call('chat', answers)).toMatchObject({ tried: ['chat-a'] });
+    expect(gateway.call('chat', answers)).toMatchObject({ tried: ['chat-b'], servedBy: 'chat-b' });
+    gateway.advance(10_000);
+    expect(gateway.call('chat', { 'chat-a': [unauthorized()] })).toMatchObject({ tried: ['chat-a'], error: { status: 401 } });
+    expect(gateway.call('chat', {})).toMatchObject({ tried: ['chat-b'] });
   });
 
   it('counts failures up to allowed_fails before cooling a deployment', () => {

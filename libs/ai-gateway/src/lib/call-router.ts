@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ProviderError } from '@arbor/provider-adapters';
-import { GatewayDeployment } from './config/gateway-config';
+import { FailureKind, GatewayDeployment, PerFailureKind } from './config/gateway-config';
 import { DeploymentCooldowns, retryAfterSeconds } from './deployment-cooldowns';
 import { CallDemand, DeploymentRouter } from './deployment-router';
 import { GatewayClock } from './gateway-clock';
@@ -62,6 +62,20 @@ export function isContentPolicyError(error: ProviderError): boolean {
   );
 }
 
+/** The kind of LiteLLM exception a failure is, as retry_policy and allowed_fails_policy name them; undefined for none of them (403, 404, …). */
+export function failureKind(error: ProviderError): FailureKind | undefined {
+  if (isContentPolicyError(error)) return 'ContentPolicyViolationError';
+  if (error.status === 401) return 'AuthenticationError';
+  if (error.status === 408 || error.status === 504) return 'TimeoutError';
+  if (error.status === 429) return 'RateLimitError';
+  if (error.status >= 500) return 'InternalServerError';
+  if (error.status === 400) return 'BadRequestError';
+  return undefined;
+}
+
+// An upstream's Retry-After longer than this is not waited for within a call (LiteLLM's bound).
+const MAX_RETRY_WAIT_S = 60;
+
 /**
  * Retries and fallbacks of one call, as a plan the call pipeline walks: `next()` names the
  * deployment to try, `failed()` tells the plan how that went. Retries (`num_retries`) re-pick
@@ -81,6 +95,10 @@ export class RoutePlan {
   private aliasSpent = false;
   private aliasError: ProviderError | undefined;
   private lastError: ProviderError | undefined;
+  /** Retries the alias may still reach: num_retries, or what retry_policy says for the last failure's kind. */
+  private retryLimit = 0;
+  /** How long to wait before the attempt `next()` just named (retry_after on an alias's only deployment). */
+  private waitBeforeMs = 0;
   /** A deployment to try once more itself (its `max_retries`), and how often each was tried so. */
   private again: GatewayDeployment | undefined;
   private readonly sameRetries = new Map<string, number>();
@@ -102,9 +120,16 @@ export class RoutePlan {
     return this.lastError ?? new ProviderError(500, 'server_error', 'The gateway could not route the call.');
   }
 
+  /** How long the pipeline waits before trying the deployment `next()` named (0: at once). */
+  get waitMs(): number {
+    return this.waitBeforeMs;
+  }
+
   /** The deployment to try now (with the router's timeout when it has none of its own), or undefined when none is left. */
   next(): GatewayDeployment | undefined {
-    const { numRetries, timeoutMs } = this.settings.router;
+    const { timeoutMs } = this.settings.router;
+    const wait = this.waitBeforeMs;
+    this.waitBeforeMs = 0;
     const again = this.again;
     if (again) {
       this.again = undefined;
@@ -115,10 +140,13 @@ export class RoutePlan {
     for (;;) {
       if (this.alias === undefined && !this.nextAlias()) return undefined;
       const alias = this.alias as string;
-      if (!this.aliasSpent && this.attempts <= numRetries) {
+      if (!this.aliasSpent && this.attempts <= this.retryLimit) {
         const deployment = this.router.pick(alias, this.tried, Math.random, this.demand);
         if (deployment) {
-          if (this.attempts > 0) this.progress.retries++;
+          if (this.attempts > 0) {
+            this.progress.retries++;
+            this.waitBeforeMs = wait;
+          }
           this.attempts++;
           this.progress.deployment = deployment;
           this.tried.add(deployment.id);
@@ -136,7 +164,13 @@ export class RoutePlan {
   /** The deployment `next()` named failed with `error`. */
   failed(deployment: GatewayDeployment, error: ProviderError): void {
     this.aliasError = error;
-    if (isContextWindowError(error) || isContentPolicyError(error) || !isDeploymentFailure(error)) {
+    const alias = this.alias as string;
+    const kind = failureKind(error);
+    const policy = this.retryPolicyOf(alias);
+    // retry_policy: a kind it names is retried that often, whatever num_retries and the status say.
+    const policed = kind !== undefined && policy?.[kind] !== undefined;
+    this.retryLimit = policed ? (policy?.[kind as FailureKind] ?? 0) : this.settings.router.numRetries;
+    if (isContextWindowError(error) || (!policed && (isContentPolicyError(error) || !isDeploymentFailure(error)))) {
       this.aliasSpent = true;
       return;
     }
@@ -148,9 +182,26 @@ export class RoutePlan {
       return;
     }
     const retryAfterS = error.status === 429 ? retryAfterSeconds(error.headers['retry-after'], this.clock.now()) : undefined;
-    const alias = this.alias as string;
-    this.cooldowns.recordFailure(deployment.id, { countable: this.router.size(alias) > 1, ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
-    if (!isRetryable(error)) this.aliasSpent = true;
+    if (isDeploymentFailure(error)) {
+      this.cooldowns.recordFailure(deployment.id, {
+        countable: this.router.size(alias) > 1,
+        ...(retryAfterS !== undefined ? { retryAfterS } : {}),
+        ...(kind !== undefined ? { kind } : {}),
+      });
+    }
+    if (!policed && !isRetryable(error)) this.aliasSpent = true;
+    // retry_after: LiteLLM waits before retrying when no other deployment can take the call.
+    const { retryAfterS: pause } = this.settings.router;
+    if (this.router.size(alias) <= 1) {
+      const upstream = retryAfterSeconds(error.headers['retry-after'], this.clock.now());
+      const seconds = Math.max(pause ?? 0, upstream !== undefined && upstream <= MAX_RETRY_WAIT_S && pause !== undefined ? upstream : 0);
+      this.waitBeforeMs = seconds * 1000;
+    }
+  }
+
+  private retryPolicyOf(alias: string): PerFailureKind | undefined {
+    const { router } = this.settings;
+    return router.groupRetryPolicies?.[alias] ?? router.groupRetryPolicies?.[this.router.groupName(alias)] ?? router.retryPolicy;
   }
 
   private nextAlias(): boolean {
@@ -160,6 +211,7 @@ export class RoutePlan {
     this.progress.alias = this.alias;
     if (this.index > 0) this.progress.fallbacks++;
     this.attempts = 0;
+    this.retryLimit = this.settings.router.numRetries;
     this.tried = new Set();
     this.aliasSpent = false;
     this.aliasError = undefined;

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { FailureKind, PerFailureKind } from './config/gateway-config';
 import { GatewayClock } from './gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 
@@ -22,6 +23,7 @@ export class DeploymentCooldowns {
   private readonly allowedFails: number;
   private readonly cooldownMs: number;
   private readonly disabled: boolean;
+  private readonly allowedFailsPolicy: PerFailureKind;
 
   constructor(
     @Inject(GATEWAY_SETTINGS) settings: Pick<GatewaySettings, 'router'>,
@@ -30,6 +32,7 @@ export class DeploymentCooldowns {
     this.allowedFails = settings.router.allowedFails ?? DEFAULT_ALLOWED_FAILS;
     this.cooldownMs = (settings.router.cooldownTimeS ?? DEFAULT_COOLDOWN_TIME_S) * 1000;
     this.disabled = settings.router.disableCooldowns ?? false;
+    this.allowedFailsPolicy = settings.router.allowedFailsPolicy ?? {};
   }
 
   /** Told each time a deployment starts cooling down (metrics). */
@@ -55,9 +58,10 @@ export class DeploymentCooldowns {
 
   /**
    * One failed call. `countable` is false for the only deployment of an alias;
-   * `retryAfterS` is the upstream's Retry-After of a 429.
+   * `retryAfterS` is the upstream's Retry-After of a 429; `kind` counts it apart when
+   * allowed_fails_policy allows that kind its own number of failures.
    */
-  recordFailure(deploymentId: string, options: { countable: boolean; retryAfterS?: number }): void {
+  recordFailure(deploymentId: string, options: { countable: boolean; retryAfterS?: number; kind?: FailureKind }): void {
     // disable_cooldowns: every deployment stays in the rotation, whatever happens.
     if (this.disabled) return;
     const now = this.clock.now();
@@ -65,13 +69,15 @@ export class DeploymentCooldowns {
       this.coolFor(deploymentId, Math.max(options.retryAfterS * 1000, this.cooldownMs), now);
     }
     if (!options.countable) return;
-    const recent = (this.failures.get(deploymentId) ?? []).filter((at) => now - at < FAIL_WINDOW_MS);
+    const ownAllowance = options.kind !== undefined ? this.allowedFailsPolicy[options.kind] : undefined;
+    const counter = ownAllowance !== undefined ? `${deploymentId}\u0000${options.kind}` : deploymentId;
+    const recent = (this.failures.get(counter) ?? []).filter((at) => now - at < FAIL_WINDOW_MS);
     recent.push(now);
-    if (recent.length >= Math.max(1, this.allowedFails)) {
+    if (recent.length >= Math.max(1, ownAllowance ?? this.allowedFails)) {
       this.coolFor(deploymentId, this.cooldownMs, now);
-      this.failures.delete(deploymentId);
+      this.failures.delete(counter);
     } else {
-      this.failures.set(deploymentId, recent);
+      this.failures.set(counter, recent);
     }
   }
 

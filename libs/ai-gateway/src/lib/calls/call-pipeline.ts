@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { answerBrokeOff, nativeOperation, type NativeOperation, ProviderAnswer, ProviderError, readAll } from '@arbor/provider-adapters';
 import { withHopByHop } from '@arbor/platform';
 import { CallProgress, CallRouter, isContextWindowError } from '../call-router';
@@ -147,6 +148,8 @@ export class CallPipeline {
       const plan = this.router.plan(state.progress, demand);
       for (let deployment = plan.next(); deployment; deployment = plan.next()) {
         try {
+          // retry_after: a pause before retrying an alias's only deployment (aborted with the call).
+          if (plan.waitMs > 0) await sleep(plan.waitMs, undefined, { signal: abort.signal });
           answer = await this.attempt(deployment, forwarded, streamed, abort.signal, state);
           break;
         } catch (error) {

@@ -39,6 +39,12 @@ export interface GatewayDeployment extends ProviderDeployment {
 
 export type RoutingStrategy = 'simple-shuffle' | 'least-busy' | 'usage-based-routing-v2' | 'latency-based-routing' | 'cost-based-routing';
 
+/** LiteLLM's exception kinds, as retry_policy (`<Kind>Retries`) and allowed_fails_policy (`<Kind>AllowedFails`) name them. */
+export const FAILURE_KINDS = ['BadRequestError', 'AuthenticationError', 'TimeoutError', 'RateLimitError', 'ContentPolicyViolationError', 'InternalServerError'] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+/** Retries (or allowed failures) per failure kind; a kind not named follows num_retries (allowed_fails). */
+export type PerFailureKind = Partial<Record<FailureKind, number>>;
+
 /** `router_settings.model_group_alias` entry: another name for a model group, listed by /v1/models unless hidden. */
 export interface ModelGroupAlias {
   group: string;
@@ -61,6 +67,14 @@ export interface GatewayConfig {
     allowedFails?: number;
     cooldownTimeS?: number;
     disableCooldowns: boolean;
+    /** retry_policy: retries by failure kind, instead of numRetries. */
+    retryPolicy?: PerFailureKind;
+    /** model_group_retry_policy: alias → its own retry policy (wins over retryPolicy). */
+    groupRetryPolicies?: Readonly<Record<string, PerFailureKind>>;
+    /** allowed_fails_policy: failures of a kind allowed within a minute before a cooldown, instead of allowedFails. */
+    allowedFailsPolicy?: PerFailureKind;
+    /** retry_after: seconds to wait before retrying an alias's only deployment. */
+    retryAfterS?: number;
     routingStrategy: RoutingStrategy;
     /** Skip deployments whose context window the prompt does not fit, before the call. */
     preCallChecks: boolean;
@@ -232,6 +246,17 @@ function checkGatewayConfig(document: Record<string, unknown>, env: NodeJS.Proce
   const routerDefaults = read.requestDefaults(routerSection['default_litellm_params'], 'router_settings.default_litellm_params');
   const [defaultFallbacks, defaultFallbacksAt] = routerValue('default_fallbacks');
   const redisUrl = read.redisUrl(routerSection);
+  const retryPolicy = read.perFailureKind(routerSection['retry_policy'], 'router_settings.retry_policy', 'Retries');
+  const allowedFailsPolicy = read.perFailureKind(routerSection['allowed_fails_policy'], 'router_settings.allowed_fails_policy', 'AllowedFails');
+  const groupPolicies = read.object(routerSection['model_group_retry_policy'] ?? {}, 'router_settings.model_group_retry_policy') ?? {};
+  const groupRetryPolicies: Record<string, PerFailureKind> = {};
+  for (const [alias, policy] of Object.entries(groupPolicies)) {
+    if (!isAlias(alias)) problem(`router_settings.model_group_retry_policy.${alias}`, `"${alias}" is not a model_name of model_list`);
+    const own = read.perFailureKind(policy, `router_settings.model_group_retry_policy.${alias}`, 'Retries');
+    if (own) groupRetryPolicies[alias] = own;
+  }
+  const retryAfter = read.number(routerSection['retry_after'], 'router_settings.retry_after');
+  if (retryAfter !== undefined && retryAfter < 0) problem('router_settings.retry_after', 'must be 0 or more seconds');
   const router: GatewayConfig['router'] = {
     numRetries: read.count(routerSection['num_retries'], 'router_settings.num_retries') ?? settings.numRetries ?? 0,
     fallbacks: read.fallbacks(...routerValue('fallbacks'), isAlias),
@@ -247,6 +272,10 @@ function checkGatewayConfig(document: Record<string, unknown>, env: NodeJS.Proce
     ...(allowedFails !== undefined ? { allowedFails } : {}),
     ...(cooldownTime !== undefined ? { cooldownTimeS: cooldownTime } : {}),
     ...(redisUrl !== undefined ? { redisUrl } : {}),
+    ...(retryPolicy ? { retryPolicy } : {}),
+    ...(Object.keys(groupRetryPolicies).length > 0 ? { groupRetryPolicies } : {}),
+    ...(allowedFailsPolicy ? { allowedFailsPolicy } : {}),
+    ...(retryAfter !== undefined && retryAfter > 0 ? { retryAfterS: retryAfter } : {}),
   };
   // Deployment-wide defaults of router_settings, under each deployment's own.
   for (const [index, deployment] of deployments.entries()) {
@@ -444,6 +473,20 @@ class Reader extends SettingReader {
       else aliases[name] = { group, hidden };
     }
     return aliases;
+  }
+
+  /** `{RateLimitErrorRetries: 3, …}` (or `…AllowedFails`): a count per failure kind LiteLLM names. */
+  perFailureKind(value: unknown, path: string, suffix: 'Retries' | 'AllowedFails'): PerFailureKind | undefined {
+    if (value === undefined || value === null) return undefined;
+    const keys = FAILURE_KINDS.map((kind) => `${kind}${suffix}`);
+    const entries = this.object(value, path, keys);
+    if (!entries) return undefined;
+    const policy: PerFailureKind = {};
+    for (const kind of FAILURE_KINDS) {
+      const count = this.count(entries[`${kind}${suffix}`], `${path}.${kind}${suffix}`);
+      if (count !== undefined) policy[kind] = count;
+    }
+    return policy;
   }
 
   /** A list of aliases (`default_fallbacks: [a, b]`), each served by model_list. */

@@ -289,9 +289,9 @@ model_list:
     });
 
     it('warns of the router settings that change nothing here, and refuses those whose absence would let calls through', () => {
-      const { warnings } = parseGatewayConfig(`${twoGroups}router_settings: { retry_policy: { RateLimitErrorRetries: 3 }, client_ttl: 60, disable_cooldowns: false }\n`);
+      const { warnings } = parseGatewayConfig(`${twoGroups}router_settings: { routing_strategy_args: { ttl: 60 }, client_ttl: 60, disable_cooldowns: false }\n`);
       expect(warnings).toEqual([
-        'router_settings.retry_policy is accepted and ignored: retries follow num_retries for every retryable error (408, 409, 429, 5xx); other errors are not retried',
+        'router_settings.routing_strategy_args is accepted and ignored: latency is a smoothed average and usage a per-minute count, with no arguments',
         'router_settings.client_ttl is accepted and ignored: upstream connections are pooled for the life of the process',
       ]);
       expect(
@@ -303,6 +303,22 @@ model_list:
         'AIGW_CONFIG: router_settings.provider_budget_config: refused: provider budgets are not enforced, and spend would pass them; set max_budget on the keys',
         'AIGW_CONFIG: router_settings.rediss_host: unknown key (did you mean redis_host?)',
         'AIGW_CONFIG: router_settings.optional_pre_call_checks: refused: router_budget_limiting (provider budgets) is not enforced, and spend would pass them',
+      ]);
+    });
+
+    it('reads retry_policy, model_group_retry_policy, allowed_fails_policy and retry_after by the names LiteLLM documents', () => {
+      const { router } = parseGatewayConfig(
+        `${twoGroups}router_settings:\n  retry_policy: { RateLimitErrorRetries: 3, TimeoutErrorRetries: 1 }\n  model_group_retry_policy: { big: { InternalServerErrorRetries: 4 } }\n  allowed_fails_policy: { BadRequestErrorAllowedFails: 1000 }\n  retry_after: 2\n`,
+      );
+      expect(router).toMatchObject({
+        retryPolicy: { RateLimitError: 3, TimeoutError: 1 },
+        groupRetryPolicies: { big: { InternalServerError: 4 } },
+        allowedFailsPolicy: { BadRequestError: 1000 },
+        retryAfterS: 2,
+      });
+      expect(problemsOf(`${twoGroups}router_settings: { retry_policy: { RateLimitRetries: 3 }, model_group_retry_policy: { nowhere: {} } }\n`)).toEqual([
+        'AIGW_CONFIG: router_settings.retry_policy.RateLimitRetries: unknown key (did you mean RateLimitErrorRetries?)',
+        'AIGW_CONFIG: router_settings.model_group_retry_policy.nowhere: "nowhere" is not a model_name of model_list',
       ]);
     });
 
