@@ -81,6 +81,17 @@ export class DeploymentCooldowns {
     }
   }
 
+  /** Until when (epoch ms) the deployment cools down; undefined when it is available. */
+  coolingUntil(deploymentId: string): number | undefined {
+    return this.remainingMs(deploymentId) > 0 ? this.coolUntil.get(deploymentId) : undefined;
+  }
+
+  /** Another replica's cooldown of the deployment (shared through Redis): kept, without telling the listeners again. */
+  adopt(deploymentId: string, until: number): void {
+    if (this.disabled || until <= this.clock.now() || until <= (this.coolUntil.get(deploymentId) ?? 0)) return;
+    this.coolUntil.set(deploymentId, until);
+  }
+
   private coolFor(deploymentId: string, ms: number, now: number): void {
     const until = now + ms;
     const current = this.coolUntil.get(deploymentId) ?? 0;

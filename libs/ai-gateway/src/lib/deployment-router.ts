@@ -55,6 +55,7 @@ export class DeploymentRouter {
   private readonly inFlight = new Map<string, number>();
   private readonly latencyMs = new Map<string, number>();
   private readonly usage = new Map<string, MinuteUsage>();
+  private readonly usageListeners: ((deploymentId: string, minute: number, requests: number, tokens: number) => void)[] = [];
   private readonly groupAliases: Readonly<Record<string, ModelGroupAlias>>;
   private readonly preCallChecks: boolean;
 
@@ -233,12 +234,45 @@ export class DeploymentRouter {
   /** A call to the deployment started; `finished` must be called once it ended, however it ended. */
   started(deploymentId: string): void {
     this.inFlight.set(deploymentId, (this.inFlight.get(deploymentId) ?? 0) + 1);
-    this.minuteUsage(deploymentId).requests++;
+    const usage = this.minuteUsage(deploymentId);
+    usage.requests++;
+    for (const listener of this.usageListeners) listener(deploymentId, usage.minute, 1, 0);
   }
 
   /** Tokens a finished call used on the deployment (prompt and completion), for usage-based routing. */
   usedTokens(deploymentId: string, tokens: number): void {
-    if (tokens > 0) this.minuteUsage(deploymentId).tokens += tokens;
+    if (tokens <= 0) return;
+    const usage = this.minuteUsage(deploymentId);
+    usage.tokens += tokens;
+    for (const listener of this.usageListeners) listener(deploymentId, usage.minute, 0, tokens);
+  }
+
+  /** Whether routing weighs each deployment's calls and tokens of the minute (usage-based routing, the pre-call rpm/tpm checks). */
+  get tracksUsage(): boolean {
+    return this.needsPromptTokens;
+  }
+
+  /** Told of each call started (requests) and each call's tokens, by minute (epoch minutes): the shared state adds them up across replicas. */
+  onUsage(listener: (deploymentId: string, minute: number, requests: number, tokens: number) => void): void {
+    this.usageListeners.push(listener);
+  }
+
+  /** Every replica's calls and tokens of the minute on the deployment, as the shared state counted them; this replica's own count stands when it is higher. */
+  sharedUsage(deploymentId: string, minute: number, requests: number, tokens: number): void {
+    const usage = this.minuteUsage(deploymentId);
+    if (usage.minute !== minute) return;
+    usage.requests = Math.max(usage.requests, requests);
+    usage.tokens = Math.max(usage.tokens, tokens);
+  }
+
+  /** The configured deployments' ids. */
+  deploymentIds(): string[] {
+    return [...this.byId.keys()];
+  }
+
+  /** The current minute, as usage is counted (epoch minutes). */
+  currentMinute(): number {
+    return Math.floor(this.now() / MINUTE_MS);
   }
 
   private minuteUsage(deploymentId: string): MinuteUsage {

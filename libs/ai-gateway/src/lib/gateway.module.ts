@@ -12,6 +12,7 @@ import { ConfiguredPassThroughModule } from './configured-pass-through/configure
 import { GatewayDashboard } from './dashboard/gateway-dashboard';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
+import { DeploymentSharedState } from './deployment-shared-state';
 import { TokenCountRoutes } from './endpoints/token-count.routes';
 import { GatewayClock } from './gateway-clock';
 import { GatewayAuthentication, GatewayKeyGuard, MasterKeyCheck } from './gateway-key.guard';
@@ -128,7 +129,7 @@ export class GatewayModule {
 @Module({})
 class GatewayCoreModule {
   static forSettings(settings: GatewaySettings, config: GatewayConfig, prices: ModelPrices, master: MasterKeyCheck, redisUrl: string | undefined): DynamicModule {
-    const shared = [GatewayClock, DeploymentCooldowns, DeploymentRouter, CallRouter, GatewayAuthentication, GatewayKeyGuard, KeyVerifier, GatewayRedis];
+    const shared = [GatewayClock, DeploymentCooldowns, DeploymentRouter, CallRouter, GatewayAuthentication, GatewayKeyGuard, KeyVerifier, GatewayRedis, DeploymentSharedState];
     return {
       module: GatewayCoreModule,
       providers: [

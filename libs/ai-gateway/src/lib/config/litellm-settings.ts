@@ -161,7 +161,7 @@ export const SETTING_RULES: readonly SettingRule[] = [
     section: 'router_settings',
     key: 'redis_url',
     kind: 'served',
-    why: 'the Redis that AIGW_REDIS_URL names (key limits shared by replicas, and the redis response cache without a host of its own); AIGW_REDIS_URL wins, with a warning when they differ',
+    why: "the gateway's Redis when AIGW_REDIS_URL is not set: key limits and budgets, deployments' calls and tokens of the minute, and cooldowns shared by replicas; AIGW_REDIS_URL wins, with a warning when they differ",
   },
   { section: 'router_settings', key: 'redis_host', kind: 'served', why: 'as redis_url, with redis_port, redis_password and redis_db' },
   { section: 'router_settings', key: 'redis_port', kind: 'served', why: 'as redis_url (6379 when unset)' },
