@@ -58,6 +58,7 @@ export class DeploymentRouter {
   private readonly usageListeners: ((deploymentId: string, minute: number, requests: number, tokens: number) => void)[] = [];
   private readonly groupAliases: Readonly<Record<string, ModelGroupAlias>>;
   private readonly preCallChecks: boolean;
+  private readonly weighsPrompts: boolean;
 
   constructor(
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
@@ -68,6 +69,8 @@ export class DeploymentRouter {
     this.strategy = settings.router.routingStrategy;
     this.groupAliases = settings.router.modelGroupAliases ?? {};
     this.preCallChecks = settings.router.preCallChecks ?? false;
+    const weighsUsage = this.preCallChecks || this.strategy === 'usage-based-routing-v2';
+    this.weighsPrompts = weighsUsage && settings.deployments.some((d) => d.tpm !== undefined || (this.preCallChecks && contextWindowOf(d) !== undefined));
     this.known = settings.knownModels ?? new KnownModels();
     this.unserved = settings.unservedAliases ?? {};
     for (const deployment of settings.deployments) {
@@ -211,9 +214,9 @@ export class DeploymentRouter {
     return Math.max(...group.map((d) => contextWindowOf(d) ?? 0));
   }
 
-  /** Whether routing needs the prompt's token count before the pick. */
+  /** Whether a pick needs the prompt's token count: some deployment has a tpm (usage-based routing, the pre-call checks) or, with the pre-call checks, a context window. */
   get needsPromptTokens(): boolean {
-    return this.preCallChecks || this.strategy === 'usage-based-routing-v2';
+    return this.weighsPrompts;
   }
 
   /** Until the first deployment of the alias is available again (ms), for Retry-After: its cooldown, or the next minute when it is at its rpm/tpm. */
@@ -249,7 +252,7 @@ export class DeploymentRouter {
 
   /** Whether routing weighs each deployment's calls and tokens of the minute (usage-based routing, the pre-call rpm/tpm checks). */
   get tracksUsage(): boolean {
-    return this.needsPromptTokens;
+    return this.preCallChecks || this.strategy === 'usage-based-routing-v2';
   }
 
   /** Told of each call started (requests) and each call's tokens, by minute (epoch minutes): the shared state adds them up across replicas. */
