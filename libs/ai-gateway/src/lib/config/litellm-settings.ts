@@ -204,6 +204,10 @@ export const SETTING_RULES: readonly SettingRule[] = [
     why: 'a deployment of a provider not served is left out with a warning anyway; a malformed one stops the start',
   },
   { section: 'router_settings', key: 'deployment_affinity_ttl_seconds', kind: 'warned', why: 'as optional_pre_call_checks' },
+  { section: 'router_settings', key: 'model_group_affinity_config', kind: 'warned', why: 'as optional_pre_call_checks' },
+  { section: 'router_settings', key: 'enable_health_check_routing', kind: 'warned', why: 'no background health checks run: deployments cool down on failures instead' },
+  { section: 'router_settings', key: 'health_check_staleness_threshold', kind: 'warned', why: 'as enable_health_check_routing' },
+  { section: 'router_settings', key: 'health_check_ignore_transient_errors', kind: 'warned', why: 'as enable_health_check_routing' },
   {
     section: 'router_settings',
     key: 'optional_pre_call_checks',
