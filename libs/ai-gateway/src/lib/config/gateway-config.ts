@@ -1,7 +1,7 @@
 import { asMeant, ConfigError, ConfigProblem, parseYamlConfig, readYamlConfigFile, SettingReader, type SettingProblem, unknownKeyMessage, UnsetVariable } from '@arbor/config';
 import { ProviderDeployment, providerAdapterFor, supportedProviders } from '@arbor/provider-adapters';
 import { KnownModels } from './known-models';
-import { DEFAULT_LITELLM_SETTINGS, keysOf, LiteLLMSettings, readLiteLLMSettings } from './litellm-settings';
+import { DEFAULT_LITELLM_SETTINGS, keysOf, LiteLLMSettings, readLiteLLMSettings, type SettingsReading } from './litellm-settings';
 import { aliasPattern, isWildcard } from './wildcard-alias';
 
 /** One `model_list` entry: an alias served by one upstream model. */
@@ -221,7 +221,39 @@ function checkGatewayConfig(document: Record<string, unknown>, env: NodeJS.Proce
   const servedAliases = new Set(deployments.map((d) => d.alias));
   for (const alias of Object.keys(unserved)) if (servedAliases.has(alias)) delete unserved[alias];
 
-  const { routerSection, litellmSection } = settingsReading;
+  const matchesDeployment = (name: string) => servedAliases.has(name) || name in unserved || dropped.has(name) || deployments.some((d) => d.wildcard?.pattern.test(name));
+  const router = readRouterSettings(settingsReading, { read, problem, warnings, matchesDeployment, isModelName: (name) => servedAliases.has(name) });
+  withRouterDefaults(deployments, settingsReading.routerSection, read);
+
+  problems.push(...settingsReading.problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    deployments,
+    router,
+    dropParams: settings.dropParams,
+    ...(settings.masterKey !== undefined ? { masterKey: settings.masterKey } : {}),
+    alwaysIncludeStreamUsage: settings.alwaysIncludeStreamUsage,
+    litellm: settings,
+    unservedAliases: unserved,
+    notices,
+    warnings,
+  };
+}
+
+interface RouterReadContext {
+  read: Reader;
+  problem: (path: string, message: string) => void;
+  warnings: string[];
+  /** A name model_list serves (an exact alias, an unserved or dropped one, or one a wildcard matches). */
+  matchesDeployment: (name: string) => boolean;
+  /** An exact model_name of model_list. */
+  isModelName: (name: string) => boolean;
+}
+
+/** router_settings (and the router keys LiteLLM also reads from litellm_settings), checked. */
+function readRouterSettings(reading: SettingsReading, context: RouterReadContext): GatewayConfig['router'] {
+  const { routerSection, litellmSection, settings } = reading;
+  const { read, problem, warnings, matchesDeployment } = context;
   // LiteLLM reads most router settings from litellm_settings too; router_settings wins.
   const routerValue = (key: string): [unknown, string] =>
     routerSection[key] !== undefined || litellmSection[key] === undefined ? [routerSection[key], `router_settings.${key}`] : [litellmSection[key], `litellm_settings.${key}`];
@@ -231,19 +263,15 @@ function checkGatewayConfig(document: Record<string, unknown>, env: NodeJS.Proce
   if (!ROUTING_STRATEGIES.includes(strategy as RoutingStrategy)) {
     problem('router_settings.routing_strategy', `must be one of ${ROUTING_STRATEGIES.join(', ')}, got "${writtenStrategy}"`);
   }
-  const matchesDeployment = (name: string) => servedAliases.has(name) || name in unserved || dropped.has(name) || deployments.some((d) => d.wildcard?.pattern.test(name));
   const modelGroupAliases = read.modelGroupAliases(routerSection['model_group_alias'], 'router_settings.model_group_alias', matchesDeployment);
   for (const name of Object.keys(modelGroupAliases)) {
-    if (servedAliases.has(name))
+    if (context.isModelName(name))
       warnings.push(`router_settings.model_group_alias: "${name}" is also a model_name of model_list; calls to it go to "${modelGroupAliases[name]?.group}", as in LiteLLM`);
   }
   const isAlias = (name: string) => matchesDeployment(name) || name in modelGroupAliases;
   const routerTimeout = read.positive(routerSection['timeout'], 'router_settings.timeout') ?? settings.requestTimeoutS;
-  const routerStreamTimeout = read.positive(routerSection['stream_timeout'], 'router_settings.stream_timeout');
   const allowedFails = read.count(routerSection['allowed_fails'], 'router_settings.allowed_fails');
   const cooldownTime = read.positive(routerSection['cooldown_time'], 'router_settings.cooldown_time');
-  const maxParallel = read.positive(routerSection['default_max_parallel_requests'], 'router_settings.default_max_parallel_requests');
-  const routerDefaults = read.requestDefaults(routerSection['default_litellm_params'], 'router_settings.default_litellm_params');
   const [defaultFallbacks, defaultFallbacksAt] = routerValue('default_fallbacks');
   const redisUrl = read.redisUrl(routerSection);
   const retryPolicy = read.perFailureKind(routerSection['retry_policy'], 'router_settings.retry_policy', 'Retries');
@@ -277,30 +305,23 @@ function checkGatewayConfig(document: Record<string, unknown>, env: NodeJS.Proce
     ...(allowedFailsPolicy ? { allowedFailsPolicy } : {}),
     ...(retryAfter !== undefined && retryAfter > 0 ? { retryAfterS: retryAfter } : {}),
   };
-  // Deployment-wide defaults of router_settings, under each deployment's own.
+  return router;
+}
+
+/** router_settings' defaults for every deployment, under each deployment's own: request parameters, stream_timeout, default_max_parallel_requests. */
+function withRouterDefaults(deployments: GatewayDeployment[], routerSection: Record<string, unknown>, read: Reader): void {
+  const streamTimeout = read.positive(routerSection['stream_timeout'], 'router_settings.stream_timeout');
+  const maxParallel = read.positive(routerSection['default_max_parallel_requests'], 'router_settings.default_max_parallel_requests');
+  const requestDefaults = read.requestDefaults(routerSection['default_litellm_params'], 'router_settings.default_litellm_params');
   for (const [index, deployment] of deployments.entries()) {
-    const defaults = { ...routerDefaults, ...(deployment.defaults ?? {}) };
+    const defaults = { ...requestDefaults, ...(deployment.defaults ?? {}) };
     deployments[index] = {
       ...deployment,
       ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
-      ...(deployment.streamTimeoutMs === undefined && routerStreamTimeout !== undefined ? { streamTimeoutMs: routerStreamTimeout * 1000 } : {}),
+      ...(deployment.streamTimeoutMs === undefined && streamTimeout !== undefined ? { streamTimeoutMs: streamTimeout * 1000 } : {}),
       ...(deployment.maxParallelRequests === undefined && maxParallel !== undefined ? { maxParallelRequests: maxParallel } : {}),
     };
   }
-
-  problems.push(...settingsReading.problems);
-  if (problems.length > 0) throw new ConfigError(problems);
-  return {
-    deployments,
-    router,
-    dropParams: settings.dropParams,
-    ...(settings.masterKey !== undefined ? { masterKey: settings.masterKey } : {}),
-    alwaysIncludeStreamUsage: settings.alwaysIncludeStreamUsage,
-    litellm: settings,
-    unservedAliases: unserved,
-    notices,
-    warnings,
-  };
 }
 
 interface DeploymentContext {
