@@ -40,6 +40,8 @@ const EXAMPLES: ExampleConfig[] = [
 const USER_VARIABLES = ['AZURE_API_KEY', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENROUTER_API_KEY', 'LITELLM_MASTER_KEY', 'FAKE_OPENAI_API_BASE', 'AZURE_API_BASE'];
 // What load_balancer.yaml's environment_variables set.
 const FILE_VARIABLES = ['REDIS_HOST', 'REDIS_PASSWORD', 'REDIS_PORT'];
+// The other variables LiteLLM's root proxy_server_config.yaml names, as a user of its providers has them.
+const ROOT_CONFIG_VARIABLES = ['GROQ_API_KEY', 'GOOGLE_API_KEY', 'AWS_REGION'];
 
 describe("LiteLLM's published example configs on the gateway, unchanged", () => {
   let fake: FakeProvidersProcess;
@@ -67,10 +69,10 @@ describe("LiteLLM's published example configs on the gateway, unchanged", () => 
   afterAll(async () => {
     await database?.drop();
     await fake?.stop();
-    for (const name of [...USER_VARIABLES, ...FILE_VARIABLES]) delete process.env[name];
+    for (const name of [...USER_VARIABLES, ...FILE_VARIABLES, ...ROOT_CONFIG_VARIABLES]) delete process.env[name];
   });
 
-  const start = (file: string): Promise<RunningService<AiGatewayConfig>> =>
+  const start = (file: string, extra: Record<string, string> = {}): Promise<RunningService<AiGatewayConfig>> =>
     startService(aiGatewayService, {
       AIGW_DATABASE_URL: database.url,
       AIGW_LISTEN_ADDR: '127.0.0.1:0',
@@ -78,6 +80,7 @@ describe("LiteLLM's published example configs on the gateway, unchanged", () => 
       AIGW_CONFIG: file,
       AIGW_MASTER_KEY: MASTER_KEY,
       AIGW_API_BASE_OVERRIDES: overrides,
+      ...extra,
     });
 
   it.each(EXAMPLES)('$file starts and serves its aliases', async ({ file, serves, unserved }) => {
@@ -127,6 +130,79 @@ describe("LiteLLM's published example configs on the gateway, unchanged", () => 
       REDIS_HOST: 'localhost',
       REDIS_PASSWORD: 'eYVX71',
       REDIS_PORT: '6329',
+    });
+  });
+
+  describe("LiteLLM's root proxy_server_config.yaml (router_settings with Redis, usage-based-routing-v2, pre-call checks, model_group_alias)", () => {
+    let gateway: RunningService<AiGatewayConfig>;
+
+    beforeAll(async () => {
+      // Its Redis is the local one (REDIS_PASSWORD unset, as LiteLLM reads an empty one), and so the gateway's.
+      Object.assign(process.env, {
+        REDIS_HOST: '127.0.0.1',
+        REDIS_PORT: '6379',
+        GROQ_API_KEY: 'groq-upstream-key',
+        GOOGLE_API_KEY: 'gemini-upstream-key',
+        AWS_REGION: 'us-east-1',
+      });
+      delete process.env['REDIS_PASSWORD'];
+      gateway = await start(path.join(FIXTURES, 'proxy_server_config.yaml'));
+    });
+
+    afterAll(async () => {
+      await gateway?.close();
+    });
+
+    it('starts, and its model_group_alias answers a chat completion through the official OpenAI SDK, from the group it names', async () => {
+      const client = sdkClient(gateway);
+      const answered = new Set<string>();
+      for (const turn of [1, 2]) {
+        const marker = `group alias turn ${turn}`;
+        const { data, response } = await client.chat.completions
+          .create({ model: 'my-special-fake-model-alias-name', messages: [{ role: 'user', content: marker }] })
+          .withResponse();
+        expect(response.headers.get('x-arbor-model-group')).toBe('fake-openai-endpoint-3');
+        answered.add(data.choices[0]?.message.content ?? '');
+        expect((await lastRequestWith(fake, marker)).path).toBe('/openai/v1/chat/completions');
+      }
+      // usage-based-routing-v2: the second call goes to the deployment that has used fewer tokens this minute.
+      expect(answered).toEqual(new Set(['fake answer from my-fake-model', 'fake answer from my-fake-model-2']));
+      const listed = (await client.models.list()).data.map((model) => model.id);
+      expect(listed).toEqual(expect.arrayContaining(['my-special-fake-model-alias-name', 'fake-openai-endpoint-3', 'fake-openai-endpoint', 'gpt-4o']));
+    });
+
+    it('lets a key allowed the group call its model_group_alias name too, and a key allowed neither call none', async () => {
+      const keyFor = async (aliases: string[]) => {
+        const created = await fetch(`${gateway.url}/api/v1/keys`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ project: 'alpha', aliases }),
+        });
+        expect(created.status).toBe(201);
+        return ((await created.json()) as { key: string }).key;
+      };
+      const groupKey = sdkClient(gateway, await keyFor(['fake-openai-endpoint-3']));
+      const answer = await groupKey.chat.completions.create({ model: 'my-special-fake-model-alias-name', messages: [{ role: 'user', content: 'alias by group key' }] });
+      expect(answer.choices[0]?.message.content).toMatch(/^fake answer from my-fake-model(-2)?$/);
+      expect((await groupKey.models.list()).data.map((model) => model.id).sort()).toEqual(['fake-openai-endpoint-3', 'my-special-fake-model-alias-name']);
+      const otherKey = sdkClient(gateway, await keyFor(['gpt-4o']));
+      const refused = await otherKey.chat.completions.create({ model: 'my-special-fake-model-alias-name', messages: [{ role: 'user', content: 'not mine' }] }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    });
+
+    it("answers the root config's other aliases: a fake endpoint, an unprefixed known model, the catch-all wildcard", async () => {
+      const client = sdkClient(gateway);
+      for (const [alias, upstream] of [
+        ['fake-openai-endpoint', 'gpt-3.5-turbo-0301'],
+        ['gpt-4o', 'gpt-4o'],
+        ['gpt-4.1-mini', 'gpt-4.1-mini'],
+      ] as const) {
+        const answer = await client.chat.completions.create({ model: alias, messages: [{ role: 'user', content: `root config ${alias}` }] });
+        expect(answer.choices[0]?.message.content).toBe(`fake answer from ${upstream}`);
+      }
     });
   });
 

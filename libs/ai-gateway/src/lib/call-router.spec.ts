@@ -4,13 +4,14 @@ import { ProviderError } from '@arbor/provider-adapters';
 import { CallRouter } from './call-router';
 import { parseGatewayConfig } from './config/gateway-config';
 import { DeploymentCooldowns } from './deployment-cooldowns';
-import { DeploymentRouter } from './deployment-router';
+import { CallDemand, DeploymentRouter } from './deployment-router';
 import { GatewayClock } from './gateway-clock';
 
 const unavailable = () => new ProviderError(503, 'server_error', 'The upstream is unavailable.');
 const badRequest = () => new ProviderError(400, 'invalid_request_error', 'temperature must be at most 2.', null, 'temperature');
 const tooLong = () => new ProviderError(400, 'invalid_request_error', "This model's maximum context length is 8192 tokens.", 'context_length_exceeded');
 const unauthorized = () => new ProviderError(401, 'authentication_error', 'Incorrect API key provided.');
+const contentPolicy = () => new ProviderError(400, 'invalid_request_error', 'Your request was rejected as a result of our safety system.', 'content_policy_violation');
 const rateLimited = (retryAfterS: number) => new ProviderError(429, 'rate_limit_error', 'Rate limit reached.', null, null, { 'retry-after': String(retryAfterS) });
 
 /** What each deployment answers, call after call ('ok' serves; past the end, the last answer again). */
@@ -24,6 +25,8 @@ interface Walk {
   fallbacks: number;
   servedBy?: string;
   timeoutMs?: number | undefined;
+  /** The pause before each attempt (ms). */
+  waits: number[];
   error?: { status: number; code: string | null; retryAfter?: string | undefined };
 }
 
@@ -39,21 +42,23 @@ function gatewayWith(yaml: string) {
   const calls = new Map<string, number>();
 
   /** One call to `alias`, walked as the pipeline walks it. */
-  const call = (alias: string, answers: Answers): Walk => {
+  const call = (alias: string, answers: Answers, demand: CallDemand = {}): Walk => {
     const progress = { alias, retries: 0, fallbacks: 0 };
-    const plan = callRouter.plan(progress);
+    const plan = callRouter.plan(progress, demand);
     const tried: string[] = [];
+    const waits: number[] = [];
     for (let deployment = plan.next(); deployment; deployment = plan.next()) {
       tried.push(deployment.id);
+      waits.push(plan.waitMs);
       const seen = calls.get(deployment.id) ?? 0;
       calls.set(deployment.id, seen + 1);
       const list = answers[deployment.id] ?? ['ok'];
       const answer = list[Math.min(seen, list.length - 1)] ?? 'ok';
-      if (answer === 'ok') return { tried, servedBy: deployment.id, timeoutMs: deployment.timeoutMs, ...progress };
+      if (answer === 'ok') return { tried, waits, servedBy: deployment.id, timeoutMs: deployment.timeoutMs, ...progress };
       plan.failed(deployment, answer);
     }
     const { status, code, headers } = plan.error;
-    return { tried, error: { status, code, retryAfter: headers['retry-after'] }, ...progress };
+    return { tried, waits, error: { status, code, retryAfter: headers['retry-after'] }, ...progress };
   };
   return { call, advance: (ms: number) => (now += ms) };
 }
@@ -133,6 +138,78 @@ describe('one call through retries and fallbacks', () => {
       expected: { tried: ['chat-a'], error: { status: 429, code: null, retryAfter: '30' }, alias: 'chat', retries: 0, fallbacks: 0 },
     },
     {
+      behaviour: "an upstream's content-policy refusal is not retried but goes to content_policy_fallbacks",
+      yaml: config(withBackup, '{ num_retries: 2, fallbacks: [{ chat: [backup] }], content_policy_fallbacks: [{ chat: [long] }] }'),
+      answers: { 'chat-a': [contentPolicy()] },
+      expected: { tried: ['chat-a', 'long-a'], servedBy: 'long-a', alias: 'long', retries: 0, fallbacks: 1 },
+    },
+    {
+      behaviour: 'a content-policy refusal without content_policy_fallbacks is the answer: no retry, no fallback',
+      yaml: config(withBackup, '{ num_retries: 2, fallbacks: [{ chat: [backup] }] }'),
+      answers: { 'chat-a': [contentPolicy()] },
+      expected: { tried: ['chat-a'], error: { status: 400, code: 'content_policy_violation' }, alias: 'chat', retries: 0, fallbacks: 0 },
+    },
+    {
+      behaviour: 'an alias without fallbacks of its own falls back to default_fallbacks',
+      yaml: config(withBackup, '{ default_fallbacks: [backup], fallbacks: [{ long: [chat] }] }'),
+      answers: { 'chat-a': [unavailable()] },
+      expected: { tried: ['chat-a', 'backup-a'], servedBy: 'backup-a', alias: 'backup', fallbacks: 1 },
+    },
+    {
+      behaviour: 'max_fallbacks caps the fallback aliases one call tries',
+      yaml: config(withBackup, '{ max_fallbacks: 1, fallbacks: [{ chat: [backup, long] }] }'),
+      answers: { 'chat-a': [unavailable()], 'backup-a': [unavailable()] },
+      expected: { tried: ['chat-a', 'backup-a'], error: { status: 503, code: null }, alias: 'backup', fallbacks: 1 },
+    },
+    {
+      behaviour: 'fallbacks written in litellm_settings serve as router_settings fallbacks',
+      yaml: `${config(withBackup, '{ num_retries: 0 }')}litellm_settings: { fallbacks: [{ chat: [backup] }] }\n`,
+      answers: { 'chat-a': [unavailable()] },
+      expected: { tried: ['chat-a', 'backup-a'], servedBy: 'backup-a', alias: 'backup', fallbacks: 1 },
+    },
+    {
+      behaviour: 'retry_policy retries a kind of failure as often as it says, instead of num_retries',
+      yaml: config(chatTwice, '{ num_retries: 3, retry_policy: { RateLimitErrorRetries: 0, AuthenticationErrorRetries: 1 } }'),
+      answers: { 'chat-a': [rateLimited(0)], 'chat-b': [unauthorized()] },
+      expected: { tried: ['chat-a'], error: { status: 429, code: null, retryAfter: '0' }, retries: 0 },
+    },
+    {
+      behaviour: 'retry_policy retries even a failure num_retries never retries (a 401), on another deployment',
+      yaml: config(chatTwice, '{ retry_policy: { AuthenticationErrorRetries: 1 } }'),
+      answers: { 'chat-a': [unauthorized()] },
+      expected: { tried: ['chat-a', 'chat-b'], servedBy: 'chat-b', retries: 1 },
+    },
+    {
+      behaviour: "retry_policy's BadRequestErrorRetries retries the caller's 400 (LiteLLM's rule), still without a fallback",
+      yaml: config(withBackup, '{ retry_policy: { BadRequestErrorRetries: 1 }, fallbacks: [{ chat: [backup] }] }'),
+      answers: { 'chat-a': [badRequest()], 'chat-b': [badRequest()] },
+      expected: { tried: ['chat-a', 'chat-b'], error: { status: 400, code: null }, retries: 1, fallbacks: 0 },
+    },
+    {
+      behaviour: 'a kind retry_policy does not name follows num_retries',
+      yaml: config(chatTwice, '{ num_retries: 1, retry_policy: { RateLimitErrorRetries: 0 } }'),
+      answers: { 'chat-a': [unavailable()] },
+      expected: { tried: ['chat-a', 'chat-b'], servedBy: 'chat-b', retries: 1 },
+    },
+    {
+      behaviour: "model_group_retry_policy is the alias's own, over retry_policy",
+      yaml: config(chatTwice, '{ retry_policy: { InternalServerErrorRetries: 0 }, model_group_retry_policy: { chat: { InternalServerErrorRetries: 1 } } }'),
+      answers: { 'chat-a': [unavailable()] },
+      expected: { tried: ['chat-a', 'chat-b'], servedBy: 'chat-b', retries: 1 },
+    },
+    {
+      behaviour: "retry_after pauses before retrying an alias's only deployment",
+      yaml: config([deployment('chat', 'chat-a')], '{ num_retries: 2, retry_after: 2 }'),
+      answers: { 'chat-a': [unavailable(), unavailable(), 'ok'] },
+      expected: { tried: ['chat-a', 'chat-a', 'chat-a'], waits: [0, 2000, 2000], servedBy: 'chat-a', retries: 2 },
+    },
+    {
+      behaviour: 'retry_after does not hold back a retry that another deployment takes',
+      yaml: config(chatTwice, '{ num_retries: 1, retry_after: 2 }'),
+      answers: { 'chat-a': [unavailable()] },
+      expected: { tried: ['chat-a', 'chat-b'], waits: [0, 0], servedBy: 'chat-b' },
+    },
+    {
       behaviour: "a deployment's own max_retries tries it again before the router moves on",
       yaml: config([deployment('chat', 'chat-a', ', max_retries: 1'), deployment('chat', 'chat-b')], '{}'),
       answers: { 'chat-a': [unavailable(), 'ok'] },
@@ -151,13 +228,56 @@ describe('one call through retries and fallbacks', () => {
   });
 });
 
+describe('checks before the call (enable_pre_call_checks) and model_group_alias', () => {
+  const windowed = (alias: string, id: string, window: number) =>
+    `  - model_name: ${alias}\n    litellm_params: { model: openai/${id} }\n    model_info: { id: ${id}, max_input_tokens: ${window} }\n`;
+
+  it('sends a long prompt past deployments too small for it, to the one that fits', () => {
+    const gateway = gatewayWith(config([windowed('chat', 'chat-small', 1000), windowed('chat', 'chat-large', 100_000)], '{ enable_pre_call_checks: true }'));
+    expect(gateway.call('chat', {}, { promptTokens: 5_000 })).toMatchObject({ tried: ['chat-large'], servedBy: 'chat-large' });
+  });
+
+  it('makes a prompt no deployment fits a context-window error before any upstream call, which goes to context_window_fallbacks', () => {
+    const deployments = [windowed('chat', 'chat-small', 1000), windowed('long', 'long-a', 200_000)];
+    const withFallback = gatewayWith(config(deployments, '{ enable_pre_call_checks: true, context_window_fallbacks: [{ chat: [long] }] }'));
+    expect(withFallback.call('chat', {}, { promptTokens: 5_000 })).toMatchObject({ tried: ['long-a'], servedBy: 'long-a', alias: 'long', fallbacks: 1 });
+    const without = gatewayWith(config(deployments, '{ enable_pre_call_checks: true }'));
+    expect(without.call('chat', {}, { promptTokens: 5_000 })).toMatchObject({ tried: [], error: { status: 400, code: 'context_length_exceeded' } });
+  });
+
+  it('uses the fallbacks of the group a model_group_alias names when the alias has none of its own', () => {
+    const gateway = gatewayWith(
+      config([deployment('chat', 'chat-a'), deployment('backup', 'backup-a')], '{ model_group_alias: { my-chat: chat }, fallbacks: [{ chat: [backup] }] }'),
+    );
+    expect(gateway.call('my-chat', { 'chat-a': [unavailable()] })).toMatchObject({ tried: ['chat-a', 'backup-a'], servedBy: 'backup-a', fallbacks: 1 });
+  });
+});
+
 describe('cooldowns, shared by the calls that follow', () => {
+  it('cools nothing down with disable_cooldowns, not even after a Retry-After', () => {
+    const gateway = gatewayWith(config([deployment('chat', 'chat-a'), deployment('chat', 'chat-b')], '{ allowed_fails: 1, disable_cooldowns: true }'));
+    expect(gateway.call('chat', { 'chat-a': [rateLimited(30), 'ok'] })).toMatchObject({ tried: ['chat-a'], error: { status: 429 } });
+    expect(gateway.call('chat', {})).toMatchObject({ tried: ['chat-a'], servedBy: 'chat-a' });
+  });
+
   it('skips a deployment that failed allowed_fails times, until cooldown_time has passed', () => {
     const gateway = gatewayWith(config([deployment('chat', 'chat-a'), deployment('chat', 'chat-b')], '{ allowed_fails: 1, cooldown_time: 10 }'));
     expect(gateway.call('chat', { 'chat-a': [unavailable(), 'ok'] })).toMatchObject({ tried: ['chat-a'], error: { status: 503 } });
     expect(gateway.call('chat', {})).toMatchObject({ tried: ['chat-b'], servedBy: 'chat-b' });
     gateway.advance(10_000);
     expect(gateway.call('chat', {})).toMatchObject({ tried: ['chat-a'], servedBy: 'chat-a' });
+  });
+
+  it('counts a kind of failure against its own allowance in allowed_fails_policy, others against allowed_fails', () => {
+    const gateway = gatewayWith(
+      config([deployment('chat', 'chat-a'), deployment('chat', 'chat-b')], '{ allowed_fails: 1, cooldown_time: 10, allowed_fails_policy: { InternalServerErrorAllowedFails: 3 } }'),
+    );
+    const answers = { 'chat-a': [unavailable(), unavailable(), unavailable(), 'ok' as const] };
+    for (let call = 0; call < 3; call++) expect(gateway.call('chat', answers)).toMatchObject({ tried: ['chat-a'] });
+    expect(gateway.call('chat', answers)).toMatchObject({ tried: ['chat-b'], servedBy: 'chat-b' });
+    gateway.advance(10_000);
+    expect(gateway.call('chat', { 'chat-a': [unauthorized()] })).toMatchObject({ tried: ['chat-a'], error: { status: 401 } });
+    expect(gateway.call('chat', {})).toMatchObject({ tried: ['chat-b'] });
   });
 
   it('counts failures up to allowed_fails before cooling a deployment', () => {

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ProviderError } from '@arbor/provider-adapters';
-import { GatewayDeployment } from './config/gateway-config';
+import { FailureKind, GatewayDeployment, PerFailureKind } from './config/gateway-config';
 import { DeploymentCooldowns, retryAfterSeconds } from './deployment-cooldowns';
-import { DeploymentRouter } from './deployment-router';
+import { CallDemand, DeploymentRouter } from './deployment-router';
 import { GatewayClock } from './gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 
@@ -37,11 +37,44 @@ export const noDeploymentsAvailable = (alias: string, retryAfterMs: number) =>
   new ProviderError(
     429,
     'rate_limit_exceeded',
-    `No deployments available for model "${alias}": every deployment is cooling down. Try again in ${Math.ceil(retryAfterMs / 1000)} seconds.`,
+    `No deployments available for model "${alias}": every deployment is cooling down or at its limit. Try again in ${Math.ceil(retryAfterMs / 1000)} seconds.`,
     'no_deployments_available',
     null,
     { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
   );
+
+/** The prompt fits no deployment's context window (enable_pre_call_checks): a context-window error, so context_window_fallbacks apply. */
+export const promptTooLong = (alias: string, promptTokens: number, window: number) =>
+  new ProviderError(
+    400,
+    'invalid_request_error',
+    `The prompt (about ${promptTokens} tokens) exceeds the context window of every deployment of model "${alias}" (at most ${window} tokens).`,
+    'context_length_exceeded',
+    'messages',
+  );
+
+/** LiteLLM's content policy violation, as providers word it (OpenAI's content_filter / content_policy_violation, Azure's ResponsibleAIPolicyViolation). */
+export function isContentPolicyError(error: ProviderError): boolean {
+  return (
+    error.code === 'content_policy_violation' ||
+    error.code === 'content_filter' ||
+    (error.status === 400 && /content[ _-]?(policy|filter|management)|ResponsibleAIPolicyViolation/i.test(error.message))
+  );
+}
+
+/** The kind of LiteLLM exception a failure is, as retry_policy and allowed_fails_policy name them; undefined for none of them (403, 404, …). */
+export function failureKind(error: ProviderError): FailureKind | undefined {
+  if (isContentPolicyError(error)) return 'ContentPolicyViolationError';
+  if (error.status === 401) return 'AuthenticationError';
+  if (error.status === 408 || error.status === 504) return 'TimeoutError';
+  if (error.status === 429) return 'RateLimitError';
+  if (error.status >= 500) return 'InternalServerError';
+  if (error.status === 400) return 'BadRequestError';
+  return undefined;
+}
+
+// An upstream's Retry-After longer than this is not waited for within a call (LiteLLM's bound).
+const MAX_RETRY_WAIT_S = 60;
 
 /**
  * Retries and fallbacks of one call, as a plan the call pipeline walks: `next()` names the
@@ -62,6 +95,10 @@ export class RoutePlan {
   private aliasSpent = false;
   private aliasError: ProviderError | undefined;
   private lastError: ProviderError | undefined;
+  /** Retries the alias may still reach: num_retries, or what retry_policy says for the last failure's kind. */
+  private retryLimit = 0;
+  /** How long to wait before the attempt `next()` just named (retry_after on an alias's only deployment). */
+  private waitBeforeMs = 0;
   /** A deployment to try once more itself (its `max_retries`), and how often each was tried so. */
   private again: GatewayDeployment | undefined;
   private readonly sameRetries = new Map<string, number>();
@@ -72,6 +109,7 @@ export class RoutePlan {
     private readonly router: DeploymentRouter,
     private readonly cooldowns: DeploymentCooldowns,
     private readonly clock: GatewayClock,
+    private readonly demand: CallDemand = {},
   ) {
     this.queue = [progress.alias];
     this.visited = new Set(this.queue);
@@ -82,9 +120,16 @@ export class RoutePlan {
     return this.lastError ?? new ProviderError(500, 'server_error', 'The gateway could not route the call.');
   }
 
+  /** How long the pipeline waits before trying the deployment `next()` named (0: at once). */
+  get waitMs(): number {
+    return this.waitBeforeMs;
+  }
+
   /** The deployment to try now (with the router's timeout when it has none of its own), or undefined when none is left. */
   next(): GatewayDeployment | undefined {
-    const { numRetries, timeoutMs } = this.settings.router;
+    const { timeoutMs } = this.settings.router;
+    const wait = this.waitBeforeMs;
+    this.waitBeforeMs = 0;
     const again = this.again;
     if (again) {
       this.again = undefined;
@@ -95,17 +140,22 @@ export class RoutePlan {
     for (;;) {
       if (this.alias === undefined && !this.nextAlias()) return undefined;
       const alias = this.alias as string;
-      if (!this.aliasSpent && this.attempts <= numRetries) {
-        const deployment = this.router.pick(alias, this.tried);
+      if (!this.aliasSpent && this.attempts <= this.retryLimit) {
+        const deployment = this.router.pick(alias, this.tried, Math.random, this.demand);
         if (deployment) {
-          if (this.attempts > 0) this.progress.retries++;
+          if (this.attempts > 0) {
+            this.progress.retries++;
+            this.waitBeforeMs = wait;
+          }
           this.attempts++;
           this.progress.deployment = deployment;
           this.tried.add(deployment.id);
           return deployment.timeoutMs === undefined && timeoutMs !== undefined ? { ...deployment, timeoutMs } : deployment;
         }
+        const window = this.attempts === 0 ? this.router.exceededWindow(alias, this.demand) : undefined;
+        if (window !== undefined) this.aliasError = promptTooLong(alias, this.demand.promptTokens ?? 0, window);
         // Every deployment cools down (perhaps after this call's own failures): the upstream's error says more.
-        this.aliasError ??= noDeploymentsAvailable(alias, this.router.soonestAvailableMs(alias));
+        else this.aliasError ??= noDeploymentsAvailable(alias, this.router.soonestAvailableMs(alias));
       }
       this.leaveAlias();
     }
@@ -114,7 +164,13 @@ export class RoutePlan {
   /** The deployment `next()` named failed with `error`. */
   failed(deployment: GatewayDeployment, error: ProviderError): void {
     this.aliasError = error;
-    if (isContextWindowError(error) || !isDeploymentFailure(error)) {
+    const alias = this.alias as string;
+    const kind = failureKind(error);
+    const policy = this.retryPolicyOf(alias);
+    // retry_policy: a kind it names is retried that often, whatever num_retries and the status say.
+    const policed = kind !== undefined && policy?.[kind] !== undefined;
+    this.retryLimit = policed ? (policy?.[kind as FailureKind] ?? 0) : this.settings.router.numRetries;
+    if (isContextWindowError(error) || (!policed && (isContentPolicyError(error) || !isDeploymentFailure(error)))) {
       this.aliasSpent = true;
       return;
     }
@@ -126,9 +182,26 @@ export class RoutePlan {
       return;
     }
     const retryAfterS = error.status === 429 ? retryAfterSeconds(error.headers['retry-after'], this.clock.now()) : undefined;
-    const alias = this.alias as string;
-    this.cooldowns.recordFailure(deployment.id, { countable: this.router.size(alias) > 1, ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
-    if (!isRetryable(error)) this.aliasSpent = true;
+    if (isDeploymentFailure(error)) {
+      this.cooldowns.recordFailure(deployment.id, {
+        countable: this.router.size(alias) > 1,
+        ...(retryAfterS !== undefined ? { retryAfterS } : {}),
+        ...(kind !== undefined ? { kind } : {}),
+      });
+    }
+    if (!policed && !isRetryable(error)) this.aliasSpent = true;
+    // retry_after: LiteLLM waits before retrying when no other deployment can take the call.
+    const { retryAfterS: pause } = this.settings.router;
+    if (this.router.size(alias) <= 1) {
+      const upstream = retryAfterSeconds(error.headers['retry-after'], this.clock.now());
+      const seconds = Math.max(pause ?? 0, upstream !== undefined && upstream <= MAX_RETRY_WAIT_S && pause !== undefined ? upstream : 0);
+      this.waitBeforeMs = seconds * 1000;
+    }
+  }
+
+  private retryPolicyOf(alias: string): PerFailureKind | undefined {
+    const { router } = this.settings;
+    return router.groupRetryPolicies?.[alias] ?? router.groupRetryPolicies?.[this.router.groupName(alias)] ?? router.retryPolicy;
   }
 
   private nextAlias(): boolean {
@@ -138,6 +211,7 @@ export class RoutePlan {
     this.progress.alias = this.alias;
     if (this.index > 0) this.progress.fallbacks++;
     this.attempts = 0;
+    this.retryLimit = this.settings.router.numRetries;
     this.tried = new Set();
     this.aliasSpent = false;
     this.aliasError = undefined;
@@ -155,8 +229,23 @@ export class RoutePlan {
       return;
     }
     const { router } = this.settings;
-    const next = isContextWindowError(error) ? fallbacksOf(alias, router.contextWindowFallbacks) : isDeploymentFailure(error) ? fallbacksOf(alias, router.fallbacks) : [];
+    // Fallbacks are written for the alias called, or for the group its model_group_alias names.
+    const of = (lists: Record<string, string[]>[]) => {
+      const own = fallbacksOf(alias, lists);
+      const target = this.router.groupAliasTarget(alias);
+      return own.length > 0 || target === undefined ? own : fallbacksOf(target, lists);
+    };
+    let next: string[] = [];
+    if (isContextWindowError(error)) next = of(router.contextWindowFallbacks);
+    else if (isContentPolicyError(error)) next = of(router.contentPolicyFallbacks);
+    else if (isDeploymentFailure(error)) {
+      next = of(router.fallbacks);
+      // default_fallbacks: for aliases with no fallbacks of their own.
+      if (next.length === 0) next = router.defaultFallbacks ?? [];
+    }
     for (const target of next) {
+      // max_fallbacks: the queue holds the called alias and at most that many others.
+      if (this.queue.length > (router.maxFallbacks ?? Number.POSITIVE_INFINITY)) break;
       if (!this.visited.has(target)) {
         this.visited.add(target);
         this.queue.push(target);
@@ -179,7 +268,7 @@ export class CallRouter {
     private readonly clock: GatewayClock,
   ) {}
 
-  plan(progress: CallProgress): RoutePlan {
-    return new RoutePlan(progress, this.settings, this.router, this.cooldowns, this.clock);
+  plan(progress: CallProgress, demand: CallDemand = {}): RoutePlan {
+    return new RoutePlan(progress, this.settings, this.router, this.cooldowns, this.clock, demand);
   }
 }

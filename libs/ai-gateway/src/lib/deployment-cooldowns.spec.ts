@@ -1,3 +1,4 @@
+import { EMPTY_GATEWAY_CONFIG } from './config/gateway-config';
 import { DeploymentCooldowns, retryAfterSeconds } from './deployment-cooldowns';
 import { GatewayClock } from './gateway-clock';
 
@@ -8,10 +9,7 @@ describe('DeploymentCooldowns', () => {
     new DeploymentCooldowns(
       {
         router: {
-          numRetries: 0,
-          fallbacks: [],
-          contextWindowFallbacks: [],
-          routingStrategy: 'simple-shuffle',
+          ...EMPTY_GATEWAY_CONFIG.router,
           ...(allowedFails !== undefined ? { allowedFails } : {}),
           ...(cooldownTimeS !== undefined ? { cooldownTimeS } : {}),
         },

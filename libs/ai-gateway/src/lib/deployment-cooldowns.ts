@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { FailureKind, PerFailureKind } from './config/gateway-config';
 import { GatewayClock } from './gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 
@@ -12,7 +13,7 @@ const FAIL_WINDOW_MS = 60_000;
  * skipped for `cooldown_time` seconds; a 429 with Retry-After cools it for at least that long.
  * Failures only count against a deployment that has siblings under its alias (LiteLLM's rule:
  * cooling the only deployment of an alias would turn one bad minute into a refusal of all calls);
- * Retry-After is the upstream's own word and is honoured always.
+ * Retry-After is the upstream's own word and is honoured always, unless `disable_cooldowns` is set.
  */
 @Injectable()
 export class DeploymentCooldowns {
@@ -21,6 +22,8 @@ export class DeploymentCooldowns {
   private readonly listeners: ((deploymentId: string) => void)[] = [];
   private readonly allowedFails: number;
   private readonly cooldownMs: number;
+  private readonly disabled: boolean;
+  private readonly allowedFailsPolicy: PerFailureKind;
 
   constructor(
     @Inject(GATEWAY_SETTINGS) settings: Pick<GatewaySettings, 'router'>,
@@ -28,6 +31,8 @@ export class DeploymentCooldowns {
   ) {
     this.allowedFails = settings.router.allowedFails ?? DEFAULT_ALLOWED_FAILS;
     this.cooldownMs = (settings.router.cooldownTimeS ?? DEFAULT_COOLDOWN_TIME_S) * 1000;
+    this.disabled = settings.router.disableCooldowns ?? false;
+    this.allowedFailsPolicy = settings.router.allowedFailsPolicy ?? {};
   }
 
   /** Told each time a deployment starts cooling down (metrics). */
@@ -53,22 +58,38 @@ export class DeploymentCooldowns {
 
   /**
    * One failed call. `countable` is false for the only deployment of an alias;
-   * `retryAfterS` is the upstream's Retry-After of a 429.
+   * `retryAfterS` is the upstream's Retry-After of a 429; `kind` counts it apart when
+   * allowed_fails_policy allows that kind its own number of failures.
    */
-  recordFailure(deploymentId: string, options: { countable: boolean; retryAfterS?: number }): void {
+  recordFailure(deploymentId: string, options: { countable: boolean; retryAfterS?: number; kind?: FailureKind }): void {
+    // disable_cooldowns: every deployment stays in the rotation, whatever happens.
+    if (this.disabled) return;
     const now = this.clock.now();
     if (options.retryAfterS !== undefined && options.retryAfterS > 0) {
       this.coolFor(deploymentId, Math.max(options.retryAfterS * 1000, this.cooldownMs), now);
     }
     if (!options.countable) return;
-    const recent = (this.failures.get(deploymentId) ?? []).filter((at) => now - at < FAIL_WINDOW_MS);
+    const ownAllowance = options.kind !== undefined ? this.allowedFailsPolicy[options.kind] : undefined;
+    const counter = ownAllowance !== undefined ? `${deploymentId}\u0000${options.kind}` : deploymentId;
+    const recent = (this.failures.get(counter) ?? []).filter((at) => now - at < FAIL_WINDOW_MS);
     recent.push(now);
-    if (recent.length >= Math.max(1, this.allowedFails)) {
+    if (recent.length >= Math.max(1, ownAllowance ?? this.allowedFails)) {
       this.coolFor(deploymentId, this.cooldownMs, now);
-      this.failures.delete(deploymentId);
+      this.failures.delete(counter);
     } else {
-      this.failures.set(deploymentId, recent);
+      this.failures.set(counter, recent);
     }
+  }
+
+  /** Until when (epoch ms) the deployment cools down; undefined when it is available. */
+  coolingUntil(deploymentId: string): number | undefined {
+    return this.remainingMs(deploymentId) > 0 ? this.coolUntil.get(deploymentId) : undefined;
+  }
+
+  /** Another replica's cooldown of the deployment (shared through Redis): kept, without telling the listeners again. */
+  adopt(deploymentId: string, until: number): void {
+    if (this.disabled || until <= this.clock.now() || until <= (this.coolUntil.get(deploymentId) ?? 0)) return;
+    this.coolUntil.set(deploymentId, until);
   }
 
   private coolFor(deploymentId: string, ms: number, now: number): void {

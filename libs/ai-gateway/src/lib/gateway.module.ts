@@ -12,13 +12,14 @@ import { ConfiguredPassThroughModule } from './configured-pass-through/configure
 import { GatewayDashboard } from './dashboard/gateway-dashboard';
 import { DeploymentCooldowns } from './deployment-cooldowns';
 import { DeploymentRouter } from './deployment-router';
+import { DeploymentSharedState } from './deployment-shared-state';
 import { TokenCountRoutes } from './endpoints/token-count.routes';
 import { GatewayClock } from './gateway-clock';
 import { GatewayAuthentication, GatewayKeyGuard, MasterKeyCheck } from './gateway-key.guard';
 import { DEFAULT_RESPONSES_RETENTION_MS, GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 import { KeyVerifier } from './keys/key-verifier';
 import { KeysModule } from './keys/keys.module';
-import { GATEWAY_REDIS_URL, GatewayRedis } from './limits/gateway-redis';
+import { GATEWAY_REDIS_URL, GatewayRedis, withGatewayRedis } from './limits/gateway-redis';
 import { LimitsModule } from './limits/limits.module';
 import { LiteLlmKeysModule } from './litellm-keys/litellm-keys.module';
 import { ModelsController } from './models.controller';
@@ -69,7 +70,8 @@ export class GatewayModule {
     const priceMap = options.priceMapFile ? readPriceMapFile(options.priceMapFile) : undefined;
     const knownModels = new KnownModels(priceMap?.providers);
     const loaded = options.configFile ? loadGatewayConfigFile(options.configFile, env, knownModels) : EMPTY_GATEWAY_CONFIG;
-    const config = options.apiBaseOverrides ? withApiBaseOverrides(loaded, options.apiBaseOverrides) : loaded;
+    const overridden = options.apiBaseOverrides ? withApiBaseOverrides(loaded, options.apiBaseOverrides) : loaded;
+    const { redisUrl, config } = withGatewayRedis(overridden, options.redisUrl);
     const masterKey = options.masterKey ?? config.masterKey;
     const settings: GatewaySettings = {
       ...config,
@@ -85,7 +87,7 @@ export class GatewayModule {
       module: GatewayModule,
       // Permissions (and the dashboard summary's client and verifier) app-wide, and, with the control plane, the project-sync receiver.
       imports: [
-        GatewayCoreModule.forSettings(settings, config, prices, master, options.redisUrl),
+        GatewayCoreModule.forSettings(settings, config, prices, master, redisUrl),
         controlPlaneModule(options.controlPlane, master),
         ...(options.controlPlane
           ? [ControlPlaneSyncModule.forRoot({ issuer: options.controlPlane.issuer, audience: options.controlPlane.audience, handler: AiGatewayProjectSync })]
@@ -127,7 +129,7 @@ export class GatewayModule {
 @Module({})
 class GatewayCoreModule {
   static forSettings(settings: GatewaySettings, config: GatewayConfig, prices: ModelPrices, master: MasterKeyCheck, redisUrl: string | undefined): DynamicModule {
-    const shared = [GatewayClock, DeploymentCooldowns, DeploymentRouter, CallRouter, GatewayAuthentication, GatewayKeyGuard, KeyVerifier, GatewayRedis];
+    const shared = [GatewayClock, DeploymentCooldowns, DeploymentRouter, CallRouter, GatewayAuthentication, GatewayKeyGuard, KeyVerifier, GatewayRedis, DeploymentSharedState];
     return {
       module: GatewayCoreModule,
       providers: [

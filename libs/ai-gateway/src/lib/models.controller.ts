@@ -6,7 +6,7 @@ import { clientCodec } from './endpoints/client-codec';
 import { ClientEnvelopeErrorFilter } from './client-envelope-error.filter';
 import { unknownModel } from './gateway-errors';
 import { gatewayCaller, GatewayKeyGuard } from './gateway-key.guard';
-import { mayUseAlias } from './keys/key-verifier';
+import { mayCallAlias } from './calls/requested-alias';
 
 interface ModelObject {
   id: string;
@@ -54,7 +54,7 @@ export class ModelsController {
     const caller = gatewayCaller(request);
     // LiteLLM's `return_wildcard_routes=true` adds the wildcard aliases themselves (`anthropic/*`).
     const withWildcards = String(request.query['return_wildcard_routes']) === 'true';
-    const aliases = this.router.listedModels(withWildcards).filter((alias) => mayUseAlias(caller, alias));
+    const aliases = this.router.listedModels(withWildcards).filter((alias) => mayCallAlias(caller, alias, this.router));
     if (wantsAnthropic(request)) {
       return { data: aliases.map((alias) => this.anthropicModel(alias)), has_more: false, first_id: aliases[0] ?? null, last_id: aliases.at(-1) ?? null };
     }
@@ -65,7 +65,7 @@ export class ModelsController {
   @Get(['v1/models/*id', 'models/*id'])
   get(@Req() request: Request, @Param('id') id: string | string[]): ModelObject | AnthropicModelObject {
     const alias = Array.isArray(id) ? id.join('/') : id;
-    if (!mayUseAlias(gatewayCaller(request), alias) || !this.router.has(alias)) throw unknownModel(alias);
+    if (!mayCallAlias(gatewayCaller(request), alias, this.router) || !this.router.has(alias)) throw unknownModel(alias);
     return wantsAnthropic(request) ? this.anthropicModel(alias) : this.model(alias);
   }
 

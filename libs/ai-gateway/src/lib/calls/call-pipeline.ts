@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { answerBrokeOff, nativeOperation, type NativeOperation, ProviderAnswer, ProviderError, readAll } from '@arbor/provider-adapters';
 import { withHopByHop } from '@arbor/platform';
 import { CallProgress, CallRouter, isContextWindowError } from '../call-router';
@@ -141,10 +142,14 @@ export class CallPipeline {
     const forwarded = codec.forwardedHeaders(requestHeaders);
     let answer: ProviderAnswer | undefined;
     try {
+      // The prompt's size, only where routing weighs it (pre-call checks, usage-based routing).
+      const demand = this.deployments.needsPromptTokens ? { promptTokens: (await codec.estimateUsage(body)).promptTokens } : {};
       // Retries and fallbacks happen here, before the first byte goes to the client.
-      const plan = this.router.plan(state.progress);
+      const plan = this.router.plan(state.progress, demand);
       for (let deployment = plan.next(); deployment; deployment = plan.next()) {
         try {
+          // retry_after: a pause before retrying an alias's only deployment (aborted with the call).
+          if (plan.waitMs > 0) await sleep(plan.waitMs, undefined, { signal: abort.signal });
           answer = await this.attempt(deployment, forwarded, streamed, abort.signal, state);
           break;
         } catch (error) {
@@ -157,7 +162,7 @@ export class CallPipeline {
       if (state.hungUpOnUpstream) return this.settleHangUp(state);
       this.finish(state, NO_USAGE, error instanceof ProviderError ? error : undefined);
       if (abort.signal.aborted) return;
-      routingHeaders(state);
+      routingHeaders(state, this.deployments);
       throw error;
     }
     if (streamed) await this.stream(answer, state, response, abort.signal);
@@ -252,7 +257,7 @@ export class CallPipeline {
       if (signal.aborted) return this.settleHangUp(state);
       const failure = answerBrokeOff(error);
       this.finish(state, NO_USAGE, failure);
-      routingHeaders(state);
+      routingHeaders(state, this.deployments);
       throw failure;
     } finally {
       state.upstreamMs += performance.now() - began;
@@ -264,7 +269,7 @@ export class CallPipeline {
     if (passes.length > 0) bytes = await this.answered(bytes, state);
     const { headers } = state;
     upstreamHeaders(headers, answer.headers);
-    routingHeaders(state);
+    routingHeaders(state, this.deployments);
     headers['x-arbor-response-cost'] = formatUsd(cost);
     if (keySpend !== undefined) headers['x-arbor-key-spend'] = formatUsd(keySpend);
     headers['content-type'] = answer.contentType;
@@ -313,7 +318,7 @@ export class CallPipeline {
     // On each streamed piece: only when a stage watches them (never for bytes).
     const watched = passes.length > 0 && !tap.raw && passes.some((pass) => pass.piece);
     upstreamHeaders(headers, answer.headers);
-    routingHeaders(state);
+    routingHeaders(state, this.deployments);
     headers['content-type'] = answer.contentType;
     headers['cache-control'] = 'no-cache';
     headers['x-accel-buffering'] = 'no';
@@ -373,7 +378,7 @@ export class CallPipeline {
     state.replayed = hit;
     const { cost, keySpend } = this.finish(state, NO_USAGE);
     const { headers } = state;
-    routingHeaders(state);
+    routingHeaders(state, this.deployments);
     headers['x-arbor-model-id'] = hit.deploymentId;
     if (hit.headers) Object.assign(headers, hit.headers);
     headers['x-arbor-response-cost'] = formatUsd(cost);
@@ -408,6 +413,7 @@ export class CallPipeline {
     const { deployment } = state.progress;
     const cost = deployment && !failure ? this.prices.cost(deployment, usage) : 0;
     if (state.busy) this.deployments.finished(state.busy);
+    if (deployment && !failure) this.deployments.usedTokens(deployment.id, usage.promptTokens + usage.completionTokens);
     const hit = state.replayed ? { replayed: { deploymentId: state.replayed.deploymentId, provider: state.replayed.provider } } : {};
     // Spend and metrics by the configured model_name (a wildcard's pattern): names clients send stay out of the series.
     const group = this.deployments.groupName(state.progress.alias);
@@ -488,9 +494,10 @@ function upstreamHeaders(headers: CallState['headers'], upstream: IncomingHttpHe
 }
 
 /** Which alias and deployment answered, after how many retries and fallbacks, and what the gateway added. */
-function routingHeaders(state: CallState): void {
+function routingHeaders(state: CallState, deployments: DeploymentRouter): void {
   const { progress, headers } = state;
-  headers['x-arbor-model-group'] = progress.alias;
+  // A model_group_alias name reports the group it called, as LiteLLM's model group.
+  headers['x-arbor-model-group'] = deployments.groupAliasTarget(progress.alias) ?? progress.alias;
   if (progress.deployment) headers['x-arbor-model-id'] = progress.deployment.id;
   headers['x-arbor-attempted-retries'] = String(progress.retries);
   headers['x-arbor-attempted-fallbacks'] = String(progress.fallbacks);

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '@arbor/config';
-import { loadGatewayConfigFile, parseGatewayConfig } from './gateway-config';
+import { EMPTY_GATEWAY_CONFIG, loadGatewayConfigFile, parseGatewayConfig } from './gateway-config';
 
 const problemsOf = (text: string, env: NodeJS.ProcessEnv = {}): string[] => {
   try {
@@ -70,13 +70,12 @@ general_settings:
       { id: 'on-azure-2', alias: 'on-azure', provider: 'azure', model: 'prod-gpt-4o', apiBase: 'https://res.openai.azure.com', apiVersion: '2024-10-21', modelInfo: {} },
     ]);
     expect(config.router).toEqual({
+      ...EMPTY_GATEWAY_CONFIG.router,
       numRetries: 2,
       timeoutMs: 60_000,
       fallbacks: [{ fast: ['fast'] }],
-      contextWindowFallbacks: [],
       allowedFails: 3,
       cooldownTimeS: 30,
-      routingStrategy: 'simple-shuffle',
     });
     expect(config.dropParams).toBe(true);
     expect(config.masterKey).toBe('sk-master');
@@ -105,10 +104,10 @@ callbacks: []
       expect.stringMatching(
         /^AIGW_CONFIG: model_list\[0\]\.litellm_params\.api_version: unknown key for openai\/ \(known: model, rpm, tpm, timeout, .*api_base, api_key, organization\)$/,
       ),
-      'AIGW_CONFIG: router_settings.num_retrys: unknown key (did you mean num_retries?)',
       expect.stringMatching(/^AIGW_CONFIG: callbacks: unknown key \(known: model_list, /),
       'AIGW_CONFIG: litellm_settings.drop_param: unknown key (did you mean drop_params?)',
       'AIGW_CONFIG: general_settings.masterkey: unknown key (did you mean master_key?)',
+      'AIGW_CONFIG: router_settings.num_retrys: unknown key (did you mean num_retries?)',
     ]);
   });
 
@@ -131,7 +130,7 @@ litellm_settings: { drop_params: "yes" }
       'AIGW_CONFIG: model_list[0].litellm_params.rpm: must be a number',
       'AIGW_CONFIG: model_list[2].model_name: is required',
       'AIGW_CONFIG: model_list[3].litellm_params.api_base: is required for azure/ (https://<resource>.openai.azure.com)',
-      'AIGW_CONFIG: router_settings.routing_strategy: must be one of simple-shuffle, least-busy, latency-based-routing, got "fastest"',
+      'AIGW_CONFIG: router_settings.routing_strategy: must be one of simple-shuffle, least-busy, usage-based-routing-v2, latency-based-routing, cost-based-routing, got "fastest"',
       'AIGW_CONFIG: router_settings.fallbacks[0]: "nowhere" is not a model_name of model_list',
       'AIGW_CONFIG: litellm_settings.drop_params: must be true or false',
     ]);

@@ -1,7 +1,7 @@
 import { asMeant, ConfigError, ConfigProblem, parseYamlConfig, readYamlConfigFile, SettingReader, type SettingProblem, unknownKeyMessage, UnsetVariable } from '@arbor/config';
 import { ProviderDeployment, providerAdapterFor, supportedProviders } from '@arbor/provider-adapters';
 import { KnownModels } from './known-models';
-import { DEFAULT_LITELLM_SETTINGS, keysOf, LiteLLMSettings, readLiteLLMSettings } from './litellm-settings';
+import { DEFAULT_LITELLM_SETTINGS, keysOf, LiteLLMSettings, readLiteLLMSettings, type SettingsReading } from './litellm-settings';
 import { aliasPattern, isWildcard } from './wildcard-alias';
 
 /** One `model_list` entry: an alias served by one upstream model. */
@@ -22,8 +22,10 @@ export interface GatewayDeployment extends ProviderDeployment {
   supportedEndpoints?: ReadonlySet<string>;
   /** `stream_timeout`: the upstream timeout of streamed calls (between chunks), instead of `timeout`. */
   streamTimeoutMs?: number;
-  /** `max_retries`: attempts again on this same deployment after a retryable failure, before the alias's own retries. */
+  /** `max_retries` (or LiteLLM's per-deployment `num_retries`): attempts again on this same deployment after a retryable failure, before the alias's own retries. */
   maxRetries?: number;
+  /** `max_parallel_requests` (else router_settings.default_max_parallel_requests): calls in flight at once in this replica; a full deployment is skipped. */
+  maxParallelRequests?: number;
   /** Request parameters of litellm_params (`temperature`, `max_tokens`, …): added to each call that does not set them. */
   defaults?: Readonly<Record<string, unknown>>;
   /**
@@ -35,7 +37,19 @@ export interface GatewayDeployment extends ProviderDeployment {
   wildcard?: { pattern: RegExp; template: string };
 }
 
-export type RoutingStrategy = 'simple-shuffle' | 'least-busy' | 'latency-based-routing';
+export type RoutingStrategy = 'simple-shuffle' | 'least-busy' | 'usage-based-routing-v2' | 'latency-based-routing' | 'cost-based-routing';
+
+/** LiteLLM's exception kinds, as retry_policy (`<Kind>Retries`) and allowed_fails_policy (`<Kind>AllowedFails`) name them. */
+export const FAILURE_KINDS = ['BadRequestError', 'AuthenticationError', 'TimeoutError', 'RateLimitError', 'ContentPolicyViolationError', 'InternalServerError'] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+/** Retries (or allowed failures) per failure kind; a kind not named follows num_retries (allowed_fails). */
+export type PerFailureKind = Partial<Record<FailureKind, number>>;
+
+/** `router_settings.model_group_alias` entry: another name for a model group, listed by /v1/models unless hidden. */
+export interface ModelGroupAlias {
+  group: string;
+  hidden: boolean;
+}
 
 /** The AIGW_CONFIG file, checked: what the router and the routes read. */
 export interface GatewayConfig {
@@ -45,9 +59,29 @@ export interface GatewayConfig {
     timeoutMs?: number;
     fallbacks: Record<string, string[]>[];
     contextWindowFallbacks: Record<string, string[]>[];
+    contentPolicyFallbacks: Record<string, string[]>[];
+    /** Tried after an alias without fallbacks of its own fails. */
+    defaultFallbacks: string[];
+    /** The most fallback aliases one call tries. */
+    maxFallbacks: number;
     allowedFails?: number;
     cooldownTimeS?: number;
+    disableCooldowns: boolean;
+    /** retry_policy: retries by failure kind, instead of numRetries. */
+    retryPolicy?: PerFailureKind;
+    /** model_group_retry_policy: alias → its own retry policy (wins over retryPolicy). */
+    groupRetryPolicies?: Readonly<Record<string, PerFailureKind>>;
+    /** allowed_fails_policy: failures of a kind allowed within a minute before a cooldown, instead of allowedFails. */
+    allowedFailsPolicy?: PerFailureKind;
+    /** retry_after: seconds to wait before retrying an alias's only deployment. */
+    retryAfterS?: number;
     routingStrategy: RoutingStrategy;
+    /** Skip deployments whose context window the prompt does not fit, before the call. */
+    preCallChecks: boolean;
+    /** alias name → the model group it calls. */
+    modelGroupAliases: Readonly<Record<string, ModelGroupAlias>>;
+    /** router_settings.redis_url, or redis_host/redis_port/redis_password/redis_db as a URL: the gateway's Redis when AIGW_REDIS_URL is not set. */
+    redisUrl?: string;
   };
   dropParams: boolean;
   masterKey?: string;
@@ -62,8 +96,32 @@ export interface GatewayConfig {
   warnings: string[];
 }
 
+/**
+ * litellm_params LiteLLM documents that change nothing a client gets here: accepted, with a
+ * start-up warning saying why.
+ */
+const IGNORED_PARAMS: Record<string, string> = {
+  region_name: "region-based routing (a key's allowed_model_region) is not served; the deployment serves every caller",
+  mock_timeout: "LiteLLM's test switch for a simulated timeout; calls go to the upstream",
+  mock_response: "LiteLLM's test switch for a canned answer; calls go to the upstream",
+  realtime_protocol: 'the realtime relay speaks the protocol the client asks for (its OpenAI-Beta header or subprotocol)',
+};
+
 // The gateway's own litellm_params; each provider adds those it reads (api_base, api_key, …).
-const GATEWAY_PARAM_KEYS = ['model', 'rpm', 'tpm', 'timeout', 'stream_timeout', 'max_retries', 'custom_llm_provider', 'input_cost_per_token', 'output_cost_per_token'];
+const GATEWAY_PARAM_KEYS = [
+  'model',
+  'rpm',
+  'tpm',
+  'timeout',
+  'stream_timeout',
+  'max_retries',
+  'num_retries',
+  'max_parallel_requests',
+  'custom_llm_provider',
+  'input_cost_per_token',
+  'output_cost_per_token',
+  ...Object.keys(IGNORED_PARAMS),
+];
 /** OpenAI's request parameters, which LiteLLM takes in litellm_params as defaults of every call. */
 export const DEFAULT_REQUEST_PARAMS = [
   'temperature',
@@ -89,13 +147,25 @@ export const DEFAULT_REQUEST_PARAMS = [
 const ENTRY_KEYS = ['model_name', 'litellm_params', 'model_info', 'rpm', 'tpm'];
 // Provider keys with a field of their own in ProviderDeployment; the others go in its `params`.
 const OWN_PARAM_KEYS = new Set(['api_base', 'api_key', 'api_version']);
-const ROUTER_KEYS = ['num_retries', 'timeout', 'fallbacks', 'context_window_fallbacks', 'allowed_fails', 'cooldown_time', 'routing_strategy'];
-const ROUTING_STRATEGIES: RoutingStrategy[] = ['simple-shuffle', 'least-busy', 'latency-based-routing'];
+const ROUTING_STRATEGIES: RoutingStrategy[] = ['simple-shuffle', 'least-busy', 'usage-based-routing-v2', 'latency-based-routing', 'cost-based-routing'];
+// LiteLLM's default max_fallbacks.
+const DEFAULT_MAX_FALLBACKS = 5;
 const VARIABLE = 'AIGW_CONFIG';
 
 export const EMPTY_GATEWAY_CONFIG: GatewayConfig = {
   deployments: [],
-  router: { numRetries: 0, fallbacks: [], contextWindowFallbacks: [], routingStrategy: 'simple-shuffle' },
+  router: {
+    numRetries: 0,
+    fallbacks: [],
+    contextWindowFallbacks: [],
+    contentPolicyFallbacks: [],
+    defaultFallbacks: [],
+    maxFallbacks: DEFAULT_MAX_FALLBACKS,
+    disableCooldowns: false,
+    routingStrategy: 'simple-shuffle',
+    preCallChecks: false,
+    modelGroupAliases: {},
+  },
   dropParams: false,
   alwaysIncludeStreamUsage: false,
   litellm: DEFAULT_LITELLM_SETTINGS,
@@ -134,7 +204,7 @@ function checkGatewayConfig(document: Record<string, unknown>, env: NodeJS.Proce
   if (!Array.isArray(list)) problem('model_list', 'must be a list');
   else {
     list.forEach((raw: unknown, index: number) => {
-      const deployment = readDeployment(raw, index, { read, problem, notices, env, known });
+      const deployment = readDeployment(raw, index, { read, problem, notices, warnings, env, known });
       if (deployment && 'dropped' in deployment) {
         if (deployment.dropped !== undefined) dropped.add(deployment.dropped);
       } else if (deployment && 'unserved' in deployment) {
@@ -151,24 +221,9 @@ function checkGatewayConfig(document: Record<string, unknown>, env: NodeJS.Proce
   const servedAliases = new Set(deployments.map((d) => d.alias));
   for (const alias of Object.keys(unserved)) if (servedAliases.has(alias)) delete unserved[alias];
 
-  const routerRaw = root['router_settings'] === undefined ? {} : (read.object(root['router_settings'], 'router_settings', ROUTER_KEYS) ?? {});
-  const strategy = read.string(routerRaw['routing_strategy'], 'router_settings.routing_strategy') ?? 'simple-shuffle';
-  if (!ROUTING_STRATEGIES.includes(strategy as RoutingStrategy)) {
-    problem('router_settings.routing_strategy', `must be one of ${ROUTING_STRATEGIES.join(', ')}, got "${strategy}"`);
-  }
-  const isAlias = (name: string) => servedAliases.has(name) || name in unserved || dropped.has(name) || deployments.some((d) => d.wildcard?.pattern.test(name));
-  const routerTimeout = read.positive(routerRaw['timeout'], 'router_settings.timeout') ?? settings.requestTimeoutS;
-  const allowedFails = read.count(routerRaw['allowed_fails'], 'router_settings.allowed_fails');
-  const cooldownTime = read.positive(routerRaw['cooldown_time'], 'router_settings.cooldown_time');
-  const router: GatewayConfig['router'] = {
-    numRetries: read.count(routerRaw['num_retries'], 'router_settings.num_retries') ?? settings.numRetries ?? 0,
-    fallbacks: read.fallbacks(routerRaw['fallbacks'], 'router_settings.fallbacks', isAlias),
-    contextWindowFallbacks: read.fallbacks(routerRaw['context_window_fallbacks'], 'router_settings.context_window_fallbacks', isAlias),
-    routingStrategy: strategy as RoutingStrategy,
-    ...(routerTimeout !== undefined ? { timeoutMs: routerTimeout * 1000 } : {}),
-    ...(allowedFails !== undefined ? { allowedFails } : {}),
-    ...(cooldownTime !== undefined ? { cooldownTimeS: cooldownTime } : {}),
-  };
+  const matchesDeployment = (name: string) => servedAliases.has(name) || name in unserved || dropped.has(name) || deployments.some((d) => d.wildcard?.pattern.test(name));
+  const router = readRouterSettings(settingsReading, { read, problem, warnings, matchesDeployment, isModelName: (name) => servedAliases.has(name) });
+  withRouterDefaults(deployments, settingsReading.routerSection, read);
 
   problems.push(...settingsReading.problems);
   if (problems.length > 0) throw new ConfigError(problems);
@@ -185,10 +240,95 @@ function checkGatewayConfig(document: Record<string, unknown>, env: NodeJS.Proce
   };
 }
 
+interface RouterReadContext {
+  read: Reader;
+  problem: (path: string, message: string) => void;
+  warnings: string[];
+  /** A name model_list serves (an exact alias, an unserved or dropped one, or one a wildcard matches). */
+  matchesDeployment: (name: string) => boolean;
+  /** An exact model_name of model_list. */
+  isModelName: (name: string) => boolean;
+}
+
+/** router_settings (and the router keys LiteLLM also reads from litellm_settings), checked. */
+function readRouterSettings(reading: SettingsReading, context: RouterReadContext): GatewayConfig['router'] {
+  const { routerSection, litellmSection, settings } = reading;
+  const { read, problem, warnings, matchesDeployment } = context;
+  // LiteLLM reads most router settings from litellm_settings too; router_settings wins.
+  const routerValue = (key: string): [unknown, string] =>
+    routerSection[key] !== undefined || litellmSection[key] === undefined ? [routerSection[key], `router_settings.${key}`] : [litellmSection[key], `litellm_settings.${key}`];
+  const writtenStrategy = read.string(routerSection['routing_strategy'], 'router_settings.routing_strategy') ?? 'simple-shuffle';
+  // LiteLLM's first usage-based strategy, which its docs replace with v2.
+  const strategy = writtenStrategy === 'usage-based-routing' ? 'usage-based-routing-v2' : writtenStrategy;
+  if (!ROUTING_STRATEGIES.includes(strategy as RoutingStrategy)) {
+    problem('router_settings.routing_strategy', `must be one of ${ROUTING_STRATEGIES.join(', ')}, got "${writtenStrategy}"`);
+  }
+  const modelGroupAliases = read.modelGroupAliases(routerSection['model_group_alias'], 'router_settings.model_group_alias', matchesDeployment);
+  for (const name of Object.keys(modelGroupAliases)) {
+    if (context.isModelName(name))
+      warnings.push(`router_settings.model_group_alias: "${name}" is also a model_name of model_list; calls to it go to "${modelGroupAliases[name]?.group}", as in LiteLLM`);
+  }
+  const isAlias = (name: string) => matchesDeployment(name) || name in modelGroupAliases;
+  const routerTimeout = read.positive(routerSection['timeout'], 'router_settings.timeout') ?? settings.requestTimeoutS;
+  const allowedFails = read.count(routerSection['allowed_fails'], 'router_settings.allowed_fails');
+  const cooldownTime = read.positive(routerSection['cooldown_time'], 'router_settings.cooldown_time');
+  const [defaultFallbacks, defaultFallbacksAt] = routerValue('default_fallbacks');
+  const redisUrl = read.redisUrl(routerSection);
+  const retryPolicy = read.perFailureKind(routerSection['retry_policy'], 'router_settings.retry_policy', 'Retries');
+  const allowedFailsPolicy = read.perFailureKind(routerSection['allowed_fails_policy'], 'router_settings.allowed_fails_policy', 'AllowedFails');
+  const groupPolicies = read.object(routerSection['model_group_retry_policy'] ?? {}, 'router_settings.model_group_retry_policy') ?? {};
+  const groupRetryPolicies: Record<string, PerFailureKind> = {};
+  for (const [alias, policy] of Object.entries(groupPolicies)) {
+    if (!isAlias(alias)) problem(`router_settings.model_group_retry_policy.${alias}`, `"${alias}" is not a model_name of model_list`);
+    const own = read.perFailureKind(policy, `router_settings.model_group_retry_policy.${alias}`, 'Retries');
+    if (own) groupRetryPolicies[alias] = own;
+  }
+  const retryAfter = read.number(routerSection['retry_after'], 'router_settings.retry_after');
+  if (retryAfter !== undefined && retryAfter < 0) problem('router_settings.retry_after', 'must be 0 or more seconds');
+  const router: GatewayConfig['router'] = {
+    numRetries: read.count(routerSection['num_retries'], 'router_settings.num_retries') ?? settings.numRetries ?? 0,
+    fallbacks: read.fallbacks(...routerValue('fallbacks'), isAlias),
+    contextWindowFallbacks: read.fallbacks(...routerValue('context_window_fallbacks'), isAlias),
+    contentPolicyFallbacks: read.fallbacks(...routerValue('content_policy_fallbacks'), isAlias),
+    defaultFallbacks: read.aliasList(defaultFallbacks, defaultFallbacksAt, isAlias),
+    maxFallbacks: read.count(routerSection['max_fallbacks'], 'router_settings.max_fallbacks') ?? DEFAULT_MAX_FALLBACKS,
+    disableCooldowns: read.boolean(routerSection['disable_cooldowns'], 'router_settings.disable_cooldowns') ?? false,
+    routingStrategy: strategy as RoutingStrategy,
+    preCallChecks: read.boolean(routerSection['enable_pre_call_checks'], 'router_settings.enable_pre_call_checks') ?? false,
+    modelGroupAliases,
+    ...(routerTimeout !== undefined ? { timeoutMs: routerTimeout * 1000 } : {}),
+    ...(allowedFails !== undefined ? { allowedFails } : {}),
+    ...(cooldownTime !== undefined ? { cooldownTimeS: cooldownTime } : {}),
+    ...(redisUrl !== undefined ? { redisUrl } : {}),
+    ...(retryPolicy ? { retryPolicy } : {}),
+    ...(Object.keys(groupRetryPolicies).length > 0 ? { groupRetryPolicies } : {}),
+    ...(allowedFailsPolicy ? { allowedFailsPolicy } : {}),
+    ...(retryAfter !== undefined && retryAfter > 0 ? { retryAfterS: retryAfter } : {}),
+  };
+  return router;
+}
+
+/** router_settings' defaults for every deployment, under each deployment's own: request parameters, stream_timeout, default_max_parallel_requests. */
+function withRouterDefaults(deployments: GatewayDeployment[], routerSection: Record<string, unknown>, read: Reader): void {
+  const streamTimeout = read.positive(routerSection['stream_timeout'], 'router_settings.stream_timeout');
+  const maxParallel = read.positive(routerSection['default_max_parallel_requests'], 'router_settings.default_max_parallel_requests');
+  const requestDefaults = read.requestDefaults(routerSection['default_litellm_params'], 'router_settings.default_litellm_params');
+  for (const [index, deployment] of deployments.entries()) {
+    const defaults = { ...requestDefaults, ...(deployment.defaults ?? {}) };
+    deployments[index] = {
+      ...deployment,
+      ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
+      ...(deployment.streamTimeoutMs === undefined && streamTimeout !== undefined ? { streamTimeoutMs: streamTimeout * 1000 } : {}),
+      ...(deployment.maxParallelRequests === undefined && maxParallel !== undefined ? { maxParallelRequests: maxParallel } : {}),
+    };
+  }
+}
+
 interface DeploymentContext {
   read: Reader;
   problem: (path: string, message: string) => void;
   notices: string[];
+  warnings: string[];
   env: NodeJS.ProcessEnv;
   known: KnownModels;
 }
@@ -222,7 +362,7 @@ interface DroppedDeployment {
 }
 
 function readDeployment(raw: unknown, index: number, context: DeploymentContext): GatewayDeployment | { alias: string; unserved: string } | DroppedDeployment {
-  const { read, problem, notices, env, known } = context;
+  const { read, problem, notices, warnings, env, known } = context;
   const at = `model_list[${index}]`;
   const entry = read.object(raw, at, ENTRY_KEYS);
   if (!entry) return { dropped: undefined };
@@ -280,7 +420,12 @@ function readDeployment(raw: unknown, index: number, context: DeploymentContext)
   const tpm = read.positive(params['tpm'] ?? entry['tpm'], `${at}.${params['tpm'] !== undefined ? 'litellm_params.' : ''}tpm`);
   const timeout = read.positive(params['timeout'], `${at}.litellm_params.timeout`);
   const streamTimeout = read.positive(params['stream_timeout'], `${at}.litellm_params.stream_timeout`);
-  const maxRetries = read.count(params['max_retries'], `${at}.litellm_params.max_retries`);
+  // LiteLLM's per-deployment num_retries is its client retrying the same deployment, as max_retries.
+  const maxRetries = read.count(params['max_retries'], `${at}.litellm_params.max_retries`) ?? read.count(params['num_retries'], `${at}.litellm_params.num_retries`);
+  const maxParallelRequests = read.positive(params['max_parallel_requests'], `${at}.litellm_params.max_parallel_requests`);
+  for (const [key, why] of Object.entries(IGNORED_PARAMS)) {
+    if (params[key] !== undefined && params[key] !== false) warnings.push(`${at}.litellm_params.${key} is accepted and ignored: ${why}`);
+  }
   const id = modelInfo?.['id'] === undefined ? undefined : read.string(modelInfo['id'], `${at}.model_info.id`);
   const endpoints = read.paths(modelInfo?.['supported_endpoints'], `${at}.model_info.supported_endpoints`);
   // Prices may stand in litellm_params too (LiteLLM reads both); model_info's win.
@@ -296,6 +441,7 @@ function readDeployment(raw: unknown, index: number, context: DeploymentContext)
     ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
     ...(streamTimeout !== undefined ? { streamTimeoutMs: streamTimeout * 1000 } : {}),
     ...(maxRetries !== undefined && maxRetries > 0 ? { maxRetries } : {}),
+    ...(maxParallelRequests !== undefined ? { maxParallelRequests } : {}),
     ...(Object.keys(providerParams).length > 0 ? { params: providerParams } : {}),
     ...(Object.keys(defaults).length > 0 ? { defaults } : {}),
     ...(rpm !== undefined ? { rpm } : {}),
@@ -331,6 +477,78 @@ class Reader extends SettingReader {
       return undefined;
     }
     return value as string[];
+  }
+
+  /** `{alias: group}` or `{alias: {model: group, hidden: true}}`, where every group is a model_name of model_list. */
+  modelGroupAliases(value: unknown, path: string, isModelName: (name: string) => boolean): Record<string, ModelGroupAlias> {
+    const entries = value === undefined || value === null ? undefined : this.object(value, path);
+    const aliases: Record<string, ModelGroupAlias> = {};
+    for (const [name, target] of Object.entries(entries ?? {})) {
+      const at = `${path}.${name}`;
+      const spec = typeof target === 'string' ? { model: target } : this.object(target, at, ['model', 'hidden']);
+      if (!spec) continue;
+      const group = this.string(spec['model'], `${at}${typeof target === 'string' ? '' : '.model'}`, true);
+      const hidden = this.boolean(spec['hidden'], `${at}.hidden`) ?? false;
+      if (group === undefined) continue;
+      if (!isModelName(group)) this.problem(at, `"${group}" is not a model_name of model_list`);
+      else aliases[name] = { group, hidden };
+    }
+    return aliases;
+  }
+
+  /** `{RateLimitErrorRetries: 3, …}` (or `…AllowedFails`): a count per failure kind LiteLLM names. */
+  perFailureKind(value: unknown, path: string, suffix: 'Retries' | 'AllowedFails'): PerFailureKind | undefined {
+    if (value === undefined || value === null) return undefined;
+    const keys = FAILURE_KINDS.map((kind) => `${kind}${suffix}`);
+    const entries = this.object(value, path, keys);
+    if (!entries) return undefined;
+    const policy: PerFailureKind = {};
+    for (const kind of FAILURE_KINDS) {
+      const count = this.count(entries[`${kind}${suffix}`], `${path}.${kind}${suffix}`);
+      if (count !== undefined) policy[kind] = count;
+    }
+    return policy;
+  }
+
+  /** A list of aliases (`default_fallbacks: [a, b]`), each served by model_list. */
+  aliasList(value: unknown, path: string, isAlias: (name: string) => boolean): string[] {
+    const names: string[] = [];
+    for (const [index, name] of this.list(value, path).entries()) {
+      if (typeof name !== 'string' || !isAlias(name)) this.problem(`${path}[${index}]`, `"${String(name)}" is not a model_name of model_list`);
+      else names.push(name);
+    }
+    return names;
+  }
+
+  /** `default_litellm_params`: request parameters only (the ones a deployment's litellm_params take as defaults). */
+  requestDefaults(value: unknown, path: string): Record<string, unknown> {
+    if (value === undefined || value === null) return {};
+    const entries = this.object(value, path, DEFAULT_REQUEST_PARAMS) ?? {};
+    return Object.fromEntries(Object.entries(entries).filter(([key, item]) => DEFAULT_REQUEST_PARAMS.includes(key) && !(item instanceof UnsetVariable)));
+  }
+
+  /** redis_url, else redis_host with redis_port, redis_password and redis_db, as one URL. */
+  redisUrl(router: Record<string, unknown>): string | undefined {
+    const url = this.string(router['redis_url'], 'router_settings.redis_url');
+    if (url !== undefined) {
+      if (!/^rediss?:\/\/[^\s]+$/.test(url)) this.problem('router_settings.redis_url', 'must be a redis:// or rediss:// URL');
+      return url;
+    }
+    if (router['redis_host'] === undefined || router['redis_host'] === null) {
+      for (const key of ['redis_port', 'redis_password', 'redis_db']) {
+        if (router[key] !== undefined && router[key] !== null && !(router[key] instanceof UnsetVariable)) this.problem(`router_settings.${key}`, 'is set but redis_host is not');
+      }
+      return undefined;
+    }
+    const host = this.string(router['redis_host'], 'router_settings.redis_host');
+    const port = router['redis_port'] === undefined || router['redis_port'] === null ? 6379 : this.count(router['redis_port'], 'router_settings.redis_port');
+    const db = router['redis_db'] === undefined || router['redis_db'] === null ? undefined : this.count(router['redis_db'], 'router_settings.redis_db');
+    // An unset REDIS_PASSWORD is no password, as LiteLLM reads it.
+    const rawPassword = router['redis_password'] instanceof UnsetVariable ? undefined : router['redis_password'];
+    const password = rawPassword === undefined || rawPassword === null ? undefined : this.string(rawPassword, 'router_settings.redis_password');
+    if (host === undefined || port === undefined) return undefined;
+    const auth = password ? `:${encodeURIComponent(password)}@` : '';
+    return `redis://${auth}${host.includes(':') ? `[${host}]` : host}:${port}${db !== undefined ? `/${db}` : ''}`;
   }
 
   /** `[{alias: [other, …]}, …]` where every name is served by model_list. */

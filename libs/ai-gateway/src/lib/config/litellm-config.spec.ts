@@ -230,6 +230,107 @@ general_settings:
     expect(env['TEST_KEY_FROM_FILE']).toBe('sk-file');
   });
 
+  describe('router_settings, as LiteLLM documents them', () => {
+    const twoGroups = `
+model_list:
+  - model_name: chat
+    litellm_params: { model: openai/gpt-4o, temperature: 0.2 }
+  - model_name: big
+    litellm_params: { model: openai/gpt-4.1, stream_timeout: 9, max_parallel_requests: 2, num_retries: 3 }
+`;
+
+    it("reads LiteLLM's Redis settings as one URL: redis_host, redis_port, redis_password (unset is none), redis_db, or redis_url", () => {
+      const urlOf = (router: string, env: NodeJS.ProcessEnv = {}) => parseGatewayConfig(`${twoGroups}router_settings: ${router}\n`, env).router.redisUrl;
+      expect(
+        urlOf('{ redis_host: os.environ/REDIS_HOST, redis_port: os.environ/REDIS_PORT, redis_password: os.environ/REDIS_PASSWORD }', {
+          REDIS_HOST: 'cache.internal',
+          REDIS_PORT: '6380',
+        }),
+      ).toBe('redis://cache.internal:6380');
+      expect(urlOf('{ redis_host: cache.internal, redis_password: "p@ss word", redis_db: 2 }')).toBe('redis://:p%40ss%20word@cache.internal:6379/2');
+      expect(urlOf('{ redis_url: "rediss://cache.internal:6390" }')).toBe('rediss://cache.internal:6390');
+      expect(urlOf('{}')).toBeUndefined();
+      expect(problemsOf(`${twoGroups}router_settings: { redis_port: 6379, redis_url: "http://cache" }\n`)).toEqual([
+        'AIGW_CONFIG: router_settings.redis_url: must be a redis:// or rediss:// URL',
+      ]);
+      expect(problemsOf(`${twoGroups}router_settings: { redis_port: 6379 }\n`)).toEqual(['AIGW_CONFIG: router_settings.redis_port: is set but redis_host is not']);
+    });
+
+    it("reads model_group_alias in both of LiteLLM's forms, and names a group model_list does not have", () => {
+      const { router } = parseGatewayConfig(`${twoGroups}router_settings:\n  model_group_alias: { my-chat: chat, Big: { model: big, hidden: true } }\n`);
+      expect(router.modelGroupAliases).toEqual({ 'my-chat': { group: 'chat', hidden: false }, Big: { group: 'big', hidden: true } });
+      expect(problemsOf(`${twoGroups}router_settings:\n  model_group_alias: { a: nowhere, b: { model: chat, hiden: true } }\n`)).toEqual([
+        'AIGW_CONFIG: router_settings.model_group_alias.a: "nowhere" is not a model_name of model_list',
+        'AIGW_CONFIG: router_settings.model_group_alias.b.hiden: unknown key (did you mean hidden?)',
+      ]);
+    });
+
+    it('reads every routing strategy LiteLLM documents, usage-based-routing as its v2', () => {
+      for (const strategy of ['simple-shuffle', 'least-busy', 'usage-based-routing-v2', 'latency-based-routing', 'cost-based-routing']) {
+        expect(parseGatewayConfig(`${twoGroups}router_settings: { routing_strategy: ${strategy} }\n`).router.routingStrategy).toBe(strategy);
+      }
+      expect(parseGatewayConfig(`${twoGroups}router_settings: { routing_strategy: usage-based-routing }\n`).router.routingStrategy).toBe('usage-based-routing-v2');
+    });
+
+    it("gives every deployment the router's default_litellm_params under its own, stream_timeout and default_max_parallel_requests where it has none", () => {
+      const { deployments, router } = parseGatewayConfig(
+        `${twoGroups}router_settings: { default_litellm_params: { temperature: 0.7, max_tokens: 100 }, stream_timeout: 30, default_max_parallel_requests: 8, enable_pre_call_checks: true }\n`,
+      );
+      expect(
+        deployments.map(({ alias, defaults, streamTimeoutMs, maxParallelRequests, maxRetries }) => ({ alias, defaults, streamTimeoutMs, maxParallelRequests, maxRetries })),
+      ).toEqual([
+        { alias: 'chat', defaults: { temperature: 0.2, max_tokens: 100 }, streamTimeoutMs: 30_000, maxParallelRequests: 8, maxRetries: undefined },
+        { alias: 'big', defaults: { temperature: 0.7, max_tokens: 100 }, streamTimeoutMs: 9_000, maxParallelRequests: 2, maxRetries: 3 },
+      ]);
+      expect(router.preCallChecks).toBe(true);
+      expect(problemsOf(`${twoGroups}router_settings: { default_litellm_params: { api_key: sk-x } }\n`)).toEqual([
+        expect.stringMatching(/^AIGW_CONFIG: router_settings\.default_litellm_params\.api_key: unknown key/),
+      ]);
+    });
+
+    it('warns of the router settings that change nothing here, and refuses those whose absence would let calls through', () => {
+      const { warnings } = parseGatewayConfig(`${twoGroups}router_settings: { routing_strategy_args: { ttl: 60 }, client_ttl: 60, disable_cooldowns: false }\n`);
+      expect(warnings).toEqual([
+        'router_settings.routing_strategy_args is accepted and ignored: latency is a smoothed average and usage a per-minute count, with no arguments',
+        'router_settings.client_ttl is accepted and ignored: upstream connections are pooled for the life of the process',
+      ]);
+      expect(
+        problemsOf(
+          `${twoGroups}router_settings: { enable_tag_filtering: true, provider_budget_config: { openai: { budget_limit: 10 } }, optional_pre_call_checks: [router_budget_limiting], rediss_host: x }\n`,
+        ),
+      ).toEqual([
+        'AIGW_CONFIG: router_settings.enable_tag_filtering: refused: tag-based routing is not served, and tagged calls would reach deployments kept from them',
+        'AIGW_CONFIG: router_settings.provider_budget_config: refused: provider budgets are not enforced, and spend would pass them; set max_budget on the keys',
+        'AIGW_CONFIG: router_settings.rediss_host: unknown key (did you mean redis_host?)',
+        'AIGW_CONFIG: router_settings.optional_pre_call_checks: refused: router_budget_limiting (provider budgets) is not enforced, and spend would pass them',
+      ]);
+    });
+
+    it('reads retry_policy, model_group_retry_policy, allowed_fails_policy and retry_after by the names LiteLLM documents', () => {
+      const { router } = parseGatewayConfig(
+        `${twoGroups}router_settings:\n  retry_policy: { RateLimitErrorRetries: 3, TimeoutErrorRetries: 1 }\n  model_group_retry_policy: { big: { InternalServerErrorRetries: 4 } }\n  allowed_fails_policy: { BadRequestErrorAllowedFails: 1000 }\n  retry_after: 2\n`,
+      );
+      expect(router).toMatchObject({
+        retryPolicy: { RateLimitError: 3, TimeoutError: 1 },
+        groupRetryPolicies: { big: { InternalServerError: 4 } },
+        allowedFailsPolicy: { BadRequestError: 1000 },
+        retryAfterS: 2,
+      });
+      expect(problemsOf(`${twoGroups}router_settings: { retry_policy: { RateLimitRetries: 3 }, model_group_retry_policy: { nowhere: {} } }\n`)).toEqual([
+        'AIGW_CONFIG: router_settings.retry_policy.RateLimitRetries: unknown key (did you mean RateLimitErrorRetries?)',
+        'AIGW_CONFIG: router_settings.model_group_retry_policy.nowhere: "nowhere" is not a model_name of model_list',
+      ]);
+    });
+
+    it("accepts LiteLLM's test and region switches of litellm_params with a warning, and its per-deployment num_retries as max_retries", () => {
+      const { warnings } = parseGatewayConfig(`${twoGroups.replace('temperature: 0.2', 'region_name: eu, mock_timeout: true')}`);
+      expect(warnings).toEqual([
+        "model_list[0].litellm_params.region_name is accepted and ignored: region-based routing (a key's allowed_model_region) is not served; the deployment serves every caller",
+        "model_list[0].litellm_params.mock_timeout is accepted and ignored: LiteLLM's test switch for a simulated timeout; calls go to the upstream",
+      ]);
+    });
+  });
+
   it('has one rule per key, each with its reason, and a row of docs/ai-gateway.md saying its kind', () => {
     const keys = SETTING_RULES.map((rule) => `${rule.section}.${rule.key}`);
     expect(new Set(keys).size).toBe(keys.length);

@@ -4,8 +4,9 @@ import { providerAdapters } from '@arbor/provider-adapters';
 import { readResponseCacheSettings, type ResponseCacheSettings } from '../response-cache/response-cache.settings';
 
 /**
- * What the gateway does with a key of LiteLLM's `litellm_settings` / `general_settings` (and the
- * top level): **served** (read and honoured), **warned** (accepted with a start-up warning: it
+ * What the gateway does with a key of LiteLLM's `litellm_settings` / `general_settings` /
+ * `router_settings` (and the top level), decided from LiteLLM's documentation of each
+ * (docs/proxy/config_settings.md, docs/routing.md): **served** (read and honoured), **warned** (accepted with a start-up warning: it
  * changes nothing a client gets or pays here) or **refused** (stops the start: ignoring it would
  * weaken security or accounting). A key in none of them is a misspelling until proven otherwise:
  * an error with the nearest known key. docs/ai-gateway.md's "Coming from LiteLLM" has a line for each.
@@ -13,7 +14,7 @@ import { readResponseCacheSettings, type ResponseCacheSettings } from '../respon
 export type SettingKind = 'served' | 'warned' | 'refused';
 
 export interface SettingRule {
-  section: 'litellm_settings' | 'general_settings' | '(top level)';
+  section: 'litellm_settings' | 'general_settings' | 'router_settings' | '(top level)';
   key: string;
   kind: SettingKind;
   /** Served: what it does here. Warned: why it changes nothing. Refused: why it cannot be ignored. */
@@ -60,6 +61,16 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: 'litellm_settings', key: 'include_cost_in_streaming_usage', kind: 'served', why: "always on here: a streamed usage chunk carries the call's cost as usage.cost" },
   { section: 'litellm_settings', key: 'num_retries', kind: 'served', why: 'retries within an alias, when router_settings.num_retries is not set' },
   { section: 'litellm_settings', key: 'request_timeout', kind: 'served', why: 'upstream timeout in seconds, when router_settings.timeout is not set' },
+  { section: 'litellm_settings', key: 'fallbacks', kind: 'served', why: 'as router_settings.fallbacks, when router_settings does not set it' },
+  { section: 'litellm_settings', key: 'context_window_fallbacks', kind: 'served', why: 'as router_settings.context_window_fallbacks, when router_settings does not set it' },
+  { section: 'litellm_settings', key: 'content_policy_fallbacks', kind: 'served', why: 'as router_settings.content_policy_fallbacks, when router_settings does not set it' },
+  { section: 'litellm_settings', key: 'default_fallbacks', kind: 'served', why: 'as router_settings.default_fallbacks, when router_settings does not set it' },
+  {
+    section: 'litellm_settings',
+    key: 'default_team_settings',
+    kind: 'warned',
+    why: "per-team logging integrations (LiteLLM's teams are projects here): as callbacks; a Python callback in them is refused",
+  },
   {
     section: 'litellm_settings',
     key: 'callbacks',
@@ -98,17 +109,136 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: 'general_settings', key: 'background_health_checks', kind: 'warned', why: 'deployments cool down on failures instead' },
   { section: 'general_settings', key: 'health_check_interval', kind: 'warned', why: 'deployments cool down on failures instead' },
   { section: 'general_settings', key: 'infer_model_from_keys', kind: 'warned', why: 'aliases come from model_list' },
+  { section: 'general_settings', key: 'proxy_budget_rescheduler_min_time', kind: 'warned', why: 'budget periods are checked on each call, not by a rescheduler' },
+  { section: 'general_settings', key: 'proxy_budget_rescheduler_max_time', kind: 'warned', why: 'budget periods are checked on each call, not by a rescheduler' },
   { section: 'general_settings', key: 'custom_auth', kind: 'refused', why: 'a Python hook the gateway cannot run; serving without it would let in callers it refuses' },
   { section: 'general_settings', key: 'enforce_user_param', kind: 'refused', why: 'requiring `user` on every call is not served, and calls without it would pass' },
   { section: 'general_settings', key: 'max_parallel_requests', kind: 'refused', why: 'a proxy-wide limit is not enforced here; set max_parallel_requests on the keys' },
   { section: 'general_settings', key: 'global_max_parallel_requests', kind: 'refused', why: 'a proxy-wide limit is not enforced here; set max_parallel_requests on the keys' },
+  // router_settings (LiteLLM's Router arguments a proxy config may set)
+  {
+    section: 'router_settings',
+    key: 'routing_strategy',
+    kind: 'served',
+    why: 'simple-shuffle (weighted by rpm/tpm), least-busy (fewest calls in flight), usage-based-routing-v2 (lowest tokens this minute, within rpm/tpm), latency-based-routing, cost-based-routing (cheapest price); usage-based-routing is read as v2',
+  },
+  { section: 'router_settings', key: 'num_retries', kind: 'served', why: 'retries within an alias, another deployment first' },
+  { section: 'router_settings', key: 'timeout', kind: 'served', why: 'upstream timeout in seconds of deployments without their own' },
+  { section: 'router_settings', key: 'stream_timeout', kind: 'served', why: 'upstream timeout of streamed calls, for deployments without their own' },
+  { section: 'router_settings', key: 'fallbacks', kind: 'served', why: 'other aliases tried when an alias fails' },
+  { section: 'router_settings', key: 'context_window_fallbacks', kind: 'served', why: 'other aliases tried when the prompt is too long for an alias' },
+  { section: 'router_settings', key: 'content_policy_fallbacks', kind: 'served', why: 'other aliases tried when an upstream refuses a call by its content policy' },
+  { section: 'router_settings', key: 'default_fallbacks', kind: 'served', why: 'aliases tried after any alias that has no fallbacks of its own fails' },
+  { section: 'router_settings', key: 'max_fallbacks', kind: 'served', why: 'the most fallback aliases one call tries (5 when unset)' },
+  { section: 'router_settings', key: 'allowed_fails', kind: 'served', why: 'failures within a minute before a deployment cools down' },
+  { section: 'router_settings', key: 'cooldown_time', kind: 'served', why: 'seconds a failing deployment is skipped' },
+  { section: 'router_settings', key: 'disable_cooldowns', kind: 'served', why: "deployments never cool down, not even after a 429's Retry-After" },
+  {
+    section: 'router_settings',
+    key: 'model_group_alias',
+    kind: 'served',
+    why: 'another name for a model_name ({alias: group} or {alias: {model: group, hidden: true}}, hidden ones left out of /v1/models); a key allowed either name may call it',
+  },
+  {
+    section: 'router_settings',
+    key: 'enable_pre_call_checks',
+    kind: 'served',
+    why: 'before the pick, deployments whose model_info.max_input_tokens is smaller than the prompt, or that reached their rpm/tpm this minute, are skipped; a prompt no deployment fits is a context-window error, which goes to context_window_fallbacks',
+  },
+  {
+    section: 'router_settings',
+    key: 'default_max_parallel_requests',
+    kind: 'served',
+    why: 'calls in flight per deployment (per replica) for deployments without max_parallel_requests; a full deployment is skipped',
+  },
+  {
+    section: 'router_settings',
+    key: 'default_litellm_params',
+    kind: 'served',
+    why: 'request parameters (temperature, max_tokens, …) added to each call of every deployment, under its own',
+  },
+  {
+    section: 'router_settings',
+    key: 'redis_url',
+    kind: 'served',
+    why: "the gateway's Redis when AIGW_REDIS_URL is not set: key limits and budgets, deployments' calls and tokens of the minute, and cooldowns shared by replicas; AIGW_REDIS_URL wins, with a warning when they differ",
+  },
+  { section: 'router_settings', key: 'redis_host', kind: 'served', why: 'as redis_url, with redis_port, redis_password and redis_db' },
+  { section: 'router_settings', key: 'redis_port', kind: 'served', why: 'as redis_url (6379 when unset)' },
+  { section: 'router_settings', key: 'redis_password', kind: 'served', why: 'as redis_url' },
+  { section: 'router_settings', key: 'redis_db', kind: 'served', why: 'as redis_url' },
+  {
+    section: 'router_settings',
+    key: 'retry_policy',
+    kind: 'served',
+    why: 'retries by error kind (BadRequestErrorRetries, AuthenticationErrorRetries, TimeoutErrorRetries, RateLimitErrorRetries, ContentPolicyViolationErrorRetries, InternalServerErrorRetries) instead of num_retries; a kind it does not name follows num_retries',
+  },
+  { section: 'router_settings', key: 'model_group_retry_policy', kind: 'served', why: 'a retry_policy per alias, which wins over retry_policy' },
+  {
+    section: 'router_settings',
+    key: 'allowed_fails_policy',
+    kind: 'served',
+    why: 'failures of one kind (<Kind>AllowedFails, the kinds of retry_policy) allowed within a minute before a deployment cools down; other kinds count against allowed_fails',
+  },
+  {
+    section: 'router_settings',
+    key: 'retry_after',
+    kind: 'served',
+    why: "seconds to wait before retrying an alias's only deployment (an upstream Retry-After up to 60 s wins when longer); retries to another deployment go at once",
+  },
+  { section: 'router_settings', key: 'routing_strategy_args', kind: 'warned', why: 'latency is a smoothed average and usage a per-minute count, with no arguments' },
+  { section: 'router_settings', key: 'client_ttl', kind: 'warned', why: 'upstream connections are pooled for the life of the process' },
+  { section: 'router_settings', key: 'cache_kwargs', kind: 'warned', why: 'Redis options go in redis_url (rediss:// for TLS)' },
+  { section: 'router_settings', key: 'cache_responses', kind: 'warned', why: 'the response cache is litellm_settings.cache' },
+  { section: 'router_settings', key: 'caching_groups', kind: 'warned', why: 'the response cache keys answers by alias; groups do not share them' },
+  { section: 'router_settings', key: 'default_priority', kind: 'warned', why: 'calls are not queued by priority: each goes out at once' },
+  { section: 'router_settings', key: 'polling_interval', kind: 'warned', why: 'calls are not queued by priority: each goes out at once' },
+  { section: 'router_settings', key: 'debug_level', kind: 'warned', why: 'logging is set with AIGW_LOG' },
+  { section: 'router_settings', key: 'set_verbose', kind: 'warned', why: 'logging is set with AIGW_LOG' },
+  { section: 'router_settings', key: 'alerting_config', kind: 'warned', why: 'alert on /metrics instead' },
+  { section: 'router_settings', key: 'router_general_settings', kind: 'warned', why: "LiteLLM's own process optimisations" },
+  {
+    section: 'router_settings',
+    key: 'ignore_invalid_deployments',
+    kind: 'warned',
+    why: 'a deployment of a provider not served is left out with a warning anyway; a malformed one stops the start',
+  },
+  { section: 'router_settings', key: 'deployment_affinity_ttl_seconds', kind: 'warned', why: 'as optional_pre_call_checks' },
+  { section: 'router_settings', key: 'model_group_affinity_config', kind: 'warned', why: 'as optional_pre_call_checks' },
+  { section: 'router_settings', key: 'enable_health_check_routing', kind: 'warned', why: 'no background health checks run: deployments cool down on failures instead' },
+  { section: 'router_settings', key: 'health_check_staleness_threshold', kind: 'warned', why: 'as enable_health_check_routing' },
+  { section: 'router_settings', key: 'health_check_ignore_transient_errors', kind: 'warned', why: 'as enable_health_check_routing' },
+  {
+    section: 'router_settings',
+    key: 'optional_pre_call_checks',
+    kind: 'warned',
+    why: "affinity checks: stored responses and files are the gateway's own, so any deployment continues them; router_budget_limiting is refused (provider budgets are not enforced)",
+  },
+  { section: 'router_settings', key: 'assistants_config', kind: 'warned', why: 'assistants go to the deployment of the alias the call names' },
+  { section: 'router_settings', key: 'search_tools', kind: 'warned', why: 'the Search API is not served: its calls answer 404' },
+  {
+    section: 'router_settings',
+    key: 'enable_tag_filtering',
+    kind: 'refused',
+    why: 'tag-based routing is not served, and tagged calls would reach deployments kept from them',
+  },
+  { section: 'router_settings', key: 'tag_filtering_match_any', kind: 'refused', why: 'as enable_tag_filtering' },
+  { section: 'router_settings', key: 'provider_budget_config', kind: 'refused', why: 'provider budgets are not enforced, and spend would pass them; set max_budget on the keys' },
+  { section: 'router_settings', key: 'guardrail_list', kind: 'refused', why: 'guardrails are not served yet, and calls would pass unchecked' },
   // top level
   { section: '(top level)', key: 'model_list', kind: 'served', why: 'aliases and their deployments' },
-  { section: '(top level)', key: 'router_settings', kind: 'served', why: 'retries, fallbacks, cooldowns, routing strategy' },
+  { section: '(top level)', key: 'router_settings', kind: 'served', why: 'as listed here' },
   { section: '(top level)', key: 'litellm_settings', kind: 'served', why: 'as listed here' },
   { section: '(top level)', key: 'general_settings', kind: 'served', why: 'as listed here' },
   { section: '(top level)', key: 'environment_variables', kind: 'served', why: 'set in the environment before the rest of the file is read' },
   { section: '(top level)', key: 'guardrails', kind: 'refused', why: 'guardrails are not served yet, and calls would pass unchecked' },
+  {
+    section: '(top level)',
+    key: 'files_settings',
+    kind: 'warned',
+    why: "files and batches go to the deployment of the alias the call names (target_model_names or x-arbor-model), with that deployment's credentials",
+  },
+  { section: '(top level)', key: 'finetune_settings', kind: 'warned', why: 'fine-tuning is not served: its routes answer 404' },
   { section: '(top level)', key: 'mcp_servers', kind: 'refused', why: "MCP servers are the MCP gateway's (MCPGW_CONFIG); tools would silently vanish here" },
 ];
 
@@ -157,6 +287,9 @@ export const DEFAULT_LITELLM_SETTINGS: LiteLLMSettings = { dropParams: false, al
 
 export interface SettingsReading {
   settings: LiteLLMSettings;
+  /** `router_settings` and `litellm_settings` as meant (a misspelt key read as the one it meant), for the router's own reading. */
+  routerSection: Record<string, unknown>;
+  litellmSection: Record<string, unknown>;
   problems: ConfigProblem[];
   /** One line each, logged at start: the warned keys that were set, and why they change nothing. */
   warnings: string[];
@@ -177,11 +310,25 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
   const meantRoot = asMeant(root, keysOf('(top level)'));
   const litellmAsWritten = section(meantRoot, 'litellm_settings', problem);
   const generalAsWritten = section(meantRoot, 'general_settings', problem);
+  const routerAsWritten = section(meantRoot, 'router_settings', problem);
   sortKeys('litellm_settings', litellmAsWritten, problem, warnings);
   sortKeys('general_settings', generalAsWritten, problem, warnings);
+  sortKeys('router_settings', routerAsWritten, problem, warnings);
   // A misspelt key is reported once above, then read as the key it meant.
   const litellm = asMeant(litellmAsWritten, keysOf('litellm_settings'));
   const general = asMeant(generalAsWritten, keysOf('general_settings'));
+  const router = asMeant(routerAsWritten, keysOf('router_settings'));
+  const checks = router['optional_pre_call_checks'];
+  if (Array.isArray(checks) && checks.includes('router_budget_limiting')) {
+    problem('router_settings.optional_pre_call_checks', 'refused: router_budget_limiting (provider budgets) is not enforced, and spend would pass them');
+  }
+  for (const [index, team] of (Array.isArray(litellm['default_team_settings']) ? litellm['default_team_settings'] : []).entries()) {
+    if (typeof team !== 'object' || team === null) continue;
+    for (const key of ['callbacks', 'success_callback', 'failure_callback']) {
+      for (const hook of pythonCallbacks((team as Record<string, unknown>)[key]))
+        problem(`litellm_settings.default_team_settings[${index}].${key}`, `refused: "${hook}" is a Python callback the gateway cannot run, and it may check or change calls`);
+    }
+  }
   for (const key of ['callbacks', 'success_callback', 'failure_callback', 'service_callback']) {
     for (const hook of pythonCallbacks(litellm[key]))
       problem(`litellm_settings.${key}`, `refused: "${hook}" is a Python callback the gateway cannot run, and it may check or change calls`);
@@ -203,7 +350,7 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
     ...(numRetries !== undefined ? { numRetries } : {}),
     ...(requestTimeoutS !== undefined ? { requestTimeoutS } : {}),
   };
-  return { settings, problems, warnings };
+  return { settings, routerSection: router, litellmSection: litellm, problems, warnings };
 }
 
 /** The keys SETTING_RULES knows in one section. */

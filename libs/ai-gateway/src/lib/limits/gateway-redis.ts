@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import type { GatewayConfig } from '../config/gateway-config';
 
 /** AIGW_REDIS_URL; absent: every counter stays in process. */
 export const GATEWAY_REDIS_URL = Symbol('GATEWAY_REDIS_URL');
@@ -71,5 +72,37 @@ export class GatewayRedis implements OnApplicationBootstrap, OnApplicationShutdo
   async onApplicationShutdown(): Promise<void> {
     if (!this.client) return;
     await this.client.quit().catch(() => this.client?.disconnect());
+  }
+}
+
+/**
+ * The gateway's one Redis: AIGW_REDIS_URL, else router_settings' redis_url / redis_host (LiteLLM's
+ * place for the Redis its replicas share). When both are given and name different servers,
+ * AIGW_REDIS_URL wins (the environment wins over the file, as AIGW_MASTER_KEY does) and the start
+ * says so, naming host and port only (the URLs may hold a password).
+ */
+export function withGatewayRedis(config: GatewayConfig, fromEnvironment: string | undefined): { redisUrl: string | undefined; config: GatewayConfig } {
+  const fromFile = config.router.redisUrl;
+  if (!fromEnvironment || !fromFile) return { redisUrl: fromEnvironment || fromFile, config };
+  const where = (url: string) => {
+    try {
+      const parsed = new URL(url);
+      return `${parsed.hostname}:${parsed.port || '6379'}${parsed.pathname.length > 1 ? parsed.pathname : ''}`;
+    } catch {
+      return 'an unreadable URL';
+    }
+  };
+  if (normalisedRedisUrl(fromEnvironment) === normalisedRedisUrl(fromFile)) return { redisUrl: fromEnvironment, config };
+  const warning = `router_settings names the Redis at ${where(fromFile)} but AIGW_REDIS_URL names ${where(fromEnvironment)}: AIGW_REDIS_URL is used`;
+  return { redisUrl: fromEnvironment, config: { ...config, warnings: [...config.warnings, warning] } };
+}
+
+/** A Redis URL with its defaults spelt out (port 6379, database 0), so that equal servers compare equal. */
+function normalisedRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}@${parsed.hostname}:${parsed.port || '6379'}/${parsed.pathname.replace(/^\//, '') || '0'}`;
+  } catch {
+    return url;
   }
 }

@@ -58,6 +58,12 @@ export class ModelPrices implements OnApplicationBootstrap {
     return price ? costOf(usage, price) : 0;
   }
 
+  /** Input plus output price per token (cost-based routing's measure); undefined when the deployment has no price. */
+  pricePerToken(deployment: GatewayDeployment): number | undefined {
+    const price = deployment.wildcard ? this.wildcardPrice(deployment) : this.prices.get(deployment.id);
+    return price ? price.inputCostPerToken + price.outputCostPerToken : undefined;
+  }
+
   private wildcardPrice(deployment: GatewayDeployment): ModelPrice | undefined {
     const key = `${deployment.id}\u0000${deployment.provider}/${deployment.model}`;
     const cached = this.wildcardPrices.get(key);
