@@ -87,6 +87,25 @@ describe('SpendRecorder', () => {
     expect(master).toEqual([{ requests: 1 }]);
   });
 
+  it("counts a project's calls and errors per UTC hour (calls_hourly), also when the clock goes back", async () => {
+    const project = `hourly-${randomBytes(4).toString('hex')}`;
+    recorder.recordCall(project, null, false);
+    recorder.recordCall(project, null, true);
+    clock.time += 60_000; // 00:00 the next day: the next hour
+    recorder.recordCall(project, null, false);
+    clock.time -= 120_000; // a clock set back lands in the hour it names
+    recorder.recordCall(project, null, false);
+    await recorder.flush();
+    const rows = await dataSource.query(
+      `select to_char(hour at time zone 'UTC', 'YYYY-MM-DD HH24:MI') as hour, calls::int as calls, errors::int as errors from calls_hourly where project = $1 order by hour`,
+      [project],
+    );
+    expect(rows).toEqual([
+      { hour: '2026-03-14 23:00', calls: 3, errors: 1 },
+      { hour: '2026-03-15 00:00', calls: 1, errors: 0 },
+    ]);
+  });
+
   it('keeps apart, in the same rows, the requests and cost whose usage the gateway estimated', async () => {
     const key = await newKey({ project: 'estimates' });
     recorder.record(call(key.id, { project: 'estimates' }));

@@ -127,6 +127,8 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
   private timer: NodeJS.Timeout | undefined;
   /** The UTC day of the latest call and when it ends: formatting a date per call was half of record(). */
   private day = { name: '', endsAt: 0 };
+  /** The same for the hour of calls_hourly. */
+  private hour = { name: '', endsAt: 0 };
   private flushing: Promise<void> | undefined;
   private failing = false;
 
@@ -168,7 +170,11 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
   /** One finished call of a project's key, failed or not, for the per-hour counts (calls_hourly). */
   recordCall(project: string, projectId: string | null, failed: boolean): void {
     const now = this.clock.now();
-    addHourly(this.hourly, { hour: new Date(now - (now % HOUR_MS)).toISOString(), project, projectId, calls: 1, errors: failed ? 1 : 0 });
+    if (now >= this.hour.endsAt || now < this.hour.endsAt - HOUR_MS) {
+      const start = now - (now % HOUR_MS);
+      this.hour = { name: new Date(start).toISOString(), endsAt: start + HOUR_MS };
+    }
+    addHourly(this.hourly, { hour: this.hour.name, project, projectId, calls: 1, errors: failed ? 1 : 0 });
     this.schedule();
   }
 
