@@ -87,7 +87,8 @@ export function sendAnthropicError(res: ServerResponse, status: number, type: st
 }
 
 export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath) => {
-  const path = new URL(rawPath, 'http://fake').pathname;
+  const url = new URL(rawPath, 'http://fake');
+  const path = url.pathname;
   const platform = path !== '/v1/messages' && path !== '/v1/messages/count_tokens';
   if (platform ? !['POST', 'GET', 'DELETE'].includes(req.method ?? '') : req.method !== 'POST') {
     sendAnthropicError(res, 404, 'not_found_error', `fake: unknown url ${req.method} ${path}`);
@@ -109,7 +110,7 @@ export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath
     return;
   }
   if (platform) {
-    if (!handleAnthropicPlatform(req, res, body, path)) sendAnthropicError(res, 404, 'not_found_error', `fake: unknown url ${req.method} ${path}`);
+    if (!handleAnthropicPlatform(req, res, body, path, url.searchParams)) sendAnthropicError(res, 404, 'not_found_error', `fake: unknown url ${req.method} ${path}`);
     return;
   }
   let request: MessagesRequest;

@@ -37,6 +37,8 @@ export const anthropicAdapter: ProviderAdapter = {
     // One {custom_id, result: {type, message}} line per request.
     resources: ANTHROPIC_PASS_THROUGH_RESOURCES,
     batchResults: { path: /^\/v1\/messages\/batches\/[^/]+\/results$/ },
+    // The Skills API (the seed's family B: "Skills API: Yes") at `/v1/skills` too.
+    rootRoutes: { paths: ['/v1/skills'], defaultHeaders: { 'anthropic-version': DEFAULT_ANTHROPIC_VERSION } },
   },
 };
 
