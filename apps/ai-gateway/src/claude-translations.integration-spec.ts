@@ -213,6 +213,20 @@ model_list:
       expect(await rejectionOf(alpha.skills.retrieve(skill.id))).toBeInstanceOf(Anthropic.NotFoundError);
     });
 
+    it("fills a page the filter left short from Anthropic's next pages, by its page token, and pages on from there", async () => {
+      const alpha = anthropic(await newKey('skills-paging-alpha'));
+      const beta = anthropic(await newKey('skills-paging-beta'));
+      const own = await alpha.skills.create({ files: await skillFiles('paging-own') });
+      // Newer than alpha's, so first in Anthropic's list: a page of two holds only beta's.
+      for (const name of ['paging-1', 'paging-2', 'paging-3']) await beta.skills.create({ files: await skillFiles(name) });
+      const first = await alpha.skills.list({ limit: 2 });
+      expect(first.data.map((skill) => skill.id)).toEqual([own.id, 'pptx', 'xlsx']);
+      expect(first.next_page).toEqual(expect.any(String));
+      const all = [];
+      for await (const skill of alpha.skills.list({ limit: 2 })) all.push(skill.id);
+      expect(all).toEqual([own.id, 'pptx', 'xlsx', 'docx', 'pdf']);
+    });
+
     it("answers the vendor's errors in its envelope, and refuses a key without the Anthropic alias", async () => {
       const key = await newKey('skills-errors');
       const refused = await rejectionOf(anthropic(key).skills.create({ files: [await toFile(Buffer.from('no frontmatter'), 'notes/README.md')] }));
