@@ -39,6 +39,14 @@ model_list:
     litellm_params: { model: anthropic/claude-3-5-haiku-20241022, api_base: ${fake}/anthropic, api_key: sk-upstream-anthropic }
   - model_name: gpt
     litellm_params: { model: openai/gpt-4o-mini, api_base: ${fake}/openai/v1, api_key: sk-upstream-openai }
+  - model_name: bedrock-claude
+    litellm_params:
+      model: bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0
+      api_base: ${fake}/bedrock
+      aws_region_name: us-east-1
+      # The key the fake knows (tools/fake-providers/src/bedrock-fake.ts).
+      aws_access_key_id: FAKEBEDROCKACCESSKEY
+      aws_secret_access_key: fake-bedrock-secret-access-key
 `,
     );
     client = running.client;
@@ -92,6 +100,33 @@ model_list:
 
       const streamed = await readChatStream(
         await client.chat.completions.create({ model: 'claude-3', messages: [{ role: 'user', content: 'tool-streamed weather?' }], response_format: weather, stream: true }),
+      );
+      expect(matchesSchema(JSON.parse(streamed.text))).toBe(true);
+      expect(streamed.finishReason).toBe('stop');
+    });
+
+    it("answers a JSON schema on Bedrock's Converse through a forced tool, plain and streamed", async () => {
+      const completion = await client.chat.completions.create({
+        model: 'bedrock-claude',
+        messages: [{ role: 'user', content: 'converse-schema weather?' }],
+        response_format: weather,
+      });
+      expect(matchesSchema(JSON.parse(completion.choices[0]?.message.content ?? ''))).toBe(true);
+      expect(completion.choices[0]?.message.tool_calls).toBeUndefined();
+      expect(completion.choices[0]?.finish_reason).toBe('stop');
+      const sent = (await lastRequestWith(running.fake, 'converse-schema weather?')).json;
+      expect(sent['toolConfig']).toEqual({
+        tools: [{ toolSpec: expect.objectContaining({ name: 'json_tool_call', inputSchema: { json: schema } }) }],
+        toolChoice: { tool: { name: 'json_tool_call' } },
+      });
+
+      const streamed = await readChatStream(
+        await client.chat.completions.create({
+          model: 'bedrock-claude',
+          messages: [{ role: 'user', content: 'converse-streamed weather?' }],
+          response_format: weather,
+          stream: true,
+        }),
       );
       expect(matchesSchema(JSON.parse(streamed.text))).toBe(true);
       expect(streamed.finishReason).toBe('stop');

@@ -1,6 +1,7 @@
 import { ANTHROPIC_CHAT_PARAMETERS } from '../anthropic/anthropic.params';
 import { mapParameters } from '../lib/parameter-map';
 import { ProviderError } from '../lib/provider-error';
+import { RESPONSE_FORMAT_TOOL, responseFormatFunction, wantedJson, type ResponseFormatTool } from '../lib/response-format-tool';
 
 // reasoning_effort as a thinking budget (Anthropic's minimum budget is 1024 tokens).
 const THINKING_BUDGETS: Record<string, number> = { minimal: 1024, low: 1024, medium: 2048, high: 4096 };
@@ -34,15 +35,7 @@ export function toAnthropicRequest(body: Record<string, unknown>, model: string)
   return request;
 }
 
-/** The tool that carries a JSON answer on models without native structured outputs (LiteLLM's name for it). */
-export const RESPONSE_FORMAT_TOOL = 'json_tool_call';
-
-/** How a chat `response_format` reaches Claude when it is carried by a tool: the answer's translation reads it back as the message content. */
-export interface ResponseFormatTool {
-  name: string;
-  /** The only tool, called by force: Claude writes nothing else, so any text beside it is no part of the answer. */
-  forced: boolean;
-}
+export { RESPONSE_FORMAT_TOOL, type ResponseFormatTool } from '../lib/response-format-tool';
 
 /**
  * Whether Claude `model` has native structured outputs (`output_config.format`): Claude Opus 4.1,
@@ -84,24 +77,15 @@ function withResponseFormat(request: Record<string, unknown>, body: Record<strin
     request['output_config'] = { ...config, format: { type: 'json_schema', schema: closedObjects(format.schema) } };
     return;
   }
-  const schema = format.schema ?? { type: 'object', additionalProperties: true };
-  const description = [format.description, 'Answer with this tool: its input is your whole answer, as JSON.'].filter(Boolean).join(' ');
-  request['tools'] = [...((request['tools'] as Block[] | undefined) ?? []), { name: tool.name, description, input_schema: schema }];
+  const { name, description, parameters } = responseFormatFunction(format);
+  request['tools'] = [...((request['tools'] as Block[] | undefined) ?? []), { name, description, input_schema: parameters }];
   const thinking = (request['thinking'] as { type?: unknown } | undefined)?.type === 'enabled';
   if (tool.forced && !thinking) request['tool_choice'] = { type: 'tool', name: tool.name };
 }
 
-/** The request's response_format, when it asks for JSON (a schema, or any JSON object); throws 400 when it is malformed. */
+/** The request's response_format, when it asks for JSON (a schema, or any JSON object); throws 400 naming it when malformed. */
 function responseFormatOf(body: Record<string, unknown>): { schema?: Block; description?: string } | undefined {
-  const format = body['response_format'];
-  if (format === undefined || format === null) return undefined;
-  const { type, json_schema: jsonSchema } = (typeof format === 'object' ? format : {}) as { type?: unknown; json_schema?: { schema?: unknown; description?: unknown } };
-  if (type === 'text') return undefined;
-  if (type === 'json_object') return {};
-  if (type !== 'json_schema') throw invalid('response_format.type must be text, json_object or json_schema.', 'response_format');
-  const schema = jsonSchema?.schema;
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw invalid('response_format.json_schema.schema must be a JSON schema object.', 'response_format');
-  return { schema: schema as Block, ...(typeof jsonSchema?.description === 'string' ? { description: jsonSchema.description } : {}) };
+  return wantedJson(body, (message) => invalid(message, 'response_format'));
 }
 
 /** Claude's structured outputs take closed objects only: an object schema that does not say otherwise gets `additionalProperties: false`. */
