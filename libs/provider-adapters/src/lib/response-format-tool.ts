@@ -41,14 +41,16 @@ export function responseFormatFunction(wanted: { schema?: Record<string, unknown
 
 /**
  * A chat request whose `response_format` asks for JSON, with that format as a function tool
- * instead (forced when it is the only tool), and the tool; the request as it was when it asks for none.
+ * instead (forced when it is the only tool and reasoning is off), and the tool; the request as it was when it asks for none.
  */
 export function responseFormatAsTool(body: Record<string, unknown>, invalid: (message: string) => Error): { body: Record<string, unknown>; tool?: ResponseFormatTool } {
   const wanted = wantedJson(body, invalid);
   const { response_format: _format, ...rest } = body;
   if (!wanted) return { body: rest };
   const tools = Array.isArray(body['tools']) ? (body['tools'] as unknown[]) : [];
-  const forced = tools.length === 0;
+  // Claude (and others) take no forced tool choice with reasoning on.
+  const reasoning = (body['thinking'] as { type?: unknown } | null | undefined)?.type === 'enabled' || (body['reasoning_effort'] != null && body['reasoning_effort'] !== 'none');
+  const forced = tools.length === 0 && !reasoning;
   const asked: Record<string, unknown> = { ...rest, tools: [...tools, { type: 'function', function: responseFormatFunction(wanted) }] };
   if (forced) asked['tool_choice'] = { type: 'function', function: { name: RESPONSE_FORMAT_TOOL } };
   return { body: asked, tool: { name: RESPONSE_FORMAT_TOOL, forced } };

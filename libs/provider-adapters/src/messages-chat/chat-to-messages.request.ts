@@ -58,7 +58,10 @@ export function hasStructuredOutputs(model: string): boolean {
 export function responseFormatTool(body: Record<string, unknown>, model: string): ResponseFormatTool | undefined {
   const format = responseFormatOf(body);
   if (!format || (format.schema && hasStructuredOutputs(model))) return undefined;
-  return { name: RESPONSE_FORMAT_TOOL, forced: !(Array.isArray(body['tools']) && body['tools'].length > 0) };
+  const tools = Array.isArray(body['tools']) && body['tools'].length > 0;
+  // With thinking on, Claude takes no forced tool choice.
+  const thinking = (body['thinking'] as { type?: unknown } | null | undefined)?.type === 'enabled' || thinkingBudgetFor(body['reasoning_effort']) !== undefined;
+  return { name: RESPONSE_FORMAT_TOOL, forced: !tools && !thinking };
 }
 
 /**
@@ -79,8 +82,7 @@ function withResponseFormat(request: Record<string, unknown>, body: Record<strin
   }
   const { name, description, parameters } = responseFormatFunction(format);
   request['tools'] = [...((request['tools'] as Block[] | undefined) ?? []), { name, description, input_schema: parameters }];
-  const thinking = (request['thinking'] as { type?: unknown } | undefined)?.type === 'enabled';
-  if (tool.forced && !thinking) request['tool_choice'] = { type: 'tool', name: tool.name };
+  if (tool.forced) request['tool_choice'] = { type: 'tool', name: tool.name };
 }
 
 /** The request's response_format, when it asks for JSON (a schema, or any JSON object); throws 400 naming it when malformed. */

@@ -57,6 +57,12 @@ describe('response_format on Claude', () => {
     expect((beside['tools'] as { name: string }[]).map((tool) => tool.name)).toEqual(['lookup', RESPONSE_FORMAT_TOOL]);
     expect(beside['tool_choice']).toBeUndefined();
     expect(responseFormatTool(ask({ response_format: { type: 'json_object' }, tools }), 'claude-sonnet-4-6')).toEqual({ name: RESPONSE_FORMAT_TOOL, forced: false });
+
+    // Claude takes no forced tool with thinking on.
+    const thinking = toAnthropicRequest(ask({ response_format: { type: 'json_object' }, reasoning_effort: 'low' }), 'claude-sonnet-4-6');
+    expect(thinking['thinking']).toEqual({ type: 'enabled', budget_tokens: 1024 });
+    expect(thinking['tool_choice']).toBeUndefined();
+    expect(responseFormatTool(ask({ response_format: { type: 'json_object' }, thinking: { type: 'enabled', budget_tokens: 2048 } }), 'claude-sonnet-4-6')?.forced).toBe(false);
   });
 
   it('asks nothing for text, and refuses a malformed response_format naming it', () => {
