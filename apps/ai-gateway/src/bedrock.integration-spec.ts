@@ -142,7 +142,7 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
     const choice = first.choices[0]!;
     expect(choice.finish_reason).toBe('tool_calls');
     const call = choice.message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
-    expect(call).toEqual({ id: expect.stringMatching(/^tooluse_/), type: 'function', function: { name: 'get_weather', arguments: '{"argument":"fake"}' } });
+    expect(call).toEqual({ id: expect.stringMatching(/^tooluse_/), type: 'function', function: { name: 'get_weather', arguments: '{"city":"fake"}' } });
     expect((await lastRequestWith(fake, 'bedrock tools')).json['toolConfig']).toEqual({
       tools: [{ toolSpec: { name: 'get_weather', description: 'The weather now', inputSchema: { json: weatherTool.function.parameters } } }],
       toolChoice: { any: {} },
@@ -156,7 +156,7 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
     expect(second.choices[0]?.finish_reason).toBe('stop');
     expect((await lastRequestWith(fake, 'bedrock tools')).json['messages']).toEqual([
       { role: 'user', content: [{ text: question.content }] },
-      { role: 'assistant', content: [{ text: `fake answer from ${CLAUDE}` }, { toolUse: { toolUseId: call.id, name: 'get_weather', input: { argument: 'fake' } } }] },
+      { role: 'assistant', content: [{ text: `fake answer from ${CLAUDE}` }, { toolUse: { toolUseId: call.id, name: 'get_weather', input: { city: 'fake' } } }] },
       { role: 'user', content: [{ toolResult: { toolUseId: call.id, content: [{ text: '{"temperature":21}' }] } }] },
     ]);
 
@@ -169,7 +169,7 @@ describe('ai-gateway on AWS Bedrock through the official OpenAI and Anthropic SD
         args += delta.function?.arguments ?? '';
       }
     }
-    expect({ name, args }).toEqual({ name: 'get_weather', args: '{"argument":"fake"}' });
+    expect({ name, args }).toEqual({ name: 'get_weather', args: '{"city":"fake"}' });
   });
 
   it('sends images as Converse image blocks, and refuses image links Bedrock cannot fetch with 400', async () => {

@@ -10,5 +10,6 @@ export * from './lib/parameter-map';
 export * from './openai/openai.adapter';
 export * from './messages-chat/messages-bridge';
 export * from './responses-chat/responses-bridge';
+export * from './completions-chat/completions-bridge';
 export * from './lib/pass-through-url';
 export * from './lib/pass-through-headers';

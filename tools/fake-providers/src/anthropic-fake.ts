@@ -13,8 +13,10 @@
 //   pause-<N> (or x-fake-pause-ms), hold-<name>: a stream stops after its first text delta for N
 //   ms, or until POST /_fake/release/<name>
 // The answer is "fake answer from <model>", cut at the first stop sequence or after max_tokens
-// words; with tools (and tool_choice not none) it also calls the chosen or first tool with
-// {"argument":"fake"}, unless the last turn already carries tool results. With `thinking` enabled the
+// words, or with `output_config.format` (structured outputs) a JSON text conforming to its schema;
+// with tools (and tool_choice not none) it also calls the chosen or first tool with an input
+// conforming to its input_schema (schema-sample.ts: {"argument":"fake"} when it requires nothing),
+// unless the last turn already carries tool results. With `thinking` enabled the
 // answer starts with a signed thinking block (streamed as thinking_delta and signature_delta).
 // POST /v1/messages/count_tokens answers {"input_tokens": N} (N: the words of every text and
 // tool definition, plus 3 a message) and refuses fields it does not take, as Anthropic does.
@@ -25,6 +27,7 @@ import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAnthropicPlatform } from './anthropic-platform-fake.ts';
 import { held, type FakeHandler } from './openai-fake.ts';
+import { sampleOf } from './schema-sample.ts';
 
 const ERRORS: Record<string, { status: number; type: string; message: string }> = {
   '400': { status: 400, type: 'invalid_request_error', message: 'fake: invalid request' },
@@ -69,9 +72,10 @@ export interface MessagesRequest {
   top_p?: unknown;
   top_k?: unknown;
   stream?: unknown;
-  tools?: { name?: unknown }[];
+  tools?: { name?: unknown; input_schema?: unknown }[];
   tool_choice?: { type?: unknown; name?: unknown };
   thinking?: { type?: unknown; budget_tokens?: unknown };
+  output_config?: { format?: { type?: unknown; schema?: unknown } | null };
 }
 
 export function sendAnthropicError(res: ServerResponse, status: number, type: string, message: string): void {
@@ -83,7 +87,8 @@ export function sendAnthropicError(res: ServerResponse, status: number, type: st
 }
 
 export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath) => {
-  const path = new URL(rawPath, 'http://fake').pathname;
+  const url = new URL(rawPath, 'http://fake');
+  const path = url.pathname;
   const platform = path !== '/v1/messages' && path !== '/v1/messages/count_tokens';
   if (platform ? !['POST', 'GET', 'DELETE'].includes(req.method ?? '') : req.method !== 'POST') {
     sendAnthropicError(res, 404, 'not_found_error', `fake: unknown url ${req.method} ${path}`);
@@ -105,7 +110,7 @@ export const handleAnthropic: FakeHandler = async (req, res, body, seen, rawPath
     return;
   }
   if (platform) {
-    if (!handleAnthropicPlatform(req, res, body, path)) sendAnthropicError(res, 404, 'not_found_error', `fake: unknown url ${req.method} ${path}`);
+    if (!handleAnthropicPlatform(req, res, body, path, url.searchParams)) sendAnthropicError(res, 404, 'not_found_error', `fake: unknown url ${req.method} ${path}`);
     return;
   }
   let request: MessagesRequest;
@@ -297,7 +302,8 @@ interface Answer {
 }
 
 function answerFor(request: MessagesRequest, model: string): Answer {
-  let text = `fake answer from ${model}`;
+  const format = request.output_config?.format;
+  let text = format?.type === 'json_schema' ? JSON.stringify(sampleOf(format.schema)) : `fake answer from ${model}`;
   let stopReason = 'end_turn';
   let stopSequence: string | null = null;
   for (const stop of (request.stop_sequences as string[] | undefined) ?? []) {
@@ -310,7 +316,7 @@ function answerFor(request: MessagesRequest, model: string): Answer {
   }
   // One word is one token here.
   const words = text.split(' ');
-  if (words.length > (request.max_tokens as number)) {
+  if (!format && words.length > (request.max_tokens as number)) {
     text = words.slice(0, request.max_tokens as number).join(' ');
     stopReason = 'max_tokens';
     stopSequence = null;
@@ -319,7 +325,8 @@ function answerFor(request: MessagesRequest, model: string): Answer {
   if (request.thinking?.type === 'enabled') content.unshift({ type: 'thinking', thinking: FAKE_THINKING, signature: signatureOf(FAKE_THINKING) });
   const tool = toolToCall(request);
   if (tool && stopReason === 'end_turn') {
-    content.push({ type: 'tool_use', id: `toolu_fake${Date.now()}`, name: tool, input: FAKE_TOOL_INPUT });
+    const schema = request.tools?.find((candidate) => candidate.name === tool)?.input_schema;
+    content.push({ type: 'tool_use', id: `toolu_fake${Date.now()}`, name: tool, input: schema === undefined ? FAKE_TOOL_INPUT : sampleOf(schema) });
     stopReason = 'tool_use';
   }
   return { content, stopReason, stopSequence };

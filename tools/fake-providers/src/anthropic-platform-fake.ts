@@ -7,9 +7,11 @@
 //                                             as /v1/messages would answer them)
 //   GET  /v1/messages/batches[/{id}[/results]] the batches, one batch, its results as JSONL
 //   POST /v1/messages/batches/{id}/cancel, DELETE /v1/messages/batches/{id}
+//   /v1/skills…                               the Skills API (anthropic-skills-fake.ts)
 // An unknown id is Anthropic's 404 (not_found_error).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { claudeAnswer, problemWith, sendAnthropicError, type MessagesRequest } from './anthropic-fake.ts';
+import { handleSkills } from './anthropic-skills-fake.ts';
 
 const MODELS = [
   { type: 'model', id: 'claude-opus-4-6', display_name: 'Claude Opus 4.6', created_at: '2026-02-05T00:00:00Z' },
@@ -55,8 +57,9 @@ function page<T extends { id: string }>(data: T[]): Record<string, unknown> {
 }
 
 /** Answers the request when it is one of these endpoints (true), else leaves it to the messages fake. */
-export function handleAnthropicPlatform(req: IncomingMessage, res: ServerResponse, body: string, path: string): boolean {
+export function handleAnthropicPlatform(req: IncomingMessage, res: ServerResponse, body: string, path: string, query: URLSearchParams): boolean {
   const method = req.method ?? 'GET';
+  if (path === '/v1/skills' || path.startsWith('/v1/skills/')) return handleSkills(req, res, body, path, query);
   if (method === 'GET' && path === '/v1/models') return answered(() => send(res, 200, page(MODELS)));
   if (path === '/v1/files') {
     if (method === 'GET') return answered(() => send(res, 200, page([...files].reverse())));

@@ -16,10 +16,12 @@
 // (that exception), fail-midstream (a stream sends its first delta, then a ThrottlingException
 // frame); tokens-<input>-<output>[-cache-<written>-<read>] anywhere after a dot: the usage reported.
 // Converse answers "fake answer from <model>" and, with toolConfig (unless the last turn carries
-// tool results), calls the chosen or first tool with {"argument":"fake"}.
+// tool results), calls the chosen or first tool with an input conforming to its inputSchema
+// (schema-sample.ts: {"argument":"fake"} when it requires nothing).
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Sha256 } from '@aws-crypto/sha256-js';
+import { sampleOf } from './schema-sample.ts';
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
@@ -232,7 +234,10 @@ async function converse(res: ServerResponse, request: Record<string, unknown>, m
   if (problem) return sendBedrockError(res, 400, 'ValidationException', problem);
   const text = `fake answer from ${model}`;
   const tool = toolToCall(request);
-  const toolUse = tool ? { toolUseId: `tooluse_fake${Date.now()}`, name: tool, input: { argument: 'fake' } } : undefined;
+  const schema = (request['toolConfig'] as { tools?: { toolSpec?: { name?: unknown; inputSchema?: { json?: unknown } } }[] } | undefined)?.tools?.find(
+    (candidate) => candidate.toolSpec?.name === tool,
+  )?.toolSpec?.inputSchema?.json;
+  const toolUse = tool ? { toolUseId: `tooluse_fake${Date.now()}`, name: tool, input: schema === undefined ? { argument: 'fake' } : sampleOf(schema) } : undefined;
   const stopReason = toolUse ? 'tool_use' : 'end_turn';
   const usage = usageFor(model);
   if (!streamed) {

@@ -57,7 +57,7 @@ export function startFakeProviders(options: { port?: number; host?: string } = {
     const streamed = /^multipart\//.test(req.headers['content-type'] ?? '');
     const chunks: Buffer[] = [];
     // A file upload is kept whole for the stored-resources fake, which parses it from its bytes.
-    const buffered = !streamed || /\/(files|batches|vector_stores|assistants|threads|uploads)(\/|\?|$)/.test(req.url ?? '');
+    const buffered = !streamed || /\/(files|batches|vector_stores|assistants|threads|uploads|skills)(\/|\?|$)/.test(req.url ?? '');
     if (buffered) req.on('data', (chunk: Buffer) => chunks.push(chunk));
     const serve = () => {
       const bytes = Buffer.concat(chunks);

@@ -7,8 +7,10 @@
 //   model tokens-<prompt>-<completion>: the usage reported (default 7 and 5)
 //   x-fake-pause-ms: N, or model pause-<N>: streamed calls stop after the first chunk for N ms
 //   model hold-<name>: streamed calls stop after the first chunk until POST /_fake/release/<name>
-// Chat with `tools` (and tool_choice not none) calls the chosen or first function with
-// {"argument":"fake"} (finish_reason tool_calls), unless the last message is a tool result.
+// Chat with `tools` (and tool_choice not none) calls the chosen or first function with arguments
+// conforming to its parameters (schema-sample.ts: {"argument":"fake"} when they require nothing),
+// finish_reason tool_calls, unless the last message is a tool result.
+// With response_format json_schema, the answer is a JSON text conforming to the schema.
 // Every answer echoes what arrived in the `x-fake-*` headers and in `fake_echo` (non-streamed),
 // so that a test can assert what the gateway sent.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -17,6 +19,7 @@ import { handleConversations } from './openai-conversations-fake.ts';
 import { handleRealtimeSessions } from './realtime-fake.ts';
 import { handleOpenAiResources, isResourcePath } from './openai-resources-fake.ts';
 import { answerResponses, compactedResponse, handleStoredResponses, inputTokens, type ResponsesRequest } from './openai-responses-fake.ts';
+import { sampleOf } from './schema-sample.ts';
 
 export const FAKE_OPENAI_MODELS = ['gpt-4o-mini', 'gpt-4o', 'fake-small'];
 
@@ -158,7 +161,9 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
   }
   const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
   const id = operation === 'chat' ? `chatcmpl-fake${Date.now()}` : `cmpl-fake${Date.now()}`;
-  const content = `fake answer from ${model}`;
+  // Structured outputs: a JSON text conforming to the schema, as the model would write it.
+  const format = operation === 'chat' ? request.response_format : undefined;
+  const content = format?.type === 'json_schema' ? JSON.stringify(sampleOf(format.json_schema?.schema)) : `fake answer from ${model}`;
   const created = Math.floor(Date.now() / 1000);
   // Worked out before any header goes: a request it cannot read fails as a whole.
   const call = operation === 'chat' ? toolCallFor(request) : undefined;
@@ -256,8 +261,9 @@ interface FakeRequest {
   model?: unknown;
   stream?: unknown;
   messages?: { role?: unknown }[];
-  tools?: { function?: { name?: unknown } }[];
+  tools?: { function?: { name?: unknown; parameters?: unknown } }[];
   tool_choice?: unknown;
+  response_format?: { type?: unknown; json_schema?: { schema?: unknown } };
   input?: unknown;
   dimensions?: unknown;
   encoding_format?: unknown;
@@ -283,7 +289,8 @@ function toolCallFor(request: FakeRequest): { id: string; type: 'function'; func
   const chosen = (request.tool_choice as { function?: { name?: unknown } } | null | undefined)?.function?.name;
   const name = typeof chosen === 'string' ? chosen : request.tools[0]?.function?.name;
   if (typeof name !== 'string') return undefined;
-  return { id: `call_fake${Date.now()}`, type: 'function', function: { name, arguments: JSON.stringify({ argument: 'fake' }) } };
+  const parameters = request.tools.find((tool) => tool.function?.name === name)?.function?.parameters;
+  return { id: `call_fake${Date.now()}`, type: 'function', function: { name, arguments: JSON.stringify(parameters === undefined ? { argument: 'fake' } : sampleOf(parameters)) } };
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

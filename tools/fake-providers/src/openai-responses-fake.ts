@@ -7,9 +7,15 @@
 // made is refused as OpenAI refuses it (404 previous_response_not_found). Responses made with
 // `store` (the default) are kept, the latest 1000: GET and DELETE /v1/responses/{id}, GET
 // /v1/responses/{id}/input_items, POST /v1/responses/{id}/cancel (404 `Response with id '…' not found.`).
+// With function tools, the answer is one function_call item (status completed, arguments conforming
+// to the tool's parameters, schema-sample.ts) when tool_choice forces one (`required`: the first
+// tool; `{"type":"function","name"}`: that one), or, with tool_choice auto, when the last user
+// message names a tool; never after the input's last item is a function_call_output, nor with
+// tool_choice none.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendOpenAiError, type SeenRequest } from './openai-fake.ts';
+import { sampleOf } from './schema-sample.ts';
 
 // The ids of responses this process made: its own prefix and a count, so it knows them without keeping them.
 const ID_PREFIX = `resp_fake${randomBytes(4).toString('hex')}_`;
@@ -63,6 +69,36 @@ export interface ResponsesRequest {
   max_output_tokens?: unknown;
   previous_response_id?: unknown;
   store?: unknown;
+  tools?: unknown;
+  tool_choice?: unknown;
+}
+
+interface FunctionTool {
+  type: 'function';
+  name: string;
+  parameters?: unknown;
+}
+
+/** The function tool the answer calls, if it calls one (see the header). */
+function toolToCall(request: ResponsesRequest): FunctionTool | undefined {
+  const tools = (Array.isArray(request.tools) ? request.tools : []).filter(
+    (tool): tool is FunctionTool => typeof tool === 'object' && tool !== null && (tool as FunctionTool).type === 'function' && typeof (tool as FunctionTool).name === 'string',
+  );
+  const choice = request.tool_choice ?? 'auto';
+  const items = itemsOf(request.input);
+  if (tools.length === 0 || choice === 'none' || items.at(-1)?.['type'] === 'function_call_output') return undefined;
+  if (choice === 'required') return tools[0];
+  if (typeof choice === 'object' && choice !== null && (choice as { type?: unknown }).type === 'function')
+    return tools.find((tool) => tool.name === (choice as { name?: unknown }).name);
+  const asked = textOf(items.filter((item) => item['role'] === 'user').at(-1)?.['content']);
+  return tools.find((tool) => new RegExp(`\\b${tool.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(asked));
+}
+
+/** The text of a message's content (a string, or its text parts). */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => (typeof (part as { text?: unknown })?.text === 'string' ? (part as { text: string }).text : '')).join(' ');
 }
 
 function responseObject(request: ResponsesRequest, model: string, id: string, status: 'in_progress' | 'completed', output: unknown[], usage: unknown): Record<string, unknown> {
@@ -83,8 +119,8 @@ function responseObject(request: ResponsesRequest, model: string, id: string, st
     store: request.store !== false,
     temperature: 1,
     text: { format: { type: 'text' } },
-    tool_choice: 'auto',
-    tools: [],
+    tool_choice: request.tool_choice ?? 'auto',
+    tools: Array.isArray(request.tools) ? request.tools : [],
     top_p: 1,
     truncation: 'disabled',
     usage,
@@ -124,7 +160,18 @@ export async function answerResponses(
   };
   const part = { type: 'output_text', text, annotations: [] };
   const message = { type: 'message', id: messageId, status: 'completed', role: 'assistant', content: [part] };
-  const finished = responseObject(request, model, id, 'completed', [message], usage);
+  const tool = toolToCall(request);
+  const call = tool
+    ? {
+        type: 'function_call',
+        id: `fc_fake${Date.now()}`,
+        call_id: `call_fake${Date.now()}`,
+        name: tool.name,
+        arguments: JSON.stringify(sampleOf(tool.parameters ?? {})),
+        status: 'completed',
+      }
+    : undefined;
+  const finished = responseObject(request, model, id, 'completed', [call ?? message], usage);
   keep(finished, request);
   if (request.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json', ...headers });
@@ -135,17 +182,35 @@ export async function answerResponses(
   res.flushHeaders();
   const started = responseObject(request, model, id, 'in_progress', [], null);
   const item = { item_id: messageId, output_index: 0, content_index: 0 };
-  const events: Record<string, unknown>[] = [
-    { type: 'response.created', response: started },
-    { type: 'response.in_progress', response: started },
-    { type: 'response.output_item.added', output_index: 0, item: { ...message, status: 'in_progress', content: [] } },
-    { type: 'response.content_part.added', ...item, part: { ...part, text: '' } },
-    ...text.split(/(?<= )/).map((delta) => ({ type: 'response.output_text.delta', ...item, delta, logprobs: [] })),
-    { type: 'response.output_text.done', ...item, text, logprobs: [] },
-    { type: 'response.content_part.done', ...item, part },
-    { type: 'response.output_item.done', output_index: 0, item: message },
-    { type: 'response.completed', response: finished },
-  ];
+  const events: Record<string, unknown>[] = call
+    ? [
+        { type: 'response.created', response: started },
+        { type: 'response.in_progress', response: started },
+        { type: 'response.output_item.added', output_index: 0, item: { ...call, status: 'in_progress', arguments: '' } },
+        ...[call.arguments.slice(0, Math.floor(call.arguments.length / 2)), call.arguments.slice(Math.floor(call.arguments.length / 2))].map((delta) => ({
+          type: 'response.function_call_arguments.delta',
+          item_id: call.id,
+          output_index: 0,
+          delta,
+        })),
+        { type: 'response.function_call_arguments.done', item_id: call.id, output_index: 0, name: call.name, arguments: call.arguments },
+        { type: 'response.output_item.done', output_index: 0, item: call },
+        { type: 'response.completed', response: finished },
+      ]
+    : textEvents();
+  function textEvents(): Record<string, unknown>[] {
+    return [
+      { type: 'response.created', response: started },
+      { type: 'response.in_progress', response: started },
+      { type: 'response.output_item.added', output_index: 0, item: { ...message, status: 'in_progress', content: [] } },
+      { type: 'response.content_part.added', ...item, part: { ...part, text: '' } },
+      ...text.split(/(?<= )/).map((delta) => ({ type: 'response.output_text.delta', ...item, delta, logprobs: [] })),
+      { type: 'response.output_text.done', ...item, text, logprobs: [] },
+      { type: 'response.content_part.done', ...item, part },
+      { type: 'response.output_item.done', output_index: 0, item: message },
+      { type: 'response.completed', response: finished },
+    ];
+  }
   for (const [index, event] of events.entries()) {
     if (seen.aborted || res.destroyed) return;
     res.write(`event: ${String(event['type'])}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`);

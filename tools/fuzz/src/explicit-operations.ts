@@ -246,6 +246,21 @@ export const RESOURCE_CALLS: Operation[] = [
   resource('POST', '/v1/threads/{id}/runs/{run_id}/submit_tool_outputs', { tool_outputs: [{ tool_call_id: 'c1', output: 'x' }] }),
 ];
 
+/** Anthropic's Skills API at the gateway's root, served as through `/anthropic`: each id a hostile segment, no request leaving the Anthropic base. */
+const SKILL_MD = { filename: 'fuzz/SKILL.md', contentType: 'text/markdown', content: '---\nname: fuzz\ndescription: Fuzzes\n---\n' };
+const skills = (method: string, path: string, extra: Partial<Operation> = {}) =>
+  ai(method, path, undefined, { upstreamBases: [ANTHROPIC_BASE], headers: { 'anthropic-version': '2023-06-01' }, ...extra });
+const SKILLS_CALLS: Operation[] = [
+  skills('GET', '/v1/skills', { queryParams: ['limit', 'page', 'source'] }),
+  skills('POST', '/v1/skills', multipart({ display_name: 'fuzz' }, { 'files[]': SKILL_MD })),
+  skills('GET', '/v1/skills/{id}'),
+  skills('DELETE', '/v1/skills/{id}'),
+  skills('GET', '/v1/skills/{id}/versions', { queryParams: ['limit', 'page'] }),
+  skills('POST', '/v1/skills/{id}/versions', multipart({}, { 'files[]': SKILL_MD })),
+  skills('GET', '/v1/skills/{id}/versions/{version}'),
+  skills('DELETE', '/v1/skills/{id}/versions/{version}'),
+];
+
 /**
  * The vendors' APIs under `/openai/*` and `/anthropic/*`, and a configured pass_through_endpoints
  * entry: any method, a path that tries every way out of the configured base, and no request may
@@ -266,6 +281,7 @@ export const PASS_THROUGH_CALLS: Operation[] = [
       headers: { 'anthropic-version': '2023-06-01' },
     }),
   ),
+  ...SKILLS_CALLS,
   ...['GET', 'POST'].map((method) => ai(method, '/fuzz-pass/{path}', method === 'POST' ? { input: 'hi' } : undefined, { upstreamBases: [PASS_THROUGH_BASE], passThrough: true })),
 ];
 

@@ -5,7 +5,7 @@ import { openAiEventStream, jsonBody, readSseEvents } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { keyHeaders, rootOf } from '../lib/upstream-target';
 import { passThroughUrl } from '../lib/pass-through-url';
-import { toAnthropicRequest } from '../messages-chat/chat-to-messages.request';
+import { responseFormatTool, toAnthropicRequest } from '../messages-chat/chat-to-messages.request';
 import { toChatCompletion } from '../messages-chat/messages-to-chat.answer';
 import { anthropicMessage } from '../messages-chat/messages.wire';
 import { toChatCompletionChunks } from '../messages-chat/messages-to-chat.stream';
@@ -37,6 +37,8 @@ export const anthropicAdapter: ProviderAdapter = {
     // One {custom_id, result: {type, message}} line per request.
     resources: ANTHROPIC_PASS_THROUGH_RESOURCES,
     batchResults: { path: /^\/v1\/messages\/batches\/[^/]+\/results$/ },
+    // The Skills API (the seed's family B: "Skills API: Yes") at `/v1/skills` too.
+    rootRoutes: { paths: ['/v1/skills'], defaultHeaders: { 'anthropic-version': DEFAULT_ANTHROPIC_VERSION } },
   },
 };
 
@@ -87,13 +89,19 @@ export async function serveChatOverMessages(call: ProviderCall, send: (request: 
   const stream = body['stream'] === true;
   const response = await send(toAnthropicRequest(body, deployment.model));
   const created = Math.floor(Date.now() / 1000);
+  const jsonTool = responseFormatTool(body, deployment.model);
   if (stream) {
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
-    const chunks = toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage);
+    const chunks = toChatCompletionChunks(readSseEvents(response.body), deployment.model, created, includeUsage, jsonTool);
     return { status: response.statusCode, headers: response.headers, contentType: 'text/event-stream', body: openAiEventStream(chunks) };
   }
   const message = await readJsonAnswer(response, anthropicMessage, 'Claude');
-  return { status: response.statusCode, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(message, deployment.model, created)) };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    contentType: 'application/json',
+    body: jsonBody(toChatCompletion(message, deployment.model, created, jsonTool)),
+  };
 }
 
 function post(call: ProviderCall, path: string, request: unknown, version: string, betas: string[], keyHeader: string): Promise<UpstreamResponse> {

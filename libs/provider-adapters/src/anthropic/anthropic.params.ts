@@ -6,9 +6,9 @@ export const DEFAULT_MAX_TOKENS = 4096;
 
 /**
  * The OpenAI-format chat parameters the Messages API has an equivalent for, and how each reaches it
- * (messages-chat/chat-to-messages.request.ts translates the `translated` ones). Everything else
- * (n, logprobs, penalties, seed, response_format, …) has none and is refused or dropped by the
- * gateway's drop_params. `top_k` and `thinking` are Anthropic's own and pass through.
+ * (messages-chat/chat-to-messages.request.ts translates the `translated` ones: response_format as
+ * Claude's structured outputs, or a tool where the model has none). Everything else (n, logprobs,
+ * penalties, seed, …) has none and is refused or dropped by the gateway's drop_params. `top_k` and `thinking` are Anthropic's own and pass through.
  */
 export const ANTHROPIC_CHAT_PARAMETERS: ParameterMap = {
   rules: {
@@ -29,6 +29,7 @@ export const ANTHROPIC_CHAT_PARAMETERS: ParameterMap = {
     user: { to: 'metadata.user_id', convert: onlyString },
     reasoning_effort: 'translated',
     thinking: 'translated',
+    response_format: 'translated',
   },
   required: { max_tokens: DEFAULT_MAX_TOKENS },
 };

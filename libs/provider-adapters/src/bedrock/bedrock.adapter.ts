@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { embeddingList, embeddingTexts } from '../lib/embeddings';
 import { readJsonAnswer } from '../lib/json-answer';
+import { chunksFromTool, completionFromTool, responseFormatAsTool } from '../lib/response-format-tool';
 import type { ProviderAdapter, ProviderAnswer, ProviderCall } from '../lib/provider-adapter';
+import { ProviderError } from '../lib/provider-error';
 import { openAiEventStream, jsonBody } from '../lib/sse';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, readBody, sendUpstream, type UpstreamResponse } from '../lib/upstream-http';
 import { ANTHROPIC_COUNT_TOKENS_PARAMS, ANTHROPIC_MESSAGES_PARAMS, knownBetas } from '../anthropic/anthropic.params';
@@ -43,17 +45,19 @@ export const bedrockAdapter: ProviderAdapter = {
 };
 
 async function callConverse(call: ProviderCall): Promise<ProviderAnswer> {
-  const { deployment, body } = call;
-  const stream = body['stream'] === true;
+  const { deployment } = call;
+  const stream = call.body['stream'] === true;
+  // response_format as a tool whose input is the answer: Converse has no JSON output of its own for every model.
+  const { body, tool } = responseFormatAsTool(call.body, (message) => new ProviderError(400, 'invalid_request_error', message, 'invalid_value', 'response_format'));
   const response = await post(call, stream ? 'converse-stream' : 'converse', toConverseRequest(body));
   const created = Math.floor(Date.now() / 1000);
   if (stream) {
     const includeUsage = (body['stream_options'] as { include_usage?: unknown } | undefined)?.include_usage === true;
-    const chunks = toChatCompletionChunks(readBedrockEvents(response.body), deployment.model, created, includeUsage);
+    const chunks = chunksFromTool(toChatCompletionChunks(readBedrockEvents(response.body), deployment.model, created, includeUsage), tool);
     return { status: 200, headers: response.headers, contentType: 'text/event-stream', body: openAiEventStream(chunks) };
   }
   const answer = await readJsonAnswer(response, converseResponse, 'Bedrock');
-  return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(toChatCompletion(answer, deployment.model, created)) };
+  return { status: 200, headers: response.headers, contentType: 'application/json', body: jsonBody(completionFromTool(toChatCompletion(answer, deployment.model, created), tool)) };
 }
 
 async function callEmbeddings(call: ProviderCall): Promise<ProviderAnswer> {

@@ -20,6 +20,8 @@ export const BEDROCK_CHAT_PARAMETERS: ParameterMap = {
     top_k: { to: 'additionalModelRequestFields.top_k' },
     tools: 'translated',
     tool_choice: 'translated',
+    // As a forced tool whose input is the answer (lib/response-format-tool.ts), as LiteLLM does on Converse.
+    response_format: 'translated',
     reasoning_effort: 'translated',
     thinking: 'translated',
     guardrailConfig: {},

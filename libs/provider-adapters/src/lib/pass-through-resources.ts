@@ -41,6 +41,17 @@ export interface ResourceCollection {
   readonly creates?: boolean;
   /** Fields of this collection's answers that name other objects made with it (a batch's `output_file_id` → `file`): they become the same project's. */
   readonly names?: Readonly<Record<string, string>>;
+  /**
+   * The ids of objects the vendor publishes to every caller (Anthropic's own skills, `pptx`, `xlsx`,
+   * while its custom ones are `skill_…`): no project owns them, every key may name them and sees
+   * them in lists (the vendor itself refuses changing them).
+   */
+  readonly published?: RegExp;
+  /**
+   * Lists paged by a token instead of by ids: the query parameter that asks for the next page and
+   * the answer's field that gives it (`page` ← `next_page`); else by `cursors`.
+   */
+  readonly pageToken?: { readonly query: string; readonly from: string };
 }
 
 /** A request that makes an object of `kind`; `{}` in `path` stands for one id segment. */

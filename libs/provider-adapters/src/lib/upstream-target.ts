@@ -26,6 +26,13 @@ export interface PassThroughApi {
   readonly batchResults?: { readonly path: RegExp };
   /** The objects the vendor keeps for its caller, which the gateway keeps each project to its own of. */
   readonly resources: PassThroughResources;
+  /**
+   * Paths of the vendor's API (below its root, with everything below them) that the gateway also
+   * serves at its own root, as it serves them under `/<route>` (Anthropic's Skills API at
+   * `/v1/skills`, which no other family has), with the request headers sent when the client sent
+   * none of its own (the API version).
+   */
+  readonly rootRoutes?: { readonly paths: readonly string[]; readonly defaultHeaders?: Readonly<Record<string, string>> };
 }
 
 /** A realtime model's WebSocket at the provider (OpenAI's `/v1/realtime`, Azure OpenAI's `/openai/realtime`). */

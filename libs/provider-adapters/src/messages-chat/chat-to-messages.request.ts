@@ -1,6 +1,7 @@
 import { ANTHROPIC_CHAT_PARAMETERS } from '../anthropic/anthropic.params';
 import { mapParameters } from '../lib/parameter-map';
 import { ProviderError } from '../lib/provider-error';
+import { RESPONSE_FORMAT_TOOL, responseFormatFunction, wantedJson, type ResponseFormatTool } from '../lib/response-format-tool';
 
 // reasoning_effort as a thinking budget (Anthropic's minimum budget is 1024 tokens).
 const THINKING_BUDGETS: Record<string, number> = { minimal: 1024, low: 1024, medium: 2048, high: 4096 };
@@ -30,7 +31,83 @@ export function toAnthropicRequest(body: Record<string, unknown>, model: string)
   if (Array.isArray(body['tools']) && body['tools'].length > 0) request['tools'] = body['tools'].map(translateTool);
   const toolChoice = translateToolChoice(body['tool_choice'], body['parallel_tool_calls']);
   if (toolChoice) request['tool_choice'] = toolChoice;
+  withResponseFormat(request, body, model);
   return request;
+}
+
+export { RESPONSE_FORMAT_TOOL, type ResponseFormatTool } from '../lib/response-format-tool';
+
+/**
+ * Whether Claude `model` has native structured outputs (`output_config.format`): Claude Opus 4.1,
+ * Sonnet 4.5, Haiku 4.5 and every later one; earlier models (Claude 3, Sonnet 4, Opus 4) have not.
+ * Hosts prefix or suffix the name (`us.anthropic.…-v1:0` on Bedrock, `…@20250929` on Vertex AI).
+ */
+export function hasStructuredOutputs(model: string): boolean {
+  const version = /claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2}))?(?!\d)/.exec(model);
+  if (!version) return false;
+  const [, family, major, minor] = version;
+  if (Number(major) !== 4) return Number(major) > 4;
+  return Number(minor ?? 0) >= (family === 'opus' ? 1 : 5);
+}
+
+/**
+ * The tool that carries the request's `response_format` to `model`, when one does: a JSON schema on
+ * a model without native structured outputs, or `json_object` on any (Claude's native format
+ * takes only closed schemas).
+ */
+export function responseFormatTool(body: Record<string, unknown>, model: string): ResponseFormatTool | undefined {
+  const format = responseFormatOf(body);
+  if (!format || (format.schema && hasStructuredOutputs(model))) return undefined;
+  const tools = Array.isArray(body['tools']) && body['tools'].length > 0;
+  // With thinking on, Claude takes no forced tool choice.
+  const thinking = (body['thinking'] as { type?: unknown } | null | undefined)?.type === 'enabled' || thinkingBudgetFor(body['reasoning_effort']) !== undefined;
+  return { name: RESPONSE_FORMAT_TOOL, forced: !tools && !thinking };
+}
+
+/**
+ * `response_format` as Anthropic serves it, as LiteLLM does: a JSON schema as the native
+ * `output_config.format` where the model has structured outputs, else (and for `json_object`) as
+ * a tool whose input schema is the wanted JSON, called by force when it is the only tool (and
+ * thinking is off, which allows no forced tool); the answer's translation reads its input back as
+ * the message content. `text` asks for nothing.
+ */
+function withResponseFormat(request: Record<string, unknown>, body: Record<string, unknown>, model: string): void {
+  const format = responseFormatOf(body);
+  if (!format) return;
+  const tool = responseFormatTool(body, model);
+  if (!tool) {
+    const config = typeof request['output_config'] === 'object' && request['output_config'] !== null ? request['output_config'] : {};
+    request['output_config'] = { ...config, format: { type: 'json_schema', schema: closedObjects(format.schema) } };
+    return;
+  }
+  const { name, description, parameters } = responseFormatFunction(format);
+  request['tools'] = [...((request['tools'] as Block[] | undefined) ?? []), { name, description, input_schema: parameters }];
+  if (tool.forced) request['tool_choice'] = { type: 'tool', name: tool.name };
+}
+
+/** The request's response_format, when it asks for JSON (a schema, or any JSON object); throws 400 naming it when malformed. */
+function responseFormatOf(body: Record<string, unknown>): { schema?: Block; description?: string } | undefined {
+  return wantedJson(body, (message) => invalid(message, 'response_format'));
+}
+
+/** Claude's structured outputs take closed objects only: an object schema that does not say otherwise gets `additionalProperties: false`. */
+function closedObjects(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closedObjects);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const closed: Block = {};
+  for (const [key, value] of Object.entries(schema)) {
+    // Only where schemas nest: an enum's or a default's values stay as they are.
+    closed[key] = SUBSCHEMA_KEYS.has(key) ? (key === 'properties' || key === '$defs' || key === 'definitions' ? mapValues(value, closedObjects) : closedObjects(value)) : value;
+  }
+  if (closed['type'] === 'object' && closed['additionalProperties'] === undefined) closed['additionalProperties'] = false;
+  return closed;
+}
+
+const SUBSCHEMA_KEYS = new Set(['properties', 'items', 'anyOf', 'oneOf', 'allOf', '$defs', 'definitions', 'prefixItems']);
+
+function mapValues(value: unknown, map: (entry: unknown) => unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, map(entry)]));
 }
 
 function thinkingBudgetFor(effort: unknown): number | undefined {

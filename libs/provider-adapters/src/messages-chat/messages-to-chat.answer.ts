@@ -1,3 +1,4 @@
+import type { ResponseFormatTool } from './chat-to-messages.request';
 import type { AnthropicBlock, AnthropicMessage, AnthropicUsage } from './messages.wire';
 
 export type { AnthropicBlock, AnthropicMessage, AnthropicUsage } from './messages.wire';
@@ -53,12 +54,25 @@ export function thinkingBlockOf(block: AnthropicBlock): Record<string, unknown> 
   return { type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' };
 }
 
-/** A Messages API answer as an OpenAI-format chat.completion. */
-export function toChatCompletion(message: AnthropicMessage, model: string, created: number): Record<string, unknown> {
-  const text = message.content
-    .filter((block) => block.type === 'text')
-    .map((block) => block.text ?? '')
-    .join('');
+/**
+ * A Messages API answer as an OpenAI-format chat.completion. `jsonTool`: the tool that carried the
+ * request's response_format; its call, when Claude made it, is the message content (as JSON text),
+ * not a tool call, and the answer stops as any other.
+ */
+export function toChatCompletion(message: AnthropicMessage, model: string, created: number, jsonTool?: ResponseFormatTool): Record<string, unknown> {
+  const json = jsonTool ? message.content.find((block) => block.type === 'tool_use' && block.name === jsonTool.name) : undefined;
+  if (json)
+    message = {
+      ...message,
+      content: message.content.filter((block) => block !== json && block.type !== 'text'),
+      stop_reason: message.stop_reason === 'tool_use' ? 'end_turn' : message.stop_reason,
+    };
+  const text = json
+    ? JSON.stringify(json.input ?? {})
+    : message.content
+        .filter((block) => block.type === 'text')
+        .map((block) => block.text ?? '')
+        .join('');
   const thinking = message.content
     .filter((block) => block.type === 'thinking')
     .map((block) => block.thinking ?? '')

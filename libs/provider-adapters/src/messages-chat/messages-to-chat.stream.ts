@@ -1,12 +1,15 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../lib/provider-error';
 import { anthropicError } from '../anthropic/anthropic.error';
+import type { ResponseFormatTool } from './chat-to-messages.request';
 import { openAiUsage, finishReasonFor, thinkingBlockOf, type AnthropicUsage } from './messages-to-chat.answer';
 import { anthropicStreamEvent } from './messages.wire';
 
 /**
  * Anthropic's stream events as OpenAI-format chat.completion.chunk objects: a first chunk with the
  * role, content and tool call deltas, a finish_reason chunk, then (when asked) the usage chunk.
+ * `jsonTool`: the tool that carried the request's response_format, whose input streams as the
+ * message content (the only content when it was forced) and whose call stops as any answer does.
  * An error event, a broken connection or a stream ending before message_stop throws ProviderError.
  */
 export async function* toChatCompletionChunks(
@@ -14,11 +17,14 @@ export async function* toChatCompletionChunks(
   model: string,
   created: number,
   includeUsage: boolean,
+  jsonTool?: ResponseFormatTool,
 ): AsyncGenerator<Record<string, unknown>> {
   let id = '';
   const usage: AnthropicUsage = {};
   // Anthropic numbers all content blocks; OpenAI-format numbers tool calls only.
   const toolIndexByBlock = new Map<number, number>();
+  // The content block of the response_format tool's call, once it started.
+  let jsonBlock: number | undefined;
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
     id,
     object: 'chat.completion.chunk',
@@ -40,11 +46,13 @@ export async function* toChatCompletionChunks(
           break;
         case 'content_block_start': {
           const block = event.content_block;
-          if (block?.type === 'tool_use') {
+          if (block?.type === 'tool_use' && jsonTool && block.name === jsonTool.name) {
+            jsonBlock = event.index ?? 0;
+          } else if (block?.type === 'tool_use') {
             const toolIndex = toolIndexByBlock.size;
             toolIndexByBlock.set(event.index ?? 0, toolIndex);
             yield chunk({ tool_calls: [{ index: toolIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] });
-          } else if (block?.type === 'text' && block.text) {
+          } else if (block?.type === 'text' && block.text && !jsonTool?.forced) {
             yield chunk({ content: block.text });
           } else if (block?.type === 'redacted_thinking') {
             yield chunk({ thinking_blocks: [thinkingBlockOf(block)] });
@@ -55,7 +63,11 @@ export async function* toChatCompletionChunks(
         }
         case 'content_block_delta': {
           const delta = event.delta;
-          if (delta?.type === 'text_delta') yield chunk({ content: delta.text ?? '' });
+          if (delta?.type === 'text_delta') {
+            if (!jsonTool?.forced) yield chunk({ content: delta.text ?? '' });
+          } else if (delta?.type === 'input_json_delta' && jsonBlock !== undefined && (event.index ?? 0) === jsonBlock) {
+            if (delta.partial_json) yield chunk({ content: delta.partial_json });
+          }
           // As LiteLLM streams them: thinking text and then its signature, each as a thinking_blocks delta to join.
           else if (delta?.type === 'thinking_delta') {
             const thinking = delta.thinking ?? '';
@@ -70,7 +82,10 @@ export async function* toChatCompletionChunks(
         case 'message_delta':
           // Its usage is cumulative: it replaces what message_start said.
           Object.assign(usage, event.usage);
-          yield chunk({}, finishReasonFor(event.delta?.stop_reason));
+          yield chunk(
+            {},
+            finishReasonFor(event.delta?.stop_reason === 'tool_use' && jsonBlock !== undefined && toolIndexByBlock.size === 0 ? 'end_turn' : event.delta?.stop_reason),
+          );
           break;
         case 'message_stop':
           if (includeUsage) yield { id, object: 'chat.completion.chunk', created, model, choices: [], usage: openAiUsage(usage) };

@@ -72,8 +72,11 @@ export class ObjectReferences {
     }
   }
 
-  private async mustOwnOf(caller: GatewayCaller, kinds: readonly string[], collection: ResourceCollection, ids: readonly string[]): Promise<void> {
+  private async mustOwnOf(caller: GatewayCaller, kinds: readonly string[], collection: ResourceCollection, named: readonly string[]): Promise<void> {
     if (caller.kind === 'master') return;
+    // What the vendor publishes to all (Anthropic's own skills) is no project's.
+    const ids = collection.published ? named.filter((id) => !collection.published?.test(id)) : named;
+    if (ids.length === 0) return;
     const owned = await this.store.ownedUpstreamIds(caller, kinds, ids, collection.nativeKind === 'response');
     const missing = ids.find((id) => !owned.has(id));
     if (missing !== undefined) throw objectNotFound(collection, missing);

@@ -130,10 +130,15 @@ export class PassThroughOwnership {
     };
     const store = this.store;
     const { after, before } = api.resources.cursors;
+    const published = rule.list?.published;
+    const pageToken = rule.list?.pageToken;
     const ownedOf = async (items: unknown[]): Promise<unknown[]> => {
       const ids = items.map((item) => (typeof item === 'object' && item !== null ? (item as { id?: unknown }).id : undefined)).filter((id): id is string => typeof id === 'string');
       const owned = await store.ownedUpstreamIds(caller, kindsOf(api, rule.list as ResourceCollection), ids, rule.list?.nativeKind === 'response');
-      return items.filter((item) => owned.has((item as { id?: unknown }).id as string));
+      return items.filter((item) => {
+        const id = (item as { id?: unknown }).id as string;
+        return owned.has(id) || (typeof id === 'string' && published?.test(id) === true);
+      });
     };
     const answer = async function* (statusCode: number, body: AsyncIterable<Buffer>, nextPage: (search: string) => Promise<UpstreamResponse>): AsyncIterable<Buffer> {
       if (statusCode < 200 || statusCode >= 300) return yield* body;
@@ -149,23 +154,29 @@ export class PassThroughOwnership {
         if (!list || !Array.isArray(list.data)) return yield Buffer.from(JSON.stringify({ object: 'list', data: [], first_id: null, last_id: null, has_more: false }));
         // As many as the upstream's page held, from its next pages while the filter leaves it short (paging forward only).
         const wanted = list.data.length;
-        let page = list as { data: unknown[]; has_more?: unknown };
+        let page = list as { data: unknown[]; has_more?: unknown } & Record<string, unknown>;
         const kept = await ownedOf(page.data);
-        for (let pages = 1; kept.length < wanted && page.has_more === true && !query.has(before) && pages < MAX_LIST_PAGES; pages++) {
-          const last = (page.data.at(-1) as { id?: unknown } | undefined)?.id;
-          if (typeof last !== 'string') break;
+        const more = () => (pageToken ? typeof page[pageToken.from] === 'string' && page[pageToken.from] !== '' : page.has_more === true);
+        for (let pages = 1; kept.length < wanted && more() && !query.has(before) && pages < MAX_LIST_PAGES; pages++) {
           const next = new URLSearchParams(query);
-          next.set(after, last);
+          if (pageToken) next.set(pageToken.query, page[pageToken.from] as string);
+          else {
+            const last = (page.data.at(-1) as { id?: unknown } | undefined)?.id;
+            if (typeof last !== 'string') break;
+            next.set(after, last);
+          }
           const answer = await nextPage(`?${next.toString()}`);
           const text = (await readAll(answer.body, MAX_READ_ANSWER_BYTES)).toString('utf8');
-          const more = answer.statusCode >= 200 && answer.statusCode < 300 ? (parsed(text) as typeof page | undefined) : undefined;
-          if (!more || !Array.isArray(more.data)) break;
-          page = more;
-          kept.push(...(await ownedOf(more.data)));
+          const following = answer.statusCode >= 200 && answer.statusCode < 300 ? (parsed(text) as typeof page | undefined) : undefined;
+          if (!following || !Array.isArray(following.data)) break;
+          page = following;
+          kept.push(...(await ownedOf(following.data)));
         }
-        const data = kept.slice(0, wanted);
+        // A token names the page after the last one read: what that page held past `wanted` goes out now rather than be skipped.
+        const data = pageToken ? kept : kept.slice(0, wanted);
         for (const item of data) await recordNames(item);
-        const filtered: Record<string, unknown> = { ...list, data, has_more: kept.length > wanted || page.has_more === true };
+        const filtered: Record<string, unknown> = { ...list, data, has_more: kept.length > data.length || more() };
+        if (pageToken) filtered[pageToken.from] = more() ? page[pageToken.from] : null;
         if ('first_id' in filtered) filtered['first_id'] = (data[0] as { id?: unknown } | undefined)?.id ?? null;
         if ('last_id' in filtered) filtered['last_id'] = (data.at(-1) as { id?: unknown } | undefined)?.id ?? null;
         return yield Buffer.from(JSON.stringify(filtered));

@@ -70,6 +70,18 @@ export class VendorPassThroughRoutes implements OnModuleInit {
         matches: (_method, path) => path === prefix || path.startsWith(`${prefix}/`),
         handle: (request, response, path) => this.pass(adapter.provider, api, request, response, path.slice(prefix.length) || '/'),
       });
+      // The vendor's paths that the gateway serves at its root as well (Anthropic's Skills API).
+      for (const root of api.rootRoutes?.paths ?? []) {
+        this.routes.add({
+          route: root,
+          endpoints: [
+            { methods: ['*'], path: root },
+            { methods: ['*'], path: `${root}/{path*}` },
+          ],
+          matches: (_method, path) => path === root || path.startsWith(`${root}/`),
+          handle: (request, response, path) => this.pass(adapter.provider, api, request, response, path, api.rootRoutes?.defaultHeaders ?? {}),
+        });
+      }
     }
   }
 
@@ -87,7 +99,19 @@ export class VendorPassThroughRoutes implements OnModuleInit {
       : new BatchResultsMeter(nativeCodecs(provider), price, providerAdapterFor(provider)?.batchPriceFactor ?? 1);
   }
 
-  private async pass(provider: string, api: PassThroughApi, request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
+  /**
+   * `atRoot`: the request came to the gateway's root (`/v1/skills`), not to `/<vendor>`: it goes to
+   * the first of the vendor's deployments the key may use, with the headers given when the client
+   * sent none of its own.
+   */
+  private async pass(
+    provider: string,
+    api: PassThroughApi,
+    request: IncomingMessage,
+    response: ServerResponse,
+    path: string,
+    atRoot?: Readonly<Record<string, string>>,
+  ): Promise<void> {
     const envelope = clientCodec(request.headers);
     const started = performance.now();
     let admission: CallAdmission | undefined;
@@ -97,7 +121,8 @@ export class VendorPassThroughRoutes implements OnModuleInit {
     const method = request.method ?? 'GET';
     try {
       const caller = await this.authentication.caller(request);
-      deployment = this.settings.deployments.find((candidate) => candidate.provider === provider);
+      const ofProvider = this.settings.deployments.filter((candidate) => candidate.provider === provider);
+      deployment = (atRoot ? ofProvider.find((candidate) => mayUseAlias(caller, candidate.alias)) : undefined) ?? ofProvider[0];
       if (!deployment) throw passThroughNotConfigured(api.route, provider);
       if (!mayUseAlias(caller, deployment.alias)) throw keyModelAccessDenied(deployment.alias);
       // Refuses a path that would leave the provider's base before anything is checked, counted or sent.
@@ -115,13 +140,14 @@ export class VendorPassThroughRoutes implements OnModuleInit {
       if (!response.writableFinished) abort.abort(new Error('client disconnected'));
     });
     const alias = deployment.alias;
+    const sentHeaders = { ...atRoot, ...passThroughHeaders(request.headers), ...target.headers };
     let upstream: UpstreamResponse;
     try {
       upstream = await sendUpstream({
         url: target.url,
         method,
         // No accept-encoding: the answer comes uncompressed, so that its usage can be read on the way.
-        headers: { ...passThroughHeaders(request.headers), ...target.headers },
+        headers: sentHeaders,
         ...(ownership.body ? { body: ownership.body } : hasBody(request) ? { body: request } : {}),
         signal: abort.signal,
         timeoutMs: deployment.timeoutMs ?? this.settings.router.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
@@ -149,7 +175,7 @@ export class VendorPassThroughRoutes implements OnModuleInit {
         sendUpstream({
           url: api.target(served, path, query).url,
           method: 'GET',
-          headers: { ...passThroughHeaders(request.headers), ...target.headers },
+          headers: sentHeaders,
           signal: abort.signal,
           timeoutMs: served.timeoutMs ?? this.settings.router.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
         });

@@ -1,4 +1,4 @@
-import type { ProviderError, ProviderOperation } from '@arbor/provider-adapters';
+import { chatAnswerAsCompletion, completionsToChatRequest, type ProviderError, type ProviderOperation } from '@arbor/provider-adapters';
 import { usageOfJsonAnswer, withUsageCost } from '../../calls/usage';
 import { openAiError } from '../../gateway-errors';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
@@ -46,5 +46,12 @@ function openAiCodec(name: string, operation: ProviderOperation, description: st
 }
 
 export const OPENAI_CHAT = openAiCodec('openai-chat', 'chat', 'chat completions', '/chat/completions', true, ['completion', 'acompletion']);
-export const OPENAI_COMPLETIONS = openAiCodec('openai-completions', 'completions', 'completions', '/completions', true, ['text_completion', 'atext_completion']);
+/**
+ * Completions: passed through where the provider has the endpoint, bridged through chat
+ * completions everywhere else (the prompt as one user message, the answer's text as `choices[].text`).
+ */
+export const OPENAI_COMPLETIONS: EndpointCodec = {
+  ...openAiCodec('openai-completions', 'completions', 'completions', '/completions', true, ['text_completion', 'atext_completion']),
+  bridge: { via: OPENAI_CHAT, request: completionsToChatRequest, answer: chatAnswerAsCompletion },
+};
 export const OPENAI_EMBEDDINGS = openAiCodec('openai-embeddings', 'embeddings', 'embeddings', '/embeddings', false, ['embedding', 'aembedding']);
