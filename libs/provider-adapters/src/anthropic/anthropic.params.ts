@@ -29,6 +29,8 @@ export const ANTHROPIC_CHAT_PARAMETERS: ParameterMap = {
     user: { to: 'metadata.user_id', convert: onlyString },
     reasoning_effort: 'translated',
     thinking: 'translated',
+    // OpenAI's web search for chat, as Anthropic's web search server tool.
+    web_search_options: 'translated',
   },
   required: { max_tokens: DEFAULT_MAX_TOKENS },
 };
