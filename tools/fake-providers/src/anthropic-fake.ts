@@ -14,8 +14,8 @@
 //   ms, or until POST /_fake/release/<name>
 // The answer is "fake answer from <model>", cut at the first stop sequence or after max_tokens
 // words; with tools (and tool_choice not none) it also calls the chosen or first tool with
-// {"argument":"fake"}, unless the last turn already carries tool results. With `thinking` enabled the
-// answer starts with a signed thinking block (streamed as thinking_delta and signature_delta).
+// {"argument":"fake"}, unless the last turn already carries tool results. With `thinking` enabled (or
+// adaptive, as Claude Code asks of the 4.6 models) the answer starts with a signed thinking block (streamed as thinking_delta and signature_delta).
 // POST /v1/messages/count_tokens answers {"input_tokens": N} (N: the words of every text and
 // tool definition, plus 3 a message) and refuses fields it does not take, as Anthropic does.
 // Requests are checked as Anthropic checks them (roles, alternating tool_use/tool_result ids,
@@ -265,10 +265,10 @@ export function problemWith(request: MessagesRequest, version: string): string |
   }
   const thinking = request.thinking;
   if (thinking !== undefined && thinking?.type !== 'disabled') {
-    if (thinking?.type !== 'enabled') return "thinking.type: Input should be 'enabled' or 'disabled'";
-    if (!Number.isInteger(thinking.budget_tokens) || (thinking.budget_tokens as number) < 1024)
+    if (thinking?.type !== 'enabled' && thinking?.type !== 'adaptive') return "thinking.type: Input should be 'enabled', 'adaptive' or 'disabled'";
+    if ((thinking.type === 'enabled' && !Number.isInteger(thinking.budget_tokens)) || (thinking.budget_tokens as number) < 1024)
       return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
-    if ((thinking.budget_tokens as number) >= (request.max_tokens as number)) return '`max_tokens` must be greater than `thinking.budget_tokens`';
+    if (thinking.type === 'enabled' && (thinking.budget_tokens as number) >= (request.max_tokens as number)) return '`max_tokens` must be greater than `thinking.budget_tokens`';
   }
   let previousToolUses = new Set<unknown>();
   for (const [index, message] of (request.messages as { role?: unknown; content?: unknown }[]).entries()) {
@@ -286,7 +286,7 @@ export function problemWith(request: MessagesRequest, version: string): string |
     }
     previousToolUses = new Set(blocks.filter((block) => block?.type === 'tool_use').map((block) => block.id));
   }
-  if (request.thinking?.type === 'enabled') return thinkingTurnProblem(request.messages as { role?: unknown; content?: unknown }[]);
+  if (request.thinking?.type === 'enabled' || request.thinking?.type === 'adaptive') return thinkingTurnProblem(request.messages as { role?: unknown; content?: unknown }[]);
   return undefined;
 }
 
@@ -379,7 +379,8 @@ function answerFor(request: MessagesRequest, model: string): Answer {
     stopSequence = null;
   }
   const content: Record<string, unknown>[] = [];
-  if (request.thinking?.type === 'enabled') content.push({ type: 'thinking', thinking: FAKE_THINKING, signature: signatureOf(FAKE_THINKING) });
+  if (request.thinking?.type === 'enabled' || request.thinking?.type === 'adaptive')
+    content.push({ type: 'thinking', thinking: FAKE_THINKING, signature: signatureOf(FAKE_THINKING) });
   const search = webSearchOf(request);
   if (search) {
     const { blocks, citation } = webSearchBlocks(search, lastUserText(request));

@@ -15,7 +15,7 @@
 // thinkingConfig.includeThoughts, the answer starts with a thought summary part (thought: true). With
 // responseMimeType application/json and a responseJsonSchema, the text is a sample of that schema. With
 // the Google Search tool (`tools: [{googleSearch: {}}]`) the candidate carries groundingMetadata as
-// Google's does: the query searched (the last user text), two pages (groundingChunks) and the
+// Google's does: the query searched (the last user turn's text), two pages (groundingChunks) and the
 // answer's text as one segment supported by the first (groundingSupports); streamed, on the last
 // piece. The translation is
 // asserted through GET /_fake/requests; answers echo the model in x-fake-received-model.
@@ -254,9 +254,9 @@ export async function answerGemini(res: ServerResponse, body: string, seen: Seen
 /** Google Search grounding of `text`: the last user text searched, two pages, the whole text supported by the first (UTF-8 byte offsets). */
 function groundingFor(request: FakeGeminiRequest, text: string): Record<string, unknown> {
   const query = (request.contents ?? [])
-    .filter((content) => content.role !== 'model')
+    .filter((content) => content.role !== 'model' && content.parts?.some((part) => typeof part.text === 'string'))
     .at(-1)
-    ?.parts?.map((part) => (typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : ''))
+    ?.parts?.flatMap((part) => (typeof part.text === 'string' ? [part.text] : []))
     .join(' ');
   return {
     webSearchQueries: [query ?? ''],
