@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { BridgeOptions } from '../lib/bridge-options';
 import { ProviderError } from '../lib/provider-error';
 import { summaryOf } from './compaction-item';
 import { chatToolName, customArguments } from './tool-names';
@@ -9,20 +10,7 @@ type ChatMessage = Record<string, unknown>;
 /** How a compacted conversation's summary reaches a chat model. */
 const SUMMARY_HEADING = 'Summary of the conversation so far:';
 
-/** How the bridge treats what chat cannot carry. */
-export interface BridgeOptions {
-  /** The provider of the deployment, for the refusal's words. */
-  provider: string;
-  /** drop_params in force for the call: what chat cannot carry is dropped instead of refused. */
-  dropParams: boolean;
-  /**
-   * The chat parameters the target serves: a built-in tool it has natively (web search, when it
-   * takes `web_search_options`) is mapped to it rather than dropped or refused.
-   */
-  params?: ReadonlySet<string>;
-  /** Where what was dropped under drop_params is named (`tools.0 (web_search)`), for the client's warning header. */
-  dropped?: string[];
-}
+export type { BridgeOptions };
 
 /** The Responses API's web search tools, as OpenAI has named them over time. */
 const WEB_SEARCH_TOOLS = new Set(['web_search', 'web_search_preview', 'web_search_2025_08_26', 'web_search_preview_2025_03_11']);
