@@ -57,6 +57,35 @@ describe('Anthropic deployments through the official OpenAI SDK', () => {
     return line ? Number(line.split(' ').at(-1)) : 0;
   };
 
+  it("searches the web with Anthropic's web search server tool for web_search_options, its citations as url_citation annotations", async () => {
+    const completion = await client.chat.completions.create({
+      model: 'claude',
+      messages: [{ role: 'user', content: 'chat search marker' }],
+      web_search_options: { search_context_size: 'high', user_location: { type: 'approximate', approximate: { city: 'Lyon', country: 'FR' } } },
+    });
+    const message = completion.choices[0]?.message;
+    expect(message?.content).toBe('According to the search: fake answer from claude-test');
+    expect(message?.annotations).toEqual([
+      { type: 'url_citation', url_citation: { url: 'https://example.com/fake-result-1', title: 'Fake result 1', start_index: 25, end_index: 53 } },
+    ]);
+    expect((message as unknown as { provider_specific_fields: unknown }).provider_specific_fields).toEqual({
+      web_search_calls: [
+        {
+          id: expect.stringMatching(/^srvtoolu_/),
+          status: 'completed',
+          query: 'chat search marker',
+          sources: [
+            { url: 'https://example.com/fake-result-1', title: 'Fake result 1' },
+            { url: 'https://example.com/fake-result-2', title: 'Fake result 2' },
+          ],
+        },
+      ],
+    });
+    expect((await sentToAnthropic('chat search marker')).body['tools']).toEqual([
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 10, user_location: { type: 'approximate', city: 'Lyon', country: 'FR' } },
+    ]);
+  });
+
   it('answers a chat completion from the Messages API, with the provider key, version and max_tokens sent', async () => {
     const { data, response } = await client.chat.completions
       .create({ model: 'claude', messages: [{ role: 'user', content: 'plain-hello' }], temperature: 0.2, max_tokens: 50 })

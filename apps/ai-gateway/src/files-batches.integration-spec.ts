@@ -53,12 +53,12 @@ describe('files, batches, vector stores and assistants through the official Open
         .expect(200)
     ).body as { spend: number; totals: Record<string, number> };
 
-  const newKey = async (project: string) =>
+  const newKey = async (project: string, aliases?: string[]) =>
     (
       await request(gateway.url)
         .post('/api/v1/keys')
         .set({ authorization: `Bearer ${MASTER_KEY}` })
-        .send({ project })
+        .send({ project, ...(aliases ? { aliases } : {}) })
         .expect(201)
     ).body as { key: string; id: string };
 
@@ -70,6 +70,10 @@ describe('files, batches, vector stores and assistants through the official Open
     model_info: { input_cost_per_token: 0.000001, output_cost_per_token: 0.000002 }
   - model_name: azure-gpt
     litellm_params: { model: azure/gpt-4o-mini, api_base: ${fakeUrl}/azure, api_key: azure-upstream, api_version: '2024-10-21' }
+  - model_name: gpt-team-b
+    litellm_params: { model: openai/gpt-4o-mini, api_base: ${fakeUrl}/v1, api_key: sk-team-b }
+  - model_name: claude
+    litellm_params: { model: anthropic/claude-sonnet-4-6, api_base: ${fakeUrl}, api_key: sk-ant-upstream }
 `),
     ));
     const alphaCreated = await newKey('alpha');
@@ -262,6 +266,63 @@ describe('files, batches, vector stores and assistants through the official Open
         )
       ).output_file_id,
     ).toMatch(/^file-gw/);
+  });
+
+  describe('with no alias named (no target_model_names, no x-arbor-model)', () => {
+    const keyFor = async (aliases: string[]) => sdkClient(gateway, (await newKey('alpha', aliases)).key);
+
+    it('keeps files, batches, vector stores and threads on the one account the key reaches that holds them', async () => {
+      const client = await keyFor(['gpt', 'claude']);
+      const file = await client.files.create({ file: await toFile(Buffer.from(batchInput('gpt')), 'plain.jsonl'), purpose: 'batch' });
+      const upload = (await fake.requests()).filter((seen) => seen.method === 'POST' && seen.path === '/v1/files').at(-1);
+      expect(upload?.headers['authorization']).toBe('Bearer sk-upstream');
+      expect(upload?.body).toContain('"model":"gpt-4o-mini"');
+      const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      expect(batch).toMatchObject({ object: 'batch', input_file_id: file.id });
+      expect(await client.vectorStores.create({ name: 'plain' })).toMatchObject({ object: 'vector_store', name: 'plain' });
+      expect(await client.beta.threads.create({})).toMatchObject({ object: 'thread' });
+      // The one account may be any provider's that stores files.
+      const onAzure = await keyFor(['azure-gpt', 'claude']);
+      await onAzure.files.create({ file: await toFile(Buffer.from('to azure'), 'azure.txt'), purpose: 'assistants' });
+      expect(
+        (await fake.requests())
+          .filter((seen) => seen.method === 'POST' && seen.path.includes('/files'))
+          .at(-1)
+          ?.path.split('?')[0],
+      ).toBe('/azure/openai/files');
+    });
+
+    it("takes the openai account among several, as LiteLLM's default custom_llm_provider, and another one by custom_llm_provider", async () => {
+      const client = await keyFor(['azure-gpt', 'gpt']);
+      await client.files.create({ file: await toFile(Buffer.from('to openai'), 'openai.txt'), purpose: 'assistants' });
+      expect((await fake.requests()).filter((seen) => seen.method === 'POST' && seen.path.endsWith('/files')).at(-1)?.path).toBe('/v1/files');
+      const params = { custom_llm_provider: 'azure', file: await toFile(Buffer.from('to azure'), 'azure.txt'), purpose: 'assistants' } as unknown as OpenAI.FileCreateParams;
+      await client.files.create(params);
+      const sent = (await fake.requests()).filter((seen) => seen.method === 'POST' && seen.path.includes('/files')).at(-1);
+      expect(sent?.path.split('?')[0]).toBe('/azure/openai/files');
+      expect(sent?.body).not.toContain('custom_llm_provider');
+      await client.vectorStores.create({ name: 'on azure', custom_llm_provider: 'azure' } as OpenAI.VectorStoreCreateParams);
+      const store = (await fake.requests()).filter((seen) => seen.method === 'POST' && seen.path.includes('/vector_stores')).at(-1);
+      expect(store?.path.split('?')[0]).toBe('/azure/openai/vector_stores');
+      expect(store?.body).not.toContain('custom_llm_provider');
+    });
+
+    it('names the aliases to choose from when the key reaches several accounts', async () => {
+      const client = await keyFor(['gpt', 'gpt-team-b', 'azure-gpt', 'claude']);
+      const refused = await refusal(client.files.create({ file: await toFile(Buffer.from('where?'), 'where.txt'), purpose: 'assistants' }));
+      expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((refused as InstanceType<typeof OpenAI.BadRequestError>).message).toBe(
+        '400 Name the model alias that holds the new file: the form field target_model_names or the x-arbor-model header. ' +
+          'The aliases this key may use reach 3 accounts that could hold it: "gpt" (openai); "azure-gpt" (azure); "gpt-team-b" (openai).',
+      );
+      expect(((await refusal(client.beta.threads.create({}))) as Error).message).toMatch(
+        /^400 Name the model alias that holds the new thread: the x-arbor-model header\. .*"gpt-team-b" \(openai\)\.$/,
+      );
+      const claudeOnly = await keyFor(['claude']);
+      expect(((await refusal(claudeOnly.vectorStores.create({ name: 'none' }))) as Error).message).toBe(
+        '400 Name the model alias that holds the new vector store: the x-arbor-model header. None of the aliases this key may use is served by a provider that stores vector stores through this gateway.',
+      );
+    });
   });
 
   it("serves vector stores, their files and search with the gateway's file ids, for their project only", async () => {

@@ -358,6 +358,51 @@ router_settings:
       expect((sent.json['generationConfig'] as Record<string, unknown>)['thinkingConfig']).toEqual({ thinkingBudget: 1024, includeThoughts: true });
     });
 
+    it("searches with Gemini's Google Search for Anthropic's web search tool, answering with its blocks and citations, plain and streamed", async () => {
+      const request = {
+        model: 'flash',
+        max_tokens: 100,
+        tools: [{ type: 'web_search_20250305' as const, name: 'web_search' as const, max_uses: 3 }],
+        messages: [{ role: 'user' as const, content: 'messages grounded news' }],
+      };
+      const message = await anthropic.messages.create(request);
+      expect((await lastRequestWith(fake, 'messages grounded news')).json['tools']).toEqual([{ googleSearch: {} }]);
+      expect(message.content.map((block) => block.type)).toEqual(['server_tool_use', 'web_search_tool_result', 'text']);
+      const [call, results, text] = message.content as [Anthropic.ServerToolUseBlock, Anthropic.WebSearchToolResultBlock, Anthropic.TextBlock];
+      expect(call).toMatchObject({ name: 'web_search', input: { query: 'messages grounded news' } });
+      expect(results).toMatchObject({ tool_use_id: call.id, content: [{ type: 'web_search_result', url: expect.stringContaining('fake-1') }, { type: 'web_search_result' }] });
+      expect(text).toMatchObject({
+        text: 'fake answer from gemini-2.5-flash',
+        citations: [{ type: 'web_search_result_location', url: expect.stringContaining('fake-1'), cited_text: 'fake answer from gemini-2.5-flash' }],
+      });
+
+      const streamed = await anthropic.messages.stream({ ...request, messages: [{ role: 'user', content: 'messages streamed grounding' }] }).finalMessage();
+      expect(streamed.content.map((block) => block.type)).toEqual(['text', 'server_tool_use', 'web_search_tool_result']);
+      expect(streamed.content[0]).toMatchObject({ text: 'fake answer from gemini-2.5-flash', citations: [{ url: expect.stringContaining('fake-1') }] });
+      expect(streamed.content[1]).toMatchObject({ input: { query: 'messages streamed grounding' } });
+
+      // The next turn sends the search back, as Claude Code does: it stays with the provider that ran it.
+      const next = await anthropic.messages.create({
+        ...request,
+        messages: [...request.messages, { role: 'assistant', content: message.content }, { role: 'user', content: 'thanks' }],
+      });
+      expect(next.content.at(-1)).toMatchObject({ type: 'text' });
+    });
+
+    it("refuses a server tool of Anthropic's the provider lacks (code execution), naming it, and drops it under drop_params saying so", async () => {
+      const request = {
+        model: 'flash',
+        max_tokens: 10,
+        tools: [{ type: 'code_execution_20250825', name: 'code_execution' }],
+        messages: [{ role: 'user', content: 'server tool elsewhere' }],
+      };
+      const refused = await refusal(anthropic.messages.create(request as unknown as Anthropic.MessageCreateParamsNonStreaming));
+      expect(refused).toBeInstanceOf(BadRequestError);
+      expect((refused as BadRequestError).message).toMatch(/tools\.0: the code_execution_20250825 tool is run by Anthropic's API, and gemini has none/);
+      const { response } = await anthropic.messages.create({ ...request, drop_params: true } as unknown as Anthropic.MessageCreateParamsNonStreaming).withResponse();
+      expect(response.headers.get('x-arbor-dropped-params')).toBe('tools.0 (code_execution_20250825)');
+    });
+
     it('follows drop_params for a parameter the target cannot honour: 400 naming it, or removed', async () => {
       // top_k: Anthropic's own sampling parameter (of API version 2023-06-01), which chat completions lack.
       const withTopK = (extra: Record<string, unknown> = {}) =>

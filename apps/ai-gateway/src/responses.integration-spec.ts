@@ -36,6 +36,7 @@ describe('the Responses API through the official OpenAI SDK', () => {
         deployment('gpt-chat-only', 'openai/gpt-4o-mini', `${fakeUrl}/v1`, '\n    model_info: { supported_endpoints: [/v1/chat/completions] }'),
         deployment('gemini-midstream', 'gemini/fail-midstream', `${fakeUrl}/gemini`),
         deployment('claude-small', 'anthropic/window-60', `${fakeUrl}/anthropic`),
+        deployment('mistral', 'mistral/mistral-small-latest', `${fakeUrl}/v1`),
       ].join('')}
 `,
     ));
@@ -246,18 +247,96 @@ describe('the Responses API through the official OpenAI SDK', () => {
       expect((await lastRequestWith(fake, 'chat only server')).path).toBe('/v1/chat/completions');
     });
 
-    it('refuses a built-in tool the provider lacks, naming it, and drops it under drop_params', async () => {
-      const refused = await refusal(client.responses.create({ model: 'claude', input: 'x', tools: [{ type: 'web_search' }] }));
-      expect(refused).toBeInstanceOf(BadRequestError);
-      expect((refused as BadRequestError).message).toMatch(/tools\.0: the web_search tool is served only by models with a native Responses API, and anthropic has none/);
-      const dropped = await client.responses.create({
+    it("searches the web with Anthropic's web search server tool for the web_search tool, its searches as web_search_call items and its citations as annotations", async () => {
+      const answer = await client.responses.create({
         model: 'claude',
-        input: 'bridged dropped',
-        tools: [{ type: 'web_search' }],
-        drop_params: true,
-      } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
-      expect(dropped.output_text).toBe('fake answer from claude-sonnet-4-5');
+        input: 'arbor release news',
+        tools: [{ type: 'web_search', search_context_size: 'low', filters: { allowed_domains: ['news.example.org'] } }],
+      });
+      expect(answer.output.map((item) => item.type)).toEqual(['web_search_call', 'message']);
+      expect(answer.output[0]).toMatchObject({
+        type: 'web_search_call',
+        status: 'completed',
+        action: {
+          type: 'search',
+          query: 'arbor release news',
+          sources: [
+            { type: 'url', url: 'https://news.example.org/fake-result-1' },
+            { type: 'url', url: 'https://news.example.org/fake-result-2' },
+          ],
+        },
+      });
+      expect(answer.output_text).toBe('According to the search: fake answer from claude-sonnet-4-5');
+      const text = (answer.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
+      expect(text.annotations).toEqual([{ type: 'url_citation', url: 'https://news.example.org/fake-result-1', title: 'Fake result 1', start_index: 25, end_index: 59 }]);
+      expect(answer.output_text.slice(25, 59)).toBe('fake answer from claude-sonnet-4-5');
+      expect((await lastRequestWith(fake, 'arbor release news')).json['tools']).toEqual([
+        { type: 'web_search_20250305', name: 'web_search', max_uses: 1, allowed_domains: ['news.example.org'] },
+      ]);
+
+      // Streamed, as Codex CLI asks: the search's events, then the text and its citation.
+      const stream = client.responses.stream({ model: 'claude', input: 'arbor streamed news', tools: [{ type: 'web_search' }] });
+      const types: string[] = [];
+      stream.on('event', (event) => types.push(event.type));
+      const final = await stream.finalResponse();
+      expect(final.output.map((item) => item.type)).toEqual(['web_search_call', 'message']);
+      expect(final.output[0]).toMatchObject({ status: 'completed', action: { query: 'arbor streamed news' } });
+      expect(final.output_text).toBe('According to the search: fake answer from claude-sonnet-4-5');
+      expect(((final.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText).annotations).toEqual([
+        { type: 'url_citation', url: 'https://example.com/fake-result-1', title: 'Fake result 1', start_index: 25, end_index: 59 },
+      ]);
+      expect(types).toEqual(
+        expect.arrayContaining([
+          'response.web_search_call.in_progress',
+          'response.web_search_call.searching',
+          'response.web_search_call.completed',
+          'response.output_text.annotation.added',
+        ]),
+      );
+      expect(types.indexOf('response.web_search_call.completed')).toBeLessThan(types.indexOf('response.output_text.delta'));
+
+      // The next turn sends the search back, as Codex does: it stays with the provider that ran it.
+      const next = await client.responses.create({ model: 'claude', input: [...(final.output as OpenAI.Responses.ResponseInputItem[]), { role: 'user', content: 'thanks' }] });
+      expect(next.output_text).toBe('fake answer from claude-sonnet-4-5');
+    });
+
+    it('searches the web with Google Search grounding on Gemini for the web_search tool', async () => {
+      const answer = await client.responses.create({ model: 'gemini', input: 'gemini grounded news', tools: [{ type: 'web_search_preview' }] });
+      expect((await lastRequestWith(fake, 'gemini grounded news')).json['tools']).toEqual([{ googleSearch: {} }]);
+      expect(answer.output.map((item) => item.type)).toEqual(['web_search_call', 'message']);
+      expect(answer.output[0]).toMatchObject({
+        action: { query: 'gemini grounded news', sources: [{ url: expect.stringContaining('fake-1') }, { url: expect.stringContaining('fake-2') }] },
+      });
+      const text = (answer.output[1] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText;
+      expect(text.annotations).toEqual([
+        { type: 'url_citation', url: expect.stringContaining('fake-1'), title: 'fake-result-1.example.com', start_index: 0, end_index: text.text.length },
+      ]);
+
+      const final = await client.responses.stream({ model: 'gemini', input: 'gemini streamed grounding', tools: [{ type: 'web_search' }] }).finalResponse();
+      expect(final.output.map((item) => item.type)).toEqual(['message', 'web_search_call']);
+      expect(((final.output[0] as OpenAI.Responses.ResponseOutputMessage).content[0] as OpenAI.Responses.ResponseOutputText).annotations).toHaveLength(1);
+    });
+
+    it('refuses the web search tool where the provider has no search, naming it, and drops it under drop_params saying so in x-arbor-dropped-params', async () => {
+      const refused = await refusal(client.responses.create({ model: 'mistral', input: 'x', tools: [{ type: 'web_search' }] }));
+      expect(refused).toBeInstanceOf(BadRequestError);
+      expect((refused as BadRequestError).message).toMatch(
+        /tools\.0: the web_search tool is served only by models with a native Responses API or a web search of their own \(Anthropic's, Gemini's\), and mistral has neither/,
+      );
+      const { data, response } = await client.responses
+        .create({
+          model: 'mistral',
+          input: 'bridged dropped',
+          tools: [{ type: 'web_search' }],
+          drop_params: true,
+        } as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+        .withResponse();
+      expect(data.output_text).toBe('fake answer from mistral-small-latest');
+      expect(response.headers.get('x-arbor-dropped-params')).toBe('tools.0 (web_search)');
       expect((await lastRequestWith(fake, 'bridged dropped')).json['tools']).toBeUndefined();
+      // Nothing dropped, no header.
+      const { response: whole } = await client.responses.create({ model: 'mistral', input: 'nothing dropped' }).withResponse();
+      expect(whole.headers.get('x-arbor-dropped-params')).toBeNull();
     });
 
     it('truncates a conversation too long for a bridged model from its beginning under truncation: auto, and refuses it without', async () => {

@@ -7,3 +7,4 @@ export * from './lib/test-control-plane';
 export * from './lib/fake-providers-process';
 export * from './lib/test-browser';
 export * from './lib/ui-test-stack';
+export * from './lib/agent-clis';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '@arbor/testing';
+import { agentCliPath, freePort } from '@arbor/testing';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { Client } from 'pg';
@@ -398,6 +398,7 @@ describe('npm start', () => {
     // and no USE_STATEFUL_SESSIONS (the README's one MCP call needs no session).
     beforeAll(async () => {
       second = await npmStart({ ...env, AIGW_MASTER_KEY: '', USE_STATEFUL_SESSIONS: '' });
+      installed = { codex: await agentCliPath('codex') };
     });
 
     /** A reader of the docs at the top of a checkout of this stack; its addresses, npm start's defaults, are this stack's ports. */
@@ -412,8 +413,13 @@ describe('npm start', () => {
       },
     });
 
-    /** Claude Code and Codex CLI are not installed here: stand-ins make the calls each would make with what a recipe configures. */
-    const standIns = { claude: path.join(__dirname, 'doc-recipes/stand-ins/claude.mts'), codex: path.join(__dirname, 'doc-recipes/stand-ins/codex.mts') };
+    /**
+     * Codex CLI itself (installed from npm by the test set-up, libs/testing agent-clis.ts); Claude
+     * Code's recipe starts its interactive session, so a stand-in makes the calls it would make with
+     * what the recipe configures.
+     */
+    const standIns = { claude: path.join(__dirname, 'doc-recipes/stand-ins/claude.mts') };
+    let installed: Record<string, string> = {};
 
     afterAll(async () => {
       if (second && second.child.exitCode === null) await stop(second.child);
@@ -468,7 +474,7 @@ describe('npm start', () => {
 
     // docs/ai-gateway.md's demo section: the SDKs, curl on both wire formats, Claude Code (its stand-in), the key list.
     it("runs docs/ai-gateway.md's recipes as written", async () => {
-      const runs = await runRecipes(recipesOf(fs.readFileSync(path.join(root, 'docs/ai-gateway.md'), 'utf8'), 'docs/ai-gateway.md'), { ...readerOptions(), standIns });
+      const runs = await runRecipes(recipesOf(fs.readFileSync(path.join(root, 'docs/ai-gateway.md'), 'utf8'), 'docs/ai-gateway.md'), { ...readerOptions(), standIns, installed });
       const said = runs.map((run) => run.output).join('\n');
       expect(said).toContain('fake answer from claude-sonnet-4-6');
       expect(said).toContain('claude (stand-in): gpt-4o-mini answered');
@@ -477,19 +483,23 @@ describe('npm start', () => {
 
     // Every code block of docs/clients.md, in order, as written, in one shell of a reader at the
     // top of a checkout of this stack (run-recipes.ts); the only change is the gateway's address
-    // (4000 → its port here). Claude Code and Codex CLI are not installed here: stand-ins
-    // (doc-recipes/stand-ins) make the calls each makes with what the recipe configures — the
-    // base URL and path it calls, the key variable it reads, the aliases it names.
+    // (4000 → its port here). Codex CLI runs itself; Claude Code's stand-in (doc-recipes/stand-ins)
+    // makes the calls it makes with what the recipe configures — the base URL and path it calls,
+    // the key variable it reads, the aliases it names.
     it("runs every docs/clients.md recipe as written, the coding agents' settings included", async () => {
       const recipes = recipesOf(fs.readFileSync(path.join(root, 'docs/clients.md'), 'utf8'), 'docs/clients.md');
       const runs = await runRecipes(recipes, {
         ...readerOptions(),
         standIns,
+        installed,
       });
       const said = runs.map((run) => run.output).join('\n');
       // The agents were reached with the aliases the recipes configure.
       expect(said).toContain('claude (stand-in): claude-sonnet-4-6 answered');
-      expect(said).toContain('codex (stand-in): claude-sonnet-4-6 answered');
+      // Codex CLI on the Claude alias, npm start's config as it is: Claude searched the web for its web_search tool, and answered.
+      expect(said).toContain('model: claude-sonnet-4-6\nprovider: arbor');
+      expect(said).toContain('web search:');
+      expect(said).toContain('According to the search: fake answer from claude-sonnet-4-6');
       // The key the key-API recipe made is gone at its end.
       expect(said).toContain('"deleted_keys":["search-backend"]');
     });

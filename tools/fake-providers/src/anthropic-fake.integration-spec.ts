@@ -99,6 +99,36 @@ describe('the Anthropic fake through the official Anthropic SDK', () => {
     expect(answer.content).toEqual([{ type: 'text', text: 'fake answer from claude-test' }]);
   });
 
+  it('searches with the web search server tool as the API does: its call, its results, then cited text, streamed alike', async () => {
+    const request = {
+      model: 'claude-test',
+      max_tokens: 100,
+      tools: [{ type: 'web_search_20250305' as const, name: 'web_search' as const, max_uses: 2, allowed_domains: ['docs.example.org'] }, weatherTool],
+      messages: [{ role: 'user' as const, content: 'what is new?' }],
+    };
+    const message = await client.messages.create(request);
+    expect(message.content.map((block) => block.type)).toEqual(['server_tool_use', 'web_search_tool_result', 'text', 'text', 'tool_use']);
+    const [call, result, , cited] = message.content as [Anthropic.ServerToolUseBlock, Anthropic.WebSearchToolResultBlock, Anthropic.TextBlock, Anthropic.TextBlock];
+    expect(call).toMatchObject({ name: 'web_search', input: { query: 'what is new?' } });
+    expect(result.tool_use_id).toBe(call.id);
+    expect(result.content).toEqual([
+      expect.objectContaining({ type: 'web_search_result', url: 'https://docs.example.org/fake-result-1', title: 'Fake result 1' }),
+      expect.objectContaining({ type: 'web_search_result', url: 'https://docs.example.org/fake-result-2', title: 'Fake result 2' }),
+    ]);
+    expect(cited).toMatchObject({ text: 'fake answer from claude-test', citations: [{ type: 'web_search_result_location', url: 'https://docs.example.org/fake-result-1' }] });
+    expect(message.usage.server_tool_use).toEqual({ web_search_requests: 1 });
+    // The client's own tool is still called: the server tool is not one of them.
+    expect(message.content.at(-1)).toMatchObject({ type: 'tool_use', name: 'get_weather' });
+
+    const streamed = await client.messages.stream(request).finalMessage();
+    expect(streamed.content.map((block) => block.type)).toEqual(message.content.map((block) => block.type));
+    expect(streamed.content[0]).toMatchObject({ type: 'server_tool_use', input: { query: 'what is new?' } });
+    expect(streamed.content[3]).toMatchObject({ citations: [{ url: 'https://docs.example.org/fake-result-1' }] });
+
+    const refused = await client.messages.create({ ...request, tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 0 }] }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(BadRequestError);
+  });
+
   it('refuses a tool result without the matching tool_use, as Anthropic does', async () => {
     const error = await client.messages
       .create({

@@ -16,13 +16,19 @@
 // words, or with `output_config.format` (structured outputs) a JSON text conforming to its schema;
 // with tools (and tool_choice not none) it also calls the chosen or first tool with an input
 // conforming to its input_schema (schema-sample.ts: {"argument":"fake"} when it requires nothing),
-// unless the last turn already carries tool results. With `thinking` enabled the
-// answer starts with a signed thinking block (streamed as thinking_delta and signature_delta).
+// unless the last turn already carries tool results. With `thinking` enabled (or adaptive, as
+// Claude Code asks of the 4.6 models) the answer starts with a signed thinking block (streamed as
+// thinking_delta and signature_delta).
 // POST /v1/messages/count_tokens answers {"input_tokens": N} (N: the words of every text and
 // tool definition, plus 3 a message) and refuses fields it does not take, as Anthropic does.
 // Requests are checked as Anthropic checks them (roles, alternating tool_use/tool_result ids,
 // non-empty text; with thinking on, the assistant turn whose tool_use the last turn answers must
 // start with its thinking block, signature intact), and non-streamed answers echo what arrived in `fake_echo`.
+// With Anthropic's web search server tool (`{"type":"web_search_20250305","name":"web_search"}`, or
+// the 20260209 version) the answer is as the API's: a server_tool_use block searching the last
+// user text, a web_search_tool_result block with two results (on the first allowed_domains entry
+// when given), then the text, cited (a web_search_result_location citation of the first result;
+// streamed as citations_delta), and usage.server_tool_use.web_search_requests: 1.
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAnthropicPlatform } from './anthropic-platform-fake.ts';
@@ -72,7 +78,7 @@ export interface MessagesRequest {
   top_p?: unknown;
   top_k?: unknown;
   stream?: unknown;
-  tools?: { name?: unknown; input_schema?: unknown }[];
+  tools?: { name?: unknown; type?: unknown; input_schema?: unknown; max_uses?: unknown; allowed_domains?: unknown; blocked_domains?: unknown }[];
   tool_choice?: { type?: unknown; name?: unknown };
   thinking?: { type?: unknown; budget_tokens?: unknown };
   output_config?: { format?: { type?: unknown; schema?: unknown } | null };
@@ -195,6 +201,7 @@ export function claudeAnswer(request: MessagesRequest, model: string): { message
     output_tokens: tokens ? Number(tokens[2]) : 5,
   };
   const answer = answerFor(request, model);
+  if (answer.searches > 0) Object.assign(usage, { server_tool_use: { web_search_requests: answer.searches } });
   const id = `msg_fake${Date.now()}`;
   const message = { id, type: 'message', role: 'assistant', model, content: answer.content, stop_reason: answer.stopReason, stop_sequence: answer.stopSequence, usage };
   return { message, events: streamEvents(id, model, answer, usage) };
@@ -254,12 +261,20 @@ export function problemWith(request: MessagesRequest, version: string): string |
   if (request.stop_sequences !== undefined && !(Array.isArray(request.stop_sequences) && request.stop_sequences.every((stop) => typeof stop === 'string'))) {
     return 'stop_sequences: Input should be a valid list of strings';
   }
+  for (const [index, tool] of (Array.isArray(request.tools) ? request.tools : []).entries()) {
+    if (typeof tool?.type !== 'string' || !tool.type.startsWith('web_search')) continue;
+    if (!WEB_SEARCH_TOOL.test(tool.type)) return `tools.${index}: Input tag '${tool.type}' found using 'type' does not match any of the expected tags`;
+    if (tool.name !== 'web_search') return `tools.${index}.${tool.type}.name: Input should be 'web_search'`;
+    if (tool.max_uses !== undefined && !(Number.isInteger(tool.max_uses) && (tool.max_uses as number) > 0))
+      return `tools.${index}.${tool.type}.max_uses: Input should be greater than 0`;
+    if (tool.allowed_domains !== undefined && tool.blocked_domains !== undefined) return `tools.${index}: Only one of allowed_domains or blocked_domains may be set`;
+  }
   const thinking = request.thinking;
   if (thinking !== undefined && thinking?.type !== 'disabled') {
-    if (thinking?.type !== 'enabled') return "thinking.type: Input should be 'enabled' or 'disabled'";
-    if (!Number.isInteger(thinking.budget_tokens) || (thinking.budget_tokens as number) < 1024)
+    if (thinking?.type !== 'enabled' && thinking?.type !== 'adaptive') return "thinking.type: Input should be 'enabled', 'adaptive' or 'disabled'";
+    if ((thinking.type === 'enabled' && !Number.isInteger(thinking.budget_tokens)) || (thinking.budget_tokens as number) < 1024)
       return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
-    if ((thinking.budget_tokens as number) >= (request.max_tokens as number)) return '`max_tokens` must be greater than `thinking.budget_tokens`';
+    if (thinking.type === 'enabled' && (thinking.budget_tokens as number) >= (request.max_tokens as number)) return '`max_tokens` must be greater than `thinking.budget_tokens`';
   }
   let previousToolUses = new Set<unknown>();
   for (const [index, message] of (request.messages as { role?: unknown; content?: unknown }[]).entries()) {
@@ -277,7 +292,7 @@ export function problemWith(request: MessagesRequest, version: string): string |
     }
     previousToolUses = new Set(blocks.filter((block) => block?.type === 'tool_use').map((block) => block.id));
   }
-  if (request.thinking?.type === 'enabled') return thinkingTurnProblem(request.messages as { role?: unknown; content?: unknown }[]);
+  if (request.thinking?.type === 'enabled' || request.thinking?.type === 'adaptive') return thinkingTurnProblem(request.messages as { role?: unknown; content?: unknown }[]);
   return undefined;
 }
 
@@ -299,6 +314,55 @@ interface Answer {
   content: Record<string, unknown>[];
   stopReason: string;
   stopSequence: string | null;
+  /** Web searches the server tool made. */
+  searches: number;
+}
+
+const WEB_SEARCH_TOOL = /^web_search_(20250305|20260209)$/;
+
+/** The web search server tool the request offers, if it does (and the last turn is not tool results). */
+function webSearchOf(request: MessagesRequest): { allowed_domains?: unknown } | undefined {
+  const tool = (Array.isArray(request.tools) ? request.tools : []).find((offered) => typeof offered?.type === 'string' && WEB_SEARCH_TOOL.test(offered.type));
+  const last = (request.messages as { content?: unknown }[]).at(-1);
+  if (!tool || (Array.isArray(last?.content) && last.content.some((block: Block) => block?.type === 'tool_result'))) return undefined;
+  return tool;
+}
+
+/** The text of the last user turn: what the fake searches for. */
+function lastUserText(request: MessagesRequest): string {
+  const last = (request.messages as { role?: unknown; content?: unknown }[]).filter((message) => message.role === 'user').at(-1);
+  if (typeof last?.content === 'string') return last.content;
+  return (Array.isArray(last?.content) ? (last.content as Block[]) : [])
+    .filter((block) => block?.type === 'text')
+    .map((block) => String(block.text))
+    .join(' ');
+}
+
+/** A search as Anthropic's answer shows it: the server's tool call, its results, and the results' citation for the text after them. */
+function webSearchBlocks(tool: { allowed_domains?: unknown }, query: string): { blocks: Record<string, unknown>[]; citation: Record<string, unknown> } {
+  const domain = Array.isArray(tool.allowed_domains) && typeof tool.allowed_domains[0] === 'string' ? tool.allowed_domains[0] : 'example.com';
+  const id = `srvtoolu_fake${Date.now()}`;
+  const results = [1, 2].map((n) => ({
+    type: 'web_search_result',
+    url: `https://${domain}/fake-result-${n}`,
+    title: `Fake result ${n}`,
+    encrypted_content: Buffer.from(`fake page ${n} about ${query}`).toString('base64'),
+    page_age: 'November 27, 2026',
+  }));
+  const first = results[0] as { url: string; title: string };
+  return {
+    blocks: [
+      { type: 'server_tool_use', id, name: 'web_search', input: { query } },
+      { type: 'web_search_tool_result', tool_use_id: id, content: results },
+    ],
+    citation: {
+      type: 'web_search_result_location',
+      url: first.url,
+      title: first.title,
+      encrypted_index: Buffer.from('fake index').toString('base64'),
+      cited_text: `fake page 1 about ${query}`,
+    },
+  };
 }
 
 function answerFor(request: MessagesRequest, model: string): Answer {
@@ -321,22 +385,31 @@ function answerFor(request: MessagesRequest, model: string): Answer {
     stopReason = 'max_tokens';
     stopSequence = null;
   }
-  const content: Record<string, unknown>[] = text === '' ? [] : [{ type: 'text', text }];
-  if (request.thinking?.type === 'enabled') content.unshift({ type: 'thinking', thinking: FAKE_THINKING, signature: signatureOf(FAKE_THINKING) });
+  const content: Record<string, unknown>[] = [];
+  if (request.thinking?.type === 'enabled' || request.thinking?.type === 'adaptive')
+    content.push({ type: 'thinking', thinking: FAKE_THINKING, signature: signatureOf(FAKE_THINKING) });
+  const search = webSearchOf(request);
+  if (search) {
+    const { blocks, citation } = webSearchBlocks(search, lastUserText(request));
+    content.push(...blocks, { type: 'text', text: 'According to the search: ' });
+    if (text !== '') content.push({ type: 'text', text, citations: [citation] });
+  } else if (text !== '') content.push({ type: 'text', text });
   const tool = toolToCall(request);
   if (tool && stopReason === 'end_turn') {
     const schema = request.tools?.find((candidate) => candidate.name === tool)?.input_schema;
     content.push({ type: 'tool_use', id: `toolu_fake${Date.now()}`, name: tool, input: schema === undefined ? FAKE_TOOL_INPUT : sampleOf(schema) });
     stopReason = 'tool_use';
   }
-  return { content, stopReason, stopSequence };
+  return { content, stopReason, stopSequence, searches: search ? 1 : 0 };
 }
 
 function toolToCall(request: MessagesRequest): string | undefined {
-  if (!Array.isArray(request.tools) || request.tools.length === 0 || request.tool_choice?.type === 'none') return undefined;
+  // The client's own tools (server tools such as web search carry a versioned type and are run by the API).
+  const tools = (Array.isArray(request.tools) ? request.tools : []).filter((tool) => tool?.type === undefined || tool.type === 'custom');
+  if (tools.length === 0 || request.tool_choice?.type === 'none') return undefined;
   const last = (request.messages as { content?: unknown }[]).at(-1);
   if (Array.isArray(last?.content) && last.content.some((block: Block) => block?.type === 'tool_result')) return undefined;
-  const name = request.tool_choice?.type === 'tool' ? request.tool_choice.name : request.tools[0]?.name;
+  const name = request.tool_choice?.type === 'tool' ? request.tool_choice.name : tools[0]?.name;
   return typeof name === 'string' ? name : undefined;
 }
 
@@ -349,13 +422,17 @@ function streamEvents(id: string, model: string, answer: Answer, usage: { output
   ];
   for (const [index, block] of answer.content.entries()) {
     if (block['type'] === 'text') {
-      events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      const citations = block['citations'] as unknown[] | undefined;
+      events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '', ...(citations ? { citations: [] } : {}) } });
       if (index === 0) events.push({ type: 'ping' });
+      for (const citation of citations ?? []) events.push({ type: 'content_block_delta', index, delta: { type: 'citations_delta', citation } });
       for (const piece of String(block['text']).split(/(?<= )/)) events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
     } else if (block['type'] === 'thinking') {
       events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
       for (const piece of String(block['thinking']).split(/(?<=; )/)) events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });
       events.push({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block['signature'] } });
+    } else if (block['type'] === 'web_search_tool_result') {
+      events.push({ type: 'content_block_start', index, content_block: block });
     } else {
       events.push({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
       const json = JSON.stringify(block['input']);

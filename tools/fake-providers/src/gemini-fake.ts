@@ -13,7 +13,11 @@
 // With function declarations in the request, and the last turn not a function response, the answer
 // is a functionCall of the first function (sample arguments from its schema). With
 // thinkingConfig.includeThoughts, the answer starts with a thought summary part (thought: true). With
-// responseMimeType application/json and a responseJsonSchema, the text is a sample of that schema. The translation is
+// responseMimeType application/json and a responseJsonSchema, the text is a sample of that schema. With
+// the Google Search tool (`tools: [{googleSearch: {}}]`) the candidate carries groundingMetadata as
+// Google's does: the query searched (the last user turn's text), two pages (groundingChunks) and the
+// answer's text as one segment supported by the first (groundingSupports); streamed, on the last
+// piece. The translation is
 // asserted through GET /_fake/requests; answers echo the model in x-fake-received-model.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -73,7 +77,7 @@ interface Part {
 
 interface FakeGeminiRequest {
   contents?: { role?: string; parts?: Part[] }[];
-  tools?: { functionDeclarations?: { name: string; parameters?: Schema; parametersJsonSchema?: Schema }[] }[];
+  tools?: { functionDeclarations?: { name: string; parameters?: Schema; parametersJsonSchema?: Schema }[]; googleSearch?: unknown }[];
   generationConfig?: { candidateCount?: number; thinkingConfig?: { includeThoughts?: unknown }; responseMimeType?: string; responseJsonSchema?: Schema };
   requests?: { model?: string; content?: { parts?: Part[] }; outputDimensionality?: number }[];
   outputDimensionality?: number;
@@ -181,12 +185,18 @@ export async function answerGemini(res: ServerResponse, body: string, seen: Seen
   const text = schema ? JSON.stringify(sampleValue(schema)) : `fake answer from ${model}`;
 
   const thought: Part[] = request.generationConfig?.thinkingConfig?.includeThoughts === true ? [{ text: FAKE_THOUGHT_SUMMARY, thought: true }] : [];
+  const grounding = !call && request.tools?.some((tool) => tool.googleSearch !== undefined) ? groundingFor(request, text) : undefined;
   if (method === 'generateContent') {
     res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', ...echoHeaders });
     const parts = [...thought, ...(call ? [call] : [{ text }])];
     res.end(
       JSON.stringify({
-        candidates: Array.from({ length: candidates }, (_, index) => ({ content: { parts, role: 'model' }, finishReason: 'STOP', index })),
+        candidates: Array.from({ length: candidates }, (_, index) => ({
+          content: { parts, role: 'model' },
+          finishReason: 'STOP',
+          index,
+          ...(grounding ? { groundingMetadata: grounding } : {}),
+        })),
         usageMetadata: usage,
         modelVersion: model,
         responseId,
@@ -202,7 +212,12 @@ export async function answerGemini(res: ServerResponse, body: string, seen: Seen
   const responses = pieces.map((parts, index) => {
     const last = index === pieces.length - 1;
     return {
-      candidates: Array.from({ length: candidates }, (_, candidate) => ({ content: { parts, role: 'model' }, ...(last ? { finishReason: 'STOP' } : {}), index: candidate })),
+      candidates: Array.from({ length: candidates }, (_, candidate) => ({
+        content: { parts, role: 'model' },
+        ...(last ? { finishReason: 'STOP' } : {}),
+        index: candidate,
+        ...(last && grounding ? { groundingMetadata: grounding } : {}),
+      })),
       usageMetadata: last ? usage : { promptTokenCount: usage.promptTokenCount, totalTokenCount: usage.promptTokenCount },
       modelVersion: model,
       responseId,
@@ -234,6 +249,21 @@ export async function answerGemini(res: ServerResponse, body: string, seen: Seen
     }
   }
   res.end();
+}
+
+/** Google Search grounding of `text`: the last user text searched, two pages, the whole text supported by the first (UTF-8 byte offsets). */
+function groundingFor(request: FakeGeminiRequest, text: string): Record<string, unknown> {
+  const query = (request.contents ?? [])
+    .filter((content) => content.role !== 'model' && content.parts?.some((part) => typeof part.text === 'string'))
+    .at(-1)
+    ?.parts?.flatMap((part) => (typeof part.text === 'string' ? [part.text] : []))
+    .join(' ');
+  return {
+    webSearchQueries: [query ?? ''],
+    groundingChunks: [1, 2].map((n) => ({ web: { uri: `https://vertexaisearch.cloud.google.com/grounding-api-redirect/fake-${n}`, title: `fake-result-${n}.example.com` } })),
+    groundingSupports: [{ segment: { startIndex: 0, endIndex: Buffer.byteLength(text), text }, groundingChunkIndices: [0] }],
+    searchEntryPoint: { renderedContent: '<div>fake search suggestions</div>' },
+  };
 }
 
 /** A functionCall of the first declared function, unless the conversation just answered one. */

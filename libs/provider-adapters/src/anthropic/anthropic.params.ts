@@ -30,6 +30,8 @@ export const ANTHROPIC_CHAT_PARAMETERS: ParameterMap = {
     reasoning_effort: 'translated',
     thinking: 'translated',
     response_format: 'translated',
+    // OpenAI's web search for chat, as Anthropic's web search server tool.
+    web_search_options: 'translated',
   },
   required: { max_tokens: DEFAULT_MAX_TOKENS },
 };

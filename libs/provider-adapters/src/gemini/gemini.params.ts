@@ -23,6 +23,8 @@ export const GEMINI_CHAT_PARAMETERS: ParameterMap = {
     tools: 'translated',
     tool_choice: 'translated',
     reasoning_effort: 'translated',
+    // OpenAI's web search for chat, as Google Search grounding.
+    web_search_options: 'translated',
   },
 };
 

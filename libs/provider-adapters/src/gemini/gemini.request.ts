@@ -22,7 +22,7 @@ export interface GeminiContent {
 export interface GenerateContentRequest {
   contents: GeminiContent[];
   systemInstruction?: { parts: GeminiPart[] };
-  tools?: { functionDeclarations: Record<string, unknown>[] }[];
+  tools?: ({ functionDeclarations: Record<string, unknown>[] } | { googleSearch: Record<string, unknown> })[];
   toolConfig?: { functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] } };
   generationConfig?: Record<string, unknown>;
 }
@@ -84,6 +84,8 @@ export function toGenerateContentRequest(body: Record<string, unknown>): Generat
   }
   if (system.length > 0) request.systemInstruction = { parts: system };
   if (body['tools'] != null) request.tools = [{ functionDeclarations: functionDeclarations(body['tools']) }];
+  // Web search is Google Search grounding; Gemini picks how much to search (the context size and place have no equivalent).
+  if (body['web_search_options'] != null) request.tools = [...(request.tools ?? []), { googleSearch: {} }];
   if (body['tool_choice'] != null) request.toolConfig = { functionCallingConfig: functionCallingConfig(body['tool_choice']) };
   const generationConfig = toGenerationConfig(body);
   if (Object.keys(generationConfig).length > 0) request.generationConfig = generationConfig;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { toolCallId, type GeminiPart } from './gemini.request';
 
-import type { GeminiUsage, GenerateContentResponse } from './gemini.wire';
+import type { UrlCitation, WebSearchCall } from '../lib/chat.wire';
+import type { GeminiUsage, GenerateContentResponse, GroundingMetadata } from './gemini.wire';
 
 export type { GeminiCandidate, GeminiUsage, GenerateContentResponse } from './gemini.wire';
 
@@ -54,6 +55,32 @@ export function openAiUsage(usage: GeminiUsage | undefined): Record<string, unkn
   };
 }
 
+/**
+ * Google Search grounding as chat's fields: each query Gemini searched as a web search call (with
+ * the pages it drew on), each grounded segment of `text` as url_citation annotations of its pages.
+ */
+export function groundingOf(metadata: GroundingMetadata | undefined, text: string): { searches: WebSearchCall[]; annotations: UrlCitation[] } {
+  if (!metadata) return { searches: [], annotations: [] };
+  const pages = (metadata.groundingChunks ?? []).map((chunk) => ({ url: chunk.web?.uri ?? '', title: chunk.web?.title ?? null }));
+  const sources = pages.filter((page) => page.url !== '');
+  const searches = (metadata.webSearchQueries ?? []).map((query, n) => ({ id: `ws_${randomUUID().replaceAll('-', '')}${n}`, status: 'completed' as const, query, sources }));
+  // Gemini counts UTF-8 bytes; chat counts characters.
+  const bytes = Buffer.from(text, 'utf8');
+  const characterAt = (offset: number | undefined) => bytes.subarray(0, offset ?? 0).toString('utf8').length;
+  const annotations: UrlCitation[] = [];
+  for (const support of metadata.groundingSupports ?? []) {
+    for (const chunk of support.groundingChunkIndices ?? []) {
+      const page = pages[chunk];
+      if (!page?.url) continue;
+      annotations.push({
+        type: 'url_citation',
+        url_citation: { url: page.url, title: page.title, start_index: characterAt(support.segment?.startIndex), end_index: characterAt(support.segment?.endIndex) },
+      });
+    }
+  }
+  return { searches, annotations };
+}
+
 /** A generateContent answer as an OpenAI-format chat.completion. */
 export function toChatCompletion(response: GenerateContentResponse, model: string, created: number): Record<string, unknown> {
   const choices = (response.candidates ?? []).map((candidate, position) => {
@@ -61,6 +88,7 @@ export function toChatCompletion(response: GenerateContentResponse, model: strin
     const text = textOf(parts);
     const toolCalls = toolCallsOf(parts);
     const thoughts = thoughtsOf(parts);
+    const { searches, annotations } = groundingOf(candidate.groundingMetadata, text);
     return {
       index: candidate.index ?? position,
       message: {
@@ -69,6 +97,8 @@ export function toChatCompletion(response: GenerateContentResponse, model: strin
         refusal: null,
         ...(thoughts !== '' ? { reasoning_content: thoughts } : {}),
         ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        ...(annotations.length > 0 ? { annotations } : {}),
+        ...(searches.length > 0 ? { provider_specific_fields: { web_search_calls: searches } } : {}),
       },
       logprobs: null,
       finish_reason: finishReasonFor(candidate.finishReason ?? 'STOP', toolCalls.length > 0),

@@ -1,7 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../lib/provider-error';
 import { geminiErrorFrom } from './gemini.error';
-import { chatCompletionId, openAiUsage, finishReasonFor, textOf, thoughtsOf, toolCallsOf, type GeminiUsage } from './gemini.response';
+import { chatCompletionId, groundingOf, openAiUsage, finishReasonFor, textOf, thoughtsOf, toolCallsOf, type GeminiUsage } from './gemini.response';
 import { streamGenerateContentEvent } from './gemini.wire';
 
 /**
@@ -21,7 +21,7 @@ export async function* toChatCompletionChunks(
   let first = true;
   let usage: GeminiUsage | undefined;
   // Per choice: whether the role went out yet, and how many tool calls it has made.
-  const choices = new Map<number, { started: boolean; toolCalls: number }>();
+  const choices = new Map<number, { started: boolean; toolCalls: number; text: string }>();
   const chunk = (index: number, delta: Record<string, unknown>, finishReason: string | null = null) => ({
     id,
     object: 'chat.completion.chunk',
@@ -48,7 +48,7 @@ export async function* toChatCompletionChunks(
       }
       for (const [position, candidate] of (response.candidates ?? []).entries()) {
         const index = candidate.index ?? position;
-        const state = choices.get(index) ?? { started: false, toolCalls: 0 };
+        const state = choices.get(index) ?? { started: false, toolCalls: 0, text: '' };
         choices.set(index, state);
         const parts = candidate.content?.parts ?? [];
         const delta: Record<string, unknown> = state.started ? {} : { role: 'assistant' };
@@ -60,6 +60,13 @@ export async function* toChatCompletionChunks(
         if (toolCalls.length > 0) delta['tool_calls'] = toolCalls;
         if (Object.keys(delta).length > 0) yield chunk(index, delta);
         state.started = true;
+        state.text += text;
+        // Grounding (it comes with the last pieces) over all the text so far, after that text.
+        if (candidate.groundingMetadata) {
+          const { searches, annotations } = groundingOf(candidate.groundingMetadata, state.text);
+          if (annotations.length > 0) yield chunk(index, { annotations });
+          if (searches.length > 0) yield chunk(index, { provider_specific_fields: { web_search_calls: searches } });
+        }
         if (candidate.finishReason) yield chunk(index, {}, finishReasonFor(candidate.finishReason, state.toolCalls > 0));
       }
     }

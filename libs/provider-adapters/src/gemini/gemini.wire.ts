@@ -19,10 +19,26 @@ const usage = z.object({
 });
 export type GeminiUsage = z.infer<typeof usage>;
 
+/** What Google Search grounding found: the queries, the pages (chunks), and which text each supports (UTF-8 byte offsets). */
+const groundingMetadata = z.object({
+  webSearchQueries: z.array(z.string()).optional(),
+  groundingChunks: z.array(z.object({ web: z.object({ uri: z.string().optional(), title: z.string().optional() }).optional() })).optional(),
+  groundingSupports: z
+    .array(
+      z.object({
+        segment: z.object({ startIndex: z.number().optional(), endIndex: z.number().optional() }).optional(),
+        groundingChunkIndices: z.array(z.number()).optional(),
+      }),
+    )
+    .optional(),
+});
+export type GroundingMetadata = z.infer<typeof groundingMetadata>;
+
 const candidate = z.object({
   index: z.number().optional(),
   content: z.object({ role: z.string().optional(), parts: z.array(part).optional() }).optional(),
   finishReason: z.string().optional(),
+  groundingMetadata: groundingMetadata.optional(),
 });
 export type GeminiCandidate = z.infer<typeof candidate>;
 

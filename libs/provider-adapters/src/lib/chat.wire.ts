@@ -19,6 +19,37 @@ export const chatUsage = z
   .loose();
 export type ChatUsage = z.infer<typeof chatUsage>;
 
+/** A web page the answer cites, as OpenAI's chat completions write it (`message.annotations`), indices into the message's content. */
+export const urlCitation = z
+  .object({
+    type: z.literal('url_citation'),
+    url_citation: z.object({ url: z.string(), title: z.string().nullish(), start_index: z.number(), end_index: z.number() }).loose(),
+  })
+  .loose();
+export type UrlCitation = z.infer<typeof urlCitation>;
+
+/**
+ * A web search the provider ran while answering (Anthropic's web search server tool, Gemini's
+ * Google Search grounding), in `provider_specific_fields.web_search_calls` of the chat message or
+ * delta (LiteLLM's field for what OpenAI's format has no place for): the Responses bridge makes a
+ * `web_search_call` item of each.
+ */
+export const webSearchCall = z
+  .object({
+    id: z.string(),
+    status: z.enum(['completed', 'failed']).optional(),
+    query: z.string().nullish(),
+    sources: z.array(z.object({ url: z.string(), title: z.string().nullish() }).loose()).nullish(),
+  })
+  .loose();
+export type WebSearchCall = z.infer<typeof webSearchCall>;
+
+const annotations = z.array(z.union([urlCitation, z.object({ type: z.string() }).loose()])).nullish();
+const providerSpecificFields = z
+  .object({ web_search_calls: z.array(webSearchCall).nullish() })
+  .loose()
+  .nullish();
+
 export const chatCompletion = z
   .object({
     id: z.string().optional(),
@@ -27,7 +58,14 @@ export const chatCompletion = z
       z
         .object({
           message: z
-            .object({ content: z.string().nullish(), refusal: z.string().nullish(), reasoning_content: z.string().nullish(), tool_calls: z.array(toolCall).nullish() })
+            .object({
+              content: z.string().nullish(),
+              refusal: z.string().nullish(),
+              reasoning_content: z.string().nullish(),
+              tool_calls: z.array(toolCall).nullish(),
+              annotations,
+              provider_specific_fields: providerSpecificFields,
+            })
             .loose(),
           finish_reason: z.string().nullish(),
         })
@@ -52,6 +90,8 @@ export const chatCompletionChunk = z
                 refusal: z.string().nullish(),
                 reasoning_content: z.string().nullish(),
                 tool_calls: z.array(toolCall.extend({ index: z.number() })).nullish(),
+                annotations,
+                provider_specific_fields: providerSpecificFields,
               })
               .loose()
               .nullish(),

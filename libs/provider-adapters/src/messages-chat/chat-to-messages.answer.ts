@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseChatCompletion, type ChatUsage } from '../lib/chat.wire';
+import { parseChatCompletion, type ChatUsage, type WebSearchCall } from '../lib/chat.wire';
 import type { MessagesAnswer, MessagesUsage } from './messages.wire';
 
 const STOP_REASONS: Record<string, string> = {
@@ -40,10 +40,35 @@ export function toolInput(argumentsText: string | undefined): unknown {
   }
 }
 
+/** A web search the target ran, as the two blocks Anthropic's web search server tool answers with: its call and its results. */
+export function webSearchBlocks(search: WebSearchCall): Record<string, unknown>[] {
+  const id = search.id.startsWith('srvtoolu_') ? search.id : `srvtoolu_${search.id}`;
+  const content =
+    search.status === 'failed'
+      ? { type: 'web_search_tool_result_error', error_code: 'unavailable' }
+      : (search.sources ?? []).map((source) => ({ type: 'web_search_result', url: source.url, title: source.title ?? '', encrypted_content: '', page_age: null }));
+  return [
+    { type: 'server_tool_use', id, name: 'web_search', input: { query: search.query ?? '' } },
+    { type: 'web_search_tool_result', tool_use_id: id, content },
+  ];
+}
+
+/** Chat's url_citation annotations over `text` as the web_search_result_location citations of Anthropic's text blocks. */
+export function citationsOf(annotations: readonly unknown[] | null | undefined, text: string): Record<string, unknown>[] {
+  return (annotations ?? []).flatMap((annotation) => {
+    const { type, url_citation: citation } = annotation as { type?: unknown; url_citation?: { url: string; title?: string | null; start_index: number; end_index: number } };
+    if (type !== 'url_citation' || !citation) return [];
+    return [
+      { type: 'web_search_result_location', url: citation.url, title: citation.title ?? '', cited_text: text.slice(citation.start_index, citation.end_index), encrypted_index: '' },
+    ];
+  });
+}
+
 /**
  * An OpenAI chat completion as an Anthropic Messages answer under `model` (the alias): reasoning
- * the target exposed (`reasoning_content`) as a thinking block, then the text, then each tool
- * call as a tool_use block; finish reasons as stop reasons; usage in Anthropic's fields.
+ * the target exposed (`reasoning_content`) as a thinking block, the web searches it ran as
+ * server_tool_use and web_search_tool_result blocks, then the text (its url citations as
+ * citations), then each tool call as a tool_use block; finish reasons as stop reasons; usage in Anthropic's fields.
  */
 export function toMessagesAnswer(text: string, model: string): MessagesAnswer {
   const completion = parseChatCompletion(text);
@@ -51,8 +76,10 @@ export function toMessagesAnswer(text: string, model: string): MessagesAnswer {
   const message = choice?.message;
   const content: Record<string, unknown>[] = [];
   if (message?.reasoning_content) content.push({ type: 'thinking', thinking: message.reasoning_content, signature: '' });
+  for (const search of message?.provider_specific_fields?.web_search_calls ?? []) content.push(...webSearchBlocks(search));
   const answerText = message?.content ?? message?.refusal ?? '';
-  if (answerText !== '') content.push({ type: 'text', text: answerText });
+  const citations = message?.content ? citationsOf(message.annotations, message.content) : [];
+  if (answerText !== '') content.push({ type: 'text', text: answerText, ...(citations.length > 0 ? { citations } : {}) });
   for (const call of message?.tool_calls ?? []) {
     content.push({ type: 'tool_use', id: call.id ?? `toolu_${randomUUID()}`, name: call.function.name ?? '', input: toolInput(call.function.arguments) });
   }

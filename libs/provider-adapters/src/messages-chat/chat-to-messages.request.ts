@@ -28,7 +28,9 @@ export function toAnthropicRequest(body: Record<string, unknown>, model: string)
   if (thinking) request['thinking'] = thinking.param;
   else if (thinkingBudget !== undefined) request['thinking'] = { type: 'enabled', budget_tokens: thinkingBudget };
 
-  if (Array.isArray(body['tools']) && body['tools'].length > 0) request['tools'] = body['tools'].map(translateTool);
+  const tools = Array.isArray(body['tools']) ? body['tools'].map(translateTool) : [];
+  if (body['web_search_options'] != null) tools.push(webSearchTool(body['web_search_options']));
+  if (tools.length > 0) request['tools'] = tools;
   const toolChoice = translateToolChoice(body['tool_choice'], body['parallel_tool_calls']);
   if (toolChoice) request['tool_choice'] = toolChoice;
   withResponseFormat(request, body, model);
@@ -242,6 +244,35 @@ function translateTool(tool: Block, index: number): Block {
   if (typeof fn.description === 'string') translated['description'] = fn.description;
   translated['input_schema'] = fn.parameters ?? { type: 'object', properties: {} };
   return translated;
+}
+
+// How many searches a call may make, by OpenAI's search_context_size (how much of the web the answer draws on).
+const SEARCHES_BY_CONTEXT_SIZE: Record<string, number> = { low: 1, medium: 5, high: 10 };
+
+/**
+ * OpenAI's `web_search_options` as Anthropic's web search server tool: search_context_size as its
+ * max_uses, user_location's approximate place, and the domain filter (`filters.allowed_domains`,
+ * which the Responses API's web_search tool has) as allowed_domains.
+ */
+function webSearchTool(options: unknown): Block {
+  if (typeof options !== 'object' || Array.isArray(options)) throw invalid('web_search_options must be an object.', 'web_search_options');
+  const { search_context_size: size, user_location: location, filters } = options as { search_context_size?: unknown; user_location?: unknown; filters?: unknown };
+  const tool: Block = { type: 'web_search_20250305', name: 'web_search' };
+  if (size != null) {
+    const uses = typeof size === 'string' ? SEARCHES_BY_CONTEXT_SIZE[size] : undefined;
+    if (uses === undefined) throw invalid('web_search_options.search_context_size must be low, medium or high.', 'web_search_options');
+    tool['max_uses'] = uses;
+  }
+  const place = (location as { approximate?: unknown } | null | undefined)?.approximate;
+  if (typeof place === 'object' && place !== null) {
+    const fields = Object.entries(place as Record<string, unknown>).filter(
+      ([name, value]) => ['city', 'region', 'country', 'timezone'].includes(name) && typeof value === 'string',
+    );
+    if (fields.length > 0) tool['user_location'] = { type: 'approximate', ...Object.fromEntries(fields) };
+  }
+  const allowed = (filters as { allowed_domains?: unknown } | null | undefined)?.allowed_domains;
+  if (Array.isArray(allowed) && allowed.length > 0) tool['allowed_domains'] = allowed.filter((domain) => typeof domain === 'string');
+  return tool;
 }
 
 function translateToolChoice(choice: unknown, parallelToolCalls: unknown): Block | undefined {

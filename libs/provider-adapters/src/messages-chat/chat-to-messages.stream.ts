@@ -1,12 +1,12 @@
 import { ProviderError } from '../lib/provider-error';
-import { messageId, messagesUsage, stopReasonFor } from './chat-to-messages.answer';
+import { citationsOf, messageId, messagesUsage, stopReasonFor, webSearchBlocks } from './chat-to-messages.answer';
 import { parseChatChunk, type ChatUsage } from '../lib/chat.wire';
 import type { ChatStreamTranslator } from '../lib/chat-answer-translation';
 
 /** One Anthropic stream event (`type` names it, as its `event:` line does). */
 export type MessagesEvent = { type: string } & Record<string, unknown>;
 
-type OpenBlock = { kind: 'thinking' | 'text' } | { kind: 'tool'; chatIndex: number };
+type OpenBlock = { kind: 'thinking' | 'text' | 'search' } | { kind: 'tool'; chatIndex: number };
 
 /**
  * OpenAI chat completion chunks as Anthropic Messages stream events, one chunk at a time as they
@@ -24,6 +24,8 @@ export class ChatToMessagesStream implements ChatStreamTranslator<MessagesEvent>
   private open: OpenBlock | undefined;
   private finishReason: string | null | undefined;
   private usage: ChatUsage | null | undefined;
+  /** The chat message's content so far: its annotations' indices count from its start. */
+  private text = '';
 
   constructor(private readonly model: string) {}
 
@@ -63,10 +65,22 @@ export class ChatToMessagesStream implements ChatStreamTranslator<MessagesEvent>
       if (this.open?.kind !== 'thinking') this.start(events, { kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
       events.push({ type: 'content_block_delta', index: this.index, delta: { type: 'thinking_delta', thinking: delta.reasoning_content } });
     }
+    // Citations of the text so far go on its open block; a search the target ran is two whole blocks.
+    if (delta?.annotations && this.open?.kind === 'text') {
+      for (const citation of citationsOf(delta.annotations, this.text))
+        events.push({ type: 'content_block_delta', index: this.index, delta: { type: 'citations_delta', citation } });
+    }
+    for (const search of delta?.provider_specific_fields?.web_search_calls ?? []) {
+      const [call, result] = webSearchBlocks(search) as [Record<string, unknown>, Record<string, unknown>];
+      this.start(events, { kind: 'search' }, { ...call, input: {} });
+      events.push({ type: 'content_block_delta', index: this.index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(call['input']) } });
+      this.start(events, { kind: 'search' }, result);
+    }
     const text = delta?.content ?? delta?.refusal;
     if (text) {
       if (this.open?.kind !== 'text') this.start(events, { kind: 'text' }, { type: 'text', text: '' });
       events.push({ type: 'content_block_delta', index: this.index, delta: { type: 'text_delta', text } });
+      if (delta?.content) this.text += text;
     }
     for (const call of delta?.tool_calls ?? []) {
       if (this.open?.kind !== 'tool' || this.open.chatIndex !== call.index) {

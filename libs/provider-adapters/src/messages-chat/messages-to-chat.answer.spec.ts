@@ -85,4 +85,52 @@ describe('Anthropic Messages answers as OpenAI-format chat completions', () => {
     const completion = toChatCompletion({ id: 'm', content: [], stop_reason: stopReason, usage: {} }, MODEL, 1) as { choices: { finish_reason: string }[] };
     expect(completion.choices[0]?.finish_reason).toBe(finishReason);
   });
+
+  it("turns the web search server tool's call and results into web_search_calls, and the text's citations into url_citation annotations", () => {
+    const citation = { type: 'web_search_result_location', url: 'https://example.com/a', title: 'A', encrypted_index: 'x', cited_text: 'a page' };
+    const completion = toChatCompletion(
+      {
+        id: 'msg_02',
+        content: [
+          { type: 'text', text: 'Let me look. ' },
+          { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'arbor news' } },
+          {
+            type: 'web_search_tool_result',
+            tool_use_id: 'srvtoolu_1',
+            content: [
+              { type: 'web_search_result', url: 'https://example.com/a', title: 'A', encrypted_content: 'e', page_age: null },
+              { type: 'web_search_result', url: 'https://example.com/b', title: 'B', encrypted_content: 'e' },
+            ],
+          },
+          { type: 'server_tool_use', id: 'srvtoolu_2', name: 'web_search', input: { query: 'more' } },
+          { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_2', content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' } },
+          { type: 'text', text: 'Arbor shipped.', citations: [citation] },
+        ],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 10, output_tokens: 4 },
+      },
+      MODEL,
+      1700000000,
+    );
+    const message = (completion['choices'] as { message: Record<string, unknown> }[])[0]?.message;
+    expect(message).toMatchObject({
+      content: 'Let me look. Arbor shipped.',
+      annotations: [{ type: 'url_citation', url_citation: { url: 'https://example.com/a', title: 'A', start_index: 13, end_index: 27 } }],
+      provider_specific_fields: {
+        web_search_calls: [
+          {
+            id: 'srvtoolu_1',
+            status: 'completed',
+            query: 'arbor news',
+            sources: [
+              { url: 'https://example.com/a', title: 'A' },
+              { url: 'https://example.com/b', title: 'B' },
+            ],
+          },
+          { id: 'srvtoolu_2', status: 'failed', query: 'more', sources: [] },
+        ],
+      },
+    });
+    expect(message).not.toHaveProperty('tool_calls');
+  });
 });

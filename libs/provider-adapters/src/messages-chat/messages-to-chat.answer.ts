@@ -1,3 +1,4 @@
+import type { UrlCitation, WebSearchCall } from '../lib/chat.wire';
 import type { ResponseFormatTool } from './chat-to-messages.request';
 import type { AnthropicBlock, AnthropicMessage, AnthropicUsage } from './messages.wire';
 
@@ -54,10 +55,35 @@ export function thinkingBlockOf(block: AnthropicBlock): Record<string, unknown> 
   return { type: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' };
 }
 
+/** A web_search_result_location citation of a text block as OpenAI's url_citation over [start, end) of the message's content. */
+export function urlCitationOf(citation: unknown, start: number, end: number): UrlCitation | undefined {
+  const { type, url, title } = (citation ?? {}) as { type?: unknown; url?: unknown; title?: unknown };
+  if (type !== 'web_search_result_location' || typeof url !== 'string') return undefined;
+  return { type: 'url_citation', url_citation: { url, title: typeof title === 'string' ? title : null, start_index: start, end_index: end } };
+}
+
+/** A web search the server tool ran: its call (the query) and its result block (the pages found, or an error). */
+export function webSearchCallOf(call: AnthropicBlock | undefined, result: AnthropicBlock): WebSearchCall {
+  const id = String((result as { tool_use_id?: unknown }).tool_use_id ?? call?.id ?? '');
+  const query = (call?.input as { query?: unknown } | undefined)?.query;
+  const content = (result as { content?: unknown }).content;
+  const found = Array.isArray(content)
+    ? (content as { type?: unknown; url?: unknown; title?: unknown }[]).filter((page) => page?.type === 'web_search_result' && typeof page.url === 'string')
+    : undefined;
+  return {
+    id,
+    status: found ? 'completed' : 'failed',
+    query: typeof query === 'string' ? query : null,
+    sources: (found ?? []).map((page) => ({ url: page.url as string, title: typeof page.title === 'string' ? page.title : null })),
+  };
+}
+
 /**
  * A Messages API answer as an OpenAI-format chat.completion. `jsonTool`: the tool that carried the
  * request's response_format; its call, when Claude made it, is the message content (as JSON text),
- * not a tool call, and the answer stops as any other.
+ * not a tool call, and the answer stops as any other. Web searches Anthropic's server tool ran
+ * become `provider_specific_fields.web_search_calls`, and the text's citations of their pages
+ * `annotations` (url_citation over the cited text).
  */
 export function toChatCompletion(message: AnthropicMessage, model: string, created: number, jsonTool?: ResponseFormatTool): Record<string, unknown> {
   const json = jsonTool ? message.content.find((block) => block.type === 'tool_use' && block.name === jsonTool.name) : undefined;
@@ -67,12 +93,24 @@ export function toChatCompletion(message: AnthropicMessage, model: string, creat
       content: message.content.filter((block) => block !== json && block.type !== 'text'),
       stop_reason: message.stop_reason === 'tool_use' ? 'end_turn' : message.stop_reason,
     };
-  const text = json
-    ? JSON.stringify(json.input ?? {})
-    : message.content
-        .filter((block) => block.type === 'text')
-        .map((block) => block.text ?? '')
-        .join('');
+  let text = '';
+  const citations: UrlCitation[] = [];
+  const searches: WebSearchCall[] = [];
+  for (const block of message.content) {
+    if (block.type === 'text') {
+      const start = text.length;
+      text += block.text ?? '';
+      const cited = (block as { citations?: unknown }).citations;
+      for (const citation of Array.isArray(cited) ? cited : []) {
+        const annotation = urlCitationOf(citation, start, text.length);
+        if (annotation) citations.push(annotation);
+      }
+    } else if (block.type === 'web_search_tool_result') {
+      const call = message.content.find((other) => other.type === 'server_tool_use' && other.id === (block as { tool_use_id?: unknown }).tool_use_id);
+      searches.push(webSearchCallOf(call, block));
+    }
+  }
+  if (json) text = JSON.stringify(json.input ?? {});
   const thinking = message.content
     .filter((block) => block.type === 'thinking')
     .map((block) => block.thinking ?? '')
@@ -86,6 +124,8 @@ export function toChatCompletion(message: AnthropicMessage, model: string, creat
   // As LiteLLM returns them: the client sends them back with the tool results, and Anthropic requires that.
   if (thinkingBlocks.length > 0) reply['thinking_blocks'] = thinkingBlocks;
   if (toolCalls.length > 0) reply['tool_calls'] = toolCalls;
+  if (citations.length > 0) reply['annotations'] = citations;
+  if (searches.length > 0) reply['provider_specific_fields'] = { web_search_calls: searches };
   return {
     id: message.id,
     object: 'chat.completion',

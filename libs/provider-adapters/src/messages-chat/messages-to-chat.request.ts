@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ProviderError } from '../lib/provider-error';
-import { messagesRequest, type ContentBlock, type MessagesRequest } from './messages.wire';
+import type { BridgeOptions } from '../lib/bridge-options';
+import { messagesRequest, type ContentBlock, type MessagesRequest, type ServerTool } from './messages.wire';
 
 type ChatMessage = Record<string, unknown>;
 type ChatPart = Record<string, unknown>;
@@ -34,7 +35,7 @@ const EFFORTS: Record<string, string> = { low: 'low', medium: 'medium', high: 'h
  * sequences, the user id, and a thinking budget as reasoning_effort. Prompt-cache markers have no
  * chat equivalent and are left out. Throws ProviderError 400 naming what does not fit.
  */
-export function toChatRequest(body: Record<string, unknown>): Record<string, unknown> {
+export function toChatRequest(body: Record<string, unknown>, options?: BridgeOptions): Record<string, unknown> {
   const parsed = messagesRequest.safeParse(body);
   if (!parsed.success) throw invalidRequest(parsed.error);
   const request = parsed.data;
@@ -45,12 +46,15 @@ export function toChatRequest(body: Record<string, unknown>): Record<string, unk
   if (request.top_p !== undefined) chat['top_p'] = request.top_p;
   if (request.stop_sequences && request.stop_sequences.length > 0) chat['stop'] = request.stop_sequences;
   if (typeof request.metadata?.user_id === 'string') chat['user'] = request.metadata.user_id;
-  if (request.tools && request.tools.length > 0) {
-    chat['tools'] = request.tools.map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: tool.input_schema },
-    }));
-  }
+  const functions = (request.tools ?? []).flatMap((tool, index) => {
+    if ('input_schema' in tool && (tool.type === undefined || tool.type === 'custom')) {
+      const { name, description, input_schema: parameters } = tool as { name: string; description?: string; input_schema: unknown };
+      return [{ type: 'function', function: { name, ...(description !== undefined ? { description } : {}), parameters } }];
+    }
+    serverTool(tool as ServerTool, index, chat, options);
+    return [];
+  });
+  if (functions.length > 0) chat['tools'] = functions;
   const choice = request.tool_choice;
   if (choice) {
     chat['tool_choice'] =
@@ -63,6 +67,42 @@ export function toChatRequest(body: Record<string, unknown>): Record<string, unk
   const format = request.output_config?.format;
   if (format) chat['response_format'] = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } };
   return chat;
+}
+
+// Anthropic's web search server tool, by version.
+const WEB_SEARCH_TOOL = /^web_search_\d{8}$/;
+
+/**
+ * A server tool Anthropic runs itself: its web search as chat's `web_search_options` (the
+ * target's own search: Gemini's Google Search grounding, OpenAI's search models), its place and
+ * domain list carried along, where the target takes them (every target when the caller does not
+ * say); any other, or web search where the target has none, refused naming it, or dropped under
+ * drop_params (and named in `options.dropped`).
+ */
+function serverTool(tool: ServerTool, index: number, chat: Record<string, unknown>, options: BridgeOptions | undefined): void {
+  if (WEB_SEARCH_TOOL.test(tool.type) && (!options?.params || options.params.has('web_search_options'))) {
+    const { user_location: location, allowed_domains: allowed } = tool as { user_location?: Record<string, unknown> | null; allowed_domains?: unknown };
+    const search: Record<string, unknown> = {};
+    if (location) {
+      const { type: _type, ...place } = location;
+      search['user_location'] = { type: 'approximate', approximate: place };
+    }
+    if (Array.isArray(allowed) && allowed.length > 0) search['filters'] = { allowed_domains: allowed };
+    chat['web_search_options'] = search;
+    return;
+  }
+  if (options?.dropParams) {
+    options.dropped?.push(`tools.${index} (${tool.type})`);
+    return;
+  }
+  const provider = options?.provider ?? 'this provider';
+  throw new ProviderError(
+    400,
+    'invalid_request_error',
+    `tools.${index}: the ${tool.type} tool is run by Anthropic's API${WEB_SEARCH_TOOL.test(tool.type) ? ' or a provider with a web search of its own' : ''}, and ${provider} has none. Remove it, or set drop_params: true to drop it.`,
+    'unsupported_parameter',
+    'tools',
+  );
 }
 
 /**
@@ -103,7 +143,10 @@ function textOf(blocks: ContentBlock[], index: number): string {
     .join('\n\n');
 }
 
-/** An assistant turn: its text, and its tool_use blocks as tool calls (thinking stays with the provider that wrote it). */
+/**
+ * An assistant turn: its text, and its tool_use blocks as tool calls (thinking, and the web
+ * searches Anthropic's server tool ran, stay with the provider that made them).
+ */
 function assistantMessage(blocks: ContentBlock[]): ChatMessage {
   const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
   const toolCalls = blocks.flatMap((block) =>

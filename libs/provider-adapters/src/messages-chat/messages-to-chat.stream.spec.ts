@@ -153,4 +153,45 @@ describe('Anthropic stream events as OpenAI-format chunks', () => {
     await expect(collect(broken)).rejects.toMatchObject({ status: 502, code: 'upstream_stream_broken' });
     await expect(collect(anthropicStream(messageStart))).rejects.toMatchObject({ status: 502, message: 'The Anthropic stream ended before message_stop.' });
   });
+
+  it('streams a web search as one web_search_calls delta, never as a tool call, and the citations as annotations once their text block ends', async () => {
+    const citation = { type: 'web_search_result_location', url: 'https://example.com/a', title: 'A', encrypted_index: 'x', cited_text: 'a page' };
+    const chunks = await collect(
+      anthropicStream(
+        messageStart,
+        { type: 'content_block_start', index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"query": "arbor' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: ' news"}' } },
+        { type: 'content_block_stop', index: 0 },
+        {
+          type: 'content_block_start',
+          index: 1,
+          content_block: {
+            type: 'web_search_tool_result',
+            tool_use_id: 'srvtoolu_1',
+            content: [{ type: 'web_search_result', url: 'https://example.com/a', title: 'A', encrypted_content: 'e' }],
+          },
+        },
+        { type: 'content_block_stop', index: 1 },
+        { type: 'content_block_start', index: 2, content_block: { type: 'text', text: '' } },
+        { type: 'content_block_delta', index: 2, delta: { type: 'text_delta', text: 'Found: ' } },
+        { type: 'content_block_stop', index: 2 },
+        { type: 'content_block_start', index: 3, content_block: { type: 'text', text: '', citations: [] } },
+        { type: 'content_block_delta', index: 3, delta: { type: 'citations_delta', citation } },
+        { type: 'content_block_delta', index: 3, delta: { type: 'text_delta', text: 'Arbor shipped.' } },
+        { type: 'content_block_stop', index: 3 },
+        { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 6 } },
+        { type: 'message_stop' },
+      ),
+      false,
+    );
+    expect(deltas(chunks).map((choice) => (choice as { delta?: unknown }).delta)).toEqual([
+      { role: 'assistant', content: '' },
+      { provider_specific_fields: { web_search_calls: [{ id: 'srvtoolu_1', status: 'completed', query: 'arbor news', sources: [{ url: 'https://example.com/a', title: 'A' }] }] } },
+      { content: 'Found: ' },
+      { content: 'Arbor shipped.' },
+      { annotations: [{ type: 'url_citation', url_citation: { url: 'https://example.com/a', title: 'A', start_index: 7, end_index: 21 } }] },
+      {},
+    ]);
+  });
 });

@@ -1,8 +1,9 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { ProviderError } from '../lib/provider-error';
 import { anthropicError } from '../anthropic/anthropic.error';
+import type { UrlCitation } from '../lib/chat.wire';
 import type { ResponseFormatTool } from './chat-to-messages.request';
-import { openAiUsage, finishReasonFor, thinkingBlockOf, type AnthropicUsage } from './messages-to-chat.answer';
+import { openAiUsage, finishReasonFor, thinkingBlockOf, urlCitationOf, webSearchCallOf, type AnthropicBlock, type AnthropicUsage } from './messages-to-chat.answer';
 import { anthropicStreamEvent } from './messages.wire';
 
 /**
@@ -25,6 +26,11 @@ export async function* toChatCompletionChunks(
   const toolIndexByBlock = new Map<number, number>();
   // The content block of the response_format tool's call, once it started.
   let jsonBlock: number | undefined;
+  // The server's own tool calls (web search) by block, their input JSON as it arrives: not the client's tool calls.
+  const serverCalls = new Map<number, { block: AnthropicBlock; json: string }>();
+  // Text blocks with citations: where each began in the content, and the citations that arrived for it.
+  const citedText = new Map<number, { start: number; citations: unknown[] }>();
+  let contentLength = 0;
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
     id,
     object: 'chat.completion.chunk',
@@ -48,12 +54,24 @@ export async function* toChatCompletionChunks(
           const block = event.content_block;
           if (block?.type === 'tool_use' && jsonTool && block.name === jsonTool.name) {
             jsonBlock = event.index ?? 0;
+          } else if (block?.type === 'server_tool_use') {
+            serverCalls.set(event.index ?? 0, { block, json: '' });
+          } else if (block?.type === 'web_search_tool_result') {
+            const id = (block as { tool_use_id?: unknown }).tool_use_id;
+            const call = [...serverCalls.values()].find((server) => server.block.id === id);
+            const input = call ? parsedInput(call.json) : undefined;
+            const search = webSearchCallOf(call ? { ...call.block, input } : undefined, block);
+            yield chunk({ provider_specific_fields: { web_search_calls: [search] } });
           } else if (block?.type === 'tool_use') {
             const toolIndex = toolIndexByBlock.size;
             toolIndexByBlock.set(event.index ?? 0, toolIndex);
             yield chunk({ tool_calls: [{ index: toolIndex, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] });
-          } else if (block?.type === 'text' && block.text && !jsonTool?.forced) {
-            yield chunk({ content: block.text });
+          } else if (block?.type === 'text') {
+            if (Array.isArray((block as { citations?: unknown }).citations)) citedText.set(event.index ?? 0, { start: contentLength, citations: [] });
+            if (block.text && !jsonTool?.forced) {
+              contentLength += block.text.length;
+              yield chunk({ content: block.text });
+            }
           } else if (block?.type === 'redacted_thinking') {
             yield chunk({ thinking_blocks: [thinkingBlockOf(block)] });
           } else if (block?.type === 'thinking' && block.thinking) {
@@ -64,19 +82,34 @@ export async function* toChatCompletionChunks(
         case 'content_block_delta': {
           const delta = event.delta;
           if (delta?.type === 'text_delta') {
-            if (!jsonTool?.forced) yield chunk({ content: delta.text ?? '' });
+            if (!jsonTool?.forced) {
+              contentLength += (delta.text ?? '').length;
+              yield chunk({ content: delta.text ?? '' });
+            }
           } else if (delta?.type === 'input_json_delta' && jsonBlock !== undefined && (event.index ?? 0) === jsonBlock) {
             if (delta.partial_json) yield chunk({ content: delta.partial_json });
-          }
+          } else if (delta?.type === 'citations_delta') citedText.get(event.index ?? 0)?.citations.push((delta as { citation?: unknown }).citation);
           // As LiteLLM streams them: thinking text and then its signature, each as a thinking_blocks delta to join.
           else if (delta?.type === 'thinking_delta') {
             const thinking = delta.thinking ?? '';
             yield chunk({ reasoning_content: thinking, thinking_blocks: [{ type: 'thinking', thinking, signature: '' }] });
           } else if (delta?.type === 'signature_delta') {
             yield chunk({ thinking_blocks: [{ type: 'thinking', thinking: '', signature: delta.signature ?? '' }] });
+          } else if (delta?.type === 'input_json_delta' && delta.partial_json && serverCalls.has(event.index ?? 0)) {
+            (serverCalls.get(event.index ?? 0) as { json: string }).json += delta.partial_json;
           } else if (delta?.type === 'input_json_delta' && delta.partial_json) {
             yield chunk({ tool_calls: [{ index: toolIndexByBlock.get(event.index ?? 0) ?? 0, function: { arguments: delta.partial_json } }] });
           }
+          break;
+        }
+        case 'content_block_stop': {
+          // A cited text block is whole: its citations cover what it said.
+          const cited = citedText.get(event.index ?? 0);
+          citedText.delete(event.index ?? 0);
+          const annotations = (cited?.citations ?? [])
+            .map((citation) => urlCitationOf(citation, cited?.start ?? 0, contentLength))
+            .filter((found): found is UrlCitation => found !== undefined);
+          if (annotations.length > 0) yield chunk({ annotations });
           break;
         }
         case 'message_delta':
@@ -92,7 +125,7 @@ export async function* toChatCompletionChunks(
           return;
         case 'error':
           throw anthropicError(undefined, sse.data);
-        // ping, content_block_stop and event types added later carry nothing for OpenAI-format.
+        // ping and event types added later carry nothing for OpenAI-format.
       }
     }
   } catch (error) {
@@ -102,4 +135,13 @@ export async function* toChatCompletionChunks(
     throw new ProviderError(502, 'server_error', `The Anthropic stream broke off: ${typeof reason === 'string' ? reason : String(error)}`, 'upstream_stream_broken');
   }
   throw new ProviderError(502, 'server_error', 'The Anthropic stream ended before message_stop.', 'upstream_stream_broken');
+}
+
+/** A server tool call's input JSON as it streamed; {} while incomplete or unreadable. */
+function parsedInput(json: string): unknown {
+  try {
+    return json === '' ? {} : JSON.parse(json);
+  } catch {
+    return {};
+  }
 }

@@ -32,7 +32,21 @@ const toolResultBlock = z
 const thinkingBlock = z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() }).loose();
 const redactedThinkingBlock = z.object({ type: z.literal('redacted_thinking'), data: z.string() }).loose();
 
-export const contentBlock = z.discriminatedUnion('type', [textBlock, imageBlock, documentBlock, toolUseBlock, toolResultBlock, thinkingBlock, redactedThinkingBlock]);
+// A search Anthropic's web search server tool ran, sent back in the assistant turn that made it.
+const serverToolUseBlock = z.object({ type: z.literal('server_tool_use'), id: z.string(), name: z.string(), input: z.unknown() }).loose();
+const webSearchToolResultBlock = z.object({ type: z.literal('web_search_tool_result'), tool_use_id: z.string(), content: z.unknown() }).loose();
+
+export const contentBlock = z.discriminatedUnion('type', [
+  textBlock,
+  imageBlock,
+  documentBlock,
+  toolUseBlock,
+  toolResultBlock,
+  thinkingBlock,
+  redactedThinkingBlock,
+  serverToolUseBlock,
+  webSearchToolResultBlock,
+]);
 export type ContentBlock = z.infer<typeof contentBlock>;
 
 // `system` turns: instructions amid the conversation (Claude Code sends its environment so).
@@ -41,6 +55,9 @@ export const messageParam = z.object({ role: z.enum(['user', 'assistant', 'syste
 const customTool = z
   .object({ name: z.string(), description: z.string().optional(), input_schema: z.record(z.string(), z.unknown()), type: z.literal('custom').optional() })
   .loose();
+/** A tool Anthropic runs itself (`web_search_20250305`, `code_execution_…`), named by its versioned type. */
+const serverTool = z.object({ type: z.string().refine((type) => type !== 'custom'), name: z.string() }).loose();
+export type ServerTool = z.infer<typeof serverTool>;
 
 export const messagesRequest = z
   .object({
@@ -53,7 +70,7 @@ export const messagesRequest = z
     temperature: z.number().optional(),
     top_p: z.number().optional(),
     metadata: z.object({ user_id: z.string().nullish() }).loose().optional(),
-    tools: z.array(customTool).optional(),
+    tools: z.array(z.union([customTool, serverTool])).optional(),
     tool_choice: z
       .discriminatedUnion('type', [
         z.object({ type: z.literal('auto'), disable_parallel_tool_use: z.boolean().optional() }),

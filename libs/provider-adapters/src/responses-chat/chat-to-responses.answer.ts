@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseChatCompletion, type ChatUsage } from '../lib/chat.wire';
+import { parseChatCompletion, type ChatUsage, type WebSearchCall } from '../lib/chat.wire';
 import type { OutputItem, ResponseObject, ResponsesUsage } from './responses.wire';
 import { customInput, ToolNames } from './tool-names';
 
@@ -68,8 +68,8 @@ export function reasoningItem(id: string, text: string): OutputItem {
   return { id, type: 'reasoning', summary: [{ type: 'summary_text', text }] };
 }
 
-export function messageItem(id: string, text: string, refusal: boolean, status = 'completed'): OutputItem {
-  const part = refusal ? { type: 'refusal', refusal: text } : { type: 'output_text', text, annotations: [], logprobs: [] };
+export function messageItem(id: string, text: string, refusal: boolean, status = 'completed', annotations: Record<string, unknown>[] = []): OutputItem {
+  const part = refusal ? { type: 'refusal', refusal: text } : { type: 'output_text', text, annotations, logprobs: [] };
   return { id, type: 'message', status, role: 'assistant', content: [part] };
 }
 
@@ -79,6 +79,29 @@ export function functionCallItem(id: string, callId: string, name: string, args:
 
 export function customToolCallItem(id: string, callId: string, name: string, input: string, status = 'completed', namespace?: string): OutputItem {
   return { id, type: 'custom_tool_call', status, call_id: callId, name, input, ...(namespace ? { namespace } : {}) };
+}
+
+/** A web search the provider ran, as the Responses API's web_search_call item (its query and the pages it found). */
+export function webSearchCallItem(search: WebSearchCall, status = search.status ?? 'completed'): OutputItem {
+  const action = { type: 'search', query: search.query ?? '', sources: (search.sources ?? []).map((source) => ({ type: 'url', url: source.url })) };
+  return { id: itemId('ws'), type: 'web_search_call', status, action };
+}
+
+/** Chat's url_citation annotations (over the message's content) as output_text annotations over text that began at `offset` of it. */
+export function outputAnnotations(annotations: readonly unknown[] | null | undefined, offset = 0): Record<string, unknown>[] {
+  const found: Record<string, unknown>[] = [];
+  for (const annotation of annotations ?? []) {
+    const { type, url_citation: citation } = annotation as { type?: unknown; url_citation?: { url: string; title?: string | null; start_index: number; end_index: number } };
+    if (type !== 'url_citation' || !citation) continue;
+    found.push({
+      type: 'url_citation',
+      start_index: Math.max(0, citation.start_index - offset),
+      end_index: Math.max(0, citation.end_index - offset),
+      url: citation.url,
+      title: citation.title ?? '',
+    });
+  }
+  return found;
 }
 
 /** A chat tool call as the item of the tool the request declared (a namespaced function, a custom tool). */
@@ -91,8 +114,9 @@ export function toolCallItem(tools: ToolNames, chatName: string, callId: string,
 
 /**
  * An OpenAI chat completion as the Responses API's response object for `request` (whose `model`
- * is the alias): reasoning the target exposed (`reasoning_content`) as a reasoning item, the text
- * as a message, each tool call as a function_call item; a length or content-filter stop as an
+ * is the alias): reasoning the target exposed (`reasoning_content`) as a reasoning item, the web
+ * searches it ran as web_search_call items, the text as a message (its url citations as
+ * annotations), each tool call as a function_call item; a length or content-filter stop as an
  * incomplete response; usage in the Responses fields.
  */
 export function toResponseObject(text: string, request: Record<string, unknown>): ResponseObject {
@@ -101,9 +125,11 @@ export function toResponseObject(text: string, request: Record<string, unknown>)
   const message = choice?.message;
   const response = responseShell(request, itemId('resp'), completion.created ?? Math.floor(Date.now() / 1000));
   if (message?.reasoning_content) response.output.push(reasoningItem(itemId('rs'), message.reasoning_content));
+  for (const search of message?.provider_specific_fields?.web_search_calls ?? []) response.output.push(webSearchCallItem(search));
   const refusal = message?.refusal ?? undefined;
   const answer = message?.content ?? refusal ?? '';
-  if (answer !== '') response.output.push(messageItem(itemId('msg'), answer, refusal !== undefined && message?.content == null));
+  const refused = refusal !== undefined && message?.content == null;
+  if (answer !== '') response.output.push(messageItem(itemId('msg'), answer, refused, 'completed', refused ? [] : outputAnnotations(message?.annotations)));
   const tools = new ToolNames(request);
   for (const call of message?.tool_calls ?? []) response.output.push(toolCallItem(tools, call.function.name ?? '', call.id ?? itemId('call'), call.function.arguments ?? ''));
   Object.assign(response, endOf(choice?.finish_reason));

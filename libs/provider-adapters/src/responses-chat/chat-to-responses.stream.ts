@@ -1,7 +1,18 @@
 import type { ChatStreamTranslator } from '../lib/chat-answer-translation';
-import { parseChatChunk, type ChatUsage } from '../lib/chat.wire';
+import { parseChatChunk, type ChatUsage, type WebSearchCall } from '../lib/chat.wire';
 import { ProviderError } from '../lib/provider-error';
-import { customToolCallItem, endOf, functionCallItem, itemId, messageItem, reasoningItem, responseShell, responsesUsage } from './chat-to-responses.answer';
+import {
+  customToolCallItem,
+  endOf,
+  functionCallItem,
+  itemId,
+  messageItem,
+  outputAnnotations,
+  reasoningItem,
+  responseShell,
+  responsesUsage,
+  webSearchCallItem,
+} from './chat-to-responses.answer';
 import { customInput, ToolNames, type ResponsesTool } from './tool-names';
 import type { OutputItem, ResponseObject } from './responses.wire';
 
@@ -10,7 +21,7 @@ export type ResponsesEvent = { type: string; sequence_number: number } & Record<
 
 type OpenItem =
   | { kind: 'reasoning'; id: string; text: string }
-  | { kind: 'message'; id: string; text: string; refusal: boolean }
+  | { kind: 'message'; id: string; text: string; refusal: boolean; annotations: Record<string, unknown>[]; offset: number }
   | { kind: 'function_call'; id: string; chatIndex: number; callId: string; tool: ResponsesTool; arguments: string };
 
 /**
@@ -32,6 +43,8 @@ export class ChatToResponsesStream implements ChatStreamTranslator<ResponsesEven
   private open: OpenItem | undefined;
   private finishReason: string | null | undefined;
   private usage: ChatUsage | null | undefined;
+  /** How much of the chat message's content has streamed: chat's annotation indices count from its start. */
+  private contentLength = 0;
 
   constructor(request: Record<string, unknown>) {
     this.response = responseShell(request, itemId('resp'), Math.floor(Date.now() / 1000));
@@ -58,8 +71,10 @@ export class ChatToResponsesStream implements ChatStreamTranslator<ResponsesEven
     if (!choice) return events;
     const delta = choice.delta;
     if (delta?.reasoning_content) this.reasoning(events, delta.reasoning_content);
+    for (const search of delta?.provider_specific_fields?.web_search_calls ?? []) this.webSearch(events, search);
     if (delta?.content) this.text(events, delta.content, false);
     else if (delta?.refusal) this.text(events, delta.refusal, true);
+    if (delta?.annotations) this.annotate(events, delta.annotations);
     for (const call of delta?.tool_calls ?? []) {
       let open = this.open;
       if (open?.kind !== 'function_call' || open.chatIndex !== call.index) {
@@ -108,15 +123,46 @@ export class ChatToResponsesStream implements ChatStreamTranslator<ResponsesEven
     this.emit(events, 'response.reasoning_summary_text.delta', { item_id: open.id, output_index: this.index, summary_index: 0, delta });
   }
 
+  /** A web search the provider ran (it is over when the chat stream reports it): its item, added and done. */
+  private webSearch(events: ResponsesEvent[], search: WebSearchCall): void {
+    const item = webSearchCallItem(search);
+    this.close(events);
+    this.response.output.push({ ...item, status: 'in_progress' });
+    const at = { item_id: item.id, output_index: this.index };
+    this.emit(events, 'response.output_item.added', { output_index: this.index, item: { ...item, status: 'in_progress' } });
+    this.emit(events, 'response.web_search_call.in_progress', at);
+    this.emit(events, 'response.web_search_call.searching', at);
+    this.emit(events, 'response.web_search_call.completed', at);
+    this.response.output[this.index] = item;
+    this.emit(events, 'response.output_item.done', { output_index: this.index, item });
+  }
+
+  /** Citations of the text streamed so far, on the open message (indices from where that message began). */
+  private annotate(events: ResponsesEvent[], annotations: readonly unknown[]): void {
+    const open = this.open;
+    if (open?.kind !== 'message' || open.refusal) return;
+    for (const annotation of outputAnnotations(annotations, open.offset)) {
+      open.annotations.push(annotation);
+      this.emit(events, 'response.output_text.annotation.added', {
+        item_id: open.id,
+        output_index: this.index,
+        content_index: 0,
+        annotation_index: open.annotations.length - 1,
+        annotation,
+      });
+    }
+  }
+
   private text(events: ResponsesEvent[], delta: string, refusal: boolean): void {
     let open = this.open;
     if (open?.kind !== 'message') {
-      open = { kind: 'message', id: itemId('msg'), text: '', refusal };
+      open = { kind: 'message', id: itemId('msg'), text: '', refusal, annotations: [], offset: this.contentLength };
       this.add(events, open, { id: open.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] });
       const part = refusal ? { type: 'refusal', refusal: '' } : { type: 'output_text', text: '', annotations: [], logprobs: [] };
       this.emit(events, 'response.content_part.added', { item_id: open.id, output_index: this.index, content_index: 0, part });
     }
     open.text += delta;
+    if (!refusal) this.contentLength += delta.length;
     if (open.refusal) this.emit(events, 'response.refusal.delta', { item_id: open.id, output_index: this.index, content_index: 0, delta });
     else this.emit(events, 'response.output_text.delta', { item_id: open.id, output_index: this.index, content_index: 0, delta, logprobs: [] });
   }
@@ -140,7 +186,7 @@ export class ChatToResponsesStream implements ChatStreamTranslator<ResponsesEven
       this.emit(events, 'response.reasoning_summary_text.done', { ...at, summary_index: 0, text: open.text });
       this.emit(events, 'response.reasoning_summary_part.done', { ...at, summary_index: 0, part: { type: 'summary_text', text: open.text } });
     } else if (open.kind === 'message') {
-      item = messageItem(open.id, open.text, open.refusal);
+      item = messageItem(open.id, open.text, open.refusal, 'completed', open.annotations);
       if (open.refusal) this.emit(events, 'response.refusal.done', { ...at, content_index: 0, refusal: open.text });
       else this.emit(events, 'response.output_text.done', { ...at, content_index: 0, text: open.text, logprobs: [] });
       this.emit(events, 'response.content_part.done', { ...at, content_index: 0, part: (item['content'] as unknown[])[0] });

@@ -127,10 +127,57 @@ describe('a Responses request as chat completions', () => {
     const builtIn = { model: 'm', input: 'x', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] };
     expect(() => toChatRequest(builtIn, options)).toThrow(/tools\.0: the code_interpreter tool is served only by models with a native Responses API, and anthropic has none/);
     expect(toChatRequest(builtIn, { ...options, dropParams: true })['tools']).toBeUndefined();
-    const item = { model: 'm', input: [{ type: 'web_search_call', id: 'ws_1', status: 'completed' }] };
-    expect(() => toChatRequest(item, options)).toThrow(/input\.0: an item of type web_search_call/);
+    const item = { model: 'm', input: [{ type: 'file_search_call', id: 'fs_1', status: 'completed', queries: [] }] };
+    expect(() => toChatRequest(item, options)).toThrow(/input\.0: an item of type file_search_call/);
+    const dropped: string[] = [];
+    expect(toChatRequest({ ...item, tools: builtIn.tools }, { ...options, dropParams: true, dropped })['messages']).toEqual([]);
+    expect(dropped).toEqual(['input.0 (file_search_call)', 'tools.0 (code_interpreter)']);
     const fileById = { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] };
     expect(() => toChatRequest(fileById, options)).toThrow(/file_id/);
+  });
+
+  it('maps the web search tool to web_search_options where the target has a web search of its own, and refuses or drops it where it has none', () => {
+    const search = {
+      model: 'm',
+      input: [
+        { role: 'user', content: 'news?' },
+        // A search the model ran in an earlier turn: what it found is in the answer after it.
+        { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'news' } },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'output_text', text: 'Here is the news.', annotations: [{ type: 'url_citation', url: 'https://example.com', title: 'e', start_index: 0, end_index: 4 }] },
+          ],
+        },
+        { role: 'user', content: 'more' },
+      ],
+      tools: [
+        { type: 'web_search', search_context_size: 'low', user_location: { type: 'approximate', city: 'Berlin', country: 'DE' }, filters: { allowed_domains: ['example.com'] } },
+        { type: 'function', name: 'f', parameters: { type: 'object', properties: {} } },
+      ],
+    };
+    const chat = toChatRequest(search, { ...options, params: new Set(['messages', 'tools', 'web_search_options']) });
+    expect(chat['web_search_options']).toEqual({
+      search_context_size: 'low',
+      user_location: { type: 'approximate', approximate: { city: 'Berlin', country: 'DE' } },
+      filters: { allowed_domains: ['example.com'] },
+    });
+    expect((chat['tools'] as { function: { name: string } }[]).map((tool) => tool.function.name)).toEqual(['f']);
+    expect(chat['messages']).toEqual([
+      { role: 'user', content: 'news?' },
+      { role: 'assistant', content: 'Here is the news.' },
+      { role: 'user', content: 'more' },
+    ]);
+    expect(toChatRequest({ ...search, tools: [{ type: 'web_search_preview' }] }, { ...options, params: new Set(['web_search_options']) })['web_search_options']).toEqual({});
+
+    const bedrock = { provider: 'bedrock', dropParams: false, params: new Set(['messages', 'tools']) };
+    expect(() => toChatRequest(search, bedrock)).toThrow(
+      /tools\.0: the web_search tool is served only by models with a native Responses API or a web search of their own \(Anthropic's, Gemini's\), and bedrock has neither/,
+    );
+    const dropped: string[] = [];
+    const withoutSearch = toChatRequest(search, { ...bedrock, dropParams: true, dropped });
+    expect(withoutSearch['web_search_options']).toBeUndefined();
+    expect(dropped).toEqual(['tools.0 (web_search)']);
   });
 
   it('answers a malformed request with a 400 naming the field, never a crash', () => {

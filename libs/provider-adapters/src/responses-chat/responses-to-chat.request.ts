@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { BridgeOptions } from '../lib/bridge-options';
 import { ProviderError } from '../lib/provider-error';
 import { summaryOf } from './compaction-item';
 import { chatToolName, customArguments } from './tool-names';
@@ -9,13 +10,10 @@ type ChatMessage = Record<string, unknown>;
 /** How a compacted conversation's summary reaches a chat model. */
 const SUMMARY_HEADING = 'Summary of the conversation so far:';
 
-/** How the bridge treats what chat cannot carry. */
-export interface BridgeOptions {
-  /** The provider of the deployment, for the refusal's words. */
-  provider: string;
-  /** drop_params in force for the call: what chat cannot carry is dropped instead of refused. */
-  dropParams: boolean;
-}
+export type { BridgeOptions };
+
+/** The Responses API's web search tools, as OpenAI has named them over time. */
+const WEB_SEARCH_TOOLS = new Set(['web_search', 'web_search_preview', 'web_search_2025_08_26', 'web_search_preview_2025_03_11']);
 
 // The Responses fields this translation turns into chat fields, or that the gateway itself honours
 // (storage, background, conversation state); any other goes on by its own name, for the target's
@@ -48,9 +46,10 @@ const TRANSLATED = new Set([
  * Responses API: instructions as the system prompt, input items as messages (function calls as the
  * assistant's tool calls, their outputs as `tool` messages right after), function tools and
  * tool_choice, `text.format` as response_format, reasoning effort, the output token limit.
- * Reasoning items stay with the provider that wrote them. Built-in tools (web search, code
- * interpreter, …) have no chat equivalent: refused with 400 naming them, or dropped under
- * drop_params. Throws ProviderError 400 naming what does not fit.
+ * Reasoning items and web search calls stay with the provider that made them. The web search
+ * tool becomes `web_search_options` where the target serves it (Anthropic's and Gemini's own
+ * search); other built-in tools (code interpreter, file search, …) have no chat equivalent:
+ * refused with 400 naming them, or dropped under drop_params (and named in `options.dropped`). Throws ProviderError 400 naming what does not fit.
  */
 export function toChatRequest(body: Record<string, unknown>, options: BridgeOptions): Record<string, unknown> {
   const parsed = responsesRequest.safeParse(body);
@@ -62,7 +61,9 @@ export function toChatRequest(body: Record<string, unknown>, options: BridgeOpti
   if (request.max_output_tokens != null) chat['max_completion_tokens'] = request.max_output_tokens;
   const user = request.safety_identifier ?? request.user;
   if (user != null) chat['user'] = user;
-  const tools = (request.tools ?? []).flatMap((tool, index) => chatTools(tool as Record<string, unknown>, index, options));
+  const search = options.params?.has('web_search_options') ? (request.tools ?? []).find((tool) => WEB_SEARCH_TOOLS.has(tool.type)) : undefined;
+  if (search) chat['web_search_options'] = webSearchOptions(search as Record<string, unknown>);
+  const tools = (request.tools ?? []).flatMap((tool, index) => (search && WEB_SEARCH_TOOLS.has(tool.type) ? [] : chatTools(tool as Record<string, unknown>, index, options)));
   if (tools.length > 0) chat['tools'] = tools;
   const choice = request.tool_choice;
   if (choice !== undefined && tools.length > 0) {
@@ -71,6 +72,7 @@ export function toChatRequest(body: Record<string, unknown>, options: BridgeOpti
       const { name, namespace } = choice as { name: string; namespace?: string | null };
       chat['tool_choice'] = { type: 'function', function: { name: chatToolName(name, namespace) } };
     } else if (!options.dropParams) throw unbridgeable(`tool_choice ${choice.type}`, options.provider, 'tool_choice');
+    else options.dropped?.push(`tool_choice (${choice.type})`);
   }
   const format = request.text?.format;
   if (format?.type === 'json_object') chat['response_format'] = { type: 'json_object' };
@@ -123,8 +125,38 @@ function chatTools(tool: Record<string, unknown>, index: number, options: Bridge
   if (tool['type'] === 'namespace' && namespace === undefined && Array.isArray(tool['tools'])) {
     return (tool['tools'] as Record<string, unknown>[]).flatMap((member) => chatTools(member, index, options, name));
   }
-  if (options.dropParams) return [];
+  if (options.dropParams) {
+    options.dropped?.push(`tools.${index} (${String(tool['type'])})`);
+    return [];
+  }
+  if (WEB_SEARCH_TOOLS.has(String(tool['type']))) {
+    throw new ProviderError(
+      400,
+      'invalid_request_error',
+      `tools.${index}: the ${String(tool['type'])} tool is served only by models with a native Responses API or a web search of their own (Anthropic's, Gemini's), and ${options.provider} has neither. Remove it, or set drop_params: true to drop it.`,
+      'unsupported_parameter',
+      'tools',
+    );
+  }
   throw unbridgeable(`tools.${index}: the ${String(tool['type'])} tool`, options.provider, 'tools');
+}
+
+/**
+ * A Responses web search tool as chat's `web_search_options` (which the target's adapter turns
+ * into its own search): the context size, the approximate place (chat nests it under
+ * `approximate`), and `filters.allowed_domains` carried along for targets that take a domain list.
+ */
+function webSearchOptions(tool: Record<string, unknown>): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  if (tool['search_context_size'] != null) options['search_context_size'] = tool['search_context_size'];
+  const location = tool['user_location'] as Record<string, unknown> | null | undefined;
+  if (location != null) {
+    const { type: _type, ...place } = location;
+    options['user_location'] = { type: 'approximate', approximate: place };
+  }
+  const allowed = (tool['filters'] as { allowed_domains?: unknown } | null | undefined)?.allowed_domains;
+  if (Array.isArray(allowed) && allowed.length > 0) options['filters'] = { allowed_domains: allowed };
+  return options;
 }
 
 function chatMessages(request: ResponsesRequest, options: BridgeOptions): ChatMessage[] {
@@ -147,12 +179,14 @@ function chatMessages(request: ResponsesRequest, options: BridgeOptions): ChatMe
     } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
       const { call_id, output } = item as { call_id: string; output: string | ContentPart[] };
       messages.push({ role: 'tool', tool_call_id: call_id, content: typeof output === 'string' ? output : output.map((part) => textOfPart(part)).join('') });
-    } else if (type === 'reasoning') continue;
+    } else if (type === 'reasoning' || type === 'web_search_call') continue;
     else if (type === 'compaction') {
       const summary = summaryOf((item as { encrypted_content?: unknown }).encrypted_content);
       if (summary !== undefined) messages.push({ role: 'user', content: `${SUMMARY_HEADING}\n\n${summary}` });
       else if (!options.dropParams) throw unbridgeable(`input.${index}: a compaction item made by another provider`, options.provider, 'input');
+      else options.dropped?.push(`input.${index} (compaction)`);
     } else if (!options.dropParams) throw unbridgeable(`input.${index}: an item of type ${type}`, options.provider, 'input');
+    else options.dropped?.push(`input.${index} (${type})`);
   }
   return messages;
 }

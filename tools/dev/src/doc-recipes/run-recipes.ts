@@ -9,7 +9,7 @@
 // fails the recipe: curl answers of 400 and above count as failures (curl runs with
 // `--fail-with-body`, so the answer is still shown), and so does any command with a non-zero
 // exit or an unset variable.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +24,8 @@ export interface ReaderOptions {
   addresses: Record<string, string>;
   /** Commands the reader has installed that this machine lacks, by name → the script that stands in for them. */
   standIns?: Record<string, string>;
+  /** Commands the reader has installed, by name → their executable (installed for the test, not on PATH); they read no input from the shell. */
+  installed?: Record<string, string>;
   /** Per block. */
   timeoutMs?: number;
 }
@@ -61,6 +63,12 @@ export async function runRecipes(recipes: Recipe[], options: ReaderOptions): Pro
     const file = path.join(bin, name);
     fs.writeFileSync(file, `#!/bin/sh\nexec "${process.execPath}" --disable-warning=ExperimentalWarning "${script}" "$@"\n`, { mode: 0o755 });
   }
+  for (const [name, executable] of Object.entries(options.installed ?? {})) {
+    // Its stdin is not the shell's (the rest of the recipes): run from a terminal, it would read none.
+    fs.writeFileSync(path.join(bin, name), `#!/bin/sh\nexec "${executable}" "$@" </dev/null\n`, { mode: 0o755 });
+  }
+  // A checkout is a git repository (coding agents look for one).
+  spawnSync('git', ['init', '-q'], { cwd: checkout });
   const nodeBin = path.dirname(process.execPath);
   const shell = spawn('bash', ['--noprofile', '--norc'], {
     cwd: checkout,

@@ -18,7 +18,7 @@ import { StreamedAnswer } from '../spend/usage-estimate';
 import { CallAccounting, CallAdmission } from './call-accounting';
 import type { CallResponse } from './call-response';
 import { CallStages, type ReplayedAnswer, type StagePass } from './call-stage';
-import { applyDropParams, checkGatewayParams, dropsParams } from './drop-params';
+import { applyDropParams, checkGatewayParams, DROPPED_PARAMS_HEADER, dropsParams } from './drop-params';
 import { CallOutcome, GatewayMetrics } from './gateway-metrics';
 import { requestedAlias } from './requested-alias';
 import { CallUsage, NO_USAGE } from './usage';
@@ -220,11 +220,15 @@ export class CallPipeline {
     const { codec, body } = state;
     const bridge = native ? undefined : codec.bridge;
     const via = bridge ? bridge.via : codec;
-    const translated = bridge ? bridge.request(asked, { provider: deployment.provider, dropParams: dropsParams(body, this.settings.dropParams) }) : asked;
     // Fields outside the operation's list go on, are dropped or refused, as its adapter declares.
     const params = operation.paramsFor?.(deployment) ?? operation.params;
+    // What drop_params removed is named to the client (x-arbor-dropped-params), this attempt's only.
+    const dropped: string[] = [];
+    const translated = bridge ? bridge.request(asked, { provider: deployment.provider, dropParams: dropsParams(body, this.settings.dropParams), params, dropped }) : asked;
     const request = withDefaults(translated, deployment, params);
-    const upstreamBody = applyDropParams(request, params, deployment.provider, this.settings.dropParams, operation.unknownParams);
+    const upstreamBody = applyDropParams(request, params, deployment.provider, this.settings.dropParams, operation.unknownParams, dropped);
+    if (dropped.length > 0) state.headers[DROPPED_PARAMS_HEADER] = [...new Set(dropped)].join(', ');
+    else delete state.headers[DROPPED_PARAMS_HEADER];
     // Always learn the usage of a stream, so that spend is right (the tap removes it again when
     // the client did not ask for it).
     via.prepare(upstreamBody, params, streamed);

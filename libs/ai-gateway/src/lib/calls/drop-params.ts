@@ -4,10 +4,17 @@ import { ProviderError, type UnknownParams } from '@arbor/provider-adapters';
 export const GATEWAY_ONLY_PARAMS: ReadonlySet<string> = new Set(['drop_params', 'additional_drop_params', 'cache']);
 
 /**
+ * The response header naming what drop_params removed from the call (`temperature, tools.0 (web_search)`):
+ * the client learns that its request was not served whole.
+ */
+export const DROPPED_PARAMS_HEADER = 'x-arbor-dropped-params';
+
+/**
  * The body an upstream of this provider gets: gateway-only fields removed, the client's
  * `additional_drop_params` removed, and every parameter outside `supported` treated as the
  * operation declares (`unknown`): sent on (pass-through providers), removed (drop_params on,
- * globally or in the request; always for `dropped`) or refused with 400 naming it.
+ * globally or in the request; always for `dropped`) or refused with 400 naming it. What
+ * drop_params removed is added to `dropped` (not what the client itself asked to drop).
  */
 export function applyDropParams(
   body: Record<string, unknown>,
@@ -15,6 +22,7 @@ export function applyDropParams(
   provider: string,
   globalDropParams: boolean,
   unknown: UnknownParams = 'refused',
+  dropped?: string[],
 ): Record<string, unknown> {
   const drop = unknown === 'dropped' || dropsParams(body, globalDropParams);
   const additional = body['additional_drop_params'];
@@ -23,7 +31,10 @@ export function applyDropParams(
   for (const [name, value] of Object.entries(body)) {
     if (GATEWAY_ONLY_PARAMS.has(name) || named.has(name)) continue;
     if (unknown !== 'forwarded' && !supported.has(name)) {
-      if (drop) continue;
+      if (drop) {
+        dropped?.push(name);
+        continue;
+      }
       throw new ProviderError(
         400,
         'invalid_request_error',

@@ -17,6 +17,8 @@ import type { OwnedResource } from './owned-resource.entity';
 const PATH = /^\/v1\/files(?:\/([^/]+)(\/content)?)?$/;
 /** LiteLLM's form field naming the alias of an upload. */
 const TARGET_FIELD = 'target_model_names';
+/** LiteLLM's form field naming the provider of an upload that names no alias. */
+const PROVIDER_FIELD = 'custom_llm_provider';
 
 /**
  * OpenAI's Files API with ids of the gateway's own: an upload goes, streamed, to a deployment of
@@ -88,17 +90,18 @@ export class FilesRoutes implements OnModuleInit {
 
   /**
    * The form passed on as it arrives; the alias is read from target_model_names (sent before the
-   * file), else the x-arbor-model header, else the key's default. Batch input lines naming the
+   * file), else the x-arbor-model header, else the key's default (of custom_llm_provider when the
+   * form names one). Batch input lines naming the
    * alias name the deployment's model instead, as the upstream wants.
    */
   private async upload(caller: GatewayCaller, request: IncomingMessage, response: ServerResponse): Promise<void> {
     let deployment: GatewayDeployment;
-    const relayed = new UploadRelay(request, [TARGET_FIELD]);
+    const relayed = new UploadRelay(request, [TARGET_FIELD, PROVIDER_FIELD]);
     const start = await relayed.started;
     let answer: UpstreamResponse;
     try {
       const named = start.fields.get(TARGET_FIELD)?.split(',')[0]?.trim() || namedAlias(request);
-      deployment = this.upstream.deploymentFor(caller, named, 'file');
+      deployment = this.upstream.deploymentFor(caller, named, 'file', start.fields.get(PROVIDER_FIELD)?.trim() || undefined);
       relayed.begin(deployment.alias === deployment.model ? undefined : batchLineModel(deployment.alias, deployment.model));
       answer = await this.upstream.send(deployment, {
         method: 'POST',

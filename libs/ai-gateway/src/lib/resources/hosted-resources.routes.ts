@@ -20,6 +20,15 @@ import { namedAlias, ResourceUpstream, upstreamFailure } from './resource-upstre
 const PATH = /^\/v1\/(vector_stores|assistants|threads)(?:\/([^/]+)(\/.*)?)?$/;
 const KINDS: Record<string, ResourceKind> = { vector_stores: 'vector_store', assistants: 'assistant', threads: 'thread' };
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+/** LiteLLM's body field naming the provider of a new resource that names no alias; not passed on. */
+const PROVIDER_FIELD = 'custom_llm_provider';
+
+function providerNamed(body: Record<string, unknown>): string | undefined {
+  const provider = body[PROVIDER_FIELD];
+  if (provider === undefined || provider === null) return undefined;
+  if (typeof provider !== 'string' || provider === '') throw badRequest(`${PROVIDER_FIELD} must be a provider name such as "openai" or "azure".`, PROVIDER_FIELD);
+  return provider;
+}
 
 /**
  * OpenAI's vector stores and Assistants API (assistants, threads, messages, runs, run steps),
@@ -101,7 +110,8 @@ export class HostedResourcesRoutes implements OnModuleInit {
 
   /**
    * A new store, assistant or thread: an assistant on its `model` alias, a thread with a run on
-   * its assistant's deployment, the others on the alias of the x-arbor-model header (or the key's default).
+   * its assistant's deployment, the others on the alias of the x-arbor-model header (or the key's
+   * default, of the body's custom_llm_provider when it names one).
    */
   private async create(kind: ResourceKind, caller: GatewayCaller, request: IncomingMessage, response: ServerResponse, withRun = false): Promise<void> {
     const body = await readJsonObject(request, 'checked');
@@ -114,8 +124,9 @@ export class HostedResourcesRoutes implements OnModuleInit {
     } else {
       const model = kind === 'assistant' ? body['model'] : undefined;
       if (kind === 'assistant' && (typeof model !== 'string' || model === '')) throw badRequest('model is required.', 'model');
-      deployment = this.upstream.deploymentFor(caller, typeof model === 'string' ? model : namedAlias(request), kind);
+      deployment = this.upstream.deploymentFor(caller, typeof model === 'string' ? model : namedAlias(request), kind, providerNamed(body));
     }
+    delete body[PROVIDER_FIELD];
     const admission = withRun ? await this.accounting.admit(caller) : undefined;
     try {
       const upstreamPath = withRun ? '/threads/runs' : `/${Object.keys(KINDS).find((key) => KINDS[key] === kind)}`;

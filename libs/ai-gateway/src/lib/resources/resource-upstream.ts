@@ -36,11 +36,12 @@ export class ResourceUpstream {
 
   /**
    * The deployment a new resource goes to: the alias named (form field, `model`, or the
-   * x-arbor-model header), else the key's only alias, else the gateway's only alias that serves
-   * stored resources; checked against the key's aliases.
+   * x-arbor-model header), else the one account that can hold it (see defaultAlias); checked
+   * against the key's aliases. `provider`: LiteLLM's `custom_llm_provider` of the request, which
+   * narrows the default to that provider's deployments.
    */
-  deploymentFor(caller: GatewayCaller, named: string | undefined, kind: ResourceKind): GatewayDeployment {
-    const alias = named ?? this.defaultAlias(caller, kind);
+  deploymentFor(caller: GatewayCaller, named: string | undefined, kind: ResourceKind, provider?: string): GatewayDeployment {
+    const alias = named ?? this.defaultAlias(caller, kind, provider);
     if (!mayUseAlias(caller, alias)) throw keyModelAccessDenied(alias);
     if (!this.deployments.has(alias)) throw unknownModel(alias);
     const deployment = this.deployments.pick(alias);
@@ -58,15 +59,50 @@ export class ResourceUpstream {
     return deployment;
   }
 
-  private defaultAlias(caller: GatewayCaller, kind: ResourceKind): string {
-    if (caller.kind === 'virtual' && caller.key.aliases.length === 1) return caller.key.aliases[0] as string;
-    const serving = this.deployments.aliases().filter((alias) => {
-      const deployment = this.deployments.pick(alias);
-      return deployment !== undefined && providerAdapterFor(deployment.provider)?.resources !== undefined && mayUseAlias(caller, alias);
-    });
-    if (serving.length === 1) return serving[0] as string;
+  /**
+   * The alias of a new resource that names none. The candidates are the key's aliases served by a
+   * provider that stores resources (narrowed to `provider` when the request names one): when they
+   * all reach one upstream account (provider, address and key: two aliases of one OpenAI key hold
+   * the same files), the first of them; when they reach several, the `openai` account if it is
+   * the only one, as LiteLLM sends files and batches to `custom_llm_provider: openai` unless told
+   * otherwise. Otherwise 400 naming the aliases to choose from.
+   */
+  private defaultAlias(caller: GatewayCaller, kind: ResourceKind, provider: string | undefined): string {
+    const accounts = new Map<string, { provider: string; aliases: string[] }>();
+    for (const alias of this.deployments.aliases()) {
+      if (alias.includes('*') || !mayUseAlias(caller, alias)) continue;
+      for (const deployment of this.deploymentsOf(alias)) {
+        if (!providerAdapterFor(deployment.provider)?.resources || (provider !== undefined && deployment.provider !== provider)) continue;
+        const account = accountOf(deployment);
+        const entry = accounts.get(account) ?? { provider: deployment.provider, aliases: [] };
+        if (!entry.aliases.includes(alias)) entry.aliases.push(alias);
+        accounts.set(account, entry);
+      }
+    }
+    const all = [...accounts.values()];
+    const openai = all.filter((account) => account.provider === 'openai');
+    const chosen = all.length === 1 ? all[0] : provider === undefined && openai.length === 1 ? openai[0] : undefined;
+    if (chosen) return chosen.aliases[0] as string;
+    const what = kind.replace('_', ' ');
     const field = kind === 'file' ? 'the form field target_model_names or ' : '';
-    throw badRequest(`Name the model alias that holds the new ${kind.replace('_', ' ')}: ${field}the ${ALIAS_HEADER} header.`, 'model');
+    const ask = `Name the model alias that holds the new ${what}: ${field}the ${ALIAS_HEADER} header`;
+    if (all.length === 0) {
+      const among = provider === undefined ? '' : ` of custom_llm_provider "${provider}"`;
+      throw badRequest(`${ask}. None of the aliases this key may use${among} is served by a provider that stores ${what}s through this gateway.`, 'model');
+    }
+    const choices = all.map((account) => `${account.aliases.map((alias) => `"${alias}"`).join(', ')} (${account.provider})`).join('; ');
+    throw badRequest(`${ask}. The aliases this key may use reach ${all.length} accounts that could hold it: ${choices}.`, 'model');
+  }
+
+  /** The alias's deployments that are not cooling down, each once. */
+  private deploymentsOf(alias: string): GatewayDeployment[] {
+    const found = new Map<string, GatewayDeployment>();
+    for (let tries = this.deployments.size(alias); tries > 0; tries -= 1) {
+      const deployment = this.deployments.pick(alias, new Set(found.keys()));
+      if (!deployment || found.has(deployment.id)) break;
+      found.set(deployment.id, deployment);
+    }
+    return [...found.values()];
   }
 
   /** Sends the request; answers of any status are returned unread. */
@@ -102,6 +138,11 @@ export class ResourceUpstream {
       throw new ProviderError(502, 'api_error', 'The upstream answered with something other than JSON.', 'upstream_invalid_answer');
     }
   }
+}
+
+/** One upstream account: what it stores, every deployment with the same provider, address and key sees. */
+function accountOf(deployment: GatewayDeployment): string {
+  return JSON.stringify([deployment.provider, deployment.apiBase ?? '', deployment.apiKey ?? '', deployment.apiVersion ?? '', deployment.params ?? {}]);
 }
 
 /** The named alias of a request that has no `model`: the x-arbor-model header. */
