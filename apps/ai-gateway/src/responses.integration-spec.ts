@@ -198,8 +198,8 @@ describe('the Responses API through the official OpenAI SDK', () => {
       expect(plain.output.find((item) => item.type === 'custom_tool_call')).toMatchObject({
         type: 'custom_tool_call',
         name: 'apply_patch',
-        // The bridge's function for a custom tool requires its free text as `input`, which the model (the fake) writes.
-        input: 'fake',
+        // Called freely (auto), the fake writes its placeholder input, which the custom tool call carries as its text.
+        input: JSON.stringify({ argument: 'fake' }),
       });
       const stream = client.responses.stream({ model: 'claude', input: 'bridged custom streamed', tools: custom });
       const types: string[] = [];

@@ -14,9 +14,10 @@
 //   ms, or until POST /_fake/release/<name>
 // The answer is "fake answer from <model>", cut at the first stop sequence or after max_tokens
 // words, or with `output_config.format` (structured outputs) a JSON text conforming to its schema;
-// with tools (and tool_choice not none) it also calls the chosen or first tool with an input
-// conforming to its input_schema (schema-sample.ts: {"argument":"fake"} when it requires nothing),
-// unless the last turn already carries tool results. With `thinking` enabled (or adaptive, as
+// with tools (and tool_choice not none) it also calls the chosen or first tool, unless the last
+// turn already carries tool results: with an input conforming to its input_schema when tool_choice
+// forces it (schema-sample.ts), else with {"argument":"fake"} (a coding agent's tools then refuse
+// the call instead of running a sub-agent that would ask the fake again, and again). With `thinking` enabled (or adaptive, as
 // Claude Code asks of the 4.6 models) the answer starts with a signed thinking block (streamed as
 // thinking_delta and signature_delta).
 // POST /v1/messages/count_tokens answers {"input_tokens": N} (N: the words of every text and
@@ -396,7 +397,10 @@ function answerFor(request: MessagesRequest, model: string): Answer {
   } else if (text !== '') content.push({ type: 'text', text });
   const tool = toolToCall(request);
   if (tool && stopReason === 'end_turn') {
-    const schema = request.tools?.find((candidate) => candidate.name === tool)?.input_schema;
+    // Forced, the input conforms to the tool's schema; chosen freely (auto), it is a placeholder, so
+    // that an agent's tools (a sub-agent that would call the fake again…) fail rather than run.
+    const forced = request.tool_choice?.type === 'tool' || request.tool_choice?.type === 'any';
+    const schema = forced ? request.tools?.find((candidate) => candidate.name === tool)?.input_schema : undefined;
     content.push({ type: 'tool_use', id: `toolu_fake${Date.now()}`, name: tool, input: schema === undefined ? FAKE_TOOL_INPUT : sampleOf(schema) });
     stopReason = 'tool_use';
   }

@@ -234,9 +234,11 @@ async function converse(res: ServerResponse, request: Record<string, unknown>, m
   if (problem) return sendBedrockError(res, 400, 'ValidationException', problem);
   const text = `fake answer from ${model}`;
   const tool = toolToCall(request);
-  const schema = (request['toolConfig'] as { tools?: { toolSpec?: { name?: unknown; inputSchema?: { json?: unknown } } }[] } | undefined)?.tools?.find(
-    (candidate) => candidate.toolSpec?.name === tool,
-  )?.toolSpec?.inputSchema?.json;
+  // Forced, the input conforms to the tool's schema; chosen freely (auto), a placeholder (as the other fakes).
+  const config = request['toolConfig'] as
+    { tools?: { toolSpec?: { name?: unknown; inputSchema?: { json?: unknown } } }[]; toolChoice?: { tool?: unknown; any?: unknown } } | undefined;
+  const forced = config?.toolChoice?.tool !== undefined || config?.toolChoice?.any !== undefined;
+  const schema = forced ? config?.tools?.find((candidate) => candidate.toolSpec?.name === tool)?.toolSpec?.inputSchema?.json : undefined;
   const toolUse = tool ? { toolUseId: `tooluse_fake${Date.now()}`, name: tool, input: schema === undefined ? { argument: 'fake' } : sampleOf(schema) } : undefined;
   const stopReason = toolUse ? 'tool_use' : 'end_turn';
   const usage = usageFor(model);

@@ -7,9 +7,10 @@
 //   model tokens-<prompt>-<completion>: the usage reported (default 7 and 5)
 //   x-fake-pause-ms: N, or model pause-<N>: streamed calls stop after the first chunk for N ms
 //   model hold-<name>: streamed calls stop after the first chunk until POST /_fake/release/<name>
-// Chat with `tools` (and tool_choice not none) calls the chosen or first function with arguments
-// conforming to its parameters (schema-sample.ts: {"argument":"fake"} when they require nothing),
-// finish_reason tool_calls, unless the last message is a tool result.
+// Chat with `tools` (and tool_choice not none) calls the chosen or first function, finish_reason
+// tool_calls, unless the last message is a tool result: with arguments conforming to its
+// parameters when tool_choice forces it (schema-sample.ts), else with {"argument":"fake"} (a coding
+// agent's tools then refuse the call instead of running a sub-agent that asks the fake again).
 // With response_format json_schema, the answer is a JSON text conforming to the schema.
 // Every answer echoes what arrived in the `x-fake-*` headers and in `fake_echo` (non-streamed),
 // so that a test can assert what the gateway sent.
@@ -289,7 +290,9 @@ function toolCallFor(request: FakeRequest): { id: string; type: 'function'; func
   const chosen = (request.tool_choice as { function?: { name?: unknown } } | null | undefined)?.function?.name;
   const name = typeof chosen === 'string' ? chosen : request.tools[0]?.function?.name;
   if (typeof name !== 'string') return undefined;
-  const parameters = request.tools.find((tool) => tool.function?.name === name)?.function?.parameters;
+  // Forced, the arguments conform to the tool's parameters; chosen freely (auto), a placeholder (see the header).
+  const forced = request.tool_choice === 'required' || typeof chosen === 'string';
+  const parameters = forced ? request.tools.find((tool) => tool.function?.name === name)?.function?.parameters : undefined;
   return { id: `call_fake${Date.now()}`, type: 'function', function: { name, arguments: JSON.stringify(parameters === undefined ? { argument: 'fake' } : sampleOf(parameters)) } };
 }
 
