@@ -18,7 +18,7 @@ import { StreamedAnswer } from '../spend/usage-estimate';
 import { CallAccounting, CallAdmission } from './call-accounting';
 import type { CallResponse } from './call-response';
 import { CallStages, type ReplayedAnswer, type StagePass } from './call-stage';
-import { applyDropParams, checkGatewayParams, DROPPED_PARAMS_HEADER, dropsParams } from './drop-params';
+import { applyDropParams, checkGatewayParams, DROPPED_PARAMS_HEADER, droppedParamsHeader, dropsParams } from './drop-params';
 import { CallOutcome, GatewayMetrics } from './gateway-metrics';
 import { requestedAlias } from './requested-alias';
 import { CallUsage, NO_USAGE } from './usage';
@@ -227,8 +227,9 @@ export class CallPipeline {
     const translated = bridge ? bridge.request(asked, { provider: deployment.provider, dropParams: dropsParams(body, this.settings.dropParams), params, dropped }) : asked;
     const request = withDefaults(translated, deployment, params);
     const upstreamBody = applyDropParams(request, params, deployment.provider, this.settings.dropParams, operation.unknownParams, dropped);
-    if (dropped.length > 0) state.headers[DROPPED_PARAMS_HEADER] = [...new Set(dropped)].join(', ');
-    else delete state.headers[DROPPED_PARAMS_HEADER];
+    // (Deleted only when an earlier attempt set it: a delete turns the headers object into a slow one.)
+    if (dropped.length > 0) state.headers[DROPPED_PARAMS_HEADER] = droppedParamsHeader(dropped);
+    else if (state.headers[DROPPED_PARAMS_HEADER] !== undefined) delete state.headers[DROPPED_PARAMS_HEADER];
     // Always learn the usage of a stream, so that spend is right (the tap removes it again when
     // the client did not ask for it).
     via.prepare(upstreamBody, params, streamed);

@@ -1,5 +1,6 @@
 import { ProviderError } from '@arbor/provider-adapters';
-import { applyDropParams, checkGatewayParams } from './drop-params';
+import { validateHeaderValue } from 'node:http';
+import { applyDropParams, checkGatewayParams, droppedParamsHeader } from './drop-params';
 
 const SUPPORTED = new Set(['model', 'messages', 'temperature']);
 
@@ -37,5 +38,21 @@ describe('applyDropParams', () => {
     expect(() => checkGatewayParams({ drop_params: 'yes' })).toThrow(ProviderError);
     expect(() => checkGatewayParams({ additional_drop_params: 'temperature' })).toThrow(ProviderError);
     expect(() => checkGatewayParams({ drop_params: true, additional_drop_params: ['x'] })).not.toThrow();
+  });
+});
+
+describe('the x-arbor-dropped-params header', () => {
+  it('names each dropped field once, and any name a client sends makes a valid header value', () => {
+    expect(droppedParamsHeader(['temperature', 'tools.0 (web_search)', 'temperature'])).toBe('temperature, tools.0 (web_search)');
+    // A lone surrogate, a line break, a character beyond Latin-1: written as \uXXXX, so the answer still goes out.
+    const hostile = droppedParamsHeader(['\ud800', 'a\r\nset-cookie: x', '中文']);
+    expect(hostile).toBe('\\ud800, a\\u000d\\u000aset-cookie: x, \\u4e2d\\u6587');
+    expect(() => validateHeaderValue('x-arbor-dropped-params', hostile)).not.toThrow();
+  });
+
+  it('stays short when a body carries thousands of unknown fields', () => {
+    const value = droppedParamsHeader(Array.from({ length: 5000 }, (_, index) => `field_${index}`));
+    expect(value.length).toBeLessThanOrEqual(512);
+    expect(value.endsWith('...')).toBe(true);
   });
 });

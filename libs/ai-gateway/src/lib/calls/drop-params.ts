@@ -9,6 +9,19 @@ export const GATEWAY_ONLY_PARAMS: ReadonlySet<string> = new Set(['drop_params', 
  */
 export const DROPPED_PARAMS_HEADER = 'x-arbor-dropped-params';
 
+// A header names a handful; a body of thousands of unknown fields does not make a header of them all.
+const MAX_DROPPED_HEADER_CHARS = 512;
+
+/**
+ * The header's value for the names drop_params removed: each once, in printable ASCII (the
+ * client's own field names may hold any character, and a header may not: others are written as
+ * \uXXXX), at most MAX_DROPPED_HEADER_CHARS long (then `...`).
+ */
+export function droppedParamsHeader(names: readonly string[]): string {
+  const value = [...new Set(names)].map((name) => name.replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)).join(', ');
+  return value.length <= MAX_DROPPED_HEADER_CHARS ? value : `${value.slice(0, MAX_DROPPED_HEADER_CHARS - 3)}...`;
+}
+
 /**
  * The body an upstream of this provider gets: gateway-only fields removed, the client's
  * `additional_drop_params` removed, and every parameter outside `supported` treated as the
