@@ -18,15 +18,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { profileByStage } from './cpu-profile.mjs';
-import { chatBody, createLimitedKey, startBenchGateway } from './gateway-setup.mjs';
-import { build, createDatabase, root, runBenchmark, startTool } from './support.mjs';
-
-const require = createRequire(import.meta.url);
-const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
+import { chatBody, createLimitedKey, startBenchGateway, startGatewayDependencies } from './gateway-setup.mjs';
+import { build, runBenchmark } from './support.mjs';
 
 const { values: options } = parseArgs({
   options: {
@@ -80,12 +76,7 @@ async function main() {
   const before = new Set(fs.readdirSync(profiles));
 
   log('starting PostgreSQL, the fake providers and the gateway under --cpu-prof…');
-  const postgres = await startTestPostgres();
-  cleanups.push(() => postgres.stop());
-  const database = await createDatabase(postgres.url);
-  cleanups.push(() => database.drop());
-  const fake = await startTool('fake-providers', 'FAKE_PROVIDERS_PORT');
-  cleanups.push(() => fake.stop());
+  const { database, fake } = await startGatewayDependencies(cleanups);
   const gateway = await startBenchGateway({
     databaseUrl: database.url,
     fakeUrl: fake.url,

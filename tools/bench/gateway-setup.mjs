@@ -2,9 +2,13 @@
 // alias of each family on the fake upstream, and a virtual key whose limits are checked on every
 // call (set high, so that they never refuse), as in production.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { startBuiltApp } from './support.mjs';
+import { createDatabase, root, startBuiltApp, startTool } from './support.mjs';
+
+const require = createRequire(import.meta.url);
+const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
 
 export const MASTER_KEY = 'sk-arbor-bench-master';
 export const UPSTREAM_KEY = 'sk-fake-bench';
@@ -15,6 +19,21 @@ export const MESSAGES = [
   { role: 'system', content: 'You are a helpful assistant. Answer in one short sentence.' },
   { role: 'user', content: 'What does an AI gateway do?' },
 ];
+
+/**
+ * What a gateway bench runs the gateway against: the test PostgreSQL (the machine's, or an
+ * embedded one), a database of the run on it, and the fake providers; each stopped or dropped by
+ * one of `cleanups`.
+ */
+export async function startGatewayDependencies(cleanups) {
+  const postgres = await startTestPostgres();
+  cleanups.push(() => postgres.stop());
+  const database = await createDatabase(postgres.url);
+  cleanups.push(() => database.drop());
+  const fake = await startTool('fake-providers', 'FAKE_PROVIDERS_PORT');
+  cleanups.push(() => fake.stop());
+  return { postgres, database, fake };
+}
 
 /**
  * The built gateway (or the build at `main`) with an alias of each family on the fake upstream at

@@ -42,17 +42,13 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { CLAUDE, chatBody, createLimitedKey, MASTER_KEY, MESSAGES, MODEL, startBenchGateway, UPSTREAM_KEY } from './gateway-setup.mjs';
-import { build, createDatabase, memoryTrend, memoryVerdictText, root, sampleMemory, serverVersion, runBenchmark, startTool, stopChild } from './support.mjs';
-
-const require = createRequire(import.meta.url);
-const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
+import { CLAUDE, chatBody, createLimitedKey, MASTER_KEY, MESSAGES, MODEL, startBenchGateway, startGatewayDependencies, UPSTREAM_KEY } from './gateway-setup.mjs';
+import { build, createDatabase, memoryTrend, memoryVerdictText, sampleMemory, serverVersion, runBenchmark, stopChild } from './support.mjs';
 
 const { values: options } = parseArgs({
   options: {
@@ -88,13 +84,7 @@ async function main() {
     build(['ai-gateway']);
   }
   log('starting PostgreSQL, the fake providers, the bare proxy and the gateway…');
-  const postgres = await startTestPostgres();
-  cleanups.push(() => postgres.stop());
-  const database = await createDatabase(postgres.url);
-  cleanups.push(() => database.drop());
-
-  const fake = await startTool('fake-providers', 'FAKE_PROVIDERS_PORT');
-  cleanups.push(() => fake.stop());
+  const { postgres, database, fake } = await startGatewayDependencies(cleanups);
   const proxy = await startBareProxy(fake.url);
   cleanups.push(() => proxy.stop());
   const gateway = await startGateway(database.url, fake.url);

@@ -19,14 +19,11 @@
 // Options: --upload-mb <n> (default 500), --speech-mb <n> (default 100), --skip-build.
 import fs from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { build, createDatabase, root, runBenchmark, startBuiltApp, startTool } from './support.mjs';
-
-const require = createRequire(import.meta.url);
-const { startTestPostgres } = require(path.join(root, 'libs/testing/src/jest/test-postgres.cjs'));
+import { startGatewayDependencies } from './gateway-setup.mjs';
+import { build, runBenchmark, startBuiltApp } from './support.mjs';
 
 const { values: options } = parseArgs({
   options: {
@@ -51,12 +48,7 @@ async function main() {
     build(['ai-gateway']);
   }
   log('starting PostgreSQL, the fake providers and the gateway…');
-  const postgres = await startTestPostgres();
-  cleanups.push(() => postgres.stop());
-  const database = await createDatabase(postgres.url);
-  cleanups.push(() => database.drop());
-  const fake = await startTool('fake-providers', 'FAKE_PROVIDERS_PORT');
-  cleanups.push(() => fake.stop());
+  const { database, fake } = await startGatewayDependencies(cleanups);
   const gateway = await startGateway(database.url, fake.url);
   cleanups.push(() => gateway.stop());
 
