@@ -2,11 +2,11 @@
 // signed-in person's dev-idp token, from the browser's origin, answering only the projects the
 // control plane lets that person see. The built control plane, real PostgreSQL, the fake providers.
 import OpenAI from 'openai';
-import { createTestDatabase, FakeProvidersProcess, machineToken, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
+import { createTestDatabase, FakeProvidersProcess, machineToken, startTestControlPlane, TestControlPlane, TestDatabase } from '@arbor/testing';
 import { RunningService } from '@arbor/platform';
 import type { AiGatewayConfig } from '@arbor/config';
 import type { DashboardSummary } from '@arbor/contract';
-import { MASTER_KEY, sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
+import { managedBy, MASTER_KEY, sdkClient, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
 const UI_ORIGIN = 'http://dashboard.test:8080';
 
@@ -36,13 +36,7 @@ describe('the AI gateway dashboard summary', () => {
     litellm_params: { model: openai/fail-500, api_base: ${fake.url}/v1, api_key: sk-upstream }
 router_settings: { num_retries: 0 }
 `);
-    gateway = await startTestGateway(database, config, {
-      AIGW_OIDC_ISSUER_URL: testIssuer(),
-      AIGW_CONTROL_PLANE_URL: controlPlane.url,
-      AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m',
-      AIGW_M2M_CLIENT_SECRET: 'dev-ai-gateway-m2m-secret',
-      AIGW_CORS_ORIGINS: UI_ORIGIN,
-    });
+    gateway = await startTestGateway(database, config, { ...managedBy(controlPlane), AIGW_CORS_ORIGINS: UI_ORIGIN });
     const newKey = async (body: Record<string, unknown>) => {
       const response = await fetch(`${gateway.url}/api/v1/keys`, {
         method: 'POST',

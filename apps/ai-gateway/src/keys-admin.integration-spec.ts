@@ -1,10 +1,10 @@
 // The admin API of virtual keys as a platform team meets it: persons signed in through the suite's
 // identity provider manage the keys of projects where the control plane grants them
 // ai-gateway.operator. The built control plane, real PostgreSQL, real dev-idp tokens.
-import { createTestDatabase, machineToken, personToken, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
+import { createTestDatabase, machineToken, personToken, startTestControlPlane, TestControlPlane, TestDatabase } from '@arbor/testing';
 import { RunningService, startService } from '@arbor/platform';
 import { aiGatewayService } from './ai-gateway.module';
-import { MASTER_KEY } from './testing/gateway-test-support';
+import { managedBy, MASTER_KEY, startTestGateway } from './testing/gateway-test-support';
 
 interface Answer {
   status: number;
@@ -36,16 +36,7 @@ describe('managing virtual keys as a person with ai-gateway.operator', () => {
     await controlPlane.grant('carol', { workspace: ['ai-gateway', 'ai-gateway.operator'], projects: {} });
 
     database = await createTestDatabase();
-    gateway = await startService(aiGatewayService, {
-      AIGW_DATABASE_URL: database.url,
-      AIGW_LISTEN_ADDR: '127.0.0.1:0',
-      AIGW_LOG: 'off',
-      AIGW_MASTER_KEY: MASTER_KEY,
-      AIGW_OIDC_ISSUER_URL: testIssuer(),
-      AIGW_CONTROL_PLANE_URL: controlPlane.url,
-      AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m',
-      AIGW_M2M_CLIENT_SECRET: 'dev-ai-gateway-m2m-secret',
-    });
+    gateway = await startTestGateway(database, undefined, managedBy(controlPlane));
   });
 
   afterAll(async () => {

@@ -3,10 +3,10 @@
 // OpenAI SDK (the upstream from tools/fake-providers).
 import { createHash } from 'node:crypto';
 import OpenAI, { AuthenticationError, BadRequestError, PermissionDeniedError } from 'openai';
-import { RunningService, startService } from '@arbor/platform';
-import { createTestDatabase, FakeProvidersProcess, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
+import { RunningService } from '@arbor/platform';
+import { createTestDatabase, FakeProvidersProcess, startTestControlPlane, TestControlPlane, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { MASTER_KEY, rejectionOf, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
+import { managedBy, MASTER_KEY, rejectionOf, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -270,16 +270,7 @@ describe("LiteLLM's key API for persons, with the admin API's permissions", () =
     await controlPlane.grant('alice', { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.operator'] } });
     await controlPlane.grant('bob', { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.viewer'] } });
     database = await createTestDatabase();
-    gateway = await startService(aiGatewayService, {
-      AIGW_DATABASE_URL: database.url,
-      AIGW_LISTEN_ADDR: '127.0.0.1:0',
-      AIGW_LOG: 'off',
-      AIGW_MASTER_KEY: MASTER_KEY,
-      AIGW_OIDC_ISSUER_URL: testIssuer(),
-      AIGW_CONTROL_PLANE_URL: controlPlane.url,
-      AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m',
-      AIGW_M2M_CLIENT_SECRET: 'dev-ai-gateway-m2m-secret',
-    });
+    gateway = await startTestGateway(database, undefined, managedBy(controlPlane));
   });
 
   afterAll(async () => {

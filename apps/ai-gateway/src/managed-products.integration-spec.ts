@@ -20,7 +20,7 @@ import {
   TestDatabase,
   testIssuer,
 } from '@arbor/testing';
-import { MASTER_KEY, sdkClient, startFake, writeConfig } from './testing/gateway-test-support';
+import { managedBy, MASTER_KEY, sdkClient, startFake, writeConfig } from './testing/gateway-test-support';
 
 /** An upstream with tools `one` and `two`; `seen` keeps the authorization header of each tool call. */
 async function startUpstream(): Promise<{ url: string; server: HttpServer; seen: string[] }> {
@@ -135,10 +135,7 @@ describe('both gateways follow the control plane through project sync', () => {
     litellm_params: { model: openai/gpt-4o-mini, api_base: ${fake.url}/v1, api_key: sk-upstream }
     model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }
 `),
-      AIGW_OIDC_ISSUER_URL: testIssuer(),
-      AIGW_CONTROL_PLANE_URL: controlPlane.url,
-      AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m',
-      AIGW_M2M_CLIENT_SECRET: 'dev-ai-gateway-m2m-secret',
+      ...managedBy(controlPlane),
     };
     aiGateway = await startBuiltService('ai-gateway', 'AIGW_LISTEN_ADDR', aiEnv, aiPort);
     mcpGateway = await startBuiltService('mcp-gateway', 'MCPGW_LISTEN_ADDR', {

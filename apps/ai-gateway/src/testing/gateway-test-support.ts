@@ -6,7 +6,7 @@ import path from 'node:path';
 import OpenAI from 'openai';
 import { AiGatewayConfig } from '@arbor/config';
 import { RunningService, startService } from '@arbor/platform';
-import { createTestDatabase, FakeProviderRequest, FakeProvidersProcess, startFakeProviders, TestDatabase } from '@arbor/testing';
+import { createTestDatabase, FakeProviderRequest, FakeProvidersProcess, startFakeProviders, TestDatabase, testIssuer } from '@arbor/testing';
 import { aiGatewayService } from '../ai-gateway.module';
 
 export const MASTER_KEY = 'sk-arbor-test-master';
@@ -23,16 +23,26 @@ export function writeConfig(text: string): string {
   return file;
 }
 
-/** The gateway in process on a free port, with the test master key and `configFile`; `env` adds or overrides settings. */
-export function startTestGateway(database: TestDatabase, configFile: string, env: Record<string, string> = {}): Promise<RunningService<AiGatewayConfig>> {
+/** The gateway in process on a free port, with the test master key and `configFile` (if any); `env` adds or overrides settings. */
+export function startTestGateway(database: TestDatabase, configFile: string | undefined, env: Record<string, string> = {}): Promise<RunningService<AiGatewayConfig>> {
   return startService(aiGatewayService, {
     AIGW_DATABASE_URL: database.url,
     AIGW_LISTEN_ADDR: '127.0.0.1:0',
     AIGW_LOG: 'off',
-    AIGW_CONFIG: configFile,
+    ...(configFile === undefined ? {} : { AIGW_CONFIG: configFile }),
     AIGW_MASTER_KEY: MASTER_KEY,
     ...env,
   });
+}
+
+/** The settings that make the gateway a product of `controlPlane` (a control plane of the tests): its issuer, its address, the gateway's machine client of the dev realm. */
+export function managedBy(controlPlane: { url: string }): Record<string, string> {
+  return {
+    AIGW_OIDC_ISSUER_URL: testIssuer(),
+    AIGW_CONTROL_PLANE_URL: controlPlane.url,
+    AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m',
+    AIGW_M2M_CLIENT_SECRET: 'dev-ai-gateway-m2m-secret',
+  };
 }
 
 /** The official SDK as an application would use it, with the master key and no retries of its own. */
