@@ -25,7 +25,8 @@ interface ExampleConfig {
 
 const EXAMPLES: ExampleConfig[] = [
   { file: 'simple_config.yaml', serves: { 'gpt-3.5-turbo': ['gpt-5-mini'] } },
-  { file: 'load_balancer.yaml', serves: { 'gpt-3.5-turbo': ['gpt-3.5-turbo'] }, unserved: ['mistral-7b-instruct'] },
+  // `mistralai/mistral-7b-instruct` carries no provider: the maintained catalogue knows it as OpenRouter's, as LiteLLM's map does.
+  { file: 'load_balancer.yaml', serves: { 'gpt-3.5-turbo': ['gpt-3.5-turbo'], 'mistral-7b-instruct': ['mistralai/mistral-7b-instruct'] } },
   { file: 'azure_config.yaml', serves: { 'gpt-4-team1': ['chatgpt-v-2'], 'gpt-4-team2': ['gpt-4'] } },
   { file: 'azure_config_with_tpm.yaml', serves: { 'gpt-3.5-turbo': ['gpt-35-1', 'gpt-35-2'] } },
   { file: 'aliases_config.yaml', serves: { 'text-davinci-003': ['zephyr'], 'gpt-4': ['llama2'], 'gpt-3.5-turbo': ['llama2'] } },

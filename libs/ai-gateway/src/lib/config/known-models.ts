@@ -1,4 +1,5 @@
 import { providerAdapterFor, providerAdapters } from '@arbor/provider-adapters';
+import { catalogueModels } from './model-catalogue';
 
 /** A LiteLLM `litellm_provider` (`vertex_ai-language-models`, `cohere_chat`, …) as the provider folder serving it, as each folder names its own. */
 function servedProvider(litellmProvider: string): string | undefined {
@@ -10,8 +11,9 @@ function servedProvider(litellmProvider: string): string | undefined {
 /**
  * The model names the gateway knows and their providers, as LiteLLM's model map gives them: a
  * `model:` without a provider prefix (`gpt-5-mini`) resolves by it, and a wildcard alias lists
- * its provider's models from it. Built from every provider folder's price list and, when given,
- * AIGW_PRICE_MAP's `litellm_provider` fields (which win, as LiteLLM reads only its map).
+ * its provider's models from it. Built from AIGW_PRICE_MAP's `litellm_provider` fields when given
+ * (which win, as LiteLLM reads only its map), every provider folder's price list, then the
+ * maintained catalogue (model-catalogue.ts) for the names neither knows, as LiteLLM's own map would.
  */
 export class KnownModels {
   private readonly providerByModel = new Map<string, string>();
@@ -28,6 +30,7 @@ export class KnownModels {
     // LiteLLM's own order when a name is known to several providers (get_llm_provider): first-party first.
     const adapters = providerAdapters().sort((a, b) => (a.litellm?.precedence ?? Infinity) - (b.litellm?.precedence ?? Infinity));
     for (const adapter of adapters) for (const model of adapter.prices.keys()) this.add(model, adapter.provider);
+    for (const { model, provider } of catalogueModels()) this.add(model, provider);
   }
 
   /** The provider serving a model name without prefix, as LiteLLM resolves it; undefined when nothing knows it. */

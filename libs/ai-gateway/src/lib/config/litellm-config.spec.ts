@@ -54,6 +54,15 @@ model_list:
     expect(config.deployments.map((d) => `${d.provider}/${d.model}`)).toEqual(['openrouter/mistralai/mistral-7b-instruct', 'openai/my-house-model']);
   });
 
+  it("resolves names no provider folder lists from the maintained catalogue, and keeps the folders' own first", () => {
+    const config = parseGatewayConfig(
+      'model_list:\n  - model_name: m\n    litellm_params: { model: mistralai/mistral-7b-instruct }\n  - model_name: g\n    litellm_params: { model: gpt-4o-mini }\n  - model_name: d\n    litellm_params: { model: deepseek-reasoner }\n',
+      {},
+      new KnownModels(),
+    );
+    expect(config.deployments.map((d) => `${d.provider}/${d.model}`)).toEqual(['openrouter/mistralai/mistral-7b-instruct', 'openai/gpt-4o-mini', 'deepseek/deepseek-reasoner']);
+  });
+
   it("reads the litellm_provider names each provider folder declares, and LiteLLM's first-party order for names several know", () => {
     const known = new KnownModels(
       new Map([
