@@ -233,8 +233,12 @@ servers:
     await admin('PUT', `/api/v1/projects/${projectIds['beta']}/repository-secret`, { value: replaced });
     await callTool('beta-tools', 'two');
     expect(upstream.seen.at(-1)).toBe(`Bearer ${replaced}`);
-    const logged = mcpGateway.output();
-    expect(logged).toContain('beta-tools');
+    // Log lines leave in batches, at least every 100 ms: the calls' lines are waited for, then read.
+    const logged = await eventually(
+      async () => mcpGateway.output(),
+      (output) => output.includes('beta-tools'),
+      "the request lines of the calls in the MCP gateway's log",
+    );
     expect(logged).not.toContain(token);
   });
 

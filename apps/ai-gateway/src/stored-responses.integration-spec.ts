@@ -138,7 +138,11 @@ describe('stored responses through the official OpenAI SDK', () => {
     const third = await lastRequestWith(fake, 'loop third');
     expect((third.json['messages'] as unknown[]).length).toBe(5);
     // The stored content is the user's: the process that read and stored it logged none of it.
-    expect(second.output()).toContain('request completed');
+    // Log lines leave in batches, at least every 100 ms: the request lines are waited for, then read.
+    await eventually(
+      async () => second.output(),
+      (output) => output.includes('request completed'),
+    );
     for (const text of ['loop question', 'loop result', 'fake answer from claude']) expect(second.output()).not.toContain(text);
   });
 

@@ -177,6 +177,12 @@ describe('the built sync dispatcher', () => {
         expect([...fake.slugs].sort()).toEqual([...slugs].sort());
       }
       // Both replicas did part of the work.
+      // (Their log lines leave in batches, at least every 100 ms.)
+      await eventually(
+        async () => replicas.map((replica) => deliveredLines(replica).length),
+        (counts) => counts.every((count) => count > 0),
+        5_000,
+      );
       for (const replica of replicas) expect(deliveredLines(replica).length).toBeGreaterThan(0);
     });
 

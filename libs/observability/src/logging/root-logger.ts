@@ -9,7 +9,7 @@ import { ALREADY_REDACTED, redactSensitive } from './redaction';
 export type LogFormat = 'json' | 'text';
 export type RequestLogLevel = 'info' | 'debug';
 
-const LOG_BATCH_CHARS = 64 * 1024;
+const LOG_BATCH_CHARS = 16 * 1024;
 const LOG_FLUSH_MS = 100;
 
 export interface LoggingOptions {
