@@ -7,6 +7,7 @@ const root = path.join(__dirname, '../..');
 const dir = path.join(root, 'tmp/test-results');
 const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')) : [];
 const total = { passed: 0, failed: 0, skipped: 0 };
+const failures = [];
 const reported = new Set();
 for (const file of files) {
   const result = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
@@ -14,6 +15,7 @@ for (const file of files) {
   total.passed += result.passed;
   total.failed += result.failed;
   total.skipped += result.skipped;
+  failures.push(...(result.failures ?? []));
 }
 
 const silent = [];
@@ -29,5 +31,6 @@ if (silent.length > 0 && files.length > 0) {
   console.log(`no test results from: ${silent.join(', ')}`);
   total.failed += silent.length;
 }
+for (const failure of failures) console.log(`failed: ${failure.file} › ${failure.test}\n  ${failure.error}`);
 const skipped = total.skipped > 0 ? `, ${total.skipped} skipped` : '';
 console.log(`${total.passed} passed, ${total.failed} failed${skipped}`);
