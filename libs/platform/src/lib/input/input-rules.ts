@@ -36,7 +36,7 @@ export function textProblem(text: string): string | undefined {
  * itself stops at `maxDepth`, so a hostile document cannot exhaust the stack.
  */
 export function inputProblem(value: unknown, field: string, maxDepth = MAX_JSON_DEPTH): InputProblem | undefined {
-  return walk(value, field, 0, maxDepth, true);
+  return walk(value, { base: field, segments: [] }, 0, maxDepth, true);
 }
 
 /**
@@ -44,31 +44,55 @@ export function inputProblem(value: unknown, field: string, maxDepth = MAX_JSON_
  * MCP tool's arguments) but which a recursive reader will walk all the same.
  */
 export function nestingProblem(value: unknown, field: string, maxDepth = MAX_JSON_DEPTH): InputProblem | undefined {
-  return walk(value, field, 0, maxDepth, false);
+  return walk(value, { base: field, segments: [] }, 0, maxDepth, false);
 }
 
-function walk(value: unknown, field: string, depth: number, maxDepth: number, text: boolean): InputProblem | undefined {
+/**
+ * Where the walk is: written out as a field name only for a refusal (every request body is
+ * walked, almost none is refused), an index as `[i]`, a key as `.key` quoted as an excerpt.
+ */
+interface WalkPath {
+  base: string;
+  segments: (string | number)[];
+}
+
+function fieldOf(path: WalkPath): string {
+  let field = path.base;
+  for (const segment of path.segments) field += typeof segment === 'number' ? `[${segment}]` : `.${excerpt(segment)}`;
+  return field;
+}
+
+function walk(value: unknown, path: WalkPath, depth: number, maxDepth: number, text: boolean): InputProblem | undefined {
   if (typeof value === 'string') {
     if (!text) return undefined;
     const problem = textProblem(value);
-    return problem === undefined ? undefined : { field, problem };
+    return problem === undefined ? undefined : { field: fieldOf(path), problem };
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  if (depth >= maxDepth) return { field, problem: `is nested too deeply: JSON may nest at most ${maxDepth} objects and arrays` };
+  if (depth >= maxDepth) return { field: fieldOf(path), problem: `is nested too deeply: JSON may nest at most ${maxDepth} objects and arrays` };
+  const { segments } = path;
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
-      const found = walk(value[index], `${field}[${index}]`, depth + 1, maxDepth, text);
+      const item: unknown = value[index];
+      if (typeof item !== 'object' && (!text || typeof item !== 'string')) continue;
+      segments.push(index);
+      const found = walk(item, path, depth + 1, maxDepth, text);
+      segments.pop();
       if (found) return found;
     }
     return undefined;
   }
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     // Building a DTO assigns keys: `__proto__` would silently vanish (or set a prototype), not be refused.
-    if (text && key === '__proto__') return { field: field ? `${field}.__proto__` : '__proto__', problem: 'is a key no Arbor API accepts' };
+    if (text && key === '__proto__') return { field: `${fieldOf(path)}.__proto__`, problem: 'is a key no Arbor API accepts' };
     const keyProblem = text ? textProblem(key) : undefined;
-    if (keyProblem) return { field: `${field}.${excerpt(key)}`, problem: `has a key that ${keyProblem}` };
-    // The path names the field in a refusal: each key in it is quoted as an excerpt.
-    const found = walk((value as Record<string, unknown>)[key], `${field}.${excerpt(key)}`, depth + 1, maxDepth, text);
+    if (keyProblem) return { field: `${fieldOf(path)}.${excerpt(key)}`, problem: `has a key that ${keyProblem}` };
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item !== 'object' && (!text || typeof item !== 'string')) continue;
+    segments.push(key);
+    const found = walk(item, path, depth + 1, maxDepth, text);
+    segments.pop();
     if (found) return found;
   }
   return undefined;
