@@ -20,5 +20,7 @@ export * from './lib/input/client-errors';
 export * from './lib/openapi/openapi.module';
 export * from './lib/openapi/openapi-document';
 export * from './lib/http/hop-by-hop';
+export * from './lib/http/upstream-body';
+export * from './lib/http/upstream-client';
 export * from './lib/openapi/api-reference';
 export * from './lib/security/content-security-policy';

@@ -1,11 +1,11 @@
-import http, { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import https from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
+import type { UpstreamAnswer, UpstreamBody, UpstreamClient } from '@arbor/platform';
 import { ClientCapabilities, ErrorCode, Implementation, JSONRPCMessage, McpError, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, NAME_SOURCE, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../protocol/envelope';
 import { encodeHeaderValue, ParamHeaderDeclaration, paramHeaderDeclarations, paramHeaders } from '../protocol/param-headers';
 import { DISCOVER_FIRST_PROTOCOL_VERSIONS } from '../protocol/protocol-versions';
-import { agentsFor, mediaType, readText, UpstreamConnectionError } from './upstream-http';
+import { mediaType, readText, UpstreamConnectionError, upstreamClientFor } from './upstream-http';
 import type { RawCallOptions, RawResponse, UpstreamTraits, UpstreamTransport } from './upstream-transport';
 
 export const DISCOVER_FIRST_VERSION = DISCOVER_FIRST_PROTOCOL_VERSIONS[0];
@@ -378,8 +378,7 @@ class NotDiscoverFirst extends Error {}
 
 /** POSTs of the revision to one upstream: JSON or an SSE stream answered, notifications handed on. */
 class DiscoverFirstExchange {
-  private readonly agent: http.Agent;
-  private readonly send: typeof http.request;
+  private readonly client: UpstreamClient;
   private readonly headers: Readonly<Record<string, string>>;
 
   constructor(
@@ -387,13 +386,11 @@ class DiscoverFirstExchange {
     headers: Readonly<Record<string, string>>,
     allowLinkLocal: boolean,
   ) {
-    const secure = url.protocol === 'https:';
-    this.agent = agentsFor(allowLinkLocal)[secure ? 'https:' : 'http:'];
-    this.send = secure ? https.request : http.request;
+    this.client = upstreamClientFor(allowLinkLocal);
     this.headers = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
   }
 
-  post(
+  async post(
     body: { id: RequestId; method: string; params: Json },
     signal: AbortSignal,
     onNotification: (message: Json) => void,
@@ -402,7 +399,7 @@ class DiscoverFirstExchange {
     const text = JSON.stringify({ jsonrpc: '2.0', ...body });
     const source = NAME_SOURCE[body.method];
     const name = source ? body.params[source] : undefined;
-    const headers: OutgoingHttpHeaders = {
+    const headers: Record<string, string> = {
       ...this.headers,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
@@ -410,22 +407,20 @@ class DiscoverFirstExchange {
       'mcp-method': body.method,
       ...(typeof name === 'string' ? { 'mcp-name': encodeHeaderValue(name) } : {}),
       ...extraHeaders,
-      'content-length': Buffer.byteLength(text),
     };
-    return new Promise((resolve, reject) => {
-      const req = this.send(this.url, { method: 'POST', headers, agent: this.agent, signal });
-      req.once('error', (error: Error) =>
-        reject(signal.aborted ? new McpError(ErrorCode.ConnectionClosed, 'Cancelled') : new UpstreamConnectionError('POST to the upstream failed', { cause: error })),
-      );
-      req.once('response', (response) => void this.read(response, body.id, onNotification).then(resolve, reject));
-      req.end(text);
-    });
+    let answer: UpstreamAnswer;
+    try {
+      answer = await this.client.send({ url: this.url, method: 'POST', headers, body: text, signal, timeoutMs: 0 });
+    } catch (error) {
+      throw signal.aborted ? new McpError(ErrorCode.ConnectionClosed, 'Cancelled') : new UpstreamConnectionError('POST to the upstream failed', { cause: error });
+    }
+    return this.read(answer, body.id, onNotification);
   }
 
-  private async read(response: IncomingMessage, id: RequestId, onNotification: (message: Json) => void): Promise<Json> {
-    const status = response.statusCode ?? 0;
-    if (mediaType(response.headers['content-type']) === 'text/event-stream') return readStream(response, id, onNotification);
-    const text = await readText(response);
+  private async read(answer: UpstreamAnswer, id: RequestId, onNotification: (message: Json) => void): Promise<Json> {
+    const status = answer.statusCode;
+    if (mediaType(answer.headers['content-type']) === 'text/event-stream') return readStream(answer.body, id, onNotification);
+    const text = await readText(answer.body);
     let parsed: Json | undefined;
     try {
       parsed = JSON.parse(text) as Json;
@@ -442,7 +437,8 @@ class DiscoverFirstExchange {
 
 const DISCOVER_FIRST_ERRORS = new Set([-32020, -32021, -32022, -32601, -32602]);
 
-function readStream(response: IncomingMessage, id: RequestId, onNotification: (message: Json) => void): Promise<Json> {
+/** Resolves with the call's answer as soon as it arrives; the rest of the stream is still read (notifications after it, the connection back to the pool). */
+function readStream(body: UpstreamBody, id: RequestId, onNotification: (message: Json) => void): Promise<Json> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const parser = createParser({
@@ -461,10 +457,15 @@ function readStream(response: IncomingMessage, id: RequestId, onNotification: (m
         }
       },
     });
-    response.setEncoding('utf8');
-    response.on('data', (chunk: string) => parser.feed(chunk));
-    response.once('end', () => answered || reject(new McpError(ErrorCode.ConnectionClosed, 'The upstream closed the stream without an answer')));
-    response.once('error', (error) => answered || reject(new UpstreamConnectionError('the upstream stream failed', { cause: error })));
+    void (async () => {
+      const decoder = new StringDecoder('utf8');
+      try {
+        for await (const chunk of body) parser.feed(decoder.write(chunk));
+        if (!answered) reject(new McpError(ErrorCode.ConnectionClosed, 'The upstream closed the stream without an answer'));
+      } catch (error) {
+        if (!answered) reject(new UpstreamConnectionError('the upstream stream failed', { cause: error }));
+      }
+    })();
   });
 }
 

@@ -1,11 +1,12 @@
-import http, { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
-import https from 'node:https';
+import { setMaxListeners } from 'node:events';
+import { StringDecoder } from 'node:string_decoder';
 import { createParser } from 'eventsource-parser';
+import type { UpstreamAnswer, UpstreamBody, UpstreamClient } from '@arbor/platform';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessage, McpError, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { sessionHeaders } from './per-call-headers';
-import { agentsFor, mediaType, readText, UpstreamConnectionError } from './upstream-http';
+import { drain, mediaType, readText, UpstreamConnectionError, upstreamClientFor } from './upstream-http';
 import type { RawCallOptions, RawResponse, UpstreamTraits, UpstreamTransport } from './upstream-transport';
 
 const TRAITS: UpstreamTraits = {
@@ -17,8 +18,6 @@ const TRAITS: UpstreamTraits = {
   sessionIsStream: false,
 };
 
-/** As undici's default: an upstream that does not accept the connection in this time is unreachable. */
-const CONNECT_TIMEOUT_MS = 10_000;
 /** Ids of raw calls; the SDK Protocol numbers its own. */
 const CALL_ID_PREFIX = 'arbor-';
 /** Same-origin 307/308 redirects followed per request (fetch allows 20; an MCP endpoint moving needs one). */
@@ -39,8 +38,10 @@ interface PendingCall {
   notified?(notification: { method: string; params?: Record<string, unknown> }): void;
 }
 
+type Headers = Record<string, string>;
+
 /**
- * The client side of Streamable HTTP toward an upstream, on node:http with keep-alive sockets.
+ * The client side of Streamable HTTP toward an upstream, on the suite's upstream client (undici).
  * Does what the SDK's StreamableHTTPClientTransport does for the gateway (POST answered as JSON
  * or SSE, the GET stream when the upstream offers one, resumption with Last-Event-ID, DELETE to
  * end the session, the registry's headers on every request) without the web streams and fetch
@@ -57,11 +58,11 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport {
 
   private readonly url: URL;
   private readonly extraHeaders: Readonly<Record<string, string>>;
-  private readonly agent: http.Agent;
-  private readonly request: typeof http.request;
+  private readonly client: UpstreamClient;
+  /** Aborted on close: every request still open (an event stream, a call's answer) ends with it. */
+  private readonly lifetime = new AbortController();
   private protocolVersion?: string;
-  private headers?: OutgoingHttpHeaders;
-  private readonly open = new Set<http.ClientRequest>();
+  private headers?: Headers;
   private readonly pending = new Map<RequestId, PendingCall>();
   private reconnectTimer?: NodeJS.Timeout;
   private serverRetryMs?: number;
@@ -75,9 +76,9 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport {
     // Lower-cased, so that a registry header replaces the transport's own rather than doubling it.
     // Per-call headers ({{project.repository_token}}) are not the session's: call() adds them resolved.
     this.extraHeaders = Object.fromEntries(Object.entries(sessionHeaders(headers)).map(([name, value]) => [name.toLowerCase(), value]));
-    const secure = url.protocol === 'https:';
-    this.agent = agentsFor(allowLinkLocal)[secure ? 'https:' : 'http:'];
-    this.request = secure ? https.request : http.request;
+    this.client = upstreamClientFor(allowLinkLocal);
+    // Every request of the session listens to it: many calls at once are no leak.
+    setMaxListeners(0, this.lifetime.signal);
   }
 
   async start(): Promise<void> {
@@ -94,8 +95,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.reconnectTimer);
-    for (const req of this.open) req.destroy();
-    this.open.clear();
+    this.lifetime.abort(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     if (this.pending.size > 0) {
       const gone = new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
       for (const call of this.pending.values()) call.reject(gone);
@@ -173,7 +173,7 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport {
   /** DELETE: the upstream may free the session now; 405 means it does not let clients end sessions. */
   async terminateSession(): Promise<void> {
     if (!this.sessionId) return;
-    const { status } = await this.exchange('DELETE', this.commonHeaders(), undefined, true);
+    const { statusCode: status } = await this.exchange('DELETE', this.commonHeaders(), undefined, true);
     if (status >= 300 && status !== 405) throw new StreamableHTTPError(status, 'Failed to terminate session');
     this.sessionId = undefined;
     this.headers = undefined;
@@ -181,18 +181,19 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport {
 
   private async post(message: JSONRPCMessage | JSONRPCMessage[], callHeaders?: Readonly<Record<string, string>>): Promise<void> {
     const body = JSON.stringify(message);
-    const headers = { ...this.postHeaders(), ...callHeaders, 'content-length': Buffer.byteLength(body) };
-    const { status, response } = await this.exchange('POST', headers, body, false);
-    const sessionId = response.headers['mcp-session-id'];
+    const headers = callHeaders ? { ...this.postHeaders(), ...callHeaders } : this.postHeaders();
+    const answer = await this.exchange('POST', headers, body, false);
+    const status = answer.statusCode;
+    const sessionId = answer.headers['mcp-session-id'];
     if (typeof sessionId === 'string' && sessionId !== this.sessionId) {
       this.sessionId = sessionId;
       this.headers = undefined;
     }
     if (status < 200 || status >= 300) {
-      throw new StreamableHTTPError(status, `Error POSTing to endpoint: ${await readText(response)}`);
+      throw new StreamableHTTPError(status, `Error POSTing to endpoint: ${await readText(answer.body)}`);
     }
     if (status === 202) {
-      response.resume();
+      drain(answer.body);
       // The upstream may offer a stream of its own messages once the session is initialized.
       if (!Array.isArray(message) && 'method' in message && message.method === 'notifications/initialized') {
         this.openStream(undefined).catch((error) => this.onerror?.(error));
@@ -200,40 +201,41 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport {
       return;
     }
     const messages = Array.isArray(message) ? message : [message];
-    if (!messages.some((m) => 'method' in m && 'id' in m && m.id !== undefined)) return void response.resume();
-    const type = mediaType(response.headers['content-type']);
+    if (!messages.some((m) => 'method' in m && 'id' in m && m.id !== undefined)) return drain(answer.body);
+    const type = mediaType(answer.headers['content-type']);
     if (type === 'text/event-stream') {
       const only = Array.isArray(message) ? undefined : (message as { id?: RequestId }).id;
-      return this.readStream(response, only !== undefined && this.pending.has(only) ? { callId: only } : {}, false);
+      return this.readStream(answer.body, only !== undefined && this.pending.has(only) ? { callId: only } : {}, false);
     }
     if (type === 'application/json') {
-      const data = JSON.parse(await readText(response)) as unknown;
+      const data = JSON.parse(await readText(answer.body)) as unknown;
       for (const item of Array.isArray(data) ? data : [data]) this.deliver(item);
       return;
     }
-    response.resume();
-    throw new StreamableHTTPError(-1, `Unexpected content type: ${response.headers['content-type']}`);
+    drain(answer.body);
+    throw new StreamableHTTPError(-1, `Unexpected content type: ${String(answer.headers['content-type'])}`);
   }
 
   /** The GET stream: new (resumptionToken undefined) or resumed after a dropped stream. */
   private async openStream(resumptionToken: string | undefined): Promise<void> {
     if (this.closed) return;
-    const headers: OutgoingHttpHeaders = { ...this.commonHeaders(), accept: 'text/event-stream' };
+    const headers: Headers = { ...this.commonHeaders(), accept: 'text/event-stream' };
     if (resumptionToken) headers['last-event-id'] = resumptionToken;
-    const { status, response } = await this.exchange('GET', headers, undefined, false);
-    if (status === 405) return void response.resume();
+    const answer = await this.exchange('GET', headers, undefined, false);
+    const status = answer.statusCode;
+    if (status === 405) return drain(answer.body);
     if (status < 200 || status >= 300) {
-      response.resume();
-      throw new StreamableHTTPError(status, `Failed to open SSE stream: ${response.statusMessage ?? ''}`);
+      drain(answer.body);
+      throw new StreamableHTTPError(status, `Failed to open SSE stream: ${answer.statusText}`);
     }
-    this.readStream(response, { lastEventId: resumptionToken }, true);
+    this.readStream(answer.body, { lastEventId: resumptionToken }, true);
   }
 
   /**
    * Reads an SSE answer, handing each message on. A stream that ends before its answer is resumed
    * with Last-Event-ID when it can be: the GET stream, or a POST stream that sent an event id.
    */
-  private readStream(response: IncomingMessage, state: StreamState, reconnectable: boolean): void {
+  private readStream(body: UpstreamBody, state: StreamState, reconnectable: boolean): void {
     let resumable = reconnectable;
     let answered = false;
     const parser = createParser({
@@ -261,11 +263,15 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport {
       if (error !== undefined) this.onerror?.(new Error(`SSE stream disconnected: ${String(error)}`));
       if (resumable && !answered && !this.closed) this.scheduleReconnection(state.lastEventId, 0);
     };
-    response.setEncoding('utf8');
-    response.on('data', (chunk: string) => parser.feed(chunk));
-    response.once('end', () => end());
-    response.once('error', (error) => end(error));
-    response.once('close', () => end(response.complete ? undefined : new Error('aborted')));
+    void (async () => {
+      const decoder = new StringDecoder('utf8');
+      try {
+        for await (const chunk of body) parser.feed(decoder.write(chunk));
+        end();
+      } catch (error) {
+        end(error);
+      }
+    })();
   }
 
   private scheduleReconnection(lastEventId: string | undefined, attempt: number): void {
@@ -316,51 +322,37 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport {
   }
 
   /**
-   * One HTTP request; resolves with the response as soon as its head arrives. A keep-alive socket
-   * the upstream closed just before it was reused is retried once on a fresh one: the upstream
-   * never read the request. A 307 or 308 to the same origin is followed with the same method,
-   * headers and body, as fetch followed it for the SDK's transport. Other redirects are answered
-   * as they come (an error): fetch would turn a POST into a body-less GET on 301, 302 and 303,
-   * which cannot carry a JSON-RPC message, and another origin must not get the registry's headers
-   * (credentials) nor escape the registry's URL checks.
+   * One HTTP request; resolves with the answer as soon as its head arrives (a keep-alive
+   * connection the upstream closed just before it was reused is retried by the upstream client).
+   * A 307 or 308 to the same origin is followed with the same method, headers and body, as fetch
+   * followed it for the SDK's transport. Other redirects are answered as they come (an error):
+   * fetch would turn a POST into a body-less GET on 301, 302 and 303, which cannot carry a
+   * JSON-RPC message, and another origin must not get the registry's headers (credentials) nor
+   * escape the registry's URL checks.
    */
-  private exchange(method: string, headers: OutgoingHttpHeaders, body: string | undefined, drain: boolean): Promise<{ status: number; response: IncomingMessage }> {
-    if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
-    return new Promise((resolve, reject) => {
-      const attempt = (url: URL, retried: boolean, redirects: number) => {
-        const req = this.request(url, { method, headers, agent: this.agent });
-        this.open.add(req);
-        let connectTimer: NodeJS.Timeout | undefined;
-        req.once('socket', (socket) => {
-          if (!socket.connecting) return;
-          connectTimer = setTimeout(() => req.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })), CONNECT_TIMEOUT_MS);
-          socket.once('connect', () => clearTimeout(connectTimer));
-        });
-        req.once('response', (response) => {
-          clearTimeout(connectTimer);
-          response.once('close', () => this.open.delete(req));
-          const status = response.statusCode ?? 0;
-          const target = status === 307 || status === 308 ? sameOriginTarget(url, response.headers.location) : undefined;
-          if (target && redirects < MAX_REDIRECTS && !this.closed) {
-            response.resume();
-            return attempt(target, false, redirects + 1);
-          }
-          if (drain) response.resume();
-          resolve({ status, response });
-        });
-        req.once('error', (error: NodeJS.ErrnoException) => {
-          clearTimeout(connectTimer);
-          this.open.delete(req);
-          if (!retried && req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) return attempt(url, true, redirects);
-          reject(this.closed ? new McpError(ErrorCode.ConnectionClosed, 'Connection closed') : new UpstreamConnectionError(`${method} to the upstream failed`, { cause: error }));
-        });
-        req.end(body);
-      };
-      attempt(this.url, false, 0);
-    });
+  private async exchange(method: string, headers: Headers, body: string | undefined, drainBody: boolean): Promise<UpstreamAnswer> {
+    let url = this.url;
+    for (let redirects = 0; ; redirects++) {
+      if (this.closed) throw new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+      let answer: UpstreamAnswer;
+      try {
+        answer = await this.client.send({ url, method, headers, ...(body !== undefined ? { body } : {}), signal: this.lifetime.signal, timeoutMs: 0 });
+      } catch (error) {
+        throw this.closed ? new McpError(ErrorCode.ConnectionClosed, 'Connection closed') : new UpstreamConnectionError(`${method} to the upstream failed`, { cause: error });
+      }
+      const status = answer.statusCode;
+      const target = status === 307 || status === 308 ? sameOriginTarget(url, firstValue(answer.headers['location'])) : undefined;
+      if (target && redirects < MAX_REDIRECTS && !this.closed) {
+        drain(answer.body);
+        url = target;
+        continue;
+      }
+      if (drainBody) drain(answer.body);
+      return answer;
+    }
   }
 
-  private commonHeaders(): OutgoingHttpHeaders {
+  private commonHeaders(): Headers {
     return {
       ...(this.sessionId ? { 'mcp-session-id': this.sessionId } : {}),
       ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}),
@@ -368,10 +360,14 @@ export class StreamableHttpUpstreamTransport implements UpstreamTransport {
     };
   }
 
-  private postHeaders(): OutgoingHttpHeaders {
+  private postHeaders(): Headers {
     this.headers ??= { ...this.commonHeaders(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     return this.headers;
   }
+}
+
+function firstValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /** Where a redirect points, when that is on the same origin as `from`. */

@@ -1,23 +1,25 @@
-import http, { IncomingMessage } from 'node:http';
-import https from 'node:https';
+import { type UpstreamBody, UpstreamClient } from '@arbor/platform';
 import { guardedLookup } from '../registry/upstream-url-guard';
 
-// What the HTTP upstream transports (Streamable HTTP, discover-first) share on node:http.
+// What the HTTP upstream transports (Streamable HTTP, discover-first) share: the suite's upstream client.
+
+/** A JSON answer from a tool server larger than this is refused rather than held in memory. */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+const CLIENTS = new Map<boolean, UpstreamClient>();
 
 /**
- * Keep-alive pools shared by every upstream session (a call reuses a warm socket), one pair per
- * address rule: each new socket's address passes the upstream guard when it is opened.
+ * Keep-alive pools shared by every upstream session (a call reuses a warm connection), one per
+ * address rule: each new connection's address passes the upstream guard when it is opened. No
+ * limit of connections per upstream: each stateful session's event stream holds one.
  */
-const AGENTS = new Map<boolean, { 'http:': http.Agent; 'https:': https.Agent }>();
-
-export function agentsFor(allowLinkLocal: boolean): { 'http:': http.Agent; 'https:': https.Agent } {
-  let agents = AGENTS.get(allowLinkLocal);
-  if (!agents) {
-    const lookup = guardedLookup(allowLinkLocal);
-    agents = { 'http:': new http.Agent({ keepAlive: true, lookup }), 'https:': new https.Agent({ keepAlive: true, lookup }) };
-    AGENTS.set(allowLinkLocal, agents);
+export function upstreamClientFor(allowLinkLocal: boolean): UpstreamClient {
+  let client = CLIENTS.get(allowLinkLocal);
+  if (!client) {
+    client = new UpstreamClient({ lookup: guardedLookup(allowLinkLocal), connections: null });
+    CLIENTS.set(allowLinkLocal, client);
   }
-  return agents;
+  return client;
 }
 
 /** The upstream could not be reached or dropped the connection (no HTTP answer to go by). */
@@ -28,17 +30,18 @@ export class UpstreamConnectionError extends Error {
   }
 }
 
-/** A response's whole body as UTF-8 text. */
-export function readText(response: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    response.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    response.once('error', reject);
-  });
+/** An answer's whole body as UTF-8 text. */
+export async function readText(body: UpstreamBody): Promise<string> {
+  const bytes = await body.all(MAX_ANSWER_BYTES, () => new Error(`The upstream's answer exceeds ${MAX_ANSWER_BYTES} bytes`));
+  return bytes.toString('utf8');
+}
+
+/** Reads and drops the rest of an answer, so that its connection goes back to the pool. */
+export function drain(body: UpstreamBody): void {
+  body.all(MAX_ANSWER_BYTES, () => new Error('drained')).catch(() => undefined);
 }
 
 /** `text/event-stream` of `text/event-stream; charset=utf-8`, lower-cased. */
-export function mediaType(contentType: string | undefined): string | undefined {
-  return contentType?.split(';', 1)[0]?.trim().toLowerCase();
+export function mediaType(contentType: string | string[] | undefined): string | undefined {
+  return (Array.isArray(contentType) ? contentType[0] : contentType)?.split(';', 1)[0]?.trim().toLowerCase();
 }
