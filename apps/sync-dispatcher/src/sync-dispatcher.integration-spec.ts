@@ -7,5 +7,6 @@ describeDatabaseBackedService({
   databaseVariable: 'CP_DATABASE_URL',
   listenVariable: 'CP_DISPATCHER_LISTEN_ADDR',
   logVariable: 'CP_LOG',
+  apiReference: true,
   start: (env) => startService(syncDispatcherService, env),
 });

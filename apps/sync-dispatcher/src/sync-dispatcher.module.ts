@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { SyncDispatcherConfig } from '@arbor/config';
 import { OUTBOX_ENTITIES, OUTBOX_MIGRATIONS } from '@arbor/outbox';
-import { DatabaseModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
+import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 import { SyncDeliveryModule } from '@arbor/sync-dispatcher';
 
 @Module({})
@@ -21,6 +21,13 @@ export class SyncDispatcherModule {
           migrations: OUTBOX_MIGRATIONS,
         }),
         SyncDeliveryModule.forConfig(config),
+        // No API of its own: what an operator reads (health, readiness, metrics), described as every service's is.
+        OpenApiModule.forService({
+          title: 'Arbor sync dispatcher',
+          description:
+            "Delivers the control plane's project changes (its outbox) to every product's sync endpoint, at least once, with retries. " +
+            'It has no API of its own: health (`/healthz`), readiness (`/readyz`: the control plane database answers) and Prometheus metrics (`/metrics`).',
+        }),
       ],
     };
   }
