@@ -4,6 +4,7 @@ import type { BridgeOptions, ProviderAnswer, ProviderError, ProviderOperation } 
 import type { CallUsage } from '../calls/usage';
 import type { GatewaySettings } from '../gateway-settings';
 import type { AnswerIds } from './answer-ids';
+import type { RequestText } from './request-text';
 import type { StreamedAnswer } from '../spend/usage-estimate';
 
 /**
@@ -111,6 +112,8 @@ export interface EndpointCodec {
   streamErrorEvent(error: ProviderError, tap: StreamTap): string;
   /** How deployments without the operation are reached; none means they are refused with 400. */
   readonly bridge?: Bridge;
+  /** Where its requests carry text (prompts, system text, tool results), for the stages that read it; none: they find none. */
+  readonly requestText?: RequestText;
 }
 
 /** Answers with `error` in the codec's envelope; a stream already under way (status gone) is closed rather than left hanging. */

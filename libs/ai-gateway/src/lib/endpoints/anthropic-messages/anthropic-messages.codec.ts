@@ -1,4 +1,5 @@
 import { chatAnswerAsMessages, messagesToChatRequest } from '@arbor/provider-adapters';
+import { MESSAGES_TEXT } from './messages-text';
 import { lastObjectNamed } from '../../calls/usage';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
 import type { EndpointCodec } from '../endpoint-codec';
@@ -25,6 +26,7 @@ function asChat(body: Record<string, unknown>): Record<string, unknown> {
  * envelope that is OpenAI-format's and Anthropic-format's at once; a stream broken off ends with an `error` event.
  */
 export const ANTHROPIC_MESSAGES: EndpointCodec = {
+  requestText: MESSAGES_TEXT,
   name: 'anthropic-messages',
   operation: 'messages',
   description: 'Anthropic messages',

@@ -1,4 +1,5 @@
 import { chatAnswerAsCompaction, chatAnswerAsResponse, compactToChatRequest, responsesToChatRequest, truncatedForContext, type ProviderError } from '@arbor/provider-adapters';
+import { RESPONSES_TEXT } from './responses-text';
 import { lastObjectNamed } from '../../calls/usage';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
 import type { EndpointCodec, StreamTap } from '../endpoint-codec';
@@ -37,6 +38,7 @@ function responsesErrorEvent(error: ProviderError, tap: StreamTap): string {
  * final event; errors in OpenAI's envelope.
  */
 export const OPENAI_RESPONSES: EndpointCodec = {
+  requestText: RESPONSES_TEXT,
   name: 'openai-responses',
   operation: 'responses',
   description: 'Responses API',

@@ -1,4 +1,5 @@
 import { chatAnswerAsCompletion, completionsToChatRequest, type ProviderError, type ProviderOperation } from '@arbor/provider-adapters';
+import { CHAT_TEXT, COMPLETIONS_TEXT, EMBEDDINGS_TEXT } from './chat-text';
 import { usageOfJsonAnswer, withUsageCost } from '../../calls/usage';
 import { openAiError } from '../../gateway-errors';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
@@ -45,13 +46,20 @@ function openAiCodec(name: string, operation: ProviderOperation, description: st
   };
 }
 
-export const OPENAI_CHAT = openAiCodec('openai-chat', 'chat', 'chat completions', '/chat/completions', true, ['completion', 'acompletion']);
+export const OPENAI_CHAT: EndpointCodec = {
+  ...openAiCodec('openai-chat', 'chat', 'chat completions', '/chat/completions', true, ['completion', 'acompletion']),
+  requestText: CHAT_TEXT,
+};
 /**
  * Completions: passed through where the provider has the endpoint, bridged through chat
  * completions everywhere else (the prompt as one user message, the answer's text as `choices[].text`).
  */
 export const OPENAI_COMPLETIONS: EndpointCodec = {
   ...openAiCodec('openai-completions', 'completions', 'completions', '/completions', true, ['text_completion', 'atext_completion']),
+  requestText: COMPLETIONS_TEXT,
   bridge: { via: OPENAI_CHAT, request: completionsToChatRequest, answer: chatAnswerAsCompletion },
 };
-export const OPENAI_EMBEDDINGS = openAiCodec('openai-embeddings', 'embeddings', 'embeddings', '/embeddings', false, ['embedding', 'aembedding']);
+export const OPENAI_EMBEDDINGS: EndpointCodec = {
+  ...openAiCodec('openai-embeddings', 'embeddings', 'embeddings', '/embeddings', false, ['embedding', 'aembedding']),
+  requestText: EMBEDDINGS_TEXT,
+};
