@@ -1,3 +1,4 @@
+import { GuardrailsModule } from './guardrails/guardrails.module';
 import { DynamicModule, Global, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { EMPTY_GATEWAY_CONFIG, GatewayConfig, loadGatewayConfigFile } from './config/gateway-config';
 import { KnownModels } from './config/known-models';
@@ -99,6 +100,7 @@ export class GatewayModule {
         KeysModule,
         LiteLlmKeysModule,
         CallsModule,
+        GuardrailsModule,
         ResponseCacheModule,
         ResourcesModule,
         StoredResponsesModule,

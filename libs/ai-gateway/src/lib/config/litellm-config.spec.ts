@@ -163,7 +163,7 @@ litellm_settings:
   cache_parms: { type: local }
 `),
     ).toEqual([
-      'AIGW_CONFIG: litellm_settings.guardrails: refused: guardrails are not served yet, and calls would pass unchecked',
+      "AIGW_CONFIG: litellm_settings.guardrails: refused: LiteLLM's older form of guardrails, whose hooks the gateway cannot run: write them as the top-level guardrails list",
       'AIGW_CONFIG: litellm_settings.cache_parms: unknown key (did you mean cache_params?)',
       'AIGW_CONFIG: general_settings.custom_auth: refused: a Python hook the gateway cannot run; serving without it would let in callers it refuses',
       'AIGW_CONFIG: litellm_settings.callbacks: refused: "custom_callbacks.proxy_handler_instance" is a Python callback the gateway cannot run, and it may check or change calls',

@@ -1,3 +1,4 @@
+import { type GuardrailDefinition, readGuardrails } from '../guardrails/guardrail-settings';
 import { asMeant, ConfigProblem, parsedUrl, SettingReader, unknownKeyMessage, UnsetVariable } from '@arbor/config';
 import { excerpt } from '@arbor/platform';
 import { providerAdapters } from '@arbor/provider-adapters';
@@ -87,7 +88,12 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: 'litellm_settings', key: 'telemetry', kind: 'warned', why: 'the gateway sends no telemetry' },
   { section: 'litellm_settings', key: 'ssl_verify', kind: 'warned', why: 'upstream TLS certificates are always verified (NODE_EXTRA_CA_CERTS adds a CA)' },
   { section: 'litellm_settings', key: 'max_budget', kind: 'refused', why: 'a proxy-wide budget is not enforced here; set max_budget on the keys' },
-  { section: 'litellm_settings', key: 'guardrails', kind: 'refused', why: 'guardrails are not served yet, and calls would pass unchecked' },
+  {
+    section: 'litellm_settings',
+    key: 'guardrails',
+    kind: 'refused',
+    why: "LiteLLM's older form of guardrails, whose hooks the gateway cannot run: write them as the top-level guardrails list",
+  },
   // general_settings
   { section: 'general_settings', key: 'master_key', kind: 'served', why: 'the master key (AIGW_MASTER_KEY wins)' },
   { section: 'general_settings', key: 'always_include_stream_usage', kind: 'served', why: 'usage in every stream, asked for or not' },
@@ -231,7 +237,12 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: '(top level)', key: 'litellm_settings', kind: 'served', why: 'as listed here' },
   { section: '(top level)', key: 'general_settings', kind: 'served', why: 'as listed here' },
   { section: '(top level)', key: 'environment_variables', kind: 'served', why: 'set in the environment before the rest of the file is read' },
-  { section: '(top level)', key: 'guardrails', kind: 'refused', why: 'guardrails are not served yet, and calls would pass unchecked' },
+  {
+    section: '(top level)',
+    key: 'guardrails',
+    kind: 'served',
+    why: 'litellm_content_filter before the call (pre_call: patterns, regex, blocked_words; BLOCK and MASK), default_on or named by the request; other guardrails and modes are refused',
+  },
   {
     section: '(top level)',
     key: 'files_settings',
@@ -281,6 +292,8 @@ export interface LiteLLMSettings {
   /** litellm_settings.num_retries / request_timeout (seconds), for router_settings that do not say. */
   numRetries?: number;
   requestTimeoutS?: number;
+  /** The top-level `guardrails:` list; none when it is empty. */
+  guardrails?: readonly GuardrailDefinition[];
 }
 
 export const DEFAULT_LITELLM_SETTINGS: LiteLLMSettings = { dropParams: false, alwaysIncludeStreamUsage: false, passThroughEndpoints: [], passThroughAllowedPaths: [] };
@@ -340,6 +353,7 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
   const masterKey = read.string(general['master_key'], 'general_settings.master_key');
   const numRetries = read.count(litellm['num_retries'], 'litellm_settings.num_retries');
   const requestTimeoutS = read.positive(litellm['request_timeout'], 'litellm_settings.request_timeout');
+  const guardrails = readGuardrails(meantRoot['guardrails'], problem);
   const settings: LiteLLMSettings = {
     dropParams: read.boolean(litellm['drop_params'], 'litellm_settings.drop_params') ?? false,
     ...(cache ? { cache } : {}),
@@ -349,6 +363,7 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
     passThroughAllowedPaths: read.passThroughAllowedPaths(general['pass_through_allowed_paths'], 'general_settings.pass_through_allowed_paths'),
     ...(numRetries !== undefined ? { numRetries } : {}),
     ...(requestTimeoutS !== undefined ? { requestTimeoutS } : {}),
+    ...(guardrails.length > 0 ? { guardrails } : {}),
   };
   return { settings, routerSection: router, litellmSection: litellm, problems, warnings };
 }

@@ -1,0 +1,187 @@
+// Guardrails as a LiteLLM user configures them (LiteLLM's content filter documentation, its config
+// and requests unchanged), through the official OpenAI and Anthropic SDKs; the fake upstream's
+// request log shows what reached the provider.
+import { randomUUID } from 'node:crypto';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { type GatewayOnFakes, lastRequestWith, MASTER_KEY, rejectionOf, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
+
+// LiteLLM's "PII Protection" example, with a guardrail that is on for every call beside it.
+const config = (fakeUrl: string) => `model_list:
+  - model_name: gpt-3.5-turbo
+    litellm_params:
+      model: openai/gpt-3.5-turbo
+      api_base: ${fakeUrl}/v1
+      api_key: sk-upstream
+  - model_name: claude
+    litellm_params:
+      model: anthropic/claude-sonnet-4-5
+      api_base: ${fakeUrl}/anthropic
+      api_key: sk-upstream
+
+guardrails:
+  - guardrail_name: "content-filter-pre"
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: "pre_call"
+
+      # Prebuilt patterns for common PII
+      patterns:
+        - pattern_type: "prebuilt"
+          pattern_name: "us_ssn"
+          action: "BLOCK"
+
+        - pattern_type: "prebuilt"
+          pattern_name: "email"
+          action: "MASK"
+
+      # Custom blocked keywords
+      blocked_words:
+        - keyword: "confidential"
+          action: "BLOCK"
+          description: "Sensitive internal information"
+  - guardrail_name: "always-cards"
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: pre_call
+      default_on: true
+      patterns:
+        - pattern_type: prebuilt
+          pattern_name: credit_card
+          action: MASK
+        - pattern_type: regex
+          pattern: '(?i)project-\\d{6}'
+          name: project_code
+          action: BLOCK
+`;
+
+describe('guardrails (litellm_content_filter, pre_call)', () => {
+  let running: GatewayOnFakes;
+  let anthropic: Anthropic;
+
+  beforeAll(async () => {
+    running = await startGatewayOnFakes(config);
+    anthropic = new Anthropic({ apiKey: MASTER_KEY, baseURL: running.gateway.url, maxRetries: 0 });
+  });
+
+  afterAll(() => stopGatewayOnFakes(running));
+
+  const chat = (content: string, extra: Record<string, unknown> = {}) =>
+    running.client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content }], ...extra } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+
+  it("refuses LiteLLM's SSN example with 400 guardrail_violation naming the guardrail and the pattern, never the number, and nothing reaches the upstream", async () => {
+    const marker = randomUUID();
+    const error = await rejectionOf(chat(`My SSN is 123-45-6789 ${marker}`, { guardrails: ['content-filter-pre'] }));
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    const refused = error as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(refused.code).toBe('guardrail_violation');
+    expect(refused.message).toContain('content-filter-pre');
+    expect(refused.message).toContain('us_ssn');
+    expect(refused.message).not.toContain('123-45-6789');
+    await expect(lastRequestWith(running.fake, marker)).rejects.toThrow('no request');
+  });
+
+  it("masks LiteLLM's e-mail example before the upstream sees it, and sends no guardrails field on", async () => {
+    const marker = randomUUID();
+    const answer = await chat(`Contact me at john@example.com ${marker}`, { guardrails: ['content-filter-pre'] });
+    expect(answer.choices[0]?.message.content).toBeTruthy();
+    const seen = await lastRequestWith(running.fake, marker);
+    expect(seen.body).toContain(`Contact me at [EMAIL_REDACTED] ${marker}`);
+    expect(seen.body).not.toContain('john@example.com');
+    expect(seen.json).not.toHaveProperty('guardrails');
+  });
+
+  it('refuses a blocked keyword, and leaves calls that name no guardrail to the default-on ones only', async () => {
+    const blocked = await rejectionOf(chat('This is confidential', { guardrails: ['content-filter-pre'] }));
+    expect((blocked as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_violation');
+    expect((blocked as Error).message).not.toContain('confidential');
+    const marker = randomUUID();
+    await chat(`confidential, mail john@example.com ${marker}`);
+    expect((await lastRequestWith(running.fake, marker)).body).toContain('john@example.com');
+  });
+
+  it('runs a default_on guardrail on every call: a valid card number is masked, a number failing Luhn is left, a case-insensitive regex blocks', async () => {
+    const marker = randomUUID();
+    await chat(`pay with 4111 1111 1111 1111, order 4111 1111 1111 1112 ${marker}`);
+    const seen = await lastRequestWith(running.fake, marker);
+    expect(seen.body).toContain('pay with [CREDIT_CARD_REDACTED], order 4111 1111 1111 1112');
+    const refused = await rejectionOf(chat('about PROJECT-123456'));
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_violation');
+    expect((refused as Error).message).toContain('project_code');
+  });
+
+  it('finds the text of Anthropic Messages (system, messages, tool results) and refuses in their envelope', async () => {
+    const marker = randomUUID();
+    await anthropic.messages.create({
+      model: 'claude',
+      max_tokens: 64,
+      system: `Reply to jane@example.org ${marker}`,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'look up alice@example.com' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'found bob@example.net' }] },
+      ],
+      guardrails: ['content-filter-pre'],
+    } as Anthropic.MessageCreateParamsNonStreaming);
+    const seen = await lastRequestWith(running.fake, marker);
+    expect(seen.body).not.toMatch(/jane@|alice@|bob@/);
+    expect(seen.body.match(/\[EMAIL_REDACTED\]/g)).toHaveLength(3);
+    const error = await rejectionOf(
+      anthropic.messages.create({
+        model: 'claude',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'My SSN is 123-45-6789' }],
+        guardrails: ['content-filter-pre'],
+      } as Anthropic.MessageCreateParamsNonStreaming),
+    );
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(((error as InstanceType<typeof Anthropic.BadRequestError>).error as { error: { type: string } }).error.type).toBe('invalid_request_error');
+    expect((error as Error).message).toContain('us_ssn');
+  });
+
+  it('finds the text of a Responses API call (instructions and input items), bridged to a Claude alias too', async () => {
+    const marker = randomUUID();
+    await running.client.responses.create({
+      model: 'gpt-3.5-turbo',
+      instructions: `Write to ops@example.com ${marker}`,
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'cc dev@example.com' }] }],
+      guardrails: ['content-filter-pre'],
+    } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    const native = await lastRequestWith(running.fake, marker);
+    expect(native.body).not.toMatch(/ops@|dev@/);
+    const bridged = randomUUID();
+    await running.client.responses.create({
+      model: 'claude',
+      input: `mail ops@example.com ${bridged}`,
+      metadata: { guardrails: ['content-filter-pre'] },
+    } as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    const seen = await lastRequestWith(running.fake, bridged);
+    expect(seen.body).toContain(`mail [EMAIL_REDACTED] ${bridged}`);
+    expect(seen.body).not.toContain('guardrails');
+  });
+
+  it('masks the earlier turns a stored conversation sends again (previous_response_id on a Claude alias)', async () => {
+    const first = await running.client.responses.create({
+      model: 'claude',
+      input: 'remember carol@example.com',
+      guardrails: ['content-filter-pre'],
+    } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    const marker = randomUUID();
+    await running.client.responses.create({
+      model: 'claude',
+      previous_response_id: first.id,
+      input: `and now? ${marker}`,
+      guardrails: ['content-filter-pre'],
+    } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    const seen = await lastRequestWith(running.fake, marker);
+    expect(seen.body).toContain('remember [EMAIL_REDACTED]');
+    expect(seen.body).not.toContain('carol@example.com');
+  });
+
+  it('refuses a guardrail name the config does not have, naming those it has', async () => {
+    const error = await rejectionOf(chat('hello', { guardrails: ['no-such-guardrail'] }));
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as Error).message).toContain('"no-such-guardrail"');
+    expect((error as Error).message).toContain('"content-filter-pre"');
+  });
+});

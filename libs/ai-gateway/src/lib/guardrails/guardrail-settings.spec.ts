@@ -1,0 +1,76 @@
+import { readGuardrails } from './guardrail-settings';
+
+const problemsOf = (value: unknown): string[] => {
+  const problems: string[] = [];
+  readGuardrails(value, (path, message) => problems.push(`${path}: ${message}`));
+  return problems;
+};
+
+describe("the config's guardrails list", () => {
+  it("reads LiteLLM's content-filter example as written", () => {
+    const problems: string[] = [];
+    const guardrails = readGuardrails(
+      [
+        {
+          guardrail_name: 'content-filter-pre',
+          litellm_params: {
+            guardrail: 'litellm_content_filter',
+            mode: 'pre_call',
+            patterns: [
+              { pattern_type: 'prebuilt', pattern_name: 'us_ssn', action: 'BLOCK' },
+              { pattern_type: 'regex', pattern: '(?i)project-\\d{6}', name: 'project_code', action: 'MASK' },
+            ],
+            blocked_words: [{ keyword: 'confidential', action: 'BLOCK', description: 'Sensitive internal information' }],
+          },
+        },
+      ],
+      (path, message) => problems.push(`${path}: ${message}`),
+    );
+    expect(problems).toEqual([]);
+    expect(guardrails).toEqual([
+      {
+        name: 'content-filter-pre',
+        kind: 'litellm_content_filter',
+        defaultOn: false,
+        contentFilter: {
+          patterns: [
+            { type: 'prebuilt', name: 'us_ssn', action: 'BLOCK' },
+            { type: 'regex', name: 'project_code', regex: 'project-\\d{6}', ignoreCase: true, action: 'MASK' },
+          ],
+          blockedWords: [{ keyword: 'confidential', action: 'BLOCK' }],
+          patternRedactionFormat: '[{pattern_name}_REDACTED]',
+          keywordRedactionTag: '[KEYWORD_REDACTED]',
+        },
+      },
+    ]);
+  });
+
+  it('refuses what it would not run, each at its path: other guardrails, modes, pattern names, categories, a bad regex', () => {
+    expect(
+      problemsOf([
+        { guardrail_name: 'a', litellm_params: { guardrail: 'presidio', mode: 'pre_call' } },
+        { guardrail_name: 'b', litellm_params: { guardrail: 'litellm_content_filter', mode: ['pre_call', 'post_call'] } },
+        {
+          guardrail_name: 'c',
+          litellm_params: {
+            guardrail: 'litellm_content_filter',
+            patterns: [
+              { pattern_type: 'prebuilt', pattern_name: 'nhs_number' },
+              { pattern_type: 'regex', pattern: '(unclosed' },
+            ],
+            categories: [{ category: 'harmful_violence' }],
+          },
+        },
+        { guardrail_name: 'c', litellm_params: { guardrail: 'litellm_content_filter', patterns: [{ pattern_name: 'email', action: 'REDACT' }] } },
+      ]),
+    ).toEqual([
+      'guardrails[0].litellm_params.guardrail: "presidio" is not a guardrail the gateway runs (it runs litellm_content_filter), and calls would pass it unchecked',
+      'guardrails[1].litellm_params.mode[1]: refused: answers are not checked yet (post_call), and they would reach the client unchecked; use pre_call',
+      'guardrails[2].litellm_params.categories: refused: content categories are not served yet, and calls would pass them unchecked; use patterns and blocked_words',
+      expect.stringMatching(/^guardrails\[2\]\.litellm_params\.patterns\[0\]\.pattern_name: "nhs_number" is not a prebuilt pattern \(there are us_ssn, email, /),
+      'guardrails[2].litellm_params.patterns[1].pattern: is not a regular expression JavaScript can read',
+      'guardrails[3].guardrail_name: "c" names another guardrail too',
+      'guardrails[3].litellm_params.patterns[0].action: must be one of BLOCK, MASK, got "REDACT"',
+    ]);
+  });
+});

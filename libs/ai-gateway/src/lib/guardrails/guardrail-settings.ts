@@ -1,0 +1,142 @@
+import { SettingReader, type SettingProblem } from '@arbor/config';
+import { PREBUILT_PATTERN_NAMES } from './prebuilt-patterns';
+
+export type FilterAction = 'BLOCK' | 'MASK';
+
+export interface FilterPattern {
+  readonly type: 'prebuilt' | 'regex';
+  /** The prebuilt pattern's name, or the name a regex pattern is given (its tag when masked). */
+  readonly name: string;
+  /** A regex pattern's source. */
+  readonly regex?: string;
+  readonly ignoreCase?: boolean;
+  readonly action: FilterAction;
+}
+
+export interface ContentFilterSettings {
+  readonly patterns: readonly FilterPattern[];
+  readonly blockedWords: readonly { keyword: string; action: FilterAction }[];
+  /** How a masked pattern match reads; `{pattern_name}` is the pattern's name in capitals. */
+  readonly patternRedactionFormat: string;
+  readonly keywordRedactionTag: string;
+}
+
+/** One entry of the config's `guardrails:` list, as LiteLLM reads it. */
+export interface GuardrailDefinition {
+  readonly name: string;
+  readonly kind: 'litellm_content_filter';
+  /** On every call, not only on those that name it. */
+  readonly defaultOn: boolean;
+  readonly contentFilter: ContentFilterSettings;
+}
+
+/** The guardrails the gateway runs (LiteLLM's `guardrail:` values). */
+export const SERVED_GUARDRAILS = ['litellm_content_filter'] as const;
+/** The modes it runs them in; the others are refused with their reason, so that no call passes a guardrail the config believes is on. */
+const SERVED_MODES = ['pre_call'];
+const MODES_NOT_YET: Record<string, string> = {
+  post_call: 'answers are not checked yet (post_call), and they would reach the client unchecked; use pre_call',
+  during_call: 'streamed answers are not checked yet (during_call), and they would reach the client unchecked; use pre_call',
+  pre_mcp_call: "tool calls are the MCP gateway's",
+  post_mcp_call: "tool calls are the MCP gateway's",
+  logging_only: 'logging_only (masking what is logged only) is not served; use pre_call with MASK',
+};
+const ENTRY_KEYS = ['guardrail_name', 'litellm_params', 'guardrail_info', 'guardrail_id'];
+const PARAM_KEYS = ['guardrail', 'mode', 'default_on', 'patterns', 'blocked_words', 'blocked_words_file', 'pattern_redaction_format', 'keyword_redaction_tag', 'categories'];
+const PATTERN_KEYS = ['pattern_type', 'pattern_name', 'pattern', 'name', 'action'];
+const WORD_KEYS = ['keyword', 'action', 'description'];
+const ACTIONS: readonly FilterAction[] = ['BLOCK', 'MASK'];
+
+/** The config's top-level `guardrails:` list, checked: every problem reported at its path. */
+export function readGuardrails(value: unknown, problem: SettingProblem): GuardrailDefinition[] {
+  const read = new SettingReader(problem);
+  const guardrails: GuardrailDefinition[] = [];
+  const names = new Set<string>();
+  read.list(value, 'guardrails').forEach((raw, index) => {
+    const at = `guardrails[${index}]`;
+    const entry = read.object(raw, at, ENTRY_KEYS);
+    if (!entry) return;
+    const name = read.string(entry['guardrail_name'], `${at}.guardrail_name`, true);
+    if (name !== undefined && names.has(name)) problem(`${at}.guardrail_name`, `"${name}" names another guardrail too`);
+    if (name !== undefined) names.add(name);
+    const params = read.object(entry['litellm_params'] ?? {}, `${at}.litellm_params`, PARAM_KEYS);
+    if (!params) return;
+    const kind = read.string(params['guardrail'], `${at}.litellm_params.guardrail`, true);
+    if (kind !== undefined && !(SERVED_GUARDRAILS as readonly string[]).includes(kind)) {
+      problem(`${at}.litellm_params.guardrail`, `"${kind}" is not a guardrail the gateway runs (it runs ${SERVED_GUARDRAILS.join(', ')}), and calls would pass it unchecked`);
+    }
+    readModes(read, params['mode'], `${at}.litellm_params.mode`, problem);
+    if (params['categories'] !== undefined) {
+      problem(`${at}.litellm_params.categories`, 'refused: content categories are not served yet, and calls would pass them unchecked; use patterns and blocked_words');
+    }
+    if (params['blocked_words_file'] !== undefined) {
+      problem(`${at}.litellm_params.blocked_words_file`, 'refused: a keyword file is not read yet, and its words would pass; list them under blocked_words');
+    }
+    const contentFilter = readContentFilter(read, params, `${at}.litellm_params`, problem);
+    if (name === undefined || kind !== 'litellm_content_filter') return;
+    guardrails.push({ name, kind, defaultOn: read.boolean(params['default_on'], `${at}.litellm_params.default_on`) ?? false, contentFilter });
+  });
+  return guardrails;
+}
+
+function readModes(read: SettingReader, value: unknown, at: string, problem: SettingProblem): void {
+  const modes = Array.isArray(value) ? value : [value ?? 'pre_call'];
+  modes.forEach((mode, index) => {
+    const here = Array.isArray(value) ? `${at}[${index}]` : at;
+    const text = read.string(mode, here);
+    if (text === undefined || SERVED_MODES.includes(text)) return;
+    problem(here, text in MODES_NOT_YET ? `refused: ${MODES_NOT_YET[text]}` : `must be one of pre_call, post_call, during_call, pre_mcp_call, post_mcp_call, got "${text}"`);
+  });
+}
+
+function readContentFilter(read: SettingReader, params: Record<string, unknown>, at: string, problem: SettingProblem): ContentFilterSettings {
+  const patterns: FilterPattern[] = [];
+  read.list(params['patterns'], `${at}.patterns`).forEach((raw, index) => {
+    const here = `${at}.patterns[${index}]`;
+    const entry = read.object(raw, here, PATTERN_KEYS);
+    if (!entry) return;
+    const type = read.oneOf(entry['pattern_type'] ?? 'prebuilt', `${here}.pattern_type`, ['prebuilt', 'regex'] as const);
+    const action = read.oneOf(entry['action'] ?? 'BLOCK', `${here}.action`, ACTIONS);
+    if (type === 'prebuilt') {
+      const name = read.string(entry['pattern_name'], `${here}.pattern_name`, true);
+      if (name !== undefined && !PREBUILT_PATTERN_NAMES.includes(name)) {
+        problem(`${here}.pattern_name`, `"${name}" is not a prebuilt pattern (there are ${PREBUILT_PATTERN_NAMES.join(', ')}); write it as pattern_type: regex`);
+      } else if (name !== undefined && action) patterns.push({ type, name, action });
+    } else if (type === 'regex') {
+      const source = read.string(entry['pattern'], `${here}.pattern`, true);
+      const name = read.string(entry['name'], `${here}.name`) ?? 'custom';
+      const compiled = source === undefined ? undefined : compileRegex(source);
+      if (source !== undefined && !compiled) problem(`${here}.pattern`, 'is not a regular expression JavaScript can read');
+      if (compiled && action) patterns.push({ type, name, regex: compiled.source, ignoreCase: compiled.ignoreCase, action });
+    }
+  });
+  const blockedWords: { keyword: string; action: FilterAction }[] = [];
+  read.list(params['blocked_words'], `${at}.blocked_words`).forEach((raw, index) => {
+    const here = `${at}.blocked_words[${index}]`;
+    const entry = read.object(raw, here, WORD_KEYS);
+    if (!entry) return;
+    const keyword = read.string(entry['keyword'], `${here}.keyword`, true);
+    const action = read.oneOf(entry['action'] ?? 'BLOCK', `${here}.action`, ACTIONS);
+    if (keyword !== undefined && action) blockedWords.push({ keyword, action });
+  });
+  const patternRedactionFormat = read.string(params['pattern_redaction_format'], `${at}.pattern_redaction_format`) ?? '[{pattern_name}_REDACTED]';
+  if (!patternRedactionFormat.includes('{pattern_name}')) problem(`${at}.pattern_redaction_format`, 'must include {pattern_name}');
+  return {
+    patterns,
+    blockedWords,
+    patternRedactionFormat,
+    keywordRedactionTag: read.string(params['keyword_redaction_tag'], `${at}.keyword_redaction_tag`) ?? '[KEYWORD_REDACTED]',
+  };
+}
+
+/** A pattern as LiteLLM's configs write them (Python's `re`): a leading `(?i)` becomes the i flag. */
+function compileRegex(source: string): { source: string; ignoreCase: boolean } | undefined {
+  const ignoreCase = source.startsWith('(?i)');
+  const body = ignoreCase ? source.slice(4) : source;
+  try {
+    new RegExp(body, 'g');
+    return { source: body, ignoreCase };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,116 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { excerptList, excerpt } from '@arbor/platform';
+import { ProviderError } from '@arbor/provider-adapters';
+import { CallStage, CallStages, type StageCall, type StagePass } from '../calls/call-stage';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
+import { badRequest } from '../gateway-errors';
+import { ContentFilter } from './content-filter';
+import type { GuardrailDefinition } from './guardrail-settings';
+
+// First of the stages: what the others see, keep and cache is the request as it may go on.
+const GUARDRAILS_ORDER = 10;
+const FIELD = 'guardrails';
+
+interface RunningGuardrail {
+  readonly definition: GuardrailDefinition;
+  readonly filter: ContentFilter;
+}
+
+/**
+ * The config's guardrails (LiteLLM's `guardrails:`), as a stage of the call pipeline, before the
+ * call goes out (`pre_call`): a guardrail runs on every call when `default_on`, else on the calls
+ * that name it (`"guardrails": ["name"]` in the body, or in its `metadata`). Each finds the
+ * request's text where the family's codec says it is; a BLOCK rule that matches refuses the call
+ * with 400 `guardrail_violation` (naming the guardrail and the rule, never the text), MASK rules
+ * replace what they match before any upstream, bridge or other stage sees it. The `guardrails`
+ * field itself never reaches an upstream. Off (never opened) when the config names none.
+ */
+@Injectable()
+export class Guardrails implements CallStage {
+  readonly name = 'guardrails';
+  readonly order = GUARDRAILS_ORDER;
+  readonly on: boolean;
+  private readonly running: readonly RunningGuardrail[];
+  private readonly names: ReadonlySet<string>;
+  private readonly anyDefaultOn: boolean;
+
+  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, stages: CallStages) {
+    const definitions = settings.litellm.guardrails ?? [];
+    this.running = definitions.map((definition) => ({ definition, filter: new ContentFilter(definition.contentFilter) }));
+    this.names = new Set(definitions.map((definition) => definition.name));
+    this.anyDefaultOn = definitions.some((definition) => definition.defaultOn);
+    this.on = definitions.length > 0;
+    stages.add(this);
+  }
+
+  open({ codec, body }: StageCall): StagePass | undefined {
+    const metadata = body['metadata'];
+    const inMetadata = typeof metadata === 'object' && metadata !== null && FIELD in metadata;
+    if (!this.anyDefaultOn && !(FIELD in body) && !inMetadata) return undefined;
+    const requested = this.requested(body[FIELD], FIELD);
+    const alsoRequested = inMetadata ? this.requested((metadata as Record<string, unknown>)[FIELD], `metadata.${FIELD}`) : [];
+    const applying = this.running.filter(({ definition }) => definition.defaultOn || requested.includes(definition.name) || alsoRequested.includes(definition.name));
+    const text = applying.length > 0 ? codec.requestText : undefined;
+    // A guardrail the caller asked for is never skipped in silence.
+    if (applying.length > 0 && !text && (requested.length > 0 || alsoRequested.length > 0)) throw badRequest(`Guardrails are not run on ${codec.description} yet.`, FIELD);
+    const upstream = withoutGuardrailsField(text ? text.map(body, (value) => guarded(value, applying)) : body, inMetadata);
+    return {
+      // A stage before this one may have made the request anew (a stored conversation with its
+      // earlier turns): that is masked too; refusals were decided on what the caller sent.
+      request: (asked) => {
+        if (asked === body) return upstream;
+        return withoutGuardrailsField(text ? text.map(asked, (value) => masked(value, applying)) : asked, inMetadata);
+      },
+    };
+  }
+
+  /** The guardrail names a request gives (at `at`), each one the config has. */
+  private requested(value: unknown, at: string): string[] {
+    if (value === undefined || value === null) return [];
+    if (!Array.isArray(value) || !value.every((name) => typeof name === 'string')) throw badRequest(`${at} must be a list of guardrail names.`, at);
+    const unknown = value.filter((name) => !this.names.has(name));
+    if (unknown.length > 0) {
+      const { quoted, more } = excerptList(unknown);
+      throw badRequest(
+        `No guardrail named ${quoted.map((name) => `"${name}"`).join(', ')}${more > 0 ? ` (and ${more} more)` : ''} is configured; there are ${[...this.names].map((name) => `"${name}"`).join(', ')}.`,
+        at,
+      );
+    }
+    return value as string[];
+  }
+}
+
+/** A text after every guardrail that applies: masked, or the call refused. */
+function guarded(text: string, applying: readonly RunningGuardrail[]): string {
+  let result = text;
+  for (const { definition, filter } of applying) {
+    const verdict = filter.filter(result);
+    if ('blocked' in verdict) {
+      const what = verdict.blocked.keyword ? 'a blocked keyword was detected' : `${excerpt(verdict.blocked.rule)} pattern detected`;
+      throw new ProviderError(400, 'invalid_request_error', `Content blocked by guardrail "${excerpt(definition.name)}": ${what}.`, 'guardrail_violation', FIELD);
+    }
+    result = verdict.text;
+  }
+  return result;
+}
+
+/** A text with every applying guardrail's MASK rules applied. */
+function masked(text: string, applying: readonly RunningGuardrail[]): string {
+  let result = text;
+  for (const { filter } of applying) {
+    const verdict = filter.filter(result, true);
+    if ('text' in verdict) result = verdict.text;
+  }
+  return result;
+}
+
+/** The request without the gateway's `guardrails` field (in the body and in its metadata). */
+function withoutGuardrailsField(body: Record<string, unknown>, inMetadata: boolean): Record<string, unknown> {
+  if (!(FIELD in body) && !inMetadata) return body;
+  const { [FIELD]: _field, ...rest } = body;
+  if (inMetadata) {
+    const { [FIELD]: _inner, ...metadata } = body['metadata'] as Record<string, unknown>;
+    rest['metadata'] = metadata;
+  }
+  return rest;
+}

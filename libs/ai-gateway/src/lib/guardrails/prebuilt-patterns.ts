@@ -1,0 +1,52 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import cardValidator from 'card-validator';
+import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
+
+/**
+ * A prebuilt pattern of LiteLLM's content filter, by its name there: a regular expression that
+ * finds candidates, and for formats with a checksum or a grammar a check that a candidate is one
+ * (a card number passes Luhn, an IBAN its mod-97, an address parses), so that order numbers and
+ * version strings are not taken for them.
+ */
+export interface PrebuiltPattern {
+  readonly regex: RegExp;
+  readonly valid?: (match: string) => boolean;
+}
+
+/** A card number of one of the named networks (card-validator: Luhn and the network's number ranges). */
+function cardOf(...types: string[]): (match: string) => boolean {
+  return (match) => {
+    const verdict = cardValidator.number(match.replace(/[\s-]/g, ''));
+    return verdict.isValid && verdict.card !== null && (types.length === 0 || types.includes(verdict.card.type));
+  };
+}
+
+// Digits in groups of up to four, spaces or dashes between them: how card numbers are written.
+const CARD_NUMBER = /(?<![\d-])\d(?:[ -]?\d){11,18}(?![\d-])/g;
+
+export const PREBUILT_PATTERNS: Readonly<Record<string, PrebuiltPattern>> = {
+  // Area 000, 666 and 9xx, group 00 and serial 0000 are never issued.
+  us_ssn: { regex: /\b(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}\b/g },
+  email: { regex: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g },
+  phone: { regex: /(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)|\d{2,4})[\s.-]\d{3,4}[\s.-]\d{3,4}(?!\w)/g },
+  us_phone: { regex: /(?<![\w+])(?:\+?1[\s.-]?)?(?:\(\d{3}\)|\d{3})[\s.-]?\d{3}[\s.-]\d{4}(?!\w)/g },
+  credit_card: { regex: CARD_NUMBER, valid: cardOf() },
+  visa: { regex: CARD_NUMBER, valid: cardOf('visa') },
+  mastercard: { regex: CARD_NUMBER, valid: cardOf('mastercard') },
+  amex: { regex: CARD_NUMBER, valid: cardOf('american-express') },
+  discover: { regex: CARD_NUMBER, valid: cardOf('discover') },
+  iban: {
+    regex: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g,
+    valid: (match) => isValidIBAN(electronicFormatIBAN(match) ?? ''),
+  },
+  ipv4: { regex: /(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])/g, valid: isIPv4 },
+  ipv6: { regex: /(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])/g, valid: (match) => isIPv6(match) },
+  aws_access_key: { regex: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b/g },
+  // 40 characters of base64 after the words that name one: a bare 40-character run is too often a hash.
+  aws_secret_key: { regex: /(?<=aws.{0,20}?(?:secret|key).{0,20}?[\s:=\\"']+)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi },
+  github_token: { regex: /\b(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,255})\b/g },
+  slack_token: { regex: /\bxox[abposr]-[A-Za-z0-9-]{10,250}\b/g },
+  private_key: { regex: /-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----[\s\S]*?-----END (?:[A-Z]+ )?PRIVATE KEY-----/g },
+};
+
+export const PREBUILT_PATTERN_NAMES = Object.keys(PREBUILT_PATTERNS);
