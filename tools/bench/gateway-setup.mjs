@@ -38,9 +38,10 @@ export async function startGatewayDependencies(cleanups) {
 /**
  * The built gateway (or the build at `main`) with an alias of each family on the fake upstream at
  * `fakeUrl`; its config file is removed by one of `cleanups`. `log`: its AIGW_LOG, if given; `env`:
- * more of its environment (an experiment's switches).
+ * more of its environment (an experiment's switches); `configTail`: more of its config (YAML
+ * sections after model_list).
  */
-export function startBenchGateway({ databaseUrl, fakeUrl, main, nodeArgs = [], log, env = {}, cleanups }) {
+export function startBenchGateway({ databaseUrl, fakeUrl, main, nodeArgs = [], log, env = {}, configTail = '', cleanups }) {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-gateway-'));
   cleanups.push(async () => fs.rmSync(directory, { recursive: true, force: true }));
   const config = path.join(directory, 'config.yaml');
@@ -58,6 +59,7 @@ export function startBenchGateway({ databaseUrl, fakeUrl, main, nodeArgs = [], l
       `      model: anthropic/${CLAUDE}`,
       `      api_base: ${fakeUrl}/anthropic`,
       `      api_key: ${UPSTREAM_KEY}`,
+      configTail,
       '',
     ].join('\n'),
   );

@@ -27,6 +27,8 @@ describe('the content filter (litellm_content_filter)', () => {
     ['ipv6', 'at 2001:db8::1 at 12:30:00', 'at [IPV6_REDACTED] at 12:30:00'],
     ['aws_access_key', 'key AKIAIOSFODNN7EXAMPLE', 'key [AWS_ACCESS_KEY_REDACTED]'],
     ['github_token', 'token ghp_16C7e42F292c6912E7710c838347Ae178B4a', 'token [GITHUB_TOKEN_REDACTED]'],
+    ['aws_secret_key', 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws_secret_access_key = [AWS_SECRET_KEY_REDACTED]'],
+    ['aws_secret_key', 'a sha1 0beec7b5ea3f0fdbc95d0dd47f3c5bc275da8a33 alone', 'a sha1 0beec7b5ea3f0fdbc95d0dd47f3c5bc275da8a33 alone'],
   ])('masks %s as its tag, and leaves what only looks like one: %s', (name, text, expected) => {
     expect(maskedText(masking(name), text)).toBe(expected);
   });

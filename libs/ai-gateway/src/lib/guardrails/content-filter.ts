@@ -6,6 +6,8 @@ interface CompiledRule {
   readonly name: string;
   readonly regex: RegExp;
   readonly valid?: (match: string) => boolean;
+  readonly hint?: RegExp;
+  readonly inGroup?: boolean;
   readonly action: FilterAction;
   readonly mask: string;
   /** A keyword rule (named as a keyword in a refusal, never quoted). */
@@ -34,6 +36,8 @@ export class ContentFilter {
         name: pattern.name,
         regex: prebuilt?.regex ?? new RegExp(pattern.regex ?? '', pattern.ignoreCase ? 'gi' : 'g'),
         ...(prebuilt?.valid ? { valid: prebuilt.valid } : {}),
+        ...(prebuilt?.hint ? { hint: prebuilt.hint } : {}),
+        ...(prebuilt?.inGroup ? { inGroup: true } : {}),
         action: pattern.action,
         mask: settings.patternRedactionFormat.replaceAll('{pattern_name}', pattern.name.toUpperCase()),
         keyword: false,
@@ -55,20 +59,24 @@ export class ContentFilter {
   filter(text: string, maskOnly = false): { text: string } | { blocked: ContentBlocked } {
     let result = text;
     for (const rule of this.rules) {
-      rule.regex.lastIndex = 0;
+      if (rule.hint && !rule.hint.test(result)) continue;
       if (rule.action === 'BLOCK') {
         if (maskOnly) continue;
         if (matches(rule, result)) return { blocked: { rule: rule.name, keyword: rule.keyword } };
         continue;
       }
-      result = result.replace(rule.regex, (match) => (rule.valid && !rule.valid(match) ? match : rule.mask));
+      result = result.replace(rule.regex, (match: string, group: unknown) => {
+        const found = rule.inGroup ? (group as string) : match;
+        if (rule.valid && !rule.valid(found)) return match;
+        return rule.inGroup ? match.slice(0, match.length - found.length) + rule.mask : rule.mask;
+      });
     }
     return { text: result };
   }
 }
 
 function matches(rule: CompiledRule, text: string): boolean {
-  for (const match of text.matchAll(rule.regex)) if (!rule.valid || rule.valid(match[0])) return true;
+  for (const match of text.matchAll(rule.regex)) if (!rule.valid || rule.valid((rule.inGroup ? match[1] : match[0]) ?? '')) return true;
   return false;
 }
 
