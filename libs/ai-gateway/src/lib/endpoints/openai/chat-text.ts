@@ -12,28 +12,18 @@ export const CHAT_TEXT: RequestText = {
     ),
 };
 
-/** Completions: the prompt, one text or a list of them. */
-export const COMPLETIONS_TEXT: RequestText = {
-  map: (body, replace) => {
-    const prompt = body['prompt'];
-    if (typeof prompt === 'string') return withField(body, 'prompt', replace(prompt));
-    return withField(
-      body,
-      'prompt',
-      mapList(prompt, (item) => (typeof item === 'string' ? replace(item) : item)),
-    );
-  },
-};
+/** A field holding one text or a list of them (token arrays are left as they are). */
+function textsIn(field: string): RequestText {
+  return {
+    map: (body, replace) => {
+      const value = body[field];
+      return withField(body, field, typeof value === 'string' ? replace(value) : mapList(value, (item) => (typeof item === 'string' ? replace(item) : item)));
+    },
+  };
+}
 
-/** Embeddings: the input, one text or a list of them (token arrays are left as they are). */
-export const EMBEDDINGS_TEXT: RequestText = {
-  map: (body, replace) => {
-    const input = body['input'];
-    if (typeof input === 'string') return withField(body, 'input', replace(input));
-    return withField(
-      body,
-      'input',
-      mapList(input, (item) => (typeof item === 'string' ? replace(item) : item)),
-    );
-  },
-};
+/** Completions: the prompt. */
+export const COMPLETIONS_TEXT = textsIn('prompt');
+
+/** Embeddings: the input. */
+export const EMBEDDINGS_TEXT = textsIn('input');
