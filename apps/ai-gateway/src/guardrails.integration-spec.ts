@@ -178,6 +178,37 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     expect(seen.body).not.toContain('carol@example.com');
   });
 
+  it("runs the guardrails a key carries on every call of that key (the admin API and LiteLLM's /key/generate), and refuses a key naming an unknown one", async () => {
+    const post = (path: string, body: unknown) =>
+      fetch(`${running.gateway.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const created = await post('/api/v1/keys', { project: 'alpha', guardrails: ['content-filter-pre'] });
+    expect(created.status).toBe(201);
+    const adminKey = (await created.json()) as { key: string; guardrails: string[] };
+    expect(adminKey.guardrails).toEqual(['content-filter-pre']);
+    const generated = await post('/key/generate', { team_id: 'alpha', guardrails: ['content-filter-pre'] });
+    expect(generated.status).toBe(200);
+    const liteLlmKey = (await generated.json()) as { key: string; guardrails: string[] };
+    expect(liteLlmKey.guardrails).toEqual(['content-filter-pre']);
+    for (const key of [adminKey.key, liteLlmKey.key]) {
+      const client = new OpenAI({ apiKey: key, baseURL: `${running.gateway.url}/v1`, maxRetries: 0 });
+      const marker = randomUUID();
+      await client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: `mail john@example.com ${marker}` }] });
+      expect((await lastRequestWith(running.fake, marker)).body).toContain(`mail [EMAIL_REDACTED] ${marker}`);
+      const refused = await rejectionOf(client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'SSN 123-45-6789' }] }));
+      expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_violation');
+    }
+    const unknown = await post('/api/v1/keys', { project: 'alpha', guardrails: ['nope'] });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'unknown_guardrail',
+      message: expect.stringContaining('"content-filter-pre"'),
+    });
+  });
+
   it('refuses a guardrail name the config does not have, naming those it has', async () => {
     const error = await rejectionOf(chat('hello', { guardrails: ['no-such-guardrail'] }));
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);

@@ -17,6 +17,7 @@ import { CreateOwnedResources1764000000600 } from './migrations/1764000000600-Cr
 import { OwnedResource } from './resources/owned-resource.entity';
 import { IndexOwnedUpstreamIds1764200000100 } from './migrations/1764200000100-IndexOwnedUpstreamIds';
 import { MoneyAsNumeric1764300000100 } from './migrations/1764300000100-MoneyAsNumeric';
+import { AddVirtualKeyGuardrails1764400000100 } from './migrations/1764400000100-AddVirtualKeyGuardrails';
 
 /** For the gateway service's DatabaseModule.forRoot. */
 export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse, OwnedResource];
@@ -37,4 +38,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   CreateOwnedResources1764000000600,
   IndexOwnedUpstreamIds1764200000100,
   MoneyAsNumeric1764300000100,
+  AddVirtualKeyGuardrails1764400000100,
 ];

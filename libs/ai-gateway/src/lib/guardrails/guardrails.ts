@@ -10,6 +10,7 @@ import type { GuardrailDefinition } from './guardrail-settings';
 // First of the stages: what the others see, keep and cache is the request as it may go on.
 const GUARDRAILS_ORDER = 10;
 const FIELD = 'guardrails';
+const NONE: readonly string[] = [];
 
 interface RunningGuardrail {
   readonly definition: GuardrailDefinition;
@@ -18,8 +19,9 @@ interface RunningGuardrail {
 
 /**
  * The config's guardrails (LiteLLM's `guardrails:`), as a stage of the call pipeline, before the
- * call goes out (`pre_call`): a guardrail runs on every call when `default_on`, else on the calls
- * that name it (`"guardrails": ["name"]` in the body, or in its `metadata`). Each finds the
+ * call goes out (`pre_call`): a guardrail runs on every call when `default_on`, on every call of a
+ * key that carries it (`guardrails` of the key API), else on the calls that name it
+ * (`"guardrails": ["name"]` in the body, or in its `metadata`). Each finds the
  * request's text where the family's codec says it is; a BLOCK rule that matches refuses the call
  * with 400 `guardrail_violation` (naming the guardrail and the rule, never the text), MASK rules
  * replace what they match before any upstream, bridge or other stage sees it. The `guardrails`
@@ -43,16 +45,20 @@ export class Guardrails implements CallStage {
     stages.add(this);
   }
 
-  open({ codec, body }: StageCall): StagePass | undefined {
+  open({ codec, caller, body }: StageCall): StagePass | undefined {
     const metadata = body['metadata'];
     const inMetadata = typeof metadata === 'object' && metadata !== null && FIELD in metadata;
-    if (!this.anyDefaultOn && !(FIELD in body) && !inMetadata) return undefined;
+    const ofKey = caller.kind === 'virtual' ? caller.key.guardrails : NONE;
+    if (!this.anyDefaultOn && ofKey.length === 0 && !(FIELD in body) && !inMetadata) return undefined;
     const requested = this.requested(body[FIELD], FIELD);
     const alsoRequested = inMetadata ? this.requested((metadata as Record<string, unknown>)[FIELD], `metadata.${FIELD}`) : [];
-    const applying = this.running.filter(({ definition }) => definition.defaultOn || requested.includes(definition.name) || alsoRequested.includes(definition.name));
+    const applying = this.running.filter(
+      ({ definition }) => definition.defaultOn || ofKey.includes(definition.name) || requested.includes(definition.name) || alsoRequested.includes(definition.name),
+    );
     const text = applying.length > 0 ? codec.requestText : undefined;
-    // A guardrail the caller asked for is never skipped in silence.
-    if (applying.length > 0 && !text && (requested.length > 0 || alsoRequested.length > 0)) throw badRequest(`Guardrails are not run on ${codec.description} yet.`, FIELD);
+    // A guardrail the caller or its key asked for is never skipped in silence.
+    if (applying.length > 0 && !text && (ofKey.length > 0 || requested.length > 0 || alsoRequested.length > 0))
+      throw badRequest(`Guardrails are not run on ${codec.description} yet.`, FIELD);
     const upstream = withoutGuardrailsField(text ? text.map(body, (value) => guarded(value, applying)) : body, inMetadata);
     return {
       // A stage before this one may have made the request anew (a stored conversation with its

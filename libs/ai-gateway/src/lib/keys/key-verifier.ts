@@ -17,6 +17,8 @@ export interface VerifiedKey {
   projectDeleted: boolean;
   /** Empty: every alias. */
   aliases: readonly string[];
+  /** Guardrails that run on every call of the key. */
+  guardrails: readonly string[];
   expiresAt: number | null;
   blocked: boolean;
   // The limits KeyLimiter enforces; null: none.
@@ -92,6 +94,7 @@ function toVerified(row: VirtualKey): VerifiedKey {
     projectId: row.projectId,
     projectDeleted: row.projectDeletedAt !== null,
     aliases: [...row.aliases],
+    guardrails: [...row.guardrails],
     expiresAt: row.expiresAt ? row.expiresAt.getTime() : null,
     blocked: row.blocked,
     maxBudget: row.maxBudget,

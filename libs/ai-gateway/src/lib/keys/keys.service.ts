@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { ApiError, excerpt } from '@arbor/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import { ApiError, excerpt, excerptList } from '@arbor/platform';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 import { CreateKeyDto } from './dto/create-key.dto';
@@ -9,6 +9,7 @@ import { KeyChangeBus } from '../limits/key-change-bus';
 import { KeyNotFound } from './keys.exception';
 import { VirtualKey } from './virtual-key.entity';
 import { ControlPlaneProjects } from '../projects/control-plane-projects';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 
 // LiteLLM's sort fields by the entity's columns.
 const SORT_COLUMNS: Record<string, keyof VirtualKey> = { created_at: 'createdAt', updated_at: 'updatedAt', spend: 'spend', key_alias: 'keyAlias', expires: 'expiresAt' };
@@ -18,12 +19,16 @@ const SORT_COLUMNS: Record<string, keyof VirtualKey> = { created_at: 'createdAt'
 export class KeysService {
   private readonly keys: Repository<VirtualKey>;
 
+  private readonly guardrails: ReadonlySet<string>;
+
   constructor(
     @InjectDataSource() dataSource: DataSource,
     private readonly changes: KeyChangeBus,
     private readonly projects: ControlPlaneProjects,
+    @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
   ) {
     this.keys = dataSource.getRepository(VirtualKey);
+    this.guardrails = new Set((settings.litellm.guardrails ?? []).map((guardrail) => guardrail.name));
   }
 
   /** The new row and the key, which exists nowhere else afterwards. `masterKey`: the control plane being down does not stop the master key (the project is matched at its next sync). */
@@ -32,6 +37,7 @@ export class KeysService {
     const project = await this.projects.require(body.project, masterKey);
     if (body.repository !== undefined) await this.projects.requireRepository(project, body.project, body.repository);
     if (body.key_alias !== undefined) await this.requireFreeAlias(body.key_alias);
+    this.requireGuardrails(body.guardrails);
     const key = VIRTUAL_KEYS.generate();
     const row = await this.keys.save(
       this.keys.create({
@@ -42,6 +48,7 @@ export class KeysService {
         repository: body.repository ?? null,
         keyAlias: body.key_alias ?? null,
         aliases: body.aliases ?? [],
+        guardrails: body.guardrails ?? [],
         expiresAt: body.expires_at ? new Date(body.expires_at) : null,
         blocked: false,
         metadata: body.metadata ?? {},
@@ -69,6 +76,7 @@ export class KeysService {
   async update(id: string, body: UpdateKeyDto, masterKey = false): Promise<VirtualKey> {
     const project = body.project === undefined ? undefined : await this.projects.require(body.project, masterKey);
     if (typeof body.key_alias === 'string') await this.requireFreeAlias(body.key_alias, id);
+    this.requireGuardrails(body.guardrails);
     return this.change(id, (row) => {
       if (body.project !== undefined) {
         if (row.repository !== null && body.project !== row.project) {
@@ -78,6 +86,7 @@ export class KeysService {
         row.projectId = project?.id ?? null;
       }
       if (body.aliases !== undefined) row.aliases = body.aliases;
+      if (body.guardrails !== undefined) row.guardrails = body.guardrails;
       if (body.expires_at !== undefined) row.expiresAt = body.expires_at === null ? null : new Date(body.expires_at);
       if (body.metadata !== undefined) row.metadata = body.metadata;
       if (body.key_alias !== undefined) row.keyAlias = body.key_alias;
@@ -139,6 +148,22 @@ export class KeysService {
   }
 
   /** key_alias is unique: 409 when another key has it. */
+  /** Every guardrail a key is to carry is one of the config's (400 naming those it has). */
+  private requireGuardrails(names: readonly string[] | undefined): void {
+    const unknown = (names ?? []).filter((name) => !this.guardrails.has(name));
+    if (unknown.length === 0) return;
+    const { quoted, more } = excerptList(unknown);
+    const known = this.guardrails.size === 0 ? 'the config has none' : `it has ${[...this.guardrails].map((name) => `"${name}"`).join(', ')}`;
+    throw new ApiError(
+      400,
+      'unknown_guardrail',
+      `No guardrail named ${quoted.map((name) => `"${name}"`).join(', ')}${more > 0 ? ` (and ${more} more)` : ''} is configured; ${known}.`,
+      {
+        field: 'guardrails',
+      },
+    );
+  }
+
   private async requireFreeAlias(keyAlias: string, exceptId?: string): Promise<void> {
     const holder = await this.keys.findOneBy({ keyAlias });
     if (holder && holder.id !== exceptId) throw new ApiError(409, 'key_alias_taken', `Another key already has the key_alias "${excerpt(keyAlias)}".`);

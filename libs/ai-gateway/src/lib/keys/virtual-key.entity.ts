@@ -17,6 +17,10 @@ export class VirtualKey extends ApiKeyColumns {
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   aliases!: string[];
 
+  /** Guardrails of the config that run on every call of the key, whatever the call names. */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  guardrails!: string[];
+
   @Column({ type: 'boolean', default: false })
   blocked!: boolean;
 

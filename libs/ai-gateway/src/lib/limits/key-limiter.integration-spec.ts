@@ -27,6 +27,7 @@ function keyWith(limits: Partial<VerifiedKey>): VerifiedKey {
     projectId: null,
     projectDeleted: false,
     aliases: [],
+    guardrails: [],
     expiresAt: null,
     blocked: false,
     maxBudget: null,

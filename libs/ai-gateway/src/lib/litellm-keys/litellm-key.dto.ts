@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Omittable } from '@arbor/platform';
-import { IsAliasList, IsBudget, IsBudgetDuration, IsKeyAlias, IsLimit, IsMetadata } from '../keys/dto/key-fields';
+import { IsAliasList, IsBudget, IsBudgetDuration, IsGuardrailList, IsKeyAlias, IsLimit, IsMetadata } from '../keys/dto/key-fields';
 
 /** LiteLLM's key durations: 30s, 30m, 30h, 30d, 2w, 1mo, 1y. */
 export const KEY_DURATION = /^[1-9][0-9]{0,5}(s|m|h|d|w|mo|y)$/;
@@ -25,7 +25,6 @@ export const UNSERVED_KEY_FIELDS: Record<string, string> = {
   allowed_cache_controls: 'every key may use every cache control here',
   soft_budget: 'soft budgets (alerts) are not served',
   budget_limits: 'several budget windows are not served; use max_budget with budget_duration',
-  guardrails: 'guardrails are not served',
   policies: 'policies are not served',
   prompts: 'prompts are not served',
   tags: 'tag-based budgets and routing are not served; put tags in metadata',
@@ -62,6 +61,11 @@ export class LiteLlmKeyFieldsDto {
   @IsOptional()
   @IsAliasList()
   models?: string[] | null;
+
+  @ApiPropertyOptional({ type: [String], example: ['pii-mask'], description: "Guardrails of the config that run on every call of the key; null or []: none of the key's own." })
+  @IsOptional()
+  @IsGuardrailList()
+  guardrails?: string[] | null;
 
   @ApiPropertyOptional({ type: Number, minimum: 0, example: 25 })
   @IsOptional()
@@ -116,7 +120,6 @@ export class LiteLlmKeyFieldsDto {
   @Allow() allowed_cache_controls?: unknown;
   @Allow() soft_budget?: unknown;
   @Allow() budget_limits?: unknown;
-  @Allow() guardrails?: unknown;
   @Allow() policies?: unknown;
   @Allow() prompts?: unknown;
   @Allow() tags?: unknown;

@@ -22,6 +22,7 @@ export interface LiteLlmKey {
   expires: string | null;
   metadata: Record<string, unknown>;
   blocked: boolean;
+  guardrails: string[];
   user_id: null;
   aliases: Record<string, never>;
   config: Record<string, never>;
@@ -50,6 +51,7 @@ export function liteLlmKey(row: VirtualKey, key?: string): LiteLlmKey {
     expires: row.expiresAt ? row.expiresAt.toISOString() : null,
     metadata: row.metadata,
     blocked: row.blocked,
+    guardrails: row.guardrails,
     user_id: null,
     aliases: {},
     config: {},

@@ -224,6 +224,7 @@ function checkSlug(project: string): void {
 function settingsOf(body: LiteLlmKeyFieldsDto): Partial<UpdateKeyDto> {
   const settings: Partial<UpdateKeyDto> = {};
   if (body.models !== undefined) settings.aliases = (body.models ?? []).filter((model) => model !== 'all-proxy-models' && model !== 'all-team-models');
+  if (body.guardrails !== undefined) settings.guardrails = body.guardrails ?? [];
   if (body.duration !== undefined) settings.expires_at = body.duration === null ? null : expiryAfter(body.duration);
   if (body.max_budget !== undefined) settings.max_budget = body.max_budget;
   if (body.budget_duration !== undefined) settings.budget_duration = body.budget_duration;

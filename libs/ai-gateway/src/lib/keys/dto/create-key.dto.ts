@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
-import { IsAliasList, IsKeyAlias, IsMetadata, IsProjectSlug } from './key-fields';
+import { IsAliasList, IsGuardrailList, IsKeyAlias, IsMetadata, IsProjectSlug } from './key-fields';
 import { KeySettingsDto } from './key-settings.dto';
 
 export class CreateKeyDto extends KeySettingsDto {
@@ -23,6 +23,16 @@ export class CreateKeyDto extends KeySettingsDto {
   @IsOptional()
   @IsAliasList()
   aliases?: string[];
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['pii-mask'],
+    maxItems: 100,
+    description: "Guardrails of the gateway's config (its guardrails: list) that run on every call of the key, whatever the call names.",
+  })
+  @IsOptional()
+  @IsGuardrailList()
+  guardrails?: string[];
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { team: 'search' }, description: 'Free-form labels, shown in spend reports.' })
   @IsOptional()

@@ -11,6 +11,9 @@ export const BUDGET_DURATION = /^[1-9][0-9]{0,5}(s|m|h|d|mo)$/;
 export const IsProjectSlug = () =>
   applyDecorators(IsString(), Matches(PROJECT_SLUG, { message: '$property must be a project slug: 1 to 64 lower-case letters, digits and hyphens' }));
 
+/** Names of the config's guardrails (checked against it by the service). */
+export const IsGuardrailList = () => applyDecorators(IsArray(), ArrayMaxSize(100), IsString({ each: true }), IsNotEmpty({ each: true }), MaxLength(200, { each: true }));
+
 export const IsAliasList = () => applyDecorators(IsArray(), ArrayMaxSize(1000), IsString({ each: true }), IsNotEmpty({ each: true }), MaxLength(200, { each: true }));
 
 export const IsExpiry = () => applyDecorators(IsISO8601({ strict: true }, { message: '$property must be an ISO 8601 date-time' }));

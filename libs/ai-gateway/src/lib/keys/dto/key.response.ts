@@ -12,6 +12,8 @@ export interface KeyResponse {
   /** LiteLLM's key_alias; null: none. */
   key_alias: string | null;
   aliases: string[];
+  /** Guardrails that run on every call of the key. */
+  guardrails: string[];
   expires_at: string | null;
   blocked: boolean;
   metadata: Record<string, unknown>;
@@ -35,6 +37,7 @@ export function keyResponse(row: VirtualKey, key?: string): KeyResponse {
     repository: row.repository,
     key_alias: row.keyAlias,
     aliases: row.aliases,
+    guardrails: row.guardrails,
     expires_at: row.expiresAt ? row.expiresAt.toISOString() : null,
     blocked: row.blocked,
     metadata: row.metadata,

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Omittable } from '@arbor/platform';
 import { IsOptional } from 'class-validator';
-import { IsAliasList, IsKeyAlias, IsMetadata, IsProjectSlug } from './key-fields';
+import { IsAliasList, IsGuardrailList, IsKeyAlias, IsMetadata, IsProjectSlug } from './key-fields';
 import { KeySettingsDto } from './key-settings.dto';
 
 /** Fields left out stay as they are; `null` clears the nullable ones. */
@@ -15,6 +15,11 @@ export class UpdateKeyDto extends KeySettingsDto {
   @Omittable()
   @IsAliasList()
   aliases?: string[];
+
+  @ApiPropertyOptional({ type: [String], example: ['pii-mask'], maxItems: 100 })
+  @Omittable()
+  @IsGuardrailList()
+  guardrails?: string[];
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { team: 'search' } })
   @Omittable()
