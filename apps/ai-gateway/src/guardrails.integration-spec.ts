@@ -209,6 +209,18 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     });
   });
 
+  it('counts the calls each guardrail refused and masked in the metrics', async () => {
+    const count = async (guardrail: string, action: string) => {
+      const text = await (await fetch(`${running.gateway.url}/metrics`)).text();
+      return Number(new RegExp(`arbor_aigw_guardrail_actions_total\\{[^}]*guardrail="${guardrail}"[^}]*action="${action}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0);
+    };
+    const [blocked, masked] = [await count('content-filter-pre', 'block'), await count('content-filter-pre', 'mask')];
+    await rejectionOf(chat('SSN 123-45-6789', { guardrails: ['content-filter-pre'] }));
+    await chat('mail a@example.com and b@example.com', { guardrails: ['content-filter-pre'] });
+    expect(await count('content-filter-pre', 'block')).toBe(blocked + 1);
+    expect(await count('content-filter-pre', 'mask')).toBe(masked + 1);
+  });
+
   it('refuses a guardrail name the config does not have, naming those it has', async () => {
     const error = await rejectionOf(chat('hello', { guardrails: ['no-such-guardrail'] }));
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { CounterSeries, MetricsRegistry, SeriesCounter } from '@arbor/observability';
 import { excerptList, excerpt } from '@arbor/platform';
 import { ProviderError } from '@arbor/provider-adapters';
 import { CallStage, CallStages, type StageCall, type StagePass } from '../calls/call-stage';
@@ -15,6 +16,9 @@ const NONE: readonly string[] = [];
 interface RunningGuardrail {
   readonly definition: GuardrailDefinition;
   readonly filter: ContentFilter;
+  /** Calls it refused, and calls whose text it masked. */
+  readonly blocked: CounterSeries<'guardrail' | 'action'>;
+  readonly masked: CounterSeries<'guardrail' | 'action'>;
 }
 
 /**
@@ -36,9 +40,23 @@ export class Guardrails implements CallStage {
   private readonly names: ReadonlySet<string>;
   private readonly anyDefaultOn: boolean;
 
-  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, stages: CallStages) {
+  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, registry: MetricsRegistry, stages: CallStages) {
     const definitions = settings.litellm.guardrails ?? [];
-    this.running = definitions.map((definition) => ({ definition, filter: new ContentFilter(definition.contentFilter) }));
+    const actions =
+      definitions.length === 0
+        ? undefined
+        : new SeriesCounter({
+            name: 'arbor_aigw_guardrail_actions_total',
+            help: 'Calls a guardrail refused (action block) or whose text it masked (action mask), by guardrail.',
+            labelNames: ['guardrail', 'action'],
+            registers: [registry],
+          });
+    this.running = definitions.map((definition) => ({
+      definition,
+      filter: new ContentFilter(definition.contentFilter),
+      blocked: (actions as SeriesCounter<'guardrail' | 'action'>).series({ guardrail: definition.name, action: 'block' }),
+      masked: (actions as SeriesCounter<'guardrail' | 'action'>).series({ guardrail: definition.name, action: 'mask' }),
+    }));
     this.names = new Set(definitions.map((definition) => definition.name));
     this.anyDefaultOn = definitions.some((definition) => definition.defaultOn);
     this.on = definitions.length > 0;
@@ -59,7 +77,9 @@ export class Guardrails implements CallStage {
     // A guardrail the caller or its key asked for is never skipped in silence.
     if (applying.length > 0 && !text && (ofKey.length > 0 || requested.length > 0 || alsoRequested.length > 0))
       throw badRequest(`Guardrails are not run on ${codec.description} yet.`, FIELD);
-    const upstream = withoutGuardrailsField(text ? text.map(body, (value) => guarded(value, applying)) : body, inMetadata);
+    const masking = new Set<RunningGuardrail>();
+    const upstream = withoutGuardrailsField(text ? text.map(body, (value) => guarded(value, applying, masking)) : body, inMetadata);
+    for (const guardrail of masking) guardrail.masked.inc();
     return {
       // A stage before this one may have made the request anew (a stored conversation with its
       // earlier turns): that is masked too; refusals were decided on what the caller sent.
@@ -86,15 +106,18 @@ export class Guardrails implements CallStage {
   }
 }
 
-/** A text after every guardrail that applies: masked, or the call refused. */
-function guarded(text: string, applying: readonly RunningGuardrail[]): string {
+/** A text after every guardrail that applies: masked (the guardrails that masked it added to `masking`), or the call refused. */
+function guarded(text: string, applying: readonly RunningGuardrail[], masking: Set<RunningGuardrail>): string {
   let result = text;
-  for (const { definition, filter } of applying) {
+  for (const guardrail of applying) {
+    const { definition, filter } = guardrail;
     const verdict = filter.filter(result);
     if ('blocked' in verdict) {
+      guardrail.blocked.inc();
       const what = verdict.blocked.keyword ? 'a blocked keyword was detected' : `${excerpt(verdict.blocked.rule)} pattern detected`;
       throw new ProviderError(400, 'invalid_request_error', `Content blocked by guardrail "${excerpt(definition.name)}": ${what}.`, 'guardrail_violation', FIELD);
     }
+    if (verdict.text !== result) masking.add(guardrail);
     result = verdict.text;
   }
   return result;
