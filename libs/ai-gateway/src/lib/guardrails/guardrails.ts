@@ -42,21 +42,7 @@ export class Guardrails implements CallStage {
 
   constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, registry: MetricsRegistry, stages: CallStages) {
     const definitions = settings.litellm.guardrails ?? [];
-    const actions =
-      definitions.length === 0
-        ? undefined
-        : new SeriesCounter({
-            name: 'arbor_aigw_guardrail_actions_total',
-            help: 'Calls a guardrail refused (action block) or whose text it masked (action mask), by guardrail.',
-            labelNames: ['guardrail', 'action'],
-            registers: [registry],
-          });
-    this.running = definitions.map((definition) => ({
-      definition,
-      filter: new ContentFilter(definition.contentFilter),
-      blocked: (actions as SeriesCounter<'guardrail' | 'action'>).series({ guardrail: definition.name, action: 'block' }),
-      masked: (actions as SeriesCounter<'guardrail' | 'action'>).series({ guardrail: definition.name, action: 'mask' }),
-    }));
+    this.running = definitions.length === 0 ? [] : runningGuardrails(definitions, registry);
     this.names = new Set(definitions.map((definition) => definition.name));
     this.anyDefaultOn = definitions.some((definition) => definition.defaultOn);
     this.on = definitions.length > 0;
@@ -104,6 +90,22 @@ export class Guardrails implements CallStage {
     }
     return value as string[];
   }
+}
+
+/** The config's guardrails compiled, each with its series of the actions counter (registered only when there are guardrails). */
+function runningGuardrails(definitions: readonly GuardrailDefinition[], registry: MetricsRegistry): RunningGuardrail[] {
+  const actions = new SeriesCounter({
+    name: 'arbor_aigw_guardrail_actions_total',
+    help: 'Calls a guardrail refused (action block) or whose text it masked (action mask), by guardrail.',
+    labelNames: ['guardrail', 'action'],
+    registers: [registry],
+  });
+  return definitions.map((definition) => ({
+    definition,
+    filter: new ContentFilter(definition.contentFilter),
+    blocked: actions.series({ guardrail: definition.name, action: 'block' }),
+    masked: actions.series({ guardrail: definition.name, action: 'mask' }),
+  }));
 }
 
 /** A text after every guardrail that applies: masked (the guardrails that masked it added to `masking`), or the call refused. */
