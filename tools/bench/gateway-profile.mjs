@@ -10,7 +10,13 @@
 // The absolute figures move with the machine; what a change costs shows as the difference between
 // two runs of this on one machine (or one run with --main of another build), stage by stage.
 //
-// Options: --duration <s> (each load, default 10), --connections <n> (default 50), --skip-build,
+// With --rate the loads are paced instead (a call every 1/rate s, each alone on the machine, as
+// bench:gateway's added-latency runs send them): what a lone call costs, cold caches and all,
+// which is what its added latency follows, where the loaded profile says what throughput pays.
+//
+// Options: --duration <s> (each load, default 10), --connections <n> (default 50), --rate <n>
+// (paced loads at n calls/s instead of autocannon's), --interval <µs> (the profiler's sampling
+// interval, default V8's 1000; 20–50 for paced loads, whose calls last a fraction of a millisecond), --skip-build,
 // --main <main.js> (profile another build of the gateway), --keep <dir> (keep the .cpuprofile
 // there, with the loads' times, to open in Chrome's DevTools), --analyse <dir> (no run: the tables of
 // a profile kept with --keep, e.g. after changing STAGES), --top <n> (functions listed by their own
@@ -22,12 +28,14 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { profileByStage } from './cpu-profile.mjs';
 import { chatBody, createLimitedKey, startBenchGateway, startGatewayDependencies } from './gateway-setup.mjs';
-import { build, runBenchmark } from './support.mjs';
+import { build, pacedLoad, runBenchmark } from './support.mjs';
 
 const { values: options } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
+    rate: { type: 'string' },
+    interval: { type: 'string' },
     'skip-build': { type: 'boolean', default: false },
     main: { type: 'string' },
     keep: { type: 'string' },
@@ -37,6 +45,7 @@ const { values: options } = parseArgs({
 });
 const DURATION = Number(options.duration);
 const CONNECTIONS = Number(options.connections);
+const RATE = options.rate === undefined ? undefined : Number(options.rate);
 
 // The suite's files, by the stage of a call they serve (first match wins).
 const STAGES = [
@@ -81,7 +90,7 @@ async function main() {
     databaseUrl: database.url,
     fakeUrl: fake.url,
     main: options.main && path.resolve(options.main),
-    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`],
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`, ...(options.interval ? [`--cpu-prof-interval=${options.interval}`] : [])],
     cleanups,
   });
   let stopped = false;
@@ -91,7 +100,7 @@ async function main() {
   const windows = [];
   for (const stream of [false, true]) {
     const kind = stream ? 'streamed' : 'plain';
-    log(`${kind}: warming up 3 s, then ${DURATION} s with ${CONNECTIONS} connections…`);
+    log(`${kind}: warming up 3 s, then ${DURATION} s ${RATE ? `at ${RATE} calls/s` : `with ${CONNECTIONS} connections`}…`);
     await load(gateway.url, key.key, stream, 3);
     const from = now();
     const result = await load(gateway.url, key.key, stream, DURATION);
@@ -110,7 +119,7 @@ function report(profiles, file = newestProfile(profiles)) {
   const windows = JSON.parse(fs.readFileSync(path.join(profiles, `${file}.loads.json`), 'utf8'));
 
   const lines = [
-    `CPU per call of the AI gateway, by stage (${os.availableParallelism()} CPUs, ${os.cpus()[0]?.model ?? 'unknown'}; ${CONNECTIONS} connections, ${DURATION} s each):`,
+    `CPU per call of the AI gateway, by stage (${os.availableParallelism()} CPUs, ${os.cpus()[0]?.model ?? 'unknown'}; ${RATE ? `paced at ${RATE} calls/s` : `${CONNECTIONS} connections`}, ${DURATION} s each):`,
     '',
   ];
   for (const { kind, window, calls, statuses } of windows) {
@@ -136,6 +145,7 @@ function newestProfile(directory) {
 }
 
 function load(url, apiKey, stream, duration) {
+  if (RATE) return pacedLoad(`${url}/v1/chat/completions`, { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, chatBody(stream), RATE, duration);
   return autocannon({
     url: `${url}/v1/chat/completions`,
     method: 'POST',

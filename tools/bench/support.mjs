@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
@@ -254,4 +255,38 @@ export function memoryVerdictText(trend) {
     ? 'heap in use not read'
     : `heap in use after collections ${mib(trend.heapHalves[0])} → ${mib(trend.heapHalves[1])} MiB (${pct(trend.heapHalvesChange)})`;
   return `${heap}, RSS peak ${mib(trend.rssPeaks[0])} → ${mib(trend.rssPeaks[1])} MiB (${pct(trend.rssPeakChange)}), first to second half; RSS first to last tenth ${mib(trend.first)} → ${mib(trend.last)} MiB (${pct(trend.change)})`;
+}
+
+/**
+ * POSTs `body` to `url` every 1/`rate` s for `seconds` over a keep-alive agent, each call sent at
+ * its time whether the one before has answered or not; resolves when all have answered, with
+ * autocannon's `requests.total` and `statusCodeStats` for the calls it made.
+ */
+export async function pacedLoad(url, headers, body, rate, seconds) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const payload = Buffer.from(body);
+  const statusCodeStats = {};
+  const one = () =>
+    new Promise((resolve) => {
+      const request = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(payload.length) } }, (response) => {
+        response.resume();
+        response.once('end', () => {
+          const counted = (statusCodeStats[response.statusCode] ??= { count: 0 });
+          counted.count++;
+          resolve();
+        });
+      });
+      request.once('error', () => resolve());
+      request.end(payload);
+    });
+  const start = performance.now();
+  const calls = [];
+  for (let index = 0; index < seconds * rate; index++) {
+    const wait = start + (index * 1000) / rate - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    calls.push(one());
+  }
+  await Promise.all(calls);
+  agent.destroy();
+  return { requests: { total: calls.length }, statusCodeStats };
 }
