@@ -1,4 +1,5 @@
-import { type GuardrailDefinition, readGuardrails } from '../guardrails/guardrail-settings';
+import { type GuardrailDefinition, readGuardrails } from '@arbor/guardrails';
+import { MODEL_CALL_GUARDRAILS } from '../guardrails/model-call-scope';
 import { asMeant, ConfigProblem, parsedUrl, SettingReader, unknownKeyMessage, UnsetVariable } from '@arbor/config';
 import { excerpt } from '@arbor/platform';
 import { providerAdapters } from '@arbor/provider-adapters';
@@ -353,7 +354,7 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
   const masterKey = read.string(general['master_key'], 'general_settings.master_key');
   const numRetries = read.count(litellm['num_retries'], 'litellm_settings.num_retries');
   const requestTimeoutS = read.positive(litellm['request_timeout'], 'litellm_settings.request_timeout');
-  const guardrails = readGuardrails(meantRoot['guardrails'], problem);
+  const guardrails = readGuardrails(meantRoot['guardrails'], problem, MODEL_CALL_GUARDRAILS);
   const settings: LiteLLMSettings = {
     dropParams: read.boolean(litellm['drop_params'], 'litellm_settings.drop_params') ?? false,
     ...(cache ? { cache } : {}),

@@ -5,8 +5,7 @@ import { ProviderError } from '@arbor/provider-adapters';
 import { CallStage, CallStages, type StageCall, type StagePass } from '../calls/call-stage';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { badRequest } from '../gateway-errors';
-import { ContentFilter } from './content-filter';
-import type { GuardrailDefinition } from './guardrail-settings';
+import { ContentFilter, type GuardrailDefinition } from '@arbor/guardrails';
 
 // First of the stages: what the others see, keep and cache is the request as it may go on.
 const GUARDRAILS_ORDER = 10;

@@ -1,8 +1,14 @@
-import { readGuardrails } from './guardrail-settings';
+import { type GuardrailScope, readGuardrails } from './guardrail-config';
+
+// As a gateway of model calls that runs only pre_call would read its list.
+const SCOPE: GuardrailScope = {
+  modes: ['pre_call'],
+  refused: { post_call: 'answers are not checked here', pre_mcp_call: "tool calls are the MCP gateway's" },
+};
 
 const problemsOf = (value: unknown): string[] => {
   const problems: string[] = [];
-  readGuardrails(value, (path, message) => problems.push(`${path}: ${message}`));
+  readGuardrails(value, (path, message) => problems.push(`${path}: ${message}`), SCOPE);
   return problems;
 };
 
@@ -25,12 +31,14 @@ describe("the config's guardrails list", () => {
         },
       ],
       (path, message) => problems.push(`${path}: ${message}`),
+      SCOPE,
     );
     expect(problems).toEqual([]);
     expect(guardrails).toEqual([
       {
         name: 'content-filter-pre',
         kind: 'litellm_content_filter',
+        modes: ['pre_call'],
         defaultOn: false,
         contentFilter: {
           patterns: [
@@ -65,12 +73,30 @@ describe("the config's guardrails list", () => {
       ]),
     ).toEqual([
       'guardrails[0].litellm_params.guardrail: "presidio" is not a guardrail the gateway runs (it runs litellm_content_filter), and calls would pass it unchecked',
-      'guardrails[1].litellm_params.mode[1]: refused: answers are not checked yet (post_call), and they would reach the client unchecked; use pre_call',
+      'guardrails[1].litellm_params.mode[1]: refused: answers are not checked here',
       'guardrails[2].litellm_params.categories: refused: content categories are not served yet, and calls would pass them unchecked; use patterns and blocked_words',
       expect.stringMatching(/^guardrails\[2\]\.litellm_params\.patterns\[0\]\.pattern_name: "nhs_number" is not a prebuilt pattern \(there are us_ssn, email, /),
       'guardrails[2].litellm_params.patterns[1].pattern: is not a regular expression JavaScript can read',
       'guardrails[3].guardrail_name: "c" names another guardrail too',
       'guardrails[3].litellm_params.patterns[0].action: must be one of BLOCK, MASK, got "REDACT"',
     ]);
+  });
+
+  it("reads a mode or a list of them, and refuses the modes this gateway does not run with the scope's reason", () => {
+    expect(
+      problemsOf([
+        { guardrail_name: 'a', litellm_params: { guardrail: 'litellm_content_filter', mode: 'pre_mcp_call' } },
+        { guardrail_name: 'b', litellm_params: { guardrail: 'litellm_content_filter', mode: ['logging_only'] } },
+        { guardrail_name: 'c', litellm_params: { guardrail: 'litellm_content_filter', mode: 'before_call' } },
+        { guardrail_name: 'd', litellm_params: { guardrail: 'litellm_content_filter', mode: [] } },
+      ]),
+    ).toEqual([
+      "guardrails[0].litellm_params.mode: refused: tool calls are the MCP gateway's",
+      'guardrails[1].litellm_params.mode[0]: refused: logging_only (masking what is logged only) is not served; the gateways log no content',
+      'guardrails[2].litellm_params.mode: must be one of pre_call, post_call, during_call, pre_mcp_call, post_mcp_call, got "before_call"',
+      'guardrails[3].litellm_params.mode: must name at least one mode',
+    ]);
+    const guardrails = readGuardrails([{ guardrail_name: 'a', litellm_params: { guardrail: 'litellm_content_filter', mode: ['pre_call', 'pre_call'] } }], () => undefined, SCOPE);
+    expect(guardrails.map(({ modes }) => modes)).toEqual([['pre_call']]);
   });
 });

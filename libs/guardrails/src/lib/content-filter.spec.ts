@@ -1,5 +1,5 @@
 import { ContentFilter } from './content-filter';
-import type { ContentFilterSettings, FilterPattern } from './guardrail-settings';
+import type { ContentFilterSettings, FilterPattern } from './guardrail-config';
 
 const settings = (patterns: FilterPattern[], blockedWords: ContentFilterSettings['blockedWords'] = []): ContentFilterSettings => ({
   patterns,

@@ -21,26 +21,33 @@ export interface ContentFilterSettings {
   readonly keywordRedactionTag: string;
 }
 
+/** When a guardrail runs (LiteLLM's `mode`): on model calls before, after or during the answer, on tool calls before or after. */
+export type GuardrailMode = 'pre_call' | 'post_call' | 'during_call' | 'pre_mcp_call' | 'post_mcp_call';
+const MODES: readonly GuardrailMode[] = ['pre_call', 'post_call', 'during_call', 'pre_mcp_call', 'post_mcp_call'];
+
+/**
+ * What a gateway runs of a `guardrails:` list: its modes, and why it refuses the others (each
+ * gateway its own calls: a mode refused is one whose calls would otherwise pass unchecked).
+ */
+export interface GuardrailScope {
+  readonly modes: readonly GuardrailMode[];
+  /** For every mode not in `modes`: why it is refused here, and what to write instead. */
+  readonly refused: Readonly<Record<string, string>>;
+}
+
 /** One entry of the config's `guardrails:` list, as LiteLLM reads it. */
 export interface GuardrailDefinition {
   readonly name: string;
   readonly kind: 'litellm_content_filter';
+  /** When it runs; at least one, each one the gateway runs. */
+  readonly modes: readonly GuardrailMode[];
   /** On every call, not only on those that name it. */
   readonly defaultOn: boolean;
   readonly contentFilter: ContentFilterSettings;
 }
 
-/** The guardrails the gateway runs (LiteLLM's `guardrail:` values). */
+/** The guardrails the gateways run (LiteLLM's `guardrail:` values). */
 export const SERVED_GUARDRAILS = ['litellm_content_filter'] as const;
-/** The modes it runs them in; the others are refused with their reason, so that no call passes a guardrail the config believes is on. */
-const SERVED_MODES = ['pre_call'];
-const MODES_NOT_YET: Record<string, string> = {
-  post_call: 'answers are not checked yet (post_call), and they would reach the client unchecked; use pre_call',
-  during_call: 'streamed answers are not checked yet (during_call), and they would reach the client unchecked; use pre_call',
-  pre_mcp_call: "tool calls are the MCP gateway's",
-  post_mcp_call: "tool calls are the MCP gateway's",
-  logging_only: 'logging_only (masking what is logged only) is not served; use pre_call with MASK',
-};
 const ENTRY_KEYS = ['guardrail_name', 'litellm_params', 'guardrail_info', 'guardrail_id'];
 const PARAM_KEYS = ['guardrail', 'mode', 'default_on', 'patterns', 'blocked_words', 'blocked_words_file', 'pattern_redaction_format', 'keyword_redaction_tag', 'categories'];
 const PATTERN_KEYS = ['pattern_type', 'pattern_name', 'pattern', 'name', 'action'];
@@ -48,7 +55,7 @@ const WORD_KEYS = ['keyword', 'action', 'description'];
 const ACTIONS: readonly FilterAction[] = ['BLOCK', 'MASK'];
 
 /** The config's top-level `guardrails:` list, checked: every problem reported at its path. */
-export function readGuardrails(value: unknown, problem: SettingProblem): GuardrailDefinition[] {
+export function readGuardrails(value: unknown, problem: SettingProblem, scope: GuardrailScope): GuardrailDefinition[] {
   const read = new SettingReader(problem);
   const guardrails: GuardrailDefinition[] = [];
   const names = new Set<string>();
@@ -65,7 +72,7 @@ export function readGuardrails(value: unknown, problem: SettingProblem): Guardra
     if (kind !== undefined && !(SERVED_GUARDRAILS as readonly string[]).includes(kind)) {
       problem(`${at}.litellm_params.guardrail`, `"${kind}" is not a guardrail the gateway runs (it runs ${SERVED_GUARDRAILS.join(', ')}), and calls would pass it unchecked`);
     }
-    readModes(read, params['mode'], `${at}.litellm_params.mode`, problem);
+    const modes = readModes(read, params['mode'], `${at}.litellm_params.mode`, problem, scope);
     if (params['categories'] !== undefined) {
       problem(`${at}.litellm_params.categories`, 'refused: content categories are not served yet, and calls would pass them unchecked; use patterns and blocked_words');
     }
@@ -74,19 +81,26 @@ export function readGuardrails(value: unknown, problem: SettingProblem): Guardra
     }
     const contentFilter = readContentFilter(read, params, `${at}.litellm_params`, problem);
     if (name === undefined || kind !== 'litellm_content_filter') return;
-    guardrails.push({ name, kind, defaultOn: read.boolean(params['default_on'], `${at}.litellm_params.default_on`) ?? false, contentFilter });
+    guardrails.push({ name, kind, modes, defaultOn: read.boolean(params['default_on'], `${at}.litellm_params.default_on`) ?? false, contentFilter });
   });
   return guardrails;
 }
 
-function readModes(read: SettingReader, value: unknown, at: string, problem: SettingProblem): void {
-  const modes = Array.isArray(value) ? value : [value ?? 'pre_call'];
-  modes.forEach((mode, index) => {
+function readModes(read: SettingReader, value: unknown, at: string, problem: SettingProblem, scope: GuardrailScope): GuardrailMode[] {
+  const listed = Array.isArray(value) ? value : [value ?? 'pre_call'];
+  const modes: GuardrailMode[] = [];
+  listed.forEach((mode, index) => {
     const here = Array.isArray(value) ? `${at}[${index}]` : at;
     const text = read.string(mode, here);
-    if (text === undefined || SERVED_MODES.includes(text)) return;
-    problem(here, text in MODES_NOT_YET ? `refused: ${MODES_NOT_YET[text]}` : `must be one of pre_call, post_call, during_call, pre_mcp_call, post_mcp_call, got "${text}"`);
+    if (text === undefined) return;
+    if ((scope.modes as readonly string[]).includes(text)) {
+      if (!modes.includes(text as GuardrailMode)) modes.push(text as GuardrailMode);
+    } else if (text in scope.refused) problem(here, `refused: ${scope.refused[text]}`);
+    else if (text === 'logging_only') problem(here, 'refused: logging_only (masking what is logged only) is not served; the gateways log no content');
+    else problem(here, `must be one of ${MODES.join(', ')}, got "${text}"`);
   });
+  if (Array.isArray(value) && listed.length === 0) problem(at, 'must name at least one mode');
+  return modes;
 }
 
 function readContentFilter(read: SettingReader, params: Record<string, unknown>, at: string, problem: SettingProblem): ContentFilterSettings {

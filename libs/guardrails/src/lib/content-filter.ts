@@ -1,4 +1,4 @@
-import type { ContentFilterSettings, FilterAction } from './guardrail-settings';
+import type { ContentFilterSettings, FilterAction } from './guardrail-config';
 import { PREBUILT_PATTERNS } from './prebuilt-patterns';
 
 /** A rule of a content filter, compiled: what it finds, what it does then, how a masked match reads. */
