@@ -20,11 +20,24 @@ export interface ContentBlocked {
   readonly keyword: boolean;
 }
 
+/** A part of a text a MASK rule matched: `text.slice(start, end)` reads `mask` once masked. */
+export interface MaskedSpan {
+  readonly start: number;
+  readonly end: number;
+  readonly mask: string;
+}
+
+/** What a scan found: the first BLOCK rule that matched, or the spans to mask (in order, none overlapping). */
+export type ScanVerdict = { readonly blocked: ContentBlocked } | { readonly spans: readonly MaskedSpan[] };
+
+const NO_SPANS: readonly MaskedSpan[] = Object.freeze([]);
+
 /**
  * LiteLLM's built-in content filter (`litellm_content_filter`), compiled once from its settings:
  * prebuilt patterns, regular expressions of the config's own and blocked keywords, each with
- * BLOCK or MASK. `filter(text)` answers the text as it may go on (matches of MASK rules replaced
- * by their tag) or the first BLOCK rule that matched.
+ * BLOCK or MASK. Every rule looks at the text as it came (a mask never feeds another rule);
+ * `scan(text)` answers where the MASK rules matched or the first BLOCK rule that did, `filter(text)`
+ * the text as it may go on (matches of MASK rules replaced by their tag) or what blocks it.
  */
 export class ContentFilter {
   private readonly rules: readonly CompiledRule[];
@@ -55,29 +68,56 @@ export class ContentFilter {
     this.rules = [...patterns, ...keywords].sort((a, b) => Number(a.action === 'MASK') - Number(b.action === 'MASK'));
   }
 
+  /** Whether any rule masks (a filter of BLOCK rules only never changes a text). */
+  get masks(): boolean {
+    return this.rules.some((rule) => rule.action === 'MASK');
+  }
+
+  /** Where the MASK rules match `text`, or the first BLOCK rule that does; with `maskOnly`, BLOCK rules are not looked at. */
+  scan(text: string, maskOnly = false): ScanVerdict {
+    let spans: MaskedSpan[] | undefined;
+    for (const rule of this.rules) {
+      if (rule.action === 'BLOCK' && maskOnly) continue;
+      if (rule.hint && !rule.hint.test(text)) continue;
+      for (const match of text.matchAll(rule.regex)) {
+        const whole = match[0];
+        const found = rule.inGroup ? (match[1] ?? '') : whole;
+        if (rule.valid && !rule.valid(found)) continue;
+        if (rule.action === 'BLOCK') return { blocked: { rule: rule.name, keyword: rule.keyword } };
+        const end = (match.index ?? 0) + whole.length;
+        (spans ??= []).push({ start: end - found.length, end, mask: rule.mask });
+      }
+    }
+    return { spans: spans ? withoutOverlaps(spans) : NO_SPANS };
+  }
+
   /** The text as it may go on, or what blocks it; with `maskOnly`, BLOCK rules are not looked at. */
   filter(text: string, maskOnly = false): { text: string } | { blocked: ContentBlocked } {
-    let result = text;
-    for (const rule of this.rules) {
-      if (rule.hint && !rule.hint.test(result)) continue;
-      if (rule.action === 'BLOCK') {
-        if (maskOnly) continue;
-        if (matches(rule, result)) return { blocked: { rule: rule.name, keyword: rule.keyword } };
-        continue;
-      }
-      result = result.replace(rule.regex, (match: string, group: unknown) => {
-        const found = rule.inGroup ? (group as string) : match;
-        if (rule.valid && !rule.valid(found)) return match;
-        return rule.inGroup ? match.slice(0, match.length - found.length) + rule.mask : rule.mask;
-      });
-    }
-    return { text: result };
+    const verdict = this.scan(text, maskOnly);
+    return 'blocked' in verdict ? verdict : { text: masked(text, verdict.spans) };
   }
 }
 
-function matches(rule: CompiledRule, text: string): boolean {
-  for (const match of text.matchAll(rule.regex)) if (!rule.valid || rule.valid((rule.inGroup ? match[1] : match[0]) ?? '')) return true;
-  return false;
+/** `text` with each span replaced by its mask. */
+function masked(text: string, spans: readonly MaskedSpan[]): string {
+  let out = '';
+  let at = 0;
+  for (const span of spans) {
+    out += text.slice(at, span.start) + span.mask;
+    at = span.end;
+  }
+  return out + text.slice(at);
+}
+
+/** Spans in order of where they start, the earlier (then the longer) of two that overlap kept. */
+function withoutOverlaps(spans: MaskedSpan[]): MaskedSpan[] {
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const kept: MaskedSpan[] = [];
+  for (const span of spans) {
+    const last = kept[kept.length - 1];
+    if (!last || span.start >= last.end) kept.push(span);
+  }
+  return kept;
 }
 
 function escapeRegExp(text: string): string {
