@@ -30,6 +30,7 @@
 // user text, a web_search_tool_result block with two results (on the first allowed_domains entry
 // when given), then the text, cited (a web_search_result_location citation of the first result;
 // streamed as citations_delta), and usage.server_tool_use.web_search_requests: 1.
+import { saidText, streamedPieces } from './said-text.ts';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { handleAnthropicPlatform } from './anthropic-platform-fake.ts';
@@ -317,6 +318,8 @@ interface Answer {
   stopSequence: string | null;
   /** Web searches the server tool made. */
   searches: number;
+  /** The text is what the request said to say (streamed in pieces that cut through words). */
+  said: boolean;
 }
 
 const WEB_SEARCH_TOOL = /^web_search_(20250305|20260209)$/;
@@ -368,7 +371,8 @@ function webSearchBlocks(tool: { allowed_domains?: unknown }, query: string): { 
 
 function answerFor(request: MessagesRequest, model: string): Answer {
   const format = request.output_config?.format;
-  let text = format?.type === 'json_schema' ? JSON.stringify(sampleOf(format.schema)) : `fake answer from ${model}`;
+  const said = saidText(lastUserText(request));
+  let text = format?.type === 'json_schema' ? JSON.stringify(sampleOf(format.schema)) : (said ?? `fake answer from ${model}`);
   let stopReason = 'end_turn';
   let stopSequence: string | null = null;
   for (const stop of (request.stop_sequences as string[] | undefined) ?? []) {
@@ -404,7 +408,7 @@ function answerFor(request: MessagesRequest, model: string): Answer {
     content.push({ type: 'tool_use', id: `toolu_fake${Date.now()}`, name: tool, input: schema === undefined ? FAKE_TOOL_INPUT : sampleOf(schema) });
     stopReason = 'tool_use';
   }
-  return { content, stopReason, stopSequence, searches: search ? 1 : 0 };
+  return { content, stopReason, stopSequence, searches: search ? 1 : 0, said: said !== undefined };
 }
 
 function toolToCall(request: MessagesRequest): string | undefined {
@@ -430,7 +434,7 @@ function streamEvents(id: string, model: string, answer: Answer, usage: { output
       events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '', ...(citations ? { citations: [] } : {}) } });
       if (index === 0) events.push({ type: 'ping' });
       for (const citation of citations ?? []) events.push({ type: 'content_block_delta', index, delta: { type: 'citations_delta', citation } });
-      for (const piece of String(block['text']).split(/(?<= )/)) events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+      for (const piece of streamedPieces(String(block['text']), answer.said)) events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
     } else if (block['type'] === 'thinking') {
       events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
       for (const piece of String(block['thinking']).split(/(?<=; )/)) events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } });

@@ -20,6 +20,7 @@ import { handleConversations } from './openai-conversations-fake.ts';
 import { handleRealtimeSessions } from './realtime-fake.ts';
 import { handleOpenAiResources, isResourcePath } from './openai-resources-fake.ts';
 import { answerResponses, compactedResponse, handleStoredResponses, inputTokens, type ResponsesRequest } from './openai-responses-fake.ts';
+import { saidText, streamedPieces } from './said-text.ts';
 import { sampleOf } from './schema-sample.ts';
 
 export const FAKE_OPENAI_MODELS = ['gpt-4o-mini', 'gpt-4o', 'fake-small'];
@@ -164,7 +165,8 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
   const id = operation === 'chat' ? `chatcmpl-fake${Date.now()}` : `cmpl-fake${Date.now()}`;
   // Structured outputs: a JSON text conforming to the schema, as the model would write it.
   const format = operation === 'chat' ? request.response_format : undefined;
-  const content = format?.type === 'json_schema' ? JSON.stringify(sampleOf(format.json_schema?.schema)) : `fake answer from ${model}`;
+  const said = operation === 'chat' ? saidText(request.messages?.filter((message) => message.role === 'user').at(-1)?.content) : undefined;
+  const content = format?.type === 'json_schema' ? JSON.stringify(sampleOf(format.json_schema?.schema)) : (said ?? `fake answer from ${model}`);
   const created = Math.floor(Date.now() / 1000);
   // Worked out before any header goes: a request it cannot read fails as a whole.
   const call = operation === 'chat' ? toolCallFor(request) : undefined;
@@ -201,7 +203,8 @@ export const handleOpenAi = async (req: IncomingMessage, res: ServerResponse, bo
   const pauseMs = Number(header(req, 'x-fake-pause-ms') ?? /^pause-(\d+)$/.exec(model)?.[1] ?? 0);
   const hold = /^hold-(.+)$/.exec(model)?.[1];
   const events: unknown[] = [chunk('', null, true)];
-  for (const word of content.split(' ')) events.push(chunk(`${word} `, null));
+  if (said !== undefined) for (const piece of streamedPieces(said, true)) events.push(chunk(piece, null));
+  else for (const word of content.split(' ')) events.push(chunk(`${word} `, null));
   if (call) {
     // As OpenAI streams a call: id and name first, then the arguments in pieces.
     const toolDelta = (delta: Record<string, unknown>) => ({
@@ -261,7 +264,7 @@ const OPERATIONS: Record<string, Operation> = {
 interface FakeRequest {
   model?: unknown;
   stream?: unknown;
-  messages?: { role?: unknown }[];
+  messages?: { role?: unknown; content?: unknown }[];
   tools?: { function?: { name?: unknown; parameters?: unknown } }[];
   tool_choice?: unknown;
   response_format?: { type?: unknown; json_schema?: { schema?: unknown } };

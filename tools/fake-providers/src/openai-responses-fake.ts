@@ -12,6 +12,7 @@
 // tool; `{"type":"function","name"}`: that one), or, with tool_choice auto, when the last user
 // message names a tool; never after the input's last item is a function_call_output, nor with
 // tool_choice none.
+import { saidText, streamedPieces } from './said-text.ts';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendOpenAiError, type SeenRequest } from './openai-fake.ts';
@@ -150,7 +151,8 @@ export async function answerResponses(
   }
   const id = `${ID_PREFIX}${++made}`;
   const messageId = `msg_fake${Date.now()}`;
-  const text = `fake answer from ${model}`;
+  const said = saidText(lastUserContent(request.input));
+  const text = said ?? `fake answer from ${model}`;
   const usage = {
     input_tokens: tokens.prompt,
     input_tokens_details: { cached_tokens: 0 },
@@ -204,7 +206,7 @@ export async function answerResponses(
       { type: 'response.in_progress', response: started },
       { type: 'response.output_item.added', output_index: 0, item: { ...message, status: 'in_progress', content: [] } },
       { type: 'response.content_part.added', ...item, part: { ...part, text: '' } },
-      ...text.split(/(?<= )/).map((delta) => ({ type: 'response.output_text.delta', ...item, delta, logprobs: [] })),
+      ...streamedPieces(text, said !== undefined).map((delta) => ({ type: 'response.output_text.delta', ...item, delta, logprobs: [] })),
       { type: 'response.output_text.done', ...item, text, logprobs: [] },
       { type: 'response.content_part.done', ...item, part },
       { type: 'response.output_item.done', output_index: 0, item: message },
@@ -258,4 +260,11 @@ export function compactedResponse(request: ResponsesRequest, tokens: { prompt: n
 export function inputTokens(request: ResponsesRequest): Record<string, unknown> {
   const text = `${typeof request.instructions === 'string' ? request.instructions : ''} ${JSON.stringify(request.input ?? '')}`;
   return { object: 'response.input_tokens', input_tokens: text.split(/\W+/).filter((word) => word !== '').length };
+}
+
+/** The content of the input's last user message (the input itself when it is a text). */
+function lastUserContent(input: unknown): unknown {
+  if (typeof input === 'string') return input;
+  const last = (Array.isArray(input) ? (input as { role?: unknown; content?: unknown }[]) : []).filter((item) => item?.role === 'user').at(-1);
+  return last?.content;
 }
