@@ -1,4 +1,4 @@
-export { ContentFilter } from './lib/content-filter';
+export { ContentFilter, masked, scanAll } from './lib/content-filter';
 export type { ContentBlocked } from './lib/content-filter';
 export { readGuardrails, SERVED_GUARDRAILS } from './lib/guardrail-config';
 export type { ContentFilterSettings, FilterAction, FilterPattern, GuardrailDefinition, GuardrailMode, GuardrailScope } from './lib/guardrail-config';

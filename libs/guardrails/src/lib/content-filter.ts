@@ -98,8 +98,26 @@ export class ContentFilter {
   }
 }
 
+/**
+ * Several filters over one text, each looking at it as it came: the first that blocks it (and which
+ * one, by index), or every span they mask (where two overlap, the earlier, then the longer, wins).
+ */
+export function scanAll(filters: readonly ContentFilter[], text: string): { blocked: ContentBlocked; by: number } | { spans: readonly MaskedSpan[] } {
+  if (filters.length === 1) {
+    const verdict = (filters[0] as ContentFilter).scan(text);
+    return 'blocked' in verdict ? { blocked: verdict.blocked, by: 0 } : verdict;
+  }
+  let spans: MaskedSpan[] | undefined;
+  for (const [index, filter] of filters.entries()) {
+    const verdict = filter.scan(text);
+    if ('blocked' in verdict) return { blocked: verdict.blocked, by: index };
+    if (verdict.spans.length > 0) (spans ??= []).push(...verdict.spans);
+  }
+  return { spans: spans ? withoutOverlaps(spans) : NO_SPANS };
+}
+
 /** `text` with each span replaced by its mask. */
-function masked(text: string, spans: readonly MaskedSpan[]): string {
+export function masked(text: string, spans: readonly MaskedSpan[]): string {
   let out = '';
   let at = 0;
   for (const span of spans) {

@@ -14,7 +14,7 @@ const SETTINGS: ContentFilterSettings = {
 
 /** The text of `pieces` as a client gets it: each piece taken once decided, the rest at the end. */
 function streamed(pieces: string[]): { out: string[]; blocked?: string } {
-  const filter = new WindowedFilter(new ContentFilter(SETTINGS));
+  const filter = new WindowedFilter([new ContentFilter(SETTINGS)]);
   const held: StreamPiece[] = [];
   const out: string[] = [];
   const release = (final: boolean) => {
@@ -40,7 +40,7 @@ describe('the content filter over a stream (WindowedFilter)', () => {
   });
 
   it(`holds a piece until ${STREAM_WINDOW} characters have come after it, then lets it go`, () => {
-    const filter = new WindowedFilter(new ContentFilter(SETTINGS));
+    const filter = new WindowedFilter([new ContentFilter(SETTINGS)]);
     const first = filter.push('Hello ');
     expect(filter.release(false)).toEqual({ until: 0 });
     filter.push('x'.repeat(STREAM_WINDOW));

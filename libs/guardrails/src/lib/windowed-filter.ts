@@ -1,4 +1,4 @@
-import type { ContentBlocked, ContentFilter, MaskedSpan } from './content-filter';
+import { type ContentBlocked, type ContentFilter, type MaskedSpan, scanAll } from './content-filter';
 
 /**
  * How many characters of text a piece waits for after it before it goes on: longer than any match
@@ -21,7 +21,8 @@ export interface StreamPiece {
  * at least STREAM_WINDOW characters before the end so far (everything, once `final`), never
  * inside a match — and `take(piece)` what a decided piece reads as it goes on: its text with every
  * MASK match replaced by the tag, a match split over pieces written once, by the piece it begins in.
- * A BLOCK match anywhere in the undecided text is answered as soon as it is whole.
+ * A BLOCK match anywhere in the undecided text is answered as soon as it is whole (with the index
+ * of the filter that blocked it, when there are several: each looks at the text as it came).
  */
 export class WindowedFilter {
   private text = '';
@@ -34,7 +35,7 @@ export class WindowedFilter {
   private skipUntil = 0;
   private spans: readonly MaskedSpan[] = [];
 
-  constructor(private readonly filter: ContentFilter) {}
+  constructor(private readonly filters: readonly ContentFilter[]) {}
 
   push(text: string): StreamPiece {
     const start = this.length;
@@ -44,9 +45,9 @@ export class WindowedFilter {
   }
 
   /** Up to where the pieces are decided, or what blocks the text; `final` once no more text comes. */
-  release(final: boolean): { until: number } | { blocked: ContentBlocked } {
+  release(final: boolean): { until: number } | { blocked: ContentBlocked; by: number } {
     const from = Math.max(this.base, this.taken - CONTEXT);
-    const verdict = this.filter.scan(this.text.slice(from - this.base));
+    const verdict = scanAll(this.filters, this.text.slice(from - this.base));
     if ('blocked' in verdict) return verdict;
     const spans = verdict.spans.map((span) => ({ ...span, start: span.start + from, end: span.end + from })).filter((span) => span.start >= this.taken);
     let until = final ? this.length : Math.max(this.taken, this.length - STREAM_WINDOW);

@@ -13,7 +13,7 @@ import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { GatewayCaller } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
 import { withGatewayIds } from '../endpoints/answer-ids';
-import type { EndpointCodec } from '../endpoints/endpoint-codec';
+import type { EndpointCodec, StreamTap } from '../endpoints/endpoint-codec';
 import { StreamedAnswer } from '../spend/usage-estimate';
 import { CallAccounting, CallAdmission } from './call-accounting';
 import type { CallResponse } from './call-response';
@@ -283,15 +283,21 @@ export class CallPipeline {
     if (passes.length > 0) this.after(state, answer, false, false, bytes);
   }
 
-  /** On the answer (a JSON one): the stages that keep it get its document, and it takes the ids they give it. */
+  /**
+   * On the answer (a JSON one): the stages that rewrite it first, in order, then the stages that
+   * keep it get its document (as the client gets it), and it takes the ids they give it.
+   */
   private async answered(bytes: Buffer, state: CallState): Promise<Buffer> {
     const { passes, progress } = state;
     const ids = idsOf(passes);
-    if (!progress.deployment || (!ids && !passes.some((pass) => pass.answer))) return bytes;
-    const text = bytes.toString('utf8');
-    const document = JSON.parse(text) as Record<string, unknown>;
+    if (!progress.deployment || (!ids && !passes.some((pass) => pass.answer || pass.rewrite))) return bytes;
+    let text = bytes.toString('utf8');
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    const document = rewritten(passes, parsed);
+    if (document !== parsed) text = JSON.stringify(document);
     for (const pass of passes) if (pass.answer) await pass.answer(document, progress.deployment, state.native === true);
-    return ids ? Buffer.from(withGatewayIds(text, typeof document['id'] === 'string' ? document['id'] : undefined, ids), 'utf8') : bytes;
+    if (ids) return Buffer.from(withGatewayIds(text, typeof document['id'] === 'string' ? document['id'] : undefined, ids), 'utf8');
+    return document === parsed ? bytes : Buffer.from(text, 'utf8');
   }
 
   /** After the call: the stages that keep answers get the one the client got. */
@@ -320,8 +326,9 @@ export class CallPipeline {
     const { codec, body, headers, passes } = state;
     const keepsAnswer = passes.length > 0 && passes.some((pass) => pass.answer);
     const tap = codec.streamTap(body, this.settings, keepsAnswer, passes.length > 0 ? idsOf(passes) : undefined);
-    // On each streamed piece: only when a stage watches them (never for bytes).
+    // On each streamed piece: only when a stage watches or rewrites them (never for bytes).
     const watched = passes.length > 0 && !tap.raw && passes.some((pass) => pass.piece);
+    const rewriting = passes.length > 0 && !tap.raw && passes.some((pass) => pass.events);
     upstreamHeaders(headers, answer.headers);
     routingHeaders(state, this.deployments);
     headers['content-type'] = answer.contentType;
@@ -332,6 +339,8 @@ export class CallPipeline {
 
     let firstChunkAt: number | undefined;
     let failure: ProviderError | undefined;
+    // A stage ended the stream (its events would have gone on against its rule): the upstream is stopped.
+    let refusal: ProviderError | undefined;
     // What the tap held back to the end (or the error event): written with the end of the answer.
     let last = '';
     // Bytes (audio) are passed on and forgotten; events are kept in part for a hang-up's estimate.
@@ -339,19 +348,28 @@ export class CallPipeline {
     try {
       for await (const chunk of answer.body) {
         streamed?.push(chunk as Buffer);
-        const out = tap.push(chunk as Buffer);
+        let out = tap.push(chunk as Buffer);
+        if (rewriting && typeof out === 'string' && out.length > 0) {
+          const next = rewrittenEvents(passes, out, false);
+          if (next instanceof ProviderError) {
+            refusal = next;
+            break;
+          }
+          out = next;
+        }
         if (out.length === 0) continue;
         firstChunkAt ??= performance.now();
         if (watched && typeof out === 'string') for (const pass of passes) pass.piece?.(out);
         if (!response.write(out)) await once(response, 'drain', { signal });
       }
-      last = tap.end();
+      if (!refusal) last = tap.end();
     } catch (error) {
       if (!signal.aborted) {
         failure = answerBrokeOff(error);
         last = codec.streamErrorEvent(failure, tap);
       }
     }
+    if (refusal) return this.refuseStream(refusal, state, response, tap, streamed, firstChunkAt);
     failure ??= tap.error;
     if (signal.aborted && !tap.usage && !failure) {
       // The hang-up stopped the upstream before its usage chunk; the prompt and the answer so far still cost.
@@ -366,13 +384,41 @@ export class CallPipeline {
     // Audio cut short must not look whole to its player.
     if (failure && tap.raw && response.destroy) return void response.destroy(failure);
     const { deployment } = state.progress;
-    if (!failure && tap.final && keepsAnswer && deployment) for (const pass of passes) if (pass.answer) await pass.answer(tap.final, deployment, state.native === true);
     if (tap.release) last += tap.release(roundedUsd(cost));
+    // What the rewriting stages held back goes now; one that refuses it ends the stream instead.
+    const ending = rewriting ? rewrittenEvents(passes, last, true) : last;
+    if (ending instanceof ProviderError) {
+      response.end(codec.streamErrorEvent(ending, tap));
+      return;
+    }
+    last = ending;
+    if (!failure && tap.final && keepsAnswer && deployment) {
+      const final = rewritten(passes, tap.final);
+      for (const pass of passes) if (pass.answer) await pass.answer(final, deployment, state.native === true);
+    }
     if (watched && last !== '') for (const pass of passes) pass.piece?.(last);
     response.addTrailers({ 'x-arbor-response-cost': formatUsd(cost), ...(keySpend !== undefined ? { 'x-arbor-key-spend': formatUsd(keySpend) } : {}) });
     // The last events leave with the end of the answer: one write, not two.
     response.end(last === '' ? undefined : last);
     if (!failure && passes.length > 0) this.after(state, answer, true, tap.raw === true);
+  }
+
+  /**
+   * A stream a stage ended: the upstream was stopped there, the client gets the family's error event
+   * in place of what was held back, and the call costs what the upstream had used (estimated from
+   * the prompt and what it had sent, as for a hang-up).
+   */
+  private refuseStream(
+    refusal: ProviderError,
+    state: CallState,
+    response: CallResponse,
+    tap: StreamTap,
+    streamed: StreamedAnswer | undefined,
+    firstChunkAt: number | undefined,
+  ): void {
+    const settle = (usage: CallUsage) => this.finish(state, usage, refusal, firstChunkAt, true);
+    void state.codec.estimateUsage(state.body, streamed).then(settle, () => settle(NO_USAGE));
+    response.end(state.codec.streamErrorEvent(refusal, tap));
   }
 
   /**
@@ -412,11 +458,11 @@ export class CallPipeline {
    * Once per call: cost, limits and spend settled, the deployment's slot freed. Its metrics are
    * recorded when the response has closed, after the last byte left rather than before it.
    */
-  private finish(state: CallState, usage: CallUsage, failure?: ProviderError, firstChunkAt?: number): { cost: number; keySpend?: number } {
+  private finish(state: CallState, usage: CallUsage, failure?: ProviderError, firstChunkAt?: number, paid = failure === undefined): { cost: number; keySpend?: number } {
     if (state.settled) return { cost: 0 };
     state.settled = true;
     const { deployment } = state.progress;
-    const cost = deployment && !failure ? this.prices.cost(deployment, usage) : 0;
+    const cost = deployment && paid ? this.prices.cost(deployment, usage) : 0;
     if (state.busy) this.deployments.finished(state.busy);
     if (deployment && !failure) this.deployments.usedTokens(deployment.id, usage.promptTokens + usage.completionTokens);
     const hit = state.replayed ? { replayed: { deploymentId: state.replayed.deploymentId, provider: state.replayed.provider } } : {};
@@ -509,6 +555,25 @@ function routingHeaders(state: CallState, deployments: DeploymentRouter): void {
   const total = performance.now() - state.started;
   headers['x-arbor-response-duration-ms'] = total.toFixed(1);
   headers['x-arbor-overhead-duration-ms'] = Math.max(0, total - state.upstreamMs).toFixed(1);
+}
+
+/** A JSON answer as the stages that rewrite it leave it, in order (`document` itself when none changed it). */
+function rewritten(passes: readonly StagePass[], document: Record<string, unknown>): Record<string, unknown> {
+  let current = document;
+  for (const pass of passes) if (pass.rewrite) current = pass.rewrite(current) ?? current;
+  return current;
+}
+
+/** Streamed events as the stages that rewrite them let them go on, or the refusal one of them answered. */
+function rewrittenEvents(passes: readonly StagePass[], text: string, final: boolean): string | ProviderError {
+  let out = text;
+  try {
+    for (const pass of passes) if (pass.events) out = pass.events(out, final);
+  } catch (error) {
+    if (error instanceof ProviderError) return error;
+    throw error;
+  }
+  return out;
 }
 
 /** The ids the answer carries in place of the upstream's: the first stage's that gives any. */

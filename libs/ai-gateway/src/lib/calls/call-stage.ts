@@ -55,8 +55,21 @@ export interface StagePass {
   request?(body: Record<string, unknown>, deployment: GatewayDeployment, native: boolean): Record<string, unknown>;
   /** The ids the answer carries in place of the upstream's (in its JSON document, in the events of a stream). */
   readonly ids?: AnswerIds;
+  /**
+   * On a stream's events on their way to the client (whole events, before `piece` sees them): what
+   * goes on in their place — it may hold some back until more has come; `final` (the stream's end)
+   * lets them all go. A ProviderError thrown ends the stream with it, in the family's error event
+   * (the call costs what the upstream used).
+   */
+  events?(text: string, final: boolean): string;
   /** On each streamed piece of text the client gets (whole events, the last ones included). */
   piece?(text: string): void;
+  /**
+   * On a JSON answer (or a stream's ending document), before the client or any other stage sees
+   * it: the answer to send in its place, or undefined to leave it. A ProviderError thrown refuses
+   * the answer (the call costs what the upstream used).
+   */
+  rewrite?(document: Record<string, unknown>): Record<string, unknown> | undefined;
   /**
    * On the answer: its whole document as the upstream made it (the JSON answer, or the stream's
    * ending event, held back until this has run), before the client has its last byte.

@@ -242,7 +242,7 @@ export const SETTING_RULES: readonly SettingRule[] = [
     section: '(top level)',
     key: 'guardrails',
     kind: 'served',
-    why: 'litellm_content_filter before the call (pre_call: patterns, regex, blocked_words; BLOCK and MASK), default_on or named by the request; other guardrails and modes are refused',
+    why: 'litellm_content_filter on requests (pre_call), answers whole and streamed (post_call), both (during_call): patterns, regex, blocked_words; BLOCK and MASK; default_on or named by the request; other guardrails and modes are refused',
   },
   {
     section: '(top level)',

@@ -4,6 +4,7 @@ import type { BridgeOptions, ProviderAnswer, ProviderError, ProviderOperation } 
 import type { CallUsage } from '../calls/usage';
 import type { GatewaySettings } from '../gateway-settings';
 import type { AnswerIds } from './answer-ids';
+import type { AnswerText } from './answer-text';
 import type { RequestText } from './request-text';
 import type { StreamedAnswer } from '../spend/usage-estimate';
 
@@ -114,6 +115,8 @@ export interface EndpointCodec {
   readonly bridge?: Bridge;
   /** Where its requests carry text (prompts, system text, tool results), for the stages that read it; none: they find none. */
   readonly requestText?: RequestText;
+  /** Where its answers carry the model's text (JSON answers and stream events), for the stages that read it; none: they find none. */
+  readonly answerText?: AnswerText;
 }
 
 /** Answers with `error` in the codec's envelope; a stream already under way (status gone) is closed rather than left hanging. */

@@ -5,7 +5,9 @@ import { ProviderError } from '@arbor/provider-adapters';
 import { CallStage, CallStages, type StageCall, type StagePass } from '../calls/call-stage';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { badRequest } from '../gateway-errors';
-import { ContentFilter, type GuardrailDefinition } from '@arbor/guardrails';
+import type { AnswerText } from '../endpoints/answer-text';
+import { AnswerStreamGuard } from './answer-stream-guard';
+import { type ContentBlocked, ContentFilter, type GuardrailDefinition, type GuardrailMode } from '@arbor/guardrails';
 
 // First of the stages: what the others see, keep and cache is the request as it may go on.
 const GUARDRAILS_ORDER = 10;
@@ -14,6 +16,7 @@ const NONE: readonly string[] = [];
 
 interface RunningGuardrail {
   readonly definition: GuardrailDefinition;
+  readonly modes: ReadonlySet<GuardrailMode>;
   readonly filter: ContentFilter;
   /** Calls it refused, and calls whose text it masked. */
   readonly blocked: CounterSeries<'guardrail' | 'action'>;
@@ -21,14 +24,20 @@ interface RunningGuardrail {
 }
 
 /**
- * The config's guardrails (LiteLLM's `guardrails:`), as a stage of the call pipeline, before the
- * call goes out (`pre_call`): a guardrail runs on every call when `default_on`, on every call of a
- * key that carries it (`guardrails` of the key API), else on the calls that name it
- * (`"guardrails": ["name"]` in the body, or in its `metadata`). Each finds the
- * request's text where the family's codec says it is; a BLOCK rule that matches refuses the call
- * with 400 `guardrail_violation` (naming the guardrail and the rule, never the text), MASK rules
- * replace what they match before any upstream, bridge or other stage sees it. The `guardrails`
- * field itself never reaches an upstream. Off (never opened) when the config names none.
+ * The config's guardrails (LiteLLM's `guardrails:`), as a stage of the call pipeline: a guardrail
+ * runs on every call when `default_on`, on every call of a key that carries it (`guardrails` of the
+ * key API), else on the calls that name it (`"guardrails": ["name"]` in the body, or in its
+ * `metadata`). It finds text where the family's codec says it is, by its modes:
+ * - `pre_call`: the request, before the call goes out — MASK rules replace what they match before
+ *   any upstream, bridge or other stage sees it;
+ * - `post_call`: the answer — a JSON answer whole, a streamed one as it passes (each text held
+ *   until 128 more characters have come, so that a match split over chunks is found whole);
+ * - `during_call`: LiteLLM runs it on the request alongside the call, where it can refuse but not
+ *   change it: here the request's BLOCK rules are checked before the call goes out, and the answer
+ *   as for post_call, so that neither reading lets a call pass unchecked.
+ * A BLOCK rule that matches refuses with 400 `guardrail_violation` (naming the guardrail and the
+ * rule, never the text; a stream ends with the family's error event). The `guardrails` field itself
+ * never reaches an upstream. Off (never opened) when the config names none.
  */
 @Injectable()
 export class Guardrails implements CallStage {
@@ -58,20 +67,25 @@ export class Guardrails implements CallStage {
     const applying = this.running.filter(
       ({ definition }) => definition.defaultOn || ofKey.includes(definition.name) || requested.includes(definition.name) || alsoRequested.includes(definition.name),
     );
-    const text = applying.length > 0 ? codec.requestText : undefined;
     // A guardrail the caller or its key asked for is never skipped in silence.
-    if (applying.length > 0 && !text && (ofKey.length > 0 || requested.length > 0 || alsoRequested.length > 0))
-      throw badRequest(`Guardrails are not run on ${codec.description} yet.`, FIELD);
+    const asked = ofKey.length > 0 || requested.length > 0 || alsoRequested.length > 0;
+    const before = applying.filter(({ modes }) => modes.has('pre_call') || modes.has('during_call'));
+    const after = applying.filter(({ modes }) => modes.has('post_call') || modes.has('during_call'));
+    const text = before.length > 0 ? codec.requestText : undefined;
+    if (before.length > 0 && !text && asked) throw badRequest(`Guardrails are not run on ${codec.description} yet.`, FIELD);
+    const answers = after.length > 0 ? codec.answerText : undefined;
+    if (after.length > 0 && !answers && asked) throw badRequest(`Guardrails are not run on the answers of ${codec.description} yet.`, FIELD);
     const masking = new Set<RunningGuardrail>();
-    const upstream = withoutGuardrailsField(text ? text.map(body, (value) => guarded(value, applying, masking)) : body, inMetadata);
+    const upstream = withoutGuardrailsField(text ? text.map(body, (value) => guarded(value, before, masking, 'request')) : body, inMetadata);
     for (const guardrail of masking) guardrail.masked.inc();
     return {
       // A stage before this one may have made the request anew (a stored conversation with its
       // earlier turns): that is masked too; refusals were decided on what the caller sent.
       request: (asked) => {
         if (asked === body) return upstream;
-        return withoutGuardrailsField(text ? text.map(asked, (value) => masked(value, applying)) : asked, inMetadata);
+        return withoutGuardrailsField(text ? text.map(asked, (value) => masked(value, before)) : asked, inMetadata);
       },
+      ...(answers ? answerHooks(answers, after) : {}),
     };
   }
 
@@ -101,33 +115,71 @@ function runningGuardrails(definitions: readonly GuardrailDefinition[], registry
   });
   return definitions.map((definition) => ({
     definition,
+    modes: new Set(definition.modes),
     filter: new ContentFilter(definition.contentFilter),
     blocked: actions.series({ guardrail: definition.name, action: 'block' }),
     masked: actions.series({ guardrail: definition.name, action: 'mask' }),
   }));
 }
 
-/** A text after every guardrail that applies: masked (the guardrails that masked it added to `masking`), or the call refused. */
-function guarded(text: string, applying: readonly RunningGuardrail[], masking: Set<RunningGuardrail>): string {
+/**
+ * A text after every guardrail that applies: masked (the guardrails that masked it added to
+ * `masking`), or refused. On the request, a `during_call` guardrail only refuses (LiteLLM runs it
+ * alongside the call, where it cannot change the request).
+ */
+function guarded(text: string, applying: readonly RunningGuardrail[], masking: Set<RunningGuardrail>, of: 'request' | 'answer'): string {
   let result = text;
   for (const guardrail of applying) {
-    const { definition, filter } = guardrail;
-    const verdict = filter.filter(result);
-    if ('blocked' in verdict) {
-      guardrail.blocked.inc();
-      const what = verdict.blocked.keyword ? 'a blocked keyword was detected' : `${excerpt(verdict.blocked.rule)} pattern detected`;
-      throw new ProviderError(400, 'invalid_request_error', `Content blocked by guardrail "${excerpt(definition.name)}": ${what}.`, 'guardrail_violation', FIELD);
-    }
+    const verdict = guardrail.filter.filter(result);
+    if ('blocked' in verdict) throw refusal(guardrail, verdict.blocked, of);
+    if (of === 'request' && !guardrail.modes.has('pre_call')) continue;
     if (verdict.text !== result) masking.add(guardrail);
     result = verdict.text;
   }
   return result;
 }
 
+/** The refusal of what `guardrail` blocked (counted), naming it and the rule, never the text. */
+function refusal(guardrail: RunningGuardrail, blocked: ContentBlocked, of: 'request' | 'answer'): ProviderError {
+  guardrail.blocked.inc();
+  const what = blocked.keyword ? 'a blocked keyword was detected' : `${excerpt(blocked.rule)} pattern detected`;
+  const subject = of === 'request' ? 'Content blocked' : 'The answer was blocked';
+  return new ProviderError(400, 'invalid_request_error', `${subject} by guardrail "${excerpt(guardrail.definition.name)}": ${what}.`, 'guardrail_violation', FIELD);
+}
+
+/** The hooks on the answer of the guardrails that check it: a JSON answer rewritten whole, a stream's events as they pass. */
+function answerHooks(answers: AnswerText, after: readonly RunningGuardrail[]): Pick<StagePass, 'rewrite' | 'events'> {
+  const masking = new Set<RunningGuardrail>();
+  const counted = () => {
+    for (const guardrail of masking) guardrail.masked.inc();
+    masking.clear();
+  };
+  let stream: AnswerStreamGuard | undefined;
+  return {
+    rewrite: (document) => {
+      const next = answers.map(document, (text) => guarded(text, after, masking, 'answer'));
+      counted();
+      return next === document ? undefined : next;
+    },
+    events: (text, final) => {
+      stream ??= new AnswerStreamGuard(
+        answers,
+        after.map(({ filter }) => filter),
+        (whole) => guarded(whole, after, masking, 'answer'),
+        (blocked, by) => refusal(after[by] as RunningGuardrail, blocked, 'answer'),
+      );
+      const out = stream.events(text, final);
+      if (final) counted();
+      return out;
+    },
+  };
+}
+
 /** A text with every applying guardrail's MASK rules applied. */
 function masked(text: string, applying: readonly RunningGuardrail[]): string {
   let result = text;
-  for (const { filter } of applying) {
+  for (const { filter, modes } of applying) {
+    if (!modes.has('pre_call')) continue;
     const verdict = filter.filter(result, true);
     if ('text' in verdict) result = verdict.text;
   }

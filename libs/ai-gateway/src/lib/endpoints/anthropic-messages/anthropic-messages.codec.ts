@@ -1,5 +1,5 @@
 import { chatAnswerAsMessages, messagesToChatRequest } from '@arbor/provider-adapters';
-import { MESSAGES_TEXT } from './messages-text';
+import { MESSAGES_ANSWER_TEXT, MESSAGES_TEXT } from './messages-text';
 import { lastObjectNamed } from '../../calls/usage';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
 import type { EndpointCodec } from '../endpoint-codec';
@@ -27,6 +27,7 @@ function asChat(body: Record<string, unknown>): Record<string, unknown> {
  */
 export const ANTHROPIC_MESSAGES: EndpointCodec = {
   requestText: MESSAGES_TEXT,
+  answerText: MESSAGES_ANSWER_TEXT,
   name: 'anthropic-messages',
   operation: 'messages',
   description: 'Anthropic messages',

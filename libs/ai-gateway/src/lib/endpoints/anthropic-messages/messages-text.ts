@@ -1,3 +1,4 @@
+import type { AnswerText } from '../answer-text';
 import { isObject, mapList, mapTextContent, type RequestText, withField } from '../request-text';
 
 const TEXT_BLOCKS = new Set(['text']);
@@ -19,5 +20,20 @@ export const MESSAGES_TEXT: RequestText = {
       'messages',
       mapList(body['messages'], (message) => (isObject(message) ? withField(message, 'content', mapBlocks(message['content'], replace)) : message)),
     );
+  },
+};
+
+/**
+ * Anthropic Messages: the answer's text blocks; streamed, each text block's `text_delta`s (and the
+ * text a `content_block_start` already carries).
+ */
+export const MESSAGES_ANSWER_TEXT: AnswerText = {
+  map: (answer, replace) => withField(answer, 'content', mapTextContent(answer['content'], replace, TEXT_BLOCKS)),
+  event: (data, delta) => {
+    const channel = `block:${String(data['index'] ?? 0)}`;
+    const part = data['type'] === 'content_block_delta' ? data['delta'] : data['type'] === 'content_block_start' ? data['content_block'] : undefined;
+    if (!isObject(part) || typeof part['text'] !== 'string' || (part['type'] !== 'text_delta' && part['type'] !== 'text')) return data;
+    const text = delta(channel, part['text']);
+    return text === part['text'] ? data : { ...data, [data['type'] === 'content_block_delta' ? 'delta' : 'content_block']: { ...part, text } };
   },
 };

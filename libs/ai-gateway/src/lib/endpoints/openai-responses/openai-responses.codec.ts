@@ -1,5 +1,5 @@
 import { chatAnswerAsCompaction, chatAnswerAsResponse, compactToChatRequest, responsesToChatRequest, truncatedForContext, type ProviderError } from '@arbor/provider-adapters';
-import { RESPONSES_TEXT } from './responses-text';
+import { RESPONSES_ANSWER_TEXT, RESPONSES_TEXT } from './responses-text';
 import { lastObjectNamed } from '../../calls/usage';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
 import type { EndpointCodec, StreamTap } from '../endpoint-codec';
@@ -39,6 +39,7 @@ function responsesErrorEvent(error: ProviderError, tap: StreamTap): string {
  */
 export const OPENAI_RESPONSES: EndpointCodec = {
   requestText: RESPONSES_TEXT,
+  answerText: RESPONSES_ANSWER_TEXT,
   name: 'openai-responses',
   operation: 'responses',
   description: 'Responses API',

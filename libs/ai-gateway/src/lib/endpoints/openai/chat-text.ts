@@ -1,3 +1,4 @@
+import type { AnswerText } from '../answer-text';
 import { isObject, mapList, mapTextContent, type RequestText, withField } from '../request-text';
 
 const TEXT_PARTS = new Set(['text']);
@@ -27,3 +28,34 @@ export const COMPLETIONS_TEXT = textsIn('prompt');
 
 /** Embeddings: the input. */
 export const EMBEDDINGS_TEXT = textsIn('input');
+
+/** A message's or a delta's content and refusal. */
+function mapMessage(message: unknown, replace: (text: string) => string): unknown {
+  if (!isObject(message)) return message;
+  const content = withField(message, 'content', mapTextContent(message['content'], replace, TEXT_PARTS));
+  return typeof content['refusal'] === 'string' ? withField(content, 'refusal', replace(content['refusal'])) : content;
+}
+
+/** Chat completions: each choice's message (content and refusal); streamed, each choice's delta. */
+export const CHAT_ANSWER_TEXT: AnswerText = {
+  map: (answer, replace) =>
+    withField(
+      answer,
+      'choices',
+      mapList(answer['choices'], (choice) => (isObject(choice) ? withField(choice, 'message', mapMessage(choice['message'], replace)) : choice)),
+    ),
+  event: (data, delta) =>
+    withField(
+      data,
+      'choices',
+      mapList(data['choices'], (choice) => {
+        if (!isObject(choice)) return choice;
+        const channel = `choice:${String(choice['index'] ?? 0)}`;
+        return withField(
+          choice,
+          'delta',
+          mapMessage(choice['delta'], (text) => delta(channel, text)),
+        );
+      }),
+    ),
+};

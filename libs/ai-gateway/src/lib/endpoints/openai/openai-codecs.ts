@@ -1,5 +1,5 @@
 import { chatAnswerAsCompletion, completionsToChatRequest, type ProviderError, type ProviderOperation } from '@arbor/provider-adapters';
-import { CHAT_TEXT, COMPLETIONS_TEXT, EMBEDDINGS_TEXT } from './chat-text';
+import { CHAT_ANSWER_TEXT, CHAT_TEXT, COMPLETIONS_TEXT, EMBEDDINGS_TEXT } from './chat-text';
 import { usageOfJsonAnswer, withUsageCost } from '../../calls/usage';
 import { openAiError } from '../../gateway-errors';
 import { estimatePromptUsage, estimateStreamedUsage } from '../../spend/usage-estimate';
@@ -49,6 +49,7 @@ function openAiCodec(name: string, operation: ProviderOperation, description: st
 export const OPENAI_CHAT: EndpointCodec = {
   ...openAiCodec('openai-chat', 'chat', 'chat completions', '/chat/completions', true, ['completion', 'acompletion']),
   requestText: CHAT_TEXT,
+  answerText: CHAT_ANSWER_TEXT,
 };
 /**
  * Completions: passed through where the provider has the endpoint, bridged through chat

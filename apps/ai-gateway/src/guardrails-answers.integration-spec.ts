@@ -1,0 +1,165 @@
+// Guardrails on what the model answers (post_call, during_call), as LiteLLM's content-filter
+// documentation configures them, through the official OpenAI and Anthropic SDKs. The fake upstream
+// answers what the last user message tells it to say (`say: …`), streamed in pieces of five
+// characters, so that a pattern arrives split over chunks as a model's tokens split it.
+import { randomUUID } from 'node:crypto';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { type GatewayOnFakes, lastRequestWith, MASTER_KEY, rejectionOf, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
+
+const config = (fakeUrl: string) => `model_list:
+  - model_name: gpt-3.5-turbo
+    litellm_params:
+      model: openai/gpt-3.5-turbo
+      api_base: ${fakeUrl}/v1
+      api_key: sk-upstream
+  - model_name: claude
+    litellm_params:
+      model: anthropic/claude-sonnet-4-5
+      api_base: ${fakeUrl}/anthropic
+      api_key: sk-upstream
+
+guardrails:
+  - guardrail_name: "content-filter-post"
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: "post_call"
+      patterns:
+        - pattern_type: "prebuilt"
+          pattern_name: "email"
+          action: "MASK"
+        - pattern_type: "prebuilt"
+          pattern_name: "aws_access_key"
+          action: "BLOCK"
+      blocked_words:
+        - keyword: "project falcon"
+          action: "BLOCK"
+  - guardrail_name: "content-filter-during"
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: "during_call"
+      patterns:
+        - pattern_type: "prebuilt"
+          pattern_name: "us_ssn"
+          action: "BLOCK"
+        - pattern_type: "prebuilt"
+          pattern_name: "email"
+          action: "MASK"
+`;
+
+const SAID = 'Write to john.doe@example.com today, or to ops@example.org tomorrow.';
+const MASKED = 'Write to [EMAIL_REDACTED] today, or to [EMAIL_REDACTED] tomorrow.';
+
+describe('guardrails on answers (litellm_content_filter, post_call and during_call)', () => {
+  let running: GatewayOnFakes;
+  let anthropic: Anthropic;
+
+  beforeAll(async () => {
+    running = await startGatewayOnFakes(config);
+    anthropic = new Anthropic({ apiKey: MASTER_KEY, baseURL: running.gateway.url, maxRetries: 0 });
+  });
+
+  afterAll(() => stopGatewayOnFakes(running));
+
+  const chat = (content: string, guardrail = 'content-filter-post') =>
+    running.client.chat.completions.create({
+      model: 'gpt-3.5-turbo',
+      messages: [{ role: 'user', content }],
+      guardrails: [guardrail],
+    } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+  const streamedChat = async (content: string, guardrail = 'content-filter-post') => {
+    const stream = await running.client.chat.completions.create({
+      model: 'gpt-3.5-turbo',
+      messages: [{ role: 'user', content }],
+      stream: true,
+      guardrails: [guardrail],
+    } as OpenAI.ChatCompletionCreateParamsStreaming);
+    const deltas: string[] = [];
+    for await (const chunk of stream) deltas.push(chunk.choices[0]?.delta.content ?? '');
+    return deltas;
+  };
+
+  it('masks the e-mail addresses of a JSON answer, and lets the prompt go to the upstream as it was (post_call looks at answers only)', async () => {
+    const marker = randomUUID();
+    const answer = await chat(`say: ${SAID} ${marker}`);
+    expect(answer.choices[0]?.message.content).toBe(`${MASKED} ${marker}`);
+    expect((await lastRequestWith(running.fake, marker)).body).toContain('john.doe@example.com');
+  });
+
+  it('masks a streamed answer whose addresses arrive split over chunks, so that no chunk carries any part of them', async () => {
+    const deltas = await streamedChat(`say: ${SAID}`);
+    expect(deltas.join('')).toBe(MASKED);
+    expect(deltas.length).toBeGreaterThan(3);
+    for (const delta of deltas) expect(delta).not.toMatch(/john|doe@|example\.(com|org)/);
+  });
+
+  it('refuses a JSON answer with a blocked pattern in it with 400 guardrail_violation, never showing the match', async () => {
+    const error = await rejectionOf(chat('say: the key is AKIAIOSFODNN7EXAMPLE, keep it'));
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_violation');
+    expect((error as Error).message).toContain('content-filter-post');
+    expect((error as Error).message).toContain('aws_access_key');
+    expect((error as Error).message).not.toContain('AKIA');
+  });
+
+  it("ends a stream with a blocked keyword split over chunks with the family's error event, before the keyword is sent", async () => {
+    const deltas: string[] = [];
+    const error = await rejectionOf(
+      (async () => {
+        const stream = await running.client.chat.completions.create({
+          model: 'gpt-3.5-turbo',
+          messages: [{ role: 'user', content: 'say: The code name of the plan is Project Falcon, as agreed.' }],
+          stream: true,
+          guardrails: ['content-filter-post'],
+        } as OpenAI.ChatCompletionCreateParamsStreaming);
+        for await (const chunk of stream) deltas.push(chunk.choices[0]?.delta.content ?? '');
+      })(),
+    );
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as Error).message).toContain('content-filter-post');
+    expect(deltas.join('')).not.toMatch(/falcon/i);
+  });
+
+  it('masks streamed Anthropic Messages text deltas and the Responses API stream, its done events and the stored response alike', async () => {
+    const stream = anthropic.messages.stream({
+      model: 'claude',
+      max_tokens: 256,
+      messages: [{ role: 'user', content: `say: ${SAID}` }],
+      guardrails: ['content-filter-post'],
+    } as Anthropic.MessageStreamParams);
+    const deltas: string[] = [];
+    stream.on('text', (delta) => deltas.push(delta));
+    const message = await stream.finalMessage();
+    expect(deltas.join('')).toBe(MASKED);
+    expect(message.content).toEqual([expect.objectContaining({ type: 'text', text: MASKED })]);
+
+    const responses = await running.client.responses.create({
+      model: 'gpt-3.5-turbo',
+      input: `say: ${SAID}`,
+      stream: true,
+      guardrails: ['content-filter-post'],
+    } as OpenAI.Responses.ResponseCreateParamsStreaming);
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of responses) events.push(event);
+    const streamedText = events.flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : [])).join('');
+    expect(streamedText).toBe(MASKED);
+    const done = events.find((event) => event.type === 'response.output_text.done') as OpenAI.Responses.ResponseTextDoneEvent;
+    expect(done.text).toBe(MASKED);
+    const completed = events.find((event) => event.type === 'response.completed') as OpenAI.Responses.ResponseCompletedEvent;
+    expect(completed.response.output_text ?? JSON.stringify(completed.response.output)).toContain('[EMAIL_REDACTED]');
+    expect(JSON.stringify(events)).not.toContain('john.doe@example.com');
+    const stored = await running.client.responses.retrieve(completed.response.id);
+    expect(JSON.stringify(stored.output)).not.toContain('john.doe@example.com');
+  });
+
+  it('during_call refuses a request with a blocked pattern before the upstream sees it, and masks the answer, not the request', async () => {
+    const blocked = randomUUID();
+    const error = await rejectionOf(chat(`My SSN is 123-45-6789 ${blocked}`, 'content-filter-during'));
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_violation');
+    await expect(lastRequestWith(running.fake, blocked)).rejects.toThrow('no request');
+    const marker = randomUUID();
+    const deltas = await streamedChat(`say: ${SAID} ${marker}`, 'content-filter-during');
+    expect(deltas.join('')).toBe(`${MASKED} ${marker}`);
+    expect((await lastRequestWith(running.fake, marker)).body).toContain('john.doe@example.com');
+  });
+});
