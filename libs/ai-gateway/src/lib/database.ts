@@ -18,6 +18,7 @@ import { OwnedResource } from './resources/owned-resource.entity';
 import { IndexOwnedUpstreamIds1764200000100 } from './migrations/1764200000100-IndexOwnedUpstreamIds';
 import { MoneyAsNumeric1764300000100 } from './migrations/1764300000100-MoneyAsNumeric';
 import { AddVirtualKeyGuardrails1764400000100 } from './migrations/1764400000100-AddVirtualKeyGuardrails';
+import { CreateBudgetSpend1764600350100 } from './migrations/1764600350100-CreateBudgetSpend';
 
 /** For the gateway service's DatabaseModule.forRoot. */
 export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse, OwnedResource];
@@ -39,4 +40,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   IndexOwnedUpstreamIds1764200000100,
   MoneyAsNumeric1764300000100,
   AddVirtualKeyGuardrails1764400000100,
+  CreateBudgetSpend1764600350100,
 ];

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Budgets } from '../budgets/budgets';
 import { GatewayCaller } from '../keys/key-verifier';
 import { KeyLimiter } from '../limits/key-limiter';
 import { SpendRecorder } from '../spend/spend-recorder';
@@ -33,9 +34,12 @@ export class CallAccounting {
   constructor(
     private readonly limiter: KeyLimiter,
     private readonly spend: SpendRecorder,
+    private readonly budgets: Budgets,
   ) {}
 
   async admit(caller: GatewayCaller): Promise<CallAdmission> {
+    // The levels above the key first: they only read, so a refusal leaves nothing of the key's to take back.
+    const budget = this.budgets.on ? await this.budgets.admit(caller) : undefined;
     // Throws the OpenAI-format refusal (429 / 400 budget_exceeded) before any upstream call.
     const key = caller.kind === 'virtual' ? await this.limiter.admit(caller.key) : undefined;
     const keyId = caller.kind === 'virtual' ? caller.key.id : null;
@@ -60,6 +64,7 @@ export class CallAccounting {
             estimated: call.usage.estimated === true,
           });
         }
+        if (budget && !call.abandoned) budget.settle(call.cost);
         return key ? key.settle({ totalTokens: totalTokens(call.usage), cost: call.cost }) : {};
       },
     };

@@ -2,6 +2,7 @@ import { type GuardrailDefinition, readGuardrails } from '../guardrails/guardrai
 import { asMeant, ConfigProblem, parsedUrl, SettingReader, unknownKeyMessage, UnsetVariable } from '@arbor/config';
 import { excerpt } from '@arbor/platform';
 import { providerAdapters } from '@arbor/provider-adapters';
+import { type BudgetSettings, readBudgetSettings } from '../budgets/budget-settings';
 import { readResponseCacheSettings, type ResponseCacheSettings } from '../response-cache/response-cache.settings';
 
 /**
@@ -87,7 +88,19 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: 'litellm_settings', key: 'redact_user_api_key_info', kind: 'warned', why: 'keys are never logged' },
   { section: 'litellm_settings', key: 'telemetry', kind: 'warned', why: 'the gateway sends no telemetry' },
   { section: 'litellm_settings', key: 'ssl_verify', kind: 'warned', why: 'upstream TLS certificates are always verified (NODE_EXTRA_CA_CERTS adds a CA)' },
-  { section: 'litellm_settings', key: 'max_budget', kind: 'refused', why: 'a proxy-wide budget is not enforced here; set max_budget on the keys' },
+  {
+    section: 'litellm_settings',
+    key: 'max_budget',
+    kind: 'served',
+    why: 'the workspace budget (USD): every call of every key counts against it, on every route; over it a call is refused with 400 budget_exceeded naming the workspace',
+  },
+  {
+    section: 'litellm_settings',
+    key: 'budget_duration',
+    kind: 'served',
+    why: "the workspace budget's period, reset on calendar boundaries: 1d at midnight, 7d on Monday, 30d and 1mo on the first of the month (shorter ones on the clock)",
+  },
+  { section: 'litellm_settings', key: 'timezone', kind: 'served', why: "the IANA time zone of the workspace budget's periods (UTC when unset)" },
   {
     section: 'litellm_settings',
     key: 'guardrails',
@@ -294,6 +307,8 @@ export interface LiteLLMSettings {
   requestTimeoutS?: number;
   /** The top-level `guardrails:` list; none when it is empty. */
   guardrails?: readonly GuardrailDefinition[];
+  /** litellm_settings.max_budget, budget_duration and timezone; absent: no workspace budget, periods in UTC. */
+  budgets?: BudgetSettings;
 }
 
 export const DEFAULT_LITELLM_SETTINGS: LiteLLMSettings = { dropParams: false, alwaysIncludeStreamUsage: false, passThroughEndpoints: [], passThroughAllowedPaths: [] };
@@ -354,6 +369,7 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
   const numRetries = read.count(litellm['num_retries'], 'litellm_settings.num_retries');
   const requestTimeoutS = read.positive(litellm['request_timeout'], 'litellm_settings.request_timeout');
   const guardrails = readGuardrails(meantRoot['guardrails'], problem);
+  const budgets = readBudgetSettings(litellm, problem);
   const settings: LiteLLMSettings = {
     dropParams: read.boolean(litellm['drop_params'], 'litellm_settings.drop_params') ?? false,
     ...(cache ? { cache } : {}),
@@ -364,6 +380,7 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
     ...(numRetries !== undefined ? { numRetries } : {}),
     ...(requestTimeoutS !== undefined ? { requestTimeoutS } : {}),
     ...(guardrails.length > 0 ? { guardrails } : {}),
+    ...(budgets.workspace || budgets.timeZone !== 'UTC' ? { budgets } : {}),
   };
   return { settings, routerSection: router, litellmSection: litellm, problems, warnings };
 }

@@ -102,7 +102,7 @@ describe('KeyLimiter in process', () => {
     expect((await limiter.admit(key)).settle({ totalTokens: 10, cost: 0.5 })).toEqual({ keySpend: 1.1 });
     const refused = await refusal(limiter.admit(key));
     expect(refused).toMatchObject({ status: 400, type: 'budget_exceeded', code: 'budget_exceeded' });
-    expect(refused.message).toBe('Budget has been exceeded! Current cost: 1.1, Max budget: 1');
+    expect(refused.message).toBe("Budget has been exceeded! Current cost: 1.1, Max budget: 1 (the key's max_budget)");
     clock.time += 30 * 60_000;
     // A new period: the budget is available again; the lifetime spend goes on.
     expect((await limiter.admit(key)).settle({ totalTokens: 10, cost: 0.25 })).toEqual({ keySpend: 1.35 });
@@ -219,7 +219,7 @@ describe('KeyLimiter on two replicas sharing Redis', () => {
     await settledIn(redisA);
     const refused = await refusal(replicaB.admit(key));
     expect(refused).toMatchObject({ status: 400, type: 'budget_exceeded', code: 'budget_exceeded' });
-    expect(refused.message).toBe('Budget has been exceeded! Current cost: 0.02, Max budget: 0.01');
+    expect(refused.message).toBe("Budget has been exceeded! Current cost: 0.02, Max budget: 0.01 (the key's max_budget)");
     clock.time += 30_000;
     // The lifetime spend is shared too.
     expect((await replicaB.admit(key)).settle({ totalTokens: 1, cost: 0.001 })).toEqual({ keySpend: 2.021 });

@@ -1,0 +1,96 @@
+import type { GatewayRedis } from '../limits/gateway-redis';
+import type { UsdUnits } from '../pricing/usd';
+
+/** A budget a call is checked against: its level, what it counts, its limit, its current period. */
+export interface AppliedBudget {
+  /** `workspace`, …: named in the refusal and in the spend rows. */
+  readonly level: string;
+  /** What the level counts ('' for the workspace). */
+  readonly subject: string;
+  readonly maxBudget: UsdUnits;
+  /** End of the current period; null for a lifetime budget. */
+  readonly periodEnd: number | null;
+}
+
+interface LocalSpend {
+  periodEnd: number | null;
+  spent: UsdUnits;
+}
+
+// A lifetime budget's counter lives this long after its last call, then is seeded again.
+const LIFETIME_TTL_MS = 30 * 86_400_000;
+// A period's counter outlives the period a little, for replicas whose clocks differ slightly.
+const PERIOD_GRACE_MS = 3_600_000;
+
+/**
+ * What each budget has spent in its period: in this process, and with AIGW_REDIS_URL in Redis,
+ * shared by every replica (one pipelined round trip per admission, settling without waiting).
+ * Money is counted exactly, in whole picodollars (INCRBY on integers, never floats). While Redis
+ * is unreachable each replica counts on from its own figures (warned once by GatewayRedis), as
+ * the key's limits do.
+ */
+export class BudgetCounters {
+  private readonly local = new Map<string, LocalSpend>();
+
+  constructor(private readonly redis: GatewayRedis) {}
+
+  /** What the database holds for a budget's period (read at start), unless this replica knows more. */
+  seed(budget: AppliedBudget, persisted: UsdUnits): void {
+    const current = this.localOf(budget);
+    if (persisted > current.spent) current.spent = persisted;
+  }
+
+  /** What each budget has spent in its current period, in the order given. */
+  async spent(budgets: readonly AppliedBudget[]): Promise<UsdUnits[]> {
+    const redis = this.redis.ready;
+    if (redis) {
+      try {
+        const pipeline = redis.pipeline();
+        for (const budget of budgets) {
+          const name = redisName(budget);
+          pipeline.set(name, this.localOf(budget).spent.toString(), 'NX');
+          if (budget.periodEnd === null) pipeline.pexpire(name, LIFETIME_TTL_MS);
+          else pipeline.pexpireat(name, budget.periodEnd + PERIOD_GRACE_MS);
+          pipeline.get(name);
+        }
+        const results = await pipeline.exec();
+        if (!results) throw new Error('Redis answered no results');
+        for (const [error] of results) if (error) throw error;
+        return budgets.map((_, index) => BigInt(String(results[index * 3 + 2]?.[1] ?? '0')));
+      } catch (error) {
+        this.redis.unavailable(error);
+      }
+    }
+    return budgets.map((budget) => this.localOf(budget).spent);
+  }
+
+  /** A settled call's cost, on each budget it was checked against. */
+  add(budgets: readonly AppliedBudget[], cost: UsdUnits): void {
+    if (cost <= 0n) return;
+    for (const budget of budgets) this.localOf(budget).spent += cost;
+    const redis = this.redis.ready;
+    if (!redis) return;
+    const pipeline = redis.pipeline();
+    for (const budget of budgets) pipeline.incrby(redisName(budget), cost.toString());
+    pipeline.exec().catch((error: unknown) => this.redis.unavailable(error));
+  }
+
+  private localOf(budget: AppliedBudget): LocalSpend {
+    const id = `${budget.level}\0${budget.subject}`;
+    let spend = this.local.get(id);
+    if (!spend) this.local.set(id, (spend = { periodEnd: budget.periodEnd, spent: 0n }));
+    else if (spend.periodEnd !== budget.periodEnd) {
+      // A new period starts from nothing; a late call of an older one does not move the period back.
+      if (budget.periodEnd === null || spend.periodEnd === null || budget.periodEnd > spend.periodEnd) {
+        spend.periodEnd = budget.periodEnd;
+        spend.spent = 0n;
+      }
+    }
+    return spend;
+  }
+}
+
+/** One hash tag per budget and period: each is a counter of its own. */
+function redisName(budget: AppliedBudget): string {
+  return `aigw:budget:{${budget.level}:${budget.subject}}:${budget.periodEnd ?? 'lifetime'}`;
+}

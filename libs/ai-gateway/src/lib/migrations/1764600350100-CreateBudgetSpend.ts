@@ -1,0 +1,25 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Spend of the budget levels above and beside the key (the workspace first), one row per level,
+ * subject and period, added to by the write-behind flush; a lifetime budget's period ends at infinity.
+ */
+export class CreateBudgetSpend1764600350100 implements MigrationInterface {
+  name = 'CreateBudgetSpend1764600350100';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      create table budget_spend (
+        level text not null,
+        subject text not null,
+        period_end timestamptz not null,
+        spend numeric not null default 0,
+        updated_at timestamptz not null default now(),
+        primary key (level, subject, period_end)
+      )`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('drop table budget_spend');
+  }
+}
