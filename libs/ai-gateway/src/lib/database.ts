@@ -19,6 +19,7 @@ import { IndexOwnedUpstreamIds1764200000100 } from './migrations/1764200000100-I
 import { MoneyAsNumeric1764300000100 } from './migrations/1764300000100-MoneyAsNumeric';
 import { AddVirtualKeyGuardrails1764400000100 } from './migrations/1764400000100-AddVirtualKeyGuardrails';
 import { CreateBudgetSpend1764600350100 } from './migrations/1764600350100-CreateBudgetSpend';
+import { AddVirtualKeyModelBudgets1764600350200 } from './migrations/1764600350200-AddVirtualKeyModelBudgets';
 
 /** For the gateway service's DatabaseModule.forRoot. */
 export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse, OwnedResource];
@@ -41,4 +42,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   MoneyAsNumeric1764300000100,
   AddVirtualKeyGuardrails1764400000100,
   CreateBudgetSpend1764600350100,
+  AddVirtualKeyModelBudgets1764600350200,
 ];

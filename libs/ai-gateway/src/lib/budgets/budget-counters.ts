@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { GatewayRedis } from '../limits/gateway-redis';
 import type { UsdUnits } from '../pricing/usd';
 
@@ -30,7 +31,8 @@ const PERIOD_GRACE_MS = 3_600_000;
  * the key's limits do.
  */
 export class BudgetCounters {
-  private readonly local = new Map<string, LocalSpend>();
+  // Bounded: the least recently used budget's figures go first and are seeded again when it comes back.
+  private readonly local = new LRUCache<string, LocalSpend>({ max: 100_000 });
 
   constructor(private readonly redis: GatewayRedis) {}
 
@@ -79,6 +81,7 @@ export class BudgetCounters {
     const id = `${budget.level}\0${budget.subject}`;
     let spend = this.local.get(id);
     if (!spend) this.local.set(id, (spend = { periodEnd: budget.periodEnd, spent: 0n }));
+    else if (spend.periodEnd === budget.periodEnd) return spend;
     else if (spend.periodEnd !== budget.periodEnd) {
       // A new period starts from nothing; a late call of an older one does not move the period back.
       if (budget.periodEnd === null || spend.periodEnd === null || budget.periodEnd > spend.periodEnd) {

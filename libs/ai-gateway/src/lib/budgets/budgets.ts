@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 import { GatewayClock } from '../gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
@@ -18,25 +19,32 @@ export interface BudgetAdmission {
 }
 
 const WORKSPACE = 'workspace';
+/** A key's budget on one alias (LiteLLM's model_max_budget); its subject is `<key id>:<alias>`. */
+const KEY_MODEL = 'key-model';
+const NONE: readonly AppliedBudget[] = Object.freeze([]);
+// Subjects whose persisted spend this replica has read; the least recently used is read again when it comes back.
+const SEEDED_SUBJECTS = 100_000;
 
 const PERSISTED = `select spend::text as spend from budget_spend where level = $1 and subject = $2 and period_end = $3::timestamptz`;
 
 /**
- * The budget levels above and beside the key — today the workspace (`litellm_settings.max_budget`
- * with `budget_duration`, in `litellm_settings.timezone`) — checked for every call on every route
- * (CallAccounting admits them all), and the call's cost added to each when it settles. A level
- * that is over its budget refuses the call before any upstream, with 400 budget_exceeded naming
- * the level. The key's own max_budget stays with its other limits (limits/KeyLimiter). Off, when
- * the config has no level: `admit` is then never called and costs the call nothing.
+ * The budget levels beside the key's own max_budget — the workspace (`litellm_settings.max_budget`
+ * with `budget_duration`, in `litellm_settings.timezone`) and the key's budget per alias
+ * (`model_max_budget`) — checked for every call on every route (CallAccounting admits them all),
+ * and the call's cost added to each when it settles. A level over its budget refuses the call
+ * before any upstream, with 400 budget_exceeded naming the level. Periods lie on calendar
+ * boundaries in the workspace time zone. The key's own max_budget stays with its other limits
+ * (limits/KeyLimiter). A call no level applies to is never admitted here: `apply` is one check.
  */
 @Injectable()
 export class Budgets implements OnApplicationBootstrap {
-  /** Some level applies to calls: CallAccounting asks only then. */
-  readonly on: boolean;
   private readonly workspace: WorkspaceBudgetSettings | undefined;
+  private readonly timeZone: string;
   private readonly counters: BudgetCounters;
   /** The workspace budget of the current period, made again only when the period ends. */
-  private workspacePeriod: readonly AppliedBudget[] = [];
+  private workspacePeriod: readonly AppliedBudget[] = NONE;
+  /** Budgets (level, subject, period) whose persisted spend is read, or being read. */
+  private readonly seeded = new LRUCache<string, Promise<void>>({ max: SEEDED_SUBJECTS });
 
   constructor(
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
@@ -46,7 +54,7 @@ export class Budgets implements OnApplicationBootstrap {
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {
     this.workspace = settings.litellm.budgets?.workspace;
-    this.on = this.workspace !== undefined;
+    this.timeZone = settings.litellm.budgets?.timeZone ?? 'UTC';
     this.counters = new BudgetCounters(redis);
   }
 
@@ -54,19 +62,27 @@ export class Budgets implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     if (!this.workspace) return;
     const [budget] = this.workspaceBudgets(this.workspace, this.clock.now());
-    if (!budget) return;
-    const rows: { spend: string }[] = await this.dataSource.query(PERSISTED, [budget.level, budget.subject, periodText(budget.periodEnd)]);
-    if (rows[0]) this.counters.seed(budget, usdUnits(rows[0].spend));
+    if (budget) await this.seed(budget);
+  }
+
+  /** Whether any level may apply to the caller's calls: the one check a call pays when none does. */
+  apply(caller: GatewayCaller): boolean {
+    return this.workspace !== undefined || (caller.kind === 'virtual' && caller.key.modelBudgets !== null);
   }
 
   /** Checks every level that applies to the call; throws the refusal of the first one over its budget. */
-  async admit(_caller: GatewayCaller): Promise<BudgetAdmission | undefined> {
-    if (!this.workspace) return undefined;
-    const applied = this.workspaceBudgets(this.workspace, this.clock.now());
+  async admit(caller: GatewayCaller, alias: string | undefined): Promise<BudgetAdmission | undefined> {
+    const now = this.clock.now();
+    const workspace = this.workspace ? this.workspaceBudgets(this.workspace, now) : NONE;
+    const onAlias = caller.kind === 'virtual' && alias !== undefined ? caller.key.modelBudgets?.get(alias) : undefined;
+    const applied =
+      onAlias && caller.kind === 'virtual' ? [...workspace, this.budget(KEY_MODEL, `${caller.key.id}:${alias}`, onAlias.maxBudget, onAlias.budgetDuration, now)] : workspace;
+    if (applied.length === 0) return undefined;
+    for (const budget of applied) await this.seed(budget);
     const spent = await this.counters.spent(applied);
     applied.forEach((budget, index) => {
       const used = spent[index] ?? 0n;
-      if (used >= budget.maxBudget) throw budgetExceeded(usdNumber(used), usdNumber(budget.maxBudget), describe(budget));
+      if (used >= budget.maxBudget) throw budgetExceeded(usdNumber(used), usdNumber(budget.maxBudget), describe(budget, alias));
     });
     let settled = false;
     return {
@@ -84,18 +100,34 @@ export class Budgets implements OnApplicationBootstrap {
   private workspaceBudgets(workspace: WorkspaceBudgetSettings, now: number): readonly AppliedBudget[] {
     const current = this.workspacePeriod[0];
     if (current && (current.periodEnd === null || now < current.periodEnd)) return this.workspacePeriod;
-    const periodEnd = workspace.budgetDuration === null ? null : calendarPeriodEnd(workspace.budgetDuration, now, workspace.timeZone);
-    this.workspacePeriod = [{ level: WORKSPACE, subject: '', maxBudget: usdUnits(workspace.maxBudget), periodEnd }];
+    this.workspacePeriod = [this.budget(WORKSPACE, '', workspace.maxBudget, workspace.budgetDuration, now)];
     return this.workspacePeriod;
+  }
+
+  private budget(level: string, subject: string, maxBudget: number, duration: string | null, now: number): AppliedBudget {
+    return { level, subject, maxBudget: usdUnits(maxBudget), periodEnd: duration === null ? null : calendarPeriodEnd(duration, now, this.timeZone) };
+  }
+
+  /** Once per budget and period in this process: what the database holds for it (one read, on first sight). */
+  private seed(budget: AppliedBudget): Promise<void> {
+    const id = `${budget.level}\0${budget.subject}\0${budget.periodEnd ?? 'lifetime'}`;
+    let seeding = this.seeded.get(id);
+    if (!seeding) {
+      const period = budget.periodEnd === null ? 'infinity' : new Date(budget.periodEnd).toISOString();
+      seeding = this.dataSource.query(PERSISTED, [budget.level, budget.subject, period]).then((rows: { spend: string }[]) => {
+        if (rows[0]) this.counters.seed(budget, usdUnits(rows[0].spend));
+      });
+      // A failed read is tried again by the next call rather than remembered.
+      seeding.catch(() => this.seeded.delete(id));
+      this.seeded.set(id, seeding);
+    }
+    return seeding;
   }
 }
 
 /** How a refusal names the level. */
-function describe(budget: AppliedBudget): string {
+function describe(budget: AppliedBudget, alias: string | undefined): string {
   if (budget.level === WORKSPACE) return 'the workspace budget, litellm_settings.max_budget';
+  if (budget.level === KEY_MODEL) return `the key's model_max_budget for "${alias ?? ''}"`;
   return `the ${budget.level} budget of "${budget.subject}"`;
-}
-
-function periodText(periodEnd: number | null): string {
-  return periodEnd === null ? 'infinity' : new Date(periodEnd).toISOString();
 }

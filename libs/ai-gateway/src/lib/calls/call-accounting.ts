@@ -37,9 +37,10 @@ export class CallAccounting {
     private readonly budgets: Budgets,
   ) {}
 
-  async admit(caller: GatewayCaller): Promise<CallAdmission> {
-    // The levels above the key first: they only read, so a refusal leaves nothing of the key's to take back.
-    const budget = this.budgets.on ? await this.budgets.admit(caller) : undefined;
+  /** `alias`: the alias the call names, for the key's budget on it (model_max_budget). */
+  async admit(caller: GatewayCaller, alias?: string): Promise<CallAdmission> {
+    // The levels beside the key's own first: they only read, so a refusal leaves nothing of the key's to take back.
+    const budget = this.budgets.apply(caller) ? await this.budgets.admit(caller, alias) : undefined;
     // Throws the OpenAI-format refusal (429 / 400 budget_exceeded) before any upstream call.
     const key = caller.kind === 'virtual' ? await this.limiter.admit(caller.key) : undefined;
     const keyId = caller.kind === 'virtual' ? caller.key.id : null;

@@ -35,6 +35,7 @@ function keyWith(limits: Partial<VerifiedKey>): VerifiedKey {
     rpmLimit: null,
     tpmLimit: null,
     maxParallelRequests: null,
+    modelBudgets: null,
     spend: 0,
     budgetSpend: 0,
     budgetResetAt: null,

@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Omittable } from '@arbor/platform';
-import { IsAliasList, IsBudget, IsBudgetDuration, IsGuardrailList, IsKeyAlias, IsLimit, IsMetadata } from '../keys/dto/key-fields';
+import { IsAliasList, IsBudget, IsBudgetDuration, IsGuardrailList, IsKeyAlias, IsLimit, IsMetadata, IsModelBudgets } from '../keys/dto/key-fields';
 
 /** LiteLLM's key durations: 30s, 30m, 30h, 30d, 2w, 1mo, 1y. */
 export const KEY_DURATION = /^[1-9][0-9]{0,5}(s|m|h|d|w|mo|y)$/;
@@ -19,7 +19,6 @@ export const UNSERVED_KEY_FIELDS: Record<string, string> = {
   aliases: 'key-level model aliases are not served; configure aliases in model_list',
   config: 'key-level configuration is not served',
   permissions: 'key-level permissions are not served',
-  model_max_budget: 'per-model budgets are not served; use max_budget, or a key per model',
   model_rpm_limit: 'per-model rpm limits are not served; use rpm_limit, or a key per model',
   model_tpm_limit: 'per-model tpm limits are not served; use tpm_limit, or a key per model',
   allowed_cache_controls: 'every key may use every cache control here',
@@ -92,6 +91,11 @@ export class LiteLlmKeyFieldsDto {
   @IsLimit()
   max_parallel_requests?: number | null;
 
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { 'gpt-4o': { budget_limit: 10, time_period: '1d' } } })
+  @IsOptional()
+  @IsModelBudgets()
+  model_max_budget?: Record<string, unknown> | null;
+
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Free-form labels; metadata.project names the project when team_id does not.' })
   @IsOptional()
   @IsMetadata()
@@ -114,7 +118,6 @@ export class LiteLlmKeyFieldsDto {
   @Allow() aliases?: unknown;
   @Allow() config?: unknown;
   @Allow() permissions?: unknown;
-  @Allow() model_max_budget?: unknown;
   @Allow() model_rpm_limit?: unknown;
   @Allow() model_tpm_limit?: unknown;
   @Allow() allowed_cache_controls?: unknown;
