@@ -214,13 +214,28 @@ describe("LiteLLM's key API", () => {
     await expect(chat(created['key'])).resolves.toBeDefined();
   });
 
+  it('raises one alert when a key reaches its soft_budget in the period, and refuses nothing for it', async () => {
+    const alerts = async () =>
+      Number(/^arbor_aigw_budget_alerts_total\{[^}]*threshold="soft_budget"[^}]*\} (\d+)$/m.exec(await (await fetch(`${gateway.url}/metrics`)).text())?.[1] ?? 0);
+    const before = await alerts();
+    // Calls of 0.017 each: the second takes the period's spend past 0.02.
+    const created = await generate({ team_id: 'alpha', max_budget: 1, budget_duration: '30d', soft_budget: 0.02 });
+    expect(created['soft_budget']).toBe(0.02);
+    await chat(created['key']);
+    expect(await alerts()).toBe(before);
+    await chat(created['key']);
+    expect(await alerts()).toBe(before + 1);
+    await chat(created['key']);
+    expect(await alerts()).toBe(before + 1);
+  });
+
   it('refuses what it cannot honour with 400 naming the field, and changes nothing', async () => {
     expect(await call('POST', '/key/generate', { models: ['fast'] })).toMatchObject({ status: 400, json: { error: { code: 'project_required' } } });
     expect(await call('POST', '/key/generate', { team_id: 'Not A Slug' })).toMatchObject({
       status: 400,
       json: { error: { code: 'invalid_request', details: { fields: { team_id: expect.any(Array) } } } },
     });
-    for (const field of [{ user_id: 'alice' }, { soft_budget: 5 }, { allowed_cache_controls: ['no-cache'] }, { key: 'sk-my-own-key' }, { spend: 3 }]) {
+    for (const field of [{ user_id: 'alice' }, { tags: ['prod'] }, { allowed_cache_controls: ['no-cache'] }, { key: 'sk-my-own-key' }, { spend: 3 }]) {
       const name = Object.keys(field)[0] as string;
       const refused = await call('POST', '/key/generate', { team_id: 'refusals', ...field });
       expect({ name, refused }).toMatchObject({

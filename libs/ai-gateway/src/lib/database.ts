@@ -20,6 +20,7 @@ import { MoneyAsNumeric1764300000100 } from './migrations/1764300000100-MoneyAsN
 import { AddVirtualKeyGuardrails1764400000100 } from './migrations/1764400000100-AddVirtualKeyGuardrails';
 import { CreateBudgetSpend1764600350100 } from './migrations/1764600350100-CreateBudgetSpend';
 import { AddVirtualKeyModelBudgets1764600350200 } from './migrations/1764600350200-AddVirtualKeyModelBudgets';
+import { AddVirtualKeySoftBudget1764600350300 } from './migrations/1764600350300-AddVirtualKeySoftBudget';
 
 /** For the gateway service's DatabaseModule.forRoot. */
 export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse, OwnedResource];
@@ -43,4 +44,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   AddVirtualKeyGuardrails1764400000100,
   CreateBudgetSpend1764600350100,
   AddVirtualKeyModelBudgets1764600350200,
+  AddVirtualKeySoftBudget1764600350300,
 ];

@@ -28,6 +28,8 @@ export interface VerifiedKey {
   rpmLimit: number | null;
   tpmLimit: number | null;
   maxParallelRequests: number | null;
+  /** Alerted on once per period when reached; null: none. */
+  softBudget: number | null;
   /** LiteLLM's model_max_budget by alias (budgets/Budgets enforces it); null: none, and nothing to check. */
   modelBudgets: ReadonlyMap<string, { maxBudget: number; budgetDuration: string | null }> | null;
   // Spend as persisted when the row was loaded (KeyLimiter's starting point; it counts on from there).
@@ -110,6 +112,7 @@ function toVerified(row: VirtualKey): VerifiedKey {
     rpmLimit: row.rpmLimit,
     tpmLimit: row.tpmLimit,
     maxParallelRequests: row.maxParallelRequests,
+    softBudget: row.softBudget,
     modelBudgets: modelBudgetsOf(row),
     spend: row.spend,
     budgetSpend: row.budgetSpend,

@@ -58,6 +58,7 @@ export class KeysService {
         rpmLimit: body.rpm_limit ?? null,
         tpmLimit: body.tpm_limit ?? null,
         maxParallelRequests: body.max_parallel_requests ?? null,
+        softBudget: body.soft_budget ?? null,
         modelMaxBudget: modelBudgets(body.model_max_budget ?? {}) ?? {},
       }),
     );
@@ -97,6 +98,7 @@ export class KeysService {
       if (body.rpm_limit !== undefined) row.rpmLimit = body.rpm_limit;
       if (body.tpm_limit !== undefined) row.tpmLimit = body.tpm_limit;
       if (body.max_parallel_requests !== undefined) row.maxParallelRequests = body.max_parallel_requests;
+      if (body.soft_budget !== undefined) row.softBudget = body.soft_budget;
       if (body.model_max_budget !== undefined) row.modelMaxBudget = modelBudgets(body.model_max_budget ?? {}) ?? {};
     });
   }

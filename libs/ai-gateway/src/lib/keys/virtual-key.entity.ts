@@ -44,6 +44,10 @@ export class VirtualKey extends ApiKeyColumns {
   @Column({ name: 'max_parallel_requests', type: 'integer', nullable: true })
   maxParallelRequests!: number | null;
 
+  /** LiteLLM's soft_budget (USD): reaching it in the budget period raises an alert (budgets/BudgetAlerts); null: none. */
+  @Column({ name: 'soft_budget', type: 'double precision', nullable: true })
+  softBudget!: number | null;
+
   /** LiteLLM's model_max_budget: a budget per alias, enforced by budgets/Budgets; {} for none. */
   @Column({ name: 'model_max_budget', type: 'jsonb', default: () => "'{}'" })
   modelMaxBudget!: Record<string, ModelBudget>;

@@ -8,6 +8,8 @@ import type { SpendRecorder } from '../spend/spend-recorder';
 import { GatewayRedis } from './gateway-redis';
 import { KeyAdmission, KeyLimiter } from './key-limiter';
 import { openAiDuration } from './rate-limit-headers';
+import { MetricsRegistry } from '@arbor/observability';
+import { BudgetAlerts } from '../budgets/budget-alerts';
 
 class FakeClock extends GatewayClock {
   // 10 s into a minute, so that minute boundaries are where the tests put them.
@@ -35,6 +37,7 @@ function keyWith(limits: Partial<VerifiedKey>): VerifiedKey {
     rpmLimit: null,
     tpmLimit: null,
     maxParallelRequests: null,
+    softBudget: null,
     modelBudgets: null,
     spend: 0,
     budgetSpend: 0,
@@ -59,7 +62,7 @@ describe('KeyLimiter in process', () => {
 
   beforeEach(() => {
     clock = new FakeClock();
-    limiter = new KeyLimiter(clock, new GatewayRedis(), recorder);
+    limiter = new KeyLimiter(clock, new GatewayRedis(), recorder, new BudgetAlerts(new MetricsRegistry(), new GatewayRedis()));
   });
 
   it('admits rpm_limit requests in a minute, refuses the next with 429 and Retry-After, and admits again next minute', async () => {
@@ -165,8 +168,8 @@ describe('KeyLimiter on two replicas sharing Redis', () => {
 
   beforeEach(() => {
     clock = new FakeClock();
-    replicaA = new KeyLimiter(clock, redisA, recorder);
-    replicaB = new KeyLimiter(clock, redisB, recorder);
+    replicaA = new KeyLimiter(clock, redisA, recorder, new BudgetAlerts(new MetricsRegistry(), redisA));
+    replicaB = new KeyLimiter(clock, redisB, recorder, new BudgetAlerts(new MetricsRegistry(), redisB));
   });
 
   it('admits exactly rpm_limit requests between them, alternating and all at once', async () => {
@@ -231,7 +234,7 @@ describe('KeyLimiter on two replicas sharing Redis', () => {
     const unreachable = new GatewayRedis(`redis://127.0.0.1:${await freePort()}`);
     try {
       await unreachable.onApplicationBootstrap();
-      const limiter = new KeyLimiter(clock, unreachable, recorder);
+      const limiter = new KeyLimiter(clock, unreachable, recorder, new BudgetAlerts(new MetricsRegistry(), unreachable));
       const key = keyWith({ rpmLimit: 2 });
       await limiter.admit(key);
       await limiter.admit(key);

@@ -22,7 +22,6 @@ export const UNSERVED_KEY_FIELDS: Record<string, string> = {
   model_rpm_limit: 'per-model rpm limits are not served; use rpm_limit, or a key per model',
   model_tpm_limit: 'per-model tpm limits are not served; use tpm_limit, or a key per model',
   allowed_cache_controls: 'every key may use every cache control here',
-  soft_budget: 'soft budgets (alerts) are not served',
   budget_limits: 'several budget windows are not served; use max_budget with budget_duration',
   policies: 'policies are not served',
   prompts: 'prompts are not served',
@@ -91,6 +90,11 @@ export class LiteLlmKeyFieldsDto {
   @IsLimit()
   max_parallel_requests?: number | null;
 
+  @ApiPropertyOptional({ type: Number, minimum: 0, example: 20, description: 'Reaching it in the budget period raises an alert; it refuses nothing.' })
+  @IsOptional()
+  @IsBudget()
+  soft_budget?: number | null;
+
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { 'gpt-4o': { budget_limit: 10, time_period: '1d' } } })
   @IsOptional()
   @IsModelBudgets()
@@ -121,7 +125,6 @@ export class LiteLlmKeyFieldsDto {
   @Allow() model_rpm_limit?: unknown;
   @Allow() model_tpm_limit?: unknown;
   @Allow() allowed_cache_controls?: unknown;
-  @Allow() soft_budget?: unknown;
   @Allow() budget_limits?: unknown;
   @Allow() policies?: unknown;
   @Allow() prompts?: unknown;

@@ -232,6 +232,7 @@ function settingsOf(body: LiteLlmKeyFieldsDto): Partial<UpdateKeyDto> {
   if (body.tpm_limit !== undefined) settings.tpm_limit = body.tpm_limit;
   if (body.max_parallel_requests !== undefined) settings.max_parallel_requests = body.max_parallel_requests;
   if (body.model_max_budget !== undefined) settings.model_max_budget = body.model_max_budget;
+  if (body.soft_budget !== undefined) settings.soft_budget = body.soft_budget;
   if (body.metadata !== undefined) settings.metadata = body.metadata ?? {};
   if (body.key_alias !== undefined) settings.key_alias = body.key_alias;
   return settings;

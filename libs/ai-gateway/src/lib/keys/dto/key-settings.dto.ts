@@ -35,6 +35,17 @@ export class KeySettingsDto {
   max_parallel_requests?: number | null;
 
   @ApiPropertyOptional({
+    type: Number,
+    minimum: 0,
+    nullable: true,
+    example: 20,
+    description: "LiteLLM's soft_budget: reaching it in the budget period raises an alert (log, /metrics); it refuses nothing.",
+  })
+  @IsOptional()
+  @IsBudget()
+  soft_budget?: number | null;
+
+  @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
     nullable: true,

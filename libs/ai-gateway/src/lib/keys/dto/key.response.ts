@@ -23,6 +23,8 @@ export interface KeyResponse {
   rpm_limit: number | null;
   tpm_limit: number | null;
   max_parallel_requests: number | null;
+  /** USD in the budget period that raises an alert; null: none. */
+  soft_budget: number | null;
   /** A budget per alias (LiteLLM's model_max_budget); {}: none. */
   model_max_budget: Record<string, ModelBudget>;
   /** Lifetime spend in USD as written so far (at most a second behind the calls); budget state: GET /api/v1/keys/:id/spend. */
@@ -49,6 +51,7 @@ export function keyResponse(row: VirtualKey, key?: string): KeyResponse {
     rpm_limit: row.rpmLimit,
     tpm_limit: row.tpmLimit,
     max_parallel_requests: row.maxParallelRequests,
+    soft_budget: row.softBudget,
     model_max_budget: row.modelMaxBudget,
     spend: row.spend,
     created_at: row.createdAt.toISOString(),
