@@ -21,9 +21,11 @@ import { AddVirtualKeyGuardrails1764400000100 } from './migrations/1764400000100
 import { CreateBudgetSpend1764600350100 } from './migrations/1764600350100-CreateBudgetSpend';
 import { AddVirtualKeyModelBudgets1764600350200 } from './migrations/1764600350200-AddVirtualKeyModelBudgets';
 import { AddVirtualKeySoftBudget1764600350300 } from './migrations/1764600350300-AddVirtualKeySoftBudget';
+import { CreateBudgetLimits1764600350400 } from './migrations/1764600350400-CreateBudgetLimits';
+import { BudgetLimit } from './budgets/budget-limit.entity';
 
 /** For the gateway service's DatabaseModule.forRoot. */
-export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse, OwnedResource];
+export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse, OwnedResource, BudgetLimit];
 export const AI_GATEWAY_MIGRATIONS = [
   CreateVirtualKeys1763800000100,
   AddVirtualKeySpend1763800000200,
@@ -45,4 +47,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   CreateBudgetSpend1764600350100,
   AddVirtualKeyModelBudgets1764600350200,
   AddVirtualKeySoftBudget1764600350300,
+  CreateBudgetLimits1764600350400,
 ];

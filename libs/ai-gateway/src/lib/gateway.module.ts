@@ -22,6 +22,7 @@ import { KeyVerifier } from './keys/key-verifier';
 import { KeysModule } from './keys/keys.module';
 import { GATEWAY_REDIS_URL, GatewayRedis, withGatewayRedis } from './limits/gateway-redis';
 import { LimitsModule } from './limits/limits.module';
+import { LiteLlmCustomersModule } from './litellm-customers/litellm-customers.module';
 import { LiteLlmKeysModule } from './litellm-keys/litellm-keys.module';
 import { ModelsController } from './models.controller';
 import { ModelPrices, readPriceMapFile } from './pricing/model-prices';
@@ -99,6 +100,7 @@ export class GatewayModule {
         ProjectsModule,
         KeysModule,
         LiteLlmKeysModule,
+        LiteLlmCustomersModule,
         CallsModule,
         GuardrailsModule,
         ResponseCacheModule,

@@ -8,7 +8,8 @@ export interface AppliedBudget {
   readonly level: string;
   /** What the level counts ('' for the workspace). */
   readonly subject: string;
-  readonly maxBudget: UsdUnits;
+  /** null: spend is counted (for the level's reports), nothing is refused for it. */
+  readonly maxBudget: UsdUnits | null;
   /** End of the current period; null for a lifetime budget. */
   readonly periodEnd: number | null;
 }

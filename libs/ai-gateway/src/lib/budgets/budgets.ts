@@ -1,7 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
+import { excerpt } from '@arbor/platform';
+import { ProviderError } from '@arbor/provider-adapters';
 import { GatewayClock } from '../gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import type { GatewayCaller } from '../keys/key-verifier';
@@ -11,7 +14,11 @@ import { budgetExceeded } from '../limits/limit-refusals';
 import { usdNumber, usdUnits } from '../pricing/usd';
 import { SpendRecorder } from '../spend/spend-recorder';
 import { type AppliedBudget, BudgetCounters } from './budget-counters';
+import { BudgetLimits } from './budget-limits';
 import type { WorkspaceBudgetSettings } from './budget-settings';
+
+/** The header naming the caller's own customer when the body does not (`user`). */
+export const END_USER_HEADER = 'x-arbor-end-user';
 
 /** A call let through by every budget level that applies to it; settle it once with what it cost. */
 export interface BudgetAdmission {
@@ -21,6 +28,8 @@ export interface BudgetAdmission {
 const WORKSPACE = 'workspace';
 /** A key's budget on one alias (LiteLLM's model_max_budget); its subject is `<key id>:<alias>`. */
 const KEY_MODEL = 'key-model';
+const PROJECT = 'project';
+const END_USER = 'end-user';
 const NONE: readonly AppliedBudget[] = Object.freeze([]);
 // Subjects whose persisted spend this replica has read; the least recently used is read again when it comes back.
 const SEEDED_SUBJECTS = 100_000;
@@ -28,13 +37,15 @@ const SEEDED_SUBJECTS = 100_000;
 const PERSISTED = `select spend::text as spend from budget_spend where level = $1 and subject = $2 and period_end = $3::timestamptz`;
 
 /**
- * The budget levels beside the key's own max_budget — the workspace (`litellm_settings.max_budget`
- * with `budget_duration`, in `litellm_settings.timezone`) and the key's budget per alias
- * (`model_max_budget`) — checked for every call on every route (CallAccounting admits them all),
- * and the call's cost added to each when it settles. A level over its budget refuses the call
- * before any upstream, with 400 budget_exceeded naming the level. Periods lie on calendar
- * boundaries in the workspace time zone. The key's own max_budget stays with its other limits
- * (limits/KeyLimiter). A call no level applies to is never admitted here: `apply` is one check.
+ * The budget levels beside the key's own max_budget, checked for every call on every route
+ * (CallAccounting admits them all) and added to when the call settles: the workspace
+ * (`litellm_settings.max_budget` with `budget_duration`), the key's project (LiteLLM's team,
+ * `/team/update`), the key's budget per alias (`model_max_budget`) and the caller's end user
+ * (LiteLLM's customer, `/customer/*`: `user` in the body or x-arbor-end-user). A level over its
+ * budget refuses the call before any upstream with 400 budget_exceeded naming the level; a blocked
+ * end user is refused with 403. Periods lie on calendar boundaries in the workspace time zone. The
+ * key's own max_budget stays with its other limits (limits/KeyLimiter). A call no level applies to
+ * is never admitted here: `apply` is a few checks, no allocation.
  */
 @Injectable()
 export class Budgets implements OnApplicationBootstrap {
@@ -52,6 +63,7 @@ export class Budgets implements OnApplicationBootstrap {
     redis: GatewayRedis,
     private readonly spend: SpendRecorder,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly limits: BudgetLimits,
   ) {
     this.workspace = settings.litellm.budgets?.workspace;
     this.timeZone = settings.litellm.budgets?.timeZone ?? 'UTC';
@@ -65,24 +77,22 @@ export class Budgets implements OnApplicationBootstrap {
     if (budget) await this.seed(budget);
   }
 
-  /** Whether any level may apply to the caller's calls: the one check a call pays when none does. */
+  /** Whether any level may apply to the caller's calls: the few checks a call pays when none does. */
   apply(caller: GatewayCaller): boolean {
-    return this.workspace !== undefined || (caller.kind === 'virtual' && caller.key.modelBudgets !== null);
+    if (this.workspace !== undefined || this.limits.any(END_USER)) return true;
+    return caller.kind === 'virtual' && (caller.key.modelBudgets !== null || (this.limits.any(PROJECT) && this.limits.of(PROJECT, caller.key.project) !== undefined));
   }
 
   /** Checks every level that applies to the call; throws the refusal of the first one over its budget. */
-  async admit(caller: GatewayCaller, alias: string | undefined): Promise<BudgetAdmission | undefined> {
+  async admit(caller: GatewayCaller, alias: string | undefined, body?: Record<string, unknown>, headers?: IncomingHttpHeaders): Promise<BudgetAdmission | undefined> {
     const now = this.clock.now();
-    const workspace = this.workspace ? this.workspaceBudgets(this.workspace, now) : NONE;
-    const onAlias = caller.kind === 'virtual' && alias !== undefined ? caller.key.modelBudgets?.get(alias) : undefined;
-    const applied =
-      onAlias && caller.kind === 'virtual' ? [...workspace, this.budget(KEY_MODEL, `${caller.key.id}:${alias}`, onAlias.maxBudget, onAlias.budgetDuration, now)] : workspace;
+    const applied = this.applying(caller, alias, body, headers, now);
     if (applied.length === 0) return undefined;
     for (const budget of applied) await this.seed(budget);
     const spent = await this.counters.spent(applied);
     applied.forEach((budget, index) => {
       const used = spent[index] ?? 0n;
-      if (used >= budget.maxBudget) throw budgetExceeded(usdNumber(used), usdNumber(budget.maxBudget), describe(budget, alias));
+      if (budget.maxBudget !== null && used >= budget.maxBudget) throw budgetExceeded(usdNumber(used), usdNumber(budget.maxBudget), describe(budget, alias));
     });
     let settled = false;
     return {
@@ -97,6 +107,39 @@ export class Budgets implements OnApplicationBootstrap {
     };
   }
 
+  /** The budget a subject of a level is in now, for reports (what /customer/info and /team/info show as spend). */
+  async spentNow(level: 'project' | 'end-user', subject: string, budgetDuration: string | null): Promise<number> {
+    const budget = this.budget(level, subject, null, budgetDuration, this.clock.now());
+    await this.seed(budget);
+    const [spent] = await this.counters.spent([budget]);
+    return usdNumber(spent ?? 0n);
+  }
+
+  /** The levels of this call, in the order they are checked (and named when one refuses). */
+  private applying(
+    caller: GatewayCaller,
+    alias: string | undefined,
+    body: Record<string, unknown> | undefined,
+    headers: IncomingHttpHeaders | undefined,
+    now: number,
+  ): readonly AppliedBudget[] {
+    const workspace = this.workspace ? this.workspaceBudgets(this.workspace, now) : NONE;
+    const more: AppliedBudget[] = [];
+    if (caller.kind === 'virtual') {
+      const project = this.limits.of(PROJECT, caller.key.project);
+      if (project) more.push(this.budget(PROJECT, caller.key.project, project.maxBudget, project.budgetDuration, now));
+      const onAlias = alias !== undefined ? caller.key.modelBudgets?.get(alias) : undefined;
+      if (onAlias) more.push(this.budget(KEY_MODEL, `${caller.key.id}:${alias}`, onAlias.maxBudget, onAlias.budgetDuration, now));
+    }
+    const endUser = this.limits.any(END_USER) ? endUserOf(body, headers) : undefined;
+    const customer = endUser !== undefined ? this.limits.of(END_USER, endUser) : undefined;
+    if (endUser !== undefined && customer) {
+      if (customer.blocked) throw endUserBlocked(endUser);
+      more.push(this.budget(END_USER, endUser, customer.maxBudget, customer.budgetDuration, now));
+    }
+    return more.length === 0 ? workspace : [...workspace, ...more];
+  }
+
   private workspaceBudgets(workspace: WorkspaceBudgetSettings, now: number): readonly AppliedBudget[] {
     const current = this.workspacePeriod[0];
     if (current && (current.periodEnd === null || now < current.periodEnd)) return this.workspacePeriod;
@@ -104,8 +147,8 @@ export class Budgets implements OnApplicationBootstrap {
     return this.workspacePeriod;
   }
 
-  private budget(level: string, subject: string, maxBudget: number, duration: string | null, now: number): AppliedBudget {
-    return { level, subject, maxBudget: usdUnits(maxBudget), periodEnd: duration === null ? null : calendarPeriodEnd(duration, now, this.timeZone) };
+  private budget(level: string, subject: string, maxBudget: number | null, duration: string | null, now: number): AppliedBudget {
+    return { level, subject, maxBudget: maxBudget === null ? null : usdUnits(maxBudget), periodEnd: duration === null ? null : calendarPeriodEnd(duration, now, this.timeZone) };
   }
 
   /** Once per budget and period in this process: what the database holds for it (one read, on first sight). */
@@ -128,6 +171,18 @@ export class Budgets implements OnApplicationBootstrap {
 /** How a refusal names the level. */
 function describe(budget: AppliedBudget, alias: string | undefined): string {
   if (budget.level === WORKSPACE) return 'the workspace budget, litellm_settings.max_budget';
-  if (budget.level === KEY_MODEL) return `the key's model_max_budget for "${alias ?? ''}"`;
-  return `the ${budget.level} budget of "${budget.subject}"`;
+  if (budget.level === KEY_MODEL) return `the key's model_max_budget for "${excerpt(alias ?? '')}"`;
+  if (budget.level === PROJECT) return `the budget of project "${budget.subject}", LiteLLM's team`;
+  return `the budget of end user "${excerpt(budget.subject)}"`;
 }
+
+/** The caller's own customer: the x-arbor-end-user header, else `user` of the request as parsed. */
+function endUserOf(body: Record<string, unknown> | undefined, headers: IncomingHttpHeaders | undefined): string | undefined {
+  const header = headers?.[END_USER_HEADER];
+  if (typeof header === 'string' && header !== '') return header;
+  const user = body?.['user'];
+  return typeof user === 'string' && user !== '' ? user : undefined;
+}
+
+const endUserBlocked = (endUser: string) =>
+  new ProviderError(403, 'permission_error', `The end user "${excerpt(endUser)}" is blocked on this gateway (/customer/block).`, 'end_user_blocked');

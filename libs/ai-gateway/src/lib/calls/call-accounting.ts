@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Budgets } from '../budgets/budgets';
 import { GatewayCaller } from '../keys/key-verifier';
 import { KeyLimiter } from '../limits/key-limiter';
@@ -37,10 +38,10 @@ export class CallAccounting {
     private readonly budgets: Budgets,
   ) {}
 
-  /** `alias`: the alias the call names, for the key's budget on it (model_max_budget). */
-  async admit(caller: GatewayCaller, alias?: string): Promise<CallAdmission> {
+  /** `alias`: the alias the call names (the key's model_max_budget); `body` (as parsed) and `headers`: where its end user is named. */
+  async admit(caller: GatewayCaller, alias?: string, body?: Record<string, unknown>, headers?: IncomingHttpHeaders): Promise<CallAdmission> {
     // The levels beside the key's own first: they only read, so a refusal leaves nothing of the key's to take back.
-    const budget = this.budgets.apply(caller) ? await this.budgets.admit(caller, alias) : undefined;
+    const budget = this.budgets.apply(caller) ? await this.budgets.admit(caller, alias, body, headers) : undefined;
     // Throws the OpenAI-format refusal (429 / 400 budget_exceeded) before any upstream call.
     const key = caller.kind === 'virtual' ? await this.limiter.admit(caller.key) : undefined;
     const keyId = caller.kind === 'virtual' ? caller.key.id : null;

@@ -120,7 +120,7 @@ export class CallPipeline {
     const passes = (state.passes = this.open(codec, caller, body, requestHeaders, alias, own));
 
     // A replayed answer is a call like any other for the key's limits; it costs nothing.
-    state.admission = await this.accounting.admit(caller, alias);
+    state.admission = await this.accounting.admit(caller, alias, body, requestHeaders);
     Object.assign(state.headers, state.admission.rateLimitHeaders);
 
     // No paying for answers nobody reads: the client hanging up aborts the upstream call.

@@ -22,6 +22,7 @@ import {
 } from './litellm-key.dto';
 import { SpendRecorder } from '../spend/spend-recorder';
 import { LiteLlmKey, liteLlmKey } from './litellm-key.response';
+import { isDefault, refuseGiven } from './litellm-fields';
 import { DailySpend, LiteLlmSpendLogs } from './litellm-spend-logs';
 
 type Permitted = 'all' | string[];
@@ -267,18 +268,6 @@ function refuseUnserved(body: object, generating: boolean): void {
     `${names.join(', ')}: ${names.map((name) => fields[name]?.[0]).join('; ')}. Ignoring ${names.length === 1 ? 'it' : 'them'} would weaken the key's limits or accounting, so the request is refused.`,
     { fields },
   );
-}
-
-function refuseGiven(query: object, names: string[], reason: string): void {
-  const given = names.filter((name) => !isDefault((query as Record<string, unknown>)[name]));
-  if (given.length > 0) throw new ApiError(400, 'unsupported_field', `${given.join(', ')}: ${reason}.`, { fields: Object.fromEntries(given.map((name) => [name, [reason]])) });
-}
-
-/** LiteLLM's default of a field: absent, null, false, 0, empty, or key_type "default". */
-function isDefault(value: unknown): boolean {
-  if (value === undefined || value === null || value === false || value === 0 || value === '' || value === 'default') return true;
-  if (Array.isArray(value)) return value.length === 0;
-  return typeof value === 'object' && Object.keys(value).length === 0;
 }
 
 function requirePermitted(permitted: Permitted, project: string, role: string): void {

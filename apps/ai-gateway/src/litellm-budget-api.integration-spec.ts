@@ -1,0 +1,98 @@
+// A LiteLLM user's budget scripts, unchanged: plain HTTP with LiteLLM's field names and the master
+// key against the gateway (/customer/*), whose keys then call models through the official OpenAI
+// SDK, naming their end users as LiteLLM's docs do (`user`), against tools/fake-providers.
+import OpenAI, { BadRequestError, PermissionDeniedError } from 'openai';
+import { AiGatewayConfig } from '@arbor/config';
+import { RunningService } from '@arbor/platform';
+import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
+import { MASTER_KEY, rejectionOf, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe("LiteLLM's budget API: customers (end users)", () => {
+  let fake: FakeProvidersProcess;
+  let database: TestDatabase;
+  let gateway: RunningService<AiGatewayConfig>;
+  let key: string;
+
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: Json }> => {
+    const response = await fetch(`${gateway.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${MASTER_KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, json: (await response.json()) as Json };
+  };
+  // One call of "hello" costs 7 × 0.001 + 5 × 0.002 = 0.017 USD.
+  const chat = (user?: string, headers: Record<string, string> = {}) =>
+    new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, defaultHeaders: headers }).chat.completions.create({
+      model: 'fast',
+      messages: [{ role: 'user', content: 'hello' }],
+      ...(user !== undefined ? { user } : {}),
+    });
+
+  beforeAll(async () => {
+    fake = await startFake();
+    database = await createTestDatabase();
+    gateway = await startTestGateway(
+      database,
+      writeConfig(`model_list:
+  - model_name: fast
+    litellm_params: { model: openai/gpt-4o-mini, api_base: ${fake.url}/v1, api_key: sk-upstream }
+    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }
+`),
+    );
+    const generated = await call('POST', '/key/generate', { team_id: 'alpha' });
+    expect(generated.status).toBe(200);
+    key = generated.json['key'] as string;
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await database?.drop();
+    await fake?.stop();
+  });
+
+  it("creates a customer with a budget (/customer/new, max_budget as LiteLLM's docs write it), refuses its calls once spent, and shows its spend", async () => {
+    expect(await call('POST', '/customer/new', { user_id: 'acme', max_budget: '0.01', budget_duration: '30d' })).toEqual({
+      status: 200,
+      json: expect.objectContaining({ user_id: 'acme', blocked: false, spend: 0, litellm_budget_table: { max_budget: 0.01, budget_duration: '30d' } }),
+    });
+    await chat('acme');
+    const refused = await rejectionOf(chat('acme'));
+    expect(refused).toBeInstanceOf(BadRequestError);
+    expect((refused as BadRequestError).message).toBe('400 Budget has been exceeded! Current cost: 0.017, Max budget: 0.01 (the budget of end user "acme")');
+    // Named by the header instead of the body, the same customer.
+    expect(await rejectionOf(chat(undefined, { 'x-arbor-end-user': 'acme' }))).toMatchObject({ status: 400, code: 'budget_exceeded' });
+    // Another end user, and none, are not held back.
+    await expect(chat('someone-else')).resolves.toBeDefined();
+    await expect(chat()).resolves.toBeDefined();
+    expect((await call('GET', '/customer/info?end_user_id=acme')).json).toMatchObject({ user_id: 'acme', spend: 0.017 });
+
+    expect(await call('POST', '/customer/update', { user_id: 'acme', max_budget: 1 })).toMatchObject({ status: 200, json: { litellm_budget_table: { max_budget: 1 } } });
+    await expect(chat('acme')).resolves.toBeDefined();
+  });
+
+  it('blocks and unblocks end users (/customer/block, /customer/unblock), and deletes customers', async () => {
+    expect(await call('POST', '/customer/block', { user_ids: ['mallory'] })).toMatchObject({ status: 200, json: { blocked_users: [{ user_id: 'mallory', blocked: true }] } });
+    const blocked = await rejectionOf(chat('mallory'));
+    expect(blocked).toBeInstanceOf(PermissionDeniedError);
+    expect(blocked).toMatchObject({ status: 403, code: 'end_user_blocked' });
+    expect((await call('POST', '/customer/unblock', { user_ids: ['mallory'] })).status).toBe(200);
+    await expect(chat('mallory')).resolves.toBeDefined();
+
+    expect(await call('POST', '/customer/delete', { user_ids: ['mallory'] })).toEqual({ status: 200, json: { deleted_customers: ['mallory'] } });
+    expect(await call('GET', '/customer/info?end_user_id=mallory')).toMatchObject({ status: 404, json: { error: { code: 'customer_not_found' } } });
+    expect((await call('GET', '/customer/list')).json.map((customer: Json) => customer['user_id'])).toEqual(['acme']);
+  });
+
+  it('refuses what it cannot honour, naming the field, and a customer that exists', async () => {
+    expect(await call('POST', '/customer/new', { user_id: 'regional', allowed_model_region: 'eu' })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'unsupported_field', details: { fields: { allowed_model_region: expect.any(Array) } } } },
+    });
+    expect(await call('POST', '/customer/new', { user_id: 'acme' })).toMatchObject({ status: 400, json: { error: { code: 'customer_exists' } } });
+    expect(await call('POST', '/customer/new', { user_id: 'negative', max_budget: -1 })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
+    expect((await call('GET', '/customer/info?end_user_id=regional')).status).toBe(404);
+  });
+});
