@@ -96,3 +96,81 @@ describe("LiteLLM's budget API: customers (end users)", () => {
     expect((await call('GET', '/customer/info?end_user_id=regional')).status).toBe(404);
   });
 });
+
+describe("LiteLLM's budget API: teams (projects)", () => {
+  let fake: FakeProvidersProcess;
+  let database: TestDatabase;
+  let gateway: RunningService<AiGatewayConfig>;
+
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: Json }> => {
+    const response = await fetch(`${gateway.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${MASTER_KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, json: (await response.json()) as Json };
+  };
+  const keyOf = async (team: string): Promise<string> => (await call('POST', '/key/generate', { team_id: team })).json['key'] as string;
+  // 0.017 USD a call.
+  const chat = (key: string) =>
+    new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'hello' }] });
+
+  beforeAll(async () => {
+    fake = await startFake();
+    database = await createTestDatabase();
+    gateway = await startTestGateway(
+      database,
+      writeConfig(`model_list:
+  - model_name: fast
+    litellm_params: { model: openai/gpt-4o-mini, api_base: ${fake.url}/v1, api_key: sk-upstream }
+    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }
+`),
+    );
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await database?.drop();
+    await fake?.stop();
+  });
+
+  it("sets a project's budget with /team/update: every key of the project counts, and each is refused once it is spent, naming the project", async () => {
+    const first = await keyOf('gamma');
+    const second = await keyOf('gamma');
+    const elsewhere = await keyOf('delta');
+    const updated = await call('POST', '/team/update', { team_id: 'gamma', max_budget: 0.03, budget_duration: '30d' });
+    expect(updated).toMatchObject({ status: 200, json: { team_id: 'gamma', data: { team_id: 'gamma', max_budget: 0.03, budget_duration: '30d', spend: 0 } } });
+
+    await chat(first);
+    await chat(second);
+    const refused = await rejectionOf(chat(first));
+    expect(refused).toBeInstanceOf(BadRequestError);
+    expect((refused as BadRequestError).message).toBe('400 Budget has been exceeded! Current cost: 0.034, Max budget: 0.03 (the budget of project "gamma", LiteLLM\'s team)');
+    await expect(chat(elsewhere)).resolves.toBeDefined();
+
+    const info = await call('GET', '/team/info?team_id=gamma');
+    expect(info).toMatchObject({ status: 200, json: { team_id: 'gamma', team_info: { max_budget: 0.03, spend: 0.034, budget_reset_at: expect.any(String) } } });
+    expect(info.json['keys']).toHaveLength(2);
+    expect((await call('GET', '/team/list')).json).toEqual([
+      expect.objectContaining({ team_id: 'delta', max_budget: null }),
+      expect.objectContaining({ team_id: 'gamma', max_budget: 0.03, spend: 0.034 }),
+    ]);
+
+    // Raised, the project's keys call again.
+    await call('POST', '/team/update', { team_id: 'gamma', max_budget: 10 });
+    await expect(chat(first)).resolves.toBeDefined();
+  });
+
+  it('says that projects are made in the control plane, and refuses team fields it cannot honour', async () => {
+    expect(await call('POST', '/team/new', { team_alias: 'search' })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'not_served', message: expect.stringContaining('control plane') } },
+    });
+    expect(await call('POST', '/team/update', { team_id: 'gamma', tpm_limit: 1000 })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'unsupported_field', details: { fields: { tpm_limit: expect.any(Array) } } } },
+    });
+    expect(await call('POST', '/team/update', { team_id: 'Not A Slug', max_budget: 1 })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
+    expect((await call('GET', '/team/info?team_id=nobody')).status).toBe(404);
+  });
+});

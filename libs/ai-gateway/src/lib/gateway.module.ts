@@ -24,6 +24,7 @@ import { GATEWAY_REDIS_URL, GatewayRedis, withGatewayRedis } from './limits/gate
 import { LimitsModule } from './limits/limits.module';
 import { LiteLlmCustomersModule } from './litellm-customers/litellm-customers.module';
 import { LiteLlmKeysModule } from './litellm-keys/litellm-keys.module';
+import { LiteLlmTeamsModule } from './litellm-teams/litellm-teams.module';
 import { ModelsController } from './models.controller';
 import { ModelPrices, readPriceMapFile } from './pricing/model-prices';
 import { AiGatewayProjectSync } from './projects/project-sync';
@@ -101,6 +102,7 @@ export class GatewayModule {
         KeysModule,
         LiteLlmKeysModule,
         LiteLlmCustomersModule,
+        LiteLlmTeamsModule,
         CallsModule,
         GuardrailsModule,
         ResponseCacheModule,

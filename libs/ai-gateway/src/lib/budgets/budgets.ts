@@ -107,12 +107,12 @@ export class Budgets implements OnApplicationBootstrap {
     };
   }
 
-  /** The budget a subject of a level is in now, for reports (what /customer/info and /team/info show as spend). */
-  async spentNow(level: 'project' | 'end-user', subject: string, budgetDuration: string | null): Promise<number> {
+  /** What a subject of a level has spent in its current period and when that ends (null: lifetime), for /customer/info and /team/info. */
+  async spentNow(level: 'project' | 'end-user', subject: string, budgetDuration: string | null): Promise<{ spend: number; periodEnd: number | null }> {
     const budget = this.budget(level, subject, null, budgetDuration, this.clock.now());
     await this.seed(budget);
     const [spent] = await this.counters.spent([budget]);
-    return usdNumber(spent ?? 0n);
+    return { spend: usdNumber(spent ?? 0n), periodEnd: budget.periodEnd };
   }
 
   /** The levels of this call, in the order they are checked (and named when one refuses). */

@@ -98,7 +98,7 @@ export class LiteLlmCustomersController {
   }
 
   private async shown(row: BudgetLimit): Promise<LiteLlmCustomer> {
-    return liteLlmCustomer(row, await this.budgets.spentNow(END_USER, row.subject, row.budgetDuration));
+    return liteLlmCustomer(row, (await this.budgets.spentNow(END_USER, row.subject, row.budgetDuration)).spend);
   }
 }
 

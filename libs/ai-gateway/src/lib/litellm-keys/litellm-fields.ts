@@ -1,4 +1,4 @@
-import { ApiError } from '@arbor/platform';
+import { ApiError, excerpt } from '@arbor/platform';
 
 /** 400 unsupported_field for each of `names` given a value other than LiteLLM's default, with `reason`. */
 export function refuseGiven(query: object, names: readonly string[], reason: string): void {
@@ -11,4 +11,9 @@ export function isDefault(value: unknown): boolean {
   if (value === undefined || value === null || value === false || value === 0 || value === '' || value === 'default') return true;
   if (Array.isArray(value)) return value.length === 0;
   return typeof value === 'object' && Object.keys(value).length === 0;
+}
+
+/** 403 unless `project` is among the caller's permitted projects (`'all'`: every one). */
+export function requirePermitted(permitted: 'all' | readonly string[], project: string, role: string): void {
+  if (permitted !== 'all' && !permitted.includes(project)) throw new ApiError(403, 'forbidden', `This needs the permission ${role} on project "${excerpt(project)}".`);
 }

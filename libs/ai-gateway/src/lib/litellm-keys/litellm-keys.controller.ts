@@ -22,7 +22,7 @@ import {
 } from './litellm-key.dto';
 import { SpendRecorder } from '../spend/spend-recorder';
 import { LiteLlmKey, liteLlmKey } from './litellm-key.response';
-import { isDefault, refuseGiven } from './litellm-fields';
+import { isDefault, refuseGiven, requirePermitted } from './litellm-fields';
 import { DailySpend, LiteLlmSpendLogs } from './litellm-spend-logs';
 
 type Permitted = 'all' | string[];
@@ -268,10 +268,6 @@ function refuseUnserved(body: object, generating: boolean): void {
     `${names.join(', ')}: ${names.map((name) => fields[name]?.[0]).join('; ')}. Ignoring ${names.length === 1 ? 'it' : 'them'} would weaken the key's limits or accounting, so the request is refused.`,
     { fields },
   );
-}
-
-function requirePermitted(permitted: Permitted, project: string, role: string): void {
-  if (permitted !== 'all' && !permitted.includes(project)) throw new ApiError(403, 'forbidden', `This needs the permission ${role} on project "${excerpt(project)}".`);
 }
 
 /** The master key (the gateway's own credential) rather than a person: the guard left no caller. */
