@@ -174,3 +174,78 @@ describe("LiteLLM's budget API: teams (projects)", () => {
     expect((await call('GET', '/team/info?team_id=nobody')).status).toBe(404);
   });
 });
+
+describe("LiteLLM's budget API: tags", () => {
+  let fake: FakeProvidersProcess;
+  let database: TestDatabase;
+  let gateway: RunningService<AiGatewayConfig>;
+  let key: string;
+
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: Json }> => {
+    const response = await fetch(`${gateway.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${MASTER_KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, json: (await response.json()) as Json };
+  };
+  // 0.017 USD a call; tags as LiteLLM's docs send them (metadata.tags), or in the header.
+  const chat = (tags: string[] | undefined, headers: Record<string, string> = {}) =>
+    new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, defaultHeaders: headers }).chat.completions.create({
+      model: 'fast',
+      messages: [{ role: 'user', content: 'hello' }],
+      ...(tags ? { metadata: { tags } as unknown as Record<string, string> } : {}),
+    });
+
+  beforeAll(async () => {
+    fake = await startFake();
+    database = await createTestDatabase();
+    gateway = await startTestGateway(
+      database,
+      writeConfig(`model_list:
+  - model_name: fast
+    litellm_params: { model: openai/gpt-4o-mini, api_base: ${fake.url}/v1, api_key: sk-upstream }
+    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }
+`),
+    );
+    key = (await call('POST', '/key/generate', { team_id: 'alpha' })).json['key'] as string;
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await database?.drop();
+    await fake?.stop();
+  });
+
+  it('sets a budget on a tag (/tag/new), refuses its calls once spent naming the tag, and reports spend by tag (/spend/tags)', async () => {
+    expect(await call('POST', '/tag/new', { name: 'engineering', description: 'Engineering cost center', max_budget: 0.02, budget_duration: '30d' })).toMatchObject({
+      status: 200,
+      json: { name: 'engineering', description: 'Engineering cost center', max_budget: 0.02, budget_duration: '30d', spend: 0 },
+    });
+    await chat(['engineering', 'chat-bot']);
+    await chat(['engineering', 'chat-bot']);
+    const refused = await rejectionOf(chat(['engineering']));
+    expect(refused).toBeInstanceOf(BadRequestError);
+    expect((refused as BadRequestError).message).toBe('400 Budget has been exceeded! Current cost: 0.034, Max budget: 0.02 (the budget of tag "engineering")');
+    await chat(undefined, { 'x-arbor-tags': 'chat-bot, nightly' });
+    await chat(undefined);
+
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await call('GET', `/spend/tags?start_date=${today}&end_date=${today}`)).toEqual({
+      status: 200,
+      json: [
+        { individual_request_tag: 'chat-bot', log_count: 3, total_spend: 0.051 },
+        { individual_request_tag: 'engineering', log_count: 2, total_spend: 0.034 },
+        { individual_request_tag: 'nightly', log_count: 1, total_spend: 0.017 },
+      ],
+    });
+    expect((await call('POST', '/tag/info', { names: ['engineering'] })).json).toMatchObject({ engineering: { spend: 0.034, max_budget: 0.02 } });
+
+    expect(await call('POST', '/tag/update', { name: 'engineering', max_budget: 1 })).toMatchObject({ status: 200, json: { max_budget: 1 } });
+    await expect(chat(['engineering'])).resolves.toBeDefined();
+    expect((await call('GET', '/tag/list')).json.map((tag: Json) => tag['name'])).toEqual(['engineering']);
+    expect(await call('POST', '/tag/delete', { name: 'engineering' })).toEqual({ status: 200, json: { deleted: 'engineering' } });
+    expect((await call('POST', '/tag/info', { names: ['engineering'] })).status).toBe(404);
+    expect(await call('POST', '/tag/new', { name: 'routed', models: ['fast'] })).toMatchObject({ status: 400, json: { error: { code: 'unsupported_field' } } });
+  });
+});

@@ -24,6 +24,7 @@ import { GATEWAY_REDIS_URL, GatewayRedis, withGatewayRedis } from './limits/gate
 import { LimitsModule } from './limits/limits.module';
 import { LiteLlmCustomersModule } from './litellm-customers/litellm-customers.module';
 import { LiteLlmKeysModule } from './litellm-keys/litellm-keys.module';
+import { LiteLlmTagsModule } from './litellm-tags/litellm-tags.module';
 import { LiteLlmTeamsModule } from './litellm-teams/litellm-teams.module';
 import { ModelsController } from './models.controller';
 import { ModelPrices, readPriceMapFile } from './pricing/model-prices';
@@ -103,6 +104,7 @@ export class GatewayModule {
         LiteLlmKeysModule,
         LiteLlmCustomersModule,
         LiteLlmTeamsModule,
+        LiteLlmTagsModule,
         CallsModule,
         GuardrailsModule,
         ResponseCacheModule,

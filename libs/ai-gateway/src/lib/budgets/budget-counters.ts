@@ -12,6 +12,8 @@ export interface AppliedBudget {
   readonly maxBudget: UsdUnits | null;
   /** End of the current period; null for a lifetime budget. */
   readonly periodEnd: number | null;
+  /** Only written to budget_spend for reports (a tag's spend of the day): never counted or checked here. */
+  readonly reportOnly?: boolean;
 }
 
 interface LocalSpend {
@@ -43,39 +45,45 @@ export class BudgetCounters {
     if (persisted > current.spent) current.spent = persisted;
   }
 
-  /** What each budget has spent in its current period, in the order given. */
+  /** What each budget has spent in its current period, in the order given (0 for report-only ones). */
   async spent(budgets: readonly AppliedBudget[]): Promise<UsdUnits[]> {
     const redis = this.redis.ready;
     if (redis) {
       try {
         const pipeline = redis.pipeline();
+        const reads: number[] = [];
         for (const budget of budgets) {
+          if (budget.reportOnly) {
+            reads.push(-1);
+            continue;
+          }
           const name = redisName(budget);
           pipeline.set(name, this.localOf(budget).spent.toString(), 'NX');
           if (budget.periodEnd === null) pipeline.pexpire(name, LIFETIME_TTL_MS);
           else pipeline.pexpireat(name, budget.periodEnd + PERIOD_GRACE_MS);
           pipeline.get(name);
+          reads.push(pipeline.length - 1);
         }
         const results = await pipeline.exec();
         if (!results) throw new Error('Redis answered no results');
         for (const [error] of results) if (error) throw error;
-        return budgets.map((_, index) => BigInt(String(results[index * 3 + 2]?.[1] ?? '0')));
+        return reads.map((at) => (at < 0 ? 0n : BigInt(String(results[at]?.[1] ?? '0'))));
       } catch (error) {
         this.redis.unavailable(error);
       }
     }
-    return budgets.map((budget) => this.localOf(budget).spent);
+    return budgets.map((budget) => (budget.reportOnly ? 0n : this.localOf(budget).spent));
   }
 
   /** A settled call's cost, on each budget it was checked against. */
   add(budgets: readonly AppliedBudget[], cost: UsdUnits): void {
     if (cost <= 0n) return;
-    for (const budget of budgets) this.localOf(budget).spent += cost;
+    for (const budget of budgets) if (!budget.reportOnly) this.localOf(budget).spent += cost;
     const redis = this.redis.ready;
     if (!redis) return;
     const pipeline = redis.pipeline();
-    for (const budget of budgets) pipeline.incrby(redisName(budget), cost.toString());
-    pipeline.exec().catch((error: unknown) => this.redis.unavailable(error));
+    for (const budget of budgets) if (!budget.reportOnly) pipeline.incrby(redisName(budget), cost.toString());
+    if (pipeline.length > 0) pipeline.exec().catch((error: unknown) => this.redis.unavailable(error));
   }
 
   private localOf(budget: AppliedBudget): LocalSpend {

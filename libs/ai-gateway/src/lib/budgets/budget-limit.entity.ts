@@ -1,16 +1,16 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 /**
- * The budget of one subject of a level beside the key: an end user (LiteLLM's customer, `/customer/*`)
- * or a project (LiteLLM's team, `/team/*`). One table for every level, so one loader serves them.
+ * The budget of one subject of a level beside the key: an end user (LiteLLM's customer, `/customer/*`),
+ * a project (LiteLLM's team, `/team/*`) or a tag (`/tag/*`). One table for every level, so one loader serves them.
  */
 @Entity({ name: 'budget_limits' })
 export class BudgetLimit {
-  /** `end-user`, `project`. */
+  /** `end-user`, `project`, `tag`. */
   @PrimaryColumn({ type: 'text' })
   level!: string;
 
-  /** The end user's id (`user` of a call), the project's slug. */
+  /** The end user's id (`user` of a call), the project's slug, the tag. */
   @PrimaryColumn({ type: 'text' })
   subject!: string;
 

@@ -5,7 +5,7 @@ import { DataSource, IsNull, MoreThan, Repository } from 'typeorm';
 import { BudgetLimit } from './budget-limit.entity';
 
 /** The levels kept in budget_limits. */
-export type LimitedLevel = 'end-user' | 'project';
+export type LimitedLevel = 'end-user' | 'project' | 'tag';
 
 /** What a call needs of a subject's row. */
 export interface SubjectLimit {
@@ -31,7 +31,7 @@ const REREAD_MS = 10_000;
 export class BudgetLimits implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ai-gateway-budgets');
   private readonly rows: Repository<BudgetLimit>;
-  private readonly byLevel: Record<LimitedLevel, Map<string, SubjectLimit>> = { 'end-user': new Map(), project: new Map() };
+  private readonly byLevel: Record<LimitedLevel, Map<string, SubjectLimit>> = { 'end-user': new Map(), project: new Map(), tag: new Map() };
   private readSince = new Date(0);
   private timer: NodeJS.Timeout | undefined;
   private failing = false;

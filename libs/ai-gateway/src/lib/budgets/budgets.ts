@@ -19,6 +19,8 @@ import type { WorkspaceBudgetSettings } from './budget-settings';
 
 /** The header naming the caller's own customer when the body does not (`user`). */
 export const END_USER_HEADER = 'x-arbor-end-user';
+/** The header carrying a call's tags (comma-separated) when its body's metadata.tags does not. */
+export const TAGS_HEADER = 'x-arbor-tags';
 
 /** A call let through by every budget level that applies to it; settle it once with what it cost. */
 export interface BudgetAdmission {
@@ -30,6 +32,10 @@ const WORKSPACE = 'workspace';
 const KEY_MODEL = 'key-model';
 const PROJECT = 'project';
 const END_USER = 'end-user';
+const TAG = 'tag';
+/** A tag's spend per UTC day, for /spend/tags (report only). */
+export const TAG_DAILY = 'tag:daily';
+const MAX_TAGS = 32;
 const NONE: readonly AppliedBudget[] = Object.freeze([]);
 // Subjects whose persisted spend this replica has read; the least recently used is read again when it comes back.
 const SEEDED_SUBJECTS = 100_000;
@@ -77,9 +83,9 @@ export class Budgets implements OnApplicationBootstrap {
     if (budget) await this.seed(budget);
   }
 
-  /** Whether any level may apply to the caller's calls: the few checks a call pays when none does. */
-  apply(caller: GatewayCaller): boolean {
-    if (this.workspace !== undefined || this.limits.any(END_USER)) return true;
+  /** Whether any level may apply to the call: the few checks a call pays when none does. */
+  apply(caller: GatewayCaller, body: Record<string, unknown> | undefined, headers: IncomingHttpHeaders | undefined): boolean {
+    if (this.workspace !== undefined || this.limits.any(END_USER) || hasTags(body, headers)) return true;
     return caller.kind === 'virtual' && (caller.key.modelBudgets !== null || (this.limits.any(PROJECT) && this.limits.of(PROJECT, caller.key.project) !== undefined));
   }
 
@@ -88,7 +94,7 @@ export class Budgets implements OnApplicationBootstrap {
     const now = this.clock.now();
     const applied = this.applying(caller, alias, body, headers, now);
     if (applied.length === 0) return undefined;
-    for (const budget of applied) await this.seed(budget);
+    for (const budget of applied) if (!budget.reportOnly) await this.seed(budget);
     const spent = await this.counters.spent(applied);
     applied.forEach((budget, index) => {
       const used = spent[index] ?? 0n;
@@ -100,15 +106,14 @@ export class Budgets implements OnApplicationBootstrap {
         if (settled) return;
         settled = true;
         const cost = Number.isFinite(costUsd) && costUsd > 0 ? usdUnits(costUsd) : 0n;
-        if (cost === 0n) return;
         this.counters.add(applied, cost);
-        for (const budget of applied) this.spend.recordBudgetSpend({ level: budget.level, subject: budget.subject, periodEnd: budget.periodEnd, costUsd: cost });
+        for (const budget of applied) this.spend.recordBudgetSpend({ level: budget.level, subject: budget.subject, periodEnd: budget.periodEnd, costUsd: cost, calls: 1 });
       },
     };
   }
 
   /** What a subject of a level has spent in its current period and when that ends (null: lifetime), for /customer/info and /team/info. */
-  async spentNow(level: 'project' | 'end-user', subject: string, budgetDuration: string | null): Promise<{ spend: number; periodEnd: number | null }> {
+  async spentNow(level: 'project' | 'end-user' | 'tag', subject: string, budgetDuration: string | null): Promise<{ spend: number; periodEnd: number | null }> {
     const budget = this.budget(level, subject, null, budgetDuration, this.clock.now());
     await this.seed(budget);
     const [spent] = await this.counters.spent([budget]);
@@ -136,6 +141,15 @@ export class Budgets implements OnApplicationBootstrap {
     if (endUser !== undefined && customer) {
       if (customer.blocked) throw endUserBlocked(endUser);
       more.push(this.budget(END_USER, endUser, customer.maxBudget, customer.budgetDuration, now));
+    }
+    const tags = tagsOf(body, headers);
+    if (tags.length > 0) {
+      const day = calendarPeriodEnd('1d', now, 'UTC');
+      for (const tag of tags) {
+        more.push({ level: TAG_DAILY, subject: tag, maxBudget: null, periodEnd: day, reportOnly: true });
+        const budget = this.limits.of(TAG, tag);
+        if (budget) more.push(this.budget(TAG, tag, budget.maxBudget, budget.budgetDuration, now));
+      }
     }
     return more.length === 0 ? workspace : [...workspace, ...more];
   }
@@ -173,6 +187,7 @@ function describe(budget: AppliedBudget, alias: string | undefined): string {
   if (budget.level === WORKSPACE) return 'the workspace budget, litellm_settings.max_budget';
   if (budget.level === KEY_MODEL) return `the key's model_max_budget for "${excerpt(alias ?? '')}"`;
   if (budget.level === PROJECT) return `the budget of project "${budget.subject}", LiteLLM's team`;
+  if (budget.level === TAG) return `the budget of tag "${excerpt(budget.subject)}"`;
   return `the budget of end user "${excerpt(budget.subject)}"`;
 }
 
@@ -186,3 +201,29 @@ function endUserOf(body: Record<string, unknown> | undefined, headers: IncomingH
 
 const endUserBlocked = (endUser: string) =>
   new ProviderError(403, 'permission_error', `The end user "${excerpt(endUser)}" is blocked on this gateway (/customer/block).`, 'end_user_blocked');
+
+/** Whether the call names tags at all (read only when it does). */
+function hasTags(body: Record<string, unknown> | undefined, headers: IncomingHttpHeaders | undefined): boolean {
+  if (headers?.[TAGS_HEADER] !== undefined) return true;
+  const metadata = body?.['metadata'];
+  return typeof metadata === 'object' && metadata !== null && 'tags' in metadata;
+}
+
+const NO_TAGS: readonly string[] = Object.freeze([]);
+
+/** The call's tags, LiteLLM's way: `metadata.tags` of the request as parsed, else the x-arbor-tags header; distinct, at most 32. */
+function tagsOf(body: Record<string, unknown> | undefined, headers: IncomingHttpHeaders | undefined): readonly string[] {
+  if (!hasTags(body, headers)) return NO_TAGS;
+  const metadata = body?.['metadata'] as Record<string, unknown> | undefined;
+  const listed = metadata?.['tags'];
+  const header = headers?.[TAGS_HEADER];
+  const named = Array.isArray(listed) ? listed : typeof header === 'string' ? header.split(',') : [];
+  const tags = new Set<string>();
+  for (const tag of named) {
+    if (typeof tag !== 'string') continue;
+    const trimmed = tag.trim();
+    if (trimmed !== '' && trimmed.length <= 256) tags.add(trimmed);
+    if (tags.size === MAX_TAGS) break;
+  }
+  return [...tags];
+}

@@ -41,7 +41,7 @@ export class CallAccounting {
   /** `alias`: the alias the call names (the key's model_max_budget); `body` (as parsed) and `headers`: where its end user is named. */
   async admit(caller: GatewayCaller, alias?: string, body?: Record<string, unknown>, headers?: IncomingHttpHeaders): Promise<CallAdmission> {
     // The levels beside the key's own first: they only read, so a refusal leaves nothing of the key's to take back.
-    const budget = this.budgets.apply(caller) ? await this.budgets.admit(caller, alias, body, headers) : undefined;
+    const budget = this.budgets.apply(caller, body, headers) ? await this.budgets.admit(caller, alias, body, headers) : undefined;
     // Throws the OpenAI-format refusal (429 / 400 budget_exceeded) before any upstream call.
     const key = caller.kind === 'virtual' ? await this.limiter.admit(caller.key) : undefined;
     const keyId = caller.kind === 'virtual' ? caller.key.id : null;

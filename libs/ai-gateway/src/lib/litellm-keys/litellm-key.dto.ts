@@ -268,7 +268,7 @@ export class KeyListQuery {
   @Allow() organization_id?: unknown;
 }
 
-const IsDay = () => Matches(/^\d{4}-\d{2}-\d{2}$/, { message: '$property must be a date: YYYY-MM-DD' });
+export const IsDay = () => Matches(/^\d{4}-\d{2}-\d{2}$/, { message: '$property must be a date: YYYY-MM-DD' });
 
 export class SpendLogsQuery {
   @ApiPropertyOptional({ format: 'date', example: '2026-11-01' })

@@ -3,6 +3,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Spend of the budget levels above and beside the key (the workspace first), one row per level,
  * subject and period, added to by the write-behind flush; a lifetime budget's period ends at infinity.
+ * Tags' spend per UTC day (level `tag:daily`) is kept here too, for /spend/tags.
  */
 export class CreateBudgetSpend1764600350100 implements MigrationInterface {
   name = 'CreateBudgetSpend1764600350100';
@@ -14,6 +15,7 @@ export class CreateBudgetSpend1764600350100 implements MigrationInterface {
         subject text not null,
         period_end timestamptz not null,
         spend numeric not null default 0,
+        calls bigint not null default 0,
         updated_at timestamptz not null default now(),
         primary key (level, subject, period_end)
       )`);

@@ -61,6 +61,8 @@ export interface BudgetSpendEntry {
   /** End of the period; null for a lifetime budget. */
   periodEnd: number | null;
   costUsd: UsdUnits;
+  /** Calls the cost is of. */
+  calls: number;
 }
 
 interface HourlyCalls {
@@ -123,9 +125,9 @@ const ADD_KEY_SPEND = `
   where k.id = d.id`;
 
 const ADD_BUDGET_SPEND = `
-  insert into budget_spend as b (level, subject, period_end, spend)
-  select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::numeric[])
-  on conflict (level, subject, period_end) do update set spend = b.spend + excluded.spend, updated_at = now()`;
+  insert into budget_spend as b (level, subject, period_end, spend, calls)
+  select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::numeric[], $5::bigint[])
+  on conflict (level, subject, period_end) do update set spend = b.spend + excluded.spend, calls = b.calls + excluded.calls, updated_at = now()`;
 
 /**
  * Spend off the request path: record() only adds to in-memory totals; a write-behind flush moves
@@ -205,7 +207,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
 
   /** A call's cost on a budget level above or beside the key (budgets/Budgets calls it, knowing the period). */
   recordBudgetSpend(entry: BudgetSpendEntry): void {
-    if (entry.costUsd <= 0n) return;
+    if (entry.costUsd <= 0n && entry.calls === 0) return;
     addBudgetSpend(this.budgets, entry);
     this.schedule();
   }
@@ -324,6 +326,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
           budgetRows.map((row) => row.subject),
           budgetRows.map((row) => (row.periodEnd === null ? 'infinity' : new Date(row.periodEnd).toISOString())),
           budgetRows.map((row) => usdDecimal(row.costUsd)),
+          budgetRows.map((row) => row.calls),
         ]);
       }
     });
@@ -362,7 +365,10 @@ function addBudgetSpend(into: Map<string, BudgetSpendEntry>, entry: BudgetSpendE
   const id = `${entry.level}\0${entry.subject}\0${entry.periodEnd ?? 'infinity'}`;
   const existing = into.get(id);
   if (!existing) into.set(id, { ...entry });
-  else existing.costUsd += entry.costUsd;
+  else {
+    existing.costUsd += entry.costUsd;
+    existing.calls += entry.calls;
+  }
 }
 
 function addKeyTotals(into: Map<string, KeyTotals>, keyId: string, totals: KeyTotals): void {
