@@ -248,4 +248,54 @@ describe("LiteLLM's budget API: tags", () => {
     expect((await call('POST', '/tag/info', { names: ['engineering'] })).status).toBe(404);
     expect(await call('POST', '/tag/new', { name: 'routed', models: ['fast'] })).toMatchObject({ status: 400, json: { error: { code: 'unsupported_field' } } });
   });
+
+  it("lists single calls as LiteLLM's /spend/logs does: newest first, paged, filtered, metadata only", async () => {
+    const logger = await call('POST', '/key/generate', { team_id: 'logs', key_alias: 'logger' });
+    const client = new OpenAI({ apiKey: logger.json['key'] as string, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    const ids: string[] = [];
+    for (const [user, tags] of [
+      ['u1', ['nightly']],
+      ['u2', ['nightly', 'batch']],
+      ['u1', []],
+    ] as const) {
+      const { response } = await client.chat.completions
+        .create({ model: 'fast', user, messages: [{ role: 'user', content: 'secret-prompt-marker' }], metadata: { tags: [...tags] } as unknown as Record<string, string> })
+        .withResponse();
+      ids.push(response.headers.get('x-arbor-call-id') as string);
+    }
+    const listed = await call('GET', `/spend/logs?api_key=${logger.json['key']}`);
+    expect(listed.status).toBe(200);
+    expect(listed.json.map((log: Json) => log['request_id'])).toEqual([...ids].reverse());
+    expect(listed.json[2]).toEqual({
+      request_id: ids[0],
+      api_key: logger.json['token'],
+      team_id: 'logs',
+      end_user: 'u1',
+      request_tags: ['nightly'],
+      model: 'fast',
+      model_group: 'fast',
+      model_id: expect.any(String),
+      custom_llm_provider: 'openai',
+      prompt_tokens: expect.any(Number),
+      completion_tokens: expect.any(Number),
+      total_tokens: expect.any(Number),
+      spend: expect.any(Number),
+      status: 'success',
+      startTime: expect.any(String),
+      endTime: expect.any(String),
+      request_duration_ms: expect.any(Number),
+      cache_hit: 'False',
+      metadata: { key_alias: 'logger', status_code: 200 },
+    });
+    // Metadata only: never what was asked or answered.
+    expect(JSON.stringify(listed.json)).not.toContain('secret-prompt-marker');
+
+    const page = (query: string) => call('GET', `/spend/logs?api_key=${logger.json['key']}&${query}`).then(({ json }) => json.map((log: Json) => log['request_id']));
+    expect(await page('page_size=2')).toEqual([ids[2], ids[1]]);
+    expect(await page('page_size=2&page=2')).toEqual([ids[0]]);
+    expect(await page('end_user=u1')).toEqual([ids[2], ids[0]]);
+    expect(await page('tags=batch')).toEqual([ids[1]]);
+    expect(await page(`request_id=${ids[1]}`)).toEqual([ids[1]]);
+    expect(await page('team_id=logs&model=fast&summarize=false')).toHaveLength(3);
+  });
 });

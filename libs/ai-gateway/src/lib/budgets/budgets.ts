@@ -192,7 +192,7 @@ function describe(budget: AppliedBudget, alias: string | undefined): string {
 }
 
 /** The caller's own customer: the x-arbor-end-user header, else `user` of the request as parsed. */
-function endUserOf(body: Record<string, unknown> | undefined, headers: IncomingHttpHeaders | undefined): string | undefined {
+export function endUserOf(body: Record<string, unknown> | undefined, headers: IncomingHttpHeaders | undefined): string | undefined {
   const header = headers?.[END_USER_HEADER];
   if (typeof header === 'string' && header !== '') return header;
   const user = body?.['user'];
@@ -212,7 +212,7 @@ function hasTags(body: Record<string, unknown> | undefined, headers: IncomingHtt
 const NO_TAGS: readonly string[] = Object.freeze([]);
 
 /** The call's tags, LiteLLM's way: `metadata.tags` of the request as parsed, else the x-arbor-tags header; distinct, at most 32. */
-function tagsOf(body: Record<string, unknown> | undefined, headers: IncomingHttpHeaders | undefined): readonly string[] {
+export function tagsOf(body: Record<string, unknown> | undefined, headers: IncomingHttpHeaders | undefined): readonly string[] {
   if (!hasTags(body, headers)) return NO_TAGS;
   const metadata = body?.['metadata'] as Record<string, unknown> | undefined;
   const listed = metadata?.['tags'];

@@ -422,7 +422,8 @@ export class CallPipeline {
     const hit = state.replayed ? { replayed: { deploymentId: state.replayed.deploymentId, provider: state.replayed.provider } } : {};
     // Spend and metrics by the configured model_name (a wildcard's pattern): names clients send stay out of the series.
     const group = this.deployments.groupName(state.progress.alias);
-    const { keySpend } = state.admission?.settle({ alias: group, deployment, usage, cost, failed: failure !== undefined, ...hit }) ?? {};
+    const callId = state.headers['x-arbor-call-id'] as string;
+    const { keySpend } = state.admission?.settle({ alias: group, deployment, usage, cost, failed: failure !== undefined, callId, status: failure?.status, ...hit }) ?? {};
     state.outcome = {
       alias: group,
       deployment,

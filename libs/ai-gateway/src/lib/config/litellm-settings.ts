@@ -122,7 +122,19 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: 'general_settings', key: 'database_url', kind: 'warned', why: 'the database is AIGW_DATABASE_URL' },
   { section: 'general_settings', key: 'database_connection_pool_limit', kind: 'warned', why: "the pool is the service's own" },
   { section: 'general_settings', key: 'store_model_in_db', kind: 'warned', why: 'models come from AIGW_CONFIG only' },
-  { section: 'general_settings', key: 'disable_spend_logs', kind: 'warned', why: 'spend is kept as daily totals, never per call' },
+  {
+    section: 'general_settings',
+    key: 'disable_spend_logs',
+    kind: 'served',
+    why: 'true: no record of single calls is kept (/spend/logs lists none); spend totals and budgets are kept anyway',
+  },
+  {
+    section: 'general_settings',
+    key: 'maximum_spend_logs_retention_period',
+    kind: 'served',
+    why: 'how long records of single calls are kept (30d when unset: 1h, 7d, 30d…); older ones are pruned in batches',
+  },
+  { section: 'general_settings', key: 'maximum_spend_logs_retention_interval', kind: 'warned', why: 'records of single calls are pruned every hour' },
   { section: 'general_settings', key: 'alerting', kind: 'warned', why: 'alert on /metrics instead' },
   { section: 'general_settings', key: 'alerting_threshold', kind: 'warned', why: 'alert on /metrics instead' },
   { section: 'general_settings', key: 'background_health_checks', kind: 'warned', why: 'deployments cool down on failures instead' },
@@ -309,6 +321,8 @@ export interface LiteLLMSettings {
   guardrails?: readonly GuardrailDefinition[];
   /** litellm_settings.max_budget, budget_duration and timezone; absent: no workspace budget, periods in UTC. */
   budgets?: BudgetSettings;
+  /** Records of single calls (/spend/logs): off with general_settings.disable_spend_logs; kept retentionMs (30 days unless maximum_spend_logs_retention_period says). */
+  spendLogs?: { enabled: boolean; retentionMs: number };
 }
 
 export const DEFAULT_LITELLM_SETTINGS: LiteLLMSettings = { dropParams: false, alwaysIncludeStreamUsage: false, passThroughEndpoints: [], passThroughAllowedPaths: [] };
@@ -370,6 +384,7 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
   const requestTimeoutS = read.positive(litellm['request_timeout'], 'litellm_settings.request_timeout');
   const guardrails = readGuardrails(meantRoot['guardrails'], problem);
   const budgets = readBudgetSettings(litellm, problem);
+  const spendLogs = readSpendLogSettings(general, read, problem);
   const settings: LiteLLMSettings = {
     dropParams: read.boolean(litellm['drop_params'], 'litellm_settings.drop_params') ?? false,
     ...(cache ? { cache } : {}),
@@ -381,8 +396,22 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
     ...(requestTimeoutS !== undefined ? { requestTimeoutS } : {}),
     ...(guardrails.length > 0 ? { guardrails } : {}),
     ...(budgets.workspace || budgets.timeZone !== 'UTC' ? { budgets } : {}),
+    ...(spendLogs ? { spendLogs } : {}),
   };
   return { settings, routerSection: router, litellmSection: litellm, problems, warnings };
+}
+
+/** Records of single calls are kept 30 days unless maximum_spend_logs_retention_period says otherwise. */
+export const DEFAULT_SPEND_LOGS_RETENTION_MS = 30 * 86_400_000;
+const RETENTION_UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+
+function readSpendLogSettings(general: Record<string, unknown>, read: SettingReader, problem: (at: string, message: string) => void): LiteLLMSettings['spendLogs'] {
+  const disabled = read.boolean(general['disable_spend_logs'], 'general_settings.disable_spend_logs');
+  const period = read.string(general['maximum_spend_logs_retention_period'], 'general_settings.maximum_spend_logs_retention_period');
+  const [, amount, unit] = period === undefined ? [] : (/^([1-9][0-9]{0,5})(s|m|h|d|w)$/.exec(period) ?? []);
+  if (period !== undefined && unit === undefined) problem('general_settings.maximum_spend_logs_retention_period', 'must look like 1h, 7d, 30d or 2w');
+  if (disabled === undefined && period === undefined) return undefined;
+  return { enabled: disabled !== true, retentionMs: unit !== undefined ? Number(amount) * (RETENTION_UNIT_MS[unit] ?? 0) : DEFAULT_SPEND_LOGS_RETENTION_MS };
 }
 
 /** The keys SETTING_RULES knows in one section. */

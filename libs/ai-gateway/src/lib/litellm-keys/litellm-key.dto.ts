@@ -288,13 +288,58 @@ export class SpendLogsQuery {
   @MaxLength(200)
   api_key?: string;
 
-  @ApiPropertyOptional({ description: 'Only true (daily totals): single requests are not kept.' })
+  @ApiPropertyOptional({ description: 'With start_date and end_date, true (the default) answers daily totals; false, or no dates, lists single calls.' })
   @IsOptional()
   @Transform(booleanQuery)
   @IsBoolean()
   summarize?: boolean;
 
-  // Per-request logs and users are not kept: refused when given.
+  @ApiPropertyOptional({ description: 'Only this call (its x-arbor-call-id).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  request_id?: string;
+
+  @ApiPropertyOptional({ description: "Only this project's calls (LiteLLM's team)." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  team_id?: string;
+
+  @ApiPropertyOptional({ description: "Only this end user's calls." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  end_user?: string;
+
+  @ApiPropertyOptional({ description: 'Only the calls of this alias.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  model?: string;
+
+  @ApiPropertyOptional({ description: 'Only the calls carrying this tag.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  tags?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  page?: number;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  page_size?: number;
+
+  // Persons are not served yet: refused when given.
   @Allow() user_id?: unknown;
-  @Allow() request_id?: unknown;
 }

@@ -65,6 +65,26 @@ export interface BudgetSpendEntry {
   calls: number;
 }
 
+/** One call, as /spend/logs lists it: metadata only, never content. */
+export interface CallRecord {
+  /** x-arbor-call-id when the route made one. */
+  id?: string | undefined;
+  startedAt: number;
+  keyId: string | null;
+  project: string | null;
+  endUser: string | null;
+  tags: readonly string[];
+  alias: string;
+  deploymentId: string | null;
+  provider: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  status: number;
+  latencyMs: number;
+  cacheHit: boolean;
+}
+
 interface HourlyCalls {
   hour: string;
   project: string;
@@ -129,6 +149,14 @@ const ADD_BUDGET_SPEND = `
   select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::numeric[], $5::bigint[])
   on conflict (level, subject, period_end) do update set spend = b.spend + excluded.spend, calls = b.calls + excluded.calls, updated_at = now()`;
 
+const APPEND_CALL_RECORDS = `
+  insert into call_records (id, started_at, key_id, project, end_user, tags, alias, deployment_id, provider, prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit)
+  select coalesce(id, gen_random_uuid()), started_at, key_id, project, end_user, coalesce(string_to_array(tags, E'\\x1f'), '{}'), alias, deployment_id, provider,
+         prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit
+    from unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::bigint[],
+                $12::numeric[], $13::integer[], $14::double precision[], $15::boolean[])
+      as d(id, started_at, key_id, project, end_user, tags, alias, deployment_id, provider, prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit)`;
+
 /**
  * Spend off the request path: record() only adds to in-memory totals; a write-behind flush moves
  * them to PostgreSQL at most once a second and on shutdown, so a crash loses at most that second.
@@ -143,6 +171,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
   private keys = new Map<string, KeyTotals>();
   private hourly = new Map<string, HourlyCalls>();
   private budgets = new Map<string, BudgetSpendEntry>();
+  private calls: CallRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
   /** The UTC day of the latest call and when it ends: formatting a date per call was half of record(). */
   private day = { name: '', endsAt: 0 };
@@ -212,19 +241,27 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.schedule();
   }
 
+  /** One call for /spend/logs (appended, never updated; general_settings.disable_spend_logs turns it off). */
+  recordCallRecord(record: CallRecord): void {
+    this.calls.push(record);
+    this.schedule();
+  }
+
   /** Writes everything recorded so far; one flush at a time. Rejects (keeping the totals) when the database fails. */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (this.daily.size === 0 && this.keys.size === 0 && this.hourly.size === 0 && this.budgets.size === 0) return;
+    if (this.daily.size === 0 && this.keys.size === 0 && this.hourly.size === 0 && this.budgets.size === 0 && this.calls.length === 0) return;
     const daily = this.daily;
     const keys = this.keys;
     const hourly = this.hourly;
     const budgets = this.budgets;
+    const calls = this.calls;
+    this.calls = [];
     this.daily = new Map();
     this.keys = new Map();
     this.hourly = new Map();
     this.budgets = new Map();
-    const writing = this.write(daily, keys, hourly, budgets);
+    const writing = this.write(daily, keys, hourly, budgets, calls);
     this.flushing = writing.then(
       () => undefined,
       () => undefined,
@@ -238,6 +275,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
       for (const [keyId, totals] of keys) addKeyTotals(this.keys, keyId, totals);
       for (const calls of hourly.values()) addHourly(this.hourly, calls);
       for (const entry of budgets.values()) addBudgetSpend(this.budgets, entry);
+      this.calls = calls.concat(this.calls);
       throw error;
     } finally {
       this.flushing = undefined;
@@ -275,7 +313,13 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.timer.unref();
   }
 
-  private async write(daily: Map<string, DailyTotals>, keys: Map<string, KeyTotals>, hourly: Map<string, HourlyCalls>, budgets: Map<string, BudgetSpendEntry>): Promise<void> {
+  private async write(
+    daily: Map<string, DailyTotals>,
+    keys: Map<string, KeyTotals>,
+    hourly: Map<string, HourlyCalls>,
+    budgets: Map<string, BudgetSpendEntry>,
+    calls: readonly CallRecord[],
+  ): Promise<void> {
     // In one order on every replica: the rollup trigger's row locks are then taken in that order too (no deadlock).
     const rows = [...daily.values()].sort((a, b) => compare(a.project, b.project) || compare(a.day, b.day) || compare(a.alias, b.alias));
     const keyRows = [...keys.entries()];
@@ -327,6 +371,26 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
           budgetRows.map((row) => (row.periodEnd === null ? 'infinity' : new Date(row.periodEnd).toISOString())),
           budgetRows.map((row) => usdDecimal(row.costUsd)),
           budgetRows.map((row) => row.calls),
+        ]);
+      }
+      // Appended only: no row is locked or updated, so spend logs never wait on each other.
+      if (calls.length > 0) {
+        await manager.query(APPEND_CALL_RECORDS, [
+          calls.map((row) => row.id ?? null),
+          calls.map((row) => new Date(row.startedAt).toISOString()),
+          calls.map((row) => row.keyId),
+          calls.map((row) => row.project),
+          calls.map((row) => row.endUser),
+          calls.map((row) => (row.tags.length > 0 ? row.tags.join('\u001f') : null)),
+          calls.map((row) => row.alias),
+          calls.map((row) => row.deploymentId),
+          calls.map((row) => row.provider),
+          calls.map((row) => wholeTokens(row.promptTokens)),
+          calls.map((row) => wholeTokens(row.completionTokens)),
+          calls.map((row) => usdDecimal(usd(row.costUsd))),
+          calls.map((row) => row.status),
+          calls.map((row) => row.latencyMs),
+          calls.map((row) => row.cacheHit),
         ]);
       }
     });
