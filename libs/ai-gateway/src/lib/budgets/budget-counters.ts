@@ -36,8 +36,15 @@ const PERIOD_GRACE_MS = 3_600_000;
 export class BudgetCounters {
   // Bounded: the least recently used budget's figures go first and are seeded again when it comes back.
   private readonly local = new LRUCache<string, LocalSpend>({ max: 100_000 });
+  /** This database's budget_namespace: the counters of another gateway sharing the Redis are others. */
+  private namespace = '';
 
   constructor(private readonly redis: GatewayRedis) {}
+
+  /** Set at start, before the first call. */
+  useNamespace(namespace: string): void {
+    this.namespace = namespace;
+  }
 
   /** What the database holds for a budget's period (read at start), unless this replica knows more. */
   seed(budget: AppliedBudget, persisted: UsdUnits): void {
@@ -57,7 +64,7 @@ export class BudgetCounters {
             reads.push(-1);
             continue;
           }
-          const name = redisName(budget);
+          const name = this.redisName(budget);
           pipeline.set(name, this.localOf(budget).spent.toString(), 'NX');
           if (budget.periodEnd === null) pipeline.pexpire(name, LIFETIME_TTL_MS);
           else pipeline.pexpireat(name, budget.periodEnd + PERIOD_GRACE_MS);
@@ -82,8 +89,13 @@ export class BudgetCounters {
     const redis = this.redis.ready;
     if (!redis) return;
     const pipeline = redis.pipeline();
-    for (const budget of budgets) if (!budget.reportOnly) pipeline.incrby(redisName(budget), cost.toString());
+    for (const budget of budgets) if (!budget.reportOnly) pipeline.incrby(this.redisName(budget), cost.toString());
     if (pipeline.length > 0) pipeline.exec().catch((error: unknown) => this.redis.unavailable(error));
+  }
+
+  /** One hash tag per budget and period: each is a counter of its own. */
+  private redisName(budget: AppliedBudget): string {
+    return `aigw:budget:${this.namespace}:{${budget.level}:${budget.subject}}:${budget.periodEnd ?? 'lifetime'}`;
   }
 
   private localOf(budget: AppliedBudget): LocalSpend {
@@ -100,9 +112,4 @@ export class BudgetCounters {
     }
     return spend;
   }
-}
-
-/** One hash tag per budget and period: each is a counter of its own. */
-function redisName(budget: AppliedBudget): string {
-  return `aigw:budget:{${budget.level}:${budget.subject}}:${budget.periodEnd ?? 'lifetime'}`;
 }

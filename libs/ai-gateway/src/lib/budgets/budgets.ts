@@ -78,6 +78,8 @@ export class Budgets implements OnApplicationBootstrap {
 
   // What earlier runs (and other replicas) spent in the current period, before the first call.
   async onApplicationBootstrap(): Promise<void> {
+    const [namespace] = (await this.dataSource.query('select id::text as id from budget_namespace limit 1')) as { id: string }[];
+    if (namespace) this.counters.useNamespace(namespace.id);
     if (!this.workspace) return;
     const [budget] = this.workspaceBudgets(this.workspace, this.clock.now());
     if (budget) await this.seed(budget);

@@ -19,9 +19,13 @@ export class CreateBudgetSpend1764600350100 implements MigrationInterface {
         updated_at timestamptz not null default now(),
         primary key (level, subject, period_end)
       )`);
+    // This database's own name for its budget counters in Redis, which another gateway (another database) may share.
+    await queryRunner.query('create table budget_namespace (id uuid primary key default gen_random_uuid())');
+    await queryRunner.query('insert into budget_namespace default values');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('drop table budget_namespace');
     await queryRunner.query('drop table budget_spend');
   }
 }
