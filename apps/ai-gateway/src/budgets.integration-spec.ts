@@ -92,3 +92,44 @@ litellm_settings:
     }
   });
 });
+
+describe('budgets while the shared Redis is gone (AIGW_BUDGETS_WITHOUT_REDIS)', () => {
+  let fake: FakeProvidersProcess;
+  let database: TestDatabase;
+  const running: RunningService<AiGatewayConfig>[] = [];
+
+  // A Redis nobody listens on: configured, never reachable.
+  const start = async (budgets: string, env: Record<string, string>): Promise<RunningService<AiGatewayConfig>> => {
+    const config = writeConfig(`model_list:
+  - model_name: fast
+    litellm_params: { model: openai/gpt-4o-mini, api_base: ${fake.url}/v1, api_key: sk-upstream }
+    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }
+${budgets}`);
+    const gateway = await startTestGateway(database, config, { AIGW_REDIS_URL: 'redis://127.0.0.1:1', ...env });
+    running.push(gateway);
+    return gateway;
+  };
+  const chat = (gateway: RunningService<AiGatewayConfig>) =>
+    new OpenAI({ apiKey: MASTER_KEY, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'hello' }] });
+
+  beforeAll(async () => {
+    fake = await startFake();
+    database = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    for (const gateway of running) await gateway.close();
+    await database?.drop();
+    await fake?.stop();
+  });
+
+  it('refuses the calls a budget level applies to with 503 by default (closed), since spend elsewhere is unknown', async () => {
+    const gateway = await start('litellm_settings: { max_budget: 10 }\n', {});
+    expect(await rejectionOf(chat(gateway))).toMatchObject({ status: 503, code: 'budget_check_unavailable' });
+  });
+
+  it('counts on in the replica alone when told to (open), and never holds back calls no budget level applies to', async () => {
+    await expect(chat(await start('litellm_settings: { max_budget: 10 }\n', { AIGW_BUDGETS_WITHOUT_REDIS: 'open' }))).resolves.toBeDefined();
+    await expect(chat(await start('', {}))).resolves.toBeDefined();
+  });
+});

@@ -50,6 +50,8 @@ export interface GatewayOptions {
   apiBaseOverrides?: string;
   /** AIGW_REDIS_URL: key limits shared by every replica; none keeps them in process. */
   redisUrl?: string;
+  /** AIGW_BUDGETS_WITHOUT_REDIS: budget levels refuse their calls (closed, the default) or count per replica (open) while Redis is unreachable. */
+  budgetsWithoutRedis?: 'closed' | 'open';
   /** AIGW_RESPONSES_RETENTION, in milliseconds: how long stored responses are kept (30 days by default). */
   responsesRetentionMs?: number;
   /** AIGW_MAX_UPLOAD_SIZE, in bytes: the largest multipart upload (1 GiB by default). */
@@ -82,6 +84,7 @@ export class GatewayModule {
       ...(masterKey !== undefined ? { masterKey } : {}),
       responsesRetentionMs: options.responsesRetentionMs ?? DEFAULT_RESPONSES_RETENTION_MS,
       knownModels,
+      budgetsWithoutRedis: options.budgetsWithoutRedis ?? 'closed',
       ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
     };
     // Prices are checked now too: a bad price file or model_info price stops the start.

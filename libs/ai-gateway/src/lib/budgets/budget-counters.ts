@@ -26,6 +26,9 @@ const LIFETIME_TTL_MS = 30 * 86_400_000;
 // A period's counter outlives the period a little, for replicas whose clocks differ slightly.
 const PERIOD_GRACE_MS = 3_600_000;
 
+/** Redis is configured but cannot answer, and budgets fail closed (AIGW_BUDGETS_WITHOUT_REDIS). */
+export class BudgetsUnavailable extends Error {}
+
 /**
  * What each budget has spent in its period: in this process, and with AIGW_REDIS_URL in Redis,
  * shared by every replica (one pipelined round trip per admission, settling without waiting).
@@ -39,7 +42,11 @@ export class BudgetCounters {
   /** This database's budget_namespace: the counters of another gateway sharing the Redis are others. */
   private namespace = '';
 
-  constructor(private readonly redis: GatewayRedis) {}
+  constructor(
+    private readonly redis: GatewayRedis,
+    /** While a configured Redis is unreachable: refuse (closed) or count in this replica (open). */
+    private readonly withoutRedis: 'closed' | 'open' = 'closed',
+  ) {}
 
   /** Set at start, before the first call. */
   useNamespace(namespace: string): void {
@@ -79,6 +86,7 @@ export class BudgetCounters {
         this.redis.unavailable(error);
       }
     }
+    if (this.redis.client && this.withoutRedis === 'closed' && budgets.some((budget) => !budget.reportOnly)) throw new BudgetsUnavailable('Redis is unreachable');
     return budgets.map((budget) => (budget.reportOnly ? 0n : this.localOf(budget).spent));
   }
 

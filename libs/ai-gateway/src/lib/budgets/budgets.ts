@@ -13,7 +13,7 @@ import { GatewayRedis } from '../limits/gateway-redis';
 import { budgetExceeded } from '../limits/limit-refusals';
 import { usdNumber, usdUnits } from '../pricing/usd';
 import { SpendRecorder } from '../spend/spend-recorder';
-import { type AppliedBudget, BudgetCounters } from './budget-counters';
+import { type AppliedBudget, BudgetCounters, BudgetsUnavailable } from './budget-counters';
 import { BudgetLimits } from './budget-limits';
 import type { WorkspaceBudgetSettings } from './budget-settings';
 
@@ -73,7 +73,7 @@ export class Budgets implements OnApplicationBootstrap {
   ) {
     this.workspace = settings.litellm.budgets?.workspace;
     this.timeZone = settings.litellm.budgets?.timeZone ?? 'UTC';
-    this.counters = new BudgetCounters(redis);
+    this.counters = new BudgetCounters(redis, settings.budgetsWithoutRedis ?? 'closed');
   }
 
   // What earlier runs (and other replicas) spent in the current period, before the first call.
@@ -97,7 +97,10 @@ export class Budgets implements OnApplicationBootstrap {
     const applied = this.applying(caller, alias, body, headers, now);
     if (applied.length === 0) return undefined;
     for (const budget of applied) if (!budget.reportOnly) await this.seed(budget);
-    const spent = await this.counters.spent(applied);
+    const spent = await this.counters.spent(applied).catch((error: unknown) => {
+      if (error instanceof BudgetsUnavailable) throw budgetsUnavailable();
+      throw error;
+    });
     applied.forEach((budget, index) => {
       const used = spent[index] ?? 0n;
       if (budget.maxBudget !== null && used >= budget.maxBudget) throw budgetExceeded(usdNumber(used), usdNumber(budget.maxBudget), describe(budget, alias));
@@ -200,6 +203,15 @@ export function endUserOf(body: Record<string, unknown> | undefined, headers: In
   const user = body?.['user'];
   return typeof user === 'string' && user !== '' ? user : undefined;
 }
+
+// Budgets fail closed while the Redis their replicas share is gone: what was spent elsewhere is unknown.
+const budgetsUnavailable = () =>
+  new ProviderError(
+    503,
+    'service_unavailable',
+    'Budgets cannot be checked: the Redis the replicas share is unreachable (AIGW_BUDGETS_WITHOUT_REDIS=closed). Try again shortly.',
+    'budget_check_unavailable',
+  );
 
 const endUserBlocked = (endUser: string) =>
   new ProviderError(403, 'permission_error', `The end user "${excerpt(endUser)}" is blocked on this gateway (/customer/block).`, 'end_user_blocked');
