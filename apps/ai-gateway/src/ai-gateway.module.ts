@@ -23,6 +23,7 @@ export class AiGatewayModule {
       masterKey: config.AIGW_MASTER_KEY,
       priceMapFile: config.AIGW_PRICE_MAP,
       redisUrl: config.AIGW_REDIS_URL,
+      budgetsWithoutRedis: config.AIGW_BUDGETS_WITHOUT_REDIS,
       apiBaseOverrides: config.AIGW_API_BASE_OVERRIDES,
       responsesRetentionMs: durationMs(config.AIGW_RESPONSES_RETENTION),
       maxUploadBytes: config.maxUploadBytes,

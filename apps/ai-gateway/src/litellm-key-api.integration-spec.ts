@@ -198,13 +198,44 @@ describe("LiteLLM's key API", () => {
     expect(refused).toMatchObject({ status: 400, code: 'budget_exceeded' });
   });
 
+  it("honours model_max_budget as LiteLLM's docs write it: the key is refused on that alias only, naming it", async () => {
+    // One call of "fast" costs 0.017: over the alias's budget of 0.01 after the first.
+    const created = await generate({ team_id: 'alpha', model_max_budget: { fast: { budget_limit: '0.01', time_period: '1d' } } });
+    expect(created['model_max_budget']).toEqual({ fast: { budget_limit: 0.01, time_period: '1d' } });
+    await chat(created['key']);
+    const refused = await rejectionOf(chat(created['key']));
+    expect(refused).toBeInstanceOf(BadRequestError);
+    expect(refused).toMatchObject({ status: 400, code: 'budget_exceeded' });
+    expect((refused as BadRequestError).message).toBe('400 Budget has been exceeded! Current cost: 0.017, Max budget: 0.01 (the key\'s model_max_budget for "fast")');
+    await expect(chat(created['key'], 'cheap')).resolves.toBeDefined();
+    // Raised with /key/update, the alias is open again.
+    const updated = await call('POST', '/key/update', { key: created['key'], model_max_budget: { fast: { budget_limit: 1, time_period: '1d' } } });
+    expect(updated).toMatchObject({ status: 200, json: { model_max_budget: { fast: { budget_limit: 1, time_period: '1d' } } } });
+    await expect(chat(created['key'])).resolves.toBeDefined();
+  });
+
+  it('raises one alert when a key reaches its soft_budget in the period, and refuses nothing for it', async () => {
+    const alerts = async () =>
+      Number(/^arbor_aigw_budget_alerts_total\{[^}]*threshold="soft_budget"[^}]*\} (\d+)$/m.exec(await (await fetch(`${gateway.url}/metrics`)).text())?.[1] ?? 0);
+    const before = await alerts();
+    // Calls of 0.017 each: the second takes the period's spend past 0.02.
+    const created = await generate({ team_id: 'alpha', max_budget: 1, budget_duration: '30d', soft_budget: 0.02 });
+    expect(created['soft_budget']).toBe(0.02);
+    await chat(created['key']);
+    expect(await alerts()).toBe(before);
+    await chat(created['key']);
+    expect(await alerts()).toBe(before + 1);
+    await chat(created['key']);
+    expect(await alerts()).toBe(before + 1);
+  });
+
   it('refuses what it cannot honour with 400 naming the field, and changes nothing', async () => {
     expect(await call('POST', '/key/generate', { models: ['fast'] })).toMatchObject({ status: 400, json: { error: { code: 'project_required' } } });
     expect(await call('POST', '/key/generate', { team_id: 'Not A Slug' })).toMatchObject({
       status: 400,
       json: { error: { code: 'invalid_request', details: { fields: { team_id: expect.any(Array) } } } },
     });
-    for (const field of [{ user_id: 'alice' }, { model_max_budget: { fast: 1 } }, { allowed_cache_controls: ['no-cache'] }, { key: 'sk-my-own-key' }, { spend: 3 }]) {
+    for (const field of [{ user_id: 'alice' }, { tags: ['prod'] }, { allowed_cache_controls: ['no-cache'] }, { key: 'sk-my-own-key' }, { spend: 3 }]) {
       const name = Object.keys(field)[0] as string;
       const refused = await call('POST', '/key/generate', { team_id: 'refusals', ...field });
       expect({ name, refused }).toMatchObject({
@@ -213,6 +244,10 @@ describe("LiteLLM's key API", () => {
       });
     }
     expect(await call('POST', '/key/generate', { team_id: 'refusals', not_a_litellm_field: 1 })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
+    expect(await call('POST', '/key/generate', { team_id: 'refusals', model_max_budget: { fast: 1 } })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'invalid_request', details: { fields: { model_max_budget: [expect.stringContaining('"fast" must be {budget_limit, time_period}')] } } } },
+    });
     expect((await call('GET', '/key/list?team_id=refusals')).json['total_count']).toBe(0);
   });
 
@@ -232,7 +267,7 @@ describe("LiteLLM's key API", () => {
     expect(json).toEqual([
       { startTime: today, spend: expect.closeTo(0.017, 10), models: { fast: expect.closeTo(0.017, 10) }, users: {}, [created['token']]: expect.closeTo(0.017, 10) },
     ]);
-    expect((await call('GET', '/spend/logs')).status).toBe(400);
+    expect(await call('GET', '/spend/logs?user_id=alice')).toMatchObject({ status: 400, json: { error: { code: 'unsupported_field' } } });
   });
 
   it('answers spend as the exact decimal where adding floats would show noise (0.00003 + 0.00012)', async () => {

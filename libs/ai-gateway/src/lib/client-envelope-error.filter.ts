@@ -20,8 +20,8 @@ export class ClientEnvelopeErrorFilter implements ExceptionFilter {
   }
 }
 
-// The platform's own routes and the admin API (LiteLLM's key API too) keep the platform envelope.
-export const PLATFORM_PATHS = /^\/(api\/|key\/|spend\/logs$|healthz$|readyz$|metrics$)/;
+// The platform's own routes and the admin API (LiteLLM's key, customer, team and tag APIs too) keep the platform envelope.
+export const PLATFORM_PATHS = /^\/(api\/|key\/|customer\/|team\/|tag\/|spend\/(logs|tags)$|healthz$|readyz$|metrics$)/;
 
 /**
  * For the platform's error filter: errors raised before a gateway controller runs (a malformed

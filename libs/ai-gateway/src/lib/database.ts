@@ -18,9 +18,15 @@ import { OwnedResource } from './resources/owned-resource.entity';
 import { IndexOwnedUpstreamIds1764200000100 } from './migrations/1764200000100-IndexOwnedUpstreamIds';
 import { MoneyAsNumeric1764300000100 } from './migrations/1764300000100-MoneyAsNumeric';
 import { AddVirtualKeyGuardrails1764400000100 } from './migrations/1764400000100-AddVirtualKeyGuardrails';
+import { CreateBudgetSpend1764600350100 } from './migrations/1764600350100-CreateBudgetSpend';
+import { AddVirtualKeyModelBudgets1764600350200 } from './migrations/1764600350200-AddVirtualKeyModelBudgets';
+import { AddVirtualKeySoftBudget1764600350300 } from './migrations/1764600350300-AddVirtualKeySoftBudget';
+import { CreateBudgetLimits1764600350400 } from './migrations/1764600350400-CreateBudgetLimits';
+import { CreateCallRecords1764600350500 } from './migrations/1764600350500-CreateCallRecords';
+import { BudgetLimit } from './budgets/budget-limit.entity';
 
 /** For the gateway service's DatabaseModule.forRoot. */
-export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse, OwnedResource];
+export const AI_GATEWAY_ENTITIES = [VirtualKey, StoredResponse, OwnedResource, BudgetLimit];
 export const AI_GATEWAY_MIGRATIONS = [
   CreateVirtualKeys1763800000100,
   AddVirtualKeySpend1763800000200,
@@ -39,4 +45,9 @@ export const AI_GATEWAY_MIGRATIONS = [
   IndexOwnedUpstreamIds1764200000100,
   MoneyAsNumeric1764300000100,
   AddVirtualKeyGuardrails1764400000100,
+  CreateBudgetSpend1764600350100,
+  AddVirtualKeyModelBudgets1764600350200,
+  AddVirtualKeySoftBudget1764600350300,
+  CreateBudgetLimits1764600350400,
+  CreateCallRecords1764600350500,
 ];

@@ -11,6 +11,8 @@ export interface GatewaySettings extends GatewayConfig {
   knownModels?: KnownModels;
   /** AIGW_MAX_UPLOAD_SIZE: the largest multipart upload accepted (DEFAULT_MAX_UPLOAD_BYTES when unset). */
   maxUploadBytes?: number;
+  /** AIGW_BUDGETS_WITHOUT_REDIS; closed when unset. */
+  budgetsWithoutRedis?: 'closed' | 'open';
 }
 
 /** Uploads (image edits, audio to transcribe) up to 1 GiB unless AIGW_MAX_UPLOAD_SIZE says otherwise; they are spooled to disk, never held in memory. */

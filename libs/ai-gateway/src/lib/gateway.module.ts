@@ -22,7 +22,10 @@ import { KeyVerifier } from './keys/key-verifier';
 import { KeysModule } from './keys/keys.module';
 import { GATEWAY_REDIS_URL, GatewayRedis, withGatewayRedis } from './limits/gateway-redis';
 import { LimitsModule } from './limits/limits.module';
+import { LiteLlmCustomersModule } from './litellm-customers/litellm-customers.module';
 import { LiteLlmKeysModule } from './litellm-keys/litellm-keys.module';
+import { LiteLlmTagsModule } from './litellm-tags/litellm-tags.module';
+import { LiteLlmTeamsModule } from './litellm-teams/litellm-teams.module';
 import { ModelsController } from './models.controller';
 import { ModelPrices, readPriceMapFile } from './pricing/model-prices';
 import { AiGatewayProjectSync } from './projects/project-sync';
@@ -47,6 +50,8 @@ export interface GatewayOptions {
   apiBaseOverrides?: string;
   /** AIGW_REDIS_URL: key limits shared by every replica; none keeps them in process. */
   redisUrl?: string;
+  /** AIGW_BUDGETS_WITHOUT_REDIS: budget levels refuse their calls (closed, the default) or count per replica (open) while Redis is unreachable. */
+  budgetsWithoutRedis?: 'closed' | 'open';
   /** AIGW_RESPONSES_RETENTION, in milliseconds: how long stored responses are kept (30 days by default). */
   responsesRetentionMs?: number;
   /** AIGW_MAX_UPLOAD_SIZE, in bytes: the largest multipart upload (1 GiB by default). */
@@ -79,6 +84,7 @@ export class GatewayModule {
       ...(masterKey !== undefined ? { masterKey } : {}),
       responsesRetentionMs: options.responsesRetentionMs ?? DEFAULT_RESPONSES_RETENTION_MS,
       knownModels,
+      budgetsWithoutRedis: options.budgetsWithoutRedis ?? 'closed',
       ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
     };
     // Prices are checked now too: a bad price file or model_info price stops the start.
@@ -99,6 +105,9 @@ export class GatewayModule {
         ProjectsModule,
         KeysModule,
         LiteLlmKeysModule,
+        LiteLlmCustomersModule,
+        LiteLlmTeamsModule,
+        LiteLlmTagsModule,
         CallsModule,
         GuardrailsModule,
         ResponseCacheModule,

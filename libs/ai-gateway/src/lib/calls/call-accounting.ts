@@ -1,4 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Budgets, endUserOf, tagsOf } from '../budgets/budgets';
+import { GatewayClock } from '../gateway-clock';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { GatewayCaller } from '../keys/key-verifier';
 import { KeyLimiter } from '../limits/key-limiter';
 import { SpendRecorder } from '../spend/spend-recorder';
@@ -17,6 +21,10 @@ export interface SettledCall {
   replayed?: { deploymentId: string; provider: string };
   /** Admitted but never made (a realtime session ended before its next response): frees the slot, records nothing. */
   abandoned?: boolean;
+  /** The status the client got, when the route knows it (else 200, or 500 for a failed call). */
+  status?: number | undefined;
+  /** The call's id (x-arbor-call-id), when the route made one. */
+  callId?: string;
 }
 
 /** A call let through by the caller's limits; settled exactly once when it ends. */
@@ -33,14 +41,26 @@ export class CallAccounting {
   constructor(
     private readonly limiter: KeyLimiter,
     private readonly spend: SpendRecorder,
-  ) {}
+    private readonly budgets: Budgets,
+    private readonly clock: GatewayClock,
+    @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
+  ) {
+    this.callRecords = settings.litellm.spendLogs?.enabled ?? true;
+  }
 
-  async admit(caller: GatewayCaller): Promise<CallAdmission> {
+  /** Every call is appended to call_records (/spend/logs) unless general_settings.disable_spend_logs. */
+  private readonly callRecords: boolean;
+
+  /** `alias`: the alias the call names (the key's model_max_budget); `body` (as parsed) and `headers`: where its end user is named. */
+  async admit(caller: GatewayCaller, alias?: string, body?: Record<string, unknown>, headers?: IncomingHttpHeaders): Promise<CallAdmission> {
+    // The levels beside the key's own first: they only read, so a refusal leaves nothing of the key's to take back.
+    const budget = this.budgets.apply(caller, body, headers) ? await this.budgets.admit(caller, alias, body, headers) : undefined;
     // Throws the OpenAI-format refusal (429 / 400 budget_exceeded) before any upstream call.
     const key = caller.kind === 'virtual' ? await this.limiter.admit(caller.key) : undefined;
     const keyId = caller.kind === 'virtual' ? caller.key.id : null;
     const project = caller.kind === 'virtual' ? caller.key.project : null;
     const projectId = caller.kind === 'virtual' ? caller.key.projectId : null;
+    const startedAt = this.clock.now();
     return {
       rateLimitHeaders: key?.rateLimitHeaders() ?? {},
       settle: (call) => {
@@ -58,6 +78,26 @@ export class CallAccounting {
             completionTokens: call.usage.completionTokens,
             costUsd: call.cost,
             estimated: call.usage.estimated === true,
+          });
+        }
+        if (budget && !call.abandoned) budget.settle(call.cost);
+        if (this.callRecords && !call.abandoned) {
+          this.spend.recordCallRecord({
+            id: call.callId,
+            startedAt,
+            keyId,
+            project,
+            endUser: endUserOf(body, headers) ?? null,
+            tags: tagsOf(body, headers),
+            alias: call.alias,
+            deploymentId: servedBy?.deploymentId ?? null,
+            provider: servedBy?.provider ?? null,
+            promptTokens: call.usage.promptTokens,
+            completionTokens: call.usage.completionTokens,
+            costUsd: call.cost,
+            status: call.failed ? (call.status ?? 500) : (call.status ?? 200),
+            latencyMs: Math.max(0, this.clock.now() - startedAt),
+            cacheHit: call.replayed !== undefined,
           });
         }
         return key ? key.settle({ totalTokens: totalTokens(call.usage), cost: call.cost }) : {};

@@ -120,7 +120,7 @@ export class CallPipeline {
     const passes = (state.passes = this.open(codec, caller, body, requestHeaders, alias, own));
 
     // A replayed answer is a call like any other for the key's limits; it costs nothing.
-    state.admission = await this.accounting.admit(caller);
+    state.admission = await this.accounting.admit(caller, alias, body, requestHeaders);
     Object.assign(state.headers, state.admission.rateLimitHeaders);
 
     // No paying for answers nobody reads: the client hanging up aborts the upstream call.
@@ -468,7 +468,8 @@ export class CallPipeline {
     const hit = state.replayed ? { replayed: { deploymentId: state.replayed.deploymentId, provider: state.replayed.provider } } : {};
     // Spend and metrics by the configured model_name (a wildcard's pattern): names clients send stay out of the series.
     const group = this.deployments.groupName(state.progress.alias);
-    const { keySpend } = state.admission?.settle({ alias: group, deployment, usage, cost, failed: failure !== undefined, ...hit }) ?? {};
+    const callId = state.headers['x-arbor-call-id'] as string;
+    const { keySpend } = state.admission?.settle({ alias: group, deployment, usage, cost, failed: failure !== undefined, callId, status: failure?.status, ...hit }) ?? {};
     state.outcome = {
       alias: group,
       deployment,

@@ -3,6 +3,7 @@ import { MODEL_CALL_GUARDRAILS } from '../guardrails/model-call-scope';
 import { asMeant, ConfigProblem, parsedUrl, SettingReader, unknownKeyMessage, UnsetVariable } from '@arbor/config';
 import { excerpt } from '@arbor/platform';
 import { providerAdapters } from '@arbor/provider-adapters';
+import { type BudgetSettings, readBudgetSettings } from '../budgets/budget-settings';
 import { readResponseCacheSettings, type ResponseCacheSettings } from '../response-cache/response-cache.settings';
 
 /**
@@ -88,7 +89,19 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: 'litellm_settings', key: 'redact_user_api_key_info', kind: 'warned', why: 'keys are never logged' },
   { section: 'litellm_settings', key: 'telemetry', kind: 'warned', why: 'the gateway sends no telemetry' },
   { section: 'litellm_settings', key: 'ssl_verify', kind: 'warned', why: 'upstream TLS certificates are always verified (NODE_EXTRA_CA_CERTS adds a CA)' },
-  { section: 'litellm_settings', key: 'max_budget', kind: 'refused', why: 'a proxy-wide budget is not enforced here; set max_budget on the keys' },
+  {
+    section: 'litellm_settings',
+    key: 'max_budget',
+    kind: 'served',
+    why: 'the workspace budget (USD): every call of every key counts against it, on every route; over it a call is refused with 400 budget_exceeded naming the workspace',
+  },
+  {
+    section: 'litellm_settings',
+    key: 'budget_duration',
+    kind: 'served',
+    why: "the workspace budget's period, reset on calendar boundaries: 1d at midnight, 7d on Monday, 30d and 1mo on the first of the month (shorter ones on the clock)",
+  },
+  { section: 'litellm_settings', key: 'timezone', kind: 'served', why: "the IANA time zone of the workspace budget's periods (UTC when unset)" },
   {
     section: 'litellm_settings',
     key: 'guardrails',
@@ -110,7 +123,19 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: 'general_settings', key: 'database_url', kind: 'warned', why: 'the database is AIGW_DATABASE_URL' },
   { section: 'general_settings', key: 'database_connection_pool_limit', kind: 'warned', why: "the pool is the service's own" },
   { section: 'general_settings', key: 'store_model_in_db', kind: 'warned', why: 'models come from AIGW_CONFIG only' },
-  { section: 'general_settings', key: 'disable_spend_logs', kind: 'warned', why: 'spend is kept as daily totals, never per call' },
+  {
+    section: 'general_settings',
+    key: 'disable_spend_logs',
+    kind: 'served',
+    why: 'true: no record of single calls is kept (/spend/logs lists none); spend totals and budgets are kept anyway',
+  },
+  {
+    section: 'general_settings',
+    key: 'maximum_spend_logs_retention_period',
+    kind: 'served',
+    why: 'how long records of single calls are kept (30d when unset: 1h, 7d, 30d…); older ones are pruned in batches',
+  },
+  { section: 'general_settings', key: 'maximum_spend_logs_retention_interval', kind: 'warned', why: 'records of single calls are pruned every hour' },
   { section: 'general_settings', key: 'alerting', kind: 'warned', why: 'alert on /metrics instead' },
   { section: 'general_settings', key: 'alerting_threshold', kind: 'warned', why: 'alert on /metrics instead' },
   { section: 'general_settings', key: 'background_health_checks', kind: 'warned', why: 'deployments cool down on failures instead' },
@@ -295,6 +320,10 @@ export interface LiteLLMSettings {
   requestTimeoutS?: number;
   /** The top-level `guardrails:` list; none when it is empty. */
   guardrails?: readonly GuardrailDefinition[];
+  /** litellm_settings.max_budget, budget_duration and timezone; absent: no workspace budget, periods in UTC. */
+  budgets?: BudgetSettings;
+  /** Records of single calls (/spend/logs): off with general_settings.disable_spend_logs; kept retentionMs (30 days unless maximum_spend_logs_retention_period says). */
+  spendLogs?: { enabled: boolean; retentionMs: number };
 }
 
 export const DEFAULT_LITELLM_SETTINGS: LiteLLMSettings = { dropParams: false, alwaysIncludeStreamUsage: false, passThroughEndpoints: [], passThroughAllowedPaths: [] };
@@ -355,6 +384,8 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
   const numRetries = read.count(litellm['num_retries'], 'litellm_settings.num_retries');
   const requestTimeoutS = read.positive(litellm['request_timeout'], 'litellm_settings.request_timeout');
   const guardrails = readGuardrails(meantRoot['guardrails'], problem, MODEL_CALL_GUARDRAILS);
+  const budgets = readBudgetSettings(litellm, problem);
+  const spendLogs = readSpendLogSettings(general, read, problem);
   const settings: LiteLLMSettings = {
     dropParams: read.boolean(litellm['drop_params'], 'litellm_settings.drop_params') ?? false,
     ...(cache ? { cache } : {}),
@@ -365,8 +396,23 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
     ...(numRetries !== undefined ? { numRetries } : {}),
     ...(requestTimeoutS !== undefined ? { requestTimeoutS } : {}),
     ...(guardrails.length > 0 ? { guardrails } : {}),
+    ...(budgets.workspace || budgets.timeZone !== 'UTC' ? { budgets } : {}),
+    ...(spendLogs ? { spendLogs } : {}),
   };
   return { settings, routerSection: router, litellmSection: litellm, problems, warnings };
+}
+
+/** Records of single calls are kept 30 days unless maximum_spend_logs_retention_period says otherwise. */
+export const DEFAULT_SPEND_LOGS_RETENTION_MS = 30 * 86_400_000;
+const RETENTION_UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
+
+function readSpendLogSettings(general: Record<string, unknown>, read: SettingReader, problem: (at: string, message: string) => void): LiteLLMSettings['spendLogs'] {
+  const disabled = read.boolean(general['disable_spend_logs'], 'general_settings.disable_spend_logs');
+  const period = read.string(general['maximum_spend_logs_retention_period'], 'general_settings.maximum_spend_logs_retention_period');
+  const [, amount, unit] = period === undefined ? [] : (/^([1-9][0-9]{0,5})(s|m|h|d|w)$/.exec(period) ?? []);
+  if (period !== undefined && unit === undefined) problem('general_settings.maximum_spend_logs_retention_period', 'must look like 1h, 7d, 30d or 2w');
+  if (disabled === undefined && period === undefined) return undefined;
+  return { enabled: disabled !== true, retentionMs: unit !== undefined ? Number(amount) * (RETENTION_UNIT_MS[unit] ?? 0) : DEFAULT_SPEND_LOGS_RETENTION_MS };
 }
 
 /** The keys SETTING_RULES knows in one section. */

@@ -72,7 +72,7 @@ export class ConfiguredPassThroughRoutes implements OnModuleInit {
       const caller = await this.authentication.caller(request);
       // Refuses a path that would leave the target's base before anything is counted or sent.
       const url = targetUrl(endpoint, path, request.url ?? '/');
-      const admission = await this.accounting.admit(caller);
+      const admission = await this.accounting.admit(caller, undefined, undefined, request.headers);
       const abort = new AbortController();
       response.once('close', () => {
         if (!response.writableFinished) abort.abort(new Error('client disconnected'));

@@ -28,6 +28,10 @@ export interface VerifiedKey {
   rpmLimit: number | null;
   tpmLimit: number | null;
   maxParallelRequests: number | null;
+  /** Alerted on once per period when reached; null: none. */
+  softBudget: number | null;
+  /** LiteLLM's model_max_budget by alias (budgets/Budgets enforces it); null: none, and nothing to check. */
+  modelBudgets: ReadonlyMap<string, { maxBudget: number; budgetDuration: string | null }> | null;
   // Spend as persisted when the row was loaded (KeyLimiter's starting point; it counts on from there).
   spend: number;
   budgetSpend: number;
@@ -86,6 +90,12 @@ export class KeyVerifier {
   }
 }
 
+function modelBudgetsOf(row: VirtualKey): VerifiedKey['modelBudgets'] {
+  const entries = Object.entries(row.modelMaxBudget ?? {});
+  if (entries.length === 0) return null;
+  return new Map(entries.map(([alias, budget]) => [alias, { maxBudget: budget.max_budget, budgetDuration: budget.budget_duration }]));
+}
+
 function toVerified(row: VirtualKey): VerifiedKey {
   return {
     id: row.id,
@@ -102,6 +112,8 @@ function toVerified(row: VirtualKey): VerifiedKey {
     rpmLimit: row.rpmLimit,
     tpmLimit: row.tpmLimit,
     maxParallelRequests: row.maxParallelRequests,
+    softBudget: row.softBudget,
+    modelBudgets: modelBudgetsOf(row),
     spend: row.spend,
     budgetSpend: row.budgetSpend,
     budgetResetAt: row.budgetResetAt ? row.budgetResetAt.getTime() : null,

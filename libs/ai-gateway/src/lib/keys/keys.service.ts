@@ -3,6 +3,7 @@ import { ApiError, excerpt, excerptList } from '@arbor/platform';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 import { CreateKeyDto } from './dto/create-key.dto';
+import { modelBudgets } from './dto/key-fields';
 import { UpdateKeyDto } from './dto/update-key.dto';
 import { VIRTUAL_KEYS } from './key-material';
 import { KeyChangeBus } from '../limits/key-change-bus';
@@ -57,6 +58,8 @@ export class KeysService {
         rpmLimit: body.rpm_limit ?? null,
         tpmLimit: body.tpm_limit ?? null,
         maxParallelRequests: body.max_parallel_requests ?? null,
+        softBudget: body.soft_budget ?? null,
+        modelMaxBudget: modelBudgets(body.model_max_budget ?? {}) ?? {},
       }),
     );
     return { row, key };
@@ -95,6 +98,8 @@ export class KeysService {
       if (body.rpm_limit !== undefined) row.rpmLimit = body.rpm_limit;
       if (body.tpm_limit !== undefined) row.tpmLimit = body.tpm_limit;
       if (body.max_parallel_requests !== undefined) row.maxParallelRequests = body.max_parallel_requests;
+      if (body.soft_budget !== undefined) row.softBudget = body.soft_budget;
+      if (body.model_max_budget !== undefined) row.modelMaxBudget = modelBudgets(body.model_max_budget ?? {}) ?? {};
     });
   }
 

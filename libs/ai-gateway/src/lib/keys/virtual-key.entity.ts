@@ -1,6 +1,7 @@
 import { Column, Entity, UpdateDateColumn } from 'typeorm';
 import { ApiKeyColumns } from '@arbor/api-keys';
 import { USD_COLUMN } from '../pricing/usd';
+import type { ModelBudget } from './dto/key-fields';
 
 /** A virtual key: the columns of every gateway API key (only its SHA-256 is stored), and its aliases, limits and spend. */
 @Entity({ name: 'virtual_keys' })
@@ -42,6 +43,14 @@ export class VirtualKey extends ApiKeyColumns {
 
   @Column({ name: 'max_parallel_requests', type: 'integer', nullable: true })
   maxParallelRequests!: number | null;
+
+  /** LiteLLM's soft_budget (USD): reaching it in the budget period raises an alert (budgets/BudgetAlerts); null: none. */
+  @Column({ name: 'soft_budget', type: 'double precision', nullable: true })
+  softBudget!: number | null;
+
+  /** LiteLLM's model_max_budget: a budget per alias, enforced by budgets/Budgets; {} for none. */
+  @Column({ name: 'model_max_budget', type: 'jsonb', default: () => "'{}'" })
+  modelMaxBudget!: Record<string, ModelBudget>;
 
   /** Lifetime spend in USD, written behind by spend/SpendRecorder (at most a second late). */
   @Column({ type: 'numeric', default: 0, transformer: USD_COLUMN })

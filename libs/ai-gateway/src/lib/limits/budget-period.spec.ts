@@ -1,4 +1,4 @@
-import { budgetPeriodEnd } from './budget-period';
+import { budgetPeriodEnd, calendarPeriodEnd, isTimeZone } from './budget-period';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -24,5 +24,37 @@ describe('budget periods', () => {
 
   it('do not exist without budget_duration: max_budget is then a lifetime budget', () => {
     expect(budgetPeriodEnd({ budgetDuration: null, budgetResetAt: null, createdAt: 0 }, Date.now())).toBeNull();
+  });
+});
+
+describe('calendar budget periods (the workspace budget, LiteLLM standardised resets)', () => {
+  it('end a day at the next midnight of the time zone, not of UTC', () => {
+    expect(calendarPeriodEnd('1d', at('2026-03-10T15:00:00Z'), 'UTC')).toBe(at('2026-03-11T00:00:00Z'));
+    expect(calendarPeriodEnd('24h', at('2026-03-10T15:00:00Z'), 'UTC')).toBe(at('2026-03-11T00:00:00Z'));
+    // 23:30 in New York is already the next day in UTC; the period still ends at New York's midnight.
+    expect(calendarPeriodEnd('1d', at('2026-03-11T03:30:00Z'), 'America/New_York')).toBe(at('2026-03-11T04:00:00Z'));
+  });
+
+  it('end a week on Monday at midnight', () => {
+    // 2026-03-12 is a Thursday.
+    expect(calendarPeriodEnd('7d', at('2026-03-12T10:00:00Z'), 'Europe/Paris')).toBe(at('2026-03-15T23:00:00Z'));
+  });
+
+  it('end a month (1mo, and LiteLLM 30d) on the first of the next month, across a change of daylight saving time', () => {
+    expect(calendarPeriodEnd('1mo', at('2026-03-20T00:00:00Z'), 'Europe/Paris')).toBe(at('2026-03-31T22:00:00Z'));
+    expect(calendarPeriodEnd('30d', at('2026-02-28T12:00:00Z'), 'UTC')).toBe(at('2026-03-01T00:00:00Z'));
+    expect(calendarPeriodEnd('1mo', at('2026-12-31T23:59:59Z'), 'UTC')).toBe(at('2027-01-01T00:00:00Z'));
+  });
+
+  it('are the same on every replica for longer periods and shorter ones', () => {
+    const twoMonths = calendarPeriodEnd('2mo', at('2026-03-20T00:00:00Z'), 'UTC');
+    expect(calendarPeriodEnd('2mo', at('2026-04-20T00:00:00Z'), 'UTC')).toBe(twoMonths);
+    expect(calendarPeriodEnd('1h', at('2026-03-20T10:20:00Z'), 'Asia/Kolkata')).toBe(at('2026-03-20T11:00:00Z'));
+  });
+
+  it('know IANA time zones, LiteLLM examples included', () => {
+    expect(isTimeZone('US/Eastern')).toBe(true);
+    expect(isTimeZone('Asia/Kolkata')).toBe(true);
+    expect(isTimeZone('Mars/Olympus')).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import { DateTime, IANAZone } from 'luxon';
 import { BUDGET_DURATION } from '../keys/dto/key-fields';
 
 /** What budget enforcement needs of a key. */
@@ -46,4 +47,41 @@ export function budgetPeriodEnd(key: KeyBudget, now: number): number | null {
 export function persistedBudgetSpend(key: KeyBudget & { spend: number; budgetSpend: number }, periodEnd: number | null): number {
   if (periodEnd === null) return key.spend;
   return key.budgetResetAt === periodEnd ? key.budgetSpend : 0;
+}
+
+/**
+ * When a calendar-aligned budget period ends (LiteLLM's standardised resets, in `timeZone`): `1d`
+ * and `24h` at the next midnight, `7d` on the next Monday at midnight, `30d` and `Nmo` on the first
+ * of a month at midnight; other day counts at a midnight N days apart, shorter ones on the clock
+ * (multiples of the duration since the epoch). Every replica computes the same period from the
+ * time alone, with no reset to persist or schedule.
+ */
+export function calendarPeriodEnd(duration: string, now: number, timeZone: string): number {
+  const unit = BUDGET_DURATION.exec(duration)?.[1];
+  if (unit === undefined) throw new Error(`not a budget duration: ${duration}`);
+  const amount = Number.parseInt(duration, 10);
+  const local = DateTime.fromMillis(now, { zone: timeZone });
+  if (unit === 'mo' || (unit === 'd' && amount === 30)) {
+    const months = unit === 'mo' ? amount : 1;
+    const start = local.startOf('month');
+    // Months since the epoch's month, so that `2mo` periods are the same on every replica.
+    const index = (start.year - 1970) * 12 + (start.month - 1);
+    return start.plus({ months: months - (index % months) }).toMillis();
+  }
+  if (unit === 'd' && amount === 7) return local.startOf('week').plus({ weeks: 1 }).toMillis();
+  if (unit === 'd' || (unit === 'h' && amount % 24 === 0)) {
+    const days = unit === 'd' ? amount : amount / 24;
+    const start = local.startOf('day');
+    const index = Math.round(start.setZone('UTC', { keepLocalTime: true }).toMillis() / UNIT_MS_DAY);
+    return start.plus({ days: days - (index % days) }).toMillis();
+  }
+  const length = addDuration(0, duration, 1);
+  return (Math.floor(now / length) + 1) * length;
+}
+
+const UNIT_MS_DAY = 86_400_000;
+
+/** Whether `timeZone` is an IANA time zone this process knows (`UTC`, `Europe/Paris`, `US/Eastern`). */
+export function isTimeZone(timeZone: string): boolean {
+  return IANAZone.isValidZone(timeZone);
 }

@@ -8,6 +8,8 @@ import type { SpendRecorder } from '../spend/spend-recorder';
 import { GatewayRedis } from './gateway-redis';
 import { KeyAdmission, KeyLimiter } from './key-limiter';
 import { openAiDuration } from './rate-limit-headers';
+import { MetricsRegistry } from '@arbor/observability';
+import { BudgetAlerts } from '../budgets/budget-alerts';
 
 class FakeClock extends GatewayClock {
   // 10 s into a minute, so that minute boundaries are where the tests put them.
@@ -35,6 +37,8 @@ function keyWith(limits: Partial<VerifiedKey>): VerifiedKey {
     rpmLimit: null,
     tpmLimit: null,
     maxParallelRequests: null,
+    softBudget: null,
+    modelBudgets: null,
     spend: 0,
     budgetSpend: 0,
     budgetResetAt: null,
@@ -58,7 +62,7 @@ describe('KeyLimiter in process', () => {
 
   beforeEach(() => {
     clock = new FakeClock();
-    limiter = new KeyLimiter(clock, new GatewayRedis(), recorder);
+    limiter = new KeyLimiter(clock, new GatewayRedis(), recorder, new BudgetAlerts(new MetricsRegistry(), new GatewayRedis()));
   });
 
   it('admits rpm_limit requests in a minute, refuses the next with 429 and Retry-After, and admits again next minute', async () => {
@@ -102,7 +106,7 @@ describe('KeyLimiter in process', () => {
     expect((await limiter.admit(key)).settle({ totalTokens: 10, cost: 0.5 })).toEqual({ keySpend: 1.1 });
     const refused = await refusal(limiter.admit(key));
     expect(refused).toMatchObject({ status: 400, type: 'budget_exceeded', code: 'budget_exceeded' });
-    expect(refused.message).toBe('Budget has been exceeded! Current cost: 1.1, Max budget: 1');
+    expect(refused.message).toBe("Budget has been exceeded! Current cost: 1.1, Max budget: 1 (the key's max_budget)");
     clock.time += 30 * 60_000;
     // A new period: the budget is available again; the lifetime spend goes on.
     expect((await limiter.admit(key)).settle({ totalTokens: 10, cost: 0.25 })).toEqual({ keySpend: 1.35 });
@@ -164,8 +168,8 @@ describe('KeyLimiter on two replicas sharing Redis', () => {
 
   beforeEach(() => {
     clock = new FakeClock();
-    replicaA = new KeyLimiter(clock, redisA, recorder);
-    replicaB = new KeyLimiter(clock, redisB, recorder);
+    replicaA = new KeyLimiter(clock, redisA, recorder, new BudgetAlerts(new MetricsRegistry(), redisA));
+    replicaB = new KeyLimiter(clock, redisB, recorder, new BudgetAlerts(new MetricsRegistry(), redisB));
   });
 
   it('admits exactly rpm_limit requests between them, alternating and all at once', async () => {
@@ -219,7 +223,7 @@ describe('KeyLimiter on two replicas sharing Redis', () => {
     await settledIn(redisA);
     const refused = await refusal(replicaB.admit(key));
     expect(refused).toMatchObject({ status: 400, type: 'budget_exceeded', code: 'budget_exceeded' });
-    expect(refused.message).toBe('Budget has been exceeded! Current cost: 0.02, Max budget: 0.01');
+    expect(refused.message).toBe("Budget has been exceeded! Current cost: 0.02, Max budget: 0.01 (the key's max_budget)");
     clock.time += 30_000;
     // The lifetime spend is shared too.
     expect((await replicaB.admit(key)).settle({ totalTokens: 1, cost: 0.001 })).toEqual({ keySpend: 2.021 });
@@ -230,7 +234,7 @@ describe('KeyLimiter on two replicas sharing Redis', () => {
     const unreachable = new GatewayRedis(`redis://127.0.0.1:${await freePort()}`);
     try {
       await unreachable.onApplicationBootstrap();
-      const limiter = new KeyLimiter(clock, unreachable, recorder);
+      const limiter = new KeyLimiter(clock, unreachable, recorder, new BudgetAlerts(new MetricsRegistry(), unreachable));
       const key = keyWith({ rpmLimit: 2 });
       await limiter.admit(key);
       await limiter.admit(key);

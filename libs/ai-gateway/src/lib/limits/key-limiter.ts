@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { ProviderError } from '@arbor/provider-adapters';
 import { GatewayClock } from '../gateway-clock';
 import type { VerifiedKey } from '../keys/key-verifier';
+import { BudgetAlerts } from '../budgets/budget-alerts';
+import { addUsd } from '../pricing/usd';
 import { SpendRecorder } from '../spend/spend-recorder';
 import { budgetPeriodEnd } from './budget-period';
 import { GatewayRedis } from './gateway-redis';
@@ -39,6 +41,7 @@ export class KeyLimiter {
     private readonly clock: GatewayClock,
     private readonly redis: GatewayRedis,
     private readonly spend: SpendRecorder,
+    private readonly alerts: BudgetAlerts,
   ) {
     this.local = new LocalKeyCounters();
     if (redis.client)
@@ -84,6 +87,11 @@ export class KeyLimiter {
         const keySpend = counters.settle(key, at, slot, usage, admitted);
         if (counters !== this.local) this.local.addSpend(key, at, usage.cost);
         this.spend.recordKeySpend(key.id, usage.cost, at.periodEnd);
+        // soft_budget: the call that takes the period's spend (as max_budget counts it) to it raises the alert.
+        if (key.softBudget !== null && usage.cost > 0 && admitted.budgetSpend < key.softBudget) {
+          const after = addUsd(admitted.budgetSpend, usage.cost);
+          if (after >= key.softBudget) this.alerts.softBudgetReached(key, after, at.periodEnd);
+        }
         settled = { keySpend };
         return settled;
       },

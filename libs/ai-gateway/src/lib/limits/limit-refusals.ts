@@ -3,8 +3,9 @@ import { ProviderError } from '@arbor/provider-adapters';
 // The key's own limits, refused in OpenAI-format terms: 429 for rates (RateLimitError in the SDKs),
 // 400 budget_exceeded for money (LiteLLM's type, code and message).
 
-export const budgetExceeded = (currentCost: number, maxBudget: number) =>
-  new ProviderError(400, 'budget_exceeded', `Budget has been exceeded! Current cost: ${currentCost}, Max budget: ${maxBudget}`, 'budget_exceeded');
+/** LiteLLM's words first (scripts match them), then the level that refused: the key's max_budget, or a level of budgets/. */
+export const budgetExceeded = (currentCost: number, maxBudget: number, level = "the key's max_budget") =>
+  new ProviderError(400, 'budget_exceeded', `Budget has been exceeded! Current cost: ${currentCost}, Max budget: ${maxBudget} (${level})`, 'budget_exceeded');
 
 export const parallelRequestsExceeded = (limit: number, headers: Record<string, string>) =>
   new ProviderError(

@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Omittable } from '@arbor/platform';
-import { IsAliasList, IsBudget, IsBudgetDuration, IsGuardrailList, IsKeyAlias, IsLimit, IsMetadata } from '../keys/dto/key-fields';
+import { IsAliasList, IsBudget, IsBudgetDuration, IsGuardrailList, IsKeyAlias, IsLimit, IsMetadata, IsModelBudgets } from '../keys/dto/key-fields';
 
 /** LiteLLM's key durations: 30s, 30m, 30h, 30d, 2w, 1mo, 1y. */
 export const KEY_DURATION = /^[1-9][0-9]{0,5}(s|m|h|d|w|mo|y)$/;
@@ -19,11 +19,9 @@ export const UNSERVED_KEY_FIELDS: Record<string, string> = {
   aliases: 'key-level model aliases are not served; configure aliases in model_list',
   config: 'key-level configuration is not served',
   permissions: 'key-level permissions are not served',
-  model_max_budget: 'per-model budgets are not served; use max_budget, or a key per model',
   model_rpm_limit: 'per-model rpm limits are not served; use rpm_limit, or a key per model',
   model_tpm_limit: 'per-model tpm limits are not served; use tpm_limit, or a key per model',
   allowed_cache_controls: 'every key may use every cache control here',
-  soft_budget: 'soft budgets (alerts) are not served',
   budget_limits: 'several budget windows are not served; use max_budget with budget_duration',
   policies: 'policies are not served',
   prompts: 'prompts are not served',
@@ -92,6 +90,16 @@ export class LiteLlmKeyFieldsDto {
   @IsLimit()
   max_parallel_requests?: number | null;
 
+  @ApiPropertyOptional({ type: Number, minimum: 0, example: 20, description: 'Reaching it in the budget period raises an alert; it refuses nothing.' })
+  @IsOptional()
+  @IsBudget()
+  soft_budget?: number | null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { 'gpt-4o': { budget_limit: 10, time_period: '1d' } } })
+  @IsOptional()
+  @IsModelBudgets()
+  model_max_budget?: Record<string, unknown> | null;
+
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Free-form labels; metadata.project names the project when team_id does not.' })
   @IsOptional()
   @IsMetadata()
@@ -114,11 +122,9 @@ export class LiteLlmKeyFieldsDto {
   @Allow() aliases?: unknown;
   @Allow() config?: unknown;
   @Allow() permissions?: unknown;
-  @Allow() model_max_budget?: unknown;
   @Allow() model_rpm_limit?: unknown;
   @Allow() model_tpm_limit?: unknown;
   @Allow() allowed_cache_controls?: unknown;
-  @Allow() soft_budget?: unknown;
   @Allow() budget_limits?: unknown;
   @Allow() policies?: unknown;
   @Allow() prompts?: unknown;
@@ -262,7 +268,7 @@ export class KeyListQuery {
   @Allow() organization_id?: unknown;
 }
 
-const IsDay = () => Matches(/^\d{4}-\d{2}-\d{2}$/, { message: '$property must be a date: YYYY-MM-DD' });
+export const IsDay = () => Matches(/^\d{4}-\d{2}-\d{2}$/, { message: '$property must be a date: YYYY-MM-DD' });
 
 export class SpendLogsQuery {
   @ApiPropertyOptional({ format: 'date', example: '2026-11-01' })
@@ -282,13 +288,58 @@ export class SpendLogsQuery {
   @MaxLength(200)
   api_key?: string;
 
-  @ApiPropertyOptional({ description: 'Only true (daily totals): single requests are not kept.' })
+  @ApiPropertyOptional({ description: 'With start_date and end_date, true (the default) answers daily totals; false, or no dates, lists single calls.' })
   @IsOptional()
   @Transform(booleanQuery)
   @IsBoolean()
   summarize?: boolean;
 
-  // Per-request logs and users are not kept: refused when given.
+  @ApiPropertyOptional({ description: 'Only this call (its x-arbor-call-id).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  request_id?: string;
+
+  @ApiPropertyOptional({ description: "Only this project's calls (LiteLLM's team)." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  team_id?: string;
+
+  @ApiPropertyOptional({ description: "Only this end user's calls." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  end_user?: string;
+
+  @ApiPropertyOptional({ description: 'Only the calls of this alias.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  model?: string;
+
+  @ApiPropertyOptional({ description: 'Only the calls carrying this tag.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  tags?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  page?: number;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  page_size?: number;
+
+  // Persons are not served yet: refused when given.
   @Allow() user_id?: unknown;
-  @Allow() request_id?: unknown;
 }

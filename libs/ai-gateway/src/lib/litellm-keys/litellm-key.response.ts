@@ -19,6 +19,9 @@ export interface LiteLlmKey {
   rpm_limit: number | null;
   tpm_limit: number | null;
   max_parallel_requests: number | null;
+  soft_budget: number | null;
+  /** LiteLLM's shape: `{alias: {budget_limit, time_period}}`. */
+  model_max_budget: Record<string, { budget_limit: number; time_period: string | null }>;
   expires: string | null;
   metadata: Record<string, unknown>;
   blocked: boolean;
@@ -48,6 +51,10 @@ export function liteLlmKey(row: VirtualKey, key?: string): LiteLlmKey {
     rpm_limit: row.rpmLimit,
     tpm_limit: row.tpmLimit,
     max_parallel_requests: row.maxParallelRequests,
+    soft_budget: row.softBudget,
+    model_max_budget: Object.fromEntries(
+      Object.entries(row.modelMaxBudget).map(([alias, budget]) => [alias, { budget_limit: budget.max_budget, time_period: budget.budget_duration }]),
+    ),
     expires: row.expiresAt ? row.expiresAt.toISOString() : null,
     metadata: row.metadata,
     blocked: row.blocked,

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { GuardedRequest, PermittedProjects, RequirePermission } from '@arbor/contract';
 import { ApiError, excerpt } from '@arbor/platform';
@@ -20,8 +20,11 @@ import {
   UNSERVED_KEY_FIELDS,
   UpdateLiteLlmKeyDto,
 } from './litellm-key.dto';
+import { CallRecords, type LiteLlmSpendLog } from '../spend/call-records';
 import { SpendRecorder } from '../spend/spend-recorder';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { LiteLlmKey, liteLlmKey } from './litellm-key.response';
+import { isDefault, refuseGiven, requirePermitted } from './litellm-fields';
 import { DailySpend, LiteLlmSpendLogs } from './litellm-spend-logs';
 
 type Permitted = 'all' | string[];
@@ -42,7 +45,13 @@ export class LiteLlmKeysController {
     private readonly keys: KeysService,
     private readonly spendLogs: LiteLlmSpendLogs,
     private readonly recorder: SpendRecorder,
-  ) {}
+    private readonly callRecords: CallRecords,
+    @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
+  ) {
+    this.callRecordsOff = settings.litellm.spendLogs?.enabled === false;
+  }
+
+  private readonly callRecordsOff: boolean;
 
   @Post('key/generate')
   @HttpCode(200)
@@ -156,16 +165,33 @@ export class LiteLlmKeysController {
     };
   }
 
+  /** LiteLLM's /spend/logs: daily totals with start_date and end_date (summarize, the default), else single calls, newest first, paged. */
   @Get('spend/logs')
   @RequirePermission(AI_GATEWAY, READERS, { project: 'any' })
-  async dailySpend(@PermittedProjects() permitted: Permitted, @Query() query: SpendLogsQuery): Promise<DailySpend[]> {
-    refuseGiven(query, ['user_id', 'request_id'], 'single requests and users are not kept: spend is kept as daily totals by key, alias and deployment');
-    if (query.summarize === false) throw new ApiError(400, 'not_served', 'summarize=false is not served: single requests are not kept, only daily totals.');
-    if (query.start_date === undefined || query.end_date === undefined) {
-      throw new ApiError(400, 'invalid_request', 'Give start_date and end_date (YYYY-MM-DD): spend is kept as daily totals, not as single requests.');
-    }
+  async spendLogsOf(@PermittedProjects() permitted: Permitted, @Query() query: SpendLogsQuery): Promise<DailySpend[] | LiteLlmSpendLog[]> {
+    refuseGiven(query, ['user_id'], "persons are not served yet: filter by the key (api_key), the project (team_id) or the caller's end user (end_user)");
     const key = query.api_key === undefined ? undefined : await this.named(query.api_key, permitted, 'ai-gateway.viewer or ai-gateway.operator');
-    return this.spendLogs.daily(permitted, query.start_date, query.end_date, key);
+    if (query.team_id !== undefined) requirePermitted(permitted, query.team_id, 'ai-gateway.viewer or ai-gateway.operator');
+    if (query.summarize !== false && query.start_date !== undefined && query.end_date !== undefined) return this.spendLogs.daily(permitted, query.start_date, query.end_date, key);
+    if (this.callRecordsOff)
+      throw new ApiError(400, 'not_served', 'Single calls are not kept on this gateway (general_settings.disable_spend_logs): give start_date and end_date for daily totals.');
+    // This replica's last second of calls belongs in the answer.
+    await this.recorder.flush().catch(() => undefined);
+    const from = query.start_date === undefined ? undefined : dayStart(query.start_date, 'start_date');
+    const to = query.end_date === undefined ? undefined : dayStart(query.end_date, 'end_date') + DAY_MS;
+    return this.callRecords.page({
+      projects: permitted,
+      page: query.page ?? 1,
+      pageSize: query.page_size ?? 50,
+      ...(key ? { keyId: key.id } : {}),
+      ...(query.request_id !== undefined ? { requestId: query.request_id } : {}),
+      ...(query.team_id !== undefined ? { project: query.team_id } : {}),
+      ...(query.end_user !== undefined ? { endUser: query.end_user } : {}),
+      ...(query.model !== undefined ? { alias: query.model } : {}),
+      ...(query.tags !== undefined ? { tag: query.tags } : {}),
+      ...(from !== undefined ? { from } : {}),
+      ...(to !== undefined ? { to } : {}),
+    });
   }
 
   private async regenerated(request: GuardedRequest, permitted: Permitted, reference: string, body: RegenerateKeyDto): Promise<LiteLlmKey> {
@@ -231,6 +257,8 @@ function settingsOf(body: LiteLlmKeyFieldsDto): Partial<UpdateKeyDto> {
   if (body.rpm_limit !== undefined) settings.rpm_limit = body.rpm_limit;
   if (body.tpm_limit !== undefined) settings.tpm_limit = body.tpm_limit;
   if (body.max_parallel_requests !== undefined) settings.max_parallel_requests = body.max_parallel_requests;
+  if (body.model_max_budget !== undefined) settings.model_max_budget = body.model_max_budget;
+  if (body.soft_budget !== undefined) settings.soft_budget = body.soft_budget;
   if (body.metadata !== undefined) settings.metadata = body.metadata ?? {};
   if (body.key_alias !== undefined) settings.key_alias = body.key_alias;
   return settings;
@@ -267,23 +295,17 @@ function refuseUnserved(body: object, generating: boolean): void {
   );
 }
 
-function refuseGiven(query: object, names: string[], reason: string): void {
-  const given = names.filter((name) => !isDefault((query as Record<string, unknown>)[name]));
-  if (given.length > 0) throw new ApiError(400, 'unsupported_field', `${given.join(', ')}: ${reason}.`, { fields: Object.fromEntries(given.map((name) => [name, [reason]])) });
-}
-
-/** LiteLLM's default of a field: absent, null, false, 0, empty, or key_type "default". */
-function isDefault(value: unknown): boolean {
-  if (value === undefined || value === null || value === false || value === 0 || value === '' || value === 'default') return true;
-  if (Array.isArray(value)) return value.length === 0;
-  return typeof value === 'object' && Object.keys(value).length === 0;
-}
-
-function requirePermitted(permitted: Permitted, project: string, role: string): void {
-  if (permitted !== 'all' && !permitted.includes(project)) throw new ApiError(403, 'forbidden', `This needs the permission ${role} on project "${excerpt(project)}".`);
-}
-
 /** The master key (the gateway's own credential) rather than a person: the guard left no caller. */
 function byOwnCredential(request: GuardedRequest): boolean {
   return request.controlPlaneCaller === undefined;
+}
+
+const DAY_MS = 86_400_000;
+
+/** A calendar day (YYYY-MM-DD, checked by the DTO) as its UTC midnight; 400 for one that does not exist (2026-02-30). */
+function dayStart(text: string, field: string): number {
+  const at = Date.parse(`${text}T00:00:00Z`);
+  if (Number.isNaN(at) || new Date(at).toISOString().slice(0, 10) !== text)
+    throw new ApiError(400, 'invalid_request', `${field} is not a date.`, { fields: { [field]: ['must be a date: YYYY-MM-DD'] } });
+  return at;
 }

@@ -83,7 +83,7 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
       if (!deployment) throw noDeploymentsAvailable(alias, this.deployments.soonestAvailableMs(alias));
       const realtime = providerAdapterFor(deployment.provider)?.realtime;
       if (!realtime) throw badRequest(`The model "${alias}" is served by ${deployment.provider}, which offers no realtime sessions.`, 'model');
-      const admission = await this.accounting.admit(caller);
+      const admission = await this.accounting.admit(caller, alias);
       const beta = request.headers['openai-beta'] ?? (protocols.includes(BETA_PROTOCOL) ? 'realtime=v1' : undefined);
       try {
         upstream = await connect(realtime.target(deployment), beta);
@@ -173,7 +173,7 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
       requestedAlias: alias,
     });
     session.started = now;
-    this.accounting.admit(session.caller).then(
+    this.accounting.admit(session.caller, session.alias).then(
       (admission) => {
         if (session.client.readyState === WebSocket.OPEN) session.admission = admission;
         else admission.settle({ alias, deployment, usage: NO_USAGE, cost: 0, abandoned: true });

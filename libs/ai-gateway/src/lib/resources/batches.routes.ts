@@ -73,7 +73,7 @@ export class BatchesRoutes implements OnModuleInit {
     const file = await this.store.find('file', checkedId(inputFileId, 'input_file_id'), caller);
     if (!mayUseAlias(caller, file.alias)) throw keyModelAccessDenied(file.alias);
     const deployment = this.upstream.deployment(file.deploymentId);
-    const admission = await this.accounting.admit(caller);
+    const admission = await this.accounting.admit(caller, file.alias);
     let object: Record<string, unknown>;
     try {
       object = await this.upstream.json(deployment, { method: 'POST', path: '/batches', json: { ...body, input_file_id: file.upstreamId } });

@@ -75,7 +75,7 @@ export class HostedResourcesRoutes implements OnModuleInit {
       const deployment = this.upstream.deployment(owned.deploymentId);
       const body = method === 'POST' && hasBody(request) ? await this.upstreamBody(await readJsonObject(request, 'checked'), caller, deployment) : undefined;
       const run = method === 'POST' && /^\/runs(\/[^/]+\/submit_tool_outputs)?$/.test(rest);
-      const admission = run ? await this.accounting.admit(caller) : undefined;
+      const admission = run ? await this.accounting.admit(caller, owned.alias) : undefined;
       try {
         const upstreamPath = `/${collection}/${encodeURIComponent(owned.upstreamId)}${await this.upstreamRest(rest, caller, deployment)}`;
         const answer = await this.upstream.send(deployment, { method, path: upstreamPath, query, ...(body ? { json: body } : {}), signal: abortOnClose(response) });
@@ -127,7 +127,7 @@ export class HostedResourcesRoutes implements OnModuleInit {
       deployment = this.upstream.deploymentFor(caller, typeof model === 'string' ? model : namedAlias(request), kind, providerNamed(body));
     }
     delete body[PROVIDER_FIELD];
-    const admission = withRun ? await this.accounting.admit(caller) : undefined;
+    const admission = withRun ? await this.accounting.admit(caller, deployment.alias) : undefined;
     try {
       const upstreamPath = withRun ? '/threads/runs' : `/${Object.keys(KINDS).find((key) => KINDS[key] === kind)}`;
       const answer = await this.upstream.json(deployment, { method: 'POST', path: upstreamPath, json: await this.upstreamBody(body, caller, deployment) });

@@ -52,6 +52,39 @@ interface KeyTotals {
   periodCostUsd: UsdUnits;
 }
 
+/** Spend of one budget level's subject in one period (budgets/), added up until the flush. */
+export interface BudgetSpendEntry {
+  /** `workspace`, …: the level the budget belongs to. */
+  level: string;
+  /** What the level counts: '' for the workspace. */
+  subject: string;
+  /** End of the period; null for a lifetime budget. */
+  periodEnd: number | null;
+  costUsd: UsdUnits;
+  /** Calls the cost is of. */
+  calls: number;
+}
+
+/** One call, as /spend/logs lists it: metadata only, never content. */
+export interface CallRecord {
+  /** x-arbor-call-id when the route made one. */
+  id?: string | undefined;
+  startedAt: number;
+  keyId: string | null;
+  project: string | null;
+  endUser: string | null;
+  tags: readonly string[];
+  alias: string;
+  deploymentId: string | null;
+  provider: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  status: number;
+  latencyMs: number;
+  cacheHit: boolean;
+}
+
 interface HourlyCalls {
   hour: string;
   project: string;
@@ -111,6 +144,19 @@ const ADD_KEY_SPEND = `
   from unnest($1::uuid[], $2::numeric[], $3::timestamptz[], $4::numeric[]) as d(id, cost, period_end, period_cost)
   where k.id = d.id`;
 
+const ADD_BUDGET_SPEND = `
+  insert into budget_spend as b (level, subject, period_end, spend, calls)
+  select * from unnest($1::text[], $2::text[], $3::timestamptz[], $4::numeric[], $5::bigint[])
+  on conflict (level, subject, period_end) do update set spend = b.spend + excluded.spend, calls = b.calls + excluded.calls, updated_at = now()`;
+
+const APPEND_CALL_RECORDS = `
+  insert into call_records (id, started_at, key_id, project, end_user, tags, alias, deployment_id, provider, prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit)
+  select coalesce(id, gen_random_uuid()), started_at, key_id, project, end_user, coalesce(string_to_array(tags, E'\\x1f'), '{}'), alias, deployment_id, provider,
+         prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit
+    from unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::bigint[],
+                $12::numeric[], $13::integer[], $14::double precision[], $15::boolean[])
+      as d(id, started_at, key_id, project, end_user, tags, alias, deployment_id, provider, prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit)`;
+
 /**
  * Spend off the request path: record() only adds to in-memory totals; a write-behind flush moves
  * them to PostgreSQL at most once a second and on shutdown, so a crash loses at most that second.
@@ -124,6 +170,8 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
   private daily = new Map<string, DailyTotals>();
   private keys = new Map<string, KeyTotals>();
   private hourly = new Map<string, HourlyCalls>();
+  private budgets = new Map<string, BudgetSpendEntry>();
+  private calls: CallRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
   /** The UTC day of the latest call and when it ends: formatting a date per call was half of record(). */
   private day = { name: '', endsAt: 0 };
@@ -186,17 +234,34 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.schedule();
   }
 
+  /** A call's cost on a budget level above or beside the key (budgets/Budgets calls it, knowing the period). */
+  recordBudgetSpend(entry: BudgetSpendEntry): void {
+    if (entry.costUsd <= 0n && entry.calls === 0) return;
+    addBudgetSpend(this.budgets, entry);
+    this.schedule();
+  }
+
+  /** One call for /spend/logs (appended, never updated; general_settings.disable_spend_logs turns it off). */
+  recordCallRecord(record: CallRecord): void {
+    this.calls.push(record);
+    this.schedule();
+  }
+
   /** Writes everything recorded so far; one flush at a time. Rejects (keeping the totals) when the database fails. */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (this.daily.size === 0 && this.keys.size === 0 && this.hourly.size === 0) return;
+    if (this.daily.size === 0 && this.keys.size === 0 && this.hourly.size === 0 && this.budgets.size === 0 && this.calls.length === 0) return;
     const daily = this.daily;
     const keys = this.keys;
     const hourly = this.hourly;
+    const budgets = this.budgets;
+    const calls = this.calls;
+    this.calls = [];
     this.daily = new Map();
     this.keys = new Map();
     this.hourly = new Map();
-    const writing = this.write(daily, keys, hourly);
+    this.budgets = new Map();
+    const writing = this.write(daily, keys, hourly, budgets, calls);
     this.flushing = writing.then(
       () => undefined,
       () => undefined,
@@ -209,6 +274,8 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
       for (const totals of daily.values()) addDaily(this.daily, totals);
       for (const [keyId, totals] of keys) addKeyTotals(this.keys, keyId, totals);
       for (const calls of hourly.values()) addHourly(this.hourly, calls);
+      for (const entry of budgets.values()) addBudgetSpend(this.budgets, entry);
+      this.calls = calls.concat(this.calls);
       throw error;
     } finally {
       this.flushing = undefined;
@@ -246,11 +313,21 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.timer.unref();
   }
 
-  private async write(daily: Map<string, DailyTotals>, keys: Map<string, KeyTotals>, hourly: Map<string, HourlyCalls>): Promise<void> {
+  private async write(
+    daily: Map<string, DailyTotals>,
+    keys: Map<string, KeyTotals>,
+    hourly: Map<string, HourlyCalls>,
+    budgets: Map<string, BudgetSpendEntry>,
+    calls: readonly CallRecord[],
+  ): Promise<void> {
     // In one order on every replica: the rollup trigger's row locks are then taken in that order too (no deadlock).
     const rows = [...daily.values()].sort((a, b) => compare(a.project, b.project) || compare(a.day, b.day) || compare(a.alias, b.alias));
     const keyRows = [...keys.entries()];
     const hourRows = [...hourly.values()];
+    // In one order too (level, subject, period): two replicas' flushes lock budget rows alike.
+    const budgetRows = [...budgets.values()].sort(
+      (a, b) => compare(a.level, b.level) || compare(a.subject, b.subject) || (a.periodEnd ?? Number.MAX_SAFE_INTEGER) - (b.periodEnd ?? Number.MAX_SAFE_INTEGER),
+    );
     await this.dataSource.transaction(async (manager) => {
       if (rows.length > 0) {
         await manager.query(UPSERT_DAILY, [
@@ -287,6 +364,35 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
           hourRows.map((row) => row.projectId),
         ]);
       }
+      if (budgetRows.length > 0) {
+        await manager.query(ADD_BUDGET_SPEND, [
+          budgetRows.map((row) => row.level),
+          budgetRows.map((row) => row.subject),
+          budgetRows.map((row) => (row.periodEnd === null ? 'infinity' : new Date(row.periodEnd).toISOString())),
+          budgetRows.map((row) => usdDecimal(row.costUsd)),
+          budgetRows.map((row) => row.calls),
+        ]);
+      }
+      // Appended only: no row is locked or updated, so spend logs never wait on each other.
+      if (calls.length > 0) {
+        await manager.query(APPEND_CALL_RECORDS, [
+          calls.map((row) => row.id ?? null),
+          calls.map((row) => new Date(row.startedAt).toISOString()),
+          calls.map((row) => row.keyId),
+          calls.map((row) => row.project),
+          calls.map((row) => row.endUser),
+          calls.map((row) => (row.tags.length > 0 ? row.tags.join('\u001f') : null)),
+          calls.map((row) => row.alias),
+          calls.map((row) => row.deploymentId),
+          calls.map((row) => row.provider),
+          calls.map((row) => wholeTokens(row.promptTokens)),
+          calls.map((row) => wholeTokens(row.completionTokens)),
+          calls.map((row) => usdDecimal(usd(row.costUsd))),
+          calls.map((row) => row.status),
+          calls.map((row) => row.latencyMs),
+          calls.map((row) => row.cacheHit),
+        ]);
+      }
     });
   }
 }
@@ -316,6 +422,16 @@ function addHourly(into: Map<string, HourlyCalls>, calls: HourlyCalls): void {
   else {
     existing.calls += calls.calls;
     existing.errors += calls.errors;
+  }
+}
+
+function addBudgetSpend(into: Map<string, BudgetSpendEntry>, entry: BudgetSpendEntry): void {
+  const id = `${entry.level}\0${entry.subject}\0${entry.periodEnd ?? 'infinity'}`;
+  const existing = into.get(id);
+  if (!existing) into.set(id, { ...entry });
+  else {
+    existing.costUsd += entry.costUsd;
+    existing.calls += entry.calls;
   }
 }
 

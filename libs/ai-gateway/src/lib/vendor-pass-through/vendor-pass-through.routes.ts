@@ -129,7 +129,7 @@ export class VendorPassThroughRoutes implements OnModuleInit {
       target = api.target(deployment, path, searchOf(request.url));
       const modelCall = method === 'POST' && nativeCodecs(provider).some((codec) => codec.paths.includes(path));
       ownership = await this.ownership.check(caller, api, request, { method, path, modelCall }, deployment);
-      admission = await this.accounting.admit(caller);
+      admission = await this.accounting.admit(caller, deployment.alias, undefined, request.headers);
     } catch (error) {
       request.resume();
       return sendError(envelope, response, error);

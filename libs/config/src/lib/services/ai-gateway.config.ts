@@ -1,4 +1,4 @@
-import { IsOptional } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
 import { ConfigProblem } from '../config-error';
 import { CrossChecked, Env } from '../load-config';
 import { IsHttpUrl, IsListenAddress, IsLogFilter, IsNonEmpty, IsOriginList, IsPostgresUrl, IsRedisUrl, ListenAddress } from '../validators/env-value';
@@ -36,6 +36,14 @@ export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsOptional()
   @IsRedisUrl()
   AIGW_REDIS_URL?: string;
+
+  /**
+   * What budget levels beside the key (workspace, project, end user, tag, a key's model_max_budget)
+   * do while the configured Redis cannot be reached: `closed` refuses their calls (503), `open`
+   * counts on in each replica alone. Rate limits and the key's own limits always stay open.
+   */
+  @IsIn(['closed', 'open'], { message: 'must be closed or open' })
+  AIGW_BUDGETS_WITHOUT_REDIS: 'closed' | 'open' = 'closed';
 
   /**
    * `<provider>=<url>,…`: every deployment of that provider goes to that address, whatever its

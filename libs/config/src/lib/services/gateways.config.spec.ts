@@ -57,6 +57,14 @@ describe("the other services' configuration", () => {
     ]);
   });
 
+  it('has budgets fail closed without their Redis unless AIGW_BUDGETS_WITHOUT_REDIS=open, and names any other value', () => {
+    expect(loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/a' }).AIGW_BUDGETS_WITHOUT_REDIS).toBe('closed');
+    expect(loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/a', AIGW_BUDGETS_WITHOUT_REDIS: 'open' }).AIGW_BUDGETS_WITHOUT_REDIS).toBe('open');
+    expect(lines(() => loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/a', AIGW_BUDGETS_WITHOUT_REDIS: 'maybe' }))).toEqual([
+      expect.stringMatching(/^AIGW_BUDGETS_WITHOUT_REDIS: must be closed or open/),
+    ]);
+  });
+
   it('requires both halves of an m2m credential, and the rest of the control-plane settings with it', () => {
     expect(lines(() => loadConfig(AiGatewayConfig, { AIGW_DATABASE_URL: 'postgres://h/a', AIGW_M2M_CLIENT_ID: 'ai-gateway-m2m' }))).toEqual([
       expect.stringMatching(/^AIGW_CONTROL_PLANE_URL: is required when the control plane is configured/),

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
-import { IsBudget, IsBudgetDuration, IsExpiry, IsLimit } from './key-fields';
+import { IsBudget, IsBudgetDuration, IsExpiry, IsLimit, IsModelBudgets } from './key-fields';
 
 /** The nullable settings a key is created with and updated by: absent keeps, `null` clears. */
 export class KeySettingsDto {
@@ -33,4 +33,26 @@ export class KeySettingsDto {
   @IsOptional()
   @IsLimit()
   max_parallel_requests?: number | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    minimum: 0,
+    nullable: true,
+    example: 20,
+    description: "LiteLLM's soft_budget: reaching it in the budget period raises an alert (log, /metrics); it refuses nothing.",
+  })
+  @IsOptional()
+  @IsBudget()
+  soft_budget?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    example: { 'gpt-4o': { budget_limit: 10, time_period: '1d' } },
+    description: "LiteLLM's model_max_budget: a budget per alias the key calls (USD, and its period); null or {}: none.",
+  })
+  @IsOptional()
+  @IsModelBudgets()
+  model_max_budget?: Record<string, unknown> | null;
 }

@@ -1,4 +1,5 @@
 import { VirtualKey } from '../virtual-key.entity';
+import type { ModelBudget } from './key-fields';
 
 /** A key as the admin API shows it: never the key, except `key` once on create and rotate. */
 export interface KeyResponse {
@@ -22,6 +23,10 @@ export interface KeyResponse {
   rpm_limit: number | null;
   tpm_limit: number | null;
   max_parallel_requests: number | null;
+  /** USD in the budget period that raises an alert; null: none. */
+  soft_budget: number | null;
+  /** A budget per alias (LiteLLM's model_max_budget); {}: none. */
+  model_max_budget: Record<string, ModelBudget>;
   /** Lifetime spend in USD as written so far (at most a second behind the calls); budget state: GET /api/v1/keys/:id/spend. */
   spend: number;
   created_at: string;
@@ -46,6 +51,8 @@ export function keyResponse(row: VirtualKey, key?: string): KeyResponse {
     rpm_limit: row.rpmLimit,
     tpm_limit: row.tpmLimit,
     max_parallel_requests: row.maxParallelRequests,
+    soft_budget: row.softBudget,
+    model_max_budget: row.modelMaxBudget,
     spend: row.spend,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

@@ -1,0 +1,91 @@
+// Budget levels across two gateway replicas: two built gateway PROCESSES sharing one database and
+// one Redis, the official OpenAI SDK against them, the upstream from tools/fake-providers.
+// Needs `npx nx build ai-gateway` first (dist/apps/ai-gateway/main.js).
+import OpenAI, { BadRequestError } from 'openai';
+import { BuiltService, createTestDatabase, FakeProvidersProcess, startBuiltService, TestDatabase } from '@arbor/testing';
+import { MASTER_KEY, rejectionOf, startFake, writeConfig } from './testing/gateway-test-support';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe('budget levels across two replicas sharing Redis', () => {
+  let fake: FakeProvidersProcess;
+  let database: TestDatabase;
+  let replicaA: BuiltService;
+  let replicaB: BuiltService;
+
+  const call = async (replica: BuiltService, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Json> => {
+    const response = await fetch(`${replica.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${MASTER_KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    expect(response.status).toBe(200);
+    return (await response.json()) as Json;
+  };
+  // 0.017 USD a call.
+  const chat = (replica: BuiltService, key: string, user?: string) =>
+    new OpenAI({ apiKey: key, baseURL: `${replica.url}/v1`, maxRetries: 0 }).chat.completions.create({
+      model: 'fast',
+      messages: [{ role: 'user', content: 'hello' }],
+      ...(user !== undefined ? { user } : {}),
+    });
+
+  beforeAll(async () => {
+    const redisUrl = process.env['TEST_REDIS_URL'];
+    if (!redisUrl) throw new Error("TEST_REDIS_URL is not set: add `redis: true` to this project's jest globals.arbor");
+    fake = await startFake();
+    database = await createTestDatabase();
+    const config = writeConfig(`model_list:
+  - model_name: fast
+    litellm_params: { model: openai/gpt-4o-mini, api_base: ${fake.url}/v1, api_key: sk-upstream }
+    model_info: { input_cost_per_token: 0.001, output_cost_per_token: 0.002 }
+`);
+    const env = { AIGW_DATABASE_URL: database.url, AIGW_CONFIG: config, AIGW_MASTER_KEY: MASTER_KEY, AIGW_REDIS_URL: redisUrl, AIGW_LOG: 'warn' };
+    replicaA = await startBuiltService('ai-gateway', 'AIGW_LISTEN_ADDR', env);
+    replicaB = await startBuiltService('ai-gateway', 'AIGW_LISTEN_ADDR', env);
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.all([replicaA?.kill('SIGTERM'), replicaB?.kill('SIGTERM')]);
+    await database?.drop();
+    await fake?.stop();
+  });
+
+  it("counts an end user's calls on both replicas as one budget: the call after the budget is spent is refused on either", async () => {
+    // Set on A: B reads the change within its refresh (two seconds).
+    await call(replicaA, 'POST', '/customer/new', { user_id: 'shared-customer', max_budget: 0.05, budget_duration: '1d' });
+    const key = (await call(replicaA, 'POST', '/key/generate', { team_id: 'alpha' }))['key'] as string;
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const outcomes: string[] = [];
+    for (let index = 0; index < 5; index++) {
+      const replica = index % 2 === 0 ? replicaA : replicaB;
+      outcomes.push(
+        await chat(replica, key, 'shared-customer').then(
+          () => 'ok',
+          (error: unknown) => (error instanceof BadRequestError ? String(error.code) : String(error)),
+        ),
+      );
+    }
+    // 0.017, 0.034, 0.051 spent: the third call was admitted at 0.034, the fourth refused.
+    expect(outcomes).toEqual(['ok', 'ok', 'ok', 'budget_exceeded', 'budget_exceeded']);
+    expect((await call(replicaB, 'GET', '/customer/info?end_user_id=shared-customer'))['spend']).toBe(0.051);
+  });
+
+  it("keeps a project's budget exact under a burst on both replicas: what was admitted is what is counted, and every later call is refused", async () => {
+    await call(replicaB, 'POST', '/team/update', { team_id: 'burst', max_budget: 0.05, budget_duration: '30d' });
+    const key = (await call(replicaA, 'POST', '/key/generate', { team_id: 'burst' }))['key'] as string;
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const burst = await Promise.all(Array.from({ length: 10 }, (_, index) => rejectionOf(chat(index % 2 === 0 ? replicaA : replicaB, key))));
+    const admitted = burst.filter((outcome) => !(outcome instanceof BadRequestError)).length;
+    // Every call admitted counts, on whichever replica it ran: the totals match to the picodollar.
+    const team = await call(replicaA, 'GET', '/team/info?team_id=burst');
+    expect(team['team_info']['spend']).toBe(Number((admitted * 0.017).toFixed(3)));
+    // Each replica writes its own calls before it answers: asked on A, then on B, the list has both.
+    await call(replicaA, 'GET', `/spend/logs?team_id=burst&page_size=100`);
+    const logs = await call(replicaB, 'GET', `/spend/logs?team_id=burst&page_size=100`);
+    expect(logs.filter((log: Json) => log['status'] === 'success')).toHaveLength(admitted);
+    // Spent past the budget only by calls that were in flight together; nothing more is let through.
+    expect(admitted).toBeGreaterThanOrEqual(3);
+    for (const replica of [replicaA, replicaB]) expect(await rejectionOf(chat(replica, key))).toMatchObject({ status: 400, code: 'budget_exceeded' });
+  });
+});

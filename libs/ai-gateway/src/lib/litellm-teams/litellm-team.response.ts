@@ -1,0 +1,38 @@
+/** A team as LiteLLM's /team/* shows one: a control-plane project and its budget (LiteLLM's defaults for what is not served here). */
+export interface LiteLlmTeam {
+  team_id: string;
+  team_alias: null;
+  max_budget: number | null;
+  budget_duration: string | null;
+  /** End of the current budget period; null for a lifetime budget or none. */
+  budget_reset_at: string | null;
+  /** USD the project's keys spent in the current period since its budget was set. */
+  spend: number;
+  models: never[];
+  tpm_limit: null;
+  rpm_limit: null;
+  members_with_roles: never[];
+  metadata: Record<string, unknown>;
+  blocked: false;
+}
+
+export function liteLlmTeam(
+  slug: string,
+  budget: { maxBudget: number | null; budgetDuration: string | null; metadata: Record<string, unknown> } | null,
+  spent: { spend: number; periodEnd: number | null },
+): LiteLlmTeam {
+  return {
+    team_id: slug,
+    team_alias: null,
+    max_budget: budget?.maxBudget ?? null,
+    budget_duration: budget?.budgetDuration ?? null,
+    budget_reset_at: spent.periodEnd === null ? null : new Date(spent.periodEnd).toISOString(),
+    spend: spent.spend,
+    models: [],
+    tpm_limit: null,
+    rpm_limit: null,
+    members_with_roles: [],
+    metadata: budget?.metadata ?? {},
+    blocked: false,
+  };
+}
