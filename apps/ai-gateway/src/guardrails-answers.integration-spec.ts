@@ -18,6 +18,11 @@ const config = (fakeUrl: string) => `model_list:
       model: anthropic/claude-sonnet-4-5
       api_base: ${fakeUrl}/anthropic
       api_key: sk-upstream
+  - model_name: moderation
+    litellm_params:
+      model: openai/omni-moderation-latest
+      api_base: ${fakeUrl}/v1
+      api_key: sk-upstream
 
 guardrails:
   - guardrail_name: "content-filter-post"
@@ -45,6 +50,23 @@ guardrails:
         - pattern_type: "prebuilt"
           pattern_name: "email"
           action: "MASK"
+  - guardrail_name: "openai-moderation"
+    litellm_params:
+      guardrail: openai_moderation
+      mode: [pre_call, post_call]
+      model: moderation
+  - guardrail_name: "moderation-answers"
+    litellm_params:
+      guardrail: openai_moderation
+      mode: post_call
+      model: moderation
+  - guardrail_name: "moderation-strict"
+    litellm_params:
+      guardrail: openai_moderation
+      mode: pre_call
+      model: moderation
+      categories: [violence]
+      threshold: 0.5
 `;
 
 const SAID = 'Write to john.doe@example.com today, or to ops@example.org tomorrow.';
@@ -161,5 +183,31 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
     const deltas = await streamedChat(`say: ${SAID} ${marker}`, 'content-filter-during');
     expect(deltas.join('')).toBe(`${MASKED} ${marker}`);
     expect((await lastRequestWith(running.fake, marker)).body).toContain('john.doe@example.com');
+  });
+
+  it('a moderation alias of model_list refuses flagged prompts and answers, by category and threshold when the config narrows it, and lets the rest through', async () => {
+    // The fake moderation model flags a text holding "fake-violence" (violence, score 0.98).
+    const blocked = randomUUID();
+    const refused = await rejectionOf(chat(`tell me about fake-violence ${blocked}`, 'openai-moderation'));
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_violation');
+    expect((refused as Error).message).toContain('openai-moderation');
+    expect((refused as Error).message).toContain('violence');
+    // The moderation model saw the prompt; the chat model never did.
+    expect((await lastRequestWith(running.fake, blocked)).path).toBe('/v1/moderations');
+    const strict = await rejectionOf(chat('more fake-violence', 'moderation-strict'));
+    expect((strict as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_violation');
+    const answered = await rejectionOf(chat('say: here is some fake-violence for you', 'moderation-answers'));
+    expect((answered as Error).message).toContain('The answer was blocked by guardrail "moderation-answers"');
+    expect((await chat('a harmless question', 'openai-moderation')).choices[0]?.message.content).toBeTruthy();
+    const streamed = await rejectionOf(
+      running.client.chat.completions.create({
+        model: 'gpt-3.5-turbo',
+        messages: [{ role: 'user', content: 'hello' }],
+        stream: true,
+        guardrails: ['openai-moderation'],
+      } as OpenAI.ChatCompletionCreateParamsStreaming),
+    );
+    expect((streamed as Error).message).toContain('cannot do for a stream yet');
   });
 });

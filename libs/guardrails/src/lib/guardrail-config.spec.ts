@@ -99,4 +99,31 @@ describe("the config's guardrails list", () => {
     const guardrails = readGuardrails([{ guardrail_name: 'a', litellm_params: { guardrail: 'litellm_content_filter', mode: ['pre_call', 'pre_call'] } }], () => undefined, SCOPE);
     expect(guardrails.map(({ modes }) => modes)).toEqual([['pre_call']]);
   });
+
+  it('reads openai_moderation where the scope runs it, and refuses what LiteLLM would send to OpenAI itself', () => {
+    const problems: string[] = [];
+    const guardrails = readGuardrails(
+      [
+        { guardrail_name: 'mod', litellm_params: { guardrail: 'openai_moderation', mode: 'pre_call', model: 'moderation', categories: ['violence'], threshold: 0.5 } },
+        { guardrail_name: 'bad', litellm_params: { guardrail: 'openai_moderation', api_key: 'sk-x', threshold: 2, patterns: [] } },
+      ],
+      (path, message) => problems.push(`${path}: ${message}`),
+      { ...SCOPE, kinds: ['litellm_content_filter', 'openai_moderation'] },
+    );
+    expect(guardrails[0]).toEqual({
+      name: 'mod',
+      kind: 'openai_moderation',
+      modes: ['pre_call'],
+      defaultOn: false,
+      moderation: { model: 'moderation', categories: ['violence'], threshold: 0.5 },
+    });
+    expect(problems).toEqual([
+      'guardrails[1].litellm_params.patterns: is a field of litellm_content_filter, not of openai_moderation',
+      expect.stringMatching(/^guardrails\[1\]\.litellm_params\.api_key: refused: the gateway asks a moderation model of its own model_list/),
+      'guardrails[1].litellm_params.threshold: must be a score above 0 and at most 1',
+    ]);
+    expect(problemsOf([{ guardrail_name: 'mod', litellm_params: { guardrail: 'openai_moderation' } }])).toEqual([
+      'guardrails[0].litellm_params.guardrail: "openai_moderation" is not a guardrail the gateway runs (it runs litellm_content_filter), and calls would pass it unchecked',
+    ]);
+  });
 });

@@ -31,25 +31,51 @@ const MODES: readonly GuardrailMode[] = ['pre_call', 'post_call', 'during_call',
  */
 export interface GuardrailScope {
   readonly modes: readonly GuardrailMode[];
+  /** The guardrails it runs; default: the content filter only. */
+  readonly kinds?: readonly GuardrailKind[];
   /** For every mode not in `modes`: why it is refused here, and what to write instead. */
   readonly refused: Readonly<Record<string, string>>;
 }
 
-/** One entry of the config's `guardrails:` list, as LiteLLM reads it. */
-export interface GuardrailDefinition {
+/** What every entry of the config's `guardrails:` list has, as LiteLLM reads it. */
+interface GuardrailEntry {
   readonly name: string;
-  readonly kind: 'litellm_content_filter';
   /** When it runs; at least one, each one the gateway runs. */
   readonly modes: readonly GuardrailMode[];
   /** On every call, not only on those that name it. */
   readonly defaultOn: boolean;
+}
+
+/** LiteLLM's built-in content filter. */
+export interface ContentFilterGuardrail extends GuardrailEntry {
+  readonly kind: 'litellm_content_filter';
   readonly contentFilter: ContentFilterSettings;
 }
 
+/** OpenAI's moderation, as a model of the gateway's own list answers it. */
+export interface ModerationSettings {
+  /** The model_list alias that answers moderations. */
+  readonly model: string;
+  /** Only these categories refuse (default: any the model flags). */
+  readonly categories?: readonly string[];
+  /** A category refuses when its score reaches this (default: when the model flags it). */
+  readonly threshold?: number;
+}
+
+export interface ModerationGuardrail extends GuardrailEntry {
+  readonly kind: 'openai_moderation';
+  readonly moderation: ModerationSettings;
+}
+
+export type GuardrailDefinition = ContentFilterGuardrail | ModerationGuardrail;
+
 /** The guardrails the gateways run (LiteLLM's `guardrail:` values). */
-export const SERVED_GUARDRAILS = ['litellm_content_filter'] as const;
+export const SERVED_GUARDRAILS = ['litellm_content_filter', 'openai_moderation'] as const;
+export type GuardrailKind = (typeof SERVED_GUARDRAILS)[number];
+const CONTENT_FILTER_KEYS = ['patterns', 'blocked_words', 'blocked_words_file', 'pattern_redaction_format', 'keyword_redaction_tag'];
+const MODERATION_KEYS = ['model', 'api_key', 'api_base', 'threshold'];
 const ENTRY_KEYS = ['guardrail_name', 'litellm_params', 'guardrail_info', 'guardrail_id'];
-const PARAM_KEYS = ['guardrail', 'mode', 'default_on', 'patterns', 'blocked_words', 'blocked_words_file', 'pattern_redaction_format', 'keyword_redaction_tag', 'categories'];
+const PARAM_KEYS = ['guardrail', 'mode', 'default_on', 'categories', ...CONTENT_FILTER_KEYS, ...MODERATION_KEYS];
 const PATTERN_KEYS = ['pattern_type', 'pattern_name', 'pattern', 'name', 'action'];
 const WORD_KEYS = ['keyword', 'action', 'description'];
 const ACTIONS: readonly FilterAction[] = ['BLOCK', 'MASK'];
@@ -69,10 +95,18 @@ export function readGuardrails(value: unknown, problem: SettingProblem, scope: G
     const params = read.object(entry['litellm_params'] ?? {}, `${at}.litellm_params`, PARAM_KEYS);
     if (!params) return;
     const kind = read.string(params['guardrail'], `${at}.litellm_params.guardrail`, true);
-    if (kind !== undefined && !(SERVED_GUARDRAILS as readonly string[]).includes(kind)) {
-      problem(`${at}.litellm_params.guardrail`, `"${kind}" is not a guardrail the gateway runs (it runs ${SERVED_GUARDRAILS.join(', ')}), and calls would pass it unchecked`);
+    const kinds: readonly string[] = scope.kinds ?? ['litellm_content_filter'];
+    if (kind !== undefined && !kinds.includes(kind)) {
+      problem(`${at}.litellm_params.guardrail`, `"${kind}" is not a guardrail the gateway runs (it runs ${kinds.join(', ')}), and calls would pass it unchecked`);
     }
     const modes = readModes(read, params['mode'], `${at}.litellm_params.mode`, problem, scope);
+    const defaultOn = read.boolean(params['default_on'], `${at}.litellm_params.default_on`) ?? false;
+    if (kind === 'openai_moderation') {
+      const moderation = readModeration(read, params, `${at}.litellm_params`, problem);
+      if (name !== undefined && moderation && kinds.includes(kind)) guardrails.push({ name, kind, modes, defaultOn, moderation });
+      return;
+    }
+    for (const key of MODERATION_KEYS) if (params[key] !== undefined) problem(`${at}.litellm_params.${key}`, 'is a field of openai_moderation, not of this guardrail');
     if (params['categories'] !== undefined) {
       problem(`${at}.litellm_params.categories`, 'refused: content categories are not served yet, and calls would pass them unchecked; use patterns and blocked_words');
     }
@@ -81,7 +115,7 @@ export function readGuardrails(value: unknown, problem: SettingProblem, scope: G
     }
     const contentFilter = readContentFilter(read, params, `${at}.litellm_params`, problem);
     if (name === undefined || kind !== 'litellm_content_filter') return;
-    guardrails.push({ name, kind, modes, defaultOn: read.boolean(params['default_on'], `${at}.litellm_params.default_on`) ?? false, contentFilter });
+    guardrails.push({ name, kind, modes, defaultOn, contentFilter });
   });
   return guardrails;
 }
@@ -101,6 +135,26 @@ function readModes(read: SettingReader, value: unknown, at: string, problem: Set
   });
   if (Array.isArray(value) && listed.length === 0) problem(at, 'must name at least one mode');
   return modes;
+}
+
+function readModeration(read: SettingReader, params: Record<string, unknown>, at: string, problem: SettingProblem): ModerationSettings | undefined {
+  for (const key of [...CONTENT_FILTER_KEYS]) if (params[key] !== undefined) problem(`${at}.${key}`, 'is a field of litellm_content_filter, not of openai_moderation');
+  for (const key of ['api_key', 'api_base']) {
+    if (params[key] !== undefined) {
+      problem(
+        `${at}.${key}`,
+        'refused: the gateway asks a moderation model of its own model_list: give that model an entry there (with its api_key and api_base) and name it in model',
+      );
+    }
+  }
+  const model = read.string(params['model'], `${at}.model`) ?? 'omni-moderation-latest';
+  const categories =
+    params['categories'] === undefined
+      ? undefined
+      : read.list(params['categories'], `${at}.categories`).map((category, index) => read.string(category, `${at}.categories[${index}]`, true) ?? '');
+  const threshold = read.number(params['threshold'], `${at}.threshold`);
+  if (threshold !== undefined && !(threshold > 0 && threshold <= 1)) problem(`${at}.threshold`, 'must be a score above 0 and at most 1');
+  return { model, ...(categories ? { categories } : {}), ...(threshold !== undefined ? { threshold } : {}) };
 }
 
 function readContentFilter(read: SettingReader, params: Record<string, unknown>, at: string, problem: SettingProblem): ContentFilterSettings {

@@ -118,6 +118,7 @@ export class CallPipeline {
     state.progress.alias = alias;
     // Before the limits: a stage's refusal of its own malformed controls costs the caller nothing.
     const passes = (state.passes = this.open(codec, caller, body, requestHeaders, alias, own));
+    for (let index = 0; index < passes.length; index++) await (passes[index] as StagePass).check?.();
 
     // A replayed answer is a call like any other for the key's limits; it costs nothing.
     state.admission = await this.accounting.admit(caller, alias, body, requestHeaders);
@@ -293,7 +294,7 @@ export class CallPipeline {
     if (!progress.deployment || (!ids && !passes.some((pass) => pass.answer || pass.rewrite))) return bytes;
     let text = bytes.toString('utf8');
     const parsed = JSON.parse(text) as Record<string, unknown>;
-    const document = rewritten(passes, parsed);
+    const document = await rewritten(passes, parsed);
     if (document !== parsed) text = JSON.stringify(document);
     for (const pass of passes) if (pass.answer) await pass.answer(document, progress.deployment, state.native === true);
     if (ids) return Buffer.from(withGatewayIds(text, typeof document['id'] === 'string' ? document['id'] : undefined, ids), 'utf8');
@@ -393,7 +394,7 @@ export class CallPipeline {
     }
     last = ending;
     if (!failure && tap.final && keepsAnswer && deployment) {
-      const final = rewritten(passes, tap.final);
+      const final = await rewritten(passes, tap.final);
       for (const pass of passes) if (pass.answer) await pass.answer(final, deployment, state.native === true);
     }
     if (watched && last !== '') for (const pass of passes) pass.piece?.(last);
@@ -559,9 +560,9 @@ function routingHeaders(state: CallState, deployments: DeploymentRouter): void {
 }
 
 /** A JSON answer as the stages that rewrite it leave it, in order (`document` itself when none changed it). */
-function rewritten(passes: readonly StagePass[], document: Record<string, unknown>): Record<string, unknown> {
+async function rewritten(passes: readonly StagePass[], document: Record<string, unknown>): Promise<Record<string, unknown>> {
   let current = document;
-  for (const pass of passes) if (pass.rewrite) current = pass.rewrite(current) ?? current;
+  for (const pass of passes) if (pass.rewrite) current = (await pass.rewrite(current)) ?? current;
   return current;
 }
 

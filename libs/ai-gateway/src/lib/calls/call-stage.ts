@@ -49,6 +49,8 @@ export interface DeliveredAnswer {
  * optional; a stage with no part in a call returns no pass at all, so that it costs that call nothing.
  */
 export interface StagePass {
+  /** Before the caller's limits and the plan: a check that refuses the call by throwing (a ProviderError in the family's envelope). */
+  check?(): Promise<void>;
   /** Before the plan (after the caller's limits): an answer that takes the upstream's place; never throws (a failure is no answer). */
   beforePlan?(): Promise<ReplayedAnswer | undefined>;
   /** On the request: the request for `deployment`, before any bridge translates it; `native` when it serves the family's operation. */
@@ -69,7 +71,7 @@ export interface StagePass {
    * it: the answer to send in its place, or undefined to leave it. A ProviderError thrown refuses
    * the answer (the call costs what the upstream used).
    */
-  rewrite?(document: Record<string, unknown>): Record<string, unknown> | undefined;
+  rewrite?(document: Record<string, unknown>): Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>;
   /**
    * On the answer: its whole document as the upstream made it (the JSON answer, or the stream's
    * ending event, held back until this has run), before the client has its last byte.

@@ -223,6 +223,15 @@ function checkGatewayConfig(document: Record<string, unknown>, env: NodeJS.Proce
 
   const matchesDeployment = (name: string) => servedAliases.has(name) || name in unserved || dropped.has(name) || deployments.some((d) => d.wildcard?.pattern.test(name));
   const router = readRouterSettings(settingsReading, { read, problem, warnings, matchesDeployment, isModelName: (name) => servedAliases.has(name) });
+  // A moderation guardrail asks an alias of this list.
+  for (const [index, guardrail] of (settingsReading.settings.guardrails ?? []).entries()) {
+    if (guardrail.kind === 'openai_moderation' && !servedAliases.has(guardrail.moderation.model)) {
+      problem(
+        `guardrails[${index}].litellm_params.model`,
+        `"${guardrail.moderation.model}" is not a model_name of model_list: the moderation guardrail asks an alias of the gateway's own`,
+      );
+    }
+  }
   withRouterDefaults(deployments, settingsReading.routerSection, read);
 
   problems.push(...settingsReading.problems);

@@ -7,7 +7,9 @@ import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { badRequest } from '../gateway-errors';
 import type { AnswerText } from '../endpoints/answer-text';
 import { AnswerStreamGuard } from './answer-stream-guard';
-import { type ContentBlocked, ContentFilter, type GuardrailDefinition, type GuardrailMode } from '@arbor/guardrails';
+import { type ContentBlocked, ContentFilter, type GuardrailDefinition, type GuardrailMode, type ModerationSettings } from '@arbor/guardrails';
+import { DeploymentRouter } from '../deployment-router';
+import { moderationRefusal } from './moderation-check';
 
 // First of the stages: what the others see, keep and cache is the request as it may go on.
 const GUARDRAILS_ORDER = 10;
@@ -17,11 +19,20 @@ const NONE: readonly string[] = [];
 interface RunningGuardrail {
   readonly definition: GuardrailDefinition;
   readonly modes: ReadonlySet<GuardrailMode>;
-  readonly filter: ContentFilter;
+  /** A content filter's rules, compiled; or the moderation it asks for. */
+  readonly filter?: ContentFilter;
+  readonly moderation?: ModerationSettings;
   /** Calls it refused, and calls whose text it masked. */
   readonly blocked: CounterSeries<'guardrail' | 'action'>;
   readonly masked: CounterSeries<'guardrail' | 'action'>;
 }
+
+type FilteringGuardrail = RunningGuardrail & { readonly filter: ContentFilter };
+type ModeratingGuardrail = RunningGuardrail & { readonly moderation: ModerationSettings };
+const isFiltering = (guardrail: RunningGuardrail): guardrail is FilteringGuardrail => guardrail.filter !== undefined;
+const isModerating = (guardrail: RunningGuardrail): guardrail is ModeratingGuardrail => guardrail.moderation !== undefined;
+const checksRequest = ({ modes }: RunningGuardrail) => modes.has('pre_call') || modes.has('during_call');
+const checksAnswer = ({ modes }: RunningGuardrail) => modes.has('post_call') || modes.has('during_call');
 
 /**
  * The config's guardrails (LiteLLM's `guardrails:`), as a stage of the call pipeline: a guardrail
@@ -35,6 +46,9 @@ interface RunningGuardrail {
  * - `during_call`: LiteLLM runs it on the request alongside the call, where it can refuse but not
  *   change it: here the request's BLOCK rules are checked before the call goes out, and the answer
  *   as for post_call, so that neither reading lets a call pass unchecked.
+ * An `openai_moderation` guardrail asks a moderation alias of model_list about the same texts (all
+ * of a request or of a JSON answer at once) and refuses what it flags; streamed answers it cannot
+ * check yet, so such a call is refused before it goes out rather than passed unchecked.
  * A BLOCK rule that matches refuses with 400 `guardrail_violation` (naming the guardrail and the
  * rule, never the text; a stream ends with the family's error event). The `guardrails` field itself
  * never reaches an upstream. Off (never opened) when the config names none.
@@ -48,7 +62,12 @@ export class Guardrails implements CallStage {
   private readonly names: ReadonlySet<string>;
   private readonly anyDefaultOn: boolean;
 
-  constructor(@Inject(GATEWAY_SETTINGS) settings: GatewaySettings, registry: MetricsRegistry, stages: CallStages) {
+  constructor(
+    @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
+    registry: MetricsRegistry,
+    stages: CallStages,
+    private readonly deployments: DeploymentRouter,
+  ) {
     const definitions = settings.litellm.guardrails ?? [];
     this.running = definitions.length === 0 ? [] : runningGuardrails(definitions, registry);
     this.names = new Set(definitions.map((definition) => definition.name));
@@ -69,24 +88,39 @@ export class Guardrails implements CallStage {
     );
     // A guardrail the caller or its key asked for is never skipped in silence.
     const asked = ofKey.length > 0 || requested.length > 0 || alsoRequested.length > 0;
-    const before = applying.filter(({ modes }) => modes.has('pre_call') || modes.has('during_call'));
-    const after = applying.filter(({ modes }) => modes.has('post_call') || modes.has('during_call'));
+    const before = applying.filter(checksRequest);
+    const after = applying.filter(checksAnswer);
     const text = before.length > 0 ? codec.requestText : undefined;
     if (before.length > 0 && !text && asked) throw badRequest(`Guardrails are not run on ${codec.description} yet.`, FIELD);
     const answers = after.length > 0 ? codec.answerText : undefined;
     if (after.length > 0 && !answers && asked) throw badRequest(`Guardrails are not run on the answers of ${codec.description} yet.`, FIELD);
+    const moderatedAnswers = answers ? after.filter(isModerating) : [];
+    if (moderatedAnswers.length > 0 && codec.streamed(body)) {
+      throw badRequest(`The guardrail "${excerpt(moderatedAnswers[0]?.definition.name ?? '')}" moderates answers, which it cannot do for a stream yet: ask without stream.`, FIELD);
+    }
+    const moderatedRequest = text ? before.filter(isModerating) : [];
     const masking = new Set<RunningGuardrail>();
-    const upstream = withoutGuardrailsField(text ? text.map(body, (value) => guarded(value, before, masking, 'request')) : body, inMetadata);
+    const filtering = before.filter(isFiltering);
+    const upstream = withoutGuardrailsField(text && filtering.length > 0 ? text.map(body, (value) => guarded(value, filtering, masking, 'request')) : body, inMetadata);
     for (const guardrail of masking) guardrail.masked.inc();
     return {
+      ...(text && moderatedRequest.length > 0 ? { check: () => this.moderate(texts(text.map, body), moderatedRequest, 'request') } : {}),
       // A stage before this one may have made the request anew (a stored conversation with its
       // earlier turns): that is masked too; refusals were decided on what the caller sent.
       request: (asked) => {
         if (asked === body) return upstream;
-        return withoutGuardrailsField(text ? text.map(asked, (value) => masked(value, before)) : asked, inMetadata);
+        return withoutGuardrailsField(text ? text.map(asked, (value) => masked(value, filtering)) : asked, inMetadata);
       },
-      ...(answers ? answerHooks(answers, after) : {}),
+      ...(answers ? answerHooks(answers, after.filter(isFiltering), moderatedAnswers, (found, guardrails) => this.moderate(found, guardrails, 'answer')) : {}),
     };
+  }
+
+  /** Refuses when a moderating guardrail's alias flags any of the texts (each guardrail asked in turn). */
+  private async moderate(found: readonly string[], guardrails: readonly ModeratingGuardrail[], of: 'request' | 'answer'): Promise<void> {
+    for (const guardrail of guardrails) {
+      const category = await moderationRefusal(found, guardrail.moderation, this.deployments);
+      if (category) throw refusal(guardrail, { rule: category, keyword: false }, of, 'flagged as');
+    }
   }
 
   /** The guardrail names a request gives (at `at`), each one the config has. */
@@ -116,7 +150,7 @@ function runningGuardrails(definitions: readonly GuardrailDefinition[], registry
   return definitions.map((definition) => ({
     definition,
     modes: new Set(definition.modes),
-    filter: new ContentFilter(definition.contentFilter),
+    ...(definition.kind === 'litellm_content_filter' ? { filter: new ContentFilter(definition.contentFilter) } : { moderation: definition.moderation }),
     blocked: actions.series({ guardrail: definition.name, action: 'block' }),
     masked: actions.series({ guardrail: definition.name, action: 'mask' }),
   }));
@@ -127,7 +161,7 @@ function runningGuardrails(definitions: readonly GuardrailDefinition[], registry
  * `masking`), or refused. On the request, a `during_call` guardrail only refuses (LiteLLM runs it
  * alongside the call, where it cannot change the request).
  */
-function guarded(text: string, applying: readonly RunningGuardrail[], masking: Set<RunningGuardrail>, of: 'request' | 'answer'): string {
+function guarded(text: string, applying: readonly FilteringGuardrail[], masking: Set<RunningGuardrail>, of: 'request' | 'answer'): string {
   let result = text;
   for (const guardrail of applying) {
     const verdict = guardrail.filter.filter(result);
@@ -140,15 +174,24 @@ function guarded(text: string, applying: readonly RunningGuardrail[], masking: S
 }
 
 /** The refusal of what `guardrail` blocked (counted), naming it and the rule, never the text. */
-function refusal(guardrail: RunningGuardrail, blocked: ContentBlocked, of: 'request' | 'answer'): ProviderError {
+function refusal(guardrail: RunningGuardrail, blocked: ContentBlocked, of: 'request' | 'answer', found = 'pattern detected'): ProviderError {
   guardrail.blocked.inc();
-  const what = blocked.keyword ? 'a blocked keyword was detected' : `${excerpt(blocked.rule)} pattern detected`;
+  const what = blocked.keyword
+    ? 'a blocked keyword was detected'
+    : found === 'pattern detected'
+      ? `${excerpt(blocked.rule)} pattern detected`
+      : `${found} ${excerpt(blocked.rule)}`;
   const subject = of === 'request' ? 'Content blocked' : 'The answer was blocked';
   return new ProviderError(400, 'invalid_request_error', `${subject} by guardrail "${excerpt(guardrail.definition.name)}": ${what}.`, 'guardrail_violation', FIELD);
 }
 
 /** The hooks on the answer of the guardrails that check it: a JSON answer rewritten whole, a stream's events as they pass. */
-function answerHooks(answers: AnswerText, after: readonly RunningGuardrail[]): Pick<StagePass, 'rewrite' | 'events'> {
+function answerHooks(
+  answers: AnswerText,
+  after: readonly FilteringGuardrail[],
+  moderating: readonly ModeratingGuardrail[],
+  moderate: (texts: readonly string[], guardrails: readonly ModeratingGuardrail[]) => Promise<void>,
+): Pick<StagePass, 'rewrite' | 'events'> {
   const masking = new Set<RunningGuardrail>();
   const counted = () => {
     for (const guardrail of masking) guardrail.masked.inc();
@@ -156,12 +199,14 @@ function answerHooks(answers: AnswerText, after: readonly RunningGuardrail[]): P
   };
   let stream: AnswerStreamGuard | undefined;
   return {
-    rewrite: (document) => {
-      const next = answers.map(document, (text) => guarded(text, after, masking, 'answer'));
+    rewrite: async (document) => {
+      const next = after.length > 0 ? answers.map(document, (text) => guarded(text, after, masking, 'answer')) : document;
       counted();
+      if (moderating.length > 0) await moderate(texts(answers.map, next), moderating);
       return next === document ? undefined : next;
     },
     events: (text, final) => {
+      if (after.length === 0) return text;
       stream ??= new AnswerStreamGuard(
         answers,
         after.map(({ filter }) => filter),
@@ -176,7 +221,17 @@ function answerHooks(answers: AnswerText, after: readonly RunningGuardrail[]): P
 }
 
 /** A text with every applying guardrail's MASK rules applied. */
-function masked(text: string, applying: readonly RunningGuardrail[]): string {
+/** The texts `map` finds in `document`, in order. */
+function texts(map: (document: Record<string, unknown>, replace: (text: string) => string) => Record<string, unknown>, document: Record<string, unknown>): string[] {
+  const found: string[] = [];
+  map(document, (text) => {
+    if (text !== '') found.push(text);
+    return text;
+  });
+  return found;
+}
+
+function masked(text: string, applying: readonly FilteringGuardrail[]): string {
   let result = text;
   for (const { filter, modes } of applying) {
     if (!modes.has('pre_call')) continue;
