@@ -108,9 +108,15 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
     expect((await lastRequestWith(running.fake, marker)).body).toContain('john.doe@example.com');
   });
 
-  it('masks a streamed answer whose addresses arrive split over chunks, so that no chunk carries any part of them', async () => {
+  it('masks a streamed answer whose addresses arrive split over chunks, so that no chunk carries any part of them, and counts it', async () => {
+    const masks = async () => {
+      const text = await (await fetch(`${running.gateway.url}/metrics`)).text();
+      return Number(/arbor_aigw_guardrail_actions_total\{[^}]*guardrail="content-filter-post"[^}]*action="mask"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const before = await masks();
     const deltas = await streamedChat(`say: ${SAID}`);
     expect(deltas.join('')).toBe(MASKED);
+    expect(await masks()).toBe(before + 1);
     expect(deltas.length).toBeGreaterThan(3);
     for (const delta of deltas) expect(delta).not.toMatch(/john|doe@|example\.(com|org)/);
   });

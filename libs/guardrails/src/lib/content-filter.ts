@@ -25,6 +25,8 @@ export interface MaskedSpan {
   readonly start: number;
   readonly end: number;
   readonly mask: string;
+  /** Of scanAll: the index of the filter whose rule matched. */
+  readonly by?: number;
 }
 
 /** What a scan found: the first BLOCK rule that matched, or the spans to mask (in order, none overlapping). */
@@ -111,7 +113,7 @@ export function scanAll(filters: readonly ContentFilter[], text: string): { bloc
   for (const [index, filter] of filters.entries()) {
     const verdict = filter.scan(text);
     if ('blocked' in verdict) return { blocked: verdict.blocked, by: index };
-    if (verdict.spans.length > 0) (spans ??= []).push(...verdict.spans);
+    for (const span of verdict.spans) (spans ??= []).push({ ...span, by: index });
   }
   return { spans: spans ? withoutOverlaps(spans) : NO_SPANS };
 }

@@ -34,6 +34,8 @@ export class WindowedFilter {
   /** The text up to here was written as a mask already (a match that began in a piece taken before). */
   private skipUntil = 0;
   private spans: readonly MaskedSpan[] = [];
+  /** The filters (by index) whose rules masked a piece taken so far. */
+  readonly maskedBy = new Set<number>();
 
   constructor(private readonly filters: readonly ContentFilter[]) {}
 
@@ -64,6 +66,7 @@ export class WindowedFilter {
       if (span.start >= piece.end) break;
       if (span.start < at) continue;
       out += this.slice(at, span.start) + span.mask;
+      this.maskedBy.add(span.by ?? 0);
       at = span.end;
       this.skipUntil = Math.max(this.skipUntil, span.end);
     }

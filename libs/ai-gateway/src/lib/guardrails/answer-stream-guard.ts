@@ -86,6 +86,13 @@ export class AnswerStreamGuard {
     return `${event.text.slice(0, line.start)}data: ${JSON.stringify(data)}${event.text.slice(line.end)}`;
   }
 
+  /** The filters (by index) that masked any text of the stream so far. */
+  maskedBy(): Set<number> {
+    const by = new Set<number>();
+    for (const window of this.windows.values()) for (const index of window.maskedBy) by.add(index);
+    return by;
+  }
+
   private window(channel: string): WindowedFilter {
     let window = this.windows.get(channel);
     if (!window) this.windows.set(channel, (window = new WindowedFilter(this.filters)));

@@ -214,7 +214,10 @@ function answerHooks(
         (blocked, by) => refusal(after[by] as RunningGuardrail, blocked, 'answer'),
       );
       const out = stream.events(text, final);
-      if (final) counted();
+      if (final) {
+        for (const index of stream.maskedBy()) masking.add(after[index] as FilteringGuardrail);
+        counted();
+      }
       return out;
     },
   };
