@@ -10,6 +10,8 @@ export type {
   GuardrailKind,
   GuardrailMode,
   GuardrailScope,
+  GuardrailApiGuardrail,
+  GuardrailApiSettings,
   ModerationGuardrail,
   ModerationSettings,
 } from './lib/guardrail-config';
@@ -17,3 +19,5 @@ export { PREBUILT_PATTERN_NAMES } from './lib/prebuilt-patterns';
 export type { MaskedSpan, ScanVerdict } from './lib/content-filter';
 export { STREAM_WINDOW, WindowedFilter } from './lib/windowed-filter';
 export type { StreamPiece } from './lib/windowed-filter';
+export { GuardrailApi, GuardrailApiError } from './lib/guardrail-api';
+export type { GuardrailApiCall, GuardrailApiVerdict } from './lib/guardrail-api';

@@ -118,7 +118,7 @@ describe("the config's guardrails list", () => {
       moderation: { model: 'moderation', categories: ['violence'], threshold: 0.5 },
     });
     expect(problems).toEqual([
-      'guardrails[1].litellm_params.patterns: is a field of litellm_content_filter, not of openai_moderation',
+      'guardrails[1].litellm_params.patterns: is not a field of openai_moderation',
       expect.stringMatching(/^guardrails\[1\]\.litellm_params\.api_key: refused: the gateway asks a moderation model of its own model_list/),
       'guardrails[1].litellm_params.threshold: must be a score above 0 and at most 1',
     ]);

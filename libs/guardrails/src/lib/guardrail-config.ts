@@ -67,15 +67,41 @@ export interface ModerationGuardrail extends GuardrailEntry {
   readonly moderation: ModerationSettings;
 }
 
-export type GuardrailDefinition = ContentFilterGuardrail | ModerationGuardrail;
+/** LiteLLM's generic guardrail API: a checker of the operator's own behind one HTTP contract. */
+export interface GuardrailApiSettings {
+  /** Where `POST /beta/litellm_basic_guardrail_api` is answered. */
+  readonly apiBase: string;
+  /** Sent as `x-api-key`, as LiteLLM sends it. */
+  readonly apiKey?: string;
+  /** Sent with every request to the API. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The client's request headers whose values the API gets (the others are named `[present]`). */
+  readonly extraHeaders: readonly string[];
+  /** When the API cannot be reached (network errors, timeouts, 502/503/504): refuse the call, or let it go on. */
+  readonly unreachableFallback: 'fail_closed' | 'fail_open';
+  /** Any other error of the API (another status, an answer not of the contract): refuse the call (true), or let it go on. */
+  readonly failOnError: boolean;
+  readonly timeoutMs: number;
+  /** `additional_provider_specific_params`, sent as they are. */
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+export interface GuardrailApiGuardrail extends GuardrailEntry {
+  readonly kind: 'generic_guardrail_api';
+  readonly api: GuardrailApiSettings;
+}
+
+export type GuardrailDefinition = ContentFilterGuardrail | ModerationGuardrail | GuardrailApiGuardrail;
 
 /** The guardrails the gateways run (LiteLLM's `guardrail:` values). */
-export const SERVED_GUARDRAILS = ['litellm_content_filter', 'openai_moderation'] as const;
+export const SERVED_GUARDRAILS = ['litellm_content_filter', 'openai_moderation', 'generic_guardrail_api'] as const;
 export type GuardrailKind = (typeof SERVED_GUARDRAILS)[number];
 const CONTENT_FILTER_KEYS = ['patterns', 'blocked_words', 'blocked_words_file', 'pattern_redaction_format', 'keyword_redaction_tag'];
-const MODERATION_KEYS = ['model', 'api_key', 'api_base', 'threshold'];
+const MODERATION_KEYS = ['model', 'threshold'];
+const API_KEYS = ['api_base', 'api_key', 'headers', 'extra_headers', 'unreachable_fallback', 'fail_on_error', 'timeout', 'additional_provider_specific_params'];
+const DEFAULT_API_TIMEOUT_S = 10;
 const ENTRY_KEYS = ['guardrail_name', 'litellm_params', 'guardrail_info', 'guardrail_id'];
-const PARAM_KEYS = ['guardrail', 'mode', 'default_on', 'categories', ...CONTENT_FILTER_KEYS, ...MODERATION_KEYS];
+const PARAM_KEYS = ['guardrail', 'mode', 'default_on', 'categories', ...new Set([...CONTENT_FILTER_KEYS, ...MODERATION_KEYS, ...API_KEYS])];
 const PATTERN_KEYS = ['pattern_type', 'pattern_name', 'pattern', 'name', 'action'];
 const WORD_KEYS = ['keyword', 'action', 'description'];
 const ACTIONS: readonly FilterAction[] = ['BLOCK', 'MASK'];
@@ -101,12 +127,17 @@ export function readGuardrails(value: unknown, problem: SettingProblem, scope: G
     }
     const modes = readModes(read, params['mode'], `${at}.litellm_params.mode`, problem, scope);
     const defaultOn = read.boolean(params['default_on'], `${at}.litellm_params.default_on`) ?? false;
+    if (kind === 'generic_guardrail_api') {
+      const api = readGuardrailApi(read, params, `${at}.litellm_params`, problem);
+      if (name !== undefined && api && kinds.includes(kind)) guardrails.push({ name, kind, modes, defaultOn, api });
+      return;
+    }
     if (kind === 'openai_moderation') {
       const moderation = readModeration(read, params, `${at}.litellm_params`, problem);
       if (name !== undefined && moderation && kinds.includes(kind)) guardrails.push({ name, kind, modes, defaultOn, moderation });
       return;
     }
-    for (const key of MODERATION_KEYS) if (params[key] !== undefined) problem(`${at}.litellm_params.${key}`, 'is a field of openai_moderation, not of this guardrail');
+    for (const key of [...MODERATION_KEYS, ...API_KEYS]) if (params[key] !== undefined) problem(`${at}.litellm_params.${key}`, `is not a field of ${kind ?? 'this guardrail'}`);
     if (params['categories'] !== undefined) {
       problem(`${at}.litellm_params.categories`, 'refused: content categories are not served yet, and calls would pass them unchecked; use patterns and blocked_words');
     }
@@ -137,8 +168,30 @@ function readModes(read: SettingReader, value: unknown, at: string, problem: Set
   return modes;
 }
 
+function readGuardrailApi(read: SettingReader, params: Record<string, unknown>, at: string, problem: SettingProblem): GuardrailApiSettings | undefined {
+  for (const key of [...CONTENT_FILTER_KEYS, ...MODERATION_KEYS, 'categories']) if (params[key] !== undefined) problem(`${at}.${key}`, 'is not a field of generic_guardrail_api');
+  const apiBase = read.url(params['api_base'], `${at}.api_base`, true);
+  const apiKey = read.string(params['api_key'], `${at}.api_key`);
+  const headers: Record<string, string> = {};
+  for (const [header, value] of Object.entries(read.object(params['headers'] ?? {}, `${at}.headers`) ?? {})) {
+    const text = read.string(value, `${at}.headers.${header}`, true);
+    if (text !== undefined) headers[header.toLowerCase()] = text;
+  }
+  const extraHeaders = read.list(params['extra_headers'], `${at}.extra_headers`).flatMap((header, index) => {
+    const text = read.string(header, `${at}.extra_headers[${index}]`, true);
+    return text === undefined ? [] : [text.toLowerCase()];
+  });
+  const unreachableFallback = read.oneOf(params['unreachable_fallback'] ?? 'fail_closed', `${at}.unreachable_fallback`, ['fail_closed', 'fail_open'] as const);
+  const failOnError = read.boolean(params['fail_on_error'], `${at}.fail_on_error`) ?? true;
+  const timeoutS = read.positive(params['timeout'], `${at}.timeout`) ?? DEFAULT_API_TIMEOUT_S;
+  const extra = read.object(params['additional_provider_specific_params'] ?? {}, `${at}.additional_provider_specific_params`) ?? {};
+  if (apiBase === undefined || !unreachableFallback) return undefined;
+  return { apiBase, ...(apiKey !== undefined ? { apiKey } : {}), headers, extraHeaders, unreachableFallback, failOnError, timeoutMs: timeoutS * 1000, params: extra };
+}
+
 function readModeration(read: SettingReader, params: Record<string, unknown>, at: string, problem: SettingProblem): ModerationSettings | undefined {
-  for (const key of [...CONTENT_FILTER_KEYS]) if (params[key] !== undefined) problem(`${at}.${key}`, 'is a field of litellm_content_filter, not of openai_moderation');
+  for (const key of [...CONTENT_FILTER_KEYS, 'headers', 'extra_headers', 'unreachable_fallback', 'fail_on_error', 'timeout', 'additional_provider_specific_params'])
+    if (params[key] !== undefined) problem(`${at}.${key}`, 'is not a field of openai_moderation');
   for (const key of ['api_key', 'api_base']) {
     if (params[key] !== undefined) {
       problem(

@@ -267,7 +267,7 @@ export const SETTING_RULES: readonly SettingRule[] = [
     section: '(top level)',
     key: 'guardrails',
     kind: 'served',
-    why: 'litellm_content_filter on requests (pre_call), answers whole and streamed (post_call), both (during_call): patterns, regex, blocked_words; BLOCK and MASK; openai_moderation through a moderation alias of model_list; default_on or named by the request; other guardrails and modes are refused',
+    why: 'litellm_content_filter on requests (pre_call), answers whole and streamed (post_call), both (during_call): patterns, regex, blocked_words; BLOCK and MASK; openai_moderation through a moderation alias of model_list; generic_guardrail_api; default_on or named by the request; other guardrails and modes are refused',
   },
   {
     section: '(top level)',

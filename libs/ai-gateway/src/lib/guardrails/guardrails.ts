@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CounterSeries, MetricsRegistry, SeriesCounter } from '@arbor/observability';
 import { excerptList, excerpt } from '@arbor/platform';
 import { ProviderError } from '@arbor/provider-adapters';
@@ -7,7 +7,9 @@ import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { badRequest } from '../gateway-errors';
 import type { AnswerText } from '../endpoints/answer-text';
 import { AnswerStreamGuard } from './answer-stream-guard';
-import { type ContentBlocked, ContentFilter, type GuardrailDefinition, type GuardrailMode, type ModerationSettings } from '@arbor/guardrails';
+import { type ContentBlocked, ContentFilter, GuardrailApi, GuardrailApiError, type GuardrailDefinition, type GuardrailMode, type ModerationSettings } from '@arbor/guardrails';
+import { UpstreamClient } from '@arbor/platform';
+import type { GatewayCaller } from '../keys/key-verifier';
 import { DeploymentRouter } from '../deployment-router';
 import { moderationRefusal } from './moderation-check';
 
@@ -22,6 +24,8 @@ interface RunningGuardrail {
   /** A content filter's rules, compiled; or the moderation it asks for. */
   readonly filter?: ContentFilter;
   readonly moderation?: ModerationSettings;
+  /** A generic guardrail API's client. */
+  readonly api?: GuardrailApi;
   /** Calls it refused, and calls whose text it masked. */
   readonly blocked: CounterSeries<'guardrail' | 'action'>;
   readonly masked: CounterSeries<'guardrail' | 'action'>;
@@ -29,6 +33,8 @@ interface RunningGuardrail {
 
 type FilteringGuardrail = RunningGuardrail & { readonly filter: ContentFilter };
 type ModeratingGuardrail = RunningGuardrail & { readonly moderation: ModerationSettings };
+type AskingGuardrail = RunningGuardrail & { readonly api: GuardrailApi };
+const isAsking = (guardrail: RunningGuardrail): guardrail is AskingGuardrail => guardrail.api !== undefined;
 const isFiltering = (guardrail: RunningGuardrail): guardrail is FilteringGuardrail => guardrail.filter !== undefined;
 const isModerating = (guardrail: RunningGuardrail): guardrail is ModeratingGuardrail => guardrail.moderation !== undefined;
 const checksRequest = ({ modes }: RunningGuardrail) => modes.has('pre_call') || modes.has('during_call');
@@ -61,6 +67,9 @@ export class Guardrails implements CallStage {
   private readonly running: readonly RunningGuardrail[];
   private readonly names: ReadonlySet<string>;
   private readonly anyDefaultOn: boolean;
+  private readonly logger = new Logger('Guardrails');
+  /** The guardrail APIs' connections, made with the first one. */
+  private client?: UpstreamClient;
 
   constructor(
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
@@ -69,14 +78,14 @@ export class Guardrails implements CallStage {
     private readonly deployments: DeploymentRouter,
   ) {
     const definitions = settings.litellm.guardrails ?? [];
-    this.running = definitions.length === 0 ? [] : runningGuardrails(definitions, registry);
+    this.running = definitions.length === 0 ? [] : runningGuardrails(definitions, registry, () => (this.client ??= new UpstreamClient()));
     this.names = new Set(definitions.map((definition) => definition.name));
     this.anyDefaultOn = definitions.some((definition) => definition.defaultOn);
     this.on = definitions.length > 0;
     stages.add(this);
   }
 
-  open({ codec, caller, body }: StageCall): StagePass | undefined {
+  open({ codec, caller, body, headers }: StageCall): StagePass | undefined {
     const metadata = body['metadata'];
     const inMetadata = typeof metadata === 'object' && metadata !== null && FIELD in metadata;
     const ofKey = caller.kind === 'virtual' ? caller.key.guardrails : NONE;
@@ -95,24 +104,92 @@ export class Guardrails implements CallStage {
     const answers = after.length > 0 ? codec.answerText : undefined;
     if (after.length > 0 && !answers && asked) throw badRequest(`Guardrails are not run on the answers of ${codec.description} yet.`, FIELD);
     const moderatedAnswers = answers ? after.filter(isModerating) : [];
-    if (moderatedAnswers.length > 0 && codec.streamed(body)) {
-      throw badRequest(`The guardrail "${excerpt(moderatedAnswers[0]?.definition.name ?? '')}" moderates answers, which it cannot do for a stream yet: ask without stream.`, FIELD);
+    const askedAnswers = answers ? after.filter(isAsking) : [];
+    const wholeOnly = [...moderatedAnswers, ...askedAnswers][0];
+    if (wholeOnly && codec.streamed(body)) {
+      throw badRequest(`The guardrail "${excerpt(wholeOnly.definition.name)}" checks answers whole, which it cannot do for a stream yet: ask without stream.`, FIELD);
     }
     const moderatedRequest = text ? before.filter(isModerating) : [];
+    const askedRequest = text ? before.filter(isAsking) : [];
     const masking = new Set<RunningGuardrail>();
     const filtering = before.filter(isFiltering);
     const upstream = withoutGuardrailsField(text && filtering.length > 0 ? text.map(body, (value) => guarded(value, filtering, masking, 'request')) : body, inMetadata);
     for (const guardrail of masking) guardrail.masked.inc();
+    // What the guardrail APIs rewrote in the request, text by text, for every attempt's request.
+    const rewrites = new Map<string, string>();
+    const rewrite = (request: Record<string, unknown>) => (text && rewrites.size > 0 ? text.map(request, (value) => rewrites.get(value) ?? value) : request);
+    const checks = text && (moderatedRequest.length > 0 || askedRequest.length > 0);
     return {
-      ...(text && moderatedRequest.length > 0 ? { check: () => this.moderate(texts(text.map, body), moderatedRequest, 'request') } : {}),
+      ...(checks
+        ? {
+            check: async () => {
+              await this.moderate(texts(text.map, body), moderatedRequest, 'request');
+              for (const guardrail of askedRequest) {
+                const found = texts(text.map, rewrite(upstream));
+                const rewritten = await this.ask(guardrail, found, 'request', caller, body, headers);
+                found.forEach((value, index) => {
+                  const next = rewritten?.[index];
+                  if (next !== undefined && next !== value) rewrites.set(value, next);
+                });
+              }
+            },
+          }
+        : {}),
       // A stage before this one may have made the request anew (a stored conversation with its
       // earlier turns): that is masked too; refusals were decided on what the caller sent.
       request: (asked) => {
-        if (asked === body) return upstream;
-        return withoutGuardrailsField(text ? text.map(asked, (value) => masked(value, filtering)) : asked, inMetadata);
+        if (asked === body) return rewrite(upstream);
+        return rewrite(withoutGuardrailsField(text ? text.map(asked, (value) => masked(value, filtering)) : asked, inMetadata));
       },
-      ...(answers ? answerHooks(answers, after.filter(isFiltering), moderatedAnswers, (found, guardrails) => this.moderate(found, guardrails, 'answer')) : {}),
+      ...(answers
+        ? answerHooks(answers, after.filter(isFiltering), async (document) => {
+            await this.moderate(texts(answers.map, document), moderatedAnswers, 'answer');
+            let current = document;
+            for (const guardrail of askedAnswers) {
+              const rewritten = await this.ask(guardrail, texts(answers.map, current), 'answer', caller, body, headers);
+              if (!rewritten) continue;
+              let index = 0;
+              current = answers.map(current, (value) => (value === '' ? value : (rewritten[index++] ?? value)));
+            }
+            return current;
+          })
+        : {}),
     };
+  }
+
+  /**
+   * A generic guardrail API's verdict on the texts: refused (BLOCKED, or an error that fails closed),
+   * or the texts as the API rewrote them (undefined: as they were).
+   */
+  private async ask(
+    guardrail: AskingGuardrail,
+    found: readonly string[],
+    of: 'request' | 'answer',
+    caller: GatewayCaller,
+    body: Record<string, unknown>,
+    headers: StageCall['headers'],
+  ): Promise<readonly string[] | undefined> {
+    if (found.length === 0) return undefined;
+    const requestData: Record<string, string> = {};
+    if (caller.kind === 'virtual') Object.assign(requestData, { user_api_key_hash: caller.key.keyHash, user_api_key_team_id: caller.key.project });
+    if (typeof body['user'] === 'string') requestData['user_api_key_end_user_id'] = body['user'];
+    let verdict;
+    try {
+      verdict = await guardrail.api.check({ texts: found, inputType: of === 'request' ? 'request' : 'response', requestData, requestHeaders: headers });
+    } catch (error) {
+      if (!(error instanceof GuardrailApiError)) throw error;
+      throw new ProviderError(502, 'api_error', `The guardrail "${excerpt(guardrail.definition.name)}" could not check the call: ${error.message}.`, 'guardrail_unavailable');
+    }
+    if (verdict.action === 'BLOCKED') throw refusal(guardrail, { rule: verdict.reason, keyword: false }, of, 'blocked:');
+    if (verdict.action === 'NONE') {
+      if (verdict.failedOpen)
+        this.logger.error(
+          `Generic Guardrail API error (fail-open): the guardrail "${guardrail.definition.name}" could not check a call (${verdict.failedOpen}); it went on unchecked`,
+        );
+      return undefined;
+    }
+    if (verdict.texts) guardrail.masked.inc();
+    return verdict.texts;
   }
 
   /** Refuses when a moderating guardrail's alias flags any of the texts (each guardrail asked in turn). */
@@ -140,7 +217,7 @@ export class Guardrails implements CallStage {
 }
 
 /** The config's guardrails compiled, each with its series of the actions counter (registered only when there are guardrails). */
-function runningGuardrails(definitions: readonly GuardrailDefinition[], registry: MetricsRegistry): RunningGuardrail[] {
+function runningGuardrails(definitions: readonly GuardrailDefinition[], registry: MetricsRegistry, client: () => UpstreamClient): RunningGuardrail[] {
   const actions = new SeriesCounter({
     name: 'arbor_aigw_guardrail_actions_total',
     help: 'Calls a guardrail refused (action block) or whose text it masked (action mask), by guardrail.',
@@ -150,7 +227,11 @@ function runningGuardrails(definitions: readonly GuardrailDefinition[], registry
   return definitions.map((definition) => ({
     definition,
     modes: new Set(definition.modes),
-    ...(definition.kind === 'litellm_content_filter' ? { filter: new ContentFilter(definition.contentFilter) } : { moderation: definition.moderation }),
+    ...(definition.kind === 'litellm_content_filter'
+      ? { filter: new ContentFilter(definition.contentFilter) }
+      : definition.kind === 'openai_moderation'
+        ? { moderation: definition.moderation }
+        : { api: new GuardrailApi(definition.api, client()) }),
     blocked: actions.series({ guardrail: definition.name, action: 'block' }),
     masked: actions.series({ guardrail: definition.name, action: 'mask' }),
   }));
@@ -189,8 +270,8 @@ function refusal(guardrail: RunningGuardrail, blocked: ContentBlocked, of: 'requ
 function answerHooks(
   answers: AnswerText,
   after: readonly FilteringGuardrail[],
-  moderating: readonly ModeratingGuardrail[],
-  moderate: (texts: readonly string[], guardrails: readonly ModeratingGuardrail[]) => Promise<void>,
+  /** The guardrails that look at a JSON answer whole, after the filters (they refuse by throwing). */
+  checkWhole: (document: Record<string, unknown>) => Promise<Record<string, unknown>>,
 ): Pick<StagePass, 'rewrite' | 'events'> {
   const masking = new Set<RunningGuardrail>();
   const counted = () => {
@@ -202,8 +283,8 @@ function answerHooks(
     rewrite: async (document) => {
       const next = after.length > 0 ? answers.map(document, (text) => guarded(text, after, masking, 'answer')) : document;
       counted();
-      if (moderating.length > 0) await moderate(texts(answers.map, next), moderating);
-      return next === document ? undefined : next;
+      const checked = await checkWhole(next);
+      return checked === document ? undefined : checked;
     },
     events: (text, final) => {
       if (after.length === 0) return text;
