@@ -26,7 +26,8 @@ export class Catalogues implements OnModuleDestroy {
     private readonly pool: UpstreamPool,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
     @Optional() private readonly access?: CatalogueAccess,
-    @Optional() private readonly guardrails?: ToolCallGuardrails,
+    // Required: a runtime wired without it would pass every tool call unchecked.
+    private readonly guardrails: ToolCallGuardrails,
   ) {
     this.unsubscribe = registry.onChange(() => this.registryVersion++);
   }
@@ -58,7 +59,7 @@ export class Catalogues implements OnModuleDestroy {
     const upstreams = [...new Set(selections.map((s) => s.upstream))];
     const offers = new Map<string, UpstreamOffer>(await Promise.all(upstreams.map(async (u) => [u, await this.pool.offer(u)] as const)));
     const view = new CatalogueView(selections, offers, serverId === null ? 'always' : 'on-collision', sessions);
-    const built = { registryVersion, poolVersion, view, guards: this.guardrails?.forServers(servers) };
+    const built = { registryVersion, poolVersion, view, guards: this.guardrails.forServers(servers) };
     if (this.cache.size >= MAX_CACHED_VIEWS) this.cache.clear();
     // Built while a catalogue loaded: keep it under the version it was built from.
     this.cache.set(key, built);
