@@ -25,9 +25,9 @@ export class Catalogues implements OnModuleDestroy {
     private readonly registry: ServerRegistry,
     private readonly pool: UpstreamPool,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
-    @Optional() private readonly access?: CatalogueAccess,
     // Required: a runtime wired without it would pass every tool call unchecked.
     private readonly guardrails: ToolCallGuardrails,
+    @Optional() private readonly access?: CatalogueAccess,
   ) {
     this.unsubscribe = registry.onChange(() => this.registryVersion++);
   }

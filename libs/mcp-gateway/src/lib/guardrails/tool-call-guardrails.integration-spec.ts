@@ -106,7 +106,7 @@ describe.each([
     ['the v1 SDK client (Streamable HTTP)', (path) => handshakeCaller(path)],
     ['the v1 SDK client with progress (the SDK server)', (path) => handshakeCaller(path, 'streamable-http', true)],
     ['the v2 SDK client in the 2026-07-28 era', discoverFirstCaller],
-    ...(options.stateful
+    ...('stateful' in options
       ? ([
           ['the v1 SDK client over HTTP+SSE', (path: string) => handshakeCaller(path.replace(/\/mcp$/, '/sse'), 'sse')],
           ['the v1 SDK client over WebSocket', (path: string) => handshakeCaller(path.replace(/\/mcp$/, '/ws'), 'websocket')],
