@@ -13,3 +13,4 @@ export { NAME_SEPARATOR, URI_PREFIX } from './lib/catalogue/catalogue-view';
 export { CatalogueAccess, type CatalogueCaller, type CatalogueItemRef } from './lib/catalogue/catalogue-access';
 export * from './lib/dashboard/mcp-dashboard';
 export { McpProjectSync } from './lib/projects/project-sync';
+export { ToolCallGuardrails } from './lib/guardrails/tool-call-guardrails';

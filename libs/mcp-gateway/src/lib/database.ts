@@ -1,3 +1,4 @@
+import { AddVirtualServerGuardrails1764000000500 } from './migrations/1764000000500-AddVirtualServerGuardrails';
 import { CreateMcpApiKeys1764000000300 } from './migrations/1764000000300-CreateMcpApiKeys';
 import { McpApiKey } from './access/mcp-api-key.entity';
 import { CreateUpstreams1764000000100 } from './migrations/1764000000100-CreateUpstreams';
@@ -8,4 +9,10 @@ import { VirtualServer } from './registry/virtual-server.entity';
 /** For the gateway service's DatabaseModule.forRoot. */ import { AddControlPlaneProjectIds1764000000400 } from './migrations/1764000000400-AddControlPlaneProjectIds';
 
 export const MCP_GATEWAY_ENTITIES = [Upstream, VirtualServer, McpApiKey];
-export const MCP_GATEWAY_MIGRATIONS = [CreateUpstreams1764000000100, CreateVirtualServers1764000000200, CreateMcpApiKeys1764000000300, AddControlPlaneProjectIds1764000000400];
+export const MCP_GATEWAY_MIGRATIONS = [
+  CreateUpstreams1764000000100,
+  CreateVirtualServers1764000000200,
+  CreateMcpApiKeys1764000000300,
+  AddControlPlaneProjectIds1764000000400,
+  AddVirtualServerGuardrails1764000000500,
+];

@@ -19,14 +19,14 @@ import { WsRelay } from './transports/ws-relay';
 import { UpstreamPool } from './upstreams/upstream-pool';
 
 export interface McpRuntimeModuleOptions extends McpRuntimeOptions {
-  /** Modules exporting ServerRegistry and McpAccessPolicy, unless those are global. */
+  /** Modules exporting ServerRegistry, McpAccessPolicy and ToolCallGuardrails, unless those are global (McpRegistryModule provides the first and the last). */
   imports?: ModuleMetadata['imports'];
 }
 
 /**
  * The MCP gateway's runtime: upstream sessions, federation and the transports (`/mcp`,
  * `/servers/{id}/mcp` as direct routes, `/sse`, `/message`, and `/ws` with the relay on). Needs
- * ServerRegistry, McpAccessPolicy and the platform's DirectRoutes; provides UpstreamCatalogue.
+ * ServerRegistry, McpAccessPolicy, ToolCallGuardrails and the platform's DirectRoutes; provides UpstreamCatalogue.
  */
 @Module({})
 export class McpRuntimeModule {

@@ -26,6 +26,18 @@ servers:
   - id: everything
     project: alpha
     upstreams: [{ upstream: everything }]
+    guardrails: [pii]
+guardrails:
+  - guardrail_name: pii
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: pre_mcp_call
+      patterns: [{ pattern_type: prebuilt, pattern_name: email, action: MASK }]
+  - guardrail_name: secrets
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: post_mcp_call
+      patterns: [{ pattern_type: prebuilt, pattern_name: aws_access_key, action: BLOCK }]
 `;
 
 /** What the runtime would know: two upstreams' items and the health of one. */
@@ -253,6 +265,34 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     expect((await as('alice')('PATCH', '/api/v1/servers/alpha-tools', { description: null })).body.description).toBeNull();
     expect((await as('alice')('DELETE', '/api/v1/servers/alpha-tools')).status).toBe(204);
     expect(gateway.app.get(ServerRegistry).server('alpha-tools')).toBeUndefined();
+  });
+
+  it("lets project operators name their servers' guardrails, refusing names MCPGW_CONFIG lacks", async () => {
+    expect((await as('alice')('GET', '/api/v1/servers/everything')).body).toMatchObject({ id: 'everything', guardrails: ['pii'], source: 'config' });
+    const created = await as('alice')('POST', '/api/v1/servers', { id: 'guarded', project: 'alpha', upstreams: [{ upstream: 'everything' }], guardrails: ['secrets', 'pii'] });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ id: 'guarded', guardrails: ['secrets', 'pii'] });
+    expect(gateway.app.get(ServerRegistry).server('guarded')?.guardrails).toEqual(['secrets', 'pii']);
+
+    const unknown = await as('alice')('POST', '/api/v1/servers', { id: 'lost', project: 'alpha', upstreams: [], guardrails: ['pii', 'presidio'] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toEqual({
+      code: 'unknown_guardrail',
+      message: 'No guardrail named "presidio" is configured; the gateway has "pii", "secrets".',
+      details: { guardrails: ['presidio'], configured: ['pii', 'secrets'] },
+    });
+    expect((await as('alice')('GET', '/api/v1/servers/lost')).status).toBe(404);
+    const badShape = await as('alice')('PATCH', '/api/v1/servers/guarded', { guardrails: 'pii' });
+    expect([badShape.status, badShape.body.error?.code, Object.keys(badShape.body.error?.details?.fields ?? {})]).toEqual([400, 'invalid_request', ['guardrails']]);
+    const unknownOnUpdate = await as('alice')('PATCH', '/api/v1/servers/guarded', { guardrails: ['nobody'] });
+    expect([unknownOnUpdate.status, unknownOnUpdate.body.error?.code]).toEqual([400, 'unknown_guardrail']);
+
+    const cleared = await as('alice')('PATCH', '/api/v1/servers/guarded', { guardrails: [] });
+    expect(cleared.body).toMatchObject({ guardrails: [] });
+    expect(gateway.app.get(ServerRegistry).server('guarded')?.guardrails).toBeUndefined();
+    expect((await as('alice')('PATCH', '/api/v1/servers/guarded', { guardrails: ['pii'] })).body).toMatchObject({ guardrails: ['pii'] });
+    expect((await as('alice')('GET', '/api/v1/servers/guarded')).body).toMatchObject({ guardrails: ['pii'] });
+    expect((await as('alice')('DELETE', '/api/v1/servers/guarded')).status).toBe(204);
   });
 
   it('quotes a megabyte project, server or upstream name back only as a 64-character excerpt', async () => {

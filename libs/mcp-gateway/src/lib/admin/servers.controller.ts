@@ -10,6 +10,7 @@ import { MCP_GATEWAY, OPERATOR, ServerProject } from './admin-access';
 import { serverResponse, ServerResponse } from './dto/admin.responses';
 import { CreateServerDto, SelectionDto, UpdateServerDto } from './dto/server.dto';
 import { McpControlPlaneProjects } from '../projects/control-plane-projects';
+import { ToolCallGuardrails } from '../guardrails/tool-call-guardrails';
 import type { RepositoryRecord } from '@arbor/contract';
 
 /** /api/v1/servers: virtual servers, each managed by the operators (mcp-gateway.operator, asked of the control plane) of its project. */
@@ -22,6 +23,7 @@ export class ServersController {
     private readonly store: RegistryStore,
     private readonly permissions: PermissionGuard,
     private readonly projects: McpControlPlaneProjects,
+    private readonly guardrails: ToolCallGuardrails,
   ) {}
 
   @Get()
@@ -46,6 +48,7 @@ export class ServersController {
   @Post()
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: projectInBody() })
   async create(@Body() body: CreateServerDto): Promise<ServerResponse> {
+    if (body.guardrails) this.guardrails.check(body.guardrails);
     const project = await this.projects.require(body.project);
     const created = await this.registry.createServer({
       id: body.id,
@@ -53,6 +56,7 @@ export class ServersController {
       name: body.name ?? body.id,
       ...(body.description !== undefined ? { description: body.description } : {}),
       selections: selections(body.upstreams),
+      ...(body.guardrails && body.guardrails.length > 0 ? { guardrails: [...new Set(body.guardrails)] } : {}),
     });
     if (project) await this.store.recordProjectId(created.id, project.id);
     return serverResponse(created);
@@ -62,6 +66,7 @@ export class ServersController {
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: ServerProject })
   async update(@Req() request: GuardedRequest, @Param('id') id: string, @Body() body: UpdateServerDto): Promise<ServerResponse> {
     await this.apiMade(id);
+    if (body.guardrails) this.guardrails.check(body.guardrails);
     // Moving a server to another project needs the operator role there too.
     if (body.project !== undefined) await this.permissions.requireOn(request, MCP_GATEWAY, OPERATOR, { slug: body.project });
     const project = body.project === undefined ? null : await this.projects.require(body.project);
@@ -70,6 +75,7 @@ export class ServersController {
       name: body.name,
       description: body.description,
       selections: body.upstreams === undefined ? undefined : selections(body.upstreams),
+      guardrails: body.guardrails === undefined ? undefined : [...new Set(body.guardrails)],
     });
     if (project) await this.store.recordProjectId(id, project.id);
     return serverResponse(updated);

@@ -1,9 +1,13 @@
-import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Resource, Result, ResourceTemplate, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { excerpt } from '@arbor/platform';
 import type { CatalogueCaller, CatalogueAccess, CatalogueItemRef } from './catalogue-access';
 import { type CatalogueView, type Exposed, notInCatalogue } from './catalogue-view';
 import { page } from './pagination';
+import type { ToolCallGuard } from '../guardrails/tool-call-guard';
+
+/** A `tools/call`'s params as the client sent them: the name it sees, the arguments, and whatever else travels with them. */
+export type ToolCallParams = { name: string; arguments?: Record<string, unknown> } & Record<string, unknown>;
 
 /** Where a name the caller sent goes: the upstream, and the name (or URI) it knows the item by. */
 export interface CatalogueTarget {
@@ -23,13 +27,16 @@ type Page<K extends string, T> = { [key in K]: T[] } & { nextCursor?: string };
  * One caller's catalogue: the lists it is shown (a page at a time, under the names it sees) and
  * the way from a name it sends to the upstream that answers, for the stateful sessions, the
  * stateless path and the discover-first endpoint alike. An access policy, when there is one,
- * leaves out of both what the caller may not use.
+ * leaves out of both what the caller may not use; guardrails, when the server has any, check
+ * every tool call's arguments and result (`callTool`).
  */
 export class Catalogue {
   constructor(
     readonly view: CatalogueView,
     private readonly pageSize: number,
     private readonly access?: { caller: CatalogueCaller; policy: CatalogueAccess },
+    /** The guardrails of each upstream's tools, for the upstreams that have any. */
+    private readonly guards?: ReadonlyMap<string, ToolCallGuard>,
   ) {}
 
   get capabilities(): ServerCapabilities {
@@ -72,6 +79,21 @@ export class Catalogue {
     const target = this.view.toolTarget(name);
     if (!target || !this.permits('tool', target)) throw new McpError(ErrorCode.InvalidParams, notInCatalogue('Tool', name));
     return target;
+  }
+
+  /**
+   * A `tools/call`, sent by `send` to the upstream that answers it under the name it knows, with the
+   * guardrails of the tool's server around it: the arguments it sees are masked, and a result with
+   * what a guardrail blocks never comes back (a tool error does instead). Unguarded: `send` alone.
+   */
+  async callTool(params: ToolCallParams, send: (upstream: string, params: ToolCallParams) => Promise<Result>): Promise<Result> {
+    const tool = this.tool(params.name);
+    const guard = this.guards?.get(tool.upstream);
+    if (!guard) return send(tool.upstream, { ...params, name: tool.original });
+    const checked = guard.arguments(params.arguments);
+    if ('refused' in checked) return checked.refused;
+    const guarded = checked.arguments === params.arguments ? params : { ...params, arguments: checked.arguments };
+    return guard.result(await send(tool.upstream, { ...guarded, name: tool.original }));
   }
 
   /** Where a `prompts/get` goes; Invalid params when the caller has no such prompt. */

@@ -5,6 +5,8 @@ import { UpstreamOffer, UpstreamPool } from '../upstreams/upstream-pool';
 import { Catalogue } from './catalogue';
 import { CatalogueAccess, CatalogueCaller } from './catalogue-access';
 import { CatalogueView } from './catalogue-view';
+import { ToolCallGuardrails } from '../guardrails/tool-call-guardrails';
+import type { ToolCallGuard } from '../guardrails/tool-call-guard';
 
 const MAX_CACHED_VIEWS = 1000;
 
@@ -15,7 +17,7 @@ const MAX_CACHED_VIEWS = 1000;
  */
 @Injectable()
 export class Catalogues implements OnModuleDestroy {
-  private readonly cache = new Map<string, { registryVersion: number; poolVersion: number; view: CatalogueView }>();
+  private readonly cache = new Map<string, { registryVersion: number; poolVersion: number; view: CatalogueView; guards: ReadonlyMap<string, ToolCallGuard> | undefined }>();
   private registryVersion = 0;
   private readonly unsubscribe: () => void;
 
@@ -23,6 +25,8 @@ export class Catalogues implements OnModuleDestroy {
     private readonly registry: ServerRegistry,
     private readonly pool: UpstreamPool,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
+    // Required: a runtime wired without it would pass every tool call unchecked.
+    private readonly guardrails: ToolCallGuardrails,
     @Optional() private readonly access?: CatalogueAccess,
   ) {
     this.unsubscribe = registry.onChange(() => this.registryVersion++);
@@ -34,24 +38,31 @@ export class Catalogues implements OnModuleDestroy {
 
   /** What the caller sees now, and where each name it may send goes. */
   async open(caller: CatalogueCaller): Promise<Catalogue> {
-    return new Catalogue(await this.view(caller.serverId, caller.grant.servers, caller.sessions), this.options.pageSize, this.access && { caller, policy: this.access });
+    const { view, guards } = await this.view(caller.serverId, caller.grant.servers, caller.sessions);
+    return new Catalogue(view, this.options.pageSize, this.access && { caller, policy: this.access }, guards);
   }
 
-  private async view(serverId: string | null, grantedServers: readonly string[], sessions: boolean): Promise<CatalogueView> {
+  private async view(
+    serverId: string | null,
+    grantedServers: readonly string[],
+    sessions: boolean,
+  ): Promise<{ view: CatalogueView; guards: ReadonlyMap<string, ToolCallGuard> | undefined }> {
     // Asked on every call: a virtual server's key is built without sorting or joining a list.
     const ids = serverId === null ? [...grantedServers].sort() : undefined;
     const key = ids ? `union|${sessions}|${ids.join(',')}` : `server|${sessions}|${serverId}`;
     const { registryVersion } = this;
     const poolVersion = this.pool.version;
     const cached = this.cache.get(key);
-    if (cached && cached.registryVersion === registryVersion && cached.poolVersion === poolVersion) return cached.view;
-    const selections = (ids ?? [serverId as string]).flatMap((id) => this.registry.server(id)?.selections ?? []);
+    if (cached && cached.registryVersion === registryVersion && cached.poolVersion === poolVersion) return cached;
+    const servers = (ids ?? [serverId as string]).map((id) => this.registry.server(id));
+    const selections = servers.flatMap((server) => server?.selections ?? []);
     const upstreams = [...new Set(selections.map((s) => s.upstream))];
     const offers = new Map<string, UpstreamOffer>(await Promise.all(upstreams.map(async (u) => [u, await this.pool.offer(u)] as const)));
     const view = new CatalogueView(selections, offers, serverId === null ? 'always' : 'on-collision', sessions);
+    const built = { registryVersion, poolVersion, view, guards: this.guardrails.forServers(servers) };
     if (this.cache.size >= MAX_CACHED_VIEWS) this.cache.clear();
     // Built while a catalogue loaded: keep it under the version it was built from.
-    this.cache.set(key, { registryVersion, poolVersion, view });
-    return view;
+    this.cache.set(key, built);
+    return built;
   }
 }

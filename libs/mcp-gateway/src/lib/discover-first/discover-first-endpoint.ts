@@ -90,11 +90,12 @@ export class DiscoverFirstEndpoint {
       'tools/call': async (served) => {
         if (!served.catalogue.capabilities.tools) throw methodNotFound();
         const name = stringParam(served.request, 'name');
-        const tool = served.catalogue.tool(name);
+        // An unknown tool is refused before its headers are looked at.
+        served.catalogue.tool(name);
         const declarations = paramHeaderDeclarations(served.catalogue.listedTool(name)?.item.inputSchema);
         const mismatch = declarations.length > 0 ? paramHeaderMismatch(declarations, served.request.params['arguments'], served.request.header) : undefined;
         if (mismatch) throw new InBandError(HEADER_MISMATCH, `Bad Request: header mismatch: ${mismatch}`, undefined, 400);
-        return this.call(served, tool.upstream, { method: 'tools/call', params: { ...upstreamParams(served.request), name: tool.original } });
+        return served.catalogue.callTool({ ...upstreamParams(served.request), name }, (upstream, params) => this.call(served, upstream, { method: 'tools/call', params }));
       },
       'prompts/list': async ({ catalogue, request }) => {
         if (!catalogue.capabilities.prompts) throw methodNotFound();

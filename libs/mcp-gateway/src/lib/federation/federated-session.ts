@@ -166,8 +166,8 @@ export class FederatedSession {
     if (capabilities.tools) {
       server.setRequestHandler(ListToolsRequestSchema, async (request) => (await this.catalogue()).listTools(request.params?.cursor));
       server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-        const tool = (await this.catalogue()).tool(request.params.name);
-        return (await forward(tool.upstream, { method: 'tools/call', params: { ...request.params, name: tool.original } }, extra)) as CallToolResult;
+        const catalogue = await this.catalogue();
+        return (await catalogue.callTool(request.params, (upstream, params) => forward(upstream, { method: 'tools/call', params }, extra))) as CallToolResult;
       });
     }
 

@@ -130,6 +130,20 @@ describe('DatabaseServerRegistry', () => {
     expect((await dataSource.query("select name from upstreams where name = 'search'")).length).toBe(0);
   });
 
+  it("keeps a server's guardrails across restarts, and refuses a file that drops one an API-made server names", async () => {
+    const guardrail = (name: string) => `  - { guardrail_name: ${name}, litellm_params: { guardrail: litellm_content_filter, mode: pre_mcp_call } }\n`;
+    const withGuardrails = `${FILE_ONE}    guardrails: [pii]\nguardrails:\n${guardrail('pii')}${guardrail('secrets')}`;
+    const first = await start(withGuardrails);
+    expect(first.server('forecast')?.guardrails).toEqual(['pii']);
+    await first.createServer({ id: 'mine', project: 'alpha', name: 'Mine', selections: [], guardrails: ['secrets'] });
+    expect((await start(withGuardrails)).server('mine')?.guardrails).toEqual(['secrets']);
+    await expect(start(`${FILE_ONE}guardrails:\n${guardrail('pii')}`)).rejects.toThrow(
+      'MCPGW_CONFIG: guardrails: "secrets" is not in the file but the virtual server "mine" (made through the admin API) names it',
+    );
+    // Nothing of the refused file was applied.
+    expect((await start(withGuardrails)).server('forecast')?.guardrails).toEqual(['pii']);
+  });
+
   it('refuses a file whose server selects an upstream nobody has, or whose upstream is a metadata address', async () => {
     await expect(start('servers: [{ id: lost, project: alpha, upstreams: [{ upstream: nowhere }] }]')).rejects.toThrow(
       'servers[0].upstreams[0].upstream: "nowhere" is not an upstream',

@@ -16,6 +16,8 @@ import { McpControlPlaneProjects } from '../projects/control-plane-projects';
 import { RepositoryTokenHeaders } from '../projects/repository-token-headers';
 import { RepositoryTokenHosts } from '../projects/repository-token-hosts';
 import { UpstreamCallHeaders } from '../upstreams/per-call-headers';
+import { MetricsRegistry } from '@arbor/observability';
+import { ToolCallGuardrails } from '../guardrails/tool-call-guardrails';
 
 /** The control-plane settings, each as the gateway has it (absent ones are named in the admin API's 503). */
 export interface McpControlPlaneSettings {
@@ -51,7 +53,7 @@ export interface McpRegistryOptions {
 
 /**
  * Upstreams and virtual servers (ServerRegistry, from MCPGW_CONFIG and PostgreSQL) and the admin
- * API (/api/v1/upstreams, /servers, /tools). The app's DatabaseModule must carry
+ * API (/api/v1/upstreams, /servers, /tools), and the guardrails of tool calls (ToolCallGuardrails). The app's DatabaseModule must carry
  * MCP_GATEWAY_ENTITIES and MCP_GATEWAY_MIGRATIONS. Global, so the runtime injects ServerRegistry
  * without importing it; the admin API shows health and catalogues when UpstreamCatalogue is
  * global or comes through `imports`. A bad MCPGW_CONFIG throws ConfigError here, a bad upstream
@@ -85,6 +87,8 @@ export class McpRegistryModule {
       imports: [controlPlaneModule(configured, missing), ...(options.imports ?? [])],
       controllers: [UpstreamsController, ServersController, ToolsController],
       providers: [
+        // MCPGW_CONFIG's guardrails, for the runtime's catalogue and the admin API's check of the names servers give.
+        { provide: ToolCallGuardrails, useFactory: (metrics: MetricsRegistry) => new ToolCallGuardrails(config.guardrails, metrics), inject: [MetricsRegistry] },
         { provide: RegistryStore, useFactory: (dataSource: DataSource) => new RegistryStore(dataSource, cipher), inject: [DataSource] },
         {
           provide: DatabaseServerRegistry,
@@ -110,7 +114,15 @@ export class McpRegistryModule {
         { provide: UpstreamCallHeaders, useClass: RepositoryTokenHeaders },
       ],
       // The MCP endpoints' access policy and the API keys' admin routes ask the same control plane.
-      exports: [ServerRegistry, DatabaseServerRegistry, McpAdminSettings, McpControlPlaneProjects, UpstreamCallHeaders, ...(configured ? [McpControlPlaneAccess] : [])],
+      exports: [
+        ServerRegistry,
+        DatabaseServerRegistry,
+        ToolCallGuardrails,
+        McpAdminSettings,
+        McpControlPlaneProjects,
+        UpstreamCallHeaders,
+        ...(configured ? [McpControlPlaneAccess] : []),
+      ],
     };
   }
 }

@@ -73,7 +73,7 @@ servers:
   });
 
   it('reads an empty file as no upstreams and no servers', () => {
-    expect(parseRegistryConfig('')).toEqual({ upstreams: [], servers: [] });
+    expect(parseRegistryConfig('')).toEqual({ upstreams: [], servers: [], guardrails: [] });
   });
 
   it('names every unknown key and bad value at once', () => {
@@ -147,5 +147,73 @@ upstreams:
     writeFileSync(file, 'upstreams: [');
     expect(() => loadRegistryConfigFile(file)).toThrow(/MCPGW_CONFIG: not valid YAML/);
     expect(() => loadRegistryConfigFile(path.join(dir, 'missing.yaml'))).toThrow(/MCPGW_CONFIG: cannot read/);
+  });
+});
+
+describe("MCPGW_CONFIG's guardrails (LiteLLM's list, on tool calls)", () => {
+  const GUARDRAILS = `
+guardrails:
+  - guardrail_name: pii
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: pre_mcp_call
+      patterns:
+        - { pattern_type: prebuilt, pattern_name: email, action: MASK }
+        - { pattern_type: prebuilt, pattern_name: us_ssn, action: BLOCK }
+  - guardrail_name: secrets
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: [pre_mcp_call, post_mcp_call]
+      default_on: true
+      patterns:
+        - { pattern_type: prebuilt, pattern_name: aws_access_key, action: BLOCK }
+`;
+
+  it('reads the guardrails and the ones each virtual server names', () => {
+    const config = parseRegistryConfig(`${GUARDRAILS}
+upstreams:
+  - { name: tickets, url: http://127.0.0.1:3001/mcp }
+servers:
+  - { id: support, project: alpha, upstreams: [{ upstream: tickets }], guardrails: [pii, pii] }
+  - { id: plain, project: alpha, upstreams: [{ upstream: tickets }] }
+`);
+    expect(config.guardrails.map((guardrail) => [guardrail.name, guardrail.modes, guardrail.defaultOn])).toEqual([
+      ['pii', ['pre_mcp_call'], false],
+      ['secrets', ['pre_mcp_call', 'post_mcp_call'], true],
+    ]);
+    expect(config.servers.map((server) => [server.id, server.guardrails])).toEqual([
+      ['support', ['pii']],
+      ['plain', undefined],
+    ]);
+  });
+
+  it("refuses the modes of model calls, pointing to the AI gateway's config, and names every bad path at once", () => {
+    const problems = problemsOf(`
+guardrails:
+  - guardrail_name: prompts
+    litellm_params: { guardrail: litellm_content_filter, mode: pre_call }
+  - guardrail_name: answers
+    litellm_params: { guardrail: litellm_content_filter, mode: [post_mcp_call, during_call] }
+  - guardrail_name: vendor
+    litellm_params: { guardrail: lakera, mode: post_mcp_call }
+  - guardrail_name: typo
+    litellm_params: { guardrail: litellm_content_filter, mode: pre_mcp_cal, patterns: [{ pattern_type: prebuilt, pattern_name: emails }] }
+servers:
+  - { id: support, project: alpha, upstreams: [], guardrails: [answers, nobody] }
+`);
+    expect(problems).toEqual([
+      expect.stringMatching(/^MCPGW_CONFIG: guardrails\[0\]\.litellm_params\.mode: refused: model calls are the AI gateway's: .*AIGW_CONFIG.*pre_mcp_call or post_mcp_call$/),
+      expect.stringMatching(/^MCPGW_CONFIG: guardrails\[1\]\.litellm_params\.mode\[1\]: refused: model calls are the AI gateway's/),
+      expect.stringMatching(/^MCPGW_CONFIG: guardrails\[2\]\.litellm_params\.guardrail: "lakera" is not a guardrail the gateway runs/),
+      expect.stringMatching(/^MCPGW_CONFIG: guardrails\[3\]\.litellm_params\.mode: must be one of .*got "pre_mcp_cal"$/),
+      expect.stringMatching(/^MCPGW_CONFIG: guardrails\[3\]\.litellm_params\.patterns\[0\]\.pattern_name: "emails" is not a prebuilt pattern/),
+      'MCPGW_CONFIG: servers[0].guardrails[1]: "nobody" is not a guardrail of this file\'s guardrails: list (there are "prompts", "answers", "typo")',
+    ]);
+  });
+
+  it('refuses a server naming a guardrail when the file has none', () => {
+    expect(problemsOf('servers:\n  - { id: support, project: alpha, upstreams: [], guardrails: [pii] }\n')).toEqual([
+      'MCPGW_CONFIG: servers[0].guardrails[0]: "pii" is not a guardrail of this file\'s guardrails: list (the file has none)',
+    ]);
   });
 });

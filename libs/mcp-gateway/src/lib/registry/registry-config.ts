@@ -1,19 +1,23 @@
 import { ConfigError, ConfigProblem, parsedUrl, parseYamlConfig, readYamlConfigFile, SettingReader, UnsetVariable } from '@arbor/config';
+import { type GuardrailDefinition, readGuardrails } from '@arbor/guardrails';
+import { TOOL_CALL_GUARDRAILS } from '../guardrails/tool-call-scope';
 import type { UpstreamDefinition, UpstreamSelection, UpstreamTransport, VirtualServerDefinition } from './server-registry';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_MS, headerCountProblem, headerProblem, PROJECT_SLUG, SERVER_ID, UPSTREAM_NAME } from './registry-rules';
 
-/** The MCPGW_CONFIG file, checked: upstreams and virtual servers to sync into the database. */
+/** The MCPGW_CONFIG file, checked: upstreams and virtual servers to sync into the database, and the guardrails of tool calls. */
 export interface RegistryConfig {
   upstreams: UpstreamDefinition[];
   servers: VirtualServerDefinition[];
+  /** LiteLLM's `guardrails:` list, of the modes of tool calls (`pre_mcp_call`, `post_mcp_call`). */
+  guardrails: GuardrailDefinition[];
 }
 
-export const EMPTY_REGISTRY_CONFIG: RegistryConfig = { upstreams: [], servers: [] };
+export const EMPTY_REGISTRY_CONFIG: RegistryConfig = { upstreams: [], servers: [], guardrails: [] };
 
 const VARIABLE = 'MCPGW_CONFIG';
-const TOP_KEYS = ['upstreams', 'servers'];
+const TOP_KEYS = ['upstreams', 'servers', 'guardrails'];
 const UPSTREAM_KEYS = ['name', 'url', 'transport', 'headers', 'timeout', 'max_concurrency'];
-const SERVER_KEYS = ['id', 'project', 'name', 'description', 'upstreams'];
+const SERVER_KEYS = ['id', 'project', 'name', 'description', 'upstreams', 'guardrails'];
 const SELECTION_KEYS = ['upstream', 'tools', 'resources', 'prompts'];
 const TRANSPORTS: UpstreamTransport[] = ['streamable-http', 'sse'];
 
@@ -36,6 +40,8 @@ function checkRegistryConfig(document: Record<string, unknown>): RegistryConfig 
   const problem = (path: string, message: string) => problems.push({ variable: VARIABLE, message: `${path}: ${message}` });
   const read = new Reader(problem);
   const root = read.object(document, '(top level)', TOP_KEYS) ?? {};
+  const guardrails = readGuardrails(root['guardrails'], problem, TOOL_CALL_GUARDRAILS);
+  const guardrailNames = guardrails.map((guardrail) => guardrail.name);
 
   const upstreams: UpstreamDefinition[] = [];
   read.list(root['upstreams'], 'upstreams').forEach((raw, index) => {
@@ -83,13 +89,21 @@ function checkRegistryConfig(document: Record<string, unknown>): RegistryConfig 
         problem(`${selectionAt}.upstream`, `"${upstream}" is selected twice; list everything it should expose in one entry`);
       selections.push({ upstream, tools, resources, prompts });
     });
+    const named = read.list(entry['guardrails'], `${at}.guardrails`).flatMap((rawName, nameIndex) => {
+      const guardrail = read.string(rawName, `${at}.guardrails[${nameIndex}]`, true);
+      if (guardrail !== undefined && !guardrailNames.includes(guardrail)) {
+        const there = guardrailNames.length > 0 ? `there are ${guardrailNames.map((known) => `"${known}"`).join(', ')}` : 'the file has none';
+        problem(`${at}.guardrails[${nameIndex}]`, `"${guardrail}" is not a guardrail of this file's guardrails: list (${there})`);
+      }
+      return guardrail === undefined ? [] : [guardrail];
+    });
     if (id === undefined || project === undefined || name === undefined) return;
     if (servers.some((other) => other.id === id)) problem(`${at}.id`, `"${id}" is used by an earlier server`);
-    servers.push({ id, project, name, ...(description !== undefined ? { description } : {}), selections });
+    servers.push({ id, project, name, ...(description !== undefined ? { description } : {}), selections, ...(named.length > 0 ? { guardrails: [...new Set(named)] } : {}) });
   });
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return { upstreams, servers };
+  return { upstreams, servers, guardrails };
 }
 
 /** The shared typed reads of @arbor/config, with the registry's own: upstream URLs, headers, selections. */

@@ -30,6 +30,8 @@ export interface ServerChanges {
   /** `null` clears it. */
   description?: string | null;
   selections?: readonly UpstreamSelection[];
+  /** Replaces the guardrails it names; `[]` names none. */
+  guardrails?: readonly string[];
 }
 
 // Replicas starting at once sync MCPGW_CONFIG one after the other.
@@ -155,8 +157,9 @@ export class RegistryStore {
       if (!row) throw new ServerNotFound(id);
       if (row.source === 'config') throw new ManagedByConfig('server', id);
       if (changes.selections) await lockUpstreams(manager, changes.selections);
-      const { description, ...rest } = changes;
+      const { description, guardrails, ...rest } = changes;
       const next: VirtualServerDefinition = { ...storedServer(row), ...definedOnly(rest) };
+      if (guardrails !== undefined) next.guardrails = guardrails;
       if (description !== undefined) next.description = description ?? undefined;
       await manager.getRepository(VirtualServer).save(serverRow(next, 'api'));
       return storedServer(await manager.getRepository(VirtualServer).findOneByOrFail({ id }));
@@ -202,6 +205,13 @@ export class RegistryStore {
           }
         }),
       );
+      // A guardrail an API-made server names stays in the file: its calls would otherwise go unchecked.
+      const fileGuardrails = new Set(config.guardrails.map((guardrail) => guardrail.name));
+      for (const server of serverRows.values()) {
+        const lost = server.source === 'api' ? server.guardrails.filter((name) => !fileGuardrails.has(name)) : [];
+        if (lost.length > 0)
+          problem('guardrails', `${lost.map((name) => `"${name}"`).join(', ')} is not in the file but the virtual server "${server.id}" (made through the admin API) names it`);
+      }
       const removedUpstreams = [...upstreamRows.values()].filter((row) => row.source === 'config' && !fileUpstreams.has(row.name)).map((row) => row.name);
       for (const server of serverRows.values()) {
         if (server.source !== 'api') continue;
@@ -304,6 +314,7 @@ function serverRow(definition: VirtualServerDefinition, source: RegistrySource):
     name: definition.name,
     description: definition.description ?? null,
     selections: canonicalSelections(definition.selections),
+    guardrails: [...(definition.guardrails ?? [])],
     source,
   };
 }
@@ -315,6 +326,7 @@ function storedServer(row: VirtualServer): StoredServer {
     name: row.name,
     ...(row.description !== null ? { description: row.description } : {}),
     selections: canonicalSelections(row.selections),
+    ...(row.guardrails.length > 0 ? { guardrails: row.guardrails } : {}),
     source: row.source,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -331,6 +343,7 @@ function sameServer(row: VirtualServer, server: VirtualServerDefinition): boolea
     row.project === server.project &&
     row.name === server.name &&
     row.description === (server.description ?? null) &&
+    row.guardrails.join('\u0000') === (server.guardrails ?? []).join('\u0000') &&
     JSON.stringify(canonicalSelections(row.selections)) === JSON.stringify(canonicalSelections(server.selections))
   );
 }

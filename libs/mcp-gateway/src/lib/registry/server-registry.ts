@@ -35,6 +35,8 @@ export interface VirtualServerDefinition {
   name: string;
   description?: string;
   selections: readonly UpstreamSelection[];
+  /** The guardrails (of MCPGW_CONFIG's `guardrails:`) on its tool calls, besides the `default_on` ones; absent: none. */
+  guardrails?: readonly string[];
 }
 
 /**

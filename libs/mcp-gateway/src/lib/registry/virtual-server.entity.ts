@@ -30,6 +30,10 @@ export class VirtualServer {
   @Column({ type: 'jsonb' })
   selections!: UpstreamSelection[];
 
+  /** The guardrails (of MCPGW_CONFIG) on its tool calls, besides the default_on ones. */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  guardrails!: string[];
+
   @Column({ type: 'text' })
   source!: RegistrySource;
 

@@ -114,12 +114,9 @@ export class HotPath {
     // A server without tools has no handler for them: the SDK answers "Method not found".
     if (!scope.offersTools(catalogue)) throw new MethodNotFound();
     if (request.kind === 'list') return catalogue.listTools(request.cursor);
-    const tool = catalogue.tool(request.params.name);
     const onnotification = scope.onlog && catalogue.capabilities.logging ? scope.onlog : undefined;
-    const result = await scope.forward(
-      tool.upstream,
-      { method: 'tools/call', params: { ...request.params, name: tool.original } },
-      { signal, relatedRequestId: request.id, ...(onnotification ? { onnotification } : {}) },
+    const result = await catalogue.callTool(request.params, (upstream, params) =>
+      scope.forward(upstream, { method: 'tools/call', params }, { signal, relatedRequestId: request.id, ...(onnotification ? { onnotification } : {}) }),
     );
     if (isPlainTextResult(result)) return result;
     const validated = CallToolResultSchema.safeParse(result);

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import { excerpt } from '@arbor/platform';
 import { headerCountProblem, headerProblem, PROJECT_SLUG, SERVER_ID, UPSTREAM_NAME } from '../../registry/registry-rules';
 
@@ -24,6 +24,9 @@ export const IsMaxConcurrency = () => applyDecorators(IsInt(), Min(1), Max(10_00
 export const IsDisplayName = () => applyDecorators(IsString(), IsNotEmpty(), MaxLength(200));
 
 export const IsDescription = () => applyDecorators(IsString(), MaxLength(2000));
+
+/** Guardrail names of MCPGW_CONFIG's `guardrails:` (whether each is configured is the controller's to say). */
+export const IsGuardrailNames = () => applyDecorators(IsArray(), ArrayMaxSize(50), IsString({ each: true }), IsNotEmpty({ each: true }), MaxLength(200, { each: true }));
 
 /** `{name: value}`, values strings; the message names the header, never the value. */
 export const IsUpstreamHeaders = () =>

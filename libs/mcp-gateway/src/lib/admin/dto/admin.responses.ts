@@ -50,6 +50,8 @@ export interface ServerResponse {
   name: string;
   description: string | null;
   upstreams: UpstreamSelection[];
+  /** The guardrails it names (the default_on ones of MCPGW_CONFIG apply besides). */
+  guardrails: string[];
   source: string;
   created_at: string;
   updated_at: string;
@@ -62,6 +64,7 @@ export function serverResponse(server: StoredServer): ServerResponse {
     name: server.name,
     description: server.description ?? null,
     upstreams: [...server.selections],
+    guardrails: [...(server.guardrails ?? [])],
     source: server.source,
     created_at: server.createdAt.toISOString(),
     updated_at: server.updatedAt.toISOString(),

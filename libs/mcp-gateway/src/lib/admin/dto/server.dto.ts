@@ -3,7 +3,7 @@ import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsOptional, ValidateNested } from 'class-validator';
 import { Omittable } from '@arbor/platform';
-import { IsDescription, IsDisplayName, IsProjectSlug, IsSelectionNames, IsServerId, IsUpstreamName } from './admin-fields';
+import { IsDescription, IsDisplayName, IsGuardrailNames, IsProjectSlug, IsSelectionNames, IsServerId, IsUpstreamName } from './admin-fields';
 
 /** What a server takes from one upstream; each kind `'*'` (the default) or the names as the upstream gives them. */
 export class SelectionDto {
@@ -78,6 +78,12 @@ export class CreateServerDto {
   @ApiProperty({ type: [SelectionDto], maxItems: 100 })
   @IsSelections()
   upstreams!: SelectionDto[];
+
+  /** Guardrails of MCPGW_CONFIG on its tool calls (pre_mcp_call on arguments, post_mcp_call on results), besides the default_on ones. */
+  @ApiPropertyOptional({ type: [String], maxItems: 50, example: ['pii'], default: [] })
+  @IsOptional()
+  @IsGuardrailNames()
+  guardrails?: string[];
 }
 
 /** Fields left out stay as they are; `description: null` clears it; `upstreams` replaces the selections. */
@@ -101,4 +107,10 @@ export class UpdateServerDto {
   @Omittable()
   @IsSelections()
   upstreams?: SelectionDto[];
+
+  /** Replaces the guardrails it names; `[]` names none. */
+  @ApiPropertyOptional({ type: [String], maxItems: 50, example: ['pii'] })
+  @Omittable()
+  @IsGuardrailNames()
+  guardrails?: string[];
 }

@@ -9,9 +9,11 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { ObservabilityModule } from '@arbor/observability';
+import type { GuardrailDefinition } from '@arbor/guardrails';
+import { MetricsRegistry, ObservabilityModule } from '@arbor/observability';
 import { DirectRoutes, UpgradeRoutes } from '@arbor/platform';
 import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../../access/mcp-access';
+import { ToolCallGuardrails } from '../../guardrails/tool-call-guardrails';
 import { ServerRegistry, UpstreamDefinition, VirtualServerDefinition } from '../../registry/server-registry';
 import { UpstreamCatalogue } from '../../registry/upstream-catalogue';
 import { McpRuntimeModule } from '../../runtime.module';
@@ -98,11 +100,26 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** `nestBodyParser: false` leaves the bodies of the Nest routes (`/message`) to the runtime, as an app with its parser off would. */
-export async function startGateway(registry: ServerRegistry, options: McpRuntimeOptions, nestBodyParser = true, port = 0): Promise<TestGateway> {
+/**
+ * `nestBodyParser: false` leaves the bodies of the Nest routes (`/message`) to the runtime, as an app with its parser off would;
+ * `guardrails` are those of MCPGW_CONFIG, as the registry module gives them to the runtime.
+ */
+export async function startGateway(
+  registry: ServerRegistry,
+  options: McpRuntimeOptions,
+  nestBodyParser = true,
+  port = 0,
+  guardrails: readonly GuardrailDefinition[] = [],
+): Promise<TestGateway> {
   @Module({
-    providers: [{ provide: ServerRegistry, useValue: registry }, { provide: McpAccessPolicy, useClass: TestAccessPolicy }, DirectRoutes, UpgradeRoutes],
-    exports: [ServerRegistry, McpAccessPolicy, DirectRoutes, UpgradeRoutes],
+    providers: [
+      { provide: ServerRegistry, useValue: registry },
+      { provide: McpAccessPolicy, useClass: TestAccessPolicy },
+      { provide: ToolCallGuardrails, useFactory: (metrics: MetricsRegistry) => new ToolCallGuardrails(guardrails, metrics), inject: [MetricsRegistry] },
+      DirectRoutes,
+      UpgradeRoutes,
+    ],
+    exports: [ServerRegistry, McpAccessPolicy, ToolCallGuardrails, DirectRoutes, UpgradeRoutes],
   })
   class TestSeamsModule {}
 
