@@ -3,7 +3,7 @@ import { Notifications } from '@mantine/notifications';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { UserManager } from 'oidc-client-ts';
 import { useState } from 'react';
-import { createBrowserRouter } from 'react-router';
+import { createBrowserRouter, type RouteObject } from 'react-router';
 import { RouterProvider } from 'react-router/dom';
 import { ApiRequestError } from '../api/api-client';
 import { ApiProvider } from '../api/api-context';
@@ -11,10 +11,9 @@ import { AuthProvider, CALLBACK_PATH } from '../auth/auth-context';
 import { RequireSignIn } from '../auth/require-sign-in';
 import { SignInCallback } from '../auth/sign-in-callback';
 import { RouteError } from '../common/route-error';
-import { Shell } from '../shell/shell';
-import { appRoutes } from './routes';
-import type { UiConfig } from './ui-config';
-import { UiConfigProvider } from './ui-config-context';
+import type { ShellConfig } from '../shell-config/shell-config';
+import { ShellConfigProvider, type ShellProduct } from '../shell-config/shell-config-context';
+import { Shell, type ShellPage } from '../shell/shell';
 
 // The darkest shades for filled colours and links, and darker dimmed text, so that text keeps a
 // contrast of 4.5:1 in both themes (WCAG AA; the browser tests run axe-core on the pages).
@@ -36,13 +35,13 @@ const contrast: CSSVariablesResolver = (resolved) => ({
   dark: { '--mantine-color-dimmed': resolved.colors.dark[1] },
 });
 
-/** The nonce control-plane-api put in index.html; the component library marks its <style> elements with it (CSP). */
-const styleNonce = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? '';
+/** The nonce the serving service put in index.html; the component library marks its <style> elements with it (CSP). */
+const styleNonce = () => document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? '';
 
 /**
- * Server state for the whole app. A 401 from the control plane means the token is no longer
- * accepted (the issuer's keys changed, the session ended): the tokens are dropped, which starts
- * a new sign-in, and the person comes back to the same page.
+ * Server state for the whole app. A 401 from the control plane or the product means the token is
+ * no longer accepted (the issuer's keys changed, the session ended): the tokens are dropped,
+ * which starts a new sign-in, and the person comes back to the same page.
  */
 function createQueryClient(manager: UserManager): QueryClient {
   const signInAgainOn401 = (error: Error) => {
@@ -58,7 +57,18 @@ function createQueryClient(manager: UserManager): QueryClient {
   });
 }
 
-export function App({ config, manager }: { config: UiConfig; manager: UserManager }) {
+export interface ShellAppProps {
+  product: ShellProduct;
+  config: ShellConfig;
+  manager: UserManager;
+  /** The product's pages, rendered inside the shell (every one needs a signed-in person). */
+  routes: RouteObject[];
+  /** The product's navigation beside the module rail. */
+  pages: readonly ShellPage[];
+}
+
+/** A product UI of the suite: theme, server state, sign-in, the sign-in callback, and the shell around the product's pages. */
+export function ShellApp({ product, config, manager, routes, pages }: ShellAppProps) {
   const [queryClient] = useState(() => createQueryClient(manager));
   const [router] = useState(() =>
     createBrowserRouter([
@@ -68,23 +78,23 @@ export function App({ config, manager }: { config: UiConfig; manager: UserManage
         element: (
           <RequireSignIn>
             <ApiProvider>
-              <Shell />
+              <Shell pages={pages} />
             </ApiProvider>
           </RequireSignIn>
         ),
-        children: appRoutes,
+        children: routes,
       },
     ]),
   );
   return (
-    <MantineProvider theme={theme} cssVariablesResolver={contrast} defaultColorScheme="auto" getStyleNonce={() => styleNonce}>
+    <MantineProvider theme={theme} cssVariablesResolver={contrast} defaultColorScheme="auto" getStyleNonce={styleNonce}>
       <Notifications />
       <QueryClientProvider client={queryClient}>
-        <UiConfigProvider config={config}>
+        <ShellConfigProvider config={config} product={product}>
           <AuthProvider manager={manager}>
             <RouterProvider router={router} />
           </AuthProvider>
-        </UiConfigProvider>
+        </ShellConfigProvider>
       </QueryClientProvider>
     </MantineProvider>
   );

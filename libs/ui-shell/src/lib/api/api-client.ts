@@ -1,9 +1,10 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { components, paths } from './schema.generated';
+import type { components, paths } from './control-plane.schema.generated';
 
-/** The control plane's schemas, generated from libs/control-plane/openapi.json (`generate-api` target). */
-export type Schemas = components['schemas'];
-export type ApiClient = Client<paths>;
+/** The control plane's API, typed from libs/control-plane/openapi.json (this library's `generate-api` target). */
+export type ControlPlanePaths = paths;
+export type ControlPlaneSchemas = components['schemas'];
+export type ControlPlaneClient = Client<ControlPlanePaths>;
 
 /** An answer of the control plane (or of a product) that is not a success, in the suite's error envelope. */
 export class ApiRequestError extends Error {
@@ -18,7 +19,7 @@ export class ApiRequestError extends Error {
   }
 
   static of(status: number, body: unknown): ApiRequestError {
-    const error = (body as Partial<Schemas['ErrorBody']> | undefined)?.error;
+    const error = (body as Partial<ControlPlaneSchemas['ErrorBody']> | undefined)?.error;
     if (error && typeof error.code === 'string') return new ApiRequestError(status, error.code, error.message, error.details ?? {});
     return new ApiRequestError(status, `http_${status}`, `The server answered ${status}.`);
   }
@@ -31,9 +32,13 @@ export class ApiRequestError extends Error {
   }
 }
 
-/** The client of the control plane's own API (same origin), with the person's bearer token on every call. */
-export function createApiClient(accessToken: () => string | undefined, baseUrl = window.location.origin): ApiClient {
-  const client = createClient<paths>({ baseUrl });
+/**
+ * A typed client of one service's API (`Paths` generated from its OpenAPI document with
+ * openapi-typescript), with the person's bearer token on every call.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- openapi-fetch's own constraint on a paths type
+export function createApiClient<Paths extends {}>(accessToken: () => string | undefined, baseUrl = window.location.origin): Client<Paths> {
+  const client = createClient<Paths>({ baseUrl });
   const bearer: Middleware = {
     onRequest({ request }) {
       const token = accessToken();

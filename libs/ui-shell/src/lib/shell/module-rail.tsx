@@ -1,5 +1,5 @@
 import { Badge, NavLink, Stack, Text } from '@mantine/core';
-import { useUiConfig } from '../app/ui-config-context';
+import { useShellConfig } from '../shell-config/shell-config-context';
 
 /** Names for the products Arbor ships; another team's product shows its key until it has one here. */
 const MODULE_TITLES: Record<string, string> = {
@@ -14,14 +14,14 @@ export function moduleTitle(key: string): string {
 
 /** The suite's modules (CP_SUITE_<PRODUCT>_URL), this one marked as the current one. */
 export function ModuleRail() {
-  const { modules } = useUiConfig();
+  const { modules, product } = useShellConfig();
   return (
     <Stack gap={2} component="nav" aria-label="Suite modules">
       <Text size="xs" fw={700} c="dimmed" tt="uppercase" px="sm">
         Modules
       </Text>
       {modules.map((module) =>
-        module.key === 'control-plane' ? (
+        module.key === product.key ? (
           <NavLink
             key={module.key}
             href="/"

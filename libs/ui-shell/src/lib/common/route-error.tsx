@@ -11,7 +11,7 @@ export function RouteError() {
           {error instanceof Error ? error.message : String(error)}
         </Alert>
         <Button component="a" href="/" w="fit-content">
-          Back to the dashboard
+          Back to the start page
         </Button>
       </Stack>
     </Center>

@@ -1,37 +1,29 @@
 import { Alert, AppShell, Button, Group, Loader, NavLink, Stack, Text, Title } from '@mantine/core';
 import { Suspense } from 'react';
 import { NavLink as RouterLink, Outlet, useLocation } from 'react-router';
-import { notifyFailure } from '../common/errors';
 import { useAuth } from '../auth/auth-context';
+import { notifyFailure } from '../common/errors';
+import { useShellConfig } from '../shell-config/shell-config-context';
 import { ModuleRail } from './module-rail';
 import { ProjectSwitcher } from './project-switcher';
-import { useMe, useWorkspaceSettings } from './shell-queries';
+import { useMe, useWorkspaceSettings, type Me } from './shell-queries';
 import { ThemeControl } from './theme-control';
 
-interface Page {
+/** A page of the product, in its navigation beside the module rail. */
+export interface ShellPage {
   to: string;
   label: string;
-  adminOnly?: boolean;
+  /** Whether the signed-in person sees the link (default: everyone); the page itself says why it is empty. */
+  visible?(me: Me): boolean;
 }
 
-const PAGES: Page[] = [
-  { to: '/', label: 'Dashboard' },
-  { to: '/me', label: 'My access' },
-  { to: '/projects', label: 'Projects', adminOnly: true },
-  { to: '/users', label: 'Users', adminOnly: true },
-  { to: '/permissions', label: 'Permissions', adminOnly: true },
-  { to: '/workspace', label: 'Workspace', adminOnly: true },
-  { to: '/sync', label: 'Sync deliveries', adminOnly: true },
-  { to: '/audit', label: 'Audit log', adminOnly: true },
-];
-
 /** The frame of every page: module rail and pages on the left; project, theme and the person on top. */
-export function Shell() {
+export function Shell({ pages }: { pages: readonly ShellPage[] }) {
   const { signOut } = useAuth();
   const me = useMe();
   const workspace = useWorkspaceSettings().data;
   const location = useLocation();
-  const admin = me.data?.admin === true;
+  const { product } = useShellConfig();
   return (
     <AppShell header={{ height: 64 }} navbar={{ width: 230, breakpoint: 'xs' }} padding="md">
       <AppShell.Header>
@@ -54,20 +46,22 @@ export function Shell() {
       <AppShell.Navbar p="xs">
         <Stack gap="lg">
           <ModuleRail />
-          <Stack gap={2} component="nav" aria-label="Control plane">
+          <Stack gap={2} component="nav" aria-label={product.title}>
             <Text size="xs" fw={700} c="dimmed" tt="uppercase" px="sm">
-              Control plane
+              {product.title}
             </Text>
-            {PAGES.filter((page) => !page.adminOnly || admin).map((page) => (
-              <NavLink
-                variant="filled"
-                key={page.to}
-                component={RouterLink}
-                to={page.to}
-                label={page.label}
-                active={page.to === '/' ? location.pathname === '/' : location.pathname.startsWith(page.to)}
-              />
-            ))}
+            {pages
+              .filter((page) => !page.visible || (me.data !== undefined && page.visible(me.data)))
+              .map((page) => (
+                <NavLink
+                  variant="filled"
+                  key={page.to}
+                  component={RouterLink}
+                  to={page.to}
+                  label={page.label}
+                  active={page.to === '/' ? location.pathname === '/' : location.pathname.startsWith(page.to)}
+                />
+              ))}
           </Stack>
         </Stack>
       </AppShell.Navbar>

@@ -1,6 +1,6 @@
 import { User, UserManager, WebStorageStateStore } from 'oidc-client-ts';
 import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import type { UiConfig } from '../app/ui-config';
+import type { ShellConfig } from '../shell-config/shell-config';
 
 export const CALLBACK_PATH = '/auth/callback';
 
@@ -18,15 +18,16 @@ export interface Auth {
 const AuthContext = createContext<Auth | null>(null);
 
 /**
- * oidc-client-ts against CP_OIDC_ISSUER_URL with CP_OIDC_CLIENT_ID: authorisation code + PKCE,
- * tokens in sessionStorage (one tab's session), renewed silently with the refresh token before
- * they expire, and RP-initiated sign-out at the issuer.
+ * oidc-client-ts against the suite's issuer with this UI's public client: authorisation code +
+ * PKCE, tokens in sessionStorage (one tab's session), renewed silently with the refresh token
+ * before they expire, and RP-initiated sign-out at the issuer. A person who signed in at another
+ * product UI of the suite comes back from the issuer at once: their session there answers.
  */
-export function createUserManager(config: UiConfig): UserManager {
+export function createUserManager(config: ShellConfig): UserManager {
   const origin = window.location.origin;
   return new UserManager({
     authority: config.issuer,
-    client_id: config.client_id,
+    client_id: config.clientId,
     redirect_uri: `${origin}${CALLBACK_PATH}`,
     post_logout_redirect_uri: `${origin}/`,
     response_type: 'code',
