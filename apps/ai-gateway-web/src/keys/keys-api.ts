@@ -1,0 +1,61 @@
+// The AI gateway's key administration (/api/v1/keys in libs/ai-gateway/src/lib/keys), in the
+// shape openapi-typescript writes, so that the client below is typed as every product UI's is.
+// The gateway's OpenAPI document does not describe these answers yet (KeyResponse is a plain
+// interface there): when it does, this file gives way to the generated one.
+
+/** A key as the admin API shows it: never the secret, except `key` once on create and rotate. */
+export interface GatewayKey {
+  id: string;
+  key?: string;
+  key_hint: string;
+  project: string;
+  repository: string | null;
+  key_alias: string | null;
+  aliases: string[];
+  guardrails: string[];
+  expires_at: string | null;
+  blocked: boolean;
+  max_budget: number | null;
+  budget_duration: string | null;
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+  spend: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What a person sets on a key: the limits and budget (null: none), its name, its aliases. */
+export interface KeySettings {
+  key_alias?: string | null;
+  aliases?: string[];
+  max_budget?: number | null;
+  budget_duration?: string | null;
+  rpm_limit?: number | null;
+  tpm_limit?: number | null;
+  expires_at?: string | null;
+}
+
+export interface CreateKeyBody extends KeySettings {
+  project: string;
+  repository?: string;
+}
+
+interface ErrorAnswer {
+  content: { 'application/json': { error: { code: string; message: string; details?: Record<string, unknown> } } };
+}
+type Answer<T> = { content: { 'application/json': T } };
+type KeyPath = { parameters: { path: { id: string } } };
+
+export interface paths {
+  '/api/v1/keys': {
+    get: { parameters: { query?: { project?: string } }; responses: { 200: Answer<{ keys: GatewayKey[] }>; default: ErrorAnswer } };
+    post: { requestBody: { content: { 'application/json': CreateKeyBody } }; responses: { 201: Answer<GatewayKey>; default: ErrorAnswer } };
+  };
+  '/api/v1/keys/{id}': {
+    patch: KeyPath & { requestBody: { content: { 'application/json': KeySettings } }; responses: { 200: Answer<GatewayKey>; default: ErrorAnswer } };
+    delete: KeyPath & { responses: { 204: { content?: never }; default: ErrorAnswer } };
+  };
+  '/api/v1/keys/{id}/rotate': { post: KeyPath & { responses: { 200: Answer<GatewayKey>; default: ErrorAnswer } } };
+  '/api/v1/keys/{id}/block': { post: KeyPath & { responses: { 200: Answer<GatewayKey>; default: ErrorAnswer } } };
+  '/api/v1/keys/{id}/unblock': { post: KeyPath & { responses: { 200: Answer<GatewayKey>; default: ErrorAnswer } } };
+}
