@@ -1,8 +1,9 @@
 // The AI gateway's own UI as a person meets it: signed in once at the control plane, the rail's
 // "AI gateway" link lands them signed in on the gateway's Keys page (the BUILT ai-gateway serving
 // the built UI), where a key is made and used at once with the official OpenAI SDK against the
-// gateway and tools/fake-providers. One browser, one stack for the whole file.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// gateway and tools/fake-providers, and its calls seen in the usage charts. One browser, one
+// stack for the whole file.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
@@ -185,6 +186,29 @@ describe("the AI gateway's web UI in Chromium, reached from the control plane", 
     await page.getByRole('button', { name: 'Unblock search team' }).click();
     await row.getByText('active').waitFor();
     expect((await openai.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'unblocked' }] })).choices.length).toBe(1);
+  });
+
+  it('shows the calls just made in the usage charts of project alpha, and gives them as CSV', async () => {
+    await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Usage' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Usage' }).waitFor();
+    // Two calls answered (the one while blocked was refused), 7 prompt and 5 completion tokens each.
+    await page.getByTestId('usage-totals').locator('[data-figure="Calls"]').getByText('2', { exact: true }).waitFor();
+    expect(await page.getByTestId('usage-totals').locator('[data-figure="Tokens"]').innerText()).toMatch(/14 in · 10 out/);
+    expect(await page.getByRole('figure', { name: 'Spend by alias' }).textContent()).toContain('fast');
+    expect(await page.getByRole('figure', { name: 'Spend by provider' }).textContent()).toContain('openai');
+    expect(await page.getByRole('figure', { name: 'Spend by key' }).textContent()).toMatch(/sk-arbor-…/);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    const csv = readFileSync(await download.path(), 'utf8').split('\r\n');
+    expect(csv[0]).toBe('day,requests,prompt_tokens,completion_tokens,cost_usd,cache_hit_requests,estimated_requests,estimated_cost_usd');
+    expect(csv).toContainEqual(expect.stringMatching(new RegExp(`^${new Date().toISOString().slice(0, 10)},2,14,10,0\\.\\d+,0,0,0$`)));
+    for (const theme of ['Dark', 'Light'] as const) {
+      await page.getByRole('radiogroup', { name: 'Theme' }).getByText(theme, { exact: true }).click();
+      await page.locator(`html[data-mantine-color-scheme="${theme.toLowerCase()}"]`).waitFor();
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    }
+    await screenshot('usage');
+    await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
   });
 
   it('has no serious accessibility findings in either theme, and the theme chosen here is the one the control plane shows', async () => {

@@ -1,6 +1,6 @@
 import { NumberInput, SimpleGrid, TextInput } from '@mantine/core';
 import { fieldError } from '@arbor/ui-shell';
-import type { KeySettings } from './keys-api';
+import type { KeySettings } from '../api/gateway-api';
 
 /** The settings of a key as its form holds them: text as typed, numbers or empty (none). */
 export interface KeySettingsDraft {

@@ -2,7 +2,7 @@ import { Alert, Badge, Button, Code, Group, Loader, Modal, Paper, Select, Stack,
 import { useState, type FormEvent } from 'react';
 import { ConfirmButton, FormErrorAlert, notifyFailure, useFormatInstant, useFormatMoney, useMe, usePaged } from '@arbor/ui-shell';
 import { gatewayAccess } from '../access/gateway-access';
-import type { GatewayKey } from './keys-api';
+import type { GatewayKey } from '../api/gateway-api';
 import { useCreateKey, useDeleteKey, useKeys, useRotateKey, useSetKeyBlocked, useUpdateKey } from './keys-queries';
 import { KeySecretDialog } from './key-secret-dialog';
 import { EMPTY_SETTINGS, KeySettingsFields, SETTINGS_FIELDS, settingsOf, type KeySettingsDraft } from './key-settings-fields';

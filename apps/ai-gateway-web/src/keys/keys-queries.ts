@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answer, useApiClient } from '@arbor/ui-shell';
-import type { CreateKeyBody, GatewayKey, KeySettings, paths } from './keys-api';
+import type { CreateKeyBody, GatewayKey, KeySettings, paths } from '../api/gateway-api';
 
 const KEYS = ['ai-gateway', 'keys'];
 

@@ -1,7 +1,8 @@
-// The AI gateway's key administration (/api/v1/keys in libs/ai-gateway/src/lib/keys), in the
-// shape openapi-typescript writes, so that the client below is typed as every product UI's is.
-// The gateway's OpenAPI document does not describe these answers yet (KeyResponse is a plain
-// interface there): when it does, this file gives way to the generated one.
+// The AI gateway's admin API as this UI calls it (/api/v1/keys and /api/v1/spend in
+// libs/ai-gateway/src/lib/keys and …/spend), in the shape openapi-typescript writes, so that the
+// client is typed as every product UI's is. The gateway's OpenAPI document does not describe these
+// answers yet (KeyResponse and the spend reports are plain interfaces there): when it does, this
+// file gives way to the generated one.
 
 /** A key as the admin API shows it: never the secret, except `key` once on create and rotate. */
 export interface GatewayKey {
@@ -40,6 +41,30 @@ export interface CreateKeyBody extends KeySettings {
   repository?: string;
 }
 
+/** Calls, tokens and cost of a slice of spend (UTC days, as spend_daily counts them). */
+export interface SpendTotals {
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+  estimated_requests: number;
+  estimated_cost_usd: number;
+  cache_hit_requests: number;
+}
+
+/** GET /api/v1/spend?project=…&from=…&to=…: a project's spend, by day, key, alias, deployment and repository. */
+export interface ProjectSpendReport {
+  project: string;
+  from: string | null;
+  to: string | null;
+  totals: SpendTotals;
+  by_day: (SpendTotals & { day: string })[];
+  by_alias: (SpendTotals & { alias: string })[];
+  by_deployment: (SpendTotals & { deployment_id: string; provider: string })[];
+  by_key: (SpendTotals & { key_id: string | null; key_hint: string | null })[];
+  by_repository: (SpendTotals & { repository: string | null })[];
+}
+
 interface ErrorAnswer {
   content: { 'application/json': { error: { code: string; message: string; details?: Record<string, unknown> } } };
 }
@@ -47,6 +72,9 @@ type Answer<T> = { content: { 'application/json': T } };
 type KeyPath = { parameters: { path: { id: string } } };
 
 export interface paths {
+  '/api/v1/spend': {
+    get: { parameters: { query: { project: string; from?: string; to?: string } }; responses: { 200: Answer<ProjectSpendReport>; default: ErrorAnswer } };
+  };
   '/api/v1/keys': {
     get: { parameters: { query?: { project?: string } }; responses: { 200: Answer<{ keys: GatewayKey[] }>; default: ErrorAnswer } };
     post: { requestBody: { content: { 'application/json': CreateKeyBody } }; responses: { 201: Answer<GatewayKey>; default: ErrorAnswer } };
