@@ -211,6 +211,19 @@ describe("the AI gateway's web UI in Chromium, reached from the control plane", 
     await page.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
   });
 
+  it('lists the aliases keys can call with their deployments, list price and health, also after a reload of the deep link', async () => {
+    await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Models' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Models' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { level: 2, name: 'Models' }).waitFor();
+    const row = page.locator('tr[data-alias="fast"]');
+    expect(await row.innerText()).toMatch(/fast[\s\S]*openai\/gpt-4o-mini[\s\S]*\$0\.\d+ \/ \$0\.\d+[\s\S]*∞ rpm · ∞ tpm[\s\S]*in rotation/i);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await screenshot('models');
+    await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
+  });
+
   it('has no serious accessibility findings in either theme, and the theme chosen here is the one the control plane shows', async () => {
     for (const theme of ['Light', 'Dark'] as const) {
       await page.getByRole('radiogroup', { name: 'Theme' }).getByText(theme, { exact: true }).click();

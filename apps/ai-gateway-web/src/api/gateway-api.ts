@@ -1,5 +1,5 @@
-// The AI gateway's admin API as this UI calls it (/api/v1/keys and /api/v1/spend in
-// libs/ai-gateway/src/lib/keys and …/spend), in the shape openapi-typescript writes, so that the
+// The AI gateway's admin API as this UI calls it (/api/v1/keys, /api/v1/spend, /api/v1/aliases in
+// libs/ai-gateway/src/lib/keys, …/spend, …/aliases), in the shape openapi-typescript writes, so that the
 // client is typed as every product UI's is. The gateway's OpenAPI document does not describe these
 // answers yet (KeyResponse and the spend reports are plain interfaces there): when it does, this
 // file gives way to the generated one.
@@ -65,6 +65,21 @@ export interface ProjectSpendReport {
   by_repository: (SpendTotals & { repository: string | null })[];
 }
 
+/** GET /api/v1/aliases: what keys can call, with the deployments behind each alias. */
+export interface GatewayAlias {
+  alias: string;
+  deployments: {
+    id: string;
+    provider: string;
+    model: string;
+    input_usd_per_million: number | null;
+    output_usd_per_million: number | null;
+    rpm: number | null;
+    tpm: number | null;
+    cooling_down_until: string | null;
+  }[];
+}
+
 interface ErrorAnswer {
   content: { 'application/json': { error: { code: string; message: string; details?: Record<string, unknown> } } };
 }
@@ -72,6 +87,7 @@ type Answer<T> = { content: { 'application/json': T } };
 type KeyPath = { parameters: { path: { id: string } } };
 
 export interface paths {
+  '/api/v1/aliases': { get: { responses: { 200: Answer<{ aliases: GatewayAlias[] }>; default: ErrorAnswer } } };
   '/api/v1/spend': {
     get: { parameters: { query: { project: string; from?: string; to?: string } }; responses: { 200: Answer<ProjectSpendReport>; default: ErrorAnswer } };
   };

@@ -25,6 +25,7 @@ import { LimitsModule } from './limits/limits.module';
 import { LiteLlmKeysModule } from './litellm-keys/litellm-keys.module';
 import { ModelsController } from './models.controller';
 import { ModelPrices, readPriceMapFile } from './pricing/model-prices';
+import { AliasesModule } from './aliases/aliases.module';
 import { AiGatewayProjectSync } from './projects/project-sync';
 import { ProjectsModule } from './projects/projects.module';
 import { RealtimeModule } from './realtime/realtime.module';
@@ -98,6 +99,7 @@ export class GatewayModule {
         LimitsModule,
         ProjectsModule,
         KeysModule,
+        AliasesModule,
         LiteLlmKeysModule,
         CallsModule,
         GuardrailsModule,

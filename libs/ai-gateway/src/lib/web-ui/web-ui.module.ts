@@ -6,7 +6,7 @@ import { AiGatewayUiConfigController, WEB_UI_OPTIONS, type AiGatewayWebUiOptions
  * The pages of the AI gateway's UI (apps/ai-gateway-web's routes, and its sign-in callback). Only
  * these paths, asked for as HTML, are the UI: every other path is the gateway's, as before.
  */
-export const AI_GATEWAY_UI_PAGES = /^\/(keys(\/[^/]+)?|usage|auth\/callback)?\/?$/;
+export const AI_GATEWAY_UI_PAGES = /^\/(keys(\/[^/]+)?|usage|catalogue|auth\/callback)?\/?$/;
 
 /** The AI gateway's UI at `/` (served as the control plane serves its own) and the public facts it starts from. */
 @Module({})
