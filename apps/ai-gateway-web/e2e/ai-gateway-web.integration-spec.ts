@@ -92,7 +92,16 @@ describe("the AI gateway's web UI in Chromium, reached from the control plane", 
     fake = await startFakeProviders();
     configFolder = mkdtempSync(path.join(tmpdir(), 'arbor-ui-gateway-'));
     const configFile = path.join(configFolder, 'config.yaml');
-    writeFileSync(configFile, `model_list:\n  - model_name: fast\n    litellm_params: { model: openai/gpt-4o-mini, api_base: ${fake.url}/v1, api_key: sk-upstream }\n`);
+    writeFileSync(
+      configFile,
+      `model_list:
+  - model_name: fast
+    litellm_params: { model: openai/gpt-4o-mini, api_base: ${fake.url}/v1, api_key: sk-upstream }
+  - model_name: broken
+    litellm_params: { model: openai/fail-503, api_base: ${fake.url}/v1, api_key: sk-upstream }
+router_settings: { num_retries: 0 }
+`,
+    );
     database = await createTestDatabase('arbor_ui_aigw');
     gateway = await startBuiltService(
       'ai-gateway',
@@ -143,7 +152,7 @@ describe("the AI gateway's web UI in Chromium, reached from the control plane", 
   it('makes a key whose secret, shown once, works at once with the OpenAI SDK', async () => {
     const form = page.getByRole('form', { name: 'New key' });
     await field(form, 'Name').fill('search team');
-    await field(form, 'Aliases').fill('fast');
+    await field(form, 'Aliases').fill('fast, broken');
     await field(form, 'Requests per minute').fill('60');
     await form.getByRole('button', { name: 'Make key' }).click();
     secret = (await page.getByTestId('new-key-secret').innerText()).trim();
@@ -154,9 +163,11 @@ describe("the AI gateway's web UI in Chromium, reached from the control plane", 
     const openai = new OpenAI({ apiKey: secret, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     const completion = await openai.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'hello from the UI' }] });
     expect(completion.choices[0]?.message.content).toBe('fake answer from gpt-4o-mini');
+    // A call its provider fails: an error in the usage figures.
+    await expect(openai.chat.completions.create({ model: 'broken', messages: [{ role: 'user', content: 'failing' }] })).rejects.toMatchObject({ status: 503 });
 
     const row = page.getByRole('row', { name: /search team/ });
-    expect(await row.innerText()).toMatch(/alpha[\s\S]*fast[\s\S]*60 rpm[\s\S]*active/i);
+    expect(await row.innerText()).toMatch(/alpha[\s\S]*fast, broken[\s\S]*60 rpm[\s\S]*active/i);
     // The list never shows the secret again.
     expect(await page.content()).not.toContain(secret);
     await screenshot('keys');
@@ -191,16 +202,18 @@ describe("the AI gateway's web UI in Chromium, reached from the control plane", 
   it('shows the calls just made in the usage charts of project alpha, and gives them as CSV', async () => {
     await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Usage' }).click();
     await page.getByRole('heading', { level: 2, name: 'Usage' }).waitFor();
-    // Two calls answered (the one while blocked was refused), 7 prompt and 5 completion tokens each.
-    await page.getByTestId('usage-totals').locator('[data-figure="Calls"]').getByText('2', { exact: true }).waitFor();
+    // Three calls went to a provider (the one while blocked was refused before): two answered with
+    // 7 prompt and 5 completion tokens each, one failed.
+    await page.getByTestId('usage-totals').locator('[data-figure="Errors"]').getByText('1', { exact: true }).waitFor();
+    expect(await page.getByTestId('usage-totals').locator('[data-figure="Calls"]').innerText()).toMatch(/Calls\s+3/);
     expect(await page.getByTestId('usage-totals').locator('[data-figure="Tokens"]').innerText()).toMatch(/14 in · 10 out/);
     expect(await page.getByRole('figure', { name: 'Spend by alias' }).textContent()).toContain('fast');
     expect(await page.getByRole('figure', { name: 'Spend by provider' }).textContent()).toContain('openai');
     expect(await page.getByRole('figure', { name: 'Spend by key' }).textContent()).toMatch(/sk-arbor-…/);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
     const csv = readFileSync(await download.path(), 'utf8').split('\r\n');
-    expect(csv[0]).toBe('day,requests,prompt_tokens,completion_tokens,cost_usd,cache_hit_requests,estimated_requests,estimated_cost_usd');
-    expect(csv).toContainEqual(expect.stringMatching(new RegExp(`^${new Date().toISOString().slice(0, 10)},2,14,10,0\\.\\d+,0,0,0$`)));
+    expect(csv[0]).toBe('day,requests,errors,prompt_tokens,completion_tokens,cost_usd,cache_hit_requests,estimated_requests,estimated_cost_usd');
+    expect(csv).toContainEqual(expect.stringMatching(new RegExp(`^${new Date().toISOString().slice(0, 10)},3,1,14,10,0\\.\\d+,0,0,0$`)));
     for (const theme of ['Dark', 'Light'] as const) {
       await page.getByRole('radiogroup', { name: 'Theme' }).getByText(theme, { exact: true }).click();
       await page.locator(`html[data-mantine-color-scheme="${theme.toLowerCase()}"]`).waitFor();

@@ -63,6 +63,8 @@ export interface ProjectSpendReport {
   by_deployment: (SpendTotals & { deployment_id: string; provider: string })[];
   by_key: (SpendTotals & { key_id: string | null; key_hint: string | null })[];
   by_repository: (SpendTotals & { repository: string | null })[];
+  /** Calls of the project's keys by day, answered or failed. */
+  calls_by_day: { day: string; calls: number; errors: number }[];
 }
 
 /** GET /api/v1/aliases: what keys can call, with the deployments behind each alias. */

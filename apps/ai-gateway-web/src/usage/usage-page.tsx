@@ -17,8 +17,9 @@ const CALLS = 'var(--mantine-color-blue-filled)';
 const CACHED = 'var(--mantine-color-grape-filled)';
 const PROMPT = 'var(--mantine-color-indigo-filled)';
 const COMPLETION = 'var(--mantine-color-orange-filled)';
+const FAILED = 'var(--mantine-color-red-filled)';
 
-/** What a project spent and called over a period: by day, key, alias, provider and repository, and as CSV. */
+/** What a project spent and called over a period (tokens, errors, cache hits): by day, key, alias, provider and repository, and as CSV. */
 export function UsagePage() {
   const me = useMe().data;
   const readable = me ? gatewayAccess(me.permissions).readable : [];
@@ -69,9 +70,10 @@ export function UsagePage() {
       )}
       {report && (
         <>
-          <SimpleGrid cols={{ base: 2, md: 4 }} data-testid="usage-totals">
+          <SimpleGrid cols={{ base: 2, md: 5 }} data-testid="usage-totals">
             <Figure label="Spend" value={usd(report.totals.cost_usd)} />
             <Figure label="Calls" value={String(report.totals.requests)} />
+            <Figure label="Errors" value={String(series.reduce((sum, day) => sum + day.errors, 0))} />
             <Figure label="Tokens" value={`${report.totals.prompt_tokens} in · ${report.totals.completion_tokens} out`} />
             <Figure label="Cache hits" value={String(report.totals.cache_hit_requests)} />
           </SimpleGrid>
@@ -82,13 +84,14 @@ export function UsagePage() {
             <UsageChart title="Spend by day" rows={series} category="day" series={[{ key: 'cost_usd', label: 'Spend', color: SPEND }]} format={usd} />
             <UsageChart
               title="Calls by day"
-              rows={series.map((row) => ({ ...row, answered: row.requests - row.cache_hit_requests }))}
+              rows={series.map((row) => ({ ...row, sent: row.requests - row.cache_hit_requests }))}
               category="day"
               series={[
-                { key: 'answered', label: 'Answered by a provider', color: CALLS },
+                { key: 'sent', label: 'Sent to a provider', color: CALLS },
                 { key: 'cache_hit_requests', label: 'From the cache', color: CACHED },
               ]}
             />
+            <UsageChart title="Errors by day" rows={series} category="day" series={[{ key: 'errors', label: 'Failed calls', color: FAILED }]} />
             <UsageChart
               title="Tokens by day"
               rows={series}

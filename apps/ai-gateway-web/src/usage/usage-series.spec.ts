@@ -16,12 +16,15 @@ describe('usage over a period', () => {
     expect(lastDays(1, new Date('2026-03-02T00:00:00Z'))).toEqual({ from: '2026-03-02', to: '2026-03-02' });
   });
 
-  it('shows every day of the period, a day without calls as zero', () => {
-    const series = dailySeries({ by_day: [{ day: '2026-02-25', ...totals(3, 0.5) }] }, { from: '2026-02-24', to: '2026-02-26' });
-    expect(series.map((row) => [row.day, row.requests, row.cost_usd])).toEqual([
-      ['2026-02-24', 0, 0],
-      ['2026-02-25', 3, 0.5],
-      ['2026-02-26', 0, 0],
+  it('shows every day of the period with its spend and errors, a day without calls as zero', () => {
+    const series = dailySeries(
+      { by_day: [{ day: '2026-02-25', ...totals(3, 0.5) }], calls_by_day: [{ day: '2026-02-26', calls: 1, errors: 1 }] },
+      { from: '2026-02-24', to: '2026-02-26' },
+    );
+    expect(series.map((row) => [row.day, row.requests, row.cost_usd, row.errors])).toEqual([
+      ['2026-02-24', 0, 0, 0],
+      ['2026-02-25', 3, 0.5, 0],
+      ['2026-02-26', 0, 0, 1],
     ]);
   });
 
@@ -40,8 +43,8 @@ describe('usage over a period', () => {
   });
 
   it('writes the daily figures as CSV with a header line', () => {
-    expect(dailyCsv([{ day: '2026-02-25', ...totals(3, 0.5) }])).toBe(
-      'day,requests,prompt_tokens,completion_tokens,cost_usd,cache_hit_requests,estimated_requests,estimated_cost_usd\r\n2026-02-25,3,21,15,0.5,0,0,0\r\n',
+    expect(dailyCsv([{ day: '2026-02-25', ...totals(3, 0.5), errors: 1 }])).toBe(
+      'day,requests,errors,prompt_tokens,completion_tokens,cost_usd,cache_hit_requests,estimated_requests,estimated_cost_usd\r\n2026-02-25,3,1,21,15,0.5,0,0,0\r\n',
     );
   });
 });

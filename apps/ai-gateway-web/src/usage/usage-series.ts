@@ -16,13 +16,17 @@ export function lastDays(days: number, now = new Date()): UsagePeriod {
 
 const NO_SPEND: SpendTotals = { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0, estimated_requests: 0, estimated_cost_usd: 0, cache_hit_requests: 0 };
 
+/** A day's spend, and its keys' calls that failed (an error answer, or no upstream answered). */
+export type UsageDay = SpendTotals & { day: string; errors: number };
+
 /** Every day of the period with its figures, days without calls as zero, so a chart's axis is the calendar. */
-export function dailySeries(report: Pick<ProjectSpendReport, 'by_day'>, period: UsagePeriod): (SpendTotals & { day: string })[] {
+export function dailySeries(report: Pick<ProjectSpendReport, 'by_day' | 'calls_by_day'>, period: UsagePeriod): UsageDay[] {
   const byDay = new Map(report.by_day.map((row) => [row.day, row]));
-  const series: (SpendTotals & { day: string })[] = [];
+  const errorsByDay = new Map(report.calls_by_day.map((row) => [row.day, row.errors]));
+  const series: UsageDay[] = [];
   for (let time = Date.parse(`${period.from}T00:00:00Z`); time <= Date.parse(`${period.to}T00:00:00Z`); time += DAY_MS) {
     const day = dayOf(time);
-    series.push({ ...NO_SPEND, ...byDay.get(day), day });
+    series.push({ ...NO_SPEND, ...byDay.get(day), day, errors: errorsByDay.get(day) ?? 0 });
   }
   return series;
 }
@@ -38,9 +42,9 @@ export function byProvider(report: Pick<ProjectSpendReport, 'by_deployment'>): (
   return [...providers.values()].sort((a, b) => b.cost_usd - a.cost_usd);
 }
 
-const CSV_COLUMNS = ['day', 'requests', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'cache_hit_requests', 'estimated_requests', 'estimated_cost_usd'] as const;
+const CSV_COLUMNS = ['day', 'requests', 'errors', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'cache_hit_requests', 'estimated_requests', 'estimated_cost_usd'] as const;
 
 /** The daily figures as CSV (RFC 4180, a header line), for a spreadsheet. */
-export function dailyCsv(series: (SpendTotals & { day: string })[]): string {
+export function dailyCsv(series: UsageDay[]): string {
   return [CSV_COLUMNS.join(','), ...series.map((row) => CSV_COLUMNS.map((column) => String(row[column])).join(','))].join('\r\n') + '\r\n';
 }
