@@ -8,7 +8,7 @@ export default [
   ...nx.configs['flat/typescript'],
   ...nx.configs['flat/javascript'],
   {
-    files: ['**/*.ts', '**/*.mts', '**/*.js', '**/*.mjs', '**/*.cjs'],
+    files: ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.js', '**/*.mjs', '**/*.cjs'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',
@@ -28,6 +28,8 @@ export default [
             { sourceTag: 'scope:ai-gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:ai-gateway'] },
             { sourceTag: 'scope:mcp-gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:mcp-gateway'] },
             { sourceTag: 'scope:dev', onlyDependOnLibsWithTags: ['scope:shared', 'scope:dev'] },
+            // Browser code (the UI shell) bundles nothing written for Node.js.
+            { sourceTag: 'platform:browser', onlyDependOnLibsWithTags: ['platform:browser'] },
           ],
         },
       ],
@@ -42,7 +44,7 @@ export default [
   },
   {
     // Build and test configuration files reach across the workspace by design.
-    files: ['**/jest.config.cjs', '**/webpack.config.cjs', 'jest.preset.cjs'],
+    files: ['**/jest.config.cjs', '**/webpack.config.cjs', '**/vite.config.mts', 'jest.preset.cjs'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
   {

@@ -1,12 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AI_GATEWAY_ENTITIES, AI_GATEWAY_MIGRATIONS, GatewayDashboard, GatewayModule, renderClientEnvelopeErrors } from '@arbor/ai-gateway';
+import { AI_GATEWAY_ENTITIES, AI_GATEWAY_MIGRATIONS, AiGatewayWebUiModule, GatewayDashboard, GatewayModule, renderClientEnvelopeErrors } from '@arbor/ai-gateway';
 import { AiGatewayConfig, durationMs } from '@arbor/config';
 import { DashboardSummaryModule } from '@arbor/contract';
 import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
 @Module({})
 export class AiGatewayModule {
-  static forConfig(config: AiGatewayConfig): DynamicModule {
+  static forConfig(config: AiGatewayConfig, options: { webRoot?: string } = {}): DynamicModule {
     // Persons manage keys only with the whole control-plane setting (the config check asks for all of it).
     const controlPlane =
       config.AIGW_OIDC_ISSUER_URL && config.AIGW_CONTROL_PLANE_URL && config.AIGW_M2M_CLIENT_ID && config.AIGW_M2M_CLIENT_SECRET
@@ -55,6 +55,11 @@ export class AiGatewayModule {
               }),
             ]
           : []),
+        // The web UI signs people in through the control plane, with the same setting.
+        AiGatewayWebUiModule.forRoot({
+          ...options,
+          ...(controlPlane ? { signIn: { issuer: controlPlane.issuer, clientId: config.AIGW_OIDC_UI_CLIENT_ID, controlPlaneUrl: controlPlane.baseUrl } } : {}),
+        }),
         OpenApiModule.forService({
           title: 'Arbor AI gateway — administration',
           description:
@@ -76,3 +81,8 @@ export const aiGatewayService: ServiceDefinition<AiGatewayConfig> = {
   // The suite dashboard (the control plane's UI) reads the summary from the browser.
   corsOrigins: (config) => config.corsOrigins,
 };
+
+/** The gateway serving the built web UI from `webRoot` at `/` (the app's main.ts). */
+export function aiGatewayServiceWithWebUi(webRoot: string): ServiceDefinition<AiGatewayConfig> {
+  return { ...aiGatewayService, module: (config) => AiGatewayModule.forConfig(config, { webRoot }) };
+}

@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { runService } from '@arbor/platform';
-import { aiGatewayService } from './ai-gateway.module';
+import { aiGatewayServiceWithWebUi } from './ai-gateway.module';
 
-runService(aiGatewayService);
+// The web UI's build is copied next to main.js (see project.json's build target).
+runService(aiGatewayServiceWithWebUi(join(__dirname, 'web')));

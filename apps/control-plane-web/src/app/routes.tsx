@@ -1,5 +1,6 @@
 import { Alert } from '@mantine/core';
 import { lazy } from 'react';
+import type { ShellPage } from '@arbor/ui-shell';
 import type { RouteObject } from 'react-router';
 import { AdminOnly } from '../common/admin-only';
 import { DashboardPage } from '../dashboard/dashboard-page';
@@ -15,6 +16,19 @@ const AuditPage = lazy(() => import('../audit/audit-page').then((module) => ({ d
 const SyncPage = lazy(() => import('../sync/sync-page').then((module) => ({ default: module.SyncPage })));
 
 const admin = (element: React.ReactNode) => <AdminOnly>{element}</AdminOnly>;
+const isAdmin: ShellPage['visible'] = (me) => me.admin;
+
+/** The control plane's navigation beside the module rail; members do not see the administration pages. */
+export const appPages: ShellPage[] = [
+  { to: '/', label: 'Dashboard' },
+  { to: '/me', label: 'My access' },
+  { to: '/projects', label: 'Projects', visible: isAdmin },
+  { to: '/users', label: 'Users', visible: isAdmin },
+  { to: '/permissions', label: 'Permissions', visible: isAdmin },
+  { to: '/workspace', label: 'Workspace', visible: isAdmin },
+  { to: '/sync', label: 'Sync deliveries', visible: isAdmin },
+  { to: '/audit', label: 'Audit log', visible: isAdmin },
+];
 
 export const appRoutes: RouteObject[] = [
   { index: true, element: <DashboardPage /> },

@@ -1,16 +1,14 @@
 import { Alert, Button, Code, Group, Select, Stack, Table, TextInput, Title } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { answer } from '../api/api-client';
-import { useApi } from '../api/api-context';
+import { answer, useControlPlaneApi, useFormatInstant } from '@arbor/ui-shell';
 import { useProjects } from '../projects/project-queries';
-import { useFormatInstant } from '../shell/dates';
 
 const PAGE_SIZE = 50;
 
 /** The audit log, newest first, filtered by action (or prefix such as `project.`) and project, paged back in time. */
 export function AuditPage() {
-  const api = useApi();
+  const api = useControlPlaneApi();
   const formatInstant = useFormatInstant();
   const projects = useProjects().data ?? [];
   const [action, setAction] = useState('');

@@ -1,6 +1,6 @@
 import { Alert } from '@mantine/core';
 import type { ReactNode } from 'react';
-import { useMe } from '../shell/shell-queries';
+import { useMe } from '@arbor/ui-shell';
 
 /** Administration pages: a member who follows a link sees why there is nothing, not a wall of errors. */
 export function AdminOnly({ children }: { children: ReactNode }) {

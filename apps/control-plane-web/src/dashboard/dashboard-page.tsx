@@ -1,11 +1,6 @@
 import { Anchor, Badge, Card, Group, List, Loader, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQueries } from '@tanstack/react-query';
-import { useAccessToken } from '../api/api-context';
-import { useUiConfig } from '../app/ui-config-context';
-import { isCurrency } from '../shell/format-money';
-import { useFormatMoney } from '../shell/money';
-import { moduleTitle } from '../shell/module-rail';
-import { useMe } from '../shell/shell-queries';
+import { isCurrency, moduleTitle, useAccessToken, useFormatMoney, useMe, useShellConfig } from '@arbor/ui-shell';
 import { fetchProductSummary, type CardOutcome } from './product-summary';
 import { tilesForProject, type ShownTile } from './project-figures';
 
@@ -26,7 +21,7 @@ const OUTCOME_LABELS: Record<Exclude<CardOutcome['state'], 'ok'>, string> = {
 
 /** The suite dashboard: every module's summary, asked in parallel with the person's token, one card each. */
 export function DashboardPage() {
-  const { modules } = useUiConfig();
+  const { modules } = useShellConfig();
   const token = useAccessToken();
   // The project chosen in the picker (the person's default project) narrows every card to it.
   const project = useMe().data?.default_project ?? null;

@@ -1,9 +1,9 @@
-import type { Schemas } from '../api/api-client';
+import { type ControlPlaneSchemas } from '@arbor/ui-shell';
 
 /** `GET /api/v1/dashboard/summary` of any product (the contract's DashboardSummary). */
-export type DashboardSummary = Omit<Schemas['DashboardSummaryResponse'], 'tiles'> & { tiles: DashboardTile[] };
+export type DashboardSummary = Omit<ControlPlaneSchemas['DashboardSummaryResponse'], 'tiles'> & { tiles: DashboardTile[] };
 /** A product may add a per-project breakdown to a figure (the contract's DashboardTile). */
-export type DashboardTile = Schemas['DashboardTileResponse'] & { breakdown?: { project: string; value: number | string }[] };
+export type DashboardTile = ControlPlaneSchemas['DashboardTileResponse'] & { breakdown?: { project: string; value: number | string }[] };
 
 /** How one product's card turned out: its summary, or why there is none. */
 export type CardOutcome = { state: 'ok'; summary: DashboardSummary } | { state: 'timeout' | 'down' | 'refused' | 'no-summary' | 'broken'; detail: string };

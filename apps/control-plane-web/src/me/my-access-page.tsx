@@ -1,6 +1,5 @@
 import { Alert, Code, Stack, Table, Text, Title } from '@mantine/core';
-import { moduleTitle } from '../shell/module-rail';
-import { useMe, useMyProjects } from '../shell/shell-queries';
+import { moduleTitle, useMe, useMyProjects } from '@arbor/ui-shell';
 
 /** What the signed-in person may do: their workspace keys and, per project they belong to, theirs there. */
 export function MyAccessPage() {

@@ -1,5 +1,5 @@
 import { Checkbox, Table, Text } from '@mantine/core';
-import { moduleTitle } from '../shell/module-rail';
+import { moduleTitle } from '@arbor/ui-shell';
 import { holds, toggle, type GrantRow, type GrantSet } from './grant-set';
 
 export interface MatrixProduct {

@@ -3,15 +3,14 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { notifications } from '@mantine/notifications';
 import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
-import { answer } from '../api/api-client';
-import { useApi } from '../api/api-context';
+import { answer, useControlPlaneApi } from '@arbor/ui-shell';
 import { useProjects } from '../projects/project-queries';
 import { useUsers } from '../users/users-page';
 import { idleRoleKeys, sameGrants, type GrantSet } from './grant-set';
 import { GrantsMatrix } from './grants-matrix';
 
 export function useProducts() {
-  const api = useApi();
+  const api = useControlPlaneApi();
   return useQuery({ queryKey: ['products'], queryFn: async () => (await answer(api.GET('/api/v1/products'))).products });
 }
 
@@ -38,7 +37,7 @@ export function PermissionsPage() {
 }
 
 function UserGrants({ userId, personName }: { userId: string; personName: string }) {
-  const api = useApi();
+  const api = useControlPlaneApi();
   const client = useQueryClient();
   const products = useProducts();
   const projects = useProjects();

@@ -1,14 +1,10 @@
 import { Alert, Anchor, Button, Group, Loader, Stack, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { answer } from '../api/api-client';
-import { useApi } from '../api/api-context';
-import { ConfirmButton } from '../common/confirm-button';
-import { fieldError, notifyFailure } from '../common/errors';
+import { answer, ConfirmButton, fieldError, FormErrorAlert, notifyFailure, useControlPlaneApi } from '@arbor/ui-shell';
 import { useProject, useProjectMutation, type Project } from './project-queries';
 import { RepositoriesSection } from './repositories-section';
 import { RepositoryTokenSection } from './repository-token-section';
-import { FormErrorAlert } from '../common/form-error-alert';
 
 export function ProjectPage() {
   const { id = '' } = useParams();
@@ -29,7 +25,7 @@ export function ProjectPage() {
 }
 
 function ProjectSettings({ project }: { project: Project }) {
-  const api = useApi();
+  const api = useControlPlaneApi();
   const navigate = useNavigate();
   const [name, setName] = useState(project.name);
   const [slug, setSlug] = useState(project.slug);

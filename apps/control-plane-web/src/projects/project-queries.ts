@@ -1,20 +1,21 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { answer, type Schemas } from '../api/api-client';
-import { useApi } from '../api/api-context';
+import { answer, type ControlPlaneSchemas, useControlPlaneApi } from '@arbor/ui-shell';
 
-export type Project = Schemas['ProjectResponse'];
-export type Repository = Schemas['RepositoryResponse'];
+export type Project = ControlPlaneSchemas['ProjectResponse'];
+export type Repository = ControlPlaneSchemas['RepositoryResponse'];
 
 /** Every project, read a page of 500 at a time (the tables page what they show). */
 export function useProjects() {
-  const api = useApi();
+  const api = useControlPlaneApi();
   return useQuery({
     queryKey: ['projects'],
     queryFn: async () => {
       const projects: Project[] = [];
       let after: string | null = null;
       do {
-        const page: Schemas['ProjectListResponse'] = await answer(api.GET('/api/v1/projects', { params: { query: { limit: 500, ...(after ? { after_slug: after } : {}) } } }));
+        const page: ControlPlaneSchemas['ProjectListResponse'] = await answer(
+          api.GET('/api/v1/projects', { params: { query: { limit: 500, ...(after ? { after_slug: after } : {}) } } }),
+        );
         projects.push(...page.projects);
         after = page.next_after_slug;
       } while (after);
@@ -24,13 +25,13 @@ export function useProjects() {
 }
 
 export function useProject(id: string) {
-  const api = useApi();
+  const api = useControlPlaneApi();
   return useQuery({ queryKey: ['projects', id], queryFn: () => answer(api.GET('/api/v1/projects/{id}', { params: { path: { id } } })) });
 }
 
 /** A project's repositories, read a page of 500 at a time (the table pages what it shows). */
 export function useRepositories(projectId: string) {
-  const api = useApi();
+  const api = useControlPlaneApi();
   return useQuery({
     queryKey: ['projects', projectId, 'repositories'],
     queryFn: async () => {
@@ -38,7 +39,7 @@ export function useRepositories(projectId: string) {
       let after: string | null = null;
       do {
         const query = { limit: 500, ...(after ? { after_id: after } : {}) };
-        const page: Schemas['RepositoryListResponse'] = await answer(api.GET('/api/v1/projects/{id}/repositories', { params: { path: { id: projectId }, query } }));
+        const page: ControlPlaneSchemas['RepositoryListResponse'] = await answer(api.GET('/api/v1/projects/{id}/repositories', { params: { path: { id: projectId }, query } }));
         repositories.push(...page.repositories);
         after = page.next_after_id;
       } while (after);
@@ -48,7 +49,7 @@ export function useRepositories(projectId: string) {
 }
 
 export function useRepositorySecret(projectId: string) {
-  const api = useApi();
+  const api = useControlPlaneApi();
   return useQuery({
     queryKey: ['projects', projectId, 'secret'],
     queryFn: () => answer(api.GET('/api/v1/projects/{id}/repository-secret', { params: { path: { id: projectId } } })),

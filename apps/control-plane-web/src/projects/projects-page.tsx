@@ -1,13 +1,8 @@
 import { Alert, Anchor, Button, Group, Stack, Table, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { answer } from '../api/api-client';
-import { useApi } from '../api/api-context';
-import { fieldError } from '../common/errors';
-import { usePaged } from '../common/paged';
-import { useFormatInstant } from '../shell/dates';
+import { answer, fieldError, FormErrorAlert, useControlPlaneApi, useFormatInstant, usePaged } from '@arbor/ui-shell';
 import { useProjectMutation, useProjects } from './project-queries';
-import { FormErrorAlert } from '../common/form-error-alert';
 
 export function ProjectsPage() {
   const projects = useProjects();
@@ -48,7 +43,7 @@ export function ProjectsPage() {
 }
 
 function CreateProjectForm() {
-  const api = useApi();
+  const api = useControlPlaneApi();
   const [slug, setSlug] = useState('');
   const [name, setName] = useState('');
   const create = useProjectMutation((body: { slug: string; name: string }) => answer(api.POST('/api/v1/projects', { body })));

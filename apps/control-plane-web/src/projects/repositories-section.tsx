@@ -1,12 +1,7 @@
 import { Alert, Button, Group, Stack, Table, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { answer } from '../api/api-client';
-import { useApi } from '../api/api-context';
-import { ConfirmButton } from '../common/confirm-button';
-import { fieldError, formError, notifyFailure } from '../common/errors';
-import { usePaged } from '../common/paged';
+import { answer, ConfirmButton, fieldError, formError, FormErrorAlert, notifyFailure, useControlPlaneApi, usePaged } from '@arbor/ui-shell';
 import { useProjectMutation, useRepositories, type Repository } from './project-queries';
-import { FormErrorAlert } from '../common/form-error-alert';
 import { parseRepositoryUrl } from './repository-url';
 
 export function RepositoriesSection({ projectId }: { projectId: string }) {
@@ -38,7 +33,7 @@ export function RepositoriesSection({ projectId }: { projectId: string }) {
 }
 
 function RepositoryRow({ projectId, repository }: { projectId: string; repository: Repository }) {
-  const api = useApi();
+  const api = useControlPlaneApi();
   const [branch, setBranch] = useState(repository.branch);
   const [installationId, setInstallationId] = useState(String(repository.installation_id ?? ''));
   const path = { params: { path: { id: projectId, repoId: repository.id } } };
@@ -89,7 +84,7 @@ function RepositoryRow({ projectId, repository }: { projectId: string; repositor
 const EMPTY = { source_host: 'github.com', owner: '', name: '', branch: 'main', installation_id: '' };
 
 function AddRepositoryForm({ projectId }: { projectId: string }) {
-  const api = useApi();
+  const api = useControlPlaneApi();
   const [fields, setFields] = useState(EMPTY);
   const add = useProjectMutation((body: typeof EMPTY) => answer(api.POST('/api/v1/projects/{id}/repositories', { params: { path: { id: projectId } }, body })));
   const submit = (event: FormEvent) => {

@@ -1,16 +1,11 @@
 import { Button, Group, PasswordInput, Stack, Text, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { answer } from '../api/api-client';
-import { useApi } from '../api/api-context';
-import { ConfirmButton } from '../common/confirm-button';
-import { fieldError, notifyFailure } from '../common/errors';
-import { useFormatInstant } from '../shell/dates';
+import { answer, ConfirmButton, fieldError, FormErrorAlert, notifyFailure, useControlPlaneApi, useFormatInstant } from '@arbor/ui-shell';
 import { useProjectMutation, useRepositorySecret } from './project-queries';
-import { FormErrorAlert } from '../common/form-error-alert';
 
 /** Write-only: the page says whether a token is set and since when, never what it is. */
 export function RepositoryTokenSection({ projectId }: { projectId: string }) {
-  const api = useApi();
+  const api = useControlPlaneApi();
   const state = useRepositorySecret(projectId);
   const formatInstant = useFormatInstant();
   const [value, setValue] = useState('');

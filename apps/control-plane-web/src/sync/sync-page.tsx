@@ -1,16 +1,11 @@
 import { Alert, Badge, Button, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { answer } from '../api/api-client';
-import { useApi } from '../api/api-context';
-import { notifyFailure } from '../common/errors';
-import { usePaged } from '../common/paged';
-import { useFormatInstant } from '../shell/dates';
-import { moduleTitle } from '../shell/module-rail';
+import { answer, moduleTitle, notifyFailure, useControlPlaneApi, useFormatInstant, usePaged } from '@arbor/ui-shell';
 
 /** What the sync dispatcher still owes products: pending and failing by product, and "retry now". */
 export function SyncPage() {
-  const api = useApi();
+  const api = useControlPlaneApi();
   const client = useQueryClient();
   const formatInstant = useFormatInstant();
   const [state, setState] = useState<'pending' | 'failing'>('failing');

@@ -2,20 +2,13 @@ import { Alert, Anchor, Badge, Button, Group, Stack, Switch, Table, Text, TextIn
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { answer, type Schemas } from '../api/api-client';
-import { useApi } from '../api/api-context';
-import { ConfirmButton } from '../common/confirm-button';
-import { fieldError, notifyFailure } from '../common/errors';
-import { usePaged } from '../common/paged';
-import { useFormatInstant } from '../shell/dates';
-import { useMe } from '../shell/shell-queries';
-import { FormErrorAlert } from '../common/form-error-alert';
+import { answer, ConfirmButton, type ControlPlaneSchemas, fieldError, FormErrorAlert, notifyFailure, useControlPlaneApi, useFormatInstant, useMe, usePaged } from '@arbor/ui-shell';
 
-type User = Schemas['UserResponse'];
+type User = ControlPlaneSchemas['UserResponse'];
 
 /** The users matching `search` (all without it), read a page of 500 at a time (the table pages what it shows). */
 export function useUsers(search = '') {
-  const api = useApi();
+  const api = useControlPlaneApi();
   return useQuery({
     queryKey: ['users', search],
     queryFn: async () => {
@@ -23,7 +16,7 @@ export function useUsers(search = '') {
       let after: string | null = null;
       do {
         const query = { limit: 500, ...(search ? { q: search } : {}), ...(after ? { after_id: after } : {}) };
-        const page: Schemas['UserListResponse'] = await answer(api.GET('/api/v1/users', { params: { query } }));
+        const page: ControlPlaneSchemas['UserListResponse'] = await answer(api.GET('/api/v1/users', { params: { query } }));
         users.push(...page.users);
         after = page.next_after_id;
       } while (after);
@@ -70,10 +63,10 @@ export function UsersPage() {
 }
 
 function UserRow({ user }: { user: User }) {
-  const api = useApi();
+  const api = useControlPlaneApi();
   const me = useMe().data;
   const formatInstant = useFormatInstant();
-  const update = useUserMutation((body: Schemas['UpdateUserDto']) => answer(api.PATCH('/api/v1/users/{id}', { params: { path: { id: user.id } }, body })));
+  const update = useUserMutation((body: ControlPlaneSchemas['UpdateUserDto']) => answer(api.PATCH('/api/v1/users/{id}', { params: { path: { id: user.id } }, body })));
   // The API refuses to let an administrator lock themselves out; the page does not offer it.
   const self = me?.id === user.id;
   const label = user.display_name || user.email || user.id;
@@ -135,10 +128,10 @@ function UserRow({ user }: { user: User }) {
 }
 
 function CreateUserForm() {
-  const api = useApi();
+  const api = useControlPlaneApi();
   const [email, setEmail] = useState('');
   const [displayName, setDisplayName] = useState('');
-  const create = useUserMutation((body: Schemas['CreateUserDto']) => answer(api.POST('/api/v1/users', { body })));
+  const create = useUserMutation((body: ControlPlaneSchemas['CreateUserDto']) => answer(api.POST('/api/v1/users', { body })));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate(

@@ -1,11 +1,7 @@
 import { Alert, Button, Stack, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { answer } from '../api/api-client';
-import { useApi } from '../api/api-context';
-import { fieldError, formError } from '../common/errors';
-import { formatMoney } from '../shell/format-money';
-import { useWorkspaceSettings } from '../shell/shell-queries';
+import { answer, fieldError, formatMoney, formError, useControlPlaneApi, useWorkspaceSettings } from '@arbor/ui-shell';
 import { TimeZonePicker } from './time-zone-picker';
 
 /** Two amounts as a locale writes them, to show what a tag does before it is saved (an unknown tag: the browser's way). */
@@ -15,7 +11,7 @@ function moneyExample(locale: string): string {
 }
 
 export function WorkspacePage() {
-  const api = useApi();
+  const api = useControlPlaneApi();
   const client = useQueryClient();
   const settings = useWorkspaceSettings();
   const [name, setName] = useState('');

@@ -146,6 +146,11 @@ export class DeploymentRouter {
     return this.byId.get(id);
   }
 
+  /** Every deployment of a configured alias (as aliases() names it, wildcard ones as written), cooling or not. */
+  deploymentsOf(alias: string): readonly GatewayDeployment[] {
+    return this.byAlias.get(alias) ?? this.wildcards.find((group) => group.alias === alias)?.deployments ?? [];
+  }
+
   /** How many deployments the alias has (cooling or not). */
   size(alias: string): number {
     return this.group(this.resolved(alias))?.length ?? 0;

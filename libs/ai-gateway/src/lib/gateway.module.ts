@@ -28,6 +28,7 @@ import { LiteLlmTagsModule } from './litellm-tags/litellm-tags.module';
 import { LiteLlmTeamsModule } from './litellm-teams/litellm-teams.module';
 import { ModelsController } from './models.controller';
 import { ModelPrices, readPriceMapFile } from './pricing/model-prices';
+import { AliasesModule } from './aliases/aliases.module';
 import { AiGatewayProjectSync } from './projects/project-sync';
 import { ProjectsModule } from './projects/projects.module';
 import { RealtimeModule } from './realtime/realtime.module';
@@ -104,6 +105,7 @@ export class GatewayModule {
         LimitsModule,
         ProjectsModule,
         KeysModule,
+        AliasesModule,
         LiteLlmKeysModule,
         LiteLlmCustomersModule,
         LiteLlmTeamsModule,

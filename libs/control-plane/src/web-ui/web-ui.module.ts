@@ -1,7 +1,10 @@
 import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { ControlPlaneConfig } from '@arbor/config';
+import { webUiMiddleware } from '@arbor/platform';
 import { UiConfigController } from './ui-config.controller';
-import { webUiMiddleware } from './web-ui.middleware';
+
+/** Paths that keep their own meaning: the API, health and metrics are never the UI; every other path is a page of the app. */
+const NOT_UI = /^\/(api(\/|$)|healthz$|readyz$|metrics$)/;
 
 export interface WebUiModuleOptions {
   /** The built single-page app (dist/apps/control-plane-api/web); without it only /api/v1/ui/config is served. */
@@ -25,6 +28,8 @@ export class WebUiModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     if (!this.options.webRoot) return;
     const origins = [this.config.CP_OIDC_ISSUER_URL, ...Object.values(this.config.suiteUrls)].map((url) => new URL(url).origin);
-    consumer.apply(webUiMiddleware({ root: this.options.webRoot, connectOrigins: origins })).forRoutes({ path: '{/*splat}', method: RequestMethod.GET });
+    consumer
+      .apply(webUiMiddleware({ root: this.options.webRoot, connectOrigins: origins, isPage: (path) => !NOT_UI.test(path) }))
+      .forRoutes({ path: '{/*splat}', method: RequestMethod.GET });
   }
 }

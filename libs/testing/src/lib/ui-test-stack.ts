@@ -28,6 +28,8 @@ export interface UiTestStack {
 export interface UiTestStackOptions {
   /** Access-token lifetime in seconds (the realm's 300 by default); shorter makes the UI renew soon. */
   accessTokenLifespan?: number;
+  /** Other public UI clients of the realm and the origin each one's UI runs at in this test, e.g. `{ 'arbor-ai-gateway': 'http://127.0.0.1:41235' }`. */
+  uiClients?: Record<string, string>;
 }
 
 export async function startUiTestStack(env: Record<string, string> = {}, options: UiTestStackOptions = {}): Promise<UiTestStack> {
@@ -39,9 +41,11 @@ export async function startUiTestStack(env: Record<string, string> = {}, options
     accessTokenLifespan?: number;
     clients: { clientId: string; redirectUris?: string[]; webOrigins?: string[]; rootUrl?: string }[];
   };
-  const client = realm.clients.find((candidate) => candidate.clientId === UI_CLIENT);
-  if (!client) throw new Error(`the realm export has no ${UI_CLIENT} client`);
-  Object.assign(client, { rootUrl: origin, redirectUris: [`${origin}/*`], webOrigins: [origin] });
+  for (const [clientId, clientOrigin] of Object.entries({ [UI_CLIENT]: origin, ...options.uiClients })) {
+    const client = realm.clients.find((candidate) => candidate.clientId === clientId);
+    if (!client) throw new Error(`the realm export has no ${clientId} client`);
+    Object.assign(client, { rootUrl: clientOrigin, redirectUris: [`${clientOrigin}/*`], webOrigins: [clientOrigin] });
+  }
   if (options.accessTokenLifespan !== undefined) realm.accessTokenLifespan = options.accessTokenLifespan;
   writeFileSync(realmFile, JSON.stringify(realm));
 

@@ -58,6 +58,11 @@ export class ModelPrices implements OnApplicationBootstrap {
     return price ? costOf(usage, price) : 0;
   }
 
+  /** The deployment's list price (USD per token); undefined when none is known (a wildcard's: once its model is known). */
+  listPrice(deployment: GatewayDeployment): ModelPrice | undefined {
+    return deployment.wildcard ? this.wildcardPrice(deployment) : this.prices.get(deployment.id);
+  }
+
   /** Input plus output price per token (cost-based routing's measure); undefined when the deployment has no price. */
   pricePerToken(deployment: GatewayDeployment): number | undefined {
     const price = deployment.wildcard ? this.wildcardPrice(deployment) : this.prices.get(deployment.id);

@@ -51,7 +51,18 @@ export interface ProjectSpendReport extends SpendBreakdown {
   by_key: (SpendTotals & { key_id: string | null; key_hint: string | null })[];
   /** By the repository its keys are scoped to; null: keys of the whole project (and the master key). */
   by_repository: (SpendTotals & { repository: string | null })[];
+  /** Calls of the project's keys by UTC day, answered or failed (refused before any upstream call: not counted). */
+  calls_by_day: { day: string; calls: number; errors: number }[];
 }
+
+// calls_hourly counts every call of a project's keys and its failures, by hour; here by UTC day of the range.
+const CALLS_BY_DAY = `
+  select (c.hour at time zone 'UTC')::date::text as day, sum(c.calls)::int as calls, sum(c.errors)::int as errors
+    from calls_hourly c
+   where c.project = $1
+     and ($2::date is null or c.hour >= ($2::date)::timestamp at time zone 'UTC')
+     and ($3::date is null or c.hour < ($3::date + 1)::timestamp at time zone 'UTC')
+   group by 1 order by 1`;
 
 interface SpendRow {
   day: string;
@@ -125,7 +136,8 @@ export class SpendReports {
       add(byKey, row.key_id ?? 'master', { key_id: row.key_id, key_hint: row.key_hint }, row);
       add(byRepository, row.repository ?? '', { repository: row.repository }, row);
     }
-    return { project, ...breakdown(rows, from, to), by_key: [...byKey.values()], by_repository: [...byRepository.values()] };
+    const callsByDay: { day: string; calls: number; errors: number }[] = await this.dataSource.query(CALLS_BY_DAY, [project, from ?? null, to ?? null]);
+    return { project, ...breakdown(rows, from, to), by_key: [...byKey.values()], by_repository: [...byRepository.values()], calls_by_day: callsByDay };
   }
 
   // This replica's last second of spend belongs in the report; a failing flush keeps it for later.

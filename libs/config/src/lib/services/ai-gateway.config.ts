@@ -68,6 +68,10 @@ export class AiGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsNonEmpty()
   AIGW_OIDC_AUDIENCE = 'ai-gateway';
 
+  /** The public client (authorisation code + PKCE) the gateway's web UI signs people in with. */
+  @IsNonEmpty()
+  AIGW_OIDC_UI_CLIENT_ID = 'arbor-ai-gateway';
+
   @IsOptional()
   @IsHttpUrl()
   AIGW_CONTROL_PLANE_URL?: string;

@@ -1,0 +1,23 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { RequirePermission } from '@arbor/contract';
+import { AI_GATEWAY, READERS } from '../admin/admin-access';
+import { AliasCatalogue, AliasResponse } from './alias-catalogue';
+
+/**
+ * /api/v1/aliases: what the gateway's keys can call, for the master key and for persons the
+ * control plane grants ai-gateway.viewer or ai-gateway.operator on a project (aliases belong to
+ * no project). Errors in the platform envelope.
+ */
+@ApiTags('aliases')
+@ApiBearerAuth()
+@Controller('api/v1/aliases')
+export class AliasesController {
+  constructor(private readonly catalogue: AliasCatalogue) {}
+
+  @Get()
+  @RequirePermission(AI_GATEWAY, READERS, { project: 'any' })
+  list(): { aliases: AliasResponse[] } {
+    return { aliases: this.catalogue.list() };
+  }
+}
