@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '@arbor/platform';
 
 export interface AiGatewayWebUiOptions {
@@ -18,7 +18,7 @@ export interface AiGatewayUiConfig {
 
 export const WEB_UI_OPTIONS = Symbol('AI_GATEWAY_WEB_UI_OPTIONS');
 
-@ApiExcludeController()
+@ApiTags('ui')
 @Controller('api/v1/ui')
 export class AiGatewayUiConfigController {
   constructor(@Inject(WEB_UI_OPTIONS) private readonly options: AiGatewayWebUiOptions) {}
@@ -26,6 +26,15 @@ export class AiGatewayUiConfigController {
   /** Public, no token: the issuer and client the UI signs in with, and where the control plane is. */
   @Get('config')
   @Header('cache-control', 'no-cache')
+  @ApiOperation({ summary: "What the gateway's web UI needs before sign-in: the OIDC issuer and client, and the control plane's address (public, no token)" })
+  @ApiOkResponse({
+    schema: {
+      type: 'object',
+      required: ['issuer', 'client_id', 'control_plane_url'],
+      properties: { issuer: { type: 'string' }, client_id: { type: 'string' }, control_plane_url: { type: 'string' } },
+    },
+  })
+  @ApiNotFoundResponse({ description: 'ui_not_configured: the gateway knows no control plane to sign people in through' })
   uiConfig(): AiGatewayUiConfig {
     const signIn = this.options.signIn;
     if (!signIn) {
