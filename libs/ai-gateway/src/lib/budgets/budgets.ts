@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
@@ -10,10 +11,10 @@ import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import type { GatewayCaller } from '../keys/key-verifier';
 import { calendarPeriodEnd } from '../limits/budget-period';
 import { GatewayRedis } from '../limits/gateway-redis';
-import { budgetExceeded } from '../limits/limit-refusals';
+import { budgetExceeded, budgetHeldInFlight } from '../limits/limit-refusals';
 import { usdNumber, usdUnits } from '../pricing/usd';
 import { SpendRecorder } from '../spend/spend-recorder';
-import { type AppliedBudget, BudgetCounters, BudgetsUnavailable } from './budget-counters';
+import { type AppliedBudget, type BudgetHold, BudgetCounters, BudgetsUnavailable } from './budget-counters';
 import { BudgetLimits } from './budget-limits';
 import type { WorkspaceBudgetSettings } from './budget-settings';
 
@@ -25,6 +26,8 @@ export const TAGS_HEADER = 'x-arbor-tags';
 /** A call let through by every budget level that applies to it; settle it once with what it cost. */
 export interface BudgetAdmission {
   settle(costUsd: number): void;
+  /** The call was refused after all (by the key's own limits): what it held is free again, nothing is counted. */
+  release(): void;
 }
 
 const WORKSPACE = 'workspace';
@@ -62,6 +65,9 @@ export class Budgets implements OnApplicationBootstrap {
   private workspacePeriod: readonly AppliedBudget[] = NONE;
   /** Budgets (level, subject, period) whose persisted spend is read, or being read. */
   private readonly seeded = new LRUCache<string, Promise<void>>({ max: SEEDED_SUBJECTS });
+  /** Names this replica's holds in Redis, with the count of calls admitted. */
+  private readonly replica = randomUUID();
+  private holds = 0;
 
   constructor(
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
@@ -91,19 +97,30 @@ export class Budgets implements OnApplicationBootstrap {
     return caller.kind === 'virtual' && (caller.key.modelBudgets !== null || (this.limits.any(PROJECT) && this.limits.of(PROJECT, caller.key.project) !== undefined));
   }
 
-  /** Checks every level that applies to the call; throws the refusal of the first one over its budget. */
-  async admit(caller: GatewayCaller, alias: string | undefined, body?: Record<string, unknown>, headers?: IncomingHttpHeaders): Promise<BudgetAdmission | undefined> {
+  /**
+   * Checks every level that applies to the call; throws the refusal of the first one over its
+   * budget. `reserve` (USD): the call's worst-case cost, held on every level until it settles, so
+   * that a level is refused once what it spent and what its calls in flight hold reach its budget.
+   */
+  async admit(caller: GatewayCaller, alias: string | undefined, body?: Record<string, unknown>, headers?: IncomingHttpHeaders, reserve = 0): Promise<BudgetAdmission | undefined> {
     const now = this.clock.now();
     const applied = this.applying(caller, alias, body, headers, now);
     if (applied.length === 0) return undefined;
     for (const budget of applied) if (!budget.reportOnly) await this.seed(budget);
-    const spent = await this.counters.spent(applied).catch((error: unknown) => {
+    const hold: BudgetHold = { slot: `${this.replica}:${++this.holds}`, amount: Number.isFinite(reserve) && reserve > 0 ? usdUnits(reserve) : 0n };
+    const standing = await this.counters.standing(applied, hold).catch((error: unknown) => {
       if (error instanceof BudgetsUnavailable) throw budgetsUnavailable();
       throw error;
     });
     applied.forEach((budget, index) => {
-      const used = spent[index] ?? 0n;
-      if (budget.maxBudget !== null && used >= budget.maxBudget) throw budgetExceeded(usdNumber(used), usdNumber(budget.maxBudget), describe(budget, alias));
+      if (budget.maxBudget === null) return;
+      const spent = standing.spent[index] ?? 0n;
+      const held = standing.held[index] ?? 0n;
+      if (spent < budget.maxBudget && spent + held < budget.maxBudget) return;
+      this.counters.release(applied, hold);
+      throw spent >= budget.maxBudget
+        ? budgetExceeded(usdNumber(spent), usdNumber(budget.maxBudget), describe(budget, alias))
+        : budgetHeldInFlight(usdNumber(spent), usdNumber(budget.maxBudget), usdNumber(held), describe(budget, alias));
     });
     let settled = false;
     return {
@@ -112,7 +129,13 @@ export class Budgets implements OnApplicationBootstrap {
         settled = true;
         const cost = Number.isFinite(costUsd) && costUsd > 0 ? usdUnits(costUsd) : 0n;
         this.counters.add(applied, cost);
+        this.counters.release(applied, hold);
         for (const budget of applied) this.spend.recordBudgetSpend({ level: budget.level, subject: budget.subject, periodEnd: budget.periodEnd, costUsd: cost, calls: 1 });
+      },
+      release: () => {
+        if (settled) return;
+        settled = true;
+        this.counters.release(applied, hold);
       },
     };
   }

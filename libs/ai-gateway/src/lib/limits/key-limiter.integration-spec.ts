@@ -112,6 +112,37 @@ describe('KeyLimiter in process', () => {
     expect((await limiter.admit(key)).settle({ totalTokens: 10, cost: 0.25 })).toEqual({ keySpend: 1.35 });
   });
 
+  it("holds each call's worst-case cost against max_budget while it is in flight: calls admitted together cannot spend past the budget", async () => {
+    const key = keyWith({ maxBudget: 1 });
+    const first = await limiter.admit(key, 0.6);
+    // 0.6 held of 1: a second call holding 0.6 more is still admitted (the budget is not reached)…
+    const second = await limiter.admit(key, 0.6);
+    // …but with 1.2 held, a third is refused although nothing is spent yet.
+    const refused = await refusal(limiter.admit(key, 0.6));
+    expect(refused).toMatchObject({ status: 400, code: 'budget_exceeded' });
+    expect(refused.message).toBe(
+      "Budget has been exceeded! Current cost: 0, Max budget: 1 (the key's max_budget: calls in flight hold 1.2 of it at their worst-case cost until they finish)",
+    );
+    // Settling frees what a call held and counts what it cost.
+    first.settle({ totalTokens: 10, cost: 0.1 });
+    const third = await limiter.admit(key, 0.6);
+    second.settle({ totalTokens: 10, cost: 0.1 });
+    third.settle({ totalTokens: 10, cost: 0.1 });
+    // Nothing held any more: the budget's own spend decides.
+    expect((await limiter.admit(key, 5)).settle({ totalTokens: 10, cost: 0.1 })).toEqual({ keySpend: 0.4 });
+  });
+
+  it('a refused call gives back what it held, and a key without max_budget holds nothing', async () => {
+    const key = keyWith({ maxBudget: 1, rpmLimit: 1 });
+    await limiter.admit(key, 0.9);
+    await expect(limiter.admit(key, 0.9)).rejects.toMatchObject({ status: 429 });
+    clock.time += 60_000;
+    // Only the first call's 0.9 is held: a call is admitted (0.9 < 1).
+    await limiter.admit(key, 0.9);
+    const unlimited = keyWith({});
+    for (let i = 0; i < 5; i += 1) await limiter.admit(unlimited, 100);
+  });
+
   it('starts from the spend persisted for the key: the current period counts, an earlier one does not', async () => {
     const periodEnd = clock.time + 60_000;
     await expect(limiter.admit(keyWith({ maxBudget: 1, budgetDuration: '1h', budgetSpend: 1, budgetResetAt: periodEnd }))).rejects.toMatchObject({
@@ -204,6 +235,21 @@ describe('KeyLimiter on two replicas sharing Redis', () => {
     await expect(replicaA.admit(key)).rejects.toMatchObject({ code: 'max_parallel_requests_exceeded' });
     clock.time += 10 * 60_000 + 1;
     await replicaA.admit(key);
+  });
+
+  it("holds a call's worst-case cost on both replicas, and a crashed replica's holds lapse", async () => {
+    const key = keyWith({ maxBudget: 1 });
+    const onA = await replicaA.admit(key, 0.7);
+    await replicaB.admit(key, 0.7);
+    expect(await refusal(replicaA.admit(key, 0.7))).toMatchObject({ status: 400, code: 'budget_exceeded' });
+    onA.settle({ totalTokens: 1, cost: 0.1 });
+    await settledIn(redisA);
+    // A's hold is gone, B's is not: 0.1 spent + 0.7 held < 1.
+    await replicaB.admit(key, 0.7);
+    await expect(replicaA.admit(key, 0.1)).rejects.toMatchObject({ code: 'budget_exceeded' });
+    // B "crashes" holding 1.4: its holds lapse after the slot hold time.
+    clock.time += 10 * 60_000 + 1;
+    await replicaA.admit(key, 0.1);
   });
 
   it('counts tokens used on one replica against tpm_limit on the other', async () => {

@@ -8,8 +8,8 @@ import { addUsd } from '../pricing/usd';
 import { SpendRecorder } from '../spend/spend-recorder';
 import { budgetPeriodEnd } from './budget-period';
 import { GatewayRedis } from './gateway-redis';
-import { CountedUsage, KeyCounters, LimitMoment } from './key-counters';
-import { budgetExceeded, parallelRequestsExceeded, requestsPerMinuteExceeded, tokensPerMinuteExceeded } from './limit-refusals';
+import { CallSlot, CountedUsage, KeyCounters, LimitMoment } from './key-counters';
+import { budgetExceeded, budgetHeldInFlight, parallelRequestsExceeded, requestsPerMinuteExceeded, tokensPerMinuteExceeded } from './limit-refusals';
 import { LocalKeyCounters } from './local-key-counters';
 import { rateLimitHeaders } from './rate-limit-headers';
 import { RedisKeyCounters } from './redis-key-counters';
@@ -51,11 +51,15 @@ export class KeyLimiter {
       );
   }
 
-  /** Admits the request or throws the ProviderError the client gets (429, or 400 budget_exceeded). */
-  async admit(key: VerifiedKey): Promise<KeyAdmission> {
+  /**
+   * Admits the request or throws the ProviderError the client gets (429, or 400 budget_exceeded).
+   * `reserve`: the call's worst-case cost, held against max_budget until it settles, so that calls
+   * admitted together cannot spend past the budget by more than what they were admitted holding.
+   */
+  async admit(key: VerifiedKey, reserve = 0): Promise<KeyAdmission> {
     const at = this.moment(key);
     this.slots += 1;
-    const slot = `${this.replica}:${this.slots}`;
+    const slot: CallSlot = { id: `${this.replica}:${this.slots}`, reserve: key.maxBudget !== null ? positive(reserve) : 0 };
     let counters: KeyCounters = this.local;
     let usage: CountedUsage | undefined;
     if (this.shared && this.redis.ready) {
@@ -66,7 +70,7 @@ export class KeyLimiter {
         this.redis.unavailable(error);
       }
     }
-    usage ??= await this.local.acquire(key, at);
+    usage ??= await this.local.acquire(key, at, slot);
     const headers = rateLimitHeaders({ rpmLimit: key.rpmLimit, tpmLimit: key.tpmLimit, requests: usage.requests, tokens: usage.tokens, resetMs: at.minuteEndsAt - at.now });
     const refusal = refusalFor(key, usage, at, headers);
     if (refusal) {
@@ -76,7 +80,7 @@ export class KeyLimiter {
     return this.admission(key, counters, slot, usage, headers);
   }
 
-  private admission(key: VerifiedKey, counters: KeyCounters, slot: string, admitted: CountedUsage, headers: Record<string, string>): KeyAdmission {
+  private admission(key: VerifiedKey, counters: KeyCounters, slot: CallSlot, admitted: CountedUsage, headers: Record<string, string>): KeyAdmission {
     let settled: { keySpend: number } | undefined;
     return {
       rateLimitHeaders: () => headers,
@@ -108,6 +112,8 @@ export class KeyLimiter {
 // Money first (LiteLLM checks the budget before rates), then the rates.
 function refusalFor(key: VerifiedKey, usage: CountedUsage, at: LimitMoment, headers: Record<string, string>): ProviderError | undefined {
   if (key.maxBudget !== null && usage.budgetSpend >= key.maxBudget) return budgetExceeded(usage.budgetSpend, key.maxBudget);
+  if (key.maxBudget !== null && usage.reserved > 0 && addUsd(usage.budgetSpend, usage.reserved) >= key.maxBudget)
+    return budgetHeldInFlight(usage.budgetSpend, key.maxBudget, usage.reserved);
   if (key.maxParallelRequests !== null && usage.parallel > key.maxParallelRequests) return parallelRequestsExceeded(key.maxParallelRequests, headers);
   const retryAfterS = Math.max(1, Math.ceil((at.minuteEndsAt - at.now) / 1000));
   if (key.rpmLimit !== null && usage.requests > key.rpmLimit) return requestsPerMinuteExceeded(key.rpmLimit, retryAfterS, headers);

@@ -7,6 +7,19 @@ import { ProviderError } from '@arbor/provider-adapters';
 export const budgetExceeded = (currentCost: number, maxBudget: number, level = "the key's max_budget") =>
   new ProviderError(400, 'budget_exceeded', `Budget has been exceeded! Current cost: ${currentCost}, Max budget: ${maxBudget} (${level})`, 'budget_exceeded');
 
+/**
+ * The budget has room, but not once the calls in flight have settled at their worst-case cost:
+ * refused as an exceeded budget (LiteLLM's words, so scripts treat it as one), saying how much the
+ * calls in flight hold; the next call after they settle may pass.
+ */
+export const budgetHeldInFlight = (currentCost: number, maxBudget: number, held: number, level = "the key's max_budget") =>
+  new ProviderError(
+    400,
+    'budget_exceeded',
+    `Budget has been exceeded! Current cost: ${currentCost}, Max budget: ${maxBudget} (${level}: calls in flight hold ${held} of it at their worst-case cost until they finish)`,
+    'budget_exceeded',
+  );
+
 export const parallelRequestsExceeded = (limit: number, headers: Record<string, string>) =>
   new ProviderError(
     429,
