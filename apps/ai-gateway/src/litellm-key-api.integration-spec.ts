@@ -235,7 +235,7 @@ describe("LiteLLM's key API", () => {
       status: 400,
       json: { error: { code: 'invalid_request', details: { fields: { team_id: expect.any(Array) } } } },
     });
-    for (const field of [{ user_id: 'alice' }, { tags: ['prod'] }, { allowed_cache_controls: ['no-cache'] }, { key: 'sk-my-own-key' }, { spend: 3 }]) {
+    for (const field of [{ model_rpm_limit: { fast: 10 } }, { tags: ['prod'] }, { allowed_cache_controls: ['no-cache'] }, { key: 'sk-my-own-key' }, { spend: 3 }]) {
       const name = Object.keys(field)[0] as string;
       const refused = await call('POST', '/key/generate', { team_id: 'refusals', ...field });
       expect({ name, refused }).toMatchObject({

@@ -34,6 +34,8 @@ const WORKSPACE = 'workspace';
 /** A key's budget on one alias (LiteLLM's model_max_budget); its subject is `<key id>:<alias>`. */
 const KEY_MODEL = 'key-model';
 const PROJECT = 'project';
+/** A person's budget in a project (LiteLLM's team member budget); its subject is `<project slug>:<user id>`. */
+const PERSON = 'person';
 const END_USER = 'end-user';
 const TAG = 'tag';
 /** A tag's spend per UTC day, for /spend/tags (report only). */
@@ -94,7 +96,13 @@ export class Budgets implements OnApplicationBootstrap {
   /** Whether any level may apply to the call: the few checks a call pays when none does. */
   apply(caller: GatewayCaller, body: Record<string, unknown> | undefined, headers: IncomingHttpHeaders | undefined): boolean {
     if (this.workspace !== undefined || this.limits.any(END_USER) || hasTags(body, headers)) return true;
-    return caller.kind === 'virtual' && (caller.key.modelBudgets !== null || (this.limits.any(PROJECT) && this.limits.of(PROJECT, caller.key.project) !== undefined));
+    if (caller.kind !== 'virtual') return false;
+    const key = caller.key;
+    return (
+      key.modelBudgets !== null ||
+      (this.limits.any(PROJECT) && this.limits.of(PROJECT, key.project) !== undefined) ||
+      (key.userId !== null && this.limits.any(PERSON) && this.limits.of(PERSON, personSubject(key.project, key.userId)) !== undefined)
+    );
   }
 
   /**
@@ -141,7 +149,7 @@ export class Budgets implements OnApplicationBootstrap {
   }
 
   /** What a subject of a level has spent in its current period and when that ends (null: lifetime), for /customer/info and /team/info. */
-  async spentNow(level: 'project' | 'end-user' | 'tag', subject: string, budgetDuration: string | null): Promise<{ spend: number; periodEnd: number | null }> {
+  async spentNow(level: 'project' | 'person' | 'end-user' | 'tag', subject: string, budgetDuration: string | null): Promise<{ spend: number; periodEnd: number | null }> {
     const budget = this.budget(level, subject, null, budgetDuration, this.clock.now());
     await this.seed(budget);
     const [spent] = await this.counters.spent([budget]);
@@ -161,6 +169,8 @@ export class Budgets implements OnApplicationBootstrap {
     if (caller.kind === 'virtual') {
       const project = this.limits.of(PROJECT, caller.key.project);
       if (project) more.push(this.budget(PROJECT, caller.key.project, project.maxBudget, project.budgetDuration, now));
+      const person = caller.key.userId !== null ? this.limits.of(PERSON, personSubject(caller.key.project, caller.key.userId)) : undefined;
+      if (person) more.push(this.budget(PERSON, personSubject(caller.key.project, caller.key.userId as string), person.maxBudget, person.budgetDuration, now));
       const onAlias = alias !== undefined ? caller.key.modelBudgets?.get(alias) : undefined;
       if (onAlias) more.push(this.budget(KEY_MODEL, `${caller.key.id}:${alias}`, onAlias.maxBudget, onAlias.budgetDuration, now));
     }
@@ -215,8 +225,17 @@ function describe(budget: AppliedBudget, alias: string | undefined): string {
   if (budget.level === WORKSPACE) return 'the workspace budget, litellm_settings.max_budget';
   if (budget.level === KEY_MODEL) return `the key's model_max_budget for "${excerpt(alias ?? '')}"`;
   if (budget.level === PROJECT) return `the budget of project "${budget.subject}", LiteLLM's team`;
+  if (budget.level === PERSON) {
+    const [project, ...person] = budget.subject.split(':');
+    return `the budget of user "${excerpt(person.join(':'))}" in project "${project}", LiteLLM's team member budget`;
+  }
   if (budget.level === TAG) return `the budget of tag "${excerpt(budget.subject)}"`;
   return `the budget of end user "${excerpt(budget.subject)}"`;
+}
+
+/** The subject of a person's budget in a project: slugs have no colon, so the first one parts them. */
+export function personSubject(project: string, userId: string): string {
+  return `${project}:${userId}`;
 }
 
 /** The caller's own customer: the x-arbor-end-user header, else `user` of the request as parsed. */

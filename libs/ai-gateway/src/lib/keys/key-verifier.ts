@@ -30,6 +30,8 @@ export interface VerifiedKey {
   maxParallelRequests: number | null;
   /** Alerted on once per period when reached; null: none. */
   softBudget: number | null;
+  /** The person the key is for (a control-plane user id), whose budget in the project applies; null: nobody's. */
+  userId: string | null;
   /** LiteLLM's model_max_budget by alias (budgets/Budgets enforces it); null: none, and nothing to check. */
   modelBudgets: ReadonlyMap<string, { maxBudget: number; budgetDuration: string | null }> | null;
   // Spend as persisted when the row was loaded (KeyLimiter's starting point; it counts on from there).
@@ -113,6 +115,7 @@ function toVerified(row: VirtualKey): VerifiedKey {
     tpmLimit: row.tpmLimit,
     maxParallelRequests: row.maxParallelRequests,
     softBudget: row.softBudget,
+    userId: row.userId,
     modelBudgets: modelBudgetsOf(row),
     spend: row.spend,
     budgetSpend: row.budgetSpend,

@@ -38,6 +38,7 @@ function keyWith(limits: Partial<VerifiedKey>): VerifiedKey {
     tpmLimit: null,
     maxParallelRequests: null,
     softBudget: null,
+    userId: null,
     modelBudgets: null,
     spend: 0,
     budgetSpend: 0,

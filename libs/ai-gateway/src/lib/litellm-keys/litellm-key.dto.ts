@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Omittable } from '@arbor/platform';
-import { IsAliasList, IsBudget, IsBudgetDuration, IsGuardrailList, IsKeyAlias, IsLimit, IsMetadata, IsModelBudgets } from '../keys/dto/key-fields';
+import { IsAliasList, IsBudget, IsBudgetDuration, IsGuardrailList, IsKeyAlias, IsLimit, IsMetadata, IsModelBudgets, IsUserId } from '../keys/dto/key-fields';
 
 /** LiteLLM's key durations: 30s, 30m, 30h, 30d, 2w, 1mo, 1y. */
 export const KEY_DURATION = /^[1-9][0-9]{0,5}(s|m|h|d|w|mo|y)$/;
@@ -14,7 +14,6 @@ export const KEY_DURATION = /^[1-9][0-9]{0,5}(s|m|h|d|w|mo|y)$/;
  * says why and what to do instead.
  */
 export const UNSERVED_KEY_FIELDS: Record<string, string> = {
-  user_id: 'keys belong to a project here, not to a user; put the user in metadata (e.g. metadata.user)',
   spend: "a key's spend is what its calls cost here and cannot be set",
   aliases: 'key-level model aliases are not served; configure aliases in model_list',
   config: 'key-level configuration is not served',
@@ -116,8 +115,12 @@ export class LiteLlmKeyFieldsDto {
   @IsBoolean()
   blocked?: boolean | null;
 
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 128, description: "The person the key is for: a control-plane user with a role on the key's project (team_id)." })
+  @IsOptional()
+  @IsUserId()
+  user_id?: string | null;
+
   // LiteLLM's fields without an equivalent: refused unless at LiteLLM's default (UNSERVED_KEY_FIELDS).
-  @Allow() user_id?: unknown;
   @Allow() spend?: unknown;
   @Allow() aliases?: unknown;
   @Allow() config?: unknown;
@@ -263,8 +266,13 @@ export class KeyListQuery {
   @IsIn(['asc', 'desc'])
   sort_order?: 'asc' | 'desc';
 
-  // Users and organizations are not served: refused when given.
-  @Allow() user_id?: unknown;
+  @ApiPropertyOptional({ description: 'Only the keys of this person (a control-plane user id).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  user_id?: string;
+
+  // Organizations are not served: refused when given.
   @Allow() organization_id?: unknown;
 }
 

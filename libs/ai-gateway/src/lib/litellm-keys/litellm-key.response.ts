@@ -26,7 +26,8 @@ export interface LiteLlmKey {
   metadata: Record<string, unknown>;
   blocked: boolean;
   guardrails: string[];
-  user_id: null;
+  /** The person the key is for (a control-plane user id); null: nobody's. */
+  user_id: string | null;
   aliases: Record<string, never>;
   config: Record<string, never>;
   permissions: Record<string, never>;
@@ -59,7 +60,7 @@ export function liteLlmKey(row: VirtualKey, key?: string): LiteLlmKey {
     metadata: row.metadata,
     blocked: row.blocked,
     guardrails: row.guardrails,
-    user_id: null,
+    user_id: row.userId,
     aliases: {},
     config: {},
     permissions: {},

@@ -144,7 +144,7 @@ export class LiteLlmKeysController {
     @PermittedProjects() permitted: Permitted,
     @Query() query: KeyListQuery,
   ): Promise<{ keys: (string | LiteLlmKey)[]; total_count: number; current_page: number; total_pages: number }> {
-    refuseGiven(query, ['user_id', 'organization_id'], 'users and organizations are not served: keys belong to projects (filter with team_id)');
+    refuseGiven(query, ['organization_id'], 'organizations are not served: keys belong to projects (filter with team_id)');
     const page = query.page ?? 1;
     const size = query.size ?? 10;
     if (query.team_id !== undefined) requirePermitted(permitted, query.team_id, 'ai-gateway.viewer or ai-gateway.operator');
@@ -154,6 +154,7 @@ export class LiteLlmKeysController {
       size,
       ...(query.key_alias !== undefined ? { keyAlias: query.key_alias } : {}),
       ...(query.key_hash !== undefined ? { keyHash: query.key_hash } : {}),
+      ...(query.user_id !== undefined ? { userId: query.user_id } : {}),
       sortBy: query.sort_by ?? 'created_at',
       descending: (query.sort_order ?? 'desc') === 'desc',
     });
@@ -259,6 +260,7 @@ function settingsOf(body: LiteLlmKeyFieldsDto): Partial<UpdateKeyDto> {
   if (body.max_parallel_requests !== undefined) settings.max_parallel_requests = body.max_parallel_requests;
   if (body.model_max_budget !== undefined) settings.model_max_budget = body.model_max_budget;
   if (body.soft_budget !== undefined) settings.soft_budget = body.soft_budget;
+  if (body.user_id !== undefined) settings.user_id = body.user_id;
   if (body.metadata !== undefined) settings.metadata = body.metadata ?? {};
   if (body.key_alias !== undefined) settings.key_alias = body.key_alias;
   return settings;

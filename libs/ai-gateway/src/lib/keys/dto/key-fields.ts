@@ -87,3 +87,6 @@ export const IsModelBudgets = () =>
       defaultMessage: (args) => `$property: ${modelBudgetsProblem(args?.value) ?? 'invalid'}`,
     },
   });
+
+/** A person's control-plane user id (LiteLLM's user_id): one word of at most 128 characters. */
+export const IsUserId = () => applyDecorators(IsString(), MaxLength(128), Matches(/^\S+$/, { message: '$property must be a user id: no spaces' }));
