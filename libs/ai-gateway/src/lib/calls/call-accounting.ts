@@ -63,7 +63,7 @@ export class CallAccounting {
     let key;
     try {
       // Throws the OpenAI-format refusal (429 / 400 budget_exceeded) before any upstream call.
-      key = caller.kind === 'virtual' ? await this.limiter.admit(caller.key, reserve) : undefined;
+      key = caller.kind === 'virtual' ? await this.limiter.admit(caller.key, reserve, alias) : undefined;
     } catch (error) {
       budget?.release();
       throw error;

@@ -61,6 +61,8 @@ export class KeysService {
         maxParallelRequests: body.max_parallel_requests ?? null,
         softBudget: body.soft_budget ?? null,
         userId: body.user_id ?? null,
+        modelRpmLimit: body.model_rpm_limit ?? {},
+        modelTpmLimit: body.model_tpm_limit ?? {},
         modelMaxBudget: modelBudgets(body.model_max_budget ?? {}) ?? {},
       }),
     );
@@ -103,6 +105,8 @@ export class KeysService {
       if (body.max_parallel_requests !== undefined) row.maxParallelRequests = body.max_parallel_requests;
       if (body.soft_budget !== undefined) row.softBudget = body.soft_budget;
       if (body.user_id !== undefined) row.userId = body.user_id;
+      if (body.model_rpm_limit !== undefined) row.modelRpmLimit = body.model_rpm_limit ?? {};
+      if (body.model_tpm_limit !== undefined) row.modelTpmLimit = body.model_tpm_limit ?? {};
       if (body.model_max_budget !== undefined) row.modelMaxBudget = modelBudgets(body.model_max_budget ?? {}) ?? {};
     });
   }

@@ -21,6 +21,10 @@ export interface CountedUsage {
   /** Spend counted against max_budget: the current period's, or the lifetime's without budget_duration. */
   budgetSpend: number;
   lifetimeSpend: number;
+  /** Requests to the call's alias in this minute, this one included (0 without its model_rpm_limit). */
+  modelRequests: number;
+  /** Tokens used on the call's alias in this minute (0 without its model_tpm_limit). */
+  modelTokens: number;
   /** USD the key's other calls in flight hold against max_budget (their worst-case cost), this one's not included (0 without max_budget). */
   reserved: number;
 }
@@ -31,6 +35,8 @@ export interface CallSlot {
   id: string;
   /** USD held against max_budget while the call is in flight: its worst-case cost (0: none). */
   reserve: number;
+  /** The alias called, and the key's rate limits on it (model_rpm_limit / model_tpm_limit), when it has any. */
+  model?: { alias: string; rpm: number | null; tpm: number | null };
 }
 
 /** Where a key's counters live: this process, or Redis shared by every replica. */

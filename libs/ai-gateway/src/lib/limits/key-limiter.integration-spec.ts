@@ -39,6 +39,7 @@ function keyWith(limits: Partial<VerifiedKey>): VerifiedKey {
     maxParallelRequests: null,
     softBudget: null,
     userId: null,
+    modelRateLimits: null,
     modelBudgets: null,
     spend: 0,
     budgetSpend: 0,
@@ -155,6 +156,28 @@ describe('KeyLimiter in process', () => {
     await expect(limiter.admit(keyWith({ maxBudget: 5, spend: 5 }))).rejects.toMatchObject({ status: 400, code: 'budget_exceeded' });
   });
 
+  it("counts model_rpm_limit and model_tpm_limit per alias: the alias over its limit is refused, the key's other aliases are not", async () => {
+    const key = keyWith({
+      modelRateLimits: new Map([
+        ['gpt-4o', { rpm: 2, tpm: null }],
+        ['mini', { rpm: null, tpm: 100 }],
+      ]),
+    });
+    await limiter.admit(key, 0, 'gpt-4o');
+    await limiter.admit(key, 0, 'gpt-4o');
+    const refused = await refusal(limiter.admit(key, 0, 'gpt-4o'));
+    expect(refused).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+    expect(refused.message).toBe('Rate limit reached for this key on "gpt-4o": 2 requests per minute (model_rpm_limit). Try again in 50s.');
+    expect(refused.headers['retry-after']).toBe('50');
+    // Other aliases, limited or not, still pass.
+    (await limiter.admit(key, 0, 'mini')).settle({ totalTokens: 100, cost: 0 });
+    await limiter.admit(key, 0, 'other');
+    expect(await refusal(limiter.admit(key, 0, 'mini'))).toMatchObject({ status: 429, message: expect.stringContaining('100 tokens per minute (model_tpm_limit)') });
+    clock.time += 60_000;
+    await limiter.admit(key, 0, 'gpt-4o');
+    await limiter.admit(key, 0, 'mini');
+  });
+
   it("describes the key's own limits in OpenAI's x-ratelimit-* headers, only those it has", async () => {
     const both = await limiter.admit(keyWith({ rpmLimit: 10, tpmLimit: 1000 }));
     expect(both.rateLimitHeaders()).toEqual({
@@ -251,6 +274,13 @@ describe('KeyLimiter on two replicas sharing Redis', () => {
     // B "crashes" holding 1.4: its holds lapse after the slot hold time.
     clock.time += 10 * 60_000 + 1;
     await replicaA.admit(key, 0.1);
+  });
+
+  it("counts a key's rate on an alias across both replicas", async () => {
+    const key = keyWith({ modelRateLimits: new Map([['gpt-4o', { rpm: 3, tpm: null }]]) });
+    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? replicaA : replicaB).admit(key, 0, 'gpt-4o')));
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(3);
+    await replicaA.admit(key, 0, 'another');
   });
 
   it('counts tokens used on one replica against tpm_limit on the other', async () => {

@@ -9,7 +9,7 @@ import { SpendRecorder } from '../spend/spend-recorder';
 import { budgetPeriodEnd } from './budget-period';
 import { GatewayRedis } from './gateway-redis';
 import { CallSlot, CountedUsage, KeyCounters, LimitMoment } from './key-counters';
-import { budgetExceeded, budgetHeldInFlight, parallelRequestsExceeded, requestsPerMinuteExceeded, tokensPerMinuteExceeded } from './limit-refusals';
+import { budgetExceeded, budgetHeldInFlight, modelRateExceeded, parallelRequestsExceeded, requestsPerMinuteExceeded, tokensPerMinuteExceeded } from './limit-refusals';
 import { LocalKeyCounters } from './local-key-counters';
 import { rateLimitHeaders } from './rate-limit-headers';
 import { RedisKeyCounters } from './redis-key-counters';
@@ -56,10 +56,15 @@ export class KeyLimiter {
    * `reserve`: the call's worst-case cost, held against max_budget until it settles, so that calls
    * admitted together cannot spend past the budget by more than what they were admitted holding.
    */
-  async admit(key: VerifiedKey, reserve = 0): Promise<KeyAdmission> {
+  async admit(key: VerifiedKey, reserve = 0, alias?: string): Promise<KeyAdmission> {
     const at = this.moment(key);
     this.slots += 1;
-    const slot: CallSlot = { id: `${this.replica}:${this.slots}`, reserve: key.maxBudget !== null ? positive(reserve) : 0 };
+    const model = alias !== undefined ? key.modelRateLimits?.get(alias) : undefined;
+    const slot: CallSlot = {
+      id: `${this.replica}:${this.slots}`,
+      reserve: key.maxBudget !== null ? positive(reserve) : 0,
+      ...(model && alias !== undefined ? { model: { alias, ...model } } : {}),
+    };
     let counters: KeyCounters = this.local;
     let usage: CountedUsage | undefined;
     if (this.shared && this.redis.ready) {
@@ -72,7 +77,7 @@ export class KeyLimiter {
     }
     usage ??= await this.local.acquire(key, at, slot);
     const headers = rateLimitHeaders({ rpmLimit: key.rpmLimit, tpmLimit: key.tpmLimit, requests: usage.requests, tokens: usage.tokens, resetMs: at.minuteEndsAt - at.now });
-    const refusal = refusalFor(key, usage, at, headers);
+    const refusal = refusalFor(key, usage, at, headers, slot);
     if (refusal) {
       counters.refund(key, at, slot);
       throw refusal;
@@ -110,7 +115,7 @@ export class KeyLimiter {
 }
 
 // Money first (LiteLLM checks the budget before rates), then the rates.
-function refusalFor(key: VerifiedKey, usage: CountedUsage, at: LimitMoment, headers: Record<string, string>): ProviderError | undefined {
+function refusalFor(key: VerifiedKey, usage: CountedUsage, at: LimitMoment, headers: Record<string, string>, slot: CallSlot): ProviderError | undefined {
   if (key.maxBudget !== null && usage.budgetSpend >= key.maxBudget) return budgetExceeded(usage.budgetSpend, key.maxBudget);
   if (key.maxBudget !== null && usage.reserved > 0 && addUsd(usage.budgetSpend, usage.reserved) >= key.maxBudget)
     return budgetHeldInFlight(usage.budgetSpend, key.maxBudget, usage.reserved);
@@ -118,6 +123,9 @@ function refusalFor(key: VerifiedKey, usage: CountedUsage, at: LimitMoment, head
   const retryAfterS = Math.max(1, Math.ceil((at.minuteEndsAt - at.now) / 1000));
   if (key.rpmLimit !== null && usage.requests > key.rpmLimit) return requestsPerMinuteExceeded(key.rpmLimit, retryAfterS, headers);
   if (key.tpmLimit !== null && usage.tokens >= key.tpmLimit) return tokensPerMinuteExceeded(key.tpmLimit, usage.tokens, retryAfterS, headers);
+  const model = slot.model;
+  if (model?.rpm != null && usage.modelRequests > model.rpm) return modelRateExceeded(model.alias, 'requests', model.rpm, retryAfterS, headers);
+  if (model?.tpm != null && usage.modelTokens >= model.tpm) return modelRateExceeded(model.alias, 'tokens', model.tpm, retryAfterS, headers);
   return undefined;
 }
 

@@ -49,3 +49,14 @@ export const tokensPerMinuteExceeded = (limit: number, used: number, retryAfterS
     null,
     { ...headers, 'retry-after': String(retryAfterS) },
   );
+
+/** A key's rpm or tpm on one alias (LiteLLM's model_rpm_limit / model_tpm_limit). */
+export const modelRateExceeded = (alias: string, kind: 'requests' | 'tokens', limit: number, retryAfterS: number, headers: Record<string, string>) =>
+  new ProviderError(
+    429,
+    'rate_limit_exceeded',
+    `Rate limit reached for this key on "${alias}": ${limit} ${kind} per minute (model_${kind === 'requests' ? 'rpm' : 'tpm'}_limit). Try again in ${retryAfterS}s.`,
+    'rate_limit_exceeded',
+    null,
+    { ...headers, 'retry-after': String(retryAfterS) },
+  );

@@ -36,6 +36,8 @@ export class LocalKeyCounters implements KeyCounters {
       parallel = (this.inFlight.get(key.id) ?? 0) + 1;
       this.inFlight.set(key.id, parallel);
     }
+    const model = slot.model ? this.minuteOf(`${key.id}\0${slot.model.alias}`, at) : undefined;
+    if (model && slot.model?.rpm != null) model.requests += 1;
     const spend = this.spendOf(key, at);
     let reserved = 0;
     if (key.maxBudget !== null) {
@@ -48,6 +50,8 @@ export class LocalKeyCounters implements KeyCounters {
       parallel,
       budgetSpend: spend.periodEnd === null ? spend.lifetime : spend.periodSpend,
       lifetimeSpend: spend.lifetime,
+      modelRequests: model && slot.model?.rpm != null ? model.requests : 0,
+      modelTokens: model?.tokens ?? 0,
       reserved,
     });
   }
@@ -57,6 +61,10 @@ export class LocalKeyCounters implements KeyCounters {
       const minute = this.minutes.get(key.id);
       if (minute && minute.minute === at.minute) minute.requests -= 1;
     }
+    if (slot.model?.rpm != null) {
+      const model = this.minutes.get(`${key.id}\0${slot.model.alias}`);
+      if (model && model.minute === at.minute) model.requests -= 1;
+    }
     if (key.maxParallelRequests !== null) this.release(key.id);
     this.unreserve(key, slot);
   }
@@ -65,6 +73,7 @@ export class LocalKeyCounters implements KeyCounters {
     if (key.maxParallelRequests !== null) this.release(key.id);
     this.unreserve(key, slot);
     if (usage.tokens > 0) this.minuteOf(key.id, at).tokens += usage.tokens;
+    if (usage.tokens > 0 && slot.model?.tpm != null) this.minuteOf(`${key.id}\0${slot.model.alias}`, at).tokens += usage.tokens;
     return this.addSpend(key, at, usage.cost);
   }
 

@@ -20,6 +20,8 @@ const names = (key: VerifiedKey) => {
     budget: (periodEnd: number) => `${base}:budget:${periodEnd}`,
     requests: (minute: number) => `${base}:rpm:${minute}`,
     tokens: (minute: number) => `${base}:tpm:${minute}`,
+    modelRequests: (alias: string, minute: number) => `${base}:model:${minute}:rpm:${alias}`,
+    modelTokens: (alias: string, minute: number) => `${base}:model:${minute}:tpm:${alias}`,
     inFlight: `${base}:inflight`,
     reserved: `${base}:reserved`,
   };
@@ -56,7 +58,7 @@ export class RedisKeyCounters implements KeyCounters {
     if (!redis) throw new Error('Redis is not connected');
     const name = names(key);
     const pipeline = redis.pipeline();
-    const reads: Partial<Record<'lifetime' | 'budget' | 'requests' | 'tokens' | 'parallel' | 'reserved', number>> = {};
+    const reads: Partial<Record<'lifetime' | 'budget' | 'requests' | 'tokens' | 'modelRequests' | 'modelTokens' | 'parallel' | 'reserved', number>> = {};
     const read = (field: keyof typeof reads) => (reads[field] = pipeline.length - 1);
 
     pipeline.set(name.spend, String(key.spend), 'PX', SPEND_TTL_MS, 'NX');
@@ -75,6 +77,16 @@ export class RedisKeyCounters implements KeyCounters {
     if (key.tpmLimit !== null) {
       pipeline.get(name.tokens(at.minute));
       read('tokens');
+    }
+    const model = slot.model;
+    if (model?.rpm != null) {
+      pipeline.incr(name.modelRequests(model.alias, at.minute));
+      read('modelRequests');
+      pipeline.pexpire(name.modelRequests(model.alias, at.minute), MINUTE_TTL_MS);
+    }
+    if (model?.tpm != null) {
+      pipeline.get(name.modelTokens(model.alias, at.minute));
+      read('modelTokens');
     }
     if (key.maxParallelRequests !== null) {
       pipeline.zremrangebyscore(name.inFlight, '-inf', at.now);
@@ -104,6 +116,8 @@ export class RedisKeyCounters implements KeyCounters {
     return {
       requests: value('requests'),
       tokens: value('tokens'),
+      modelRequests: value('modelRequests'),
+      modelTokens: value('modelTokens'),
       parallel: value('parallel'),
       budgetSpend: reads.budget === undefined ? lifetimeSpend : value('budget'),
       lifetimeSpend,
@@ -117,6 +131,7 @@ export class RedisKeyCounters implements KeyCounters {
     const name = names(key);
     const pipeline = redis.pipeline();
     if (key.rpmLimit !== null) pipeline.decr(name.requests(at.minute));
+    if (slot.model?.rpm != null) pipeline.decr(name.modelRequests(slot.model.alias, at.minute));
     if (key.maxParallelRequests !== null) pipeline.zrem(name.inFlight, slot.id);
     if (key.maxBudget !== null && slot.reserve > 0) pipeline.zrem(name.reserved, reservation(slot));
     if (pipeline.length > 0) pipeline.exec().catch(this.failed);
@@ -131,6 +146,10 @@ export class RedisKeyCounters implements KeyCounters {
       if (key.tpmLimit !== null && usage.tokens > 0) {
         pipeline.incrby(name.tokens(at.minute), usage.tokens);
         pipeline.pexpire(name.tokens(at.minute), MINUTE_TTL_MS);
+      }
+      if (slot.model?.tpm != null && usage.tokens > 0) {
+        pipeline.incrby(name.modelTokens(slot.model.alias, at.minute), usage.tokens);
+        pipeline.pexpire(name.modelTokens(slot.model.alias, at.minute), MINUTE_TTL_MS);
       }
       if (usage.cost > 0) {
         pipeline.incrbyfloat(name.spend, usage.cost);

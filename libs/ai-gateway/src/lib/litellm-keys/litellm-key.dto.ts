@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Omittable } from '@arbor/platform';
-import { IsAliasList, IsBudget, IsBudgetDuration, IsGuardrailList, IsKeyAlias, IsLimit, IsMetadata, IsModelBudgets, IsUserId } from '../keys/dto/key-fields';
+import { IsAliasList, IsBudget, IsBudgetDuration, IsGuardrailList, IsKeyAlias, IsLimit, IsMetadata, IsModelBudgets, IsModelLimits, IsUserId } from '../keys/dto/key-fields';
 
 /** LiteLLM's key durations: 30s, 30m, 30h, 30d, 2w, 1mo, 1y. */
 export const KEY_DURATION = /^[1-9][0-9]{0,5}(s|m|h|d|w|mo|y)$/;
@@ -18,8 +18,6 @@ export const UNSERVED_KEY_FIELDS: Record<string, string> = {
   aliases: 'key-level model aliases are not served; configure aliases in model_list',
   config: 'key-level configuration is not served',
   permissions: 'key-level permissions are not served',
-  model_rpm_limit: 'per-model rpm limits are not served; use rpm_limit, or a key per model',
-  model_tpm_limit: 'per-model tpm limits are not served; use tpm_limit, or a key per model',
   allowed_cache_controls: 'every key may use every cache control here',
   budget_limits: 'several budget windows are not served; use max_budget with budget_duration',
   policies: 'policies are not served',
@@ -120,13 +118,21 @@ export class LiteLlmKeyFieldsDto {
   @IsUserId()
   user_id?: string | null;
 
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'integer', minimum: 1 }, example: { 'gpt-4o': 10 } })
+  @IsOptional()
+  @IsModelLimits()
+  model_rpm_limit?: Record<string, number> | null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'integer', minimum: 1 }, example: { 'gpt-4o': 100000 } })
+  @IsOptional()
+  @IsModelLimits()
+  model_tpm_limit?: Record<string, number> | null;
+
   // LiteLLM's fields without an equivalent: refused unless at LiteLLM's default (UNSERVED_KEY_FIELDS).
   @Allow() spend?: unknown;
   @Allow() aliases?: unknown;
   @Allow() config?: unknown;
   @Allow() permissions?: unknown;
-  @Allow() model_rpm_limit?: unknown;
-  @Allow() model_tpm_limit?: unknown;
   @Allow() allowed_cache_controls?: unknown;
   @Allow() budget_limits?: unknown;
   @Allow() policies?: unknown;

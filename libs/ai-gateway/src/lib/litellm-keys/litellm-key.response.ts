@@ -28,6 +28,8 @@ export interface LiteLlmKey {
   guardrails: string[];
   /** The person the key is for (a control-plane user id); null: nobody's. */
   user_id: string | null;
+  model_rpm_limit: Record<string, number>;
+  model_tpm_limit: Record<string, number>;
   aliases: Record<string, never>;
   config: Record<string, never>;
   permissions: Record<string, never>;
@@ -61,6 +63,8 @@ export function liteLlmKey(row: VirtualKey, key?: string): LiteLlmKey {
     blocked: row.blocked,
     guardrails: row.guardrails,
     user_id: row.userId,
+    model_rpm_limit: row.modelRpmLimit,
+    model_tpm_limit: row.modelTpmLimit,
     aliases: {},
     config: {},
     permissions: {},

@@ -261,6 +261,8 @@ function settingsOf(body: LiteLlmKeyFieldsDto): Partial<UpdateKeyDto> {
   if (body.model_max_budget !== undefined) settings.model_max_budget = body.model_max_budget;
   if (body.soft_budget !== undefined) settings.soft_budget = body.soft_budget;
   if (body.user_id !== undefined) settings.user_id = body.user_id;
+  if (body.model_rpm_limit !== undefined) settings.model_rpm_limit = body.model_rpm_limit;
+  if (body.model_tpm_limit !== undefined) settings.model_tpm_limit = body.model_tpm_limit;
   if (body.metadata !== undefined) settings.metadata = body.metadata ?? {};
   if (body.key_alias !== undefined) settings.key_alias = body.key_alias;
   return settings;

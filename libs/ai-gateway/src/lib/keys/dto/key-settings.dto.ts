@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
-import { IsBudget, IsBudgetDuration, IsExpiry, IsLimit, IsModelBudgets, IsUserId } from './key-fields';
+import { IsBudget, IsBudgetDuration, IsExpiry, IsLimit, IsModelBudgets, IsModelLimits, IsUserId } from './key-fields';
 
 /** The nullable settings a key is created with and updated by: absent keeps, `null` clears. */
 export class KeySettingsDto {
@@ -67,4 +67,26 @@ export class KeySettingsDto {
   @IsOptional()
   @IsModelBudgets()
   model_max_budget?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'integer', minimum: 1 },
+    nullable: true,
+    example: { 'gpt-4o': 10 },
+    description: "LiteLLM's model_rpm_limit: requests per minute the key may make to each alias named; null or {}: none.",
+  })
+  @IsOptional()
+  @IsModelLimits()
+  model_rpm_limit?: Record<string, number> | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'integer', minimum: 1 },
+    nullable: true,
+    example: { 'gpt-4o': 100000 },
+    description: "LiteLLM's model_tpm_limit: tokens per minute the key may use on each alias named; null or {}: none.",
+  })
+  @IsOptional()
+  @IsModelLimits()
+  model_tpm_limit?: Record<string, number> | null;
 }
