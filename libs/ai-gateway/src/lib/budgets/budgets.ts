@@ -14,6 +14,7 @@ import { GatewayRedis } from '../limits/gateway-redis';
 import { budgetExceeded, budgetHeldInFlight } from '../limits/limit-refusals';
 import { usdNumber, usdUnits } from '../pricing/usd';
 import { SpendRecorder } from '../spend/spend-recorder';
+import { BudgetAlerts, crossesThreshold } from './budget-alerts';
 import { type AppliedBudget, type BudgetHold, BudgetCounters, BudgetsUnavailable } from './budget-counters';
 import { BudgetLimits } from './budget-limits';
 import type { WorkspaceBudgetSettings } from './budget-settings';
@@ -78,6 +79,7 @@ export class Budgets implements OnApplicationBootstrap {
     private readonly spend: SpendRecorder,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly limits: BudgetLimits,
+    private readonly alerts: BudgetAlerts,
   ) {
     this.workspace = settings.litellm.budgets?.workspace;
     this.timeZone = settings.litellm.budgets?.timeZone ?? 'UTC';
@@ -138,6 +140,7 @@ export class Budgets implements OnApplicationBootstrap {
         const cost = Number.isFinite(costUsd) && costUsd > 0 ? usdUnits(costUsd) : 0n;
         this.counters.add(applied, cost);
         this.counters.release(applied, hold);
+        if (cost > 0n) this.alertCrossings(applied, standing.spent, cost, alias);
         for (const budget of applied) this.spend.recordBudgetSpend({ level: budget.level, subject: budget.subject, periodEnd: budget.periodEnd, costUsd: cost, calls: 1 });
       },
       release: () => {
@@ -146,6 +149,22 @@ export class Budgets implements OnApplicationBootstrap {
         this.counters.release(applied, hold);
       },
     };
+  }
+
+  /** 50, 80 and 100 % of each budget the call moved past, from what it had spent when the call was admitted. */
+  private alertCrossings(applied: readonly AppliedBudget[], spent: readonly bigint[], cost: bigint, alias: string | undefined): void {
+    applied.forEach((budget, index) => {
+      if (budget.maxBudget === null || budget.reportOnly) return;
+      const before = spent[index] ?? 0n;
+      const limit = usdNumber(budget.maxBudget);
+      if (!crossesThreshold(limit, usdNumber(before), usdNumber(before + cost))) return;
+      const project = budget.level === PROJECT ? budget.subject : undefined;
+      this.alerts.spent(
+        { level: budget.level, subject: budget.subject, description: describe(budget, alias), maxBudget: limit, periodEnd: budget.periodEnd, project },
+        usdNumber(before),
+        usdNumber(before + cost),
+      );
+    });
   }
 
   /** What a subject of a level has spent in its current period and when that ends (null: lifetime), for /customer/info and /team/info. */

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ProviderError } from '@arbor/provider-adapters';
 import { GatewayClock } from '../gateway-clock';
 import type { VerifiedKey } from '../keys/key-verifier';
-import { BudgetAlerts } from '../budgets/budget-alerts';
+import { BudgetAlerts, crossesThreshold } from '../budgets/budget-alerts';
 import { addUsd } from '../pricing/usd';
 import { SpendRecorder } from '../spend/spend-recorder';
 import { budgetPeriodEnd } from './budget-period';
@@ -100,6 +100,22 @@ export class KeyLimiter {
         if (key.softBudget !== null && usage.cost > 0 && admitted.budgetSpend < key.softBudget) {
           const after = addUsd(admitted.budgetSpend, usage.cost);
           if (after >= key.softBudget) this.alerts.softBudgetReached(key, after, at.periodEnd);
+        }
+        // 50, 80 and 100 % of max_budget, each alerted once per period.
+        if (key.maxBudget !== null && usage.cost > 0) {
+          const after = addUsd(admitted.budgetSpend, usage.cost);
+          if (crossesThreshold(key.maxBudget, admitted.budgetSpend, after)) {
+            const budget = {
+              level: 'key',
+              subject: key.id,
+              description: `the max_budget of key ${key.id}`,
+              maxBudget: key.maxBudget,
+              periodEnd: at.periodEnd,
+              project: key.project,
+              token: key.keyHash,
+            };
+            this.alerts.spent(budget, admitted.budgetSpend, after);
+          }
         }
         settled = { keySpend };
         return settled;
