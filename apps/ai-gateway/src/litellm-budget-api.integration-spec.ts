@@ -200,6 +200,13 @@ describe("LiteLLM's budget API: teams (projects)", () => {
     expect(await call('POST', '/team/member_delete', { team_id: 'omega', user_id: 'ada' })).toMatchObject({ status: 200 });
     await expect(chat(ada)).resolves.toBeDefined();
     expect((await call('GET', '/team/info?team_id=omega')).json['team_memberships']).toEqual([]);
+    // The single calls of her keys, as LiteLLM lists a user's: three answered, each naming her.
+    const logs = (await call('GET', '/spend/logs?user_id=ada')).json as unknown as Json[];
+    expect(logs.map((log) => [log['user'], log['team_id'], log['status']])).toEqual([
+      ['ada', 'omega', 'success'],
+      ['ada', 'omega', 'success'],
+      ['ada', 'omega', 'success'],
+    ]);
   });
 
   it("refuses what a person's membership cannot honour here: roles and e-mails are the control plane's", async () => {
@@ -325,6 +332,7 @@ describe("LiteLLM's budget API: tags", () => {
       api_key: logger.json['token'],
       team_id: 'logs',
       end_user: 'u1',
+      user: null,
       request_tags: ['nightly'],
       model: 'fast',
       model_group: 'fast',

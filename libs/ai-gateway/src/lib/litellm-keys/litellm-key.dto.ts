@@ -354,6 +354,9 @@ export class SpendLogsQuery {
   @Max(1000)
   page_size?: number;
 
-  // Persons are not served yet: refused when given.
-  @Allow() user_id?: unknown;
+  @ApiPropertyOptional({ description: "Only the calls of this person's keys (the keys' user_id)." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  user_id?: string;
 }

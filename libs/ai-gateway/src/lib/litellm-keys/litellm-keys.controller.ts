@@ -170,10 +170,12 @@ export class LiteLlmKeysController {
   @Get('spend/logs')
   @RequirePermission(AI_GATEWAY, READERS, { project: 'any' })
   async spendLogsOf(@PermittedProjects() permitted: Permitted, @Query() query: SpendLogsQuery): Promise<DailySpend[] | LiteLlmSpendLog[]> {
-    refuseGiven(query, ['user_id'], "persons are not served yet: filter by the key (api_key), the project (team_id) or the caller's end user (end_user)");
     const key = query.api_key === undefined ? undefined : await this.named(query.api_key, permitted, 'ai-gateway.viewer or ai-gateway.operator');
     if (query.team_id !== undefined) requirePermitted(permitted, query.team_id, 'ai-gateway.viewer or ai-gateway.operator');
-    if (query.summarize !== false && query.start_date !== undefined && query.end_date !== undefined) return this.spendLogs.daily(permitted, query.start_date, query.end_date, key);
+    if (query.summarize !== false && query.start_date !== undefined && query.end_date !== undefined) {
+      refuseGiven(query, ['user_id'], 'the daily totals are not kept per person: add summarize=false for the single calls of their keys');
+      return this.spendLogs.daily(permitted, query.start_date, query.end_date, key);
+    }
     if (this.callRecordsOff)
       throw new ApiError(400, 'not_served', 'Single calls are not kept on this gateway (general_settings.disable_spend_logs): give start_date and end_date for daily totals.');
     // This replica's last second of calls belongs in the answer.
@@ -188,6 +190,7 @@ export class LiteLlmKeysController {
       ...(query.request_id !== undefined ? { requestId: query.request_id } : {}),
       ...(query.team_id !== undefined ? { project: query.team_id } : {}),
       ...(query.end_user !== undefined ? { endUser: query.end_user } : {}),
+      ...(query.user_id !== undefined ? { userId: query.user_id } : {}),
       ...(query.model !== undefined ? { alias: query.model } : {}),
       ...(query.tags !== undefined ? { tag: query.tags } : {}),
       ...(from !== undefined ? { from } : {}),
