@@ -207,6 +207,14 @@ describe("LiteLLM's budget API: teams (projects)", () => {
       ['ada', 'omega', 'success'],
       ['ada', 'omega', 'success'],
     ]);
+    // The project's spend report, by person.
+    const report = await call('GET', '/api/v1/spend?project=omega');
+    expect(report.json['by_person']).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ user_id: 'ada', requests: 3, cost_usd: 0.051 }),
+        expect.objectContaining({ user_id: 'grace', requests: 1, cost_usd: 0.017 }),
+      ]),
+    );
   });
 
   it("refuses what a person's membership cannot honour here: roles and e-mails are the control plane's", async () => {
