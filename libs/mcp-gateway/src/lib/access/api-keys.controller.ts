@@ -6,7 +6,7 @@ import { IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
 import { DataSource, In } from 'typeorm';
 import { ApiError, Omittable, UuidParam, excerpt } from '@arbor/platform';
 import { MCP_GATEWAY, OPERATOR } from '../admin/admin-access';
-import { IsProjectSlug } from '../admin/dto/admin-fields';
+import { IsProjectSlug, IsToolScope } from '../admin/dto/admin-fields';
 import { MCP_API_KEYS } from './api-key-material';
 import { McpControlPlaneProjects } from '../projects/control-plane-projects';
 import { ContractMcpAccessPolicy } from './contract-access-policy';
@@ -27,12 +27,20 @@ export class CreateMcpApiKeyDto {
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'expires_at must be an ISO 8601 time' })
   expires_at?: string | null;
+
+  /** The only tools the key sees and calls, by the names its project's servers expose them under (or `<upstream>__<tool>`); absent: every tool. */
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 1000, example: ['search_issues'] })
+  @Omittable()
+  @IsToolScope()
+  tools?: string[];
 }
 
 export interface McpApiKeyResponse {
   id: string;
   project: string;
   name: string;
+  /** The tools it is scoped to; null: every tool. */
+  tools: string[] | null;
   key_hint: string;
   expires_at: string | null;
   created_at: string;
@@ -45,6 +53,7 @@ function keyResponse(row: McpApiKey, key?: string): McpApiKeyResponse {
     id: row.id,
     project: row.project,
     name: row.name,
+    tools: row.tools ?? null,
     key_hint: row.keyHint,
     expires_at: row.expiresAt?.toISOString() ?? null,
     created_at: row.createdAt.toISOString(),
@@ -92,6 +101,7 @@ export class McpApiKeysController {
       project: body.project,
       projectId: project?.id ?? null,
       name: body.name ?? '',
+      tools: body.tools ? [...new Set(body.tools)] : null,
       expiresAt: body.expires_at ? new Date(body.expires_at) : null,
     });
     return keyResponse(row, key);

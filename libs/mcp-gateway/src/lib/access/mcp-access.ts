@@ -6,6 +6,15 @@ export interface McpAccessGrant {
   principal: string;
   /** Virtual server ids the caller may use. */
   servers: readonly string[];
+  /**
+   * The servers among them whose project the caller operates (the `mcp-gateway.operator` role; an
+   * API key counts as its project's operators, who made it): those may use what needs that role. Absent: none.
+   */
+  operates?: ReadonlySet<string>;
+  /** An API key scoped to tools: the only tools it sees and calls, by the names they are exposed under. Absent: every tool. */
+  tools?: ReadonlySet<string>;
+  /** Who, as the audit of tool calls shows them: a person (name from the token) or an API key (its name). Absent: the principal. */
+  who?: { kind: 'person' | 'key'; name: string };
 }
 
 /** A refusal the transports answer as it says (401 with WWW-Authenticate, 403, 503). */

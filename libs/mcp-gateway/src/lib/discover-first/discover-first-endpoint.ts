@@ -214,6 +214,19 @@ export class DiscoverFirstEndpoint {
         });
       }),
     );
+    // A change of the registry (tool roles, selections) may change what this caller sees, no upstream changing.
+    let shown = catalogue.shown();
+    cleanups.push(
+      this.registry.onChange(() => {
+        void this.catalogues.open({ serverId, grant, sessions: false }).then((now) => {
+          const before = shown;
+          shown = now.shown();
+          for (const kind of ['tools', 'prompts', 'resources'] as const) {
+            if (honoured[wanted[kind]] && shown[kind] !== before[kind]) stream.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: subscription } });
+          }
+        });
+      }),
+    );
     const keepAlive = setInterval(() => stream.comment(), KEEP_ALIVE_MS);
     cleanups.push(() => clearInterval(keepAlive));
   }

@@ -73,7 +73,7 @@ export class Federation {
   ) {}
 
   async open(options: FederatedSessionOptions): Promise<FederatedSession> {
-    const session = new FederatedSession(this.pool, this.catalogues, options);
+    const session = new FederatedSession(this.pool, this.catalogues, options, this.registry);
     const catalogue = await session.catalogue();
     const server = options.serverId === null ? undefined : this.registry.server(options.serverId);
     session.build(catalogue, server?.name, server?.description);
@@ -92,12 +92,16 @@ export class FederatedSession {
   private readonly upstreamSessions?: UpstreamSessions;
   private readonly caller: UpstreamCaller;
   private unsubscribe?: () => void;
+  private unsubscribeRegistry?: () => void;
+  /** What the client was last shown of each list (sessions only): a registry change is announced when it changes. */
+  private shown?: ReturnType<Catalogue['shown']>;
   private closed = false;
 
   constructor(
     private readonly pool: UpstreamPool,
     private readonly catalogues: Catalogues,
     private readonly options: FederatedSessionOptions,
+    private readonly registry?: ServerRegistry,
   ) {
     this.grant = options.grant;
     if (options.ownUpstreamSessions) {
@@ -143,6 +147,7 @@ export class FederatedSession {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe?.();
+    this.unsubscribeRegistry?.();
     await this.upstreamSessions?.close();
     await this.server.close().catch(() => undefined);
   }
@@ -226,7 +231,26 @@ export class FederatedSession {
         await Promise.allSettled(sessions.opened.map((client) => client.sendRootsListChanged()));
       });
       this.unsubscribe = this.pool.onCatalogueChange((upstream, kind) => void this.announce(upstream, kind));
+      // Tool roles, selections and the like change what the client may see without any upstream changing.
+      this.shown = catalogue.shown();
+      this.unsubscribeRegistry = this.registry?.onChange(() => void this.announceRegistryChange());
     }
+  }
+
+  /** Tells the client which lists it sees changed with the registry (a server's tool roles, selections). */
+  private async announceRegistryChange(): Promise<void> {
+    const server = this.server;
+    if (this.closed || !server.transport) return;
+    const shown = (await this.catalogue()).shown();
+    const before = this.shown;
+    this.shown = shown;
+    if (!before) return;
+    const capabilities = this.capabilities;
+    const sends: (() => Promise<void>)[] = [];
+    if (capabilities.tools && shown.tools !== before.tools) sends.push(() => server.sendToolListChanged());
+    if (capabilities.resources && shown.resources !== before.resources) sends.push(() => server.sendResourceListChanged());
+    if (capabilities.prompts && shown.prompts !== before.prompts) sends.push(() => server.sendPromptListChanged());
+    await Promise.all(sends.map((send) => send().catch(() => undefined)));
   }
 
   /** Tells the client a list it sees may have changed. */
