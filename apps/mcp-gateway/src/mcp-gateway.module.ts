@@ -1,7 +1,16 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { McpGatewayConfig } from '@arbor/config';
 import { ControlPlaneSyncModule, DashboardSummaryModule } from '@arbor/contract';
-import { MCP_GATEWAY_ENTITIES, MCP_GATEWAY_MIGRATIONS, McpAccessModule, McpAuditModule, McpDashboard, McpProjectSync, McpRegistryModule, McpRuntimeModule } from '@arbor/mcp-gateway';
+import {
+  MCP_GATEWAY_ENTITIES,
+  MCP_GATEWAY_MIGRATIONS,
+  McpAccessModule,
+  McpAuditModule,
+  McpDashboard,
+  McpProjectSync,
+  McpRegistryModule,
+  McpRuntimeModule,
+} from '@arbor/mcp-gateway';
 import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
 // Larger MCP bodies get the runtime's own 413 (a JSON-RPC error), not Express's.

@@ -277,7 +277,12 @@ guardrails:
   });
 
   it('refuses tool roles and rate limits that are not what the API takes', async () => {
-    for (const body of [{ tool_roles: { deploy: 'admin' } }, { tool_roles: ['deploy'] }, { tool_rate_limits: { search: { per_minute: 0 } } }, { tool_rate_limits: { search: 5 } }]) {
+    for (const body of [
+      { tool_roles: { deploy: 'admin' } },
+      { tool_roles: ['deploy'] },
+      { tool_rate_limits: { search: { per_minute: 0 } } },
+      { tool_rate_limits: { search: 5 } },
+    ]) {
       const refused = await api<{ error: { code: string; message: string } }>(gateway, 'POST', '/api/v1/servers', controlPlane.tokens.alice, {
         id: `bad-${run}`,
         project: 'alpha',
@@ -314,7 +319,12 @@ guardrails:
 
     const first = await api<{ tool_calls: AuditRow[]; next_before_id: string | null }>(gateway, 'GET', `/api/v1/tool-calls?server=${ops}&limit=2`, controlPlane.tokens.alice);
     expect(first.body.tool_calls).toHaveLength(2);
-    const second = await api<{ tool_calls: AuditRow[] }>(gateway, 'GET', `/api/v1/tool-calls?server=${ops}&limit=2&before_id=${first.body.next_before_id}`, controlPlane.tokens.alice);
+    const second = await api<{ tool_calls: AuditRow[] }>(
+      gateway,
+      'GET',
+      `/api/v1/tool-calls?server=${ops}&limit=2&before_id=${first.body.next_before_id}`,
+      controlPlane.tokens.alice,
+    );
     expect(second.body.tool_calls[0]?.id).toBe(rows[2]?.id);
 
     expect((await api(gateway, 'GET', `/api/v1/tool-calls?server=${ops}`, controlPlane.tokens.bob)).status).toBe(403);

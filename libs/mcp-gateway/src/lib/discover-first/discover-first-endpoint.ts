@@ -222,7 +222,8 @@ export class DiscoverFirstEndpoint {
           const before = shown;
           shown = now.shown();
           for (const kind of ['tools', 'prompts', 'resources'] as const) {
-            if (honoured[wanted[kind]] && shown[kind] !== before[kind]) stream.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: subscription } });
+            if (honoured[wanted[kind]] && shown[kind] !== before[kind])
+              stream.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: subscription } });
           }
         });
       }),

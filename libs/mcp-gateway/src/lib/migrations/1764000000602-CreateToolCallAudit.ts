@@ -33,9 +33,7 @@ export class CreateToolCallAudit1764000000602 implements MigrationInterface {
       begin
         raise exception 'mcp_tool_calls is append-only: % is not allowed', tg_op;
       end $$`);
-    await queryRunner.query(
-      'create trigger mcp_tool_calls_append_only before update or delete on mcp_tool_calls for each statement execute function mcp_tool_calls_append_only()',
-    );
+    await queryRunner.query('create trigger mcp_tool_calls_append_only before update or delete on mcp_tool_calls for each statement execute function mcp_tool_calls_append_only()');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
