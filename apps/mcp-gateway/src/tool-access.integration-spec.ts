@@ -183,6 +183,20 @@ guardrails:
     }
   });
 
+  it('shows operators, beside each tool of the catalogue, the role it needs on each server and whether it is destructive', async () => {
+    const catalogue = await api<{ items: { kind: string; name: string; destructive: boolean; required_roles: Record<string, string> }[] }>(
+      gateway,
+      'GET',
+      `/api/v1/tools?server=${ops}`,
+      controlPlane.tokens.alice,
+    );
+    const tool = (name: string) => catalogue.body.items.find((item) => item.kind === 'tool' && item.name === name);
+    expect(tool('search')).toMatchObject({ destructive: false, required_roles: { [ops]: 'viewer', [audited]: 'viewer' } });
+    expect(tool('deploy')).toMatchObject({ destructive: false, required_roles: { [ops]: 'operator', [audited]: 'viewer' } });
+    expect(tool('delete_repository')).toMatchObject({ destructive: true, required_roles: { [ops]: 'operator', [audited]: 'operator' } });
+    expect(catalogue.body.items.find((item) => item.name === 'note://payroll')).toMatchObject({ required_roles: { [ops]: 'operator' } });
+  });
+
   it('holds a 2026-07-28 client to the same roles', async () => {
     const viewer = await discoverFirstClient(ops, controlPlane.tokens.bob);
     expect(viewer.getNegotiatedProtocolVersion()).toBe('2026-07-28');

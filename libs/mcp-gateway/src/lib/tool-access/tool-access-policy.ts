@@ -34,10 +34,13 @@ export class ToolAccessPolicy extends CatalogueAccess {
 
   private permitsOn(server: VirtualServerDefinition | undefined, grant: McpAccessGrant, item: CatalogueItemRef): boolean {
     if (!server) return false;
-    const roles = item.kind === 'tool' ? server.toolRoles : item.kind === 'prompt' ? server.promptRoles : server.resourceRoles;
-    const needed = neededRole(roles, item);
-    return needed === 'viewer' || grant.operates?.has(server.id) === true;
+    return roleNeededOn(server, item) === 'viewer' || grant.operates?.has(server.id) === true;
   }
+}
+
+/** The role an item needs on a server (the admin API shows it beside each item). */
+export function roleNeededOn(server: VirtualServerDefinition, item: CatalogueItemRef): ItemRole {
+  return neededRole(item.kind === 'tool' ? server.toolRoles : item.kind === 'prompt' ? server.promptRoles : server.resourceRoles, item);
 }
 
 /** The role an item needs: as named (by its own name or URI, then its template's), else the default. */
