@@ -290,6 +290,23 @@ guardrails:
     expect(names((await viewer.listTools()).tools)).toEqual(['delete_repository', 'deploy']);
   });
 
+  it("tells an open session of an API key that its tool list changed when the key's scope does", async () => {
+    const created = await api<{ id: string; key: string }>(stateful, 'POST', '/api/v1/keys', controlPlane.tokens.alice, { project: 'alpha', tools: ['search'] });
+    const agent = await client(stateful, ops, created.body.key);
+    expect(names((await agent.listTools()).tools)).toEqual(['search']);
+    let changed = false;
+    agent.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changed = true));
+
+    const updated = await api<{ tools: string[] | null }>(stateful, 'PATCH', `/api/v1/keys/${created.body.id}`, controlPlane.tokens.alice, { tools: ['search', 'deploy'] });
+    expect(updated).toMatchObject({ status: 200, body: { tools: ['search', 'deploy'] } });
+    await eventually(async () => (changed ? true : undefined), "notifications/tools/list_changed on the key's session");
+    expect(names((await agent.listTools()).tools)).toEqual(['deploy', 'search']);
+
+    // null: every tool again; a viewer may not change a key.
+    expect((await api<{ tools: null }>(stateful, 'PATCH', `/api/v1/keys/${created.body.id}`, controlPlane.tokens.alice, { tools: null })).body.tools).toBeNull();
+    expect((await api(stateful, 'PATCH', `/api/v1/keys/${created.body.id}`, controlPlane.tokens.bob, { tools: ['deploy'] })).status).toBe(403);
+  });
+
   it('refuses tool roles and rate limits that are not what the API takes', async () => {
     for (const body of [
       { tool_roles: { deploy: 'admin' } },

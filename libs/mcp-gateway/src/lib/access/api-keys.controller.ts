@@ -1,5 +1,5 @@
 import { ApiBearerAuth, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { Body, Controller, Delete, Get, HttpCode, Injectable, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Injectable, Param, Patch, Post, Query } from '@nestjs/common';
 import { GuardedRequest, PermittedProjects, ProjectResolver, projectInBody, RequirePermission, RouteProject } from '@arbor/contract';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
@@ -33,6 +33,20 @@ export class CreateMcpApiKeyDto {
   @Omittable()
   @IsToolScope()
   tools?: string[];
+}
+
+/** Fields left out stay as they are; `tools: null` gives the key every tool again. */
+export class UpdateMcpApiKeyDto {
+  @ApiPropertyOptional({ example: 'CI agent', maxLength: 200 })
+  @Omittable()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional({ type: [String], nullable: true, minItems: 1, maxItems: 1000, example: ['search_issues'] })
+  @IsOptional()
+  @IsToolScope()
+  tools?: string[] | null;
 }
 
 export interface McpApiKeyResponse {
@@ -119,6 +133,20 @@ export class McpApiKeysController {
       order: { createdAt: 'ASC', id: 'ASC' },
     });
     return { keys: rows.map((row) => keyResponse(row)) };
+  }
+
+  /** Its name or tool scope; open sessions of the key on this replica are told their tool list changed, other replicas' within seconds. */
+  @Patch(':id')
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: McpApiKeyProject })
+  async update(@Param('id', new UuidParam('id')) id: string, @Body() body: UpdateMcpApiKeyDto): Promise<McpApiKeyResponse> {
+    const repository = this.dataSource.getRepository(McpApiKey);
+    const row = await repository.findOneBy({ id });
+    if (!row) throw new ApiError(404, 'key_not_found', `No API key ${id}.`);
+    if (body.name !== undefined) row.name = body.name;
+    if (body.tools !== undefined) row.tools = body.tools === null ? null : [...new Set(body.tools)];
+    const saved = await repository.save(row);
+    this.policy.keyScopeChanged(saved);
+    return keyResponse(saved);
   }
 
   @Delete(':id')

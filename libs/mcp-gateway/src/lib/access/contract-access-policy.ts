@@ -91,6 +91,13 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
     this.keys.evict(keyHash);
   }
 
+  /** A key's tool scope changed here: forget it, and give open sessions of the key the new scope. */
+  keyScopeChanged(key: McpApiKey): void {
+    this.keys.evict(key.keyHash);
+    const tools = key.tools ? new Set(key.tools) : undefined;
+    this.grantChanged(`key:${key.id}`, ({ tools: _before, ...grant }) => (tools ? { ...grant, tools } : grant));
+  }
+
   private async keyGrant(presented: string): Promise<McpAccessGrant> {
     const key = await this.keys.find(presented);
     if (!key) {

@@ -37,7 +37,22 @@ export class McpAccessError extends Error {
  * server of `/servers/{id}/…`, or null for `/mcp`, `/sse`, `/ws` (everything the caller may see).
  */
 export abstract class McpAccessPolicy {
+  private readonly grantListeners = new Set<(principal: string, change: (grant: McpAccessGrant) => McpAccessGrant) => void>();
+
   abstract authorize(request: IncomingMessage, serverId: string | null): Promise<McpAccessGrant>;
+
+  /**
+   * Called when what a principal may use changed here without a request of its (an API key's tool
+   * scope), with the change to apply to the grant an open session holds; returns an unsubscribe.
+   */
+  onGrantChange(listener: (principal: string, change: (grant: McpAccessGrant) => McpAccessGrant) => void): () => void {
+    this.grantListeners.add(listener);
+    return () => this.grantListeners.delete(listener);
+  }
+
+  protected grantChanged(principal: string, change: (grant: McpAccessGrant) => McpAccessGrant): void {
+    for (const listener of [...this.grantListeners]) listener(principal, change);
+  }
 
   /**
    * The authorization servers that issue the tokens this policy accepts, for the OAuth protected
