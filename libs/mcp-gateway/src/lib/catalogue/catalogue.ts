@@ -100,6 +100,11 @@ export class Catalogue {
     return tool && this.permits('tool', tool, tool.item.annotations?.destructiveHint === true) ? tool : undefined;
   }
 
+  /** Whether the caller has a tool of this name (one it may not use it has not). */
+  hasTool(name: string): boolean {
+    return this.findTool(name).permitted;
+  }
+
   /** Where a `tools/call` goes; Invalid params when the caller has no such tool. */
   tool(name: string): CatalogueTarget {
     const found = this.findTool(name);

@@ -90,12 +90,13 @@ export class DiscoverFirstEndpoint {
       'tools/call': async (served) => {
         if (!served.catalogue.capabilities.tools) throw methodNotFound();
         const name = stringParam(served.request, 'name');
-        // An unknown tool is refused before its headers are looked at.
-        served.catalogue.tool(name);
+        const call = (upstream: string, params: Record<string, unknown>) => this.call(served, upstream, { method: 'tools/call', params } as ClientRequest);
+        // An unknown tool is refused (and recorded by the audit) before its headers are looked at.
+        if (!served.catalogue.hasTool(name)) return served.catalogue.callTool({ ...upstreamParams(served.request), name }, call);
         const declarations = paramHeaderDeclarations(served.catalogue.listedTool(name)?.item.inputSchema);
         const mismatch = declarations.length > 0 ? paramHeaderMismatch(declarations, served.request.params['arguments'], served.request.header) : undefined;
         if (mismatch) throw new InBandError(HEADER_MISMATCH, `Bad Request: header mismatch: ${mismatch}`, undefined, 400);
-        return served.catalogue.callTool({ ...upstreamParams(served.request), name }, (upstream, params) => this.call(served, upstream, { method: 'tools/call', params }));
+        return served.catalogue.callTool({ ...upstreamParams(served.request), name }, call);
       },
       'prompts/list': async ({ catalogue, request }) => {
         if (!catalogue.capabilities.prompts) throw methodNotFound();

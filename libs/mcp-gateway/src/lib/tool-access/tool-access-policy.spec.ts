@@ -58,5 +58,11 @@ describe('tool roles and key scopes (ToolAccessPolicy)', () => {
     expect(permits(viewer, tool('deploy'), null)).toBe(true); // `plain` names no roles
     expect(permits({ principal: 'bob', servers: ['repos'] }, tool('deploy'), null)).toBe(false);
     expect(permits({ principal: 'bob', servers: [] }, tool('search'), null)).toBe(false);
+    // A resource read through a template a server selects by name is that server's.
+    const templated = new ToolAccessPolicy(
+      new InMemoryServerRegistry([], [{ id: 'docs', project: 'alpha', name: 'Docs', selections: [{ upstream: 'wiki', tools: [], resources: ['page://{id}'], prompts: [] }] }]),
+    );
+    const page = { kind: 'resource' as const, upstream: 'wiki', name: 'page://7', template: 'page://{id}' };
+    expect(templated.permits({ serverId: null, grant: { principal: 'bob', servers: ['docs'] }, sessions: false }, page)).toBe(true);
   });
 });

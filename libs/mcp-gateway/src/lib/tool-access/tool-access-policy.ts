@@ -3,7 +3,7 @@ import type { McpAccessGrant } from '../access/mcp-access';
 import { CatalogueAccess, CatalogueCaller, CatalogueItemRef } from '../catalogue/catalogue-access';
 import { prefixName, prefixUri } from '../catalogue/catalogue-view';
 import { selects } from '../registry/registry-rules';
-import { ItemRole, ServerRegistry, VirtualServerDefinition } from '../registry/server-registry';
+import { ItemRole, ServerRegistry, UpstreamSelection, VirtualServerDefinition } from '../registry/server-registry';
 
 /**
  * Tool roles and key scopes, as a policy of the one catalogue (so every era and transport gets
@@ -27,7 +27,7 @@ export class ToolAccessPolicy extends CatalogueAccess {
     if (caller.serverId !== null) return this.permitsOn(this.registry.server(caller.serverId), grant, item);
     for (const id of grant.servers) {
       const server = this.registry.server(id);
-      if (server?.selections.some((selection) => selects(selection, item)) && this.permitsOn(server, grant, item)) return true;
+      if (server?.selections.some((selection) => selectsItem(selection, item)) && this.permitsOn(server, grant, item)) return true;
     }
     return false;
   }
@@ -52,6 +52,12 @@ function neededRole(roles: Readonly<Record<string, ItemRole>> | undefined, item:
 function roleOf(roles: Readonly<Record<string, ItemRole>>, item: CatalogueItemRef, name: string): ItemRole | undefined {
   const prefixed = item.kind === 'tool' || item.kind === 'prompt' ? prefixName(item.upstream, name) : prefixUri(item.upstream, name);
   return Object.hasOwn(roles, prefixed) ? roles[prefixed] : Object.hasOwn(roles, name) ? roles[name] : undefined;
+}
+
+/** Whether a selection takes the item: a resource read through a template, when it takes the template. */
+function selectsItem(selection: UpstreamSelection, item: CatalogueItemRef): boolean {
+  if (selects(selection, item)) return true;
+  return item.template !== undefined && selects(selection, { upstream: item.upstream, kind: 'resource-template', name: item.template });
 }
 
 /** Whether a key's tool scope names the tool, as exposed or prefixed. */
