@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
@@ -25,7 +25,7 @@ type PendingRow = Omit<ToolCallRow, 'id'>;
  * tool call never waits on the database. Rows queued at shutdown are written before it ends.
  */
 @Injectable()
-export class DatabaseToolCallAudit extends ToolCallAudit implements OnModuleInit, OnApplicationShutdown {
+export class DatabaseToolCallAudit extends ToolCallAudit implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('ToolCallAudit');
   private queue: PendingRow[] = [];
   private timer?: NodeJS.Timeout;
@@ -44,9 +44,15 @@ export class DatabaseToolCallAudit extends ToolCallAudit implements OnModuleInit
     this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  // Before any module's shutdown hook, so the database is still there; again after the HTTP server
+  // closed, for calls that ended meanwhile (best effort: the database may be gone by then).
+  async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.queue.length > 0 && this.dataSource.isInitialized) await this.flush();
   }
 
   keepsPayloads(caller: CatalogueCaller, upstream: string): boolean {

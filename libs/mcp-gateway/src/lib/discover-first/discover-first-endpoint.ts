@@ -23,7 +23,8 @@ interface CacheHint {
 
 /**
  * A federated list changes when an upstream's catalogue does or the grant does, neither of which
- * the gateway can promise a lifetime for; and what `/mcp` shows depends on the caller's grant.
+ * the gateway can promise a lifetime for; and what a list shows depends on the caller (its grant,
+ * its role against the server's tool roles, a key's tool scope).
  * So: fresh every time, and never shared across callers (`subscriptions/listen` says when to re-list).
  */
 const FEDERATED_LIST: CacheHint = { ttlMs: 0, cacheScope: 'private' };
