@@ -84,6 +84,8 @@ describe('who may call which tool (tool roles, scoped keys, per-tool rate limits
   let controlPlane: TestControlPlane;
   let gateway: Gateway;
   let stateful: Gateway;
+  let environment: Record<string, string>;
+  let replica: () => Promise<Record<string, string>>;
   const clients: { close(): Promise<void> }[] = [];
   // Rate limits are counted in the shared Redis: names of this run's own keep other runs' counts apart.
   const run = randomUUID().slice(0, 8);
@@ -123,7 +125,7 @@ guardrails:
     database = await createTestDatabase();
     const redisUrl = process.env['TEST_REDIS_URL'];
     if (!redisUrl) throw new Error("TEST_REDIS_URL is not set: add `redis: true` to this project's jest globals.arbor");
-    const environment = {
+    environment = {
       MCPGW_DATABASE_URL: database.url,
       MCPGW_LOG: 'off',
       MCPGW_CONFIG: config,
@@ -134,7 +136,7 @@ guardrails:
       MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
     };
     // Replicas sharing Redis say where the others reach them.
-    const replica = async () => {
+    replica = async () => {
       const port = await freePort();
       return { MCPGW_LISTEN_ADDR: `127.0.0.1:${port}`, MCPGW_REPLICA_URL: `http://127.0.0.1:${port}` };
     };
@@ -378,6 +380,28 @@ guardrails:
       result: { content: [{ type: 'text', text: 'found: mail [EMAIL_REDACTED]' }] },
     });
     expect(JSON.stringify(row)).not.toContain('ada@example.com');
+  });
+
+  it('writes the calls still waiting when the gateway stops', async () => {
+    const stopping = await startService(mcpGatewayService, { ...environment, ...(await replica()) });
+    const since = new Date();
+    const alice = new Client({ name: 'tool-access-spec', version: '1.0.0' });
+    await alice.connect(
+      new StreamableHTTPClientTransport(new URL(`${stopping.url}/servers/${ops}/mcp`), { requestInit: { headers: { authorization: `Bearer ${controlPlane.tokens.alice}` } } }),
+    );
+    await alice.callTool({ name: 'deploy', arguments: {} });
+    await alice.close();
+    // At once: well within the second the audit waits to write a batch.
+    await stopping.close();
+    const { Client: PgClient } = await import('pg');
+    const pg = new PgClient({ connectionString: database.url });
+    await pg.connect();
+    try {
+      const { rows } = await pg.query<{ tool: string; caller_name: string }>('select tool, caller_name from mcp_tool_calls where called_at >= $1', [since]);
+      expect(rows).toEqual([{ tool: 'deploy', caller_name: 'alice' }]);
+    } finally {
+      await pg.end();
+    }
   });
 
   it('keeps the audit append-only', async () => {
