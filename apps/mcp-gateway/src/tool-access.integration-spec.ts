@@ -404,6 +404,19 @@ guardrails:
     }
   });
 
+  it('documents the new routes and fields in its OpenAPI document', async () => {
+    const document = (await (await fetch(`${gateway.url}/api/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
+    expect(Object.keys(document.paths['/api/v1/tool-calls'] ?? {})).toEqual(['get']);
+    expect(Object.keys(document.paths['/api/v1/keys/{id}'] ?? {})).toEqual(expect.arrayContaining(['patch', 'delete']));
+    expect(Object.keys(document.components.schemas['CreateServerDto']?.properties ?? {})).toEqual(
+      expect.arrayContaining(['tool_roles', 'resource_roles', 'prompt_roles', 'tool_rate_limits', 'audit_payloads']),
+    );
+    expect(Object.keys(document.components.schemas['CreateMcpApiKeyDto']?.properties ?? {})).toContain('tools');
+  });
+
   it('keeps the audit append-only', async () => {
     const { Client: PgClient } = await import('pg');
     const pg = new PgClient({ connectionString: database.url });
