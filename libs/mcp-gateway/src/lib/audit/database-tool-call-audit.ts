@@ -11,6 +11,8 @@ import { ToolCallRow } from './tool-call.entity';
 /** Rows are written this often, or as soon as this many wait. */
 const FLUSH_EVERY_MS = 1_000;
 const FLUSH_AT_ROWS = 500;
+/** Rows one insert carries (13 parameters each). */
+const INSERT_AT_MOST = 1_000;
 /** While the database cannot take them, rows beyond this many are dropped (and counted in the log). */
 const MAX_WAITING_ROWS = 50_000;
 /** A kept payload larger than this (as JSON) is replaced by its size. */
@@ -82,7 +84,8 @@ export class DatabaseToolCallAudit extends ToolCallAudit implements OnModuleInit
       arguments: event.arguments ?? null,
       result: event.result ?? null,
     });
-    if (this.queue.length >= FLUSH_AT_ROWS) void this.flush();
+    // Once per batch: calls during a write wait for the next one (or the timer).
+    if (this.queue.length >= FLUSH_AT_ROWS && !this.flushing) void this.flush();
   }
 
   /** Writes what is queued (one write at a time); rows a failed write held are tried again next time. */
@@ -96,16 +99,22 @@ export class DatabaseToolCallAudit extends ToolCallAudit implements OnModuleInit
   }
 
   private async write(rows: PendingRow[]): Promise<void> {
+    let written = 0;
     try {
-      // jsonb columns take any JSON; TypeORM's deep-partial type cannot say so of `unknown`.
-      await this.dataSource.getRepository(ToolCallRow).insert(rows.map(withBoundedPayloads) as QueryDeepPartialEntity<ToolCallRow>[]);
+      // In inserts of INSERT_AT_MOST rows: a backlog after an outage stays within PostgreSQL's 65 535 parameters a statement.
+      for (; written < rows.length; written += INSERT_AT_MOST) {
+        const chunk = rows.slice(written, written + INSERT_AT_MOST).map(withBoundedPayloads);
+        // jsonb columns take any JSON; TypeORM's deep-partial type cannot say so of `unknown`.
+        await this.dataSource.getRepository(ToolCallRow).insert(chunk as QueryDeepPartialEntity<ToolCallRow>[]);
+      }
       if (this.dropped > 0) {
         this.logger.error(`${this.dropped} tool calls were not recorded in the audit while the database could not take them`);
         this.dropped = 0;
       }
     } catch (error) {
-      this.logger.warn(`writing ${rows.length} tool calls to the audit failed, trying again: ${(error as Error).message}`);
-      this.queue = [...rows, ...this.queue].slice(0, MAX_WAITING_ROWS);
+      const left = rows.slice(written);
+      this.logger.warn(`writing ${left.length} tool calls to the audit failed, trying again: ${(error as Error).message}`);
+      this.queue = [...left, ...this.queue].slice(0, MAX_WAITING_ROWS);
     }
   }
 
