@@ -1,7 +1,16 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { McpGatewayConfig } from '@arbor/config';
 import { ControlPlaneSyncModule, DashboardSummaryModule } from '@arbor/contract';
-import { MCP_GATEWAY_ENTITIES, MCP_GATEWAY_MIGRATIONS, McpAccessModule, McpDashboard, McpProjectSync, McpRegistryModule, McpRuntimeModule } from '@arbor/mcp-gateway';
+import {
+  MCP_GATEWAY_ENTITIES,
+  MCP_GATEWAY_MIGRATIONS,
+  McpAccessModule,
+  McpAuditModule,
+  McpDashboard,
+  McpProjectSync,
+  McpRegistryModule,
+  McpRuntimeModule,
+} from '@arbor/mcp-gateway';
 import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
 // Larger MCP bodies get the runtime's own 413 (a JSON-RPC error), not Express's.
@@ -81,10 +90,12 @@ export class McpGatewayModule {
             ]
           : []),
         McpAccessModule,
+        // Every tool call recorded (PostgreSQL, written off the call's path) and readable by the project's operators.
+        McpAuditModule,
         OpenApiModule.forService({
           title: 'Arbor MCP gateway — administration',
           description:
-            'Upstream MCP servers, virtual servers, the federated tool catalogue and gateway API keys. MCP itself is served at `/mcp` and ' +
+            'Upstream MCP servers, virtual servers, the federated tool catalogue, gateway API keys and the audit of tool calls. MCP itself is served at `/mcp` and ' +
             '`/servers/{id}/mcp` (Streamable HTTP). Errors answer `{"error": {"code", "message", "details?"}}`. ' +
             "Authenticate with a person's OIDC token (audience MCPGW_OIDC_AUDIENCE) as a bearer token.",
         }),

@@ -6,6 +6,8 @@ export * from './lib/registry/upstream-catalogue';
 export * from './lib/registry/mcp-registry.module';
 export * from './lib/access/mcp-access';
 export * from './lib/access/mcp-access.module';
+export * from './lib/audit/mcp-audit.module';
+export { ToolCallAudit, type ToolCallEvent, type ToolCallOutcome } from './lib/audit/tool-call-audit';
 export * from './lib/runtime-options';
 export * from './lib/runtime.module';
 export { SUPPORTED_PROTOCOL_VERSIONS as MCP_GATEWAY_PROTOCOL_VERSIONS } from './lib/protocol/protocol-versions';

@@ -6,6 +6,15 @@ export interface McpAccessGrant {
   principal: string;
   /** Virtual server ids the caller may use. */
   servers: readonly string[];
+  /**
+   * The servers among them whose project the caller operates (the `mcp-gateway.operator` role; an
+   * API key counts as its project's operators, who made it): those may use what needs that role. Absent: none.
+   */
+  operates?: ReadonlySet<string>;
+  /** An API key scoped to tools: the only tools it sees and calls, by the names they are exposed under. Absent: every tool. */
+  tools?: ReadonlySet<string>;
+  /** Who, as the audit of tool calls shows them: a person (name from the token) or an API key (its name). Absent: the principal. */
+  who?: { kind: 'person' | 'key'; name: string };
 }
 
 /** A refusal the transports answer as it says (401 with WWW-Authenticate, 403, 503). */
@@ -28,7 +37,22 @@ export class McpAccessError extends Error {
  * server of `/servers/{id}/…`, or null for `/mcp`, `/sse`, `/ws` (everything the caller may see).
  */
 export abstract class McpAccessPolicy {
+  private readonly grantListeners = new Set<(principal: string, change: (grant: McpAccessGrant) => McpAccessGrant) => void>();
+
   abstract authorize(request: IncomingMessage, serverId: string | null): Promise<McpAccessGrant>;
+
+  /**
+   * Called when what a principal may use changed here without a request of its (an API key's tool
+   * scope), with the change to apply to the grant an open session holds; returns an unsubscribe.
+   */
+  onGrantChange(listener: (principal: string, change: (grant: McpAccessGrant) => McpAccessGrant) => void): () => void {
+    this.grantListeners.add(listener);
+    return () => this.grantListeners.delete(listener);
+  }
+
+  protected grantChanged(principal: string, change: (grant: McpAccessGrant) => McpAccessGrant): void {
+    for (const listener of [...this.grantListeners]) listener(principal, change);
+  }
 
   /**
    * The authorization servers that issue the tokens this policy accepts, for the OAuth protected

@@ -3,7 +3,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req
 import { GuardedRequest, PermissionGuard, PermittedProjects, projectInBody, RequirePermission } from '@arbor/contract';
 import { ApiError, excerpt } from '@arbor/platform';
 import { DatabaseServerRegistry } from '../registry/database-server-registry';
-import { RegistryStore, StoredServer } from '../registry/registry-store';
+import { RegistryStore, ServerChanges, StoredServer } from '../registry/registry-store';
+import { toolRateLimits } from '../registry/registry-rules';
 import { ManagedByConfig } from '../registry/registry.exception';
 import type { UpstreamSelection } from '../registry/server-registry';
 import { MCP_GATEWAY, OPERATOR, ServerProject } from './admin-access';
@@ -57,6 +58,7 @@ export class ServersController {
       ...(body.description !== undefined ? { description: body.description } : {}),
       selections: selections(body.upstreams),
       ...(body.guardrails && body.guardrails.length > 0 ? { guardrails: [...new Set(body.guardrails)] } : {}),
+      ...accessRules(body),
     });
     if (project) await this.store.recordProjectId(created.id, project.id);
     return serverResponse(created);
@@ -76,6 +78,7 @@ export class ServersController {
       description: body.description,
       selections: body.upstreams === undefined ? undefined : selections(body.upstreams),
       guardrails: body.guardrails === undefined ? undefined : [...new Set(body.guardrails)],
+      ...accessRules(body),
     });
     if (project) await this.store.recordProjectId(id, project.id);
     return serverResponse(updated);
@@ -95,6 +98,17 @@ export class ServersController {
     if (server.source === 'config') throw new ManagedByConfig('server', id);
     return server;
   }
+}
+
+/** The tool roles, resource and prompt roles, rate limits and audit setting a body gives, in the registry's shape. */
+function accessRules(body: CreateServerDto | UpdateServerDto): Pick<ServerChanges, 'toolRoles' | 'resourceRoles' | 'promptRoles' | 'toolRateLimits' | 'auditPayloads'> {
+  return {
+    ...(body.tool_roles !== undefined ? { toolRoles: body.tool_roles } : {}),
+    ...(body.resource_roles !== undefined ? { resourceRoles: body.resource_roles } : {}),
+    ...(body.prompt_roles !== undefined ? { promptRoles: body.prompt_roles } : {}),
+    ...(body.tool_rate_limits !== undefined ? { toolRateLimits: toolRateLimits(body.tool_rate_limits) } : {}),
+    ...(body.audit_payloads !== undefined ? { auditPayloads: body.audit_payloads } : {}),
+  };
 }
 
 function selections(body: SelectionDto[]): UpstreamSelection[] {

@@ -216,4 +216,50 @@ servers:
       'MCPGW_CONFIG: servers[0].guardrails[0]: "pii" is not a guardrail of this file\'s guardrails: list (the file has none)',
     ]);
   });
+
+  it("reads a server's tool, resource and prompt roles, per-tool rate limits and audit setting", () => {
+    const [server] = parseRegistryConfig(`
+servers:
+  - id: repos
+    project: alpha
+    upstreams: [{ upstream: github }]
+    tool_roles: { delete_repository: operator, github__list_issues: viewer }
+    resource_roles: { "repo://{owner}/{name}/secrets": operator }
+    prompt_roles: { incident_review: operator }
+    tool_rate_limits: { search: { per_minute: 30 } }
+    audit_payloads: true
+`).servers;
+    expect(server).toMatchObject({
+      toolRoles: { delete_repository: 'operator', github__list_issues: 'viewer' },
+      resourceRoles: { 'repo://{owner}/{name}/secrets': 'operator' },
+      promptRoles: { incident_review: 'operator' },
+      toolRateLimits: { search: { perMinute: 30 } },
+      auditPayloads: true,
+    });
+  });
+
+  it('leaves empty maps and audit_payloads: false out, as a server without them', () => {
+    const [server] = parseRegistryConfig('servers:\n  - { id: repos, project: alpha, upstreams: [], tool_roles: {}, tool_rate_limits: {}, audit_payloads: false }\n').servers;
+    expect(server).toEqual({ id: 'repos', project: 'alpha', name: 'repos', selections: [] });
+  });
+
+  it('names every bad role, rate limit and audit setting at its path', () => {
+    expect(
+      problemsOf(`
+servers:
+  - id: repos
+    project: alpha
+    upstreams: []
+    tool_roles: { delete_repository: admin }
+    resource_roles: [secrets]
+    tool_rate_limits: { search: { per_minute: 0 }, list: 10 }
+    audit_payloads: sometimes
+`),
+    ).toEqual([
+      'MCPGW_CONFIG: servers[0].tool_roles: "delete_repository" must need "operator" or "viewer"',
+      'MCPGW_CONFIG: servers[0].resource_roles: must be a mapping of names to "operator" or "viewer"',
+      'MCPGW_CONFIG: servers[0].tool_rate_limits: "search".per_minute must be a whole number from 1 to 1000000',
+      'MCPGW_CONFIG: servers[0].audit_payloads: must be true or false',
+    ]);
+  });
 });

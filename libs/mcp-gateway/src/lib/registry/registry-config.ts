@@ -1,8 +1,19 @@
 import { ConfigError, ConfigProblem, parsedUrl, parseYamlConfig, readYamlConfigFile, SettingReader, UnsetVariable } from '@arbor/config';
 import { type GuardrailDefinition, readGuardrails } from '@arbor/guardrails';
 import { TOOL_CALL_GUARDRAILS } from '../guardrails/tool-call-scope';
-import type { UpstreamDefinition, UpstreamSelection, UpstreamTransport, VirtualServerDefinition } from './server-registry';
-import { DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_MS, headerCountProblem, headerProblem, PROJECT_SLUG, SERVER_ID, UPSTREAM_NAME } from './registry-rules';
+import type { ItemRole, UpstreamDefinition, UpstreamSelection, UpstreamTransport, VirtualServerDefinition } from './server-registry';
+import {
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_TIMEOUT_MS,
+  headerCountProblem,
+  headerProblem,
+  itemRolesProblem,
+  PROJECT_SLUG,
+  SERVER_ID,
+  toolRateLimits,
+  toolRateLimitsProblem,
+  UPSTREAM_NAME,
+} from './registry-rules';
 
 /** The MCPGW_CONFIG file, checked: upstreams and virtual servers to sync into the database, and the guardrails of tool calls. */
 export interface RegistryConfig {
@@ -17,7 +28,7 @@ export const EMPTY_REGISTRY_CONFIG: RegistryConfig = { upstreams: [], servers: [
 const VARIABLE = 'MCPGW_CONFIG';
 const TOP_KEYS = ['upstreams', 'servers', 'guardrails'];
 const UPSTREAM_KEYS = ['name', 'url', 'transport', 'headers', 'timeout', 'max_concurrency'];
-const SERVER_KEYS = ['id', 'project', 'name', 'description', 'upstreams', 'guardrails'];
+const SERVER_KEYS = ['id', 'project', 'name', 'description', 'upstreams', 'guardrails', 'tool_roles', 'resource_roles', 'prompt_roles', 'tool_rate_limits', 'audit_payloads'];
 const SELECTION_KEYS = ['upstream', 'tools', 'resources', 'prompts'];
 const TRANSPORTS: UpstreamTransport[] = ['streamable-http', 'sse'];
 
@@ -97,9 +108,26 @@ function checkRegistryConfig(document: Record<string, unknown>): RegistryConfig 
       }
       return guardrail === undefined ? [] : [guardrail];
     });
+    const toolRoles = read.itemRoles(entry['tool_roles'], `${at}.tool_roles`);
+    const resourceRoles = read.itemRoles(entry['resource_roles'], `${at}.resource_roles`);
+    const promptRoles = read.itemRoles(entry['prompt_roles'], `${at}.prompt_roles`);
+    const rateLimits = read.toolRateLimits(entry['tool_rate_limits'], `${at}.tool_rate_limits`);
+    const auditPayloads = read.boolean(entry['audit_payloads'], `${at}.audit_payloads`);
     if (id === undefined || project === undefined || name === undefined) return;
     if (servers.some((other) => other.id === id)) problem(`${at}.id`, `"${id}" is used by an earlier server`);
-    servers.push({ id, project, name, ...(description !== undefined ? { description } : {}), selections, ...(named.length > 0 ? { guardrails: [...new Set(named)] } : {}) });
+    servers.push({
+      id,
+      project,
+      name,
+      ...(description !== undefined ? { description } : {}),
+      selections,
+      ...(named.length > 0 ? { guardrails: [...new Set(named)] } : {}),
+      ...(toolRoles ? { toolRoles } : {}),
+      ...(resourceRoles ? { resourceRoles } : {}),
+      ...(promptRoles ? { promptRoles } : {}),
+      ...(rateLimits ? { toolRateLimits: rateLimits } : {}),
+      ...(auditPayloads ? { auditPayloads } : {}),
+    });
   });
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -162,6 +190,22 @@ class Reader extends SettingReader {
       return undefined;
     }
     return number;
+  }
+
+  /** `{name: "operator" | "viewer"}`; undefined when absent, empty or wrong (reported). */
+  itemRoles(value: unknown, path: string): Record<string, ItemRole> | undefined {
+    if (value === undefined || value === null) return undefined;
+    const wrong = itemRolesProblem(value);
+    if (wrong !== undefined) this.problem(path, wrong);
+    return wrong === undefined && Object.keys(value as object).length > 0 ? { ...(value as Record<string, ItemRole>) } : undefined;
+  }
+
+  /** `{tool: {per_minute: N}}`, in the registry's shape; undefined when absent, empty or wrong (reported). */
+  toolRateLimits(value: unknown, path: string): VirtualServerDefinition['toolRateLimits'] {
+    if (value === undefined || value === null) return undefined;
+    const wrong = toolRateLimitsProblem(value);
+    if (wrong !== undefined) this.problem(path, wrong);
+    return wrong === undefined && Object.keys(value as object).length > 0 ? toolRateLimits(value as Record<string, { per_minute: number }>) : undefined;
   }
 
   /** `'*'` (also when absent) or a list of names. */

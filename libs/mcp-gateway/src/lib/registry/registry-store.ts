@@ -32,6 +32,12 @@ export interface ServerChanges {
   selections?: readonly UpstreamSelection[];
   /** Replaces the guardrails it names; `[]` names none. */
   guardrails?: readonly string[];
+  /** Each replaces the map it names; `{}` names none. */
+  toolRoles?: VirtualServerDefinition['toolRoles'];
+  resourceRoles?: VirtualServerDefinition['resourceRoles'];
+  promptRoles?: VirtualServerDefinition['promptRoles'];
+  toolRateLimits?: VirtualServerDefinition['toolRateLimits'];
+  auditPayloads?: boolean;
 }
 
 // Replicas starting at once sync MCPGW_CONFIG one after the other.
@@ -158,7 +164,8 @@ export class RegistryStore {
       if (row.source === 'config') throw new ManagedByConfig('server', id);
       if (changes.selections) await lockUpstreams(manager, changes.selections);
       const { description, guardrails, ...rest } = changes;
-      const next: VirtualServerDefinition = { ...storedServer(row), ...definedOnly(rest) };
+      // Empty maps and a false flag are kept as absent, as a server read back has them.
+      const next: VirtualServerDefinition = withoutEmptyRules({ ...storedServer(row), ...definedOnly(rest) });
       if (guardrails !== undefined) next.guardrails = guardrails;
       if (description !== undefined) next.description = description ?? undefined;
       await manager.getRepository(VirtualServer).save(serverRow(next, 'api'));
@@ -315,6 +322,11 @@ function serverRow(definition: VirtualServerDefinition, source: RegistrySource):
     description: definition.description ?? null,
     selections: canonicalSelections(definition.selections),
     guardrails: [...(definition.guardrails ?? [])],
+    toolRoles: { ...definition.toolRoles },
+    resourceRoles: { ...definition.resourceRoles },
+    promptRoles: { ...definition.promptRoles },
+    toolRateLimits: Object.fromEntries(Object.entries(definition.toolRateLimits ?? {}).map(([tool, limit]) => [tool, { per_minute: limit.perMinute }])),
+    auditPayloads: definition.auditPayloads === true,
     source,
   };
 }
@@ -327,6 +339,7 @@ function storedServer(row: VirtualServer): StoredServer {
     ...(row.description !== null ? { description: row.description } : {}),
     selections: canonicalSelections(row.selections),
     ...(row.guardrails.length > 0 ? { guardrails: row.guardrails } : {}),
+    ...accessRules(row),
     source: row.source,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -344,7 +357,46 @@ function sameServer(row: VirtualServer, server: VirtualServerDefinition): boolea
     row.name === server.name &&
     row.description === (server.description ?? null) &&
     row.guardrails.join('\u0000') === (server.guardrails ?? []).join('\u0000') &&
+    JSON.stringify(sortedKeys(accessRules(row))) === JSON.stringify(sortedKeys(withoutEmptyRules(pickAccessRules(server)))) &&
     JSON.stringify(canonicalSelections(row.selections)) === JSON.stringify(canonicalSelections(server.selections))
+  );
+}
+
+type AccessRules = Pick<VirtualServerDefinition, 'toolRoles' | 'resourceRoles' | 'promptRoles' | 'toolRateLimits' | 'auditPayloads'>;
+
+/** A row's access rules in the registry's shape, each absent when it names nothing. */
+function accessRules(row: VirtualServer): AccessRules {
+  return withoutEmptyRules({
+    toolRoles: row.toolRoles,
+    resourceRoles: row.resourceRoles,
+    promptRoles: row.promptRoles,
+    toolRateLimits: Object.fromEntries(Object.entries(row.toolRateLimits ?? {}).map(([tool, limit]) => [tool, { perMinute: limit.per_minute }])),
+    auditPayloads: row.auditPayloads,
+  });
+}
+
+function pickAccessRules(server: VirtualServerDefinition): AccessRules {
+  const { toolRoles, resourceRoles, promptRoles, toolRateLimits, auditPayloads } = server;
+  return { toolRoles, resourceRoles, promptRoles, toolRateLimits, auditPayloads };
+}
+
+/** Empty maps and a false flag dropped: one shape for "none", whether read from a row, the file or the API. */
+function withoutEmptyRules<T extends AccessRules>(server: T): T {
+  const next = { ...server };
+  for (const key of ['toolRoles', 'resourceRoles', 'promptRoles', 'toolRateLimits'] as const) {
+    if (next[key] === undefined || Object.keys(next[key] as object).length === 0) delete next[key];
+  }
+  if (next.auditPayloads !== true) delete next.auditPayloads;
+  return next;
+}
+
+/** jsonb hands keys back in its own order. */
+function sortedKeys(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]),
   );
 }
 

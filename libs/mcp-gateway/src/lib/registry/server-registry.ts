@@ -26,6 +26,17 @@ export interface UpstreamSelection {
   prompts: '*' | readonly string[];
 }
 
+/**
+ * The role a tool, resource or prompt of a virtual server needs on the server's project: `operator`
+ * (the `mcp-gateway.operator` role), or `viewer` (any role of the MCP gateway on the project).
+ */
+export type ItemRole = 'operator' | 'viewer';
+
+/** A per-tool rate limit: calls a minute, counted per person or API key. */
+export interface ToolRateLimit {
+  perMinute: number;
+}
+
 /** A virtual server: `/servers/{id}/mcp`, belonging to a control-plane project. */
 export interface VirtualServerDefinition {
   /** `[a-z0-9][a-z0-9-]*`, unique. */
@@ -37,6 +48,19 @@ export interface VirtualServerDefinition {
   selections: readonly UpstreamSelection[];
   /** The guardrails (of MCPGW_CONFIG's `guardrails:`) on its tool calls, besides the `default_on` ones; absent: none. */
   guardrails?: readonly string[];
+  /**
+   * The role each tool needs, by the name it is exposed under (or `<upstream>__<tool>`); a tool not
+   * named needs any role, one whose annotations say `destructiveHint: true` the operator role. Absent: none named.
+   */
+  toolRoles?: Readonly<Record<string, ItemRole>>;
+  /** The role each resource (by URI) or resource template (by URI template) needs; absent: any role for all. */
+  resourceRoles?: Readonly<Record<string, ItemRole>>;
+  /** The role each prompt needs, by name; absent: any role for all. */
+  promptRoles?: Readonly<Record<string, ItemRole>>;
+  /** Per-tool rate limits, by the name it is exposed under (or `<upstream>__<tool>`); absent: none. */
+  toolRateLimits?: Readonly<Record<string, ToolRateLimit>>;
+  /** The audit of its tool calls keeps their arguments and results too (as the guardrails left them); absent: never. */
+  auditPayloads?: boolean;
 }
 
 /**

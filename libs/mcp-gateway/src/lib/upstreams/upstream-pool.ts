@@ -136,7 +136,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
 
   items(upstream?: string): readonly CatalogueItem[] {
     return this.selected(upstream).flatMap(({ definition: { name }, offer }) => [
-      ...offer.tools.map((t) => item(name, 'tool', t.name, t.description)),
+      ...offer.tools.map((t) => ({ ...item(name, 'tool', t.name, t.description), ...(t.annotations?.destructiveHint === true ? { destructive: true } : {}) })),
       ...offer.resources.map((r) => item(name, 'resource', r.uri, r.description)),
       ...offer.resourceTemplates.map((r) => item(name, 'resource-template', r.uriTemplate, r.description)),
       ...offer.prompts.map((p) => item(name, 'prompt', p.name, p.description)),

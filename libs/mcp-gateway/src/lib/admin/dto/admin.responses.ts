@@ -1,5 +1,5 @@
 import type { StoredServer, StoredUpstream } from '../../registry/registry-store';
-import type { UpstreamSelection } from '../../registry/server-registry';
+import type { ItemRole, UpstreamSelection } from '../../registry/server-registry';
 import type { UpstreamHealth } from '../../registry/upstream-catalogue';
 
 /** An upstream as the admin API shows it: header names, never their values. */
@@ -52,6 +52,12 @@ export interface ServerResponse {
   upstreams: UpstreamSelection[];
   /** The guardrails it names (the default_on ones of MCPGW_CONFIG apply besides). */
   guardrails: string[];
+  /** The role each named tool needs (others: any role; `destructiveHint: true` ones: operator). */
+  tool_roles: Record<string, ItemRole>;
+  resource_roles: Record<string, ItemRole>;
+  prompt_roles: Record<string, ItemRole>;
+  tool_rate_limits: Record<string, { per_minute: number }>;
+  audit_payloads: boolean;
   source: string;
   created_at: string;
   updated_at: string;
@@ -65,6 +71,11 @@ export function serverResponse(server: StoredServer): ServerResponse {
     description: server.description ?? null,
     upstreams: [...server.selections],
     guardrails: [...(server.guardrails ?? [])],
+    tool_roles: { ...server.toolRoles },
+    resource_roles: { ...server.resourceRoles },
+    prompt_roles: { ...server.promptRoles },
+    tool_rate_limits: Object.fromEntries(Object.entries(server.toolRateLimits ?? {}).map(([tool, limit]) => [tool, { per_minute: limit.perMinute }])),
+    audit_payloads: server.auditPayloads === true,
     source: server.source,
     created_at: server.createdAt.toISOString(),
     updated_at: server.updatedAt.toISOString(),
