@@ -5,14 +5,17 @@ import { CreateUpstreams1764000000100 } from './migrations/1764000000100-CreateU
 import { CreateVirtualServers1764000000200 } from './migrations/1764000000200-CreateVirtualServers';
 import { Upstream } from './registry/upstream.entity';
 import { VirtualServer } from './registry/virtual-server.entity';
+import { Agent } from './agents/agent.entity';
+import { CreateAgents1764000000800 } from './migrations/1764000000800-CreateAgents';
 
 /** For the gateway service's DatabaseModule.forRoot. */ import { AddControlPlaneProjectIds1764000000400 } from './migrations/1764000000400-AddControlPlaneProjectIds';
 
-export const MCP_GATEWAY_ENTITIES = [Upstream, VirtualServer, McpApiKey];
+export const MCP_GATEWAY_ENTITIES = [Upstream, VirtualServer, McpApiKey, Agent];
 export const MCP_GATEWAY_MIGRATIONS = [
   CreateUpstreams1764000000100,
   CreateVirtualServers1764000000200,
   CreateMcpApiKeys1764000000300,
   AddControlPlaneProjectIds1764000000400,
   AddVirtualServerGuardrails1764000000500,
+  CreateAgents1764000000800,
 ];
