@@ -268,6 +268,16 @@ describe('A2A agents through the MCP gateway', () => {
     expect(other.body.error.code).toBe('agent_in_other_project');
   });
 
+  it("lets a gateway API key of the agent's project call it, and refuses one of another project", async () => {
+    const alphaKey = await json<{ key: string }>(gateway.url, 'POST', '/api/v1/keys', tokens.alice, { project: 'alpha', name: 'ci' });
+    const betaKey = await json<{ key: string }>(gateway.url, 'POST', '/api/v1/keys', tokens.alice, { project: 'beta', name: 'other' });
+    const client = await a2aClient(`${gateway.url}/agents/helpdesk`, alphaKey.body.key);
+    const answer = await client.sendMessage(ask('from CI'));
+    expect('parts' in answer && said(answer.parts)).toBe('You said: from CI');
+    const refused = await fetch(`${gateway.url}/agents/helpdesk/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${betaKey.body.key}` } });
+    expect(refused.status).toBe(403);
+  });
+
   it('counts the calls in the metrics, per agent and as tool calls', async () => {
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     // The service label comes where prom-client puts it.
@@ -277,5 +287,37 @@ describe('A2A agents through the MCP gateway', () => {
     expect(series('arbor_mcpgw_agent_calls_total', 'agent="helpdesk",method="CreateTaskPushNotificationConfig",outcome="refused"')).toBe('1');
     expect(series('arbor_mcpgw_calls_total', 'server="helpers",upstream="helpdesk",method="tools/call",tool="helpdesk",outcome="ok"')).toBe('2');
     expect(series('arbor_mcpgw_agent_up', 'agent="helpdesk"')).toBe('1');
+  });
+
+  it("counts agents, their calls and errors on the suite dashboard's card", async () => {
+    const response = await fetch(`${gateway.url}/api/v1/dashboard/summary`, { headers: { authorization: `Bearer ${tokens.alice}` } });
+    const summary = (await response.json()) as { status: string; tiles: { label: string; value: number; breakdown?: { project: string; value: number }[] }[] };
+    const tile = (label: string) => summary.tiles.find((candidate) => candidate.label === label);
+    expect(tile('Agents')?.breakdown).toEqual([
+      { project: 'alpha', value: 1 },
+      { project: 'beta', value: 0 },
+    ]);
+    expect(tile('Agent calls, last 24 h')?.value).toBeGreaterThanOrEqual(5);
+    expect(tile('Agents down')?.value).toBe(0);
+  });
+
+  it('shows an agent that stops answering as down when its card is read again, and the dashboard degraded', async () => {
+    const flaky = await startDemoAgent();
+    expect((await json(gateway.url, 'POST', '/api/v1/agents', tokens.alice, { name: 'flaky', url: flaky.url, project: 'alpha' })).status).toBe(201);
+    await flaky.stop();
+    const refreshed = await json<{ health: { state: string; last_error: string | null } }>(gateway.url, 'POST', '/api/v1/agents/flaky/refresh', tokens.alice);
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.health).toEqual({ state: 'down', last_seen_at: expect.any(String), last_error: 'connection refused' });
+    const response = await fetch(`${gateway.url}/api/v1/dashboard/summary`, { headers: { authorization: `Bearer ${tokens.alice}` } });
+    const summary = (await response.json()) as { status: string; tiles: { label: string; value: number }[] };
+    expect(summary.status).toBe('degraded');
+    expect(summary.tiles.find((candidate) => candidate.label === 'Agents down')?.value).toBe(1);
+    expect((await json(gateway.url, 'DELETE', '/api/v1/agents/flaky', tokens.alice)).status).toBe(204);
+  });
+
+  it('keeps an agent a virtual server includes until it is removed from the server', async () => {
+    const inUse = await json<{ error: { code: string } }>(gateway.url, 'DELETE', '/api/v1/agents/helpdesk', tokens.alice);
+    expect(inUse.status).toBe(409);
+    expect(inUse.body.error.code).toBe('agent_in_use');
   });
 });

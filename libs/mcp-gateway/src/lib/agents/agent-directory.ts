@@ -218,9 +218,13 @@ export class AgentDirectory implements OnModuleInit, OnModuleDestroy {
         if (rethrow) throw new CardUnreadable(reason);
       }
     })();
-    agent.reading = reading.finally(() => {
-      if (agent.reading === reading) agent.reading = undefined;
-    });
+    // What waits for the card (card()) waits for the read, never for its failure.
+    const settled: Promise<void> = reading
+      .catch(() => undefined)
+      .finally(() => {
+        if (agent.reading === settled) agent.reading = undefined;
+      });
+    agent.reading = settled;
     return reading;
   }
 
