@@ -10,7 +10,7 @@ import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { RunningService, startService } from '@arbor/platform';
-import { createTestDatabase, DemoAgentProcess, freePort, startDemoAgent, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
+import { createTestDatabase, DemoAgentProcess, freePort, machineToken, startDemoAgent, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
 import { DataSource } from 'typeorm';
 import { mcpGatewayService } from './mcp-gateway.module';
 
@@ -76,9 +76,12 @@ describe('A2A agents through the MCP gateway', () => {
   beforeAll(async () => {
     // The agent wants its own token: it answers only what the gateway's `auth` sends it.
     agent = await startDemoAgent({ token: AGENT_TOKEN });
-    controlPlane = await startTestControlPlane();
+    controlPlane = await startTestControlPlane(['alpha', 'beta', 'gamma']);
     Object.assign(tokens, controlPlane.tokens);
-    await controlPlane.grant('alice', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer', 'mcp-gateway.operator'], beta: ['mcp-gateway.operator'] } });
+    await controlPlane.grant('alice', {
+      workspace: ['mcp-gateway'],
+      projects: { alpha: ['mcp-gateway.viewer', 'mcp-gateway.operator'], beta: ['mcp-gateway.operator'], gamma: ['mcp-gateway.operator'] },
+    });
     await controlPlane.grant('carol', { workspace: ['mcp-gateway'], projects: { beta: ['mcp-gateway.viewer'] } });
     database = await createTestDatabase();
     const port = await freePort();
@@ -296,6 +299,7 @@ describe('A2A agents through the MCP gateway', () => {
     expect(tile('Agents')?.breakdown).toEqual([
       { project: 'alpha', value: 1 },
       { project: 'beta', value: 0 },
+      { project: 'gamma', value: 0 },
     ]);
     expect(tile('Agent calls, last 24 h')?.value).toBeGreaterThanOrEqual(5);
     expect(tile('Agents down')?.value).toBe(0);
@@ -319,5 +323,36 @@ describe('A2A agents through the MCP gateway', () => {
     const inUse = await json<{ error: { code: string } }>(gateway.url, 'DELETE', '/api/v1/agents/helpdesk', tokens.alice);
     expect(inUse.status).toBe(409);
     expect(inUse.body.error.code).toBe('agent_in_use');
+  });
+
+  it('moves an agent with its project when the control plane renames it, and stops serving it when the project is deleted', async () => {
+    expect(
+      (
+        await json(gateway.url, 'POST', '/api/v1/agents', tokens.alice, {
+          name: 'gamma-desk',
+          url: agent.url,
+          project: 'gamma',
+          auth: { type: 'static', headers: { authorization: `Bearer ${AGENT_TOKEN}` } },
+        })
+      ).status,
+    ).toBe(201);
+    const projects = await json<{ projects: { id: string; slug: string }[] }>(controlPlane.url, 'GET', '/api/v1/projects', tokens.admin);
+    const gamma = projects.body.projects.find((project) => project.slug === 'gamma');
+    const sync = async (slugs: string[]) => {
+      const response = await fetch(`${gateway.url}/admin/sync/control-plane/projects`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await machineToken('control-plane-m2m')}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ slugs }),
+      });
+      expect(response.status).toBeLessThan(300);
+    };
+    expect((await json(controlPlane.url, 'PATCH', `/api/v1/projects/${gamma?.id}`, tokens.admin, { slug: 'gamma-2' })).status).toBe(200);
+    await sync(['gamma', 'gamma-2']);
+    expect((await json<{ project: string }>(gateway.url, 'GET', '/api/v1/agents/gamma-desk', tokens.alice)).body.project).toBe('gamma-2');
+    expect((await json(controlPlane.url, 'DELETE', `/api/v1/projects/${gamma?.id}`, tokens.admin)).status).toBe(204);
+    await sync(['gamma-2']);
+    expect((await json(gateway.url, 'GET', '/api/v1/agents/gamma-desk', tokens.alice)).status).toBe(404);
+    const card = await fetch(`${gateway.url}/agents/gamma-desk/.well-known/agent-card.json`, { headers: { authorization: `Bearer ${tokens.alice}` } });
+    expect(card.status).toBe(404);
   });
 });

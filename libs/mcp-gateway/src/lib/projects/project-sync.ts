@@ -79,7 +79,8 @@ export class McpProjectSync implements OnProjectsChanged, ProjectStore, OnApplic
   }
 
   async deleted(id: string, slug: string): Promise<void> {
-    if (await this.apply(DELETE_SERVERS, DELETE_KEYS, DELETE_AGENTS, [id])) this.logger.log(`project "${slug}" was deleted in the control plane: its virtual servers, agents and API keys are gone`);
+    if (await this.apply(DELETE_SERVERS, DELETE_KEYS, DELETE_AGENTS, [id]))
+      this.logger.log(`project "${slug}" was deleted in the control plane: its virtual servers, agents and API keys are gone`);
   }
 
   private async apply(servers: string, keys: string, agents: string, parameters: string[]): Promise<boolean> {
