@@ -4,7 +4,7 @@
 // client; agents as tools answering the official MCP client. Real PostgreSQL, the built control
 // plane, dev-idp tokens.
 import { randomUUID } from 'node:crypto';
-import { type Message, type Part, Role, type SendMessageRequest, type StreamResponse } from '@a2a-js/sdk';
+import { type Message, type Part, Role, type SendMessageRequest, type StreamResponse, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -180,6 +180,25 @@ describe('A2A agents through the MCP gateway', () => {
       const fetched = await client.getTask({ tenant: '', id: task?.id ?? '', historyLength: undefined });
       expect(fetched.id).toBe(task?.id);
     }
+  });
+
+  it('lists tasks, resubscribes to a working task and cancels one through the gateway', async () => {
+    const client = await a2aClient(`${gateway.url}/agents/helpdesk`, tokens.alice);
+    const stream = client.sendMessageStream(ask('slow, then resubscribed'));
+    const first = (await stream.next()).value as StreamResponse;
+    await stream.return(undefined);
+    const taskId = first.payload?.$case === 'task' ? first.payload.value.id : '';
+    const resumed: StreamResponse[] = [];
+    for await (const event of client.resubscribeTask({ tenant: '', id: taskId })) resumed.push(event);
+    expect(resumed.some((event) => event.payload?.$case === 'artifactUpdate')).toBe(true);
+    const listed = await client.listTasks({ tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 50, pageToken: '', statusTimestampAfter: undefined });
+    expect(listed.tasks.map((task) => task.id)).toContain(taskId);
+    const other = client.sendMessageStream(ask('slow, then cancelled'));
+    const started = (await other.next()).value as StreamResponse;
+    const otherId = started.payload?.$case === 'task' ? started.payload.value.id : '';
+    const cancelled = await client.cancelTask({ tenant: '', id: otherId, metadata: undefined });
+    expect(cancelled.id).toBe(otherId);
+    await other.return(undefined);
   });
 
   it('serves a v0.3 client: the v0.3 card names the gateway, and message/send answers', async () => {
