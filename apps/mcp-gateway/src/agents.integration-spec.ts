@@ -165,6 +165,16 @@ describe('A2A agents through the MCP gateway', () => {
     expect('parts' in answer && said(answer.parts)).toBe('You said: hello there');
   });
 
+  it("continues the caller's trace at the agent", async () => {
+    const client = await a2aClient(`${gateway.url}/agents/helpdesk`, tokens.alice);
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const answer = await client.sendMessage(ask('traced'), { serviceParameters: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+    const received = 'parts' in answer ? (answer.metadata?.['traceparent'] as string | undefined) : undefined;
+    expect(received?.split('-')[1]).toBe(traceId);
+    // A span of the gateway's own between the caller's and the agent's.
+    expect(received?.split('-')[2]).not.toBe('00f067aa0ba902b7');
+  });
+
   it("streams a task's updates through the gateway as the agent sends them, over JSON-RPC and HTTP+JSON", async () => {
     for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
       const client = await a2aClient(`${gateway.url}/agents/helpdesk`, tokens.alice, binding);

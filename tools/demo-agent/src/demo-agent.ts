@@ -15,6 +15,7 @@ import {
   InMemoryPushNotificationStore,
   InMemoryTaskStore,
   type RequestContext,
+  STATE_HEADERS_KEY,
 } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
@@ -66,7 +67,10 @@ class HelpdeskExecutor implements AgentExecutor {
       referenceTaskIds: [],
     });
     if (!question.includes('slow')) {
-      bus.publish(AgentEvent.message(reply(`You said: ${question}`)));
+      // The trace context it was called in, for whoever checks that a trace crosses the gateway.
+      const headers = request.context.state.get(STATE_HEADERS_KEY) as Record<string, string | string[] | undefined> | undefined;
+      const traceparent = headers?.['traceparent'];
+      bus.publish(AgentEvent.message({ ...reply(`You said: ${question}`), metadata: typeof traceparent === 'string' ? { traceparent } : undefined }));
       bus.finished();
       return;
     }

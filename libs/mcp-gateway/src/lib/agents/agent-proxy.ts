@@ -21,6 +21,7 @@ import type {
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { excerpt } from '@arbor/platform';
 import { McpAccessError, McpAccessPolicy } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
 import { checkUpstreamUrl, UpstreamUrlRefused } from '../registry/upstream-url-guard';
@@ -62,19 +63,24 @@ export class AgentProxy {
     @Inject(AGENTS_OPTIONS) private readonly options: AgentsOptions,
   ) {}
 
-  /** The Express middleware the agents module mounts on `/agents/*`. */
-  readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
+  /** Serves one request under `/agents/` (AgentProxyController's routes); what no agent route serves goes to `next`. */
+  handle(req: Request, res: Response, next: NextFunction): void {
     this.serve(req, res, next).catch((error: unknown) => {
       this.logger.error(`agent request failed: ${(error as Error).message}`);
       if (!res.headersSent) refuse(req, res, 500, 'internal_error', 'The gateway could not serve this agent request.');
       else res.end();
     });
-  };
+  }
 
   private async serve(req: Request, res: Response, next: NextFunction): Promise<void> {
     const match = PATH.exec(req.originalUrl);
     if (!match) return next();
-    const name = decodeURIComponent(match[1]);
+    let name: string;
+    try {
+      name = decodeURIComponent(match[1]);
+    } catch {
+      return refuse(req, res, 400, 'invalid_request', 'The agent name in the path is not valid percent-encoding.');
+    }
     const rest = match[2] ?? '/';
     const agent = this.registry.agent(name);
     let principal: string;
@@ -86,7 +92,7 @@ export class AgentProxy {
       for (const [header, value] of Object.entries(error.headers)) res.setHeader(header, value);
       return refuse(req, res, error.status, error.code, error.message);
     }
-    if (!agent || !this.directory.has(name)) return refuse(req, res, 404, 'agent_not_found', `No agent "${name.slice(0, 64)}".`);
+    if (!agent || !this.directory.has(name)) return refuse(req, res, 404, 'agent_not_found', `No agent "${excerpt(name)}".`);
     (req as Request & { arborCaller?: AgentCaller }).arborCaller = { principal };
     const router = this.router(name);
     const query = req.url.indexOf('?');
@@ -195,7 +201,7 @@ function caller(context: ServerCallContext): AgentCaller {
   return { principal: context.user instanceof GatewayUser ? context.user.principal : 'unknown' };
 }
 
-const REST_STATUS: Record<number, string> = { 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+const REST_STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
 
 /**
  * A refusal in A2A's error form for the binding asked: a JSON-RPC error (code -32600, the
