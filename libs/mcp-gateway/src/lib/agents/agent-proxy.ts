@@ -201,6 +201,7 @@ function caller(context: ServerCallContext): AgentCaller {
   return { principal: context.user instanceof GatewayUser ? context.user.principal : 'unknown' };
 }
 
+const MAX_QUOTED_ID = 64;
 const REST_STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
 
 /**
@@ -211,8 +212,10 @@ const REST_STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNA
 function refuse(req: Request, res: Response, status: number, code: string, message: string): void {
   const jsonRpc = req.method === 'POST' && !/^\/agents\/[^/]+\/(rest|\.well-known)(\/|$)/.test(req.originalUrl.split('?')[0]);
   if (jsonRpc) {
-    const id = typeof req.body === 'object' && req.body !== null && 'id' in req.body ? (req.body as { id: unknown }).id : null;
-    res.status(status).json({ jsonrpc: '2.0', id: id ?? null, error: { code: -32600, message, data: { code } } });
+    const sent = typeof req.body === 'object' && req.body !== null && 'id' in req.body ? (req.body as { id: unknown }).id : null;
+    // The request's id, as JSON-RPC answers; one too long to be an id is not quoted back.
+    const id = typeof sent === 'number' || (typeof sent === 'string' && sent.length <= MAX_QUOTED_ID) ? sent : null;
+    res.status(status).json({ jsonrpc: '2.0', id, error: { code: -32600, message, data: { code } } });
     return;
   }
   res.status(status).json({
