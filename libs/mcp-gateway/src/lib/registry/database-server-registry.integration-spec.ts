@@ -76,6 +76,7 @@ describe('DatabaseServerRegistry', () => {
     for (const registry of started.splice(0)) registry.stop();
     await dataSource.query('delete from virtual_servers');
     await dataSource.query('delete from upstreams');
+    await dataSource.query('delete from agents');
   });
 
   afterAll(async () => {
@@ -261,5 +262,57 @@ describe('DatabaseServerRegistry', () => {
     await registry.createUpstream({ name: 'tickets', url: 'http://127.0.0.1:3004/mcp', transport: 'sse', headers: {}, timeoutMs: 1000, maxConcurrency: 2 });
     await registry.createServer({ id: 'support', project: 'beta', name: 'Support', selections: [{ upstream: 'tickets', tools: '*', resources: '*', prompts: '*' }] });
     await expect(registry.deleteUpstream('tickets')).rejects.toThrow('selected by the virtual servers support');
+  });
+
+  describe("MCPGW_CONFIG's agents", () => {
+    const AGENTS = `
+agents:
+  - name: helpdesk
+    url: http://127.0.0.1:3010
+    project: alpha
+    auth: { type: static, headers: { authorization: os.environ/EVERYTHING_TOKEN } }
+servers:
+  - id: agents
+    project: alpha
+    upstreams: [{ agent: helpdesk }]
+`;
+
+    it('syncs agents with their static headers sealed, and servers including them', async () => {
+      const registry = await start(AGENTS);
+      expect(registry.agents().map((agent) => ({ name: agent.name, project: agent.project, auth: agent.auth, source: agent.source }))).toEqual([
+        { name: 'helpdesk', project: 'alpha', auth: { kind: 'static', headers: { authorization: TOKEN } }, source: 'config' },
+      ]);
+      expect(registry.server('agents')?.selections).toEqual([{ upstream: 'helpdesk', kind: 'agent', tools: '*', resources: [], prompts: [] }]);
+      const [row] = (await dataSource.query("select encode(headers_ciphertext, 'escape') as sealed from agents")) as { sealed: string }[];
+      expect(row.sealed).not.toContain(TOKEN);
+      // Gone from the file: gone from the database, its server with it.
+      const emptied = await start('');
+      expect(emptied.agents()).toEqual([]);
+      expect(emptied.server('agents')).toBeUndefined();
+    });
+
+    it('stops the start naming an agent the file shares with an upstream, one a server lacks, and one of another project', async () => {
+      const error = await start(`
+upstreams:
+  - { name: helpdesk, url: "http://127.0.0.1:3001/mcp" }
+agents:
+  - { name: helpdesk, url: "http://127.0.0.1:3010", project: alpha }
+  - { name: billing, url: "http://127.0.0.1:3011", project: beta }
+servers:
+  - { id: one, project: alpha, upstreams: [{ agent: nobody }, { agent: billing }] }
+`).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).lines()).toEqual(['MCPGW_CONFIG: agents[0].name: "helpdesk" is the name of an upstream too; agents and upstreams share one namespace']);
+      const sync = await start(`
+agents:
+  - { name: billing, url: "http://127.0.0.1:3011", project: beta }
+servers:
+  - { id: one, project: alpha, upstreams: [{ agent: nobody }, { agent: billing }] }
+`).catch((caught: unknown) => caught);
+      expect((sync as ConfigError).lines()).toEqual([
+        'MCPGW_CONFIG: servers[0].upstreams[0].agent: "nobody" is not an agent (neither in the file nor made through the admin API)',
+        'MCPGW_CONFIG: servers[0].upstreams[1].agent: the agent "billing" belongs to project "beta", the server to "alpha"',
+      ]);
+    });
   });
 });
