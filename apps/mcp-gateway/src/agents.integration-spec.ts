@@ -4,6 +4,8 @@
 // client; agents as tools answering the official MCP client. Real PostgreSQL, the built control
 // plane, dev-idp tokens.
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Message, type Part, Role, type SendMessageRequest, type StreamResponse, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
@@ -219,6 +221,31 @@ describe('A2A agents through the MCP gateway', () => {
     const legacy = new LegacyJsonRpcTransport({ endpoint: card.url, fetchImpl: withToken(tokens.alice) });
     const answer = await legacy.sendMessage(ask('from v0.3'));
     expect('parts' in answer && said(answer.parts)).toBe('You said: from v0.3');
+  });
+
+  it('registers an agent that shows only a v0.3 card, and reaches it through the compat layer', async () => {
+    // The demo agent's own card in its v0.3 shape, served where only that shape is found.
+    const legacyCard = await (await fetch(`${agent.url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '0.3' } })).text();
+    expect(JSON.parse(legacyCard)).toMatchObject({ protocolVersion: '0.3' });
+    const cards = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(legacyCard));
+    await new Promise<void>((resolve) => cards.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(cards.address() as AddressInfo).port}/legacy/agent-card.json`;
+      const registered = await json<{ card: { interfaces: { protocol_version: string }[] } }>(gateway.url, 'POST', '/api/v1/agents', tokens.alice, {
+        name: 'legacy-desk',
+        url,
+        project: 'alpha',
+        auth: { type: 'static', headers: { authorization: `Bearer ${AGENT_TOKEN}` } },
+      });
+      expect(registered.status).toBe(201);
+      expect(registered.body.card.interfaces.map((entry) => entry.protocol_version)).toContain('0.3');
+      const client = await a2aClient(`${gateway.url}/agents/legacy-desk`, tokens.alice);
+      const answer = await client.sendMessage(ask('to a v0.3 agent'));
+      expect('parts' in answer && said(answer.parts)).toBe('You said: to a v0.3 agent');
+    } finally {
+      cards.close();
+      await json(gateway.url, 'DELETE', '/api/v1/agents/legacy-desk', tokens.alice);
+    }
   });
 
   it('answers 401 without credentials and 403 to a person without a role on the agent’s project, in A2A’s error form', async () => {
