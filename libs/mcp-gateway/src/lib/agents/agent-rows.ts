@@ -1,13 +1,12 @@
 import { AgentCard } from '@a2a-js/sdk';
 import { HeaderCipher, HeadersUnreadable } from '../registry/header-cipher';
-import type { RowFacts } from '../registry/registry-store';
 import type { RegistrySource } from '../registry/upstream.entity';
 import { SecretsKeyMissing } from '../registry/registry.exception';
 import type { AgentCardRecord, AgentDefinition } from './agent-definition';
 import { Agent } from './agent.entity';
 
 /** An agent as stored, headers opened (never log them), with its card as last read. */
-export type StoredAgent = AgentDefinition & RowFacts & { card?: AgentCardRecord };
+export type StoredAgent = AgentDefinition & { source: RegistrySource; createdAt: Date; updatedAt: Date; card?: AgentCardRecord };
 
 export type AgentChanges = Partial<Omit<AgentDefinition, 'name' | 'description'>> & {
   /** `null` clears it. */

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { type AgentCard, type Message, type Part, Role, type SendMessageRequest, type Task, TaskState } from '@a2a-js/sdk';
 import { A2AError } from '@a2a-js/sdk/errors';
 import { ErrorCode, McpError, type ClientRequest, type Result, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ForwardOptions, UpstreamOffer } from '../upstreams/upstream-pool';
+import type { ForwardOptions, UpstreamOffer } from '../upstreams/upstream-offer';
 import { AgentCalls, AgentUnavailable } from './agent-call';
 import { AgentDirectory } from './agent-directory';
 

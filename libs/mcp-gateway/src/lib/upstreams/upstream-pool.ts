@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ClientRequest,
   ErrorCode,
@@ -9,15 +8,11 @@ import {
   ListResourceTemplatesResultSchema,
   ListToolsResultSchema,
   McpError,
-  Prompt,
   PromptListChangedNotificationSchema,
-  Resource,
   ResourceListChangedNotificationSchema,
-  ResourceTemplate,
   Result,
   ResultSchema,
   ServerCapabilities,
-  Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
@@ -30,43 +25,15 @@ import { describeFailure, UpstreamLink } from './upstream-link';
 import { ENVELOPE_META_PREFIX } from '../protocol/envelope';
 import { callRoute, callsDirectly, DirectCallTransport, UpstreamTransport } from './upstream-transport';
 import { AgentTools } from '../agents/agent-tools';
+import type { ForwardOptions, UpstreamOffer } from './upstream-offer';
 
-/** What an upstream offers, as it names it. */
-export interface UpstreamOffer {
-  capabilities: ServerCapabilities;
-  tools: readonly Tool[];
-  resources: readonly Resource[];
-  resourceTemplates: readonly ResourceTemplate[];
-  prompts: readonly Prompt[];
-  /** Whether its messages during a call come on that call's own stream, so a caller without a session gets them. */
-  logsPerCall?: boolean;
-}
+export type { ForwardOptions, UpstreamNotification, UpstreamOffer } from './upstream-offer';
 
 export type CatalogueKind = 'tools' | 'resources' | 'prompts';
-
-export interface ForwardOptions {
-  signal?: AbortSignal;
-  onprogress?: RequestOptions['onprogress'];
-  /**
-   * The other notifications the upstream sends during the call on the call's own stream (log
-   * messages): told apart from every other caller's even on the pool's shared session. Needs a
-   * transport with streams of its own per call (`ownCallStreams`); others keep them to their session.
-   */
-  onnotification?: (notification: UpstreamNotification) => void;
-  /** The virtual server the call is made for (null: `/mcp`), for the metrics. */
-  server?: string | null;
-  /** Who the call is made for (the grant's principal): what an agent's credentials and audit line go by. */
-  principal?: string;
-}
 
 /** Sends requests to upstreams: the pool's shared sessions, or one downstream session's own. */
 export interface UpstreamCaller {
   forward(upstream: string, request: ClientRequest, options?: ForwardOptions): Promise<Result>;
-}
-
-export interface UpstreamNotification {
-  method: string;
-  params?: Record<string, unknown>;
 }
 
 const EMPTY_OFFER: UpstreamOffer = { capabilities: {}, tools: [], resources: [], resourceTemplates: [], prompts: [] };
