@@ -1,6 +1,7 @@
 // The registry as the runtime and the platform team meet it: MCPGW_CONFIG synced into PostgreSQL
 // at every start, API-made rows kept, headers encrypted at rest, other replicas' changes followed.
 import { randomBytes } from 'node:crypto';
+import { AgentCard } from '@a2a-js/sdk';
 import { DataSource } from 'typeorm';
 import { ConfigError } from '@arbor/config';
 import { dataSourceOptions, runMigrationsLocked } from '@arbor/platform';
@@ -242,6 +243,20 @@ describe('DatabaseServerRegistry', () => {
     expect(after.headers_key_id).not.toBe(before.headers_key_id);
     // The old key can now be dropped.
     expect(await new RegistryStore(dataSource, new HeaderCipher(newKey)).upstream('tickets')).toMatchObject({ headers: { 'x-api-key': 'rotated-secret' } });
+  });
+
+  it("seals an agent's static headers again under the new key at start, as an upstream's", async () => {
+    const first = await start('');
+    const card = AgentCard.fromJSON({ name: 'Desk', supportedInterfaces: [] });
+    await first.createAgent({ name: 'desk', url: 'http://127.0.0.1:3010', project: 'alpha', auth: { kind: 'static', headers: { authorization: 'Bearer agent-secret' } } }, card);
+    const [before] = await dataSource.query("select headers_key_id from agents where name = 'desk'");
+    const newKey = Buffer.alloc(32, 6).toString('base64');
+    const rotated = new DatabaseServerRegistry(new RegistryStore(dataSource, new HeaderCipher(newKey, [SECRETS_KEY])), { config: parseRegistryConfig(''), allowLinkLocal: false });
+    await rotated.start();
+    rotated.stop();
+    const [after] = await dataSource.query("select headers_key_id from agents where name = 'desk'");
+    expect(after.headers_key_id).not.toBe(before.headers_key_id);
+    expect((await new RegistryStore(dataSource, new HeaderCipher(newKey)).agent('desk')).auth).toEqual({ kind: 'static', headers: { authorization: 'Bearer agent-secret' } });
   });
 
   it('without MCPGW_SECRETS_KEY serves upstreams without headers and refuses to store headers', async () => {

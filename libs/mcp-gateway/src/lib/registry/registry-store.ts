@@ -9,7 +9,7 @@ import { RegistrySource, Upstream } from './upstream.entity';
 import { VirtualServer } from './virtual-server.entity';
 import type { AgentCard } from '@a2a-js/sdk';
 import { Agent } from '../agents/agent.entity';
-import { AgentChanges, agentRow, cardJson, sameAgent, StoredAgent, storedAgent } from '../agents/agent-rows';
+import { AgentChanges, agentHeaders, agentRow, cardJson, sameAgent, StoredAgent, storedAgent } from '../agents/agent-rows';
 import { AgentInUse, AgentNameTaken, AgentNotFound, UnknownAgents } from '../agents/agent.exception';
 import type { AgentDefinition } from '../agents/agent-definition';
 
@@ -76,6 +76,20 @@ export class RegistryStore {
       await repository.update(
         { name: row.name, headersKeyId: row.headersKeyId as string },
         { headersKeyId: sealed.keyId, headersNonce: sealed.nonce, headersCiphertext: sealed.ciphertext, headersAuthTag: sealed.authTag },
+      );
+    }
+    return stale.length + (await this.resealStaleAgentHeaders(cipher));
+  }
+
+  /** The agents' static headers, as resealStaleHeaders does the upstreams'. */
+  private async resealStaleAgentHeaders(cipher: HeaderCipher): Promise<number> {
+    const repository = this.dataSource.getRepository(Agent);
+    const stale = (await repository.find()).filter((row) => row.headersKeyId !== null && cipher.isStale(row.headersKeyId));
+    for (const row of stale) {
+      const sealed = agentRow({ name: row.name, url: row.url, project: row.project, auth: { kind: 'static', headers: agentHeaders(row, cipher) } }, row.source, cipher);
+      await repository.update(
+        { name: row.name, headersKeyId: row.headersKeyId as string },
+        { headersKeyId: sealed.headersKeyId, headersNonce: sealed.headersNonce, headersCiphertext: sealed.headersCiphertext, headersAuthTag: sealed.headersAuthTag },
       );
     }
     return stale.length;
