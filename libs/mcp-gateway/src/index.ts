@@ -16,3 +16,6 @@ export { CatalogueAccess, type CatalogueCaller, type CatalogueItemRef } from './
 export * from './lib/dashboard/mcp-dashboard';
 export { McpProjectSync } from './lib/projects/project-sync';
 export { ToolCallGuardrails } from './lib/guardrails/tool-call-guardrails';
+export { McpAgentsModule } from './lib/agents/agents.module';
+export { AgentCredentials, type AgentCaller } from './lib/agents/agent-credentials';
+export type { AgentAuth, AgentDefinition } from './lib/agents/agent-definition';

@@ -9,10 +9,12 @@ import { ToolCallRow } from './audit/tool-call.entity';
 import { AddVirtualServerAccessRules1764000000600 } from './migrations/1764000000600-AddVirtualServerAccessRules';
 import { AddMcpApiKeyTools1764000000601 } from './migrations/1764000000601-AddMcpApiKeyTools';
 import { CreateToolCallAudit1764000000602 } from './migrations/1764000000602-CreateToolCallAudit';
+import { Agent } from './agents/agent.entity';
+import { CreateAgents1764000000800 } from './migrations/1764000000800-CreateAgents';
 
 /** For the gateway service's DatabaseModule.forRoot. */ import { AddControlPlaneProjectIds1764000000400 } from './migrations/1764000000400-AddControlPlaneProjectIds';
 
-export const MCP_GATEWAY_ENTITIES = [Upstream, VirtualServer, McpApiKey, ToolCallRow];
+export const MCP_GATEWAY_ENTITIES = [Upstream, VirtualServer, McpApiKey, ToolCallRow, Agent];
 export const MCP_GATEWAY_MIGRATIONS = [
   CreateUpstreams1764000000100,
   CreateVirtualServers1764000000200,
@@ -22,4 +24,5 @@ export const MCP_GATEWAY_MIGRATIONS = [
   AddVirtualServerAccessRules1764000000600,
   AddMcpApiKeyTools1764000000601,
   CreateToolCallAudit1764000000602,
+  CreateAgents1764000000800,
 ];

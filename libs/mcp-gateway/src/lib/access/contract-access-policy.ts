@@ -86,6 +86,33 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
     return grant;
   }
 
+  override async authorizeProject(request: IncomingMessage, project: string | null): Promise<{ principal: string }> {
+    const presented = credentialOf(request);
+    if (!presented) {
+      throw new McpAccessError(401, 'missing_credentials', "Send a person's token or a gateway API key: Authorization: Bearer <token or key>.", { 'www-authenticate': REALM });
+    }
+    if (MCP_API_KEYS.matches(presented)) {
+      const key = await this.knownKey(presented);
+      if (project !== null && key.project !== project) throw forbiddenOn(project);
+      return { principal: key.principal };
+    }
+    const controlPlane = this.requireControlPlane();
+    const caller = await this.verified(controlPlane, presented);
+    if (project === null) return { principal: caller.subject };
+    let permissions: string[];
+    try {
+      const answer = await controlPlane.client.effectivePermissions({ subject: caller.subject, project });
+      if (answer.source === 'unavailable') throw unavailable();
+      permissions = answer.permissions;
+    } catch (error) {
+      if (error instanceof McpAccessError) throw error;
+      if (error instanceof ControlPlaneNotFoundError) throw forbiddenOn(project);
+      throw unavailable();
+    }
+    if (!(can(permissions, PRODUCT) && rolesIn(permissions, PRODUCT).length > 0)) throw forbiddenOn(project);
+    return { principal: caller.subject };
+  }
+
   /** Forget what is known of a key (after it was deleted here). */
   forgetKey(keyHash: string): void {
     this.keys.evict(keyHash);
@@ -99,15 +126,7 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
   }
 
   private async keyGrant(presented: string): Promise<McpAccessGrant> {
-    const key = await this.keys.find(presented);
-    if (!key) {
-      throw new McpAccessError(401, 'invalid_api_key', 'The API key is not valid (unknown or expired).', { 'www-authenticate': `${REALM}, error="invalid_token"` });
-    }
-    if (key.projectDeleted) {
-      throw new McpAccessError(401, 'project_deleted', `The API key's project "${excerpt(key.project)}" was deleted in the control plane; its keys no longer work.`, {
-        'www-authenticate': `${REALM}, error="invalid_token"`,
-      });
-    }
+    const key = await this.knownKey(presented);
     const project = key.project;
     let known = this.projectServers.get(project);
     if (!known) {
@@ -119,7 +138,21 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
     return { principal: key.principal, servers: known.servers, operates: known.operates, ...(key.tools ? { tools: key.tools } : {}), who: { kind: 'key', name: key.name } };
   }
 
-  private async personGrant(token: string, target: VirtualServerDefinition | null): Promise<McpAccessGrant> {
+  /** A key that works: known, unexpired (the lookup's), its project not deleted. */
+  private async knownKey(presented: string): Promise<KnownKey> {
+    const key = await this.keys.find(presented);
+    if (!key) {
+      throw new McpAccessError(401, 'invalid_api_key', 'The API key is not valid (unknown or expired).', { 'www-authenticate': `${REALM}, error="invalid_token"` });
+    }
+    if (key.projectDeleted) {
+      throw new McpAccessError(401, 'project_deleted', `The API key's project "${excerpt(key.project)}" was deleted in the control plane; its keys no longer work.`, {
+        'www-authenticate': `${REALM}, error="invalid_token"`,
+      });
+    }
+    return key;
+  }
+
+  private requireControlPlane(): McpControlPlaneAccess {
     const controlPlane = this.controlPlane;
     if (!controlPlane) {
       throw new McpAccessError(
@@ -128,6 +161,11 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
         'Person sign-in is not set up on this gateway (MCPGW_OIDC_ISSUER_URL, MCPGW_CONTROL_PLANE_URL, MCPGW_M2M_CLIENT_ID, MCPGW_M2M_CLIENT_SECRET); use a gateway API key.',
       );
     }
+    return controlPlane;
+  }
+
+  /** A person's token, verified; machine clients are refused (they use API keys). */
+  private async verified(controlPlane: McpControlPlaneAccess, token: string): Promise<VerifiedCaller> {
     let caller: VerifiedCaller;
     try {
       caller = await controlPlane.verifier.verify(token);
@@ -136,6 +174,12 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
       throw error;
     }
     if (caller.kind !== 'person') throw new McpAccessError(403, 'forbidden', 'Machine clients use a gateway API key, not a client-credentials token.');
+    return caller;
+  }
+
+  private async personGrant(token: string, target: VirtualServerDefinition | null): Promise<McpAccessGrant> {
+    const controlPlane = this.requireControlPlane();
+    const caller = await this.verified(controlPlane, token);
     const mayUse = (keys: string[]) => can(keys, PRODUCT) && rolesIn(keys, PRODUCT).length > 0;
     const who = { kind: 'person' as const, name: personName(caller) };
     try {
@@ -195,6 +239,9 @@ function lowerCased(headers: Record<string, string>): Record<string, string> {
 
 const mayUseNothing = () =>
   new McpAccessError(403, 'forbidden', `Using the MCP gateway needs the ${PRODUCT} sign-in key and a role on a project (ask an administrator of the control plane).`);
+
+const forbiddenOn = (project: string) =>
+  new McpAccessError(403, 'forbidden', `Using the agents of project "${excerpt(project)}" needs the ${PRODUCT} sign-in key and a role on it.`);
 
 const unavailable = () =>
   new McpAccessError(503, 'control_plane_unavailable', 'Permissions cannot be checked right now (the control plane is unreachable); try again shortly, or use a gateway API key.');

@@ -55,6 +55,15 @@ export abstract class McpAccessPolicy {
   }
 
   /**
+   * Who may call an A2A agent of `project` (`/agents/{name}`): the same credentials as for MCP,
+   * with a role on that project. `null`: no such agent; the credentials are still checked (401
+   * first, as for MCP), and the caller is let through to be told so. Throws McpAccessError.
+   */
+  async authorizeProject(_request: IncomingMessage, _project: string | null): Promise<{ principal: string }> {
+    throw new McpAccessError(403, 'forbidden', 'This gateway serves no agents.');
+  }
+
+  /**
    * The authorization servers that issue the tokens this policy accepts, for the OAuth protected
    * resource metadata (RFC 9728) an MCP client reads to sign a person in; undefined when there is
    * none to name.

@@ -51,6 +51,7 @@ export class ServersController {
   async create(@Body() body: CreateServerDto): Promise<ServerResponse> {
     if (body.guardrails) this.guardrails.check(body.guardrails);
     const project = await this.projects.require(body.project);
+    this.sameProjectAgents(body.project, selections(body.upstreams));
     const created = await this.registry.createServer({
       id: body.id,
       project: body.project,
@@ -72,6 +73,8 @@ export class ServersController {
     // Moving a server to another project needs the operator role there too.
     if (body.project !== undefined) await this.permissions.requireOn(request, MCP_GATEWAY, OPERATOR, { slug: body.project });
     const project = body.project === undefined ? null : await this.projects.require(body.project);
+    const current = await this.store.server(id);
+    this.sameProjectAgents(body.project ?? current.project, body.upstreams === undefined ? current.selections : selections(body.upstreams));
     const updated = await this.registry.updateServer(id, {
       project: body.project,
       name: body.name,
@@ -90,6 +93,20 @@ export class ServersController {
   async delete(@Param('id') id: string): Promise<void> {
     await this.apiMade(id);
     await this.registry.deleteServer(id);
+  }
+
+  /** An agent is its project's: a server of another project would let that project's callers reach it. */
+  private sameProjectAgents(project: string, chosen: readonly UpstreamSelection[]): void {
+    for (const selection of chosen) {
+      const agent = selection.kind === 'agent' ? this.registry.agent(selection.upstream) : undefined;
+      if (agent && agent.project !== project) {
+        throw new ApiError(
+          400,
+          'agent_in_other_project',
+          `The agent "${excerpt(agent.name)}" belongs to project "${agent.project}"; a virtual server of project "${excerpt(project)}" cannot include it.`,
+        );
+      }
+    }
   }
 
   /** A server made through this API (one from MCPGW_CONFIG is changed there). */
@@ -113,11 +130,20 @@ function accessRules(body: CreateServerDto | UpdateServerDto): Pick<ServerChange
 
 function selections(body: SelectionDto[]): UpstreamSelection[] {
   const seen = new Set<string>();
-  return body.map((selection) => {
-    if (seen.has(selection.upstream)) {
-      throw new ApiError(400, 'invalid_request', `The upstream "${excerpt(selection.upstream)}" is selected twice; list everything it should expose in one entry.`);
+  return body.map((selection): UpstreamSelection => {
+    if (selection.agent !== undefined) {
+      if (selection.upstream !== undefined || selection.tools !== undefined || selection.resources !== undefined || selection.prompts !== undefined) {
+        throw new ApiError(400, 'invalid_request', `The entry of agent "${excerpt(selection.agent)}" takes only "agent": an agent is one tool.`);
+      }
+      if (seen.has(selection.agent)) throw new ApiError(400, 'invalid_request', `"${excerpt(selection.agent)}" is included twice.`);
+      seen.add(selection.agent);
+      return { upstream: selection.agent, kind: 'agent', tools: '*', resources: [], prompts: [] };
     }
-    seen.add(selection.upstream);
-    return { upstream: selection.upstream, tools: selection.tools ?? '*', resources: selection.resources ?? '*', prompts: selection.prompts ?? '*' };
+    const upstream = selection.upstream as string;
+    if (seen.has(upstream)) {
+      throw new ApiError(400, 'invalid_request', `The upstream "${excerpt(upstream)}" is selected twice; list everything it should expose in one entry.`);
+    }
+    seen.add(upstream);
+    return { upstream, tools: selection.tools ?? '*', resources: selection.resources ?? '*', prompts: selection.prompts ?? '*' };
   });
 }

@@ -289,6 +289,7 @@ export class DiscoverFirstEndpoint {
     return this.pool.forward(upstream, request, {
       signal: served.signal,
       server: served.serverId,
+      principal: served.grant.principal,
       ...(progress ? { onprogress: (p) => progress({ ...p }) } : {}),
       ...(log && this.logsPerCall(upstream) ? { onnotification: log } : {}),
     });

@@ -148,7 +148,7 @@ export class FederatedSession {
 
   /** A call on the session's upstream sessions (or the pool's shared ones), as its handlers make it. */
   forward(upstream: string, request: ClientRequest, options: SessionForwardOptions): Promise<Result> {
-    return this.caller.forward(upstream, request, { ...options, server: this.options.serverId });
+    return this.caller.forward(upstream, request, { ...options, server: this.options.serverId, principal: this.grant.principal });
   }
 
   async close(): Promise<void> {
@@ -172,7 +172,12 @@ export class FederatedSession {
       const logs = this.relaysLogs()
         ? this.options.statelessLogging?.relay((notification) => void relayed.push(extra.sendNotification(notification as ServerNotification).catch(() => undefined)))
         : undefined;
-      const result = await this.caller.forward(upstream, request, { ...callOptions(extra, relayed), ...(logs ? { onnotification: logs } : {}), server: this.options.serverId });
+      const result = await this.caller.forward(upstream, request, {
+        ...callOptions(extra, relayed),
+        ...(logs ? { onnotification: logs } : {}),
+        server: this.options.serverId,
+        principal: this.grant.principal,
+      });
       // Progress the upstream sent before its answer reaches the client before that answer.
       if (relayed.length > 0) await Promise.all(relayed);
       return result;

@@ -117,6 +117,8 @@ export class McpRegistryModule {
       exports: [
         ServerRegistry,
         DatabaseServerRegistry,
+        // The agents module keeps each agent's card beside its row.
+        RegistryStore,
         ToolCallGuardrails,
         McpAdminSettings,
         McpControlPlaneProjects,

@@ -1,3 +1,5 @@
+import type { AgentDefinition } from '../agents/agent-definition';
+
 /** How the gateway reaches an upstream MCP server. */
 export type UpstreamTransport = 'streamable-http' | 'sse';
 
@@ -17,7 +19,10 @@ export interface UpstreamDefinition {
 
 /** What a virtual server takes from one upstream: every item of a kind (`'*'`) or the named ones. */
 export interface UpstreamSelection {
+  /** The upstream's name, or the agent's (`kind: 'agent'`: MCPGW_CONFIG's `{agent: <name>}`, its one tool). */
   upstream: string;
+  /** `agent`: an A2A agent (agents and upstreams share one namespace), offered as one tool. */
+  kind?: 'agent';
   /** Tool names as the upstream names them. */
   tools: '*' | readonly string[];
   /** Resource URIs (and resource template URI templates) as the upstream names them. */
@@ -72,6 +77,13 @@ export abstract class ServerRegistry {
   abstract upstream(name: string): UpstreamDefinition | undefined;
   abstract servers(): readonly VirtualServerDefinition[];
   abstract server(id: string): VirtualServerDefinition | undefined;
-  /** Called after any upstream or server was added, changed or removed; returns an unsubscribe. */
+  /** The A2A agents (none unless the registry keeps them). */
+  agents(): readonly AgentDefinition[] {
+    return [];
+  }
+  agent(name: string): AgentDefinition | undefined {
+    return this.agents().find((agent) => agent.name === name);
+  }
+  /** Called after any upstream, server or agent was added, changed or removed; returns an unsubscribe. */
   abstract onChange(listener: () => void): () => void;
 }

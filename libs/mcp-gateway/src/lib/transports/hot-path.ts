@@ -82,7 +82,7 @@ export class HotPath {
     return this.respond(request, signal, {
       catalogue: () => this.catalogues.open({ serverId, grant, sessions: false }),
       offersTools: (catalogue) => catalogue.capabilities.tools !== undefined,
-      forward: (upstream, call, options) => this.pool.forward(upstream, call, { ...options, server: serverId }),
+      forward: (upstream, call, options) => this.pool.forward(upstream, call, { ...options, server: serverId, principal: grant.principal }),
       ...(onlog ? { onlog } : {}),
     });
   }

@@ -49,7 +49,8 @@ export interface ServerResponse {
   project: string;
   name: string;
   description: string | null;
-  upstreams: UpstreamSelection[];
+  /** `{upstream, tools, resources, prompts}`, or `{agent}` for an A2A agent it includes. */
+  upstreams: (UpstreamSelection | { agent: string })[];
   /** The guardrails it names (the default_on ones of MCPGW_CONFIG apply besides). */
   guardrails: string[];
   /** The role each named tool needs (others: any role; `destructiveHint: true` ones: operator). */
@@ -69,7 +70,7 @@ export function serverResponse(server: StoredServer): ServerResponse {
     project: server.project,
     name: server.name,
     description: server.description ?? null,
-    upstreams: [...server.selections],
+    upstreams: server.selections.map((selection) => (selection.kind === 'agent' ? { agent: selection.upstream } : selection)),
     guardrails: [...(server.guardrails ?? [])],
     tool_roles: { ...server.toolRoles },
     resource_roles: { ...server.resourceRoles },

@@ -1,15 +1,24 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, ValidateIf, ValidateNested } from 'class-validator';
 import { Omittable } from '@arbor/platform';
 import { IsDescription, IsDisplayName, IsGuardrailNames, IsItemRoles, IsProjectSlug, IsSelectionNames, IsServerId, IsToolRateLimits, IsUpstreamName } from './admin-fields';
 
-/** What a server takes from one upstream; each kind `'*'` (the default) or the names as the upstream gives them. */
+/**
+ * What a server takes from one upstream (each kind `'*'`, the default, or the names as the
+ * upstream gives them), or an A2A agent it includes as one tool (`{agent: <name>}`).
+ */
 export class SelectionDto {
-  @ApiProperty({ example: 'tickets', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' })
+  @ApiPropertyOptional({ example: 'tickets', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'An upstream; or give `agent`.' })
+  @ValidateIf((selection: SelectionDto) => selection.agent === undefined)
   @IsUpstreamName()
-  upstream!: string;
+  upstream?: string;
+
+  @ApiPropertyOptional({ example: 'helpdesk', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'An A2A agent, offered as one tool; nothing else goes with it.' })
+  @IsOptional()
+  @IsUpstreamName()
+  agent?: string;
 
   @ApiPropertyOptional({
     oneOf: [
