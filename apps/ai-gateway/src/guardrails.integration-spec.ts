@@ -201,6 +201,14 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
       const refused = await rejectionOf(client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'SSN 123-45-6789' }] }));
       expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_violation');
     }
+    // The refusals are in the call log (LiteLLM's /spend/logs of the key), as metadata only.
+    const logs = await fetch(`${running.gateway.url}/spend/logs?api_key=${adminKey.key}`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
+    const records = (await logs.json()) as { status: string; spend: number; metadata: { status_code: number; error_code: string | null } }[];
+    expect(records.map((record) => [record.status, record.metadata.status_code, record.metadata.error_code, record.spend])).toEqual([
+      ['failure', 400, 'guardrail_violation', 0],
+      ['success', 200, null, expect.any(Number)],
+    ]);
+    expect(JSON.stringify(records)).not.toContain('123-45-6789');
     const unknown = await post('/api/v1/keys', { project: 'alpha', guardrails: ['nope'] });
     expect(unknown.status).toBe(400);
     expect(((await unknown.json()) as { error: { code: string; message: string } }).error).toMatchObject({

@@ -200,12 +200,15 @@ describe("LiteLLM's budget API: teams (projects)", () => {
     expect(await call('POST', '/team/member_delete', { team_id: 'omega', user_id: 'ada' })).toMatchObject({ status: 200 });
     await expect(chat(ada)).resolves.toBeDefined();
     expect((await call('GET', '/team/info?team_id=omega')).json['team_memberships']).toEqual([]);
-    // The single calls of her keys, as LiteLLM lists a user's: three answered, each naming her.
+    // The single calls of her keys, as LiteLLM lists a user's, newest first: each naming her, the two
+    // her budget refused among them.
     const logs = (await call('GET', '/spend/logs?user_id=ada')).json as unknown as Json[];
-    expect(logs.map((log) => [log['user'], log['team_id'], log['status']])).toEqual([
-      ['ada', 'omega', 'success'],
-      ['ada', 'omega', 'success'],
-      ['ada', 'omega', 'success'],
+    expect(logs.map((log) => [log['user'], log['team_id'], log['status'], log['metadata']['error_code']])).toEqual([
+      ['ada', 'omega', 'success', null],
+      ['ada', 'omega', 'failure', 'budget_exceeded'],
+      ['ada', 'omega', 'failure', 'budget_exceeded'],
+      ['ada', 'omega', 'success', null],
+      ['ada', 'omega', 'success', null],
     ]);
     // The project's spend report, by person.
     const report = await call('GET', '/api/v1/spend?project=omega');
@@ -355,7 +358,7 @@ describe("LiteLLM's budget API: tags", () => {
       endTime: expect.any(String),
       request_duration_ms: expect.any(Number),
       cache_hit: 'False',
-      metadata: { key_alias: 'logger', status_code: 200 },
+      metadata: { key_alias: 'logger', status_code: 200, error_code: null, retries: 0, fallbacks: 0 },
     });
     // Metadata only: never what was asked or answered.
     expect(JSON.stringify(listed.json)).not.toContain('secret-prompt-marker');

@@ -26,6 +26,20 @@ export interface SettledCall {
   status?: number | undefined;
   /** The call's id (x-arbor-call-id), when the route made one. */
   callId?: string;
+  /** A failed call's error code (as its client got it). */
+  errorCode?: string | null;
+  retries?: number;
+  fallbacks?: number;
+}
+
+/** A call refused before it was admitted (a guardrail, a budget, a rate limit), for the call log. */
+export interface RefusedCall {
+  alias: string;
+  status: number;
+  errorCode: string | null;
+  callId?: string;
+  /** From the request to the refusal. */
+  latencyMs: number;
 }
 
 /** A call let through by the caller's limits; settled exactly once when it ends. */
@@ -52,6 +66,37 @@ export class CallAccounting {
 
   /** Every call is appended to call_records (/spend/logs) unless general_settings.disable_spend_logs. */
   private readonly callRecords: boolean;
+
+  /**
+   * A call refused before admission — by a guardrail, a budget level, the key's limits — goes to
+   * the call log (call_records) with its status and error code; it counts nowhere else (no spend,
+   * no call of the key's). Off when general_settings.disable_spend_logs.
+   */
+  refused(caller: GatewayCaller, body: Record<string, unknown> | undefined, headers: IncomingHttpHeaders | undefined, call: RefusedCall): void {
+    if (!this.callRecords) return;
+    const key = caller.kind === 'virtual' ? caller.key : undefined;
+    const now = this.clock.now();
+    this.spend.recordCallRecord({
+      id: call.callId,
+      startedAt: now - call.latencyMs,
+      keyId: key?.id ?? null,
+      project: key?.project ?? null,
+      endUser: endUserOf(body, headers) ?? null,
+      tags: tagsOf(body, headers),
+      alias: call.alias,
+      deploymentId: null,
+      provider: null,
+      promptTokens: 0,
+      completionTokens: 0,
+      costUsd: 0,
+      status: call.status,
+      latencyMs: Math.max(0, call.latencyMs),
+      cacheHit: false,
+      errorCode: call.errorCode,
+      retries: 0,
+      fallbacks: 0,
+    });
+  }
 
   /** `alias`: the alias the call names (the key's model_max_budget); `body` (as parsed) and `headers`: where its end user is named. */
   async admit(caller: GatewayCaller, alias?: string, body?: Record<string, unknown>, headers?: IncomingHttpHeaders): Promise<CallAdmission> {
@@ -109,6 +154,9 @@ export class CallAccounting {
             status: call.failed ? (call.status ?? 500) : (call.status ?? 200),
             latencyMs: Math.max(0, this.clock.now() - startedAt),
             cacheHit: call.replayed !== undefined,
+            errorCode: call.failed ? (call.errorCode ?? null) : null,
+            retries: call.retries ?? 0,
+            fallbacks: call.fallbacks ?? 0,
           });
         }
         return key ? key.settle({ totalTokens: totalTokens(call.usage), cost: call.cost }) : {};
