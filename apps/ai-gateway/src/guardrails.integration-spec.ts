@@ -2,6 +2,9 @@
 // and requests unchanged), through the official OpenAI and Anthropic SDKs; the fake upstream's
 // request log shows what reached the provider.
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { type GatewayOnFakes, lastRequestWith, MASTER_KEY, rejectionOf, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
@@ -234,5 +237,85 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as Error).message).toContain('"no-such-guardrail"');
     expect((error as Error).message).toContain('"content-filter-pre"');
+  });
+});
+
+describe("guardrails from files (LiteLLM's blocked_words_file and custom category files)", () => {
+  let running: GatewayOnFakes;
+
+  beforeAll(async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'aigw-guardrail-files-'));
+    const keywords = path.join(directory, 'sensitive_keywords.yaml');
+    // As LiteLLM's content-filter documentation writes them.
+    writeFileSync(
+      keywords,
+      `blocked_words:
+  - keyword: "project_apollo"
+    action: "BLOCK"
+    description: "Confidential project codename"
+  - keyword: "internal_api"
+    action: "MASK"
+    description: "Internal API references"
+`,
+    );
+    const category = path.join(directory, 'custom.yaml');
+    writeFileSync(
+      category,
+      `category_name: "harmful_self_harm"
+description: "Custom self-harm detection"
+default_action: "BLOCK"
+
+keywords:
+  - keyword: "suicide"
+    severity: "high"
+  - keyword: "harm myself"
+    severity: "high"
+
+exceptions:
+  - "suicide prevention"
+  - "mental health"
+`,
+    );
+    running = await startGatewayOnFakes(
+      (fakeUrl) => `model_list:
+  - model_name: gpt-3.5-turbo
+    litellm_params:
+      model: openai/gpt-3.5-turbo
+      api_base: ${fakeUrl}/v1
+      api_key: sk-upstream
+
+guardrails:
+  - guardrail_name: "keyword-file-filter"
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: "pre_call"
+      default_on: true
+      blocked_words_file: "${keywords}"
+      categories:
+        - category: "harmful_self_harm"
+          enabled: true
+          action: "BLOCK"
+          severity_threshold: "medium"
+          category_file: "${category}"
+`,
+    );
+  });
+
+  afterAll(() => stopGatewayOnFakes(running));
+
+  const chat = (content: string) => running.client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content }] });
+
+  it("refuses the file's blocked keyword, masks its masked one, and refuses the category's keywords outside its exceptions, naming the category", async () => {
+    expect(await rejectionOf(chat('status of project_apollo?'))).toMatchObject({ status: 400, code: 'guardrail_violation' });
+    const marker = randomUUID();
+    await chat(`call the internal_api please ${marker}`);
+    expect((await lastRequestWith(running.fake, marker)).body).toContain(`call the [KEYWORD_REDACTED] please ${marker}`);
+    const refused = await rejectionOf(chat('I want to harm myself'));
+    expect(refused).toMatchObject({ status: 400, code: 'guardrail_violation' });
+    expect((refused as Error).message).toContain('harmful_self_harm category detected');
+    expect((refused as Error).message).not.toContain('harm myself');
+    const allowed = randomUUID();
+    await chat(`Where can I read about suicide prevention? ${allowed}`);
+    expect((await lastRequestWith(running.fake, allowed)).body).toContain('suicide prevention');
   });
 });

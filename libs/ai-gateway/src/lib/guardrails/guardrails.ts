@@ -259,9 +259,11 @@ function refusal(guardrail: RunningGuardrail, blocked: ContentBlocked, of: 'requ
   guardrail.blocked.inc();
   const what = blocked.keyword
     ? 'a blocked keyword was detected'
-    : found === 'pattern detected'
-      ? `${excerpt(blocked.rule)} pattern detected`
-      : `${found} ${excerpt(blocked.rule)}`;
+    : blocked.category
+      ? `${excerpt(blocked.rule)} category detected`
+      : found === 'pattern detected'
+        ? `${excerpt(blocked.rule)} pattern detected`
+        : `${found} ${excerpt(blocked.rule)}`;
   const subject = of === 'request' ? 'Content blocked' : 'The answer was blocked';
   return new ProviderError(400, 'invalid_request_error', `${subject} by guardrail "${excerpt(guardrail.definition.name)}": ${what}.`, 'guardrail_violation', FIELD);
 }
