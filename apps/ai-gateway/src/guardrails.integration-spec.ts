@@ -220,6 +220,36 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     });
   });
 
+  it("runs the guardrails a project carries (LiteLLM's team guardrails) on every call of its keys, and not on other projects' keys", async () => {
+    const admin = async (path: string, body: unknown) => {
+      const response = await fetch(`${running.gateway.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    };
+    expect(await admin('/team/update', { team_id: 'guarded', guardrails: ['content-filter-pre'] })).toMatchObject({
+      status: 200,
+      body: { data: { guardrails: ['content-filter-pre'] } },
+    });
+    expect(await admin('/team/update', { team_id: 'guarded', guardrails: ['nope'] })).toMatchObject({ status: 400, body: { error: { code: 'unknown_guardrail' } } });
+    const keyOf = async (team: string) =>
+      new OpenAI({ apiKey: (await admin('/key/generate', { team_id: team })).body['key'] as string, baseURL: `${running.gateway.url}/v1`, maxRetries: 0 });
+    const [guarded, other] = [await keyOf('guarded'), await keyOf('unguarded')];
+    const ask = (client: OpenAI, content: string) => client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content }] });
+    expect(await rejectionOf(ask(guarded, 'SSN 123-45-6789'))).toMatchObject({ status: 400, code: 'guardrail_violation' });
+    const marker = randomUUID();
+    await ask(guarded, `mail ann@example.com ${marker}`);
+    expect((await lastRequestWith(running.fake, marker)).body).toContain(`mail [EMAIL_REDACTED] ${marker}`);
+    const unguarded = randomUUID();
+    await ask(other, `mail ann@example.com ${unguarded}`);
+    expect((await lastRequestWith(running.fake, unguarded)).body).toContain('ann@example.com');
+    // Taken off the project, its keys' calls pass again.
+    await admin('/team/update', { team_id: 'guarded', guardrails: [] });
+    await expect(ask(guarded, 'SSN 123-45-6789')).resolves.toBeDefined();
+  });
+
   it('counts the calls each guardrail refused and masked in the metrics', async () => {
     const count = async (guardrail: string, action: string) => {
       const text = await (await fetch(`${running.gateway.url}/metrics`)).text();

@@ -24,6 +24,7 @@ import { AddVirtualKeySoftBudget1764600350300 } from './migrations/1764600350300
 import { AddVirtualKeyUserId1764600350600 } from './migrations/1764600350600-AddVirtualKeyUserId';
 import { AddVirtualKeyModelLimits1764600350700 } from './migrations/1764600350700-AddVirtualKeyModelLimits';
 import { AddCallRecordOutcomes1764600350800 } from './migrations/1764600350800-AddCallRecordOutcomes';
+import { AddProjectGuardrails1764600350900 } from './migrations/1764600350900-AddProjectGuardrails';
 import { CreateBudgetLimits1764600350400 } from './migrations/1764600350400-CreateBudgetLimits';
 import { CreateCallRecords1764600350500 } from './migrations/1764600350500-CreateCallRecords';
 import { BudgetLimit } from './budgets/budget-limit.entity';
@@ -56,4 +57,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   AddVirtualKeyUserId1764600350600,
   AddVirtualKeyModelLimits1764600350700,
   AddCallRecordOutcomes1764600350800,
+  AddProjectGuardrails1764600350900,
 ];

@@ -33,6 +33,10 @@ export class BudgetLimit {
   @Column({ type: 'jsonb', default: () => "'{}'" })
   metadata!: Record<string, unknown>;
 
+  /** A project's guardrails (LiteLLM's team `guardrails`): they run on every call of its keys; [] for others. */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  guardrails!: string[];
+
   /** Set instead of deleting, so that other replicas learn of the deletion from their next read. */
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt!: Date | null;

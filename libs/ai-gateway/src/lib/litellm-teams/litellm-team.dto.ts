@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, IsDefined, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { IsBudget, IsBudgetDuration, IsMetadata } from '../keys/dto/key-fields';
+import { IsBudget, IsBudgetDuration, IsGuardrailList, IsMetadata } from '../keys/dto/key-fields';
 
 /** LiteLLM's team fields without an equivalent here, and why: refused unless at LiteLLM's default. */
 export const UNSERVED_TEAM_FIELDS: Record<string, string> = {
@@ -15,7 +15,6 @@ export const UNSERVED_TEAM_FIELDS: Record<string, string> = {
   blocked: "block the project's keys (/key/block)",
   tags: 'tags are not served',
   model_aliases: 'aliases come from model_list',
-  guardrails: 'guardrails are set on keys or in the config',
   team_member_budget: "set each member's budget with /team/member_update (max_budget_in_team)",
   model_rpm_limit: 'per-model rate limits are not served',
   model_tpm_limit: 'per-model rate limits are not served',
@@ -49,6 +48,16 @@ export class UpdateTeamDto {
   @IsMetadata()
   metadata?: Record<string, unknown> | null;
 
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    example: ['pii-mask'],
+    description: "Guardrails of the config that run on every call of the project's keys; null or []: none.",
+  })
+  @IsOptional()
+  @IsGuardrailList()
+  guardrails?: string[] | null;
+
   // Refused unless at LiteLLM's default (UNSERVED_TEAM_FIELDS).
   @Allow() team_alias?: unknown;
   @Allow() models?: unknown;
@@ -60,7 +69,6 @@ export class UpdateTeamDto {
   @Allow() blocked?: unknown;
   @Allow() tags?: unknown;
   @Allow() model_aliases?: unknown;
-  @Allow() guardrails?: unknown;
   @Allow() team_member_budget?: unknown;
   @Allow() model_rpm_limit?: unknown;
   @Allow() model_tpm_limit?: unknown;

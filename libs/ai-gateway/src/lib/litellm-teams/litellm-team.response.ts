@@ -13,12 +13,14 @@ export interface LiteLlmTeam {
   rpm_limit: null;
   members_with_roles: never[];
   metadata: Record<string, unknown>;
+  /** Guardrails that run on every call of the project's keys. */
+  guardrails: string[];
   blocked: false;
 }
 
 export function liteLlmTeam(
   slug: string,
-  budget: { maxBudget: number | null; budgetDuration: string | null; metadata: Record<string, unknown> } | null,
+  budget: { maxBudget: number | null; budgetDuration: string | null; metadata: Record<string, unknown>; guardrails?: string[] } | null,
   spent: { spend: number; periodEnd: number | null },
 ): LiteLlmTeam {
   return {
@@ -33,6 +35,7 @@ export function liteLlmTeam(
     rpm_limit: null,
     members_with_roles: [],
     metadata: budget?.metadata ?? {},
+    guardrails: budget?.guardrails ?? [],
     blocked: false,
   };
 }

@@ -93,6 +93,10 @@ export class LiteLlmTeamsController {
     if (body.max_budget !== undefined) change.maxBudget = body.max_budget;
     if (body.budget_duration !== undefined) change.budgetDuration = body.budget_duration;
     if (body.metadata !== undefined) change.metadata = body.metadata ?? {};
+    if (body.guardrails !== undefined) {
+      this.keys.requireGuardrails(body.guardrails ?? []);
+      change.guardrails = body.guardrails ?? [];
+    }
     await this.limits.save(PROJECT, slug, change);
     return { team_id: slug, data: (await this.team(slug)) as LiteLlmTeam };
   }
