@@ -21,6 +21,10 @@ const config = (fakeUrl: string) => `model_list:
       model: anthropic/claude-sonnet-4-5
       api_base: ${fakeUrl}/anthropic
       api_key: sk-upstream
+  - model_name: images
+    litellm_params: { model: openai/gpt-image-1, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
+  - model_name: tts
+    litellm_params: { model: openai/tts-1, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
 
 guardrails:
   - guardrail_name: "content-filter-pre"
@@ -140,6 +144,22 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     expect(((error as InstanceType<typeof Anthropic.BadRequestError>).error as { error: { type: string } }).error.type).toBe('invalid_request_error');
     expect((error as Error).message).toContain('us_ssn');
+  });
+
+  it('checks the prompt of an image generation and the text of speech as it checks chat', async () => {
+    const refused = await rejectionOf(
+      running.client.images.generate({ model: 'images', prompt: 'a poster of SSN 123-45-6789', guardrails: ['content-filter-pre'] } as OpenAI.ImageGenerateParamsNonStreaming),
+    );
+    expect(refused).toMatchObject({ status: 400, code: 'guardrail_violation' });
+    const marker = randomUUID();
+    const speech = await running.client.audio.speech.create({
+      model: 'tts',
+      voice: 'alloy',
+      input: `write to ops@example.com ${marker}`,
+      guardrails: ['content-filter-pre'],
+    } as OpenAI.Audio.SpeechCreateParams);
+    await speech.arrayBuffer();
+    expect((await lastRequestWith(running.fake, marker)).json['input']).toBe(`write to [EMAIL_REDACTED] ${marker}`);
   });
 
   it('finds the text of a Responses API call (instructions and input items), bridged to a Claude alias too', async () => {
