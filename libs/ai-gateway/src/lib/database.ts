@@ -25,6 +25,7 @@ import { AddVirtualKeyUserId1764600350600 } from './migrations/1764600350600-Add
 import { AddVirtualKeyModelLimits1764600350700 } from './migrations/1764600350700-AddVirtualKeyModelLimits';
 import { AddCallRecordOutcomes1764600350800 } from './migrations/1764600350800-AddCallRecordOutcomes';
 import { AddProjectGuardrails1764600350900 } from './migrations/1764600350900-AddProjectGuardrails';
+import { AddProjectRatesAndModels1764600351000 } from './migrations/1764600351000-AddProjectRatesAndModels';
 import { CreateBudgetLimits1764600350400 } from './migrations/1764600350400-CreateBudgetLimits';
 import { CreateCallRecords1764600350500 } from './migrations/1764600350500-CreateCallRecords';
 import { BudgetLimit } from './budgets/budget-limit.entity';
@@ -58,4 +59,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   AddVirtualKeyModelLimits1764600350700,
   AddCallRecordOutcomes1764600350800,
   AddProjectGuardrails1764600350900,
+  AddProjectRatesAndModels1764600351000,
 ];

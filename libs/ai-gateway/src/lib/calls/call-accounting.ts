@@ -6,6 +6,10 @@ import { GatewayClock } from '../gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { GatewayCaller } from '../keys/key-verifier';
 import { KeyLimiter } from '../limits/key-limiter';
+import { type ProjectRateAdmission, ProjectRates } from '../limits/project-rates';
+import { BudgetLimits } from '../budgets/budget-limits';
+import { teamModelAccessDenied } from '../gateway-errors';
+import { aliasAllowedBy } from '../keys/key-verifier';
 import { SpendRecorder } from '../spend/spend-recorder';
 import { GatewayDeployment } from '../config/gateway-config';
 import { CallUsage, totalTokens } from './usage';
@@ -58,6 +62,8 @@ export class CallAccounting {
     private readonly spend: SpendRecorder,
     private readonly budgets: Budgets,
     private readonly worstCase: WorstCaseCost,
+    private readonly projectLimits: BudgetLimits,
+    private readonly projectRates: ProjectRates,
     private readonly clock: GatewayClock,
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
   ) {
@@ -100,17 +106,23 @@ export class CallAccounting {
 
   /** `alias`: the alias the call names (the key's model_max_budget); `body` (as parsed) and `headers`: where its end user is named. */
   async admit(caller: GatewayCaller, alias?: string, body?: Record<string, unknown>, headers?: IncomingHttpHeaders): Promise<CallAdmission> {
+    // The key's project's own rules (LiteLLM's team models, rpm_limit, tpm_limit): one lookup when any project has a row.
+    const team = caller.kind === 'virtual' && this.projectLimits.any('project') ? this.projectLimits.of('project', caller.key.project) : undefined;
+    if (team && alias !== undefined && team.models.length > 0 && !aliasAllowedBy(team.models, alias)) throw teamModelAccessDenied(alias);
     const leveled = this.budgets.apply(caller, body, headers);
     // What the call may cost at most, held on every budget that applies until it settles.
     const reserve = leveled || (caller.kind === 'virtual' && caller.key.maxBudget !== null) ? this.worstCase.of(alias, body, headers) : 0;
     // The levels beside the key's own first; a refusal by the key's limits gives back what they hold.
     const budget = leveled ? await this.budgets.admit(caller, alias, body, headers, reserve) : undefined;
     let key;
+    let rates: ProjectRateAdmission | undefined;
     try {
+      if (team && caller.kind === 'virtual' && (team.rpmLimit !== null || team.tpmLimit !== null)) rates = await this.projectRates.admit(caller.key.project, team);
       // Throws the OpenAI-format refusal (429 / 400 budget_exceeded) before any upstream call.
       key = caller.kind === 'virtual' ? await this.limiter.admit(caller.key, reserve, alias) : undefined;
     } catch (error) {
       budget?.release();
+      rates?.refund();
       throw error;
     }
     const keyId = caller.kind === 'virtual' ? caller.key.id : null;
@@ -137,6 +149,10 @@ export class CallAccounting {
           });
         }
         if (budget && !call.abandoned) budget.settle(call.cost);
+        if (rates) {
+          if (call.abandoned) rates.refund();
+          else rates.settle(totalTokens(call.usage));
+        }
         if (this.callRecords && !call.abandoned) {
           this.spend.recordCallRecord({
             id: call.callId,
