@@ -1,7 +1,16 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { McpGatewayConfig } from '@arbor/config';
 import { ControlPlaneSyncModule, DashboardSummaryModule } from '@arbor/contract';
-import { MCP_GATEWAY_ENTITIES, MCP_GATEWAY_MIGRATIONS, McpAccessModule, McpDashboard, McpProjectSync, McpRegistryModule, McpRuntimeModule } from '@arbor/mcp-gateway';
+import {
+  MCP_GATEWAY_ENTITIES,
+  MCP_GATEWAY_MIGRATIONS,
+  McpAccessModule,
+  McpDashboard,
+  McpGatewayWebUiModule,
+  McpProjectSync,
+  McpRegistryModule,
+  McpRuntimeModule,
+} from '@arbor/mcp-gateway';
 import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
 // Larger MCP bodies get the runtime's own 413 (a JSON-RPC error), not Express's.
@@ -11,7 +20,7 @@ export const MCP_SYNC_PATH = '/admin/sync/control-plane/projects';
 
 @Module({})
 export class McpGatewayModule {
-  static forConfig(config: McpGatewayConfig): DynamicModule {
+  static forConfig(config: McpGatewayConfig, options: { webRoot?: string } = {}): DynamicModule {
     const runtime = McpRuntimeModule.forOptions({
       stateful: config.statefulSessions,
       wsRelay: config.webSocketRelay,
@@ -81,6 +90,11 @@ export class McpGatewayModule {
             ]
           : []),
         McpAccessModule,
+        // The web UI signs people in through the control plane, with the same setting.
+        McpGatewayWebUiModule.forRoot({
+          ...options,
+          ...(controlPlane ? { signIn: { issuer: controlPlane.issuer, clientId: config.MCPGW_OIDC_UI_CLIENT_ID, controlPlaneUrl: controlPlane.baseUrl } } : {}),
+        }),
         OpenApiModule.forService({
           title: 'Arbor MCP gateway — administration',
           description:
@@ -102,3 +116,8 @@ export const mcpGatewayService: ServiceDefinition<McpGatewayConfig> = {
   // Legacy HTTP+SSE messages carry tool arguments, passed on as sent (as on /mcp): only their nesting is checked.
   opaqueBody: (path) => path === '/message' || /^\/servers\/[^/]+\/message$/.test(path),
 };
+
+/** The gateway serving the built web UI from `webRoot` at `/` (the app's main.ts). */
+export function mcpGatewayServiceWithWebUi(webRoot: string): ServiceDefinition<McpGatewayConfig> {
+  return { ...mcpGatewayService, module: (config) => McpGatewayModule.forConfig(config, { webRoot }) };
+}

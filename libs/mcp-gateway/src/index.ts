@@ -14,3 +14,4 @@ export { CatalogueAccess, type CatalogueCaller, type CatalogueItemRef } from './
 export * from './lib/dashboard/mcp-dashboard';
 export { McpProjectSync } from './lib/projects/project-sync';
 export { ToolCallGuardrails } from './lib/guardrails/tool-call-guardrails';
+export * from './lib/web-ui/web-ui.module';

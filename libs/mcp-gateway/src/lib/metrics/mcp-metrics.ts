@@ -31,7 +31,7 @@ export class McpMetrics {
   private readonly series = new Map<string, { duration: HistogramSeries; outcomes: Map<McpCallOutcome, CounterSeries> }>();
   private health: () => readonly UpstreamHealth[] = () => [];
   private sessions: () => number = () => 0;
-  /** Tool calls by virtual server (or `/mcp`) over the last 24 h, for the dashboard summary. */
+  /** Tool calls by virtual server (or `/mcp`) and by tool over the last 24 h, for the dashboard summary and the admin UI's charts. */
   readonly recentToolCalls = new RecentToolCalls();
 
   constructor(registry: MetricsRegistry) {
@@ -94,6 +94,6 @@ export class McpMetrics {
     }
     counter.inc();
     entry.duration.observe(seconds);
-    if (labels.method === 'tools/call' && labels.server !== '' && outcome !== 'cancelled') this.recentToolCalls.record(labels.server, outcome !== 'ok');
+    if (labels.method === 'tools/call' && labels.server !== '' && outcome !== 'cancelled') this.recentToolCalls.record(labels.server, outcome !== 'ok', labels.tool, seconds);
   }
 }
