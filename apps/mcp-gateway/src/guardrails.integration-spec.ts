@@ -151,7 +151,11 @@ guardrails:
     expect(await listed.json()).toEqual({
       tools: [expect.objectContaining({ name: 'echo', description: 'Says it back', inputSchema: expect.objectContaining({ type: 'object', required: ['text'] }) })],
     });
-    expect((await tryTool('support', 'nope', {})).body.error?.code).toBe('tool_not_found');
+    // A tool the caller does not have answers as tools/call answers it: a tool error naming it.
+    expect(await tryTool('support', 'nope', {})).toEqual({
+      status: 200,
+      body: { content: [{ type: 'text', text: expect.stringContaining('Tool nope not found') }], isError: true },
+    });
     expect((await tryTool('support', 'echo', { arguments: 'text' })).status).toBe(400);
     // bob has no role on alpha: refused as /servers/support/mcp refuses him.
     const forbidden = await tryTool('support', 'echo', { arguments: { text: 'hi' } }, controlPlane.tokens.bob);

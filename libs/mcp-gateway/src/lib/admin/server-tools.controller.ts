@@ -88,9 +88,6 @@ export class ServerToolsController {
     const answered: HotAnswer = await hotPath.answer(request, serverId, grant, new AbortController().signal);
     if ('result' in answered) return answered.result;
     const { code, message } = answered.error;
-    if (request.kind === 'call' && code === ErrorCode.InvalidParams && message.endsWith('not found')) {
-      throw new ApiError(404, 'tool_not_found', `The virtual server "${excerpt(serverId)}" has no tool "${excerpt(request.params.name)}" you may use.`);
-    }
     if (code === ErrorCode.MethodNotFound) throw new ApiError(404, 'no_tools', `The virtual server "${excerpt(serverId)}" offers no tools.`);
     // What an MCP client would get as the JSON-RPC error: arguments the upstream refused, or an upstream down or too slow.
     if (code === ErrorCode.InvalidParams) throw new ApiError(400, 'invalid_tool_arguments', message, { jsonrpc_code: code });
