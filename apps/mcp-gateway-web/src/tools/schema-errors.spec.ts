@@ -1,5 +1,5 @@
 import { Validator, type Schema } from '@cfworker/json-schema';
-import { rjsfErrors, withRootDefinitions } from './schema-errors';
+import { draftOf, rjsfErrors, withRootDefinitions } from './schema-errors';
 
 const ECHO = { type: 'object', properties: { message: { type: 'string', minLength: 2 }, times: { type: 'integer' } }, required: ['message'] };
 
@@ -26,5 +26,11 @@ describe("checking a tool's arguments against its input schema in the browser", 
     const part = withRootDefinitions({ $ref: '#/$defs/name' }, root);
     expect(problems(part, 'ada')).toEqual([]);
     expect(problems(part, 7)).toHaveLength(1);
+  });
+
+  it('reads a schema in the dialect it names, 2020-12 when it names none', () => {
+    expect(draftOf({ $schema: 'http://json-schema.org/draft-07/schema#' })).toBe('7');
+    expect(draftOf({ $schema: 'https://json-schema.org/draft/2020-12/schema' })).toBe('2020-12');
+    expect(draftOf({})).toBe('2020-12');
   });
 });

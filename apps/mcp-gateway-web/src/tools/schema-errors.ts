@@ -1,4 +1,4 @@
-import type { OutputUnit } from '@cfworker/json-schema';
+import type { OutputUnit, SchemaDraft } from '@cfworker/json-schema';
 import type { RJSFSchema, RJSFValidationError } from '@rjsf/utils';
 
 /** Output units that only say a part below them failed: the part's own unit says how. */
@@ -30,4 +30,13 @@ export function rjsfErrors(units: readonly OutputUnit[]): RJSFValidationError[] 
 export function withRootDefinitions(schema: RJSFSchema, rootSchema?: RJSFSchema): RJSFSchema {
   if (!rootSchema || rootSchema === schema) return schema;
   return { ...schema, $defs: rootSchema['$defs'] as RJSFSchema['$defs'], definitions: rootSchema.definitions };
+}
+
+/** The dialect a schema names in `$schema` (SDKs write draft-07 for zod schemas), else 2020-12, MCP's default. */
+export function draftOf(schema: RJSFSchema): SchemaDraft {
+  const named = typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (named.includes('draft-04')) return '4';
+  if (named.includes('draft-07') || named.includes('draft-06')) return '7';
+  if (named.includes('2019-09')) return '2019-09';
+  return '2020-12';
 }

@@ -1,5 +1,5 @@
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
-import { rjsfErrors, withRootDefinitions } from './schema-errors';
+import { draftOf, rjsfErrors, withRootDefinitions } from './schema-errors';
 import {
   createErrorHandler,
   toErrorSchema,
@@ -16,7 +16,7 @@ import {
 /**
  * rjsf's validator over @cfworker/json-schema, which interprets a schema instead of compiling it
  * to code as Ajv does: the UI's Content-Security-Policy allows no eval, and a tool's input schema
- * is only known when its page is open. JSON Schema 2020-12, MCP's default dialect.
+ * is only known when its page is open. In the dialect the schema names (2020-12, MCP's default, else).
  */
 export class CspSafeValidator implements ValidatorType {
   private readonly validators = new WeakMap<object, Validator>();
@@ -24,7 +24,7 @@ export class CspSafeValidator implements ValidatorType {
   private validatorFor(schema: RJSFSchema, rootSchema?: RJSFSchema): Validator {
     const cached = this.validators.get(schema);
     if (cached && !rootSchema) return cached;
-    const validator = new Validator(withRootDefinitions(schema, rootSchema) as Schema, '2020-12', false);
+    const validator = new Validator(withRootDefinitions(schema, rootSchema) as Schema, draftOf(rootSchema ?? schema), false);
     if (!rootSchema) this.validators.set(schema, validator);
     return validator;
   }
