@@ -52,6 +52,14 @@ describe("the AI gateway's web UI in Chromium, reached from the control plane", 
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
       .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join('; ')}`);
 
+  const inBothThemesClean = async () => {
+    for (const theme of ['Dark', 'Light'] as const) {
+      await page.getByRole('radiogroup', { name: 'Theme' }).getByText(theme, { exact: true }).click();
+      await page.locator(`html[data-mantine-color-scheme="${theme.toLowerCase()}"]`).waitFor();
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    }
+  };
+
   /** A form field by its label (a required one's label ends in an asterisk). */
   const field = (within: Locator, label: string) => within.getByLabel(new RegExp(`^${label}\\s*\\*?$`));
 
@@ -220,6 +228,28 @@ router_settings: { num_retries: 0 }
       expect(await seriousAccessibilityViolations(page)).toEqual([]);
     }
     await screenshot('usage');
+    await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
+  });
+
+  it("lists a call just made with the OpenAI SDK in the project's call log: key, alias, deployment, status, tokens, cost and latency, never its content", async () => {
+    const openai = new OpenAI({ apiKey: secret, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    await openai.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'a secret prompt for the log' }] });
+    await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Call log' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Call log' }).waitFor();
+    await page.reload();
+    const rows = page.getByRole('table', { name: 'Calls' }).locator('tbody tr');
+    // The four calls that reached a provider, newest first: this one, the one after the unblock, the failed one, the first.
+    for (let tries = 0; (await rows.count()) !== 4 && tries < 20; tries++) {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.waitForTimeout(250);
+    }
+    expect(await rows.count()).toBe(4);
+    expect(await rows.first().innerText()).toMatch(/search team[\s\S]*fast[\s\S]*openai[\s\S]*200[\s\S]*7 \/ 5[\s\S]*\$0\.\d+[\s\S]*\d+ ms/);
+    expect((await rows.allInnerTexts()).filter((text) => /broken[\s\S]*503/.test(text))).toHaveLength(1);
+    expect(await page.content()).not.toContain('a secret prompt for the log');
+    await inBothThemesClean();
+    await screenshot('call-log');
     await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Keys' }).click();
     await page.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
   });
