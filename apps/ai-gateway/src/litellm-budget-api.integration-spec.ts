@@ -285,7 +285,7 @@ describe("LiteLLM's budget API: tags", () => {
       endTime: expect.any(String),
       request_duration_ms: expect.any(Number),
       cache_hit: 'False',
-      metadata: { key_alias: 'logger', status_code: 200 },
+      metadata: { key_alias: 'logger', status_code: 200, attempted_retries: 0, attempted_fallbacks: 0 },
     });
     // Metadata only: never what was asked or answered.
     expect(JSON.stringify(listed.json)).not.toContain('secret-prompt-marker');

@@ -105,7 +105,7 @@ export interface CallRecord {
   endTime: string;
   request_duration_ms: number;
   cache_hit: 'True' | 'False';
-  metadata: { key_alias: string | null; status_code: number };
+  metadata: { key_alias: string | null; status_code: number; attempted_retries: number; attempted_fallbacks: number };
 }
 
 interface ErrorAnswer {

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { gatewayAccess } from '../access/gateway-access';
 import { CALLS_PER_PAGE, useCallLog } from './call-log-queries';
 
-/** The last calls of a project as metadata — when, which key, alias and deployment, status, tokens, cost, latency — never their content. */
+/** The last calls of a project as metadata — when, which key, alias and deployment, status, tokens, cost, latency, retries and fallbacks — never their content. */
 export function CallLogPage() {
   const me = useMe().data;
   const readable = gatewayAccess(me?.permissions ?? { workspace: [], projects: {} }).readable;
@@ -67,6 +67,7 @@ export function CallLogPage() {
                     <Table.Th>Tokens in / out</Table.Th>
                     <Table.Th>Cost</Table.Th>
                     <Table.Th>Latency</Table.Th>
+                    <Table.Th>Retries / fallbacks</Table.Th>
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>
@@ -88,6 +89,9 @@ export function CallLogPage() {
                       </Table.Td>
                       <Table.Td>{formatMoney(call.spend, 'USD')}</Table.Td>
                       <Table.Td>{call.request_duration_ms} ms</Table.Td>
+                      <Table.Td>
+                        {call.metadata.attempted_retries} / {call.metadata.attempted_fallbacks}
+                      </Table.Td>
                     </Table.Tr>
                   ))}
                 </Table.Tbody>

@@ -23,6 +23,7 @@ import { AddVirtualKeyModelBudgets1764600350200 } from './migrations/17646003502
 import { AddVirtualKeySoftBudget1764600350300 } from './migrations/1764600350300-AddVirtualKeySoftBudget';
 import { CreateBudgetLimits1764600350400 } from './migrations/1764600350400-CreateBudgetLimits';
 import { CreateCallRecords1764600350500 } from './migrations/1764600350500-CreateCallRecords';
+import { AddCallRecordAttempts1764700000900 } from './migrations/1764700000900-AddCallRecordAttempts';
 import { BudgetLimit } from './budgets/budget-limit.entity';
 
 /** For the gateway service's DatabaseModule.forRoot. */
@@ -50,4 +51,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   AddVirtualKeySoftBudget1764600350300,
   CreateBudgetLimits1764600350400,
   CreateCallRecords1764600350500,
+  AddCallRecordAttempts1764700000900,
 ];

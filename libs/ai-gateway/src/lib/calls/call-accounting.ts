@@ -25,6 +25,9 @@ export interface SettledCall {
   status?: number | undefined;
   /** The call's id (x-arbor-call-id), when the route made one. */
   callId?: string;
+  /** Retries and fallbacks it took (x-arbor-attempted-retries, -fallbacks). */
+  retries?: number;
+  fallbacks?: number;
 }
 
 /** A call let through by the caller's limits; settled exactly once when it ends. */
@@ -98,6 +101,8 @@ export class CallAccounting {
             status: call.failed ? (call.status ?? 500) : (call.status ?? 200),
             latencyMs: Math.max(0, this.clock.now() - startedAt),
             cacheHit: call.replayed !== undefined,
+            retries: call.retries ?? 0,
+            fallbacks: call.fallbacks ?? 0,
           });
         }
         return key ? key.settle({ totalTokens: totalTokens(call.usage), cost: call.cost }) : {};

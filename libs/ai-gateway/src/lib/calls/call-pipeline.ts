@@ -470,7 +470,19 @@ export class CallPipeline {
     // Spend and metrics by the configured model_name (a wildcard's pattern): names clients send stay out of the series.
     const group = this.deployments.groupName(state.progress.alias);
     const callId = state.headers['x-arbor-call-id'] as string;
-    const { keySpend } = state.admission?.settle({ alias: group, deployment, usage, cost, failed: failure !== undefined, callId, status: failure?.status, ...hit }) ?? {};
+    const { keySpend } =
+      state.admission?.settle({
+        alias: group,
+        deployment,
+        usage,
+        cost,
+        failed: failure !== undefined,
+        callId,
+        status: failure?.status,
+        retries: state.progress.retries,
+        fallbacks: state.progress.fallbacks,
+        ...hit,
+      }) ?? {};
     state.outcome = {
       alias: group,
       deployment,

@@ -31,6 +31,8 @@ const record = (startedAt: number, extra: Partial<CallRecord> = {}): CallRecord 
   status: 200,
   latencyMs: 12.5,
   cacheHit: false,
+  retries: 0,
+  fallbacks: 0,
   ...extra,
 });
 
@@ -58,7 +60,7 @@ describe('call records (single calls for /spend/logs)', () => {
     const records = new CallRecords(dataSource, clock, settings);
     recorder.recordCallRecord(record(clock.time - 8 * DAY_MS, { endUser: 'old', tags: ['a', 'b'] }));
     recorder.recordCallRecord(record(clock.time - 6 * DAY_MS, { endUser: 'recent' }));
-    recorder.recordCallRecord(record(clock.time, { endUser: 'now', status: 502 }));
+    recorder.recordCallRecord(record(clock.time, { endUser: 'now', status: 502, retries: 2, fallbacks: 1 }));
     await recorder.flush();
     const all = await records.page({ projects: 'all', page: 1, pageSize: 10 });
     expect(all.map((log) => [log.end_user, log.status, log.request_tags])).toEqual([
@@ -66,7 +68,7 @@ describe('call records (single calls for /spend/logs)', () => {
       ['recent', 'success', []],
       ['old', 'success', ['a', 'b']],
     ]);
-    expect(all[0]).toMatchObject({ spend: 0.017, total_tokens: 12, request_duration_ms: 13, metadata: { status_code: 502 } });
+    expect(all[0]).toMatchObject({ spend: 0.017, total_tokens: 12, request_duration_ms: 13, metadata: { status_code: 502, attempted_retries: 2, attempted_fallbacks: 1 } });
 
     expect(await records.prune()).toBe(1);
     expect((await records.page({ projects: 'all', page: 1, pageSize: 10 })).map((log) => log.end_user)).toEqual(['now', 'recent']);

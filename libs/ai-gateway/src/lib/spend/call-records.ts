@@ -44,12 +44,14 @@ export interface LiteLlmSpendLog {
   endTime: string;
   request_duration_ms: number;
   cache_hit: 'True' | 'False';
-  metadata: { key_alias: string | null; status_code: number };
+  /** attempted_retries and attempted_fallbacks: Arbor's, as its x-arbor-attempted-* headers said. */
+  metadata: { key_alias: string | null; status_code: number; attempted_retries: number; attempted_fallbacks: number };
 }
 
 const PAGE = `
   select r.id::text as id, r.started_at, r.latency_ms, k.key_hash, k.key_alias, r.project, r.end_user, r.tags, r.alias, r.deployment_id, r.provider,
-         r.prompt_tokens::text as prompt_tokens, r.completion_tokens::text as completion_tokens, r.cost_usd::text as cost_usd, r.status, r.cache_hit
+         r.prompt_tokens::text as prompt_tokens, r.completion_tokens::text as completion_tokens, r.cost_usd::text as cost_usd, r.status, r.cache_hit,
+         r.retries, r.fallbacks
     from call_records r left join virtual_keys k on k.id = r.key_id
    where ($1::text[] is null or r.project = any($1::text[]))
      and ($2::uuid is null or r.key_id = $2::uuid)
@@ -148,7 +150,7 @@ export class CallRecords implements OnApplicationBootstrap, OnApplicationShutdow
         endTime: new Date(started.getTime() + row.latency_ms).toISOString(),
         request_duration_ms: Math.round(row.latency_ms),
         cache_hit: row.cache_hit ? 'True' : 'False',
-        metadata: { key_alias: row.key_alias, status_code: row.status },
+        metadata: { key_alias: row.key_alias, status_code: row.status, attempted_retries: row.retries, attempted_fallbacks: row.fallbacks },
       };
     });
   }
@@ -171,4 +173,6 @@ interface Row {
   cost_usd: string;
   status: number;
   cache_hit: boolean;
+  retries: number;
+  fallbacks: number;
 }
