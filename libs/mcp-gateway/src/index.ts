@@ -19,3 +19,4 @@ export { ToolCallGuardrails } from './lib/guardrails/tool-call-guardrails';
 export { McpAgentsModule } from './lib/agents/agents.module';
 export { AgentCredentials, type AgentCaller } from './lib/agents/agent-credentials';
 export type { AgentAuth, AgentDefinition } from './lib/agents/agent-definition';
+export * from './lib/web-ui/web-ui.module';
