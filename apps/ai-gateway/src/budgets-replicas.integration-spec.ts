@@ -3,7 +3,7 @@
 // Needs `npx nx build ai-gateway` first (dist/apps/ai-gateway/main.js).
 import OpenAI, { BadRequestError } from 'openai';
 import { BuiltService, createTestDatabase, FakeProvidersProcess, startBuiltService, TestDatabase } from '@arbor/testing';
-import { MASTER_KEY, rejectionOf, startFake, writeConfig } from './testing/gateway-test-support';
+import { MASTER_KEY, rejectionOf, startFake, withinOneMinute, writeConfig } from './testing/gateway-test-support';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -107,6 +107,7 @@ describe('budget levels across two replicas sharing Redis', () => {
     await call(replicaA, 'POST', '/team/update', { team_id: 'paced', rpm_limit: 4 });
     const key = (await call(replicaB, 'POST', '/key/generate', { team_id: 'paced' }))['key'] as string;
     await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await withinOneMinute();
     const statuses: number[] = [];
     for (let index = 0; index < 6; index++) {
       statuses.push(

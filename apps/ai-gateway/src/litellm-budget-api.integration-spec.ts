@@ -5,7 +5,7 @@ import OpenAI, { BadRequestError, PermissionDeniedError, RateLimitError } from '
 import { AiGatewayConfig } from '@arbor/config';
 import { RunningService } from '@arbor/platform';
 import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
-import { MASTER_KEY, rejectionOf, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
+import { MASTER_KEY, rejectionOf, startFake, startTestGateway, withinOneMinute, writeConfig } from './testing/gateway-test-support';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -241,6 +241,7 @@ describe("LiteLLM's budget API: teams (projects)", () => {
       json: { data: { rpm_limit: 3, tpm_limit: null, models: ['fast'] } },
     });
     // Three calls a minute over both keys of the project; the fourth is refused, on either key.
+    await withinOneMinute();
     await chat(first);
     await chat(second);
     await chat(first);
@@ -253,6 +254,7 @@ describe("LiteLLM's budget API: teams (projects)", () => {
     await call('POST', '/team/update', { team_id: 'rho', rpm_limit: null, models: ['other'] });
     expect(await rejectionOf(chat(first))).toMatchObject({ status: 403, code: 'team_model_access_denied' });
     await call('POST', '/team/update', { team_id: 'rho', models: [], tpm_limit: 10 });
+    await withinOneMinute();
     // tpm: the first call's 12 tokens use the minute's 10, the next is refused.
     await chat(first);
     expect(await rejectionOf(chat(second))).toMatchObject({ status: 429, message: expect.stringContaining('10 tokens per minute (tpm_limit)') });

@@ -6,7 +6,7 @@ import OpenAI, { AuthenticationError, BadRequestError, PermissionDeniedError, Ra
 import { RunningService } from '@arbor/platform';
 import { createTestDatabase, FakeProvidersProcess, startTestControlPlane, TestControlPlane, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
-import { managedBy, MASTER_KEY, rejectionOf, startFake, startTestGateway, writeConfig } from './testing/gateway-test-support';
+import { managedBy, MASTER_KEY, rejectionOf, startFake, startTestGateway, withinOneMinute, writeConfig } from './testing/gateway-test-support';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -106,6 +106,7 @@ describe("LiteLLM's key API", () => {
   it('limits a key per model (model_rpm_limit, model_tpm_limit): the model over its limit gets a 429, the others answer', async () => {
     const created = await generate({ team_id: 'alpha', model_rpm_limit: { fast: 1 }, model_tpm_limit: { other: 1_000 } });
     expect(created).toMatchObject({ model_rpm_limit: { fast: 1 }, model_tpm_limit: { other: 1_000 } });
+    await withinOneMinute();
     await chat(created['key']);
     const refused = await rejectionOf(chat(created['key']));
     expect(refused).toBeInstanceOf(RateLimitError);

@@ -102,6 +102,12 @@ export function rejectionOf(call: Promise<unknown>): Promise<unknown> {
   );
 }
 
+/** Waits for the next minute when fewer than `seconds` are left in this one: calls counted per minute then all fall in one. */
+export async function withinOneMinute(seconds = 15): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < seconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
 /** `read()` again every 50 ms until `done` holds of its value (at most 5 s); the last value read. */
 export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   let value = await read();
