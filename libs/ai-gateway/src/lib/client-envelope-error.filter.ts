@@ -21,7 +21,7 @@ export class ClientEnvelopeErrorFilter implements ExceptionFilter {
 }
 
 // The platform's own routes and the admin API (LiteLLM's key, customer, team and tag APIs too) keep the platform envelope.
-export const PLATFORM_PATHS = /^\/(api\/|key\/|customer\/|team\/|tag\/|spend\/(logs|tags)$|healthz$|readyz$|metrics$)/;
+export const PLATFORM_PATHS = /^\/(api\/|key\/|customer\/|team\/|user\/|tag\/|spend\/(logs|tags)$|healthz$|readyz$|metrics$)/;
 
 /**
  * For the platform's error filter: errors raised before a gateway controller runs (a malformed
