@@ -500,6 +500,9 @@ describe('npm start', () => {
         ...readerOptions(),
         standIns,
         installed,
+        // Codex CLI's turn is several model calls (its web search among them): 18 s on a quiet
+        // 2-CPU machine, over 30 s when other tests load it.
+        timeoutMs: 90_000,
       });
       const said = runs.map((run) => run.output).join('\n');
       // The agents were reached with the aliases the recipes configure.
