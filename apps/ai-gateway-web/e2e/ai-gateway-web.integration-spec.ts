@@ -15,6 +15,7 @@ import {
   FakeProvidersProcess,
   freePort,
   launchTestBrowser,
+  signInAtDevIdp,
   startBuiltService,
   startFakeProviders,
   startUiTestStack,
@@ -68,9 +69,7 @@ describe("the AI gateway's web UI in Chromium, reached from the control plane", 
     const other = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
     watch(other);
     await other.goto(gateway.url);
-    await other.getByLabel('Username or email').fill(username);
-    await other.getByLabel('Password').fill(username);
-    await other.getByRole('button', { name: 'Sign in' }).click();
+    await signInAtDevIdp(other, username);
     await other.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
     return other;
   }
@@ -80,22 +79,11 @@ describe("the AI gateway's web UI in Chromium, reached from the control plane", 
     const gatewayPort = await freePort();
     const gatewayOrigin = `http://127.0.0.1:${gatewayPort}`;
     stack = await startUiTestStack({ CP_SUITE_AI_GATEWAY_URL: gatewayOrigin }, { uiClients: { 'arbor-ai-gateway': gatewayOrigin } });
-    const asAdmin = async (method: string, route: string, body?: unknown) => {
-      const response = await fetch(`${stack.url}${route}`, {
-        method,
-        headers: { authorization: `Bearer ${await stack.token('admin')}`, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
-      return (await response.json()) as { id: string };
-    };
-    const userId = async (username: string) =>
-      ((await (await fetch(`${stack.url}/api/v1/me`, { headers: { authorization: `Bearer ${await stack.token(username)}` } })).json()) as { id: string }).id;
-    await asAdmin('POST', '/api/v1/projects', { slug: 'alpha', name: 'Alpha' });
+    await stack.asAdmin('POST', '/api/v1/projects', { slug: 'alpha', name: 'Alpha' });
     // alice runs alpha's keys, bob may read them, carol has no role in the gateway.
-    await asAdmin('PUT', `/api/v1/users/${await userId('alice')}/permissions`, { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.operator'] } });
-    await asAdmin('PUT', `/api/v1/users/${await userId('bob')}/permissions`, { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.viewer'] } });
-    await userId('carol');
+    await stack.grant('alice', { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.operator'] } });
+    await stack.grant('bob', { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.viewer'] } });
+    await stack.grant('carol', { workspace: [], projects: {} });
 
     fake = await startFakeProviders();
     configFolder = mkdtempSync(path.join(tmpdir(), 'arbor-ui-gateway-'));

@@ -1,4 +1,4 @@
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /**
  * A headless Chromium driven by Playwright's library. The executable is the one the jest run
@@ -13,4 +13,11 @@ export function launchTestBrowser(): Promise<Browser> {
     headless: true,
     args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu'],
   });
+}
+
+/** Signs a demo person in at the dev identity provider's form the page shows (a demo user's password is their name). */
+export async function signInAtDevIdp(page: Page, username: string): Promise<void> {
+  await page.getByLabel('Username or email').fill(username);
+  await page.getByLabel('Password').fill(username);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 }

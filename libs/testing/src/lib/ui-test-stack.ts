@@ -15,6 +15,10 @@ export interface UiTestStack {
   issuer: string;
   /** A demo person's access token through the password grant of this stack's identity provider. */
   token(username: string): Promise<string>;
+  /** The control plane's answer to the workspace administrator's call; throws on an answer other than 2xx. */
+  asAdmin(method: string, route: string, body?: unknown): Promise<{ id: string }>;
+  /** Grants a demo person exactly these permissions (signing them in first, so that the control plane knows them). */
+  grant(username: string, grants: { workspace: string[]; projects: Record<string, string[]> }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -74,7 +78,26 @@ export async function startUiTestStack(env: Record<string, string> = {}, options
       port,
     );
     stops.push(async () => void (await service.kill('SIGTERM')));
-    return { url: origin, issuer: idp.issuer, token: (username) => personToken(username), stop };
+    const asAdmin = async (method: string, route: string, body?: unknown) => {
+      const response = await fetch(`${origin}${route}`, {
+        method,
+        headers: { authorization: `Bearer ${await personToken('admin')}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+      return (await response.json()) as { id: string };
+    };
+    // GET /api/v1/me signs a person in (links the IdP subject to a user) and tells their id.
+    const userId = async (username: string) =>
+      ((await (await fetch(`${origin}/api/v1/me`, { headers: { authorization: `Bearer ${await personToken(username)}` } })).json()) as { id: string }).id;
+    return {
+      url: origin,
+      issuer: idp.issuer,
+      token: (username) => personToken(username),
+      asAdmin,
+      grant: async (username, grants) => void (await asAdmin('PUT', `/api/v1/users/${await userId(username)}/permissions`, grants)),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
