@@ -54,6 +54,9 @@ export class McpGatewayModule {
             .filter(Boolean),
           allowLinkLocal: config.allowLinkLocalUpstreams,
           repositoryTokenHosts: config.repositoryTokenHosts,
+          ...(config.MCPGW_TOKEN_EXCHANGE_CLIENT_ID && config.MCPGW_TOKEN_EXCHANGE_CLIENT_SECRET
+            ? { tokenExchange: { clientId: config.MCPGW_TOKEN_EXCHANGE_CLIENT_ID, clientSecret: config.MCPGW_TOKEN_EXCHANGE_CLIENT_SECRET } }
+            : {}),
           // Passed even when incomplete, so that person-authorised calls can name what is missing.
           controlPlane: {
             audience: config.MCPGW_OIDC_AUDIENCE,

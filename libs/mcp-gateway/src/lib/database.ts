@@ -1,4 +1,5 @@
 import { AddVirtualServerGuardrails1764000000500 } from './migrations/1764000000500-AddVirtualServerGuardrails';
+import { AddUpstreamAuth1764000000700 } from './migrations/1764000000700-AddUpstreamAuth';
 import { CreateMcpApiKeys1764000000300 } from './migrations/1764000000300-CreateMcpApiKeys';
 import { McpApiKey } from './access/mcp-api-key.entity';
 import { CreateUpstreams1764000000100 } from './migrations/1764000000100-CreateUpstreams';
@@ -15,4 +16,5 @@ export const MCP_GATEWAY_MIGRATIONS = [
   CreateMcpApiKeys1764000000300,
   AddControlPlaneProjectIds1764000000400,
   AddVirtualServerGuardrails1764000000500,
+  AddUpstreamAuth1764000000700,
 ];

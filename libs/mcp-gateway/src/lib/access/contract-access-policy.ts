@@ -121,20 +121,20 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
         // One project: the cheaper single view, cached per project.
         const answer = await controlPlane.client.effectivePermissions({ subject: caller.subject, project: target.project });
         if (answer.source === 'unavailable') throw unavailable();
-        return { principal: caller.subject, servers: mayUse(answer.permissions) ? this.serversOf((s) => s.project === target.project) : [] };
+        return { principal: caller.subject, personToken: token, servers: mayUse(answer.permissions) ? this.serversOf((s) => s.project === target.project) : [] };
       }
       const view = await controlPlane.client.groupedPermissions({ subject: caller.subject });
       if (view.source === 'unavailable') throw unavailable();
       // /mcp refuses, as /servers/{id}/mcp does, a person who may use the gateway on no project at
       // all (disabled, or never granted): an empty session would hide the reason.
       if (!mayUse(view.workspace) && !Object.keys(view.projects).some((project) => mayUse(keysForProject(view, project)))) throw mayUseNothing();
-      return { principal: caller.subject, servers: this.serversOf((server) => mayUse(keysForProject(view, server.project))) };
+      return { principal: caller.subject, personToken: token, servers: this.serversOf((server) => mayUse(keysForProject(view, server.project))) };
     } catch (error) {
       if (error instanceof McpAccessError) throw error;
       // A person who never signed in to the suite, or a project the control plane does not know: nothing to use.
       if (error instanceof ControlPlaneNotFoundError) {
         if (!target) throw mayUseNothing();
-        return { principal: caller.subject, servers: [] };
+        return { principal: caller.subject, personToken: token, servers: [] };
       }
       throw unavailable();
     }

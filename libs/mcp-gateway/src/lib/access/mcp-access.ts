@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { CredentialCaller } from '../credentials/credential-caller';
 
 /** What a caller may reach: the ids of virtual servers (all of them for `/mcp`'s union). */
 export interface McpAccessGrant {
@@ -6,6 +7,16 @@ export interface McpAccessGrant {
   principal: string;
   /** Virtual server ids the caller may use. */
   servers: readonly string[];
+  /**
+   * A person's own bearer token as presented (absent for API keys): exchanged at the identity
+   * provider for upstreams with `token_exchange` auth, never sent to an upstream itself.
+   */
+  personToken?: string;
+}
+
+/** Whom the credentials module authenticates an upstream call for. */
+export function credentialCallerOf(grant: McpAccessGrant): CredentialCaller {
+  return grant.personToken !== undefined ? { kind: 'person', subject: grant.principal, token: grant.personToken } : { kind: 'machine', principal: grant.principal };
 }
 
 /** A refusal the transports answer as it says (401 with WWW-Authenticate, 403, 503). */

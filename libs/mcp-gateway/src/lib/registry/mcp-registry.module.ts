@@ -18,6 +18,10 @@ import { RepositoryTokenHosts } from '../projects/repository-token-hosts';
 import { UpstreamCallHeaders } from '../upstreams/per-call-headers';
 import { MetricsRegistry } from '@arbor/observability';
 import { ToolCallGuardrails } from '../guardrails/tool-call-guardrails';
+import { StrategyCredentials } from '../credentials/strategy-credentials';
+import { TokenExchangeCredentials } from '../credentials/token-exchange';
+import { UpstreamCredentials } from '../credentials/upstream-credentials';
+import type { UpstreamDefinition } from './server-registry';
 
 /** The control-plane settings, each as the gateway has it (absent ones are named in the admin API's 503). */
 export interface McpControlPlaneSettings {
@@ -45,6 +49,8 @@ export interface McpRegistryOptions {
   /** MCPGW_REPOSITORY_TOKEN_HOSTS: the only hosts {{project.repository_token}} is sent to; default none. */
   repositoryTokenHosts?: readonly string[];
   controlPlane?: McpControlPlaneSettings;
+  /** MCPGW_TOKEN_EXCHANGE_CLIENT_ID and _SECRET: the gateway's own client at the identity provider (MCPGW_OIDC_ISSUER_URL), for `token_exchange` upstreams. */
+  tokenExchange?: { clientId: string; clientSecret: string };
   /** How often other replicas' changes are looked for; default 5 s. */
   pollIntervalMs?: number;
   /** Modules exporting UpstreamCatalogue (the runtime's), unless it is global; without one the admin API shows no health or catalogue. */
@@ -64,12 +70,24 @@ export class McpRegistryModule {
   static forOptions(options: McpRegistryOptions, env: NodeJS.ProcessEnv = process.env): DynamicModule {
     const config = options.configFile ? loadRegistryConfigFile(options.configFile, env) : EMPTY_REGISTRY_CONFIG;
     const cipher = options.secretsKey ? new HeaderCipher(options.secretsKey, options.previousSecretsKeys) : undefined;
-    if (!cipher) {
-      const problems = config.upstreams
-        .filter((upstream) => Object.keys(upstream.headers).length > 0)
-        .map((upstream) => ({ variable: 'MCPGW_SECRETS_KEY', message: `is needed to store the headers MCPGW_CONFIG gives the upstream "${upstream.name}"` }));
-      if (problems.length > 0) throw new ConfigError(problems);
-    }
+    const problems = [
+      ...(cipher
+        ? []
+        : config.upstreams.flatMap((upstream) => [
+            ...(Object.keys(upstream.headers).length > 0
+              ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to store the headers MCPGW_CONFIG gives the upstream "${upstream.name}"` }]
+              : []),
+            ...(upstream.auth?.type === 'oauth' && upstream.auth.clientSecret !== undefined
+              ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to store the client secret MCPGW_CONFIG gives the upstream "${upstream.name}"` }]
+              : []),
+          ])),
+      ...tokenExchangeProblems(config.upstreams, options),
+    ];
+    if (problems.length > 0) throw new ConfigError(problems);
+    const tokenExchange =
+      options.tokenExchange && options.controlPlane?.issuer
+        ? new TokenExchangeCredentials({ issuer: options.controlPlane.issuer, ...options.tokenExchange })
+        : new TokenExchangeCredentials(undefined);
     const controlPlane = options.controlPlane;
     const missing = [
       ['MCPGW_OIDC_ISSUER_URL', controlPlane?.issuer],
@@ -112,6 +130,8 @@ export class McpRegistryModule {
         McpControlPlaneProjects,
         // Upstream headers with {{project.repository_token}}, resolved per call for the runtime's pool.
         { provide: UpstreamCallHeaders, useClass: RepositoryTokenHeaders },
+        // The credentials of upstreams whose auth is per caller (token exchange, OAuth).
+        { provide: UpstreamCredentials, useValue: new StrategyCredentials({ token_exchange: tokenExchange }) },
       ],
       // The MCP endpoints' access policy and the API keys' admin routes ask the same control plane.
       exports: [
@@ -121,10 +141,22 @@ export class McpRegistryModule {
         McpAdminSettings,
         McpControlPlaneProjects,
         UpstreamCallHeaders,
+        UpstreamCredentials,
         ...(configured ? [McpControlPlaneAccess] : []),
       ],
     };
   }
+}
+
+/** MCPGW_CONFIG's token-exchange upstreams need the gateway's client at the identity provider. */
+function tokenExchangeProblems(upstreams: readonly UpstreamDefinition[], options: McpRegistryOptions) {
+  const exchanging = upstreams.filter((upstream) => upstream.auth?.type === 'token_exchange').map((upstream) => `"${upstream.name}"`);
+  if (exchanging.length === 0) return [];
+  const needed = `is needed for the token exchange of upstream ${exchanging.join(', ')} in MCPGW_CONFIG`;
+  return [
+    ...(options.tokenExchange ? [] : [{ variable: 'MCPGW_TOKEN_EXCHANGE_CLIENT_ID', message: needed }]),
+    ...(options.controlPlane?.issuer ? [] : [{ variable: 'MCPGW_OIDC_ISSUER_URL', message: needed }]),
+  ];
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ConfigError, ConfigProblem, parsedUrl, parseYamlConfig, readYamlConfigFile, SettingReader, UnsetVariable } from '@arbor/config';
 import { type GuardrailDefinition, readGuardrails } from '@arbor/guardrails';
 import { TOOL_CALL_GUARDRAILS } from '../guardrails/tool-call-scope';
+import { readUpstreamAuth, type UpstreamAuth } from '../credentials/upstream-auth';
 import type { UpstreamDefinition, UpstreamSelection, UpstreamTransport, VirtualServerDefinition } from './server-registry';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_MS, headerCountProblem, headerProblem, PROJECT_SLUG, SERVER_ID, UPSTREAM_NAME } from './registry-rules';
 
@@ -16,7 +17,7 @@ export const EMPTY_REGISTRY_CONFIG: RegistryConfig = { upstreams: [], servers: [
 
 const VARIABLE = 'MCPGW_CONFIG';
 const TOP_KEYS = ['upstreams', 'servers', 'guardrails'];
-const UPSTREAM_KEYS = ['name', 'url', 'transport', 'headers', 'timeout', 'max_concurrency'];
+const UPSTREAM_KEYS = ['name', 'url', 'transport', 'headers', 'auth', 'timeout', 'max_concurrency'];
 const SERVER_KEYS = ['id', 'project', 'name', 'description', 'upstreams', 'guardrails'];
 const SELECTION_KEYS = ['upstream', 'tools', 'resources', 'prompts'];
 const TRANSPORTS: UpstreamTransport[] = ['streamable-http', 'sse'];
@@ -52,15 +53,17 @@ function checkRegistryConfig(document: Record<string, unknown>): RegistryConfig 
     const url = read.url(entry['url'], `${at}.url`);
     const transport = read.oneOf(entry['transport'], `${at}.transport`, TRANSPORTS) ?? 'streamable-http';
     const headers = read.headers(entry['headers'], `${at}.headers`);
+    const auth = read.auth(entry['auth'], `${at}.auth`);
     const timeout = read.positive(entry['timeout'], `${at}.timeout`);
     const maxConcurrency = read.positiveInteger(entry['max_concurrency'], `${at}.max_concurrency`);
-    if (name === undefined || url === undefined || headers === undefined) return;
+    if (name === undefined || url === undefined || headers === undefined || auth === undefined) return;
     if (upstreams.some((other) => other.name === name)) problem(`${at}.name`, `"${name}" is used by an earlier upstream`);
     upstreams.push({
       name,
       url,
       transport,
       headers,
+      ...(auth.type !== 'static' ? { auth } : {}),
       timeoutMs: timeout !== undefined ? Math.round(timeout * 1000) : DEFAULT_TIMEOUT_MS,
       maxConcurrency: maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
     });
@@ -153,6 +156,16 @@ class Reader extends SettingReader {
       headers[name.toLowerCase()] = resolved as string;
     }
     return ok ? headers : undefined;
+  }
+
+  /** The credentials module's reader; a value written `os.environ/NAME` whose variable is unset is named as such. */
+  auth(value: unknown, path: string): UpstreamAuth | undefined {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const unset = Object.entries(value as Record<string, unknown>).filter(([, entry]) => entry instanceof UnsetVariable);
+      for (const [key, entry] of unset) this.problem(`${path}.${key}`, (entry as UnsetVariable).message);
+      if (unset.length > 0) return undefined;
+    }
+    return readUpstreamAuth(value, path, (at, message) => this.problem(at, message));
   }
 
   positiveInteger(value: unknown, path: string): number | undefined {

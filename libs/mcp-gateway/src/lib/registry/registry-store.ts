@@ -7,6 +7,7 @@ import { ManagedByConfig, SecretsKeyMissing, ServerExists, ServerNotFound, Unkno
 import type { UpstreamDefinition, UpstreamSelection, VirtualServerDefinition } from './server-registry';
 import { RegistrySource, Upstream } from './upstream.entity';
 import { VirtualServer } from './virtual-server.entity';
+import { OAuthAuth, sameAuth, STATIC_AUTH, UpstreamAuth } from '../credentials/upstream-auth';
 
 export interface RowFacts {
   source: RegistrySource;
@@ -238,7 +239,15 @@ export class RegistryStore {
 
   private upstreamRow(definition: UpstreamDefinition, source: RegistrySource): Partial<Upstream> {
     const sealed = Object.keys(definition.headers).length === 0 ? undefined : this.requireCipher().seal(definition.headers, definition.name);
+    const auth = definition.auth ?? STATIC_AUTH;
+    const secret = auth.type === 'oauth' && auth.clientSecret !== undefined ? this.requireCipher().sealSecret(auth.clientSecret, definition.name) : undefined;
+    const { clientSecret: _secret, ...storedAuth } = auth as OAuthAuth;
     return {
+      auth: storedAuth as UpstreamAuth,
+      authSecretKeyId: secret?.keyId ?? null,
+      authSecretNonce: secret?.nonce ?? null,
+      authSecretCiphertext: secret?.ciphertext ?? null,
+      authSecretAuthTag: secret?.authTag ?? null,
       name: definition.name,
       url: definition.url,
       transport: definition.transport,
@@ -258,6 +267,7 @@ export class RegistryStore {
       url: row.url,
       transport: row.transport,
       headers: this.headers(row),
+      auth: this.auth(row),
       timeoutMs: row.timeoutMs,
       maxConcurrency: row.maxConcurrency,
       source: row.source,
@@ -272,9 +282,22 @@ export class RegistryStore {
     return this.cipher.open({ keyId: row.headersKeyId, nonce: row.headersNonce, ciphertext: row.headersCiphertext, authTag: row.headersAuthTag }, row.name);
   }
 
+  /** The row's auth, with its client secret opened (never log it). */
+  private auth(row: Upstream): UpstreamAuth {
+    const auth = row.auth ?? STATIC_AUTH;
+    if (auth.type !== 'oauth' || row.authSecretKeyId === null || row.authSecretNonce === null || row.authSecretCiphertext === null || row.authSecretAuthTag === null) return auth;
+    if (!this.cipher) throw new HeadersUnreadable(row.name, 'MCPGW_SECRETS_KEY is not set');
+    const clientSecret = this.cipher.openSecret(
+      { keyId: row.authSecretKeyId, nonce: row.authSecretNonce, ciphertext: row.authSecretCiphertext, authTag: row.authSecretAuthTag },
+      row.name,
+    );
+    return { ...auth, clientSecret };
+  }
+
   private sameUpstream(row: Upstream, upstream: UpstreamDefinition): boolean {
     if (row.url !== upstream.url || row.transport !== upstream.transport || row.timeoutMs !== upstream.timeoutMs || row.maxConcurrency !== upstream.maxConcurrency) return false;
     try {
+      if (!sameAuth(this.auth(row), upstream.auth)) return false;
       return sameRecord(this.headers(row), upstream.headers);
     } catch (error) {
       // Sealed under a key that is gone: the file's values are sealed again under the current one.

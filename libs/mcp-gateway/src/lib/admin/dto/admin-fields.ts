@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import { excerpt } from '@arbor/platform';
 import { headerCountProblem, headerProblem, PROJECT_SLUG, SERVER_ID, UPSTREAM_NAME } from '../../registry/registry-rules';
+import { readUpstreamAuth } from '../../credentials/upstream-auth';
 
 export const IsUpstreamName = () =>
   applyDecorators(IsString(), Matches(UPSTREAM_NAME, { message: '$property must be 1 to 63 lower-case letters, digits, _ and -, starting with a letter or digit' }));
@@ -27,6 +28,22 @@ export const IsDescription = () => applyDecorators(IsString(), MaxLength(2000));
 
 /** Guardrail names of MCPGW_CONFIG's `guardrails:` (whether each is configured is the controller's to say). */
 export const IsGuardrailNames = () => applyDecorators(IsArray(), ArrayMaxSize(50), IsString({ each: true }), IsNotEmpty({ each: true }), MaxLength(200, { each: true }));
+
+/** An upstream's `auth` (the credentials module's rules, as MCPGW_CONFIG's); messages name fields, never the secret. */
+export const IsUpstreamAuth = () =>
+  ValidateBy({
+    name: 'isUpstreamAuth',
+    validator: {
+      validate: (value: unknown) => authProblems(value).length === 0,
+      defaultMessage: (args) => authProblems(args?.value).join('; ') || '$property is invalid',
+    },
+  });
+
+function authProblems(value: unknown): string[] {
+  const problems: string[] = [];
+  readUpstreamAuth(value, 'auth', (path, message) => problems.push(`${path} ${message}`));
+  return problems;
+}
 
 /** `{name: value}`, values strings; the message names the header, never the value. */
 export const IsUpstreamHeaders = () =>

@@ -1,0 +1,24 @@
+/**
+ * Who an upstream call is made for, as the credentials module needs to know it: a person with
+ * their own sign-in token (to exchange), or a machine (an MCP API key, an agent's key) with none.
+ */
+export type CredentialCaller = PersonCaller | MachineCaller;
+
+export interface PersonCaller {
+  kind: 'person';
+  /** The identity provider's `sub`. */
+  subject: string;
+  /** The person's own bearer token as presented to the gateway: only ever sent to the identity provider, to exchange. */
+  token: string;
+}
+
+export interface MachineCaller {
+  kind: 'machine';
+  /** `key:<id>` and the like. */
+  principal: string;
+}
+
+/** The key credentials are kept under for this caller: never a token. */
+export function callerKey(caller: CredentialCaller): string {
+  return caller.kind === 'person' ? `person:${caller.subject}` : caller.principal;
+}
