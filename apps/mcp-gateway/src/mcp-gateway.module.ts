@@ -54,6 +54,7 @@ export class McpGatewayModule {
             .filter(Boolean),
           allowLinkLocal: config.allowLinkLocalUpstreams,
           repositoryTokenHosts: config.repositoryTokenHosts,
+          publicUrl: config.MCPGW_PUBLIC_URL,
           ...(config.MCPGW_TOKEN_EXCHANGE_CLIENT_ID && config.MCPGW_TOKEN_EXCHANGE_CLIENT_SECRET
             ? { tokenExchange: { clientId: config.MCPGW_TOKEN_EXCHANGE_CLIENT_ID, clientSecret: config.MCPGW_TOKEN_EXCHANGE_CLIENT_SECRET } }
             : {}),

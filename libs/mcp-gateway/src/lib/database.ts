@@ -1,5 +1,7 @@
 import { AddVirtualServerGuardrails1764000000500 } from './migrations/1764000000500-AddVirtualServerGuardrails';
 import { AddUpstreamAuth1764000000700 } from './migrations/1764000000700-AddUpstreamAuth';
+import { CreateOAuthConnections1764000000710 } from './migrations/1764000000710-CreateOAuthConnections';
+import { OAuthClient, OAuthConnection } from './credentials/oauth/oauth-connection.entity';
 import { CreateMcpApiKeys1764000000300 } from './migrations/1764000000300-CreateMcpApiKeys';
 import { McpApiKey } from './access/mcp-api-key.entity';
 import { CreateUpstreams1764000000100 } from './migrations/1764000000100-CreateUpstreams';
@@ -9,7 +11,7 @@ import { VirtualServer } from './registry/virtual-server.entity';
 
 /** For the gateway service's DatabaseModule.forRoot. */ import { AddControlPlaneProjectIds1764000000400 } from './migrations/1764000000400-AddControlPlaneProjectIds';
 
-export const MCP_GATEWAY_ENTITIES = [Upstream, VirtualServer, McpApiKey];
+export const MCP_GATEWAY_ENTITIES = [Upstream, VirtualServer, McpApiKey, OAuthConnection, OAuthClient];
 export const MCP_GATEWAY_MIGRATIONS = [
   CreateUpstreams1764000000100,
   CreateVirtualServers1764000000200,
@@ -17,4 +19,5 @@ export const MCP_GATEWAY_MIGRATIONS = [
   AddControlPlaneProjectIds1764000000400,
   AddVirtualServerGuardrails1764000000500,
   AddUpstreamAuth1764000000700,
+  CreateOAuthConnections1764000000710,
 ];

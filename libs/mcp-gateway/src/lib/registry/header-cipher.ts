@@ -37,6 +37,16 @@ export class HeaderCipher {
     return this.sealer.seal(value, `${upstream}#auth`);
   }
 
+  /** Any other secret of the gateway's (OAuth tokens, connection states) under MCPGW_SECRETS_KEY; `context` binds it to where it belongs. */
+  sealValue(value: string, context: string): SealedSecret {
+    return this.sealer.seal(value, context);
+  }
+
+  /** Throws SealedSecretUnreadable or UnknownSealingKey (altered, another context's, or a key no longer held). */
+  openValue(sealed: SealedSecret, context: string): string {
+    return this.sealer.open(sealed, context);
+  }
+
   openSecret(sealed: SealedHeaders, upstream: string): string {
     try {
       return this.sealer.open(sealed, `${upstream}#auth`);

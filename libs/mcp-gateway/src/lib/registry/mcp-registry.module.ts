@@ -19,6 +19,9 @@ import { UpstreamCallHeaders } from '../upstreams/per-call-headers';
 import { MetricsRegistry } from '@arbor/observability';
 import { ToolCallGuardrails } from '../guardrails/tool-call-guardrails';
 import { StrategyCredentials } from '../credentials/strategy-credentials';
+import { OAuthCredentials, type OAuthSettings } from '../credentials/oauth/oauth-credentials';
+import { OAuthController } from '../credentials/oauth/oauth.controller';
+import { guardedFetch } from '../upstreams/sse-upstream';
 import { TokenExchangeCredentials } from '../credentials/token-exchange';
 import { UpstreamCredentials } from '../credentials/upstream-credentials';
 import type { UpstreamDefinition } from './server-registry';
@@ -51,6 +54,8 @@ export interface McpRegistryOptions {
   controlPlane?: McpControlPlaneSettings;
   /** MCPGW_TOKEN_EXCHANGE_CLIENT_ID and _SECRET: the gateway's own client at the identity provider (MCPGW_OIDC_ISSUER_URL), for `token_exchange` upstreams. */
   tokenExchange?: { clientId: string; clientSecret: string };
+  /** MCPGW_PUBLIC_URL: where browsers reach the gateway, for the OAuth callback and connect links of `oauth` upstreams. */
+  publicUrl?: string;
   /** How often other replicas' changes are looked for; default 5 s. */
   pollIntervalMs?: number;
   /** Modules exporting UpstreamCatalogue (the runtime's), unless it is global; without one the admin API shows no health or catalogue. */
@@ -77,8 +82,8 @@ export class McpRegistryModule {
             ...(Object.keys(upstream.headers).length > 0
               ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to store the headers MCPGW_CONFIG gives the upstream "${upstream.name}"` }]
               : []),
-            ...(upstream.auth?.type === 'oauth' && upstream.auth.clientSecret !== undefined
-              ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to store the client secret MCPGW_CONFIG gives the upstream "${upstream.name}"` }]
+            ...(upstream.auth?.type === 'oauth'
+              ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to keep the OAuth tokens of the upstream "${upstream.name}" in MCPGW_CONFIG sealed` }]
               : []),
           ])),
       ...tokenExchangeProblems(config.upstreams, options),
@@ -103,7 +108,7 @@ export class McpRegistryModule {
       module: McpRegistryModule,
       global: true,
       imports: [controlPlaneModule(configured, missing), ...(options.imports ?? [])],
-      controllers: [UpstreamsController, ServersController, ToolsController],
+      controllers: [UpstreamsController, ServersController, ToolsController, ...(cipher ? [OAuthController] : [])],
       providers: [
         // MCPGW_CONFIG's guardrails, for the runtime's catalogue and the admin API's check of the names servers give.
         { provide: ToolCallGuardrails, useFactory: (metrics: MetricsRegistry) => new ToolCallGuardrails(config.guardrails, metrics), inject: [MetricsRegistry] },
@@ -130,8 +135,27 @@ export class McpRegistryModule {
         McpControlPlaneProjects,
         // Upstream headers with {{project.repository_token}}, resolved per call for the runtime's pool.
         { provide: UpstreamCallHeaders, useClass: RepositoryTokenHeaders },
-        // The credentials of upstreams whose auth is per caller (token exchange, OAuth).
-        { provide: UpstreamCredentials, useValue: new StrategyCredentials({ token_exchange: tokenExchange }) },
+        // The credentials of upstreams whose auth is per caller (token exchange, OAuth; OAuth keeps its tokens sealed, so needs MCPGW_SECRETS_KEY).
+        ...(cipher
+          ? [
+              {
+                provide: OAuthCredentials,
+                useFactory: (dataSource: DataSource) =>
+                  new OAuthCredentials({
+                    publicUrl: options.publicUrl ?? 'http://localhost:4444',
+                    cipher,
+                    dataSource,
+                    fetch: guardedFetch(options.allowLinkLocal) as OAuthSettings['fetch'],
+                  }),
+                inject: [DataSource],
+              },
+            ]
+          : []),
+        {
+          provide: UpstreamCredentials,
+          useFactory: (oauth?: OAuthCredentials) => new StrategyCredentials({ token_exchange: tokenExchange, ...(oauth ? { oauth } : {}) }),
+          inject: [{ token: OAuthCredentials, optional: true }],
+        },
       ],
       // The MCP endpoints' access policy and the API keys' admin routes ask the same control plane.
       exports: [

@@ -31,7 +31,7 @@ export class SseUpstreamTransport extends SSEClientTransport implements Upstream
 const GUARDED_DISPATCHERS = new Map<boolean, Agent>();
 
 /** fetch on connections whose addresses pass the guard when they are opened. */
-function guardedFetch(allowLinkLocal: boolean): FetchLike {
+export function guardedFetch(allowLinkLocal: boolean): FetchLike {
   let dispatcher = GUARDED_DISPATCHERS.get(allowLinkLocal);
   if (!dispatcher) {
     dispatcher = new Agent({ connect: { lookup: guardedLookup(allowLinkLocal) } });
