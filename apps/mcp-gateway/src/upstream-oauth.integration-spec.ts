@@ -86,7 +86,7 @@ describe('a third-party upstream protected by OAuth, connected once per person',
   beforeAll(async () => {
     [thirdParty, browser] = await Promise.all([startThirdParty(), launchTestBrowser()]);
     controlPlane = await startTestControlPlane();
-    await controlPlane.grant('alice', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
+    await controlPlane.grant('alice', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer', 'mcp-gateway.operator'] } });
     await controlPlane.grant('bob', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
     const config = path.join(mkdtempSync(path.join(tmpdir(), 'mcpgw-upstream-oauth-')), 'config.yaml');
     writeFileSync(
@@ -95,8 +95,12 @@ describe('a third-party upstream protected by OAuth, connected once per person',
   - name: wiki
     url: "${thirdParty.url}"
     auth: { type: oauth }
+  - name: wiki-for-machines
+    url: "${thirdParty.url}"
+    auth: { type: oauth, client_id: wiki-machines, client_secret: wiki-machines-secret, client_credentials: true }
 servers:
   - { id: tools, project: alpha, name: Tools, upstreams: [{ upstream: wiki }] }
+  - { id: machines, project: alpha, name: For machines, upstreams: [{ upstream: wiki-for-machines }] }
 `,
     );
     database = await createTestDatabase();
@@ -127,12 +131,11 @@ servers:
   it('connects alice in the browser from her connections, then calls the upstream with her token', async () => {
     const before = await api('GET', '/api/v1/me/connections', controlPlane.tokens.alice);
     expect(before.status).toBe(200);
-    expect(before.body.connections).toEqual([
-      expect.objectContaining({ upstream: 'wiki', connected: false, connect_url: expect.stringContaining(`${gateway.url}/oauth/connect/wiki?ticket=`) }),
-    ]);
+    const wiki = before.body.connections?.find((connection) => connection.upstream === 'wiki');
+    expect(wiki).toEqual(expect.objectContaining({ connected: false, connect_url: expect.stringContaining(`${gateway.url}/oauth/connect/wiki?ticket=`) }));
 
-    expect(await connectInBrowser(before.body.connections![0]!.connect_url, 'alice-at-the-wiki')).toContain('Your account at upstream "wiki" is connected');
-    expect((await api('GET', '/api/v1/me/connections', controlPlane.tokens.alice)).body.connections).toEqual([expect.objectContaining({ upstream: 'wiki', connected: true })]);
+    expect(await connectInBrowser(wiki!.connect_url, 'alice-at-the-wiki')).toContain('Your account at upstream "wiki" is connected');
+    expect((await api('GET', '/api/v1/me/connections', controlPlane.tokens.alice)).body.connections).toContainEqual(expect.objectContaining({ upstream: 'wiki', connected: true }));
 
     expect(await callWhoami(server, controlPlane.tokens.alice)).toEqual({ text: expect.stringMatching(/^wiki account alice-at-the-wiki /), isError: false });
     // The tokens are in the database sealed, never in plaintext.
@@ -152,6 +155,32 @@ servers:
     expect(await connectInBrowser(link, 'bob-at-the-wiki')).toContain('is connected');
     expect(await callWhoami(server, controlPlane.tokens.bob)).toEqual({ text: expect.stringMatching(/^wiki account bob-at-the-wiki /), isError: false });
     expect(await callWhoami(server, controlPlane.tokens.alice)).toEqual({ text: expect.stringMatching(/^wiki account alice-at-the-wiki /), isError: false });
+  });
+
+  it("renews a person's expired token with the refresh token, without asking them again", async () => {
+    const dataSource = gateway.app.get(DataSource);
+    const before = (await dataSource.query("select tokens_ciphertext from oauth_connections where upstream = 'wiki' and subject <> ''")) as { tokens_ciphertext: Buffer }[];
+    await dataSource.query("update oauth_connections set expires_at = now() - interval '1 minute' where upstream = 'wiki'");
+    expect(await callWhoami(server, controlPlane.tokens.alice)).toEqual({ text: expect.stringMatching(/^wiki account alice-at-the-wiki /), isError: false });
+    const after = (await dataSource.query("select tokens_ciphertext, expires_at from oauth_connections where upstream = 'wiki' and subject <> ''")) as {
+      tokens_ciphertext: Buffer;
+      expires_at: Date;
+    }[];
+    expect(after.some((row) => row.expires_at.getTime() > Date.now())).toBe(true);
+    expect(after.map((row) => row.tokens_ciphertext.toString('hex'))).not.toEqual(before.map((row) => row.tokens_ciphertext.toString('hex')));
+  });
+
+  it('serves an MCP API key with the client-credentials grant where the upstream allows it, and refuses it where not', async () => {
+    const created = await fetch(`${gateway.url}/api/v1/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${controlPlane.tokens.alice}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ project: 'alpha', name: 'ci' }),
+    });
+    const { key } = (await created.json()) as { key: string };
+    expect(await callWhoami(`${gateway.url}/servers/machines/mcp`, key)).toEqual({ text: expect.stringMatching(/^wiki account wiki-machines /), isError: false });
+    const refused = await callWhoami(server, key);
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/Upstream "wiki" is used with each person's own account \(OAuth\), and this caller is no person/);
   });
 
   it('lets a person disconnect: their next call asks them to connect again, the others keep theirs', async () => {

@@ -1,9 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { randomUUID } from 'node:crypto';
 import {
-  CallToolResult,
   ClientRequest,
   ErrorCode,
   ListPromptsResultSchema,
@@ -21,7 +19,6 @@ import {
   ServerCapabilities,
   Tool,
   ToolListChangedNotificationSchema,
-  UrlElicitationRequiredError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
 import { ServerRegistry, UpstreamDefinition } from '../registry/server-registry';
@@ -36,6 +33,7 @@ import { callerKey, type CredentialCaller } from '../credentials/credential-call
 import { CredentialsUnavailable } from '../credentials/credentials.exception';
 import { isPerCaller } from '../credentials/upstream-auth';
 import { UpstreamCredentials } from '../credentials/upstream-credentials';
+import { refusedCall } from './refused-call';
 
 /** What an upstream offers, as it names it. */
 export interface UpstreamOffer {
@@ -576,26 +574,6 @@ export class UpstreamAnswer extends McpError {
     const prefix = `MCP error ${error.code}: `;
     return new UpstreamAnswer(error.code, error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message, error.data);
   }
-}
-
-/**
- * A call the caller's credentials could not be had for, never made: a tool call answers a tool
- * error whose text says why (and holds the link a person connects with); a client that takes
- * URL-mode elicitations is asked to open that link instead; any other request is an error.
- */
-function refusedCall(request: ClientRequest, refusal: CredentialsUnavailable, elicitsUrls: boolean): Result {
-  const data = { code: refusal.code, upstream: refusal.upstream, ...(refusal.connectUrl ? { connect_url: refusal.connectUrl } : {}) };
-  if (refusal.connectUrl && elicitsUrls) {
-    throw new UrlElicitationRequiredError(
-      [{ mode: 'url', elicitationId: randomUUID(), url: refusal.connectUrl, message: `Connect your account at upstream "${refusal.upstream}" to use it through the gateway.` }],
-      refusal.message,
-    );
-  }
-  if (request.method === 'tools/call') {
-    const text = refusal.connectUrl ? `${refusal.message}: ${refusal.connectUrl}` : refusal.message;
-    return { content: [{ type: 'text', text }], isError: true, _meta: { 'arbor.dev/credentials': data } } as CallToolResult;
-  }
-  throw new McpError(ErrorCode.InvalidRequest, refusal.connectUrl ? `${refusal.message}: ${refusal.connectUrl}` : refusal.message, data);
 }
 
 export function unavailable(upstream: string, reason: string): McpError {

@@ -20,8 +20,6 @@ export const OAUTH_CONNECT_PATH = '/oauth/connect';
 const LINK_LIFETIME_MS = 15 * 60_000;
 /** A token is renewed when it expires within this. */
 const EXPIRY_MARGIN_MS = 30_000;
-/** How long a replica keeps a person's opened tokens before reading them from the database again (a revocation elsewhere takes this long). */
-const TOKEN_CACHE_MS = 30_000;
 
 export interface OAuthSettings {
   /** MCPGW_PUBLIC_URL: the callback and connect links are built on it. */
@@ -67,7 +65,8 @@ interface ConsentState {
 export class OAuthCredentials implements CredentialStrategy {
   private readonly logger = new Logger('OAuthCredentials');
   private readonly configurations = new Map<string, Promise<oidc.Configuration>>();
-  private readonly tokens = new Map<string, { token: string; expiresAt: number; readAt: number }>();
+  /** Client-credentials tokens of the upstreams' own clients (machine callers), until shortly before they expire. */
+  private readonly clientTokens = new Map<string, { token: string; expiresAt: number }>();
 
   constructor(private readonly settings: OAuthSettings) {}
 
@@ -83,15 +82,13 @@ export class OAuthCredentials implements CredentialStrategy {
       }
       return { authorization: `Bearer ${await this.clientCredentialsToken(upstream)}` };
     }
-    const key = `${upstream.name}\u0000${caller.subject}`;
+    // Read per call (one primary-key row): a disconnect on any replica holds at once.
     const now = Date.now();
-    const cached = this.tokens.get(key);
-    if (cached && cached.readAt + TOKEN_CACHE_MS > now && cached.expiresAt - EXPIRY_MARGIN_MS > now) return { authorization: `Bearer ${cached.token}` };
     const repository = this.settings.dataSource.getRepository(OAuthConnection);
     const row = await repository.findOneBy({ upstream: upstream.name, subject: caller.subject });
     if (!row) throw this.connectionRequired(upstream, caller.subject, `Connect your account at upstream "${upstream.name}" first`);
     let tokens = this.open(row);
-    let expiresAt = row.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
+    const expiresAt = row.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
     if (expiresAt - EXPIRY_MARGIN_MS <= now) {
       if (!tokens.refresh_token) {
         await repository.delete({ upstream: upstream.name, subject: caller.subject });
@@ -100,8 +97,7 @@ export class OAuthCredentials implements CredentialStrategy {
       try {
         const renewed = await oidc.refreshTokenGrant(await this.configuration(upstream), tokens.refresh_token, { resource: upstream.url });
         tokens = { access_token: renewed.access_token, refresh_token: renewed.refresh_token ?? tokens.refresh_token };
-        const stored = await this.store(upstream, caller.subject, row.issuer, tokens, renewed.expiresIn(), renewed.scope ?? row.scope ?? undefined);
-        expiresAt = stored.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
+        await this.store(upstream, caller.subject, row.issuer, tokens, renewed.expiresIn(), renewed.scope ?? row.scope ?? undefined);
       } catch (error) {
         if (error instanceof CredentialsUnavailable) throw error;
         if (error instanceof oidc.ResponseBodyError && error.error === 'invalid_grant') {
@@ -111,7 +107,6 @@ export class OAuthCredentials implements CredentialStrategy {
         throw new CredentialsUnavailable('oauth_failed', upstream.name, `Your connection to upstream "${upstream.name}" could not be renewed: ${authorisationServerReason(error)}`);
       }
     }
-    this.tokens.set(key, { token: tokens.access_token, expiresAt, readAt: now });
     return { authorization: `Bearer ${tokens.access_token}` };
   }
 
@@ -193,7 +188,6 @@ export class OAuthCredentials implements CredentialStrategy {
   async disconnect(upstream: PerCallerUpstream, subject: string): Promise<boolean> {
     const repository = this.settings.dataSource.getRepository(OAuthConnection);
     const row = await repository.findOneBy({ upstream: upstream.name, subject });
-    this.tokens.delete(`${upstream.name}\u0000${subject}`);
     if (!row) return false;
     await repository.delete({ upstream: upstream.name, subject });
     try {
@@ -224,15 +218,15 @@ export class OAuthCredentials implements CredentialStrategy {
 
   /** The client-credentials token of the upstream's configured client, cached until shortly before it expires. */
   private async clientCredentialsToken(upstream: PerCallerUpstream): Promise<string> {
-    const key = `${upstream.name}\u0000(client)`;
-    const cached = this.tokens.get(key);
+    const key = upstream.name;
+    const cached = this.clientTokens.get(key);
     if (cached && cached.expiresAt - EXPIRY_MARGIN_MS > Date.now()) return cached.token;
     try {
       const answer = await oidc.clientCredentialsGrant(await this.configuration(upstream), {
         resource: upstream.url,
         ...(this.authOf(upstream).scope ? { scope: this.authOf(upstream).scope as string } : {}),
       });
-      this.tokens.set(key, { token: answer.access_token, expiresAt: Date.now() + (answer.expiresIn() ?? 60) * 1000, readAt: Date.now() });
+      this.clientTokens.set(key, { token: answer.access_token, expiresAt: Date.now() + (answer.expiresIn() ?? 60) * 1000 });
       return answer.access_token;
     } catch (error) {
       if (error instanceof CredentialsUnavailable) throw error;
@@ -347,7 +341,6 @@ export class OAuthCredentials implements CredentialStrategy {
       expiresAt: expiresIn === undefined ? null : new Date(Date.now() + expiresIn * 1000),
     };
     await repository.upsert(row, ['upstream', 'subject']);
-    this.tokens.delete(`${upstream.name}\u0000${subject}`);
     return repository.findOneByOrFail({ upstream: upstream.name, subject });
   }
 
