@@ -55,8 +55,8 @@ export class McpGatewayModule {
           allowLinkLocal: config.allowLinkLocalUpstreams,
           repositoryTokenHosts: config.repositoryTokenHosts,
           publicUrl: config.MCPGW_PUBLIC_URL,
-          ...(config.MCPGW_TOKEN_EXCHANGE_CLIENT_ID && config.MCPGW_TOKEN_EXCHANGE_CLIENT_SECRET
-            ? { tokenExchange: { clientId: config.MCPGW_TOKEN_EXCHANGE_CLIENT_ID, clientSecret: config.MCPGW_TOKEN_EXCHANGE_CLIENT_SECRET } }
+          ...(config.MCPGW_OIDC_CLIENT_ID && config.MCPGW_OIDC_CLIENT_SECRET
+            ? { gatewayClient: { clientId: config.MCPGW_OIDC_CLIENT_ID, clientSecret: config.MCPGW_OIDC_CLIENT_SECRET } }
             : {}),
           // Passed even when incomplete, so that person-authorised calls can name what is missing.
           controlPlane: {

@@ -111,8 +111,8 @@ servers:
       MCPGW_CONTROL_PLANE_URL: controlPlane.url,
       MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
       MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
-      MCPGW_TOKEN_EXCHANGE_CLIENT_ID: 'mcp-gateway',
-      MCPGW_TOKEN_EXCHANGE_CLIENT_SECRET: 'dev-mcp-gateway-secret',
+      MCPGW_OIDC_CLIENT_ID: 'mcp-gateway',
+      MCPGW_OIDC_CLIENT_SECRET: 'dev-mcp-gateway-secret',
     });
   }, 60_000);
 

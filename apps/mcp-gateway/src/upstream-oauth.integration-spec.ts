@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -65,12 +65,17 @@ describe('a third-party upstream protected by OAuth, connected once per person',
     return { status: response.status, body: (text ? JSON.parse(text) : {}) as { connections?: { upstream: string; connected: boolean; connect_url: string }[] } };
   };
 
-  /** Opens a connect link in Chromium and signs in at the third party's login form as `login`; the gateway's page at the end. */
-  async function connectInBrowser(link: string, login: string): Promise<string> {
+  /**
+   * Opens a connect link in Chromium: signs in at the suite's identity provider as `person` (the
+   * gateway confirms who opened the link), then at the third party's login form as `login`; the
+   * gateway's page at the end.
+   */
+  async function connectInBrowser(link: string, person: 'alice' | 'bob', login: string): Promise<string> {
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
       await page.goto(link);
+      await signInAtSuite(page, person);
       await page.fill('input[name="login"]', login);
       await page.fill('input[name="password"]', 'any password');
       await page.click('button[type="submit"]');
@@ -81,6 +86,12 @@ describe('a third-party upstream protected by OAuth, connected once per person',
     } finally {
       await context.close();
     }
+  }
+
+  async function signInAtSuite(page: Page, person: string): Promise<void> {
+    await page.fill('#username', person);
+    await page.fill('#password', person);
+    await page.click('button[name="login"]');
   }
 
   beforeAll(async () => {
@@ -116,6 +127,8 @@ servers:
       MCPGW_CONTROL_PLANE_URL: controlPlane.url,
       MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
       MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
+      MCPGW_OIDC_CLIENT_ID: 'mcp-gateway',
+      MCPGW_OIDC_CLIENT_SECRET: 'dev-mcp-gateway-secret',
     });
     server = `${gateway.url}/servers/tools/mcp`;
   }, 90_000);
@@ -134,7 +147,7 @@ servers:
     const wiki = before.body.connections?.find((connection) => connection.upstream === 'wiki');
     expect(wiki).toEqual(expect.objectContaining({ connected: false, connect_url: expect.stringContaining(`${gateway.url}/oauth/connect/wiki?ticket=`) }));
 
-    expect(await connectInBrowser(wiki!.connect_url, 'alice-at-the-wiki')).toContain('Your account at upstream "wiki" is connected');
+    expect(await connectInBrowser(wiki!.connect_url, 'alice', 'alice-at-the-wiki')).toContain('Your account at upstream "wiki" is connected');
     expect((await api('GET', '/api/v1/me/connections', controlPlane.tokens.alice)).body.connections).toContainEqual(expect.objectContaining({ upstream: 'wiki', connected: true }));
 
     expect(await callWhoami(server, controlPlane.tokens.alice)).toEqual({ text: expect.stringMatching(/^wiki account alice-at-the-wiki /), isError: false });
@@ -152,7 +165,7 @@ servers:
     expect(thirdParty.refused()).toBe(refusedBefore);
 
     const link = /(http:\/\/\S+)$/.exec(first.text)![1]!;
-    expect(await connectInBrowser(link, 'bob-at-the-wiki')).toContain('is connected');
+    expect(await connectInBrowser(link, 'bob', 'bob-at-the-wiki')).toContain('is connected');
     expect(await callWhoami(server, controlPlane.tokens.bob)).toEqual({ text: expect.stringMatching(/^wiki account bob-at-the-wiki /), isError: false });
     expect(await callWhoami(server, controlPlane.tokens.alice)).toEqual({ text: expect.stringMatching(/^wiki account alice-at-the-wiki /), isError: false });
   });
@@ -188,6 +201,21 @@ servers:
     expect((await api('DELETE', '/api/v1/me/connections/wiki', controlPlane.tokens.bob)).status).toBe(404);
     expect((await callWhoami(server, controlPlane.tokens.bob)).text).toMatch(/^Connect your account at upstream "wiki" first/);
     expect((await callWhoami(server, controlPlane.tokens.alice)).text).toMatch(/^wiki account alice-at-the-wiki /);
+  });
+
+  it('stops a connect link opened by someone other than the person it was made for, before any consent', async () => {
+    const link = /(http:\/\/\S+)$/.exec((await callWhoami(server, controlPlane.tokens.bob)).text)![1]!;
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(link);
+      await signInAtSuite(page, 'alice');
+      await page.waitForURL(`${gateway.url}/oauth/signed-in?**`);
+      expect(await page.textContent('main')).toContain('This connect link was made for another person');
+    } finally {
+      await context.close();
+    }
+    expect((await callWhoami(server, controlPlane.tokens.bob)).text).toMatch(/^Connect your account at upstream "wiki" first/);
   });
 
   it('refuses a connect link that was tampered with', async () => {

@@ -106,22 +106,22 @@ describe("the other services' configuration", () => {
     expect([mcp.MCPGW_REDIS_URL, mcp.MCPGW_REPLICA_URL]).toEqual(['redis://redis:6379', 'http://10.0.0.7:4444']);
   });
 
-  it("wants both halves of the MCP gateway's token-exchange client, and the issuer it exchanges at", () => {
+  it("wants both halves of the MCP gateway's own client at the identity provider, and that provider", () => {
     const base = { MCPGW_DATABASE_URL: 'postgres://h/m' };
-    expect(lines(() => loadConfig(McpGatewayConfig, { ...base, MCPGW_TOKEN_EXCHANGE_CLIENT_ID: 'mcp-gateway' }))).toEqual([
-      'MCPGW_OIDC_ISSUER_URL: is required with MCPGW_TOKEN_EXCHANGE_CLIENT_ID: tokens are exchanged there',
-      'MCPGW_TOKEN_EXCHANGE_CLIENT_SECRET: is required with MCPGW_TOKEN_EXCHANGE_CLIENT_ID',
+    expect(lines(() => loadConfig(McpGatewayConfig, { ...base, MCPGW_OIDC_CLIENT_ID: 'mcp-gateway' }))).toEqual([
+      'MCPGW_OIDC_CLIENT_SECRET: is required with MCPGW_OIDC_CLIENT_ID',
+      'MCPGW_OIDC_ISSUER_URL: is required with MCPGW_OIDC_CLIENT_ID: the client is there',
     ]);
-    expect(lines(() => loadConfig(McpGatewayConfig, { ...base, MCPGW_TOKEN_EXCHANGE_CLIENT_SECRET: 's' }))).toEqual([
-      expect.stringMatching(/^MCPGW_TOKEN_EXCHANGE_CLIENT_ID: is required with MCPGW_TOKEN_EXCHANGE_CLIENT_SECRET/),
+    expect(lines(() => loadConfig(McpGatewayConfig, { ...base, MCPGW_OIDC_CLIENT_SECRET: 's' }))).toEqual([
+      expect.stringMatching(/^MCPGW_OIDC_CLIENT_ID: is required with MCPGW_OIDC_CLIENT_SECRET/),
     ]);
     const config = loadConfig(McpGatewayConfig, {
       ...base,
       MCPGW_OIDC_ISSUER_URL: 'http://localhost:8090/realms/arbor',
-      MCPGW_TOKEN_EXCHANGE_CLIENT_ID: 'mcp-gateway',
-      MCPGW_TOKEN_EXCHANGE_CLIENT_SECRET: 'dev-mcp-gateway-secret',
+      MCPGW_OIDC_CLIENT_ID: 'mcp-gateway',
+      MCPGW_OIDC_CLIENT_SECRET: 'dev-mcp-gateway-secret',
     });
-    expect([config.MCPGW_TOKEN_EXCHANGE_CLIENT_ID, config.MCPGW_TOKEN_EXCHANGE_CLIENT_SECRET]).toEqual(['mcp-gateway', 'dev-mcp-gateway-secret']);
+    expect([config.MCPGW_OIDC_CLIENT_ID, config.MCPGW_OIDC_CLIENT_SECRET]).toEqual(['mcp-gateway', 'dev-mcp-gateway-secret']);
   });
 
   it('listens where CP_DISPATCHER_LISTEN_ADDR says and needs the issuer once a target is set', () => {

@@ -11,7 +11,7 @@ const EXPIRY_MARGIN_MS = 30_000;
 /** Exchanged tokens kept at most (one per person and audience); the oldest go first. */
 const MAX_CACHED = 10_000;
 
-/** The gateway's own confidential client at the suite's identity provider (MCPGW_TOKEN_EXCHANGE_CLIENT_*). */
+/** The gateway's own confidential client at the suite's identity provider (MCPGW_OIDC_CLIENT_*). */
 export interface TokenExchangeSettings {
   issuer: string;
   clientId: string;
@@ -48,7 +48,7 @@ export class TokenExchangeCredentials implements CredentialStrategy {
       throw new CredentialsUnavailable(
         'token_exchange_not_configured',
         upstream.name,
-        `Upstream "${upstream.name}" needs token exchange, which this gateway is not set up for (MCPGW_TOKEN_EXCHANGE_CLIENT_ID, MCPGW_TOKEN_EXCHANGE_CLIENT_SECRET, MCPGW_OIDC_ISSUER_URL)`,
+        `Upstream "${upstream.name}" needs token exchange, which this gateway is not set up for (MCPGW_OIDC_CLIENT_ID, MCPGW_OIDC_CLIENT_SECRET, MCPGW_OIDC_ISSUER_URL)`,
       );
     }
     let answer: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers;

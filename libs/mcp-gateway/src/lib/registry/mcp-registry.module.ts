@@ -21,8 +21,10 @@ import { ToolCallGuardrails } from '../guardrails/tool-call-guardrails';
 import { StrategyCredentials } from '../credentials/strategy-credentials';
 import { OAuthCredentials, type OAuthSettings } from '../credentials/oauth/oauth-credentials';
 import { OAuthController } from '../credentials/oauth/oauth.controller';
+import { ConnectSignIn } from '../credentials/oauth/connect-sign-in';
 import { guardedFetch } from '../upstreams/sse-upstream';
 import { TokenExchangeCredentials } from '../credentials/token-exchange';
+import { isPerCaller } from '../credentials/upstream-auth';
 import { UpstreamCredentials } from '../credentials/upstream-credentials';
 import type { UpstreamDefinition } from './server-registry';
 
@@ -52,8 +54,11 @@ export interface McpRegistryOptions {
   /** MCPGW_REPOSITORY_TOKEN_HOSTS: the only hosts {{project.repository_token}} is sent to; default none. */
   repositoryTokenHosts?: readonly string[];
   controlPlane?: McpControlPlaneSettings;
-  /** MCPGW_TOKEN_EXCHANGE_CLIENT_ID and _SECRET: the gateway's own client at the identity provider (MCPGW_OIDC_ISSUER_URL), for `token_exchange` upstreams. */
-  tokenExchange?: { clientId: string; clientSecret: string };
+  /**
+   * MCPGW_OIDC_CLIENT_ID and _SECRET: the gateway's own confidential client at the identity provider
+   * (MCPGW_OIDC_ISSUER_URL), for `token_exchange` upstreams and to confirm who opens an OAuth connect link.
+   */
+  gatewayClient?: { clientId: string; clientSecret: string };
   /** MCPGW_PUBLIC_URL: where browsers reach the gateway, for the OAuth callback and connect links of `oauth` upstreams. */
   publicUrl?: string;
   /** How often other replicas' changes are looked for; default 5 s. */
@@ -86,13 +91,12 @@ export class McpRegistryModule {
               ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to keep the OAuth tokens of the upstream "${upstream.name}" in MCPGW_CONFIG sealed` }]
               : []),
           ])),
-      ...tokenExchangeProblems(config.upstreams, options),
+      ...gatewayClientProblems(config.upstreams, options),
     ];
     if (problems.length > 0) throw new ConfigError(problems);
-    const tokenExchange =
-      options.tokenExchange && options.controlPlane?.issuer
-        ? new TokenExchangeCredentials({ issuer: options.controlPlane.issuer, ...options.tokenExchange })
-        : new TokenExchangeCredentials(undefined);
+    const gatewayClient = options.gatewayClient && options.controlPlane?.issuer ? { issuer: options.controlPlane.issuer, ...options.gatewayClient } : undefined;
+    const tokenExchange = new TokenExchangeCredentials(gatewayClient);
+    const publicUrl = (options.publicUrl ?? 'http://localhost:4444').replace(/\/+$/, '');
     const controlPlane = options.controlPlane;
     const missing = [
       ['MCPGW_OIDC_ISSUER_URL', controlPlane?.issuer],
@@ -142,13 +146,14 @@ export class McpRegistryModule {
                 provide: OAuthCredentials,
                 useFactory: (dataSource: DataSource) =>
                   new OAuthCredentials({
-                    publicUrl: options.publicUrl ?? 'http://localhost:4444',
+                    publicUrl,
                     cipher,
                     dataSource,
                     fetch: guardedFetch(options.allowLinkLocal) as OAuthSettings['fetch'],
                   }),
                 inject: [DataSource],
               },
+              { provide: ConnectSignIn, useValue: new ConnectSignIn(gatewayClient, publicUrl, cipher) },
             ]
           : []),
         {
@@ -172,13 +177,13 @@ export class McpRegistryModule {
   }
 }
 
-/** MCPGW_CONFIG's token-exchange upstreams need the gateway's client at the identity provider. */
-function tokenExchangeProblems(upstreams: readonly UpstreamDefinition[], options: McpRegistryOptions) {
-  const exchanging = upstreams.filter((upstream) => upstream.auth?.type === 'token_exchange').map((upstream) => `"${upstream.name}"`);
-  if (exchanging.length === 0) return [];
-  const needed = `is needed for the token exchange of upstream ${exchanging.join(', ')} in MCPGW_CONFIG`;
+/** MCPGW_CONFIG's per-person upstreams need the gateway's own client at the identity provider (to exchange, to confirm who connects). */
+function gatewayClientProblems(upstreams: readonly UpstreamDefinition[], options: McpRegistryOptions) {
+  const perPerson = upstreams.filter((upstream) => isPerCaller(upstream.auth)).map((upstream) => `"${upstream.name}"`);
+  if (perPerson.length === 0) return [];
+  const needed = `is needed for the per-person auth of upstream ${perPerson.join(', ')} in MCPGW_CONFIG`;
   return [
-    ...(options.tokenExchange ? [] : [{ variable: 'MCPGW_TOKEN_EXCHANGE_CLIENT_ID', message: needed }]),
+    ...(options.gatewayClient ? [] : [{ variable: 'MCPGW_OIDC_CLIENT_ID', message: needed }]),
     ...(options.controlPlane?.issuer ? [] : [{ variable: 'MCPGW_OIDC_ISSUER_URL', message: needed }]),
   ];
 }

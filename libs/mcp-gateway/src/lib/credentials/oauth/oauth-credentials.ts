@@ -11,6 +11,7 @@ import { reasonOf } from '../token-exchange';
 import type { OAuthAuth } from '../upstream-auth';
 import type { CredentialStrategy, PerCallerUpstream } from '../upstream-credentials';
 import { OAuthClient, OAuthConnection } from './oauth-connection.entity';
+import { openToken, sealToken } from './sealed-tokens';
 
 /** Where the browser is sent back after a person consents (relative to MCPGW_PUBLIC_URL). */
 export const OAUTH_CALLBACK_PATH = '/oauth/callback';
@@ -112,20 +113,26 @@ export class OAuthCredentials implements CredentialStrategy {
 
   /** The link a person opens to connect: the gateway's own, which starts the consent when opened. */
   connectUrl(upstream: string, subject: string): string {
-    const ticket = this.sealToken({ u: upstream, s: subject, e: Date.now() + LINK_LIFETIME_MS }, 'oauth-connect');
+    const ticket = sealToken(this.settings.cipher, { u: upstream, s: subject, e: Date.now() + LINK_LIFETIME_MS }, 'oauth-connect');
     return `${this.settings.publicUrl}${OAUTH_CONNECT_PATH}/${encodeURIComponent(upstream)}?ticket=${ticket}`;
+  }
+
+  /** The person a connect link was made for; throws CredentialsUnavailable when it is not one of the gateway's, or expired. */
+  ticketSubject(upstream: PerCallerUpstream, ticket: string): string {
+    const opened = openToken<{ u: string; s: string; e: number }>(this.settings.cipher, ticket, 'oauth-connect');
+    if (!opened || opened.u !== upstream.name || opened.e < Date.now()) {
+      throw new CredentialsUnavailable('oauth_failed', upstream.name, 'This connect link is not valid or has expired; ask for a new one by calling the tool again');
+    }
+    return opened.s;
   }
 
   /** Opens a connect link: the authorisation server's URL to send the person's browser to. Throws CredentialsUnavailable. */
   async authorizationUrl(upstream: PerCallerUpstream, ticket: string): Promise<URL> {
     const auth = this.authOf(upstream);
-    const opened = this.openToken<{ u: string; s: string; e: number }>(ticket, 'oauth-connect');
-    if (!opened || opened.u !== upstream.name || opened.e < Date.now()) {
-      throw new CredentialsUnavailable('oauth_failed', upstream.name, 'This connect link is not valid or has expired; ask for a new one by calling the tool again');
-    }
+    const opened = { s: this.ticketSubject(upstream, ticket) };
     const config = await this.configuration(upstream);
     const verifier = oidc.randomPKCECodeVerifier();
-    const state = this.sealToken({ u: upstream.name, s: opened.s, v: verifier, e: Date.now() + LINK_LIFETIME_MS } satisfies ConsentState, 'oauth-state');
+    const state = sealToken(this.settings.cipher, { u: upstream.name, s: opened.s, v: verifier, e: Date.now() + LINK_LIFETIME_MS } satisfies ConsentState, 'oauth-state');
     const scope = auth.scope ?? (await this.resourceScopes(upstream));
     return oidc.buildAuthorizationUrl(config, {
       redirect_uri: this.callbackUrl(),
@@ -141,14 +148,14 @@ export class OAuthCredentials implements CredentialStrategy {
 
   /** The upstream a callback's state names, if the state is the gateway's and current. */
   stateUpstream(state: string): string | undefined {
-    const opened = this.openToken<ConsentState>(state, 'oauth-state');
+    const opened = openToken<ConsentState>(this.settings.cipher, state, 'oauth-state');
     return opened && opened.e >= Date.now() ? opened.u : undefined;
   }
 
   /** Completes a consent at the callback: the code exchanged, the person's tokens stored. Returns the person's subject. */
   async complete(upstream: PerCallerUpstream, callbackUrl: URL): Promise<string> {
     const state = callbackUrl.searchParams.get('state') ?? '';
-    const opened = this.openToken<ConsentState>(state, 'oauth-state');
+    const opened = openToken<ConsentState>(this.settings.cipher, state, 'oauth-state');
     if (!opened || opened.u !== upstream.name || opened.e < Date.now()) {
       throw new CredentialsUnavailable('oauth_failed', upstream.name, 'This consent is not valid or has expired; start again from the connect link');
     }
@@ -357,34 +364,6 @@ export class OAuthCredentials implements CredentialStrategy {
       authTag: row.secretAuthTag as Buffer,
     };
     return this.settings.cipher.openValue(sealed, context);
-  }
-
-  /** A small value sealed into one URL-safe string (connect tickets, consent states). */
-  private sealToken(value: object, context: string): string {
-    const sealed = this.settings.cipher.sealValue(JSON.stringify(value), context);
-    return [
-      Buffer.from(sealed.keyId).toString('base64url'),
-      sealed.nonce.toString('base64url'),
-      sealed.ciphertext.toString('base64url'),
-      sealed.authTag.toString('base64url'),
-    ].join('.');
-  }
-
-  private openToken<T>(token: string, context: string): T | undefined {
-    const parts = token.split('.');
-    if (parts.length !== 4) return undefined;
-    const [keyId, nonce, ciphertext, authTag] = parts as [string, string, string, string];
-    try {
-      const sealed: SealedSecret = {
-        keyId: Buffer.from(keyId, 'base64url').toString(),
-        nonce: Buffer.from(nonce, 'base64url'),
-        ciphertext: Buffer.from(ciphertext, 'base64url'),
-        authTag: Buffer.from(authTag, 'base64url'),
-      };
-      return JSON.parse(this.settings.cipher.openValue(sealed, context)) as T;
-    } catch {
-      return undefined;
-    }
   }
 }
 

@@ -7,6 +7,7 @@ import { MCP_GATEWAY } from '../../admin/admin-access';
 import { ServerRegistry } from '../../registry/server-registry';
 import { CredentialsUnavailable } from '../credentials.exception';
 import type { PerCallerUpstream } from '../upstream-credentials';
+import { ConnectSignIn } from './connect-sign-in';
 import { OAuthCredentials } from './oauth-credentials';
 
 /** A person's connection to an `oauth` upstream, as GET /api/v1/me/connections lists it. */
@@ -31,6 +32,7 @@ export interface ConnectionResponse {
 export class OAuthController {
   constructor(
     private readonly oauth: OAuthCredentials,
+    private readonly signIn: ConnectSignIn,
     private readonly registry: ServerRegistry,
   ) {}
 
@@ -62,14 +64,34 @@ export class OAuthController {
     }
   }
 
-  /** The connect link of a tool error or of the connections API: on to the upstream's authorisation server. */
+  /** The connect link of a tool error or of the connections API: first the browser says who it is, at the suite's identity provider. */
   @Get('oauth/connect/:upstream')
   @ApiExcludeEndpoint()
   async connect(@Param('upstream') name: string, @Query('ticket') ticket: string | undefined, @Res() res: Response): Promise<void> {
     const upstream = this.oauthUpstreams().find((candidate) => candidate.name === name);
     if (!upstream) return page(res, 404, 'Not connected', `There is no upstream "${name}" to connect to.`);
     try {
-      res.redirect(302, (await this.oauth.authorizationUrl(upstream, ticket ?? '')).href);
+      this.oauth.ticketSubject(upstream, ticket ?? '');
+      res.redirect(302, (await this.signIn.signInUrl(upstream.name, ticket ?? '')).href);
+    } catch (error) {
+      if (!(error instanceof CredentialsUnavailable)) throw error;
+      page(res, 400, 'Not connected', error.message);
+    }
+  }
+
+  /** Back from the suite's identity provider: the person the link was made for goes on to the upstream's authorisation server; anyone else stops here. */
+  @Get('oauth/signed-in')
+  @ApiExcludeEndpoint()
+  async signedIn(@Req() req: Request, @Res() res: Response): Promise<void> {
+    try {
+      const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+      const signedIn = await this.signIn.complete(new URL(`${this.signIn.callbackUrl()}${query}`));
+      const upstream = this.oauthUpstreams().find((candidate) => candidate.name === signedIn.upstream);
+      if (!upstream) return page(res, 404, 'Not connected', `There is no upstream "${signedIn.upstream}" to connect to.`);
+      if (this.oauth.ticketSubject(upstream, signedIn.ticket) !== signedIn.subject) {
+        return page(res, 403, 'Not connected', 'This connect link was made for another person. Ask for your own by calling the tool, or from your connections.');
+      }
+      res.redirect(302, (await this.oauth.authorizationUrl(upstream, signedIn.ticket)).href);
     } catch (error) {
       if (!(error instanceof CredentialsUnavailable)) throw error;
       page(res, 400, 'Not connected', error.message);
