@@ -14,3 +14,9 @@ export { CatalogueAccess, type CatalogueCaller, type CatalogueItemRef } from './
 export * from './lib/dashboard/mcp-dashboard';
 export { McpProjectSync } from './lib/projects/project-sync';
 export { ToolCallGuardrails } from './lib/guardrails/tool-call-guardrails';
+// The credentials module of upstreams (tool servers now, A2A agents next): one `auth` per upstream.
+export * from './lib/credentials/upstream-auth';
+export * from './lib/credentials/credential-caller';
+export * from './lib/credentials/credentials.exception';
+export * from './lib/credentials/upstream-credentials';
+export type { ConnectionResponse } from './lib/credentials/oauth/oauth.controller';
