@@ -47,6 +47,13 @@ router_settings: { num_retries: 0 }
     };
     const alpha = sdkClient(gateway, await newKey({ project: 'alpha', max_budget: 0.02 }));
     const beta = sdkClient(gateway, await newKey({ project: 'beta' }));
+    // beta's budget as a project (LiteLLM's team): its one call spends 0.017 of 0.02, past the 80 % mark.
+    const team = await fetch(`${gateway.url}/team/update`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ team_id: 'beta', max_budget: 0.02, budget_duration: '30d' }),
+    });
+    expect(team.status).toBe(200);
     const ask = (client: OpenAI, model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
     // alpha: one failed call, then two answered ones (0.017 USD each, past its 0.02 budget); beta: one call.
     await expect(ask(alpha, 'broken')).rejects.toThrow();
@@ -79,6 +86,7 @@ router_settings: { num_retries: 0 }
     expect(tile(body, 'Errors, last 24 h')?.breakdown).toEqual([{ project: 'alpha', value: 1 }]);
     expect(tile(body, 'Top aliases this month')?.value).toBe('fast ($0.03)');
     expect(tile(body, 'Keys near or over budget')?.breakdown).toEqual([{ project: 'alpha', value: 1 }]);
+    expect(tile(body, 'Project and person budgets near or over')?.value).toBe(0);
     expect(JSON.stringify(body)).not.toContain('beta');
   });
 
@@ -87,6 +95,7 @@ router_settings: { num_retries: 0 }
     expect(tile(body, 'Calls, last 24 h')).toEqual({ label: 'Calls, last 24 h', value: 1, unit: 'requests', breakdown: [{ project: 'beta', value: 1 }] });
     expect(tile(body, 'Spend today')?.value).toBe(0.017);
     expect(tile(body, 'Keys near or over budget')?.value).toBe(0);
+    expect(tile(body, 'Project and person budgets near or over')?.breakdown).toEqual([{ project: 'beta', value: 1 }]);
     expect(body.status).toBe('ok');
   });
 

@@ -161,6 +161,75 @@ describe("LiteLLM's budget API: teams (projects)", () => {
     await expect(chat(first)).resolves.toBeDefined();
   });
 
+  it('gives a person a budget in a project (/team/member_add, /team/member_update): the keys made for them (user_id) are refused once it is spent, naming them; others are not', async () => {
+    const generated = await call('POST', '/key/generate', { team_id: 'omega', user_id: 'ada' });
+    expect(generated).toMatchObject({ status: 200, json: { user_id: 'ada', team_id: 'omega' } });
+    const ada = generated.json['key'] as string;
+    const adaSecond = (await call('POST', '/key/generate', { team_id: 'omega', user_id: 'ada' })).json['key'] as string;
+    const grace = (await call('POST', '/key/generate', { team_id: 'omega', user_id: 'grace' })).json['key'] as string;
+    // LiteLLM's scripts add the member with a budget, then change it.
+    expect(await call('POST', '/team/member_add', { team_id: 'omega', member: { role: 'user', user_id: 'ada' }, max_budget_in_team: 0.5 })).toMatchObject({
+      status: 200,
+      json: { team_id: 'omega', updated_team_memberships: [{ user_id: 'ada', max_budget_in_team: 0.5, spend: 0 }] },
+    });
+    expect(await call('POST', '/team/member_update', { team_id: 'omega', user_id: 'ada', max_budget_in_team: 0.03, budget_duration: '30d' })).toMatchObject({
+      status: 200,
+      json: { team_id: 'omega', user_id: 'ada', max_budget_in_team: 0.03, budget_duration: '30d', budget_reset_at: expect.any(String) },
+    });
+
+    // Both of ada's keys count against her budget in the project.
+    await chat(ada);
+    await chat(adaSecond);
+    const refused = await rejectionOf(chat(ada));
+    expect(refused).toBeInstanceOf(BadRequestError);
+    expect((refused as BadRequestError).message).toBe(
+      '400 Budget has been exceeded! Current cost: 0.034, Max budget: 0.03 (the budget of user "ada" in project "omega", LiteLLM\'s team member budget)',
+    );
+    expect(await rejectionOf(chat(adaSecond))).toMatchObject({ status: 400, code: 'budget_exceeded' });
+    // Another person of the project is not held back.
+    await expect(chat(grace)).resolves.toBeDefined();
+
+    const info = await call('GET', '/team/info?team_id=omega');
+    expect(info.json['team_memberships']).toEqual([expect.objectContaining({ user_id: 'ada', max_budget_in_team: 0.03, spend: 0.034 })]);
+    const user = await call('GET', '/user/info?user_id=ada');
+    expect(user).toMatchObject({ status: 200, json: { user_id: 'ada', user_info: { teams: ['omega'] }, teams: [{ team_id: 'omega', spend: 0.034 }] } });
+    expect(user.json['keys']).toHaveLength(2);
+    expect((await call('GET', '/key/list?user_id=grace&return_full_object=true')).json['keys']).toEqual([expect.objectContaining({ user_id: 'grace' })]);
+
+    // Without a budget of her own (member_delete), the project's budget alone applies again.
+    expect(await call('POST', '/team/member_delete', { team_id: 'omega', user_id: 'ada' })).toMatchObject({ status: 200 });
+    await expect(chat(ada)).resolves.toBeDefined();
+    expect((await call('GET', '/team/info?team_id=omega')).json['team_memberships']).toEqual([]);
+    // The single calls of her keys, as LiteLLM lists a user's: three answered, each naming her.
+    const logs = (await call('GET', '/spend/logs?user_id=ada')).json as unknown as Json[];
+    expect(logs.map((log) => [log['user'], log['team_id'], log['status']])).toEqual([
+      ['ada', 'omega', 'success'],
+      ['ada', 'omega', 'success'],
+      ['ada', 'omega', 'success'],
+    ]);
+    // The project's spend report, by person.
+    const report = await call('GET', '/api/v1/spend?project=omega');
+    expect(report.json['by_person']).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ user_id: 'ada', requests: 3, cost_usd: 0.051 }),
+        expect.objectContaining({ user_id: 'grace', requests: 1, cost_usd: 0.017 }),
+      ]),
+    );
+  });
+
+  it("refuses what a person's membership cannot honour here: roles and e-mails are the control plane's", async () => {
+    expect(await call('POST', '/team/member_add', { team_id: 'omega', member: { role: 'admin', user_id: 'ada' } })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'unsupported_field', details: { fields: { role: expect.any(Array) } } } },
+    });
+    expect(await call('POST', '/team/member_update', { team_id: 'omega', user_email: 'ada@example.com', max_budget_in_team: 1 })).toMatchObject({ status: 400 });
+    expect(await call('POST', '/team/member_update', { team_id: 'omega', user_id: 'ada', tpm_limit: 5 })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'unsupported_field' } },
+    });
+    expect((await call('GET', '/user/info?user_id=nobody')).status).toBe(404);
+  });
+
   it('says that projects are made in the control plane, and refuses team fields it cannot honour', async () => {
     expect(await call('POST', '/team/new', { team_alias: 'search' })).toMatchObject({
       status: 400,
@@ -271,6 +340,7 @@ describe("LiteLLM's budget API: tags", () => {
       api_key: logger.json['token'],
       team_id: 'logs',
       end_user: 'u1',
+      user: null,
       request_tags: ['nightly'],
       model: 'fast',
       model_group: 'fast',

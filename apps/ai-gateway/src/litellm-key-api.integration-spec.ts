@@ -2,7 +2,7 @@
 // names and the master key, against the gateway, whose keys then call models through the official
 // OpenAI SDK (the upstream from tools/fake-providers).
 import { createHash } from 'node:crypto';
-import OpenAI, { AuthenticationError, BadRequestError, PermissionDeniedError } from 'openai';
+import OpenAI, { AuthenticationError, BadRequestError, PermissionDeniedError, RateLimitError } from 'openai';
 import { RunningService } from '@arbor/platform';
 import { createTestDatabase, FakeProvidersProcess, startTestControlPlane, TestControlPlane, TestDatabase } from '@arbor/testing';
 import { aiGatewayService } from './ai-gateway.module';
@@ -101,6 +101,23 @@ describe("LiteLLM's key API", () => {
     // The same key on the admin API.
     const listed = (await call('GET', '/api/v1/keys?project=alpha')).json['keys'] as Json[];
     expect(listed.find((key) => key['key_alias'] === 'search-backend')).toMatchObject({ project: 'alpha', aliases: ['fast'], max_budget: 25 });
+  });
+
+  it('limits a key per model (model_rpm_limit, model_tpm_limit): the model over its limit gets a 429, the others answer', async () => {
+    const created = await generate({ team_id: 'alpha', model_rpm_limit: { fast: 1 }, model_tpm_limit: { other: 1_000 } });
+    expect(created).toMatchObject({ model_rpm_limit: { fast: 1 }, model_tpm_limit: { other: 1_000 } });
+    await chat(created['key']);
+    const refused = await rejectionOf(chat(created['key']));
+    expect(refused).toBeInstanceOf(RateLimitError);
+    expect((refused as RateLimitError).message).toContain('on "fast": 1 requests per minute (model_rpm_limit)');
+    expect((refused as RateLimitError).headers?.get('retry-after')).toMatch(/^\d+$/);
+    expect(await call('POST', '/key/update', { key: created['key'], model_rpm_limit: { fast: 0 } })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'invalid_request', details: { fields: { model_rpm_limit: [expect.stringContaining('whole number of at least 1')] } } } },
+    });
+    // Lifted: the key calls the model again at once.
+    expect(await call('POST', '/key/update', { key: created['key'], model_rpm_limit: {} })).toMatchObject({ status: 200, json: { model_rpm_limit: {} } });
+    await expect(chat(created['key'])).resolves.toBeDefined();
   });
 
   it("tells a key by the key, its token or metadata.project, and answers /key/info in LiteLLM's shape", async () => {
@@ -235,7 +252,7 @@ describe("LiteLLM's key API", () => {
       status: 400,
       json: { error: { code: 'invalid_request', details: { fields: { team_id: expect.any(Array) } } } },
     });
-    for (const field of [{ user_id: 'alice' }, { tags: ['prod'] }, { allowed_cache_controls: ['no-cache'] }, { key: 'sk-my-own-key' }, { spend: 3 }]) {
+    for (const field of [{ permissions: { allow_pii_controls: true } }, { tags: ['prod'] }, { allowed_cache_controls: ['no-cache'] }, { key: 'sk-my-own-key' }, { spend: 3 }]) {
       const name = Object.keys(field)[0] as string;
       const refused = await call('POST', '/key/generate', { team_id: 'refusals', ...field });
       expect({ name, refused }).toMatchObject({
@@ -267,7 +284,8 @@ describe("LiteLLM's key API", () => {
     expect(json).toEqual([
       { startTime: today, spend: expect.closeTo(0.017, 10), models: { fast: expect.closeTo(0.017, 10) }, users: {}, [created['token']]: expect.closeTo(0.017, 10) },
     ]);
-    expect(await call('GET', '/spend/logs?user_id=alice')).toMatchObject({ status: 400, json: { error: { code: 'unsupported_field' } } });
+    // Daily totals are not kept per person (single calls are: summarize=false).
+    expect(await call('GET', `/spend/logs?start_date=${today}&end_date=${today}&user_id=alice`)).toMatchObject({ status: 400, json: { error: { code: 'unsupported_field' } } });
   });
 
   it('answers spend as the exact decimal where adding floats would show noise (0.00003 + 0.00012)', async () => {

@@ -178,6 +178,20 @@ servers:
     upstream?.server.close();
   });
 
+  it("makes a key for a person only when the control plane knows them on the key's project: user_id is checked there", async () => {
+    // alice has the MCP gateway's roles on every project; bob has no role at all.
+    const made = await master('POST', '/api/v1/keys', { project: 'alpha', user_id: controlPlane.ids.alice });
+    expect(made).toMatchObject({ status: 201, body: { user_id: controlPlane.ids.alice } });
+    expect(await master('POST', '/key/generate', { team_id: 'alpha', user_id: controlPlane.ids.bob })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'user_not_in_project' } },
+    });
+    expect(await master('POST', '/team/member_update', { team_id: 'alpha', user_id: '00000000-0000-4000-8000-000000000000', max_budget_in_team: 1 })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'user_not_found' } },
+    });
+  });
+
   it('refuses a key, a virtual server or an API key for a project the control plane does not know: 404 project_not_found', async () => {
     const answer = await master('POST', '/api/v1/keys', { project: 'nope' });
     expect(answer.status).toBe(404);

@@ -1,7 +1,17 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { McpGatewayConfig } from '@arbor/config';
 import { ControlPlaneSyncModule, DashboardSummaryModule } from '@arbor/contract';
-import { MCP_GATEWAY_ENTITIES, MCP_GATEWAY_MIGRATIONS, McpAccessModule, McpDashboard, McpProjectSync, McpRegistryModule, McpRuntimeModule } from '@arbor/mcp-gateway';
+import {
+  MCP_GATEWAY_ENTITIES,
+  MCP_GATEWAY_MIGRATIONS,
+  McpAccessModule,
+  McpAuditModule,
+  McpAgentsModule,
+  McpDashboard,
+  McpProjectSync,
+  McpRegistryModule,
+  McpRuntimeModule,
+} from '@arbor/mcp-gateway';
 import { DatabaseModule, OpenApiModule, PlatformModule, ServiceDefinition } from '@arbor/platform';
 
 // Larger MCP bodies get the runtime's own 413 (a JSON-RPC error), not Express's.
@@ -85,11 +95,15 @@ export class McpGatewayModule {
             ]
           : []),
         McpAccessModule,
+        // Every tool call recorded (PostgreSQL, written off the call's path) and readable by the project's operators.
+        McpAuditModule,
+        // A2A agents: /api/v1/agents, /agents/{name}, and agents as tools of virtual servers.
+        McpAgentsModule.forOptions({ publicUrl: config.MCPGW_PUBLIC_URL, allowLinkLocal: config.allowLinkLocalUpstreams }),
         OpenApiModule.forService({
           title: 'Arbor MCP gateway — administration',
           description:
-            'Upstream MCP servers, virtual servers, the federated tool catalogue and gateway API keys. MCP itself is served at `/mcp` and ' +
-            '`/servers/{id}/mcp` (Streamable HTTP). Errors answer `{"error": {"code", "message", "details?"}}`. ' +
+            'Upstream MCP servers, A2A agents, virtual servers, the federated tool catalogue, gateway API keys and the audit of tool calls. MCP itself is served at `/mcp` and ' +
+            '`/servers/{id}/mcp` (Streamable HTTP), A2A agents at `/agents/{name}`. Errors answer `{"error": {"code", "message", "details?"}}`. ' +
             "Authenticate with a person's OIDC token (audience MCPGW_OIDC_AUDIENCE) as a bearer token.",
         }),
       ],
@@ -104,5 +118,6 @@ export const mcpGatewayService: ServiceDefinition<McpGatewayConfig> = {
   // The suite dashboard (the control plane's UI) reads the summary from the browser.
   corsOrigins: (config) => config.corsOrigins,
   // Legacy HTTP+SSE messages carry tool arguments, passed on as sent (as on /mcp): only their nesting is checked.
-  opaqueBody: (path) => path === '/message' || /^\/servers\/[^/]+\/message$/.test(path),
+  // A2A messages to agents likewise: free text passed on to the agent.
+  opaqueBody: (path) => path === '/message' || /^\/servers\/[^/]+\/message$/.test(path) || path.startsWith('/agents/'),
 };

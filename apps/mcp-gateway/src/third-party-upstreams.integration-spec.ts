@@ -74,7 +74,10 @@ describe('the MCP gateway in front of third-party MCP servers', () => {
     memoryUrl = `${translate.match[1]}/mcp`;
 
     controlPlane = await startTestControlPlane(['alpha']);
-    await controlPlane.grant('alice', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
+    // alice operates alpha, so she sees every tool as the servers list them (destructive ones
+    // included); carol only views it.
+    await controlPlane.grant('alice', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer', 'mcp-gateway.operator'] } });
+    await controlPlane.grant('carol', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
     const config = path.join(mkdtempSync(path.join(tmpdir(), 'mcpgw-third-party-')), 'config.yaml');
     writeFileSync(
       config,
@@ -151,5 +154,18 @@ servers:
     expect(await outcome(through, 'read_graph', {})).toEqual(await outcome(direct, 'read_graph', {}));
     expect(JSON.stringify(await outcome(through, 'read_graph', {}))).toContain('federates MCP servers');
     expect(await outcome(through, 'no_such_tool', {})).toEqual(await outcome(direct, 'no_such_tool', {}));
+  });
+
+  it("keeps the memory server's destructive tools (destructiveHint) from a person who only views the project", async () => {
+    const listed = (await (await client(memoryUrl)).listTools()).tools;
+    const destructive = listed.filter((tool) => tool.annotations?.destructiveHint === true).map((tool) => tool.name);
+    expect(destructive).toEqual(expect.arrayContaining(['delete_entities']));
+    const viewer = await client(`${gateway.url}/servers/memory/mcp`, controlPlane.tokens.carol);
+    expect((await viewer.listTools()).tools.map((tool) => tool.name).sort()).toEqual(
+      listed
+        .map((tool) => tool.name)
+        .filter((name) => !destructive.includes(name))
+        .sort(),
+    );
   });
 });

@@ -6,6 +6,8 @@ export * from './lib/registry/upstream-catalogue';
 export * from './lib/registry/mcp-registry.module';
 export * from './lib/access/mcp-access';
 export * from './lib/access/mcp-access.module';
+export * from './lib/audit/mcp-audit.module';
+export { ToolCallAudit, type ToolCallEvent, type ToolCallOutcome } from './lib/audit/tool-call-audit';
 export * from './lib/runtime-options';
 export * from './lib/runtime.module';
 export { SUPPORTED_PROTOCOL_VERSIONS as MCP_GATEWAY_PROTOCOL_VERSIONS } from './lib/protocol/protocol-versions';
@@ -14,6 +16,9 @@ export { CatalogueAccess, type CatalogueCaller, type CatalogueItemRef } from './
 export * from './lib/dashboard/mcp-dashboard';
 export { McpProjectSync } from './lib/projects/project-sync';
 export { ToolCallGuardrails } from './lib/guardrails/tool-call-guardrails';
+export { McpAgentsModule } from './lib/agents/agents.module';
+export { AgentCredentials, type AgentCaller } from './lib/agents/agent-credentials';
+export type { AgentAuth, AgentDefinition } from './lib/agents/agent-definition';
 // The credentials module of upstreams (tool servers now, A2A agents next): one `auth` per upstream.
 export * from './lib/credentials/upstream-auth';
 export * from './lib/credentials/credential-caller';

@@ -8,3 +8,4 @@ export * from './lib/fake-providers-process';
 export * from './lib/test-browser';
 export * from './lib/ui-test-stack';
 export * from './lib/agent-clis';
+export * from './lib/demo-agent-process';

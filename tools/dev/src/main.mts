@@ -13,6 +13,7 @@ import {
   localUrl,
   serviceSpecs,
   startEverythingServer,
+  startDemoAgent,
   startFakeProviders,
   startModernEverythingServer,
   startService,
@@ -111,6 +112,7 @@ interface Launched {
   fakeProvidersUrl: string;
   everythingUrl: string;
   modernEverythingUrl: string;
+  demoAgentUrl: string;
   masterKey: string;
 }
 
@@ -156,9 +158,11 @@ async function launch(): Promise<Launched> {
   supervise(everything.child, 'mcp-everything-server', everything.restart);
   const modernEverything = await startModernEverythingServer(root, env);
   supervise(modernEverything.child, 'mcp-everything-server (2026-07-28)', modernEverything.restart);
+  const demoAgent = await startDemoAgent(root, env);
+  supervise(demoAgent.child, 'demo-agent', demoAgent.restart);
 
   const secrets = devSecrets(dataDir);
-  const specs = serviceSpecs(issuer, postgres.urls, secrets, fakeProviders.url, everything.url, modernEverything.url, {
+  const specs = serviceSpecs(issuer, postgres.urls, secrets, fakeProviders.url, everything.url, modernEverything.url, demoAgent.url, {
     controlPlane: env['CP_LISTEN_ADDR'] || undefined,
     aiGateway: env['AIGW_LISTEN_ADDR'] || undefined,
     mcpGateway: env['MCPGW_LISTEN_ADDR'] || undefined,
@@ -184,13 +188,21 @@ async function launch(): Promise<Launched> {
   });
   // An AIGW_MASTER_KEY set when npm start runs is the one the gateway has.
   const masterKey = env['AIGW_MASTER_KEY'] || secrets.AIGW_MASTER_KEY;
-  return { started, database: postgres.description, fakeProvidersUrl: fakeProviders.url, everythingUrl: everything.url, modernEverythingUrl: modernEverything.url, masterKey };
+  return {
+    started,
+    database: postgres.description,
+    fakeProvidersUrl: fakeProviders.url,
+    everythingUrl: everything.url,
+    modernEverythingUrl: modernEverything.url,
+    demoAgentUrl: demoAgent.url,
+    masterKey,
+  };
 }
 
 async function main(): Promise<void> {
   const launching = launch();
   launched = launching.then(() => undefined);
-  const { started, database, fakeProvidersUrl, everythingUrl, modernEverythingUrl, masterKey } = await launching;
+  const { started, database, fakeProvidersUrl, everythingUrl, modernEverythingUrl, demoAgentUrl, masterKey } = await launching;
   await Promise.all(
     started.map(({ spec, child, url }) =>
       waitHealthy(url, child).catch((error: Error) => {
@@ -211,6 +223,7 @@ async function main(): Promise<void> {
     `  ${pad('fake providers')}${fakeProvidersUrl} (the AI gateway's demo upstream)`,
     `  ${pad('MCP everything')}${everythingUrl} (the MCP gateway's demo upstream: ${urlOf('mcp-gateway')}/servers/everything/mcp)`,
     `  ${pad('MCP 2026-07-28')}${modernEverythingUrl} (the same in the 2026-07-28 revision: ${urlOf('mcp-gateway')}/servers/everything-2026/mcp)`,
+    `  ${pad('A2A agent')}${demoAgentUrl} (the MCP gateway's demo agent: ${urlOf('mcp-gateway')}/agents/helpdesk, and a tool of ${urlOf('mcp-gateway')}/servers/agents/mcp)`,
     `  ${pad('database')}${database}`,
     '',
     'Demo users (password = user name): admin (control-plane-admin), alice, bob, carol',

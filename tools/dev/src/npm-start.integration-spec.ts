@@ -171,7 +171,7 @@ describe('npm start', () => {
   let demoKey: string;
 
   beforeAll(async () => {
-    for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg', 'fake', 'everything', 'everything2026']) ports[name] = await freePort();
+    for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg', 'fake', 'everything', 'everything2026', 'agent']) ports[name] = await freePort();
     env = {
       ARBOR_DATA_DIR: dataDir,
       ARBOR_DEV_POSTGRES_PORT: String(ports['pg']),
@@ -183,6 +183,7 @@ describe('npm start', () => {
       FAKE_PROVIDERS_PORT: String(ports['fake']),
       MCP_EVERYTHING_PORT: String(ports['everything']),
       MCP_EVERYTHING_2026_PORT: String(ports['everything2026']),
+      DEMO_AGENT_PORT: String(ports['agent']),
       // Set when npm start runs, so it must reach the MCP gateway.
       USE_STATEFUL_SESSIONS: 'true',
       // Set when npm start runs, so it must reach the AI gateway (the demo key is made with it).
@@ -267,6 +268,13 @@ describe('npm start', () => {
       } finally {
         await mcp.client.close();
       }
+      // The demo A2A agent, registered in alpha: its card at the gateway, every interface the gateway's.
+      expect(output()).toContain(`http://127.0.0.1:${ports['agent']}`);
+      const card = await fetch(`http://127.0.0.1:${ports['mcp']}/agents/helpdesk/.well-known/agent-card.json`, {
+        headers: { authorization: `Bearer ${await personToken(ports['idp'], 'alice')}`, 'a2a-version': '1.0' },
+      });
+      expect(card.status).toBe(200);
+      expect(((await card.json()) as { supportedInterfaces: { url: string }[] }).supportedInterfaces[0].url).toBe('http://localhost:' + ports['mcp'] + '/agents/helpdesk');
       // And an upstream of the 2026-07-28 revision, called in that revision (no initialize).
       expect(output()).toContain(`http://127.0.0.1:${ports['everything2026']}/mcp`);
       const modern = await fetch(`http://127.0.0.1:${ports['mcp']}/servers/everything-2026/mcp`, {
@@ -344,7 +352,7 @@ describe('npm start', () => {
     }
     expect(output()).toContain('Arbor stopped.');
     expect(output()).not.toMatch(/is lost|57P01|stopping the rest/);
-    for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg', 'fake', 'everything', 'everything2026']) {
+    for (const name of ['cp', 'dispatcher', 'ai', 'mcp', 'idp', 'pg', 'fake', 'everything', 'everything2026', 'agent']) {
       expect({ port: name, open: await portOpen(ports[name]) }).toEqual({ port: name, open: false });
     }
   });

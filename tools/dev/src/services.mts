@@ -50,6 +50,8 @@ export function serviceSpecs(
   everythingUrl: string,
   /** The everything server in the 2026-07-28 revision only: the demo's upstream of that era. */
   modernEverythingUrl: string,
+  /** tools/demo-agent: the MCP gateway's demo A2A agent. */
+  demoAgentUrl: string,
   /** Where the control plane and the gateways listen (CP_LISTEN_ADDR, AIGW_/MCPGW_LISTEN_ADDR): the products ask the first, it syncs to the others. */
   listens: { controlPlane?: string; aiGateway?: string; mcpGateway?: string } = {},
 ): ServiceSpec[] {
@@ -126,6 +128,9 @@ export function serviceSpecs(
         MCPGW_CONFIG: DEMO_MCP_CONFIG,
         MCP_EVERYTHING_URL: everythingUrl,
         MCP_EVERYTHING_2026_URL: modernEverythingUrl,
+        DEMO_AGENT_URL: demoAgentUrl,
+        // What MCPGW_CONFIG's agent sends the demo agent (its static auth, sealed in the database).
+        DEMO_AGENT_AUTHORIZATION: `Bearer ${DEMO_AGENT_TOKEN}`,
         MCPGW_OIDC_ISSUER_URL: issuer,
         MCPGW_CONTROL_PLANE_URL: controlPlaneUrl,
         MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
@@ -184,6 +189,17 @@ export function startEverythingServer(root: string, inherited: NodeJS.ProcessEnv
 export function startModernEverythingServer(root: string, inherited: NodeJS.ProcessEnv): Promise<StartedTool> {
   const port = inherited['MCP_EVERYTHING_2026_PORT'] || '3002';
   return startTool(root, 'mcp-everything-server', 'MCP_EVERYTHING_2026_PORT', port, { ...inherited, MCP_EVERYTHING_PORT: port, MCP_EVERYTHING_ERA: '2026-07-28' });
+}
+
+/** The token the demo agent wants; the MCP gateway's demo config sends it as the agent's static auth. */
+export const DEMO_AGENT_TOKEN = 'dev-demo-agent-token';
+
+/**
+ * tools/demo-agent on http://127.0.0.1:3010 (DEMO_AGENT_PORT), once it listens: an A2A agent built
+ * with the official SDK, registered in the MCP gateway's demo config as `helpdesk` of project alpha.
+ */
+export function startDemoAgent(root: string, inherited: NodeJS.ProcessEnv): Promise<StartedTool> {
+  return startTool(root, 'demo-agent', 'DEMO_AGENT_PORT', '3010', { DEMO_AGENT_TOKEN, ...inherited });
 }
 
 export interface StartedTool {

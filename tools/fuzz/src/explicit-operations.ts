@@ -369,6 +369,15 @@ export const MCP_OTHER_CALLS: Operation[] = [
   mcp('GET', '/servers/{id}/ws', undefined, { upgrade: true, headers: { 'sec-websocket-protocol': 'mcp' } }),
   mcp('GET', '/.well-known/oauth-protected-resource/mcp'),
   mcp('GET', '/.well-known/oauth-protected-resource/servers/{id}/mcp'),
+  // A2A agents: JSON-RPC at the base, HTTP+JSON and the card below it.
+  mcp(
+    'POST',
+    '/agents/{name}',
+    { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } },
+    { headers: { 'a2a-version': '1.0' } },
+  ),
+  mcp('POST', '/agents/{name}/{rest}', { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } }, { headers: { 'a2a-version': '1.0' } }),
+  mcp('GET', '/agents/{name}/{rest}'),
 ];
 
 /** Prometheus metrics: a GET anyone on the network may send, with whatever query and credential. */

@@ -21,6 +21,8 @@ import { AddVirtualKeyGuardrails1764400000100 } from './migrations/1764400000100
 import { CreateBudgetSpend1764600350100 } from './migrations/1764600350100-CreateBudgetSpend';
 import { AddVirtualKeyModelBudgets1764600350200 } from './migrations/1764600350200-AddVirtualKeyModelBudgets';
 import { AddVirtualKeySoftBudget1764600350300 } from './migrations/1764600350300-AddVirtualKeySoftBudget';
+import { AddVirtualKeyUserId1764600350600 } from './migrations/1764600350600-AddVirtualKeyUserId';
+import { AddVirtualKeyModelLimits1764600350700 } from './migrations/1764600350700-AddVirtualKeyModelLimits';
 import { CreateBudgetLimits1764600350400 } from './migrations/1764600350400-CreateBudgetLimits';
 import { CreateCallRecords1764600350500 } from './migrations/1764600350500-CreateCallRecords';
 import { BudgetLimit } from './budgets/budget-limit.entity';
@@ -50,4 +52,6 @@ export const AI_GATEWAY_MIGRATIONS = [
   AddVirtualKeySoftBudget1764600350300,
   CreateBudgetLimits1764600350400,
   CreateCallRecords1764600350500,
+  AddVirtualKeyUserId1764600350600,
+  AddVirtualKeyModelLimits1764600350700,
 ];

@@ -26,6 +26,7 @@ import { LiteLlmCustomersModule } from './litellm-customers/litellm-customers.mo
 import { LiteLlmKeysModule } from './litellm-keys/litellm-keys.module';
 import { LiteLlmTagsModule } from './litellm-tags/litellm-tags.module';
 import { LiteLlmTeamsModule } from './litellm-teams/litellm-teams.module';
+import { LiteLlmUsersModule } from './litellm-users/litellm-users.module';
 import { ModelsController } from './models.controller';
 import { ModelPrices, readPriceMapFile } from './pricing/model-prices';
 import { AliasesModule } from './aliases/aliases.module';
@@ -109,6 +110,7 @@ export class GatewayModule {
         LiteLlmKeysModule,
         LiteLlmCustomersModule,
         LiteLlmTeamsModule,
+        LiteLlmUsersModule,
         LiteLlmTagsModule,
         CallsModule,
         GuardrailsModule,

@@ -8,16 +8,26 @@ import { CreateUpstreams1764000000100 } from './migrations/1764000000100-CreateU
 import { CreateVirtualServers1764000000200 } from './migrations/1764000000200-CreateVirtualServers';
 import { Upstream } from './registry/upstream.entity';
 import { VirtualServer } from './registry/virtual-server.entity';
+import { ToolCallRow } from './audit/tool-call.entity';
+import { AddVirtualServerAccessRules1764000000600 } from './migrations/1764000000600-AddVirtualServerAccessRules';
+import { AddMcpApiKeyTools1764000000601 } from './migrations/1764000000601-AddMcpApiKeyTools';
+import { CreateToolCallAudit1764000000602 } from './migrations/1764000000602-CreateToolCallAudit';
+import { Agent } from './agents/agent.entity';
+import { CreateAgents1764000000800 } from './migrations/1764000000800-CreateAgents';
 
 /** For the gateway service's DatabaseModule.forRoot. */ import { AddControlPlaneProjectIds1764000000400 } from './migrations/1764000000400-AddControlPlaneProjectIds';
 
-export const MCP_GATEWAY_ENTITIES = [Upstream, VirtualServer, McpApiKey, OAuthConnection, OAuthClient];
+export const MCP_GATEWAY_ENTITIES = [Upstream, VirtualServer, McpApiKey, ToolCallRow, Agent, OAuthConnection, OAuthClient];
 export const MCP_GATEWAY_MIGRATIONS = [
   CreateUpstreams1764000000100,
   CreateVirtualServers1764000000200,
   CreateMcpApiKeys1764000000300,
   AddControlPlaneProjectIds1764000000400,
   AddVirtualServerGuardrails1764000000500,
+  AddVirtualServerAccessRules1764000000600,
+  AddMcpApiKeyTools1764000000601,
+  CreateToolCallAudit1764000000602,
   AddUpstreamAuth1764000000700,
   CreateOAuthConnections1764000000710,
+  CreateAgents1764000000800,
 ];

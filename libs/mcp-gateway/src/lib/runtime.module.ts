@@ -17,6 +17,9 @@ import { StatelessCalls } from './transports/stateless-calls';
 import { StreamableHttpRoutes } from './transports/streamable-http.routes';
 import { WsRelay } from './transports/ws-relay';
 import { UpstreamPool } from './upstreams/upstream-pool';
+import { CatalogueAccess } from './catalogue/catalogue-access';
+import { ToolAccessPolicy } from './tool-access/tool-access-policy';
+import { ToolRateLimits } from './rate-limits/tool-rate-limits';
 
 export interface McpRuntimeModuleOptions extends McpRuntimeOptions {
   /** Modules exporting ServerRegistry, McpAccessPolicy and ToolCallGuardrails, unless those are global (McpRegistryModule provides the first and the last). */
@@ -41,6 +44,9 @@ export class McpRuntimeModule {
         McpMetrics,
         UpstreamPool,
         { provide: UpstreamCatalogue, useExisting: UpstreamPool },
+        // Tool roles and key scopes, and per-tool rate limits: policies of the one catalogue.
+        { provide: CatalogueAccess, useClass: ToolAccessPolicy },
+        ToolRateLimits,
         Catalogues,
         Federation,
         SessionOwners,

@@ -16,6 +16,8 @@ export interface TestControlPlane {
   routeTable: string;
   /** Dev-idp access tokens of the demo users, each signed in (provisioned) once. */
   tokens: Record<'admin' | 'alice' | 'bob' | 'carol', string>;
+  /** The control plane's user ids of the demo users (what a product names a person by). */
+  ids: Record<'alice' | 'bob' | 'carol', string>;
   /** Grants a demo user exactly these permissions. */
   grant(user: 'alice' | 'bob' | 'carol', grants: TestGrants): Promise<void>;
   stop(): Promise<void>;
@@ -66,6 +68,7 @@ export async function startTestControlPlane(projects: readonly string[] = ['alph
     databaseUrl: database.url,
     routeTable: service.routeTable,
     tokens,
+    ids,
     grant: async (user, grants) => {
       await call('PUT', `/api/v1/users/${ids[user]}/permissions`, tokens.admin, grants);
     },

@@ -26,6 +26,21 @@ const LIFETIME_TTL_MS = 30 * 86_400_000;
 // A period's counter outlives the period a little, for replicas whose clocks differ slightly.
 const PERIOD_GRACE_MS = 3_600_000;
 
+// A call's hold lapses after this long (a replica that crashed with calls in flight), as the key's parallel slots do.
+const HOLD_LAPSE_MS = 10 * 60_000;
+
+/** What a call in flight holds of its budgets: its worst-case cost, under a name unique to the call. */
+export interface BudgetHold {
+  readonly slot: string;
+  readonly amount: UsdUnits;
+}
+
+/** What each budget had spent when a call was admitted, and what the other calls in flight hold of it. */
+export interface BudgetStanding {
+  spent: UsdUnits[];
+  held: UsdUnits[];
+}
+
 /** Redis is configured but cannot answer, and budgets fail closed (AIGW_BUDGETS_WITHOUT_REDIS). */
 export class BudgetsUnavailable extends Error {}
 
@@ -39,6 +54,8 @@ export class BudgetsUnavailable extends Error {}
 export class BudgetCounters {
   // Bounded: the least recently used budget's figures go first and are seeded again when it comes back.
   private readonly local = new LRUCache<string, LocalSpend>({ max: 100_000 });
+  /** What this replica's calls in flight hold of each budget (local counting: every call is this replica's). */
+  private readonly localHolds = new Map<string, UsdUnits>();
   /** This database's budget_namespace: the counters of another gateway sharing the Redis are others. */
   private namespace = '';
 
@@ -61,14 +78,25 @@ export class BudgetCounters {
 
   /** What each budget has spent in its current period, in the order given (0 for report-only ones). */
   async spent(budgets: readonly AppliedBudget[]): Promise<UsdUnits[]> {
+    return (await this.standing(budgets)).spent;
+  }
+
+  /**
+   * What each budget has spent, and what the other calls in flight hold of it; with `hold`, the
+   * call's own worst-case cost is held on each first (held, then read: of two replicas admitting
+   * at once, each sees the other's). Release it with `release` when the call settles or is refused.
+   */
+  async standing(budgets: readonly AppliedBudget[], hold?: BudgetHold): Promise<BudgetStanding> {
+    const holding = hold !== undefined && hold.amount > 0n;
     const redis = this.redis.ready;
     if (redis) {
       try {
         const pipeline = redis.pipeline();
-        const reads: number[] = [];
+        const reads: { spent: number; held: number }[] = [];
+        const now = Date.now();
         for (const budget of budgets) {
           if (budget.reportOnly) {
-            reads.push(-1);
+            reads.push({ spent: -1, held: -1 });
             continue;
           }
           const name = this.redisName(budget);
@@ -76,18 +104,55 @@ export class BudgetCounters {
           if (budget.periodEnd === null) pipeline.pexpire(name, LIFETIME_TTL_MS);
           else pipeline.pexpireat(name, budget.periodEnd + PERIOD_GRACE_MS);
           pipeline.get(name);
-          reads.push(pipeline.length - 1);
+          const spent = pipeline.length - 1;
+          let held = -1;
+          if (hold !== undefined) {
+            const holds = `${name}:held`;
+            pipeline.zremrangebyscore(holds, '-inf', now);
+            if (holding) pipeline.zadd(holds, now + HOLD_LAPSE_MS, member(hold));
+            pipeline.zrange(holds, 0, -1);
+            held = pipeline.length - 1;
+            pipeline.pexpire(holds, HOLD_LAPSE_MS);
+          }
+          reads.push({ spent, held });
         }
         const results = await pipeline.exec();
         if (!results) throw new Error('Redis answered no results');
         for (const [error] of results) if (error) throw error;
-        return reads.map((at) => (at < 0 ? 0n : BigInt(String(results[at]?.[1] ?? '0'))));
+        return {
+          spent: reads.map(({ spent }) => (spent < 0 ? 0n : BigInt(String(results[spent]?.[1] ?? '0')))),
+          held: reads.map(({ held }) => (held < 0 || hold === undefined ? 0n : heldByOthers(results[held]?.[1], member(hold)))),
+        };
       } catch (error) {
         this.redis.unavailable(error);
       }
     }
     if (this.redis.client && this.withoutRedis === 'closed' && budgets.some((budget) => !budget.reportOnly)) throw new BudgetsUnavailable('Redis is unreachable');
-    return budgets.map((budget) => (budget.reportOnly ? 0n : this.localOf(budget).spent));
+    const held = budgets.map((budget) => {
+      if (budget.reportOnly || hold === undefined) return 0n;
+      const id = holdId(budget);
+      const others = this.localHolds.get(id) ?? 0n;
+      if (holding) this.localHolds.set(id, others + hold.amount);
+      return others;
+    });
+    return { spent: budgets.map((budget) => (budget.reportOnly ? 0n : this.localOf(budget).spent)), held };
+  }
+
+  /** A call admitted with `standing(…, hold)` settled (after its cost was added) or was refused: what it held is free again. */
+  release(budgets: readonly AppliedBudget[], hold: BudgetHold): void {
+    if (hold.amount <= 0n) return;
+    for (const budget of budgets) {
+      if (budget.reportOnly) continue;
+      const id = holdId(budget);
+      const left = (this.localHolds.get(id) ?? 0n) - hold.amount;
+      if (left > 0n) this.localHolds.set(id, left);
+      else this.localHolds.delete(id);
+    }
+    const redis = this.redis.ready;
+    if (!redis) return;
+    const pipeline = redis.pipeline();
+    for (const budget of budgets) if (!budget.reportOnly) pipeline.zrem(`${this.redisName(budget)}:held`, member(hold));
+    if (pipeline.length > 0) pipeline.exec().catch((error: unknown) => this.redis.unavailable(error));
   }
 
   /** A settled call's cost, on each budget it was checked against. */
@@ -120,4 +185,19 @@ export class BudgetCounters {
     }
     return spend;
   }
+}
+
+const member = (hold: BudgetHold) => `${hold.slot}|${hold.amount}`;
+const holdId = (budget: AppliedBudget) => `${budget.level}\0${budget.subject}\0${budget.periodEnd ?? 'lifetime'}`;
+
+/** What the members hold together, the call's own member left out. */
+function heldByOthers(members: unknown, own: string): UsdUnits {
+  let total = 0n;
+  if (!Array.isArray(members)) return total;
+  for (const entry of members) {
+    if (typeof entry !== 'string' || entry === own) continue;
+    const amount = entry.slice(entry.lastIndexOf('|') + 1);
+    if (/^\d+$/.test(amount)) total += BigInt(amount);
+  }
+  return total;
 }

@@ -5,7 +5,7 @@ import { DataSource, IsNull, MoreThan, Repository } from 'typeorm';
 import { BudgetLimit } from './budget-limit.entity';
 
 /** The levels kept in budget_limits. */
-export type LimitedLevel = 'end-user' | 'project' | 'tag';
+export type LimitedLevel = 'end-user' | 'project' | 'person' | 'tag';
 
 /** What a call needs of a subject's row. */
 export interface SubjectLimit {
@@ -23,7 +23,7 @@ const REFRESH_MS = 2_000;
 const REREAD_MS = 10_000;
 
 /**
- * Every end user's and project's budget row, held in memory so that a call looks its subject up
+ * Every end user's, project's, person's (in a project) and tag's budget row, held in memory so that a call looks its subject up
  * without a database round trip. Changes made here apply at once on this replica; other replicas
  * read what changed every two seconds (a deletion is a tombstone they read too).
  */
@@ -31,7 +31,7 @@ const REREAD_MS = 10_000;
 export class BudgetLimits implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ai-gateway-budgets');
   private readonly rows: Repository<BudgetLimit>;
-  private readonly byLevel: Record<LimitedLevel, Map<string, SubjectLimit>> = { 'end-user': new Map(), project: new Map(), tag: new Map() };
+  private readonly byLevel: Record<LimitedLevel, Map<string, SubjectLimit>> = { 'end-user': new Map(), project: new Map(), person: new Map(), tag: new Map() };
   private readSince = new Date(0);
   private timer: NodeJS.Timeout | undefined;
   private failing = false;

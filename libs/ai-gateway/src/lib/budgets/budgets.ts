@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
@@ -10,10 +11,11 @@ import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import type { GatewayCaller } from '../keys/key-verifier';
 import { calendarPeriodEnd } from '../limits/budget-period';
 import { GatewayRedis } from '../limits/gateway-redis';
-import { budgetExceeded } from '../limits/limit-refusals';
+import { budgetExceeded, budgetHeldInFlight } from '../limits/limit-refusals';
 import { usdNumber, usdUnits } from '../pricing/usd';
 import { SpendRecorder } from '../spend/spend-recorder';
-import { type AppliedBudget, BudgetCounters, BudgetsUnavailable } from './budget-counters';
+import { BudgetAlerts, crossesThreshold } from './budget-alerts';
+import { type AppliedBudget, type BudgetHold, BudgetCounters, BudgetsUnavailable } from './budget-counters';
 import { BudgetLimits } from './budget-limits';
 import type { WorkspaceBudgetSettings } from './budget-settings';
 
@@ -25,12 +27,16 @@ export const TAGS_HEADER = 'x-arbor-tags';
 /** A call let through by every budget level that applies to it; settle it once with what it cost. */
 export interface BudgetAdmission {
   settle(costUsd: number): void;
+  /** The call was refused after all (by the key's own limits): what it held is free again, nothing is counted. */
+  release(): void;
 }
 
 const WORKSPACE = 'workspace';
 /** A key's budget on one alias (LiteLLM's model_max_budget); its subject is `<key id>:<alias>`. */
 const KEY_MODEL = 'key-model';
 const PROJECT = 'project';
+/** A person's budget in a project (LiteLLM's team member budget); its subject is `<project slug>:<user id>`. */
+const PERSON = 'person';
 const END_USER = 'end-user';
 const TAG = 'tag';
 /** A tag's spend per UTC day, for /spend/tags (report only). */
@@ -62,6 +68,9 @@ export class Budgets implements OnApplicationBootstrap {
   private workspacePeriod: readonly AppliedBudget[] = NONE;
   /** Budgets (level, subject, period) whose persisted spend is read, or being read. */
   private readonly seeded = new LRUCache<string, Promise<void>>({ max: SEEDED_SUBJECTS });
+  /** Names this replica's holds in Redis, with the count of calls admitted. */
+  private readonly replica = randomUUID();
+  private holds = 0;
 
   constructor(
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
@@ -70,6 +79,7 @@ export class Budgets implements OnApplicationBootstrap {
     private readonly spend: SpendRecorder,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly limits: BudgetLimits,
+    private readonly alerts: BudgetAlerts,
   ) {
     this.workspace = settings.litellm.budgets?.workspace;
     this.timeZone = settings.litellm.budgets?.timeZone ?? 'UTC';
@@ -88,22 +98,39 @@ export class Budgets implements OnApplicationBootstrap {
   /** Whether any level may apply to the call: the few checks a call pays when none does. */
   apply(caller: GatewayCaller, body: Record<string, unknown> | undefined, headers: IncomingHttpHeaders | undefined): boolean {
     if (this.workspace !== undefined || this.limits.any(END_USER) || hasTags(body, headers)) return true;
-    return caller.kind === 'virtual' && (caller.key.modelBudgets !== null || (this.limits.any(PROJECT) && this.limits.of(PROJECT, caller.key.project) !== undefined));
+    if (caller.kind !== 'virtual') return false;
+    const key = caller.key;
+    return (
+      key.modelBudgets !== null ||
+      (this.limits.any(PROJECT) && this.limits.of(PROJECT, key.project) !== undefined) ||
+      (key.userId !== null && this.limits.any(PERSON) && this.limits.of(PERSON, personSubject(key.project, key.userId)) !== undefined)
+    );
   }
 
-  /** Checks every level that applies to the call; throws the refusal of the first one over its budget. */
-  async admit(caller: GatewayCaller, alias: string | undefined, body?: Record<string, unknown>, headers?: IncomingHttpHeaders): Promise<BudgetAdmission | undefined> {
+  /**
+   * Checks every level that applies to the call; throws the refusal of the first one over its
+   * budget. `reserve` (USD): the call's worst-case cost, held on every level until it settles, so
+   * that a level is refused once what it spent and what its calls in flight hold reach its budget.
+   */
+  async admit(caller: GatewayCaller, alias: string | undefined, body?: Record<string, unknown>, headers?: IncomingHttpHeaders, reserve = 0): Promise<BudgetAdmission | undefined> {
     const now = this.clock.now();
     const applied = this.applying(caller, alias, body, headers, now);
     if (applied.length === 0) return undefined;
     for (const budget of applied) if (!budget.reportOnly) await this.seed(budget);
-    const spent = await this.counters.spent(applied).catch((error: unknown) => {
+    const hold: BudgetHold = { slot: `${this.replica}:${++this.holds}`, amount: Number.isFinite(reserve) && reserve > 0 ? usdUnits(reserve) : 0n };
+    const standing = await this.counters.standing(applied, hold).catch((error: unknown) => {
       if (error instanceof BudgetsUnavailable) throw budgetsUnavailable();
       throw error;
     });
     applied.forEach((budget, index) => {
-      const used = spent[index] ?? 0n;
-      if (budget.maxBudget !== null && used >= budget.maxBudget) throw budgetExceeded(usdNumber(used), usdNumber(budget.maxBudget), describe(budget, alias));
+      if (budget.maxBudget === null) return;
+      const spent = standing.spent[index] ?? 0n;
+      const held = standing.held[index] ?? 0n;
+      if (spent < budget.maxBudget && spent + held < budget.maxBudget) return;
+      this.counters.release(applied, hold);
+      throw spent >= budget.maxBudget
+        ? budgetExceeded(usdNumber(spent), usdNumber(budget.maxBudget), describe(budget, alias))
+        : budgetHeldInFlight(usdNumber(spent), usdNumber(budget.maxBudget), usdNumber(held), describe(budget, alias));
     });
     let settled = false;
     return {
@@ -112,13 +139,36 @@ export class Budgets implements OnApplicationBootstrap {
         settled = true;
         const cost = Number.isFinite(costUsd) && costUsd > 0 ? usdUnits(costUsd) : 0n;
         this.counters.add(applied, cost);
+        this.counters.release(applied, hold);
+        if (cost > 0n) this.alertCrossings(applied, standing.spent, cost, alias);
         for (const budget of applied) this.spend.recordBudgetSpend({ level: budget.level, subject: budget.subject, periodEnd: budget.periodEnd, costUsd: cost, calls: 1 });
+      },
+      release: () => {
+        if (settled) return;
+        settled = true;
+        this.counters.release(applied, hold);
       },
     };
   }
 
+  /** 50, 80 and 100 % of each budget the call moved past, from what it had spent when the call was admitted. */
+  private alertCrossings(applied: readonly AppliedBudget[], spent: readonly bigint[], cost: bigint, alias: string | undefined): void {
+    applied.forEach((budget, index) => {
+      if (budget.maxBudget === null || budget.reportOnly) return;
+      const before = spent[index] ?? 0n;
+      const limit = usdNumber(budget.maxBudget);
+      if (!crossesThreshold(limit, usdNumber(before), usdNumber(before + cost))) return;
+      const project = budget.level === PROJECT ? budget.subject : undefined;
+      this.alerts.spent(
+        { level: budget.level, subject: budget.subject, description: describe(budget, alias), maxBudget: limit, periodEnd: budget.periodEnd, project },
+        usdNumber(before),
+        usdNumber(before + cost),
+      );
+    });
+  }
+
   /** What a subject of a level has spent in its current period and when that ends (null: lifetime), for /customer/info and /team/info. */
-  async spentNow(level: 'project' | 'end-user' | 'tag', subject: string, budgetDuration: string | null): Promise<{ spend: number; periodEnd: number | null }> {
+  async spentNow(level: 'project' | 'person' | 'end-user' | 'tag', subject: string, budgetDuration: string | null): Promise<{ spend: number; periodEnd: number | null }> {
     const budget = this.budget(level, subject, null, budgetDuration, this.clock.now());
     await this.seed(budget);
     const [spent] = await this.counters.spent([budget]);
@@ -138,6 +188,8 @@ export class Budgets implements OnApplicationBootstrap {
     if (caller.kind === 'virtual') {
       const project = this.limits.of(PROJECT, caller.key.project);
       if (project) more.push(this.budget(PROJECT, caller.key.project, project.maxBudget, project.budgetDuration, now));
+      const person = caller.key.userId !== null ? this.limits.of(PERSON, personSubject(caller.key.project, caller.key.userId)) : undefined;
+      if (person) more.push(this.budget(PERSON, personSubject(caller.key.project, caller.key.userId as string), person.maxBudget, person.budgetDuration, now));
       const onAlias = alias !== undefined ? caller.key.modelBudgets?.get(alias) : undefined;
       if (onAlias) more.push(this.budget(KEY_MODEL, `${caller.key.id}:${alias}`, onAlias.maxBudget, onAlias.budgetDuration, now));
     }
@@ -192,8 +244,17 @@ function describe(budget: AppliedBudget, alias: string | undefined): string {
   if (budget.level === WORKSPACE) return 'the workspace budget, litellm_settings.max_budget';
   if (budget.level === KEY_MODEL) return `the key's model_max_budget for "${excerpt(alias ?? '')}"`;
   if (budget.level === PROJECT) return `the budget of project "${budget.subject}", LiteLLM's team`;
+  if (budget.level === PERSON) {
+    const [project, ...person] = budget.subject.split(':');
+    return `the budget of user "${excerpt(person.join(':'))}" in project "${project}", LiteLLM's team member budget`;
+  }
   if (budget.level === TAG) return `the budget of tag "${excerpt(budget.subject)}"`;
   return `the budget of end user "${excerpt(budget.subject)}"`;
+}
+
+/** The subject of a person's budget in a project: slugs have no colon, so the first one parts them. */
+export function personSubject(project: string, userId: string): string {
+  return `${project}:${userId}`;
 }
 
 /** The caller's own customer: the x-arbor-end-user header, else `user` of the request as parsed. */

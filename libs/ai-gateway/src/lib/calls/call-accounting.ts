@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Budgets, endUserOf, tagsOf } from '../budgets/budgets';
+import { WorstCaseCost } from '../budgets/worst-case-cost';
 import { GatewayClock } from '../gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { GatewayCaller } from '../keys/key-verifier';
@@ -42,6 +43,7 @@ export class CallAccounting {
     private readonly limiter: KeyLimiter,
     private readonly spend: SpendRecorder,
     private readonly budgets: Budgets,
+    private readonly worstCase: WorstCaseCost,
     private readonly clock: GatewayClock,
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
   ) {
@@ -53,10 +55,19 @@ export class CallAccounting {
 
   /** `alias`: the alias the call names (the key's model_max_budget); `body` (as parsed) and `headers`: where its end user is named. */
   async admit(caller: GatewayCaller, alias?: string, body?: Record<string, unknown>, headers?: IncomingHttpHeaders): Promise<CallAdmission> {
-    // The levels beside the key's own first: they only read, so a refusal leaves nothing of the key's to take back.
-    const budget = this.budgets.apply(caller, body, headers) ? await this.budgets.admit(caller, alias, body, headers) : undefined;
-    // Throws the OpenAI-format refusal (429 / 400 budget_exceeded) before any upstream call.
-    const key = caller.kind === 'virtual' ? await this.limiter.admit(caller.key) : undefined;
+    const leveled = this.budgets.apply(caller, body, headers);
+    // What the call may cost at most, held on every budget that applies until it settles.
+    const reserve = leveled || (caller.kind === 'virtual' && caller.key.maxBudget !== null) ? this.worstCase.of(alias, body, headers) : 0;
+    // The levels beside the key's own first; a refusal by the key's limits gives back what they hold.
+    const budget = leveled ? await this.budgets.admit(caller, alias, body, headers, reserve) : undefined;
+    let key;
+    try {
+      // Throws the OpenAI-format refusal (429 / 400 budget_exceeded) before any upstream call.
+      key = caller.kind === 'virtual' ? await this.limiter.admit(caller.key, reserve, alias) : undefined;
+    } catch (error) {
+      budget?.release();
+      throw error;
+    }
     const keyId = caller.kind === 'virtual' ? caller.key.id : null;
     const project = caller.kind === 'virtual' ? caller.key.project : null;
     const projectId = caller.kind === 'virtual' ? caller.key.projectId : null;

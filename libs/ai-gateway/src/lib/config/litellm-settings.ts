@@ -3,6 +3,7 @@ import { MODEL_CALL_GUARDRAILS } from '../guardrails/model-call-scope';
 import { asMeant, ConfigProblem, parsedUrl, SettingReader, unknownKeyMessage, UnsetVariable } from '@arbor/config';
 import { excerpt } from '@arbor/platform';
 import { providerAdapters } from '@arbor/provider-adapters';
+import { type BudgetAlertWebhook, readBudgetAlertSettings } from '../budgets/budget-alert-settings';
 import { type BudgetSettings, readBudgetSettings } from '../budgets/budget-settings';
 import { readResponseCacheSettings, type ResponseCacheSettings } from '../response-cache/response-cache.settings';
 
@@ -136,8 +137,25 @@ export const SETTING_RULES: readonly SettingRule[] = [
     why: 'how long records of single calls are kept (30d when unset: 1h, 7d, 30d…); older ones are pruned in batches',
   },
   { section: 'general_settings', key: 'maximum_spend_logs_retention_interval', kind: 'warned', why: 'records of single calls are pruned every hour' },
-  { section: 'general_settings', key: 'alerting', kind: 'warned', why: 'alert on /metrics instead' },
-  { section: 'general_settings', key: 'alerting_threshold', kind: 'warned', why: 'alert on /metrics instead' },
+  {
+    section: 'general_settings',
+    key: 'alerting',
+    kind: 'served',
+    why: "slack or webhook: budget alerts (50, 80 and 100 % of a budget, a key's soft_budget) are sent there, once per period; the URL is SLACK_WEBHOOK_URL / WEBHOOK_URL or alert_to_webhook_url.budget_alerts; other integrations are not sent to",
+  },
+  {
+    section: 'general_settings',
+    key: 'alert_types',
+    kind: 'served',
+    why: 'budget alerts are sent unless alert_types leaves out budget_alerts; the other types are not raised here',
+  },
+  {
+    section: 'general_settings',
+    key: 'alert_to_webhook_url',
+    kind: 'served',
+    why: 'budget_alerts: the webhook URL budget alerts go to (one, or the first of a list); other types are not raised here',
+  },
+  { section: 'general_settings', key: 'alerting_threshold', kind: 'warned', why: 'slow and hanging calls are seen on /metrics, not alerted' },
   { section: 'general_settings', key: 'background_health_checks', kind: 'warned', why: 'deployments cool down on failures instead' },
   { section: 'general_settings', key: 'health_check_interval', kind: 'warned', why: 'deployments cool down on failures instead' },
   { section: 'general_settings', key: 'infer_model_from_keys', kind: 'warned', why: 'aliases come from model_list' },
@@ -322,6 +340,8 @@ export interface LiteLLMSettings {
   guardrails?: readonly GuardrailDefinition[];
   /** litellm_settings.max_budget, budget_duration and timezone; absent: no workspace budget, periods in UTC. */
   budgets?: BudgetSettings;
+  /** Where budget alerts are sent (general_settings.alerting); none: the log and /metrics only. */
+  budgetAlerts?: BudgetAlertWebhook;
   /** Records of single calls (/spend/logs): off with general_settings.disable_spend_logs; kept retentionMs (30 days unless maximum_spend_logs_retention_period says). */
   spendLogs?: { enabled: boolean; retentionMs: number };
 }
@@ -386,6 +406,7 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
   const guardrails = readGuardrails(meantRoot['guardrails'], problem, MODEL_CALL_GUARDRAILS);
   const budgets = readBudgetSettings(litellm, problem);
   const spendLogs = readSpendLogSettings(general, read, problem);
+  const budgetAlerts = readBudgetAlertSettings(general, env, problem, warnings);
   const settings: LiteLLMSettings = {
     dropParams: read.boolean(litellm['drop_params'], 'litellm_settings.drop_params') ?? false,
     ...(cache ? { cache } : {}),
@@ -398,6 +419,7 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
     ...(guardrails.length > 0 ? { guardrails } : {}),
     ...(budgets.workspace || budgets.timeZone !== 'UTC' ? { budgets } : {}),
     ...(spendLogs ? { spendLogs } : {}),
+    ...(budgetAlerts ? { budgetAlerts } : {}),
   };
   return { settings, routerSection: router, litellmSection: litellm, problems, warnings };
 }

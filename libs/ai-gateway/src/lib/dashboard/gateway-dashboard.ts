@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { DashboardStatus, DashboardTile, DashboardViewer } from '@arbor/contract';
 import { GatewayClock } from '../gateway-clock';
-import { budgetPeriodEnd, persistedBudgetSpend } from '../limits/budget-period';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../gateway-settings';
+import { budgetPeriodEnd, calendarPeriodEnd, persistedBudgetSpend } from '../limits/budget-period';
 import { addUsd, usdText } from '../pricing/usd';
 
 /** A key counts as near its budget from this share of it on. */
@@ -34,6 +35,24 @@ const BUDGETED_KEYS = `
    where max_budget is not null and not blocked and project_deleted_at is null and ($1::text[] is null or project = any($1))
      and (case when budget_duration is null then spend else budget_spend end) >= max_budget * ${NEAR_BUDGET}`;
 
+// Project and person budgets (budget_limits) whose persisted spend in some period reached the mark; the period is checked after.
+const LEVEL_BUDGETS = `
+  select l.level, l.subject, l.max_budget, l.budget_duration, s.spend::float8 as spend,
+         case when s.period_end = 'infinity' then null else (extract(epoch from s.period_end) * 1000)::float8 end as period_end
+    from budget_limits l join budget_spend s on s.level = l.level and s.subject = l.subject
+   where l.deleted_at is null and l.max_budget is not null and l.level in ('project', 'person')
+     and ($1::text[] is null or split_part(l.subject, ':', 1) = any($1))
+     and s.spend >= l.max_budget * ${NEAR_BUDGET}`;
+
+interface LevelBudgetRow {
+  level: 'project' | 'person';
+  subject: string;
+  max_budget: number;
+  budget_duration: string | null;
+  spend: number;
+  period_end: number | null;
+}
+
 interface BudgetedKeyRow {
   project: string;
   max_budget: number;
@@ -46,16 +65,22 @@ interface BudgetedKeyRow {
 
 /**
  * The AI gateway's card on the suite dashboard, for one person: spend today and this month, calls
- * and errors in the last 24 h, the top aliases by spend and the keys near or over their budget,
- * over the projects the person may see. Read from the rollups (spend_project_daily, calls_hourly) and the
- * keys' persisted budget spend: four small queries, never a scan of request logs.
+ * and errors in the last 24 h, the top aliases by spend, the keys near or over their budget and
+ * the project and person budgets (LiteLLM's team and team member budgets) near or over theirs, over
+ * the projects the person may see. Read from the rollups (spend_project_daily, calls_hourly), the
+ * keys' persisted budget spend and budget_spend: five small queries, never a scan of request logs.
  */
 @Injectable()
 export class GatewayDashboard {
+  private readonly timeZone: string;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: GatewayClock,
-  ) {}
+    @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
+  ) {
+    this.timeZone = settings.litellm.budgets?.timeZone ?? 'UTC';
+  }
 
   async summary(viewer: DashboardViewer): Promise<{ status: DashboardStatus; tiles: DashboardTile[] }> {
     if (viewer.permissions.source === 'unavailable') return { status: 'unknown', tiles: [] };
@@ -65,12 +90,21 @@ export class GatewayDashboard {
     const now = this.clock.now();
     const today = new Date(now - (now % DAY_MS)).toISOString().slice(0, 10);
     const monthStart = `${today.slice(0, 8)}01`;
-    const [spend, aliases, calls, keys] = await Promise.all([
+    const [spend, aliases, calls, keys, levels] = await Promise.all([
       this.dataSource.query(SPEND, [projects, today, monthStart]) as Promise<{ project: string; today: number; month: number }[]>,
       this.dataSource.query(TOP_ALIAS_SPEND, [projects, monthStart]) as Promise<{ alias: string; cost: number }[]>,
       this.dataSource.query(CALLS, [projects, new Date(now - DAY_MS).toISOString()]) as Promise<{ project: string; calls: number; errors: number }[]>,
       this.dataSource.query(BUDGETED_KEYS, [projects]) as Promise<BudgetedKeyRow[]>,
+      this.dataSource.query(LEVEL_BUDGETS, [projects]) as Promise<LevelBudgetRow[]>,
     ]);
+    // A project's or a person's budget counts when its current period's spend is near or over it.
+    const levelsNear = new Map<string, number>();
+    for (const row of levels) {
+      const current = row.budget_duration === null ? null : calendarPeriodEnd(row.budget_duration, now, this.timeZone);
+      if (row.period_end !== current) continue;
+      const project = row.subject.split(':')[0] as string;
+      levelsNear.set(project, (levelsNear.get(project) ?? 0) + 1);
+    }
     const nearBudget = new Map<string, number>();
     for (const key of keys) {
       const budgetKey = {
@@ -107,6 +141,7 @@ export class GatewayDashboard {
           unit: null,
         },
         tile('Keys near or over budget', null, (project) => nearBudget.get(project) ?? 0),
+        tile('Project and person budgets near or over', null, (project) => levelsNear.get(project) ?? 0),
       ],
     };
   }

@@ -30,6 +30,10 @@ export interface VerifiedKey {
   maxParallelRequests: number | null;
   /** Alerted on once per period when reached; null: none. */
   softBudget: number | null;
+  /** The person the key is for (a control-plane user id), whose budget in the project applies; null: nobody's. */
+  userId: string | null;
+  /** LiteLLM's model_rpm_limit / model_tpm_limit by alias (KeyLimiter enforces them); null: none, and nothing to count. */
+  modelRateLimits: ReadonlyMap<string, { rpm: number | null; tpm: number | null }> | null;
   /** LiteLLM's model_max_budget by alias (budgets/Budgets enforces it); null: none, and nothing to check. */
   modelBudgets: ReadonlyMap<string, { maxBudget: number; budgetDuration: string | null }> | null;
   // Spend as persisted when the row was loaded (KeyLimiter's starting point; it counts on from there).
@@ -96,6 +100,12 @@ function modelBudgetsOf(row: VirtualKey): VerifiedKey['modelBudgets'] {
   return new Map(entries.map(([alias, budget]) => [alias, { maxBudget: budget.max_budget, budgetDuration: budget.budget_duration }]));
 }
 
+function modelRateLimitsOf(row: VirtualKey): VerifiedKey['modelRateLimits'] {
+  const aliases = new Set([...Object.keys(row.modelRpmLimit ?? {}), ...Object.keys(row.modelTpmLimit ?? {})]);
+  if (aliases.size === 0) return null;
+  return new Map([...aliases].map((alias) => [alias, { rpm: row.modelRpmLimit?.[alias] ?? null, tpm: row.modelTpmLimit?.[alias] ?? null }]));
+}
+
 function toVerified(row: VirtualKey): VerifiedKey {
   return {
     id: row.id,
@@ -113,6 +123,8 @@ function toVerified(row: VirtualKey): VerifiedKey {
     tpmLimit: row.tpmLimit,
     maxParallelRequests: row.maxParallelRequests,
     softBudget: row.softBudget,
+    userId: row.userId,
+    modelRateLimits: modelRateLimitsOf(row),
     modelBudgets: modelBudgetsOf(row),
     spend: row.spend,
     budgetSpend: row.budgetSpend,

@@ -37,6 +37,7 @@ export class KeysService {
     // With a control plane, the project must exist there (404 project_not_found); its id is kept beside the slug.
     const project = await this.projects.require(body.project, masterKey);
     if (body.repository !== undefined) await this.projects.requireRepository(project, body.project, body.repository);
+    if (typeof body.user_id === 'string') await this.projects.requireMember(body.project, body.user_id, masterKey);
     if (body.key_alias !== undefined) await this.requireFreeAlias(body.key_alias);
     this.requireGuardrails(body.guardrails);
     const key = VIRTUAL_KEYS.generate();
@@ -59,6 +60,9 @@ export class KeysService {
         tpmLimit: body.tpm_limit ?? null,
         maxParallelRequests: body.max_parallel_requests ?? null,
         softBudget: body.soft_budget ?? null,
+        userId: body.user_id ?? null,
+        modelRpmLimit: body.model_rpm_limit ?? {},
+        modelTpmLimit: body.model_tpm_limit ?? {},
         modelMaxBudget: modelBudgets(body.model_max_budget ?? {}) ?? {},
       }),
     );
@@ -80,6 +84,7 @@ export class KeysService {
     const project = body.project === undefined ? undefined : await this.projects.require(body.project, masterKey);
     if (typeof body.key_alias === 'string') await this.requireFreeAlias(body.key_alias, id);
     this.requireGuardrails(body.guardrails);
+    if (typeof body.user_id === 'string') await this.projects.requireMember(body.project ?? (await this.get(id)).project, body.user_id, masterKey);
     return this.change(id, (row) => {
       if (body.project !== undefined) {
         if (row.repository !== null && body.project !== row.project) {
@@ -99,6 +104,9 @@ export class KeysService {
       if (body.tpm_limit !== undefined) row.tpmLimit = body.tpm_limit;
       if (body.max_parallel_requests !== undefined) row.maxParallelRequests = body.max_parallel_requests;
       if (body.soft_budget !== undefined) row.softBudget = body.soft_budget;
+      if (body.user_id !== undefined) row.userId = body.user_id;
+      if (body.model_rpm_limit !== undefined) row.modelRpmLimit = body.model_rpm_limit ?? {};
+      if (body.model_tpm_limit !== undefined) row.modelTpmLimit = body.model_tpm_limit ?? {};
       if (body.model_max_budget !== undefined) row.modelMaxBudget = modelBudgets(body.model_max_budget ?? {}) ?? {};
     });
   }
@@ -129,12 +137,13 @@ export class KeysService {
   /** One page of the keys of `projects` ('all': every key), filtered by key_alias or hash, sorted; with the count of all that match. */
   async page(
     projects: 'all' | string[],
-    options: { page: number; size: number; keyAlias?: string; keyHash?: string; sortBy: string; descending: boolean },
+    options: { page: number; size: number; keyAlias?: string; keyHash?: string; userId?: string; sortBy: string; descending: boolean },
   ): Promise<{ rows: VirtualKey[]; total: number }> {
     const where = {
       ...(projects === 'all' ? {} : { project: In(projects) }),
       ...(options.keyAlias !== undefined ? { keyAlias: options.keyAlias } : {}),
       ...(options.keyHash !== undefined ? { keyHash: options.keyHash } : {}),
+      ...(options.userId !== undefined ? { userId: options.userId } : {}),
     };
     const column = SORT_COLUMNS[options.sortBy] ?? 'createdAt';
     const direction = options.descending ? 'DESC' : 'ASC';

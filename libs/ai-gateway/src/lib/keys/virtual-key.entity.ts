@@ -44,6 +44,18 @@ export class VirtualKey extends ApiKeyColumns {
   @Column({ name: 'max_parallel_requests', type: 'integer', nullable: true })
   maxParallelRequests!: number | null;
 
+  /** LiteLLM's model_rpm_limit: requests per minute per alias, enforced by limits/KeyLimiter; {} for none. */
+  @Column({ name: 'model_rpm_limit', type: 'jsonb', default: () => "'{}'" })
+  modelRpmLimit!: Record<string, number>;
+
+  /** LiteLLM's model_tpm_limit: tokens per minute per alias; {} for none. */
+  @Column({ name: 'model_tpm_limit', type: 'jsonb', default: () => "'{}'" })
+  modelTpmLimit!: Record<string, number>;
+
+  /** The person the key is for (LiteLLM's user_id: a control-plane user id); their budget in the project (/team/member_update) applies to its calls. null: nobody's. */
+  @Column({ name: 'user_id', type: 'text', nullable: true })
+  userId!: string | null;
+
   /** LiteLLM's soft_budget (USD): reaching it in the budget period raises an alert (budgets/BudgetAlerts); null: none. */
   @Column({ name: 'soft_budget', type: 'double precision', nullable: true })
   softBudget!: number | null;

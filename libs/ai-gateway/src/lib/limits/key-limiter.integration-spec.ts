@@ -38,6 +38,8 @@ function keyWith(limits: Partial<VerifiedKey>): VerifiedKey {
     tpmLimit: null,
     maxParallelRequests: null,
     softBudget: null,
+    userId: null,
+    modelRateLimits: null,
     modelBudgets: null,
     spend: 0,
     budgetSpend: 0,
@@ -112,6 +114,37 @@ describe('KeyLimiter in process', () => {
     expect((await limiter.admit(key)).settle({ totalTokens: 10, cost: 0.25 })).toEqual({ keySpend: 1.35 });
   });
 
+  it("holds each call's worst-case cost against max_budget while it is in flight: calls admitted together cannot spend past the budget", async () => {
+    const key = keyWith({ maxBudget: 1 });
+    const first = await limiter.admit(key, 0.6);
+    // 0.6 held of 1: a second call holding 0.6 more is still admitted (the budget is not reached)…
+    const second = await limiter.admit(key, 0.6);
+    // …but with 1.2 held, a third is refused although nothing is spent yet.
+    const refused = await refusal(limiter.admit(key, 0.6));
+    expect(refused).toMatchObject({ status: 400, code: 'budget_exceeded' });
+    expect(refused.message).toBe(
+      "Budget has been exceeded! Current cost: 0, Max budget: 1 (the key's max_budget: calls in flight hold 1.2 of it at their worst-case cost until they finish)",
+    );
+    // Settling frees what a call held and counts what it cost.
+    first.settle({ totalTokens: 10, cost: 0.1 });
+    const third = await limiter.admit(key, 0.6);
+    second.settle({ totalTokens: 10, cost: 0.1 });
+    third.settle({ totalTokens: 10, cost: 0.1 });
+    // Nothing held any more: the budget's own spend decides.
+    expect((await limiter.admit(key, 5)).settle({ totalTokens: 10, cost: 0.1 })).toEqual({ keySpend: 0.4 });
+  });
+
+  it('a refused call gives back what it held, and a key without max_budget holds nothing', async () => {
+    const key = keyWith({ maxBudget: 1, rpmLimit: 1 });
+    await limiter.admit(key, 0.9);
+    await expect(limiter.admit(key, 0.9)).rejects.toMatchObject({ status: 429 });
+    clock.time += 60_000;
+    // Only the first call's 0.9 is held: a call is admitted (0.9 < 1).
+    await limiter.admit(key, 0.9);
+    const unlimited = keyWith({});
+    for (let i = 0; i < 5; i += 1) await limiter.admit(unlimited, 100);
+  });
+
   it('starts from the spend persisted for the key: the current period counts, an earlier one does not', async () => {
     const periodEnd = clock.time + 60_000;
     await expect(limiter.admit(keyWith({ maxBudget: 1, budgetDuration: '1h', budgetSpend: 1, budgetResetAt: periodEnd }))).rejects.toMatchObject({
@@ -121,6 +154,28 @@ describe('KeyLimiter in process', () => {
     expect((await limiter.admit(earlier)).settle({ totalTokens: 1, cost: 0.5 })).toEqual({ keySpend: 5.5 });
     // Without budget_duration, max_budget is a lifetime budget.
     await expect(limiter.admit(keyWith({ maxBudget: 5, spend: 5 }))).rejects.toMatchObject({ status: 400, code: 'budget_exceeded' });
+  });
+
+  it("counts model_rpm_limit and model_tpm_limit per alias: the alias over its limit is refused, the key's other aliases are not", async () => {
+    const key = keyWith({
+      modelRateLimits: new Map([
+        ['gpt-4o', { rpm: 2, tpm: null }],
+        ['mini', { rpm: null, tpm: 100 }],
+      ]),
+    });
+    await limiter.admit(key, 0, 'gpt-4o');
+    await limiter.admit(key, 0, 'gpt-4o');
+    const refused = await refusal(limiter.admit(key, 0, 'gpt-4o'));
+    expect(refused).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
+    expect(refused.message).toBe('Rate limit reached for this key on "gpt-4o": 2 requests per minute (model_rpm_limit). Try again in 50s.');
+    expect(refused.headers['retry-after']).toBe('50');
+    // Other aliases, limited or not, still pass.
+    (await limiter.admit(key, 0, 'mini')).settle({ totalTokens: 100, cost: 0 });
+    await limiter.admit(key, 0, 'other');
+    expect(await refusal(limiter.admit(key, 0, 'mini'))).toMatchObject({ status: 429, message: expect.stringContaining('100 tokens per minute (model_tpm_limit)') });
+    clock.time += 60_000;
+    await limiter.admit(key, 0, 'gpt-4o');
+    await limiter.admit(key, 0, 'mini');
   });
 
   it("describes the key's own limits in OpenAI's x-ratelimit-* headers, only those it has", async () => {
@@ -204,6 +259,28 @@ describe('KeyLimiter on two replicas sharing Redis', () => {
     await expect(replicaA.admit(key)).rejects.toMatchObject({ code: 'max_parallel_requests_exceeded' });
     clock.time += 10 * 60_000 + 1;
     await replicaA.admit(key);
+  });
+
+  it("holds a call's worst-case cost on both replicas, and a crashed replica's holds lapse", async () => {
+    const key = keyWith({ maxBudget: 1 });
+    const onA = await replicaA.admit(key, 0.7);
+    await replicaB.admit(key, 0.7);
+    expect(await refusal(replicaA.admit(key, 0.7))).toMatchObject({ status: 400, code: 'budget_exceeded' });
+    onA.settle({ totalTokens: 1, cost: 0.1 });
+    await settledIn(redisA);
+    // A's hold is gone, B's is not: 0.1 spent + 0.7 held < 1.
+    await replicaB.admit(key, 0.7);
+    await expect(replicaA.admit(key, 0.1)).rejects.toMatchObject({ code: 'budget_exceeded' });
+    // B "crashes" holding 1.4: its holds lapse after the slot hold time.
+    clock.time += 10 * 60_000 + 1;
+    await replicaA.admit(key, 0.1);
+  });
+
+  it("counts a key's rate on an alias across both replicas", async () => {
+    const key = keyWith({ modelRateLimits: new Map([['gpt-4o', { rpm: 3, tpm: null }]]) });
+    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? replicaA : replicaB).admit(key, 0, 'gpt-4o')));
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(3);
+    await replicaA.admit(key, 0, 'another');
   });
 
   it('counts tokens used on one replica against tpm_limit on the other', async () => {

@@ -3,13 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { ProviderError } from '@arbor/provider-adapters';
 import { GatewayClock } from '../gateway-clock';
 import type { VerifiedKey } from '../keys/key-verifier';
-import { BudgetAlerts } from '../budgets/budget-alerts';
+import { BudgetAlerts, crossesThreshold } from '../budgets/budget-alerts';
 import { addUsd } from '../pricing/usd';
 import { SpendRecorder } from '../spend/spend-recorder';
 import { budgetPeriodEnd } from './budget-period';
 import { GatewayRedis } from './gateway-redis';
-import { CountedUsage, KeyCounters, LimitMoment } from './key-counters';
-import { budgetExceeded, parallelRequestsExceeded, requestsPerMinuteExceeded, tokensPerMinuteExceeded } from './limit-refusals';
+import { CallSlot, CountedUsage, KeyCounters, LimitMoment } from './key-counters';
+import { budgetExceeded, budgetHeldInFlight, modelRateExceeded, parallelRequestsExceeded, requestsPerMinuteExceeded, tokensPerMinuteExceeded } from './limit-refusals';
 import { LocalKeyCounters } from './local-key-counters';
 import { rateLimitHeaders } from './rate-limit-headers';
 import { RedisKeyCounters } from './redis-key-counters';
@@ -51,11 +51,20 @@ export class KeyLimiter {
       );
   }
 
-  /** Admits the request or throws the ProviderError the client gets (429, or 400 budget_exceeded). */
-  async admit(key: VerifiedKey): Promise<KeyAdmission> {
+  /**
+   * Admits the request or throws the ProviderError the client gets (429, or 400 budget_exceeded).
+   * `reserve`: the call's worst-case cost, held against max_budget until it settles, so that calls
+   * admitted together cannot spend past the budget by more than what they were admitted holding.
+   */
+  async admit(key: VerifiedKey, reserve = 0, alias?: string): Promise<KeyAdmission> {
     const at = this.moment(key);
     this.slots += 1;
-    const slot = `${this.replica}:${this.slots}`;
+    const model = alias !== undefined ? key.modelRateLimits?.get(alias) : undefined;
+    const slot: CallSlot = {
+      id: `${this.replica}:${this.slots}`,
+      reserve: key.maxBudget !== null ? positive(reserve) : 0,
+      ...(model && alias !== undefined ? { model: { alias, ...model } } : {}),
+    };
     let counters: KeyCounters = this.local;
     let usage: CountedUsage | undefined;
     if (this.shared && this.redis.ready) {
@@ -66,9 +75,9 @@ export class KeyLimiter {
         this.redis.unavailable(error);
       }
     }
-    usage ??= await this.local.acquire(key, at);
+    usage ??= await this.local.acquire(key, at, slot);
     const headers = rateLimitHeaders({ rpmLimit: key.rpmLimit, tpmLimit: key.tpmLimit, requests: usage.requests, tokens: usage.tokens, resetMs: at.minuteEndsAt - at.now });
-    const refusal = refusalFor(key, usage, at, headers);
+    const refusal = refusalFor(key, usage, at, headers, slot);
     if (refusal) {
       counters.refund(key, at, slot);
       throw refusal;
@@ -76,7 +85,7 @@ export class KeyLimiter {
     return this.admission(key, counters, slot, usage, headers);
   }
 
-  private admission(key: VerifiedKey, counters: KeyCounters, slot: string, admitted: CountedUsage, headers: Record<string, string>): KeyAdmission {
+  private admission(key: VerifiedKey, counters: KeyCounters, slot: CallSlot, admitted: CountedUsage, headers: Record<string, string>): KeyAdmission {
     let settled: { keySpend: number } | undefined;
     return {
       rateLimitHeaders: () => headers,
@@ -92,6 +101,22 @@ export class KeyLimiter {
           const after = addUsd(admitted.budgetSpend, usage.cost);
           if (after >= key.softBudget) this.alerts.softBudgetReached(key, after, at.periodEnd);
         }
+        // 50, 80 and 100 % of max_budget, each alerted once per period.
+        if (key.maxBudget !== null && usage.cost > 0) {
+          const after = addUsd(admitted.budgetSpend, usage.cost);
+          if (crossesThreshold(key.maxBudget, admitted.budgetSpend, after)) {
+            const budget = {
+              level: 'key',
+              subject: key.id,
+              description: `the max_budget of key ${key.id}`,
+              maxBudget: key.maxBudget,
+              periodEnd: at.periodEnd,
+              project: key.project,
+              token: key.keyHash,
+            };
+            this.alerts.spent(budget, admitted.budgetSpend, after);
+          }
+        }
         settled = { keySpend };
         return settled;
       },
@@ -106,12 +131,17 @@ export class KeyLimiter {
 }
 
 // Money first (LiteLLM checks the budget before rates), then the rates.
-function refusalFor(key: VerifiedKey, usage: CountedUsage, at: LimitMoment, headers: Record<string, string>): ProviderError | undefined {
+function refusalFor(key: VerifiedKey, usage: CountedUsage, at: LimitMoment, headers: Record<string, string>, slot: CallSlot): ProviderError | undefined {
   if (key.maxBudget !== null && usage.budgetSpend >= key.maxBudget) return budgetExceeded(usage.budgetSpend, key.maxBudget);
+  if (key.maxBudget !== null && usage.reserved > 0 && addUsd(usage.budgetSpend, usage.reserved) >= key.maxBudget)
+    return budgetHeldInFlight(usage.budgetSpend, key.maxBudget, usage.reserved);
   if (key.maxParallelRequests !== null && usage.parallel > key.maxParallelRequests) return parallelRequestsExceeded(key.maxParallelRequests, headers);
   const retryAfterS = Math.max(1, Math.ceil((at.minuteEndsAt - at.now) / 1000));
   if (key.rpmLimit !== null && usage.requests > key.rpmLimit) return requestsPerMinuteExceeded(key.rpmLimit, retryAfterS, headers);
   if (key.tpmLimit !== null && usage.tokens >= key.tpmLimit) return tokensPerMinuteExceeded(key.tpmLimit, usage.tokens, retryAfterS, headers);
+  const model = slot.model;
+  if (model?.rpm != null && usage.modelRequests > model.rpm) return modelRateExceeded(model.alias, 'requests', model.rpm, retryAfterS, headers);
+  if (model?.tpm != null && usage.modelTokens >= model.tpm) return modelRateExceeded(model.alias, 'tokens', model.tpm, retryAfterS, headers);
   return undefined;
 }
 

@@ -2,7 +2,7 @@ import type { VerifiedKey } from '../keys/key-verifier';
 import { LRUCache } from 'lru-cache';
 import { persistedBudgetSpend } from './budget-period';
 import { addUsd } from '../pricing/usd';
-import { CountedUsage, KeyCounters, LimitMoment } from './key-counters';
+import { CallSlot, CountedUsage, KeyCounters, LimitMoment } from './key-counters';
 
 interface MinuteCounts {
   minute: number;
@@ -24,9 +24,11 @@ const SPEND_STATES = 100_000;
 export class LocalKeyCounters implements KeyCounters {
   private readonly minutes = new Map<string, MinuteCounts>();
   private readonly inFlight = new Map<string, number>();
+  /** USD held against each key's max_budget by its calls in flight. */
+  private readonly reserved = new Map<string, number>();
   private readonly spends = new LRUCache<string, SpendState>({ max: SPEND_STATES });
 
-  acquire(key: VerifiedKey, at: LimitMoment): Promise<CountedUsage> {
+  acquire(key: VerifiedKey, at: LimitMoment, slot: CallSlot): Promise<CountedUsage> {
     const minute = this.minuteOf(key.id, at);
     if (key.rpmLimit !== null) minute.requests += 1;
     let parallel = 0;
@@ -34,27 +36,44 @@ export class LocalKeyCounters implements KeyCounters {
       parallel = (this.inFlight.get(key.id) ?? 0) + 1;
       this.inFlight.set(key.id, parallel);
     }
+    const model = slot.model ? this.minuteOf(`${key.id}\0${slot.model.alias}`, at) : undefined;
+    if (model && slot.model?.rpm != null) model.requests += 1;
     const spend = this.spendOf(key, at);
+    let reserved = 0;
+    if (key.maxBudget !== null) {
+      reserved = this.reserved.get(key.id) ?? 0;
+      if (slot.reserve > 0) this.reserved.set(key.id, addUsd(reserved, slot.reserve));
+    }
     return Promise.resolve({
       requests: key.rpmLimit !== null ? minute.requests : 0,
       tokens: minute.tokens,
       parallel,
       budgetSpend: spend.periodEnd === null ? spend.lifetime : spend.periodSpend,
       lifetimeSpend: spend.lifetime,
+      modelRequests: model && slot.model?.rpm != null ? model.requests : 0,
+      modelTokens: model?.tokens ?? 0,
+      reserved,
     });
   }
 
-  refund(key: VerifiedKey, at: LimitMoment): void {
+  refund(key: VerifiedKey, at: LimitMoment, slot: CallSlot): void {
     if (key.rpmLimit !== null) {
       const minute = this.minutes.get(key.id);
       if (minute && minute.minute === at.minute) minute.requests -= 1;
     }
+    if (slot.model?.rpm != null) {
+      const model = this.minutes.get(`${key.id}\0${slot.model.alias}`);
+      if (model && model.minute === at.minute) model.requests -= 1;
+    }
     if (key.maxParallelRequests !== null) this.release(key.id);
+    this.unreserve(key, slot);
   }
 
-  settle(key: VerifiedKey, at: LimitMoment, _slot: string, usage: { tokens: number; cost: number }): number {
+  settle(key: VerifiedKey, at: LimitMoment, slot: CallSlot, usage: { tokens: number; cost: number }): number {
     if (key.maxParallelRequests !== null) this.release(key.id);
+    this.unreserve(key, slot);
     if (usage.tokens > 0) this.minuteOf(key.id, at).tokens += usage.tokens;
+    if (usage.tokens > 0 && slot.model?.tpm != null) this.minuteOf(`${key.id}\0${slot.model.alias}`, at).tokens += usage.tokens;
     return this.addSpend(key, at, usage.cost);
   }
 
@@ -76,6 +95,13 @@ export class LocalKeyCounters implements KeyCounters {
       this.minutes.set(keyId, counts);
     }
     return counts;
+  }
+
+  private unreserve(key: VerifiedKey, slot: CallSlot): void {
+    if (key.maxBudget === null || slot.reserve <= 0) return;
+    const left = addUsd(this.reserved.get(key.id) ?? 0, -slot.reserve);
+    if (left > 0) this.reserved.set(key.id, left);
+    else this.reserved.delete(key.id);
   }
 
   private release(keyId: string): void {

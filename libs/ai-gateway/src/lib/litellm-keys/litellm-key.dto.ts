@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { Omittable } from '@arbor/platform';
-import { IsAliasList, IsBudget, IsBudgetDuration, IsGuardrailList, IsKeyAlias, IsLimit, IsMetadata, IsModelBudgets } from '../keys/dto/key-fields';
+import { IsAliasList, IsBudget, IsBudgetDuration, IsGuardrailList, IsKeyAlias, IsLimit, IsMetadata, IsModelBudgets, IsModelLimits, IsUserId } from '../keys/dto/key-fields';
 
 /** LiteLLM's key durations: 30s, 30m, 30h, 30d, 2w, 1mo, 1y. */
 export const KEY_DURATION = /^[1-9][0-9]{0,5}(s|m|h|d|w|mo|y)$/;
@@ -14,13 +14,10 @@ export const KEY_DURATION = /^[1-9][0-9]{0,5}(s|m|h|d|w|mo|y)$/;
  * says why and what to do instead.
  */
 export const UNSERVED_KEY_FIELDS: Record<string, string> = {
-  user_id: 'keys belong to a project here, not to a user; put the user in metadata (e.g. metadata.user)',
   spend: "a key's spend is what its calls cost here and cannot be set",
   aliases: 'key-level model aliases are not served; configure aliases in model_list',
   config: 'key-level configuration is not served',
   permissions: 'key-level permissions are not served',
-  model_rpm_limit: 'per-model rpm limits are not served; use rpm_limit, or a key per model',
-  model_tpm_limit: 'per-model tpm limits are not served; use tpm_limit, or a key per model',
   allowed_cache_controls: 'every key may use every cache control here',
   budget_limits: 'several budget windows are not served; use max_budget with budget_duration',
   policies: 'policies are not served',
@@ -116,14 +113,26 @@ export class LiteLlmKeyFieldsDto {
   @IsBoolean()
   blocked?: boolean | null;
 
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 128, description: "The person the key is for: a control-plane user with a role on the key's project (team_id)." })
+  @IsOptional()
+  @IsUserId()
+  user_id?: string | null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'integer', minimum: 1 }, example: { 'gpt-4o': 10 } })
+  @IsOptional()
+  @IsModelLimits()
+  model_rpm_limit?: Record<string, number> | null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'integer', minimum: 1 }, example: { 'gpt-4o': 100000 } })
+  @IsOptional()
+  @IsModelLimits()
+  model_tpm_limit?: Record<string, number> | null;
+
   // LiteLLM's fields without an equivalent: refused unless at LiteLLM's default (UNSERVED_KEY_FIELDS).
-  @Allow() user_id?: unknown;
   @Allow() spend?: unknown;
   @Allow() aliases?: unknown;
   @Allow() config?: unknown;
   @Allow() permissions?: unknown;
-  @Allow() model_rpm_limit?: unknown;
-  @Allow() model_tpm_limit?: unknown;
   @Allow() allowed_cache_controls?: unknown;
   @Allow() budget_limits?: unknown;
   @Allow() policies?: unknown;
@@ -263,8 +272,13 @@ export class KeyListQuery {
   @IsIn(['asc', 'desc'])
   sort_order?: 'asc' | 'desc';
 
-  // Users and organizations are not served: refused when given.
-  @Allow() user_id?: unknown;
+  @ApiPropertyOptional({ description: 'Only the keys of this person (a control-plane user id).' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  user_id?: string;
+
+  // Organizations are not served: refused when given.
   @Allow() organization_id?: unknown;
 }
 
@@ -340,6 +354,9 @@ export class SpendLogsQuery {
   @Max(1000)
   page_size?: number;
 
-  // Persons are not served yet: refused when given.
-  @Allow() user_id?: unknown;
+  @ApiPropertyOptional({ description: "Only the calls of this person's keys (the keys' user_id)." })
+  @IsOptional()
+  @IsString()
+  @MaxLength(128)
+  user_id?: string;
 }

@@ -26,7 +26,10 @@ export interface LiteLlmKey {
   metadata: Record<string, unknown>;
   blocked: boolean;
   guardrails: string[];
-  user_id: null;
+  /** The person the key is for (a control-plane user id); null: nobody's. */
+  user_id: string | null;
+  model_rpm_limit: Record<string, number>;
+  model_tpm_limit: Record<string, number>;
   aliases: Record<string, never>;
   config: Record<string, never>;
   permissions: Record<string, never>;
@@ -59,7 +62,9 @@ export function liteLlmKey(row: VirtualKey, key?: string): LiteLlmKey {
     metadata: row.metadata,
     blocked: row.blocked,
     guardrails: row.guardrails,
-    user_id: null,
+    user_id: row.userId,
+    model_rpm_limit: row.modelRpmLimit,
+    model_tpm_limit: row.modelTpmLimit,
     aliases: {},
     config: {},
     permissions: {},

@@ -144,7 +144,7 @@ export class LiteLlmKeysController {
     @PermittedProjects() permitted: Permitted,
     @Query() query: KeyListQuery,
   ): Promise<{ keys: (string | LiteLlmKey)[]; total_count: number; current_page: number; total_pages: number }> {
-    refuseGiven(query, ['user_id', 'organization_id'], 'users and organizations are not served: keys belong to projects (filter with team_id)');
+    refuseGiven(query, ['organization_id'], 'organizations are not served: keys belong to projects (filter with team_id)');
     const page = query.page ?? 1;
     const size = query.size ?? 10;
     if (query.team_id !== undefined) requirePermitted(permitted, query.team_id, 'ai-gateway.viewer or ai-gateway.operator');
@@ -154,6 +154,7 @@ export class LiteLlmKeysController {
       size,
       ...(query.key_alias !== undefined ? { keyAlias: query.key_alias } : {}),
       ...(query.key_hash !== undefined ? { keyHash: query.key_hash } : {}),
+      ...(query.user_id !== undefined ? { userId: query.user_id } : {}),
       sortBy: query.sort_by ?? 'created_at',
       descending: (query.sort_order ?? 'desc') === 'desc',
     });
@@ -169,10 +170,12 @@ export class LiteLlmKeysController {
   @Get('spend/logs')
   @RequirePermission(AI_GATEWAY, READERS, { project: 'any' })
   async spendLogsOf(@PermittedProjects() permitted: Permitted, @Query() query: SpendLogsQuery): Promise<DailySpend[] | LiteLlmSpendLog[]> {
-    refuseGiven(query, ['user_id'], "persons are not served yet: filter by the key (api_key), the project (team_id) or the caller's end user (end_user)");
     const key = query.api_key === undefined ? undefined : await this.named(query.api_key, permitted, 'ai-gateway.viewer or ai-gateway.operator');
     if (query.team_id !== undefined) requirePermitted(permitted, query.team_id, 'ai-gateway.viewer or ai-gateway.operator');
-    if (query.summarize !== false && query.start_date !== undefined && query.end_date !== undefined) return this.spendLogs.daily(permitted, query.start_date, query.end_date, key);
+    if (query.summarize !== false && query.start_date !== undefined && query.end_date !== undefined) {
+      refuseGiven(query, ['user_id'], 'the daily totals are not kept per person: add summarize=false for the single calls of their keys');
+      return this.spendLogs.daily(permitted, query.start_date, query.end_date, key);
+    }
     if (this.callRecordsOff)
       throw new ApiError(400, 'not_served', 'Single calls are not kept on this gateway (general_settings.disable_spend_logs): give start_date and end_date for daily totals.');
     // This replica's last second of calls belongs in the answer.
@@ -187,6 +190,7 @@ export class LiteLlmKeysController {
       ...(query.request_id !== undefined ? { requestId: query.request_id } : {}),
       ...(query.team_id !== undefined ? { project: query.team_id } : {}),
       ...(query.end_user !== undefined ? { endUser: query.end_user } : {}),
+      ...(query.user_id !== undefined ? { userId: query.user_id } : {}),
       ...(query.model !== undefined ? { alias: query.model } : {}),
       ...(query.tags !== undefined ? { tag: query.tags } : {}),
       ...(from !== undefined ? { from } : {}),
@@ -259,6 +263,9 @@ function settingsOf(body: LiteLlmKeyFieldsDto): Partial<UpdateKeyDto> {
   if (body.max_parallel_requests !== undefined) settings.max_parallel_requests = body.max_parallel_requests;
   if (body.model_max_budget !== undefined) settings.model_max_budget = body.model_max_budget;
   if (body.soft_budget !== undefined) settings.soft_budget = body.soft_budget;
+  if (body.user_id !== undefined) settings.user_id = body.user_id;
+  if (body.model_rpm_limit !== undefined) settings.model_rpm_limit = body.model_rpm_limit;
+  if (body.model_tpm_limit !== undefined) settings.model_tpm_limit = body.model_tpm_limit;
   if (body.metadata !== undefined) settings.metadata = body.metadata ?? {};
   if (body.key_alias !== undefined) settings.key_alias = body.key_alias;
   return settings;

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsOptional, IsString, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { Allow, IsDefined, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { IsBudget, IsBudgetDuration, IsMetadata } from '../keys/dto/key-fields';
 
 /** LiteLLM's team fields without an equivalent here, and why: refused unless at LiteLLM's default. */
@@ -15,7 +16,7 @@ export const UNSERVED_TEAM_FIELDS: Record<string, string> = {
   tags: 'tags are not served',
   model_aliases: 'aliases come from model_list',
   guardrails: 'guardrails are set on keys or in the config',
-  team_member_budget: 'person budgets are not served yet',
+  team_member_budget: "set each member's budget with /team/member_update (max_budget_in_team)",
   model_rpm_limit: 'per-model rate limits are not served',
   model_tpm_limit: 'per-model rate limits are not served',
 };
@@ -63,4 +64,91 @@ export class UpdateTeamDto {
   @Allow() team_member_budget?: unknown;
   @Allow() model_rpm_limit?: unknown;
   @Allow() model_tpm_limit?: unknown;
+}
+
+/** A member as LiteLLM's /team/member_add names one: the person is a control-plane user id. */
+export class TeamMemberDto {
+  @ApiProperty({ example: '6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b', description: 'A control-plane user with a role on the project.' })
+  @IsString()
+  @MaxLength(128)
+  user_id!: string;
+
+  @ApiPropertyOptional({ enum: ['user'], description: "Only LiteLLM's default: roles are the control plane's (give ai-gateway.operator there)." })
+  @IsOptional()
+  @IsString()
+  role?: string;
+
+  // Refused: a person is named by id here.
+  @Allow() user_email?: unknown;
+}
+
+export class AddTeamMemberDto {
+  @ApiProperty({ example: 'alpha', description: "The project's slug." })
+  @IsString()
+  @MaxLength(64)
+  team_id!: string;
+
+  @ApiProperty({ oneOf: [{ $ref: '#/components/schemas/TeamMemberDto' }, { type: 'array', items: { $ref: '#/components/schemas/TeamMemberDto' } }] })
+  @IsDefined()
+  @ValidateNested({ each: true })
+  @Type(() => TeamMemberDto)
+  member!: TeamMemberDto | TeamMemberDto[];
+
+  @ApiPropertyOptional({ type: Number, minimum: 0, nullable: true, example: 50, description: "USD each member may spend in the project (their keys' calls), per budget_duration." })
+  @IsOptional()
+  @IsBudget()
+  max_budget_in_team?: number | null;
+
+  @ApiPropertyOptional({ example: '30d', nullable: true, description: "The member budget's period (Arbor's addition; none: a lifetime budget)." })
+  @IsOptional()
+  @IsBudgetDuration()
+  budget_duration?: string | null;
+}
+
+export class UpdateTeamMemberDto {
+  @ApiProperty({ example: 'alpha', description: "The project's slug." })
+  @IsString()
+  @MaxLength(64)
+  team_id!: string;
+
+  @ApiProperty({ example: '6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b', description: 'A control-plane user with a role on the project.' })
+  @IsString()
+  @MaxLength(128)
+  user_id!: string;
+
+  @ApiPropertyOptional({
+    type: Number,
+    minimum: 0,
+    nullable: true,
+    example: 50,
+    description: "USD the person may spend in the project (their keys' calls); null: no budget of their own.",
+  })
+  @IsOptional()
+  @IsBudget()
+  max_budget_in_team?: number | null;
+
+  @ApiPropertyOptional({ example: '30d', nullable: true })
+  @IsOptional()
+  @IsBudgetDuration()
+  budget_duration?: string | null;
+
+  // Refused unless at LiteLLM's default: the control plane has the person's role and the keys their rates.
+  @Allow() role?: unknown;
+  @Allow() user_email?: unknown;
+  @Allow() tpm_limit?: unknown;
+  @Allow() rpm_limit?: unknown;
+}
+
+export class DeleteTeamMemberDto {
+  @ApiProperty({ example: 'alpha' })
+  @IsString()
+  @MaxLength(64)
+  team_id!: string;
+
+  @ApiProperty({ example: '6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b' })
+  @IsString()
+  @MaxLength(128)
+  user_id!: string;
+
+  @Allow() user_email?: unknown;
 }

@@ -36,3 +36,39 @@ export function liteLlmTeam(
     blocked: false,
   };
 }
+
+/** A person's budget in a project as LiteLLM's /team/member_* and /team/info's team_memberships show it. */
+export interface LiteLlmTeamMember {
+  team_id: string;
+  user_id: string;
+  user_email: null;
+  max_budget_in_team: number | null;
+  budget_duration: string | null;
+  /** End of the current budget period; null for a lifetime budget or none. */
+  budget_reset_at: string | null;
+  /** USD the person's keys in the project spent in the current period since the budget was set. */
+  spend: number;
+  tpm_limit: null;
+  rpm_limit: null;
+  litellm_budget_table: { max_budget: number | null; budget_duration: string | null };
+}
+
+export function liteLlmTeamMember(
+  slug: string,
+  userId: string,
+  budget: { maxBudget: number | null; budgetDuration: string | null },
+  spent: { spend: number; periodEnd: number | null },
+): LiteLlmTeamMember {
+  return {
+    team_id: slug,
+    user_id: userId,
+    user_email: null,
+    max_budget_in_team: budget.maxBudget,
+    budget_duration: budget.budgetDuration,
+    budget_reset_at: spent.periodEnd === null ? null : new Date(spent.periodEnd).toISOString(),
+    spend: spent.spend,
+    tpm_limit: null,
+    rpm_limit: null,
+    litellm_budget_table: { max_budget: budget.maxBudget, budget_duration: budget.budgetDuration },
+  };
+}

@@ -1,5 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { ControlPlaneClient, ControlPlaneUnavailableError, ProjectRecord, RepositoryRecord } from '@arbor/contract';
+import { ControlPlaneClient, ControlPlaneNotFoundError, ControlPlaneUnavailableError, ProjectRecord, RepositoryRecord } from '@arbor/contract';
 import { ApiError, excerpt } from '@arbor/platform';
 
 /**
@@ -47,6 +47,38 @@ export class ControlPlaneProjects {
       });
     }
     return repository;
+  }
+
+  /**
+   * Throws 400 unless `userId` is a control-plane user with a role on the project `slug` (the
+   * person a key is for, or whose budget in the project is set). Without a control plane the id
+   * is taken as given; while it cannot be asked, 503, or nothing with `uncheckedWhenUnavailable`.
+   */
+  async requireMember(slug: string, userId: string, uncheckedWhenUnavailable = false): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    let permissions: readonly string[];
+    try {
+      const view = await client.effectivePermissions({ userId, project: slug });
+      if (view.source === 'unavailable') throw new ControlPlaneUnavailableError('the control plane did not answer');
+      permissions = view.permissions;
+    } catch (error) {
+      if (error instanceof ControlPlaneNotFoundError) {
+        throw new ApiError(400, 'user_not_found', `The control plane has no user "${excerpt(userId)}" (user_id is a control-plane user id).`, {
+          fields: { user_id: ['not a user'] },
+        });
+      }
+      if (error instanceof ControlPlaneUnavailableError) {
+        if (uncheckedWhenUnavailable) return;
+        throw new ApiError(503, 'control_plane_unavailable', 'The control plane cannot be asked about the person right now; try again shortly.');
+      }
+      throw error;
+    }
+    if (permissions.length === 0) {
+      throw new ApiError(400, 'user_not_in_project', `The user "${excerpt(userId)}" has no role on project "${excerpt(slug)}" in the control plane; give them one there first.`, {
+        fields: { user_id: ['not a member of the project'] },
+      });
+    }
   }
 
   /** For project sync: the project now, or null; throws ControlPlaneUnavailableError so that the delivery is retried. */

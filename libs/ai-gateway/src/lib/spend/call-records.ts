@@ -15,6 +15,8 @@ export interface CallRecordFilter {
   requestId?: string;
   project?: string;
   endUser?: string;
+  /** The person whose keys made the calls (the key's user_id). */
+  userId?: string;
   alias?: string;
   tag?: string;
   /** [from, to) in epoch milliseconds. */
@@ -30,6 +32,8 @@ export interface LiteLlmSpendLog {
   api_key: string | null;
   team_id: string | null;
   end_user: string | null;
+  /** The person the key is for (its user_id), as LiteLLM's `user`. */
+  user: string | null;
   request_tags: string[];
   model: string;
   model_group: string;
@@ -48,7 +52,7 @@ export interface LiteLlmSpendLog {
 }
 
 const PAGE = `
-  select r.id::text as id, r.started_at, r.latency_ms, k.key_hash, k.key_alias, r.project, r.end_user, r.tags, r.alias, r.deployment_id, r.provider,
+  select r.id::text as id, r.started_at, r.latency_ms, k.key_hash, k.key_alias, k.user_id, r.project, r.end_user, r.tags, r.alias, r.deployment_id, r.provider,
          r.prompt_tokens::text as prompt_tokens, r.completion_tokens::text as completion_tokens, r.cost_usd::text as cost_usd, r.status, r.cache_hit
     from call_records r left join virtual_keys k on k.id = r.key_id
    where ($1::text[] is null or r.project = any($1::text[]))
@@ -60,6 +64,7 @@ const PAGE = `
      and ($7::text is null or $7::text = any(r.tags))
      and ($8::timestamptz is null or r.started_at >= $8::timestamptz)
      and ($9::timestamptz is null or r.started_at < $9::timestamptz)
+     and ($12::text is null or k.user_id = $12::text)
    order by r.started_at desc, r.id
    limit $10 offset $11`;
 
@@ -124,6 +129,7 @@ export class CallRecords implements OnApplicationBootstrap, OnApplicationShutdow
       filter.to === undefined ? null : new Date(filter.to).toISOString(),
       filter.pageSize,
       (filter.page - 1) * filter.pageSize,
+      filter.userId ?? null,
     ]);
     return rows.map((row) => {
       const prompt = Number(row.prompt_tokens);
@@ -134,6 +140,7 @@ export class CallRecords implements OnApplicationBootstrap, OnApplicationShutdow
         api_key: row.key_hash,
         team_id: row.project,
         end_user: row.end_user,
+        user: row.user_id,
         request_tags: row.tags,
         model: row.alias,
         model_group: row.alias,
@@ -160,6 +167,7 @@ interface Row {
   latency_ms: number;
   key_hash: string | null;
   key_alias: string | null;
+  user_id: string | null;
   project: string | null;
   end_user: string | null;
   tags: string[];

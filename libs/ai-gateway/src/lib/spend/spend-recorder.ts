@@ -1,7 +1,7 @@
 import { errorFields } from '@arbor/observability';
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { GatewayClock } from '../gateway-clock';
 import { type UsdUnits, usdDecimal, usdUnits } from '../pricing/usd';
 
@@ -94,6 +94,13 @@ interface HourlyCalls {
 }
 
 const FLUSH_INTERVAL_MS = 1_000;
+/**
+ * One replica's flush at a time, taken without waiting (pg_try_advisory_xact_lock): replicas
+ * adding to the same rollup rows would otherwise queue on each other's row locks. A flush that
+ * finds another in progress steps back, holding nothing, and tries again a few milliseconds later.
+ */
+const SPEND_FLUSH_LOCK_ID = 7_210_431_551;
+const FLUSH_TURN_TRIES = 200;
 const HOUR_MS = 3_600_000;
 
 // A row's slug is its project's current one (its keys'): a rename synced while the row waited here moved the rest already.
@@ -328,72 +335,90 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
     const budgetRows = [...budgets.values()].sort(
       (a, b) => compare(a.level, b.level) || compare(a.subject, b.subject) || (a.periodEnd ?? Number.MAX_SAFE_INTEGER) - (b.periodEnd ?? Number.MAX_SAFE_INTEGER),
     );
-    await this.dataSource.transaction(async (manager) => {
-      if (rows.length > 0) {
-        await manager.query(UPSERT_DAILY, [
-          rows.map((row) => row.day),
-          rows.map((row) => row.keyId),
-          rows.map((row) => row.project),
-          rows.map((row) => row.alias),
-          rows.map((row) => row.deploymentId),
-          rows.map((row) => row.provider),
-          rows.map((row) => row.requests),
-          rows.map((row) => row.promptTokens),
-          rows.map((row) => row.completionTokens),
-          rows.map((row) => usdDecimal(row.costUsd)),
-          rows.map((row) => row.estimatedRequests),
-          rows.map((row) => usdDecimal(row.estimatedCostUsd)),
-          rows.map((row) => row.projectId),
-          rows.map((row) => row.cacheHitRequests),
-        ]);
-      }
-      if (keyRows.length > 0) {
-        await manager.query(ADD_KEY_SPEND, [
-          keyRows.map(([keyId]) => keyId),
-          keyRows.map(([, totals]) => usdDecimal(totals.costUsd)),
-          keyRows.map(([, totals]) => (totals.periodEnd === null ? null : new Date(totals.periodEnd).toISOString())),
-          keyRows.map(([, totals]) => usdDecimal(totals.periodCostUsd)),
-        ]);
-      }
-      if (hourRows.length > 0) {
-        await manager.query(UPSERT_HOURLY, [
-          hourRows.map((row) => row.hour),
-          hourRows.map((row) => row.project),
-          hourRows.map((row) => row.calls),
-          hourRows.map((row) => row.errors),
-          hourRows.map((row) => row.projectId),
-        ]);
-      }
-      if (budgetRows.length > 0) {
-        await manager.query(ADD_BUDGET_SPEND, [
-          budgetRows.map((row) => row.level),
-          budgetRows.map((row) => row.subject),
-          budgetRows.map((row) => (row.periodEnd === null ? 'infinity' : new Date(row.periodEnd).toISOString())),
-          budgetRows.map((row) => usdDecimal(row.costUsd)),
-          budgetRows.map((row) => row.calls),
-        ]);
-      }
-      // Appended only: no row is locked or updated, so spend logs never wait on each other.
-      if (calls.length > 0) {
-        await manager.query(APPEND_CALL_RECORDS, [
-          calls.map((row) => row.id ?? null),
-          calls.map((row) => new Date(row.startedAt).toISOString()),
-          calls.map((row) => row.keyId),
-          calls.map((row) => row.project),
-          calls.map((row) => row.endUser),
-          calls.map((row) => (row.tags.length > 0 ? row.tags.join('\u001f') : null)),
-          calls.map((row) => row.alias),
-          calls.map((row) => row.deploymentId),
-          calls.map((row) => row.provider),
-          calls.map((row) => wholeTokens(row.promptTokens)),
-          calls.map((row) => wholeTokens(row.completionTokens)),
-          calls.map((row) => usdDecimal(usd(row.costUsd))),
-          calls.map((row) => row.status),
-          calls.map((row) => row.latencyMs),
-          calls.map((row) => row.cacheHit),
-        ]);
-      }
-    });
+    for (let tries = 1; ; tries++) {
+      const written = await this.dataSource.transaction((manager) => this.writeIn(manager, rows, keyRows, hourRows, budgetRows, calls));
+      if (written) return;
+      if (tries === FLUSH_TURN_TRIES) throw new Error('other replicas kept the spend flush for too long');
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+    }
+  }
+
+  /** In the flush's transaction: false (nothing written) when another replica's flush holds the turn. */
+  private async writeIn(
+    manager: EntityManager,
+    rows: readonly DailyTotals[],
+    keyRows: readonly [string, KeyTotals][],
+    hourRows: readonly HourlyCalls[],
+    budgetRows: readonly BudgetSpendEntry[],
+    calls: readonly CallRecord[],
+  ): Promise<boolean> {
+    const [turn] = (await manager.query('select pg_try_advisory_xact_lock($1) as taken', [SPEND_FLUSH_LOCK_ID])) as { taken: boolean }[];
+    if (!turn?.taken) return false;
+    if (rows.length > 0) {
+      await manager.query(UPSERT_DAILY, [
+        rows.map((row) => row.day),
+        rows.map((row) => row.keyId),
+        rows.map((row) => row.project),
+        rows.map((row) => row.alias),
+        rows.map((row) => row.deploymentId),
+        rows.map((row) => row.provider),
+        rows.map((row) => row.requests),
+        rows.map((row) => row.promptTokens),
+        rows.map((row) => row.completionTokens),
+        rows.map((row) => usdDecimal(row.costUsd)),
+        rows.map((row) => row.estimatedRequests),
+        rows.map((row) => usdDecimal(row.estimatedCostUsd)),
+        rows.map((row) => row.projectId),
+        rows.map((row) => row.cacheHitRequests),
+      ]);
+    }
+    if (keyRows.length > 0) {
+      await manager.query(ADD_KEY_SPEND, [
+        keyRows.map(([keyId]) => keyId),
+        keyRows.map(([, totals]) => usdDecimal(totals.costUsd)),
+        keyRows.map(([, totals]) => (totals.periodEnd === null ? null : new Date(totals.periodEnd).toISOString())),
+        keyRows.map(([, totals]) => usdDecimal(totals.periodCostUsd)),
+      ]);
+    }
+    if (hourRows.length > 0) {
+      await manager.query(UPSERT_HOURLY, [
+        hourRows.map((row) => row.hour),
+        hourRows.map((row) => row.project),
+        hourRows.map((row) => row.calls),
+        hourRows.map((row) => row.errors),
+        hourRows.map((row) => row.projectId),
+      ]);
+    }
+    if (budgetRows.length > 0) {
+      await manager.query(ADD_BUDGET_SPEND, [
+        budgetRows.map((row) => row.level),
+        budgetRows.map((row) => row.subject),
+        budgetRows.map((row) => (row.periodEnd === null ? 'infinity' : new Date(row.periodEnd).toISOString())),
+        budgetRows.map((row) => usdDecimal(row.costUsd)),
+        budgetRows.map((row) => row.calls),
+      ]);
+    }
+    // Appended only: no row is locked or updated, so spend logs never wait on each other.
+    if (calls.length > 0) {
+      await manager.query(APPEND_CALL_RECORDS, [
+        calls.map((row) => row.id ?? null),
+        calls.map((row) => new Date(row.startedAt).toISOString()),
+        calls.map((row) => row.keyId),
+        calls.map((row) => row.project),
+        calls.map((row) => row.endUser),
+        calls.map((row) => (row.tags.length > 0 ? row.tags.join('\u001f') : null)),
+        calls.map((row) => row.alias),
+        calls.map((row) => row.deploymentId),
+        calls.map((row) => row.provider),
+        calls.map((row) => wholeTokens(row.promptTokens)),
+        calls.map((row) => wholeTokens(row.completionTokens)),
+        calls.map((row) => usdDecimal(usd(row.costUsd))),
+        calls.map((row) => row.status),
+        calls.map((row) => row.latencyMs),
+        calls.map((row) => row.cacheHit),
+      ]);
+    }
+    return true;
   }
 }
 

@@ -51,6 +51,8 @@ export interface ProjectSpendReport extends SpendBreakdown {
   by_key: (SpendTotals & { key_id: string | null; key_hint: string | null })[];
   /** By the repository its keys are scoped to; null: keys of the whole project (and the master key). */
   by_repository: (SpendTotals & { repository: string | null })[];
+  /** By the person its keys are for (their user_id); null: keys made for nobody (and the master key). */
+  by_person: (SpendTotals & { user_id: string | null })[];
   /** Calls of the project's keys by UTC day, answered or failed (refused before any upstream call: not counted). */
   calls_by_day: { day: string; calls: number; errors: number }[];
 }
@@ -69,6 +71,7 @@ interface SpendRow {
   key_id: string | null;
   key_hint: string | null;
   repository: string | null;
+  user_id: string | null;
   alias: string;
   deployment_id: string;
   provider: string;
@@ -83,7 +86,7 @@ interface SpendRow {
 }
 
 const SPEND_ROWS = (where: string) => `
-  select s.day::text as day, s.key_id, k.key_hint, k.repository, s.alias, s.deployment_id, s.provider,
+  select s.day::text as day, s.key_id, k.key_hint, k.repository, k.user_id, s.alias, s.deployment_id, s.provider,
          s.requests, s.prompt_tokens, s.completion_tokens, s.cost_usd, s.estimated_requests, s.estimated_cost_usd, s.cache_hit_requests
   from spend_daily s left join virtual_keys k on k.id = s.key_id
   where ${where} and ($2::date is null or s.day >= $2::date) and ($3::date is null or s.day <= $3::date)
@@ -132,12 +135,21 @@ export class SpendReports {
     const rows = await this.rows('s.project = $1', [project, from ?? null, to ?? null]);
     const byKey = new Map<string, SpendTotals & { key_id: string | null; key_hint: string | null }>();
     const byRepository = new Map<string, SpendTotals & { repository: string | null }>();
+    const byPerson = new Map<string, SpendTotals & { user_id: string | null }>();
     for (const row of rows) {
       add(byKey, row.key_id ?? 'master', { key_id: row.key_id, key_hint: row.key_hint }, row);
       add(byRepository, row.repository ?? '', { repository: row.repository }, row);
+      add(byPerson, row.user_id === null ? '' : `:${row.user_id}`, { user_id: row.user_id }, row);
     }
     const callsByDay: { day: string; calls: number; errors: number }[] = await this.dataSource.query(CALLS_BY_DAY, [project, from ?? null, to ?? null]);
-    return { project, ...breakdown(rows, from, to), by_key: [...byKey.values()], by_repository: [...byRepository.values()], calls_by_day: callsByDay };
+    return {
+      project,
+      ...breakdown(rows, from, to),
+      by_key: [...byKey.values()],
+      by_repository: [...byRepository.values()],
+      by_person: [...byPerson.values()],
+      calls_by_day: callsByDay,
+    };
   }
 
   // This replica's last second of spend belongs in the report; a failing flush keeps it for later.

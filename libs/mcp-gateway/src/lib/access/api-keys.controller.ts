@@ -1,12 +1,12 @@
 import { ApiBearerAuth, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { Body, Controller, Delete, Get, HttpCode, Injectable, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Injectable, Param, Patch, Post, Query } from '@nestjs/common';
 import { GuardedRequest, PermittedProjects, ProjectResolver, projectInBody, RequirePermission, RouteProject } from '@arbor/contract';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
 import { DataSource, In } from 'typeorm';
 import { ApiError, Omittable, UuidParam, excerpt } from '@arbor/platform';
 import { MCP_GATEWAY, OPERATOR } from '../admin/admin-access';
-import { IsProjectSlug } from '../admin/dto/admin-fields';
+import { IsProjectSlug, IsToolScope } from '../admin/dto/admin-fields';
 import { MCP_API_KEYS } from './api-key-material';
 import { McpControlPlaneProjects } from '../projects/control-plane-projects';
 import { ContractMcpAccessPolicy } from './contract-access-policy';
@@ -27,12 +27,34 @@ export class CreateMcpApiKeyDto {
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'expires_at must be an ISO 8601 time' })
   expires_at?: string | null;
+
+  /** The only tools the key sees and calls, by the names its project's servers expose them under (or `<upstream>__<tool>`); absent: every tool. */
+  @ApiPropertyOptional({ type: [String], minItems: 1, maxItems: 1000, example: ['search_issues'] })
+  @Omittable()
+  @IsToolScope()
+  tools?: string[];
+}
+
+/** Fields left out stay as they are; `tools: null` gives the key every tool again. */
+export class UpdateMcpApiKeyDto {
+  @ApiPropertyOptional({ example: 'CI agent', maxLength: 200 })
+  @Omittable()
+  @IsString()
+  @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional({ type: [String], nullable: true, minItems: 1, maxItems: 1000, example: ['search_issues'] })
+  @IsOptional()
+  @IsToolScope()
+  tools?: string[] | null;
 }
 
 export interface McpApiKeyResponse {
   id: string;
   project: string;
   name: string;
+  /** The tools it is scoped to; null: every tool. */
+  tools: string[] | null;
   key_hint: string;
   expires_at: string | null;
   created_at: string;
@@ -45,6 +67,7 @@ function keyResponse(row: McpApiKey, key?: string): McpApiKeyResponse {
     id: row.id,
     project: row.project,
     name: row.name,
+    tools: row.tools ?? null,
     key_hint: row.keyHint,
     expires_at: row.expiresAt?.toISOString() ?? null,
     created_at: row.createdAt.toISOString(),
@@ -92,6 +115,7 @@ export class McpApiKeysController {
       project: body.project,
       projectId: project?.id ?? null,
       name: body.name ?? '',
+      tools: body.tools ? [...new Set(body.tools)] : null,
       expiresAt: body.expires_at ? new Date(body.expires_at) : null,
     });
     return keyResponse(row, key);
@@ -109,6 +133,20 @@ export class McpApiKeysController {
       order: { createdAt: 'ASC', id: 'ASC' },
     });
     return { keys: rows.map((row) => keyResponse(row)) };
+  }
+
+  /** Its name or tool scope; open sessions of the key on this replica are told their tool list changed, other replicas' within seconds. */
+  @Patch(':id')
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: McpApiKeyProject })
+  async update(@Param('id', new UuidParam('id')) id: string, @Body() body: UpdateMcpApiKeyDto): Promise<McpApiKeyResponse> {
+    const repository = this.dataSource.getRepository(McpApiKey);
+    const row = await repository.findOneBy({ id });
+    if (!row) throw new ApiError(404, 'key_not_found', `No API key ${id}.`);
+    if (body.name !== undefined) row.name = body.name;
+    if (body.tools !== undefined) row.tools = body.tools === null ? null : [...new Set(body.tools)];
+    const saved = await repository.save(row);
+    this.policy.keyScopeChanged(saved);
+    return keyResponse(saved);
   }
 
   @Delete(':id')

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { IncomingMessage } from 'node:http';
 import { DataSource } from 'typeorm';
 import { can, ContractHttpError, ControlPlaneNotFoundError, keysForProject, presentedCredential, rolesIn, VerifiedCaller } from '@arbor/contract';
-import { McpControlPlaneAccess } from '../admin/admin-access';
+import { McpControlPlaneAccess, OPERATOR } from '../admin/admin-access';
 import { ServerRegistry, VirtualServerDefinition } from '../registry/server-registry';
 import { ApiKeyLookup } from '@arbor/api-keys';
 import { MCP_API_KEYS } from './api-key-material';
@@ -16,6 +16,9 @@ const REALM = 'Bearer realm="mcp-gateway"';
 interface KnownKey {
   principal: string;
   project: string;
+  name: string;
+  /** Its tool scope; absent: every tool. */
+  tools?: ReadonlySet<string>;
   expiresAt: number | null;
   /** The control plane deleted the key's project. */
   projectDeleted: boolean;
@@ -33,7 +36,7 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
   /** The gateways' one key lookup: a key deleted on another replica stops working within its few seconds. */
   private readonly keys: ApiKeyLookup<KnownKey>;
   /** The servers of each project a key was used on, until the registry changes (worked out per key call otherwise). */
-  private readonly projectServers = new Map<string, string[]>();
+  private readonly projectServers = new Map<string, { servers: string[]; operates: ReadonlySet<string> }>();
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -42,10 +45,19 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
     @Optional() private readonly controlPlane?: McpControlPlaneAccess,
   ) {
     super();
-    this.keys = new ApiKeyLookup({
+    this.keys = new ApiKeyLookup<KnownKey>({
       load: async (keyHash) => {
         const row = await this.dataSource.getRepository(McpApiKey).findOneBy({ keyHash });
-        return row ? { principal: `key:${row.id}`, project: row.project, expiresAt: row.expiresAt?.getTime() ?? null, projectDeleted: row.projectDeletedAt !== null } : undefined;
+        return row
+          ? {
+              principal: `key:${row.id}`,
+              project: row.project,
+              name: row.name,
+              ...(row.tools ? { tools: new Set(row.tools) } : {}),
+              expiresAt: row.expiresAt?.getTime() ?? null,
+              projectDeleted: row.projectDeletedAt !== null,
+            }
+          : undefined;
       },
     });
     this.unsubscribe = registry.onChange(() => this.projectServers.clear());
@@ -74,12 +86,60 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
     return grant;
   }
 
+  override async authorizeProject(request: IncomingMessage, project: string | null): Promise<{ principal: string }> {
+    const presented = credentialOf(request);
+    if (!presented) {
+      throw new McpAccessError(401, 'missing_credentials', "Send a person's token or a gateway API key: Authorization: Bearer <token or key>.", { 'www-authenticate': REALM });
+    }
+    if (MCP_API_KEYS.matches(presented)) {
+      const key = await this.knownKey(presented);
+      if (project !== null && key.project !== project) throw forbiddenOn(project);
+      return { principal: key.principal };
+    }
+    const controlPlane = this.requireControlPlane();
+    const caller = await this.verified(controlPlane, presented);
+    if (project === null) return { principal: caller.subject };
+    let permissions: string[];
+    try {
+      const answer = await controlPlane.client.effectivePermissions({ subject: caller.subject, project });
+      if (answer.source === 'unavailable') throw unavailable();
+      permissions = answer.permissions;
+    } catch (error) {
+      if (error instanceof McpAccessError) throw error;
+      if (error instanceof ControlPlaneNotFoundError) throw forbiddenOn(project);
+      throw unavailable();
+    }
+    if (!(can(permissions, PRODUCT) && rolesIn(permissions, PRODUCT).length > 0)) throw forbiddenOn(project);
+    return { principal: caller.subject };
+  }
+
   /** Forget what is known of a key (after it was deleted here). */
   forgetKey(keyHash: string): void {
     this.keys.evict(keyHash);
   }
 
+  /** A key's tool scope changed here: forget it, and give open sessions of the key the new scope. */
+  keyScopeChanged(key: McpApiKey): void {
+    this.keys.evict(key.keyHash);
+    const tools = key.tools ? new Set(key.tools) : undefined;
+    this.grantChanged(`key:${key.id}`, ({ tools: _before, ...grant }) => (tools ? { ...grant, tools } : grant));
+  }
+
   private async keyGrant(presented: string): Promise<McpAccessGrant> {
+    const key = await this.knownKey(presented);
+    const project = key.project;
+    let known = this.projectServers.get(project);
+    if (!known) {
+      const servers = this.serversOf((server) => server.project === project);
+      // A key is made by its project's operators and acts for them; `tools` is how it is narrowed.
+      known = { servers, operates: new Set(servers) };
+      this.projectServers.set(project, known);
+    }
+    return { principal: key.principal, servers: known.servers, operates: known.operates, ...(key.tools ? { tools: key.tools } : {}), who: { kind: 'key', name: key.name } };
+  }
+
+  /** A key that works: known, unexpired (the lookup's), its project not deleted. */
+  private async knownKey(presented: string): Promise<KnownKey> {
     const key = await this.keys.find(presented);
     if (!key) {
       throw new McpAccessError(401, 'invalid_api_key', 'The API key is not valid (unknown or expired).', { 'www-authenticate': `${REALM}, error="invalid_token"` });
@@ -89,16 +149,10 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
         'www-authenticate': `${REALM}, error="invalid_token"`,
       });
     }
-    const project = key.project;
-    let servers = this.projectServers.get(project);
-    if (!servers) {
-      servers = this.serversOf((server) => server.project === project);
-      this.projectServers.set(project, servers);
-    }
-    return { principal: key.principal, servers };
+    return key;
   }
 
-  private async personGrant(token: string, target: VirtualServerDefinition | null): Promise<McpAccessGrant> {
+  private requireControlPlane(): McpControlPlaneAccess {
     const controlPlane = this.controlPlane;
     if (!controlPlane) {
       throw new McpAccessError(
@@ -107,6 +161,11 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
         'Person sign-in is not set up on this gateway (MCPGW_OIDC_ISSUER_URL, MCPGW_CONTROL_PLANE_URL, MCPGW_M2M_CLIENT_ID, MCPGW_M2M_CLIENT_SECRET); use a gateway API key.',
       );
     }
+    return controlPlane;
+  }
+
+  /** A person's token, verified; machine clients are refused (they use API keys). */
+  private async verified(controlPlane: McpControlPlaneAccess, token: string): Promise<VerifiedCaller> {
     let caller: VerifiedCaller;
     try {
       caller = await controlPlane.verifier.verify(token);
@@ -115,26 +174,42 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
       throw error;
     }
     if (caller.kind !== 'person') throw new McpAccessError(403, 'forbidden', 'Machine clients use a gateway API key, not a client-credentials token.');
+    return caller;
+  }
+
+  private async personGrant(token: string, target: VirtualServerDefinition | null): Promise<McpAccessGrant> {
+    const controlPlane = this.requireControlPlane();
+    const caller = await this.verified(controlPlane, token);
     const mayUse = (keys: string[]) => can(keys, PRODUCT) && rolesIn(keys, PRODUCT).length > 0;
+    const who = { kind: 'person' as const, name: personName(caller) };
     try {
       if (target) {
         // One project: the cheaper single view, cached per project.
         const answer = await controlPlane.client.effectivePermissions({ subject: caller.subject, project: target.project });
         if (answer.source === 'unavailable') throw unavailable();
-        return { principal: caller.subject, personToken: token, servers: mayUse(answer.permissions) ? this.serversOf((s) => s.project === target.project) : [] };
+        if (!mayUse(answer.permissions)) return { principal: caller.subject, personToken: token, servers: [], who };
+        const servers = this.serversOf((s) => s.project === target.project);
+        return { principal: caller.subject, personToken: token, servers, operates: new Set(can(answer.permissions, PRODUCT, OPERATOR) ? servers : []), who };
       }
       const view = await controlPlane.client.groupedPermissions({ subject: caller.subject });
       if (view.source === 'unavailable') throw unavailable();
       // /mcp refuses, as /servers/{id}/mcp does, a person who may use the gateway on no project at
       // all (disabled, or never granted): an empty session would hide the reason.
       if (!mayUse(view.workspace) && !Object.keys(view.projects).some((project) => mayUse(keysForProject(view, project)))) throw mayUseNothing();
-      return { principal: caller.subject, personToken: token, servers: this.serversOf((server) => mayUse(keysForProject(view, server.project))) };
+      const usable = this.registry.servers().filter((server) => mayUse(keysForProject(view, server.project)));
+      return {
+        principal: caller.subject,
+        personToken: token,
+        servers: usable.map((server) => server.id),
+        operates: new Set(usable.filter((server) => can(keysForProject(view, server.project), PRODUCT, OPERATOR)).map((server) => server.id)),
+        who,
+      };
     } catch (error) {
       if (error instanceof McpAccessError) throw error;
       // A person who never signed in to the suite, or a project the control plane does not know: nothing to use.
       if (error instanceof ControlPlaneNotFoundError) {
         if (!target) throw mayUseNothing();
-        return { principal: caller.subject, personToken: token, servers: [] };
+        return { principal: caller.subject, personToken: token, servers: [], who };
       }
       throw unavailable();
     }
@@ -153,12 +228,21 @@ function credentialOf(request: IncomingMessage): string | undefined {
   return presentedCredential(request, { apiKeyHeader: 'x-api-key', webSocketQueryParameter: 'access_token' });
 }
 
+/** How the audit names a person: the token's user name or e-mail, else its subject. */
+function personName(caller: VerifiedCaller): string {
+  const { preferred_username: username, email } = caller.claims as { preferred_username?: unknown; email?: unknown };
+  return typeof username === 'string' && username !== '' ? username : typeof email === 'string' && email !== '' ? email : caller.subject;
+}
+
 function lowerCased(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 const mayUseNothing = () =>
   new McpAccessError(403, 'forbidden', `Using the MCP gateway needs the ${PRODUCT} sign-in key and a role on a project (ask an administrator of the control plane).`);
+
+const forbiddenOn = (project: string) =>
+  new McpAccessError(403, 'forbidden', `Using the agents of project "${excerpt(project)}" needs the ${PRODUCT} sign-in key and a role on it.`);
 
 const unavailable = () =>
   new McpAccessError(503, 'control_plane_unavailable', 'Permissions cannot be checked right now (the control plane is unreachable); try again shortly, or use a gateway API key.');

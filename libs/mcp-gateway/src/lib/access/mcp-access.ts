@@ -8,15 +8,24 @@ export interface McpAccessGrant {
   /** Virtual server ids the caller may use. */
   servers: readonly string[];
   /**
+   * The servers among them whose project the caller operates (the `mcp-gateway.operator` role; an
+   * API key counts as its project's operators, who made it): those may use what needs that role. Absent: none.
+   */
+  operates?: ReadonlySet<string>;
+  /** An API key scoped to tools: the only tools it sees and calls, by the names they are exposed under. Absent: every tool. */
+  tools?: ReadonlySet<string>;
+  /** Who, as the audit of tool calls shows them: a person (name from the token) or an API key (its name). Absent: the principal. */
+  who?: { kind: 'person' | 'key'; name: string };
+  /**
    * A person's own bearer token as presented (absent for API keys): exchanged at the identity
    * provider for upstreams with `token_exchange` auth, never sent to an upstream itself.
    */
   personToken?: string;
 }
 
-/** Whom the credentials module authenticates an upstream call for. */
+/** Whom an upstream call is made for: the grant's principal, with the person's token the credentials module exchanges. */
 export function credentialCallerOf(grant: McpAccessGrant): CredentialCaller {
-  return grant.personToken !== undefined ? { kind: 'person', subject: grant.principal, token: grant.personToken } : { kind: 'machine', principal: grant.principal };
+  return grant.personToken !== undefined ? { kind: 'person', principal: grant.principal, token: grant.personToken } : { kind: 'machine', principal: grant.principal };
 }
 
 /** A refusal the transports answer as it says (401 with WWW-Authenticate, 403, 503). */
@@ -39,7 +48,31 @@ export class McpAccessError extends Error {
  * server of `/servers/{id}/…`, or null for `/mcp`, `/sse`, `/ws` (everything the caller may see).
  */
 export abstract class McpAccessPolicy {
+  private readonly grantListeners = new Set<(principal: string, change: (grant: McpAccessGrant) => McpAccessGrant) => void>();
+
   abstract authorize(request: IncomingMessage, serverId: string | null): Promise<McpAccessGrant>;
+
+  /**
+   * Called when what a principal may use changed here without a request of its (an API key's tool
+   * scope), with the change to apply to the grant an open session holds; returns an unsubscribe.
+   */
+  onGrantChange(listener: (principal: string, change: (grant: McpAccessGrant) => McpAccessGrant) => void): () => void {
+    this.grantListeners.add(listener);
+    return () => this.grantListeners.delete(listener);
+  }
+
+  protected grantChanged(principal: string, change: (grant: McpAccessGrant) => McpAccessGrant): void {
+    for (const listener of [...this.grantListeners]) listener(principal, change);
+  }
+
+  /**
+   * Who may call an A2A agent of `project` (`/agents/{name}`): the same credentials as for MCP,
+   * with a role on that project. `null`: no such agent; the credentials are still checked (401
+   * first, as for MCP), and the caller is let through to be told so. Throws McpAccessError.
+   */
+  async authorizeProject(_request: IncomingMessage, _project: string | null): Promise<{ principal: string }> {
+    throw new McpAccessError(403, 'forbidden', 'This gateway serves no agents.');
+  }
 
   /**
    * The authorization servers that issue the tokens this policy accepts, for the OAuth protected

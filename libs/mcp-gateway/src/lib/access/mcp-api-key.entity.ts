@@ -6,4 +6,8 @@ import { ApiKeyColumns } from '@arbor/api-keys';
 export class McpApiKey extends ApiKeyColumns {
   @Column({ type: 'text', default: '' })
   name!: string;
+
+  /** The only tools it sees and calls (names as its servers expose them); null: every tool. */
+  @Column({ type: 'text', array: true, nullable: true })
+  tools!: string[] | null;
 }

@@ -384,8 +384,24 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
 
     const all = await as('carol')('GET', '/api/v1/tools');
     expect(all.status).toBe(200);
-    expect(all.body.items).toContainEqual({ upstream: 'tickets', kind: 'tool', name: 'open-ticket', description: null, servers: ['alpha-support', 'beta-support'] });
-    expect(all.body.items).toContainEqual({ upstream: 'everything', kind: 'tool', name: 'echo', description: 'Echoes', servers: ['everything'] });
+    expect(all.body.items).toContainEqual({
+      upstream: 'tickets',
+      kind: 'tool',
+      name: 'open-ticket',
+      description: null,
+      servers: ['alpha-support', 'beta-support'],
+      destructive: false,
+      required_roles: { 'alpha-support': 'viewer', 'beta-support': 'viewer' },
+    });
+    expect(all.body.items).toContainEqual({
+      upstream: 'everything',
+      kind: 'tool',
+      name: 'echo',
+      description: 'Echoes',
+      servers: ['everything'],
+      destructive: false,
+      required_roles: { everything: 'viewer' },
+    });
 
     // Alice operates alpha only: beta's servers are not hers to see.
     const tickets = await as('alice')('GET', '/api/v1/tools?upstream=tickets');

@@ -7,6 +7,8 @@ import { selects } from '../registry/registry-rules';
 import { UpstreamNotFound } from '../registry/registry.exception';
 import { CatalogueItem, UpstreamCatalogue } from '../registry/upstream-catalogue';
 import { MCP_GATEWAY, OPERATOR } from './admin-access';
+import { roleNeededOn } from '../tool-access/tool-access-policy';
+import type { ItemRole } from '../registry/server-registry';
 
 export interface CatalogueItemResponse {
   upstream: string;
@@ -15,6 +17,10 @@ export interface CatalogueItemResponse {
   description: string | null;
   /** The virtual servers exposing it, among those the caller operates. */
   servers: string[];
+  /** A tool whose annotations say `destructiveHint: true`. */
+  destructive: boolean;
+  /** The role it needs on each of those servers: `operator`, or `viewer` (any role); see tool_roles. */
+  required_roles: Record<string, ItemRole>;
 }
 
 /**
@@ -48,13 +54,18 @@ export class ToolsController {
     const items = this.catalogue
       .items(upstream)
       .filter((item) => !only || only.selections.some((selection) => selects(selection, item)))
-      .map((item) => ({
-        upstream: item.upstream,
-        kind: item.kind,
-        name: item.name,
-        description: item.description ?? null,
-        servers: visible.filter((server) => server.selections.some((selection) => selects(selection, item))).map((server) => server.id),
-      }));
+      .map((item) => {
+        const exposing = visible.filter((server) => server.selections.some((selection) => selects(selection, item)));
+        return {
+          upstream: item.upstream,
+          kind: item.kind,
+          name: item.name,
+          description: item.description ?? null,
+          servers: exposing.map((server) => server.id),
+          destructive: item.destructive === true,
+          required_roles: Object.fromEntries(exposing.map((server) => [server.id, roleNeededOn(server, item)])),
+        };
+      });
     return { items };
   }
 }

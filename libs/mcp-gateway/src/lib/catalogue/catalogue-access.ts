@@ -11,13 +11,17 @@ export interface CatalogueCaller {
 }
 
 /** One item as the upstream names it: what a policy judges, whichever name the caller sees. */
-export type CatalogueItemRef = Pick<CatalogueItem, 'upstream' | 'kind' | 'name'>;
+export type CatalogueItemRef = Pick<CatalogueItem, 'upstream' | 'kind' | 'name'> & {
+  /** A tool whose annotations say `destructiveHint: true`. */
+  destructive?: boolean;
+  /** A resource read through a resource template: the template (as the upstream names it) it matched. */
+  template?: string;
+};
 
 /**
  * What a caller may see and use in a catalogue, on every era and transport alike: lists leave out
  * what it does not permit, and a call, read, get or completion naming such an item is answered as
- * one the catalogue does not have. The seam for tool-level access (tool roles, key scopes); none
- * is provided today, so every caller sees what its grant's servers select.
+ * one the catalogue does not have. Tool roles and key scopes (`tool-access/`) are this policy.
  */
 export abstract class CatalogueAccess {
   abstract permits(caller: CatalogueCaller, item: CatalogueItemRef): boolean;

@@ -32,6 +32,8 @@ export interface Exposed<T> {
 export interface ResourceTarget {
   upstream: string;
   uri: string;
+  /** The resource template (as the upstream names it) the URI matched, when it is read through one. */
+  template?: string;
 }
 
 type Selection = Pick<UpstreamSelection, 'upstream' | 'tools' | 'resources' | 'prompts'>;
@@ -157,9 +159,12 @@ export class CatalogueView {
     const listed = this.resources.find((r) => r.name === uri) ?? this.resources.find((r) => r.original === uri);
     if (listed) return { upstream: listed.upstream, uri: listed.original };
     const prefixed = unprefixUri(uri);
-    if (prefixed && this.allowsUri(prefixed.upstream, prefixed.uri)) return prefixed;
+    if (prefixed && this.allowsUri(prefixed.upstream, prefixed.uri)) {
+      const template = this.matchers.find((m) => m.entry.upstream === prefixed.upstream && m.original.match(prefixed.uri));
+      return template ? { ...prefixed, template: template.entry.original } : prefixed;
+    }
     const templated = this.matchers.find((m) => m.original.match(uri));
-    if (templated) return { upstream: templated.entry.upstream, uri };
+    if (templated) return { upstream: templated.entry.upstream, uri, template: templated.entry.original };
     const open = [...this.selections.values()].find((s) => s.resources === '*');
     return open ? { upstream: open.upstream, uri } : undefined;
   }

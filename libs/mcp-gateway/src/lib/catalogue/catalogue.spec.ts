@@ -4,6 +4,8 @@ import type { UpstreamOffer } from '../upstreams/upstream-pool';
 import { Catalogue } from './catalogue';
 import type { CatalogueAccess, CatalogueCaller, CatalogueItemRef } from './catalogue-access';
 import { CatalogueView, type PrefixRule } from './catalogue-view';
+import type { ToolCallAudit, ToolCallEvent } from '../audit/tool-call-audit';
+import type { ToolRateLimits } from '../rate-limits/tool-rate-limits';
 
 // The catalogue every era reads, built from selections and offers as data: no upstream, no server.
 
@@ -233,5 +235,59 @@ describe('the catalogue behind an access policy', () => {
     const open = catalogue([all('north'), all('south')]);
     expect(refusal(() => lookup(open))).toBeUndefined();
     expect(refusal(() => lookup(catalogue([all('north'), all('south')], 'on-collision', 100, hiding(hidden))))).toBeDefined();
+  });
+});
+
+describe('the audit of tool calls, as the catalogue reports them', () => {
+  const caller: CatalogueCaller = { serverId: 'alpha', grant: { principal: 'alice', servers: ['alpha'] }, sessions: false };
+  const hideAdd: CatalogueAccess = { permits: (_caller, item) => item.name !== 'add' };
+
+  function audited(keepsPayloads = false, limits?: ToolRateLimits) {
+    const events: ToolCallEvent[] = [];
+    const audit: ToolCallAudit = { keepsPayloads: () => keepsPayloads, record: (event) => void events.push(event) };
+    const book = new Catalogue(new CatalogueView([{ ...all('north'), tools: ['echo', 'add'] }], OFFERS, 'on-collision', false), 100, { caller, policy: hideAdd }, undefined, {
+      caller,
+      audit,
+      ...(limits ? { limits } : {}),
+    });
+    return { book, events };
+  }
+
+  const answer = (result: Record<string, unknown>) => async () => result;
+
+  it('records how each call ended, never its arguments or result unless asked', async () => {
+    const { book, events } = audited();
+    await book.callTool({ name: 'echo', arguments: { text: 'secret' } }, answer({ content: [] }));
+    await book.callTool({ name: 'echo' }, answer({ content: [], isError: true }));
+    await expect(
+      book.callTool({ name: 'echo' }, async () => {
+        throw new McpError(-32000, 'upstream down');
+      }),
+    ).rejects.toThrow('upstream down');
+    await expect(book.callTool({ name: 'add' }, answer({}))).rejects.toThrow('Tool add not found');
+    await expect(book.callTool({ name: 'north__nothing' }, answer({}))).rejects.toThrow('Tool north__nothing not found');
+    expect(events.map(({ tool, upstream, outcome, errorCode }) => ({ tool, upstream, outcome, errorCode }))).toEqual([
+      { tool: 'echo', upstream: 'north', outcome: 'ok', errorCode: undefined },
+      { tool: 'echo', upstream: 'north', outcome: 'tool_error', errorCode: undefined },
+      { tool: 'echo', upstream: 'north', outcome: 'error', errorCode: -32000 },
+      { tool: 'add', upstream: 'north', outcome: 'denied', errorCode: undefined },
+      { tool: 'north__nothing', upstream: null, outcome: 'not_found', errorCode: undefined },
+    ]);
+    expect(events.every((event) => event.arguments === undefined && event.result === undefined && event.durationMs >= 0)).toBe(true);
+  });
+
+  it('keeps arguments as sent and the result as answered when the server asks', async () => {
+    const { book, events } = audited(true);
+    await book.callTool({ name: 'echo', arguments: { text: 'hi' } }, answer({ content: [{ type: 'text', text: 'hi' }] }));
+    expect(events[0]).toMatchObject({ outcome: 'ok', arguments: { text: 'hi' }, result: { content: [{ type: 'text', text: 'hi' }] } });
+  });
+
+  it('records a call its rate limit refused, which never reaches the upstream', async () => {
+    const refusing = { admit: async () => Promise.reject(new McpError(-32029, 'Rate limit exceeded')) } as unknown as ToolRateLimits;
+    const { book, events } = audited(false, refusing);
+    let sent = false;
+    await expect(book.callTool({ name: 'echo' }, async () => ((sent = true), {}))).rejects.toThrow('Rate limit exceeded');
+    expect(sent).toBe(false);
+    expect(events[0]).toMatchObject({ outcome: 'rate_limited', errorCode: -32029 });
   });
 });

@@ -8,6 +8,8 @@ import { CatalogueView } from './catalogue-view';
 import { ToolCallGuardrails } from '../guardrails/tool-call-guardrails';
 import { credentialCallerOf, type McpAccessGrant } from '../access/mcp-access';
 import type { ToolCallGuard } from '../guardrails/tool-call-guard';
+import { ToolCallAudit } from '../audit/tool-call-audit';
+import { ToolRateLimits } from '../rate-limits/tool-rate-limits';
 
 const MAX_CACHED_VIEWS = 1000;
 
@@ -26,9 +28,12 @@ export class Catalogues implements OnModuleDestroy {
     private readonly registry: ServerRegistry,
     private readonly pool: UpstreamPool,
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
-    // Required: a runtime wired without it would pass every tool call unchecked.
+    // Required: a runtime wired without them would pass every tool call unchecked.
     private readonly guardrails: ToolCallGuardrails,
-    @Optional() private readonly access?: CatalogueAccess,
+    private readonly access: CatalogueAccess,
+    private readonly limits: ToolRateLimits,
+    // The app wires the audit (McpAuditModule); a runtime without a database has none.
+    @Optional() private readonly audit?: ToolCallAudit,
   ) {
     this.unsubscribe = registry.onChange(() => this.registryVersion++);
   }
@@ -40,7 +45,7 @@ export class Catalogues implements OnModuleDestroy {
   /** What the caller sees now, and where each name it may send goes. */
   async open(caller: CatalogueCaller): Promise<Catalogue> {
     const { view, guards } = await this.view(caller.serverId, caller.grant, caller.sessions);
-    return new Catalogue(view, this.options.pageSize, this.access && { caller, policy: this.access }, guards);
+    return new Catalogue(view, this.options.pageSize, { caller, policy: this.access }, guards, { caller, limits: this.limits, ...(this.audit ? { audit: this.audit } : {}) });
   }
 
   private async view(serverId: string | null, grant: McpAccessGrant, sessions: boolean): Promise<{ view: CatalogueView; guards: ReadonlyMap<string, ToolCallGuard> | undefined }> {

@@ -1,13 +1,14 @@
 /**
- * Who an upstream call is made for, as the credentials module needs to know it: a person with
- * their own sign-in token (to exchange), or a machine (an MCP API key, an agent's key) with none.
+ * Who an upstream call is made for, as the credentials module and the audit need to know it: a
+ * person with their own sign-in token (to exchange), or a machine (an MCP API key) with none.
+ * Either way `principal` is the grant's: the OIDC `sub`, or `key:<id>`.
  */
 export type CredentialCaller = PersonCaller | MachineCaller;
 
 export interface PersonCaller {
   kind: 'person';
   /** The identity provider's `sub`. */
-  subject: string;
+  principal: string;
   /** The person's own bearer token as presented to the gateway: only ever sent to the identity provider, to exchange. */
   token: string;
 }
@@ -20,5 +21,5 @@ export interface MachineCaller {
 
 /** The key credentials are kept under for this caller: never a token. */
 export function callerKey(caller: CredentialCaller): string {
-  return caller.kind === 'person' ? `person:${caller.subject}` : caller.principal;
+  return caller.kind === 'person' ? `person:${caller.principal}` : caller.principal;
 }

@@ -23,7 +23,8 @@ interface CacheHint {
 
 /**
  * A federated list changes when an upstream's catalogue does or the grant does, neither of which
- * the gateway can promise a lifetime for; and what `/mcp` shows depends on the caller's grant.
+ * the gateway can promise a lifetime for; and what a list shows depends on the caller (its grant,
+ * its role against the server's tool roles, a key's tool scope).
  * So: fresh every time, and never shared across callers (`subscriptions/listen` says when to re-list).
  */
 const FEDERATED_LIST: CacheHint = { ttlMs: 0, cacheScope: 'private' };
@@ -90,12 +91,13 @@ export class DiscoverFirstEndpoint {
       'tools/call': async (served) => {
         if (!served.catalogue.capabilities.tools) throw methodNotFound();
         const name = stringParam(served.request, 'name');
-        // An unknown tool is refused before its headers are looked at.
-        served.catalogue.tool(name);
+        const call = (upstream: string, params: Record<string, unknown>) => this.call(served, upstream, { method: 'tools/call', params } as ClientRequest);
+        // An unknown tool is refused (and recorded by the audit) before its headers are looked at.
+        if (!served.catalogue.hasTool(name)) return served.catalogue.callTool({ ...upstreamParams(served.request), name }, call);
         const declarations = paramHeaderDeclarations(served.catalogue.listedTool(name)?.item.inputSchema);
         const mismatch = declarations.length > 0 ? paramHeaderMismatch(declarations, served.request.params['arguments'], served.request.header) : undefined;
         if (mismatch) throw new InBandError(HEADER_MISMATCH, `Bad Request: header mismatch: ${mismatch}`, undefined, 400);
-        return served.catalogue.callTool({ ...upstreamParams(served.request), name }, (upstream, params) => this.call(served, upstream, { method: 'tools/call', params }));
+        return served.catalogue.callTool({ ...upstreamParams(served.request), name }, call);
       },
       'prompts/list': async ({ catalogue, request }) => {
         if (!catalogue.capabilities.prompts) throw methodNotFound();
@@ -211,6 +213,20 @@ export class DiscoverFirstEndpoint {
         if (!honoured[wanted[kind]]) return;
         void this.catalogues.open({ serverId, grant, sessions: false }).then((now) => {
           if (now.upstreams.includes(upstream)) stream.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: subscription } });
+        });
+      }),
+    );
+    // A change of the registry (tool roles, selections) may change what this caller sees, no upstream changing.
+    let shown = catalogue.shown();
+    cleanups.push(
+      this.registry.onChange(() => {
+        void this.catalogues.open({ serverId, grant, sessions: false }).then((now) => {
+          const before = shown;
+          shown = now.shown();
+          for (const kind of ['tools', 'prompts', 'resources'] as const) {
+            if (honoured[wanted[kind]] && shown[kind] !== before[kind])
+              stream.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: subscription } });
+          }
         });
       }),
     );

@@ -30,7 +30,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { credentialCallerOf, type McpAccessGrant } from '../access/mcp-access';
+import { credentialCallerOf, McpAccessGrant, McpAccessPolicy } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
 import { CatalogueKind, UpstreamCaller, UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
 import { SessionForwardOptions, UpstreamSessions } from '../upstreams/upstream-sessions';
@@ -70,10 +70,11 @@ export class Federation {
     private readonly pool: UpstreamPool,
     private readonly catalogues: Catalogues,
     private readonly registry: ServerRegistry,
+    private readonly access: McpAccessPolicy,
   ) {}
 
   async open(options: FederatedSessionOptions): Promise<FederatedSession> {
-    const session = new FederatedSession(this.pool, this.catalogues, options);
+    const session = new FederatedSession(this.pool, this.catalogues, options, this.registry, this.access);
     const catalogue = await session.catalogue();
     const server = options.serverId === null ? undefined : this.registry.server(options.serverId);
     session.build(catalogue, server?.name, server?.description);
@@ -92,12 +93,18 @@ export class FederatedSession {
   private readonly upstreamSessions?: UpstreamSessions;
   private readonly caller: UpstreamCaller;
   private unsubscribe?: () => void;
+  private unsubscribeRegistry?: () => void;
+  private unsubscribeGrant?: () => void;
+  /** What the client was last shown of each list (sessions only): a registry change is announced when it changes. */
+  private shown?: ReturnType<Catalogue['shown']>;
   private closed = false;
 
   constructor(
     private readonly pool: UpstreamPool,
     private readonly catalogues: Catalogues,
     private readonly options: FederatedSessionOptions,
+    private readonly registry?: ServerRegistry,
+    private readonly access?: McpAccessPolicy,
   ) {
     this.grant = options.grant;
     if (options.ownUpstreamSessions) {
@@ -118,9 +125,14 @@ export class FederatedSession {
     return this.grant.principal;
   }
 
-  /** The servers `/mcp` shows follow the caller's grant as of its latest request. */
+  /**
+   * The caller's grant as of its latest request (the servers `/mcp` shows, the roles, a key's tool
+   * scope): when what it permits changed, the client is told which lists changed.
+   */
   updateGrant(grant: McpAccessGrant): void {
+    const before = this.grant;
     this.grant = grant;
+    if (this.shown && !sameAccess(before, grant)) void this.announceShownChanges();
   }
 
   /** The catalogue as the caller sees it now (its grant, the upstreams' lists). */
@@ -152,6 +164,8 @@ export class FederatedSession {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe?.();
+    this.unsubscribeRegistry?.();
+    this.unsubscribeGrant?.();
     await this.upstreamSessions?.close();
     await this.server.close().catch(() => undefined);
   }
@@ -235,7 +249,29 @@ export class FederatedSession {
         await Promise.allSettled(sessions.opened.map((client) => client.sendRootsListChanged()));
       });
       this.unsubscribe = this.pool.onCatalogueChange((upstream, kind) => void this.announce(upstream, kind));
+      // Tool roles, selections and the like change what the client may see without any upstream changing.
+      this.shown = catalogue.shown();
+      this.unsubscribeRegistry = this.registry?.onChange(() => void this.announceShownChanges());
+      this.unsubscribeGrant = this.access?.onGrantChange((principal, change) => {
+        if (principal === this.grant.principal) this.updateGrant(change(this.grant));
+      });
     }
+  }
+
+  /** Tells the client which lists it sees changed (a server's tool roles or selections, the caller's role, a key's scope). */
+  private async announceShownChanges(): Promise<void> {
+    const server = this.server;
+    if (this.closed || !server.transport) return;
+    const shown = (await this.catalogue()).shown();
+    const before = this.shown;
+    this.shown = shown;
+    if (!before) return;
+    const capabilities = this.capabilities;
+    const sends: (() => Promise<void>)[] = [];
+    if (capabilities.tools && shown.tools !== before.tools) sends.push(() => server.sendToolListChanged());
+    if (capabilities.resources && shown.resources !== before.resources) sends.push(() => server.sendResourceListChanged());
+    if (capabilities.prompts && shown.prompts !== before.prompts) sends.push(() => server.sendPromptListChanged());
+    await Promise.all(sends.map((send) => send().catch(() => undefined)));
   }
 
   /** Tells the client a list it sees may have changed. */
@@ -271,6 +307,16 @@ export class FederatedSession {
     }
     await this.server.notification(relayed as ServerNotification, related !== undefined ? { relatedRequestId: related } : {}).catch(() => undefined);
   }
+}
+
+/** Whether two grants permit the same: the same servers, roles and tool scope. */
+function sameAccess(a: McpAccessGrant, b: McpAccessGrant): boolean {
+  const sameSet = (x: ReadonlySet<string> | undefined, y: ReadonlySet<string> | undefined) => x === y || (x?.size === y?.size && [...(x ?? [])].every((item) => y?.has(item)));
+  return (
+    (a.servers === b.servers || (a.servers.length === b.servers.length && a.servers.every((id, index) => b.servers[index] === id))) &&
+    sameSet(a.operates, b.operates) &&
+    sameSet(a.tools, b.tools)
+  );
 }
 
 /** The older versions' "Resource not found" (the 2026-07-28 revision answers Invalid params). */

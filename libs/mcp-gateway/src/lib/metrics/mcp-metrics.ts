@@ -29,6 +29,8 @@ export class McpMetrics {
   private readonly calls: SeriesCounter<(typeof LABELS)[number] | 'outcome'>;
   private readonly duration: SeriesHistogram<(typeof LABELS)[number]>;
   private readonly series = new Map<string, { duration: HistogramSeries; outcomes: Map<McpCallOutcome, CounterSeries> }>();
+  private readonly rateLimited: SeriesCounter<'server' | 'tool'>;
+  private readonly rateLimitedSeries = new Map<string, CounterSeries>();
   private health: () => readonly UpstreamHealth[] = () => [];
   private sessions: () => number = () => 0;
   /** Tool calls by virtual server (or `/mcp`) over the last 24 h, for the dashboard summary. */
@@ -42,6 +44,12 @@ export class McpMetrics {
       help: 'Calls forwarded to upstreams, until the upstream answered.',
       labelNames: LABELS,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.rateLimited = new SeriesCounter({
+      name: 'arbor_mcpgw_tool_rate_limited_total',
+      help: "Tool calls refused by a virtual server's per-tool rate limit (tool_rate_limits), by server and tool as the limit names it.",
+      labelNames: ['server', 'tool'],
       registers,
     });
     // `collect` runs on each scrape; it reads the runtime's state through the sources set below.
@@ -77,6 +85,17 @@ export class McpMetrics {
   /** Where the number of open downstream sessions is read at each scrape. */
   observeSessions(count: () => number): void {
     this.sessions = count;
+  }
+
+  /** A tool call a rate limit refused; `tool` is a name of the server's tool_rate_limits, so the series stay bounded. */
+  recordRateLimited(server: string, tool: string): void {
+    const key = `${server}\u0000${tool}`;
+    let counter = this.rateLimitedSeries.get(key);
+    if (!counter) {
+      counter = this.rateLimited.series({ server, tool });
+      this.rateLimitedSeries.set(key, counter);
+    }
+    counter.inc();
   }
 
   /** One finished call. */

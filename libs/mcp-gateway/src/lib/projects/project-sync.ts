@@ -7,7 +7,10 @@ import { DatabaseServerRegistry } from '../registry/database-server-registry';
 import { McpControlPlaneProjects } from './control-plane-projects';
 
 // Slugs of rows made before the control plane was configured (or while it was down): matched at start.
-const UNMATCHED_SLUGS = `select distinct project from virtual_servers where project_id is null union select distinct project from mcp_api_keys where project_id is null`;
+const UNMATCHED_SLUGS = `
+  select distinct project from virtual_servers where project_id is null
+  union select distinct project from mcp_api_keys where project_id is null
+  union select distinct project from agents where project_id is null`;
 
 // Rows of the project (by id, or by slug while not yet matched) take its slug and id.
 const MOVE_SERVERS = `
@@ -18,17 +21,23 @@ const MOVE_KEYS = `
   update mcp_api_keys set project = $2, project_id = $1, project_deleted_at = null
    where (project_id = $1 or (project_id is null and project = $2)) and (project <> $2 or project_id is null or project_deleted_at is not null)
   returning key_hash`;
+const MOVE_AGENTS = `
+  update agents set project = $2, project_id = $1, project_deleted_at = null, updated_at = now()
+   where (project_id = $1 or (project_id is null and project = $2)) and (project <> $2 or project_id is null or project_deleted_at is not null)
+  returning name`;
+const DELETE_AGENTS = `update agents set project_deleted_at = now(), updated_at = now() where project_id = $1 and project_deleted_at is null returning name`;
 const DELETE_SERVERS = `update virtual_servers set project_deleted_at = now(), updated_at = now() where project_id = $1 and project_deleted_at is null returning id`;
 const DELETE_KEYS = `update mcp_api_keys set project_deleted_at = now() where project_id = $1 and project_deleted_at is null returning key_hash`;
 const IDS_UNDER_SLUG = `
   select project_id from virtual_servers where project = $1 and project_id is not null
-  union select project_id from mcp_api_keys where project = $1 and project_id is not null`;
+  union select project_id from mcp_api_keys where project = $1 and project_id is not null
+  union select project_id from agents where project = $1 and project_id is not null`;
 
 /**
  * Project sync at /admin/sync/control-plane/projects (the contract's receiver), reconciled with the
- * contract's reconcileProjects(): a project found under a slug takes its servers and API keys (by
- * id, or by slug while unmatched); a deleted project's servers are hidden from every listing and
- * its keys refused. Idempotent; a control plane that cannot answer fails the delivery, which the
+ * contract's reconcileProjects(): a project found under a slug takes its servers, agents and API
+ * keys (by id, or by slug while unmatched); a deleted project's servers and agents are hidden from
+ * every listing (and its agents no longer served) and its keys refused. Idempotent; a control plane that cannot answer fails the delivery, which the
  * dispatcher retries.
  */
 @Injectable()
@@ -66,20 +75,22 @@ export class McpProjectSync implements OnProjectsChanged, ProjectStore, OnApplic
   }
 
   async current(id: string, slug: string): Promise<void> {
-    await this.apply(MOVE_SERVERS, MOVE_KEYS, [id, slug]);
+    await this.apply(MOVE_SERVERS, MOVE_KEYS, MOVE_AGENTS, [id, slug]);
   }
 
   async deleted(id: string, slug: string): Promise<void> {
-    if (await this.apply(DELETE_SERVERS, DELETE_KEYS, [id])) this.logger.log(`project "${slug}" was deleted in the control plane: its virtual servers and API keys are gone`);
+    if (await this.apply(DELETE_SERVERS, DELETE_KEYS, DELETE_AGENTS, [id]))
+      this.logger.log(`project "${slug}" was deleted in the control plane: its virtual servers, agents and API keys are gone`);
   }
 
-  private async apply(servers: string, keys: string, parameters: string[]): Promise<boolean> {
-    const [movedServers, movedKeys] = await this.dataSource.transaction(async (manager) => [
+  private async apply(servers: string, keys: string, agents: string, parameters: string[]): Promise<boolean> {
+    const [movedServers, movedKeys, movedAgents] = await this.dataSource.transaction(async (manager) => [
       ((await manager.query(servers, parameters)) as [unknown[], number])[0],
       ((await manager.query(keys, parameters)) as [{ key_hash: string }[], number])[0],
+      ((await manager.query(agents, parameters)) as [unknown[], number])[0],
     ]);
     for (const { key_hash: hash } of movedKeys as { key_hash: string }[]) this.policy.forgetKey(hash);
-    const changed = movedServers.length + movedKeys.length > 0;
+    const changed = movedServers.length + movedKeys.length + movedAgents.length > 0;
     if (changed) this.changed = true;
     return changed;
   }

@@ -1,6 +1,7 @@
 // The registry as the runtime and the platform team meet it: MCPGW_CONFIG synced into PostgreSQL
 // at every start, API-made rows kept, headers encrypted at rest, other replicas' changes followed.
 import { randomBytes } from 'node:crypto';
+import { AgentCard } from '@a2a-js/sdk';
 import { DataSource } from 'typeorm';
 import { ConfigError } from '@arbor/config';
 import { dataSourceOptions, runMigrationsLocked } from '@arbor/platform';
@@ -76,6 +77,7 @@ describe('DatabaseServerRegistry', () => {
     for (const registry of started.splice(0)) registry.stop();
     await dataSource.query('delete from virtual_servers');
     await dataSource.query('delete from upstreams');
+    await dataSource.query('delete from agents');
   });
 
   afterAll(async () => {
@@ -243,6 +245,20 @@ describe('DatabaseServerRegistry', () => {
     expect(await new RegistryStore(dataSource, new HeaderCipher(newKey)).upstream('tickets')).toMatchObject({ headers: { 'x-api-key': 'rotated-secret' } });
   });
 
+  it("seals an agent's static headers again under the new key at start, as an upstream's", async () => {
+    const first = await start('');
+    const card = AgentCard.fromJSON({ name: 'Desk', supportedInterfaces: [] });
+    await first.createAgent({ name: 'desk', url: 'http://127.0.0.1:3010', project: 'alpha', auth: { kind: 'static', headers: { authorization: 'Bearer agent-secret' } } }, card);
+    const [before] = await dataSource.query("select headers_key_id from agents where name = 'desk'");
+    const newKey = Buffer.alloc(32, 6).toString('base64');
+    const rotated = new DatabaseServerRegistry(new RegistryStore(dataSource, new HeaderCipher(newKey, [SECRETS_KEY])), { config: parseRegistryConfig(''), allowLinkLocal: false });
+    await rotated.start();
+    rotated.stop();
+    const [after] = await dataSource.query("select headers_key_id from agents where name = 'desk'");
+    expect(after.headers_key_id).not.toBe(before.headers_key_id);
+    expect((await new RegistryStore(dataSource, new HeaderCipher(newKey)).agent('desk')).auth).toEqual({ kind: 'static', headers: { authorization: 'Bearer agent-secret' } });
+  });
+
   it('without MCPGW_SECRETS_KEY serves upstreams without headers and refuses to store headers', async () => {
     const registry = await start(FILE_ONE.replace(/ {4}headers: .*\n/, ''), { withSecretsKey: false });
     expect(registry.upstream('everything')?.headers).toEqual({});
@@ -261,5 +277,57 @@ describe('DatabaseServerRegistry', () => {
     await registry.createUpstream({ name: 'tickets', url: 'http://127.0.0.1:3004/mcp', transport: 'sse', headers: {}, timeoutMs: 1000, maxConcurrency: 2 });
     await registry.createServer({ id: 'support', project: 'beta', name: 'Support', selections: [{ upstream: 'tickets', tools: '*', resources: '*', prompts: '*' }] });
     await expect(registry.deleteUpstream('tickets')).rejects.toThrow('selected by the virtual servers support');
+  });
+
+  describe("MCPGW_CONFIG's agents", () => {
+    const AGENTS = `
+agents:
+  - name: helpdesk
+    url: http://127.0.0.1:3010
+    project: alpha
+    auth: { type: static, headers: { authorization: os.environ/EVERYTHING_TOKEN } }
+servers:
+  - id: agents
+    project: alpha
+    upstreams: [{ agent: helpdesk }]
+`;
+
+    it('syncs agents with their static headers sealed, and servers including them', async () => {
+      const registry = await start(AGENTS);
+      expect(registry.agents().map((agent) => ({ name: agent.name, project: agent.project, auth: agent.auth, source: agent.source }))).toEqual([
+        { name: 'helpdesk', project: 'alpha', auth: { kind: 'static', headers: { authorization: TOKEN } }, source: 'config' },
+      ]);
+      expect(registry.server('agents')?.selections).toEqual([{ upstream: 'helpdesk', kind: 'agent', tools: '*', resources: [], prompts: [] }]);
+      const [row] = (await dataSource.query("select encode(headers_ciphertext, 'escape') as sealed from agents")) as { sealed: string }[];
+      expect(row.sealed).not.toContain(TOKEN);
+      // Gone from the file: gone from the database, its server with it.
+      const emptied = await start('');
+      expect(emptied.agents()).toEqual([]);
+      expect(emptied.server('agents')).toBeUndefined();
+    });
+
+    it('stops the start naming an agent the file shares with an upstream, one a server lacks, and one of another project', async () => {
+      const error = await start(`
+upstreams:
+  - { name: helpdesk, url: "http://127.0.0.1:3001/mcp" }
+agents:
+  - { name: helpdesk, url: "http://127.0.0.1:3010", project: alpha }
+  - { name: billing, url: "http://127.0.0.1:3011", project: beta }
+servers:
+  - { id: one, project: alpha, upstreams: [{ agent: nobody }, { agent: billing }] }
+`).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).lines()).toEqual(['MCPGW_CONFIG: agents[0].name: "helpdesk" is the name of an upstream too; agents and upstreams share one namespace']);
+      const sync = await start(`
+agents:
+  - { name: billing, url: "http://127.0.0.1:3011", project: beta }
+servers:
+  - { id: one, project: alpha, upstreams: [{ agent: nobody }, { agent: billing }] }
+`).catch((caught: unknown) => caught);
+      expect((sync as ConfigError).lines()).toEqual([
+        'MCPGW_CONFIG: servers[0].upstreams[0].agent: "nobody" is not an agent (neither in the file nor made through the admin API)',
+        'MCPGW_CONFIG: servers[0].upstreams[1].agent: the agent "billing" belongs to project "beta", the server to "alpha"',
+      ]);
+    });
   });
 });

@@ -7,6 +7,9 @@ import { ServerRegistry, UpstreamDefinition, VirtualServerDefinition } from './s
 import { checkUpstreamUrl, UpstreamUrlRefused } from './upstream-url-guard';
 import { RepositoryTokenNotAllowed } from './registry.exception';
 import { RepositoryTokenHosts } from '../projects/repository-token-hosts';
+import type { AgentCard } from '@a2a-js/sdk';
+import type { AgentDefinition } from '../agents/agent-definition';
+import type { AgentChanges, StoredAgent } from '../agents/agent-rows';
 
 export interface DatabaseServerRegistryOptions {
   /** MCPGW_CONFIG, parsed; synced into the database at start. */
@@ -30,7 +33,8 @@ const NO_TOKEN_HOSTS = new RepositoryTokenHosts();
 export class DatabaseServerRegistry extends ServerRegistry implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('mcp-registry');
   private readonly listeners = new Set<() => void>();
-  private rows: RegistryRows = { upstreams: [], servers: [] };
+  private rows: RegistryRows = { upstreams: [], servers: [], agents: [] };
+  private agentsByName = new Map<string, StoredAgent>();
   private upstreamsByName = new Map<string, StoredUpstream>();
   private serversById = new Map<string, StoredServer>();
   private fingerprint = '';
@@ -50,7 +54,7 @@ export class DatabaseServerRegistry extends ServerRegistry implements OnModuleIn
     await this.store.syncConfig(this.options.config);
     try {
       const resealed = await this.store.resealStaleHeaders();
-      if (resealed > 0) this.logger.log(`sealed the headers of ${resealed} upstream(s) again under the current MCPGW_SECRETS_KEY`);
+      if (resealed > 0) this.logger.log(`sealed the headers of ${resealed} upstream(s) and agent(s) again under the current MCPGW_SECRETS_KEY`);
       await this.refresh();
     } catch (error) {
       // Serving an upstream without the headers it was given would fail in stranger ways later.
@@ -91,6 +95,14 @@ export class DatabaseServerRegistry extends ServerRegistry implements OnModuleIn
 
   server(id: string): StoredServer | undefined {
     return this.serversById.get(id);
+  }
+
+  override agents(): readonly StoredAgent[] {
+    return this.rows.agents;
+  }
+
+  override agent(name: string): StoredAgent | undefined {
+    return this.agentsByName.get(name);
   }
 
   onChange(listener: () => void): () => void {
@@ -135,6 +147,20 @@ export class DatabaseServerRegistry extends ServerRegistry implements OnModuleIn
     await this.refresh();
   }
 
+  /** `card`: as the caller just read it (the registration's check), stored with the row. */
+  async createAgent(definition: AgentDefinition, card: AgentCard): Promise<StoredAgent> {
+    return this.changed(await this.store.createAgent(definition, card));
+  }
+
+  async updateAgent(name: string, changes: AgentChanges, card?: AgentCard): Promise<StoredAgent> {
+    return this.changed(await this.store.updateAgent(name, changes, card));
+  }
+
+  async deleteAgent(name: string): Promise<void> {
+    await this.store.deleteAgent(name);
+    await this.refresh();
+  }
+
   private async changed<T>(result: T): Promise<T> {
     await this.refresh();
     return result;
@@ -155,6 +181,7 @@ export class DatabaseServerRegistry extends ServerRegistry implements OnModuleIn
     this.rows = rows;
     this.upstreamsByName = new Map(rows.upstreams.map((upstream) => [upstream.name, upstream]));
     this.serversById = new Map(rows.servers.map((server) => [server.id, server]));
+    this.agentsByName = new Map(rows.agents.map((agent) => [agent.name, agent]));
     this.fingerprint = fingerprint;
     if (!changed) return;
     for (const listener of [...this.listeners]) {
@@ -180,15 +207,19 @@ export class DatabaseServerRegistry extends ServerRegistry implements OnModuleIn
       const refusal = this.tokenHosts.refusal(upstream);
       return refusal ? [{ variable: 'MCPGW_CONFIG', message: `upstreams[${index}].headers: ${refusal}` }] : [];
     });
+    const addresses = [
+      ...this.options.config.upstreams.map((upstream, index) => ({ what: `upstream "${upstream.name}"`, at: `upstreams[${index}].url`, url: upstream.url })),
+      ...this.options.config.agents.map((agent, index) => ({ what: `agent "${agent.name}"`, at: `agents[${index}].url`, url: agent.url })),
+    ];
     await Promise.all(
-      this.options.config.upstreams.map(async (upstream, index) => {
+      addresses.map(async ({ what, at, url }) => {
         try {
-          await checkUpstreamUrl(upstream.url, { allowLinkLocal: this.options.allowLinkLocal });
+          await checkUpstreamUrl(url, { allowLinkLocal: this.options.allowLinkLocal });
         } catch (error) {
           if (!(error instanceof UpstreamUrlRefused)) throw error;
           // A name that does not resolve yet may well later (a service still starting); the runtime checks again on connect.
-          if (error.reason === 'unresolvable') this.logger.warn(`upstream "${upstream.name}": ${error.message}`);
-          else problems.push({ variable: 'MCPGW_CONFIG', message: `upstreams[${index}].url: ${error.message}` });
+          if (error.reason === 'unresolvable') this.logger.warn(`${what}: ${error.message}`);
+          else problems.push({ variable: 'MCPGW_CONFIG', message: `${at}: ${error.message}` });
         }
       }),
     );
@@ -201,5 +232,7 @@ function definitions(rows: RegistryRows): unknown {
   return {
     upstreams: rows.upstreams.map(({ source: _source, createdAt: _created, updatedAt: _updated, ...upstream }) => upstream),
     servers: rows.servers.map(({ source: _source, createdAt: _created, updatedAt: _updated, ...server }) => server),
+    // A card read again is no registry change: the agents' runtime follows cards itself.
+    agents: rows.agents.map(({ source: _source, createdAt: _created, updatedAt: _updated, card: _card, ...agent }) => agent),
   };
 }

@@ -19,10 +19,10 @@ import { UpstreamCallHeaders } from '../upstreams/per-call-headers';
 import { MetricsRegistry } from '@arbor/observability';
 import { ToolCallGuardrails } from '../guardrails/tool-call-guardrails';
 import { StrategyCredentials } from '../credentials/strategy-credentials';
-import { OAuthCredentials, type OAuthSettings } from '../credentials/oauth/oauth-credentials';
+import { OAuthCredentials } from '../credentials/oauth/oauth-credentials';
 import { OAuthController } from '../credentials/oauth/oauth.controller';
 import { ConnectSignIn } from '../credentials/oauth/connect-sign-in';
-import { guardedFetch } from '../upstreams/sse-upstream';
+import { guardedFetch } from '../upstreams/upstream-http';
 import { TokenExchangeCredentials } from '../credentials/token-exchange';
 import { isPerCaller } from '../credentials/upstream-auth';
 import { UpstreamCredentials } from '../credentials/upstream-credentials';
@@ -149,7 +149,7 @@ export class McpRegistryModule {
                     publicUrl,
                     cipher,
                     dataSource,
-                    fetch: guardedFetch(options.allowLinkLocal) as OAuthSettings['fetch'],
+                    fetch: guardedFetch(options.allowLinkLocal),
                   }),
                 inject: [DataSource],
               },
@@ -166,6 +166,8 @@ export class McpRegistryModule {
       exports: [
         ServerRegistry,
         DatabaseServerRegistry,
+        // The agents module keeps each agent's card beside its row.
+        RegistryStore,
         ToolCallGuardrails,
         McpAdminSettings,
         McpControlPlaneProjects,

@@ -73,7 +73,7 @@ servers:
   });
 
   it('reads an empty file as no upstreams and no servers', () => {
-    expect(parseRegistryConfig('')).toEqual({ upstreams: [], servers: [], guardrails: [] });
+    expect(parseRegistryConfig('')).toEqual({ upstreams: [], servers: [], agents: [], guardrails: [] });
   });
 
   it("reads each upstream's auth, a client secret from the environment", () => {
@@ -162,7 +162,7 @@ servers:
       'MCPGW_CONFIG: upstreams[1].headers.x-key: names the environment variable MISSING_KEY, which is not set',
       'MCPGW_CONFIG: upstreams[3].name: "twice" is used by an earlier upstream',
       expect.stringMatching(/^MCPGW_CONFIG: servers\[0\]\.project: "Not A Slug" must be a project slug/),
-      'MCPGW_CONFIG: servers[0].upstreams[0].filters: unknown key (known: upstream, tools, resources, prompts)',
+      'MCPGW_CONFIG: servers[0].upstreams[0].filters: unknown key (known: upstream, agent, tools, resources, prompts)',
       "MCPGW_CONFIG: servers[0].upstreams[0].tools: must be '*' or a list of names",
       'MCPGW_CONFIG: servers[0].upstreams[1].upstream: "twice" is selected twice; list everything it should expose in one entry',
       'MCPGW_CONFIG: servers[1].id: is required',
@@ -255,5 +255,129 @@ servers:
     expect(problemsOf('servers:\n  - { id: support, project: alpha, upstreams: [], guardrails: [pii] }\n')).toEqual([
       'MCPGW_CONFIG: servers[0].guardrails[0]: "pii" is not a guardrail of this file\'s guardrails: list (the file has none)',
     ]);
+  });
+
+  it("reads a server's tool, resource and prompt roles, per-tool rate limits and audit setting", () => {
+    const [server] = parseRegistryConfig(`
+servers:
+  - id: repos
+    project: alpha
+    upstreams: [{ upstream: github }]
+    tool_roles: { delete_repository: operator, github__list_issues: viewer }
+    resource_roles: { "repo://{owner}/{name}/secrets": operator }
+    prompt_roles: { incident_review: operator }
+    tool_rate_limits: { search: { per_minute: 30 } }
+    audit_payloads: true
+`).servers;
+    expect(server).toMatchObject({
+      toolRoles: { delete_repository: 'operator', github__list_issues: 'viewer' },
+      resourceRoles: { 'repo://{owner}/{name}/secrets': 'operator' },
+      promptRoles: { incident_review: 'operator' },
+      toolRateLimits: { search: { perMinute: 30 } },
+      auditPayloads: true,
+    });
+  });
+
+  it('leaves empty maps and audit_payloads: false out, as a server without them', () => {
+    const [server] = parseRegistryConfig('servers:\n  - { id: repos, project: alpha, upstreams: [], tool_roles: {}, tool_rate_limits: {}, audit_payloads: false }\n').servers;
+    expect(server).toEqual({ id: 'repos', project: 'alpha', name: 'repos', selections: [] });
+  });
+
+  it('names every bad role, rate limit and audit setting at its path', () => {
+    expect(
+      problemsOf(`
+servers:
+  - id: repos
+    project: alpha
+    upstreams: []
+    tool_roles: { delete_repository: admin }
+    resource_roles: [secrets]
+    tool_rate_limits: { search: { per_minute: 0 }, list: 10 }
+    audit_payloads: sometimes
+`),
+    ).toEqual([
+      'MCPGW_CONFIG: servers[0].tool_roles: "delete_repository" must need "operator" or "viewer"',
+      'MCPGW_CONFIG: servers[0].resource_roles: must be a mapping of names to "operator" or "viewer"',
+      'MCPGW_CONFIG: servers[0].tool_rate_limits: "search".per_minute must be a whole number from 1 to 1000000',
+      'MCPGW_CONFIG: servers[0].audit_payloads: must be true or false',
+    ]);
+  });
+});
+
+describe("MCPGW_CONFIG's agents (A2A)", () => {
+  it('reads agents with their static auth from the environment, and servers including them as tools', () => {
+    const config = parseRegistryConfig(
+      `
+agents:
+  - name: helpdesk
+    url: os.environ/HELPDESK_URL
+    project: alpha
+    description: The helpdesk
+    auth:
+      type: static
+      headers:
+        Authorization: os.environ/HELPDESK_TOKEN
+  - name: open
+    url: https://open.example.com
+    project: beta
+servers:
+  - id: agents
+    project: alpha
+    upstreams:
+      - agent: helpdesk
+`,
+      { HELPDESK_URL: 'http://127.0.0.1:3010', HELPDESK_TOKEN: 'Bearer s3cret' },
+    );
+    expect(config.agents).toEqual([
+      { name: 'helpdesk', url: 'http://127.0.0.1:3010', project: 'alpha', description: 'The helpdesk', auth: { kind: 'static', headers: { authorization: 'Bearer s3cret' } } },
+      { name: 'open', url: 'https://open.example.com', project: 'beta', auth: { kind: 'none' } },
+    ]);
+    expect(config.servers[0].selections).toEqual([{ upstream: 'helpdesk', kind: 'agent', tools: '*', resources: [], prompts: [] }]);
+  });
+
+  it('reads the demo config npm start gives the MCP gateway', () => {
+    const config = loadRegistryConfigFile(path.join(__dirname, '../../../../../tools/dev/mcp-gateway.demo.yaml'), {
+      MCP_EVERYTHING_URL: 'http://127.0.0.1:3001/mcp',
+      MCP_EVERYTHING_2026_URL: 'http://127.0.0.1:3002/mcp',
+      DEMO_AGENT_URL: 'http://127.0.0.1:3010',
+      DEMO_AGENT_AUTHORIZATION: 'Bearer dev-demo-agent-token',
+    });
+    expect(config.agents.map((agent) => agent.name)).toEqual(['helpdesk']);
+    expect(config.servers.find((server) => server.id === 'agents')?.selections).toEqual([{ upstream: 'helpdesk', kind: 'agent', tools: '*', resources: [], prompts: [] }]);
+  });
+
+  it('names every bad agent entry at once, never quoting a header value', () => {
+    const problems = problemsOf(
+      `
+upstreams:
+  - name: tickets
+    url: http://127.0.0.1:1/mcp
+agents:
+  - name: tickets
+    url: ftp://nowhere
+    project: Alpha
+  - name: keyed
+    url: http://127.0.0.1:2
+    project: alpha
+    auth: { type: oauth }
+  - name: bare
+    url: http://127.0.0.1:3
+    project: alpha
+    auth: { type: static, headers: { host: "secret-value" } }
+servers:
+  - id: mixed
+    project: alpha
+    upstreams:
+      - { agent: keyed, tools: [x] }
+`,
+    );
+    expect(problems).toEqual([
+      'MCPGW_CONFIG: agents[0].url: must be an http(s) URL',
+      'MCPGW_CONFIG: agents[0].project: "Alpha" must be a project slug: 1 to 64 lower-case letters, digits and hyphens',
+      expect.stringContaining('agents[1].auth.type: must be one of none, static'),
+      'MCPGW_CONFIG: agents[2].auth.headers.host: "host" is set by the gateway and cannot be configured',
+      'MCPGW_CONFIG: servers[0].upstreams[0]: an agent entry takes only "agent", not "tools"',
+    ]);
+    expect(problems.join('\n')).not.toContain('secret-value');
   });
 });

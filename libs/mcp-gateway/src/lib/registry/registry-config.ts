@@ -2,24 +2,42 @@ import { ConfigError, ConfigProblem, parsedUrl, parseYamlConfig, readYamlConfigF
 import { type GuardrailDefinition, readGuardrails } from '@arbor/guardrails';
 import { TOOL_CALL_GUARDRAILS } from '../guardrails/tool-call-scope';
 import { readUpstreamAuth, type UpstreamAuth } from '../credentials/upstream-auth';
-import type { UpstreamDefinition, UpstreamSelection, UpstreamTransport, VirtualServerDefinition } from './server-registry';
-import { DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_MS, headerCountProblem, headerProblem, PROJECT_SLUG, SERVER_ID, UPSTREAM_NAME } from './registry-rules';
+import type { ItemRole, UpstreamDefinition, UpstreamSelection, UpstreamTransport, VirtualServerDefinition } from './server-registry';
+import {
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_TIMEOUT_MS,
+  headerCountProblem,
+  headerProblem,
+  itemRolesProblem,
+  PROJECT_SLUG,
+  SERVER_ID,
+  toolRateLimits,
+  toolRateLimitsProblem,
+  UPSTREAM_NAME,
+} from './registry-rules';
+import type { AgentAuth, AgentDefinition } from '../agents/agent-definition';
 
 /** The MCPGW_CONFIG file, checked: upstreams and virtual servers to sync into the database, and the guardrails of tool calls. */
 export interface RegistryConfig {
   upstreams: UpstreamDefinition[];
   servers: VirtualServerDefinition[];
+  /** A2A agents (`agents:`), each of a project. */
+  agents: AgentDefinition[];
   /** LiteLLM's `guardrails:` list, of the modes of tool calls (`pre_mcp_call`, `post_mcp_call`). */
   guardrails: GuardrailDefinition[];
 }
 
-export const EMPTY_REGISTRY_CONFIG: RegistryConfig = { upstreams: [], servers: [], guardrails: [] };
+export const EMPTY_REGISTRY_CONFIG: RegistryConfig = { upstreams: [], servers: [], agents: [], guardrails: [] };
 
 const VARIABLE = 'MCPGW_CONFIG';
-const TOP_KEYS = ['upstreams', 'servers', 'guardrails'];
+const TOP_KEYS = ['upstreams', 'servers', 'agents', 'guardrails'];
+const AGENT_KEYS = ['name', 'url', 'project', 'description', 'auth'];
+const AUTH_KEYS = ['type', 'headers'];
+/** The strategies agents take today; the credentials module adds token_exchange and oauth. */
+const AGENT_AUTH_TYPES = ['none', 'static'] as const;
 const UPSTREAM_KEYS = ['name', 'url', 'transport', 'headers', 'auth', 'timeout', 'max_concurrency'];
-const SERVER_KEYS = ['id', 'project', 'name', 'description', 'upstreams', 'guardrails'];
-const SELECTION_KEYS = ['upstream', 'tools', 'resources', 'prompts'];
+const SERVER_KEYS = ['id', 'project', 'name', 'description', 'upstreams', 'guardrails', 'tool_roles', 'resource_roles', 'prompt_roles', 'tool_rate_limits', 'audit_payloads'];
+const SELECTION_KEYS = ['upstream', 'agent', 'tools', 'resources', 'prompts'];
 const TRANSPORTS: UpstreamTransport[] = ['streamable-http', 'sse'];
 
 /** Reads and checks the file MCPGW_CONFIG names; throws ConfigError with one line per problem. */
@@ -69,6 +87,22 @@ function checkRegistryConfig(document: Record<string, unknown>): RegistryConfig 
     });
   });
 
+  const agents: AgentDefinition[] = [];
+  read.list(root['agents'], 'agents').forEach((raw, index) => {
+    const at = `agents[${index}]`;
+    const entry = read.object(raw, at, AGENT_KEYS);
+    if (!entry) return;
+    const name = read.pattern(entry['name'], `${at}.name`, UPSTREAM_NAME, 'lower-case letters, digits, _ and -, starting with a letter or digit, at most 63');
+    const url = read.url(entry['url'], `${at}.url`);
+    const project = read.pattern(entry['project'], `${at}.project`, PROJECT_SLUG, 'a project slug: 1 to 64 lower-case letters, digits and hyphens');
+    const description = read.string(entry['description'], `${at}.description`);
+    const auth = read.agentAuth(entry['auth'], `${at}.auth`);
+    if (name === undefined || url === undefined || project === undefined || auth === undefined) return;
+    if (agents.some((other) => other.name === name)) problem(`${at}.name`, `"${name}" is used by an earlier agent`);
+    if (upstreams.some((upstream) => upstream.name === name)) problem(`${at}.name`, `"${name}" is the name of an upstream too; agents and upstreams share one namespace`);
+    agents.push({ name, url, project, ...(description !== undefined ? { description } : {}), auth });
+  });
+
   const servers: VirtualServerDefinition[] = [];
   read.list(root['servers'], 'servers').forEach((raw, index) => {
     const at = `servers[${index}]`;
@@ -83,6 +117,16 @@ function checkRegistryConfig(document: Record<string, unknown>): RegistryConfig 
       const selectionAt = `${at}.upstreams[${selectionIndex}]`;
       const selection = read.object(rawSelection, selectionAt, SELECTION_KEYS);
       if (!selection) return;
+      if (selection['agent'] !== undefined) {
+        // An agent is one tool: nothing to select from it.
+        const extra = ['upstream', 'tools', 'resources', 'prompts'].filter((key) => selection[key] !== undefined);
+        if (extra.length > 0) problem(selectionAt, `an agent entry takes only "agent", not ${extra.map((key) => `"${key}"`).join(', ')}`);
+        const agent = read.string(selection['agent'], `${selectionAt}.agent`, true);
+        if (agent === undefined) return;
+        if (selections.some((other) => other.upstream === agent)) problem(`${selectionAt}.agent`, `"${agent}" is included twice`);
+        selections.push({ upstream: agent, kind: 'agent', tools: '*', resources: [], prompts: [] });
+        return;
+      }
       const upstream = read.string(selection['upstream'], `${selectionAt}.upstream`, true);
       const tools = read.selection(selection['tools'], `${selectionAt}.tools`);
       const resources = read.selection(selection['resources'], `${selectionAt}.resources`);
@@ -100,13 +144,30 @@ function checkRegistryConfig(document: Record<string, unknown>): RegistryConfig 
       }
       return guardrail === undefined ? [] : [guardrail];
     });
+    const toolRoles = read.itemRoles(entry['tool_roles'], `${at}.tool_roles`);
+    const resourceRoles = read.itemRoles(entry['resource_roles'], `${at}.resource_roles`);
+    const promptRoles = read.itemRoles(entry['prompt_roles'], `${at}.prompt_roles`);
+    const rateLimits = read.toolRateLimits(entry['tool_rate_limits'], `${at}.tool_rate_limits`);
+    const auditPayloads = read.boolean(entry['audit_payloads'], `${at}.audit_payloads`);
     if (id === undefined || project === undefined || name === undefined) return;
     if (servers.some((other) => other.id === id)) problem(`${at}.id`, `"${id}" is used by an earlier server`);
-    servers.push({ id, project, name, ...(description !== undefined ? { description } : {}), selections, ...(named.length > 0 ? { guardrails: [...new Set(named)] } : {}) });
+    servers.push({
+      id,
+      project,
+      name,
+      ...(description !== undefined ? { description } : {}),
+      selections,
+      ...(named.length > 0 ? { guardrails: [...new Set(named)] } : {}),
+      ...(toolRoles ? { toolRoles } : {}),
+      ...(resourceRoles ? { resourceRoles } : {}),
+      ...(promptRoles ? { promptRoles } : {}),
+      ...(rateLimits ? { toolRateLimits: rateLimits } : {}),
+      ...(auditPayloads ? { auditPayloads } : {}),
+    });
   });
 
   if (problems.length > 0) throw new ConfigError(problems);
-  return { upstreams, servers, guardrails };
+  return { upstreams, servers, agents, guardrails };
 }
 
 /** The shared typed reads of @arbor/config, with the registry's own: upstream URLs, headers, selections. */
@@ -168,6 +229,22 @@ class Reader extends SettingReader {
     return readUpstreamAuth(value, path, (at, message) => this.problem(at, message));
   }
 
+  /** `{type: none}` (also when absent) or `{type: static, headers: {…}}`. */
+  agentAuth(value: unknown, path: string): AgentAuth | undefined {
+    if (value === undefined || value === null) return { kind: 'none' };
+    const entry = this.object(value, path, AUTH_KEYS);
+    if (!entry) return undefined;
+    const type = this.oneOf(entry['type'], `${path}.type`, [...AGENT_AUTH_TYPES]) ?? 'none';
+    if (type === 'none') {
+      if (entry['headers'] !== undefined) this.problem(`${path}.headers`, 'headers need type: static');
+      return { kind: 'none' };
+    }
+    const headers = this.headers(entry['headers'], `${path}.headers`);
+    if (headers === undefined) return undefined;
+    if (Object.keys(headers).length === 0) this.problem(`${path}.headers`, 'type static needs at least one header');
+    return { kind: 'static', headers };
+  }
+
   positiveInteger(value: unknown, path: string): number | undefined {
     const number = this.positive(value, path);
     if (number !== undefined && !Number.isInteger(number)) {
@@ -175,6 +252,22 @@ class Reader extends SettingReader {
       return undefined;
     }
     return number;
+  }
+
+  /** `{name: "operator" | "viewer"}`; undefined when absent, empty or wrong (reported). */
+  itemRoles(value: unknown, path: string): Record<string, ItemRole> | undefined {
+    if (value === undefined || value === null) return undefined;
+    const wrong = itemRolesProblem(value);
+    if (wrong !== undefined) this.problem(path, wrong);
+    return wrong === undefined && Object.keys(value as object).length > 0 ? { ...(value as Record<string, ItemRole>) } : undefined;
+  }
+
+  /** `{tool: {per_minute: N}}`, in the registry's shape; undefined when absent, empty or wrong (reported). */
+  toolRateLimits(value: unknown, path: string): VirtualServerDefinition['toolRateLimits'] {
+    if (value === undefined || value === null) return undefined;
+    const wrong = toolRateLimitsProblem(value);
+    if (wrong !== undefined) this.problem(path, wrong);
+    return wrong === undefined && Object.keys(value as object).length > 0 ? toolRateLimits(value as Record<string, { per_minute: number }>) : undefined;
   }
 
   /** `'*'` (also when absent) or a list of names. */

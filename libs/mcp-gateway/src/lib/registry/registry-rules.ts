@@ -1,6 +1,6 @@
 import { PROJECT_SLUG } from '@arbor/contract';
 import { excerpt, withHopByHop } from '@arbor/platform';
-import type { UpstreamSelection } from './server-registry';
+import type { ItemRole, ToolRateLimit, UpstreamSelection } from './server-registry';
 import type { CatalogueItem } from './upstream-catalogue';
 
 // The rules a name, header or selection must follow, shared by MCPGW_CONFIG and the admin API
@@ -53,4 +53,52 @@ export function selects(selection: UpstreamSelection, item: Pick<CatalogueItem, 
   if (selection.upstream !== item.upstream) return false;
   const names = item.kind === 'tool' ? selection.tools : item.kind === 'prompt' ? selection.prompts : selection.resources;
   return names === '*' || names.includes(item.name);
+}
+
+/** The roles a tool, resource or prompt may need (`tool_roles`, `resource_roles`, `prompt_roles`). */
+export const ITEM_ROLES: readonly ItemRole[] = ['operator', 'viewer'];
+/** Items one map may name, and the longest name (resource URIs can be long). */
+export const MAX_NAMED_ITEMS = 1000;
+export const MAX_ITEM_NAME_LENGTH = 2000;
+/** The highest `per_minute` a tool rate limit takes. */
+export const MAX_PER_MINUTE = 1_000_000;
+
+/** Why `{name: "operator" | "viewer"}` is not one, or undefined when it is (names are quoted as excerpts). */
+export function itemRolesProblem(value: unknown): string | undefined {
+  const entries = namedEntries(value, 'of names to "operator" or "viewer"');
+  if (typeof entries === 'string') return entries;
+  for (const [name, role] of entries) {
+    if (!ITEM_ROLES.includes(role as ItemRole)) return `"${excerpt(name)}" must need "operator" or "viewer"`;
+  }
+  return undefined;
+}
+
+/** Why `{tool: {per_minute: N}}` is not one, or undefined when it is. */
+export function toolRateLimitsProblem(value: unknown): string | undefined {
+  const entries = namedEntries(value, 'of tool names to {per_minute: N}');
+  if (typeof entries === 'string') return entries;
+  for (const [name, limit] of entries) {
+    if (typeof limit !== 'object' || limit === null || Array.isArray(limit) || Object.keys(limit).some((key) => key !== 'per_minute')) {
+      return `"${excerpt(name)}" must be {per_minute: N}`;
+    }
+    const perMinute = (limit as { per_minute?: unknown }).per_minute;
+    if (typeof perMinute !== 'number' || !Number.isInteger(perMinute) || perMinute < 1 || perMinute > MAX_PER_MINUTE) {
+      return `"${excerpt(name)}".per_minute must be a whole number from 1 to ${MAX_PER_MINUTE}`;
+    }
+  }
+  return undefined;
+}
+
+/** `{per_minute}` as written in MCPGW_CONFIG and the admin API, to the registry's shape (checked first). */
+export function toolRateLimits(value: Readonly<Record<string, { per_minute: number }>>): Record<string, ToolRateLimit> {
+  return Object.fromEntries(Object.entries(value).map(([tool, limit]) => [tool, { perMinute: limit.per_minute }]));
+}
+
+function namedEntries(value: unknown, shape: string): [string, unknown][] | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `must be a mapping ${shape}`;
+  const entries = Object.entries(value);
+  if (entries.length > MAX_NAMED_ITEMS) return `names ${entries.length} items; at most ${MAX_NAMED_ITEMS}`;
+  const long = entries.find(([name]) => name === '' || name.length > MAX_ITEM_NAME_LENGTH);
+  if (long) return `names must be 1 to ${MAX_ITEM_NAME_LENGTH} characters`;
+  return entries;
 }

@@ -8,6 +8,11 @@ import type { UpstreamDefinition, UpstreamSelection, VirtualServerDefinition } f
 import { RegistrySource, Upstream } from './upstream.entity';
 import { VirtualServer } from './virtual-server.entity';
 import { OAuthAuth, sameAuth, STATIC_AUTH, UpstreamAuth } from '../credentials/upstream-auth';
+import type { AgentCard } from '@a2a-js/sdk';
+import { Agent } from '../agents/agent.entity';
+import { AgentChanges, agentHeaders, agentRow, cardJson, sameAgent, StoredAgent, storedAgent } from '../agents/agent-rows';
+import { AgentInUse, AgentNameTaken, AgentNotFound, UnknownAgents } from '../agents/agent.exception';
+import type { AgentDefinition } from '../agents/agent-definition';
 
 export interface RowFacts {
   source: RegistrySource;
@@ -22,6 +27,7 @@ export type StoredServer = VirtualServerDefinition & RowFacts;
 export interface RegistryRows {
   upstreams: StoredUpstream[];
   servers: StoredServer[];
+  agents: StoredAgent[];
 }
 
 export type UpstreamChanges = Partial<Omit<UpstreamDefinition, 'name'>>;
@@ -33,6 +39,12 @@ export interface ServerChanges {
   selections?: readonly UpstreamSelection[];
   /** Replaces the guardrails it names; `[]` names none. */
   guardrails?: readonly string[];
+  /** Each replaces the map it names; `{}` names none. */
+  toolRoles?: VirtualServerDefinition['toolRoles'];
+  resourceRoles?: VirtualServerDefinition['resourceRoles'];
+  promptRoles?: VirtualServerDefinition['promptRoles'];
+  toolRateLimits?: VirtualServerDefinition['toolRateLimits'];
+  auditPayloads?: boolean;
 }
 
 // Replicas starting at once sync MCPGW_CONFIG one after the other.
@@ -50,12 +62,13 @@ export class RegistryStore {
   ) {}
 
   async load(): Promise<RegistryRows> {
-    const [upstreams, servers] = await Promise.all([
+    const [upstreams, servers, agents] = await Promise.all([
       this.dataSource.getRepository(Upstream).find({ order: { name: 'ASC' } }),
-      // A deleted project's servers disappear from every listing (project sync marks them).
+      // A deleted project's servers and agents disappear from every listing (project sync marks them).
       this.dataSource.getRepository(VirtualServer).find({ where: { projectDeletedAt: IsNull() }, order: { id: 'ASC' } }),
+      this.dataSource.getRepository(Agent).find({ where: { projectDeletedAt: IsNull() }, order: { name: 'ASC' } }),
     ]);
-    return { upstreams: upstreams.map((row) => this.stored(row)), servers: servers.map(storedServer) };
+    return { upstreams: upstreams.map((row) => this.stored(row)), servers: servers.map(storedServer), agents: agents.map((row) => storedAgent(row, this.cipher)) };
   }
 
   /** Seals again, under the current MCPGW_SECRETS_KEY, headers sealed under a previous key (a rotation); the number re-sealed. */
@@ -72,6 +85,20 @@ export class RegistryStore {
         { headersKeyId: sealed.keyId, headersNonce: sealed.nonce, headersCiphertext: sealed.ciphertext, headersAuthTag: sealed.authTag },
       );
     }
+    return stale.length + (await this.resealStaleAgentHeaders(cipher));
+  }
+
+  /** The agents' static headers, as resealStaleHeaders does the upstreams'. */
+  private async resealStaleAgentHeaders(cipher: HeaderCipher): Promise<number> {
+    const repository = this.dataSource.getRepository(Agent);
+    const stale = (await repository.find()).filter((row) => row.headersKeyId !== null && cipher.isStale(row.headersKeyId));
+    for (const row of stale) {
+      const sealed = agentRow({ name: row.name, url: row.url, project: row.project, auth: { kind: 'static', headers: agentHeaders(row, cipher) } }, row.source, cipher);
+      await repository.update(
+        { name: row.name, headersKeyId: row.headersKeyId as string },
+        { headersKeyId: sealed.headersKeyId, headersNonce: sealed.headersNonce, headersCiphertext: sealed.headersCiphertext, headersAuthTag: sealed.headersAuthTag },
+      );
+    }
     return stale.length;
   }
 
@@ -80,8 +107,13 @@ export class RegistryStore {
     const [row] = (await this.dataSource.query(`
       select
         (select coalesce(md5(string_agg(name || '@' || updated_at::text, ',' order by name)), '') from upstreams) as upstreams,
-        (select coalesce(md5(string_agg(id || '@' || updated_at::text, ',' order by id)), '') from virtual_servers) as servers`)) as { upstreams: string; servers: string }[];
-    return `${row.upstreams}/${row.servers}`;
+        (select coalesce(md5(string_agg(id || '@' || updated_at::text, ',' order by id)), '') from virtual_servers) as servers,
+        (select coalesce(md5(string_agg(name || '@' || updated_at::text, ',' order by name)), '') from agents) as agents`)) as {
+      upstreams: string;
+      servers: string;
+      agents: string;
+    }[];
+    return `${row.upstreams}/${row.servers}/${row.agents}`;
   }
 
   async upstream(name: string): Promise<StoredUpstream> {
@@ -103,6 +135,7 @@ export class RegistryStore {
 
   async createUpstream(definition: UpstreamDefinition): Promise<StoredUpstream> {
     const upstreams = this.dataSource.getRepository(Upstream);
+    if (await this.dataSource.getRepository(Agent).existsBy({ name: definition.name })) throw new AgentNameTaken(definition.name, 'agent', 'upstream');
     try {
       await upstreams.insert(this.upstreamRow(definition, 'api'));
     } catch (error) {
@@ -159,7 +192,8 @@ export class RegistryStore {
       if (row.source === 'config') throw new ManagedByConfig('server', id);
       if (changes.selections) await lockUpstreams(manager, changes.selections);
       const { description, guardrails, ...rest } = changes;
-      const next: VirtualServerDefinition = { ...storedServer(row), ...definedOnly(rest) };
+      // Empty maps and a false flag are kept as absent, as a server read back has them.
+      const next: VirtualServerDefinition = withoutEmptyRules({ ...storedServer(row), ...definedOnly(rest) });
       if (guardrails !== undefined) next.guardrails = guardrails;
       if (description !== undefined) next.description = description ?? undefined;
       await manager.getRepository(VirtualServer).save(serverRow(next, 'api'));
@@ -176,6 +210,63 @@ export class RegistryStore {
     });
   }
 
+  async agent(name: string): Promise<StoredAgent> {
+    const row = await this.dataSource.getRepository(Agent).findOneBy({ name, projectDeletedAt: IsNull() });
+    if (!row) throw new AgentNotFound(name);
+    return storedAgent(row, this.cipher);
+  }
+
+  /** Keeps the control plane's id of an agent's project beside its slug. */
+  async recordAgentProjectId(name: string, projectId: string): Promise<void> {
+    await this.dataSource.query('update agents set project_id = $2 where name = $1', [name, projectId]);
+  }
+
+  /** The card as just read; updated_at stays, so a re-read is no registry change (each replica reads cards itself). */
+  async recordAgentCard(name: string, card: AgentCard, readAt: Date): Promise<void> {
+    await this.dataSource.query('update agents set card = $2, card_read_at = $3 where name = $1', [name, JSON.stringify(cardJson(card)), readAt]);
+  }
+
+  async createAgent(definition: AgentDefinition, card: AgentCard): Promise<StoredAgent> {
+    try {
+      return await this.dataSource.transaction(async (manager) => {
+        if (await manager.getRepository(Upstream).existsBy({ name: definition.name })) throw new AgentNameTaken(definition.name, 'upstream');
+        await manager.getRepository(Agent).insert({ ...agentRow(definition, 'api', this.cipher), card: cardJson(card), cardReadAt: new Date() });
+        return storedAgent(await manager.getRepository(Agent).findOneByOrFail({ name: definition.name }), this.cipher);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error, 'agents_pkey')) throw new AgentNameTaken(definition.name, 'agent');
+      throw error;
+    }
+  }
+
+  async updateAgent(name: string, changes: AgentChanges, card?: AgentCard): Promise<StoredAgent> {
+    return this.dataSource.transaction(async (manager) => {
+      const row = await manager.getRepository(Agent).findOne({ where: { name, projectDeletedAt: IsNull() }, lock: { mode: 'pessimistic_write' } });
+      if (!row) throw new AgentNotFound(name);
+      if (row.source === 'config') throw new ManagedByConfig('agent', name);
+      const { description, ...rest } = changes;
+      const next: AgentDefinition = { ...storedAgent(row, this.cipher), ...definedOnly(rest) };
+      if (description !== undefined) next.description = description ?? undefined;
+      await manager.getRepository(Agent).save({ ...agentRow(next, 'api', this.cipher), ...(card ? { card: cardJson(card), cardReadAt: new Date() } : {}) });
+      return storedAgent(await manager.getRepository(Agent).findOneByOrFail({ name }), this.cipher);
+    });
+  }
+
+  async deleteAgent(name: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const row = await manager.getRepository(Agent).findOne({ where: { name }, lock: { mode: 'pessimistic_write' } });
+      if (!row) throw new AgentNotFound(name);
+      if (row.source === 'config') throw new ManagedByConfig('agent', name);
+      const users = await serversSelecting(manager, [name]);
+      if (users.length > 0)
+        throw new AgentInUse(
+          name,
+          users.map((server) => server.id),
+        );
+      await manager.getRepository(Agent).delete({ name });
+    });
+  }
+
   /**
    * Makes the config rows what MCPGW_CONFIG says: added, changed, removed; API-made rows stay.
    * A name the file shares with an API-made row, a selection of an upstream nobody has, or
@@ -188,6 +279,13 @@ export class RegistryStore {
       const problem = (path: string, message: string) => problems.push({ variable: 'MCPGW_CONFIG', message: `${path}: ${message}` });
       const upstreamRows = new Map((await manager.getRepository(Upstream).find()).map((row) => [row.name, row]));
       const serverRows = new Map((await manager.getRepository(VirtualServer).find()).map((row) => [row.id, row]));
+      const agentRows = new Map((await manager.getRepository(Agent).find()).map((row) => [row.name, row]));
+      config.agents.forEach((agent, index) => {
+        if (agentRows.get(agent.name)?.source === 'api') problem(`agents[${index}].name`, `"${agent.name}" is also an agent made through the admin API; rename one of them`);
+        if (upstreamRows.has(agent.name) || config.upstreams.some((upstream) => upstream.name === agent.name)) {
+          problem(`agents[${index}].name`, `"${agent.name}" is also the name of an upstream; agents and upstreams share one namespace`);
+        }
+      });
 
       config.upstreams.forEach((upstream, index) => {
         if (upstreamRows.get(upstream.name)?.source === 'api') {
@@ -199,8 +297,19 @@ export class RegistryStore {
       });
       const fileUpstreams = new Set(config.upstreams.map((upstream) => upstream.name));
       const apiUpstreams = new Set([...upstreamRows.values()].filter((row) => row.source === 'api').map((row) => row.name));
+      const fileAgents = new Set(config.agents.map((agent) => agent.name));
+      const apiAgents = new Set([...agentRows.values()].filter((row) => row.source === 'api').map((row) => row.name));
       config.servers.forEach((server, index) =>
         server.selections.forEach((selection, selectionIndex) => {
+          if (selection.kind === 'agent') {
+            const at = `servers[${index}].upstreams[${selectionIndex}].agent`;
+            if (!fileAgents.has(selection.upstream) && !apiAgents.has(selection.upstream)) {
+              problem(at, `"${selection.upstream}" is not an agent (neither in the file nor made through the admin API)`);
+            }
+            const owner = config.agents.find((agent) => agent.name === selection.upstream)?.project ?? agentRows.get(selection.upstream)?.project;
+            if (owner !== undefined && owner !== server.project) problem(at, `the agent "${selection.upstream}" belongs to project "${owner}", the server to "${server.project}"`);
+            return;
+          }
           if (!fileUpstreams.has(selection.upstream) && !apiUpstreams.has(selection.upstream)) {
             problem(`servers[${index}].upstreams[${selectionIndex}].upstream`, `"${selection.upstream}" is not an upstream (neither in the file nor made through the admin API)`);
           }
@@ -220,6 +329,13 @@ export class RegistryStore {
         if (lost.length > 0)
           problem('upstreams', `${lost.map((name) => `"${name}"`).join(', ')} left the file but the virtual server "${server.id}" (made through the admin API) still selects it`);
       }
+      const removedAgents = [...agentRows.values()].filter((row) => row.source === 'config' && !fileAgents.has(row.name)).map((row) => row.name);
+      for (const server of serverRows.values()) {
+        if (server.source !== 'api') continue;
+        const lost = server.selections.filter((selection) => selection.kind === 'agent' && removedAgents.includes(selection.upstream)).map((selection) => selection.upstream);
+        if (lost.length > 0)
+          problem('agents', `${lost.map((name) => `"${name}"`).join(', ')} left the file but the virtual server "${server.id}" (made through the admin API) still includes it`);
+      }
       if (problems.length > 0) throw new ConfigError(problems);
 
       const fileServers = new Set(config.servers.map((server) => server.id));
@@ -229,11 +345,16 @@ export class RegistryStore {
         const row = upstreamRows.get(upstream.name);
         if (!row || !this.sameUpstream(row, upstream)) await manager.getRepository(Upstream).save(this.upstreamRow(upstream, 'config'));
       }
+      for (const agent of config.agents) {
+        const row = agentRows.get(agent.name);
+        if (!row || !sameAgent(row, agent, this.cipher)) await manager.getRepository(Agent).save(agentRow(agent, 'config', this.cipher));
+      }
       for (const server of config.servers) {
         const row = serverRows.get(server.id);
         if (!row || !sameServer(row, server)) await manager.getRepository(VirtualServer).save(serverRow(server, 'config'));
       }
       if (removedUpstreams.length > 0) await manager.getRepository(Upstream).delete({ name: In(removedUpstreams) });
+      if (removedAgents.length > 0) await manager.getRepository(Agent).delete({ name: In(removedAgents) });
     });
   }
 
@@ -314,11 +435,18 @@ export class RegistryStore {
 
 /** Row locks (shared) on the selected upstreams, so none is deleted before the server is saved; throws UnknownUpstreams. */
 async function lockUpstreams(manager: EntityManager, selections: readonly UpstreamSelection[]): Promise<void> {
-  const names = [...new Set(selections.map((selection) => selection.upstream))];
-  if (names.length === 0) return;
-  const found = await manager.getRepository(Upstream).find({ select: { name: true }, where: { name: In(names) }, lock: { mode: 'pessimistic_read' } });
-  const missing = names.filter((name) => !found.some((row) => row.name === name));
-  if (missing.length > 0) throw new UnknownUpstreams(missing);
+  const names = [...new Set(selections.filter((selection) => selection.kind !== 'agent').map((selection) => selection.upstream))];
+  const agents = [...new Set(selections.filter((selection) => selection.kind === 'agent').map((selection) => selection.upstream))];
+  if (names.length > 0) {
+    const found = await manager.getRepository(Upstream).find({ select: { name: true }, where: { name: In(names) }, lock: { mode: 'pessimistic_read' } });
+    const missing = names.filter((name) => !found.some((row) => row.name === name));
+    if (missing.length > 0) throw new UnknownUpstreams(missing);
+  }
+  if (agents.length > 0) {
+    const found = await manager.getRepository(Agent).find({ select: { name: true }, where: { name: In(agents), projectDeletedAt: IsNull() }, lock: { mode: 'pessimistic_read' } });
+    const missing = agents.filter((name) => !found.some((row) => row.name === name));
+    if (missing.length > 0) throw new UnknownAgents(missing);
+  }
 }
 
 async function serversSelecting(manager: EntityManager, upstreams: string[]): Promise<VirtualServer[]> {
@@ -338,6 +466,11 @@ function serverRow(definition: VirtualServerDefinition, source: RegistrySource):
     description: definition.description ?? null,
     selections: canonicalSelections(definition.selections),
     guardrails: [...(definition.guardrails ?? [])],
+    toolRoles: { ...definition.toolRoles },
+    resourceRoles: { ...definition.resourceRoles },
+    promptRoles: { ...definition.promptRoles },
+    toolRateLimits: Object.fromEntries(Object.entries(definition.toolRateLimits ?? {}).map(([tool, limit]) => [tool, { per_minute: limit.perMinute }])),
+    auditPayloads: definition.auditPayloads === true,
     source,
   };
 }
@@ -350,6 +483,7 @@ function storedServer(row: VirtualServer): StoredServer {
     ...(row.description !== null ? { description: row.description } : {}),
     selections: canonicalSelections(row.selections),
     ...(row.guardrails.length > 0 ? { guardrails: row.guardrails } : {}),
+    ...accessRules(row),
     source: row.source,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -358,7 +492,11 @@ function storedServer(row: VirtualServer): StoredServer {
 
 /** jsonb keeps object keys in its own order: compare and hand out selections in one shape. */
 function canonicalSelections(selections: readonly UpstreamSelection[]): UpstreamSelection[] {
-  return selections.map((selection) => ({ upstream: selection.upstream, tools: selection.tools, resources: selection.resources, prompts: selection.prompts }));
+  return selections.map((selection) =>
+    selection.kind === 'agent'
+      ? { upstream: selection.upstream, kind: 'agent', tools: '*', resources: [], prompts: [] }
+      : { upstream: selection.upstream, tools: selection.tools, resources: selection.resources, prompts: selection.prompts },
+  );
 }
 
 function sameServer(row: VirtualServer, server: VirtualServerDefinition): boolean {
@@ -367,7 +505,46 @@ function sameServer(row: VirtualServer, server: VirtualServerDefinition): boolea
     row.name === server.name &&
     row.description === (server.description ?? null) &&
     row.guardrails.join('\u0000') === (server.guardrails ?? []).join('\u0000') &&
+    JSON.stringify(sortedKeys(accessRules(row))) === JSON.stringify(sortedKeys(withoutEmptyRules(pickAccessRules(server)))) &&
     JSON.stringify(canonicalSelections(row.selections)) === JSON.stringify(canonicalSelections(server.selections))
+  );
+}
+
+type AccessRules = Pick<VirtualServerDefinition, 'toolRoles' | 'resourceRoles' | 'promptRoles' | 'toolRateLimits' | 'auditPayloads'>;
+
+/** A row's access rules in the registry's shape, each absent when it names nothing. */
+function accessRules(row: VirtualServer): AccessRules {
+  return withoutEmptyRules({
+    toolRoles: row.toolRoles,
+    resourceRoles: row.resourceRoles,
+    promptRoles: row.promptRoles,
+    toolRateLimits: Object.fromEntries(Object.entries(row.toolRateLimits ?? {}).map(([tool, limit]) => [tool, { perMinute: limit.per_minute }])),
+    auditPayloads: row.auditPayloads,
+  });
+}
+
+function pickAccessRules(server: VirtualServerDefinition): AccessRules {
+  const { toolRoles, resourceRoles, promptRoles, toolRateLimits, auditPayloads } = server;
+  return { toolRoles, resourceRoles, promptRoles, toolRateLimits, auditPayloads };
+}
+
+/** Empty maps and a false flag dropped: one shape for "none", whether read from a row, the file or the API. */
+function withoutEmptyRules<T extends AccessRules>(server: T): T {
+  const next = { ...server };
+  for (const key of ['toolRoles', 'resourceRoles', 'promptRoles', 'toolRateLimits'] as const) {
+    if (next[key] === undefined || Object.keys(next[key] as object).length === 0) delete next[key];
+  }
+  if (next.auditPayloads !== true) delete next.auditPayloads;
+  return next;
+}
+
+/** jsonb hands keys back in its own order. */
+function sortedKeys(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]),
   );
 }
 

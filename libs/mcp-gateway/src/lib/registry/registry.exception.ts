@@ -26,7 +26,7 @@ export class ServerExists extends ApiError {
 
 /** Rows from MCPGW_CONFIG are rewritten from the file at every start: changing them here would not last. */
 export class ManagedByConfig extends ApiError {
-  constructor(kind: 'upstream' | 'server', name: string) {
+  constructor(kind: 'upstream' | 'server' | 'agent', name: string) {
     super(409, 'managed_by_config', `The ${kind} "${excerpt(name)}" comes from MCPGW_CONFIG; change it in that file and restart the gateway.`);
   }
 }

@@ -5,6 +5,8 @@ export interface CatalogueItem {
   /** Tool or prompt name; resource URI; resource template URI template. */
   name: string;
   description?: string;
+  /** A tool whose annotations say `destructiveHint: true` (it needs the operator role unless its server names it). */
+  destructive?: boolean;
 }
 
 /** An upstream's reachability, from the runtime's periodic pings. */

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { UpstreamSelection } from './server-registry';
+import type { ItemRole, UpstreamSelection } from './server-registry';
 import type { RegistrySource } from './upstream.entity';
 
 /** A virtual server (`/servers/{id}/mcp`) of a control-plane project. */
@@ -33,6 +33,24 @@ export class VirtualServer {
   /** The guardrails (of MCPGW_CONFIG) on its tool calls, besides the default_on ones. */
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   guardrails!: string[];
+
+  /** The role each tool needs, by the name it is exposed under (tool roles). */
+  @Column({ name: 'tool_roles', type: 'jsonb', default: () => "'{}'" })
+  toolRoles!: Record<string, ItemRole>;
+
+  @Column({ name: 'resource_roles', type: 'jsonb', default: () => "'{}'" })
+  resourceRoles!: Record<string, ItemRole>;
+
+  @Column({ name: 'prompt_roles', type: 'jsonb', default: () => "'{}'" })
+  promptRoles!: Record<string, ItemRole>;
+
+  /** `{tool: {per_minute}}`, as the admin API and MCPGW_CONFIG write it. */
+  @Column({ name: 'tool_rate_limits', type: 'jsonb', default: () => "'{}'" })
+  toolRateLimits!: Record<string, { per_minute: number }>;
+
+  /** The audit of its tool calls keeps arguments and results (as the guardrails left them). */
+  @Column({ name: 'audit_payloads', type: 'boolean', default: false })
+  auditPayloads!: boolean;
 
   @Column({ type: 'text' })
   source!: RegistrySource;

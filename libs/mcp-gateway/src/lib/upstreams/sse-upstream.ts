@@ -1,7 +1,5 @@
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { Agent, fetch as undiciFetch } from 'undici';
-import { guardedLookup } from '../registry/upstream-url-guard';
+import { guardedFetch } from './upstream-http';
 import type { UpstreamTraits, UpstreamTransport } from './upstream-transport';
 
 /** Every call goes through the SDK Protocol; the session's one event stream carries every caller's messages. */
@@ -26,17 +24,4 @@ export class SseUpstreamTransport extends SSEClientTransport implements Upstream
   async endSession(): Promise<void> {
     // The session ends with its event stream, which closing the client closes.
   }
-}
-
-const GUARDED_DISPATCHERS = new Map<boolean, Agent>();
-
-/** fetch on connections whose addresses pass the guard when they are opened. */
-export function guardedFetch(allowLinkLocal: boolean): FetchLike {
-  let dispatcher = GUARDED_DISPATCHERS.get(allowLinkLocal);
-  if (!dispatcher) {
-    dispatcher = new Agent({ connect: { lookup: guardedLookup(allowLinkLocal) } });
-    GUARDED_DISPATCHERS.set(allowLinkLocal, dispatcher);
-  }
-  const via = dispatcher;
-  return (url, init) => undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: via }) as unknown as Promise<Response>;
 }

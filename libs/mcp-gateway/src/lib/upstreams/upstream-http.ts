@@ -1,4 +1,5 @@
 import { type UpstreamBody, UpstreamClient } from '@arbor/platform';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { guardedLookup } from '../registry/upstream-url-guard';
 
 // What the HTTP upstream transports (Streamable HTTP, discover-first) share: the suite's upstream client.
@@ -44,4 +45,17 @@ export function drain(body: UpstreamBody): void {
 /** `text/event-stream` of `text/event-stream; charset=utf-8`, lower-cased. */
 export function mediaType(contentType: string | string[] | undefined): string | undefined {
   return (Array.isArray(contentType) ? contentType[0] : contentType)?.split(';', 1)[0]?.trim().toLowerCase();
+}
+
+const GUARDED_DISPATCHERS = new Map<boolean, Agent>();
+
+/** fetch on connections whose addresses pass the guard when they are opened (SSE upstreams, A2A agents). */
+export function guardedFetch(allowLinkLocal: boolean): typeof fetch {
+  let dispatcher = GUARDED_DISPATCHERS.get(allowLinkLocal);
+  if (!dispatcher) {
+    dispatcher = new Agent({ connect: { lookup: guardedLookup(allowLinkLocal) } });
+    GUARDED_DISPATCHERS.set(allowLinkLocal, dispatcher);
+  }
+  const via = dispatcher;
+  return (url, init) => undiciFetch(url as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: via }) as unknown as Promise<Response>;
 }

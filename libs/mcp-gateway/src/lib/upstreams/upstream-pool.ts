@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ClientRequest,
   ErrorCode,
@@ -9,15 +8,11 @@ import {
   ListResourceTemplatesResultSchema,
   ListToolsResultSchema,
   McpError,
-  Prompt,
   PromptListChangedNotificationSchema,
-  Resource,
   ResourceListChangedNotificationSchema,
-  ResourceTemplate,
   Result,
   ResultSchema,
   ServerCapabilities,
-  Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_RUNTIME_OPTIONS, ResolvedRuntimeOptions } from '../runtime-options';
@@ -34,45 +29,16 @@ import { CredentialsUnavailable } from '../credentials/credentials.exception';
 import { isPerCaller } from '../credentials/upstream-auth';
 import { UpstreamCredentials } from '../credentials/upstream-credentials';
 import { refusedCall } from './refused-call';
+import { AgentTools } from '../agents/agent-tools';
+import type { ForwardOptions, UpstreamOffer } from './upstream-offer';
 
-/** What an upstream offers, as it names it. */
-export interface UpstreamOffer {
-  capabilities: ServerCapabilities;
-  tools: readonly Tool[];
-  resources: readonly Resource[];
-  resourceTemplates: readonly ResourceTemplate[];
-  prompts: readonly Prompt[];
-  /** Whether its messages during a call come on that call's own stream, so a caller without a session gets them. */
-  logsPerCall?: boolean;
-}
+export type { ForwardOptions, UpstreamNotification, UpstreamOffer } from './upstream-offer';
 
 export type CatalogueKind = 'tools' | 'resources' | 'prompts';
-
-export interface ForwardOptions {
-  signal?: AbortSignal;
-  onprogress?: RequestOptions['onprogress'];
-  /**
-   * The other notifications the upstream sends during the call on the call's own stream (log
-   * messages): told apart from every other caller's even on the pool's shared session. Needs a
-   * transport with streams of its own per call (`ownCallStreams`); others keep them to their session.
-   */
-  onnotification?: (notification: UpstreamNotification) => void;
-  /** The virtual server the call is made for (null: `/mcp`), for the metrics. */
-  server?: string | null;
-  /** Whom the call is made for: an upstream with per-caller auth is called with this caller's credentials and no one else's. */
-  caller?: CredentialCaller;
-  /** The client takes URL-mode elicitations (2025-11-25): a person who must connect an account is asked with one. */
-  elicitsUrls?: boolean;
-}
 
 /** Sends requests to upstreams: the pool's shared sessions, or one downstream session's own. */
 export interface UpstreamCaller {
   forward(upstream: string, request: ClientRequest, options?: ForwardOptions): Promise<Result>;
-}
-
-export interface UpstreamNotification {
-  method: string;
-  params?: Record<string, unknown>;
 }
 
 /** One caller's session to an upstream with per-caller auth, and the credentials it was opened with. */
@@ -133,6 +99,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
   private readonly listeners = new Set<(upstream: string, kind: CatalogueKind) => void>();
   private pinger?: NodeJS.Timeout;
   private unsubscribe?: () => void;
+  private unsubscribeAgents?: () => void;
   /** Bumped whenever any catalogue changes, so derived views know when to rebuild. */
   version = 0;
 
@@ -142,6 +109,8 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     private readonly metrics: McpMetrics,
     @Optional() private readonly callHeaders?: UpstreamCallHeaders,
     @Optional() private readonly credentials?: UpstreamCredentials,
+    // A2A agents a virtual server includes: one kind of upstream more, each offering one tool.
+    @Optional() private readonly agents?: AgentTools,
   ) {
     super();
     metrics.observeUpstreams(() => this.health());
@@ -149,6 +118,10 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
 
   onModuleInit(): void {
     this.reconcile();
+    this.unsubscribeAgents = this.agents?.onChange(() => {
+      this.version++;
+      for (const listener of this.listeners) for (const agent of this.registry.agents()) listener(agent.name, 'tools');
+    });
     this.unsubscribe = this.registry.onChange(() => this.reconcile());
     this.pinger = setInterval(() => void this.pingAll(), this.options.pingIntervalMs);
     this.pinger.unref();
@@ -156,18 +129,29 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
 
   async onModuleDestroy(): Promise<void> {
     this.unsubscribe?.();
+    this.unsubscribeAgents?.();
     clearInterval(this.pinger);
     await Promise.all([...this.upstreams.values()].map((up) => this.retire(up)));
     this.upstreams.clear();
   }
 
   items(upstream?: string): readonly CatalogueItem[] {
-    return this.selected(upstream).flatMap(({ definition: { name }, offer }) => [
-      ...offer.tools.map((t) => item(name, 'tool', t.name, t.description)),
-      ...offer.resources.map((r) => item(name, 'resource', r.uri, r.description)),
-      ...offer.resourceTemplates.map((r) => item(name, 'resource-template', r.uriTemplate, r.description)),
-      ...offer.prompts.map((p) => item(name, 'prompt', p.name, p.description)),
-    ]);
+    const agents = this.agents;
+    const agentTools = agents
+      ? this.registry
+          .agents()
+          .filter((agent) => upstream === undefined || agent.name === upstream)
+          .flatMap((agent) => agents.knownOffer(agent.name).tools.map((t) => item(agent.name, 'tool', t.name, t.description)))
+      : [];
+    return [
+      ...this.selected(upstream).flatMap(({ definition: { name }, offer }) => [
+        ...offer.tools.map((t) => ({ ...item(name, 'tool', t.name, t.description), ...(t.annotations?.destructiveHint === true ? { destructive: true } : {}) })),
+        ...offer.resources.map((r) => item(name, 'resource', r.uri, r.description)),
+        ...offer.resourceTemplates.map((r) => item(name, 'resource-template', r.uriTemplate, r.description)),
+        ...offer.prompts.map((p) => item(name, 'prompt', p.name, p.description)),
+      ]),
+      ...agentTools,
+    ];
   }
 
   health(upstream?: string): readonly UpstreamHealth[] {
@@ -188,7 +172,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
    */
   async offer(upstream: string, caller?: CredentialCaller): Promise<UpstreamOffer> {
     const up = this.upstreams.get(upstream);
-    if (!up) return EMPTY_OFFER;
+    if (!up) return this.agents?.has(upstream) ? this.agents.offer(upstream) : EMPTY_OFFER;
     await up.firstAttempt;
     if (isPerCaller(up.definition.auth) && up.offer === EMPTY_OFFER && caller) await this.discover(up, caller);
     return up.offer;
@@ -202,7 +186,9 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
 
   /** The offer known now (empty before the first connection). */
   knownOffer(upstream: string): UpstreamOffer {
-    return this.upstreams.get(upstream)?.offer ?? EMPTY_OFFER;
+    const up = this.upstreams.get(upstream);
+    if (!up && this.agents?.has(upstream)) return this.agents.knownOffer(upstream);
+    return up?.offer ?? EMPTY_OFFER;
   }
 
   definition(upstream: string): UpstreamDefinition | undefined {
@@ -241,6 +227,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     options: ForwardOptions,
   ): Promise<Result> {
     const up = this.upstreams.get(upstream);
+    if (!up && this.agents?.has(upstream)) return this.callAgent(this.agents, upstream, request, options);
     if (!up) throw unavailable(upstream, 'not registered');
     const started = performance.now();
     const labels = this.callLabels(up, request, options.server);
@@ -377,6 +364,25 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
 
   private retireLater(link: UpstreamLink, afterMs: number): void {
     setTimeout(() => void link.close(), afterMs).unref();
+  }
+
+  /** A tools/call of an agent's tool: the agent's client makes it, under the same call metrics as any upstream's. */
+  private async callAgent(agents: AgentTools, agent: string, request: ClientRequest, options: ForwardOptions): Promise<Result> {
+    const started = performance.now();
+    const labels: McpCallLabels = {
+      server: options.server === undefined ? '' : options.server === null ? '/mcp' : options.server,
+      upstream: agent,
+      method: request.method,
+      tool: request.method === 'tools/call' ? agent : '',
+    };
+    try {
+      const result = await agents.call(agent, request, options);
+      this.metrics.record(labels, (result as { isError?: unknown }).isError === true ? 'tool_error' : 'ok', (performance.now() - started) / 1000);
+      return result;
+    } catch (error) {
+      this.metrics.record(labels, options.signal?.aborted ? 'cancelled' : 'error', (performance.now() - started) / 1000);
+      throw error;
+    }
   }
 
   /** A call's metric labels; names only as the upstream's catalogue lists them, so the series stay bounded. */

@@ -87,3 +87,27 @@ export const IsModelBudgets = () =>
       defaultMessage: (args) => `$property: ${modelBudgetsProblem(args?.value) ?? 'invalid'}`,
     },
   });
+
+/** LiteLLM's model_rpm_limit / model_tpm_limit: a whole number per alias, at most as many aliases as model_max_budget. */
+function modelLimitsProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be an object of model names to whole numbers';
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length > MAX_MODEL_BUDGETS) return `may name at most ${MAX_MODEL_BUDGETS} models`;
+  for (const [alias, limit] of entries) {
+    if (alias === '' || alias.length > 200) return 'model names must be 1 to 200 characters';
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 2_147_483_647) return `"${excerpt(alias)}" must be a whole number of at least 1`;
+  }
+  return undefined;
+}
+
+export const IsModelLimits = () =>
+  ValidateBy({
+    name: 'isModelLimits',
+    validator: {
+      validate: (value: unknown) => modelLimitsProblem(value) === undefined,
+      defaultMessage: (args) => `$property: ${modelLimitsProblem(args?.value) ?? 'invalid'}`,
+    },
+  });
+
+/** A person's control-plane user id (LiteLLM's user_id): one word of at most 128 characters. */
+export const IsUserId = () => applyDecorators(IsString(), MaxLength(128), Matches(/^\S+$/, { message: '$property must be a user id: no spaces' }));

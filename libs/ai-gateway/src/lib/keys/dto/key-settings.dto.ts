@@ -1,9 +1,21 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
-import { IsBudget, IsBudgetDuration, IsExpiry, IsLimit, IsModelBudgets } from './key-fields';
+import { IsBudget, IsBudgetDuration, IsExpiry, IsLimit, IsModelBudgets, IsModelLimits, IsUserId } from './key-fields';
 
 /** The nullable settings a key is created with and updated by: absent keeps, `null` clears. */
 export class KeySettingsDto {
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    maxLength: 128,
+    example: '6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b',
+    description:
+      "The person the key is for (LiteLLM's user_id): a control-plane user with a role on the key's project. Their budget in the project (/team/member_update) applies to the key's calls.",
+  })
+  @IsOptional()
+  @IsUserId()
+  user_id?: string | null;
+
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true })
   @IsOptional()
   @IsExpiry()
@@ -55,4 +67,26 @@ export class KeySettingsDto {
   @IsOptional()
   @IsModelBudgets()
   model_max_budget?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'integer', minimum: 1 },
+    nullable: true,
+    example: { 'gpt-4o': 10 },
+    description: "LiteLLM's model_rpm_limit: requests per minute the key may make to each alias named; null or {}: none.",
+  })
+  @IsOptional()
+  @IsModelLimits()
+  model_rpm_limit?: Record<string, number> | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'integer', minimum: 1 },
+    nullable: true,
+    example: { 'gpt-4o': 100000 },
+    description: "LiteLLM's model_tpm_limit: tokens per minute the key may use on each alias named; null or {}: none.",
+  })
+  @IsOptional()
+  @IsModelLimits()
+  model_tpm_limit?: Record<string, number> | null;
 }

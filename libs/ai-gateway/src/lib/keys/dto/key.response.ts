@@ -25,6 +25,12 @@ export interface KeyResponse {
   max_parallel_requests: number | null;
   /** USD in the budget period that raises an alert; null: none. */
   soft_budget: number | null;
+  /** The person the key is for (a control-plane user id); null: nobody's. */
+  user_id: string | null;
+  /** Requests per minute per alias (LiteLLM's model_rpm_limit); {}: none. */
+  model_rpm_limit: Record<string, number>;
+  /** Tokens per minute per alias (LiteLLM's model_tpm_limit); {}: none. */
+  model_tpm_limit: Record<string, number>;
   /** A budget per alias (LiteLLM's model_max_budget); {}: none. */
   model_max_budget: Record<string, ModelBudget>;
   /** Lifetime spend in USD as written so far (at most a second behind the calls); budget state: GET /api/v1/keys/:id/spend. */
@@ -52,6 +58,9 @@ export function keyResponse(row: VirtualKey, key?: string): KeyResponse {
     tpm_limit: row.tpmLimit,
     max_parallel_requests: row.maxParallelRequests,
     soft_budget: row.softBudget,
+    user_id: row.userId,
+    model_rpm_limit: row.modelRpmLimit,
+    model_tpm_limit: row.modelTpmLimit,
     model_max_budget: row.modelMaxBudget,
     spend: row.spend,
     created_at: row.createdAt.toISOString(),

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import { excerpt } from '@arbor/platform';
-import { headerCountProblem, headerProblem, PROJECT_SLUG, SERVER_ID, UPSTREAM_NAME } from '../../registry/registry-rules';
+import { headerCountProblem, headerProblem, itemRolesProblem, PROJECT_SLUG, SERVER_ID, toolRateLimitsProblem, UPSTREAM_NAME } from '../../registry/registry-rules';
 import { readUpstreamAuth } from '../../credentials/upstream-auth';
 
 export const IsUpstreamName = () =>
@@ -79,3 +79,27 @@ export const IsSelectionNames = () =>
       defaultMessage: () => "$property must be '*' or a list of names",
     },
   });
+
+/** `{name: "operator" | "viewer"}`: tool_roles, resource_roles, prompt_roles. */
+export const IsItemRoles = () =>
+  ValidateBy({
+    name: 'isItemRoles',
+    validator: {
+      validate: (value: unknown) => itemRolesProblem(value) === undefined,
+      defaultMessage: (args) => `$property: ${itemRolesProblem(args?.value) ?? 'invalid'}`,
+    },
+  });
+
+/** `{tool: {per_minute: N}}`. */
+export const IsToolRateLimits = () =>
+  ValidateBy({
+    name: 'isToolRateLimits',
+    validator: {
+      validate: (value: unknown) => toolRateLimitsProblem(value) === undefined,
+      defaultMessage: (args) => `$property: ${toolRateLimitsProblem(args?.value) ?? 'invalid'}`,
+    },
+  });
+
+/** Tool names an API key is scoped to (as its servers expose them, or `<upstream>__<tool>`). */
+export const IsToolScope = () =>
+  applyDecorators(IsArray(), ArrayMinSize(1), ArrayMaxSize(1000), IsString({ each: true }), IsNotEmpty({ each: true }), MaxLength(2000, { each: true }));

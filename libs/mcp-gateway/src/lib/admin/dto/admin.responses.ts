@@ -1,5 +1,5 @@
 import type { StoredServer, StoredUpstream } from '../../registry/registry-store';
-import type { UpstreamSelection } from '../../registry/server-registry';
+import type { ItemRole, UpstreamSelection } from '../../registry/server-registry';
 import type { UpstreamHealth } from '../../registry/upstream-catalogue';
 import { authResponse, STATIC_AUTH } from '../../credentials/upstream-auth';
 
@@ -53,9 +53,16 @@ export interface ServerResponse {
   project: string;
   name: string;
   description: string | null;
-  upstreams: UpstreamSelection[];
+  /** `{upstream, tools, resources, prompts}`, or `{agent}` for an A2A agent it includes. */
+  upstreams: (UpstreamSelection | { agent: string })[];
   /** The guardrails it names (the default_on ones of MCPGW_CONFIG apply besides). */
   guardrails: string[];
+  /** The role each named tool needs (others: any role; `destructiveHint: true` ones: operator). */
+  tool_roles: Record<string, ItemRole>;
+  resource_roles: Record<string, ItemRole>;
+  prompt_roles: Record<string, ItemRole>;
+  tool_rate_limits: Record<string, { per_minute: number }>;
+  audit_payloads: boolean;
   source: string;
   created_at: string;
   updated_at: string;
@@ -67,8 +74,13 @@ export function serverResponse(server: StoredServer): ServerResponse {
     project: server.project,
     name: server.name,
     description: server.description ?? null,
-    upstreams: [...server.selections],
+    upstreams: server.selections.map((selection) => (selection.kind === 'agent' ? { agent: selection.upstream } : selection)),
     guardrails: [...(server.guardrails ?? [])],
+    tool_roles: { ...server.toolRoles },
+    resource_roles: { ...server.resourceRoles },
+    prompt_roles: { ...server.promptRoles },
+    tool_rate_limits: Object.fromEntries(Object.entries(server.toolRateLimits ?? {}).map(([tool, limit]) => [tool, { per_minute: limit.perMinute }])),
+    audit_payloads: server.auditPayloads === true,
     source: server.source,
     created_at: server.createdAt.toISOString(),
     updated_at: server.updatedAt.toISOString(),

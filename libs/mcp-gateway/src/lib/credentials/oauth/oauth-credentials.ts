@@ -86,24 +86,24 @@ export class OAuthCredentials implements CredentialStrategy {
     // Read per call (one primary-key row): a disconnect on any replica holds at once.
     const now = Date.now();
     const repository = this.settings.dataSource.getRepository(OAuthConnection);
-    const row = await repository.findOneBy({ upstream: upstream.name, subject: caller.subject });
-    if (!row) throw this.connectionRequired(upstream, caller.subject, `Connect your account at upstream "${upstream.name}" first`);
+    const row = await repository.findOneBy({ upstream: upstream.name, subject: caller.principal });
+    if (!row) throw this.connectionRequired(upstream, caller.principal, `Connect your account at upstream "${upstream.name}" first`);
     let tokens = this.open(row);
     const expiresAt = row.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY;
     if (expiresAt - EXPIRY_MARGIN_MS <= now) {
       if (!tokens.refresh_token) {
-        await repository.delete({ upstream: upstream.name, subject: caller.subject });
-        throw this.connectionRequired(upstream, caller.subject, `Your connection to upstream "${upstream.name}" has expired; connect again`);
+        await repository.delete({ upstream: upstream.name, subject: caller.principal });
+        throw this.connectionRequired(upstream, caller.principal, `Your connection to upstream "${upstream.name}" has expired; connect again`);
       }
       try {
         const renewed = await oidc.refreshTokenGrant(await this.configuration(upstream), tokens.refresh_token, { resource: upstream.url });
         tokens = { access_token: renewed.access_token, refresh_token: renewed.refresh_token ?? tokens.refresh_token };
-        await this.store(upstream, caller.subject, row.issuer, tokens, renewed.expiresIn(), renewed.scope ?? row.scope ?? undefined);
+        await this.store(upstream, caller.principal, row.issuer, tokens, renewed.expiresIn(), renewed.scope ?? row.scope ?? undefined);
       } catch (error) {
         if (error instanceof CredentialsUnavailable) throw error;
         if (error instanceof oidc.ResponseBodyError && error.error === 'invalid_grant') {
-          await repository.delete({ upstream: upstream.name, subject: caller.subject });
-          throw this.connectionRequired(upstream, caller.subject, `Upstream "${upstream.name}" no longer accepts your connection; connect again`);
+          await repository.delete({ upstream: upstream.name, subject: caller.principal });
+          throw this.connectionRequired(upstream, caller.principal, `Upstream "${upstream.name}" no longer accepts your connection; connect again`);
         }
         throw new CredentialsUnavailable('oauth_failed', upstream.name, `Your connection to upstream "${upstream.name}" could not be renewed: ${authorisationServerReason(error)}`);
       }

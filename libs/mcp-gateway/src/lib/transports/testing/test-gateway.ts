@@ -46,13 +46,20 @@ export class InMemoryServerRegistry extends ServerRegistry {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+  /** As an admin API change would: the servers replaced, and the runtime told. */
+  replaceServers(servers: VirtualServerDefinition[]): void {
+    this.serverList = servers;
+    for (const listener of [...this.listeners]) listener();
+  }
 }
 
 /** The identity provider the test policy names in its protected resource metadata. */
 export const TEST_AUTHORIZATION_SERVER = 'https://idp.example.com/realms/arbor';
 
-/** Who may use what: alice every test server, bob only `narrow`. */
-export const GRANTS: Record<string, string[]> = { alice: ['alpha', 'narrow', 'hasty'], bob: ['narrow'] };
+/** Who may use what: alice every test server, bob only `narrow`, dave only `alpha`. */
+export const GRANTS: Record<string, string[]> = { alice: ['alpha', 'narrow', 'hasty'], bob: ['narrow'], dave: ['alpha'] };
+/** Whose projects they operate (the operator role): alice all of hers; bob and dave hold other roles. */
+export const OPERATES: Record<string, string[]> = { alice: ['alpha', 'narrow', 'hasty'] };
 
 export class TestAccessPolicy extends McpAccessPolicy {
   async authorize(request: IncomingMessage): Promise<McpAccessGrant> {
@@ -61,7 +68,7 @@ export class TestAccessPolicy extends McpAccessPolicy {
     if (!token) throw new McpAccessError(401, 'unauthenticated', 'Sign in first', { 'www-authenticate': 'Bearer realm="mcp-gateway"' });
     const servers = GRANTS[token];
     if (!servers) throw new McpAccessError(403, 'no_sign_in_key', 'You may not use the MCP gateway');
-    return { principal: token, servers };
+    return { principal: token, servers, operates: new Set(OPERATES[token] ?? []) };
   }
 
   override authorizationServers(): readonly string[] {

@@ -1,0 +1,163 @@
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Injectable, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import type { AgentCard } from '@a2a-js/sdk';
+import { GuardedRequest, PermissionGuard, PermittedProjects, ProjectResolver, projectInBody, RequirePermission, RouteProject } from '@arbor/contract';
+import { ApiError, excerpt } from '@arbor/platform';
+import { MCP_GATEWAY, OPERATOR } from '../admin/admin-access';
+import { McpControlPlaneProjects } from '../projects/control-plane-projects';
+import { DatabaseServerRegistry } from '../registry/database-server-registry';
+import { ManagedByConfig } from '../registry/registry.exception';
+import { normaliseHeaders } from '../registry/registry-rules';
+import { RegistryStore } from '../registry/registry-store';
+import { CardUnreadable, readAgentCard } from './agent-card-reader';
+import { AgentCredentials } from './agent-credentials';
+import type { AgentAuth, AgentDefinition } from './agent-definition';
+import { AGENTS_OPTIONS, AgentDirectory, type AgentsOptions } from './agent-directory';
+import { AgentAuthDto, CreateAgentDto, UpdateAgentDto } from './agent.dto';
+import { AgentCardUnreadable } from './agent.exception';
+import { agentResponse, AgentResponse } from './agent.responses';
+import type { StoredAgent } from './agent-rows';
+
+/** The project of the agent named by the route's `:name` (404 for an unknown agent). */
+@Injectable()
+export class AgentProject implements ProjectResolver {
+  constructor(private readonly store: RegistryStore) {}
+
+  async projectOf(request: GuardedRequest): Promise<RouteProject> {
+    return { slug: (await this.store.agent(request.params?.['name'] ?? '')).project };
+  }
+}
+
+/**
+ * /api/v1/agents: A2A agents, each managed by the operators (mcp-gateway.operator) of its project.
+ * Registering reads the agent's card (v1.0, or v0.3 through the SDK's compat layer) through the
+ * address guard; nothing is stored when it cannot be read. Static headers are write-only.
+ */
+@ApiTags('agents')
+@ApiBearerAuth()
+@Controller('api/v1/agents')
+export class AgentsController {
+  constructor(
+    private readonly registry: DatabaseServerRegistry,
+    private readonly store: RegistryStore,
+    private readonly directory: AgentDirectory,
+    private readonly credentials: AgentCredentials,
+    private readonly permissions: PermissionGuard,
+    private readonly projects: McpControlPlaneProjects,
+    @Inject(AGENTS_OPTIONS) private readonly options: AgentsOptions,
+  ) {}
+
+  @Get()
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: 'any' })
+  async list(@PermittedProjects() operated: 'all' | string[], @Query('project') project?: string): Promise<{ agents: AgentResponse[] }> {
+    if (project !== undefined && operated !== 'all' && !operated.includes(project)) {
+      throw new ApiError(403, 'forbidden', `Listing the agents of a project needs the permission mcp-gateway.operator on project "${excerpt(project)}".`);
+    }
+    const { agents } = await this.store.load();
+    const visible = agents.filter((agent) => (project === undefined ? operated === 'all' || operated.includes(agent.project) : agent.project === project));
+    return { agents: await Promise.all(visible.map((agent) => this.response(agent))) };
+  }
+
+  @Get(':name')
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: AgentProject })
+  async get(@Param('name') name: string): Promise<AgentResponse> {
+    return this.response(await this.store.agent(name));
+  }
+
+  @Post()
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: projectInBody() })
+  async create(@Body() body: CreateAgentDto): Promise<AgentResponse> {
+    const project = await this.projects.require(body.project);
+    const definition: AgentDefinition = {
+      name: body.name,
+      url: body.url,
+      project: body.project,
+      ...(body.description !== undefined ? { description: body.description } : {}),
+      auth: auth(body.auth),
+    };
+    const card = await this.readCard(definition);
+    const created = await this.registry.createAgent(definition, card);
+    if (project) await this.store.recordAgentProjectId(created.name, project.id);
+    return this.response(created);
+  }
+
+  @Patch(':name')
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: AgentProject })
+  async update(@Req() request: GuardedRequest, @Param('name') name: string, @Body() body: UpdateAgentDto): Promise<AgentResponse> {
+    const current = await this.apiMade(name);
+    // Moving an agent to another project needs the operator role there too.
+    if (body.project !== undefined) await this.permissions.requireOn(request, MCP_GATEWAY, OPERATOR, { slug: body.project });
+    const project = body.project === undefined ? null : await this.projects.require(body.project);
+    const next: AgentDefinition = {
+      ...current,
+      ...(body.url !== undefined ? { url: body.url } : {}),
+      ...(body.project !== undefined ? { project: body.project } : {}),
+      ...(body.auth !== undefined ? { auth: auth(body.auth) } : {}),
+    };
+    // A new address or new credentials: the card is read again before anything changes.
+    const card = body.url !== undefined || body.auth !== undefined ? await this.readCard(next) : undefined;
+    const updated = await this.registry.updateAgent(
+      name,
+      { url: body.url, project: body.project, description: body.description, auth: body.auth === undefined ? undefined : next.auth },
+      card,
+    );
+    if (project) await this.store.recordAgentProjectId(name, project.id);
+    return this.response(updated);
+  }
+
+  @Delete(':name')
+  @HttpCode(204)
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: AgentProject })
+  async delete(@Param('name') name: string): Promise<void> {
+    await this.apiMade(name);
+    await this.registry.deleteAgent(name);
+  }
+
+  /** Reads the card again now; the answer shows the agent down (with why) when it cannot be read. */
+  @Post(':name/refresh')
+  @HttpCode(200)
+  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: AgentProject })
+  async refresh(@Param('name') name: string): Promise<AgentResponse> {
+    const agent = await this.store.agent(name);
+    await this.registry.refreshIfChanged();
+    await this.directory.refresh(name).catch((error: unknown) => {
+      if (!(error instanceof CardUnreadable)) throw error;
+    });
+    return this.response(await this.store.agent(agent.name));
+  }
+
+  private async readCard(definition: AgentDefinition): Promise<AgentCard> {
+    try {
+      return await readAgentCard(definition.url, await this.credentials.headersFor(definition), this.options.allowLinkLocal);
+    } catch (error) {
+      if (error instanceof CardUnreadable) throw new AgentCardUnreadable(definition.name, error.message);
+      throw error;
+    }
+  }
+
+  /** An agent made through this API (one from MCPGW_CONFIG is changed there). */
+  private async apiMade(name: string): Promise<StoredAgent> {
+    const agent = await this.store.agent(name);
+    if (agent.source === 'config') throw new ManagedByConfig('agent', name);
+    return agent;
+  }
+
+  private async response(agent: StoredAgent): Promise<AgentResponse> {
+    const health = this.directory.health(agent.name)[0];
+    return agentResponse(agent, this.options.publicUrl, this.directory.has(agent.name) ? await this.directory.card(agent.name) : undefined, health);
+  }
+}
+
+function auth(body: AgentAuthDto | undefined): AgentAuth {
+  if (!body || body.type === 'none') {
+    if (body?.headers && Object.keys(body.headers).length > 0) throw invalidAuth('headers need auth.type static');
+    return { kind: 'none' };
+  }
+  const headers = normaliseHeaders(body.headers ?? {});
+  if (Object.keys(headers).length === 0) throw invalidAuth('auth.type static needs at least one header');
+  return { kind: 'static', headers };
+}
+
+function invalidAuth(message: string): ApiError {
+  return new ApiError(400, 'invalid_request', `${message[0].toUpperCase()}${message.slice(1)}.`, { fields: { auth: [message] } });
+}

@@ -1,0 +1,143 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
+import { excerpt } from '@arbor/platform';
+import type { CatalogueCaller } from '../catalogue/catalogue-access';
+import { ServerRegistry, VirtualServerDefinition } from '../registry/server-registry';
+import { ToolCallAudit, ToolCallEvent } from './tool-call-audit';
+import { ToolCallRow } from './tool-call.entity';
+
+/** Rows are written this often, or as soon as this many wait. */
+const FLUSH_EVERY_MS = 1_000;
+const FLUSH_AT_ROWS = 500;
+/** Rows one insert carries (13 parameters each). */
+const INSERT_AT_MOST = 1_000;
+/** While the database cannot take them, rows beyond this many are dropped (and counted in the log). */
+const MAX_WAITING_ROWS = 50_000;
+/** A kept payload larger than this (as JSON) is replaced by its size. */
+const MAX_PAYLOAD_BYTES = 64 * 1024;
+const MAX_TOOL_NAME = 500;
+
+type PendingRow = Omit<ToolCallRow, 'id'>;
+
+/**
+ * The audit of tool calls in PostgreSQL (`mcp_tool_calls`, append-only): `record` only builds the row
+ * and queues it; the queue is written in one multi-row insert every second (or at 500 rows), so a
+ * tool call never waits on the database. Rows queued at shutdown are written before it ends.
+ */
+@Injectable()
+export class DatabaseToolCallAudit extends ToolCallAudit implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger('ToolCallAudit');
+  private queue: PendingRow[] = [];
+  private timer?: NodeJS.Timeout;
+  private flushing?: Promise<void>;
+  private dropped = 0;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly registry: ServerRegistry,
+  ) {
+    super();
+  }
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.flush(), FLUSH_EVERY_MS);
+    this.timer.unref();
+  }
+
+  // Before any module's shutdown hook, so the database is still there; again after the HTTP server
+  // closed, for calls that ended meanwhile (best effort: the database may be gone by then).
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.queue.length > 0 && this.dataSource.isInitialized) await this.flush();
+  }
+
+  keepsPayloads(caller: CatalogueCaller, upstream: string): boolean {
+    return this.serversOf(caller, upstream).some((server) => server.auditPayloads === true);
+  }
+
+  record(event: ToolCallEvent): void {
+    if (this.queue.length >= MAX_WAITING_ROWS) {
+      this.dropped += 1;
+      return;
+    }
+    const { grant } = event.caller;
+    const isKey = grant.who?.kind === 'key' || (grant.who === undefined && grant.principal.startsWith('key:'));
+    const servers = this.serversOf(event.caller, event.upstream);
+    this.queue.push({
+      calledAt: new Date(),
+      serverId: event.caller.serverId,
+      projects: [...new Set(servers.map((server) => server.project))].sort(),
+      callerKind: isKey ? 'key' : 'person',
+      callerId: isKey ? grant.principal.replace(/^key:/, '') : grant.principal,
+      callerName: grant.who?.name ?? grant.principal,
+      upstream: event.upstream,
+      tool: excerpt(event.tool, MAX_TOOL_NAME),
+      outcome: event.outcome,
+      durationMs: Math.round(event.durationMs * 1000) / 1000,
+      errorCode: event.errorCode ?? null,
+      arguments: event.arguments ?? null,
+      result: event.result ?? null,
+    });
+    // Once per batch: calls during a write wait for the next one (or the timer).
+    if (this.queue.length >= FLUSH_AT_ROWS && !this.flushing) void this.flush();
+  }
+
+  /** Writes what is queued (one write at a time); rows a failed write held are tried again next time. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.queue.length === 0) return;
+    const rows = this.queue;
+    this.queue = [];
+    this.flushing = this.write(rows).finally(() => (this.flushing = undefined));
+    await this.flushing;
+  }
+
+  private async write(rows: PendingRow[]): Promise<void> {
+    let written = 0;
+    try {
+      // In inserts of INSERT_AT_MOST rows: a backlog after an outage stays within PostgreSQL's 65 535 parameters a statement.
+      for (; written < rows.length; written += INSERT_AT_MOST) {
+        const chunk = rows.slice(written, written + INSERT_AT_MOST).map(withBoundedPayloads);
+        // jsonb columns take any JSON; TypeORM's deep-partial type cannot say so of `unknown`.
+        await this.dataSource.getRepository(ToolCallRow).insert(chunk as QueryDeepPartialEntity<ToolCallRow>[]);
+      }
+      if (this.dropped > 0) {
+        this.logger.error(`${this.dropped} tool calls were not recorded in the audit while the database could not take them`);
+        this.dropped = 0;
+      }
+    } catch (error) {
+      const left = rows.slice(written);
+      this.logger.warn(`writing ${left.length} tool calls to the audit failed, trying again: ${(error as Error).message}`);
+      this.queue = [...left, ...this.queue].slice(0, MAX_WAITING_ROWS);
+    }
+  }
+
+  /** The servers a call counts for: its own, or on `/mcp` those of the grant that select the upstream. */
+  private serversOf(caller: CatalogueCaller, upstream: string | null): VirtualServerDefinition[] {
+    if (caller.serverId !== null) {
+      const server = this.registry.server(caller.serverId);
+      return server ? [server] : [];
+    }
+    return caller.grant.servers.flatMap((id) => {
+      const server = this.registry.server(id);
+      if (!server) return [];
+      return upstream === null || server.selections.some((selection) => selection.upstream === upstream) ? [server] : [];
+    });
+  }
+}
+
+function withBoundedPayloads(row: PendingRow): PendingRow {
+  return { ...row, arguments: bounded(row.arguments), result: bounded(row.result) };
+}
+
+function bounded(payload: unknown): unknown {
+  if (payload === null || payload === undefined) return null;
+  const bytes = Buffer.byteLength(JSON.stringify(payload));
+  return bytes > MAX_PAYLOAD_BYTES ? { arbor_truncated: true, bytes } : payload;
+}

@@ -1,0 +1,5 @@
+module.exports = {
+  ...require('../../jest.preset.cjs'),
+  displayName: 'demo-agent',
+  rootDir: __dirname,
+};
