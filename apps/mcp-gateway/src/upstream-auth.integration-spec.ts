@@ -7,13 +7,12 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { RunningService, startService } from '@arbor/platform';
-import { createTestDatabase, freePort, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
+import { createTestDatabase, freePort, type SeenRequest, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer, tokensIssuedFor } from '@arbor/testing';
 import { mcpGatewayService } from './mcp-gateway.module';
 
 const AUDIENCE = 'arbor-tool-server';
@@ -23,22 +22,15 @@ const AUDIENCE = 'arbor-tool-server';
  * audience is itself (jose against the JWKS): `whoami` answers the person the token names. Every
  * request it is sent is recorded, refused or not.
  */
-async function startToolServer(): Promise<{ url: string; server: HttpServer; seen: { status: number; claims?: JWTPayload }[] }> {
-  const jwks = createRemoteJWKSet(new URL(`${testIssuer()}/protocol/openid-connect/certs`));
-  const seen: { status: number; claims?: JWTPayload }[] = [];
+async function startToolServer(): Promise<{ url: string; server: HttpServer; seen: SeenRequest[] }> {
+  const tokens = tokensIssuedFor(AUDIENCE);
   const server = createServer((req, res) => {
     void (async () => {
-      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-      let claims: JWTPayload;
-      try {
-        if (!token) throw new Error('no token');
-        ({ payload: claims } = await jwtVerify(token, jwks, { issuer: testIssuer(), audience: AUDIENCE }));
-      } catch {
-        seen.push({ status: 401 });
+      const claims = await tokens.verify(req.headers.authorization);
+      if (!claims) {
         res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
         return;
       }
-      seen.push({ status: 200, claims });
       const mcp = new McpServer({ name: 'internal-tools', version: '1.0.0' });
       mcp.registerTool('whoami', { description: 'Who is calling', inputSchema: {} }, async () => ({
         content: [{ type: 'text', text: `${String(claims['preferred_username'])} (${claims.sub})` }],
@@ -50,7 +42,7 @@ async function startToolServer(): Promise<{ url: string; server: HttpServer; see
     })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server, seen };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server, seen: tokens.seen };
 }
 
 async function connected(url: string, credential: string): Promise<Client> {

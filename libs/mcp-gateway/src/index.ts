@@ -17,9 +17,8 @@ export * from './lib/dashboard/mcp-dashboard';
 export { McpProjectSync } from './lib/projects/project-sync';
 export { ToolCallGuardrails } from './lib/guardrails/tool-call-guardrails';
 export { McpAgentsModule } from './lib/agents/agents.module';
-export { AgentCredentials, type AgentCaller } from './lib/agents/agent-credentials';
 export type { AgentAuth, AgentDefinition } from './lib/agents/agent-definition';
-// The credentials module of upstreams (tool servers now, A2A agents next): one `auth` per upstream.
+// The credentials module of upstreams (tool servers and A2A agents): one `auth` per upstream or agent.
 export * from './lib/credentials/upstream-auth';
 export * from './lib/credentials/credential-caller';
 export * from './lib/credentials/credentials.exception';

@@ -14,6 +14,7 @@ import { AddMcpApiKeyTools1764000000601 } from './migrations/1764000000601-AddMc
 import { CreateToolCallAudit1764000000602 } from './migrations/1764000000602-CreateToolCallAudit';
 import { Agent } from './agents/agent.entity';
 import { CreateAgents1764000000800 } from './migrations/1764000000800-CreateAgents';
+import { AddAgentCallerAuth1764000000810 } from './migrations/1764000000810-AddAgentCallerAuth';
 
 /** For the gateway service's DatabaseModule.forRoot. */ import { AddControlPlaneProjectIds1764000000400 } from './migrations/1764000000400-AddControlPlaneProjectIds';
 
@@ -30,4 +31,5 @@ export const MCP_GATEWAY_MIGRATIONS = [
   AddUpstreamAuth1764000000700,
   CreateOAuthConnections1764000000710,
   CreateAgents1764000000800,
+  AddAgentCallerAuth1764000000810,
 ];

@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { DataSource } from 'typeorm';
 import { can, ContractHttpError, ControlPlaneNotFoundError, keysForProject, presentedCredential, rolesIn, VerifiedCaller } from '@arbor/contract';
 import { McpControlPlaneAccess, OPERATOR } from '../admin/admin-access';
+import type { CredentialCaller } from '../credentials/credential-caller';
 import { ServerRegistry, VirtualServerDefinition } from '../registry/server-registry';
 import { ApiKeyLookup } from '@arbor/api-keys';
 import { MCP_API_KEYS } from './api-key-material';
@@ -86,7 +87,7 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
     return grant;
   }
 
-  override async authorizeProject(request: IncomingMessage, project: string | null): Promise<{ principal: string }> {
+  override async authorizeProject(request: IncomingMessage, project: string | null): Promise<CredentialCaller> {
     const presented = credentialOf(request);
     if (!presented) {
       throw new McpAccessError(401, 'missing_credentials', "Send a person's token or a gateway API key: Authorization: Bearer <token or key>.", { 'www-authenticate': REALM });
@@ -94,11 +95,13 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
     if (MCP_API_KEYS.matches(presented)) {
       const key = await this.knownKey(presented);
       if (project !== null && key.project !== project) throw forbiddenOn(project);
-      return { principal: key.principal };
+      return { kind: 'machine', principal: key.principal };
     }
     const controlPlane = this.requireControlPlane();
     const caller = await this.verified(controlPlane, presented);
-    if (project === null) return { principal: caller.subject };
+    // The person's own token, for the credentials module to exchange; never sent to the agent.
+    const person: CredentialCaller = { kind: 'person', principal: caller.subject, token: presented };
+    if (project === null) return person;
     let permissions: string[];
     try {
       const answer = await controlPlane.client.effectivePermissions({ subject: caller.subject, project });
@@ -110,7 +113,7 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
       throw unavailable();
     }
     if (!(can(permissions, PRODUCT) && rolesIn(permissions, PRODUCT).length > 0)) throw forbiddenOn(project);
-    return { principal: caller.subject };
+    return person;
   }
 
   /** Forget what is known of a key (after it was deleted here). */

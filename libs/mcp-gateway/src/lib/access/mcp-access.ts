@@ -70,7 +70,7 @@ export abstract class McpAccessPolicy {
    * with a role on that project. `null`: no such agent; the credentials are still checked (401
    * first, as for MCP), and the caller is let through to be told so. Throws McpAccessError.
    */
-  async authorizeProject(_request: IncomingMessage, _project: string | null): Promise<{ principal: string }> {
+  async authorizeProject(_request: IncomingMessage, _project: string | null): Promise<CredentialCaller> {
     throw new McpAccessError(403, 'forbidden', 'This gateway serves no agents.');
   }
 

@@ -11,7 +11,7 @@ import { MCP_GATEWAY, OPERATOR } from './admin-access';
 import { McpAdminSettings } from './admin-settings';
 import { upstreamResponse, UpstreamResponse } from './dto/admin.responses';
 import { CreateUpstreamDto, UpdateUpstreamDto } from './dto/upstream.dto';
-import { readUpstreamAuth, STATIC_AUTH, type UpstreamAuth, type UpstreamAuthWire } from '../credentials/upstream-auth';
+import { keepingStoredSecret, readUpstreamAuth, STATIC_AUTH, type UpstreamAuth, type UpstreamAuthWire } from '../credentials/upstream-auth';
 
 /**
  * /api/v1/upstreams: the upstream MCP servers every project's virtual servers draw on. Reading
@@ -87,10 +87,7 @@ export class UpstreamsController {
   private auth(wire: UpstreamAuthWire | undefined, current?: UpstreamAuth): { auth?: UpstreamAuth } {
     const auth = readUpstreamAuth(wire, 'auth', () => undefined);
     if (!auth || auth.type === 'static') return {};
-    if (auth.type === 'oauth' && auth.clientSecret === undefined && current?.type === 'oauth' && current.clientId === auth.clientId && current.clientSecret !== undefined) {
-      return { auth: { ...auth, clientSecret: current.clientSecret } };
-    }
-    return { auth };
+    return { auth: auth.type === 'oauth' ? keepingStoredSecret(auth, current) : auth };
   }
 
   /** Config rows are refused before anything else is checked: the answer is the same whatever the body. */

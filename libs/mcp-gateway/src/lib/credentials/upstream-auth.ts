@@ -126,6 +126,13 @@ export function readUpstreamAuth(value: unknown, at: string, problem: (path: str
   };
 }
 
+/** An `oauth` auth written again for the same client without its secret keeps the stored one (a secret is write-only, so a client cannot repeat it). */
+export function keepingStoredSecret(auth: OAuthAuth, current: { type: string } | undefined): OAuthAuth {
+  const stored = current?.type === 'oauth' ? (current as OAuthAuth) : undefined;
+  if (auth.clientSecret !== undefined || stored?.clientSecret === undefined || stored.clientId !== auth.clientId) return auth;
+  return { ...auth, clientSecret: stored.clientSecret };
+}
+
 /** What the admin API shows of an `auth`: everything but the secret, which is write-only. */
 export function authResponse(auth: UpstreamAuth): Omit<UpstreamAuthWire, 'client_secret'> & { has_client_secret?: boolean } {
   if (auth.type === 'static') return { type: 'static' };

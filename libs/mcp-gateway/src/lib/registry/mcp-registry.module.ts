@@ -27,6 +27,7 @@ import { TokenExchangeCredentials } from '../credentials/token-exchange';
 import { isPerCaller } from '../credentials/upstream-auth';
 import { UpstreamCredentials } from '../credentials/upstream-credentials';
 import type { UpstreamDefinition } from './server-registry';
+import type { AgentDefinition } from '../agents/agent-definition';
 
 /** The control-plane settings, each as the gateway has it (absent ones are named in the admin API's 503). */
 export interface McpControlPlaneSettings {
@@ -83,15 +84,22 @@ export class McpRegistryModule {
     const problems = [
       ...(cipher
         ? []
-        : config.upstreams.flatMap((upstream) => [
-            ...(Object.keys(upstream.headers).length > 0
-              ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to store the headers MCPGW_CONFIG gives the upstream "${upstream.name}"` }]
-              : []),
-            ...(upstream.auth?.type === 'oauth'
-              ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to keep the OAuth tokens of the upstream "${upstream.name}" in MCPGW_CONFIG sealed` }]
-              : []),
-          ])),
-      ...gatewayClientProblems(config.upstreams, options),
+        : [
+            ...config.upstreams.flatMap((upstream) => [
+              ...(Object.keys(upstream.headers).length > 0
+                ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to store the headers MCPGW_CONFIG gives the upstream "${upstream.name}"` }]
+                : []),
+              ...(upstream.auth?.type === 'oauth'
+                ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to keep the OAuth tokens of the upstream "${upstream.name}" in MCPGW_CONFIG sealed` }]
+                : []),
+            ]),
+            ...config.agents.flatMap((agent) =>
+              agent.auth.type === 'oauth'
+                ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to keep the OAuth tokens of the agent "${agent.name}" in MCPGW_CONFIG sealed` }]
+                : [],
+            ),
+          ]),
+      ...gatewayClientProblems(config.upstreams, config.agents, options),
     ];
     if (problems.length > 0) throw new ConfigError(problems);
     const gatewayClient = options.gatewayClient && options.controlPlane?.issuer ? { issuer: options.controlPlane.issuer, ...options.gatewayClient } : undefined;
@@ -180,10 +188,13 @@ export class McpRegistryModule {
 }
 
 /** MCPGW_CONFIG's per-person upstreams need the gateway's own client at the identity provider (to exchange, to confirm who connects). */
-function gatewayClientProblems(upstreams: readonly UpstreamDefinition[], options: McpRegistryOptions) {
-  const perPerson = upstreams.filter((upstream) => isPerCaller(upstream.auth)).map((upstream) => `"${upstream.name}"`);
+function gatewayClientProblems(upstreams: readonly UpstreamDefinition[], agents: readonly AgentDefinition[], options: McpRegistryOptions) {
+  const perPerson = [
+    ...upstreams.filter((upstream) => isPerCaller(upstream.auth)).map((upstream) => `upstream "${upstream.name}"`),
+    ...agents.filter((agent) => agent.auth.type === 'token_exchange' || agent.auth.type === 'oauth').map((agent) => `agent "${agent.name}"`),
+  ];
   if (perPerson.length === 0) return [];
-  const needed = `is needed for the per-person auth of upstream ${perPerson.join(', ')} in MCPGW_CONFIG`;
+  const needed = `is needed for the per-person auth of ${perPerson.join(', ')} in MCPGW_CONFIG`;
   return [
     ...(options.gatewayClient ? [] : [{ variable: 'MCPGW_OIDC_CLIENT_ID', message: needed }]),
     ...(options.controlPlane?.issuer ? [] : [{ variable: 'MCPGW_OIDC_ISSUER_URL', message: needed }]),

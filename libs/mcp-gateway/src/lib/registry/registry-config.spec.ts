@@ -329,10 +329,31 @@ servers:
       { HELPDESK_URL: 'http://127.0.0.1:3010', HELPDESK_TOKEN: 'Bearer s3cret' },
     );
     expect(config.agents).toEqual([
-      { name: 'helpdesk', url: 'http://127.0.0.1:3010', project: 'alpha', description: 'The helpdesk', auth: { kind: 'static', headers: { authorization: 'Bearer s3cret' } } },
-      { name: 'open', url: 'https://open.example.com', project: 'beta', auth: { kind: 'none' } },
+      { name: 'helpdesk', url: 'http://127.0.0.1:3010', project: 'alpha', description: 'The helpdesk', auth: { type: 'static', headers: { authorization: 'Bearer s3cret' } } },
+      { name: 'open', url: 'https://open.example.com', project: 'beta', auth: { type: 'none' } },
     ]);
     expect(config.servers[0].selections).toEqual([{ upstream: 'helpdesk', kind: 'agent', tools: '*', resources: [], prompts: [] }]);
+  });
+
+  it("reads agents with the credentials module's per-caller auth, as upstreams take it", () => {
+    const config = parseRegistryConfig(
+      `
+agents:
+  - name: internal
+    url: http://127.0.0.1:3011
+    project: alpha
+    auth: { type: token_exchange, audience: arbor-agent }
+  - name: partner
+    url: https://agents.partner.example
+    project: alpha
+    auth: { type: oauth, client_id: arbor, client_secret: os.environ/PARTNER_SECRET, client_credentials: true }
+`,
+      { PARTNER_SECRET: 's3cret' },
+    );
+    expect(config.agents.map((agent) => agent.auth)).toEqual([
+      { type: 'token_exchange', audience: 'arbor-agent' },
+      { type: 'oauth', clientId: 'arbor', clientSecret: 's3cret', clientCredentials: true },
+    ]);
   });
 
   it('reads the demo config npm start gives the MCP gateway', () => {
@@ -359,7 +380,7 @@ agents:
   - name: keyed
     url: http://127.0.0.1:2
     project: alpha
-    auth: { type: oauth }
+    auth: { type: token_exchange, headers: { x-token: "secret-value" } }
   - name: bare
     url: http://127.0.0.1:3
     project: alpha
@@ -374,7 +395,8 @@ servers:
     expect(problems).toEqual([
       'MCPGW_CONFIG: agents[0].url: must be an http(s) URL',
       'MCPGW_CONFIG: agents[0].project: "Alpha" must be a project slug: 1 to 64 lower-case letters, digits and hyphens',
-      expect.stringContaining('agents[1].auth.type: must be one of none, static'),
+      'MCPGW_CONFIG: agents[1].auth.headers: is not a setting of token_exchange auth (type, audience, scope)',
+      'MCPGW_CONFIG: agents[1].auth.audience: is required',
       'MCPGW_CONFIG: agents[2].auth.headers.host: "host" is set by the gateway and cannot be configured',
       'MCPGW_CONFIG: servers[0].upstreams[0]: an agent entry takes only "agent", not "tools"',
     ]);

@@ -15,7 +15,7 @@ import {
   toolRateLimitsProblem,
   UPSTREAM_NAME,
 } from './registry-rules';
-import type { AgentAuth, AgentDefinition } from '../agents/agent-definition';
+import { AGENT_AUTH_TYPES, type AgentAuth, type AgentDefinition, NO_AUTH } from '../agents/agent-definition';
 
 /** The MCPGW_CONFIG file, checked: upstreams and virtual servers to sync into the database, and the guardrails of tool calls. */
 export interface RegistryConfig {
@@ -33,8 +33,6 @@ const VARIABLE = 'MCPGW_CONFIG';
 const TOP_KEYS = ['upstreams', 'servers', 'agents', 'guardrails'];
 const AGENT_KEYS = ['name', 'url', 'project', 'description', 'auth'];
 const AUTH_KEYS = ['type', 'headers'];
-/** The strategies agents take today; the credentials module adds token_exchange and oauth. */
-const AGENT_AUTH_TYPES = ['none', 'static'] as const;
 const UPSTREAM_KEYS = ['name', 'url', 'transport', 'headers', 'auth', 'timeout', 'max_concurrency'];
 const SERVER_KEYS = ['id', 'project', 'name', 'description', 'upstreams', 'guardrails', 'tool_roles', 'resource_roles', 'prompt_roles', 'tool_rate_limits', 'audit_payloads'];
 const SELECTION_KEYS = ['upstream', 'agent', 'tools', 'resources', 'prompts'];
@@ -229,20 +227,22 @@ class Reader extends SettingReader {
     return readUpstreamAuth(value, path, (at, message) => this.problem(at, message));
   }
 
-  /** `{type: none}` (also when absent) or `{type: static, headers: {…}}`. */
+  /** `{type: none}` (also when absent), `{type: static, headers: {…}}`, or an upstream's per-caller auth (token_exchange, oauth). */
   agentAuth(value: unknown, path: string): AgentAuth | undefined {
-    if (value === undefined || value === null) return { kind: 'none' };
+    if (value === undefined || value === null) return NO_AUTH;
+    const type = typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)['type'] : undefined;
+    if (type === 'token_exchange' || type === 'oauth') return this.auth(value, path) as AgentAuth | undefined;
     const entry = this.object(value, path, AUTH_KEYS);
     if (!entry) return undefined;
-    const type = this.oneOf(entry['type'], `${path}.type`, [...AGENT_AUTH_TYPES]) ?? 'none';
-    if (type === 'none') {
+    const kind = this.oneOf(entry['type'], `${path}.type`, [...AGENT_AUTH_TYPES]) ?? 'none';
+    if (kind === 'none') {
       if (entry['headers'] !== undefined) this.problem(`${path}.headers`, 'headers need type: static');
-      return { kind: 'none' };
+      return NO_AUTH;
     }
     const headers = this.headers(entry['headers'], `${path}.headers`);
     if (headers === undefined) return undefined;
     if (Object.keys(headers).length === 0) this.problem(`${path}.headers`, 'type static needs at least one header');
-    return { kind: 'static', headers };
+    return { type: 'static', headers };
   }
 
   positiveInteger(value: unknown, path: string): number | undefined {

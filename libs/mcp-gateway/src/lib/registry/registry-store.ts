@@ -10,7 +10,7 @@ import { VirtualServer } from './virtual-server.entity';
 import { OAuthAuth, sameAuth, STATIC_AUTH, UpstreamAuth } from '../credentials/upstream-auth';
 import type { AgentCard } from '@a2a-js/sdk';
 import { Agent } from '../agents/agent.entity';
-import { AgentChanges, agentHeaders, agentRow, cardJson, sameAgent, StoredAgent, storedAgent } from '../agents/agent-rows';
+import { AgentChanges, agentHeaders, agentRow, cardJson, resealedAuthSecret, sameAgent, StoredAgent, storedAgent } from '../agents/agent-rows';
 import { AgentInUse, AgentNameTaken, AgentNotFound, UnknownAgents } from '../agents/agent.exception';
 import type { AgentDefinition } from '../agents/agent-definition';
 
@@ -71,7 +71,7 @@ export class RegistryStore {
     return { upstreams: upstreams.map((row) => this.stored(row)), servers: servers.map(storedServer), agents: agents.map((row) => storedAgent(row, this.cipher)) };
   }
 
-  /** Seals again, under the current MCPGW_SECRETS_KEY, headers sealed under a previous key (a rotation); the number re-sealed. */
+  /** Seals again, under the current MCPGW_SECRETS_KEY, headers and OAuth client secrets sealed under a previous key (a rotation); the number re-sealed. */
   async resealStaleHeaders(): Promise<number> {
     const cipher = this.cipher;
     if (!cipher) return 0;
@@ -85,21 +85,34 @@ export class RegistryStore {
         { headersKeyId: sealed.keyId, headersNonce: sealed.nonce, headersCiphertext: sealed.ciphertext, headersAuthTag: sealed.authTag },
       );
     }
-    return stale.length + (await this.resealStaleAgentHeaders(cipher));
+    // An oauth upstream's client secret, sealed beside the headers.
+    const staleSecrets = (await repository.find()).filter((row) => row.authSecretKeyId !== null && cipher.isStale(row.authSecretKeyId));
+    for (const row of staleSecrets) {
+      const auth = this.auth(row);
+      if (auth.type !== 'oauth' || auth.clientSecret === undefined) continue;
+      const sealed = cipher.sealSecret(auth.clientSecret, row.name);
+      await repository.update(
+        { name: row.name, authSecretKeyId: row.authSecretKeyId as string },
+        { authSecretKeyId: sealed.keyId, authSecretNonce: sealed.nonce, authSecretCiphertext: sealed.ciphertext, authSecretAuthTag: sealed.authTag },
+      );
+    }
+    return stale.length + staleSecrets.length + (await this.resealStaleAgentHeaders(cipher));
   }
 
-  /** The agents' static headers, as resealStaleHeaders does the upstreams'. */
+  /** The agents' static headers and OAuth client secrets, as resealStaleHeaders does the upstreams'. */
   private async resealStaleAgentHeaders(cipher: HeaderCipher): Promise<number> {
     const repository = this.dataSource.getRepository(Agent);
     const stale = (await repository.find()).filter((row) => row.headersKeyId !== null && cipher.isStale(row.headersKeyId));
     for (const row of stale) {
-      const sealed = agentRow({ name: row.name, url: row.url, project: row.project, auth: { kind: 'static', headers: agentHeaders(row, cipher) } }, row.source, cipher);
+      const sealed = agentRow({ name: row.name, url: row.url, project: row.project, auth: { type: 'static', headers: agentHeaders(row, cipher) } }, row.source, cipher);
       await repository.update(
         { name: row.name, headersKeyId: row.headersKeyId as string },
         { headersKeyId: sealed.headersKeyId, headersNonce: sealed.headersNonce, headersCiphertext: sealed.headersCiphertext, headersAuthTag: sealed.headersAuthTag },
       );
     }
-    return stale.length;
+    const staleSecrets = (await repository.find()).filter((row) => row.authSecretKeyId !== null && cipher.isStale(row.authSecretKeyId));
+    for (const row of staleSecrets) await repository.update({ name: row.name, authSecretKeyId: row.authSecretKeyId as string }, resealedAuthSecret(row, cipher));
+    return stale.length + staleSecrets.length;
   }
 
   /** Changes whenever a row is added, changed or removed; cheap on tables of this size. */

@@ -3,6 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNotEmpty, IsString,
 import { excerpt } from '@arbor/platform';
 import { headerCountProblem, headerProblem, itemRolesProblem, PROJECT_SLUG, SERVER_ID, toolRateLimitsProblem, UPSTREAM_NAME } from '../../registry/registry-rules';
 import { readUpstreamAuth } from '../../credentials/upstream-auth';
+import { AGENT_AUTH_TYPES } from '../../agents/agent-definition';
 
 export const IsUpstreamName = () =>
   applyDecorators(IsString(), Matches(UPSTREAM_NAME, { message: '$property must be 1 to 63 lower-case letters, digits, _ and -, starting with a letter or digit' }));
@@ -42,6 +43,30 @@ export const IsUpstreamAuth = () =>
 function authProblems(value: unknown): string[] {
   const problems: string[] = [];
   readUpstreamAuth(value, 'auth', (path, message) => problems.push(`${path} ${message}`));
+  return problems;
+}
+
+/** An agent's `auth`: `none`, `static` with headers, or the credentials module's per-caller `token_exchange` and `oauth` (an upstream's rules). */
+export const IsAgentAuth = () =>
+  ValidateBy({
+    name: 'isAgentAuth',
+    validator: {
+      validate: (value: unknown) => agentAuthProblems(value).length === 0,
+      defaultMessage: (args) => agentAuthProblems(args?.value).join('; ') || '$property is invalid',
+    },
+  });
+
+function agentAuthProblems(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`auth must be a mapping with a type (${AGENT_AUTH_TYPES.join(', ')})`];
+  const entry = value as Record<string, unknown>;
+  const type = entry['type'];
+  if (type === 'token_exchange' || type === 'oauth') return authProblems(value);
+  if (type !== 'none' && type !== 'static') return [`auth.type must be one of ${AGENT_AUTH_TYPES.join(', ')}`];
+  const problems = Object.keys(entry)
+    .filter((key) => key !== 'type' && key !== 'headers')
+    .map((key) => `auth.${excerpt(key)} is not a setting of ${type} auth (type, headers)`);
+  const headers = entry['headers'] === undefined ? undefined : headersProblem(entry['headers']);
+  if (headers !== undefined) problems.push(`auth.headers: ${headers}`);
   return problems;
 }
 

@@ -24,7 +24,7 @@ export interface ConnectionResponse {
 }
 
 /**
- * Per-person OAuth to third-party upstreams: the browser's side (the connect link, the callback)
+ * Per-person OAuth to third-party upstreams (tool servers and agents): the browser's side (the connect link, the callback)
  * and the person's own connections (`/api/v1/me/connections`, for the MCP gateway's UI).
  */
 @ApiTags('connections')
@@ -118,8 +118,11 @@ export class OAuthController {
     page(res, 200, 'Connected', `Your account at upstream "${upstream.name}" is connected. You can close this page and call its tools again.`);
   }
 
+  /** The `oauth` upstreams, MCP servers and A2A agents alike (one namespace: a name is one or the other). */
   private oauthUpstreams(): PerCallerUpstream[] {
-    return this.registry.upstreams().flatMap((upstream) => (upstream.auth?.type === 'oauth' ? [{ name: upstream.name, url: upstream.url, auth: upstream.auth }] : []));
+    return [...this.registry.upstreams(), ...this.registry.agents()].flatMap((upstream) =>
+      upstream.auth?.type === 'oauth' ? [{ name: upstream.name, url: upstream.url, auth: upstream.auth }] : [],
+    );
   }
 }
 
