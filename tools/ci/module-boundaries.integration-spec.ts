@@ -47,7 +47,7 @@ describe('module boundaries', () => {
     };
     fs.rmSync(file, { force: true });
     const apps = Object.keys(graph.nodes).filter((name) => graph.nodes[name].data.tags?.includes('type:app'));
-    expect(apps.sort()).toEqual(['ai-gateway', 'ai-gateway-web', 'control-plane-api', 'control-plane-web', 'mcp-gateway', 'sync-dispatcher']);
+    expect(apps.sort()).toEqual(['ai-gateway', 'ai-gateway-web', 'control-plane-api', 'control-plane-web', 'mcp-gateway', 'mcp-gateway-web', 'sync-dispatcher']);
     for (const app of apps) {
       const targets = graph.dependencies[app].map((d) => d.target).filter((t) => graph.nodes[t]);
       expect(targets.length).toBeGreaterThan(0);

@@ -52,6 +52,14 @@ describe("the AI gateway's web UI in Chromium, reached from the control plane", 
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
       .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join('; ')}`);
 
+  const inBothThemesClean = async () => {
+    for (const theme of ['Dark', 'Light'] as const) {
+      await page.getByRole('radiogroup', { name: 'Theme' }).getByText(theme, { exact: true }).click();
+      await page.locator(`html[data-mantine-color-scheme="${theme.toLowerCase()}"]`).waitFor();
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    }
+  };
+
   /** A form field by its label (a required one's label ends in an asterisk). */
   const field = (within: Locator, label: string) => within.getByLabel(new RegExp(`^${label}\\s*\\*?$`));
 
@@ -99,7 +107,9 @@ describe("the AI gateway's web UI in Chromium, reached from the control plane", 
     litellm_params: { model: openai/gpt-4o-mini, api_base: ${fake.url}/v1, api_key: sk-upstream }
   - model_name: broken
     litellm_params: { model: openai/fail-503, api_base: ${fake.url}/v1, api_key: sk-upstream }
-router_settings: { num_retries: 0 }
+  - model_name: flaky
+    litellm_params: { model: openai/fail-503, api_base: ${fake.url}/v1, api_key: sk-upstream }
+router_settings: { num_retries: 0, fallbacks: [{ flaky: [fast] }] }
 `,
     );
     database = await createTestDatabase('arbor_ui_aigw');
@@ -152,7 +162,7 @@ router_settings: { num_retries: 0 }
   it('makes a key whose secret, shown once, works at once with the OpenAI SDK', async () => {
     const form = page.getByRole('form', { name: 'New key' });
     await field(form, 'Name').fill('search team');
-    await field(form, 'Aliases').fill('fast, broken');
+    await field(form, 'Aliases').fill('fast, broken, flaky');
     await field(form, 'Requests per minute').fill('60');
     await form.getByRole('button', { name: 'Make key' }).click();
     secret = (await page.getByTestId('new-key-secret').innerText()).trim();
@@ -220,6 +230,31 @@ router_settings: { num_retries: 0 }
       expect(await seriousAccessibilityViolations(page)).toEqual([]);
     }
     await screenshot('usage');
+    await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
+  });
+
+  it("lists a call just made with the OpenAI SDK in the project's call log: key, alias, deployment, status, tokens, cost and latency, never its content", async () => {
+    const openai = new OpenAI({ apiKey: secret, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    // A call its first deployment fails and the fallback answers, then a plain one.
+    await openai.chat.completions.create({ model: 'flaky', messages: [{ role: 'user', content: 'falls back' }] });
+    await openai.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'a secret prompt for the log' }] });
+    await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Call log' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Call log' }).waitFor();
+    await page.reload();
+    const rows = page.getByRole('table', { name: 'Calls' }).locator('tbody tr');
+    // The five calls that reached a provider, newest first: these two, the one after the unblock, the failed one, the first.
+    for (let tries = 0; (await rows.count()) !== 5 && tries < 20; tries++) {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.waitForTimeout(250);
+    }
+    expect(await rows.count()).toBe(5);
+    expect(await rows.first().innerText()).toMatch(/search team[\s\S]*fast[\s\S]*openai[\s\S]*200[\s\S]*7 \/ 5[\s\S]*\$0\.\d+[\s\S]*\d+ ms[\s\S]*0 \/ 0/);
+    expect(await rows.nth(1).innerText()).toMatch(/search team[\s\S]*200[\s\S]*0 \/ 1/);
+    expect((await rows.allInnerTexts()).filter((text) => /broken[\s\S]*503/.test(text))).toHaveLength(1);
+    expect(await page.content()).not.toContain('a secret prompt for the log');
+    await inBothThemesClean();
+    await screenshot('call-log');
     await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Keys' }).click();
     await page.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
   });

@@ -102,4 +102,20 @@ describe('budget levels across two replicas sharing Redis', () => {
     expect(logs.filter((log: Json) => log['status'] === 'success')).toHaveLength(spent);
     for (const replica of [replicaA, replicaB]) expect(await rejectionOf(chat(replica, key))).toMatchObject({ status: 400, code: 'budget_exceeded' });
   });
+
+  it("counts a project's rpm_limit (LiteLLM's team) over both replicas: the calls past it are refused on either", async () => {
+    await call(replicaA, 'POST', '/team/update', { team_id: 'paced', rpm_limit: 4 });
+    const key = (await call(replicaB, 'POST', '/key/generate', { team_id: 'paced' }))['key'] as string;
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const statuses: number[] = [];
+    for (let index = 0; index < 6; index++) {
+      statuses.push(
+        await chat(index % 2 === 0 ? replicaA : replicaB, key).then(
+          () => 200,
+          (error: { status?: number }) => error.status ?? 0,
+        ),
+      );
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+  });
 });

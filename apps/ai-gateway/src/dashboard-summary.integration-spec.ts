@@ -35,6 +35,14 @@ describe('the AI gateway dashboard summary', () => {
   - model_name: broken
     litellm_params: { model: openai/fail-500, api_base: ${fake.url}/v1, api_key: sk-upstream }
 router_settings: { num_retries: 0 }
+guardrails:
+  - guardrail_name: no-ssn
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: pre_call
+      default_on: true
+      patterns:
+        - { pattern_type: prebuilt, pattern_name: us_ssn, action: BLOCK }
 `);
     gateway = await startTestGateway(database, config, { ...managedBy(controlPlane), AIGW_CORS_ORIGINS: UI_ORIGIN });
     const newKey = async (body: Record<string, unknown>) => {
@@ -59,6 +67,9 @@ router_settings: { num_retries: 0 }
     await expect(ask(alpha, 'broken')).rejects.toThrow();
     await ask(alpha, 'fast');
     await ask(alpha, 'fast');
+    // A prompt the guardrail refuses, on alpha's key: in the call log, not in spend. Before beta's
+    // call, so that the flush the wait below sees has it too.
+    await expect(alpha.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'My SSN is 123-45-6789' }] })).rejects.toThrow(/guardrail/);
     await ask(beta, 'fast');
     // Spend and call counts are written behind (within a second): wait until the rollups have them.
     for (let tries = 0; tries < 50; tries += 1) {
@@ -87,6 +98,7 @@ router_settings: { num_retries: 0 }
     expect(tile(body, 'Top aliases this month')?.value).toBe('fast ($0.03)');
     expect(tile(body, 'Keys near or over budget')?.breakdown).toEqual([{ project: 'alpha', value: 1 }]);
     expect(tile(body, 'Project and person budgets near or over')?.value).toBe(0);
+    expect(tile(body, 'Guardrail refusals, last 24 h')?.breakdown).toEqual([{ project: 'alpha', value: 1 }]);
     expect(JSON.stringify(body)).not.toContain('beta');
   });
 
@@ -96,6 +108,7 @@ router_settings: { num_retries: 0 }
     expect(tile(body, 'Spend today')?.value).toBe(0.017);
     expect(tile(body, 'Keys near or over budget')?.value).toBe(0);
     expect(tile(body, 'Project and person budgets near or over')?.breakdown).toEqual([{ project: 'beta', value: 1 }]);
+    expect(tile(body, 'Guardrail refusals, last 24 h')?.value).toBe(0);
     expect(body.status).toBe('ok');
   });
 

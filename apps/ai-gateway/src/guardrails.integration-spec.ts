@@ -2,6 +2,9 @@
 // and requests unchanged), through the official OpenAI and Anthropic SDKs; the fake upstream's
 // request log shows what reached the provider.
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { type GatewayOnFakes, lastRequestWith, MASTER_KEY, rejectionOf, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
@@ -18,6 +21,10 @@ const config = (fakeUrl: string) => `model_list:
       model: anthropic/claude-sonnet-4-5
       api_base: ${fakeUrl}/anthropic
       api_key: sk-upstream
+  - model_name: images
+    litellm_params: { model: openai/gpt-image-1, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
+  - model_name: tts
+    litellm_params: { model: openai/tts-1, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
 
 guardrails:
   - guardrail_name: "content-filter-pre"
@@ -139,6 +146,22 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     expect((error as Error).message).toContain('us_ssn');
   });
 
+  it('checks the prompt of an image generation and the text of speech as it checks chat', async () => {
+    const refused = await rejectionOf(
+      running.client.images.generate({ model: 'images', prompt: 'a poster of SSN 123-45-6789', guardrails: ['content-filter-pre'] } as OpenAI.ImageGenerateParamsNonStreaming),
+    );
+    expect(refused).toMatchObject({ status: 400, code: 'guardrail_violation' });
+    const marker = randomUUID();
+    const speech = await running.client.audio.speech.create({
+      model: 'tts',
+      voice: 'alloy',
+      input: `write to ops@example.com ${marker}`,
+      guardrails: ['content-filter-pre'],
+    } as OpenAI.Audio.SpeechCreateParams);
+    await speech.arrayBuffer();
+    expect((await lastRequestWith(running.fake, marker)).json['input']).toBe(`write to [EMAIL_REDACTED] ${marker}`);
+  });
+
   it('finds the text of a Responses API call (instructions and input items), bridged to a Claude alias too', async () => {
     const marker = randomUUID();
     await running.client.responses.create({
@@ -201,12 +224,50 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
       const refused = await rejectionOf(client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'SSN 123-45-6789' }] }));
       expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_violation');
     }
+    // The refusals are in the call log (LiteLLM's /spend/logs of the key), as metadata only.
+    const logs = await fetch(`${running.gateway.url}/spend/logs?api_key=${adminKey.key}`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
+    const records = (await logs.json()) as { status: string; spend: number; metadata: { status_code: number; error_code: string | null } }[];
+    expect(records.map((record) => [record.status, record.metadata.status_code, record.metadata.error_code, record.spend])).toEqual([
+      ['failure', 400, 'guardrail_violation', 0],
+      ['success', 200, null, expect.any(Number)],
+    ]);
+    expect(JSON.stringify(records)).not.toContain('123-45-6789');
     const unknown = await post('/api/v1/keys', { project: 'alpha', guardrails: ['nope'] });
     expect(unknown.status).toBe(400);
     expect(((await unknown.json()) as { error: { code: string; message: string } }).error).toMatchObject({
       code: 'unknown_guardrail',
       message: expect.stringContaining('"content-filter-pre"'),
     });
+  });
+
+  it("runs the guardrails a project carries (LiteLLM's team guardrails) on every call of its keys, and not on other projects' keys", async () => {
+    const admin = async (path: string, body: unknown) => {
+      const response = await fetch(`${running.gateway.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${MASTER_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    };
+    expect(await admin('/team/update', { team_id: 'guarded', guardrails: ['content-filter-pre'] })).toMatchObject({
+      status: 200,
+      body: { data: { guardrails: ['content-filter-pre'] } },
+    });
+    expect(await admin('/team/update', { team_id: 'guarded', guardrails: ['nope'] })).toMatchObject({ status: 400, body: { error: { code: 'unknown_guardrail' } } });
+    const keyOf = async (team: string) =>
+      new OpenAI({ apiKey: (await admin('/key/generate', { team_id: team })).body['key'] as string, baseURL: `${running.gateway.url}/v1`, maxRetries: 0 });
+    const [guarded, other] = [await keyOf('guarded'), await keyOf('unguarded')];
+    const ask = (client: OpenAI, content: string) => client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content }] });
+    expect(await rejectionOf(ask(guarded, 'SSN 123-45-6789'))).toMatchObject({ status: 400, code: 'guardrail_violation' });
+    const marker = randomUUID();
+    await ask(guarded, `mail ann@example.com ${marker}`);
+    expect((await lastRequestWith(running.fake, marker)).body).toContain(`mail [EMAIL_REDACTED] ${marker}`);
+    const unguarded = randomUUID();
+    await ask(other, `mail ann@example.com ${unguarded}`);
+    expect((await lastRequestWith(running.fake, unguarded)).body).toContain('ann@example.com');
+    // Taken off the project, its keys' calls pass again.
+    await admin('/team/update', { team_id: 'guarded', guardrails: [] });
+    await expect(ask(guarded, 'SSN 123-45-6789')).resolves.toBeDefined();
   });
 
   it('counts the calls each guardrail refused and masked in the metrics', async () => {
@@ -226,5 +287,85 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as Error).message).toContain('"no-such-guardrail"');
     expect((error as Error).message).toContain('"content-filter-pre"');
+  });
+});
+
+describe("guardrails from files (LiteLLM's blocked_words_file and custom category files)", () => {
+  let running: GatewayOnFakes;
+
+  beforeAll(async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'aigw-guardrail-files-'));
+    const keywords = path.join(directory, 'sensitive_keywords.yaml');
+    // As LiteLLM's content-filter documentation writes them.
+    writeFileSync(
+      keywords,
+      `blocked_words:
+  - keyword: "project_apollo"
+    action: "BLOCK"
+    description: "Confidential project codename"
+  - keyword: "internal_api"
+    action: "MASK"
+    description: "Internal API references"
+`,
+    );
+    const category = path.join(directory, 'custom.yaml');
+    writeFileSync(
+      category,
+      `category_name: "harmful_self_harm"
+description: "Custom self-harm detection"
+default_action: "BLOCK"
+
+keywords:
+  - keyword: "suicide"
+    severity: "high"
+  - keyword: "harm myself"
+    severity: "high"
+
+exceptions:
+  - "suicide prevention"
+  - "mental health"
+`,
+    );
+    running = await startGatewayOnFakes(
+      (fakeUrl) => `model_list:
+  - model_name: gpt-3.5-turbo
+    litellm_params:
+      model: openai/gpt-3.5-turbo
+      api_base: ${fakeUrl}/v1
+      api_key: sk-upstream
+
+guardrails:
+  - guardrail_name: "keyword-file-filter"
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: "pre_call"
+      default_on: true
+      blocked_words_file: "${keywords}"
+      categories:
+        - category: "harmful_self_harm"
+          enabled: true
+          action: "BLOCK"
+          severity_threshold: "medium"
+          category_file: "${category}"
+`,
+    );
+  });
+
+  afterAll(() => stopGatewayOnFakes(running));
+
+  const chat = (content: string) => running.client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content }] });
+
+  it("refuses the file's blocked keyword, masks its masked one, and refuses the category's keywords outside its exceptions, naming the category", async () => {
+    expect(await rejectionOf(chat('status of project_apollo?'))).toMatchObject({ status: 400, code: 'guardrail_violation' });
+    const marker = randomUUID();
+    await chat(`call the internal_api please ${marker}`);
+    expect((await lastRequestWith(running.fake, marker)).body).toContain(`call the [KEYWORD_REDACTED] please ${marker}`);
+    const refused = await rejectionOf(chat('I want to harm myself'));
+    expect(refused).toMatchObject({ status: 400, code: 'guardrail_violation' });
+    expect((refused as Error).message).toContain('harmful_self_harm category detected');
+    expect((refused as Error).message).not.toContain('harm myself');
+    const allowed = randomUUID();
+    await chat(`Where can I read about suicide prevention? ${allowed}`);
+    expect((await lastRequestWith(running.fake, allowed)).body).toContain('suicide prevention');
   });
 });

@@ -1,7 +1,7 @@
 // A LiteLLM user's budget scripts, unchanged: plain HTTP with LiteLLM's field names and the master
 // key against the gateway (/customer/*), whose keys then call models through the official OpenAI
 // SDK, naming their end users as LiteLLM's docs do (`user`), against tools/fake-providers.
-import OpenAI, { BadRequestError, PermissionDeniedError } from 'openai';
+import OpenAI, { BadRequestError, PermissionDeniedError, RateLimitError } from 'openai';
 import { AiGatewayConfig } from '@arbor/config';
 import { RunningService } from '@arbor/platform';
 import { createTestDatabase, FakeProvidersProcess, TestDatabase } from '@arbor/testing';
@@ -200,12 +200,15 @@ describe("LiteLLM's budget API: teams (projects)", () => {
     expect(await call('POST', '/team/member_delete', { team_id: 'omega', user_id: 'ada' })).toMatchObject({ status: 200 });
     await expect(chat(ada)).resolves.toBeDefined();
     expect((await call('GET', '/team/info?team_id=omega')).json['team_memberships']).toEqual([]);
-    // The single calls of her keys, as LiteLLM lists a user's: three answered, each naming her.
+    // The single calls of her keys, as LiteLLM lists a user's, newest first: each naming her, the two
+    // her budget refused among them.
     const logs = (await call('GET', '/spend/logs?user_id=ada')).json as unknown as Json[];
-    expect(logs.map((log) => [log['user'], log['team_id'], log['status']])).toEqual([
-      ['ada', 'omega', 'success'],
-      ['ada', 'omega', 'success'],
-      ['ada', 'omega', 'success'],
+    expect(logs.map((log) => [log['user'], log['team_id'], log['status'], log['metadata']['error_code']])).toEqual([
+      ['ada', 'omega', 'success', null],
+      ['ada', 'omega', 'failure', 'budget_exceeded'],
+      ['ada', 'omega', 'failure', 'budget_exceeded'],
+      ['ada', 'omega', 'success', null],
+      ['ada', 'omega', 'success', null],
     ]);
     // The project's spend report, by person.
     const report = await call('GET', '/api/v1/spend?project=omega');
@@ -230,14 +233,39 @@ describe("LiteLLM's budget API: teams (projects)", () => {
     expect((await call('GET', '/user/info?user_id=nobody')).status).toBe(404);
   });
 
+  it("limits a project's keys together (LiteLLM's team rpm_limit, tpm_limit) and to the team's models", async () => {
+    const [first, second] = [await keyOf('rho'), await keyOf('rho')];
+    const elsewhere = await keyOf('sigma');
+    expect(await call('POST', '/team/update', { team_id: 'rho', rpm_limit: 3, models: ['fast'] })).toMatchObject({
+      status: 200,
+      json: { data: { rpm_limit: 3, tpm_limit: null, models: ['fast'] } },
+    });
+    // Three calls a minute over both keys of the project; the fourth is refused, on either key.
+    await chat(first);
+    await chat(second);
+    await chat(first);
+    const refused = await rejectionOf(chat(second));
+    expect(refused).toBeInstanceOf(RateLimitError);
+    expect((refused as RateLimitError).message).toContain('Rate limit reached for project "rho" (LiteLLM\'s team): 3 requests per minute (rpm_limit)');
+    expect((refused as RateLimitError).headers?.get('retry-after')).toMatch(/^\d+$/);
+    await expect(chat(elsewhere)).resolves.toBeDefined();
+    // The team's models: an alias outside them is refused for its keys, whatever the key allows.
+    await call('POST', '/team/update', { team_id: 'rho', rpm_limit: null, models: ['other'] });
+    expect(await rejectionOf(chat(first))).toMatchObject({ status: 403, code: 'team_model_access_denied' });
+    await call('POST', '/team/update', { team_id: 'rho', models: [], tpm_limit: 10 });
+    // tpm: the first call's 12 tokens use the minute's 10, the next is refused.
+    await chat(first);
+    expect(await rejectionOf(chat(second))).toMatchObject({ status: 429, message: expect.stringContaining('10 tokens per minute (tpm_limit)') });
+  });
+
   it('says that projects are made in the control plane, and refuses team fields it cannot honour', async () => {
     expect(await call('POST', '/team/new', { team_alias: 'search' })).toMatchObject({
       status: 400,
       json: { error: { code: 'not_served', message: expect.stringContaining('control plane') } },
     });
-    expect(await call('POST', '/team/update', { team_id: 'gamma', tpm_limit: 1000 })).toMatchObject({
+    expect(await call('POST', '/team/update', { team_id: 'gamma', members_with_roles: [{ role: 'admin', user_id: 'x' }] })).toMatchObject({
       status: 400,
-      json: { error: { code: 'unsupported_field', details: { fields: { tpm_limit: expect.any(Array) } } } },
+      json: { error: { code: 'unsupported_field', details: { fields: { members_with_roles: expect.any(Array) } } } },
     });
     expect(await call('POST', '/team/update', { team_id: 'Not A Slug', max_budget: 1 })).toMatchObject({ status: 400, json: { error: { code: 'invalid_request' } } });
     expect((await call('GET', '/team/info?team_id=nobody')).status).toBe(404);
@@ -355,7 +383,7 @@ describe("LiteLLM's budget API: tags", () => {
       endTime: expect.any(String),
       request_duration_ms: expect.any(Number),
       cache_hit: 'False',
-      metadata: { key_alias: 'logger', status_code: 200 },
+      metadata: { key_alias: 'logger', status_code: 200, error_code: null, retries: 0, fallbacks: 0 },
     });
     // Metadata only: never what was asked or answered.
     expect(JSON.stringify(listed.json)).not.toContain('secret-prompt-marker');

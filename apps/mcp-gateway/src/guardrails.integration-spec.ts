@@ -128,4 +128,38 @@ guardrails:
     expect(metrics).toMatch(/arbor_mcpgw_guardrail_actions_total\{guardrail="pii",action="block"[^}]*\} 1/);
     expect(metrics).toMatch(/arbor_mcpgw_guardrail_actions_total\{guardrail="secrets",action="block"[^}]*\} 1/);
   });
+
+  /** The admin API's try of a tool (the web UI's Tools page), as a person. */
+  async function tryTool(server: string, tool: string, body: unknown, token = controlPlane.tokens.alice) {
+    const response = await fetch(`${gateway.url}/api/v1/servers/${server}/tools/${tool}/call`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as { content?: { text: string }[]; isError?: boolean; error?: { code: string; message: string } } };
+  }
+
+  it("gives the UI's try of a tool the same guardrails and access as an MCP client's call", async () => {
+    const masked = await tryTool('support', 'echo', { arguments: { text: 'mail ada@example.com' } });
+    expect(masked).toEqual({ status: 200, body: { content: [{ type: 'text', text: 'echo: mail [EMAIL_REDACTED]' }] } });
+    const refused = await tryTool('support', 'echo', { arguments: { text: 'SSN 123-45-6789' } });
+    expect(refused.status).toBe(200);
+    expect(refused.body.isError).toBe(true);
+    expect(refused.body.content?.[0]?.text).toContain('blocked by guardrail "pii"');
+
+    const listed = await fetch(`${gateway.url}/api/v1/servers/support/tools`, { headers: { authorization: `Bearer ${controlPlane.tokens.alice}` } });
+    expect(await listed.json()).toEqual({
+      tools: [expect.objectContaining({ name: 'echo', description: 'Says it back', inputSchema: expect.objectContaining({ type: 'object', required: ['text'] }) })],
+    });
+    // A tool the caller does not have answers as tools/call answers it: a tool error naming it.
+    expect(await tryTool('support', 'nope', {})).toEqual({
+      status: 200,
+      body: { content: [{ type: 'text', text: expect.stringContaining('Tool nope not found') }], isError: true },
+    });
+    expect((await tryTool('support', 'echo', { arguments: 'text' })).status).toBe(400);
+    // bob has no role on alpha: refused as /servers/support/mcp refuses him.
+    const forbidden = await tryTool('support', 'echo', { arguments: { text: 'hi' } }, controlPlane.tokens.bob);
+    expect(forbidden).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
+    expect((await tryTool('nowhere', 'echo', {})).status).toBe(404);
+  });
 });

@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { runService } from '@arbor/platform';
-import { mcpGatewayService } from './mcp-gateway.module';
+import { mcpGatewayServiceWithWebUi } from './mcp-gateway.module';
 
-runService(mcpGatewayService);
+// The web UI's build is copied next to main.js (see project.json's build target).
+runService(mcpGatewayServiceWithWebUi(join(__dirname, 'web')));

@@ -8,6 +8,7 @@ import {
   McpAuditModule,
   McpAgentsModule,
   McpDashboard,
+  McpGatewayWebUiModule,
   McpProjectSync,
   McpRegistryModule,
   McpRuntimeModule,
@@ -21,7 +22,7 @@ export const MCP_SYNC_PATH = '/admin/sync/control-plane/projects';
 
 @Module({})
 export class McpGatewayModule {
-  static forConfig(config: McpGatewayConfig): DynamicModule {
+  static forConfig(config: McpGatewayConfig, options: { webRoot?: string } = {}): DynamicModule {
     const runtime = McpRuntimeModule.forOptions({
       stateful: config.statefulSessions,
       wsRelay: config.webSocketRelay,
@@ -99,6 +100,11 @@ export class McpGatewayModule {
         McpAuditModule,
         // A2A agents: /api/v1/agents, /agents/{name}, and agents as tools of virtual servers.
         McpAgentsModule.forOptions({ publicUrl: config.MCPGW_PUBLIC_URL, allowLinkLocal: config.allowLinkLocalUpstreams }),
+        // The web UI signs people in through the control plane, with the same setting.
+        McpGatewayWebUiModule.forRoot({
+          ...options,
+          ...(controlPlane ? { signIn: { issuer: controlPlane.issuer, clientId: config.MCPGW_OIDC_UI_CLIENT_ID, controlPlaneUrl: controlPlane.baseUrl } } : {}),
+        }),
         OpenApiModule.forService({
           title: 'Arbor MCP gateway — administration',
           description:
@@ -121,3 +127,8 @@ export const mcpGatewayService: ServiceDefinition<McpGatewayConfig> = {
   // A2A messages to agents likewise: free text passed on to the agent.
   opaqueBody: (path) => path === '/message' || /^\/servers\/[^/]+\/message$/.test(path) || path.startsWith('/agents/'),
 };
+
+/** The gateway serving the built web UI from `webRoot` at `/` (the app's main.ts). */
+export function mcpGatewayServiceWithWebUi(webRoot: string): ServiceDefinition<McpGatewayConfig> {
+  return { ...mcpGatewayService, module: (config) => McpGatewayModule.forConfig(config, { webRoot }) };
+}

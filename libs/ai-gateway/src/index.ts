@@ -8,4 +8,3 @@ export * from './lib/database';
 export * from './lib/client-envelope-error.filter';
 export { AiGatewayProjectSync } from './lib/projects/project-sync';
 export * from './lib/web-ui/web-ui.module';
-export * from './lib/web-ui/ui-config.controller';

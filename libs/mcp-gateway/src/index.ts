@@ -18,6 +18,7 @@ export { McpProjectSync } from './lib/projects/project-sync';
 export { ToolCallGuardrails } from './lib/guardrails/tool-call-guardrails';
 export { McpAgentsModule } from './lib/agents/agents.module';
 export type { AgentAuth, AgentDefinition } from './lib/agents/agent-definition';
+export * from './lib/web-ui/web-ui.module';
 // The credentials module of upstreams (tool servers and A2A agents): one `auth` per upstream or agent.
 export * from './lib/credentials/upstream-auth';
 export * from './lib/credentials/credential-caller';

@@ -25,3 +25,4 @@ export * from './lib/http/upstream-client';
 export * from './lib/openapi/api-reference';
 export * from './lib/security/content-security-policy';
 export * from './lib/web-ui/web-ui.middleware';
+export * from './lib/web-ui/product-web-ui.module';

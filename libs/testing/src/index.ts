@@ -9,4 +9,5 @@ export * from './lib/test-browser';
 export * from './lib/ui-test-stack';
 export * from './lib/agent-clis';
 export * from './lib/demo-agent-process';
+export * from './lib/mcp-everything-process';
 export * from './lib/tokens-issued-for';

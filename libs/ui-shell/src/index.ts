@@ -18,3 +18,5 @@ export * from './lib/common/form-error-alert';
 export * from './lib/common/confirm-button';
 export * from './lib/common/paged';
 export * from './lib/common/route-error';
+export * from './lib/common/secret-shown-once-dialog';
+export * from './lib/access/product-access';

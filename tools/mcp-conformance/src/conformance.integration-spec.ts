@@ -7,7 +7,6 @@
 // proxy in front of each gateway adds a real person's token — the gateway's rules stay as they
 // are. The gateway must pass every check the direct run passes, except, in the stateless mode,
 // the ones listed in STATELESS_CANNOT below with the reason the mode cannot honour them.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +14,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createTestDatabase, startBuiltService, startTestControlPlane, testIssuer, type BuiltService, type TestControlPlane, type TestDatabase } from '@arbor/testing';
+import {
+  createTestDatabase,
+  startBuiltService,
+  startMcpEverythingServer,
+  startTestControlPlane,
+  testIssuer,
+  type BuiltService,
+  type McpEverythingProcess,
+  type TestControlPlane,
+  type TestDatabase,
+} from '@arbor/testing';
 import baselineFile from './conformance-baseline.json';
 import { runConformance, type ConformanceRun } from './conformance';
 
@@ -69,22 +78,6 @@ const STATELESS_CANNOT: Record<string, string> = {
 /** Checks the everything server itself fails, each with the reason (empty while it passes them all). */
 const baseline = baselineFile as { scenario: string; check: string; status: string; reason: string }[];
 
-function startEverything(era?: '2026-07-28'): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [path.join(__dirname, '../../mcp-everything-server/src/main.ts')], {
-    env: { PATH: process.env['PATH'] ?? '', MCP_EVERYTHING_PORT: '0', ...(era ? { MCP_EVERYTHING_ERA: era } : {}) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const ready = /mcp-everything-server ready at (\S+)/.exec(output);
-      if (ready?.[1]) resolve({ child, url: ready[1] });
-    });
-    child.once('exit', (code) => reject(new Error(`mcp-everything-server exited with ${code}`)));
-  });
-}
-
 /** Forwards everything to `target`, streaming both ways, with `authorization` set to `token`. */
 function tokenProxy(target: string, token: () => string): Promise<{ url: string; server: Server }> {
   const upstream = new URL(target);
@@ -114,8 +107,8 @@ async function toolNames(url: string): Promise<string[]> {
 }
 
 describe('the MCP gateway under the official conformance suite', () => {
-  let everything: { child: ChildProcess; url: string };
-  let discoverFirstEverything: { child: ChildProcess; url: string };
+  let everything: McpEverythingProcess;
+  let discoverFirstEverything: McpEverythingProcess;
   const databases: TestDatabase[] = [];
   let controlPlane: TestControlPlane;
   const gateways: BuiltService[] = [];
@@ -143,7 +136,7 @@ describe('the MCP gateway under the official conformance suite', () => {
   }
 
   beforeAll(async () => {
-    [everything, discoverFirstEverything] = await Promise.all([startEverything(), startEverything('2026-07-28')]);
+    [everything, discoverFirstEverything] = await Promise.all([startMcpEverythingServer(), startMcpEverythingServer('2026-07-28')]);
     controlPlane = await startTestControlPlane(['alpha']);
     await controlPlane.grant('alice', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
 
@@ -181,8 +174,8 @@ servers:
     }
     await Promise.all(gateways.map((gateway) => gateway.kill('SIGTERM')));
     await controlPlane?.stop();
-    everything?.child.kill('SIGTERM');
-    discoverFirstEverything?.child.kill('SIGTERM');
+    await everything?.stop();
+    await discoverFirstEverything?.stop();
     await Promise.all(databases.map((database) => database.drop()));
   });
 

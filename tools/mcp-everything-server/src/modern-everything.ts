@@ -29,6 +29,10 @@ function buildServer(watched: Watched): McpServer {
   );
 
   mcp.registerTool('test_simple_text', { description: 'Answers with one text block' }, () => text('This is a simple text response for testing.'));
+  // As the official everything server's: a tool with an argument, the demo's first try (the gateway UI's Tools page).
+  mcp.registerTool('echo', { description: 'Echoes back the message it is given', inputSchema: { message: z.string().describe('The message to echo') } }, ({ message }) =>
+    text(`Echo: ${message}`),
+  );
   mcp.registerTool('test_image_content', { description: 'Answers with a PNG image' }, () => ({
     content: [{ type: 'image' as const, data: RED_PIXEL_PNG_BASE64, mimeType: 'image/png' }],
   }));

@@ -82,6 +82,32 @@ export interface GatewayAlias {
   }[];
 }
 
+/** GET /spend/logs?team_id=…&summarize=false: one call as LiteLLM's single-call spend log lists it (metadata only, never content). */
+export interface CallRecord {
+  request_id: string;
+  /** The key's token (SHA-256), null for the master key. */
+  api_key: string | null;
+  team_id: string | null;
+  end_user: string | null;
+  request_tags: string[];
+  /** The alias called. */
+  model: string;
+  model_group: string;
+  /** The deployment that answered, null when none did. */
+  model_id: string | null;
+  custom_llm_provider: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  spend: number;
+  status: 'success' | 'failure';
+  startTime: string;
+  endTime: string;
+  request_duration_ms: number;
+  cache_hit: 'True' | 'False';
+  metadata: { key_alias: string | null; status_code: number; error_code: string | null; retries: number; fallbacks: number };
+}
+
 interface ErrorAnswer {
   content: { 'application/json': { error: { code: string; message: string; details?: Record<string, unknown> } } };
 }
@@ -89,6 +115,12 @@ type Answer<T> = { content: { 'application/json': T } };
 type KeyPath = { parameters: { path: { id: string } } };
 
 export interface paths {
+  '/spend/logs': {
+    get: {
+      parameters: { query: { team_id: string; summarize: false; page?: number; page_size?: number } };
+      responses: { 200: Answer<CallRecord[]>; default: ErrorAnswer };
+    };
+  };
   '/api/v1/aliases': { get: { responses: { 200: Answer<{ aliases: GatewayAlias[] }>; default: ErrorAnswer } } };
   '/api/v1/spend': {
     get: { parameters: { query: { project: string; from?: string; to?: string } }; responses: { 200: Answer<ProjectSpendReport>; default: ErrorAnswer } };

@@ -2,6 +2,7 @@ import { Alert } from '@mantine/core';
 import type { ShellPage } from '@arbor/ui-shell';
 import { lazy } from 'react';
 import { Navigate, type RouteObject } from 'react-router';
+import { CallLogPage } from '../calls/call-log-page';
 import { KeysPage } from '../keys/keys-page';
 import { ModelsPage } from '../models/models-page';
 
@@ -14,6 +15,7 @@ export const aiGatewayPages: ShellPage[] = [
   { to: '/keys', label: 'Keys' },
   { to: '/usage', label: 'Usage' },
   { to: '/catalogue', label: 'Models' },
+  { to: '/calls', label: 'Call log' },
 ];
 
 export const aiGatewayRoutes: RouteObject[] = [
@@ -22,5 +24,6 @@ export const aiGatewayRoutes: RouteObject[] = [
   { path: 'usage', element: <UsagePage /> },
   // Not /models: that path is LiteLLM's model list, an API path.
   { path: 'catalogue', element: <ModelsPage /> },
+  { path: 'calls', element: <CallLogPage /> },
   { path: '*', element: <Alert title="No such page">There is no page at this address.</Alert> },
 ];

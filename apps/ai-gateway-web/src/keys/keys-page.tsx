@@ -10,7 +10,7 @@ import { EMPTY_SETTINGS, KeySettingsFields, SETTINGS_FIELDS, settingsOf, type Ke
 /** Virtual keys of the projects the person may see: operators manage them, viewers read them (never a secret). */
 export function KeysPage() {
   const me = useMe().data;
-  const access = me ? gatewayAccess(me.permissions) : { readable: [], operable: [] };
+  const access = gatewayAccess(me?.permissions ?? { workspace: [], projects: {} });
   const keys = useKeys(access.readable.length > 0);
   const [secret, setSecret] = useState<string | null>(null);
   const formatMoney = useFormatMoney();

@@ -2,7 +2,7 @@ import { Alert, Button, Code, Group, Loader, Paper, SegmentedControl, Select, Si
 import { useMemo, useState } from 'react';
 import { useFormatMoney, useMe } from '@arbor/ui-shell';
 import { gatewayAccess } from '../access/gateway-access';
-import { UsageChart } from './usage-chart';
+import { BarChartFigure } from '@arbor/ui-shell/charts';
 import { useProjectSpend } from './usage-queries';
 import { byProvider, dailyCsv, dailySeries, lastDays } from './usage-series';
 
@@ -81,8 +81,8 @@ export function UsagePage() {
             {period.from} to {period.to}, UTC days.
           </Text>
           <SimpleGrid cols={{ base: 1, lg: 2 }}>
-            <UsageChart title="Spend by day" rows={series} category="day" series={[{ key: 'cost_usd', label: 'Spend', color: SPEND }]} format={usd} />
-            <UsageChart
+            <BarChartFigure title="Spend by day" rows={series} category="day" series={[{ key: 'cost_usd', label: 'Spend', color: SPEND }]} format={usd} />
+            <BarChartFigure
               title="Calls by day"
               rows={series.map((row) => ({ ...row, sent: row.requests - row.cache_hit_requests }))}
               category="day"
@@ -91,8 +91,8 @@ export function UsagePage() {
                 { key: 'cache_hit_requests', label: 'From the cache', color: CACHED },
               ]}
             />
-            <UsageChart title="Errors by day" rows={series} category="day" series={[{ key: 'errors', label: 'Failed calls', color: FAILED }]} />
-            <UsageChart
+            <BarChartFigure title="Errors by day" rows={series} category="day" series={[{ key: 'errors', label: 'Failed calls', color: FAILED }]} />
+            <BarChartFigure
               title="Tokens by day"
               rows={series}
               category="day"
@@ -101,7 +101,7 @@ export function UsagePage() {
                 { key: 'completion_tokens', label: 'Completion', color: COMPLETION },
               ]}
             />
-            <UsageChart
+            <BarChartFigure
               title="Spend by key"
               horizontal
               rows={report.by_key.map((row) => ({ ...row, name: row.key_hint ?? 'master key' }))}
@@ -109,8 +109,8 @@ export function UsagePage() {
               series={[{ key: 'cost_usd', label: 'Spend', color: SPEND }]}
               format={usd}
             />
-            <UsageChart title="Spend by alias" horizontal rows={report.by_alias} category="alias" series={[{ key: 'cost_usd', label: 'Spend', color: SPEND }]} format={usd} />
-            <UsageChart
+            <BarChartFigure title="Spend by alias" horizontal rows={report.by_alias} category="alias" series={[{ key: 'cost_usd', label: 'Spend', color: SPEND }]} format={usd} />
+            <BarChartFigure
               title="Spend by provider"
               horizontal
               rows={byProvider(report)}
@@ -118,7 +118,7 @@ export function UsagePage() {
               series={[{ key: 'cost_usd', label: 'Spend', color: SPEND }]}
               format={usd}
             />
-            <UsageChart
+            <BarChartFigure
               title="Spend by repository"
               horizontal
               rows={report.by_repository.map((row) => ({ ...row, name: row.repository ?? 'whole project' }))}

@@ -23,6 +23,9 @@ import { AddVirtualKeyModelBudgets1764600350200 } from './migrations/17646003502
 import { AddVirtualKeySoftBudget1764600350300 } from './migrations/1764600350300-AddVirtualKeySoftBudget';
 import { AddVirtualKeyUserId1764600350600 } from './migrations/1764600350600-AddVirtualKeyUserId';
 import { AddVirtualKeyModelLimits1764600350700 } from './migrations/1764600350700-AddVirtualKeyModelLimits';
+import { AddCallRecordOutcomes1764600350800 } from './migrations/1764600350800-AddCallRecordOutcomes';
+import { AddProjectGuardrails1764600350900 } from './migrations/1764600350900-AddProjectGuardrails';
+import { AddProjectRatesAndModels1764600351000 } from './migrations/1764600351000-AddProjectRatesAndModels';
 import { CreateBudgetLimits1764600350400 } from './migrations/1764600350400-CreateBudgetLimits';
 import { CreateCallRecords1764600350500 } from './migrations/1764600350500-CreateCallRecords';
 import { BudgetLimit } from './budgets/budget-limit.entity';
@@ -54,4 +57,7 @@ export const AI_GATEWAY_MIGRATIONS = [
   CreateCallRecords1764600350500,
   AddVirtualKeyUserId1764600350600,
   AddVirtualKeyModelLimits1764600350700,
+  AddCallRecordOutcomes1764600350800,
+  AddProjectGuardrails1764600350900,
+  AddProjectRatesAndModels1764600351000,
 ];

@@ -42,6 +42,10 @@ export const passThroughNotConfigured = (route: string, provider: string) =>
 export const keyModelAccessDenied = (model: string) =>
   new ProviderError(403, 'permission_error', `This key may not call the model "${excerpt(model)}".`, 'key_model_access_denied', 'model');
 
+/** The key's project (LiteLLM's team `models`) does not allow the model. */
+export const teamModelAccessDenied = (model: string) =>
+  new ProviderError(403, 'permission_error', `This key's project may not call the model "${excerpt(model)}" (the team's models).`, 'team_model_access_denied', 'model');
+
 export const requestTooLarge = (limitBytes: number) =>
   new ProviderError(413, 'invalid_request_error', `The request body is larger than ${limitBytes / (1024 * 1024)} MB.`, 'request_too_large');
 

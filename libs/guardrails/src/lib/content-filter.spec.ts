@@ -4,6 +4,7 @@ import type { ContentFilterSettings, FilterPattern } from './guardrail-config';
 const settings = (patterns: FilterPattern[], blockedWords: ContentFilterSettings['blockedWords'] = []): ContentFilterSettings => ({
   patterns,
   blockedWords,
+  categories: [],
   patternRedactionFormat: '[{pattern_name}_REDACTED]',
   keywordRedactionTag: '[KEYWORD_REDACTED]',
 });
@@ -58,5 +59,20 @@ describe('the content filter (litellm_content_filter)', () => {
     });
     expect(maskedText(filter, 'Proprietary data of ABC-1234, not unproprietary')).toBe('*** data of <EMPLOYEE_ID>, not unproprietary');
     expect(filter.filter('the Secret Project')).toEqual({ blocked: { rule: 'secret project', keyword: true } });
+  });
+
+  it("refuses a content category's keywords (whole words; phrases anywhere), not inside its exceptions, naming the category", () => {
+    const filter = new ContentFilter({
+      ...settings([]),
+      categories: [
+        { name: 'harmful_self_harm', action: 'BLOCK', keywords: ['suicide', 'harm myself'], exceptions: ['suicide prevention', 'mental health'] },
+        { name: 'denied_financial_advice', action: 'MASK', keywords: ['buy this stock'], exceptions: [] },
+      ],
+    });
+    expect(filter.filter('I want to harm myself')).toEqual({ blocked: { rule: 'harmful_self_harm', keyword: false, category: true } });
+    expect(filter.filter('Thoughts of SUICIDE')).toEqual({ blocked: { rule: 'harmful_self_harm', keyword: false, category: true } });
+    // Inside an exception the keyword does not count; a word containing a keyword is another word.
+    expect(filter.filter('Where is the suicide prevention hotline? Suicides: none')).toEqual({ text: 'Where is the suicide prevention hotline? Suicides: none' });
+    expect(filter.filter('Should I buy this stock now?')).toEqual({ text: 'Should I [KEYWORD_REDACTED] now?' });
   });
 });

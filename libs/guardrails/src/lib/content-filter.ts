@@ -12,12 +12,18 @@ interface CompiledRule {
   readonly mask: string;
   /** A keyword rule (named as a keyword in a refusal, never quoted). */
   readonly keyword: boolean;
+  /** A category's rule: named as the category in a refusal. */
+  readonly category?: boolean;
+  /** A category's exceptions: a match inside one of their matches does not count. */
+  readonly except?: RegExp;
 }
 
 /** Why a content filter refused a text: the rule that matched (never the text it matched). */
 export interface ContentBlocked {
   readonly rule: string;
   readonly keyword: boolean;
+  /** `rule` is a content category (LiteLLM's `categories`). */
+  readonly category?: boolean;
 }
 
 /** A part of a text a MASK rule matched: `text.slice(start, end)` reads `mask` once masked. */
@@ -66,8 +72,25 @@ export class ContentFilter {
       mask: settings.keywordRedactionTag,
       keyword: true,
     }));
+    const categories = settings.categories.map((category): CompiledRule => {
+      // Single words as whole words, phrases anywhere (LiteLLM's matching), in any case; the longer first.
+      const [words, phrases] = partition(
+        [...category.keywords].sort((a, b) => b.length - a.length),
+        (keyword) => !/\s/.test(keyword.trim()),
+      );
+      const alternatives = [...(words.length > 0 ? [`(?<![\\p{L}\\p{N}_])(?:${words.map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}_])`] : []), ...phrases.map(escapeRegExp)];
+      return {
+        name: category.name,
+        regex: new RegExp(alternatives.join('|'), 'giu'),
+        action: category.action,
+        mask: settings.keywordRedactionTag,
+        keyword: false,
+        category: true,
+        ...(category.exceptions.length > 0 ? { except: new RegExp(category.exceptions.map(escapeRegExp).join('|'), 'giu') } : {}),
+      };
+    });
     // BLOCK rules first: a text that is refused need not be masked.
-    this.rules = [...patterns, ...keywords].sort((a, b) => Number(a.action === 'MASK') - Number(b.action === 'MASK'));
+    this.rules = [...patterns, ...keywords, ...categories].sort((a, b) => Number(a.action === 'MASK') - Number(b.action === 'MASK'));
   }
 
   /** Whether any rule masks (a filter of BLOCK rules only never changes a text). */
@@ -81,11 +104,14 @@ export class ContentFilter {
     for (const rule of this.rules) {
       if (rule.action === 'BLOCK' && maskOnly) continue;
       if (rule.hint && !rule.hint.test(text)) continue;
+      const excepted = rule.except ? [...text.matchAll(rule.except)].map((match) => [match.index ?? 0, (match.index ?? 0) + match[0].length] as const) : undefined;
       for (const match of text.matchAll(rule.regex)) {
         const whole = match[0];
         const found = rule.inGroup ? (match[1] ?? '') : whole;
         if (rule.valid && !rule.valid(found)) continue;
-        if (rule.action === 'BLOCK') return { blocked: { rule: rule.name, keyword: rule.keyword } };
+        const start = match.index ?? 0;
+        if (excepted?.some(([from, to]) => from <= start && start + whole.length <= to)) continue;
+        if (rule.action === 'BLOCK') return { blocked: { rule: rule.name, keyword: rule.keyword, ...(rule.category ? { category: true } : {}) } };
         const end = (match.index ?? 0) + whole.length;
         (spans ??= []).push({ start: end - found.length, end, mask: rule.mask });
       }
@@ -138,6 +164,13 @@ function withoutOverlaps(spans: MaskedSpan[]): MaskedSpan[] {
     if (!last || span.start >= last.end) kept.push(span);
   }
   return kept;
+}
+
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  const yes: T[] = [];
+  const no: T[] = [];
+  for (const item of items) (test(item) ? yes : no).push(item);
+  return [yes, no];
 }
 
 function escapeRegExp(text: string): string {

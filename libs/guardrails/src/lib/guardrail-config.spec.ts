@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { type GuardrailScope, readGuardrails } from './guardrail-config';
 
 // As a gateway of model calls that runs only pre_call would read its list.
@@ -46,10 +49,61 @@ describe("the config's guardrails list", () => {
             { type: 'regex', name: 'project_code', regex: 'project-\\d{6}', ignoreCase: true, action: 'MASK' },
           ],
           blockedWords: [{ keyword: 'confidential', action: 'BLOCK' }],
+          categories: [],
           patternRedactionFormat: '[{pattern_name}_REDACTED]',
           keywordRedactionTag: '[KEYWORD_REDACTED]',
         },
       },
+    ]);
+  });
+
+  it("reads LiteLLM's keyword file and custom category file, keeping a category's keywords at or above its threshold", () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'arbor-guardrail-files-'));
+    const words = path.join(directory, 'sensitive_keywords.yaml');
+    writeFileSync(
+      words,
+      'blocked_words:\n  - keyword: "project_apollo"\n    action: "BLOCK"\n    description: "Confidential project codename"\n  - keyword: "internal_api"\n    action: "MASK"\n',
+    );
+    const category = path.join(directory, 'custom.yaml');
+    writeFileSync(
+      category,
+      'category_name: "harmful_self_harm"\ndescription: "Custom self-harm detection"\ndefault_action: "BLOCK"\nkeywords:\n  - keyword: "suicide"\n    severity: "high"\n  - keyword: "feel low"\n    severity: "low"\nexceptions:\n  - "suicide prevention"\n',
+    );
+    const problems: string[] = [];
+    const [guardrail] = readGuardrails(
+      [
+        {
+          guardrail_name: 'files',
+          litellm_params: {
+            guardrail: 'litellm_content_filter',
+            blocked_words_file: words,
+            categories: [{ category: 'harmful_self_harm', enabled: true, severity_threshold: 'medium', category_file: category }],
+          },
+        },
+      ],
+      (at, message) => problems.push(`${at}: ${message}`),
+      SCOPE,
+    );
+    expect(problems).toEqual([]);
+    expect(guardrail).toMatchObject({
+      contentFilter: {
+        blockedWords: [
+          { keyword: 'project_apollo', action: 'BLOCK' },
+          { keyword: 'internal_api', action: 'MASK' },
+        ],
+        // "feel low" is below the medium threshold.
+        categories: [{ name: 'harmful_self_harm', action: 'BLOCK', keywords: ['suicide'], exceptions: ['suicide prevention'] }],
+      },
+    });
+    expect(
+      problemsOf([
+        { guardrail_name: 'gone', litellm_params: { guardrail: 'litellm_content_filter', blocked_words_file: path.join(directory, 'nope.yaml') } },
+        { guardrail_name: 'bad', litellm_params: { guardrail: 'litellm_content_filter', categories: [{ category: 'x', category_file: words }] } },
+      ]),
+    ).toEqual([
+      `guardrails[0].litellm_params.blocked_words_file: cannot read ${path.join(directory, 'nope.yaml')}: ENOENT`,
+      expect.stringMatching(/^guardrails\[1\]\.litellm_params\.categories\[0\]\.category_file \(.*sensitive_keywords\.yaml\)\.blocked_words: /),
+      expect.stringMatching(/^guardrails\[1\]\.litellm_params\.categories\[0\]\.category_file \(.*sensitive_keywords\.yaml\)\.keywords: must list the keywords/),
     ]);
   });
 
@@ -74,9 +128,9 @@ describe("the config's guardrails list", () => {
     ).toEqual([
       'guardrails[0].litellm_params.guardrail: "presidio" is not a guardrail the gateway runs (it runs litellm_content_filter), and calls would pass it unchecked',
       'guardrails[1].litellm_params.mode[1]: refused: answers are not checked here',
-      'guardrails[2].litellm_params.categories: refused: content categories are not served yet, and calls would pass them unchecked; use patterns and blocked_words',
       expect.stringMatching(/^guardrails\[2\]\.litellm_params\.patterns\[0\]\.pattern_name: "nhs_number" is not a prebuilt pattern \(there are us_ssn, email, /),
       'guardrails[2].litellm_params.patterns[1].pattern: is not a regular expression JavaScript can read',
+      'guardrails[2].litellm_params.categories[0].category_file: refused: the gateways ship no keyword list of their own for "harmful_violence", and its calls would pass unchecked; give category_file with its keywords',
       'guardrails[3].guardrail_name: "c" names another guardrail too',
       'guardrails[3].litellm_params.patterns[0].action: must be one of BLOCK, MASK, got "REDACT"',
     ]);

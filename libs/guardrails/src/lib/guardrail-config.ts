@@ -1,4 +1,6 @@
-import { SettingReader, type SettingProblem } from '@arbor/config';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, parseYamlConfig, SettingReader, type SettingProblem } from '@arbor/config';
 import { PREBUILT_PATTERN_NAMES } from './prebuilt-patterns';
 
 export type FilterAction = 'BLOCK' | 'MASK';
@@ -13,9 +15,18 @@ export interface FilterPattern {
   readonly action: FilterAction;
 }
 
+/** A content category (LiteLLM's `categories`): its keywords at or above the threshold, and the phrases inside which a keyword does not count. */
+export interface FilterCategory {
+  readonly name: string;
+  readonly action: FilterAction;
+  readonly keywords: readonly string[];
+  readonly exceptions: readonly string[];
+}
+
 export interface ContentFilterSettings {
   readonly patterns: readonly FilterPattern[];
   readonly blockedWords: readonly { keyword: string; action: FilterAction }[];
+  readonly categories: readonly FilterCategory[];
   /** How a masked pattern match reads; `{pattern_name}` is the pattern's name in capitals. */
   readonly patternRedactionFormat: string;
   readonly keywordRedactionTag: string;
@@ -104,6 +115,11 @@ const ENTRY_KEYS = ['guardrail_name', 'litellm_params', 'guardrail_info', 'guard
 const PARAM_KEYS = ['guardrail', 'mode', 'default_on', 'categories', ...new Set([...CONTENT_FILTER_KEYS, ...MODERATION_KEYS, ...API_KEYS])];
 const PATTERN_KEYS = ['pattern_type', 'pattern_name', 'pattern', 'name', 'action'];
 const WORD_KEYS = ['keyword', 'action', 'description'];
+const CATEGORY_KEYS = ['category', 'enabled', 'action', 'severity_threshold', 'category_file'];
+const CATEGORY_FILE_KEYS = ['category_name', 'description', 'default_action', 'keywords', 'exceptions'];
+const CATEGORY_KEYWORD_KEYS = ['keyword', 'severity'];
+const SEVERITIES = ['low', 'medium', 'high'] as const;
+const WORDS_FILE_KEYS = ['blocked_words'];
 const ACTIONS: readonly FilterAction[] = ['BLOCK', 'MASK'];
 
 /** The config's top-level `guardrails:` list, checked: every problem reported at its path. */
@@ -138,12 +154,6 @@ export function readGuardrails(value: unknown, problem: SettingProblem, scope: G
       return;
     }
     for (const key of [...MODERATION_KEYS, ...API_KEYS]) if (params[key] !== undefined) problem(`${at}.litellm_params.${key}`, `is not a field of ${kind ?? 'this guardrail'}`);
-    if (params['categories'] !== undefined) {
-      problem(`${at}.litellm_params.categories`, 'refused: content categories are not served yet, and calls would pass them unchecked; use patterns and blocked_words');
-    }
-    if (params['blocked_words_file'] !== undefined) {
-      problem(`${at}.litellm_params.blocked_words_file`, 'refused: a keyword file is not read yet, and its words would pass; list them under blocked_words');
-    }
     const contentFilter = readContentFilter(read, params, `${at}.litellm_params`, problem);
     if (name === undefined || kind !== 'litellm_content_filter') return;
     guardrails.push({ name, kind, modes, defaultOn, contentFilter });
@@ -231,23 +241,100 @@ function readContentFilter(read: SettingReader, params: Record<string, unknown>,
       if (compiled && action) patterns.push({ type, name, regex: compiled.source, ignoreCase: compiled.ignoreCase, action });
     }
   });
-  const blockedWords: { keyword: string; action: FilterAction }[] = [];
-  read.list(params['blocked_words'], `${at}.blocked_words`).forEach((raw, index) => {
-    const here = `${at}.blocked_words[${index}]`;
-    const entry = read.object(raw, here, WORD_KEYS);
-    if (!entry) return;
-    const keyword = read.string(entry['keyword'], `${here}.keyword`, true);
-    const action = read.oneOf(entry['action'] ?? 'BLOCK', `${here}.action`, ACTIONS);
-    if (keyword !== undefined && action) blockedWords.push({ keyword, action });
-  });
+  const blockedWords = readBlockedWords(read, params['blocked_words'], `${at}.blocked_words`);
+  const wordsFile = read.string(params['blocked_words_file'], `${at}.blocked_words_file`);
+  if (wordsFile !== undefined) {
+    const document = readListFile(wordsFile, `${at}.blocked_words_file`, problem);
+    if (document) {
+      const inFile = `${at}.blocked_words_file (${wordsFile})`;
+      const entries = read.object(document, inFile, WORDS_FILE_KEYS);
+      if (entries) blockedWords.push(...readBlockedWords(read, entries['blocked_words'], `${inFile}.blocked_words`));
+    }
+  }
+  const categories = read.list(params['categories'], `${at}.categories`).flatMap((raw, index) => readCategory(read, raw, `${at}.categories[${index}]`, problem) ?? []);
   const patternRedactionFormat = read.string(params['pattern_redaction_format'], `${at}.pattern_redaction_format`) ?? '[{pattern_name}_REDACTED]';
   if (!patternRedactionFormat.includes('{pattern_name}')) problem(`${at}.pattern_redaction_format`, 'must include {pattern_name}');
   return {
     patterns,
     blockedWords,
+    categories,
     patternRedactionFormat,
     keywordRedactionTag: read.string(params['keyword_redaction_tag'], `${at}.keyword_redaction_tag`) ?? '[KEYWORD_REDACTED]',
   };
+}
+
+function readBlockedWords(read: SettingReader, value: unknown, at: string): { keyword: string; action: FilterAction }[] {
+  const words: { keyword: string; action: FilterAction }[] = [];
+  read.list(value, at).forEach((raw, index) => {
+    const here = `${at}[${index}]`;
+    const entry = read.object(raw, here, WORD_KEYS);
+    if (!entry) return;
+    const keyword = read.string(entry['keyword'], `${here}.keyword`, true);
+    const action = read.oneOf(entry['action'] ?? 'BLOCK', `${here}.action`, ACTIONS);
+    if (keyword !== undefined && action) words.push({ keyword, action });
+  });
+  return words;
+}
+
+/**
+ * A category as LiteLLM writes it: `category`, `enabled`, `action`, `severity_threshold` (`low`,
+ * `medium` — the default —, `high`) and `category_file`, the category's keywords with their
+ * severity and its exceptions. The gateways ship no keyword lists of their own: a category without
+ * `category_file` is refused rather than run empty.
+ */
+function readCategory(read: SettingReader, raw: unknown, at: string, problem: SettingProblem): FilterCategory | undefined {
+  const entry = read.object(raw, at, CATEGORY_KEYS);
+  if (!entry) return undefined;
+  const name = read.string(entry['category'], `${at}.category`, true);
+  const enabled = read.boolean(entry['enabled'], `${at}.enabled`) ?? true;
+  const threshold = read.oneOf(entry['severity_threshold'] ?? 'medium', `${at}.severity_threshold`, SEVERITIES);
+  const file = read.string(entry['category_file'], `${at}.category_file`);
+  if (file === undefined) {
+    if (name !== undefined) {
+      problem(
+        `${at}.category_file`,
+        `refused: the gateways ship no keyword list of their own for "${name}", and its calls would pass unchecked; give category_file with its keywords`,
+      );
+    }
+    return undefined;
+  }
+  const document = readListFile(file, `${at}.category_file`, problem);
+  if (!document) return undefined;
+  const inFile = `${at}.category_file (${file})`;
+  const category = read.object(document, inFile, CATEGORY_FILE_KEYS);
+  if (!category) return undefined;
+  const action = read.oneOf(entry['action'] ?? category['default_action'] ?? 'BLOCK', `${at}.action`, ACTIONS);
+  const lowest = SEVERITIES.indexOf(threshold ?? 'medium');
+  const keywords: string[] = [];
+  read.list(category['keywords'], `${inFile}.keywords`).forEach((rawKeyword, index) => {
+    const here = `${inFile}.keywords[${index}]`;
+    const keyword = read.object(rawKeyword, here, CATEGORY_KEYWORD_KEYS);
+    if (!keyword) return;
+    const text = read.string(keyword['keyword'], `${here}.keyword`, true);
+    const severity = read.oneOf(keyword['severity'] ?? 'medium', `${here}.severity`, SEVERITIES);
+    if (text !== undefined && severity && SEVERITIES.indexOf(severity) >= lowest) keywords.push(text);
+  });
+  if (read.list(category['keywords'], `${inFile}.keywords`).length === 0) problem(`${inFile}.keywords`, 'must list the keywords of the category');
+  const exceptions = read.list(category['exceptions'], `${inFile}.exceptions`).flatMap((exception, index) => read.string(exception, `${inFile}.exceptions[${index}]`, true) ?? []);
+  if (name === undefined || !action || !enabled || keywords.length === 0) return undefined;
+  return { name, action, keywords, exceptions };
+}
+
+/** A YAML file a guardrail names (a keyword list): read once at start, relative paths from the working directory as LiteLLM reads them. */
+function readListFile(file: string, at: string, problem: SettingProblem): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path.resolve(file), 'utf8');
+  } catch (error) {
+    problem(at, `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    return undefined;
+  }
+  try {
+    return parseYamlConfig(text, { variable: at });
+  } catch (error) {
+    problem(at, error instanceof ConfigError ? error.lines().join('; ') : `${file} is not YAML`);
+    return undefined;
+  }
 }
 
 /** A pattern as LiteLLM's configs write them (Python's `re`): a leading `(?i)` becomes the i flag. */

@@ -8,6 +8,7 @@ const SETTINGS: ContentFilterSettings = {
     { type: 'prebuilt', name: 'us_ssn', action: 'BLOCK' },
   ],
   blockedWords: [{ keyword: 'project falcon', action: 'BLOCK' }],
+  categories: [],
   patternRedactionFormat: '[{pattern_name}_REDACTED]',
   keywordRedactionTag: '[KEYWORD_REDACTED]',
 };

@@ -61,7 +61,8 @@ export class McpRuntimeModule {
         ...(resolved.wsRelay ? [WsRelay] : []),
         McpDashboard,
       ],
-      exports: [UpstreamCatalogue, McpDashboard],
+      // HotPath and McpMetrics: the admin API's tool tries and per-tool figures, through the same catalogue and counters.
+      exports: [UpstreamCatalogue, McpDashboard, HotPath, McpMetrics],
     };
   }
 }

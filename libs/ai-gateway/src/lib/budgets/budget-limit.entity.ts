@@ -33,6 +33,22 @@ export class BudgetLimit {
   @Column({ type: 'jsonb', default: () => "'{}'" })
   metadata!: Record<string, unknown>;
 
+  /** A project's requests per minute over all its keys (LiteLLM's team rpm_limit); null: none. */
+  @Column({ name: 'rpm_limit', type: 'integer', nullable: true })
+  rpmLimit!: number | null;
+
+  /** A project's tokens per minute over all its keys (LiteLLM's team tpm_limit); null: none. */
+  @Column({ name: 'tpm_limit', type: 'integer', nullable: true })
+  tpmLimit!: number | null;
+
+  /** The aliases a project's keys may call (LiteLLM's team models); []: every alias their keys allow. */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  models!: string[];
+
+  /** A project's guardrails (LiteLLM's team `guardrails`): they run on every call of its keys; [] for others. */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  guardrails!: string[];
+
   /** Set instead of deleting, so that other replicas learn of the deletion from their next read. */
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt!: Date | null;

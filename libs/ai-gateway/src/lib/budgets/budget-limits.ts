@@ -12,10 +12,17 @@ export interface SubjectLimit {
   readonly blocked: boolean;
   readonly maxBudget: number | null;
   readonly budgetDuration: string | null;
+  /** A project's guardrails (none for the other levels). */
+  readonly guardrails: readonly string[];
+  /** A project's requests and tokens per minute over all its keys; null: none. */
+  readonly rpmLimit: number | null;
+  readonly tpmLimit: number | null;
+  /** The aliases a project's keys may call; empty: no restriction of the project's. */
+  readonly models: readonly string[];
 }
 
 /** The fields of a subject that the management APIs set (absent: unchanged). */
-export type LimitChange = Partial<Pick<BudgetLimit, 'alias' | 'blocked' | 'maxBudget' | 'budgetDuration' | 'metadata'>>;
+export type LimitChange = Partial<Pick<BudgetLimit, 'alias' | 'blocked' | 'maxBudget' | 'budgetDuration' | 'metadata' | 'guardrails' | 'rpmLimit' | 'tpmLimit' | 'models'>>;
 
 // How often each replica reads the rows changed since its last read, and how far back it reads
 // again (a transaction that committed late with an earlier updated_at is still seen).
@@ -80,7 +87,22 @@ export class BudgetLimits implements OnApplicationBootstrap, OnApplicationShutdo
   /** Creates the subject's row or changes it (a deleted one comes back), and applies it here at once. */
   async save(level: LimitedLevel, subject: string, change: LimitChange): Promise<BudgetLimit> {
     const existing = await this.rows.findOneBy({ level, subject });
-    const row = existing ?? this.rows.create({ level, subject, alias: null, blocked: false, maxBudget: null, budgetDuration: null, metadata: {}, deletedAt: null });
+    const row =
+      existing ??
+      this.rows.create({
+        level,
+        subject,
+        alias: null,
+        blocked: false,
+        maxBudget: null,
+        budgetDuration: null,
+        metadata: {},
+        guardrails: [],
+        rpmLimit: null,
+        tpmLimit: null,
+        models: [],
+        deletedAt: null,
+      });
     Object.assign(row, change, { deletedAt: null });
     const saved = await this.rows.save(row);
     this.apply(saved);
@@ -106,6 +128,16 @@ export class BudgetLimits implements OnApplicationBootstrap, OnApplicationShutdo
     const subjects = this.byLevel[level];
     if (!subjects) return;
     if (row.deletedAt !== null) subjects.delete(row.subject);
-    else subjects.set(row.subject, { blocked: row.blocked, maxBudget: row.maxBudget, budgetDuration: row.budgetDuration });
+    else {
+      subjects.set(row.subject, {
+        blocked: row.blocked,
+        maxBudget: row.maxBudget,
+        budgetDuration: row.budgetDuration,
+        guardrails: row.guardrails ?? [],
+        rpmLimit: row.rpmLimit ?? null,
+        tpmLimit: row.tpmLimit ?? null,
+        models: row.models ?? [],
+      });
+    }
   }
 }

@@ -107,6 +107,16 @@ export class CallPipeline {
     } catch (error) {
       // A refusal carries what the call learned (call id, limits, routing) as a success would.
       if (!response.headersSent) for (const [name, value] of Object.entries(state.headers)) response.setHeader(name, value);
+      // Refused before admission (a guardrail's check, a budget, the key's limits): in the call log only.
+      if (!state.admission && error instanceof ProviderError && state.progress.alias !== '') {
+        this.accounting.refused(caller, body, requestHeaders, {
+          alias: this.deployments.groupName(state.progress.alias),
+          status: error.status,
+          errorCode: error.code,
+          callId: state.headers['x-arbor-call-id'] as string,
+          latencyMs: performance.now() - state.started,
+        });
+      }
       throw error;
     }
   }
@@ -470,7 +480,20 @@ export class CallPipeline {
     // Spend and metrics by the configured model_name (a wildcard's pattern): names clients send stay out of the series.
     const group = this.deployments.groupName(state.progress.alias);
     const callId = state.headers['x-arbor-call-id'] as string;
-    const { keySpend } = state.admission?.settle({ alias: group, deployment, usage, cost, failed: failure !== undefined, callId, status: failure?.status, ...hit }) ?? {};
+    const { keySpend } =
+      state.admission?.settle({
+        alias: group,
+        deployment,
+        usage,
+        cost,
+        failed: failure !== undefined,
+        callId,
+        status: failure?.status,
+        errorCode: failure?.code ?? null,
+        retries: state.progress.retries,
+        fallbacks: state.progress.fallbacks,
+        ...hit,
+      }) ?? {};
     state.outcome = {
       alias: group,
       deployment,

@@ -44,6 +44,13 @@ const LEVEL_BUDGETS = `
      and ($1::text[] is null or split_part(l.subject, ':', 1) = any($1))
      and s.spend >= l.max_budget * ${NEAR_BUDGET}`;
 
+// Calls a guardrail refused (from the call log; none when general_settings.disable_spend_logs).
+const GUARDRAIL_REFUSALS = `
+  select project, count(*)::int as refused
+    from call_records
+   where error_code = 'guardrail_violation' and started_at > $2::timestamptz and project is not null and ($1::text[] is null or project = any($1))
+   group by project`;
+
 interface LevelBudgetRow {
   level: 'project' | 'person';
   subject: string;
@@ -68,7 +75,8 @@ interface BudgetedKeyRow {
  * and errors in the last 24 h, the top aliases by spend, the keys near or over their budget and
  * the project and person budgets (LiteLLM's team and team member budgets) near or over theirs, over
  * the projects the person may see. Read from the rollups (spend_project_daily, calls_hourly), the
- * keys' persisted budget spend and budget_spend: five small queries, never a scan of request logs.
+ * keys' persisted budget spend, budget_spend and the guardrail refusals of the call log (by its
+ * error-code index): six small queries, never a scan of request logs.
  */
 @Injectable()
 export class GatewayDashboard {
@@ -90,13 +98,15 @@ export class GatewayDashboard {
     const now = this.clock.now();
     const today = new Date(now - (now % DAY_MS)).toISOString().slice(0, 10);
     const monthStart = `${today.slice(0, 8)}01`;
-    const [spend, aliases, calls, keys, levels] = await Promise.all([
+    const [spend, aliases, calls, keys, levels, refusals] = await Promise.all([
       this.dataSource.query(SPEND, [projects, today, monthStart]) as Promise<{ project: string; today: number; month: number }[]>,
       this.dataSource.query(TOP_ALIAS_SPEND, [projects, monthStart]) as Promise<{ alias: string; cost: number }[]>,
       this.dataSource.query(CALLS, [projects, new Date(now - DAY_MS).toISOString()]) as Promise<{ project: string; calls: number; errors: number }[]>,
       this.dataSource.query(BUDGETED_KEYS, [projects]) as Promise<BudgetedKeyRow[]>,
       this.dataSource.query(LEVEL_BUDGETS, [projects]) as Promise<LevelBudgetRow[]>,
+      this.dataSource.query(GUARDRAIL_REFUSALS, [projects, new Date(now - DAY_MS).toISOString()]) as Promise<{ project: string; refused: number }[]>,
     ]);
+    const refusedOf = new Map(refusals.map((row) => [row.project, row.refused]));
     // A project's or a person's budget counts when its current period's spend is near or over it.
     const levelsNear = new Map<string, number>();
     for (const row of levels) {
@@ -117,7 +127,7 @@ export class GatewayDashboard {
       const spent = persistedBudgetSpend(budgetKey, budgetPeriodEnd(budgetKey, now));
       if (spent >= key.max_budget * NEAR_BUDGET) nearBudget.set(key.project, (nearBudget.get(key.project) ?? 0) + 1);
     }
-    const shown = [...new Set([...(projects ?? []), ...spend.map((row) => row.project), ...calls.map((row) => row.project)])].sort();
+    const shown = [...new Set([...(projects ?? []), ...spend.map((row) => row.project), ...calls.map((row) => row.project), ...refusals.map((row) => row.project)])].sort();
     const spendOf = new Map(spend.map((row) => [row.project, row]));
     const callsOf = new Map(calls.map((row) => [row.project, row]));
     const tile = (label: string, unit: string | null, value: (project: string) => number): DashboardTile => {
@@ -142,6 +152,7 @@ export class GatewayDashboard {
         },
         tile('Keys near or over budget', null, (project) => nearBudget.get(project) ?? 0),
         tile('Project and person budgets near or over', null, (project) => levelsNear.get(project) ?? 0),
+        tile('Guardrail refusals, last 24 h', 'requests', (project) => refusedOf.get(project) ?? 0),
       ],
     };
   }

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
+import { BudgetsModule } from '../budgets/budgets.module';
 import { CallsModule } from '../calls/calls.module';
 import { Guardrails } from './guardrails';
 
 /** The config's guardrails, a stage of the call pipeline (it registers itself when the config names any). */
 @Module({
-  imports: [CallsModule],
+  imports: [CallsModule, BudgetsModule],
   providers: [Guardrails],
 })
 export class GuardrailsModule {}

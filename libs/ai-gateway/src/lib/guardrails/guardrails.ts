@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CounterSeries, MetricsRegistry, SeriesCounter } from '@arbor/observability';
 import { excerptList, excerpt } from '@arbor/platform';
 import { ProviderError } from '@arbor/provider-adapters';
+import { BudgetLimits } from '../budgets/budget-limits';
 import { CallStage, CallStages, type StageCall, type StagePass } from '../calls/call-stage';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { badRequest } from '../gateway-errors';
@@ -76,6 +77,7 @@ export class Guardrails implements CallStage {
     registry: MetricsRegistry,
     stages: CallStages,
     private readonly deployments: DeploymentRouter,
+    private readonly projects: BudgetLimits,
   ) {
     const definitions = settings.litellm.guardrails ?? [];
     this.running = definitions.length === 0 ? [] : runningGuardrails(definitions, registry, () => (this.client ??= new UpstreamClient()));
@@ -88,7 +90,9 @@ export class Guardrails implements CallStage {
   open({ codec, caller, body, headers }: StageCall): StagePass | undefined {
     const metadata = body['metadata'];
     const inMetadata = typeof metadata === 'object' && metadata !== null && FIELD in metadata;
-    const ofKey = caller.kind === 'virtual' ? caller.key.guardrails : NONE;
+    // A key's own, and its project's (LiteLLM's team guardrails, /team/update).
+    const ofProject = caller.kind === 'virtual' && this.projects.any('project') ? (this.projects.of('project', caller.key.project)?.guardrails ?? NONE) : NONE;
+    const ofKey = caller.kind !== 'virtual' ? NONE : ofProject.length === 0 ? caller.key.guardrails : [...caller.key.guardrails, ...ofProject];
     if (!this.anyDefaultOn && ofKey.length === 0 && !(FIELD in body) && !inMetadata) return undefined;
     const requested = this.requested(body[FIELD], FIELD);
     const alsoRequested = inMetadata ? this.requested((metadata as Record<string, unknown>)[FIELD], `metadata.${FIELD}`) : [];
@@ -259,9 +263,11 @@ function refusal(guardrail: RunningGuardrail, blocked: ContentBlocked, of: 'requ
   guardrail.blocked.inc();
   const what = blocked.keyword
     ? 'a blocked keyword was detected'
-    : found === 'pattern detected'
-      ? `${excerpt(blocked.rule)} pattern detected`
-      : `${found} ${excerpt(blocked.rule)}`;
+    : blocked.category
+      ? `${excerpt(blocked.rule)} category detected`
+      : found === 'pattern detected'
+        ? `${excerpt(blocked.rule)} pattern detected`
+        : `${found} ${excerpt(blocked.rule)}`;
   const subject = of === 'request' ? 'Content blocked' : 'The answer was blocked';
   return new ProviderError(400, 'invalid_request_error', `${subject} by guardrail "${excerpt(guardrail.definition.name)}": ${what}.`, 'guardrail_violation', FIELD);
 }

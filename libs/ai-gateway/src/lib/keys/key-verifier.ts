@@ -52,8 +52,12 @@ export type GatewayCaller = { kind: 'master' } | { kind: 'virtual'; key: Verifie
  * when a wildcard alias serves it), `*` everything. Empty: every alias.
  */
 export function mayUseAlias(caller: GatewayCaller, alias: string): boolean {
-  if (caller.kind === 'master' || caller.key.aliases.length === 0 || caller.key.aliases.includes(alias)) return true;
-  return caller.key.aliases.some((allowed) => allowed.includes('*') && compiledPattern(allowed).test(alias));
+  return caller.kind === 'master' || caller.key.aliases.length === 0 || aliasAllowedBy(caller.key.aliases, alias);
+}
+
+/** Whether a list of aliases (a key's, a project's) names `alias`, or a wildcard pattern of the list matches it. */
+export function aliasAllowedBy(allowed: readonly string[], alias: string): boolean {
+  return allowed.includes(alias) || allowed.some((name) => name.includes('*') && compiledPattern(name).test(alias));
 }
 
 const patterns = new Map<string, RegExp>();

@@ -163,7 +163,8 @@ export class KeysService {
 
   /** key_alias is unique: 409 when another key has it. */
   /** Every guardrail a key is to carry is one of the config's (400 naming those it has). */
-  private requireGuardrails(names: readonly string[] | undefined): void {
+  /** 400 unknown_guardrail unless every name is one of the config's guardrails (a key's, or a project's). */
+  requireGuardrails(names: readonly string[] | undefined): void {
     const unknown = (names ?? []).filter((name) => !this.guardrails.has(name));
     if (unknown.length === 0) return;
     const { quoted, more } = excerptList(unknown);

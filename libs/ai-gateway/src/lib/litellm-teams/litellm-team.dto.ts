@@ -1,21 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, IsDefined, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { IsBudget, IsBudgetDuration, IsMetadata } from '../keys/dto/key-fields';
+import { IsAliasList, IsBudget, IsBudgetDuration, IsGuardrailList, IsLimit, IsMetadata } from '../keys/dto/key-fields';
 
 /** LiteLLM's team fields without an equivalent here, and why: refused unless at LiteLLM's default. */
 export const UNSERVED_TEAM_FIELDS: Record<string, string> = {
   team_alias: "a project's name is the control plane's",
-  models: "a project's models are its keys' (models on /key/generate)",
-  tpm_limit: 'project rate limits are not served; set tpm_limit on the keys',
-  rpm_limit: 'project rate limits are not served; set rpm_limit on the keys',
   max_parallel_requests: 'project limits are not served; set max_parallel_requests on the keys',
   members_with_roles: "a project's members and roles are the control plane's",
   organization_id: 'organizations are not served',
   blocked: "block the project's keys (/key/block)",
   tags: 'tags are not served',
   model_aliases: 'aliases come from model_list',
-  guardrails: 'guardrails are set on keys or in the config',
   team_member_budget: "set each member's budget with /team/member_update (max_budget_in_team)",
   model_rpm_limit: 'per-model rate limits are not served',
   model_tpm_limit: 'per-model rate limits are not served',
@@ -49,18 +45,44 @@ export class UpdateTeamDto {
   @IsMetadata()
   metadata?: Record<string, unknown> | null;
 
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    example: ['pii-mask'],
+    description: "Guardrails of the config that run on every call of the project's keys; null or []: none.",
+  })
+  @IsOptional()
+  @IsGuardrailList()
+  guardrails?: string[] | null;
+
   // Refused unless at LiteLLM's default (UNSERVED_TEAM_FIELDS).
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    example: ['gpt-4o'],
+    description: "The aliases the project's keys may call (wildcards as on keys); null or []: every alias their keys allow.",
+  })
+  @IsOptional()
+  @IsAliasList()
+  models?: string[] | null;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, nullable: true, example: 1000, description: "Requests per minute over all the project's keys; null: none." })
+  @IsOptional()
+  @IsLimit()
+  rpm_limit?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, nullable: true, example: 100000, description: "Tokens per minute over all the project's keys; null: none." })
+  @IsOptional()
+  @IsLimit()
+  tpm_limit?: number | null;
+
   @Allow() team_alias?: unknown;
-  @Allow() models?: unknown;
-  @Allow() tpm_limit?: unknown;
-  @Allow() rpm_limit?: unknown;
   @Allow() max_parallel_requests?: unknown;
   @Allow() members_with_roles?: unknown;
   @Allow() organization_id?: unknown;
   @Allow() blocked?: unknown;
   @Allow() tags?: unknown;
   @Allow() model_aliases?: unknown;
-  @Allow() guardrails?: unknown;
   @Allow() team_member_budget?: unknown;
   @Allow() model_rpm_limit?: unknown;
   @Allow() model_tpm_limit?: unknown;

@@ -8,17 +8,28 @@ export interface LiteLlmTeam {
   budget_reset_at: string | null;
   /** USD the project's keys spent in the current period since its budget was set. */
   spend: number;
-  models: never[];
-  tpm_limit: null;
-  rpm_limit: null;
+  /** The aliases the project's keys may call; []: every alias their keys allow. */
+  models: string[];
+  tpm_limit: number | null;
+  rpm_limit: number | null;
   members_with_roles: never[];
   metadata: Record<string, unknown>;
+  /** Guardrails that run on every call of the project's keys. */
+  guardrails: string[];
   blocked: false;
 }
 
 export function liteLlmTeam(
   slug: string,
-  budget: { maxBudget: number | null; budgetDuration: string | null; metadata: Record<string, unknown> } | null,
+  budget: {
+    maxBudget: number | null;
+    budgetDuration: string | null;
+    metadata: Record<string, unknown>;
+    guardrails?: string[];
+    models?: string[];
+    rpmLimit?: number | null;
+    tpmLimit?: number | null;
+  } | null,
   spent: { spend: number; periodEnd: number | null },
 ): LiteLlmTeam {
   return {
@@ -28,11 +39,12 @@ export function liteLlmTeam(
     budget_duration: budget?.budgetDuration ?? null,
     budget_reset_at: spent.periodEnd === null ? null : new Date(spent.periodEnd).toISOString(),
     spend: spent.spend,
-    models: [],
-    tpm_limit: null,
-    rpm_limit: null,
+    models: budget?.models ?? [],
+    tpm_limit: budget?.tpmLimit ?? null,
+    rpm_limit: budget?.rpmLimit ?? null,
     members_with_roles: [],
     metadata: budget?.metadata ?? {},
+    guardrails: budget?.guardrails ?? [],
     blocked: false,
   };
 }

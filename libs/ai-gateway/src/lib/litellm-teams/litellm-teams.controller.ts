@@ -93,6 +93,13 @@ export class LiteLlmTeamsController {
     if (body.max_budget !== undefined) change.maxBudget = body.max_budget;
     if (body.budget_duration !== undefined) change.budgetDuration = body.budget_duration;
     if (body.metadata !== undefined) change.metadata = body.metadata ?? {};
+    if (body.models !== undefined) change.models = (body.models ?? []).filter((model) => model !== 'all-proxy-models');
+    if (body.rpm_limit !== undefined) change.rpmLimit = body.rpm_limit;
+    if (body.tpm_limit !== undefined) change.tpmLimit = body.tpm_limit;
+    if (body.guardrails !== undefined) {
+      this.keys.requireGuardrails(body.guardrails ?? []);
+      change.guardrails = body.guardrails ?? [];
+    }
     await this.limits.save(PROJECT, slug, change);
     return { team_id: slug, data: (await this.team(slug)) as LiteLlmTeam };
   }

@@ -31,6 +31,9 @@ const record = (startedAt: number, extra: Partial<CallRecord> = {}): CallRecord 
   status: 200,
   latencyMs: 12.5,
   cacheHit: false,
+  errorCode: null,
+  retries: 0,
+  fallbacks: 0,
   ...extra,
 });
 

@@ -83,6 +83,10 @@ export interface CallRecord {
   status: number;
   latencyMs: number;
   cacheHit: boolean;
+  /** A failed or refused call's error code (guardrail_violation, budget_exceeded…); null when answered. */
+  errorCode: string | null;
+  retries: number;
+  fallbacks: number;
 }
 
 interface HourlyCalls {
@@ -157,12 +161,14 @@ const ADD_BUDGET_SPEND = `
   on conflict (level, subject, period_end) do update set spend = b.spend + excluded.spend, calls = b.calls + excluded.calls, updated_at = now()`;
 
 const APPEND_CALL_RECORDS = `
-  insert into call_records (id, started_at, key_id, project, end_user, tags, alias, deployment_id, provider, prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit)
+  insert into call_records (id, started_at, key_id, project, end_user, tags, alias, deployment_id, provider, prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit,
+                            error_code, retries, fallbacks)
   select coalesce(id, gen_random_uuid()), started_at, key_id, project, end_user, coalesce(string_to_array(tags, E'\\x1f'), '{}'), alias, deployment_id, provider,
-         prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit
+         prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit, error_code, retries, fallbacks
     from unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::bigint[],
-                $12::numeric[], $13::integer[], $14::double precision[], $15::boolean[])
-      as d(id, started_at, key_id, project, end_user, tags, alias, deployment_id, provider, prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit)`;
+                $12::numeric[], $13::integer[], $14::double precision[], $15::boolean[], $16::text[], $17::integer[], $18::integer[])
+      as d(id, started_at, key_id, project, end_user, tags, alias, deployment_id, provider, prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit,
+           error_code, retries, fallbacks)`;
 
 /**
  * Spend off the request path: record() only adds to in-memory totals; a write-behind flush moves
@@ -416,6 +422,9 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
         calls.map((row) => row.status),
         calls.map((row) => row.latencyMs),
         calls.map((row) => row.cacheHit),
+        calls.map((row) => row.errorCode),
+        calls.map((row) => row.retries),
+        calls.map((row) => row.fallbacks),
       ]);
     }
     return true;

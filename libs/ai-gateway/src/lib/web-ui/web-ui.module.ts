@@ -1,28 +1,28 @@
-import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { webUiMiddleware } from '@arbor/platform';
-import { AiGatewayUiConfigController, WEB_UI_OPTIONS, type AiGatewayWebUiOptions } from './ui-config.controller';
+import { DynamicModule, Module } from '@nestjs/common';
+import { ProductWebUiModule, type ProductWebUiOptions } from '@arbor/platform';
 
 /**
  * The pages of the AI gateway's UI (apps/ai-gateway-web's routes, and its sign-in callback). Only
  * these paths, asked for as HTML, are the UI: every other path is the gateway's, as before.
  */
-export const AI_GATEWAY_UI_PAGES = /^\/(keys(\/[^/]+)?|usage|catalogue|auth\/callback)?\/?$/;
+export const AI_GATEWAY_UI_PAGES = /^\/(keys(\/[^/]+)?|usage|catalogue|calls|auth\/callback)?\/?$/;
 
-/** The AI gateway's UI at `/` (served as the control plane serves its own) and the public facts it starts from. */
+export type AiGatewayWebUiOptions = Pick<ProductWebUiOptions, 'webRoot' | 'signIn'>;
+
+/** The AI gateway's UI at `/` and the public facts it starts from (`GET /api/v1/ui/config`), as every product serves its own. */
 @Module({})
-export class AiGatewayWebUiModule implements NestModule {
+export class AiGatewayWebUiModule {
   static forRoot(options: AiGatewayWebUiOptions): DynamicModule {
-    return { module: AiGatewayWebUiModule, controllers: [AiGatewayUiConfigController], providers: [{ provide: WEB_UI_OPTIONS, useValue: options }] };
-  }
-
-  constructor(@Inject(WEB_UI_OPTIONS) private readonly options: AiGatewayWebUiOptions) {}
-
-  configure(consumer: MiddlewareConsumer): void {
-    if (!this.options.webRoot) return;
-    const signIn = this.options.signIn;
-    const origins = signIn ? [signIn.issuer, signIn.controlPlaneUrl].map((url) => new URL(url).origin) : [];
-    consumer
-      .apply(webUiMiddleware({ root: this.options.webRoot, connectOrigins: origins, isPage: (path) => AI_GATEWAY_UI_PAGES.test(path) }))
-      .forRoutes({ path: '{/*splat}', method: RequestMethod.GET });
+    return {
+      module: AiGatewayWebUiModule,
+      imports: [
+        ProductWebUiModule.forRoot({
+          ...options,
+          title: 'AI gateway',
+          signInSettings: ['AIGW_OIDC_ISSUER_URL', 'AIGW_CONTROL_PLANE_URL', 'AIGW_M2M_CLIENT_ID', 'AIGW_M2M_CLIENT_SECRET'],
+          pages: AI_GATEWAY_UI_PAGES,
+        }),
+      ],
+    };
   }
 }

@@ -55,6 +55,10 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsNonEmpty()
   MCPGW_OIDC_AUDIENCE = 'mcp-gateway';
 
+  /** The public client (authorisation code + PKCE) the gateway's web UI signs people in with. */
+  @IsNonEmpty()
+  MCPGW_OIDC_UI_CLIENT_ID = 'arbor-mcp-gateway';
+
   @IsOptional()
   @IsHttpUrl()
   MCPGW_CONTROL_PLANE_URL?: string;

@@ -21,6 +21,8 @@ class Blocked {
     readonly guardrail: string,
     /** The pattern's name; undefined for a blocked keyword (a refusal names no keyword). */
     readonly pattern: string | undefined,
+    /** `pattern` names a content category. */
+    readonly category = false,
   ) {}
 }
 
@@ -130,7 +132,7 @@ function guardText(text: string, guardrails: readonly RunningGuardrail[], maskin
     const verdict = guardrail.filter.filter(result);
     if ('blocked' in verdict) {
       guardrail.blocked.inc();
-      throw new Blocked(guardrail.name, verdict.blocked.keyword ? undefined : verdict.blocked.rule);
+      throw new Blocked(guardrail.name, verdict.blocked.keyword ? undefined : verdict.blocked.rule, verdict.blocked.category === true);
     }
     if (verdict.text !== result) masking.add(guardrail);
     result = verdict.text;
@@ -139,7 +141,7 @@ function guardText(text: string, guardrails: readonly RunningGuardrail[], maskin
 }
 
 function refusal(blocked: Blocked, where: 'arguments' | 'result'): CallToolResult {
-  const what = blocked.pattern === undefined ? 'a blocked keyword was detected' : `${excerpt(blocked.pattern)} pattern detected`;
+  const what = blocked.pattern === undefined ? 'a blocked keyword was detected' : `${excerpt(blocked.pattern)} ${blocked.category ? 'category' : 'pattern'} detected`;
   const text =
     where === 'arguments'
       ? `Tool call blocked by guardrail "${excerpt(blocked.guardrail)}": ${what} in its arguments; the tool was not called.`

@@ -33,7 +33,7 @@ export class McpMetrics {
   private readonly rateLimitedSeries = new Map<string, CounterSeries>();
   private health: () => readonly UpstreamHealth[] = () => [];
   private sessions: () => number = () => 0;
-  /** Tool calls by virtual server (or `/mcp`) over the last 24 h, for the dashboard summary. */
+  /** Tool calls by virtual server (or `/mcp`) and by tool over the last 24 h, for the dashboard summary and the admin UI's charts. */
   readonly recentToolCalls = new RecentToolCalls();
 
   constructor(registry: MetricsRegistry) {
@@ -113,6 +113,6 @@ export class McpMetrics {
     }
     counter.inc();
     entry.duration.observe(seconds);
-    if (labels.method === 'tools/call' && labels.server !== '' && outcome !== 'cancelled') this.recentToolCalls.record(labels.server, outcome !== 'ok');
+    if (labels.method === 'tools/call' && labels.server !== '' && outcome !== 'cancelled') this.recentToolCalls.record(labels.server, outcome !== 'ok', labels.tool, seconds);
   }
 }

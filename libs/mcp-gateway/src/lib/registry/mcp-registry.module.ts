@@ -5,6 +5,7 @@ import { ControlPlaneClient, ControlPlaneModule, TokenVerifier } from '@arbor/co
 import { McpControlPlaneAccess, ServerProject } from '../admin/admin-access';
 import { McpAdminSettings } from '../admin/admin-settings';
 import { ServersController } from '../admin/servers.controller';
+import { ServerToolsController } from '../admin/server-tools.controller';
 import { ToolsController } from '../admin/tools.controller';
 import { UpstreamsController } from '../admin/upstreams.controller';
 import { DatabaseServerRegistry } from './database-server-registry';
@@ -120,7 +121,7 @@ export class McpRegistryModule {
       module: McpRegistryModule,
       global: true,
       imports: [controlPlaneModule(configured, missing), ...(options.imports ?? [])],
-      controllers: [UpstreamsController, ServersController, ToolsController, ...(cipher ? [OAuthController] : [])],
+      controllers: [UpstreamsController, ServersController, ServerToolsController, ToolsController, ...(cipher ? [OAuthController] : [])],
       providers: [
         // MCPGW_CONFIG's guardrails, for the runtime's catalogue and the admin API's check of the names servers give.
         { provide: ToolCallGuardrails, useFactory: (metrics: MetricsRegistry) => new ToolCallGuardrails(config.guardrails, metrics), inject: [MetricsRegistry] },

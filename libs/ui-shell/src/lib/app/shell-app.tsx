@@ -1,4 +1,4 @@
-import { createTheme, MantineProvider, Notification, type CSSVariablesResolver } from '@mantine/core';
+import { createTheme, MantineProvider, Modal, Notification, type CSSVariablesResolver } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { UserManager } from 'oidc-client-ts';
@@ -17,7 +17,7 @@ import { Shell, type ShellPage } from '../shell/shell';
 
 // The darkest shades for filled colours and links, and darker dimmed text, so that text keeps a
 // contrast of 4.5:1 in both themes (WCAG AA; the browser tests run axe-core on the pages).
-// A notification's message in the text colour (its own grey is 3.3:1 on white), and its close button named.
+// A notification's message in the text colour (its own grey is 3.3:1 on white), and its and a dialog's close button named.
 const theme = createTheme({
   primaryColor: 'teal',
   primaryShade: { light: 9, dark: 9 },
@@ -27,6 +27,7 @@ const theme = createTheme({
       defaultProps: { closeButtonProps: { 'aria-label': 'Close notification' } },
       styles: { description: { color: 'var(--mantine-color-text)' } },
     }),
+    Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
   },
 });
 const contrast: CSSVariablesResolver = (resolved) => ({

@@ -1,6 +1,7 @@
 import type { ProviderError } from '@arbor/provider-adapters';
 import { NO_USAGE, type CallUsage } from '../../calls/usage';
 import type { EndpointCodec, StreamTap } from '../endpoint-codec';
+import { SPEECH_TEXT } from '../openai/chat-text';
 import { renderOpenAiError } from '../openai/openai-codecs';
 import { TranscriptionStreamTap } from './transcription-stream-tap';
 import { transcriptionUsage } from './transcription-usage';
@@ -37,6 +38,7 @@ export const OPENAI_AUDIO_SPEECH: EndpointCodec = {
   operation: 'audio_speech',
   description: 'speech',
   paths: ['/v1/audio/speech', '/audio/speech'],
+  requestText: SPEECH_TEXT,
   // Always passed on as it arrives: audio is long, and players start on the first bytes.
   streamed: () => true,
   forwardedHeaders: () => undefined,

@@ -1,5 +1,6 @@
 import { NO_USAGE } from '../../calls/usage';
 import type { EndpointCodec } from '../endpoint-codec';
+import { IMAGE_PROMPT_TEXT } from '../openai/chat-text';
 import { renderOpenAiError } from '../openai/openai-codecs';
 import { ImagesStreamTap } from './images-stream-tap';
 import { imagesUsage, requestedImages } from './images-usage';
@@ -15,7 +16,8 @@ function imagesCodec(name: string, operation: 'image_generation' | 'image_edit',
     operation,
     description,
     paths: [`/v1${path}`, path],
-    ...(multipart ? { requestFormat: 'multipart' as const } : {}),
+    // A JSON request's prompt is checked by guardrails; an edit's form fields are not rewritten yet.
+    ...(multipart ? { requestFormat: 'multipart' as const } : { requestText: IMAGE_PROMPT_TEXT }),
     // A form's fields are text: `stream=true`.
     streamed: (body) => body['stream'] === true || body['stream'] === 'true',
     forwardedHeaders: () => undefined,

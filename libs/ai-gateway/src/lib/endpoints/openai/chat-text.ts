@@ -14,7 +14,7 @@ export const CHAT_TEXT: RequestText = {
 };
 
 /** A field holding one text or a list of them (token arrays are left as they are). */
-function textsIn(field: string): RequestText {
+export function textsIn(field: string): RequestText {
   return {
     map: (body, replace) => {
       const value = body[field];
@@ -28,6 +28,12 @@ export const COMPLETIONS_TEXT = textsIn('prompt');
 
 /** Embeddings: the input. */
 export const EMBEDDINGS_TEXT = textsIn('input');
+
+/** Image generations: the prompt. */
+export const IMAGE_PROMPT_TEXT = textsIn('prompt');
+
+/** Speech: the text to speak. */
+export const SPEECH_TEXT = textsIn('input');
 
 /** A message's or a delta's content and refusal. */
 function mapMessage(message: unknown, replace: (text: string) => string): unknown {

@@ -8,7 +8,7 @@ export interface ChartSeries<Row> {
   color: string;
 }
 
-interface UsageChartProps<Row> {
+interface BarChartFigureProps<Row> {
   title: string;
   rows: Row[];
   category: keyof Row & string;
@@ -16,12 +16,28 @@ interface UsageChartProps<Row> {
   format?(value: number): string;
   /** Bars across (a category per line, for names) instead of up (for days). */
   horizontal?: boolean;
+  /** Shown instead of the chart when there are no rows. */
+  empty?: string;
+  /** Series on top of each other (parts of a whole), or side by side (figures that do not add up, such as latencies). */
+  stacked?: boolean;
 }
 
 const axisTick = { fill: 'var(--mantine-color-text)', fontSize: 12 };
 
-/** A bar chart of the usage figures (recharts, in the UI kit's colours), named for assistive technology. */
-export function UsageChart<Row extends object>({ title, rows, category, series, format = String, horizontal = false }: UsageChartProps<Row>) {
+/**
+ * A bar chart of a product's figures (recharts, in the UI kit's colours), named for assistive
+ * technology. From `@arbor/ui-shell/charts`, so that only the pages with charts load recharts.
+ */
+export function BarChartFigure<Row extends object>({
+  title,
+  rows,
+  category,
+  series,
+  format = String,
+  horizontal = false,
+  empty = 'No calls in this period.',
+  stacked = true,
+}: BarChartFigureProps<Row>) {
   // recharts reads the rows by key name; the props above keep those names to the row's fields.
   const data = rows as Record<string, unknown>[];
   const categoryKey: string = category;
@@ -32,7 +48,7 @@ export function UsageChart<Row extends object>({ title, rows, category, series, 
         {title}
       </Text>
       {rows.length === 0 ? (
-        <Text size="sm">No calls in this period.</Text>
+        <Text size="sm">{empty}</Text>
       ) : (
         <ResponsiveContainer width="100%" height={height}>
           <BarChart data={data} layout={horizontal ? 'vertical' : 'horizontal'} margin={{ left: 8, right: 16 }}>
@@ -53,7 +69,7 @@ export function UsageChart<Row extends object>({ title, rows, category, series, 
               contentStyle={{ background: 'var(--mantine-color-body)', borderColor: 'var(--mantine-color-default-border)', color: 'var(--mantine-color-text)' }}
             />
             {series.map((line) => (
-              <Bar key={line.key} dataKey={line.key as string} name={line.label} fill={line.color} stackId="usage" isAnimationActive={false} />
+              <Bar key={line.key} dataKey={line.key as string} name={line.label} fill={line.color} stackId={stacked ? 'stack' : undefined} isAnimationActive={false} />
             ))}
           </BarChart>
         </ResponsiveContainer>

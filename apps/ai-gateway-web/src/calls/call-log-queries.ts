@@ -1,0 +1,16 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { answer, useApiClient } from '@arbor/ui-shell';
+import type { paths } from '../api/gateway-api';
+
+export const CALLS_PER_PAGE = 50;
+
+/** A page of a project's last calls, newest first (the gateway writes the last second of calls first). */
+export function useCallLog(project: string | null, page: number) {
+  const api = useApiClient<paths>();
+  return useQuery({
+    queryKey: ['ai-gateway', 'call-log', project, page],
+    enabled: project !== null,
+    placeholderData: keepPreviousData,
+    queryFn: () => answer(api.GET('/spend/logs', { params: { query: { team_id: project ?? '', summarize: false, page, page_size: CALLS_PER_PAGE } } })),
+  });
+}

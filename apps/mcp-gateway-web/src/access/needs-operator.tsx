@@ -1,0 +1,10 @@
+import { Alert, Code } from '@mantine/core';
+
+/** The empty state of a page only operators reach: which role would let the person in, never a raw 403. */
+export function NeedsOperator({ what }: { what: string }) {
+  return (
+    <Alert color="gray" title="No MCP gateway operator role on any project">
+      A control-plane administrator can grant you <Code>mcp-gateway.operator</Code> on a project (with the sign-in key <Code>mcp-gateway</Code>) to {what}.
+    </Alert>
+  );
+}

@@ -1,0 +1,147 @@
+// The MCP gateway's admin API as this UI calls it (/api/v1/upstreams, /servers, /keys in
+// libs/mcp-gateway/src/lib/admin and …/access), in the shape openapi-typescript writes, so that the
+// client is typed as every product UI's is. The gateway's OpenAPI document does not describe these
+// answers yet (the responses are plain interfaces there): when it does, this file gives way to the
+// generated one. Fields the API adds later (tool roles, auth strategies, agents) are added here.
+
+export type Transport = 'streamable-http' | 'sse';
+
+/** An upstream as the admin API shows it: header names, never their values. */
+export interface Upstream {
+  name: string;
+  url: string;
+  transport: Transport;
+  header_names: string[];
+  timeout_ms: number;
+  max_concurrency: number;
+  /** `config`: from MCPGW_CONFIG, read-only here. */
+  source: 'api' | 'config';
+  health?: { state: 'up' | 'down' | 'connecting'; last_seen_at: string | null; last_error: string | null };
+  /** The era the gateway speaks with it: 2026-07-28, or what initialize agreed. */
+  protocol_version?: string | null;
+  tool_count?: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UpstreamBody {
+  name?: string;
+  url?: string;
+  transport?: Transport;
+  /** Write-only; on a change, replaces every header. */
+  headers?: Record<string, string>;
+  timeout_ms?: number;
+  max_concurrency?: number;
+}
+
+/** What a virtual server takes from one upstream: `'*'` or the names. */
+export interface Selection {
+  upstream: string;
+  tools: '*' | string[];
+  resources: '*' | string[];
+  prompts: '*' | string[];
+}
+
+export interface VirtualServer {
+  id: string;
+  project: string;
+  name: string;
+  description: string | null;
+  upstreams: Selection[];
+  guardrails: string[];
+  source: 'api' | 'config';
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ServerBody {
+  id?: string;
+  project?: string;
+  name?: string;
+  description?: string | null;
+  upstreams?: Partial<Selection>[];
+}
+
+/** A tool as the caller's MCP client lists it. */
+export interface McpTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown> & { type: 'object' };
+  annotations?: Record<string, unknown>;
+}
+
+/** A tools/call result. */
+export interface ToolResult {
+  content: ({ type: 'text'; text: string } | { type: string; [field: string]: unknown })[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** An item of an upstream's catalogue, with the caller's servers that expose it. */
+export interface CatalogueItem {
+  upstream: string;
+  kind: 'tool' | 'resource' | 'resource-template' | 'prompt';
+  name: string;
+  description: string | null;
+  servers: string[];
+}
+
+export interface McpApiKey {
+  id: string;
+  project: string;
+  name: string;
+  key_hint: string;
+  expires_at: string | null;
+  created_at: string;
+  /** Only in the answer that made it. */
+  key?: string;
+}
+
+/** One tool's calls in one hour (this replica's). */
+export interface ToolCallHour {
+  hour: string;
+  tool: string;
+  calls: number;
+  errors: number;
+  mean_latency_ms: number | null;
+}
+
+interface ErrorAnswer {
+  content: { 'application/json': { error: { code: string; message: string; details?: Record<string, unknown> } } };
+}
+type Answer<T> = { content: { 'application/json': T } };
+type Json<T> = { content: { 'application/json': T } };
+type Path<P> = { parameters: { path: P } };
+
+export interface paths {
+  '/api/v1/upstreams': {
+    get: { responses: { 200: Answer<{ upstreams: Upstream[] }>; default: ErrorAnswer } };
+    post: { requestBody: Json<UpstreamBody>; responses: { 201: Answer<Upstream>; default: ErrorAnswer } };
+  };
+  '/api/v1/upstreams/{name}': {
+    patch: Path<{ name: string }> & { requestBody: Json<UpstreamBody>; responses: { 200: Answer<Upstream>; default: ErrorAnswer } };
+    delete: Path<{ name: string }> & { responses: { 204: { content?: never }; default: ErrorAnswer } };
+  };
+  '/api/v1/servers': {
+    get: { parameters: { query?: { project?: string } }; responses: { 200: Answer<{ servers: VirtualServer[] }>; default: ErrorAnswer } };
+    post: { requestBody: Json<ServerBody>; responses: { 201: Answer<VirtualServer>; default: ErrorAnswer } };
+  };
+  '/api/v1/servers/{id}': {
+    patch: Path<{ id: string }> & { requestBody: Json<ServerBody>; responses: { 200: Answer<VirtualServer>; default: ErrorAnswer } };
+    delete: Path<{ id: string }> & { responses: { 204: { content?: never }; default: ErrorAnswer } };
+  };
+  '/api/v1/servers/{id}/tools': { get: Path<{ id: string }> & { responses: { 200: Answer<{ tools: McpTool[] }>; default: ErrorAnswer } } };
+  '/api/v1/servers/{id}/tools/{tool}/call': {
+    post: Path<{ id: string; tool: string }> & { requestBody: Json<{ arguments?: Record<string, unknown> }>; responses: { 200: Answer<ToolResult>; default: ErrorAnswer } };
+  };
+  '/api/v1/servers/{id}/tool-calls': { get: Path<{ id: string }> & { responses: { 200: Answer<{ hours: ToolCallHour[] }>; default: ErrorAnswer } } };
+  '/api/v1/tools': {
+    get: { parameters: { query?: { upstream?: string; server?: string } }; responses: { 200: Answer<{ items: CatalogueItem[] }>; default: ErrorAnswer } };
+  };
+  '/api/v1/keys': {
+    get: { parameters: { query?: { project?: string } }; responses: { 200: Answer<{ keys: McpApiKey[] }>; default: ErrorAnswer } };
+    post: { requestBody: Json<{ project: string; name?: string; expires_at?: string | null }>; responses: { 201: Answer<McpApiKey>; default: ErrorAnswer } };
+  };
+  '/api/v1/keys/{id}': { delete: Path<{ id: string }> & { responses: { 204: { content?: never }; default: ErrorAnswer } } };
+}

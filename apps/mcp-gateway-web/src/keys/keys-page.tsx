@@ -1,0 +1,130 @@
+import { Alert, Button, Code, Group, Loader, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { ConfirmButton, fieldError, FormErrorAlert, notifyFailure, SecretShownOnceDialog, useFormatInstant, useMe, usePaged } from '@arbor/ui-shell';
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { mcpAccess } from '../access/mcp-access';
+import { NeedsOperator } from '../access/needs-operator';
+import { useCreateMcpKey, useMcpKeys, useRevokeMcpKey } from './keys-queries';
+
+/** Gateway API keys for MCP clients that cannot sign in (agents, CI), by project: made with the secret shown once, revoked. */
+export function KeysPage() {
+  const me = useMe().data;
+  const access = mcpAccess(me?.permissions);
+  const keys = useMcpKeys(access.operable.length > 0);
+  const revoke = useRevokeMcpKey();
+  const formatInstant = useFormatInstant();
+  const [secret, setSecret] = useState<string | null>(null);
+  const { items, pager } = usePaged(keys.data ?? []);
+  if (!me) return null;
+  const preferred = me.default_project?.slug;
+  return (
+    <Stack>
+      <Title order={2}>API keys</Title>
+      {access.operable.length === 0 ? (
+        <NeedsOperator what="make and revoke the gateway API keys of its MCP clients" />
+      ) : (
+        <>
+          <CreateKeyForm
+            projects={access.operable}
+            defaultProject={preferred && access.operable.includes(preferred) ? preferred : (access.operable[0] ?? null)}
+            onCreated={setSecret}
+          />
+          {keys.isPending && <Loader aria-label="Loading keys" />}
+          {keys.isError && (
+            <Alert color="red" title="The keys could not be loaded">
+              {keys.error.message}
+            </Alert>
+          )}
+          {keys.data?.length === 0 && (
+            <Alert color="gray" title="No keys yet">
+              Make the first one above: a client sends it as a bearer token to the project's virtual servers.
+            </Alert>
+          )}
+          {items.length > 0 && (
+            <Table striped aria-label="API keys">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Key</Table.Th>
+                  <Table.Th>Project</Table.Th>
+                  <Table.Th>Made</Table.Th>
+                  <Table.Th>Expires</Table.Th>
+                  <Table.Th>Actions</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {items.map((key) => {
+                  const name = key.name || key.key_hint;
+                  return (
+                    <Table.Tr key={key.id} data-key-id={key.id}>
+                      <Table.Td>
+                        <Text fw={500}>{key.name || 'unnamed'}</Text>
+                        <Code>{key.key_hint}</Code>
+                      </Table.Td>
+                      <Table.Td>{key.project}</Table.Td>
+                      <Table.Td>{formatInstant(key.created_at)}</Table.Td>
+                      <Table.Td>{key.expires_at ? formatInstant(key.expires_at) : 'never'}</Table.Td>
+                      <Table.Td>
+                        <ConfirmButton
+                          title={`Revoke ${name}?`}
+                          message="Clients using it are refused from now on."
+                          loading={revoke.isPending}
+                          aria-label={`Revoke ${name}`}
+                          onConfirm={() => revoke.mutate(key.id, { onError: notifyFailure('The key was not revoked') })}
+                        >
+                          Revoke
+                        </ConfirmButton>
+                      </Table.Td>
+                    </Table.Tr>
+                  );
+                })}
+              </Table.Tbody>
+            </Table>
+          )}
+          {pager}
+        </>
+      )}
+      <SecretShownOnceDialog secret={secret} onClose={() => setSecret(null)} title="Your new key">
+        <Text size="sm">
+          An MCP client sends it as <Code>Authorization: Bearer …</Code> to the project's virtual servers; the <Link to="/virtual-servers">Virtual servers</Link> page has each
+          client's config.
+        </Text>
+      </SecretShownOnceDialog>
+    </Stack>
+  );
+}
+
+function CreateKeyForm({ projects, defaultProject, onCreated }: { projects: string[]; defaultProject: string | null; onCreated(secret: string): void }) {
+  const [project, setProject] = useState<string | null>(defaultProject);
+  const [name, setName] = useState('');
+  const create = useCreateMcpKey();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!project) return;
+    create.mutate(
+      { project, ...(name.trim() ? { name: name.trim() } : {}) },
+      {
+        onSuccess: (created) => {
+          setName('');
+          if (created?.key) onCreated(created.key);
+        },
+      },
+    );
+  };
+  return (
+    <Paper withBorder p="md" component="form" onSubmit={submit} aria-label="New key">
+      <Stack>
+        <Title order={3} size="h4">
+          New key
+        </Title>
+        <Group align="end">
+          <Select label="Project" data={projects} value={project} onChange={setProject} allowDeselect={false} w={240} error={fieldError(create.error, 'project')} />
+          <TextInput label="Name" placeholder="CI agent" value={name} onChange={(event) => setName(event.currentTarget.value)} error={fieldError(create.error, 'name')} />
+          <Button type="submit" loading={create.isPending} disabled={!project}>
+            Make key
+          </Button>
+        </Group>
+        <FormErrorAlert error={create.error} fields={['project', 'name', 'expires_at']} />
+      </Stack>
+    </Paper>
+  );
+}

@@ -1,0 +1,101 @@
+import { Accordion, Alert, Code, Group, Loader, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useMe } from '@arbor/ui-shell';
+import { useMemo, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { mcpAccess } from '../access/mcp-access';
+import { NeedsOperator } from '../access/needs-operator';
+import { useServers } from '../servers/servers-queries';
+import { ToolTryForm } from './tool-try-form';
+import { useServerTools } from './tools-queries';
+
+/** A virtual server's catalogue as a client sees it: search it, read each tool's input schema, try a tool from a form. */
+export function ToolsPage() {
+  const me = useMe().data;
+  const access = mcpAccess(me?.permissions);
+  const servers = useServers(access.operable.length > 0);
+  const [params, setParams] = useSearchParams();
+  const server = params.get('server') ?? servers.data?.[0]?.id ?? null;
+  const tools = useServerTools(server);
+  const [search, setSearch] = useState('');
+  const [query] = useDebouncedValue(search.trim().toLowerCase(), 200);
+  const found = useMemo(
+    () => (tools.data ?? []).filter((tool) => query === '' || tool.name.toLowerCase().includes(query) || (tool.description ?? '').toLowerCase().includes(query)),
+    [tools.data, query],
+  );
+  if (!me) return null;
+  return (
+    <Stack>
+      <Title order={2}>Tools</Title>
+      {access.operable.length === 0 ? (
+        <NeedsOperator what="see and try the tools of its virtual servers" />
+      ) : (
+        <>
+          <Group align="end">
+            <Select
+              label="Virtual server"
+              data={(servers.data ?? []).map((row) => ({ value: row.id, label: `${row.name} (${row.project})` }))}
+              value={server}
+              onChange={(value) => value && setParams({ server: value })}
+              allowDeselect={false}
+              w={280}
+            />
+            <TextInput label="Search tools" placeholder="name or description" value={search} onChange={(event) => setSearch(event.currentTarget.value)} w={280} />
+          </Group>
+          {servers.data?.length === 0 && (
+            <Alert color="gray" title="No virtual servers yet">
+              Make one on the Virtual servers page; its tools are listed here.
+            </Alert>
+          )}
+          {(servers.isPending || tools.isFetching) && <Loader aria-label="Loading tools" />}
+          {servers.isError && (
+            <Alert color="red" title="The virtual servers could not be loaded">
+              {servers.error.message}
+            </Alert>
+          )}
+          {tools.isError && (
+            <Alert color="red" title="The tools could not be loaded">
+              {tools.error.message}
+            </Alert>
+          )}
+          {tools.data && (
+            <Text size="sm">
+              {found.length} of {tools.data.length} tools, as an MCP client of this server lists them for you.
+            </Text>
+          )}
+          {server && found.length > 0 && (
+            <Accordion variant="separated" aria-label="Tools">
+              {found.map((tool) => (
+                <Accordion.Item key={tool.name} value={tool.name} data-tool={tool.name}>
+                  <Accordion.Control>
+                    <Text fw={600} component="span">
+                      {tool.name}
+                    </Text>
+                    {tool.description && (
+                      <Text size="sm" lineClamp={1}>
+                        {tool.description}
+                      </Text>
+                    )}
+                  </Accordion.Control>
+                  <Accordion.Panel>
+                    <Stack>
+                      {tool.description && <Text size="sm">{tool.description}</Text>}
+                      <Text fw={600} size="sm">
+                        Input schema
+                      </Text>
+                      <Code block>{JSON.stringify(tool.inputSchema, null, 2)}</Code>
+                      <Title order={3} size="h5">
+                        Try it
+                      </Title>
+                      <ToolTryForm server={server} tool={tool} />
+                    </Stack>
+                  </Accordion.Panel>
+                </Accordion.Item>
+              ))}
+            </Accordion>
+          )}
+        </>
+      )}
+    </Stack>
+  );
+}
