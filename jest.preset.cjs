@@ -19,9 +19,9 @@ module.exports = {
       },
     ],
   },
-  // NestJS 12, jose, eventsource-parser and the AI SDK (ai, @ai-sdk/*) ship only ES modules; Node runs them through require(esm), but jest's
+  // NestJS 12, jose, openid-client (and its oauth4webapi), eventsource-parser and the AI SDK (ai, @ai-sdk/*) ship only ES modules; Node runs them through require(esm), but jest's
   // module system cannot, so SWC compiles them to CommonJS for tests.
-  transformIgnorePatterns: ['/node_modules/(?!(jose|@nestjs|eventsource-parser|ai|@ai-sdk|@workflow|zod)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|openid-client|oauth4webapi|@nestjs|eventsource-parser|ai|@ai-sdk|@workflow|zod)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   moduleNameMapper: {
     '^@arbor/(.*)$': path.join(__dirname, 'libs/$1/src/index.ts'),

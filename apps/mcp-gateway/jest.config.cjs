@@ -2,5 +2,5 @@ module.exports = {
   ...require('../../jest.preset.cjs'),
   displayName: 'mcp-gateway',
   rootDir: __dirname,
-  globals: { arbor: { postgres: true, oidc: true, redis: true } },
+  globals: { arbor: { postgres: true, oidc: true, redis: true, browser: true } },
 };

@@ -133,6 +133,38 @@ describe('A2A agents through the MCP gateway', () => {
     expect(rows[0].sealed).not.toContain(Buffer.from(AGENT_TOKEN).toString('hex'));
   });
 
+  it("takes an upstream's per-caller auth for an agent, showing everything but the OAuth client secret, which is stored sealed", async () => {
+    const created = await json<{ auth: unknown }>(gateway.url, 'POST', '/api/v1/agents', tokens.alice, {
+      name: 'partner',
+      url: agent.url,
+      project: 'alpha',
+      auth: { type: 'oauth', client_id: 'arbor', client_secret: 'partner-s3cret' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.auth).toEqual({ type: 'oauth', client_id: 'arbor', has_client_secret: true, client_credentials: false, header_names: [] });
+    // Named again without its secret: the stored one stays.
+    const rescoped = await json<{ auth: unknown }>(gateway.url, 'PATCH', '/api/v1/agents/partner', tokens.alice, { auth: { type: 'oauth', client_id: 'arbor', scope: 'read' } });
+    expect(rescoped.body.auth).toEqual({ type: 'oauth', client_id: 'arbor', scope: 'read', has_client_secret: true, client_credentials: false, header_names: [] });
+    const rows = (await gateway.app.get(DataSource).query("select auth_kind, auth_settings, auth_secret_ciphertext as sealed from agents where name = 'partner'")) as {
+      auth_kind: string;
+      auth_settings: unknown;
+      sealed: Buffer | null;
+    }[];
+    expect(rows[0]).toMatchObject({ auth_kind: 'oauth', auth_settings: { clientId: 'arbor', scope: 'read' } });
+    expect(rows[0]?.sealed?.toString('latin1')).not.toContain('partner-s3cret');
+    for (const answer of [created, rescoped, await json(gateway.url, 'GET', '/api/v1/agents/partner', tokens.alice)]) expect(answer.text).not.toContain('s3cret');
+
+    const bad = await json<{ error: { details: { fields: Record<string, string[]> } } }>(gateway.url, 'POST', '/api/v1/agents', tokens.alice, {
+      name: 'bad',
+      url: agent.url,
+      project: 'alpha',
+      auth: { type: 'token_exchange', headers: { authorization: 'x' } },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.fields['auth']).toEqual(['auth.headers is not a setting of token_exchange auth (type, audience, scope); auth.audience is required']);
+    expect((await json(gateway.url, 'DELETE', '/api/v1/agents/partner', tokens.alice)).status).toBe(204);
+  });
+
   it('refuses an agent whose card cannot be read or whose address is a cloud metadata service', async () => {
     const unreadable = await json<{ error: { code: string } }>(gateway.url, 'POST', '/api/v1/agents', tokens.alice, {
       name: 'nowhere',

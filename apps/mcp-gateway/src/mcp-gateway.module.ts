@@ -65,6 +65,10 @@ export class McpGatewayModule {
             .filter(Boolean),
           allowLinkLocal: config.allowLinkLocalUpstreams,
           repositoryTokenHosts: config.repositoryTokenHosts,
+          publicUrl: config.MCPGW_PUBLIC_URL,
+          ...(config.MCPGW_OIDC_CLIENT_ID && config.MCPGW_OIDC_CLIENT_SECRET
+            ? { gatewayClient: { clientId: config.MCPGW_OIDC_CLIENT_ID, clientSecret: config.MCPGW_OIDC_CLIENT_SECRET } }
+            : {}),
           // Passed even when incomplete, so that person-authorised calls can name what is missing.
           controlPlane: {
             audience: config.MCPGW_OIDC_AUDIENCE,

@@ -17,6 +17,11 @@ export * from './lib/dashboard/mcp-dashboard';
 export { McpProjectSync } from './lib/projects/project-sync';
 export { ToolCallGuardrails } from './lib/guardrails/tool-call-guardrails';
 export { McpAgentsModule } from './lib/agents/agents.module';
-export { AgentCredentials, type AgentCaller } from './lib/agents/agent-credentials';
 export type { AgentAuth, AgentDefinition } from './lib/agents/agent-definition';
 export * from './lib/web-ui/web-ui.module';
+// The credentials module of upstreams (tool servers and A2A agents): one `auth` per upstream or agent.
+export * from './lib/credentials/upstream-auth';
+export * from './lib/credentials/credential-caller';
+export * from './lib/credentials/credentials.exception';
+export * from './lib/credentials/upstream-credentials';
+export type { ConnectionResponse } from './lib/credentials/oauth/oauth.controller';

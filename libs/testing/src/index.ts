@@ -10,3 +10,4 @@ export * from './lib/ui-test-stack';
 export * from './lib/agent-clis';
 export * from './lib/demo-agent-process';
 export * from './lib/mcp-everything-process';
+export * from './lib/tokens-issued-for';

@@ -220,6 +220,49 @@ describe('client credentials', () => {
   });
 });
 
+describe('token exchange (RFC 8693, as Keycloak standard token exchange)', () => {
+  const exchange = (subjectToken: string, audience: string, client: [string, string] = ['mcp-gateway', 'dev-mcp-gateway-secret']) =>
+    tokenRequest(
+      {
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        subject_token: subjectToken,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        requested_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        audience,
+      },
+      basic(...client),
+    );
+
+  it("exchanges alice's token for the MCP gateway for one naming her, whose audience is the tool server", async () => {
+    const alice = await passwordGrant('alice');
+    const response = await exchange(alice.access_token, 'arbor-tool-server');
+    expect(response.status).toBe(200);
+    const body = await json<TokenResponse & { issued_token_type: string }>(response);
+    expect(body).toMatchObject({ token_type: 'Bearer', issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', expires_in: 300 });
+    const { payload } = decodeJwt(body.access_token);
+    expect(payload).toMatchObject({ iss: idp.issuer, sub: userId('alice'), aud: 'arbor-tool-server', azp: 'mcp-gateway', preferred_username: 'alice' });
+  });
+
+  it('refuses an audience the client has no audience mapper for, a token not for the client, a forged token, and clients without the switch', async () => {
+    const alice = await passwordGrant('alice');
+    const wrongAudience = await exchange(alice.access_token, 'control-plane');
+    expect(wrongAudience.status).toBe(400);
+    expect(await wrongAudience.json()).toMatchObject({ error: 'invalid_target' });
+
+    const forMachines = await json<TokenResponse>(await tokenRequest({ grant_type: 'client_credentials' }, basic('ai-gateway-m2m', 'dev-ai-gateway-m2m-secret')));
+    const notForClient = await exchange(forMachines.access_token, 'arbor-tool-server');
+    expect(notForClient.status).toBe(400);
+    expect(await notForClient.json()).toMatchObject({ error: 'access_denied', error_description: 'Client is not within the token audience' });
+
+    const forged = await exchange(`${alice.access_token.slice(0, -8)}AAAAAAAA`, 'arbor-tool-server');
+    expect(await forged.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/subject token is not valid/) });
+
+    const withoutSwitch = await exchange(alice.access_token, 'arbor-tool-server', ['mcp-gateway-m2m', 'dev-mcp-gateway-m2m-secret']);
+    expect(withoutSwitch.status).toBe(400);
+    expect(await withoutSwitch.json()).toMatchObject({ error_description: 'requested grant type is not allowed for this client' });
+  });
+});
+
 describe('signatures', () => {
   async function signingKey(kid: string): Promise<JsonWebKey> {
     const { keys } = await json<{ keys: (JsonWebKey & { kid: string })[] }>(await fetch(endpoints.jwks_uri));

@@ -10,6 +10,7 @@ import { createMemoryAdapter } from './memory-adapter.ts';
 import { errorPage, logoutPage, signedOutPage } from './pages.ts';
 import { loadRealm, uriMatches, type Realm } from './realm.ts';
 import { ACCESS_TOKEN_RESOURCE, SUPPORTED_SCOPES, customizeAccessToken, passwordGrant, personClaims, resourceServerInfo } from './tokens.ts';
+import { TOKEN_EXCHANGE_GRANT, TOKEN_EXCHANGE_PARAMETERS, tokenExchangeGrant } from './token-exchange.ts';
 import { createUserinfoHandler } from './userinfo.ts';
 
 export interface DevIdpOptions {
@@ -97,6 +98,7 @@ function createRequestHandler(issuer: string, realm: Realm, key: SigningKey) {
 
   const provider = new Provider(issuer, providerConfiguration(realm, basePath, signingKey));
   provider.registerGrantType('password', passwordGrant(realm), ['username', 'password', 'scope']);
+  provider.registerGrantType(TOKEN_EXCHANGE_GRANT, tokenExchangeGrant(realm, issuer, publicKey), TOKEN_EXCHANGE_PARAMETERS);
   // Keycloak's redirect URIs may end in a wildcard ("http://localhost:8080/*"); oidc-provider's match exactly.
   // Matched against the realm's own list: "http://127.0.0.1:*" (any loopback port, for MCP clients) is no URI to oidc-provider.
   provider.Client.prototype.redirectUriAllowed = function (this: Client, uri: string) {
@@ -143,17 +145,20 @@ function providerConfiguration(realm: Realm, basePath: string, signingKey: JsonW
   const { lifetimes } = realm;
   return {
     adapter: createMemoryAdapter(),
-    clients: [...realm.clients.values()].map((client) => ({
-      client_id: client.clientId,
-      ...(client.secret === undefined
-        ? { token_endpoint_auth_method: 'none' as const }
-        : { client_secret: client.secret, token_endpoint_auth_method: 'client_secret_basic' as const }),
-      grant_types: client.grantTypes,
-      response_types: client.grantTypes.includes('authorization_code') ? ['code'] : [],
-      // oidc-provider checks these are URIs; a port wildcard becomes a path one (matching is ours, above).
-      redirect_uris: client.redirectUris.map((uri) => uri.replace(/:\*$/, '/*')),
-      post_logout_redirect_uris: client.postLogoutRedirectUris,
-    })),
+    // A client with no flow (a resource server, such as an internal tool server) only names an audience.
+    clients: [...realm.clients.values()]
+      .filter((client) => client.grantTypes.length > 0)
+      .map((client) => ({
+        client_id: client.clientId,
+        ...(client.secret === undefined
+          ? { token_endpoint_auth_method: 'none' as const }
+          : { client_secret: client.secret, token_endpoint_auth_method: 'client_secret_basic' as const }),
+        grant_types: client.grantTypes,
+        response_types: client.grantTypes.includes('authorization_code') ? ['code'] : [],
+        // oidc-provider checks these are URIs; a port wildcard becomes a path one (matching is ours, above).
+        redirect_uris: client.redirectUris.map((uri) => uri.replace(/:\*$/, '/*')),
+        post_logout_redirect_uris: client.postLogoutRedirectUris,
+      })),
     jwks: { keys: [signingKey] },
     // Browsers share localhost cookies across ports: names and the session cookie's path keep
     // ours apart from the applications' (the control plane runs on localhost:8080).

@@ -59,6 +59,9 @@ declare module 'oidc-provider' {
     readonly kind: string;
     readonly clientId: string;
     readonly accountId?: string;
+    /** The grant that issued it (`password`, `token_exchange`, …). */
+    readonly gty?: string;
+    readonly resourceServer?: { readonly audience?: string };
     scope?: string;
   }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { TOKEN_EXCHANGE_GRANT } from './token-exchange.ts';
 
 /** The part of a Keycloak realm export (the file `kc.sh import` reads) that the dev IdP uses. */
 interface KeycloakRealmExport {
@@ -51,9 +52,11 @@ export interface RealmClient {
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   webOrigins: string[];
-  /** From the client's `oidc-audience-mapper`s, in their order. */
+  /** From the client's `oidc-audience-mapper`s, in their order; for a token-exchange client, the audiences it may exchange for. */
   audiences: string[];
   pkceRequired: boolean;
+  /** Keycloak's standard token exchange (`standard.token.exchange.enabled`), for confidential clients only. */
+  tokenExchange: boolean;
 }
 
 export interface RealmUser {
@@ -143,10 +146,12 @@ export function loadRealm(file: string): Realm {
 }
 
 function toRealmClient(client: KeycloakClient): RealmClient {
+  const tokenExchange = client.publicClient !== true && client.attributes?.['standard.token.exchange.enabled'] === 'true';
   const grantTypes = [
     ...(client.standardFlowEnabled === true ? ['authorization_code', 'refresh_token'] : []),
     ...(client.directAccessGrantsEnabled === true ? ['password'] : []),
     ...(client.serviceAccountsEnabled === true && client.publicClient !== true ? ['client_credentials'] : []),
+    ...(tokenExchange ? [TOKEN_EXCHANGE_GRANT] : []),
   ];
   const redirectUris = client.redirectUris ?? [];
   const postLogout = client.attributes?.['post.logout.redirect.uris'];
@@ -165,6 +170,7 @@ function toRealmClient(client: KeycloakClient): RealmClient {
     webOrigins: (client.webOrigins ?? []).flatMap((origin) => (origin === '+' ? redirectUris.map(originOf) : [origin])),
     audiences,
     pkceRequired: client.publicClient === true || client.attributes?.['pkce.code.challenge.method'] === 'S256',
+    tokenExchange,
   };
 }
 

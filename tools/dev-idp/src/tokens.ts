@@ -1,5 +1,6 @@
 import { errors, type IssuedToken, type KoaContextWithOIDC, type ResourceServerInfo, type StructuredToken } from 'oidc-provider';
 import type { Realm, RealmUser } from './realm.ts';
+import { TOKEN_EXCHANGE_GTY } from './token-exchange.ts';
 
 /**
  * oidc-provider issues JWT access tokens only for a resource server (RFC 8707), so every client
@@ -41,8 +42,10 @@ export function customizeAccessToken(realm: Realm) {
   return async (_ctx: KoaContextWithOIDC, token: IssuedToken, jwt: StructuredToken): Promise<void> => {
     const { audiences } = realm.client(token.clientId);
     jwt.header = { typ: 'JWT' };
+    // An exchanged token is for the one audience asked for, not the client's own.
+    const exchangedFor = token.gty === TOKEN_EXCHANGE_GTY ? token.resourceServer?.audience : undefined;
     Object.assign(jwt.payload, {
-      aud: audiences.length === 1 ? audiences[0] : audiences,
+      aud: exchangedFor ?? (audiences.length === 1 ? audiences[0] : audiences),
       azp: token.clientId,
       typ: 'Bearer',
     });

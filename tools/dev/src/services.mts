@@ -135,6 +135,9 @@ export function serviceSpecs(
         MCPGW_CONTROL_PLANE_URL: controlPlaneUrl,
         MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
         MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
+        // The gateway's own client: token exchange for upstreams that see the person, and who connects an OAuth upstream.
+        MCPGW_OIDC_CLIENT_ID: 'mcp-gateway',
+        MCPGW_OIDC_CLIENT_SECRET: 'dev-mcp-gateway-secret',
         // MCP clients' sign-in metadata names the gateway by it.
         MCPGW_PUBLIC_URL: localUrl(listens.mcpGateway ?? '0.0.0.0:4444'),
       },

@@ -106,6 +106,24 @@ describe("the other services' configuration", () => {
     expect([mcp.MCPGW_REDIS_URL, mcp.MCPGW_REPLICA_URL]).toEqual(['redis://redis:6379', 'http://10.0.0.7:4444']);
   });
 
+  it("wants both halves of the MCP gateway's own client at the identity provider, and that provider", () => {
+    const base = { MCPGW_DATABASE_URL: 'postgres://h/m' };
+    expect(lines(() => loadConfig(McpGatewayConfig, { ...base, MCPGW_OIDC_CLIENT_ID: 'mcp-gateway' }))).toEqual([
+      'MCPGW_OIDC_CLIENT_SECRET: is required with MCPGW_OIDC_CLIENT_ID',
+      'MCPGW_OIDC_ISSUER_URL: is required with MCPGW_OIDC_CLIENT_ID: the client is there',
+    ]);
+    expect(lines(() => loadConfig(McpGatewayConfig, { ...base, MCPGW_OIDC_CLIENT_SECRET: 's' }))).toEqual([
+      expect.stringMatching(/^MCPGW_OIDC_CLIENT_ID: is required with MCPGW_OIDC_CLIENT_SECRET/),
+    ]);
+    const config = loadConfig(McpGatewayConfig, {
+      ...base,
+      MCPGW_OIDC_ISSUER_URL: 'http://localhost:8090/realms/arbor',
+      MCPGW_OIDC_CLIENT_ID: 'mcp-gateway',
+      MCPGW_OIDC_CLIENT_SECRET: 'dev-mcp-gateway-secret',
+    });
+    expect([config.MCPGW_OIDC_CLIENT_ID, config.MCPGW_OIDC_CLIENT_SECRET]).toEqual(['mcp-gateway', 'dev-mcp-gateway-secret']);
+  });
+
   it('listens where CP_DISPATCHER_LISTEN_ADDR says and needs the issuer once a target is set', () => {
     expect(loadConfig(SyncDispatcherConfig, { CP_DATABASE_URL: 'postgres://h/cp' }).listen).toEqual({ host: '0.0.0.0', port: 8081 });
     expect(lines(() => loadConfig(SyncDispatcherConfig, { CP_DATABASE_URL: 'postgres://h/cp', CP_SHOP_API_URL: 'http://shop' }))).toEqual([

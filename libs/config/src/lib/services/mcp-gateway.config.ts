@@ -71,6 +71,19 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
   @IsNonEmpty()
   MCPGW_M2M_CLIENT_SECRET?: string;
 
+  /**
+   * The gateway's own confidential client at the identity provider (the realm's `mcp-gateway`): it
+   * exchanges persons' tokens for upstreams with `token_exchange` auth (RFC 8693) and confirms who
+   * opens a connect link of an `oauth` upstream.
+   */
+  @IsOptional()
+  @IsNonEmpty()
+  MCPGW_OIDC_CLIENT_ID?: string;
+
+  @IsOptional()
+  @IsNonEmpty()
+  MCPGW_OIDC_CLIENT_SECRET?: string;
+
   /** Browser origins allowed by CORS (the suite dashboard calls the summary from the browser), comma-separated; default the control plane's origin. */
   @IsOptional()
   @IsOriginList()
@@ -150,6 +163,13 @@ export class McpGatewayConfig extends ServiceConfig implements CrossChecked {
       env['MCPGW_REDIS_URL'] && !env['MCPGW_REPLICA_URL']
         ? [{ variable: 'MCPGW_REPLICA_URL', message: "is required with MCPGW_REDIS_URL: the other replicas forward requests for this one's sessions there" }]
         : [];
-    return [...controlPlaneSettings(env, 'MCPGW'), ...replicas];
+    const exchangeId = env['MCPGW_OIDC_CLIENT_ID'];
+    const exchangeSecret = env['MCPGW_OIDC_CLIENT_SECRET'];
+    const tokenExchange: ConfigProblem[] = [
+      ...(exchangeId && !exchangeSecret ? [{ variable: 'MCPGW_OIDC_CLIENT_SECRET', message: 'is required with MCPGW_OIDC_CLIENT_ID' }] : []),
+      ...(exchangeSecret && !exchangeId ? [{ variable: 'MCPGW_OIDC_CLIENT_ID', message: 'is required with MCPGW_OIDC_CLIENT_SECRET' }] : []),
+      ...(exchangeId && !env['MCPGW_OIDC_ISSUER_URL'] ? [{ variable: 'MCPGW_OIDC_ISSUER_URL', message: 'is required with MCPGW_OIDC_CLIENT_ID: the client is there' }] : []),
+    ];
+    return [...controlPlaneSettings(env, 'MCPGW'), ...replicas, ...tokenExchange];
   }
 }

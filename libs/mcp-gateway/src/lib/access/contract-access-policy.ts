@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { DataSource } from 'typeorm';
 import { can, ContractHttpError, ControlPlaneNotFoundError, keysForProject, presentedCredential, rolesIn, VerifiedCaller } from '@arbor/contract';
 import { McpControlPlaneAccess, OPERATOR } from '../admin/admin-access';
+import type { CredentialCaller } from '../credentials/credential-caller';
 import { ServerRegistry, VirtualServerDefinition } from '../registry/server-registry';
 import { ApiKeyLookup } from '@arbor/api-keys';
 import { MCP_API_KEYS } from './api-key-material';
@@ -86,7 +87,7 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
     return grant;
   }
 
-  override async authorizeProject(request: IncomingMessage, project: string | null): Promise<{ principal: string }> {
+  override async authorizeProject(request: IncomingMessage, project: string | null): Promise<CredentialCaller> {
     const presented = credentialOf(request);
     if (!presented) {
       throw new McpAccessError(401, 'missing_credentials', "Send a person's token or a gateway API key: Authorization: Bearer <token or key>.", { 'www-authenticate': REALM });
@@ -94,11 +95,13 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
     if (MCP_API_KEYS.matches(presented)) {
       const key = await this.knownKey(presented);
       if (project !== null && key.project !== project) throw forbiddenOn(project);
-      return { principal: key.principal };
+      return { kind: 'machine', principal: key.principal };
     }
     const controlPlane = this.requireControlPlane();
     const caller = await this.verified(controlPlane, presented);
-    if (project === null) return { principal: caller.subject };
+    // The person's own token, for the credentials module to exchange; never sent to the agent.
+    const person: CredentialCaller = { kind: 'person', principal: caller.subject, token: presented };
+    if (project === null) return person;
     let permissions: string[];
     try {
       const answer = await controlPlane.client.effectivePermissions({ subject: caller.subject, project });
@@ -110,7 +113,7 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
       throw unavailable();
     }
     if (!(can(permissions, PRODUCT) && rolesIn(permissions, PRODUCT).length > 0)) throw forbiddenOn(project);
-    return { principal: caller.subject };
+    return person;
   }
 
   /** Forget what is known of a key (after it was deleted here). */
@@ -187,9 +190,9 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
         // One project: the cheaper single view, cached per project.
         const answer = await controlPlane.client.effectivePermissions({ subject: caller.subject, project: target.project });
         if (answer.source === 'unavailable') throw unavailable();
-        if (!mayUse(answer.permissions)) return { principal: caller.subject, servers: [], who };
+        if (!mayUse(answer.permissions)) return { principal: caller.subject, personToken: token, servers: [], who };
         const servers = this.serversOf((s) => s.project === target.project);
-        return { principal: caller.subject, servers, operates: new Set(can(answer.permissions, PRODUCT, OPERATOR) ? servers : []), who };
+        return { principal: caller.subject, personToken: token, servers, operates: new Set(can(answer.permissions, PRODUCT, OPERATOR) ? servers : []), who };
       }
       const view = await controlPlane.client.groupedPermissions({ subject: caller.subject });
       if (view.source === 'unavailable') throw unavailable();
@@ -199,6 +202,7 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
       const usable = this.registry.servers().filter((server) => mayUse(keysForProject(view, server.project)));
       return {
         principal: caller.subject,
+        personToken: token,
         servers: usable.map((server) => server.id),
         operates: new Set(usable.filter((server) => can(keysForProject(view, server.project), PRODUCT, OPERATOR)).map((server) => server.id)),
         who,
@@ -208,7 +212,7 @@ export class ContractMcpAccessPolicy extends McpAccessPolicy implements OnModule
       // A person who never signed in to the suite, or a project the control plane does not know: nothing to use.
       if (error instanceof ControlPlaneNotFoundError) {
         if (!target) throw mayUseNothing();
-        return { principal: caller.subject, servers: [], who };
+        return { principal: caller.subject, personToken: token, servers: [], who };
       }
       throw unavailable();
     }

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { CredentialCaller } from '../credentials/credential-caller';
 
 /** What a caller may reach: the ids of virtual servers (all of them for `/mcp`'s union). */
 export interface McpAccessGrant {
@@ -15,6 +16,16 @@ export interface McpAccessGrant {
   tools?: ReadonlySet<string>;
   /** Who, as the audit of tool calls shows them: a person (name from the token) or an API key (its name). Absent: the principal. */
   who?: { kind: 'person' | 'key'; name: string };
+  /**
+   * A person's own bearer token as presented (absent for API keys): exchanged at the identity
+   * provider for upstreams with `token_exchange` auth, never sent to an upstream itself.
+   */
+  personToken?: string;
+}
+
+/** Whom an upstream call is made for: the grant's principal, with the person's token the credentials module exchanges. */
+export function credentialCallerOf(grant: McpAccessGrant): CredentialCaller {
+  return grant.personToken !== undefined ? { kind: 'person', principal: grant.principal, token: grant.personToken } : { kind: 'machine', principal: grant.principal };
 }
 
 /** A refusal the transports answer as it says (401 with WWW-Authenticate, 403, 503). */
@@ -59,7 +70,7 @@ export abstract class McpAccessPolicy {
    * with a role on that project. `null`: no such agent; the credentials are still checked (401
    * first, as for MCP), and the caller is let through to be told so. Throws McpAccessError.
    */
-  async authorizeProject(_request: IncomingMessage, _project: string | null): Promise<{ principal: string }> {
+  async authorizeProject(_request: IncomingMessage, _project: string | null): Promise<CredentialCaller> {
     throw new McpAccessError(403, 'forbidden', 'This gateway serves no agents.');
   }
 

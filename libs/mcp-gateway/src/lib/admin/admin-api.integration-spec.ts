@@ -6,6 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DynamicModule, Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { McpGatewayConfig } from '@arbor/config';
 import { DatabaseModule, PlatformModule, RunningService, ServiceDefinition, startService } from '@arbor/platform';
 import { createTestDatabase, machineToken, personToken, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
@@ -180,6 +181,41 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     expect((await as('carol')('DELETE', '/api/v1/upstreams/tickets')).status).toBe(204);
     expect((await as('carol')('GET', '/api/v1/upstreams/tickets')).status).toBe(404);
     expect(gateway.app.get(ServerRegistry).upstream('tickets')).toBeUndefined();
+  });
+
+  it("sets an upstream's auth, showing everything but the OAuth client secret, which is stored sealed", async () => {
+    const exchanged = await as('carol')('POST', '/api/v1/upstreams', {
+      name: 'internal',
+      url: 'http://127.0.0.1:3006/mcp',
+      auth: { type: 'token_exchange', audience: 'arbor-tool-server' },
+    });
+    expect(exchanged.status).toBe(201);
+    expect(exchanged.body['auth']).toEqual({ type: 'token_exchange', audience: 'arbor-tool-server' });
+    expect(gateway.app.get(ServerRegistry).upstream('internal')?.auth).toEqual({ type: 'token_exchange', audience: 'arbor-tool-server' });
+
+    const oauth = await as('carol')('POST', '/api/v1/upstreams', {
+      name: 'wiki',
+      url: 'http://127.0.0.1:3007/mcp',
+      auth: { type: 'oauth', client_id: 'arbor', client_secret: 'wiki-s3cret', client_credentials: true },
+    });
+    expect(oauth.body['auth']).toEqual({ type: 'oauth', client_id: 'arbor', has_client_secret: true, client_credentials: true });
+    // Named again without its secret: the stored one stays.
+    const renamedScope = await as('carol')('PATCH', '/api/v1/upstreams/wiki', { auth: { type: 'oauth', client_id: 'arbor', scope: 'read' } });
+    expect(renamedScope.body['auth']).toEqual({ type: 'oauth', client_id: 'arbor', scope: 'read', has_client_secret: true, client_credentials: false });
+    expect(gateway.app.get(ServerRegistry).upstream('wiki')?.auth).toEqual({ type: 'oauth', clientId: 'arbor', clientSecret: 'wiki-s3cret', scope: 'read' });
+    const rows = (await gateway.app.get(DataSource).query("select auth, auth_secret_ciphertext as sealed from upstreams where name = 'wiki'")) as {
+      auth: unknown;
+      sealed: Buffer | null;
+    }[];
+    expect(rows[0]?.auth).toEqual({ type: 'oauth', clientId: 'arbor', scope: 'read' });
+    expect(rows[0]?.sealed?.toString('latin1')).not.toContain('wiki-s3cret');
+    for (const answer of [oauth, renamedScope, await as('carol')('GET', '/api/v1/upstreams/wiki')]) expect(answer.text).not.toContain('s3cret');
+
+    const bad = await as('carol')('POST', '/api/v1/upstreams', { name: 'bad', url: 'http://127.0.0.1:3008/mcp', auth: { type: 'token_exchange', client_secret: 'x' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error?.details?.fields?.['auth']).toEqual(['auth.client_secret is not a setting of token_exchange auth (type, audience, scope); auth.audience is required']);
+    await as('carol')('DELETE', '/api/v1/upstreams/internal');
+    await as('carol')('DELETE', '/api/v1/upstreams/wiki');
   });
 
   it('refuses upstreams on link-local and metadata addresses, and bad bodies naming each field', async () => {

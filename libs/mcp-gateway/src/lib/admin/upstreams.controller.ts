@@ -11,6 +11,7 @@ import { MCP_GATEWAY, OPERATOR } from './admin-access';
 import { McpAdminSettings } from './admin-settings';
 import { upstreamResponse, UpstreamResponse } from './dto/admin.responses';
 import { CreateUpstreamDto, UpdateUpstreamDto } from './dto/upstream.dto';
+import { keepingStoredSecret, readUpstreamAuth, STATIC_AUTH, type UpstreamAuth, type UpstreamAuthWire } from '../credentials/upstream-auth';
 
 /**
  * /api/v1/upstreams: the upstream MCP servers every project's virtual servers draw on. Reading
@@ -50,6 +51,7 @@ export class UpstreamsController {
       url: body.url,
       transport: body.transport ?? 'streamable-http',
       headers: normaliseHeaders(body.headers ?? {}),
+      ...this.auth(body.auth),
       timeoutMs: body.timeout_ms ?? DEFAULT_TIMEOUT_MS,
       maxConcurrency: body.max_concurrency ?? DEFAULT_MAX_CONCURRENCY,
     });
@@ -61,7 +63,9 @@ export class UpstreamsController {
   async update(@Param('name') name: string, @Body() body: UpdateUpstreamDto): Promise<UpstreamResponse> {
     await this.apiMade(name);
     if (body.url !== undefined) await this.checkUrl(body.url);
+    const current = body.auth === undefined ? undefined : (await this.store.upstream(name)).auth;
     const changes: UpstreamChanges = {
+      ...(body.auth !== undefined ? { auth: this.auth(body.auth, current).auth ?? STATIC_AUTH } : {}),
       url: body.url,
       transport: body.transport,
       headers: body.headers === undefined ? undefined : normaliseHeaders(body.headers),
@@ -77,6 +81,13 @@ export class UpstreamsController {
   async delete(@Param('name') name: string): Promise<void> {
     await this.apiMade(name);
     await this.registry.deleteUpstream(name);
+  }
+
+  /** The DTO's auth (already checked) as the registry keeps it; an oauth one for the same client without a secret keeps the stored secret. */
+  private auth(wire: UpstreamAuthWire | undefined, current?: UpstreamAuth): { auth?: UpstreamAuth } {
+    const auth = readUpstreamAuth(wire, 'auth', () => undefined);
+    if (!auth || auth.type === 'static') return {};
+    return { auth: auth.type === 'oauth' ? keepingStoredSecret(auth, current) : auth };
   }
 
   /** Config rows are refused before anything else is checked: the answer is the same whatever the body. */

@@ -3,7 +3,8 @@ import { A2A_VERSION_HEADER } from '@a2a-js/sdk';
 import type { Transport } from '@a2a-js/sdk/client';
 import { A2AError } from '@a2a-js/sdk/errors';
 import { AgentDirectory } from './agent-directory';
-import type { AgentCaller } from './agent-credentials';
+import type { CredentialCaller } from '../credentials/credential-caller';
+import { CredentialsUnavailable } from '../credentials/credentials.exception';
 import { describe } from './agent-card-reader';
 import { AgentMetrics, type AgentCallOutcome } from './agent-metrics';
 
@@ -43,7 +44,7 @@ export class AgentCalls {
   ) {}
 
   /** One request, one answer. */
-  async call<T>(agent: string, method: AgentMethod, caller: AgentCaller, send: (transport: Transport, options: CallOptions) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async call<T>(agent: string, method: AgentMethod, caller: CredentialCaller, send: (transport: Transport, options: CallOptions) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const started = performance.now();
     const { transport, options } = await this.prepare(agent, method, caller, started, signal);
     try {
@@ -59,7 +60,7 @@ export class AgentCalls {
   async *stream<T>(
     agent: string,
     method: AgentMethod,
-    caller: AgentCaller,
+    caller: CredentialCaller,
     open: (transport: Transport, options: CallOptions) => AsyncGenerator<T, void, undefined>,
     signal?: AbortSignal,
   ): AsyncGenerator<T, void, undefined> {
@@ -82,25 +83,38 @@ export class AgentCalls {
     }
   }
 
-  /** A call the gateway refused before it went out (a push URL the address guard refuses). */
-  refused(agent: string, method: AgentMethod, caller: AgentCaller, reason: string): void {
+  /** A call the gateway refused before it went out (a push URL the address guard refuses, no credentials for the caller). */
+  refused(agent: string, method: AgentMethod, caller: CredentialCaller, reason: string): void {
     this.metrics.record(agent, method, 'refused', 0);
     this.audit.log(`agent call refused agent=${agent} method=${method} principal=${caller.principal} reason="${reason}"`);
   }
 
-  private async prepare(agent: string, method: AgentMethod, caller: AgentCaller, started: number, signal?: AbortSignal): Promise<{ transport: Transport; options: CallOptions }> {
+  private async prepare(
+    agent: string,
+    method: AgentMethod,
+    caller: CredentialCaller,
+    started: number,
+    signal?: AbortSignal,
+  ): Promise<{ transport: Transport; options: CallOptions }> {
     const client = await this.directory.client(agent);
     if (!client) {
       const error = new AgentUnavailable(agent, 'its card has not been read yet');
       this.finish(agent, method, caller, 'unavailable', started);
       throw error;
     }
-    const headers = await this.directory.headersFor(agent, caller);
+    let headers: Readonly<Record<string, string>>;
+    try {
+      headers = await this.directory.headersFor(agent, caller);
+    } catch (error) {
+      // No credentials for this caller there: the call is not made (never without them, nor with anyone else's).
+      if (error instanceof CredentialsUnavailable) this.refused(agent, method, caller, error.code);
+      throw error;
+    }
     // The transport is used as the SDK's Client uses it, which names the version it speaks on every call.
     return { transport: client.transport, options: { serviceParameters: { ...headers, [A2A_VERSION_HEADER]: client.protocolVersion }, ...(signal ? { signal } : {}) } };
   }
 
-  private failed(agent: string, method: AgentMethod, caller: AgentCaller, error: unknown, started: number, signal?: AbortSignal, stream = false): unknown {
+  private failed(agent: string, method: AgentMethod, caller: CredentialCaller, error: unknown, started: number, signal?: AbortSignal, stream = false): unknown {
     if (signal?.aborted) {
       this.finish(agent, method, caller, 'cancelled', started, stream);
       return error;
@@ -117,7 +131,7 @@ export class AgentCalls {
     return new AgentUnavailable(agent, reason);
   }
 
-  private finish(agent: string, method: AgentMethod, caller: AgentCaller, outcome: AgentCallOutcome, started: number, stream = false): void {
+  private finish(agent: string, method: AgentMethod, caller: CredentialCaller, outcome: AgentCallOutcome, started: number, stream = false): void {
     const seconds = (performance.now() - started) / 1000;
     if (outcome === 'ok') this.directory.seen(agent);
     this.metrics.record(agent, method, outcome, seconds, stream ? seconds : undefined);

@@ -1,11 +1,20 @@
 import type { AgentCard } from '@a2a-js/sdk';
+import type { OAuthAuth, TokenExchangeAuth } from '../credentials/upstream-auth';
 
 /**
- * What the gateway sends an agent on every request, as its `auth` says. `static`: the headers
- * given (sealed in the database like upstream headers). The other strategies of the credentials
- * module (token exchange, OAuth) plug in behind AgentCredentials.
+ * What the gateway sends an agent, as its `auth` says: `none`; `static` headers (sealed in the
+ * database like upstream headers); or, per caller, the credentials module's `token_exchange` and
+ * `oauth`, the same strategies (and settings) as an upstream MCP server's.
  */
-export type AgentAuth = { kind: 'none' } | { kind: 'static'; headers: Readonly<Record<string, string>> };
+export type AgentAuth = { type: 'none' } | StaticHeadersAuth | TokenExchangeAuth | OAuthAuth;
+
+export interface StaticHeadersAuth {
+  type: 'static';
+  headers: Readonly<Record<string, string>>;
+}
+
+export const NO_AUTH: AgentAuth = { type: 'none' };
+export const AGENT_AUTH_TYPES = ['none', 'static', 'token_exchange', 'oauth'] as const;
 
 /** An A2A agent as the runtime needs it (secrets opened: never log `auth`). */
 export interface AgentDefinition {
@@ -25,7 +34,7 @@ export interface AgentCardRecord {
   readAt: Date;
 }
 
-/** The headers an agent's `auth` gives (none for `none`). */
+/** The headers an agent's `auth` gives whoever calls (none but for `static`). */
 export function staticHeaders(auth: AgentAuth): Readonly<Record<string, string>> {
-  return auth.kind === 'static' ? auth.headers : {};
+  return auth.type === 'static' ? auth.headers : {};
 }

@@ -5,8 +5,9 @@ import { currentTraceparent } from '@arbor/observability';
 import { RegistryStore } from '../registry/registry-store';
 import { ServerRegistry } from '../registry/server-registry';
 import { guardedFetch } from '../upstreams/upstream-http';
-import { type AgentCaller, AgentCredentials } from './agent-credentials';
-import type { AgentDefinition } from './agent-definition';
+import type { CredentialCaller } from '../credentials/credential-caller';
+import { UpstreamCredentials } from '../credentials/upstream-credentials';
+import { type AgentDefinition, staticHeaders } from './agent-definition';
 import { CardUnreadable, describe, readAgentCard } from './agent-card-reader';
 import { AgentMetrics } from './agent-metrics';
 import type { StoredAgent } from './agent-rows';
@@ -51,7 +52,8 @@ class LiveAgent {
  * The agents the runtime reaches: each one's card (read at start, every `cardRefreshMs` and on
  * demand, kept with the row), its health (down when its card or a call cannot reach it) and an
  * SDK client built from the card, on connections the address guard checks, carrying the trace
- * context and, per call, what AgentCredentials gives for the agent's `auth`.
+ * context and, per call, the headers the agent's `auth` gives for the caller (the credentials
+ * module's, as for upstream MCP servers).
  */
 @Injectable()
 export class AgentDirectory implements OnModuleInit, OnModuleDestroy {
@@ -66,7 +68,7 @@ export class AgentDirectory implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly registry: ServerRegistry,
     private readonly store: RegistryStore,
-    private readonly credentials: AgentCredentials,
+    private readonly credentials: UpstreamCredentials,
     metrics: AgentMetrics,
     @Inject(AGENTS_OPTIONS) readonly options: AgentsOptions,
   ) {
@@ -142,10 +144,17 @@ export class AgentDirectory implements OnModuleInit, OnModuleDestroy {
     return agent.client;
   }
 
-  /** The headers of one call to the agent (its `auth`, for this caller): sent as the call's service parameters. */
-  headersFor(name: string, caller?: AgentCaller): Promise<Readonly<Record<string, string>>> {
-    const agent = this.live.get(name);
-    return agent ? this.credentials.headersFor(agent.definition, caller) : Promise.resolve({});
+  /**
+   * The headers of one call to the agent, for this caller, sent as the call's service parameters:
+   * its static headers, or for `token_exchange` and `oauth` the caller's own credentials there from
+   * the credentials module (throws CredentialsUnavailable). Never the caller's token itself.
+   */
+  async headersFor(name: string, caller: CredentialCaller): Promise<Readonly<Record<string, string>>> {
+    const definition = this.live.get(name)?.definition;
+    if (!definition) return {};
+    const auth = definition.auth;
+    if (auth.type === 'none' || auth.type === 'static') return staticHeaders(auth);
+    return this.credentials.headersFor({ name: definition.name, url: definition.url, auth }, caller);
   }
 
   /** A call reached the agent (an answer, an A2A error among them). */
@@ -201,7 +210,8 @@ export class AgentDirectory implements OnModuleInit, OnModuleDestroy {
     const reading = (async () => {
       const name = agent.definition.name;
       try {
-        const card = await readAgentCard(agent.definition.url, await this.credentials.headersFor(agent.definition), this.options.allowLinkLocal);
+        // A card is read for no one: with per-caller auth, without credentials (cards are public, RFC 8615's well-known path).
+        const card = await readAgentCard(agent.definition.url, staticHeaders(agent.definition.auth), this.options.allowLinkLocal);
         if (this.live.get(name) !== agent) return;
         const cardChanged = JSON.stringify(card) !== JSON.stringify(agent.card);
         agent.card = card;

@@ -18,28 +18,32 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import type { Transport } from '@a2a-js/sdk/client';
+import { A2AError, RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext, User } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { excerpt } from '@arbor/platform';
 import { McpAccessError, McpAccessPolicy } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
 import { checkUpstreamUrl, UpstreamUrlRefused } from '../registry/upstream-url-guard';
-import { AgentCalls, AgentUnavailable } from './agent-call';
-import type { AgentCaller } from './agent-credentials';
+import { AgentCalls, type AgentMethod, AgentUnavailable, type CallOptions } from './agent-call';
+import type { CredentialCaller } from '../credentials/credential-caller';
+import { CredentialsUnavailable } from '../credentials/credentials.exception';
 import { AGENTS_OPTIONS, AgentDirectory, type AgentsOptions } from './agent-directory';
 import { gatewayCard } from './gateway-card';
 
 /** The caller of one proxied request, as the SDK's handlers pass it on to the request handler. */
 class GatewayUser implements User {
-  constructor(readonly principal: string) {}
+  constructor(readonly caller: CredentialCaller) {}
   get isAuthenticated(): boolean {
     return true;
   }
   get userName(): string {
-    return this.principal;
+    return this.caller.principal;
   }
 }
+
+const UNKNOWN_CALLER: CredentialCaller = { kind: 'machine', principal: 'unknown' };
 
 const PATH = /^\/agents\/([^/?#]+)(\/[^?#]*)?/;
 
@@ -83,17 +87,17 @@ export class AgentProxy {
     }
     const rest = match[2] ?? '/';
     const agent = this.registry.agent(name);
-    let principal: string;
+    let caller: CredentialCaller;
     try {
       // Credentials first, as for MCP: who may not sign in learns nothing of which agents exist.
-      ({ principal } = await this.policy.authorizeProject(req, agent?.project ?? null));
+      caller = await this.policy.authorizeProject(req, agent?.project ?? null);
     } catch (error) {
       if (!(error instanceof McpAccessError)) throw error;
       for (const [header, value] of Object.entries(error.headers)) res.setHeader(header, value);
       return refuse(req, res, error.status, error.code, error.message);
     }
     if (!agent || !this.directory.has(name)) return refuse(req, res, 404, 'agent_not_found', `No agent "${excerpt(name)}".`);
-    (req as Request & { arborCaller?: AgentCaller }).arborCaller = { principal };
+    (req as Request & { arborCaller?: CredentialCaller }).arborCaller = caller;
     const router = this.router(name);
     const query = req.url.indexOf('?');
     req.url = rest + (query >= 0 ? req.url.slice(query) : '');
@@ -104,7 +108,7 @@ export class AgentProxy {
     const cached = this.routers.get(name);
     if (cached && cached.version === this.directory.version) return cached.router;
     const handler = new AgentRequestHandler(name, this.directory, this.calls, this.options);
-    const userBuilder = async (req: Request) => new GatewayUser((req as Request & { arborCaller?: AgentCaller }).arborCaller?.principal ?? 'unknown');
+    const userBuilder = async (req: Request) => new GatewayUser((req as Request & { arborCaller?: CredentialCaller }).arborCaller ?? UNKNOWN_CALLER);
     const router = Router();
     router.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: () => handler.getAgentCard(), legacyCompat: { enabled: true } }));
     router.use('/rest', restHandler({ requestHandler: handler, userBuilder, legacyCompat: { enabled: true } }));
@@ -137,45 +141,66 @@ class AgentRequestHandler implements A2ARequestHandler {
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     await this.checkPushUrl(params.configuration?.taskPushNotificationConfig?.url, 'SendMessage', context);
-    return this.calls.call(this.name, 'SendMessage', caller(context), (transport, options) => transport.sendMessage(params, options));
+    return this.call('SendMessage', context, (transport, options) => transport.sendMessage(params, options));
   }
 
   async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     await this.checkPushUrl(params.configuration?.taskPushNotificationConfig?.url, 'SendStreamingMessage', context);
-    yield* this.calls.stream(this.name, 'SendStreamingMessage', caller(context), (transport, options) => transport.sendMessageStream(params, options));
+    yield* this.stream('SendStreamingMessage', context, (transport, options) => transport.sendMessageStream(params, options));
   }
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
-    return this.calls.call(this.name, 'GetTask', caller(context), (transport, options) => transport.getTask(params, options));
+    return this.call('GetTask', context, (transport, options) => transport.getTask(params, options));
   }
 
   listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
-    return this.calls.call(this.name, 'ListTasks', caller(context), (transport, options) => transport.listTasks(params, options));
+    return this.call('ListTasks', context, (transport, options) => transport.listTasks(params, options));
   }
 
   cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
-    return this.calls.call(this.name, 'CancelTask', caller(context), (transport, options) => transport.cancelTask(params, options));
+    return this.call('CancelTask', context, (transport, options) => transport.cancelTask(params, options));
   }
 
   resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    return this.calls.stream(this.name, 'SubscribeToTask', caller(context), (transport, options) => transport.resubscribeTask(params, options));
+    return this.stream('SubscribeToTask', context, (transport, options) => transport.resubscribeTask(params, options));
   }
 
   async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
     await this.checkPushUrl(params.url, 'CreateTaskPushNotificationConfig', context);
-    return this.calls.call(this.name, 'CreateTaskPushNotificationConfig', caller(context), (transport, options) => transport.createTaskPushNotificationConfig(params, options));
+    return this.call('CreateTaskPushNotificationConfig', context, (transport, options) => transport.createTaskPushNotificationConfig(params, options));
   }
 
   getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
-    return this.calls.call(this.name, 'GetTaskPushNotificationConfig', caller(context), (transport, options) => transport.getTaskPushNotificationConfig(params, options));
+    return this.call('GetTaskPushNotificationConfig', context, (transport, options) => transport.getTaskPushNotificationConfig(params, options));
   }
 
   listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
-    return this.calls.call(this.name, 'ListTaskPushNotificationConfigs', caller(context), (transport, options) => transport.listTaskPushNotificationConfig(params, options));
+    return this.call('ListTaskPushNotificationConfigs', context, (transport, options) => transport.listTaskPushNotificationConfig(params, options));
   }
 
   async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
-    await this.calls.call(this.name, 'DeleteTaskPushNotificationConfig', caller(context), (transport, options) => transport.deleteTaskPushNotificationConfig(params, options));
+    await this.call('DeleteTaskPushNotificationConfig', context, (transport, options) => transport.deleteTaskPushNotificationConfig(params, options));
+  }
+
+  /** One call for the request's caller; no credentials for them at the agent is an A2A error saying why. */
+  private async call<T>(method: AgentMethod, context: ServerCallContext, send: (transport: Transport, options: CallOptions) => Promise<T>): Promise<T> {
+    try {
+      return await this.calls.call(this.name, method, caller(context), send);
+    } catch (error) {
+      throw a2aRefusal(error);
+    }
+  }
+
+  private async *stream<T>(
+    method: AgentMethod,
+    context: ServerCallContext,
+    open: (transport: Transport, options: CallOptions) => AsyncGenerator<T, void, undefined>,
+  ): AsyncGenerator<T, void, undefined> {
+    try {
+      yield* this.calls.stream(this.name, method, caller(context), open);
+    } catch (error) {
+      throw a2aRefusal(error);
+    }
   }
 
   /** The agent will POST task updates to a push URL: it must pass the address guard, as an upstream's URL does. */
@@ -197,8 +222,17 @@ class AgentRequestHandler implements A2ARequestHandler {
   }
 }
 
-function caller(context: ServerCallContext): AgentCaller {
-  return { principal: context.user instanceof GatewayUser ? context.user.principal : 'unknown' };
+/** CredentialsUnavailable as the A2A error the caller reads (its code and any connect link in the metadata); anything else as it is. */
+function a2aRefusal(error: unknown): unknown {
+  if (!(error instanceof CredentialsUnavailable)) return error;
+  return new A2AError({
+    message: error.connectUrl ? `${error.message}: ${error.connectUrl}` : error.message,
+    metadata: { code: error.code, agent: error.upstream, ...(error.connectUrl ? { connect_url: error.connectUrl } : {}) },
+  });
+}
+
+function caller(context: ServerCallContext): CredentialCaller {
+  return context.user instanceof GatewayUser ? context.user.caller : UNKNOWN_CALLER;
 }
 
 const MAX_QUOTED_ID = 64;

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { type AgentCard, type Message, type Part, Role, type SendMessageRequest, type Task, TaskState } from '@a2a-js/sdk';
 import { A2AError } from '@a2a-js/sdk/errors';
 import { ErrorCode, McpError, type ClientRequest, type Result, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CredentialsUnavailable } from '../credentials/credentials.exception';
+import { refusedCall } from '../upstreams/refused-call';
 import type { ForwardOptions, UpstreamOffer } from '../upstreams/upstream-offer';
 import { AgentCalls, AgentUnavailable } from './agent-call';
 import { AgentDirectory } from './agent-directory';
@@ -56,7 +58,8 @@ export class AgentTools {
     if (args.context_id !== undefined && typeof args.context_id !== 'string') throw new McpError(ErrorCode.InvalidParams, 'The argument "context_id" must be a string');
     const params = sendRequest(args.message, args.context_id);
     const signal = AbortSignal.any([...(options.signal ? [options.signal] : []), AbortSignal.timeout(MAX_TOOL_CALL_MS)]);
-    const caller = { principal: options.principal ?? 'unknown' };
+    // The caller as the grant says (principal, a person's token): per-caller auth gives the agent that person's credentials.
+    const caller = options.caller ?? { kind: 'machine' as const, principal: 'unknown' };
     try {
       const onprogress = options.onprogress;
       if (!onprogress) return answerOf(await this.calls.call(name, 'SendMessage', caller, (transport, call) => transport.sendMessage(params, call), signal));
@@ -85,6 +88,8 @@ export class AgentTools {
       return answerOf(latest);
     } catch (error) {
       if (error instanceof AgentUnavailable) throw new McpError(ErrorCode.InternalError, error.message, { agent: name });
+      // No credentials for this caller at the agent: a tool error saying why (a connect link for OAuth), as for upstreams.
+      if (error instanceof CredentialsUnavailable) return refusedCall(request, error, options.elicitsUrls === true);
       // The agent's own A2A error is the tool's error: the model reads it.
       if (error instanceof A2AError) return { content: [{ type: 'text', text: `Agent "${name}" answered an error: ${error.message}` }], isError: true };
       throw error;

@@ -1,5 +1,14 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { RegistrySource } from '../registry/upstream.entity';
+import type { AgentAuth } from './agent-definition';
+
+/** What a per-caller auth says besides its type and secret (the credentials module's TokenExchangeAuth, OAuthAuth). */
+export interface AgentAuthSettings {
+  audience?: string;
+  scope?: string;
+  clientId?: string;
+  clientCredentials?: boolean;
+}
 
 /** An A2A agent of a control-plane project; its static headers only ever as AES-256-GCM ciphertext (HeaderCipher). */
 @Entity({ name: 'agents' })
@@ -25,9 +34,26 @@ export class Agent {
   @Column({ type: 'text', nullable: true })
   description!: string | null;
 
-  /** `none` or `static` (headers below); the credentials module adds the others. */
+  /** `none`, `static` (headers below), or the credentials module's per-caller `token_exchange` and `oauth` (settings below). */
   @Column({ name: 'auth_kind', type: 'text' })
-  authKind!: 'none' | 'static';
+  authKind!: AgentAuth['type'];
+
+  /** A per-caller auth's settings (audience, scope, clientId, clientCredentials); never a secret. `{}` for none and static. */
+  @Column({ name: 'auth_settings', type: 'jsonb' })
+  authSettings!: AgentAuthSettings;
+
+  /** The four auth_secret_* columns: an `oauth` client secret, sealed as the headers are; all null without one. */
+  @Column({ name: 'auth_secret_key_id', type: 'text', nullable: true })
+  authSecretKeyId!: string | null;
+
+  @Column({ name: 'auth_secret_nonce', type: 'bytea', nullable: true })
+  authSecretNonce!: Buffer | null;
+
+  @Column({ name: 'auth_secret_ciphertext', type: 'bytea', nullable: true })
+  authSecretCiphertext!: Buffer | null;
+
+  @Column({ name: 'auth_secret_auth_tag', type: 'bytea', nullable: true })
+  authSecretAuthTag!: Buffer | null;
 
   /** The four headers_* columns are all null when the agent has no headers. */
   @Column({ name: 'headers_key_id', type: 'text', nullable: true })

@@ -2,6 +2,8 @@ import type { AgentCard } from '@a2a-js/sdk';
 import type { AgentHealth } from './agent-directory';
 import type { StoredAgent } from './agent-rows';
 import { agentBaseUrl } from './gateway-card';
+import { authResponse } from '../credentials/upstream-auth';
+import { staticHeaders } from './agent-definition';
 
 /** An agent as the admin API (and the MCP gateway's UI) shows it: header names, never their values. */
 export interface AgentResponse {
@@ -9,7 +11,8 @@ export interface AgentResponse {
   url: string;
   project: string;
   description: string | null;
-  auth: { type: 'none' | 'static'; header_names: string[] };
+  /** Static headers by name only; a per-caller auth's settings without the client secret (`has_client_secret`). */
+  auth: (ReturnType<typeof authResponse> | { type: 'none' | 'static' }) & { header_names: string[] };
   /** `config`: from MCPGW_CONFIG, read-only here. */
   source: string;
   /** Where callers reach it through the gateway: JSON-RPC here, HTTP+JSON at `…/rest`. */
@@ -43,7 +46,10 @@ export function agentResponse(agent: StoredAgent, publicUrl: string, card: Agent
     url: agent.url,
     project: agent.project,
     description: agent.description ?? null,
-    auth: { type: agent.auth.kind, header_names: agent.auth.kind === 'static' ? Object.keys(agent.auth.headers).sort() : [] },
+    auth:
+      agent.auth.type === 'none' || agent.auth.type === 'static'
+        ? { type: agent.auth.type, header_names: Object.keys(staticHeaders(agent.auth)).sort() }
+        : { ...authResponse(agent.auth), header_names: [] },
     source: agent.source,
     gateway_url: base,
     card_url: `${base}/.well-known/agent-card.json`,

@@ -10,10 +10,10 @@ import { ManagedByConfig } from '../registry/registry.exception';
 import { normaliseHeaders } from '../registry/registry-rules';
 import { RegistryStore } from '../registry/registry-store';
 import { CardUnreadable, readAgentCard } from './agent-card-reader';
-import { AgentCredentials } from './agent-credentials';
-import type { AgentAuth, AgentDefinition } from './agent-definition';
+import { keepingStoredSecret, readUpstreamAuth } from '../credentials/upstream-auth';
+import { type AgentAuth, type AgentDefinition, NO_AUTH, staticHeaders } from './agent-definition';
 import { AGENTS_OPTIONS, AgentDirectory, type AgentsOptions } from './agent-directory';
-import { AgentAuthDto, CreateAgentDto, UpdateAgentDto } from './agent.dto';
+import { type AgentAuthWire, CreateAgentDto, UpdateAgentDto } from './agent.dto';
 import { AgentCardUnreadable } from './agent.exception';
 import { agentResponse, AgentResponse } from './agent.responses';
 import type { StoredAgent } from './agent-rows';
@@ -41,7 +41,6 @@ export class AgentsController {
     private readonly registry: DatabaseServerRegistry,
     private readonly store: RegistryStore,
     private readonly directory: AgentDirectory,
-    private readonly credentials: AgentCredentials,
     private readonly permissions: PermissionGuard,
     private readonly projects: McpControlPlaneProjects,
     @Inject(AGENTS_OPTIONS) private readonly options: AgentsOptions,
@@ -92,7 +91,7 @@ export class AgentsController {
       ...current,
       ...(body.url !== undefined ? { url: body.url } : {}),
       ...(body.project !== undefined ? { project: body.project } : {}),
-      ...(body.auth !== undefined ? { auth: auth(body.auth) } : {}),
+      ...(body.auth !== undefined ? { auth: auth(body.auth, current.auth) } : {}),
     };
     // A new address or new credentials: the card is read again before anything changes.
     const card = body.url !== undefined || body.auth !== undefined ? await this.readCard(next) : undefined;
@@ -128,7 +127,8 @@ export class AgentsController {
 
   private async readCard(definition: AgentDefinition): Promise<AgentCard> {
     try {
-      return await readAgentCard(definition.url, await this.credentials.headersFor(definition), this.options.allowLinkLocal);
+      // Read for no one: per-caller auth sends no credentials for the card (as the directory's reads).
+      return await readAgentCard(definition.url, staticHeaders(definition.auth), this.options.allowLinkLocal);
     } catch (error) {
       if (error instanceof CardUnreadable) throw new AgentCardUnreadable(definition.name, error.message);
       throw error;
@@ -148,14 +148,21 @@ export class AgentsController {
   }
 }
 
-function auth(body: AgentAuthDto | undefined): AgentAuth {
+/** The DTO's auth (already checked) as the registry keeps it; `current`: the agent's, whose OAuth client secret a PATCH for the same client keeps. */
+function auth(body: AgentAuthWire | undefined, current?: AgentAuth): AgentAuth {
+  if (body?.type === 'token_exchange' || body?.type === 'oauth') {
+    const perCaller = readUpstreamAuth(body, 'auth', () => undefined);
+    if (perCaller?.type === 'token_exchange') return perCaller;
+    if (perCaller?.type === 'oauth') return keepingStoredSecret(perCaller, current);
+    throw invalidAuth(`auth is not a valid ${body.type} auth`);
+  }
   if (!body || body.type === 'none') {
     if (body?.headers && Object.keys(body.headers).length > 0) throw invalidAuth('headers need auth.type static');
-    return { kind: 'none' };
+    return NO_AUTH;
   }
   const headers = normaliseHeaders(body.headers ?? {});
   if (Object.keys(headers).length === 0) throw invalidAuth('auth.type static needs at least one header');
-  return { kind: 'static', headers };
+  return { type: 'static', headers };
 }
 
 function invalidAuth(message: string): ApiError {

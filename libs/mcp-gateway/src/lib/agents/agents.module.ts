@@ -1,6 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AgentCalls } from './agent-call';
-import { AgentCredentials, StaticAgentCredentials } from './agent-credentials';
 import { AGENTS_OPTIONS, AgentDirectory, type AgentsOptions } from './agent-directory';
 import { AgentMetrics } from './agent-metrics';
 import { AgentProxy } from './agent-proxy';
@@ -13,7 +12,8 @@ import { AgentProject, AgentsController } from './agents.controller';
  * (AgentProxyController, AgentProxy), their cards and health (AgentDirectory), and AgentTools, through which the
  * runtime's pool offers an agent as a tool. Global, so the pool and the dashboard find it. Needs
  * McpRegistryModule (ServerRegistry, RegistryStore, the admin guard) and McpAccessModule (the
- * access policy). AgentCredentials is the seam for the credentials module: static headers today.
+ * access policy); an agent's per-caller auth is served by the registry's UpstreamCredentials, the
+ * credentials module of tool servers and agents.
  */
 @Global()
 @Module({})
@@ -24,7 +24,6 @@ export class McpAgentsModule {
       controllers: [AgentsController, AgentProxyController],
       providers: [
         { provide: AGENTS_OPTIONS, useValue: options },
-        { provide: AgentCredentials, useClass: StaticAgentCredentials },
         AgentMetrics,
         AgentDirectory,
         { provide: AgentCalls, useFactory: (directory: AgentDirectory, metrics: AgentMetrics) => new AgentCalls(directory, metrics), inject: [AgentDirectory, AgentMetrics] },
@@ -32,7 +31,7 @@ export class McpAgentsModule {
         AgentProxy,
         AgentProject,
       ],
-      exports: [AgentDirectory, AgentMetrics, AgentTools, AgentCredentials],
+      exports: [AgentDirectory, AgentMetrics, AgentTools],
     };
   }
 }

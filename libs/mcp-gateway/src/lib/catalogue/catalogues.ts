@@ -6,6 +6,7 @@ import { Catalogue } from './catalogue';
 import { CatalogueAccess, CatalogueCaller } from './catalogue-access';
 import { CatalogueView } from './catalogue-view';
 import { ToolCallGuardrails } from '../guardrails/tool-call-guardrails';
+import { credentialCallerOf, type McpAccessGrant } from '../access/mcp-access';
 import type { ToolCallGuard } from '../guardrails/tool-call-guard';
 import { ToolCallAudit } from '../audit/tool-call-audit';
 import { ToolRateLimits } from '../rate-limits/tool-rate-limits';
@@ -43,15 +44,12 @@ export class Catalogues implements OnModuleDestroy {
 
   /** What the caller sees now, and where each name it may send goes. */
   async open(caller: CatalogueCaller): Promise<Catalogue> {
-    const { view, guards } = await this.view(caller.serverId, caller.grant.servers, caller.sessions);
+    const { view, guards } = await this.view(caller.serverId, caller.grant, caller.sessions);
     return new Catalogue(view, this.options.pageSize, { caller, policy: this.access }, guards, { caller, limits: this.limits, ...(this.audit ? { audit: this.audit } : {}) });
   }
 
-  private async view(
-    serverId: string | null,
-    grantedServers: readonly string[],
-    sessions: boolean,
-  ): Promise<{ view: CatalogueView; guards: ReadonlyMap<string, ToolCallGuard> | undefined }> {
+  private async view(serverId: string | null, grant: McpAccessGrant, sessions: boolean): Promise<{ view: CatalogueView; guards: ReadonlyMap<string, ToolCallGuard> | undefined }> {
+    const grantedServers = grant.servers;
     // Asked on every call: a virtual server's key is built without sorting or joining a list.
     const ids = serverId === null ? [...grantedServers].sort() : undefined;
     const key = ids ? `union|${sessions}|${ids.join(',')}` : `server|${sessions}|${serverId}`;
@@ -62,9 +60,13 @@ export class Catalogues implements OnModuleDestroy {
     const servers = (ids ?? [serverId as string]).map((id) => this.registry.server(id));
     const selections = servers.flatMap((server) => server?.selections ?? []);
     const upstreams = [...new Set(selections.map((s) => s.upstream))];
-    const offers = new Map<string, UpstreamOffer>(await Promise.all(upstreams.map(async (u) => [u, await this.pool.offer(u)] as const)));
+    // An upstream with per-caller auth is first listed on a caller's own session (see UpstreamPool.offer).
+    const credentialCaller = credentialCallerOf(grant);
+    const offers = new Map<string, UpstreamOffer>(await Promise.all(upstreams.map(async (u) => [u, await this.pool.offer(u, credentialCaller)] as const)));
     const view = new CatalogueView(selections, offers, serverId === null ? 'always' : 'on-collision', sessions);
     const built = { registryVersion, poolVersion, view, guards: this.guardrails.forServers(servers) };
+    // Built before anyone could list an upstream of it: the next caller, with credentials there, tries again.
+    if (upstreams.some((u) => this.pool.awaitingDiscovery(u))) return built;
     if (this.cache.size >= MAX_CACHED_VIEWS) this.cache.clear();
     // Built while a catalogue loaded: keep it under the version it was built from.
     this.cache.set(key, built);

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { ClientRequest, ErrorCode, Implementation, McpError, RequestId, Result, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import type { McpAccessGrant } from '../access/mcp-access';
+import { credentialCallerOf, type McpAccessGrant } from '../access/mcp-access';
 import { Catalogue } from '../catalogue/catalogue';
 import { Catalogues } from '../catalogue/catalogues';
 import { ServerRegistry } from '../registry/server-registry';
@@ -200,7 +200,7 @@ export class DiscoverFirstEndpoint {
       closed = true;
       for (const cleanup of cleanups) cleanup();
     });
-    const resources = await this.subscribeResources(asked['resourceSubscriptions'], catalogue, (uri) =>
+    const resources = await this.subscribeResources(asked['resourceSubscriptions'], catalogue, grant, (uri) =>
       stream.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri, _meta: subscription } }),
     );
     cleanups.push(() => void resources.close());
@@ -240,21 +240,31 @@ export class DiscoverFirstEndpoint {
    * subscriptions): the URIs it could subscribe, as the client named them, and each update under
    * that name.
    */
-  private async subscribeResources(asked: unknown, catalogue: Catalogue, updated: (uri: string) => void): Promise<{ uris: string[]; close(): Promise<void> }> {
+  private async subscribeResources(
+    asked: unknown,
+    catalogue: Catalogue,
+    grant: McpAccessGrant,
+    updated: (uri: string) => void,
+  ): Promise<{ uris: string[]; close(): Promise<void> }> {
     const uris: string[] = [];
     if (!Array.isArray(asked) || asked.length === 0) return { uris, close: async () => undefined };
-    const sessions = new UpstreamSessions(this.pool, {
-      capabilities: () => ({}),
-      request: async () => {
-        throw new McpError(ErrorCode.MethodNotFound, 'A subscription stream answers no requests');
+    const caller = credentialCallerOf(grant);
+    const sessions = new UpstreamSessions(
+      this.pool,
+      {
+        capabilities: () => ({}),
+        request: async () => {
+          throw new McpError(ErrorCode.MethodNotFound, 'A subscription stream answers no requests');
+        },
+        notify: async (upstream, notification) => {
+          const uri = notification.params?.['uri'];
+          if (notification.method !== 'notifications/resources/updated' || typeof uri !== 'string') return;
+          const exposed = catalogue.exposedUri(upstream, uri);
+          if (uris.includes(exposed)) updated(exposed);
+        },
       },
-      notify: async (upstream, notification) => {
-        const uri = notification.params?.['uri'];
-        if (notification.method !== 'notifications/resources/updated' || typeof uri !== 'string') return;
-        const exposed = catalogue.exposedUri(upstream, uri);
-        if (uris.includes(exposed)) updated(exposed);
-      },
-    });
+      () => caller,
+    );
     await Promise.all(
       [...new Set(asked.filter((uri): uri is string => typeof uri === 'string'))].map(async (uri) => {
         const target = catalogue.resourceIfAny(uri);
@@ -289,7 +299,8 @@ export class DiscoverFirstEndpoint {
     return this.pool.forward(upstream, request, {
       signal: served.signal,
       server: served.serverId,
-      principal: served.grant.principal,
+      caller: credentialCallerOf(served.grant),
+      elicitsUrls: served.request.clientCapabilities.elicitation?.url !== undefined,
       ...(progress ? { onprogress: (p) => progress({ ...p }) } : {}),
       ...(log && this.logsPerCall(upstream) ? { onnotification: log } : {}),
     });
@@ -312,7 +323,7 @@ export class DiscoverFirstEndpoint {
     const plain = { ...request, params } as ClientRequest;
     const capabilities = served.request.clientCapabilities;
     if (!capabilities.elicitation && !capabilities.sampling && !capabilities.roots) return this.forward(served, upstream, plain);
-    return this.roundTrips.step(this.roundTrips.start(principal, capabilities, upstream, plain), served.signal);
+    return this.roundTrips.step(this.roundTrips.start(principal, capabilities, upstream, plain, credentialCallerOf(served.grant)), served.signal);
   }
 
   /** Whether the gateway reaches the upstream in the 2026-07-28 revision. */

@@ -4,6 +4,7 @@ import type { ClientCapabilities, ClientRequest, Request, Result } from '@modelc
 import { SessionOwners } from '../transports/session-owners';
 import { UpstreamPool } from '../upstreams/upstream-pool';
 import { UpstreamSessions } from '../upstreams/upstream-sessions';
+import type { CredentialCaller } from '../credentials/credential-caller';
 
 /** What a call on its way produced next: a question for the client, or its end. */
 type Step = { kind: 'input'; key: string; request: Request } | { kind: 'done'; result: Result } | { kind: 'failed'; error: unknown };
@@ -100,14 +101,18 @@ export class InputRoundTrips implements OnModuleDestroy {
   }
 
   /** Starts `request` on a session of its own that asks the client what the upstream asks. */
-  start(principal: string, capabilities: ClientCapabilities, upstream: string, request: ClientRequest): RoundTrip {
+  start(principal: string, capabilities: ClientCapabilities, upstream: string, request: ClientRequest, caller?: CredentialCaller): RoundTrip {
     // eslint-disable-next-line prefer-const -- the peer needs the trip, the trip the sessions
     let trip: RoundTrip;
-    const sessions = new UpstreamSessions(this.pool, {
-      capabilities: () => capabilities,
-      request: (_upstream, question) => trip.ask(question),
-      notify: async () => undefined,
-    });
+    const sessions = new UpstreamSessions(
+      this.pool,
+      {
+        capabilities: () => capabilities,
+        request: (_upstream, question) => trip.ask(question),
+        notify: async () => undefined,
+      },
+      caller && (() => caller),
+    );
     trip = new RoundTrip(principal, sessions);
     trip.start(upstream, request);
     return trip;

@@ -30,7 +30,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { McpAccessGrant, McpAccessPolicy } from '../access/mcp-access';
+import { credentialCallerOf, McpAccessGrant, McpAccessPolicy } from '../access/mcp-access';
 import { ServerRegistry } from '../registry/server-registry';
 import { CatalogueKind, UpstreamCaller, UpstreamNotification, UpstreamPool } from '../upstreams/upstream-pool';
 import { SessionForwardOptions, UpstreamSessions } from '../upstreams/upstream-sessions';
@@ -108,11 +108,15 @@ export class FederatedSession {
   ) {
     this.grant = options.grant;
     if (options.ownUpstreamSessions) {
-      this.upstreamSessions = new UpstreamSessions(pool, {
-        capabilities: () => this.server.getClientCapabilities() ?? {},
-        request: (upstream, request, signal, related) => this.relayRequest(upstream, request, signal, related),
-        notify: (upstream, notification, related) => this.relayNotification(upstream, notification, related),
-      });
+      this.upstreamSessions = new UpstreamSessions(
+        pool,
+        {
+          capabilities: () => this.server.getClientCapabilities() ?? {},
+          request: (upstream, request, signal, related) => this.relayRequest(upstream, request, signal, related),
+          notify: (upstream, notification, related) => this.relayNotification(upstream, notification, related),
+        },
+        () => credentialCallerOf(this.grant),
+      );
     }
     this.caller = this.upstreamSessions ?? pool;
   }
@@ -148,7 +152,12 @@ export class FederatedSession {
 
   /** A call on the session's upstream sessions (or the pool's shared ones), as its handlers make it. */
   forward(upstream: string, request: ClientRequest, options: SessionForwardOptions): Promise<Result> {
-    return this.caller.forward(upstream, request, { ...options, server: this.options.serverId, principal: this.grant.principal });
+    return this.caller.forward(upstream, request, { ...options, ...this.callFor() });
+  }
+
+  /** Where and for whom the session's calls are made: its server, its caller, whether the client takes URL elicitations. */
+  private callFor(): { server: string | null; caller: ReturnType<typeof credentialCallerOf>; elicitsUrls: boolean } {
+    return { server: this.options.serverId, caller: credentialCallerOf(this.grant), elicitsUrls: this.server?.getClientCapabilities()?.elicitation?.url !== undefined };
   }
 
   async close(): Promise<void> {
@@ -172,12 +181,7 @@ export class FederatedSession {
       const logs = this.relaysLogs()
         ? this.options.statelessLogging?.relay((notification) => void relayed.push(extra.sendNotification(notification as ServerNotification).catch(() => undefined)))
         : undefined;
-      const result = await this.caller.forward(upstream, request, {
-        ...callOptions(extra, relayed),
-        ...(logs ? { onnotification: logs } : {}),
-        server: this.options.serverId,
-        principal: this.grant.principal,
-      });
+      const result = await this.caller.forward(upstream, request, { ...callOptions(extra, relayed), ...(logs ? { onnotification: logs } : {}), ...this.callFor() });
       // Progress the upstream sent before its answer reaches the client before that answer.
       if (relayed.length > 0) await Promise.all(relayed);
       return result;

@@ -248,7 +248,7 @@ describe('DatabaseServerRegistry', () => {
   it("seals an agent's static headers again under the new key at start, as an upstream's", async () => {
     const first = await start('');
     const card = AgentCard.fromJSON({ name: 'Desk', supportedInterfaces: [] });
-    await first.createAgent({ name: 'desk', url: 'http://127.0.0.1:3010', project: 'alpha', auth: { kind: 'static', headers: { authorization: 'Bearer agent-secret' } } }, card);
+    await first.createAgent({ name: 'desk', url: 'http://127.0.0.1:3010', project: 'alpha', auth: { type: 'static', headers: { authorization: 'Bearer agent-secret' } } }, card);
     const [before] = await dataSource.query("select headers_key_id from agents where name = 'desk'");
     const newKey = Buffer.alloc(32, 6).toString('base64');
     const rotated = new DatabaseServerRegistry(new RegistryStore(dataSource, new HeaderCipher(newKey, [SECRETS_KEY])), { config: parseRegistryConfig(''), allowLinkLocal: false });
@@ -256,7 +256,21 @@ describe('DatabaseServerRegistry', () => {
     rotated.stop();
     const [after] = await dataSource.query("select headers_key_id from agents where name = 'desk'");
     expect(after.headers_key_id).not.toBe(before.headers_key_id);
-    expect((await new RegistryStore(dataSource, new HeaderCipher(newKey)).agent('desk')).auth).toEqual({ kind: 'static', headers: { authorization: 'Bearer agent-secret' } });
+    expect((await new RegistryStore(dataSource, new HeaderCipher(newKey)).agent('desk')).auth).toEqual({ type: 'static', headers: { authorization: 'Bearer agent-secret' } });
+  });
+
+  it("seals an agent's OAuth client secret again under the new key at start, so the previous key can be dropped", async () => {
+    const first = await start('');
+    const card = AgentCard.fromJSON({ name: 'Partner', supportedInterfaces: [] });
+    await first.createAgent({ name: 'partner', url: 'http://127.0.0.1:3012', project: 'alpha', auth: { type: 'oauth', clientId: 'arbor', clientSecret: 'partner-secret' } }, card);
+    const [before] = await dataSource.query("select auth_secret_key_id from agents where name = 'partner'");
+    const newKey = Buffer.alloc(32, 6).toString('base64');
+    const rotated = new DatabaseServerRegistry(new RegistryStore(dataSource, new HeaderCipher(newKey, [SECRETS_KEY])), { config: parseRegistryConfig(''), allowLinkLocal: false });
+    await rotated.start();
+    rotated.stop();
+    const [after] = await dataSource.query("select auth_secret_key_id from agents where name = 'partner'");
+    expect(after.auth_secret_key_id).not.toBe(before.auth_secret_key_id);
+    expect((await new RegistryStore(dataSource, new HeaderCipher(newKey)).agent('partner')).auth).toEqual({ type: 'oauth', clientId: 'arbor', clientSecret: 'partner-secret' });
   });
 
   it('without MCPGW_SECRETS_KEY serves upstreams without headers and refuses to store headers', async () => {
@@ -295,7 +309,7 @@ servers:
     it('syncs agents with their static headers sealed, and servers including them', async () => {
       const registry = await start(AGENTS);
       expect(registry.agents().map((agent) => ({ name: agent.name, project: agent.project, auth: agent.auth, source: agent.source }))).toEqual([
-        { name: 'helpdesk', project: 'alpha', auth: { kind: 'static', headers: { authorization: TOKEN } }, source: 'config' },
+        { name: 'helpdesk', project: 'alpha', auth: { type: 'static', headers: { authorization: TOKEN } }, source: 'config' },
       ]);
       expect(registry.server('agents')?.selections).toEqual([{ upstream: 'helpdesk', kind: 'agent', tools: '*', resources: [], prompts: [] }]);
       const [row] = (await dataSource.query("select encode(headers_ciphertext, 'escape') as sealed from agents")) as { sealed: string }[];

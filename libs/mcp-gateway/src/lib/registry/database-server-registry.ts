@@ -54,7 +54,7 @@ export class DatabaseServerRegistry extends ServerRegistry implements OnModuleIn
     await this.store.syncConfig(this.options.config);
     try {
       const resealed = await this.store.resealStaleHeaders();
-      if (resealed > 0) this.logger.log(`sealed the headers of ${resealed} upstream(s) and agent(s) again under the current MCPGW_SECRETS_KEY`);
+      if (resealed > 0) this.logger.log(`sealed the headers and client secrets of ${resealed} upstream(s) and agent(s) again under the current MCPGW_SECRETS_KEY`);
       await this.refresh();
     } catch (error) {
       // Serving an upstream without the headers it was given would fail in stranger ways later.

@@ -32,6 +32,31 @@ export class HeaderCipher {
     return this.sealer.seal(JSON.stringify(headers), upstream);
   }
 
+  /** An upstream's other secret (an `oauth` client secret), sealed under its own context so it never opens as headers. */
+  sealSecret(value: string, upstream: string): SealedHeaders {
+    return this.sealer.seal(value, `${upstream}#auth`);
+  }
+
+  /** Any other secret of the gateway's (OAuth tokens, connection states) under MCPGW_SECRETS_KEY; `context` binds it to where it belongs. */
+  sealValue(value: string, context: string): SealedSecret {
+    return this.sealer.seal(value, context);
+  }
+
+  /** Throws SealedSecretUnreadable or UnknownSealingKey (altered, another context's, or a key no longer held). */
+  openValue(sealed: SealedSecret, context: string): string {
+    return this.sealer.open(sealed, context);
+  }
+
+  openSecret(sealed: SealedHeaders, upstream: string): string {
+    try {
+      return this.sealer.open(sealed, `${upstream}#auth`);
+    } catch (error) {
+      if (error instanceof UnknownSealingKey || error instanceof SealedSecretUnreadable)
+        throw new HeadersUnreadable(upstream, 'its client secret does not open under MCPGW_SECRETS_KEY');
+      throw error;
+    }
+  }
+
   /** Throws HeadersUnreadable when no configured key sealed them or the ciphertext does not authenticate (altered, or another upstream's). */
   open(sealed: SealedHeaders, upstream: string): Record<string, string> {
     try {

@@ -19,6 +19,16 @@ import { RepositoryTokenHosts } from '../projects/repository-token-hosts';
 import { UpstreamCallHeaders } from '../upstreams/per-call-headers';
 import { MetricsRegistry } from '@arbor/observability';
 import { ToolCallGuardrails } from '../guardrails/tool-call-guardrails';
+import { StrategyCredentials } from '../credentials/strategy-credentials';
+import { OAuthCredentials } from '../credentials/oauth/oauth-credentials';
+import { OAuthController } from '../credentials/oauth/oauth.controller';
+import { ConnectSignIn } from '../credentials/oauth/connect-sign-in';
+import { guardedFetch } from '../upstreams/upstream-http';
+import { TokenExchangeCredentials } from '../credentials/token-exchange';
+import { isPerCaller } from '../credentials/upstream-auth';
+import { UpstreamCredentials } from '../credentials/upstream-credentials';
+import type { UpstreamDefinition } from './server-registry';
+import type { AgentDefinition } from '../agents/agent-definition';
 
 /** The control-plane settings, each as the gateway has it (absent ones are named in the admin API's 503). */
 export interface McpControlPlaneSettings {
@@ -46,6 +56,13 @@ export interface McpRegistryOptions {
   /** MCPGW_REPOSITORY_TOKEN_HOSTS: the only hosts {{project.repository_token}} is sent to; default none. */
   repositoryTokenHosts?: readonly string[];
   controlPlane?: McpControlPlaneSettings;
+  /**
+   * MCPGW_OIDC_CLIENT_ID and _SECRET: the gateway's own confidential client at the identity provider
+   * (MCPGW_OIDC_ISSUER_URL), for `token_exchange` upstreams and to confirm who opens an OAuth connect link.
+   */
+  gatewayClient?: { clientId: string; clientSecret: string };
+  /** MCPGW_PUBLIC_URL: where browsers reach the gateway, for the OAuth callback and connect links of `oauth` upstreams. */
+  publicUrl?: string;
   /** How often other replicas' changes are looked for; default 5 s. */
   pollIntervalMs?: number;
   /** Modules exporting UpstreamCatalogue (the runtime's), unless it is global; without one the admin API shows no health or catalogue. */
@@ -65,12 +82,30 @@ export class McpRegistryModule {
   static forOptions(options: McpRegistryOptions, env: NodeJS.ProcessEnv = process.env): DynamicModule {
     const config = options.configFile ? loadRegistryConfigFile(options.configFile, env) : EMPTY_REGISTRY_CONFIG;
     const cipher = options.secretsKey ? new HeaderCipher(options.secretsKey, options.previousSecretsKeys) : undefined;
-    if (!cipher) {
-      const problems = config.upstreams
-        .filter((upstream) => Object.keys(upstream.headers).length > 0)
-        .map((upstream) => ({ variable: 'MCPGW_SECRETS_KEY', message: `is needed to store the headers MCPGW_CONFIG gives the upstream "${upstream.name}"` }));
-      if (problems.length > 0) throw new ConfigError(problems);
-    }
+    const problems = [
+      ...(cipher
+        ? []
+        : [
+            ...config.upstreams.flatMap((upstream) => [
+              ...(Object.keys(upstream.headers).length > 0
+                ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to store the headers MCPGW_CONFIG gives the upstream "${upstream.name}"` }]
+                : []),
+              ...(upstream.auth?.type === 'oauth'
+                ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to keep the OAuth tokens of the upstream "${upstream.name}" in MCPGW_CONFIG sealed` }]
+                : []),
+            ]),
+            ...config.agents.flatMap((agent) =>
+              agent.auth.type === 'oauth'
+                ? [{ variable: 'MCPGW_SECRETS_KEY', message: `is needed to keep the OAuth tokens of the agent "${agent.name}" in MCPGW_CONFIG sealed` }]
+                : [],
+            ),
+          ]),
+      ...gatewayClientProblems(config.upstreams, config.agents, options),
+    ];
+    if (problems.length > 0) throw new ConfigError(problems);
+    const gatewayClient = options.gatewayClient && options.controlPlane?.issuer ? { issuer: options.controlPlane.issuer, ...options.gatewayClient } : undefined;
+    const tokenExchange = new TokenExchangeCredentials(gatewayClient);
+    const publicUrl = (options.publicUrl ?? 'http://localhost:4444').replace(/\/+$/, '');
     const controlPlane = options.controlPlane;
     const missing = [
       ['MCPGW_OIDC_ISSUER_URL', controlPlane?.issuer],
@@ -86,7 +121,7 @@ export class McpRegistryModule {
       module: McpRegistryModule,
       global: true,
       imports: [controlPlaneModule(configured, missing), ...(options.imports ?? [])],
-      controllers: [UpstreamsController, ServersController, ServerToolsController, ToolsController],
+      controllers: [UpstreamsController, ServersController, ServerToolsController, ToolsController, ...(cipher ? [OAuthController] : [])],
       providers: [
         // MCPGW_CONFIG's guardrails, for the runtime's catalogue and the admin API's check of the names servers give.
         { provide: ToolCallGuardrails, useFactory: (metrics: MetricsRegistry) => new ToolCallGuardrails(config.guardrails, metrics), inject: [MetricsRegistry] },
@@ -113,6 +148,28 @@ export class McpRegistryModule {
         McpControlPlaneProjects,
         // Upstream headers with {{project.repository_token}}, resolved per call for the runtime's pool.
         { provide: UpstreamCallHeaders, useClass: RepositoryTokenHeaders },
+        // The credentials of upstreams whose auth is per caller (token exchange, OAuth; OAuth keeps its tokens sealed, so needs MCPGW_SECRETS_KEY).
+        ...(cipher
+          ? [
+              {
+                provide: OAuthCredentials,
+                useFactory: (dataSource: DataSource) =>
+                  new OAuthCredentials({
+                    publicUrl,
+                    cipher,
+                    dataSource,
+                    fetch: guardedFetch(options.allowLinkLocal),
+                  }),
+                inject: [DataSource],
+              },
+              { provide: ConnectSignIn, useValue: new ConnectSignIn(gatewayClient, publicUrl, cipher) },
+            ]
+          : []),
+        {
+          provide: UpstreamCredentials,
+          useFactory: (oauth?: OAuthCredentials) => new StrategyCredentials({ token_exchange: tokenExchange, ...(oauth ? { oauth } : {}) }),
+          inject: [{ token: OAuthCredentials, optional: true }],
+        },
       ],
       // The MCP endpoints' access policy and the API keys' admin routes ask the same control plane.
       exports: [
@@ -124,10 +181,25 @@ export class McpRegistryModule {
         McpAdminSettings,
         McpControlPlaneProjects,
         UpstreamCallHeaders,
+        UpstreamCredentials,
         ...(configured ? [McpControlPlaneAccess] : []),
       ],
     };
   }
+}
+
+/** MCPGW_CONFIG's per-person upstreams need the gateway's own client at the identity provider (to exchange, to confirm who connects). */
+function gatewayClientProblems(upstreams: readonly UpstreamDefinition[], agents: readonly AgentDefinition[], options: McpRegistryOptions) {
+  const perPerson = [
+    ...upstreams.filter((upstream) => isPerCaller(upstream.auth)).map((upstream) => `upstream "${upstream.name}"`),
+    ...agents.filter((agent) => agent.auth.type === 'token_exchange' || agent.auth.type === 'oauth').map((agent) => `agent "${agent.name}"`),
+  ];
+  if (perPerson.length === 0) return [];
+  const needed = `is needed for the per-person auth of ${perPerson.join(', ')} in MCPGW_CONFIG`;
+  return [
+    ...(options.gatewayClient ? [] : [{ variable: 'MCPGW_OIDC_CLIENT_ID', message: needed }]),
+    ...(options.controlPlane?.issuer ? [] : [{ variable: 'MCPGW_OIDC_ISSUER_URL', message: needed }]),
+  ];
 }
 
 /**

@@ -76,6 +76,46 @@ servers:
     expect(parseRegistryConfig('')).toEqual({ upstreams: [], servers: [], agents: [], guardrails: [] });
   });
 
+  it("reads each upstream's auth, a client secret from the environment", () => {
+    const config = parseRegistryConfig(
+      `upstreams:
+  - { name: tools, url: http://tools.internal/mcp, auth: { type: token_exchange, audience: arbor-tool-server, scope: openid } }
+  - { name: tickets, url: https://tickets.example.com/mcp, auth: { type: oauth, client_id: arbor, client_secret: os.environ/TICKETS_SECRET, client_credentials: true } }
+  - { name: wiki, url: https://wiki.example.com/mcp, auth: { type: oauth } }
+  - { name: plain, url: https://plain.example.com/mcp, auth: { type: static } }
+`,
+      { TICKETS_SECRET: 's3cret' },
+    );
+    expect(config.upstreams.map((upstream) => upstream.auth)).toEqual([
+      { type: 'token_exchange', audience: 'arbor-tool-server', scope: 'openid' },
+      { type: 'oauth', clientId: 'arbor', clientSecret: 's3cret', clientCredentials: true },
+      { type: 'oauth' },
+      undefined,
+    ]);
+  });
+
+  it('names every bad auth field at once, never quoting a secret', () => {
+    const problems = problemsOf(`
+upstreams:
+  - { name: a, url: http://a.example.com/mcp, auth: { type: kerberos } }
+  - { name: b, url: http://b.example.com/mcp, auth: { type: token_exchange, scope: 7 } }
+  - { name: c, url: http://c.example.com/mcp, auth: { type: oauth, client_secret: hunter2, client_credentials: 1, audience: x } }
+  - { name: d, url: http://d.example.com/mcp, auth: { type: oauth, client_id: d, client_secret: os.environ/D_SECRET } }
+  - { name: e, url: http://e.example.com/mcp, auth: token_exchange }
+`);
+    expect(problems).toEqual([
+      'MCPGW_CONFIG: upstreams[0].auth.type: must be one of static, token_exchange, oauth',
+      'MCPGW_CONFIG: upstreams[1].auth.audience: is required',
+      'MCPGW_CONFIG: upstreams[1].auth.scope: must be a non-empty string of at most 2048 characters on one line',
+      'MCPGW_CONFIG: upstreams[2].auth.audience: is not a setting of oauth auth (type, scope, client_id, client_secret, client_credentials)',
+      'MCPGW_CONFIG: upstreams[2].auth.client_credentials: must be true or false',
+      'MCPGW_CONFIG: upstreams[2].auth.client_secret: needs client_id',
+      'MCPGW_CONFIG: upstreams[3].auth.client_secret: names the environment variable D_SECRET, which is not set',
+      'MCPGW_CONFIG: upstreams[4].auth: must be a mapping with a type (static, token_exchange, oauth)',
+    ]);
+    expect(problems.join('\n')).not.toContain('hunter2');
+  });
+
   it('names every unknown key and bad value at once', () => {
     const problems = problemsOf(`
 upstream: []
@@ -109,7 +149,7 @@ servers:
 `);
     expect(problems).toEqual([
       'MCPGW_CONFIG: upstream: unknown key (did you mean upstreams?)',
-      'MCPGW_CONFIG: upstreams[0].retries: unknown key (known: name, url, transport, headers, timeout, max_concurrency)',
+      'MCPGW_CONFIG: upstreams[0].retries: unknown key (known: name, url, transport, headers, auth, timeout, max_concurrency)',
       expect.stringMatching(/^MCPGW_CONFIG: upstreams\[0\]\.name: "Bad Name" must be lower-case/),
       'MCPGW_CONFIG: upstreams[0].url: must be an http(s) URL',
       'MCPGW_CONFIG: upstreams[0].transport: must be one of streamable-http, sse, got "websocket"',
@@ -289,10 +329,31 @@ servers:
       { HELPDESK_URL: 'http://127.0.0.1:3010', HELPDESK_TOKEN: 'Bearer s3cret' },
     );
     expect(config.agents).toEqual([
-      { name: 'helpdesk', url: 'http://127.0.0.1:3010', project: 'alpha', description: 'The helpdesk', auth: { kind: 'static', headers: { authorization: 'Bearer s3cret' } } },
-      { name: 'open', url: 'https://open.example.com', project: 'beta', auth: { kind: 'none' } },
+      { name: 'helpdesk', url: 'http://127.0.0.1:3010', project: 'alpha', description: 'The helpdesk', auth: { type: 'static', headers: { authorization: 'Bearer s3cret' } } },
+      { name: 'open', url: 'https://open.example.com', project: 'beta', auth: { type: 'none' } },
     ]);
     expect(config.servers[0].selections).toEqual([{ upstream: 'helpdesk', kind: 'agent', tools: '*', resources: [], prompts: [] }]);
+  });
+
+  it("reads agents with the credentials module's per-caller auth, as upstreams take it", () => {
+    const config = parseRegistryConfig(
+      `
+agents:
+  - name: internal
+    url: http://127.0.0.1:3011
+    project: alpha
+    auth: { type: token_exchange, audience: arbor-agent }
+  - name: partner
+    url: https://agents.partner.example
+    project: alpha
+    auth: { type: oauth, client_id: arbor, client_secret: os.environ/PARTNER_SECRET, client_credentials: true }
+`,
+      { PARTNER_SECRET: 's3cret' },
+    );
+    expect(config.agents.map((agent) => agent.auth)).toEqual([
+      { type: 'token_exchange', audience: 'arbor-agent' },
+      { type: 'oauth', clientId: 'arbor', clientSecret: 's3cret', clientCredentials: true },
+    ]);
   });
 
   it('reads the demo config npm start gives the MCP gateway', () => {
@@ -319,7 +380,7 @@ agents:
   - name: keyed
     url: http://127.0.0.1:2
     project: alpha
-    auth: { type: oauth }
+    auth: { type: token_exchange, headers: { x-token: "secret-value" } }
   - name: bare
     url: http://127.0.0.1:3
     project: alpha
@@ -334,7 +395,8 @@ servers:
     expect(problems).toEqual([
       'MCPGW_CONFIG: agents[0].url: must be an http(s) URL',
       'MCPGW_CONFIG: agents[0].project: "Alpha" must be a project slug: 1 to 64 lower-case letters, digits and hyphens',
-      expect.stringContaining('agents[1].auth.type: must be one of none, static'),
+      'MCPGW_CONFIG: agents[1].auth.headers: is not a setting of token_exchange auth (type, audience, scope)',
+      'MCPGW_CONFIG: agents[1].auth.audience: is required',
       'MCPGW_CONFIG: agents[2].auth.headers.host: "host" is set by the gateway and cannot be configured',
       'MCPGW_CONFIG: servers[0].upstreams[0]: an agent entry takes only "agent", not "tools"',
     ]);

@@ -1,6 +1,7 @@
 import { ConfigError, ConfigProblem, parsedUrl, parseYamlConfig, readYamlConfigFile, SettingReader, UnsetVariable } from '@arbor/config';
 import { type GuardrailDefinition, readGuardrails } from '@arbor/guardrails';
 import { TOOL_CALL_GUARDRAILS } from '../guardrails/tool-call-scope';
+import { readUpstreamAuth, type UpstreamAuth } from '../credentials/upstream-auth';
 import type { ItemRole, UpstreamDefinition, UpstreamSelection, UpstreamTransport, VirtualServerDefinition } from './server-registry';
 import {
   DEFAULT_MAX_CONCURRENCY,
@@ -14,7 +15,7 @@ import {
   toolRateLimitsProblem,
   UPSTREAM_NAME,
 } from './registry-rules';
-import type { AgentAuth, AgentDefinition } from '../agents/agent-definition';
+import { AGENT_AUTH_TYPES, type AgentAuth, type AgentDefinition, NO_AUTH } from '../agents/agent-definition';
 
 /** The MCPGW_CONFIG file, checked: upstreams and virtual servers to sync into the database, and the guardrails of tool calls. */
 export interface RegistryConfig {
@@ -32,9 +33,7 @@ const VARIABLE = 'MCPGW_CONFIG';
 const TOP_KEYS = ['upstreams', 'servers', 'agents', 'guardrails'];
 const AGENT_KEYS = ['name', 'url', 'project', 'description', 'auth'];
 const AUTH_KEYS = ['type', 'headers'];
-/** The strategies agents take today; the credentials module adds token_exchange and oauth. */
-const AGENT_AUTH_TYPES = ['none', 'static'] as const;
-const UPSTREAM_KEYS = ['name', 'url', 'transport', 'headers', 'timeout', 'max_concurrency'];
+const UPSTREAM_KEYS = ['name', 'url', 'transport', 'headers', 'auth', 'timeout', 'max_concurrency'];
 const SERVER_KEYS = ['id', 'project', 'name', 'description', 'upstreams', 'guardrails', 'tool_roles', 'resource_roles', 'prompt_roles', 'tool_rate_limits', 'audit_payloads'];
 const SELECTION_KEYS = ['upstream', 'agent', 'tools', 'resources', 'prompts'];
 const TRANSPORTS: UpstreamTransport[] = ['streamable-http', 'sse'];
@@ -70,15 +69,17 @@ function checkRegistryConfig(document: Record<string, unknown>): RegistryConfig 
     const url = read.url(entry['url'], `${at}.url`);
     const transport = read.oneOf(entry['transport'], `${at}.transport`, TRANSPORTS) ?? 'streamable-http';
     const headers = read.headers(entry['headers'], `${at}.headers`);
+    const auth = read.auth(entry['auth'], `${at}.auth`);
     const timeout = read.positive(entry['timeout'], `${at}.timeout`);
     const maxConcurrency = read.positiveInteger(entry['max_concurrency'], `${at}.max_concurrency`);
-    if (name === undefined || url === undefined || headers === undefined) return;
+    if (name === undefined || url === undefined || headers === undefined || auth === undefined) return;
     if (upstreams.some((other) => other.name === name)) problem(`${at}.name`, `"${name}" is used by an earlier upstream`);
     upstreams.push({
       name,
       url,
       transport,
       headers,
+      ...(auth.type !== 'static' ? { auth } : {}),
       timeoutMs: timeout !== undefined ? Math.round(timeout * 1000) : DEFAULT_TIMEOUT_MS,
       maxConcurrency: maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
     });
@@ -216,20 +217,32 @@ class Reader extends SettingReader {
     return ok ? headers : undefined;
   }
 
-  /** `{type: none}` (also when absent) or `{type: static, headers: {…}}`. */
+  /** The credentials module's reader; a value written `os.environ/NAME` whose variable is unset is named as such. */
+  auth(value: unknown, path: string): UpstreamAuth | undefined {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const unset = Object.entries(value as Record<string, unknown>).filter(([, entry]) => entry instanceof UnsetVariable);
+      for (const [key, entry] of unset) this.problem(`${path}.${key}`, (entry as UnsetVariable).message);
+      if (unset.length > 0) return undefined;
+    }
+    return readUpstreamAuth(value, path, (at, message) => this.problem(at, message));
+  }
+
+  /** `{type: none}` (also when absent), `{type: static, headers: {…}}`, or an upstream's per-caller auth (token_exchange, oauth). */
   agentAuth(value: unknown, path: string): AgentAuth | undefined {
-    if (value === undefined || value === null) return { kind: 'none' };
+    if (value === undefined || value === null) return NO_AUTH;
+    const type = typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)['type'] : undefined;
+    if (type === 'token_exchange' || type === 'oauth') return this.auth(value, path) as AgentAuth | undefined;
     const entry = this.object(value, path, AUTH_KEYS);
     if (!entry) return undefined;
-    const type = this.oneOf(entry['type'], `${path}.type`, [...AGENT_AUTH_TYPES]) ?? 'none';
-    if (type === 'none') {
+    const kind = this.oneOf(entry['type'], `${path}.type`, [...AGENT_AUTH_TYPES]) ?? 'none';
+    if (kind === 'none') {
       if (entry['headers'] !== undefined) this.problem(`${path}.headers`, 'headers need type: static');
-      return { kind: 'none' };
+      return NO_AUTH;
     }
     const headers = this.headers(entry['headers'], `${path}.headers`);
     if (headers === undefined) return undefined;
     if (Object.keys(headers).length === 0) this.problem(`${path}.headers`, 'type static needs at least one header');
-    return { kind: 'static', headers };
+    return { type: 'static', headers };
   }
 
   positiveInteger(value: unknown, path: string): number | undefined {

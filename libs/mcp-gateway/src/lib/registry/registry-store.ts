@@ -7,9 +7,10 @@ import { ManagedByConfig, SecretsKeyMissing, ServerExists, ServerNotFound, Unkno
 import type { UpstreamDefinition, UpstreamSelection, VirtualServerDefinition } from './server-registry';
 import { RegistrySource, Upstream } from './upstream.entity';
 import { VirtualServer } from './virtual-server.entity';
+import { OAuthAuth, sameAuth, STATIC_AUTH, UpstreamAuth } from '../credentials/upstream-auth';
 import type { AgentCard } from '@a2a-js/sdk';
 import { Agent } from '../agents/agent.entity';
-import { AgentChanges, agentHeaders, agentRow, cardJson, sameAgent, StoredAgent, storedAgent } from '../agents/agent-rows';
+import { AgentChanges, agentHeaders, agentRow, cardJson, resealedAuthSecret, sameAgent, StoredAgent, storedAgent } from '../agents/agent-rows';
 import { AgentInUse, AgentNameTaken, AgentNotFound, UnknownAgents } from '../agents/agent.exception';
 import type { AgentDefinition } from '../agents/agent-definition';
 
@@ -70,7 +71,7 @@ export class RegistryStore {
     return { upstreams: upstreams.map((row) => this.stored(row)), servers: servers.map(storedServer), agents: agents.map((row) => storedAgent(row, this.cipher)) };
   }
 
-  /** Seals again, under the current MCPGW_SECRETS_KEY, headers sealed under a previous key (a rotation); the number re-sealed. */
+  /** Seals again, under the current MCPGW_SECRETS_KEY, headers and OAuth client secrets sealed under a previous key (a rotation); the number re-sealed. */
   async resealStaleHeaders(): Promise<number> {
     const cipher = this.cipher;
     if (!cipher) return 0;
@@ -84,21 +85,34 @@ export class RegistryStore {
         { headersKeyId: sealed.keyId, headersNonce: sealed.nonce, headersCiphertext: sealed.ciphertext, headersAuthTag: sealed.authTag },
       );
     }
-    return stale.length + (await this.resealStaleAgentHeaders(cipher));
+    // An oauth upstream's client secret, sealed beside the headers.
+    const staleSecrets = (await repository.find()).filter((row) => row.authSecretKeyId !== null && cipher.isStale(row.authSecretKeyId));
+    for (const row of staleSecrets) {
+      const auth = this.auth(row);
+      if (auth.type !== 'oauth' || auth.clientSecret === undefined) continue;
+      const sealed = cipher.sealSecret(auth.clientSecret, row.name);
+      await repository.update(
+        { name: row.name, authSecretKeyId: row.authSecretKeyId as string },
+        { authSecretKeyId: sealed.keyId, authSecretNonce: sealed.nonce, authSecretCiphertext: sealed.ciphertext, authSecretAuthTag: sealed.authTag },
+      );
+    }
+    return stale.length + staleSecrets.length + (await this.resealStaleAgentHeaders(cipher));
   }
 
-  /** The agents' static headers, as resealStaleHeaders does the upstreams'. */
+  /** The agents' static headers and OAuth client secrets, as resealStaleHeaders does the upstreams'. */
   private async resealStaleAgentHeaders(cipher: HeaderCipher): Promise<number> {
     const repository = this.dataSource.getRepository(Agent);
     const stale = (await repository.find()).filter((row) => row.headersKeyId !== null && cipher.isStale(row.headersKeyId));
     for (const row of stale) {
-      const sealed = agentRow({ name: row.name, url: row.url, project: row.project, auth: { kind: 'static', headers: agentHeaders(row, cipher) } }, row.source, cipher);
+      const sealed = agentRow({ name: row.name, url: row.url, project: row.project, auth: { type: 'static', headers: agentHeaders(row, cipher) } }, row.source, cipher);
       await repository.update(
         { name: row.name, headersKeyId: row.headersKeyId as string },
         { headersKeyId: sealed.headersKeyId, headersNonce: sealed.headersNonce, headersCiphertext: sealed.headersCiphertext, headersAuthTag: sealed.headersAuthTag },
       );
     }
-    return stale.length;
+    const staleSecrets = (await repository.find()).filter((row) => row.authSecretKeyId !== null && cipher.isStale(row.authSecretKeyId));
+    for (const row of staleSecrets) await repository.update({ name: row.name, authSecretKeyId: row.authSecretKeyId as string }, resealedAuthSecret(row, cipher));
+    return stale.length + staleSecrets.length;
   }
 
   /** Changes whenever a row is added, changed or removed; cheap on tables of this size. */
@@ -359,7 +373,15 @@ export class RegistryStore {
 
   private upstreamRow(definition: UpstreamDefinition, source: RegistrySource): Partial<Upstream> {
     const sealed = Object.keys(definition.headers).length === 0 ? undefined : this.requireCipher().seal(definition.headers, definition.name);
+    const auth = definition.auth ?? STATIC_AUTH;
+    const secret = auth.type === 'oauth' && auth.clientSecret !== undefined ? this.requireCipher().sealSecret(auth.clientSecret, definition.name) : undefined;
+    const { clientSecret: _secret, ...storedAuth } = auth as OAuthAuth;
     return {
+      auth: storedAuth as UpstreamAuth,
+      authSecretKeyId: secret?.keyId ?? null,
+      authSecretNonce: secret?.nonce ?? null,
+      authSecretCiphertext: secret?.ciphertext ?? null,
+      authSecretAuthTag: secret?.authTag ?? null,
       name: definition.name,
       url: definition.url,
       transport: definition.transport,
@@ -379,6 +401,7 @@ export class RegistryStore {
       url: row.url,
       transport: row.transport,
       headers: this.headers(row),
+      auth: this.auth(row),
       timeoutMs: row.timeoutMs,
       maxConcurrency: row.maxConcurrency,
       source: row.source,
@@ -393,9 +416,22 @@ export class RegistryStore {
     return this.cipher.open({ keyId: row.headersKeyId, nonce: row.headersNonce, ciphertext: row.headersCiphertext, authTag: row.headersAuthTag }, row.name);
   }
 
+  /** The row's auth, with its client secret opened (never log it). */
+  private auth(row: Upstream): UpstreamAuth {
+    const auth = row.auth ?? STATIC_AUTH;
+    if (auth.type !== 'oauth' || row.authSecretKeyId === null || row.authSecretNonce === null || row.authSecretCiphertext === null || row.authSecretAuthTag === null) return auth;
+    if (!this.cipher) throw new HeadersUnreadable(row.name, 'MCPGW_SECRETS_KEY is not set');
+    const clientSecret = this.cipher.openSecret(
+      { keyId: row.authSecretKeyId, nonce: row.authSecretNonce, ciphertext: row.authSecretCiphertext, authTag: row.authSecretAuthTag },
+      row.name,
+    );
+    return { ...auth, clientSecret };
+  }
+
   private sameUpstream(row: Upstream, upstream: UpstreamDefinition): boolean {
     if (row.url !== upstream.url || row.transport !== upstream.transport || row.timeoutMs !== upstream.timeoutMs || row.maxConcurrency !== upstream.maxConcurrency) return false;
     try {
+      if (!sameAuth(this.auth(row), upstream.auth)) return false;
       return sameRecord(this.headers(row), upstream.headers);
     } catch (error) {
       // Sealed under a key that is gone: the file's values are sealed again under the current one.

@@ -1,4 +1,5 @@
 import type { AgentDefinition } from '../agents/agent-definition';
+import type { UpstreamAuth } from '../credentials/upstream-auth';
 
 /** How the gateway reaches an upstream MCP server. */
 export type UpstreamTransport = 'streamable-http' | 'sse';
@@ -15,6 +16,8 @@ export interface UpstreamDefinition {
   timeoutMs: number;
   /** Calls in flight to this upstream at most; more wait. */
   maxConcurrency: number;
+  /** How each call is authenticated (see the credentials module); absent: `static`, the headers above. */
+  auth?: UpstreamAuth;
 }
 
 /** What a virtual server takes from one upstream: every item of a kind (`'*'`) or the named ones. */

@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { UpstreamTransport } from './server-registry';
+import type { UpstreamAuth } from '../credentials/upstream-auth';
 
 /** Where a row comes from: MCPGW_CONFIG (synced at every start) or the admin API. */
 export type RegistrySource = 'config' | 'api';
@@ -29,6 +30,23 @@ export class Upstream {
 
   @Column({ name: 'headers_auth_tag', type: 'bytea', nullable: true })
   headersAuthTag!: Buffer | null;
+
+  /** How calls are authenticated; an `oauth` client secret is never here but in the auth_secret_* columns, sealed. */
+  @Column({ type: 'jsonb' })
+  auth!: UpstreamAuth;
+
+  /** The four auth_secret_* columns: an `oauth` client secret, sealed as the headers are; all null without one. */
+  @Column({ name: 'auth_secret_key_id', type: 'text', nullable: true })
+  authSecretKeyId!: string | null;
+
+  @Column({ name: 'auth_secret_nonce', type: 'bytea', nullable: true })
+  authSecretNonce!: Buffer | null;
+
+  @Column({ name: 'auth_secret_ciphertext', type: 'bytea', nullable: true })
+  authSecretCiphertext!: Buffer | null;
+
+  @Column({ name: 'auth_secret_auth_tag', type: 'bytea', nullable: true })
+  authSecretAuthTag!: Buffer | null;
 
   @Column({ name: 'timeout_ms', type: 'integer' })
   timeoutMs!: number;

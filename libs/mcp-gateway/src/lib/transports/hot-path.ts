@@ -12,7 +12,7 @@ import {
   RequestId,
   Result,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { McpAccessGrant } from '../access/mcp-access';
+import { credentialCallerOf, type McpAccessGrant } from '../access/mcp-access';
 import type { Catalogue } from '../catalogue/catalogue';
 import { Catalogues } from '../catalogue/catalogues';
 import type { FederatedSession } from '../federation/federated-session';
@@ -82,7 +82,7 @@ export class HotPath {
     return this.respond(request, signal, {
       catalogue: () => this.catalogues.open({ serverId, grant, sessions: false }),
       offersTools: (catalogue) => catalogue.capabilities.tools !== undefined,
-      forward: (upstream, call, options) => this.pool.forward(upstream, call, { ...options, server: serverId, principal: grant.principal }),
+      forward: (upstream, call, options) => this.pool.forward(upstream, call, { ...options, server: serverId, caller: credentialCallerOf(grant) }),
       ...(onlog ? { onlog } : {}),
     });
   }

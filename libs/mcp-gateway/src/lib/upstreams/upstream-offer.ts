@@ -1,4 +1,5 @@
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CredentialCaller } from '../credentials/credential-caller';
 import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
 
 // What the pool and the kinds of upstream behind it (MCP servers, A2A agents) share.
@@ -25,8 +26,14 @@ export interface ForwardOptions {
   onnotification?: (notification: UpstreamNotification) => void;
   /** The virtual server the call is made for (null: `/mcp`), for the metrics. */
   server?: string | null;
-  /** Who the call is made for (the grant's principal): what an agent's credentials and audit line go by. */
-  principal?: string;
+  /**
+   * Whom the call is made for: the grant's principal (what audit lines go by) and, for a person,
+   * their own token. An upstream or agent with per-caller auth is called with this caller's
+   * credentials and no one else's.
+   */
+  caller?: CredentialCaller;
+  /** The client takes URL-mode elicitations (2025-11-25): a person who must connect an account is asked with one. */
+  elicitsUrls?: boolean;
 }
 
 export interface UpstreamNotification {

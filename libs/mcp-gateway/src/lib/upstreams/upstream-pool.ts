@@ -24,6 +24,11 @@ import { hasPerCallHeaders, UpstreamCallHeaders } from './per-call-headers';
 import { describeFailure, UpstreamLink } from './upstream-link';
 import { ENVELOPE_META_PREFIX } from '../protocol/envelope';
 import { callRoute, callsDirectly, DirectCallTransport, UpstreamTransport } from './upstream-transport';
+import { callerKey, type CredentialCaller } from '../credentials/credential-caller';
+import { CredentialsUnavailable } from '../credentials/credentials.exception';
+import { isPerCaller } from '../credentials/upstream-auth';
+import { UpstreamCredentials } from '../credentials/upstream-credentials';
+import { refusedCall } from './refused-call';
 import { AgentTools } from '../agents/agent-tools';
 import type { ForwardOptions, UpstreamOffer } from './upstream-offer';
 
@@ -35,6 +40,19 @@ export type CatalogueKind = 'tools' | 'resources' | 'prompts';
 export interface UpstreamCaller {
   forward(upstream: string, request: ClientRequest, options?: ForwardOptions): Promise<Result>;
 }
+
+/** One caller's session to an upstream with per-caller auth, and the credentials it was opened with. */
+interface CallerLink {
+  link: UpstreamLink;
+  definition: UpstreamDefinition;
+  fingerprint: string;
+  usedAt: number;
+}
+
+/** A caller's session unused this long is closed. */
+const CALLER_LINK_IDLE_MS = 10 * 60_000;
+/** Callers' sessions kept per upstream at most; the least recently used go first. */
+const MAX_CALLER_LINKS = 1000;
 
 const EMPTY_OFFER: UpstreamOffer = { capabilities: {}, tools: [], resources: [], resourceTemplates: [], prompts: [] };
 const MAX_RECONNECT_DELAY_MS = 30_000;
@@ -54,6 +72,10 @@ class PooledUpstream {
   loading: Promise<void> = Promise.resolve();
   readonly limit: ConcurrencyLimit;
   readonly shared: UpstreamLink;
+  /** Per-caller auth: each caller's own session, opened with that caller's credentials (replaced when they change). */
+  readonly callers = new Map<string, CallerLink>();
+  /** Per-caller auth: the catalogue is being (or was) loaded on a caller's session. */
+  discovering?: Promise<void>;
 
   constructor(
     readonly definition: UpstreamDefinition,
@@ -86,6 +108,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     @Inject(MCP_RUNTIME_OPTIONS) private readonly options: ResolvedRuntimeOptions,
     private readonly metrics: McpMetrics,
     @Optional() private readonly callHeaders?: UpstreamCallHeaders,
+    @Optional() private readonly credentials?: UpstreamCredentials,
     // A2A agents a virtual server includes: one kind of upstream more, each offering one tool.
     @Optional() private readonly agents?: AgentTools,
   ) {
@@ -141,12 +164,24 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     }));
   }
 
-  /** The upstream's offer; waits for its first connection attempt so a fresh gateway lists everything. */
-  async offer(upstream: string): Promise<UpstreamOffer> {
+  /**
+   * The upstream's offer; waits for its first connection attempt so a fresh gateway lists everything.
+   * An upstream with per-caller auth has no session of the gateway's own: its catalogue is loaded
+   * on the session of the first caller whose credentials it accepts (`caller`), and again whenever
+   * a caller's session opens.
+   */
+  async offer(upstream: string, caller?: CredentialCaller): Promise<UpstreamOffer> {
     const up = this.upstreams.get(upstream);
     if (!up) return this.agents?.has(upstream) ? this.agents.offer(upstream) : EMPTY_OFFER;
     await up.firstAttempt;
+    if (isPerCaller(up.definition.auth) && up.offer === EMPTY_OFFER && caller) await this.discover(up, caller);
     return up.offer;
+  }
+
+  /** A per-caller upstream whose catalogue no caller's session has loaded yet: a view built without it is not to be kept. */
+  awaitingDiscovery(upstream: string): boolean {
+    const up = this.upstreams.get(upstream);
+    return up !== undefined && isPerCaller(up.definition.auth) && up.offer === EMPTY_OFFER;
   }
 
   /** The offer known now (empty before the first connection). */
@@ -194,11 +229,21 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     const up = this.upstreams.get(upstream);
     if (!up && this.agents?.has(upstream)) return this.callAgent(this.agents, upstream, request, options);
     if (!up) throw unavailable(upstream, 'not registered');
-    const link = via(up);
     const started = performance.now();
     const labels = this.callLabels(up, request, options.server);
+    let target: { definition: UpstreamDefinition; shared: UpstreamLink } = up;
+    if (isPerCaller(up.definition.auth)) {
+      try {
+        target = await this.callerTarget(up, options.caller);
+      } catch (error) {
+        if (!(error instanceof CredentialsUnavailable)) throw error;
+        this.metrics.record(labels, request.method === 'tools/call' ? 'tool_error' : 'error', (performance.now() - started) / 1000);
+        return refusedCall(request, error, options.elicitsUrls === true);
+      }
+    }
+    const link = via(target);
     // {{project.repository_token}} and the like: resolved for this call, sent with it, then dropped.
-    const callHeaders = hasPerCallHeaders(up.definition.headers) ? await this.perCallHeaders(up.definition, options) : undefined;
+    const callHeaders = hasPerCallHeaders(target.definition.headers) ? await this.perCallHeaders(target.definition, options) : undefined;
     return up.limit.run(async () => {
       try {
         const result = await link.use((client, transport) => {
@@ -250,6 +295,77 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     });
   }
 
+  /**
+   * The caller's own session to an upstream with per-caller auth, opened with the headers the
+   * credentials module gives for that caller (the upstream's configured ones beneath them). New
+   * credentials (a token renewed) open a new session; the old one is closed once its calls had time to end.
+   */
+  private async callerTarget(up: PooledUpstream, caller: CredentialCaller | undefined): Promise<{ definition: UpstreamDefinition; shared: UpstreamLink }> {
+    const auth = up.definition.auth;
+    if (!isPerCaller(auth)) return up;
+    if (!this.credentials)
+      throw new CredentialsUnavailable(
+        'token_exchange_not_configured',
+        up.definition.name,
+        `Upstream "${up.definition.name}" authenticates each caller, and this gateway has no credentials module`,
+      );
+    const headers = await this.credentials.headersFor({ name: up.definition.name, url: up.definition.url, auth }, caller);
+    // headersFor refused a call without a caller; one is known here.
+    const key = callerKey(caller as CredentialCaller);
+    const fingerprint = JSON.stringify(headers);
+    let entry = up.callers.get(key);
+    if (!entry || entry.fingerprint !== fingerprint) {
+      if (entry) this.retireLater(entry.link, up.definition.timeoutMs);
+      const definition: UpstreamDefinition = { ...up.definition, headers: { ...up.definition.headers, ...headers } };
+      entry = { link: this.callerLink(up, definition), definition, fingerprint, usedAt: Date.now() };
+      up.callers.delete(key);
+      up.callers.set(key, entry);
+      if (up.callers.size > MAX_CALLER_LINKS) {
+        const [oldestKey, oldest] = up.callers.entries().next().value as [string, CallerLink];
+        up.callers.delete(oldestKey);
+        void oldest.link.close();
+      }
+    }
+    entry.usedAt = Date.now();
+    return { definition: entry.definition, shared: entry.link };
+  }
+
+  private callerLink(up: PooledUpstream, definition: UpstreamDefinition): UpstreamLink {
+    const name = up.definition.name;
+    const link: UpstreamLink = new UpstreamLink(definition, {
+      capabilities: {},
+      configure: (client) => {
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(name, 'tools'));
+        client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.refresh(name, 'resources'));
+        client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.refresh(name, 'prompts'));
+      },
+      onOpen: (client, transport) => this.opened(up, client, transport, link),
+      allowLinkLocal: this.allowLinkLocal,
+    });
+    return link;
+  }
+
+  /** Loads a per-caller upstream's catalogue on `caller`'s session; one load at a time, failures leave it empty (the caller's call says why). */
+  private async discover(up: PooledUpstream, caller: CredentialCaller): Promise<void> {
+    up.discovering ??= (async () => {
+      try {
+        const { shared } = await this.callerTarget(up, caller);
+        await shared.open();
+        await up.loading;
+      } catch (error) {
+        // A caller without credentials there says nothing of the upstream's health.
+        if (!(error instanceof CredentialsUnavailable)) this.down(up, error);
+      } finally {
+        up.discovering = undefined;
+      }
+    })();
+    await up.discovering;
+  }
+
+  private retireLater(link: UpstreamLink, afterMs: number): void {
+    setTimeout(() => void link.close(), afterMs).unref();
+  }
+
   /** A tools/call of an agent's tool: the agent's client makes it, under the same call metrics as any upstream's. */
   private async callAgent(agents: AgentTools, agent: string, request: ClientRequest, options: ForwardOptions): Promise<Result> {
     const started = performance.now();
@@ -291,7 +407,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
   /** Refreshes one kind of an upstream's catalogue (after a list_changed seen on any of its sessions). */
   async refresh(upstream: string, kind: CatalogueKind): Promise<void> {
     const up = this.upstreams.get(upstream);
-    const client = up?.shared.current;
+    const client = up?.shared.current ?? (up && [...up.callers.values()].reverse().find((entry) => entry.link.current)?.link.current);
     if (!up || !client) return;
     try {
       const lists = await fetchKind(client, kind, up.offer.capabilities);
@@ -315,7 +431,8 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
       if (this.upstreams.has(name)) continue;
       const up = new PooledUpstream(definition, JSON.stringify(definition), (self) => this.sharedLink(self));
       this.upstreams.set(name, up);
-      up.firstAttempt = this.connect(up);
+      // Per-caller auth: the gateway has no credentials of its own there; callers' sessions open on use.
+      if (!isPerCaller(definition.auth)) up.firstAttempt = this.connect(up);
     }
   }
 
@@ -344,7 +461,7 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     }
   }
 
-  private opened(up: PooledUpstream, client: Client, transport: UpstreamTransport): void {
+  private opened(up: PooledUpstream, client: Client, transport: UpstreamTransport, link: UpstreamLink = up.shared): void {
     up.loading = (async () => {
       const capabilities = client.getServerCapabilities() ?? {};
       try {
@@ -363,13 +480,21 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
           if (keys.some((key) => JSON.stringify(before[key]) !== JSON.stringify(up.offer[key]))) this.changed(up.definition.name, kind);
         }
       } catch (error) {
-        up.shared.drop(error);
+        link.drop(error);
         this.down(up, error);
       }
     })();
   }
 
   private async pingAll(): Promise<void> {
+    const idleSince = Date.now() - CALLER_LINK_IDLE_MS;
+    for (const up of this.upstreams.values()) {
+      for (const [key, entry] of up.callers) {
+        if (entry.usedAt >= idleSince) continue;
+        up.callers.delete(key);
+        void entry.link.close();
+      }
+    }
     await Promise.all(
       [...this.upstreams.values()].map(async (up) => {
         const client = up.shared.current;
@@ -405,7 +530,8 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
 
   /** Reopens the shared session with exponential backoff; a call in between tries at once anyway. */
   private scheduleReconnect(up: PooledUpstream): void {
-    if (up.retryTimer) return;
+    // A per-caller upstream is reached again by the next caller, with that caller's credentials.
+    if (up.retryTimer || isPerCaller(up.definition.auth)) return;
     const delay = Math.min(MAX_RECONNECT_DELAY_MS, 500 * 2 ** up.failures);
     up.failures++;
     up.retryTimer = setTimeout(() => {
@@ -422,7 +548,9 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
 
   private async retire(up: PooledUpstream): Promise<void> {
     clearTimeout(up.retryTimer);
-    await up.shared.close();
+    const callers = [...up.callers.values()];
+    up.callers.clear();
+    await Promise.all([up.shared.close(), ...callers.map((entry) => entry.link.close())]);
   }
 
   private selected(upstream?: string): PooledUpstream[] {

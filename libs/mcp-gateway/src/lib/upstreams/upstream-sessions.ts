@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ForwardOptions, UpstreamCaller, UpstreamPool } from './upstream-pool';
 import { UpstreamLink } from './upstream-link';
+import type { CredentialCaller } from '../credentials/credential-caller';
 
 /** The downstream client of a session, as its upstream sessions reach it. */
 export interface DownstreamPeer {
@@ -34,7 +35,8 @@ export interface SessionForwardOptions extends ForwardOptions {
  * requests (sampling, elicitation, roots) and notifications reach that client and no other.
  */
 export class UpstreamSessions implements UpstreamCaller {
-  private readonly links = new Map<string, UpstreamLink>();
+  /** Per upstream: the session's own link, and the headers it was opened with (per-caller credentials change when renewed). */
+  private readonly links = new Map<string, { link: UpstreamLink; definition: ConstructorParameters<typeof UpstreamLink>[0] }>();
   /** Downstream requests in flight per upstream, latest last: where upstream messages belong. */
   private readonly inflight = new Map<string, RequestId[]>();
   /** Notifications being relayed to the client, by the downstream request they belong to. */
@@ -44,11 +46,13 @@ export class UpstreamSessions implements UpstreamCaller {
   constructor(
     private readonly pool: UpstreamPool,
     private readonly peer: DownstreamPeer,
+    /** Whom the session's calls are for, as of its latest request (upstreams with per-caller auth see that caller). */
+    private readonly caller?: () => CredentialCaller,
   ) {}
 
   /** Upstreams this session has talked to. */
   get opened(): readonly Client[] {
-    return [...this.links.values()].flatMap((link) => (link.current ? [link.current] : []));
+    return [...this.links.values()].flatMap(({ link }) => (link.current ? [link.current] : []));
   }
 
   async forward(upstream: string, request: ClientRequest, options: SessionForwardOptions = {}): Promise<Result> {
@@ -60,7 +64,8 @@ export class UpstreamSessions implements UpstreamCaller {
       if (!this.relaying.has(related)) this.relaying.set(related, []);
     }
     try {
-      return await this.pool.forwardOn(upstream, (up) => this.link(upstream, up), request, options);
+      const caller = options.caller ?? this.caller?.();
+      return await this.pool.forwardOn(upstream, (up) => this.link(upstream, up), request, caller ? { ...options, caller } : options);
     } finally {
       if (related !== undefined) {
         stack.splice(stack.lastIndexOf(related), 1);
@@ -77,21 +82,22 @@ export class UpstreamSessions implements UpstreamCaller {
     this.closed = true;
     const links = [...this.links.values()];
     this.links.clear();
-    await Promise.all(links.map((link) => link.close()));
+    await Promise.all(links.map(({ link }) => link.close()));
   }
 
   private link(upstream: string, up: { definition: ConstructorParameters<typeof UpstreamLink>[0]; shared: UpstreamLink }): UpstreamLink {
     // A session that has ended has no sessions of its own left: stray calls use the shared one.
     if (this.closed) return up.shared;
-    let link = this.links.get(upstream);
-    if (!link) {
-      link = new UpstreamLink(up.definition, {
-        capabilities: clientSide(this.peer.capabilities()),
-        configure: (client) => this.relay(upstream, client),
-        allowLinkLocal: this.pool.allowLinkLocal,
-      });
-      this.links.set(upstream, link);
-    }
+    const existing = this.links.get(upstream);
+    if (existing && (existing.definition === up.definition || sameHeaders(existing.definition.headers, up.definition.headers))) return existing.link;
+    // The caller's credentials were renewed: a new upstream session carries the new ones.
+    if (existing) setTimeout(() => void existing.link.close(), up.definition.timeoutMs).unref();
+    const link = new UpstreamLink(up.definition, {
+      capabilities: clientSide(this.peer.capabilities()),
+      configure: (client) => this.relay(upstream, client),
+      allowLinkLocal: this.pool.allowLinkLocal,
+    });
+    this.links.set(upstream, { link, definition: up.definition });
     return link;
   }
 
@@ -109,6 +115,11 @@ export class UpstreamSessions implements UpstreamCaller {
     };
     client.fallbackRequestHandler = (request, extra) => this.peer.request(upstream, { method: request.method, params: request.params }, extra.signal, related());
   }
+}
+
+function sameHeaders(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const names = Object.keys(a);
+  return names.length === Object.keys(b).length && names.every((name) => a[name] === b[name]);
 }
 
 /** The client-side capabilities worth declaring upstream: those the gateway can relay. */

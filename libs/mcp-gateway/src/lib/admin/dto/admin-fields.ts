@@ -2,6 +2,8 @@ import { applyDecorators } from '@nestjs/common';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsNotEmpty, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import { excerpt } from '@arbor/platform';
 import { headerCountProblem, headerProblem, itemRolesProblem, PROJECT_SLUG, SERVER_ID, toolRateLimitsProblem, UPSTREAM_NAME } from '../../registry/registry-rules';
+import { readUpstreamAuth } from '../../credentials/upstream-auth';
+import { AGENT_AUTH_TYPES } from '../../agents/agent-definition';
 
 export const IsUpstreamName = () =>
   applyDecorators(IsString(), Matches(UPSTREAM_NAME, { message: '$property must be 1 to 63 lower-case letters, digits, _ and -, starting with a letter or digit' }));
@@ -27,6 +29,46 @@ export const IsDescription = () => applyDecorators(IsString(), MaxLength(2000));
 
 /** Guardrail names of MCPGW_CONFIG's `guardrails:` (whether each is configured is the controller's to say). */
 export const IsGuardrailNames = () => applyDecorators(IsArray(), ArrayMaxSize(50), IsString({ each: true }), IsNotEmpty({ each: true }), MaxLength(200, { each: true }));
+
+/** An upstream's `auth` (the credentials module's rules, as MCPGW_CONFIG's); messages name fields, never the secret. */
+export const IsUpstreamAuth = () =>
+  ValidateBy({
+    name: 'isUpstreamAuth',
+    validator: {
+      validate: (value: unknown) => authProblems(value).length === 0,
+      defaultMessage: (args) => authProblems(args?.value).join('; ') || '$property is invalid',
+    },
+  });
+
+function authProblems(value: unknown): string[] {
+  const problems: string[] = [];
+  readUpstreamAuth(value, 'auth', (path, message) => problems.push(`${path} ${message}`));
+  return problems;
+}
+
+/** An agent's `auth`: `none`, `static` with headers, or the credentials module's per-caller `token_exchange` and `oauth` (an upstream's rules). */
+export const IsAgentAuth = () =>
+  ValidateBy({
+    name: 'isAgentAuth',
+    validator: {
+      validate: (value: unknown) => agentAuthProblems(value).length === 0,
+      defaultMessage: (args) => agentAuthProblems(args?.value).join('; ') || '$property is invalid',
+    },
+  });
+
+function agentAuthProblems(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`auth must be a mapping with a type (${AGENT_AUTH_TYPES.join(', ')})`];
+  const entry = value as Record<string, unknown>;
+  const type = entry['type'];
+  if (type === 'token_exchange' || type === 'oauth') return authProblems(value);
+  if (type !== 'none' && type !== 'static') return [`auth.type must be one of ${AGENT_AUTH_TYPES.join(', ')}`];
+  const problems = Object.keys(entry)
+    .filter((key) => key !== 'type' && key !== 'headers')
+    .map((key) => `auth.${excerpt(key)} is not a setting of ${type} auth (type, headers)`);
+  const headers = entry['headers'] === undefined ? undefined : headersProblem(entry['headers']);
+  if (headers !== undefined) problems.push(`auth.headers: ${headers}`);
+  return problems;
+}
 
 /** `{name: value}`, values strings; the message names the header, never the value. */
 export const IsUpstreamHeaders = () =>

@@ -1,6 +1,7 @@
 import type { StoredServer, StoredUpstream } from '../../registry/registry-store';
 import type { ItemRole, UpstreamSelection } from '../../registry/server-registry';
 import type { UpstreamHealth } from '../../registry/upstream-catalogue';
+import { authResponse, STATIC_AUTH } from '../../credentials/upstream-auth';
 
 /** An upstream as the admin API shows it: header names, never their values. */
 export interface UpstreamResponse {
@@ -8,6 +9,8 @@ export interface UpstreamResponse {
   url: string;
   transport: string;
   header_names: string[];
+  /** How each call is authenticated; a client secret only as `has_client_secret`. */
+  auth: ReturnType<typeof authResponse>;
   timeout_ms: number;
   max_concurrency: number;
   /** `config`: from MCPGW_CONFIG, read-only here. */
@@ -27,6 +30,7 @@ export function upstreamResponse(upstream: StoredUpstream, runtime?: { health?: 
     url: upstream.url,
     transport: upstream.transport,
     header_names: Object.keys(upstream.headers).sort(),
+    auth: authResponse(upstream.auth ?? STATIC_AUTH),
     timeout_ms: upstream.timeoutMs,
     max_concurrency: upstream.maxConcurrency,
     source: upstream.source,

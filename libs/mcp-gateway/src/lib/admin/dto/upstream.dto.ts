@@ -1,8 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 import { Omittable } from '@arbor/platform';
 import type { UpstreamTransport } from '../../registry/server-registry';
-import { IsMaxConcurrency, IsTimeoutMs, IsTransport, IsUpstreamHeaders, IsUpstreamName, IsUpstreamUrl } from './admin-fields';
+import type { UpstreamAuthWire } from '../../credentials/upstream-auth';
+import { IsMaxConcurrency, IsTimeoutMs, IsTransport, IsUpstreamAuth, IsUpstreamHeaders, IsUpstreamName, IsUpstreamUrl } from './admin-fields';
 
 const HEADERS = {
   type: 'object',
@@ -11,6 +12,22 @@ const HEADERS = {
   example: { authorization: 'Bearer …' },
   description: 'Sent on every request to the upstream; stored encrypted, never shown again.',
 } as const;
+
+const AUTH: ApiPropertyOptions = {
+  type: 'object',
+  required: ['type'],
+  properties: {
+    type: { type: 'string', enum: ['static', 'token_exchange', 'oauth'] },
+    audience: { type: 'string', description: "token_exchange: the upstream's audience at the identity provider" },
+    scope: { type: 'string', description: 'token_exchange, oauth: the scope asked for' },
+    client_id: { type: 'string', description: "oauth: a client registered at the upstream's authorisation server; without it the gateway registers one (RFC 7591)" },
+    client_secret: { type: 'string', writeOnly: true, description: 'oauth: the secret of client_id; stored encrypted, never shown again' },
+    client_credentials: { type: 'boolean', description: 'oauth: machine callers (API keys) get a token with the client-credentials grant' },
+  },
+  additionalProperties: false,
+  example: { type: 'token_exchange', audience: 'arbor-tool-server' },
+  description: 'How each call is authenticated: static (the headers, default), token_exchange (the calling person, RFC 8693) or oauth (per person).',
+};
 
 export class CreateUpstreamDto {
   @ApiProperty({ example: 'tickets', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' })
@@ -32,6 +49,12 @@ export class CreateUpstreamDto {
   @IsOptional()
   @IsUpstreamHeaders()
   headers?: Record<string, string>;
+
+  /** Default `{type: static}`. */
+  @ApiPropertyOptional(AUTH)
+  @IsOptional()
+  @IsUpstreamAuth()
+  auth?: UpstreamAuthWire;
 
   /** Per call; default 60 000. */
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 3_600_000, default: 60_000 })
@@ -62,6 +85,12 @@ export class UpdateUpstreamDto {
   @Omittable()
   @IsUpstreamHeaders()
   headers?: Record<string, string>;
+
+  /** Replaces the auth; an `oauth` one naming the same client_id without client_secret keeps the stored secret. */
+  @ApiPropertyOptional(AUTH)
+  @Omittable()
+  @IsUpstreamAuth()
+  auth?: UpstreamAuthWire;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 3_600_000 })
   @Omittable()
