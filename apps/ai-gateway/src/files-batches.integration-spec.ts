@@ -225,9 +225,11 @@ describe('files, batches, vector stores and assistants through the official Open
     }
     const replica = await startTestGateway(database, writeConfig(config(fake.url)));
     try {
+      // The other replica's poller finds the batch on its first rounds, and writes its spend behind.
       const settled = await eventually(
         () => spendOf(gamma.id),
         (report) => report.totals['prompt_tokens'] === 14,
+        20_000,
       );
       expect(settled.totals['prompt_tokens']).toBe(14);
       expect((await sdkClient(replica, gamma.key).batches.retrieve(batch.id)).status).toBe('completed');

@@ -378,6 +378,10 @@ export const MCP_OTHER_CALLS: Operation[] = [
   ),
   mcp('POST', '/agents/{name}/{rest}', { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }] } }, { headers: { 'a2a-version': '1.0' } }),
   mcp('GET', '/agents/{name}/{rest}'),
+  // Per-person OAuth to an upstream: the browser's steps (a connect link, back from the suite's IdP, back from the upstream's).
+  mcp('GET', '/oauth/connect/{upstream}', undefined, { queryParams: ['ticket'] }),
+  mcp('GET', '/oauth/signed-in', undefined, { queryParams: ['code', 'state', 'iss'] }),
+  mcp('GET', '/oauth/callback', undefined, { queryParams: ['code', 'state', 'error'] }),
 ];
 
 /** Prometheus metrics: a GET anyone on the network may send, with whatever query and credential. */

@@ -108,10 +108,11 @@ export async function withinOneMinute(seconds = 15): Promise<void> {
   if (left < seconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 50));
 }
 
-/** `read()` again every 50 ms until `done` holds of its value (at most 5 s); the last value read. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+/** `read()` again every 50 ms until `done` holds of its value (at most `withinMs`, 5 s by default); the last value read. */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, withinMs = 5_000): Promise<T> {
+  const deadline = Date.now() + withinMs;
   let value = await read();
-  for (let tries = 0; tries < 100 && !done(value); tries++) {
+  while (!done(value) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     value = await read();
   }

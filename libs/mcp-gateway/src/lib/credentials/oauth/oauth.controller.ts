@@ -67,15 +67,15 @@ export class OAuthController {
   /** The connect link of a tool error or of the connections API: first the browser says who it is, at the suite's identity provider. */
   @Get('oauth/connect/:upstream')
   @ApiExcludeEndpoint()
-  async connect(@Param('upstream') name: string, @Query('ticket') ticket: string | undefined, @Res() res: Response): Promise<void> {
+  async connect(@Req() req: Request, @Param('upstream') name: string, @Query('ticket') ticket: string | undefined, @Res() res: Response): Promise<void> {
     const upstream = this.oauthUpstreams().find((candidate) => candidate.name === name);
-    if (!upstream) return page(res, 404, 'Not connected', `There is no upstream "${name}" to connect to.`);
+    if (!upstream) return page(req, res, 404, 'upstream_not_found', 'Not connected', `There is no upstream "${excerpt(name)}" to connect to.`);
     try {
       this.oauth.ticketSubject(upstream, ticket ?? '');
       res.redirect(302, (await this.signIn.signInUrl(upstream.name, ticket ?? '')).href);
     } catch (error) {
       if (!(error instanceof CredentialsUnavailable)) throw error;
-      page(res, 400, 'Not connected', error.message);
+      page(req, res, 400, 'connect_refused', 'Not connected', error.message);
     }
   }
 
@@ -87,14 +87,21 @@ export class OAuthController {
       const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
       const signedIn = await this.signIn.complete(new URL(`${this.signIn.callbackUrl()}${query}`));
       const upstream = this.oauthUpstreams().find((candidate) => candidate.name === signedIn.upstream);
-      if (!upstream) return page(res, 404, 'Not connected', `There is no upstream "${signedIn.upstream}" to connect to.`);
+      if (!upstream) return page(req, res, 404, 'upstream_not_found', 'Not connected', `There is no upstream "${excerpt(signedIn.upstream)}" to connect to.`);
       if (this.oauth.ticketSubject(upstream, signedIn.ticket) !== signedIn.subject) {
-        return page(res, 403, 'Not connected', 'This connect link was made for another person. Ask for your own by calling the tool, or from your connections.');
+        return page(
+          req,
+          res,
+          403,
+          'connect_link_not_yours',
+          'Not connected',
+          'This connect link was made for another person. Ask for your own by calling the tool, or from your connections.',
+        );
       }
       res.redirect(302, (await this.oauth.authorizationUrl(upstream, signedIn.ticket)).href);
     } catch (error) {
       if (!(error instanceof CredentialsUnavailable)) throw error;
-      page(res, 400, 'Not connected', error.message);
+      page(req, res, 400, 'connect_refused', 'Not connected', error.message);
     }
   }
 
@@ -104,18 +111,25 @@ export class OAuthController {
   async callback(@Req() req: Request, @Res() res: Response, @Query('state') state: string | undefined, @Query('error') refused: string | undefined): Promise<void> {
     const name = state === undefined ? undefined : this.oauth.stateUpstream(state);
     const upstream = name === undefined ? undefined : this.oauthUpstreams().find((candidate) => candidate.name === name);
-    if (!upstream) return page(res, 400, 'Not connected', 'This consent is not valid or has expired; start again from the connect link.');
+    if (!upstream) return page(req, res, 400, 'consent_not_valid', 'Not connected', 'This consent is not valid or has expired; start again from the connect link.');
     if (refused !== undefined)
-      return page(res, 400, 'Not connected', `The authorisation server of upstream "${upstream.name}" answered ${excerpt(refused)}; nothing was connected.`);
+      return page(
+        req,
+        res,
+        400,
+        'consent_refused',
+        'Not connected',
+        `The authorisation server of upstream "${upstream.name}" answered ${excerpt(refused)}; nothing was connected.`,
+      );
     try {
       // The callback as the authorisation server was told it (MCPGW_PUBLIC_URL's), with the answer's query.
       const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
       await this.oauth.complete(upstream, new URL(`${this.oauth.callbackUrl()}${query}`));
     } catch (error) {
       if (!(error instanceof CredentialsUnavailable)) throw error;
-      return page(res, 400, 'Not connected', error.message);
+      return page(req, res, 400, 'connect_refused', 'Not connected', error.message);
     }
-    page(res, 200, 'Connected', `Your account at upstream "${upstream.name}" is connected. You can close this page and call its tools again.`);
+    page(req, res, 200, 'connected', 'Connected', `Your account at upstream "${upstream.name}" is connected. You can close this page and call its tools again.`);
   }
 
   /** The `oauth` upstreams, MCP servers and A2A agents alike (one namespace: a name is one or the other). */
@@ -132,11 +146,19 @@ function subjectOf(caller: VerifiedCaller | undefined): string {
   return caller.subject;
 }
 
-function page(res: Response, status: number, title: string, message: string): void {
+/**
+ * The end of a browser's step as a page for people; as the suite's JSON error envelope (or
+ * `{connected: true}`) for a client that does not ask for HTML, so that scripts and tests read the
+ * code rather than a page.
+ */
+function page(req: Request, res: Response, status: number, code: string, title: string, message: string): void {
+  res.status(status).set('cache-control', 'no-store');
+  if (req.accepts(['json', 'html']) !== 'html') {
+    res.json(status < 400 ? { connected: true, message } : { error: { code, message } });
+    return;
+  }
   res
-    .status(status)
     .type('html')
-    .set('cache-control', 'no-store')
     .send(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
         `<body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></main></body></html>`,
