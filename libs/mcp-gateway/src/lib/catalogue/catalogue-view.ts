@@ -116,7 +116,7 @@ export class CatalogueView {
       original: new UriTemplate(entry.original),
     }));
     this.capabilities = unionCapabilities(
-      picked.flatMap(({ offer }) => (offer ? [offer] : [])),
+      picked.flatMap(({ selection, offer }) => (offer ? [sessions && offer.unloaded ? promised(selection) : offer] : [])),
       sessions,
     );
   }
@@ -227,6 +227,17 @@ function exposeNames<T>(items: { upstream: string; original: string; item: T }[]
     ...i,
     name: rule === 'always' || (counts.get(i.original) ?? 0) > 1 ? prefix(i.upstream, i.original) : i.original,
   }));
+}
+
+/**
+ * An upstream not loaded yet (down when the session opened) stands for what the server selects of
+ * it: a session's capabilities are fixed at its start, and without them the tools that come with
+ * the upstream would stay "Method not found" to it; with them, the list-changed notice brings them.
+ */
+function promised(selection: Selection): UpstreamOffer {
+  const some = (names: Selection['tools']) => (names === '*' || names.length > 0 ? {} : undefined);
+  const [tools, resources, prompts] = [some(selection.tools), some(selection.resources), some(selection.prompts)];
+  return { capabilities: { ...(tools && { tools }), ...(resources && { resources }), ...(prompts && { prompts }) }, tools: [], resources: [], resourceTemplates: [], prompts: [] };
 }
 
 /**

@@ -13,6 +13,8 @@ export interface UpstreamOffer {
   prompts: readonly Prompt[];
   /** Whether its messages during a call come on that call's own stream, so a caller without a session gets them. */
   logsPerCall?: boolean;
+  /** Not loaded yet (no connection has listed it so far): what it offers is not known, only that it is empty for now. */
+  unloaded?: true;
 }
 
 export interface ForwardOptions {

@@ -2,6 +2,7 @@
 // health see them; the gateway itself is never restarted.
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connect, eventually, InMemoryServerRegistry, startGateway, TestGateway, testServers, textOf, upstreamDefinition } from '../transports/testing/test-gateway';
 import { SseUpstream, StreamableUpstream } from '../transports/testing/test-upstreams';
 
@@ -23,6 +24,8 @@ describe('upstream pool', () => {
     );
     // Nest's body parser off: the runtime reads (and bounds) the bodies itself here.
     gateway = await startGateway(registry, { stateful: true, pingIntervalMs: 200, maxBodyBytes: 64 * 1024 }, false);
+    // Pings this frequent can cut a first listing short on a busy machine: the tests start from listed upstreams.
+    await eventually(() => ['north', 'south', 'hasty'].every((u) => gateway.catalogue.items(u).length > 0), 'every upstream listed');
   });
 
   afterAll(async () => {
@@ -103,5 +106,36 @@ describe('upstream pool', () => {
     const calls = Array.from({ length: 6 }, () => c.callTool({ name: 'busy', arguments: {} }));
     expect((await Promise.all(calls)).map(textOf)).toEqual(Array(6).fill('done'));
     expect(north.peak).toBe(2);
+  });
+});
+
+describe('an upstream down when a session opens', () => {
+  const late = new StreamableUpstream();
+  let gateway: TestGateway;
+  let client: Client | undefined;
+
+  beforeAll(async () => {
+    // Its port is known before anything listens on it; the server id is one alice holds (see GRANTS).
+    await late.start();
+    await late.stop();
+    const registry = new InMemoryServerRegistry([upstreamDefinition('late', late, 'streamable-http')], [{ id: 'hasty', project: 'alpha', name: 'Late', selections: [{ upstream: 'late', tools: '*', resources: [], prompts: [] }] }]);
+    gateway = await startGateway(registry, { stateful: true, pingIntervalMs: 200 });
+  });
+
+  afterAll(async () => {
+    await client?.close().catch(() => undefined);
+    await gateway.close();
+    await late.stop();
+  });
+
+  it('gets its tools on the same session once the upstream comes up, told by a list change', async () => {
+    client = await connect(gateway.url, '/servers/hasty/mcp', 'alice');
+    let told = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void told++);
+    expect((await client.listTools()).tools).toEqual([]);
+    await late.start();
+    await eventually(() => told > 0, 'the session told its tools changed');
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo');
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'at last' } }))).toBe('north: at last');
   });
 });

@@ -55,6 +55,8 @@ const CALLER_LINK_IDLE_MS = 10 * 60_000;
 const MAX_CALLER_LINKS = 1000;
 
 const EMPTY_OFFER: UpstreamOffer = { capabilities: {}, tools: [], resources: [], resourceTemplates: [], prompts: [] };
+/** An upstream's offer before any connection listed it (down at start, or per-caller and not yet discovered). */
+const UNLOADED_OFFER: UpstreamOffer = { ...EMPTY_OFFER, unloaded: true };
 const MAX_RECONNECT_DELAY_MS = 30_000;
 const MAX_PAGES = 1000;
 
@@ -63,7 +65,7 @@ class PooledUpstream {
   /** Set on every call it answers: a number, formatted only when health is asked for. */
   lastSeenMs?: number;
   lastError?: string;
-  offer: UpstreamOffer = EMPTY_OFFER;
+  offer: UpstreamOffer = UNLOADED_OFFER;
   failures = 0;
   retryTimer?: NodeJS.Timeout;
   /** Settles when the first connection attempt (and its catalogue) is done, either way. */
@@ -174,14 +176,14 @@ export class UpstreamPool extends UpstreamCatalogue implements UpstreamCaller, O
     const up = this.upstreams.get(upstream);
     if (!up) return this.agents?.has(upstream) ? this.agents.offer(upstream) : EMPTY_OFFER;
     await up.firstAttempt;
-    if (isPerCaller(up.definition.auth) && up.offer === EMPTY_OFFER && caller) await this.discover(up, caller);
+    if (isPerCaller(up.definition.auth) && up.offer === UNLOADED_OFFER && caller) await this.discover(up, caller);
     return up.offer;
   }
 
   /** A per-caller upstream whose catalogue no caller's session has loaded yet: a view built without it is not to be kept. */
   awaitingDiscovery(upstream: string): boolean {
     const up = this.upstreams.get(upstream);
-    return up !== undefined && isPerCaller(up.definition.auth) && up.offer === EMPTY_OFFER;
+    return up !== undefined && isPerCaller(up.definition.auth) && up.offer === UNLOADED_OFFER;
   }
 
   /** The offer known now (empty before the first connection). */
