@@ -5,7 +5,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { stripVTControlCharacters } = require('node:util');
 
-const FIRST_LINE_LIMIT = 300;
+// Six lines hold a matcher's Expected and Received; more would push earlier failures out of the tail CI shows.
+const MESSAGE_LINES = 6;
+const MESSAGE_LIMIT = 600;
 
 class JestResultsReporter {
   constructor(globalConfig) {
@@ -34,20 +36,20 @@ function failuresOf(results, rootDir) {
   const failures = [];
   for (const suite of results.testResults) {
     const file = path.relative(path.join(rootDir, '../..'), suite.testFilePath);
-    if (suite.testExecError) failures.push({ file, test: '(the file could not run)', error: firstLine(suite.testExecError.message) });
+    if (suite.testExecError) failures.push({ file, test: '(the file could not run)', error: messageOf(suite.testExecError.message) });
     for (const test of suite.testResults) {
-      if (test.status === 'failed') failures.push({ file, test: test.fullName, error: firstLine(test.failureMessages[0]) });
+      if (test.status === 'failed') failures.push({ file, test: test.fullName, error: messageOf(test.failureMessages[0]) });
     }
   }
   return failures;
 }
 
-function firstLine(text) {
-  const line =
-    stripVTControlCharacters(String(text ?? ''))
-      .split('\n')
-      .find((l) => l.trim() !== '') ?? '';
-  return line.trim().slice(0, FIRST_LINE_LIMIT);
+/** The failure's message without its stack: enough to see what was expected and what came (Expected/Received). */
+function messageOf(text) {
+  const lines = stripVTControlCharacters(String(text ?? '')).split('\n');
+  const stack = lines.findIndex((l) => /^\s+at /.test(l));
+  const message = (stack === -1 ? lines : lines.slice(0, stack)).map((l) => l.trim()).filter((l) => l !== '');
+  return message.slice(0, MESSAGE_LINES).join('\n  ').slice(0, MESSAGE_LIMIT);
 }
 
 module.exports = JestResultsReporter;
