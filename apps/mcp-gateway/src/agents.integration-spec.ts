@@ -173,13 +173,15 @@ describe('A2A agents through the MCP gateway', () => {
     });
     expect(unreadable.status).toBe(400);
     expect(unreadable.body.error.code).toBe('agent_card_unreadable');
-    const metadata = await json<{ error: { code: string } }>(gateway.url, 'POST', '/api/v1/agents', tokens.alice, {
+    const metadata = await json<{ error: { code: string; details: { fields: Record<string, string[]> } } }>(gateway.url, 'POST', '/api/v1/agents', tokens.alice, {
       name: 'cloud',
       url: 'http://169.254.169.254/',
       project: 'alpha',
     });
     expect(metadata.status).toBe(400);
     expect(metadata.body.error.code).toBe('agent_card_unreadable');
+    // Beside the address, where a form shows it.
+    expect(metadata.body.error.details.fields['url']).toEqual([expect.stringMatching(/metadata/)]);
   });
 
   it("serves the agent's card with every interface at the gateway and nothing of the agent's own address", async () => {
@@ -378,6 +380,45 @@ describe('A2A agents through the MCP gateway', () => {
     expect(series('arbor_mcpgw_agent_calls_total', 'agent="helpdesk",method="CreateTaskPushNotificationConfig",outcome="refused"')).toBe('1');
     expect(series('arbor_mcpgw_calls_total', 'server="helpers",upstream="helpdesk",method="tools/call",tool="helpdesk",outcome="ok"')).toBe('2');
     expect(series('arbor_mcpgw_agent_up', 'agent="helpdesk"')).toBe('1');
+  });
+
+  it("shows an agent's calls by A2A method hour by hour, to its project's viewers as to its operators, and lets viewers change nothing", async () => {
+    const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
+    const figures = await json<{ hours: { hour: string; method: string; calls: number; errors: number; mean_latency_ms: number | null }[] }>(
+      gateway.url,
+      'GET',
+      '/api/v1/agents/helpdesk/calls',
+      tokens.alice,
+    );
+    expect(figures.status).toBe(200);
+    const sends = figures.body.hours.find((row) => row.method === 'SendMessage');
+    expect(sends).toMatchObject({ hour, errors: 0 });
+    expect(sends?.calls).toBeGreaterThanOrEqual(3);
+    expect(sends?.mean_latency_ms).toBeGreaterThan(0);
+    // The push config passed on, and the one on a metadata address the gateway refused.
+    expect(figures.body.hours.find((row) => row.method === 'CreateTaskPushNotificationConfig')).toMatchObject({ calls: 2, errors: 1 });
+
+    // carol views beta only: she reads beta's agent and its figures, and changes nothing.
+    expect(
+      (
+        await json(gateway.url, 'POST', '/api/v1/agents', tokens.alice, {
+          name: 'beta-desk',
+          url: agent.url,
+          project: 'beta',
+          auth: { type: 'static', headers: { Authorization: `Bearer ${AGENT_TOKEN}` } },
+        })
+      ).status,
+    ).toBe(201);
+    try {
+      const listed = await json<{ agents: { name: string }[] }>(gateway.url, 'GET', '/api/v1/agents', tokens.carol);
+      expect(listed.body.agents.map((entry) => entry.name)).toEqual(['beta-desk']);
+      expect((await json<{ hours: unknown[] }>(gateway.url, 'GET', '/api/v1/agents/beta-desk/calls', tokens.carol)).body.hours).toEqual([]);
+      expect((await json(gateway.url, 'GET', '/api/v1/agents/helpdesk/calls', tokens.carol)).status).toBe(403);
+      expect((await json(gateway.url, 'PATCH', '/api/v1/agents/beta-desk', tokens.carol, { description: 'mine now' })).status).toBe(403);
+      expect((await json(gateway.url, 'DELETE', '/api/v1/agents/beta-desk', tokens.carol)).status).toBe(403);
+    } finally {
+      expect((await json(gateway.url, 'DELETE', '/api/v1/agents/beta-desk', tokens.alice)).status).toBe(204);
+    }
   });
 
   it("counts agents, their calls and errors on the suite dashboard's card", async () => {

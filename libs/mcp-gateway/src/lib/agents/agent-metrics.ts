@@ -23,7 +23,7 @@ export class AgentMetrics {
   private readonly streaming: SeriesHistogram<'agent' | 'method'>;
   private readonly series = new Map<string, { duration: HistogramSeries; streaming?: HistogramSeries; outcomes: Map<AgentCallOutcome, CounterSeries> }>();
   private health: () => readonly AgentHealthReading[] = () => [];
-  /** Calls and errors per agent over the last 24 h (this replica's). */
+  /** Calls and errors per agent over the last 24 h, and per A2A method hour by hour (this replica's). */
   readonly recentCalls = new RecentToolCalls();
 
   constructor(registry: MetricsRegistry) {
@@ -85,6 +85,6 @@ export class AgentMetrics {
       entry.streaming ??= this.streaming.series({ agent, method });
       entry.streaming.observe(streamSeconds);
     }
-    if (outcome !== 'cancelled') this.recentCalls.record(agent, outcome !== 'ok');
+    if (outcome !== 'cancelled') this.recentCalls.record(agent, outcome !== 'ok', method, seconds);
   }
 }

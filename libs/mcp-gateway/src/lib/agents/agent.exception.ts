@@ -31,9 +31,9 @@ export class UnknownAgents extends ApiError {
   }
 }
 
-/** The agent's card could not be read (or is not an A2A card): nothing is registered. */
+/** The agent's card could not be read (or is not an A2A card): nothing is registered. The reason belongs to `url`, where a form shows it. */
 export class AgentCardUnreadable extends ApiError {
   constructor(name: string, reason: string) {
-    super(400, 'agent_card_unreadable', `The card of agent "${excerpt(name)}" could not be read: ${reason}.`);
+    super(400, 'agent_card_unreadable', `The card of agent "${excerpt(name)}" could not be read: ${reason}.`, { fields: { url: [`The card could not be read: ${reason}`] } });
   }
 }

@@ -3,7 +3,8 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Injectable, Param, Pat
 import type { AgentCard } from '@a2a-js/sdk';
 import { GuardedRequest, PermissionGuard, PermittedProjects, ProjectResolver, projectInBody, RequirePermission, RouteProject } from '@arbor/contract';
 import { ApiError, excerpt } from '@arbor/platform';
-import { MCP_GATEWAY, OPERATOR } from '../admin/admin-access';
+import { MCP_GATEWAY, OPERATOR, READERS } from '../admin/admin-access';
+import type { ToolCallHour } from '../metrics/recent-tool-calls';
 import { McpControlPlaneProjects } from '../projects/control-plane-projects';
 import { DatabaseServerRegistry } from '../registry/database-server-registry';
 import { ManagedByConfig } from '../registry/registry.exception';
@@ -15,6 +16,7 @@ import { type AgentAuth, type AgentDefinition, NO_AUTH, staticHeaders } from './
 import { AGENTS_OPTIONS, AgentDirectory, type AgentsOptions } from './agent-directory';
 import { type AgentAuthWire, CreateAgentDto, UpdateAgentDto } from './agent.dto';
 import { AgentCardUnreadable } from './agent.exception';
+import { AgentMetrics } from './agent-metrics';
 import { agentResponse, AgentResponse } from './agent.responses';
 import type { StoredAgent } from './agent-rows';
 
@@ -29,7 +31,8 @@ export class AgentProject implements ProjectResolver {
 }
 
 /**
- * /api/v1/agents: A2A agents, each managed by the operators (mcp-gateway.operator) of its project.
+ * /api/v1/agents: A2A agents, each managed by the operators (mcp-gateway.operator) of its project
+ * and read (with their call figures) by its viewers too.
  * Registering reads the agent's card (v1.0, or v0.3 through the SDK's compat layer) through the
  * address guard; nothing is stored when it cannot be read. Static headers are write-only.
  */
@@ -43,24 +46,33 @@ export class AgentsController {
     private readonly directory: AgentDirectory,
     private readonly permissions: PermissionGuard,
     private readonly projects: McpControlPlaneProjects,
+    private readonly metrics: AgentMetrics,
     @Inject(AGENTS_OPTIONS) private readonly options: AgentsOptions,
   ) {}
 
   @Get()
-  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: 'any' })
-  async list(@PermittedProjects() operated: 'all' | string[], @Query('project') project?: string): Promise<{ agents: AgentResponse[] }> {
-    if (project !== undefined && operated !== 'all' && !operated.includes(project)) {
-      throw new ApiError(403, 'forbidden', `Listing the agents of a project needs the permission mcp-gateway.operator on project "${excerpt(project)}".`);
+  @RequirePermission(MCP_GATEWAY, READERS, { project: 'any' })
+  async list(@PermittedProjects() readable: 'all' | string[], @Query('project') project?: string): Promise<{ agents: AgentResponse[] }> {
+    if (project !== undefined && readable !== 'all' && !readable.includes(project)) {
+      throw new ApiError(403, 'forbidden', `Listing the agents of a project needs the permission mcp-gateway.viewer or mcp-gateway.operator on project "${excerpt(project)}".`);
     }
     const { agents } = await this.store.load();
-    const visible = agents.filter((agent) => (project === undefined ? operated === 'all' || operated.includes(agent.project) : agent.project === project));
+    const visible = agents.filter((agent) => (project === undefined ? readable === 'all' || readable.includes(agent.project) : agent.project === project));
     return { agents: await Promise.all(visible.map((agent) => this.response(agent))) };
   }
 
   @Get(':name')
-  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: AgentProject })
+  @RequirePermission(MCP_GATEWAY, READERS, { project: AgentProject })
   async get(@Param('name') name: string): Promise<AgentResponse> {
     return this.response(await this.store.agent(name));
+  }
+
+  /** The agent's calls (proxied and as a tool) hour by hour over the last 24 hours, by A2A method: calls, errors, mean latency (this replica's). */
+  @Get(':name/calls')
+  @RequirePermission(MCP_GATEWAY, READERS, { project: AgentProject })
+  async calls(@Param('name') name: string): Promise<{ hours: AgentCallHour[] }> {
+    const agent = await this.store.agent(name);
+    return { hours: this.metrics.recentCalls.byToolLastDay(agent.name).map(({ tool, ...hour }) => ({ ...hour, method: tool })) };
   }
 
   @Post()
@@ -147,6 +159,9 @@ export class AgentsController {
     return agentResponse(agent, this.options.publicUrl, this.directory.has(agent.name) ? await this.directory.card(agent.name) : undefined, health);
   }
 }
+
+/** One A2A method's calls to an agent in one hour (`method`: SendMessage, SendStreamingMessage, GetTask…). */
+export type AgentCallHour = Omit<ToolCallHour, 'tool'> & { method: string };
 
 /** The DTO's auth (already checked) as the registry keeps it; `current`: the agent's, whose OAuth client secret a PATCH for the same client keeps. */
 function auth(body: AgentAuthWire | undefined, current?: AgentAuth): AgentAuth {
