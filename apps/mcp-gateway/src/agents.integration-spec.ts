@@ -124,7 +124,7 @@ describe('A2A agents through the MCP gateway', () => {
     }>(gateway.url, 'GET', '/api/v1/agents/helpdesk', tokens.alice);
     expect(status).toBe(200);
     expect(body.card.name).toBe('Helpdesk agent');
-    expect(body.card.skills.map((skill) => skill.id)).toEqual(['answer']);
+    expect(body.card.skills.map((skill) => skill.id)).toEqual(['answer', 'book']);
     expect(body.auth).toEqual({ type: 'static', header_names: ['authorization'] });
     expect(body.health.state).toBe('up');
     expect(body.card_url).toBe(`${gateway.url}/agents/helpdesk/.well-known/agent-card.json`);
@@ -191,7 +191,7 @@ describe('A2A agents through the MCP gateway', () => {
     const card = JSON.parse(text) as { supportedInterfaces: { url: string }[]; skills: { id: string }[] };
     expect(card.supportedInterfaces.length).toBeGreaterThan(0);
     for (const entry of card.supportedInterfaces) expect(entry.url.startsWith(`${gateway.url}/agents/helpdesk`)).toBe(true);
-    expect(card.skills.map((skill) => skill.id)).toEqual(['answer']);
+    expect(card.skills.map((skill) => skill.id)).toEqual(['answer', 'book']);
     expect(text).not.toContain(new URL(agent.url).host);
   });
 
@@ -432,6 +432,37 @@ describe('A2A agents through the MCP gateway', () => {
     ]);
     expect(tile('Agent calls, last 24 h')?.value).toBeGreaterThanOrEqual(5);
     expect(tile('Agents down')?.value).toBe(0);
+  });
+
+  it('passes on a task that asks for input as the tool result, with the ids a follow-up call passes to finish it', async () => {
+    const mcp = new McpClient({ name: 'agents-spec', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/servers/helpers/mcp`), { fetch: withToken(tokens.alice) }));
+    try {
+      const { tools } = await mcp.listTools();
+      expect(Object.keys(tools[0].inputSchema.properties ?? {})).toEqual(['message', 'context_id', 'task_id']);
+      const asked = await mcp.callTool({ name: 'helpdesk', arguments: { message: 'book a room for the team' } });
+      const ids = (asked._meta as Record<string, { task_id: string; context_id: string; state: string }>)['arbor/a2a'];
+      expect(ids).toMatchObject({ state: 'input_required', task_id: expect.any(String), context_id: expect.any(String) });
+      expect(asked.isError).toBeUndefined();
+      // The model reads the content: the agent's question, and the ids to answer it with.
+      expect(asked.content).toEqual([
+        { type: 'text', text: 'For which date?' },
+        {
+          type: 'text',
+          text: `The agent waits for an answer: to give it, call this tool again with the answer as message, task_id "${ids.task_id}" and context_id "${ids.context_id}".`,
+        },
+      ]);
+      const booked = await mcp.callTool({ name: 'helpdesk', arguments: { message: 'Friday', task_id: ids.task_id, context_id: ids.context_id } });
+      expect(booked.content).toEqual([{ type: 'text', text: 'Booked for Friday.' }]);
+      expect(booked._meta).toEqual({ 'arbor/a2a': { task_id: ids.task_id, context_id: ids.context_id, state: 'completed' } });
+      // The task is finished: answering it again is the agent's error, as a tool error the model reads.
+      const again = await mcp.callTool({ name: 'helpdesk', arguments: { message: 'Monday', task_id: ids.task_id } });
+      expect(again.isError).toBe(true);
+      expect(JSON.stringify(again.content)).toMatch(/terminal state/);
+      await expect(mcp.callTool({ name: 'helpdesk', arguments: { message: 'Monday', task_id: 42 } })).rejects.toThrow('The argument "task_id" must be a string');
+    } finally {
+      await mcp.close();
+    }
   });
 
   it('shows an agent that stops answering as down when its card is read again, and the dashboard degraded', async () => {

@@ -43,7 +43,8 @@ function said(message: Message | undefined): string {
 /**
  * Answers "You said: …" at once; a message containing "slow" becomes a task that works in three
  * steps (status updates and artifact chunks on the stream) and completes with the artifact
- * `answer`. Cancelling a working task stops it.
+ * `answer`; one containing "book" becomes a task that asks for a date (input-required) and, when a
+ * message with its task id answers, completes with the artifact `booking`. Cancelling a working task stops it.
  */
 class HelpdeskExecutor implements AgentExecutor {
   private readonly cancelled = new Set<string>();
@@ -66,6 +67,34 @@ class HelpdeskExecutor implements AgentExecutor {
       extensions: [],
       referenceTaskIds: [],
     });
+    const status = (state: TaskState, message?: string) => ({
+      state,
+      message: message ? { ...reply(message), taskId } : undefined,
+      timestamp: new Date().toISOString(),
+    });
+    if (request.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+      // The answer to the question below: the same task goes on (a follow-up turn publishes the task first).
+      bus.publish(AgentEvent.task({ ...request.task, status: status(TaskState.TASK_STATE_WORKING) }));
+      const artifact = { artifactId: 'booking', name: 'booking', description: 'The booking', parts: [text(`Booked for ${question}.`)], metadata: undefined, extensions: [] };
+      bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact, append: false, lastChunk: true, metadata: undefined }));
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_COMPLETED), metadata: undefined }));
+      bus.finished();
+      return;
+    }
+    if (question.includes('book')) {
+      bus.publish(
+        AgentEvent.task({
+          id: taskId,
+          contextId,
+          status: status(TaskState.TASK_STATE_INPUT_REQUIRED, 'For which date?'),
+          artifacts: [],
+          history: [request.userMessage],
+          metadata: undefined,
+        }),
+      );
+      bus.finished();
+      return;
+    }
     if (!question.includes('slow')) {
       // The trace context it was called in, for whoever checks that a trace crosses the gateway.
       const headers = request.context.state.get(STATE_HEADERS_KEY) as Record<string, string | string[] | undefined> | undefined;
@@ -74,11 +103,6 @@ class HelpdeskExecutor implements AgentExecutor {
       bus.finished();
       return;
     }
-    const status = (state: TaskState, message?: string) => ({
-      state,
-      message: message ? { ...reply(message), taskId } : undefined,
-      timestamp: new Date().toISOString(),
-    });
     bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED), artifacts: [], history: [request.userMessage], metadata: undefined }));
     const steps = ['Reading the question', 'Looking it up', 'Writing the answer'];
     for (const [index, step] of steps.entries()) {
@@ -133,6 +157,16 @@ function card(url: string): AgentCard {
         description: 'Answers a question in plain text.',
         tags: ['helpdesk'],
         examples: ['How do I reset my password?'],
+        inputModes: ['text/plain'],
+        outputModes: ['text/plain'],
+        securityRequirements: [],
+      },
+      {
+        id: 'book',
+        name: 'Book a room',
+        description: 'Asks for the date, then books a meeting room.',
+        tags: ['helpdesk'],
+        examples: ['Book a room for the team'],
         inputModes: ['text/plain'],
         outputModes: ['text/plain'],
         securityRequirements: [],

@@ -16,13 +16,16 @@ const EMPTY_OFFER: UpstreamOffer = { capabilities: {}, tools: [], resources: [],
 export const A2A_RESULT_META = 'arbor/a2a';
 
 const TERMINAL_FAILURES = new Set([TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+/** A task paused until the client answers (A2A's interrupted states): a follow-up message with its task id continues it. */
+const WAITING = new Set([TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED]);
 
 /**
  * Agents as tools of the one catalogue: the pool offers each agent a virtual server includes
  * (`{agent: <name>}`) as one tool, named as the agent, described from its card and skills, taking
- * `{message, context_id?}`; a call sends the message with the SDK's client and answers the agent's
- * reply as text (a task's final artifacts; progress notifications from its status updates while
- * it works, when the caller asked for progress).
+ * `{message, context_id?, task_id?}`; a call sends the message with the SDK's client and answers
+ * the agent's reply as text (a task's final artifacts; progress notifications from its status
+ * updates while it works, when the caller asked for progress). A task that waits for input is
+ * answered with the agent's question and its ids, which the client's next call passes to continue it.
  */
 @Injectable()
 export class AgentTools {
@@ -53,10 +56,12 @@ export class AgentTools {
 
   async call(name: string, request: ClientRequest, options: ForwardOptions): Promise<Result> {
     if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, `Agent "${name}" answers only tools/call`);
-    const args = (request.params.arguments ?? {}) as { message?: unknown; context_id?: unknown };
+    const args = (request.params.arguments ?? {}) as { message?: unknown; context_id?: unknown; task_id?: unknown };
     if (typeof args.message !== 'string' || args.message === '') throw new McpError(ErrorCode.InvalidParams, 'The argument "message" (a non-empty string) is required');
-    if (args.context_id !== undefined && typeof args.context_id !== 'string') throw new McpError(ErrorCode.InvalidParams, 'The argument "context_id" must be a string');
-    const params = sendRequest(args.message, args.context_id);
+    for (const id of ['context_id', 'task_id'] as const) {
+      if (args[id] !== undefined && typeof args[id] !== 'string') throw new McpError(ErrorCode.InvalidParams, `The argument "${id}" must be a string`);
+    }
+    const params = sendRequest(args.message, args.context_id as string | undefined, args.task_id as string | undefined);
     const signal = AbortSignal.any([...(options.signal ? [options.signal] : []), AbortSignal.timeout(MAX_TOOL_CALL_MS)]);
     // The caller as the grant says (principal, a person's token): per-caller auth gives the agent that person's credentials.
     const caller = options.caller ?? { kind: 'machine' as const, principal: 'unknown' };
@@ -119,7 +124,8 @@ export function toolOf(name: string, description: string | undefined, card: Agen
       type: 'object',
       properties: {
         message: { type: 'string', description: 'What to ask or tell the agent, in plain words.' },
-        context_id: { type: 'string', description: "Continues an earlier conversation with the agent: the context_id of an earlier answer's _meta." },
+        context_id: { type: 'string', description: 'Continues an earlier conversation with the agent: the context_id an earlier answer named.' },
+        task_id: { type: 'string', description: 'Answers a task that waits for input: the task_id the answer asking for it named (with its context_id).' },
       },
       required: ['message'],
     },
@@ -127,11 +133,12 @@ export function toolOf(name: string, description: string | undefined, card: Agen
   };
 }
 
-function sendRequest(text: string, contextId: string | undefined): SendMessageRequest {
+function sendRequest(text: string, contextId: string | undefined, taskId: string | undefined): SendMessageRequest {
   const message: Message = {
     messageId: randomUUID(),
     contextId: contextId ?? '',
-    taskId: '',
+    // A2A: a message with the task's id continues that task (one waiting for input); the agent refuses a finished one.
+    taskId: taskId ?? '',
     role: Role.ROLE_USER,
     parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
     metadata: undefined,
@@ -151,8 +158,17 @@ function answerOf(answer: Message | Task): Result {
   const artifacts = answer.artifacts.map((artifact) => textOf(artifact.parts)).filter((text) => text !== '');
   const status = textOf(answer.status?.message?.parts);
   const text = artifacts.length > 0 ? artifacts.join('\n\n') : status || `The agent's task is ${stateName(state)}.`;
+  // What the model reads: the agent's question and how to answer it (MCP clients seldom show _meta).
+  const waiting = WAITING.has(state)
+    ? [
+        {
+          type: 'text',
+          text: `The agent waits for ${state === TaskState.TASK_STATE_AUTH_REQUIRED ? 'authorisation' : 'an answer'}: to give it, call this tool again with the answer as message, task_id "${answer.id}" and context_id "${answer.contextId}".`,
+        },
+      ]
+    : [];
   return {
-    content: [{ type: 'text', text }],
+    content: [{ type: 'text', text }, ...waiting],
     ...(TERMINAL_FAILURES.has(state) ? { isError: true } : {}),
     _meta: { [A2A_RESULT_META]: { context_id: answer.contextId, task_id: answer.id, state: stateName(state) } },
   };
