@@ -10,14 +10,24 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express from 'express';
 import { decodeJwt } from 'jose';
-import { type AgentCard, type Message, type Part, Role, type SendMessageRequest } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { type AgentCard, type Part, Role } from '@a2a-js/sdk';
 import { AgentEvent, type AgentExecutor, DefaultRequestHandler, type ExecutionEventBus, InMemoryTaskStore, type RequestContext, STATE_HEADERS_KEY } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { RunningService, startService } from '@arbor/platform';
-import { createTestDatabase, freePort, type SeenRequest, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer, tokensIssuedFor } from '@arbor/testing';
+import {
+  a2aClientWithToken,
+  a2aTextMessage,
+  createTestDatabase,
+  freePort,
+  type SeenRequest,
+  startTestControlPlane,
+  TestControlPlane,
+  TestDatabase,
+  testIssuer,
+  tokensIssuedFor,
+} from '@arbor/testing';
 import { mcpGatewayService } from './mcp-gateway.module';
 
 const AUDIENCE = 'arbor-agent';
@@ -89,35 +99,10 @@ async function startInternalAgent(): Promise<{ url: string; seen: SeenRequest[];
   };
 }
 
-function ask(text: string): SendMessageRequest {
-  const message: Message = {
-    messageId: randomUUID(),
-    contextId: '',
-    taskId: '',
-    role: Role.ROLE_USER,
-    parts: [textPart(text)],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-  return { tenant: '', message, configuration: undefined, metadata: undefined };
-}
-
 /** The official A2A client, given the card the gateway serves, every request carrying `token`. */
 async function askThroughProxy(gatewayUrl: string, token: string): Promise<string> {
-  const fetchImpl: typeof fetch = (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set('authorization', `Bearer ${token}`);
-    return fetch(input, { ...init, headers });
-  };
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-    }),
-  );
-  const client = await factory.createFromUrl(`${gatewayUrl}/agents/whoami/.well-known/agent-card.json`, '');
-  const answer = await client.sendMessage(ask('who am I?'));
+  const client = await a2aClientWithToken(`${gatewayUrl}/agents/whoami/.well-known/agent-card.json`, token);
+  const answer = await client.sendMessage(a2aTextMessage('who am I?'));
   return 'parts' in answer ? said(answer.parts) : '';
 }
 

@@ -8,6 +8,7 @@ export * from './lib/fake-providers-process';
 export * from './lib/test-browser';
 export * from './lib/ui-test-stack';
 export * from './lib/agent-clis';
+export * from './lib/a2a-client';
 export * from './lib/demo-agent-process';
 export * from './lib/mcp-everything-process';
 export * from './lib/tokens-issued-for';
