@@ -8,3 +8,13 @@ export function NeedsOperator({ what }: { what: string }) {
     </Alert>
   );
 }
+
+/** The empty state of a page any role of the MCP gateway reads (operators change what it shows). */
+export function NeedsViewer({ what }: { what: string }) {
+  return (
+    <Alert color="gray" title="No MCP gateway role on any project">
+      A control-plane administrator can grant you <Code>mcp-gateway.viewer</Code> on a project (with the sign-in key <Code>mcp-gateway</Code>) to {what}, or{' '}
+      <Code>mcp-gateway.operator</Code> to change them too.
+    </Alert>
+  );
+}

@@ -107,6 +107,52 @@ export interface ToolCallHour {
   mean_latency_ms: number | null;
 }
 
+export type AgentAuthType = 'none' | 'static' | 'token_exchange' | 'oauth';
+
+/** An A2A agent as the admin API shows it (/api/v1/agents): header names and whether a client secret is kept, never the values. */
+export interface Agent {
+  name: string;
+  url: string;
+  project: string;
+  description: string | null;
+  auth: { type: AgentAuthType; header_names: string[]; audience?: string; scope?: string; client_id?: string; has_client_secret?: boolean; client_credentials?: boolean };
+  source: 'api' | 'config';
+  /** Where callers reach it through the gateway (JSON-RPC; HTTP+JSON at `…/rest`). */
+  gateway_url: string;
+  /** The card the gateway serves, every interface the gateway's. */
+  card_url: string;
+  card: {
+    name: string;
+    description: string;
+    version: string;
+    interfaces: { binding: string; protocol_version: string }[];
+    capabilities: { streaming: boolean; push_notifications: boolean };
+    skills: { id: string; name: string; description: string; tags: string[]; examples: string[] }[];
+  } | null;
+  card_read_at: string | null;
+  health: { state: 'up' | 'down' | 'connecting'; last_seen_at: string | null; last_error: string | null };
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgentBody {
+  name?: string;
+  url?: string;
+  project?: string;
+  description?: string | null;
+  /** Write-only values (headers, client_secret); on a change, replaces the agent's auth. */
+  auth?: { type: AgentAuthType; headers?: Record<string, string>; audience?: string; scope?: string; client_id?: string; client_secret?: string; client_credentials?: boolean };
+}
+
+/** One A2A method's calls to an agent in one hour (this replica's). */
+export interface AgentCallHour {
+  hour: string;
+  method: string;
+  calls: number;
+  errors: number;
+  mean_latency_ms: number | null;
+}
+
 interface ErrorAnswer {
   content: { 'application/json': { error: { code: string; message: string; details?: Record<string, unknown> } } };
 }
@@ -143,5 +189,15 @@ export interface paths {
     get: { parameters: { query?: { project?: string } }; responses: { 200: Answer<{ keys: McpApiKey[] }>; default: ErrorAnswer } };
     post: { requestBody: Json<{ project: string; name?: string; expires_at?: string | null }>; responses: { 201: Answer<McpApiKey>; default: ErrorAnswer } };
   };
+  '/api/v1/agents': {
+    get: { parameters: { query?: { project?: string } }; responses: { 200: Answer<{ agents: Agent[] }>; default: ErrorAnswer } };
+    post: { requestBody: Json<AgentBody>; responses: { 201: Answer<Agent>; default: ErrorAnswer } };
+  };
+  '/api/v1/agents/{name}': {
+    patch: Path<{ name: string }> & { requestBody: Json<AgentBody>; responses: { 200: Answer<Agent>; default: ErrorAnswer } };
+    delete: Path<{ name: string }> & { responses: { 204: { content?: never }; default: ErrorAnswer } };
+  };
+  '/api/v1/agents/{name}/refresh': { post: Path<{ name: string }> & { responses: { 200: Answer<Agent>; default: ErrorAnswer } } };
+  '/api/v1/agents/{name}/calls': { get: Path<{ name: string }> & { responses: { 200: Answer<{ hours: AgentCallHour[] }>; default: ErrorAnswer } } };
   '/api/v1/keys/{id}': { delete: Path<{ id: string }> & { responses: { 204: { content?: never }; default: ErrorAnswer } } };
 }

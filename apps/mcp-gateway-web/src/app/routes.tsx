@@ -9,6 +9,7 @@ import { UpstreamsPage } from '../upstreams/upstreams-page';
 // The form library (rjsf) loads with the Tools page and the charts (recharts) with the Calls page: the first visit waits for neither.
 const ToolsPage = lazy(() => import('../tools/tools-page').then((module) => ({ default: module.ToolsPage })));
 const CallsPage = lazy(() => import('../calls/calls-page').then((module) => ({ default: module.CallsPage })));
+const AgentsPage = lazy(() => import('../agents/agents-page').then((module) => ({ default: module.AgentsPage })));
 
 // The server serves index.html only for these paths (MCP_GATEWAY_UI_PAGES in @arbor/mcp-gateway):
 // a page added here is added there too, or a reload of it reaches the gateway's API instead.
@@ -18,6 +19,7 @@ export const mcpGatewayPages: ShellPage[] = [
   { to: '/upstreams', label: 'Upstreams' },
   { to: '/keys', label: 'API keys' },
   { to: '/calls', label: 'Tool calls' },
+  { to: '/agents', label: 'Agents' },
 ];
 
 export const mcpGatewayRoutes: RouteObject[] = [
@@ -28,5 +30,7 @@ export const mcpGatewayRoutes: RouteObject[] = [
   { path: 'upstreams', element: <UpstreamsPage /> },
   { path: 'keys', element: <KeysPage /> },
   { path: 'calls', element: <CallsPage /> },
+  // /agents alone is the page; /agents/{name}/… are the agents' A2A addresses.
+  { path: 'agents', element: <AgentsPage /> },
   { path: '*', element: <Alert title="No such page">There is no page at this address.</Alert> },
 ];

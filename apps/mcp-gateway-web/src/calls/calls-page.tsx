@@ -1,15 +1,14 @@
-import { Alert, Loader, Select, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Loader, Select, Stack, Text, Title } from '@mantine/core';
 import { useMe } from '@arbor/ui-shell';
-import { BarChartFigure, type ChartSeries } from '@arbor/ui-shell/charts';
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { mcpAccess } from '../access/mcp-access';
 import { NeedsOperator } from '../access/needs-operator';
 import { useServers } from '../servers/servers-queries';
 import { useToolCalls } from './calls-queries';
-import { hourlySeries, type HourRow } from './tool-call-series';
+import { HourlyCallCharts } from './hourly-call-charts';
+import type { ToolCallHour } from '../api/mcp-gateway-api';
 
-/** Mantine colour variables, in both themes' contrast, one per tool. */
-const PALETTE = ['blue', 'teal', 'grape', 'orange', 'indigo', 'cyan', 'pink', 'lime'].map((colour) => `var(--mantine-color-${colour}-filled)`);
+const toolOf = (hour: ToolCallHour) => hour.tool;
 
 /** A virtual server's tool calls, failed calls and latency hour by hour over the last day, by tool. */
 export function CallsPage() {
@@ -19,10 +18,7 @@ export function CallsPage() {
   const [chosen, setChosen] = useState<string | null>(null);
   const server = chosen ?? servers.data?.[0]?.id ?? null;
   const calls = useToolCalls(server);
-  const { tools, rows } = useMemo(() => hourlySeries(calls.data ?? []), [calls.data]);
   if (!me) return null;
-  const series = (suffix: string): ChartSeries<HourRow>[] => tools.map((tool, index) => ({ key: `${tool}${suffix}`, label: tool, color: PALETTE[index % PALETTE.length] }));
-  const none = tools.length === 0 ? [] : rows;
   return (
     <Stack>
       <Title order={2}>Tool calls</Title>
@@ -47,19 +43,7 @@ export function CallsPage() {
           {calls.data && (
             <>
               <Text size="sm">The last 24 hours (UTC), as this gateway replica counted them since it started.</Text>
-              <SimpleGrid cols={{ base: 1, lg: 2 }}>
-                <BarChartFigure title="Calls by hour" rows={none} category="hour" series={series('')} empty="No tool calls in the last 24 hours." />
-                <BarChartFigure title="Failed calls by hour" rows={none} category="hour" series={series(' errors')} empty="No tool calls in the last 24 hours." />
-                <BarChartFigure
-                  title="Mean latency by hour"
-                  rows={none}
-                  category="hour"
-                  series={series(' ms')}
-                  stacked={false}
-                  format={(ms) => `${ms} ms`}
-                  empty="No tool calls in the last 24 hours."
-                />
-              </SimpleGrid>
+              <HourlyCallCharts hours={calls.data} nameOf={toolOf} empty="No tool calls in the last 24 hours." />
             </>
           )}
         </>

@@ -4,9 +4,10 @@ import { ProductWebUiModule, type ProductWebUiOptions } from '@arbor/platform';
 /**
  * The pages of the MCP gateway's UI (apps/mcp-gateway-web's routes, and its sign-in callback).
  * Only these paths, asked for as HTML, are the UI: `/mcp`, `/servers/{id}/mcp`, `/sse`, `/api/v1/*`
- * and every other path stay the gateway's, as before (none of these names is an MCP path).
+ * and every other path stay the gateway's, as before (none of these names is an MCP path; `/agents`
+ * alone is the page, `/agents/{name}/…` the agents' A2A addresses).
  */
-export const MCP_GATEWAY_UI_PAGES = /^\/(upstreams|virtual-servers|tools|keys|calls|auth\/callback)?\/?$/;
+export const MCP_GATEWAY_UI_PAGES = /^\/(upstreams|virtual-servers|tools|keys|calls|agents|auth\/callback)?\/?$/;
 
 export type McpGatewayWebUiOptions = Pick<ProductWebUiOptions, 'webRoot' | 'signIn'>;
 
