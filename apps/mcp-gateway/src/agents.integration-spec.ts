@@ -452,6 +452,10 @@ describe('A2A agents through the MCP gateway', () => {
           text: `The agent waits for an answer: to give it, call this tool again with the answer as message, task_id "${ids.task_id}" and context_id "${ids.context_id}".`,
         },
       ]);
+      // Asked with progress (the stream), the waiting task answers alike.
+      const streamed = await mcp.callTool({ name: 'helpdesk', arguments: { message: 'book one more' } }, undefined, { onprogress: () => undefined });
+      expect((streamed._meta as Record<string, { state: string }>)['arbor/a2a'].state).toBe('input_required');
+      expect(streamed.content).toHaveLength(2);
       const booked = await mcp.callTool({ name: 'helpdesk', arguments: { message: 'Friday', task_id: ids.task_id, context_id: ids.context_id } });
       expect(booked.content).toEqual([{ type: 'text', text: 'Booked for Friday.' }]);
       expect(booked._meta).toEqual({ 'arbor/a2a': { task_id: ids.task_id, context_id: ids.context_id, state: 'completed' } });
