@@ -140,6 +140,20 @@ describe("the MCP gateway's Agents page in Chromium", () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'agent-calls.png'), fullPage: true });
   }, 120_000);
 
+  it('shows a virtual server that offers the agent as a tool on the Virtual servers page', async () => {
+    const made = await fetch(`${gateway.url}/api/v1/servers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await stack.token('alice')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'helpers', project: 'alpha', upstreams: [{ agent: 'helpdesk' }] }),
+    });
+    expect(made.status).toBe(201);
+    await page.getByRole('navigation', { name: 'MCP gateway' }).getByRole('link', { name: 'Virtual servers' }).click();
+    const row = page.locator('tr[data-server="helpers"]');
+    await row.waitFor();
+    expect(await row.innerText()).toContain('agent helpdesk: one tool');
+    expect(problems).toEqual([]);
+  });
+
   it('shows bob, a viewer, the agent and its calls read only, and carol, without a role, the role that would let her in', async () => {
     const bob = await signedInOnAgents('bob');
     const row = bob.locator('tr[data-agent="helpdesk"]');

@@ -42,12 +42,19 @@ export interface Selection {
   prompts: '*' | string[];
 }
 
+/** An A2A agent a virtual server offers as one tool. */
+export interface AgentSelection {
+  agent: string;
+}
+
+export const isAgentSelection = (selection: Selection | AgentSelection): selection is AgentSelection => 'agent' in selection;
+
 export interface VirtualServer {
   id: string;
   project: string;
   name: string;
   description: string | null;
-  upstreams: Selection[];
+  upstreams: (Selection | AgentSelection)[];
   guardrails: string[];
   source: 'api' | 'config';
   created_at: string;
@@ -59,7 +66,7 @@ export interface ServerBody {
   project?: string;
   name?: string;
   description?: string | null;
-  upstreams?: Partial<Selection>[];
+  upstreams?: (Partial<Selection> | AgentSelection)[];
 }
 
 /** A tool as the caller's MCP client lists it. */

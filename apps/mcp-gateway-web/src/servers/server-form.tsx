@@ -1,7 +1,7 @@
 import { Button, Group, MultiSelect, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { fieldError, FormErrorAlert } from '@arbor/ui-shell';
 import { useState, type FormEvent } from 'react';
-import type { CatalogueItem, ServerBody, Upstream, VirtualServer } from '../api/mcp-gateway-api';
+import { type CatalogueItem, isAgentSelection, type Selection, type ServerBody, type Upstream, type VirtualServer } from '../api/mcp-gateway-api';
 import { useSaveServer } from './servers-queries';
 
 const FIELDS = ['id', 'project', 'name', 'description', 'upstreams'] as const;
@@ -17,6 +17,8 @@ interface ServerDraft {
   tools: Record<string, ToolChoice>;
 }
 
+const upstreamSelections = (server: VirtualServer): Selection[] => server.upstreams.filter((selection): selection is Selection => !isAgentSelection(selection));
+
 function draftOf(server: VirtualServer | null, project: string | null): ServerDraft {
   if (!server) return { id: '', project, name: '', description: '', tools: {} };
   return {
@@ -24,7 +26,7 @@ function draftOf(server: VirtualServer | null, project: string | null): ServerDr
     project: server.project,
     name: server.name,
     description: server.description ?? '',
-    tools: Object.fromEntries(server.upstreams.map((selection) => [selection.upstream, selection.tools])),
+    tools: Object.fromEntries(upstreamSelections(server).map((selection) => [selection.upstream, selection.tools])),
   };
 }
 
@@ -43,13 +45,14 @@ export function ServerForm(props: {
   const chosen = Object.keys(draft.tools);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const previous = new Map(server?.upstreams.map((selection) => [selection.upstream, selection]) ?? []);
+    const previous = new Map(server ? upstreamSelections(server).map((selection) => [selection.upstream, selection]) : []);
     const body: ServerBody = {
       ...(server ? {} : { id: draft.id.trim() }),
       project: draft.project ?? undefined,
       name: draft.name.trim() || (server ? server.name : draft.id.trim()),
       description: draft.description.trim() || null,
-      upstreams: chosen.map((upstream) => ({ ...previous.get(upstream), upstream, tools: draft.tools[upstream] })),
+      // The agents it offers stay as they are: this form composes upstreams.
+      upstreams: [...chosen.map((upstream) => ({ ...previous.get(upstream), upstream, tools: draft.tools[upstream] })), ...(server?.upstreams.filter(isAgentSelection) ?? [])],
     };
     save.mutate({ id: server?.id ?? null, body }, { onSuccess: onDone });
   };

@@ -4,14 +4,16 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { mcpAccess } from '../access/mcp-access';
 import { NeedsOperator } from '../access/needs-operator';
-import type { Selection, VirtualServer } from '../api/mcp-gateway-api';
+import { type AgentSelection, isAgentSelection, type Selection, type VirtualServer } from '../api/mcp-gateway-api';
 import { useUpstreams } from '../upstreams/upstreams-queries';
 import { clientSnippets, serverAddress } from './client-config';
 import { ServerForm } from './server-form';
 import { useCatalogue, useDeleteServer, useServers } from './servers-queries';
 
-const summary = (selection: Selection) =>
-  `${selection.upstream}: ${selection.tools === '*' ? 'all tools' : selection.tools.length === 0 ? 'no tools' : selection.tools.join(', ')}`;
+const summary = (selection: Selection | AgentSelection) =>
+  isAgentSelection(selection)
+    ? `agent ${selection.agent}: one tool`
+    : `${selection.upstream}: ${selection.tools === '*' ? 'all tools' : selection.tools.length === 0 ? 'no tools' : selection.tools.join(', ')}`;
 
 /** Virtual servers per project: what each exposes, the address a client uses and its config snippet; operators compose them. */
 export function ServersPage() {
@@ -84,7 +86,7 @@ export function ServersPage() {
                         {server.upstreams.length === 0
                           ? 'nothing yet'
                           : server.upstreams.map((selection) => (
-                              <Text key={selection.upstream} size="sm">
+                              <Text key={isAgentSelection(selection) ? `agent:${selection.agent}` : selection.upstream} size="sm">
                                 {summary(selection)}
                               </Text>
                             ))}
