@@ -5,10 +5,10 @@ import { useToolCallAudit } from './calls-queries';
 
 const OUTCOME_COLOURS: Record<ToolCallOutcome, string> = {
   ok: 'teal.9',
-  tool_error: 'orange.9',
+  tool_error: 'pink.9',
   blocked: 'grape.9',
   error: 'red.9',
-  rate_limited: 'yellow.9',
+  rate_limited: 'indigo.9',
   denied: 'red.9',
   not_found: 'gray.8',
 };
@@ -61,7 +61,7 @@ export function ToolCallAudit({ server }: { server: string }) {
                     <Badge color={OUTCOME_COLOURS[call.outcome]}>{call.outcome.replace('_', ' ')}</Badge>
                     {call.error_code !== null && <Text size="sm">error {call.error_code}</Text>}
                   </Table.Td>
-                  <Table.Td>{call.duration_ms} ms</Table.Td>
+                  <Table.Td>{call.duration_ms < 10 ? call.duration_ms.toFixed(1) : Math.round(call.duration_ms)} ms</Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

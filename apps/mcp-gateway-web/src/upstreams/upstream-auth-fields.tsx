@@ -37,7 +37,7 @@ export function UpstreamAuthFields(props: { draft: AuthDraft; onChange(draft: Au
           <TextInput
             label="Audience"
             description="The upstream's audience at the identity provider (Keycloak: its client id)"
-            required
+            withAsterisk
             value={draft.audience}
             onChange={(event) => set({ audience: event.currentTarget.value })}
           />
@@ -70,7 +70,7 @@ export function UpstreamAuthFields(props: { draft: AuthDraft; onChange(draft: Au
           />
           {draft.client === 'configured' && (
             <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <TextInput label="Client id" required value={draft.clientId} onChange={(event) => set({ clientId: event.currentTarget.value })} />
+              <TextInput label="Client id" withAsterisk value={draft.clientId} onChange={(event) => set({ clientId: event.currentTarget.value })} />
               <PasswordInput
                 label="Client secret"
                 description={storedSecret ? 'Stored encrypted; empty keeps it' : 'Stored encrypted, never shown again; empty for a public client'}
