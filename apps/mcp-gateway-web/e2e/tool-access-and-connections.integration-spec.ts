@@ -5,25 +5,20 @@
 // person connects their own account at a third-party upstream protected by OAuth from My
 // connections, is called with it, revokes it there and is asked to connect again; the operator
 // reads those calls in the audit and sets an upstream's auth. One browser, one stack for the file.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, Locator, Page } from 'playwright-core';
 import {
-  BuiltService,
   consentAtThirdParty,
-  createTestDatabase,
   freePort,
   launchTestBrowser,
   seriousAccessibilityViolationsInBothThemes,
   signInAtDevIdp,
-  startBuiltService,
+  startBuiltMcpGateway,
   startMcpEverythingServer,
   startThirdPartyOAuthUpstream,
   startUiTestStack,
-  TestDatabase,
+  type BuiltMcpGateway,
   type McpEverythingProcess,
   type ThirdPartyOAuthUpstream,
   type UiTestStack,
@@ -33,9 +28,7 @@ describe('tool access and per-person connections in the MCP gateway’s web UI, 
   let stack: UiTestStack;
   let everything: McpEverythingProcess;
   let wiki: ThirdPartyOAuthUpstream;
-  let database: TestDatabase;
-  let gateway: BuiltService;
-  let configFolder: string;
+  let gateway: BuiltMcpGateway;
   let browser: Browser;
   /** alice's page: she operates the workspace's gateway and project alpha's servers. */
   let page: Page;
@@ -98,11 +91,9 @@ describe('tool access and per-person connections in the MCP gateway’s web UI, 
     await stack.grant('bob', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
     await stack.grant('carol', { workspace: [], projects: {} });
     [everything, wiki] = await Promise.all([startMcpEverythingServer(), startThirdPartyOAuthUpstream()]);
-    configFolder = mkdtempSync(path.join(tmpdir(), 'arbor-ui-mcpgw-access-'));
-    const configFile = path.join(configFolder, 'gateway.yaml');
-    writeFileSync(
-      configFile,
-      `upstreams:
+    gateway = await startBuiltMcpGateway(stack, {
+      port: gatewayPort,
+      config: `upstreams:
   - name: everything
     url: ${everything.url}
   - name: wiki
@@ -112,39 +103,19 @@ servers:
   - { id: everything, project: alpha, name: Everything, upstreams: [{ upstream: everything }] }
   - { id: wiki, project: alpha, name: Wiki, upstreams: [{ upstream: wiki }] }
 `,
-    );
-    database = await createTestDatabase('arbor_ui_mcpgw_access');
-    gateway = await startBuiltService(
-      'mcp-gateway',
-      'MCPGW_LISTEN_ADDR',
-      {
-        MCPGW_DATABASE_URL: database.url,
-        MCPGW_CONFIG: configFile,
-        MCPGW_SECRETS_KEY: Buffer.alloc(32, 5).toString('base64'),
-        MCPGW_LOG: 'off',
-        MCPGW_OIDC_ISSUER_URL: stack.issuer,
-        MCPGW_CONTROL_PLANE_URL: stack.url,
-        MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
-        MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
-        // The confidential client with which a connect link confirms who opened it.
-        MCPGW_OIDC_CLIENT_ID: 'mcp-gateway',
-        MCPGW_OIDC_CLIENT_SECRET: 'dev-mcp-gateway-secret',
-        MCPGW_PUBLIC_URL: gatewayOrigin,
-      },
-      gatewayPort,
-    );
+      // The confidential client with which a connect link confirms who opened it.
+      env: { MCPGW_OIDC_CLIENT_ID: 'mcp-gateway', MCPGW_OIDC_CLIENT_SECRET: 'dev-mcp-gateway-secret' },
+    });
     browser = await launchTestBrowser();
     page = await signedInAtGateway('alice');
   });
 
   afterAll(async () => {
     await browser?.close();
-    await gateway?.kill('SIGTERM');
-    await database?.drop().catch(() => undefined);
+    await gateway?.stop();
     await everything?.stop();
     await wiki?.stop();
     await stack?.stop();
-    if (configFolder) rmSync(configFolder, { recursive: true, force: true });
   });
 
   it("makes a tool need the operator role and limits another in the server form: a viewer's client lacks the one and is refused the second call of the other", async () => {
