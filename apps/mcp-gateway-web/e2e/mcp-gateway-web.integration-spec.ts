@@ -4,23 +4,20 @@
 // find the demo server's `echo` tool and try it from the form generated from its input schema,
 // register an upstream and compose a virtual server from it, and make an API key that the
 // official MCP SDK uses at once. One browser, one stack for the whole file.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import {
-  BuiltService,
-  createTestDatabase,
   freePort,
   launchTestBrowser,
   signInAtDevIdp,
-  startBuiltService,
+  startBuiltMcpGateway,
   startMcpEverythingServer,
   startUiTestStack,
-  TestDatabase,
+  type BuiltMcpGateway,
   type McpEverythingProcess,
   type UiTestStack,
 } from '@arbor/testing';
@@ -30,9 +27,7 @@ const SCREENSHOTS = path.resolve(__dirname, '../../../tmp/test-output/mcp-gatewa
 describe("the MCP gateway's web UI in Chromium, reached from the control plane", () => {
   let stack: UiTestStack;
   let everything: McpEverythingProcess;
-  let database: TestDatabase;
-  let gateway: BuiltService;
-  let configFolder: string;
+  let gateway: BuiltMcpGateway;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -102,12 +97,10 @@ describe("the MCP gateway's web UI in Chromium, reached from the control plane",
     await stack.grant('carol', { workspace: [], projects: {} });
 
     everything = await startMcpEverythingServer();
-    configFolder = mkdtempSync(path.join(tmpdir(), 'arbor-ui-mcpgw-'));
-    const configFile = path.join(configFolder, 'gateway.yaml');
     // As tools/dev/mcp-gateway.demo.yaml: the demo upstream, exposed whole as alpha's `everything`.
-    writeFileSync(
-      configFile,
-      `upstreams:
+    gateway = await startBuiltMcpGateway(stack, {
+      port: gatewayPort,
+      config: `upstreams:
   - name: everything
     url: ${everything.url}
 servers:
@@ -118,24 +111,7 @@ servers:
     upstreams:
       - upstream: everything
 `,
-    );
-    database = await createTestDatabase('arbor_ui_mcpgw');
-    gateway = await startBuiltService(
-      'mcp-gateway',
-      'MCPGW_LISTEN_ADDR',
-      {
-        MCPGW_DATABASE_URL: database.url,
-        MCPGW_CONFIG: configFile,
-        MCPGW_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
-        MCPGW_LOG: 'off',
-        MCPGW_OIDC_ISSUER_URL: stack.issuer,
-        MCPGW_CONTROL_PLANE_URL: stack.url,
-        MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
-        MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
-        MCPGW_PUBLIC_URL: gatewayOrigin,
-      },
-      gatewayPort,
-    );
+    });
     browser = await launchTestBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     page = await context.newPage();
@@ -144,11 +120,9 @@ servers:
 
   afterAll(async () => {
     await browser?.close();
-    await gateway?.kill('SIGTERM');
-    await database?.drop().catch(() => undefined);
+    await gateway?.stop();
     await everything?.stop();
     await stack?.stop();
-    if (configFolder) rmSync(configFolder, { recursive: true, force: true });
   });
 
   it('lands alice, signed in at the control plane, signed in on the gateway\'s UI from the rail\'s "MCP gateway" link', async () => {

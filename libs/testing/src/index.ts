@@ -11,3 +11,4 @@ export * from './lib/agent-clis';
 export * from './lib/demo-agent-process';
 export * from './lib/mcp-everything-process';
 export * from './lib/tokens-issued-for';
+export * from './lib/third-party-oauth-process';

@@ -2,6 +2,7 @@ import { Alert } from '@mantine/core';
 import type { ShellPage } from '@arbor/ui-shell';
 import { lazy } from 'react';
 import { Navigate, type RouteObject } from 'react-router';
+import { ConnectionsPage } from '../connections/connections-page';
 import { KeysPage } from '../keys/keys-page';
 import { ServersPage } from '../servers/servers-page';
 import { UpstreamsPage } from '../upstreams/upstreams-page';
@@ -18,6 +19,7 @@ export const mcpGatewayPages: ShellPage[] = [
   { to: '/upstreams', label: 'Upstreams' },
   { to: '/keys', label: 'API keys' },
   { to: '/calls', label: 'Tool calls' },
+  { to: '/connections', label: 'My connections' },
 ];
 
 export const mcpGatewayRoutes: RouteObject[] = [
@@ -28,5 +30,6 @@ export const mcpGatewayRoutes: RouteObject[] = [
   { path: 'upstreams', element: <UpstreamsPage /> },
   { path: 'keys', element: <KeysPage /> },
   { path: 'calls', element: <CallsPage /> },
+  { path: 'connections', element: <ConnectionsPage /> },
   { path: '*', element: <Alert title="No such page">There is no page at this address.</Alert> },
 ];

@@ -6,6 +6,7 @@ import { mcpAccess } from '../access/mcp-access';
 import { NeedsOperator } from '../access/needs-operator';
 import { useServers } from '../servers/servers-queries';
 import { useToolCalls } from './calls-queries';
+import { ToolCallAudit } from './tool-call-audit';
 import { hourlySeries, type HourRow } from './tool-call-series';
 
 /** Mantine colour variables, in both themes' contrast, one per tool. */
@@ -62,6 +63,7 @@ export function CallsPage() {
               </SimpleGrid>
             </>
           )}
+          {server && <ToolCallAudit server={server} />}
         </>
       )}
     </Stack>

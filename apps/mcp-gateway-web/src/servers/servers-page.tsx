@@ -13,6 +13,12 @@ import { useCatalogue, useDeleteServer, useServers } from './servers-queries';
 const summary = (selection: Selection) =>
   `${selection.upstream}: ${selection.tools === '*' ? 'all tools' : selection.tools.length === 0 ? 'no tools' : selection.tools.join(', ')}`;
 
+/** The tools a server names in tool_roles and tool_rate_limits, one line each. */
+const accessSummary = (server: VirtualServer) => [
+  ...Object.entries(server.tool_roles).map(([tool, role]) => `${tool}: ${role === 'operator' ? 'operators only' : 'any role'}`),
+  ...Object.entries(server.tool_rate_limits).map(([tool, limit]) => `${tool}: ${limit.per_minute} a minute`),
+];
+
 /** Virtual servers per project: what each exposes, the address a client uses and its config snippet; operators compose them. */
 export function ServersPage() {
   const me = useMe().data;
@@ -60,13 +66,14 @@ export function ServersPage() {
             </Alert>
           )}
           {items.length > 0 && (
-            <Table.ScrollContainer minWidth={900}>
+            <Table.ScrollContainer minWidth={1000}>
               <Table striped aria-label="Virtual servers">
                 <Table.Thead>
                   <Table.Tr>
                     <Table.Th>Server</Table.Th>
                     <Table.Th>Project</Table.Th>
                     <Table.Th>Draws on</Table.Th>
+                    <Table.Th>Tool access</Table.Th>
                     <Table.Th>Address</Table.Th>
                     <Table.Th>Actions</Table.Th>
                   </Table.Tr>
@@ -86,6 +93,15 @@ export function ServersPage() {
                           : server.upstreams.map((selection) => (
                               <Text key={selection.upstream} size="sm">
                                 {summary(selection)}
+                              </Text>
+                            ))}
+                      </Table.Td>
+                      <Table.Td>
+                        {accessSummary(server).length === 0
+                          ? 'defaults'
+                          : accessSummary(server).map((line) => (
+                              <Text key={line} size="sm">
+                                {line}
                               </Text>
                             ))}
                       </Table.Td>

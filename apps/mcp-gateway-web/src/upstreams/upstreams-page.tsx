@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { mcpAccess } from '../access/mcp-access';
 import { NeedsOperator } from '../access/needs-operator';
 import type { Upstream } from '../api/mcp-gateway-api';
+import { authSummary } from './upstream-auth';
 import { UpstreamForm } from './upstream-form';
 import { useDeleteUpstream, useUpstreams } from './upstreams-queries';
 
@@ -67,6 +68,7 @@ export function UpstreamsPage() {
                         <Text fw={500}>{upstream.name}</Text>
                         <Code>{upstream.url}</Code>
                         {upstream.header_names.length > 0 && <Text size="sm">headers: {upstream.header_names.join(', ')}</Text>}
+                        <Text size="sm">auth: {authSummary(upstream.auth)}</Text>
                       </Table.Td>
                       <Table.Td>{upstream.protocol_version ?? 'not connected yet'}</Table.Td>
                       <Table.Td>{upstream.transport}</Table.Td>

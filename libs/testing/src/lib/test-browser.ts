@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 /**
@@ -20,4 +21,22 @@ export async function signInAtDevIdp(page: Page, username: string): Promise<void
   await page.getByLabel('Username or email').fill(username);
   await page.getByLabel('Password').fill(username);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** axe's serious and critical findings on the page as it is now, one line each (rule: elements). */
+export async function seriousAccessibilityViolations(page: Page): Promise<string[]> {
+  return (await new AxeBuilder({ page }).analyze()).violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join('; ')}`);
+}
+
+/** Those findings in the UI shell's dark theme and then its light one (chosen with its Theme control), each line naming its theme. */
+export async function seriousAccessibilityViolationsInBothThemes(page: Page): Promise<string[]> {
+  const found: string[] = [];
+  for (const theme of ['Dark', 'Light'] as const) {
+    await page.getByRole('radiogroup', { name: 'Theme' }).getByText(theme, { exact: true }).click();
+    await page.locator(`html[data-mantine-color-scheme="${theme.toLowerCase()}"]`).waitFor();
+    found.push(...(await seriousAccessibilityViolations(page)).map((violation) => `${theme.toLowerCase()}: ${violation}`));
+  }
+  return found;
 }

@@ -210,6 +210,14 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     expect(rows[0]?.auth).toEqual({ type: 'oauth', clientId: 'arbor', scope: 'read' });
     expect(rows[0]?.sealed?.toString('latin1')).not.toContain('wiki-s3cret');
     for (const answer of [oauth, renamedScope, await as('carol')('GET', '/api/v1/upstreams/wiki')]) expect(answer.text).not.toContain('s3cret');
+    // The client-credentials grant asked for again without the secret (a form cannot repeat it): the stored one serves; another client has none.
+    const machinesAgain = await as('carol')('PATCH', '/api/v1/upstreams/wiki', { auth: { type: 'oauth', client_id: 'arbor', client_credentials: true } });
+    expect(machinesAgain.status).toBe(200);
+    expect(machinesAgain.body['auth']).toEqual({ type: 'oauth', client_id: 'arbor', has_client_secret: true, client_credentials: true });
+    const otherClient = await as('carol')('PATCH', '/api/v1/upstreams/wiki', { auth: { type: 'oauth', client_id: 'other', client_credentials: true } });
+    expect(otherClient.status).toBe(400);
+    expect(otherClient.body.error?.details?.fields?.['auth']).toEqual(['auth.client_credentials needs client_id and client_secret']);
+    expect(gateway.app.get(ServerRegistry).upstream('wiki')?.auth).toEqual({ type: 'oauth', clientId: 'arbor', clientSecret: 'wiki-s3cret', clientCredentials: true });
 
     const bad = await as('carol')('POST', '/api/v1/upstreams', { name: 'bad', url: 'http://127.0.0.1:3008/mcp', auth: { type: 'token_exchange', client_secret: 'x' } });
     expect(bad.status).toBe(400);

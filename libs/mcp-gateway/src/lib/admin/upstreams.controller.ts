@@ -85,7 +85,8 @@ export class UpstreamsController {
 
   /** The DTO's auth (already checked) as the registry keeps it; an oauth one for the same client without a secret keeps the stored secret. */
   private auth(wire: UpstreamAuthWire | undefined, current?: UpstreamAuth): { auth?: UpstreamAuth } {
-    const auth = readUpstreamAuth(wire, 'auth', () => undefined);
+    // Checked by the DTO; a client secret the change leaves out is checked once the stored one is kept.
+    const auth = readUpstreamAuth(wire, 'auth', () => undefined, { secretMayBeStored: true });
     if (!auth || auth.type === 'static') return {};
     return { auth: auth.type === 'oauth' ? keepingStoredSecret(auth, current) : auth };
   }

@@ -6,7 +6,7 @@ import { ProductWebUiModule, type ProductWebUiOptions } from '@arbor/platform';
  * Only these paths, asked for as HTML, are the UI: `/mcp`, `/servers/{id}/mcp`, `/sse`, `/api/v1/*`
  * and every other path stay the gateway's, as before (none of these names is an MCP path).
  */
-export const MCP_GATEWAY_UI_PAGES = /^\/(upstreams|virtual-servers|tools|keys|calls|auth\/callback)?\/?$/;
+export const MCP_GATEWAY_UI_PAGES = /^\/(upstreams|virtual-servers|tools|keys|calls|connections|auth\/callback)?\/?$/;
 
 export type McpGatewayWebUiOptions = Pick<ProductWebUiOptions, 'webRoot' | 'signIn'>;
 
