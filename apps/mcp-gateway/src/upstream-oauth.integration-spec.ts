@@ -121,6 +121,13 @@ servers:
     await database?.drop();
   });
 
+  it('asks the first person to call, before anyone has connected, to connect: the tool is there to call by name', async () => {
+    const refusedBefore = thirdParty.refused();
+    const first = await callWhoami(server, controlPlane.tokens.bob);
+    expect(first).toEqual({ isError: true, text: expect.stringMatching(/^Connect your account at upstream "wiki" first: http:\/\/127\.0\.0\.1:\d+\/oauth\/connect\/wiki\?ticket=/) });
+    expect(thirdParty.refused()).toBe(refusedBefore);
+  });
+
   it('connects alice in the browser from her connections, then calls the upstream with her token', async () => {
     const before = await api('GET', '/api/v1/me/connections', controlPlane.tokens.alice);
     expect(before.status).toBe(200);
