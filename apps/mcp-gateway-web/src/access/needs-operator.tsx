@@ -1,5 +1,15 @@
 import { Alert, Code } from '@mantine/core';
 
+/** The empty state of a page viewers read and operators change, for a person with neither role: never a raw 403. */
+export function NeedsRole({ what }: { what: string }) {
+  return (
+    <Alert color="gray" title="No MCP gateway role on any project">
+      A control-plane administrator can grant you <Code>mcp-gateway.viewer</Code> on a project to {what}, or <Code>mcp-gateway.operator</Code> to change them (with the sign-in key{' '}
+      <Code>mcp-gateway</Code>).
+    </Alert>
+  );
+}
+
 /** The empty state of a page only operators reach: which role would let the person in, never a raw 403. */
 export function NeedsOperator({ what }: { what: string }) {
   return (

@@ -3,7 +3,7 @@ import { ConfirmButton, notifyFailure, useMe, usePaged } from '@arbor/ui-shell';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { mcpAccess } from '../access/mcp-access';
-import { NeedsOperator } from '../access/needs-operator';
+import { NeedsRole } from '../access/needs-operator';
 import type { Selection, VirtualServer } from '../api/mcp-gateway-api';
 import { useUpstreams } from '../upstreams/upstreams-queries';
 import { clientSnippets, serverAddress } from './client-config';
@@ -18,7 +18,7 @@ export function ServersPage() {
   const me = useMe().data;
   const access = mcpAccess(me?.permissions);
   const operates = access.operable.length > 0;
-  const servers = useServers(operates);
+  const servers = useServers(access.readable.length > 0);
   const upstreams = useUpstreams(operates);
   const catalogue = useCatalogue(operates);
   const remove = useDeleteServer();
@@ -30,11 +30,13 @@ export function ServersPage() {
   return (
     <Stack>
       <Title order={2}>Virtual servers</Title>
-      {!operates ? (
-        <NeedsOperator what="compose its virtual servers from the gateway's upstreams" />
+      {access.readable.length === 0 ? (
+        <NeedsRole what="see its virtual servers and how to connect a client" />
       ) : (
         <>
-          {editing ? (
+          {!operates ? (
+            <Text c="dimmed">You may read the virtual servers of {access.readable.join(', ')}; composing and changing them needs mcp-gateway.operator there.</Text>
+          ) : editing ? (
             <ServerForm
               server={editing === 'new' ? null : editing}
               projects={access.operable}
@@ -56,7 +58,7 @@ export function ServersPage() {
           )}
           {servers.data?.length === 0 && (
             <Alert color="gray" title="No virtual servers yet">
-              Make the first one: pick the upstreams (and their tools) a project's clients should see.
+              {operates ? "Make the first one: pick the upstreams (and their tools) a project's clients should see." : 'An operator of the project composes them.'}
             </Alert>
           )}
           {items.length > 0 && (
@@ -100,7 +102,7 @@ export function ServersPage() {
                           <Button size="xs" variant="default" component={Link} to={`/tools?server=${encodeURIComponent(server.id)}`} aria-label={`Tools of ${server.id}`}>
                             Tools
                           </Button>
-                          {server.source === 'api' && (
+                          {server.source === 'api' && access.operable.includes(server.project) && (
                             <>
                               <Button size="xs" variant="default" onClick={() => setEditing(server)} aria-label={`Edit ${server.id}`}>
                                 Edit
