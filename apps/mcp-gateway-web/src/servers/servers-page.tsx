@@ -10,8 +10,11 @@ import { clientSnippets, serverAddress } from './client-config';
 import { ServerForm } from './server-form';
 import { useCatalogue, useDeleteServer, useServers } from './servers-queries';
 
-const summary = (selection: Selection) =>
-  `${selection.upstream}: ${selection.tools === '*' ? 'all tools' : selection.tools.length === 0 ? 'no tools' : selection.tools.join(', ')}`;
+// A server may also offer an A2A agent as one tool (`{agent}`): the API lists that selection as it is.
+const summary = (selection: Selection | { agent: string }) =>
+  'agent' in selection
+    ? `agent ${selection.agent}`
+    : `${selection.upstream}: ${selection.tools === '*' ? 'all tools' : selection.tools.length === 0 ? 'no tools' : selection.tools.join(', ')}`;
 
 /** Virtual servers per project: what each exposes, the address a client uses and its config snippet; operators compose them. */
 export function ServersPage() {
@@ -85,8 +88,8 @@ export function ServersPage() {
                       <Table.Td>
                         {server.upstreams.length === 0
                           ? 'nothing yet'
-                          : server.upstreams.map((selection) => (
-                              <Text key={selection.upstream} size="sm">
+                          : server.upstreams.map((selection, index) => (
+                              <Text key={index} size="sm">
                                 {summary(selection)}
                               </Text>
                             ))}
