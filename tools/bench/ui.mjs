@@ -32,7 +32,7 @@ const cleanups = [];
 runBenchmark(main, cleanups, log);
 
 async function main() {
-  const { SUITE_UIS, launchSuiteBrowser, signedInState, startSuite } = await import(pathToFileURL(path.join(root, 'tools/dev/src/suite-in-browser.mts')).href);
+  const { SUITE_UIS, launchSuiteBrowser, openSignedIn, signedInState, startSuite } = await import(pathToFileURL(path.join(root, 'tools/dev/src/suite-in-browser.mts')).href);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'arbor-bench-ui-'));
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   log('starting npm start (it builds what changed first)…');
@@ -45,7 +45,7 @@ async function main() {
   const results = [];
   for (const [name, ui] of Object.entries(SUITE_UIS)) {
     const samples = [];
-    for (let sample = 0; sample < SAMPLES; sample++) samples.push(await firstVisit(browser, storageState, ui));
+    for (let sample = 0; sample < SAMPLES; sample++) samples.push(await firstVisit(browser, storageState, ui, openSignedIn));
     results.push({ name, samples });
     log(`${name}: ${samples.map((s) => `${Math.round(s.fcp)} ms`).join(', ')}`);
   }
@@ -68,13 +68,12 @@ async function main() {
 }
 
 /** One first visit of `ui`'s first page by a person signed in at the issuer, its cache empty. */
-async function firstVisit(browser, storageState, ui) {
+async function firstVisit(browser, storageState, ui, openSignedIn) {
   const context = await browser.newContext({ storageState, viewport: { width: 1280, height: 800 } });
   try {
     const page = await context.newPage();
     const heading = page.getByRole('heading', { name: ui.heading }).first();
-    await page.goto(`${ui.url}${ui.firstPage}`);
-    await heading.waitFor();
+    await openSignedIn(page, `${ui.url}${ui.firstPage}`, ui.heading, 'alice');
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.clearBrowserCache');
     const scripts = [];

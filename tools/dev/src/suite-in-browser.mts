@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 
@@ -68,6 +68,19 @@ export async function launchSuiteBrowser(): Promise<Browser> {
 }
 
 /**
+ * Opens `url` and waits for `heading`: the issuer's session (cookies) signs the UI in without a
+ * form; where the issuer asks anyway (its session ended), `username` signs in at its form.
+ */
+export async function openSignedIn(page: Page, url: string, heading: string, username: string): Promise<void> {
+  const shown = page.getByRole('heading', { name: heading }).first();
+  const form = page.getByLabel('Username or email');
+  await page.goto(url);
+  await shown.or(form).first().waitFor();
+  if (await form.isVisible()) await (await testBrowser()).signInAtDevIdp(page, username);
+  await shown.waitFor();
+}
+
+/**
  * A person signed in at the control plane's UI (the identity provider's session, as cookies): a
  * context made from `storageState` signs in to any product UI with no form, its cache empty.
  */
@@ -75,9 +88,7 @@ export async function signedInState(browser: Browser, username: string): Promise
   const context = await browser.newContext();
   const page = await context.newPage();
   const { url, heading } = SUITE_UIS['control plane'];
-  await page.goto(url);
-  await (await testBrowser()).signInAtDevIdp(page, username);
-  await page.getByRole('heading', { name: heading }).first().waitFor();
+  await openSignedIn(page, url, heading, username);
   const state = await context.storageState();
   await context.close();
   return state;
