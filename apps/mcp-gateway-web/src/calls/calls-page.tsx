@@ -3,7 +3,7 @@ import { useMe } from '@arbor/ui-shell';
 import { BarChartFigure, type ChartSeries } from '@arbor/ui-shell/charts';
 import { useMemo, useState } from 'react';
 import { mcpAccess } from '../access/mcp-access';
-import { NeedsOperator } from '../access/needs-operator';
+import { NeedsRole } from '../access/needs-operator';
 import { useServers } from '../servers/servers-queries';
 import { useToolCalls } from './calls-queries';
 import { ToolCallAudit } from './tool-call-audit';
@@ -16,7 +16,7 @@ const PALETTE = ['blue', 'teal', 'grape', 'orange', 'indigo', 'cyan', 'pink', 'l
 export function CallsPage() {
   const me = useMe().data;
   const access = mcpAccess(me?.permissions);
-  const servers = useServers(access.operable.length > 0);
+  const servers = useServers(access.readable.length > 0);
   const [chosen, setChosen] = useState<string | null>(null);
   const server = chosen ?? servers.data?.[0]?.id ?? null;
   const calls = useToolCalls(server);
@@ -27,8 +27,8 @@ export function CallsPage() {
   return (
     <Stack>
       <Title order={2}>Tool calls</Title>
-      {access.operable.length === 0 ? (
-        <NeedsOperator what="see how its virtual servers' tools are called" />
+      {access.readable.length === 0 ? (
+        <NeedsRole what="see how its virtual servers' tools are called" />
       ) : (
         <>
           <Select

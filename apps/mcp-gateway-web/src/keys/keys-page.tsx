@@ -3,7 +3,7 @@ import { ConfirmButton, fieldError, FormErrorAlert, notifyFailure, SecretShownOn
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { mcpAccess } from '../access/mcp-access';
-import { NeedsOperator } from '../access/needs-operator';
+import { NeedsRole } from '../access/needs-operator';
 import type { CatalogueItem, VirtualServer } from '../api/mcp-gateway-api';
 import { toolNamesOf } from '../servers/exposed-tools';
 import { useCatalogue, useServers } from '../servers/servers-queries';
@@ -13,7 +13,7 @@ import { useCreateMcpKey, useMcpKeys, useRevokeMcpKey } from './keys-queries';
 export function KeysPage() {
   const me = useMe().data;
   const access = mcpAccess(me?.permissions);
-  const keys = useMcpKeys(access.operable.length > 0);
+  const keys = useMcpKeys(access.readable.length > 0);
   const servers = useServers(access.operable.length > 0);
   const catalogue = useCatalogue(access.operable.length > 0);
   const revoke = useRevokeMcpKey();
@@ -25,17 +25,21 @@ export function KeysPage() {
   return (
     <Stack>
       <Title order={2}>API keys</Title>
-      {access.operable.length === 0 ? (
-        <NeedsOperator what="make and revoke the gateway API keys of its MCP clients" />
+      {access.readable.length === 0 ? (
+        <NeedsRole what="see the gateway API keys of its MCP clients" />
       ) : (
         <>
-          <CreateKeyForm
-            projects={access.operable}
-            defaultProject={preferred && access.operable.includes(preferred) ? preferred : (access.operable[0] ?? null)}
-            servers={servers.data ?? []}
-            catalogue={catalogue.data ?? []}
-            onCreated={setSecret}
-          />
+          {access.operable.length > 0 ? (
+            <CreateKeyForm
+              projects={access.operable}
+              defaultProject={preferred && access.operable.includes(preferred) ? preferred : (access.operable[0] ?? null)}
+              servers={servers.data ?? []}
+              catalogue={catalogue.data ?? []}
+              onCreated={setSecret}
+            />
+          ) : (
+            <Text c="dimmed">You may read the API keys of {access.readable.join(', ')}; making and revoking them needs mcp-gateway.operator there.</Text>
+          )}
           {keys.isPending && <Loader aria-label="Loading keys" />}
           {keys.isError && (
             <Alert color="red" title="The keys could not be loaded">
@@ -44,7 +48,9 @@ export function KeysPage() {
           )}
           {keys.data?.length === 0 && (
             <Alert color="gray" title="No keys yet">
-              Make the first one above: a client sends it as a bearer token to the project's virtual servers.
+              {access.operable.length > 0
+                ? "Make the first one above: a client sends it as a bearer token to the project's virtual servers."
+                : 'An operator of the project makes them.'}
             </Alert>
           )}
           {items.length > 0 && (
@@ -73,15 +79,19 @@ export function KeysPage() {
                       <Table.Td>{formatInstant(key.created_at)}</Table.Td>
                       <Table.Td>{key.expires_at ? formatInstant(key.expires_at) : 'never'}</Table.Td>
                       <Table.Td>
-                        <ConfirmButton
-                          title={`Revoke ${name}?`}
-                          message="Clients using it are refused from now on."
-                          loading={revoke.isPending}
-                          aria-label={`Revoke ${name}`}
-                          onConfirm={() => revoke.mutate(key.id, { onError: notifyFailure('The key was not revoked') })}
-                        >
-                          Revoke
-                        </ConfirmButton>
+                        {access.operable.includes(key.project) ? (
+                          <ConfirmButton
+                            title={`Revoke ${name}?`}
+                            message="Clients using it are refused from now on."
+                            loading={revoke.isPending}
+                            aria-label={`Revoke ${name}`}
+                            onConfirm={() => revoke.mutate(key.id, { onError: notifyFailure('The key was not revoked') })}
+                          >
+                            Revoke
+                          </ConfirmButton>
+                        ) : (
+                          <Text size="sm">read only</Text>
+                        )}
                       </Table.Td>
                     </Table.Tr>
                   );

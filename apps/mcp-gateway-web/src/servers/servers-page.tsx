@@ -3,15 +3,18 @@ import { ConfirmButton, notifyFailure, useMe, usePaged } from '@arbor/ui-shell';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { mcpAccess } from '../access/mcp-access';
-import { NeedsOperator } from '../access/needs-operator';
+import { NeedsRole } from '../access/needs-operator';
 import type { Selection, VirtualServer } from '../api/mcp-gateway-api';
 import { useUpstreams } from '../upstreams/upstreams-queries';
 import { clientSnippets, serverAddress } from './client-config';
 import { ServerForm } from './server-form';
 import { useCatalogue, useDeleteServer, useServers } from './servers-queries';
 
-const summary = (selection: Selection) =>
-  `${selection.upstream}: ${selection.tools === '*' ? 'all tools' : selection.tools.length === 0 ? 'no tools' : selection.tools.join(', ')}`;
+// A server may also offer an A2A agent as one tool (`{agent}`): the API lists that selection as it is.
+const summary = (selection: Selection | { agent: string }) =>
+  'agent' in selection
+    ? `agent ${selection.agent}`
+    : `${selection.upstream}: ${selection.tools === '*' ? 'all tools' : selection.tools.length === 0 ? 'no tools' : selection.tools.join(', ')}`;
 
 /** The tools a server names in tool_roles and tool_rate_limits, one line each. */
 const accessSummary = (server: VirtualServer) => [
@@ -24,7 +27,7 @@ export function ServersPage() {
   const me = useMe().data;
   const access = mcpAccess(me?.permissions);
   const operates = access.operable.length > 0;
-  const servers = useServers(operates);
+  const servers = useServers(access.readable.length > 0);
   const upstreams = useUpstreams(operates);
   const catalogue = useCatalogue(operates);
   const remove = useDeleteServer();
@@ -36,11 +39,13 @@ export function ServersPage() {
   return (
     <Stack>
       <Title order={2}>Virtual servers</Title>
-      {!operates ? (
-        <NeedsOperator what="compose its virtual servers from the gateway's upstreams" />
+      {access.readable.length === 0 ? (
+        <NeedsRole what="see its virtual servers and how to connect a client" />
       ) : (
         <>
-          {editing ? (
+          {!operates ? (
+            <Text c="dimmed">You may read the virtual servers of {access.readable.join(', ')}; composing and changing them needs mcp-gateway.operator there.</Text>
+          ) : editing ? (
             <ServerForm
               server={editing === 'new' ? null : editing}
               projects={access.operable}
@@ -62,7 +67,7 @@ export function ServersPage() {
           )}
           {servers.data?.length === 0 && (
             <Alert color="gray" title="No virtual servers yet">
-              Make the first one: pick the upstreams (and their tools) a project's clients should see.
+              {operates ? "Make the first one: pick the upstreams (and their tools) a project's clients should see." : 'An operator of the project composes them.'}
             </Alert>
           )}
           {items.length > 0 && (
@@ -90,8 +95,8 @@ export function ServersPage() {
                       <Table.Td>
                         {server.upstreams.length === 0
                           ? 'nothing yet'
-                          : server.upstreams.map((selection) => (
-                              <Text key={selection.upstream} size="sm">
+                          : server.upstreams.map((selection, index) => (
+                              <Text key={index} size="sm">
                                 {summary(selection)}
                               </Text>
                             ))}
@@ -116,7 +121,7 @@ export function ServersPage() {
                           <Button size="xs" variant="default" component={Link} to={`/tools?server=${encodeURIComponent(server.id)}`} aria-label={`Tools of ${server.id}`}>
                             Tools
                           </Button>
-                          {server.source === 'api' && (
+                          {server.source === 'api' && access.operable.includes(server.project) && (
                             <>
                               <Button size="xs" variant="default" onClick={() => setEditing(server)} aria-label={`Edit ${server.id}`}>
                                 Edit

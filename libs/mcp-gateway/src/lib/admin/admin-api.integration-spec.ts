@@ -269,12 +269,13 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     for (const name of ['git', 'plain']) expect((await as('carol')('DELETE', `/api/v1/upstreams/${name}`)).status).toBe(204);
   });
 
-  it('keeps upstreams to workspace operators, while project operators may read them', async () => {
+  it('keeps upstreams to workspace operators, while project operators and viewers may read them', async () => {
     const refused = await as('alice')('POST', '/api/v1/upstreams', { name: 'mine', url: 'http://127.0.0.1:3006/mcp' });
     expect(refused.status).toBe(403);
     expect(refused.body.error?.message).toContain('mcp-gateway.operator at workspace level');
     expect((await as('alice')('GET', '/api/v1/upstreams')).status).toBe(200);
-    expect((await as('bob')('GET', '/api/v1/upstreams')).status).toBe(403);
+    expect((await as('bob')('GET', '/api/v1/upstreams')).status).toBe(200);
+    expect((await as('bob')('POST', '/api/v1/upstreams', { name: 'bobs', url: 'http://127.0.0.1:3006/mcp' })).status).toBe(403);
   });
 
   it("lets project operators manage their project's servers only, against known upstreams", async () => {
@@ -422,7 +423,18 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     expect(exposed.body.items?.map((item) => item.name)).toEqual(['open-ticket']);
     expect((await as('alice')('GET', '/api/v1/tools?server=beta-support')).status).toBe(403);
     expect((await as('alice')('GET', '/api/v1/tools?upstream=nowhere')).status).toBe(404);
-    expect((await as('bob')('GET', '/api/v1/tools')).status).toBe(403);
+    // Bob views alpha: he reads what alice reads there, and changes nothing.
+    const viewed = await as('bob')('GET', '/api/v1/tools?server=alpha-support');
+    expect(viewed.body.items?.map((item) => item.name)).toEqual(['open-ticket']);
+    expect((await as('bob')('GET', '/api/v1/tools?server=beta-support')).status).toBe(403);
+    const alicesServers = (await as('alice')('GET', '/api/v1/servers')).body.servers?.map((server) => server.id);
+    expect(alicesServers).toContain('alpha-support');
+    expect((await as('bob')('GET', '/api/v1/servers')).body.servers?.map((server) => server.id)).toEqual(alicesServers);
+    expect((await as('bob')('GET', '/api/v1/servers/alpha-support')).status).toBe(200);
+    expect((await as('bob')('GET', '/api/v1/servers/beta-support')).status).toBe(403);
+    expect((await as('bob')('GET', '/api/v1/servers/alpha-support/tool-calls')).status).toBe(200);
+    expect((await as('bob')('PATCH', '/api/v1/servers/alpha-support', { description: 'mine now' })).status).toBe(403);
+    expect((await as('bob')('DELETE', '/api/v1/servers/alpha-support')).status).toBe(403);
   });
 
   it('refuses callers without a person token for this gateway', async () => {
