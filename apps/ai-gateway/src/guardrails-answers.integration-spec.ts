@@ -4,7 +4,7 @@
 // characters, so that a pattern arrives split over chunks as a model's tokens split it.
 import { randomUUID } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { type GatewayOnFakes, lastRequestWith, MASTER_KEY, rejectionOf, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
 const config = (fakeUrl: string) => `model_list:
@@ -18,6 +18,10 @@ const config = (fakeUrl: string) => `model_list:
       model: anthropic/claude-sonnet-4-5
       api_base: ${fakeUrl}/anthropic
       api_key: sk-upstream
+  - model_name: whisper
+    litellm_params: { model: openai/whisper-1, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
+  - model_name: transcribe
+    litellm_params: { model: openai/gpt-4o-transcribe, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
   - model_name: moderation
     litellm_params:
       model: openai/omni-moderation-latest
@@ -178,6 +182,46 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
     expect(JSON.stringify(events)).not.toContain('john.doe@example.com');
     const stored = await running.client.responses.retrieve(completed.response.id);
     expect(JSON.stringify(stored.output)).not.toContain('john.doe@example.com');
+  });
+
+  it('checks transcripts post_call in every response_format (json, verbose_json, text, srt, vtt, streamed): masked, or refused in the OpenAI envelope', async () => {
+    // The fake transcribes a file as "fake transcript of <its name>".
+    const transcribe = async (name: string, format: string, extra: Record<string, unknown> = {}) =>
+      running.client.audio.transcriptions.create({
+        model: 'whisper',
+        file: await toFile(Buffer.alloc(16_000, 3), name, { type: 'audio/mpeg' }),
+        response_format: format,
+        guardrails: ['content-filter-post'],
+        ...extra,
+      } as unknown as OpenAI.Audio.TranscriptionCreateParamsNonStreaming) as Promise<unknown>;
+    const json = (await transcribe('ann@example.com.mp3', 'json')) as { text: string };
+    expect(json.text).toMatch(/^fake transcript of \[EMAIL_REDACTED\]/);
+    const verbose = (await transcribe('ann@example.com.mp3', 'verbose_json')) as { text: string; segments: { text: string }[]; duration: number };
+    expect(verbose.segments[0]?.text).toBe(verbose.text);
+    expect(verbose.duration).toBe(1);
+    for (const format of ['text', 'srt', 'vtt']) {
+      const text = (await transcribe('ann@example.com.mp3', format)) as string;
+      expect(text).toContain('fake transcript of [EMAIL_REDACTED]');
+      if (format !== 'text') expect(text).toMatch(/00:00:00[,.]000 --> 00:00:01[,.]000/);
+    }
+    expect(JSON.stringify([json, verbose])).not.toContain('ann@');
+    const refused = await rejectionOf(transcribe('project falcon.mp3', 'srt'));
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_violation');
+    expect((refused as Error).message).toContain('The answer was blocked by guardrail "content-filter-post"');
+    expect((refused as Error).message).not.toMatch(/falcon/i);
+    const stream = (await running.client.audio.transcriptions.create({
+      model: 'transcribe',
+      file: await toFile(Buffer.alloc(16_000, 3), 'ann@example.com.mp3', { type: 'audio/mpeg' }),
+      stream: true,
+      guardrails: ['content-filter-post'],
+    } as OpenAI.Audio.TranscriptionCreateParamsStreaming)) as AsyncIterable<OpenAI.Audio.TranscriptionStreamEvent>;
+    const events: OpenAI.Audio.TranscriptionStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const deltas = events.flatMap((event) => (event.type === 'transcript.text.delta' ? [event.delta] : [])).join('');
+    expect(deltas).toContain('fake transcript of [EMAIL_REDACTED]');
+    expect(events.at(-1)).toMatchObject({ type: 'transcript.text.done', text: expect.stringContaining('[EMAIL_REDACTED]') });
+    expect(JSON.stringify(events)).not.toContain('ann@');
   });
 
   it('during_call refuses a request with a blocked pattern before the upstream sees it, and masks the answer, not the request', async () => {

@@ -295,7 +295,7 @@ export class CallPipeline {
   }
 
   /**
-   * On the answer (a JSON one): the stages that rewrite it first, in order, then the stages that
+   * On the answer (a JSON one, or as its codec reads it as a document): the stages that rewrite it first, in order, then the stages that
    * keep it get its document (as the client gets it), and it takes the ids they give it.
    */
   private async answered(bytes: Buffer, state: CallState): Promise<Buffer> {
@@ -303,9 +303,10 @@ export class CallPipeline {
     const ids = idsOf(passes);
     if (!progress.deployment || (!ids && !passes.some((pass) => pass.answer || pass.rewrite))) return bytes;
     let text = bytes.toString('utf8');
-    const parsed = JSON.parse(text) as Record<string, unknown>;
+    const format = state.codec.answerDocument;
+    const parsed = format ? format.read(bytes, state.body) : (JSON.parse(text) as Record<string, unknown>);
     const document = await rewritten(passes, parsed);
-    if (document !== parsed) text = JSON.stringify(document);
+    if (document !== parsed) text = format ? format.write(document, state.body) : JSON.stringify(document);
     for (const pass of passes) if (pass.answer) await pass.answer(document, progress.deployment, state.native === true);
     if (ids) return Buffer.from(withGatewayIds(text, typeof document['id'] === 'string' ? document['id'] : undefined, ids), 'utf8');
     return document === parsed ? bytes : Buffer.from(text, 'utf8');

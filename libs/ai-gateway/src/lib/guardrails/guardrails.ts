@@ -17,6 +17,8 @@ import { moderationRefusal } from './moderation-check';
 // First of the stages: what the others see, keep and cache is the request as it may go on.
 const GUARDRAILS_ORDER = 10;
 const FIELD = 'guardrails';
+// A form names a list as the SDKs encode one: a `guardrails[]` field for each name.
+const FORM_FIELD = `${FIELD}[]`;
 const NONE: readonly string[] = [];
 
 interface RunningGuardrail {
@@ -87,7 +89,8 @@ export class Guardrails implements CallStage {
     stages.add(this);
   }
 
-  open({ codec, caller, body, headers }: StageCall): StagePass | undefined {
+  open({ codec, caller, body: sent, headers }: StageCall): StagePass | undefined {
+    const body = codec.requestFormat === 'multipart' ? namedInForm(sent) : sent;
     const metadata = body['metadata'];
     const inMetadata = typeof metadata === 'object' && metadata !== null && FIELD in metadata;
     // A key's own, and its project's (LiteLLM's team guardrails, /team/update).
@@ -142,7 +145,7 @@ export class Guardrails implements CallStage {
       // A stage before this one may have made the request anew (a stored conversation with its
       // earlier turns): that is masked too; refusals were decided on what the caller sent.
       request: (asked) => {
-        if (asked === body) return rewrite(upstream);
+        if (asked === sent) return rewrite(upstream);
         return rewrite(withoutGuardrailsField(text ? text.map(asked, (value) => masked(value, filtering)) : asked, inMetadata));
       },
       ...(answers
@@ -340,4 +343,24 @@ function withoutGuardrailsField(body: Record<string, unknown>, inMetadata: boole
     rest['metadata'] = metadata;
   }
   return rest;
+}
+
+/**
+ * A form's body with the guardrails it names as the JSON calls name them: `guardrails[]` fields (the
+ * SDKs' encoding of a list), or a `guardrails` field holding a name or a JSON list of names.
+ */
+function namedInForm(body: Record<string, unknown>): Record<string, unknown> {
+  if (!(FORM_FIELD in body) && typeof body[FIELD] !== 'string') return body;
+  const { [FORM_FIELD]: listed, [FIELD]: named, ...rest } = body;
+  const names = [listed, named]
+    .flatMap((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]))
+    .flatMap((value) => {
+      if (typeof value !== 'string' || !value.startsWith('[')) return [value];
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        return [value];
+      }
+    });
+  return { ...rest, [FIELD]: names };
 }
