@@ -224,6 +224,36 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
     expect(JSON.stringify(events)).not.toContain('ann@');
   });
 
+  it('masks the JSON answer of a model call on the /openai pass-through, and refuses a stream there rather than pass it unchecked', async () => {
+    const openai = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${running.gateway.url}/openai/v1`, maxRetries: 0 });
+    const answer = await openai.chat.completions.create({
+      model: 'gpt-3.5-turbo',
+      messages: [{ role: 'user', content: `say: ${SAID}` }],
+      guardrails: ['content-filter-post'],
+    } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    expect(answer.choices[0]?.message.content).toBe(MASKED);
+    const blocked = await rejectionOf(
+      openai.chat.completions.create({
+        model: 'gpt-3.5-turbo',
+        messages: [{ role: 'user', content: 'say: the key is AKIAIOSFODNN7EXAMPLE' }],
+        guardrails: ['content-filter-post'],
+      } as OpenAI.ChatCompletionCreateParamsNonStreaming),
+    );
+    expect(blocked).toMatchObject({ status: 400, code: 'guardrail_violation' });
+    expect((blocked as Error).message).not.toContain('AKIA');
+    const marker = randomUUID();
+    const streamed = await rejectionOf(
+      openai.chat.completions.create({
+        model: 'gpt-3.5-turbo',
+        messages: [{ role: 'user', content: `say: hello ${marker}` }],
+        stream: true,
+        guardrails: ['content-filter-post'],
+      } as OpenAI.ChatCompletionCreateParamsStreaming),
+    );
+    expect(streamed).toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringContaining('streamed answers of the pass-through routes') });
+    await expect(lastRequestWith(running.fake, marker)).rejects.toThrow('no request');
+  });
+
   it('during_call refuses a request with a blocked pattern before the upstream sees it, and masks the answer, not the request', async () => {
     const blocked = randomUUID();
     const error = await rejectionOf(chat(`My SSN is 123-45-6789 ${blocked}`, 'content-filter-during'));

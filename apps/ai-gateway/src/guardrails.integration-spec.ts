@@ -199,6 +199,48 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     expect((await lastRequestWith(running.fake, spoken)).json['prompt']).toBe(`names: [EMAIL_REDACTED] ${spoken}`);
   });
 
+  it("checks the model calls of the vendor pass-throughs (/openai, /anthropic) as those of /v1: masked before the upstream, refused in the family's envelope", async () => {
+    const openai = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${running.gateway.url}/openai/v1`, maxRetries: 0 });
+    const marker = randomUUID();
+    await openai.chat.completions.create({
+      model: 'gpt-3.5-turbo',
+      messages: [{ role: 'user', content: `mail ann@example.com, pay with 4111 1111 1111 1111 ${marker}` }],
+      guardrails: ['content-filter-pre'],
+    } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    const seen = await lastRequestWith(running.fake, marker);
+    expect(seen.path).toBe('/v1/chat/completions');
+    // The named guardrail and the default_on one alike.
+    expect(seen.body).toContain(`mail [EMAIL_REDACTED], pay with [CREDIT_CARD_REDACTED] ${marker}`);
+    expect(seen.json).not.toHaveProperty('guardrails');
+    const blocked = randomUUID();
+    const refused = await rejectionOf(
+      openai.chat.completions.create({
+        model: 'gpt-3.5-turbo',
+        messages: [{ role: 'user', content: `SSN 123-45-6789 ${blocked}` }],
+        guardrails: ['content-filter-pre'],
+      } as OpenAI.ChatCompletionCreateParamsNonStreaming),
+    );
+    expect(refused).toMatchObject({ status: 400, code: 'guardrail_violation' });
+    await expect(lastRequestWith(running.fake, blocked)).rejects.toThrow('no request');
+    const anthropicPassThrough = new Anthropic({ apiKey: MASTER_KEY, baseURL: `${running.gateway.url}/anthropic`, maxRetries: 0 });
+    const error = await rejectionOf(
+      anthropicPassThrough.messages.create({
+        model: 'claude-haiku-4-5',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: `about PROJECT-123456 ${blocked}` }],
+      }),
+    );
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(((error as InstanceType<typeof Anthropic.BadRequestError>).error as { error: { type: string; message: string } }).error).toMatchObject({
+      type: 'invalid_request_error',
+      message: expect.stringContaining('project_code'),
+    });
+    await expect(lastRequestWith(running.fake, blocked)).rejects.toThrow('no request');
+    // What is no model call of a family goes on as before.
+    const files = await fetch(`${running.gateway.url}/openai/v1/files`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
+    expect(files.status).toBe(200);
+  });
+
   it('finds the text of a Responses API call (instructions and input items), bridged to a Claude alias too', async () => {
     const marker = randomUUID();
     await running.client.responses.create({

@@ -11,6 +11,7 @@ import { AnswerStreamGuard } from './answer-stream-guard';
 import { type ContentBlocked, ContentFilter, GuardrailApi, GuardrailApiError, type GuardrailDefinition, type GuardrailMode, type ModerationSettings } from '@arbor/guardrails';
 import { UpstreamClient } from '@arbor/platform';
 import type { GatewayCaller } from '../keys/key-verifier';
+import type { GatewayDeployment } from '../config/gateway-config';
 import { DeploymentRouter } from '../deployment-router';
 import { moderationRefusal } from './moderation-check';
 
@@ -32,6 +33,12 @@ interface RunningGuardrail {
   /** Calls it refused, and calls whose text it masked. */
   readonly blocked: CounterSeries<'guardrail' | 'action'>;
   readonly masked: CounterSeries<'guardrail' | 'action'>;
+}
+
+/** What the guardrails make of a pass-through's model call: the request to send, and what to do with its JSON answer. */
+export interface GuardedPassThrough {
+  readonly body: Record<string, unknown>;
+  readonly rewrite?: StagePass['rewrite'];
 }
 
 type FilteringGuardrail = RunningGuardrail & { readonly filter: ContentFilter };
@@ -162,6 +169,23 @@ export class Guardrails implements CallStage {
           })
         : {}),
     };
+  }
+
+  /**
+   * A vendor pass-through call whose body is a model call of `call.codec` (`/openai/v1/chat/completions`,
+   * `/anthropic/v1/messages`): checked as the pipeline's calls are, so that the pass-through is no
+   * way around a guardrail. The request the upstream is to get (masked; refusals thrown in the
+   * family's envelope) and the rewrite of its JSON answer; undefined when no guardrail applies. A
+   * streamed answer that a guardrail would check is refused before it goes out (not checked there yet).
+   */
+  async passThrough(call: StageCall, deployment: GatewayDeployment): Promise<GuardedPassThrough | undefined> {
+    const pass = this.open(call);
+    if (!pass) return undefined;
+    if (pass.rewrite && call.codec.streamed(call.body)) {
+      throw badRequest(`Guardrails do not check streamed answers of the pass-through routes yet: call /v1 (or ask without stream).`, FIELD);
+    }
+    await pass.check?.();
+    return { body: pass.request ? pass.request(call.body, deployment, true) : call.body, ...(pass.rewrite ? { rewrite: pass.rewrite } : {}) };
   }
 
   /**
