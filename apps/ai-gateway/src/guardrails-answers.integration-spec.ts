@@ -280,14 +280,35 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
     const answered = await rejectionOf(chat('say: here is some fake-violence for you', 'moderation-answers'));
     expect((answered as Error).message).toContain('The answer was blocked by guardrail "moderation-answers"');
     expect((await chat('a harmless question', 'openai-moderation')).choices[0]?.message.content).toBeTruthy();
-    const streamed = await rejectionOf(
-      running.client.chat.completions.create({
-        model: 'gpt-3.5-turbo',
-        messages: [{ role: 'user', content: 'hello' }],
-        stream: true,
-        guardrails: ['openai-moderation'],
-      } as OpenAI.ChatCompletionCreateParamsStreaming),
-    );
-    expect((streamed as Error).message).toContain('cannot do for a stream yet');
+  });
+
+  it("moderates a streamed answer as it passes: a harmless one streams whole, a flagged one ends with the family's error event and never ends as a success", async () => {
+    const harmless = `say: ${'a calm and friendly sentence. '.repeat(40)}`;
+    const deltas = await streamedChat(harmless, 'openai-moderation');
+    expect(deltas.join('')).toBe(harmless.slice('say: '.length));
+    // The moderation model saw the streamed text: past the window once, and at the end.
+    const checks = (await running.fake.requests()).filter((seen) => seen.path === '/v1/moderations' && seen.body.includes('a calm and friendly sentence'));
+    expect(checks.length).toBeGreaterThanOrEqual(2);
+    for (const flagged of ['say: a short answer with fake-violence in it', `say: ${'fine words, '.repeat(100)}then fake-violence, ${'more words, '.repeat(100)}`]) {
+      const received: string[] = [];
+      let finished = false;
+      const error = await rejectionOf(
+        (async () => {
+          const stream = await running.client.chat.completions.create({
+            model: 'gpt-3.5-turbo',
+            messages: [{ role: 'user', content: flagged }],
+            stream: true,
+            guardrails: ['moderation-answers'],
+          } as OpenAI.ChatCompletionCreateParamsStreaming);
+          for await (const chunk of stream) {
+            received.push(chunk.choices[0]?.delta.content ?? '');
+            if (chunk.choices[0]?.finish_reason) finished = true;
+          }
+        })(),
+      );
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      expect((error as Error).message).toContain('The answer was blocked by guardrail "moderation-answers": flagged as violence');
+      expect(finished).toBe(false);
+    }
   });
 });

@@ -398,7 +398,9 @@ export class CallPipeline {
     const { deployment } = state.progress;
     if (tap.release) last += tap.release(roundedUsd(cost));
     // What the rewriting stages held back goes now; one that refuses it ends the stream instead.
-    const ending = rewriting ? rewrittenEvents(passes, last, true) : last;
+    let ending = rewriting ? rewrittenEvents(passes, last, true) : last;
+    const checked = rewriting && typeof ending === 'string' ? endChecks(passes) : undefined;
+    if (checked) ending = (await checked) ?? ending;
     if (ending instanceof ProviderError) {
       response.end(codec.streamErrorEvent(ending, tap));
       return;
@@ -600,6 +602,20 @@ function rewrittenEvents(passes: readonly StagePass[], text: string, final: bool
     throw error;
   }
   return out;
+}
+
+/** The stages' checks at a stream's end, in order: the refusal one of them answered; undefined (no wait at all) when no stage checks. */
+function endChecks(passes: readonly StagePass[]): Promise<ProviderError | undefined> | undefined {
+  if (!passes.some((pass) => pass.ended)) return undefined;
+  return (async () => {
+    try {
+      for (const pass of passes) if (pass.ended) await pass.ended();
+    } catch (error) {
+      if (error instanceof ProviderError) return error;
+      throw error;
+    }
+    return undefined;
+  })();
 }
 
 /** The ids the answer carries in place of the upstream's: the first stage's that gives any. */

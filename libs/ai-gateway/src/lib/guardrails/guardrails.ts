@@ -8,6 +8,7 @@ import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { badRequest } from '../gateway-errors';
 import type { AnswerText } from '../endpoints/answer-text';
 import { AnswerStreamGuard } from './answer-stream-guard';
+import { StreamedTextChecks } from './streamed-text-checks';
 import { type ContentBlocked, ContentFilter, GuardrailApi, GuardrailApiError, type GuardrailDefinition, type GuardrailMode, type ModerationSettings } from '@arbor/guardrails';
 import { UpstreamClient } from '@arbor/platform';
 import type { GatewayCaller } from '../keys/key-verifier';
@@ -63,8 +64,9 @@ const checksAnswer = ({ modes }: RunningGuardrail) => modes.has('post_call') || 
  *   change it: here the request's BLOCK rules are checked before the call goes out, and the answer
  *   as for post_call, so that neither reading lets a call pass unchecked.
  * An `openai_moderation` guardrail asks a moderation alias of model_list about the same texts (all
- * of a request or of a JSON answer at once) and refuses what it flags; streamed answers it cannot
- * check yet, so such a call is refused before it goes out rather than passed unchecked.
+ * of a request or of a JSON answer at once) and refuses what it flags; a generic guardrail API is
+ * asked likewise. On a streamed answer both see the text so far as it passes, never holding it
+ * (StreamedTextChecks: each 800 characters, and whole before the stream's last events go).
  * A BLOCK rule that matches refuses with 400 `guardrail_violation` (naming the guardrail and the
  * rule, never the text; a stream ends with the family's error event). The `guardrails` field itself
  * never reaches an upstream. Off (never opened) when the config names none.
@@ -119,10 +121,6 @@ export class Guardrails implements CallStage {
     if (after.length > 0 && !answers && asked) throw badRequest(`Guardrails are not run on the answers of ${codec.description} yet.`, FIELD);
     const moderatedAnswers = answers ? after.filter(isModerating) : [];
     const askedAnswers = answers ? after.filter(isAsking) : [];
-    const wholeOnly = [...moderatedAnswers, ...askedAnswers][0];
-    if (wholeOnly && codec.streamed(body)) {
-      throw badRequest(`The guardrail "${excerpt(wholeOnly.definition.name)}" checks answers whole, which it cannot do for a stream yet: ask without stream.`, FIELD);
-    }
     const moderatedRequest = text ? before.filter(isModerating) : [];
     const askedRequest = text ? before.filter(isAsking) : [];
     const masking = new Set<RunningGuardrail>();
@@ -156,17 +154,22 @@ export class Guardrails implements CallStage {
         return rewrite(withoutGuardrailsField(text ? text.map(asked, (value) => masked(value, filtering)) : asked, inMetadata));
       },
       ...(answers
-        ? answerHooks(answers, after.filter(isFiltering), async (document) => {
-            await this.moderate(texts(answers.map, document), moderatedAnswers, 'answer');
-            let current = document;
-            for (const guardrail of askedAnswers) {
-              const rewritten = await this.ask(guardrail, texts(answers.map, current), 'answer', caller, body, headers);
-              if (!rewritten) continue;
-              let index = 0;
-              current = answers.map(current, (value) => (value === '' ? value : (rewritten[index++] ?? value)));
-            }
-            return current;
-          })
+        ? answerHooks(
+            answers,
+            after.filter(isFiltering),
+            async (document) => {
+              await this.moderate(texts(answers.map, document), moderatedAnswers, 'answer');
+              let current = document;
+              for (const guardrail of askedAnswers) {
+                const rewritten = await this.ask(guardrail, texts(answers.map, current), 'answer', caller, body, headers);
+                if (!rewritten) continue;
+                let index = 0;
+                current = answers.map(current, (value) => (value === '' ? value : (rewritten[index++] ?? value)));
+              }
+              return current;
+            },
+            moderatedAnswers.length > 0 || askedAnswers.length > 0 ? (found) => this.checkStreamed(found, moderatedAnswers, askedAnswers, caller, body, headers) : undefined,
+          )
         : {}),
     };
   }
@@ -221,6 +224,28 @@ export class Guardrails implements CallStage {
     }
     if (verdict.texts) guardrail.masked.inc();
     return verdict.texts;
+  }
+
+  /**
+   * A streamed answer's texts so far, before the whole-text guardrails: refused when a moderation
+   * flags them or an API blocks them, and when an API would rewrite them, since what it would
+   * change may have reached the client already.
+   */
+  private async checkStreamed(
+    found: readonly string[],
+    moderating: readonly ModeratingGuardrail[],
+    asking: readonly AskingGuardrail[],
+    caller: GatewayCaller,
+    body: Record<string, unknown>,
+    headers: StageCall['headers'],
+  ): Promise<void> {
+    await this.moderate(found, moderating, 'answer');
+    for (const guardrail of asking) {
+      const rewritten = await this.ask(guardrail, found, 'answer', caller, body, headers);
+      if (rewritten?.some((text, index) => text !== found[index])) {
+        throw refusal(guardrail, { rule: 'a rewrite of text already streamed', keyword: false }, 'answer', 'it asked for');
+      }
+    }
   }
 
   /** Refuses when a moderating guardrail's alias flags any of the texts (each guardrail asked in turn). */
@@ -305,13 +330,17 @@ function answerHooks(
   after: readonly FilteringGuardrail[],
   /** The guardrails that look at a JSON answer whole, after the filters (they refuse by throwing). */
   checkWhole: (document: Record<string, unknown>) => Promise<Record<string, unknown>>,
-): Pick<StagePass, 'rewrite' | 'events'> {
+  /** The same guardrails on a stream's texts so far (none: no guardrail of them applies). */
+  checkStreamed: ((texts: string[]) => Promise<void>) | undefined,
+): Pick<StagePass, 'rewrite' | 'events' | 'ended'> {
   const masking = new Set<RunningGuardrail>();
   const counted = () => {
     for (const guardrail of masking) guardrail.masked.inc();
     masking.clear();
   };
   let stream: AnswerStreamGuard | undefined;
+  // What the client gets, after the filters: gathered for the whole-text guardrails as it passes.
+  const checks = checkStreamed ? new StreamedTextChecks(answers, checkStreamed) : undefined;
   return {
     rewrite: async (document) => {
       const next = after.length > 0 ? answers.map(document, (text) => guarded(text, after, masking, 'answer')) : document;
@@ -320,21 +349,26 @@ function answerHooks(
       return checked === document ? undefined : checked;
     },
     events: (text, final) => {
-      if (after.length === 0) return text;
-      stream ??= new AnswerStreamGuard(
-        answers,
-        after.map(({ filter }) => filter),
-        (whole) => guarded(whole, after, masking, 'answer'),
-        (blocked, by) => refusal(after[by] as RunningGuardrail, blocked, 'answer'),
-      );
-      const out = stream.events(text, final);
-      if (final) {
-        for (const index of stream.maskedBy()) masking.add(after[index] as FilteringGuardrail);
-        counted();
-      }
-      return out;
+      const out = after.length > 0 ? filteredEvents(text, final) : text;
+      return checks ? checks.events(out, final) : out;
     },
+    ...(checks ? { ended: () => checks.end() } : {}),
   };
+
+  function filteredEvents(text: string, final: boolean): string {
+    stream ??= new AnswerStreamGuard(
+      answers,
+      after.map(({ filter }) => filter),
+      (whole) => guarded(whole, after, masking, 'answer'),
+      (blocked, by) => refusal(after[by] as RunningGuardrail, blocked, 'answer'),
+    );
+    const out = stream.events(text, final);
+    if (final) {
+      for (const index of stream.maskedBy()) masking.add(after[index] as FilteringGuardrail);
+      counted();
+    }
+    return out;
+  }
 }
 
 /** A text with every applying guardrail's MASK rules applied. */
