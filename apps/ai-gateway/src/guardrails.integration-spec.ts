@@ -204,13 +204,13 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     const marker = randomUUID();
     await openai.chat.completions.create({
       model: 'gpt-3.5-turbo',
-      messages: [{ role: 'user', content: `mail ann@example.com, pay with 4111 1111 1111 1111 ${marker}` }],
+      messages: [{ role: 'user', content: `pay with 4111 1111 1111 1111, mail ann@example.com ${marker}` }],
       guardrails: ['content-filter-pre'],
     } as OpenAI.ChatCompletionCreateParamsNonStreaming);
     const seen = await lastRequestWith(running.fake, marker);
     expect(seen.path).toBe('/v1/chat/completions');
     // The named guardrail and the default_on one alike.
-    expect(seen.body).toContain(`mail [EMAIL_REDACTED], pay with [CREDIT_CARD_REDACTED] ${marker}`);
+    expect(seen.body).toContain(`pay with [CREDIT_CARD_REDACTED], mail [EMAIL_REDACTED] ${marker}`);
     expect(seen.json).not.toHaveProperty('guardrails');
     const blocked = randomUUID();
     const refused = await rejectionOf(
