@@ -7,6 +7,7 @@ import { CallStage, CallStages, type StageCall, type StagePass } from '../calls/
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { badRequest } from '../gateway-errors';
 import type { AnswerText } from '../endpoints/answer-text';
+import type { EndpointCodec } from '../endpoints/endpoint-codec';
 import { AnswerStreamGuard } from './answer-stream-guard';
 import { StreamedTextChecks } from './streamed-text-checks';
 import { type ContentBlocked, ContentFilter, GuardrailApi, GuardrailApiError, type GuardrailDefinition, type GuardrailMode, type ModerationSettings } from '@arbor/guardrails';
@@ -41,6 +42,12 @@ export interface GuardedPassThrough {
   readonly body: Record<string, unknown>;
   readonly rewrite?: StagePass['rewrite'];
 }
+
+/** What the guardrails need to know of a family: where its text is. */
+export type TextFamily = Pick<EndpointCodec, 'description' | 'requestFormat' | 'requestText' | 'answerText'>;
+
+/** One event checked: the event to send on (masked), or a refusal thrown. */
+export type EventGuard = (event: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 type FilteringGuardrail = RunningGuardrail & { readonly filter: ContentFilter };
 type ModeratingGuardrail = RunningGuardrail & { readonly moderation: ModerationSettings };
@@ -98,7 +105,31 @@ export class Guardrails implements CallStage {
     stages.add(this);
   }
 
-  open({ codec, caller, body: sent, headers }: StageCall): StagePass | undefined {
+  open(call: StageCall): StagePass | undefined {
+    return this.passOf(call.codec, call);
+  }
+
+  /**
+   * The guardrails of a stream of client events that are requests of their own (a realtime
+   * session's `conversation.item.create`, `response.create`, `session.update`; `family` says where
+   * their text is): each event checked and masked as a call's request before it goes on (refusals
+   * thrown, in the OpenAI envelope); undefined when no guardrail applies to the caller, so that
+   * its events pass untouched. A guardrail the caller's key carries that checks answers refuses
+   * the session at once (they are not checked there yet).
+   */
+  eventsOf(family: TextFamily, caller: GatewayCaller, headers: StageCall['headers'], alias: string, deployment: GatewayDeployment): EventGuard | undefined {
+    if (!this.on) return undefined;
+    const call = { caller, headers, alias, keepsAnswer: false };
+    if (!this.passOf(family, { ...call, body: {} })) return undefined;
+    return async (event) => {
+      const pass = this.passOf(family, { ...call, body: event });
+      if (!pass) return event;
+      await pass.check?.();
+      return pass.request ? pass.request(event, deployment, true) : event;
+    };
+  }
+
+  private passOf(codec: TextFamily, { caller, body: sent, headers }: Omit<StageCall, 'codec'>): StagePass | undefined {
     const body = codec.requestFormat === 'multipart' ? namedInForm(sent) : sent;
     const metadata = body['metadata'];
     const inMetadata = typeof metadata === 'object' && metadata !== null && FIELD in metadata;

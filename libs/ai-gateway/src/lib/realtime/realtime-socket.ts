@@ -17,6 +17,8 @@ import { GatewayAuthentication, presentedKey } from '../gateway-key.guard';
 import type { GatewayCaller } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
 import { realtimeUsage } from './realtime-usage';
+import { type EventGuard, Guardrails } from '../guardrails/guardrails';
+import { mayCarryText, REALTIME_CLIENT_EVENTS } from './realtime-event-text';
 
 const PATH = /^(?:\/v1)?\/realtime$/;
 // Browsers cannot set headers on a WebSocket: OpenAI's SDKs put the key in a subprotocol.
@@ -55,6 +57,7 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
     private readonly accounting: CallAccounting,
     private readonly prices: ModelPrices,
     private readonly metrics: GatewayMetrics,
+    private readonly guardrails: Guardrails,
   ) {}
 
   onModuleInit(): void {
@@ -83,6 +86,8 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
       if (!deployment) throw noDeploymentsAvailable(alias, this.deployments.soonestAvailableMs(alias));
       const realtime = providerAdapterFor(deployment.provider)?.realtime;
       if (!realtime) throw badRequest(`The model "${alias}" is served by ${deployment.provider}, which offers no realtime sessions.`, 'model');
+      // The caller's guardrails (its key's, its project's, default_on) on the text of its events.
+      const guard = this.guardrails.eventsOf(REALTIME_CLIENT_EVENTS, caller, request.headers, alias, deployment);
       const admission = await this.accounting.admit(caller, alias);
       const beta = request.headers['openai-beta'] ?? (protocols.includes(BETA_PROTOCOL) ? 'realtime=v1' : undefined);
       try {
@@ -91,7 +96,7 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
         admission.settle({ alias, deployment, usage: NO_USAGE, cost: 0, failed: true });
         throw error;
       }
-      session = { caller, alias, deployment, admission, upstream: upstream.socket, early: upstream.early, started: performance.now() };
+      session = { caller, alias, deployment, admission, upstream: upstream.socket, early: upstream.early, started: performance.now(), ...(guard ? { guard } : {}) };
     } catch (error) {
       const failure = openAiError(error);
       return answerOnSocket(socket, failure.status, failure.toBody(), failure.headers);
@@ -122,9 +127,18 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
         else if (side.readyState === WebSocket.CONNECTING) side.terminate();
       }
     };
-    client.on('message', (data: RawData, isBinary: boolean) => {
+    const toUpstream = (data: RawData | string, isBinary: boolean) => {
       if (upstream.readyState === WebSocket.OPEN) upstream.send(data as Buffer, { binary: isBinary });
-    });
+    };
+    const { guard } = session;
+    if (!guard) client.on('message', toUpstream);
+    else {
+      // Guarded events go on in the order they came, each once its check is done.
+      let queue = Promise.resolve();
+      client.on('message', (data: RawData, isBinary: boolean) => {
+        queue = queue.then(() => this.guarded(guard, data, isBinary, client, toUpstream));
+      });
+    }
     const toClient = (data: RawData, isBinary: boolean) => {
       if (client.readyState === WebSocket.OPEN) client.send(data as Buffer, { binary: isBinary });
       if (!isBinary) this.observe(session, data as Buffer, close);
@@ -140,6 +154,28 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
       this.logger.warn('a realtime upstream socket failed', { err: errorFields(error) });
       close(1011, 'upstream failed');
     });
+  }
+
+  /** A client event under the guardrails: sent on masked, or answered with an `error` event (the session goes on). */
+  private async guarded(guard: EventGuard, data: RawData, isBinary: boolean, client: WebSocket, send: (data: RawData | string, isBinary: boolean) => void): Promise<void> {
+    if (isBinary || !Buffer.isBuffer(data) || !mayCarryText(data)) return send(data, isBinary);
+    let event: unknown;
+    try {
+      event = JSON.parse(data.toString('utf8'));
+    } catch {
+      return send(data, isBinary);
+    }
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) return send(data, isBinary);
+    try {
+      const checked = await guard(event as Record<string, unknown>);
+      send(checked === event ? data : JSON.stringify(checked), false);
+    } catch (error) {
+      const refusal = openAiError(error);
+      const eventId = (event as { event_id?: unknown }).event_id;
+      if (client.readyState === WebSocket.OPEN) {
+        client.send(JSON.stringify({ type: 'error', event_id: null, error: { ...refusal.toBody().error, event_id: typeof eventId === 'string' ? eventId : null } }));
+      }
+    }
   }
 
   /** A `response.done` ends one call: its usage priced and recorded, the next response admitted. */
@@ -199,6 +235,8 @@ interface RealtimeSession {
   early: [RawData, boolean][];
   /** When the current response's wait began (the session's start, then the last response.done). */
   started: number;
+  /** The guardrails that check the client's events, when any apply. */
+  guard?: EventGuard;
 }
 
 function offeredProtocols(request: IncomingMessage): string[] {
