@@ -224,7 +224,7 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
     expect(JSON.stringify(events)).not.toContain('ann@');
   });
 
-  it('masks the JSON answer of a model call on the /openai pass-through, and refuses a stream there rather than pass it unchecked', async () => {
+  it('masks the answers of model calls on the /openai pass-through, JSON and streamed, and ends a stream it blocks with the error event', async () => {
     const openai = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${running.gateway.url}/openai/v1`, maxRetries: 0 });
     const answer = await openai.chat.completions.create({
       model: 'gpt-3.5-turbo',
@@ -241,17 +241,31 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
     );
     expect(blocked).toMatchObject({ status: 400, code: 'guardrail_violation' });
     expect((blocked as Error).message).not.toContain('AKIA');
-    const marker = randomUUID();
-    const streamed = await rejectionOf(
-      openai.chat.completions.create({
-        model: 'gpt-3.5-turbo',
-        messages: [{ role: 'user', content: `say: hello ${marker}` }],
-        stream: true,
-        guardrails: ['content-filter-post'],
-      } as OpenAI.ChatCompletionCreateParamsStreaming),
+    const stream = await openai.chat.completions.create({
+      model: 'gpt-3.5-turbo',
+      messages: [{ role: 'user', content: `say: ${SAID}` }],
+      stream: true,
+      guardrails: ['content-filter-post'],
+    } as OpenAI.ChatCompletionCreateParamsStreaming);
+    const deltas: string[] = [];
+    for await (const chunk of stream) deltas.push(chunk.choices[0]?.delta.content ?? '');
+    expect(deltas.join('')).toBe(MASKED);
+    for (const delta of deltas) expect(delta).not.toMatch(/john|doe@|example\.(com|org)/);
+    const cut: string[] = [];
+    const ended = await rejectionOf(
+      (async () => {
+        const refused = await openai.chat.completions.create({
+          model: 'gpt-3.5-turbo',
+          messages: [{ role: 'user', content: 'say: The code name of the plan is Project Falcon, as agreed.' }],
+          stream: true,
+          guardrails: ['content-filter-post'],
+        } as OpenAI.ChatCompletionCreateParamsStreaming);
+        for await (const chunk of refused) cut.push(chunk.choices[0]?.delta.content ?? '');
+      })(),
     );
-    expect(streamed).toMatchObject({ status: 400, code: 'invalid_request', message: expect.stringContaining('streamed answers of the pass-through routes') });
-    await expect(lastRequestWith(running.fake, marker)).rejects.toThrow('no request');
+    expect(ended).toBeInstanceOf(OpenAI.APIError);
+    expect((ended as Error).message).toContain('content-filter-post');
+    expect(cut.join('')).not.toMatch(/falcon/i);
   });
 
   it('during_call refuses a request with a blocked pattern before the upstream sees it, and masks the answer, not the request', async () => {

@@ -41,6 +41,9 @@ interface RunningGuardrail {
 export interface GuardedPassThrough {
   readonly body: Record<string, unknown>;
   readonly rewrite?: StagePass['rewrite'];
+  /** A streamed answer's whole events, as the pipeline's stages get them (`ended` before its last ones go). */
+  readonly events?: StagePass['events'];
+  readonly ended?: StagePass['ended'];
 }
 
 /** What the guardrails need to know of a family: where its text is. */
@@ -209,17 +212,20 @@ export class Guardrails implements CallStage {
    * A vendor pass-through call whose body is a model call of `call.codec` (`/openai/v1/chat/completions`,
    * `/anthropic/v1/messages`): checked as the pipeline's calls are, so that the pass-through is no
    * way around a guardrail. The request the upstream is to get (masked; refusals thrown in the
-   * family's envelope) and the rewrite of its JSON answer; undefined when no guardrail applies. A
-   * streamed answer that a guardrail would check is refused before it goes out (not checked there yet).
+   * family's envelope) and the hooks on its answer (a JSON one rewritten, a stream's events);
+   * undefined when no guardrail applies.
    */
   async passThrough(call: StageCall, deployment: GatewayDeployment): Promise<GuardedPassThrough | undefined> {
     const pass = this.open(call);
     if (!pass) return undefined;
-    if (pass.rewrite && call.codec.streamed(call.body)) {
-      throw badRequest(`Guardrails do not check streamed answers of the pass-through routes yet: call /v1 (or ask without stream).`, FIELD);
-    }
     await pass.check?.();
-    return { body: pass.request ? pass.request(call.body, deployment, true) : call.body, ...(pass.rewrite ? { rewrite: pass.rewrite } : {}) };
+    const { rewrite, events, ended } = pass;
+    return {
+      body: pass.request ? pass.request(call.body, deployment, true) : call.body,
+      ...(rewrite ? { rewrite } : {}),
+      ...(events ? { events } : {}),
+      ...(ended ? { ended } : {}),
+    };
   }
 
   /**

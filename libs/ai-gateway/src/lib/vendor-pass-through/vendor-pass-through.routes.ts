@@ -30,6 +30,7 @@ import { mayUseAlias } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
 import { type OwnershipPlan, PassThroughOwnership } from './pass-through-ownership';
 import { type AnswerMeter, BatchResultsMeter, UsageMeter } from './usage-meter';
+import { guardedStream } from './guarded-stream';
 import { hasBody, MAX_REQUEST_BYTES } from '../calls/request-body';
 import { type GuardedPassThrough, Guardrails } from '../guardrails/guardrails';
 import { isObject } from '../endpoints/request-text';
@@ -209,6 +210,7 @@ export class VendorPassThroughRoutes implements OnModuleInit {
     let ownership: OwnershipPlan;
     let target: UpstreamTarget;
     let guarded: GuardedPassThrough | undefined;
+    let family: EndpointCodec | undefined;
     const method = request.method ?? 'GET';
     try {
       const caller = await this.authentication.caller(request);
@@ -224,6 +226,7 @@ export class VendorPassThroughRoutes implements OnModuleInit {
       if (codec && this.guardrails.on) {
         const checked = await this.guarded(codec, caller, request, ownership.body, deployment);
         guarded = checked?.guarded;
+        family = codec;
         if (checked) ownership = { ...ownership, body: checked.bytes };
       }
       admission = await this.accounting.admit(caller, deployment.alias, undefined, request.headers);
@@ -284,7 +287,14 @@ export class VendorPassThroughRoutes implements OnModuleInit {
           signal: abort.signal,
           timeoutMs: served.timeoutMs ?? this.settings.router.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
         });
-      for await (const chunk of ownership.answer(upstream.statusCode, upstream.body, nextPage)) {
+      const answer = ownership.answer(upstream.statusCode, upstream.body, nextPage);
+      const events = guarded?.events;
+      // A stream the guardrails check passes event by event through them; its refusal is the family's error event.
+      const streamed =
+        guarded && events && family && upstream.statusCode < 300 && String(upstream.headers['content-type'] ?? '').includes('text/event-stream')
+          ? guardedStream(answer, { ...guarded, events }, errorEventOf(family, guarded.body, this.settings))
+          : answer;
+      for await (const chunk of streamed) {
         meter?.push(chunk);
         if (!response.write(chunk)) await once(response, 'drain', { signal: abort.signal });
       }
@@ -324,6 +334,11 @@ interface GuardedAnswerCall {
   meter: AnswerMeter | undefined;
   started: number;
   abort: AbortSignal;
+}
+
+/** How `codec` ends a stream it refused (with what its tap of the request knows). */
+function errorEventOf(codec: EndpointCodec, body: Record<string, unknown>, settings: GatewaySettings): (error: ProviderError) => string {
+  return (error) => codec.streamErrorEvent(error, codec.streamTap(body, settings));
 }
 
 /** The families the provider serves itself, whose usage its answers may report. */
