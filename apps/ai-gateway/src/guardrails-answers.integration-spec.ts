@@ -105,6 +105,27 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
     return deltas;
   };
 
+  /** A streamed chat read until it ends or fails: its deltas, whether it finished, and what it failed with. */
+  const cutStream = async (content: string, guardrail: string, client = running.client) => {
+    const deltas: string[] = [];
+    let finished = false;
+    const error = await rejectionOf(
+      (async () => {
+        const stream = await client.chat.completions.create({
+          model: 'gpt-3.5-turbo',
+          messages: [{ role: 'user', content }],
+          stream: true,
+          guardrails: [guardrail],
+        } as OpenAI.ChatCompletionCreateParamsStreaming);
+        for await (const chunk of stream) {
+          deltas.push(chunk.choices[0]?.delta.content ?? '');
+          if (chunk.choices[0]?.finish_reason) finished = true;
+        }
+      })(),
+    );
+    return { deltas, error, finished };
+  };
+
   it('masks the e-mail addresses of a JSON answer, and lets the prompt go to the upstream as it was (post_call looks at answers only)', async () => {
     const marker = randomUUID();
     const answer = await chat(`say: ${SAID} ${marker}`);
@@ -135,18 +156,7 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
   });
 
   it("ends a stream with a blocked keyword split over chunks with the family's error event, before the keyword is sent", async () => {
-    const deltas: string[] = [];
-    const error = await rejectionOf(
-      (async () => {
-        const stream = await running.client.chat.completions.create({
-          model: 'gpt-3.5-turbo',
-          messages: [{ role: 'user', content: 'say: The code name of the plan is Project Falcon, as agreed.' }],
-          stream: true,
-          guardrails: ['content-filter-post'],
-        } as OpenAI.ChatCompletionCreateParamsStreaming);
-        for await (const chunk of stream) deltas.push(chunk.choices[0]?.delta.content ?? '');
-      })(),
-    );
+    const { deltas, error } = await cutStream('say: The code name of the plan is Project Falcon, as agreed.', 'content-filter-post');
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as Error).message).toContain('content-filter-post');
     expect(deltas.join('')).not.toMatch(/falcon/i);
@@ -251,21 +261,10 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
     for await (const chunk of stream) deltas.push(chunk.choices[0]?.delta.content ?? '');
     expect(deltas.join('')).toBe(MASKED);
     for (const delta of deltas) expect(delta).not.toMatch(/john|doe@|example\.(com|org)/);
-    const cut: string[] = [];
-    const ended = await rejectionOf(
-      (async () => {
-        const refused = await openai.chat.completions.create({
-          model: 'gpt-3.5-turbo',
-          messages: [{ role: 'user', content: 'say: The code name of the plan is Project Falcon, as agreed.' }],
-          stream: true,
-          guardrails: ['content-filter-post'],
-        } as OpenAI.ChatCompletionCreateParamsStreaming);
-        for await (const chunk of refused) cut.push(chunk.choices[0]?.delta.content ?? '');
-      })(),
-    );
-    expect(ended).toBeInstanceOf(OpenAI.APIError);
-    expect((ended as Error).message).toContain('content-filter-post');
-    expect(cut.join('')).not.toMatch(/falcon/i);
+    const cut = await cutStream('say: The code name of the plan is Project Falcon, as agreed.', 'content-filter-post', openai);
+    expect(cut.error).toBeInstanceOf(OpenAI.APIError);
+    expect((cut.error as Error).message).toContain('content-filter-post');
+    expect(cut.deltas.join('')).not.toMatch(/falcon/i);
   });
 
   it('during_call refuses a request with a blocked pattern before the upstream sees it, and masks the answer, not the request', async () => {
@@ -304,22 +303,7 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
     const checks = (await running.fake.requests()).filter((seen) => seen.path === '/v1/moderations' && seen.body.includes('a calm and friendly sentence'));
     expect(checks.length).toBeGreaterThanOrEqual(2);
     for (const flagged of ['say: a short answer with fake-violence in it', `say: ${'fine words, '.repeat(100)}then fake-violence, ${'more words, '.repeat(100)}`]) {
-      const received: string[] = [];
-      let finished = false;
-      const error = await rejectionOf(
-        (async () => {
-          const stream = await running.client.chat.completions.create({
-            model: 'gpt-3.5-turbo',
-            messages: [{ role: 'user', content: flagged }],
-            stream: true,
-            guardrails: ['moderation-answers'],
-          } as OpenAI.ChatCompletionCreateParamsStreaming);
-          for await (const chunk of stream) {
-            received.push(chunk.choices[0]?.delta.content ?? '');
-            if (chunk.choices[0]?.finish_reason) finished = true;
-          }
-        })(),
-      );
+      const { error, finished } = await cutStream(flagged, 'moderation-answers');
       expect(error).toBeInstanceOf(OpenAI.APIError);
       expect((error as Error).message).toContain('The answer was blocked by guardrail "moderation-answers": flagged as violence');
       expect(finished).toBe(false);
