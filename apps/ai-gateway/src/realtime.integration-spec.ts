@@ -109,6 +109,13 @@ guardrails:
       patterns:
         - { pattern_type: prebuilt, pattern_name: email, action: MASK }
         - { pattern_type: prebuilt, pattern_name: us_ssn, action: BLOCK }
+  - guardrail_name: realtime-answers
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: post_call
+      blocked_words:
+        - { keyword: fake realtime, action: MASK }
+        - { keyword: answer 2, action: BLOCK }
 `,
     );
   });
@@ -304,6 +311,27 @@ guardrails:
     expect(upstreamSaw).toContain(`sign as [EMAIL_REDACTED] ${marker}`);
     expect(upstreamSaw).not.toMatch(/boss@|ann@|ops@/);
     expect((await running.fake.requests()).some((request) => request.body.includes(blocked))).toBe(false);
+    session.socket.close();
+  });
+
+  it("checks the server's text deltas of a guarded key's session: masked in every event, a blocked response replaced by an error event, the next one answered", async () => {
+    const { id, key } = await newKey({ guardrails: ['realtime-answers'] });
+    const session = await open('voice', key);
+    await session.next('session.created');
+    const first = await turn(session, 'hello');
+    expect(first.deltas).toBe('[KEYWORD_REDACTED] answer 1 from gpt-realtime ');
+    expect(JSON.stringify(session.events)).not.toContain('fake realtime');
+    expect(JSON.stringify(first.done)).toContain('[KEYWORD_REDACTED] answer 1');
+    const before = session.events.length;
+    session.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'again' }] } });
+    session.send({ type: 'response.create' });
+    const refused = await session.next('error', before);
+    expect(refused['error']).toMatchObject({ code: 'guardrail_violation', message: expect.stringContaining('realtime-answers') });
+    expect(JSON.stringify(session.events.slice(before))).not.toMatch(/answer 2/);
+    const third = await turn(session, 'once more');
+    expect(third.deltas).toBe('[KEYWORD_REDACTED] answer 3 from gpt-realtime ');
+    // Every response counted, the refused one too.
+    expect((await spendOf(id, 3)).totals['requests']).toBe(3);
     session.socket.close();
   });
 

@@ -49,6 +49,9 @@ export interface GuardedPassThrough {
 /** What the guardrails need to know of a family: where its text is. */
 export type TextFamily = Pick<EndpointCodec, 'description' | 'requestFormat' | 'requestText' | 'answerText'>;
 
+/** One answer's streamed events under the guardrails (a stage's `events` and `ended`). */
+export type AnswerEvents = Required<Pick<StagePass, 'events'>> & Pick<StagePass, 'ended'>;
+
 /** One event checked: the event to send on (masked), or a refusal thrown. */
 export type EventGuard = (event: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
@@ -117,8 +120,7 @@ export class Guardrails implements CallStage {
    * session's `conversation.item.create`, `response.create`, `session.update`; `family` says where
    * their text is): each event checked and masked as a call's request before it goes on (refusals
    * thrown, in the OpenAI envelope); undefined when no guardrail applies to the caller, so that
-   * its events pass untouched. A guardrail the caller's key carries that checks answers refuses
-   * the session at once (they are not checked there yet).
+   * its events pass untouched.
    */
   eventsOf(family: TextFamily, caller: GatewayCaller, headers: StageCall['headers'], alias: string, deployment: GatewayDeployment): EventGuard | undefined {
     if (!this.on) return undefined;
@@ -129,6 +131,21 @@ export class Guardrails implements CallStage {
       if (!pass) return event;
       await pass.check?.();
       return pass.request ? pass.request(event, deployment, true) : event;
+    };
+  }
+
+  /**
+   * The guardrails on a session's server events that make its answers (a realtime session's
+   * responses), as a stream's: hooks for one answer's events at a time (`final` with its last
+   * event), made anew for each answer; undefined when no guardrail checks the caller's answers.
+   */
+  answerEventsOf(family: TextFamily, caller: GatewayCaller, headers: StageCall['headers'], alias: string): (() => AnswerEvents) | undefined {
+    if (!this.on) return undefined;
+    const call = { caller, headers, alias, keepsAnswer: false, body: {} };
+    if (!this.passOf(family, call)?.events) return undefined;
+    return () => {
+      const { events, ended } = this.passOf(family, call) as StagePass & AnswerEvents;
+      return { events, ...(ended ? { ended } : {}) };
     };
   }
 
