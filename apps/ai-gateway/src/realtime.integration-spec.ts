@@ -286,7 +286,7 @@ guardrails:
   it("checks the text of a guarded key's client events: masked before the upstream sees them, refused with an error event that ends nothing else", async () => {
     const { key } = await newKey({ guardrails: ['realtime-filter'] });
     const session = await open('voice', key);
-    await session.next('session.created');
+    await session.next('session.created', 0);
     const marker = randomUUID();
     session.send({ type: 'session.update', session: { type: 'realtime', instructions: `answer to boss@example.com ${marker}` } });
     session.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: `mail ann@example.com ${marker}` }] } });
@@ -317,7 +317,7 @@ guardrails:
   it("checks the server's text deltas of a guarded key's session: masked in every event, a blocked response replaced by an error event, the next one answered", async () => {
     const { id, key } = await newKey({ guardrails: ['realtime-answers'] });
     const session = await open('voice', key);
-    await session.next('session.created');
+    await session.next('session.created', 0);
     const first = await turn(session, 'hello');
     expect(first.deltas).toBe('[KEYWORD_REDACTED] answer 1 from gpt-realtime ');
     expect(JSON.stringify(session.events)).not.toContain('fake realtime');
