@@ -97,6 +97,8 @@ describe("the AI gateway's web UI in Chromium, reached from the control plane", 
     litellm_params: { model: openai/fail-503, api_base: ${fake.url}/v1, api_key: sk-upstream }
   - model_name: flaky
     litellm_params: { model: openai/fail-503, api_base: ${fake.url}/v1, api_key: sk-upstream }
+  - model_name: held
+    litellm_params: { model: openai/hold-playground, api_base: ${fake.url}/v1, api_key: sk-upstream }
 router_settings: { num_retries: 0, fallbacks: [{ flaky: [fast] }] }
 `,
     );
@@ -254,6 +256,9 @@ router_settings: { num_retries: 0, fallbacks: [{ flaky: [fast] }] }
     await page.getByRole('heading', { level: 2, name: 'Models' }).waitFor();
     const row = page.locator('tr[data-alias="fast"]');
     expect(await row.innerText()).toMatch(/fast[\s\S]*openai\/gpt-4o-mini[\s\S]*\$0\.\d+ \/ \$0\.\d+[\s\S]*∞ rpm · ∞ tpm[\s\S]*in rotation/i);
+    expect(await row.getByTestId('last-error').count()).toBe(0);
+    // The only deployment of `broken` stays in the rotation, but its last failure is there to read.
+    expect(await page.locator('tr[data-alias="broken"]').innerText()).toMatch(/in rotation\s+Last error .+: 503 server_error — fake: .+/i);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await screenshot('models');
     await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Keys' }).click();
@@ -291,12 +296,74 @@ router_settings: { num_retries: 0, fallbacks: [{ flaky: [fast] }] }
     await carol.context().close();
   });
 
+  it('chats in the playground with a pasted key: only its aliases to pick, the answer, the x-arbor-* headers and the cost', async () => {
+    await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Playground' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Playground' }).waitFor();
+    const paste = page.getByRole('form', { name: 'Paste a key' });
+    await field(paste, 'Key').fill(secret);
+    await paste.getByRole('button', { name: 'Use this key' }).click();
+    await page.getByText(`Calling with ${secret.slice(0, 9)}…${secret.slice(-4)}`).waitFor();
+    // The key may call fast, broken and flaky (GET /v1/models with it), not `held`.
+    await page.getByRole('combobox', { name: 'Alias' }).click();
+    expect(await page.getByRole('option').allInnerTexts()).toEqual(['broken', 'fast', 'flaky']);
+    await page.getByRole('option', { name: 'fast', exact: true }).click();
+    await field(page.getByRole('form', { name: 'Message' }), 'Message').fill('say: hello from the playground');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const answer = page.getByRole('log', { name: 'Conversation' }).locator('[data-role="assistant"]:not([data-streaming])');
+    await answer.waitFor();
+    expect(await answer.innerText()).toMatch(/Assistant\s+hello from the playground/);
+    await page
+      .getByTestId('playground-cost')
+      .getByText(/^Cost \$0\.\d+ · \d+ tokens in · \d+ out$/)
+      .waitFor();
+    const headers = page.getByRole('table', { name: 'Gateway headers' });
+    expect(await headers.getByRole('row', { name: /x-arbor-model-group/ }).innerText()).toMatch(/fast/);
+    expect(await headers.getByRole('row', { name: /x-arbor-call-id/ }).count()).toBe(1);
+    // The secret is kept in this page's memory only, never in the browser's storage.
+    const stored = await page.evaluate(() => JSON.stringify({ ...window.localStorage }) + JSON.stringify({ ...window.sessionStorage }));
+    expect(stored).not.toContain(secret);
+    expect(problems).toEqual([]);
+    await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
+  });
+
   it('deletes the key: gone from the list, refused by the gateway', async () => {
     await page.getByRole('button', { name: 'Delete search team' }).click();
     await page.getByRole('dialog', { name: 'Delete search team?' }).getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No keys yet').waitFor();
     const openai = new OpenAI({ apiKey: secret, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     await expect(openai.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'deleted?' }] })).rejects.toBeInstanceOf(AuthenticationError);
+  });
+
+  it('makes a one-hour key in the playground and streams an answer: the headers first, then the text and its cost', async () => {
+    await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Playground' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Playground' }).waitFor();
+    await page.reload();
+    await page.getByRole('form', { name: 'Make a playground key' }).getByRole('button', { name: 'Make a one-hour key' }).click();
+    await page.getByText(/^Calling with sk-arbor-.+ of alpha, expires /).waitFor();
+    await page.getByRole('combobox', { name: 'Alias' }).click();
+    await page.getByRole('option', { name: 'held', exact: true }).click();
+    await field(page.getByRole('form', { name: 'Message' }), 'Message').fill('stream to me');
+    await page.getByRole('button', { name: 'Send' }).click();
+    // The fake holds the stream after its first chunk: the headers are in, the answer is not yet.
+    const headers = page.getByRole('table', { name: 'Gateway headers' });
+    expect(await headers.getByRole('row', { name: /x-arbor-model-group/ }).innerText()).toMatch(/held/);
+    expect(await page.getByRole('log', { name: 'Conversation' }).locator('[data-streaming]').count()).toBe(1);
+    expect(await page.getByTestId('playground-cost').innerText()).toBe('Cost: when the answer has ended.');
+    await screenshot('playground-streaming');
+    await fetch(`${fake.url}/_fake/release/playground`, { method: 'POST' });
+    const answer = page.getByRole('log', { name: 'Conversation' }).locator('[data-role="assistant"]:not([data-streaming])');
+    await answer.waitFor();
+    expect(await answer.innerText()).toMatch(/fake answer from hold-playground/);
+    await page
+      .getByTestId('playground-cost')
+      .getByText(/^Cost \$0\.\d+ · \d+ tokens in · \d+ out$/)
+      .waitFor();
+    await inBothThemesClean();
+    await screenshot('playground');
+    // The key it made is an ordinary key of the project, which expires by itself.
+    await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Keys' }).click();
+    expect(await page.getByRole('row', { name: /playground/ }).innerText()).toMatch(/alpha[\s\S]*every alias/);
   });
 
   it('leaves every API path to the API: JSON errors for clients, the app only for a browser asking for a page', async () => {

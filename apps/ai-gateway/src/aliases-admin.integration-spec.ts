@@ -37,7 +37,17 @@ router_settings:
     const { aliases } = body as { aliases: { alias: string; deployments: Record<string, unknown>[] }[] };
     expect(aliases.map((alias) => alias.alias)).toEqual(['claude', 'flaky', 'priced']);
     expect(aliases.find((alias) => alias.alias === 'priced')?.deployments).toEqual([
-      { id: 'priced-1', provider: 'openai', model: 'gpt-4o-mini', input_usd_per_million: 1, output_usd_per_million: 4, rpm: 600, tpm: null, cooling_down_until: null },
+      {
+        id: 'priced-1',
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        input_usd_per_million: 1,
+        output_usd_per_million: 4,
+        rpm: 600,
+        tpm: null,
+        cooling_down_until: null,
+        last_error: null,
+      },
     ]);
     // A model the gateway knows the price of, without model_info prices: the built-in list price.
     const [claude] = aliases.find((alias) => alias.alias === 'claude')?.deployments ?? [];
@@ -46,7 +56,7 @@ router_settings:
     expect(claude?.['output_usd_per_million']).toBeGreaterThan(claude?.['input_usd_per_million'] as number);
   });
 
-  it('shows a deployment the router skips after failures as cooling down, until when', async () => {
+  it('shows a deployment the router skips after failures as cooling down, until when, with its last error', async () => {
     const answered = await running.client.chat.completions.create({ model: 'flaky', messages: [{ role: 'user', content: 'flaky marker' }] });
     expect(answered.choices[0]?.message.content).toBe('fake answer from gpt-4o-mini');
     expect((await lastRequestWith(running.fake, 'flaky marker')).json['model']).toBe('gpt-4o-mini');
@@ -56,6 +66,10 @@ router_settings:
     const until = Date.parse(flaky?.deployments.find((deployment) => deployment.id === 'flaky-1')?.cooling_down_until ?? '');
     expect(until).toBeGreaterThan(Date.now() + 500_000);
     expect(until).toBeLessThanOrEqual(Date.now() + 600_000);
+    const failed = flaky?.deployments.find((deployment) => deployment.id === 'flaky-1') as unknown as { last_error: { status: number; message: string; at: string } };
+    expect(failed.last_error).toEqual({ status: 503, code: expect.anything(), message: expect.stringMatching(/\S/), at: expect.any(String) });
+    expect(Date.now() - Date.parse(failed.last_error.at)).toBeLessThan(60_000);
+    expect(flaky?.deployments.find((deployment) => deployment.id === 'flaky-2')).toMatchObject({ last_error: null });
   });
 
   it('refuses a call without credentials in the platform envelope', async () => {

@@ -117,6 +117,29 @@ guardrails:
     expect(rewritten.choices[0]?.message.content).toBe(`the code is [REDACTED] ${unmasked}`);
   });
 
+  it("checks a streamed answer with the API as it passes: what it lets through streams whole, what it blocks or would rewrite ends with the family's error event", async () => {
+    const streamed = async (content: string) => {
+      const stream = await running.client.chat.completions.create({
+        model: 'gpt-3.5-turbo',
+        messages: [{ role: 'user', content }],
+        stream: true,
+        guardrails: ['answers-only'],
+      } as OpenAI.ChatCompletionCreateParamsStreaming);
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      return text;
+    };
+    const marker = randomUUID();
+    expect(await streamed(`say: all is well ${marker}`)).toBe(`all is well ${marker}`);
+    expect(guardrail.seen.at(-1)?.body).toMatchObject({ texts: [`all is well ${marker}`], input_type: 'response' });
+    const blocked = await rejectionOf(streamed('say: now the forbidden part'));
+    expect(blocked).toBeInstanceOf(OpenAI.APIError);
+    expect((blocked as Error).message).toContain('policy: forbidden topic');
+    // Text already sent cannot be rewritten: the stream is refused rather than passed as the API would not have it.
+    const rewritten = await rejectionOf(streamed('say: the code is secret-42'));
+    expect((rewritten as Error).message).toContain('The answer was blocked by guardrail "answers-only": it asked for a rewrite of text already streamed');
+  });
+
   it('fails closed when the API cannot be reached, unless unreachable_fallback says fail_open', async () => {
     const closed = await rejectionOf(chat('hello', 'unreachable-closed'));
     expect(closed).toBeInstanceOf(OpenAI.APIError);

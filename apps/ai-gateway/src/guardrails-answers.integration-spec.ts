@@ -4,7 +4,7 @@
 // characters, so that a pattern arrives split over chunks as a model's tokens split it.
 import { randomUUID } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { type GatewayOnFakes, lastRequestWith, MASTER_KEY, rejectionOf, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
 const config = (fakeUrl: string) => `model_list:
@@ -18,6 +18,10 @@ const config = (fakeUrl: string) => `model_list:
       model: anthropic/claude-sonnet-4-5
       api_base: ${fakeUrl}/anthropic
       api_key: sk-upstream
+  - model_name: whisper
+    litellm_params: { model: openai/whisper-1, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
+  - model_name: transcribe
+    litellm_params: { model: openai/gpt-4o-transcribe, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
   - model_name: moderation
     litellm_params:
       model: openai/omni-moderation-latest
@@ -101,6 +105,27 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
     return deltas;
   };
 
+  /** A streamed chat read until it ends or fails: its deltas, whether it finished, and what it failed with. */
+  const cutStream = async (content: string, guardrail: string, client = running.client) => {
+    const deltas: string[] = [];
+    let finished = false;
+    const error = await rejectionOf(
+      (async () => {
+        const stream = await client.chat.completions.create({
+          model: 'gpt-3.5-turbo',
+          messages: [{ role: 'user', content }],
+          stream: true,
+          guardrails: [guardrail],
+        } as OpenAI.ChatCompletionCreateParamsStreaming);
+        for await (const chunk of stream) {
+          deltas.push(chunk.choices[0]?.delta.content ?? '');
+          if (chunk.choices[0]?.finish_reason) finished = true;
+        }
+      })(),
+    );
+    return { deltas, error, finished };
+  };
+
   it('masks the e-mail addresses of a JSON answer, and lets the prompt go to the upstream as it was (post_call looks at answers only)', async () => {
     const marker = randomUUID();
     const answer = await chat(`say: ${SAID} ${marker}`);
@@ -131,18 +156,7 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
   });
 
   it("ends a stream with a blocked keyword split over chunks with the family's error event, before the keyword is sent", async () => {
-    const deltas: string[] = [];
-    const error = await rejectionOf(
-      (async () => {
-        const stream = await running.client.chat.completions.create({
-          model: 'gpt-3.5-turbo',
-          messages: [{ role: 'user', content: 'say: The code name of the plan is Project Falcon, as agreed.' }],
-          stream: true,
-          guardrails: ['content-filter-post'],
-        } as OpenAI.ChatCompletionCreateParamsStreaming);
-        for await (const chunk of stream) deltas.push(chunk.choices[0]?.delta.content ?? '');
-      })(),
-    );
+    const { deltas, error } = await cutStream('say: The code name of the plan is Project Falcon, as agreed.', 'content-filter-post');
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as Error).message).toContain('content-filter-post');
     expect(deltas.join('')).not.toMatch(/falcon/i);
@@ -180,6 +194,79 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
     expect(JSON.stringify(stored.output)).not.toContain('john.doe@example.com');
   });
 
+  it('checks transcripts post_call in every response_format (json, verbose_json, text, srt, vtt, streamed): masked, or refused in the OpenAI envelope', async () => {
+    // The fake transcribes a file as "fake transcript of <its name>".
+    const transcribe = async (name: string, format: string, extra: Record<string, unknown> = {}) =>
+      running.client.audio.transcriptions.create({
+        model: 'whisper',
+        file: await toFile(Buffer.alloc(16_000, 3), name, { type: 'audio/mpeg' }),
+        response_format: format,
+        guardrails: ['content-filter-post'],
+        ...extra,
+      } as unknown as OpenAI.Audio.TranscriptionCreateParamsNonStreaming) as Promise<unknown>;
+    const json = (await transcribe('ann@example.com.mp3', 'json')) as { text: string };
+    expect(json.text).toMatch(/^fake transcript of \[EMAIL_REDACTED\]/);
+    const verbose = (await transcribe('ann@example.com.mp3', 'verbose_json')) as { text: string; segments: { text: string }[]; duration: number };
+    expect(verbose.segments[0]?.text).toBe(verbose.text);
+    expect(verbose.duration).toBe(1);
+    for (const format of ['text', 'srt', 'vtt']) {
+      const text = (await transcribe('ann@example.com.mp3', format)) as string;
+      expect(text).toContain('fake transcript of [EMAIL_REDACTED]');
+      if (format !== 'text') expect(text).toMatch(/00:00:00[,.]000 --> 00:00:01[,.]000/);
+    }
+    expect(JSON.stringify([json, verbose])).not.toContain('ann@');
+    const refused = await rejectionOf(transcribe('project falcon.mp3', 'srt'));
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_violation');
+    expect((refused as Error).message).toContain('The answer was blocked by guardrail "content-filter-post"');
+    expect((refused as Error).message).not.toMatch(/falcon/i);
+    const stream = (await running.client.audio.transcriptions.create({
+      model: 'transcribe',
+      file: await toFile(Buffer.alloc(16_000, 3), 'ann@example.com.mp3', { type: 'audio/mpeg' }),
+      stream: true,
+      guardrails: ['content-filter-post'],
+    } as OpenAI.Audio.TranscriptionCreateParamsStreaming)) as AsyncIterable<OpenAI.Audio.TranscriptionStreamEvent>;
+    const events: OpenAI.Audio.TranscriptionStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const deltas = events.flatMap((event) => (event.type === 'transcript.text.delta' ? [event.delta] : [])).join('');
+    expect(deltas).toContain('fake transcript of [EMAIL_REDACTED]');
+    expect(events.at(-1)).toMatchObject({ type: 'transcript.text.done', text: expect.stringContaining('[EMAIL_REDACTED]') });
+    expect(JSON.stringify(events)).not.toContain('ann@');
+  });
+
+  it('masks the answers of model calls on the /openai pass-through, JSON and streamed, and ends a stream it blocks with the error event', async () => {
+    const openai = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${running.gateway.url}/openai/v1`, maxRetries: 0 });
+    const answer = await openai.chat.completions.create({
+      model: 'gpt-3.5-turbo',
+      messages: [{ role: 'user', content: `say: ${SAID}` }],
+      guardrails: ['content-filter-post'],
+    } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    expect(answer.choices[0]?.message.content).toBe(MASKED);
+    const blocked = await rejectionOf(
+      openai.chat.completions.create({
+        model: 'gpt-3.5-turbo',
+        messages: [{ role: 'user', content: 'say: the key is AKIAIOSFODNN7EXAMPLE' }],
+        guardrails: ['content-filter-post'],
+      } as OpenAI.ChatCompletionCreateParamsNonStreaming),
+    );
+    expect(blocked).toMatchObject({ status: 400, code: 'guardrail_violation' });
+    expect((blocked as Error).message).not.toContain('AKIA');
+    const stream = await openai.chat.completions.create({
+      model: 'gpt-3.5-turbo',
+      messages: [{ role: 'user', content: `say: ${SAID}` }],
+      stream: true,
+      guardrails: ['content-filter-post'],
+    } as OpenAI.ChatCompletionCreateParamsStreaming);
+    const deltas: string[] = [];
+    for await (const chunk of stream) deltas.push(chunk.choices[0]?.delta.content ?? '');
+    expect(deltas.join('')).toBe(MASKED);
+    for (const delta of deltas) expect(delta).not.toMatch(/john|doe@|example\.(com|org)/);
+    const cut = await cutStream('say: The code name of the plan is Project Falcon, as agreed.', 'content-filter-post', openai);
+    expect(cut.error).toBeInstanceOf(OpenAI.APIError);
+    expect((cut.error as Error).message).toContain('content-filter-post');
+    expect(cut.deltas.join('')).not.toMatch(/falcon/i);
+  });
+
   it('during_call refuses a request with a blocked pattern before the upstream sees it, and masks the answer, not the request', async () => {
     const blocked = randomUUID();
     const error = await rejectionOf(chat(`My SSN is 123-45-6789 ${blocked}`, 'content-filter-during'));
@@ -206,14 +293,20 @@ describe('guardrails on answers (litellm_content_filter, post_call and during_ca
     const answered = await rejectionOf(chat('say: here is some fake-violence for you', 'moderation-answers'));
     expect((answered as Error).message).toContain('The answer was blocked by guardrail "moderation-answers"');
     expect((await chat('a harmless question', 'openai-moderation')).choices[0]?.message.content).toBeTruthy();
-    const streamed = await rejectionOf(
-      running.client.chat.completions.create({
-        model: 'gpt-3.5-turbo',
-        messages: [{ role: 'user', content: 'hello' }],
-        stream: true,
-        guardrails: ['openai-moderation'],
-      } as OpenAI.ChatCompletionCreateParamsStreaming),
-    );
-    expect((streamed as Error).message).toContain('cannot do for a stream yet');
+  });
+
+  it("moderates a streamed answer as it passes: a harmless one streams whole, a flagged one ends with the family's error event and never ends as a success", async () => {
+    const harmless = `say: ${'a calm and friendly sentence. '.repeat(40)}`;
+    const deltas = await streamedChat(harmless, 'openai-moderation');
+    expect(deltas.join('')).toBe(harmless.slice('say: '.length));
+    // The moderation model saw the streamed text: past the window once, and at the end.
+    const checks = (await running.fake.requests()).filter((seen) => seen.path === '/v1/moderations' && seen.body.includes('a calm and friendly sentence'));
+    expect(checks.length).toBeGreaterThanOrEqual(2);
+    for (const flagged of ['say: a short answer with fake-violence in it', `say: ${'fine words, '.repeat(100)}then fake-violence, ${'more words, '.repeat(100)}`]) {
+      const { error, finished } = await cutStream(flagged, 'moderation-answers');
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      expect((error as Error).message).toContain('The answer was blocked by guardrail "moderation-answers": flagged as violence');
+      expect(finished).toBe(false);
+    }
   });
 });

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { type GatewayOnFakes, lastRequestWith, MASTER_KEY, rejectionOf, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
 // LiteLLM's "PII Protection" example, with a guardrail that is on for every call beside it.
@@ -25,6 +25,8 @@ const config = (fakeUrl: string) => `model_list:
     litellm_params: { model: openai/gpt-image-1, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
   - model_name: tts
     litellm_params: { model: openai/tts-1, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
+  - model_name: whisper
+    litellm_params: { model: openai/whisper-1, api_base: ${fakeUrl}/v1, api_key: sk-upstream }
 
 guardrails:
   - guardrail_name: "content-filter-pre"
@@ -160,6 +162,83 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     } as OpenAI.Audio.SpeechCreateParams);
     await speech.arrayBuffer();
     expect((await lastRequestWith(running.fake, marker)).json['input']).toBe(`write to [EMAIL_REDACTED] ${marker}`);
+  });
+
+  it("checks an image edit's prompt and a transcription's prompt (form fields): masked in the form the upstream gets, refused before it sees any", async () => {
+    const image = () => toFile(Buffer.alloc(100, 1), 'in.png', { type: 'image/png' });
+    const marker = randomUUID();
+    await running.client.images.edit({
+      model: 'images',
+      image: await image(),
+      prompt: `add ops@example.com to the sign ${marker}`,
+      guardrails: ['content-filter-pre'],
+    } as OpenAI.ImageEditParamsNonStreaming);
+    const seen = await lastRequestWith(running.fake, marker);
+    expect(seen.json['prompt']).toBe(`add [EMAIL_REDACTED] to the sign ${marker}`);
+    expect(seen.json['image']).toMatchObject({ filename: 'in.png', bytes: 100 });
+    expect(Object.keys(seen.json).filter((name) => name.startsWith('guardrails'))).toEqual([]);
+    const blocked = randomUUID();
+    const refused = await rejectionOf(
+      running.client.images.edit({
+        model: 'images',
+        image: await image(),
+        prompt: `SSN 123-45-6789 ${blocked}`,
+        guardrails: ['content-filter-pre'],
+      } as OpenAI.ImageEditParamsNonStreaming),
+    );
+    expect(refused).toMatchObject({ status: 400, code: 'guardrail_violation' });
+    expect((refused as Error).message).toContain('us_ssn');
+    await expect(lastRequestWith(running.fake, blocked)).rejects.toThrow('no request');
+    const spoken = randomUUID();
+    await running.client.audio.transcriptions.create({
+      model: 'whisper',
+      file: await toFile(Buffer.alloc(16_000, 3), 'call.mp3', { type: 'audio/mpeg' }),
+      prompt: `names: ann@example.com ${spoken}`,
+      guardrails: ['content-filter-pre'],
+    } as OpenAI.Audio.TranscriptionCreateParamsNonStreaming);
+    expect((await lastRequestWith(running.fake, spoken)).json['prompt']).toBe(`names: [EMAIL_REDACTED] ${spoken}`);
+  });
+
+  it("checks the model calls of the vendor pass-throughs (/openai, /anthropic) as those of /v1: masked before the upstream, refused in the family's envelope", async () => {
+    const openai = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${running.gateway.url}/openai/v1`, maxRetries: 0 });
+    const marker = randomUUID();
+    await openai.chat.completions.create({
+      model: 'gpt-3.5-turbo',
+      messages: [{ role: 'user', content: `pay with 4111 1111 1111 1111, mail ann@example.com ${marker}` }],
+      guardrails: ['content-filter-pre'],
+    } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    const seen = await lastRequestWith(running.fake, marker);
+    expect(seen.path).toBe('/v1/chat/completions');
+    // The named guardrail and the default_on one alike.
+    expect(seen.body).toContain(`pay with [CREDIT_CARD_REDACTED], mail [EMAIL_REDACTED] ${marker}`);
+    expect(seen.json).not.toHaveProperty('guardrails');
+    const blocked = randomUUID();
+    const refused = await rejectionOf(
+      openai.chat.completions.create({
+        model: 'gpt-3.5-turbo',
+        messages: [{ role: 'user', content: `SSN 123-45-6789 ${blocked}` }],
+        guardrails: ['content-filter-pre'],
+      } as OpenAI.ChatCompletionCreateParamsNonStreaming),
+    );
+    expect(refused).toMatchObject({ status: 400, code: 'guardrail_violation' });
+    await expect(lastRequestWith(running.fake, blocked)).rejects.toThrow('no request');
+    const anthropicPassThrough = new Anthropic({ apiKey: MASTER_KEY, baseURL: `${running.gateway.url}/anthropic`, maxRetries: 0 });
+    const error = await rejectionOf(
+      anthropicPassThrough.messages.create({
+        model: 'claude-haiku-4-5',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: `about PROJECT-123456 ${blocked}` }],
+      }),
+    );
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(((error as InstanceType<typeof Anthropic.BadRequestError>).error as { error: { type: string; message: string } }).error).toMatchObject({
+      type: 'invalid_request_error',
+      message: expect.stringContaining('project_code'),
+    });
+    await expect(lastRequestWith(running.fake, blocked)).rejects.toThrow('no request');
+    // What is no model call of a family goes on as before.
+    const files = await fetch(`${running.gateway.url}/openai/v1/files`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
+    expect(files.status).toBe(200);
   });
 
   it('finds the text of a Responses API call (instructions and input items), bridged to a Claude alias too', async () => {

@@ -3,6 +3,7 @@
 // each response.done, limits at the upgrade, either side's close ending the other; WebRTC session
 // creation passed on. The official SDK's realtime class insists on wss://, so sessions use the
 // `ws` client it wraps, as a Node application would.
+import { randomUUID } from 'node:crypto';
 import { WebSocket } from 'ws';
 import { asMaster, GatewayOnFakes, MASTER_KEY, rejectionOf, sdkClient, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
@@ -99,6 +100,22 @@ model_list:
       model: anthropic/claude-sonnet-4-5
       api_base: ${fake}/anthropic
       api_key: sk-ant
+
+guardrails:
+  - guardrail_name: realtime-filter
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: pre_call
+      patterns:
+        - { pattern_type: prebuilt, pattern_name: email, action: MASK }
+        - { pattern_type: prebuilt, pattern_name: us_ssn, action: BLOCK }
+  - guardrail_name: realtime-answers
+    litellm_params:
+      guardrail: litellm_content_filter
+      mode: post_call
+      blocked_words:
+        - { keyword: fake realtime, action: MASK }
+        - { keyword: answer 2, action: BLOCK }
 `,
     );
   });
@@ -264,6 +281,58 @@ model_list:
     const error = (await rejectionOf(open('voice', key.key))) as { status?: number; body?: { error?: { code?: string } } };
     expect(error.status).toBe(400);
     expect(error.body?.error?.code).toBe('budget_exceeded');
+  });
+
+  it("checks the text of a guarded key's client events: masked before the upstream sees them, refused with an error event that ends nothing else", async () => {
+    const { key } = await newKey({ guardrails: ['realtime-filter'] });
+    const session = await open('voice', key);
+    await session.next('session.created', 0);
+    const marker = randomUUID();
+    session.send({ type: 'session.update', session: { type: 'realtime', instructions: `answer to boss@example.com ${marker}` } });
+    session.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: `mail ann@example.com ${marker}` }] } });
+    const added = await session.next('conversation.item.added');
+    expect(JSON.stringify(added)).toContain(`mail [EMAIL_REDACTED] ${marker}`);
+    const blocked = randomUUID();
+    const before = session.events.length;
+    session.send({
+      type: 'conversation.item.create',
+      event_id: 'evt_blocked',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: `SSN 123-45-6789 ${blocked}` }] },
+    });
+    const error = await session.next('error', before);
+    expect(error['error']).toMatchObject({ code: 'guardrail_violation', event_id: 'evt_blocked', message: expect.stringContaining('us_ssn') });
+    expect(JSON.stringify(error)).not.toContain('123-45-6789');
+    // The session goes on: the next turn is answered.
+    session.send({ type: 'response.create', response: { instructions: `sign as ops@example.com ${marker}` } });
+    await session.next('response.done', before);
+    const seen = (await seenRealtime()).filter((request) => request.body.includes(marker));
+    const upstreamSaw = seen.map((request) => request.body).join('\n');
+    expect(upstreamSaw).toContain(`answer to [EMAIL_REDACTED] ${marker}`);
+    expect(upstreamSaw).toContain(`sign as [EMAIL_REDACTED] ${marker}`);
+    expect(upstreamSaw).not.toMatch(/boss@|ann@|ops@/);
+    expect((await running.fake.requests()).some((request) => request.body.includes(blocked))).toBe(false);
+    session.socket.close();
+  });
+
+  it("checks the server's text deltas of a guarded key's session: masked in every event, a blocked response replaced by an error event, the next one answered", async () => {
+    const { id, key } = await newKey({ guardrails: ['realtime-answers'] });
+    const session = await open('voice', key);
+    await session.next('session.created', 0);
+    const first = await turn(session, 'hello');
+    expect(first.deltas).toBe('[KEYWORD_REDACTED] answer 1 from gpt-realtime ');
+    expect(JSON.stringify(session.events)).not.toContain('fake realtime');
+    expect(JSON.stringify(first.done)).toContain('[KEYWORD_REDACTED] answer 1');
+    const before = session.events.length;
+    session.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'again' }] } });
+    session.send({ type: 'response.create' });
+    const refused = await session.next('error', before);
+    expect(refused['error']).toMatchObject({ code: 'guardrail_violation', message: expect.stringContaining('realtime-answers') });
+    expect(JSON.stringify(session.events.slice(before))).not.toMatch(/answer 2/);
+    const third = await turn(session, 'once more');
+    expect(third.deltas).toBe('[KEYWORD_REDACTED] answer 3 from gpt-realtime ');
+    // Every response counted, the refused one too.
+    expect((await spendOf(id, 3)).totals['requests']).toBe(3);
+    session.socket.close();
   });
 
   it('passes WebRTC client secret creation on for an OpenAI alias', async () => {

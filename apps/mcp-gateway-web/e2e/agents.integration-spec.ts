@@ -9,7 +9,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import {
   a2aClientWithToken,
   a2aTextMessage,
-  accessibilityViolationsInBothThemes,
+  seriousAccessibilityViolationsInBothThemes,
   BuiltService,
   createTestDatabase,
   type DemoAgentProcess,
@@ -120,7 +120,7 @@ describe("the MCP gateway's Agents page in Chromium", () => {
     await row.getByRole('button', { name: 'Copy the card URL of helpdesk' }).waitFor();
     expect(await page.content()).not.toContain(AGENT_TOKEN);
     expect(await page.getByTestId('agent-call-totals').innerText()).toMatch(/^0 calls, 0 failed/);
-    expect(await accessibilityViolationsInBothThemes(page)).toEqual([]);
+    expect(await seriousAccessibilityViolationsInBothThemes(page)).toEqual([]);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'agents.png'), fullPage: true });
   });
 
@@ -136,7 +136,7 @@ describe("the MCP gateway's Agents page in Chromium", () => {
     expect(await totals.innerText()).toMatch(/^1 call, 0 failed in the last 24 hours/);
     await page.getByRole('figure', { name: 'Calls by hour' }).locator('.recharts-bar-rectangle').first().waitFor();
     expect(await page.getByRole('figure', { name: 'Mean latency by hour' }).textContent()).toContain('ms');
-    expect(await accessibilityViolationsInBothThemes(page)).toEqual([]);
+    expect(await seriousAccessibilityViolationsInBothThemes(page)).toEqual([]);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'agent-calls.png'), fullPage: true });
   }, 120_000);
 

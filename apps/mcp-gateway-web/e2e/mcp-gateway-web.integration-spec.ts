@@ -4,23 +4,20 @@
 // find the demo server's `echo` tool and try it from the form generated from its input schema,
 // register an upstream and compose a virtual server from it, and make an API key that the
 // official MCP SDK uses at once. One browser, one stack for the whole file.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import {
-  BuiltService,
-  createTestDatabase,
   freePort,
   launchTestBrowser,
   signInAtDevIdp,
-  startBuiltService,
+  startBuiltMcpGateway,
   startMcpEverythingServer,
   startUiTestStack,
-  TestDatabase,
+  type BuiltMcpGateway,
   type McpEverythingProcess,
   type UiTestStack,
 } from '@arbor/testing';
@@ -30,9 +27,7 @@ const SCREENSHOTS = path.resolve(__dirname, '../../../tmp/test-output/mcp-gatewa
 describe("the MCP gateway's web UI in Chromium, reached from the control plane", () => {
   let stack: UiTestStack;
   let everything: McpEverythingProcess;
-  let database: TestDatabase;
-  let gateway: BuiltService;
-  let configFolder: string;
+  let gateway: BuiltMcpGateway;
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -92,8 +87,8 @@ describe("the MCP gateway's web UI in Chromium, reached from the control plane",
     const gatewayOrigin = `http://127.0.0.1:${gatewayPort}`;
     stack = await startUiTestStack({ CP_SUITE_MCP_GATEWAY_URL: gatewayOrigin }, { uiClients: { 'arbor-mcp-gateway': gatewayOrigin } });
     await stack.asAdmin('POST', '/api/v1/projects', { slug: 'alpha', name: 'Alpha' });
-    // alice runs the gateway (upstreams are the workspace's) and alpha's servers, bob may only use
-    // alpha's servers, carol has no role in the gateway.
+    // alice runs the gateway (upstreams are the workspace's) and alpha's servers, bob views alpha
+    // (reads its servers, uses them, changes nothing), carol has no role in the gateway.
     await stack.grant('alice', {
       workspace: ['mcp-gateway', 'mcp-gateway.operator'],
       projects: { alpha: ['mcp-gateway.operator'] },
@@ -102,12 +97,10 @@ describe("the MCP gateway's web UI in Chromium, reached from the control plane",
     await stack.grant('carol', { workspace: [], projects: {} });
 
     everything = await startMcpEverythingServer();
-    configFolder = mkdtempSync(path.join(tmpdir(), 'arbor-ui-mcpgw-'));
-    const configFile = path.join(configFolder, 'gateway.yaml');
     // As tools/dev/mcp-gateway.demo.yaml: the demo upstream, exposed whole as alpha's `everything`.
-    writeFileSync(
-      configFile,
-      `upstreams:
+    gateway = await startBuiltMcpGateway(stack, {
+      port: gatewayPort,
+      config: `upstreams:
   - name: everything
     url: ${everything.url}
 servers:
@@ -118,24 +111,7 @@ servers:
     upstreams:
       - upstream: everything
 `,
-    );
-    database = await createTestDatabase('arbor_ui_mcpgw');
-    gateway = await startBuiltService(
-      'mcp-gateway',
-      'MCPGW_LISTEN_ADDR',
-      {
-        MCPGW_DATABASE_URL: database.url,
-        MCPGW_CONFIG: configFile,
-        MCPGW_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
-        MCPGW_LOG: 'off',
-        MCPGW_OIDC_ISSUER_URL: stack.issuer,
-        MCPGW_CONTROL_PLANE_URL: stack.url,
-        MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
-        MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
-        MCPGW_PUBLIC_URL: gatewayOrigin,
-      },
-      gatewayPort,
-    );
+    });
     browser = await launchTestBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     page = await context.newPage();
@@ -144,11 +120,9 @@ servers:
 
   afterAll(async () => {
     await browser?.close();
-    await gateway?.kill('SIGTERM');
-    await database?.drop().catch(() => undefined);
+    await gateway?.stop();
     await everything?.stop();
     await stack?.stop();
-    if (configFolder) rmSync(configFolder, { recursive: true, force: true });
   });
 
   it('lands alice, signed in at the control plane, signed in on the gateway\'s UI from the rail\'s "MCP gateway" link', async () => {
@@ -297,14 +271,59 @@ servers:
     await screenshot('calls');
   });
 
-  it('shows bob, who may use the servers but runs none, and carol, without a role, the role that would let them in', async () => {
-    for (const person of ['bob', 'carol']) {
-      const other = await signedInAtGateway(person);
-      await other.getByText('No MCP gateway operator role on any project').waitFor();
-      expect(await other.getByRole('main').innerText()).toMatch(/mcp-gateway\.operator/);
-      expect(await seriousAccessibilityViolations(other)).toEqual([]);
-      await other.context().close();
+  it('shows bob, a viewer of alpha, every page to read, with no button that changes anything', async () => {
+    const bob = await signedInAtGateway('bob');
+    const open = async (link: string, heading: string) => {
+      await bob.getByRole('navigation', { name: 'MCP gateway' }).getByRole('link', { name: link }).click();
+      await bob.getByRole('heading', { level: 2, name: heading }).waitFor();
+    };
+    const changeButtons = () => bob.getByRole('button', { name: /^(New virtual server|Register an upstream|Make key|Edit |Delete |Remove |Revoke )/ });
+    const row = bob.locator('tr[data-server="echo-only"]');
+    await row.waitFor();
+    expect(await row.innerText()).toMatch(/Echo only[\s\S]*alpha[\s\S]*echoes: echo/);
+    expect(await bob.getByRole('main').innerText()).toContain('composing and changing them needs mcp-gateway.operator');
+    expect(await changeButtons().count()).toBe(0);
+    await bob.getByRole('button', { name: 'Connect a client to echo-only' }).click();
+    await bob.getByRole('dialog', { name: 'Connect a client to echo-only' }).getByTestId('snippet-Claude Code').waitFor();
+    await bob.keyboard.press('Escape');
+
+    await open('Tools', 'Tools');
+    await bob.locator('[data-tool="echo"]').waitFor();
+
+    await open('Upstreams', 'Upstreams');
+    expect(await bob.locator('tr[data-upstream="echoes"]').innerText()).toMatch(/headers: x-api-key[\s\S]*read only/);
+    expect(await changeButtons().count()).toBe(0);
+
+    await open('API keys', 'API keys');
+    await bob.getByText('An operator of the project makes them.').waitFor();
+    expect(await bob.getByRole('form', { name: 'New key' }).count()).toBe(0);
+
+    await open('Tool calls', 'Tool calls');
+    await bob.getByRole('combobox', { name: 'Virtual server' }).click();
+    await bob.getByRole('option', { name: 'Everything (alpha)' }).click();
+    await bob.getByRole('figure', { name: 'Calls by hour' }).locator('.recharts-bar-rectangle').first().waitFor();
+    await inBothThemes(bob);
+    await bob.context().close();
+  });
+
+  it('shows carol, without a role, on every page the roles that would let her in', async () => {
+    const carol = await signedInAtGateway('carol');
+    for (const [link, heading] of [
+      ['Virtual servers', 'Virtual servers'],
+      ['Tools', 'Tools'],
+      ['Upstreams', 'Upstreams'],
+      ['API keys', 'API keys'],
+      ['Tool calls', 'Tool calls'],
+    ]) {
+      await carol.getByRole('navigation', { name: 'MCP gateway' }).getByRole('link', { name: link }).click();
+      await carol.getByRole('heading', { level: 2, name: heading }).waitFor();
+      await carol.getByText('No MCP gateway role on any project').waitFor();
+      expect(await carol.getByRole('main').innerText()).toMatch(/mcp-gateway\.viewer[\s\S]*mcp-gateway\.operator/);
     }
+    // Off the link just clicked: axe reads the page as it rests, not a hover.
+    await carol.mouse.move(0, 0);
+    expect(await seriousAccessibilityViolations(carol)).toEqual([]);
+    await carol.context().close();
   });
 
   it('leaves the MCP endpoints and the API to their clients: their answers and error envelopes, the app only for a browser asking for a page', async () => {

@@ -160,6 +160,10 @@ servers:
     const listed = await json<{ keys: { id: string; key?: string }[] }>(gateway.url, 'GET', '/api/v1/keys', tokens.alice);
     expect(listed.body.keys.map((key) => key.id)).toEqual([created.body.id]);
     expect(listed.body.keys[0]?.key).toBeUndefined();
+    // carol views beta only: alpha's keys are not hers to list, nor to delete.
+    expect((await json<{ keys: unknown[] }>(gateway.url, 'GET', '/api/v1/keys', tokens.carol)).body.keys).toEqual([]);
+    expect((await json(gateway.url, 'GET', '/api/v1/keys?project=alpha', tokens.carol)).status).toBe(403);
+    expect((await json(gateway.url, 'DELETE', `/api/v1/keys/${created.body.id}`, tokens.carol)).status).toBe(403);
 
     expect((await json(gateway.url, 'DELETE', `/api/v1/keys/${created.body.id}`, tokens.alice)).status).toBe(204);
     expect(await toolsWith(`${gateway.url}/servers/tools/mcp`, created.body.key)).toBe(401);

@@ -2,7 +2,6 @@
 // connects their own account once, in a real browser (Chromium), at the upstream's authorisation
 // server the gateway found and registered itself at; then the upstream is called with that
 // person's token. The test's own authorisation server and MCP server run in a child process.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,34 +10,19 @@ import { DataSource } from 'typeorm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { RunningService, startService } from '@arbor/platform';
-import { createTestDatabase, freePort, launchTestBrowser, startTestControlPlane, TestControlPlane, TestDatabase, testIssuer } from '@arbor/testing';
+import {
+  consentAtThirdParty,
+  createTestDatabase,
+  freePort,
+  launchTestBrowser,
+  startTestControlPlane,
+  startThirdPartyOAuthUpstream,
+  TestControlPlane,
+  TestDatabase,
+  testIssuer,
+  type ThirdPartyOAuthUpstream,
+} from '@arbor/testing';
 import { mcpGatewayService } from './mcp-gateway.module';
-
-interface ThirdParty {
-  child: ChildProcess;
-  issuer: string;
-  url: string;
-  /** Requests the MCP server refused for want of a token of its own. */
-  refused(): number;
-}
-
-function startThirdParty(): Promise<ThirdParty> {
-  const child = spawn(process.execPath, [path.join(__dirname, 'testing/third-party-oauth-upstream.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line in 15 s:\n${output}`)), 15_000);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const ready = /^ready (\S+) (\S+)$/m.exec(output);
-      if (ready) {
-        clearTimeout(timer);
-        resolve({ child, issuer: ready[1]!, url: ready[2]!, refused: () => output.split('\n').filter((line) => line === 'refused').length });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`third-party upstream exited with ${code}:\n${output}`)));
-  });
-}
 
 async function callWhoami(url: string, credential: string): Promise<{ text: string; isError: boolean }> {
   const client = new Client({ name: 'upstream-oauth-spec', version: '1.0.0' });
@@ -52,7 +36,7 @@ async function callWhoami(url: string, credential: string): Promise<{ text: stri
 }
 
 describe('a third-party upstream protected by OAuth, connected once per person', () => {
-  let thirdParty: ThirdParty;
+  let thirdParty: ThirdPartyOAuthUpstream;
   let database: TestDatabase;
   let controlPlane: TestControlPlane;
   let gateway: RunningService<InstanceType<typeof mcpGatewayService.schema>>;
@@ -76,11 +60,7 @@ describe('a third-party upstream protected by OAuth, connected once per person',
       const page = await context.newPage();
       await page.goto(link);
       await signInAtSuite(page, person);
-      await page.fill('input[name="login"]', login);
-      await page.fill('input[name="password"]', 'any password');
-      await page.click('button[type="submit"]');
-      // The consent page of the third party's development interactions.
-      await page.click('button[type="submit"]');
+      await consentAtThirdParty(page, login);
       await page.waitForURL(`${gateway.url}/oauth/callback?**`);
       return (await page.textContent('main')) ?? '';
     } finally {
@@ -95,7 +75,7 @@ describe('a third-party upstream protected by OAuth, connected once per person',
   }
 
   beforeAll(async () => {
-    [thirdParty, browser] = await Promise.all([startThirdParty(), launchTestBrowser()]);
+    [thirdParty, browser] = await Promise.all([startThirdPartyOAuthUpstream(), launchTestBrowser()]);
     controlPlane = await startTestControlPlane();
     await controlPlane.grant('alice', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer', 'mcp-gateway.operator'] } });
     await controlPlane.grant('bob', { workspace: ['mcp-gateway'], projects: { alpha: ['mcp-gateway.viewer'] } });
@@ -137,8 +117,15 @@ servers:
     await browser?.close();
     await gateway?.close();
     await controlPlane?.stop();
-    thirdParty?.child.kill('SIGTERM');
+    await thirdParty?.stop();
     await database?.drop();
+  });
+
+  it('asks the first person to call, before anyone has connected, to connect: the tool is there to call by name', async () => {
+    const refusedBefore = thirdParty.refused();
+    const first = await callWhoami(server, controlPlane.tokens.bob);
+    expect(first).toEqual({ isError: true, text: expect.stringMatching(/^Connect your account at upstream "wiki" first: http:\/\/127\.0\.0\.1:\d+\/oauth\/connect\/wiki\?ticket=/) });
+    expect(thirdParty.refused()).toBe(refusedBefore);
   });
 
   it('connects alice in the browser from her connections, then calls the upstream with her token', async () => {

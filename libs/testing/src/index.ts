@@ -12,3 +12,4 @@ export * from './lib/a2a-client';
 export * from './lib/demo-agent-process';
 export * from './lib/mcp-everything-process';
 export * from './lib/tokens-issued-for';
+export * from './lib/third-party-oauth-process';

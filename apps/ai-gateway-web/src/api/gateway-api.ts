@@ -79,6 +79,8 @@ export interface GatewayAlias {
     rpm: number | null;
     tpm: number | null;
     cooling_down_until: string | null;
+    /** Its last failure on the replica that answered; null: none since that replica started. */
+    last_error: { status: number; code: string | null; message: string; at: string } | null;
   }[];
 }
 

@@ -74,6 +74,12 @@ export function ModelsPage() {
                           ) : (
                             <Badge color="teal.9">in rotation</Badge>
                           )}
+                          {deployment.last_error && (
+                            <Text size="sm" data-testid="last-error">
+                              Last error {formatInstant(deployment.last_error.at)}: {deployment.last_error.status}
+                              {deployment.last_error.code && ` ${deployment.last_error.code}`} — {deployment.last_error.message}
+                            </Text>
+                          )}
                         </Table.Td>
                       </Table.Tr>
                     )),

@@ -2,9 +2,25 @@
 // libs/mcp-gateway/src/lib/admin and …/access), in the shape openapi-typescript writes, so that the
 // client is typed as every product UI's is. The gateway's OpenAPI document does not describe these
 // answers yet (the responses are plain interfaces there): when it does, this file gives way to the
-// generated one. Fields the API adds later (tool roles, auth strategies, agents) are added here.
+// generated one. Fields the API adds later (agents) are added here.
 
 export type Transport = 'streamable-http' | 'sse';
+
+/** How the gateway authenticates to an upstream (`auth` of libs/mcp-gateway's credentials module), as the admin API takes it. */
+export type UpstreamAuthBody =
+  | { type: 'static' }
+  | { type: 'token_exchange'; audience: string; scope?: string }
+  /** Without client_id the gateway registers a client itself (RFC 7591); client_secret is write-only (left out for the same client_id: kept). */
+  | { type: 'oauth'; scope?: string; client_id?: string; client_secret?: string; client_credentials?: boolean };
+
+/** An upstream's `auth` as the admin API shows it: the client secret only as `has_client_secret`. */
+export type UpstreamAuth =
+  | { type: 'static' }
+  | { type: 'token_exchange'; audience: string; scope?: string }
+  | { type: 'oauth'; scope?: string; client_id?: string; has_client_secret: boolean; client_credentials: boolean };
+
+/** The role an item of a virtual server needs on its project: `viewer` is any role. */
+export type ItemRole = 'operator' | 'viewer';
 
 /** An upstream as the admin API shows it: header names, never their values. */
 export interface Upstream {
@@ -12,6 +28,7 @@ export interface Upstream {
   url: string;
   transport: Transport;
   header_names: string[];
+  auth: UpstreamAuth;
   timeout_ms: number;
   max_concurrency: number;
   /** `config`: from MCPGW_CONFIG, read-only here. */
@@ -30,6 +47,8 @@ export interface UpstreamBody {
   transport?: Transport;
   /** Write-only; on a change, replaces every header. */
   headers?: Record<string, string>;
+  /** Replaces the auth (default static). */
+  auth?: UpstreamAuthBody;
   timeout_ms?: number;
   max_concurrency?: number;
 }
@@ -56,6 +75,10 @@ export interface VirtualServer {
   description: string | null;
   upstreams: (Selection | AgentSelection)[];
   guardrails: string[];
+  /** The role each named tool needs (as the server exposes it); a tool not named any role, a destructive one operator. */
+  tool_roles: Record<string, ItemRole>;
+  /** Calls a minute each person or key may make of a tool. */
+  tool_rate_limits: Record<string, { per_minute: number }>;
   source: 'api' | 'config';
   created_at: string;
   updated_at: string;
@@ -67,6 +90,10 @@ export interface ServerBody {
   name?: string;
   description?: string | null;
   upstreams?: (Partial<Selection> | AgentSelection)[];
+  /** Replaces the map. */
+  tool_roles?: Record<string, ItemRole>;
+  /** Replaces the map. */
+  tool_rate_limits?: Record<string, { per_minute: number }>;
 }
 
 /** A tool as the caller's MCP client lists it. */
@@ -92,17 +119,60 @@ export interface CatalogueItem {
   name: string;
   description: string | null;
   servers: string[];
+  /** A tool whose annotations say `destructiveHint: true`: it needs the operator role unless tool_roles names it. */
+  destructive: boolean;
+  /** The role it needs on each of those servers. */
+  required_roles: Record<string, ItemRole>;
 }
 
 export interface McpApiKey {
   id: string;
   project: string;
   name: string;
+  /** The only tools it sees and calls; null: every tool. */
+  tools: string[] | null;
   key_hint: string;
   expires_at: string | null;
   created_at: string;
   /** Only in the answer that made it. */
   key?: string;
+}
+
+export interface NewMcpApiKey {
+  project: string;
+  name?: string;
+  expires_at?: string | null;
+  /** At least one; left out: every tool. */
+  tools?: string[];
+}
+
+/** The signed-in person's connection to an `oauth` upstream (GET /api/v1/me/connections). */
+export interface Connection {
+  upstream: string;
+  connected: boolean;
+  connected_at: string | null;
+  /** When the current access token expires (renewed with the refresh token). */
+  expires_at: string | null;
+  scope: string | null;
+  /** Opens the consent at the upstream's authorisation server; good for 15 minutes. */
+  connect_url: string;
+}
+
+export type ToolCallOutcome = 'ok' | 'tool_error' | 'blocked' | 'error' | 'rate_limited' | 'denied' | 'not_found';
+
+/** One tool call of the audit (GET /api/v1/tool-calls), newest first. */
+export interface ToolCall {
+  id: string;
+  called_at: string;
+  /** null: through /mcp. */
+  server: string | null;
+  projects: string[];
+  caller: { kind: 'person' | 'key'; id: string; name: string };
+  upstream: string | null;
+  tool: string;
+  outcome: ToolCallOutcome;
+  duration_ms: number;
+  error_code: number | null;
 }
 
 /** One tool's calls in one hour (this replica's). */
@@ -194,7 +264,7 @@ export interface paths {
   };
   '/api/v1/keys': {
     get: { parameters: { query?: { project?: string } }; responses: { 200: Answer<{ keys: McpApiKey[] }>; default: ErrorAnswer } };
-    post: { requestBody: Json<{ project: string; name?: string; expires_at?: string | null }>; responses: { 201: Answer<McpApiKey>; default: ErrorAnswer } };
+    post: { requestBody: Json<NewMcpApiKey>; responses: { 201: Answer<McpApiKey>; default: ErrorAnswer } };
   };
   '/api/v1/agents': {
     get: { parameters: { query?: { project?: string } }; responses: { 200: Answer<{ agents: Agent[] }>; default: ErrorAnswer } };
@@ -207,4 +277,12 @@ export interface paths {
   '/api/v1/agents/{name}/refresh': { post: Path<{ name: string }> & { responses: { 200: Answer<Agent>; default: ErrorAnswer } } };
   '/api/v1/agents/{name}/calls': { get: Path<{ name: string }> & { responses: { 200: Answer<{ hours: AgentCallHour[] }>; default: ErrorAnswer } } };
   '/api/v1/keys/{id}': { delete: Path<{ id: string }> & { responses: { 204: { content?: never }; default: ErrorAnswer } } };
+  '/api/v1/me/connections': { get: { responses: { 200: Answer<{ connections: Connection[] }>; default: ErrorAnswer } } };
+  '/api/v1/me/connections/{upstream}': { delete: Path<{ upstream: string }> & { responses: { 204: { content?: never }; default: ErrorAnswer } } };
+  '/api/v1/tool-calls': {
+    get: {
+      parameters: { query?: { server?: string; project?: string; outcome?: ToolCallOutcome; limit?: number; before_id?: string } };
+      responses: { 200: Answer<{ tool_calls: ToolCall[]; next_before_id: string | null }>; default: ErrorAnswer };
+    };
+  };
 }

@@ -2,6 +2,7 @@ import { Alert } from '@mantine/core';
 import type { ShellPage } from '@arbor/ui-shell';
 import { lazy } from 'react';
 import { Navigate, type RouteObject } from 'react-router';
+import { ConnectionsPage } from '../connections/connections-page';
 import { KeysPage } from '../keys/keys-page';
 import { ServersPage } from '../servers/servers-page';
 import { UpstreamsPage } from '../upstreams/upstreams-page';
@@ -20,6 +21,7 @@ export const mcpGatewayPages: ShellPage[] = [
   { to: '/keys', label: 'API keys' },
   { to: '/calls', label: 'Tool calls' },
   { to: '/agents', label: 'Agents' },
+  { to: '/connections', label: 'My connections' },
 ];
 
 export const mcpGatewayRoutes: RouteObject[] = [
@@ -32,5 +34,6 @@ export const mcpGatewayRoutes: RouteObject[] = [
   { path: 'calls', element: <CallsPage /> },
   // /agents alone is the page; /agents/{name}/… are the agents' A2A addresses.
   { path: 'agents', element: <AgentsPage /> },
+  { path: 'connections', element: <ConnectionsPage /> },
   { path: '*', element: <Alert title="No such page">There is no page at this address.</Alert> },
 ];

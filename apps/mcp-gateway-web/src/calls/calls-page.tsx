@@ -2,11 +2,12 @@ import { Alert, Loader, Select, Stack, Text, Title } from '@mantine/core';
 import { useMe } from '@arbor/ui-shell';
 import { useState } from 'react';
 import { mcpAccess } from '../access/mcp-access';
-import { NeedsOperator } from '../access/needs-operator';
+import { NeedsRole } from '../access/needs-operator';
 import { useServers } from '../servers/servers-queries';
 import { useToolCalls } from './calls-queries';
 import { HourlyCallCharts } from './hourly-call-charts';
 import type { ToolCallHour } from '../api/mcp-gateway-api';
+import { ToolCallAudit } from './tool-call-audit';
 
 const toolOf = (hour: ToolCallHour) => hour.tool;
 
@@ -14,7 +15,7 @@ const toolOf = (hour: ToolCallHour) => hour.tool;
 export function CallsPage() {
   const me = useMe().data;
   const access = mcpAccess(me?.permissions);
-  const servers = useServers(access.operable.length > 0);
+  const servers = useServers(access.readable.length > 0);
   const [chosen, setChosen] = useState<string | null>(null);
   const server = chosen ?? servers.data?.[0]?.id ?? null;
   const calls = useToolCalls(server);
@@ -22,8 +23,8 @@ export function CallsPage() {
   return (
     <Stack>
       <Title order={2}>Tool calls</Title>
-      {access.operable.length === 0 ? (
-        <NeedsOperator what="see how its virtual servers' tools are called" />
+      {access.readable.length === 0 ? (
+        <NeedsRole what="see how its virtual servers' tools are called" />
       ) : (
         <>
           <Select
@@ -46,6 +47,7 @@ export function CallsPage() {
               <HourlyCallCharts hours={calls.data} nameOf={toolOf} empty="No tool calls in the last 24 hours." />
             </>
           )}
+          {server && <ToolCallAudit server={server} />}
         </>
       )}
     </Stack>

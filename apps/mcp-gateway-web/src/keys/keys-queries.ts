@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answer, useApiClient } from '@arbor/ui-shell';
-import type { paths } from '../api/mcp-gateway-api';
+import type { NewMcpApiKey, paths } from '../api/mcp-gateway-api';
 
 const KEYS = ['mcp-gateway', 'keys'];
 
@@ -15,7 +15,7 @@ export function useCreateMcpKey() {
   const api = useApiClient<paths>();
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { project: string; name?: string; expires_at?: string | null }) => answer(api.POST('/api/v1/keys', { body })),
+    mutationFn: (body: NewMcpApiKey) => answer(api.POST('/api/v1/keys', { body })),
     onSuccess: () => client.invalidateQueries({ queryKey: KEYS }),
   });
 }

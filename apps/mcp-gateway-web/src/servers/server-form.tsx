@@ -2,9 +2,11 @@ import { Button, Group, MultiSelect, Paper, SegmentedControl, Select, SimpleGrid
 import { fieldError, FormErrorAlert } from '@arbor/ui-shell';
 import { useState, type FormEvent } from 'react';
 import { type CatalogueItem, isAgentSelection, type Selection, type ServerBody, type Upstream, type VirtualServer } from '../api/mcp-gateway-api';
+import { exposedTools } from './exposed-tools';
 import { useSaveServer } from './servers-queries';
+import { toolAccessBody, ToolAccessFields, toolAccessOf, type ToolAccessDraft } from './tool-access-fields';
 
-const FIELDS = ['id', 'project', 'name', 'description', 'upstreams'] as const;
+const FIELDS = ['id', 'project', 'name', 'description', 'upstreams', 'tool_roles', 'tool_rate_limits'] as const;
 
 /** A server's tools from each upstream it draws on: all of them, or the ones chosen. */
 type ToolChoice = '*' | string[];
@@ -15,22 +17,27 @@ interface ServerDraft {
   name: string;
   description: string;
   tools: Record<string, ToolChoice>;
+  access: ToolAccessDraft;
 }
 
 const upstreamSelections = (server: VirtualServer): Selection[] => server.upstreams.filter((selection): selection is Selection => !isAgentSelection(selection));
 
 function draftOf(server: VirtualServer | null, project: string | null): ServerDraft {
-  if (!server) return { id: '', project, name: '', description: '', tools: {} };
+  if (!server) return { id: '', project, name: '', description: '', tools: {}, access: toolAccessOf(null) };
   return {
     id: server.id,
     project: server.project,
     name: server.name,
     description: server.description ?? '',
     tools: Object.fromEntries(upstreamSelections(server).map((selection) => [selection.upstream, selection.tools])),
+    access: toolAccessOf(server),
   };
 }
 
-/** Composes a virtual server from upstreams, whole or some of their tools (resources and prompts kept as they were, all by default). */
+/**
+ * Composes a virtual server from upstreams, whole or some of their tools (resources and prompts kept
+ * as they were, all by default), and says who may call each tool and how often.
+ */
 export function ServerForm(props: {
   server: VirtualServer | null;
   projects: string[];
@@ -53,6 +60,7 @@ export function ServerForm(props: {
       description: draft.description.trim() || null,
       // The agents it offers stay as they are: this form composes upstreams.
       upstreams: [...chosen.map((upstream) => ({ ...previous.get(upstream), upstream, tools: draft.tools[upstream] })), ...(server?.upstreams.filter(isAgentSelection) ?? [])],
+      ...toolAccessBody(draft.access),
     };
     save.mutate({ id: server?.id ?? null, body }, { onSuccess: onDone });
   };
@@ -128,6 +136,12 @@ export function ServerForm(props: {
             </Group>
           );
         })}
+        <ToolAccessFields
+          tools={exposedTools(draft.tools, catalogue)}
+          draft={draft.access}
+          onChange={(access) => setDraft({ ...draft, access })}
+          error={fieldError(save.error, 'tool_roles') ?? fieldError(save.error, 'tool_rate_limits')}
+        />
         <FormErrorAlert error={save.error} fields={FIELDS} />
         <Group>
           <Button type="submit" loading={save.isPending} disabled={!draft.project || (!server && draft.id.trim() === '')}>

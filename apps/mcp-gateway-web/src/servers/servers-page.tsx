@@ -3,7 +3,7 @@ import { ConfirmButton, notifyFailure, useMe, usePaged } from '@arbor/ui-shell';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { mcpAccess } from '../access/mcp-access';
-import { NeedsOperator } from '../access/needs-operator';
+import { NeedsRole } from '../access/needs-operator';
 import { type AgentSelection, isAgentSelection, type Selection, type VirtualServer } from '../api/mcp-gateway-api';
 import { useUpstreams } from '../upstreams/upstreams-queries';
 import { clientSnippets, serverAddress } from './client-config';
@@ -15,12 +15,18 @@ const summary = (selection: Selection | AgentSelection) =>
     ? `agent ${selection.agent}: one tool`
     : `${selection.upstream}: ${selection.tools === '*' ? 'all tools' : selection.tools.length === 0 ? 'no tools' : selection.tools.join(', ')}`;
 
+/** The tools a server names in tool_roles and tool_rate_limits, one line each. */
+const accessSummary = (server: VirtualServer) => [
+  ...Object.entries(server.tool_roles).map(([tool, role]) => `${tool}: ${role === 'operator' ? 'operators only' : 'any role'}`),
+  ...Object.entries(server.tool_rate_limits).map(([tool, limit]) => `${tool}: ${limit.per_minute} a minute`),
+];
+
 /** Virtual servers per project: what each exposes, the address a client uses and its config snippet; operators compose them. */
 export function ServersPage() {
   const me = useMe().data;
   const access = mcpAccess(me?.permissions);
   const operates = access.operable.length > 0;
-  const servers = useServers(operates);
+  const servers = useServers(access.readable.length > 0);
   const upstreams = useUpstreams(operates);
   const catalogue = useCatalogue(operates);
   const remove = useDeleteServer();
@@ -32,11 +38,13 @@ export function ServersPage() {
   return (
     <Stack>
       <Title order={2}>Virtual servers</Title>
-      {!operates ? (
-        <NeedsOperator what="compose its virtual servers from the gateway's upstreams" />
+      {access.readable.length === 0 ? (
+        <NeedsRole what="see its virtual servers and how to connect a client" />
       ) : (
         <>
-          {editing ? (
+          {!operates ? (
+            <Text c="dimmed">You may read the virtual servers of {access.readable.join(', ')}; composing and changing them needs mcp-gateway.operator there.</Text>
+          ) : editing ? (
             <ServerForm
               server={editing === 'new' ? null : editing}
               projects={access.operable}
@@ -58,17 +66,18 @@ export function ServersPage() {
           )}
           {servers.data?.length === 0 && (
             <Alert color="gray" title="No virtual servers yet">
-              Make the first one: pick the upstreams (and their tools) a project's clients should see.
+              {operates ? "Make the first one: pick the upstreams (and their tools) a project's clients should see." : 'An operator of the project composes them.'}
             </Alert>
           )}
           {items.length > 0 && (
-            <Table.ScrollContainer minWidth={900}>
+            <Table.ScrollContainer minWidth={1000}>
               <Table striped aria-label="Virtual servers">
                 <Table.Thead>
                   <Table.Tr>
                     <Table.Th>Server</Table.Th>
                     <Table.Th>Project</Table.Th>
                     <Table.Th>Draws on</Table.Th>
+                    <Table.Th>Tool access</Table.Th>
                     <Table.Th>Address</Table.Th>
                     <Table.Th>Actions</Table.Th>
                   </Table.Tr>
@@ -92,6 +101,15 @@ export function ServersPage() {
                             ))}
                       </Table.Td>
                       <Table.Td>
+                        {accessSummary(server).length === 0
+                          ? 'defaults'
+                          : accessSummary(server).map((line) => (
+                              <Text key={line} size="sm">
+                                {line}
+                              </Text>
+                            ))}
+                      </Table.Td>
+                      <Table.Td>
                         <Code>{serverAddress(window.location.origin, server.id)}</Code>
                       </Table.Td>
                       <Table.Td>
@@ -102,7 +120,7 @@ export function ServersPage() {
                           <Button size="xs" variant="default" component={Link} to={`/tools?server=${encodeURIComponent(server.id)}`} aria-label={`Tools of ${server.id}`}>
                             Tools
                           </Button>
-                          {server.source === 'api' && (
+                          {server.source === 'api' && access.operable.includes(server.project) && (
                             <>
                               <Button size="xs" variant="default" onClick={() => setEditing(server)} aria-label={`Edit ${server.id}`}>
                                 Edit

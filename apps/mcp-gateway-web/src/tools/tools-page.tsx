@@ -4,7 +4,7 @@ import { useMe } from '@arbor/ui-shell';
 import { useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { mcpAccess } from '../access/mcp-access';
-import { NeedsOperator } from '../access/needs-operator';
+import { NeedsRole } from '../access/needs-operator';
 import { useServers } from '../servers/servers-queries';
 import { ToolTryForm } from './tool-try-form';
 import { useServerTools } from './tools-queries';
@@ -13,7 +13,7 @@ import { useServerTools } from './tools-queries';
 export function ToolsPage() {
   const me = useMe().data;
   const access = mcpAccess(me?.permissions);
-  const servers = useServers(access.operable.length > 0);
+  const servers = useServers(access.readable.length > 0);
   const [params, setParams] = useSearchParams();
   const server = params.get('server') ?? servers.data?.[0]?.id ?? null;
   const tools = useServerTools(server);
@@ -27,8 +27,8 @@ export function ToolsPage() {
   return (
     <Stack>
       <Title order={2}>Tools</Title>
-      {access.operable.length === 0 ? (
-        <NeedsOperator what="see and try the tools of its virtual servers" />
+      {access.readable.length === 0 ? (
+        <NeedsRole what="see and try the tools of its virtual servers" />
       ) : (
         <>
           <Group align="end">

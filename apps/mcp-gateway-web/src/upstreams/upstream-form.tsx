@@ -2,9 +2,11 @@ import { ActionIcon, Button, Group, NumberInput, Paper, Select, SimpleGrid, Stac
 import { fieldError, FormErrorAlert } from '@arbor/ui-shell';
 import { useState, type FormEvent } from 'react';
 import type { Transport, Upstream, UpstreamBody } from '../api/mcp-gateway-api';
+import { authBody, authDraftOf } from './upstream-auth';
+import { UpstreamAuthFields } from './upstream-auth-fields';
 import { useSaveUpstream } from './upstreams-queries';
 
-const FIELDS = ['name', 'url', 'transport', 'headers', 'timeout_ms', 'max_concurrency'] as const;
+const FIELDS = ['name', 'url', 'transport', 'headers', 'auth', 'timeout_ms', 'max_concurrency'] as const;
 
 interface HeaderDraft {
   name: string;
@@ -12,8 +14,9 @@ interface HeaderDraft {
 }
 
 /**
- * Registers or changes an upstream. Header values are write-only: an upstream's form shows only
- * their names, and changing headers replaces them all (the API's rule), so the values are typed again.
+ * Registers or changes an upstream and how the gateway authenticates to it. Header values and an
+ * OAuth client secret are write-only: an upstream's form shows only header names, and changing
+ * headers replaces them all (the API's rule), so the values are typed again.
  */
 export function UpstreamForm({ upstream, onDone }: { upstream: Upstream | null; onDone(): void }) {
   const [name, setName] = useState(upstream?.name ?? '');
@@ -23,6 +26,7 @@ export function UpstreamForm({ upstream, onDone }: { upstream: Upstream | null; 
   const [maxConcurrency, setMaxConcurrency] = useState<number | string>(upstream?.max_concurrency ?? 10);
   const [replaceHeaders, setReplaceHeaders] = useState(upstream === null);
   const [headers, setHeaders] = useState<HeaderDraft[]>([]);
+  const [auth, setAuth] = useState(() => authDraftOf(upstream?.auth));
   const save = useSaveUpstream();
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -33,6 +37,7 @@ export function UpstreamForm({ upstream, onDone }: { upstream: Upstream | null; 
       ...(timeoutMs !== '' ? { timeout_ms: Number(timeoutMs) } : {}),
       ...(maxConcurrency !== '' ? { max_concurrency: Number(maxConcurrency) } : {}),
       ...(replaceHeaders ? { headers: Object.fromEntries(headers.filter((header) => header.name.trim() !== '').map((header) => [header.name.trim(), header.value])) } : {}),
+      auth: authBody(auth),
     };
     save.mutate({ name: upstream?.name ?? null, body }, { onSuccess: onDone });
   };
@@ -74,6 +79,7 @@ export function UpstreamForm({ upstream, onDone }: { upstream: Upstream | null; 
           <NumberInput label="Timeout per call (ms)" min={1} allowDecimal={false} value={timeoutMs} onChange={setTimeoutMs} error={fieldError(save.error, 'timeout_ms')} />
           <NumberInput label="Calls at once" min={1} allowDecimal={false} value={maxConcurrency} onChange={setMaxConcurrency} error={fieldError(save.error, 'max_concurrency')} />
         </SimpleGrid>
+        <UpstreamAuthFields draft={auth} onChange={setAuth} stored={upstream?.auth} error={fieldError(save.error, 'auth')} />
         <Stack gap="xs">
           <Text fw={600} size="sm">
             Headers

@@ -2,8 +2,9 @@ import { Alert, Badge, Button, Code, Group, Loader, Stack, Table, Text, Title } 
 import { ConfirmButton, notifyFailure, useFormatInstant, useMe } from '@arbor/ui-shell';
 import { useState } from 'react';
 import { mcpAccess } from '../access/mcp-access';
-import { NeedsOperator } from '../access/needs-operator';
+import { NeedsRole } from '../access/needs-operator';
 import type { Upstream } from '../api/mcp-gateway-api';
+import { authSummary } from './upstream-auth';
 import { UpstreamForm } from './upstream-form';
 import { useDeleteUpstream, useUpstreams } from './upstreams-queries';
 
@@ -13,7 +14,7 @@ const STATE_COLOURS = { up: 'teal.9', down: 'red.9', connecting: 'gray.7' } as c
 export function UpstreamsPage() {
   const me = useMe().data;
   const access = mcpAccess(me?.permissions);
-  const upstreams = useUpstreams(access.operable.length > 0);
+  const upstreams = useUpstreams(access.readable.length > 0);
   const remove = useDeleteUpstream();
   const formatInstant = useFormatInstant();
   const [editing, setEditing] = useState<Upstream | 'new' | null>(null);
@@ -22,8 +23,8 @@ export function UpstreamsPage() {
   return (
     <Stack>
       <Title order={2}>Upstreams</Title>
-      {access.operable.length === 0 ? (
-        <NeedsOperator what="see the tool servers its virtual servers draw on" />
+      {access.readable.length === 0 ? (
+        <NeedsRole what="see the tool servers its virtual servers draw on" />
       ) : (
         <>
           {!changes ? (
@@ -67,6 +68,7 @@ export function UpstreamsPage() {
                         <Text fw={500}>{upstream.name}</Text>
                         <Code>{upstream.url}</Code>
                         {upstream.header_names.length > 0 && <Text size="sm">headers: {upstream.header_names.join(', ')}</Text>}
+                        <Text size="sm">auth: {authSummary(upstream.auth)}</Text>
                       </Table.Td>
                       <Table.Td>{upstream.protocol_version ?? 'not connected yet'}</Table.Td>
                       <Table.Td>{upstream.transport}</Table.Td>

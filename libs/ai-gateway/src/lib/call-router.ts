@@ -187,6 +187,7 @@ export class RoutePlan {
         countable: this.router.size(alias) > 1,
         ...(retryAfterS !== undefined ? { retryAfterS } : {}),
         ...(kind !== undefined ? { kind } : {}),
+        error: { status: error.status, code: error.code ?? error.type, message: error.message },
       });
     }
     if (!policed && !isRetryable(error)) this.aliasSpent = true;

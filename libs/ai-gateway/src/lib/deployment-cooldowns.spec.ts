@@ -31,6 +31,20 @@ describe('DeploymentCooldowns', () => {
     expect(health.isCooling('a')).toBe(false);
   });
 
+  it("keeps a deployment's last failure, shortened, with when it happened, also with disable_cooldowns", () => {
+    const health = cooldowns(5, 10);
+    expect(health.lastError('a')).toBeUndefined();
+    health.recordFailure('a', { countable: true, error: { status: 500, code: 'server_error', message: 'first' } });
+    now += 1_000;
+    health.recordFailure('a', { countable: true, error: { status: 503, code: null, message: 'x'.repeat(1_000) } });
+    expect(health.lastError('a')).toEqual({ status: 503, code: null, message: `${'x'.repeat(299)}…`, at: 1_001_000 });
+    expect(health.lastError('b')).toBeUndefined();
+    const off = new DeploymentCooldowns({ router: { ...EMPTY_GATEWAY_CONFIG.router, disableCooldowns: true } }, clock);
+    off.recordFailure('a', { countable: true, error: { status: 429, code: 'rate_limit_exceeded', message: 'slow down' } });
+    expect(off.lastError('a')).toMatchObject({ status: 429, message: 'slow down' });
+    expect(off.isCooling('a')).toBe(false);
+  });
+
   it('forgets failures older than a minute', () => {
     const health = cooldowns(2, 10);
     health.recordFailure('a', { countable: true });

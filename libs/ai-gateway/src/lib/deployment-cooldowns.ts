@@ -7,6 +7,17 @@ import { GATEWAY_SETTINGS, GatewaySettings } from './gateway-settings';
 export const DEFAULT_ALLOWED_FAILS = 3;
 export const DEFAULT_COOLDOWN_TIME_S = 5;
 const FAIL_WINDOW_MS = 60_000;
+// An upstream's error message is kept this long at most: enough to say what went wrong.
+const LAST_ERROR_MAX_CHARS = 300;
+
+/** The last failure of a deployment that was the deployment's (not the request's), as operators read it. */
+export interface DeploymentLastError {
+  status: number;
+  code: string | null;
+  message: string;
+  /** Epoch ms. */
+  at: number;
+}
 
 /**
  * In-process deployment health: a deployment failing `allowed_fails` times within a minute is
@@ -19,6 +30,7 @@ const FAIL_WINDOW_MS = 60_000;
 export class DeploymentCooldowns {
   private readonly failures = new Map<string, number[]>();
   private readonly coolUntil = new Map<string, number>();
+  private readonly lastErrors = new Map<string, DeploymentLastError>();
   private readonly listeners: ((deploymentId: string) => void)[] = [];
   private readonly allowedFails: number;
   private readonly cooldownMs: number;
@@ -59,12 +71,20 @@ export class DeploymentCooldowns {
   /**
    * One failed call. `countable` is false for the only deployment of an alias;
    * `retryAfterS` is the upstream's Retry-After of a 429; `kind` counts it apart when
-   * allowed_fails_policy allows that kind its own number of failures.
+   * allowed_fails_policy allows that kind its own number of failures; `error` is kept as the
+   * deployment's last error (also with disable_cooldowns).
    */
-  recordFailure(deploymentId: string, options: { countable: boolean; retryAfterS?: number; kind?: FailureKind }): void {
+  recordFailure(
+    deploymentId: string,
+    options: { countable: boolean; retryAfterS?: number; kind?: FailureKind; error?: Pick<DeploymentLastError, 'status' | 'code' | 'message'> },
+  ): void {
+    const now = this.clock.now();
+    if (options.error) {
+      const { status, code, message } = options.error;
+      this.lastErrors.set(deploymentId, { status, code, message: message.length > LAST_ERROR_MAX_CHARS ? `${message.slice(0, LAST_ERROR_MAX_CHARS - 1)}…` : message, at: now });
+    }
     // disable_cooldowns: every deployment stays in the rotation, whatever happens.
     if (this.disabled) return;
-    const now = this.clock.now();
     if (options.retryAfterS !== undefined && options.retryAfterS > 0) {
       this.coolFor(deploymentId, Math.max(options.retryAfterS * 1000, this.cooldownMs), now);
     }
@@ -84,6 +104,11 @@ export class DeploymentCooldowns {
   /** Until when (epoch ms) the deployment cools down; undefined when it is available. */
   coolingUntil(deploymentId: string): number | undefined {
     return this.remainingMs(deploymentId) > 0 ? this.coolUntil.get(deploymentId) : undefined;
+  }
+
+  /** The deployment's last failure on this replica; undefined when it has not failed since the start. */
+  lastError(deploymentId: string): DeploymentLastError | undefined {
+    return this.lastErrors.get(deploymentId);
   }
 
   /** Another replica's cooldown of the deployment (shared through Redis): kept, without telling the listeners again. */

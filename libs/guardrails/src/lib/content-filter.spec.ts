@@ -22,6 +22,8 @@ describe('the content filter (litellm_content_filter)', () => {
     ['email', 'write to john.doe+x@mail.example.co.uk now', 'write to [EMAIL_REDACTED] now'],
     ['credit_card', 'card 4111 1111 1111 1111, amex 3782-822463-10005', 'card [CREDIT_CARD_REDACTED], amex [CREDIT_CARD_REDACTED]'],
     ['credit_card', 'order 4111 1111 1111 1112 fails Luhn', 'order 4111 1111 1111 1112 fails Luhn'],
+    ['credit_card', 'card 4111 1111 1111 1111 8bd8 and ref 7 5555-5555-5555-4444', 'card [CREDIT_CARD_REDACTED] 8bd8 and ref 7 [CREDIT_CARD_REDACTED]'],
+    ['amex', 'ref 12 3782 822463 10005 ok', 'ref 12 [AMEX_REDACTED] ok'],
     ['visa', 'visa 4111111111111111, mastercard 5555555555554444', 'visa [VISA_REDACTED], mastercard 5555555555554444'],
     ['iban', 'IBAN DE89 3704 0044 0532 0130 00 or DE89370400440532013001', 'IBAN [IBAN_REDACTED] or DE89370400440532013001'],
     ['ipv4', 'host 10.0.0.1, version 1.2.3.4.5, not 999.1.1.1', 'host [IPV4_REDACTED], version 1.2.3.4.5, not 999.1.1.1'],

@@ -1,11 +1,12 @@
 import type { ContentFilterSettings, FilterAction } from './guardrail-config';
-import { PREBUILT_PATTERNS } from './prebuilt-patterns';
+import { PREBUILT_PATTERNS, type PrebuiltPattern } from './prebuilt-patterns';
 
 /** A rule of a content filter, compiled: what it finds, what it does then, how a masked match reads. */
 interface CompiledRule {
   readonly name: string;
   readonly regex: RegExp;
   readonly valid?: (match: string) => boolean;
+  readonly within?: PrebuiltPattern['within'];
   readonly hint?: RegExp;
   readonly inGroup?: boolean;
   readonly action: FilterAction;
@@ -57,6 +58,7 @@ export class ContentFilter {
         name: pattern.name,
         regex: prebuilt?.regex ?? new RegExp(pattern.regex ?? '', pattern.ignoreCase ? 'gi' : 'g'),
         ...(prebuilt?.valid ? { valid: prebuilt.valid } : {}),
+        ...(prebuilt?.within ? { within: prebuilt.within } : {}),
         ...(prebuilt?.hint ? { hint: prebuilt.hint } : {}),
         ...(prebuilt?.inGroup ? { inGroup: true } : {}),
         action: pattern.action,
@@ -106,13 +108,18 @@ export class ContentFilter {
       if (rule.hint && !rule.hint.test(text)) continue;
       const excepted = rule.except ? [...text.matchAll(rule.except)].map((match) => [match.index ?? 0, (match.index ?? 0) + match[0].length] as const) : undefined;
       for (const match of text.matchAll(rule.regex)) {
-        const whole = match[0];
-        const found = rule.inGroup ? (match[1] ?? '') : whole;
-        if (rule.valid && !rule.valid(found)) continue;
-        const start = match.index ?? 0;
+        let whole = match[0];
+        let start = match.index ?? 0;
+        let found = rule.inGroup ? (match[1] ?? '') : whole;
+        if (rule.valid && !rule.valid(found)) {
+          const part = rule.within?.(found);
+          if (!part) continue;
+          start += whole.length - found.length + part.offset;
+          whole = found = found.slice(part.offset, part.offset + part.length);
+        }
         if (excepted?.some(([from, to]) => from <= start && start + whole.length <= to)) continue;
         if (rule.action === 'BLOCK') return { blocked: { rule: rule.name, keyword: rule.keyword, ...(rule.category ? { category: true } : {}) } };
-        const end = (match.index ?? 0) + whole.length;
+        const end = start + whole.length;
         (spans ??= []).push({ start: end - found.length, end, mask: rule.mask });
       }
     }

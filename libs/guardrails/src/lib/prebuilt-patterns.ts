@@ -12,6 +12,12 @@ import { LRUCache } from 'lru-cache';
 export interface PrebuiltPattern {
   readonly regex: RegExp;
   readonly valid?: (match: string) => boolean;
+  /**
+   * Where in a candidate that is not valid whole a valid one is (offset and length), for formats
+   * written in groups: a card number followed by another number (`4111 1111 1111 1111 8`) is
+   * still a card number. Asked only after `valid` said no.
+   */
+  readonly within?: (match: string) => { offset: number; length: number } | undefined;
   /** A cheap test a text must pass for the pattern to be looked for in it at all. */
   readonly hint?: RegExp;
   /** The pattern's own part is its first group, which ends the match (the words before it only say what it is). */
@@ -40,6 +46,30 @@ function cardOf(...types: string[]): (match: string) => boolean {
   };
 }
 
+/**
+ * The longest run of whole digit groups of a candidate that is a card number of the named networks:
+ * the candidate's regex is greedy, so digits next to a card number (separated like its groups) join it.
+ */
+function cardWithin(...types: string[]): (match: string) => { offset: number; length: number } | undefined {
+  const valid = cardOf(...types);
+  return (match) => {
+    const groups = [...match.matchAll(/\d+/g)].map((group) => ({ start: group.index ?? 0, end: (group.index ?? 0) + group[0].length }));
+    if (groups.length < 2) return undefined;
+    let best: { offset: number; length: number } | undefined;
+    for (let first = 0; first < groups.length; first++) {
+      for (let last = groups.length - 1; last >= first; last--) {
+        if (first === 0 && last === groups.length - 1) continue;
+        const from = (groups[first] as { start: number }).start;
+        const to = (groups[last] as { end: number }).end;
+        if (best && to - from <= best.length) break;
+        const digits = match.slice(from, to).replace(/[\s-]/g, '').length;
+        if (digits >= 12 && digits <= 19 && valid(match.slice(from, to))) best = { offset: from, length: to - from };
+      }
+    }
+    return best;
+  };
+}
+
 // Digits in groups of up to four, spaces or dashes between them: how card numbers are written.
 const CARD_NUMBER = /(?<![\d-])\d(?:[ -]?\d){11,18}(?![\d-])/g;
 const CARD_HINT = /\d[ -]?\d[ -]?\d[ -]?\d/;
@@ -50,11 +80,11 @@ export const PREBUILT_PATTERNS: Readonly<Record<string, PrebuiltPattern>> = {
   email: { regex: /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/g, hint: /@/ },
   phone: { regex: /(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)|\d{2,4})[\s.-]\d{3,4}[\s.-]\d{3,4}(?!\w)/g },
   us_phone: { regex: /(?<![\w+])(?:\+?1[\s.-]?)?(?:\(\d{3}\)|\d{3})[\s.-]?\d{3}[\s.-]\d{4}(?!\w)/g },
-  credit_card: { regex: CARD_NUMBER, hint: CARD_HINT, valid: cardOf() },
-  visa: { regex: CARD_NUMBER, hint: CARD_HINT, valid: cardOf('visa') },
-  mastercard: { regex: CARD_NUMBER, hint: CARD_HINT, valid: cardOf('mastercard') },
-  amex: { regex: CARD_NUMBER, hint: CARD_HINT, valid: cardOf('american-express') },
-  discover: { regex: CARD_NUMBER, hint: CARD_HINT, valid: cardOf('discover') },
+  credit_card: { regex: CARD_NUMBER, hint: CARD_HINT, valid: cardOf(), within: cardWithin() },
+  visa: { regex: CARD_NUMBER, hint: CARD_HINT, valid: cardOf('visa'), within: cardWithin('visa') },
+  mastercard: { regex: CARD_NUMBER, hint: CARD_HINT, valid: cardOf('mastercard'), within: cardWithin('mastercard') },
+  amex: { regex: CARD_NUMBER, hint: CARD_HINT, valid: cardOf('american-express'), within: cardWithin('american-express') },
+  discover: { regex: CARD_NUMBER, hint: CARD_HINT, valid: cardOf('discover'), within: cardWithin('discover') },
   iban: {
     regex: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g,
     valid: (match) => isValidIBAN(electronicFormatIBAN(match) ?? ''),

@@ -30,8 +30,8 @@ export async function seriousAccessibilityViolations(page: Page): Promise<string
     .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join('; ')}`);
 }
 
-/** Switches a product UI to each theme with the shell's theme control and collects axe's serious findings in each (`dark: …`, `light: …`). */
-export async function accessibilityViolationsInBothThemes(page: Page): Promise<string[]> {
+/** Those findings in the UI shell's dark theme and then its light one (chosen with its Theme control), each line naming its theme. */
+export async function seriousAccessibilityViolationsInBothThemes(page: Page): Promise<string[]> {
   const found: string[] = [];
   for (const theme of ['Dark', 'Light'] as const) {
     await page.getByRole('radiogroup', { name: 'Theme' }).getByText(theme, { exact: true }).click();

@@ -104,6 +104,51 @@ export async function startUiTestStack(env: Record<string, string> = {}, options
   }
 }
 
+export interface BuiltMcpGateway {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The BUILT mcp-gateway serving its built UI beside a UI test stack: its own database, `config` as
+ * its MCPGW_CONFIG, the stack's identity provider and control plane, on `port` (the origin the
+ * stack registered for `arbor-mcp-gateway`, with `uiClients`); `env` adds or overrides settings.
+ */
+export async function startBuiltMcpGateway(stack: UiTestStack, options: { port: number; config: string; env?: Record<string, string> }): Promise<BuiltMcpGateway> {
+  const folder = mkdtempSync(path.join(tmpdir(), 'arbor-ui-mcpgw-'));
+  const configFile = path.join(folder, 'gateway.yaml');
+  writeFileSync(configFile, options.config);
+  const database = await createTestDatabase('arbor_ui_mcpgw');
+  const stop = async (service?: BuiltService) => {
+    await service?.kill('SIGTERM');
+    await database.drop().catch(() => undefined);
+    rmSync(folder, { recursive: true, force: true });
+  };
+  try {
+    const service = await startBuiltService(
+      'mcp-gateway',
+      'MCPGW_LISTEN_ADDR',
+      {
+        MCPGW_DATABASE_URL: database.url,
+        MCPGW_CONFIG: configFile,
+        MCPGW_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+        MCPGW_LOG: 'off',
+        MCPGW_OIDC_ISSUER_URL: stack.issuer,
+        MCPGW_CONTROL_PLANE_URL: stack.url,
+        MCPGW_M2M_CLIENT_ID: 'mcp-gateway-m2m',
+        MCPGW_M2M_CLIENT_SECRET: 'dev-mcp-gateway-m2m-secret',
+        MCPGW_PUBLIC_URL: `http://127.0.0.1:${options.port}`,
+        ...options.env,
+      },
+      options.port,
+    );
+    return { url: service.url, stop: () => stop(service) };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
 async function startIdpProcess(realmFile: string): Promise<{ issuer: string; stop(): Promise<void> }> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [path.join(root, 'tools/dev-idp/src/main.ts')], {

@@ -18,6 +18,8 @@ export interface AliasDeploymentResponse {
   tpm: number | null;
   /** Until when the router skips it after failures (this replica's view, shared through Redis); null: in the rotation. */
   cooling_down_until: string | null;
+  /** Its last failure on this replica (the upstream's status, code and message, and when); null: none since the start. */
+  last_error: { status: number; code: string | null; message: string; at: string } | null;
 }
 
 export interface AliasResponse {
@@ -43,6 +45,7 @@ export class AliasCatalogue {
         deployments: this.router.deploymentsOf(alias).map((deployment): AliasDeploymentResponse => {
           const price = this.prices.listPrice(deployment);
           const coolingUntil = this.cooldowns.coolingUntil(deployment.id);
+          const lastError = this.cooldowns.lastError(deployment.id);
           return {
             id: deployment.id,
             provider: deployment.provider,
@@ -52,6 +55,7 @@ export class AliasCatalogue {
             rpm: deployment.rpm ?? null,
             tpm: deployment.tpm ?? null,
             cooling_down_until: coolingUntil === undefined ? null : new Date(coolingUntil).toISOString(),
+            last_error: lastError ? { status: lastError.status, code: lastError.code, message: lastError.message, at: new Date(lastError.at).toISOString() } : null,
           };
         }),
       }));

@@ -295,7 +295,7 @@ export class CallPipeline {
   }
 
   /**
-   * On the answer (a JSON one): the stages that rewrite it first, in order, then the stages that
+   * On the answer (a JSON one, or as its codec reads it as a document): the stages that rewrite it first, in order, then the stages that
    * keep it get its document (as the client gets it), and it takes the ids they give it.
    */
   private async answered(bytes: Buffer, state: CallState): Promise<Buffer> {
@@ -303,9 +303,10 @@ export class CallPipeline {
     const ids = idsOf(passes);
     if (!progress.deployment || (!ids && !passes.some((pass) => pass.answer || pass.rewrite))) return bytes;
     let text = bytes.toString('utf8');
-    const parsed = JSON.parse(text) as Record<string, unknown>;
+    const format = state.codec.answerDocument;
+    const parsed = format ? format.read(bytes, state.body) : (JSON.parse(text) as Record<string, unknown>);
     const document = await rewritten(passes, parsed);
-    if (document !== parsed) text = JSON.stringify(document);
+    if (document !== parsed) text = format ? format.write(document, state.body) : JSON.stringify(document);
     for (const pass of passes) if (pass.answer) await pass.answer(document, progress.deployment, state.native === true);
     if (ids) return Buffer.from(withGatewayIds(text, typeof document['id'] === 'string' ? document['id'] : undefined, ids), 'utf8');
     return document === parsed ? bytes : Buffer.from(text, 'utf8');
@@ -397,7 +398,9 @@ export class CallPipeline {
     const { deployment } = state.progress;
     if (tap.release) last += tap.release(roundedUsd(cost));
     // What the rewriting stages held back goes now; one that refuses it ends the stream instead.
-    const ending = rewriting ? rewrittenEvents(passes, last, true) : last;
+    let ending = rewriting ? rewrittenEvents(passes, last, true) : last;
+    const checked = rewriting && typeof ending === 'string' ? endChecks(passes) : undefined;
+    if (checked) ending = (await checked) ?? ending;
     if (ending instanceof ProviderError) {
       response.end(codec.streamErrorEvent(ending, tap));
       return;
@@ -599,6 +602,20 @@ function rewrittenEvents(passes: readonly StagePass[], text: string, final: bool
     throw error;
   }
   return out;
+}
+
+/** The stages' checks at a stream's end, in order: the refusal one of them answered; undefined (no wait at all) when no stage checks. */
+function endChecks(passes: readonly StagePass[]): Promise<ProviderError | undefined> | undefined {
+  if (!passes.some((pass) => pass.ended)) return undefined;
+  return (async () => {
+    try {
+      for (const pass of passes) if (pass.ended) await pass.ended();
+    } catch (error) {
+      if (error instanceof ProviderError) return error;
+      throw error;
+    }
+    return undefined;
+  })();
 }
 
 /** The ids the answer carries in place of the upstream's: the first stage's that gives any. */

@@ -64,6 +64,12 @@ export interface StagePass {
    * (the call costs what the upstream used).
    */
   events?(text: string, final: boolean): string;
+  /**
+   * At a stream's end, once every event has passed `events` and before the last ones go to the
+   * client: a check of what was streamed (it may wait on work begun as the events passed). A
+   * ProviderError thrown ends the stream with it, in the family's error event, instead.
+   */
+  ended?(): Promise<void>;
   /** On each streamed piece of text the client gets (whole events, the last ones included). */
   piece?(text: string): void;
   /**

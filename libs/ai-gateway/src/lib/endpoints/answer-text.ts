@@ -14,3 +14,13 @@ export interface AnswerText {
    */
   event(data: Record<string, unknown>, delta: (channel: string, text: string) => string, whole: (text: string) => string): Record<string, unknown>;
 }
+
+/**
+ * A family whose whole answers are not all JSON (a transcript as text, srt or vtt): the answer as
+ * a document the stages read and rewrite (`AnswerText` finds its text there), and that document
+ * written back as the client asked for it.
+ */
+export interface AnswerDocument {
+  read(answer: Buffer, request: Record<string, unknown>): Record<string, unknown>;
+  write(document: Record<string, unknown>, request: Record<string, unknown>): string;
+}

@@ -4,7 +4,7 @@ import type { BridgeOptions, ProviderAnswer, ProviderError, ProviderOperation } 
 import type { CallUsage } from '../calls/usage';
 import type { GatewaySettings } from '../gateway-settings';
 import type { AnswerIds } from './answer-ids';
-import type { AnswerText } from './answer-text';
+import type { AnswerDocument, AnswerText } from './answer-text';
 import type { RequestText } from './request-text';
 import type { StreamedAnswer } from '../spend/usage-estimate';
 
@@ -117,6 +117,8 @@ export interface EndpointCodec {
   readonly requestText?: RequestText;
   /** Where its answers carry the model's text (JSON answers and stream events), for the stages that read it; none: they find none. */
   readonly answerText?: AnswerText;
+  /** How its whole answers read as documents, when not all of them are JSON; none: each is a JSON document. */
+  readonly answerDocument?: AnswerDocument;
 }
 
 /** Answers with `error` in the codec's envelope; a stream already under way (status gone) is closed rather than left hanging. */

@@ -100,8 +100,20 @@ export class AnswerStreamGuard {
   }
 }
 
+/** An event's data line as a JSON object, or undefined (none, or not an object: `[DONE]`). */
+export function dataOf(event: string): Record<string, unknown> | undefined {
+  const line = dataLine(event);
+  if (!line) return undefined;
+  try {
+    const parsed = JSON.parse(line.json) as unknown;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whole events, each with its terminator (what follows the last terminator is an event too). */
-function splitEvents(text: string): string[] {
+export function splitEvents(text: string): string[] {
   const events: string[] = [];
   let rest = text;
   for (let match = EVENT_END.exec(rest); match; match = EVENT_END.exec(rest)) {

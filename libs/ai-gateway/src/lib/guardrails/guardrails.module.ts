@@ -7,5 +7,7 @@ import { Guardrails } from './guardrails';
 @Module({
   imports: [CallsModule, BudgetsModule],
   providers: [Guardrails],
+  // The vendor pass-throughs check the model calls they carry with it.
+  exports: [Guardrails],
 })
 export class GuardrailsModule {}

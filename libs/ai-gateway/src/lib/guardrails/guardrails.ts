@@ -7,16 +7,21 @@ import { CallStage, CallStages, type StageCall, type StagePass } from '../calls/
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { badRequest } from '../gateway-errors';
 import type { AnswerText } from '../endpoints/answer-text';
+import type { EndpointCodec } from '../endpoints/endpoint-codec';
 import { AnswerStreamGuard } from './answer-stream-guard';
+import { StreamedTextChecks } from './streamed-text-checks';
 import { type ContentBlocked, ContentFilter, GuardrailApi, GuardrailApiError, type GuardrailDefinition, type GuardrailMode, type ModerationSettings } from '@arbor/guardrails';
 import { UpstreamClient } from '@arbor/platform';
 import type { GatewayCaller } from '../keys/key-verifier';
+import type { GatewayDeployment } from '../config/gateway-config';
 import { DeploymentRouter } from '../deployment-router';
 import { moderationRefusal } from './moderation-check';
 
 // First of the stages: what the others see, keep and cache is the request as it may go on.
 const GUARDRAILS_ORDER = 10;
 const FIELD = 'guardrails';
+// A form names a list as the SDKs encode one: a `guardrails[]` field for each name.
+const FORM_FIELD = `${FIELD}[]`;
 const NONE: readonly string[] = [];
 
 interface RunningGuardrail {
@@ -31,6 +36,24 @@ interface RunningGuardrail {
   readonly blocked: CounterSeries<'guardrail' | 'action'>;
   readonly masked: CounterSeries<'guardrail' | 'action'>;
 }
+
+/** What the guardrails make of a pass-through's model call: the request to send, and what to do with its JSON answer. */
+export interface GuardedPassThrough {
+  readonly body: Record<string, unknown>;
+  readonly rewrite?: StagePass['rewrite'];
+  /** A streamed answer's whole events, as the pipeline's stages get them (`ended` before its last ones go). */
+  readonly events?: StagePass['events'];
+  readonly ended?: StagePass['ended'];
+}
+
+/** What the guardrails need to know of a family: where its text is. */
+export type TextFamily = Pick<EndpointCodec, 'description' | 'requestFormat' | 'requestText' | 'answerText'>;
+
+/** One answer's streamed events under the guardrails (a stage's `events` and `ended`). */
+export type AnswerEvents = Required<Pick<StagePass, 'events'>> & Pick<StagePass, 'ended'>;
+
+/** One event checked: the event to send on (masked), or a refusal thrown. */
+export type EventGuard = (event: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 type FilteringGuardrail = RunningGuardrail & { readonly filter: ContentFilter };
 type ModeratingGuardrail = RunningGuardrail & { readonly moderation: ModerationSettings };
@@ -54,8 +77,9 @@ const checksAnswer = ({ modes }: RunningGuardrail) => modes.has('post_call') || 
  *   change it: here the request's BLOCK rules are checked before the call goes out, and the answer
  *   as for post_call, so that neither reading lets a call pass unchecked.
  * An `openai_moderation` guardrail asks a moderation alias of model_list about the same texts (all
- * of a request or of a JSON answer at once) and refuses what it flags; streamed answers it cannot
- * check yet, so such a call is refused before it goes out rather than passed unchecked.
+ * of a request or of a JSON answer at once) and refuses what it flags; a generic guardrail API is
+ * asked likewise. On a streamed answer both see the text so far as it passes, never holding it
+ * (StreamedTextChecks: each 800 characters, and whole before the stream's last events go).
  * A BLOCK rule that matches refuses with 400 `guardrail_violation` (naming the guardrail and the
  * rule, never the text; a stream ends with the family's error event). The `guardrails` field itself
  * never reaches an upstream. Off (never opened) when the config names none.
@@ -87,7 +111,46 @@ export class Guardrails implements CallStage {
     stages.add(this);
   }
 
-  open({ codec, caller, body, headers }: StageCall): StagePass | undefined {
+  open(call: StageCall): StagePass | undefined {
+    return this.passOf(call.codec, call);
+  }
+
+  /**
+   * The guardrails of a stream of client events that are requests of their own (a realtime
+   * session's `conversation.item.create`, `response.create`, `session.update`; `family` says where
+   * their text is): each event checked and masked as a call's request before it goes on (refusals
+   * thrown, in the OpenAI envelope); undefined when no guardrail applies to the caller, so that
+   * its events pass untouched.
+   */
+  eventsOf(family: TextFamily, caller: GatewayCaller, headers: StageCall['headers'], alias: string, deployment: GatewayDeployment): EventGuard | undefined {
+    if (!this.on) return undefined;
+    const call = { caller, headers, alias, keepsAnswer: false };
+    if (!this.passOf(family, { ...call, body: {} })) return undefined;
+    return async (event) => {
+      const pass = this.passOf(family, { ...call, body: event });
+      if (!pass) return event;
+      await pass.check?.();
+      return pass.request ? pass.request(event, deployment, true) : event;
+    };
+  }
+
+  /**
+   * The guardrails on a session's server events that make its answers (a realtime session's
+   * responses), as a stream's: hooks for one answer's events at a time (`final` with its last
+   * event), made anew for each answer; undefined when no guardrail checks the caller's answers.
+   */
+  answerEventsOf(family: TextFamily, caller: GatewayCaller, headers: StageCall['headers'], alias: string): (() => AnswerEvents) | undefined {
+    if (!this.on) return undefined;
+    const call = { caller, headers, alias, keepsAnswer: false, body: {} };
+    if (!this.passOf(family, call)?.events) return undefined;
+    return () => {
+      const { events, ended } = this.passOf(family, call) as StagePass & AnswerEvents;
+      return { events, ...(ended ? { ended } : {}) };
+    };
+  }
+
+  private passOf(codec: TextFamily, { caller, body: sent, headers }: Omit<StageCall, 'codec'>): StagePass | undefined {
+    const body = codec.requestFormat === 'multipart' ? namedInForm(sent) : sent;
     const metadata = body['metadata'];
     const inMetadata = typeof metadata === 'object' && metadata !== null && FIELD in metadata;
     // A key's own, and its project's (LiteLLM's team guardrails, /team/update).
@@ -109,10 +172,6 @@ export class Guardrails implements CallStage {
     if (after.length > 0 && !answers && asked) throw badRequest(`Guardrails are not run on the answers of ${codec.description} yet.`, FIELD);
     const moderatedAnswers = answers ? after.filter(isModerating) : [];
     const askedAnswers = answers ? after.filter(isAsking) : [];
-    const wholeOnly = [...moderatedAnswers, ...askedAnswers][0];
-    if (wholeOnly && codec.streamed(body)) {
-      throw badRequest(`The guardrail "${excerpt(wholeOnly.definition.name)}" checks answers whole, which it cannot do for a stream yet: ask without stream.`, FIELD);
-    }
     const moderatedRequest = text ? before.filter(isModerating) : [];
     const askedRequest = text ? before.filter(isAsking) : [];
     const masking = new Set<RunningGuardrail>();
@@ -142,22 +201,47 @@ export class Guardrails implements CallStage {
       // A stage before this one may have made the request anew (a stored conversation with its
       // earlier turns): that is masked too; refusals were decided on what the caller sent.
       request: (asked) => {
-        if (asked === body) return rewrite(upstream);
+        if (asked === sent) return rewrite(upstream);
         return rewrite(withoutGuardrailsField(text ? text.map(asked, (value) => masked(value, filtering)) : asked, inMetadata));
       },
       ...(answers
-        ? answerHooks(answers, after.filter(isFiltering), async (document) => {
-            await this.moderate(texts(answers.map, document), moderatedAnswers, 'answer');
-            let current = document;
-            for (const guardrail of askedAnswers) {
-              const rewritten = await this.ask(guardrail, texts(answers.map, current), 'answer', caller, body, headers);
-              if (!rewritten) continue;
-              let index = 0;
-              current = answers.map(current, (value) => (value === '' ? value : (rewritten[index++] ?? value)));
-            }
-            return current;
-          })
+        ? answerHooks(
+            answers,
+            after.filter(isFiltering),
+            async (document) => {
+              await this.moderate(texts(answers.map, document), moderatedAnswers, 'answer');
+              let current = document;
+              for (const guardrail of askedAnswers) {
+                const rewritten = await this.ask(guardrail, texts(answers.map, current), 'answer', caller, body, headers);
+                if (!rewritten) continue;
+                let index = 0;
+                current = answers.map(current, (value) => (value === '' ? value : (rewritten[index++] ?? value)));
+              }
+              return current;
+            },
+            moderatedAnswers.length > 0 || askedAnswers.length > 0 ? (found) => this.checkStreamed(found, moderatedAnswers, askedAnswers, caller, body, headers) : undefined,
+          )
         : {}),
+    };
+  }
+
+  /**
+   * A vendor pass-through call whose body is a model call of `call.codec` (`/openai/v1/chat/completions`,
+   * `/anthropic/v1/messages`): checked as the pipeline's calls are, so that the pass-through is no
+   * way around a guardrail. The request the upstream is to get (masked; refusals thrown in the
+   * family's envelope) and the hooks on its answer (a JSON one rewritten, a stream's events);
+   * undefined when no guardrail applies.
+   */
+  async passThrough(call: StageCall, deployment: GatewayDeployment): Promise<GuardedPassThrough | undefined> {
+    const pass = this.open(call);
+    if (!pass) return undefined;
+    await pass.check?.();
+    const { rewrite, events, ended } = pass;
+    return {
+      body: pass.request ? pass.request(call.body, deployment, true) : call.body,
+      ...(rewrite ? { rewrite } : {}),
+      ...(events ? { events } : {}),
+      ...(ended ? { ended } : {}),
     };
   }
 
@@ -194,6 +278,28 @@ export class Guardrails implements CallStage {
     }
     if (verdict.texts) guardrail.masked.inc();
     return verdict.texts;
+  }
+
+  /**
+   * A streamed answer's texts so far, before the whole-text guardrails: refused when a moderation
+   * flags them or an API blocks them, and when an API would rewrite them, since what it would
+   * change may have reached the client already.
+   */
+  private async checkStreamed(
+    found: readonly string[],
+    moderating: readonly ModeratingGuardrail[],
+    asking: readonly AskingGuardrail[],
+    caller: GatewayCaller,
+    body: Record<string, unknown>,
+    headers: StageCall['headers'],
+  ): Promise<void> {
+    await this.moderate(found, moderating, 'answer');
+    for (const guardrail of asking) {
+      const rewritten = await this.ask(guardrail, found, 'answer', caller, body, headers);
+      if (rewritten?.some((text, index) => text !== found[index])) {
+        throw refusal(guardrail, { rule: 'a rewrite of text already streamed', keyword: false }, 'answer', 'it asked for');
+      }
+    }
   }
 
   /** Refuses when a moderating guardrail's alias flags any of the texts (each guardrail asked in turn). */
@@ -278,13 +384,17 @@ function answerHooks(
   after: readonly FilteringGuardrail[],
   /** The guardrails that look at a JSON answer whole, after the filters (they refuse by throwing). */
   checkWhole: (document: Record<string, unknown>) => Promise<Record<string, unknown>>,
-): Pick<StagePass, 'rewrite' | 'events'> {
+  /** The same guardrails on a stream's texts so far (none: no guardrail of them applies). */
+  checkStreamed: ((texts: string[]) => Promise<void>) | undefined,
+): Pick<StagePass, 'rewrite' | 'events' | 'ended'> {
   const masking = new Set<RunningGuardrail>();
   const counted = () => {
     for (const guardrail of masking) guardrail.masked.inc();
     masking.clear();
   };
   let stream: AnswerStreamGuard | undefined;
+  // What the client gets, after the filters: gathered for the whole-text guardrails as it passes.
+  const checks = checkStreamed ? new StreamedTextChecks(answers, checkStreamed) : undefined;
   return {
     rewrite: async (document) => {
       const next = after.length > 0 ? answers.map(document, (text) => guarded(text, after, masking, 'answer')) : document;
@@ -293,21 +403,26 @@ function answerHooks(
       return checked === document ? undefined : checked;
     },
     events: (text, final) => {
-      if (after.length === 0) return text;
-      stream ??= new AnswerStreamGuard(
-        answers,
-        after.map(({ filter }) => filter),
-        (whole) => guarded(whole, after, masking, 'answer'),
-        (blocked, by) => refusal(after[by] as RunningGuardrail, blocked, 'answer'),
-      );
-      const out = stream.events(text, final);
-      if (final) {
-        for (const index of stream.maskedBy()) masking.add(after[index] as FilteringGuardrail);
-        counted();
-      }
-      return out;
+      const out = after.length > 0 ? filteredEvents(text, final) : text;
+      return checks ? checks.events(out, final) : out;
     },
+    ...(checks ? { ended: () => checks.end() } : {}),
   };
+
+  function filteredEvents(text: string, final: boolean): string {
+    stream ??= new AnswerStreamGuard(
+      answers,
+      after.map(({ filter }) => filter),
+      (whole) => guarded(whole, after, masking, 'answer'),
+      (blocked, by) => refusal(after[by] as RunningGuardrail, blocked, 'answer'),
+    );
+    const out = stream.events(text, final);
+    if (final) {
+      for (const index of stream.maskedBy()) masking.add(after[index] as FilteringGuardrail);
+      counted();
+    }
+    return out;
+  }
 }
 
 /** A text with every applying guardrail's MASK rules applied. */
@@ -340,4 +455,24 @@ function withoutGuardrailsField(body: Record<string, unknown>, inMetadata: boole
     rest['metadata'] = metadata;
   }
   return rest;
+}
+
+/**
+ * A form's body with the guardrails it names as the JSON calls name them: `guardrails[]` fields (the
+ * SDKs' encoding of a list), or a `guardrails` field holding a name or a JSON list of names.
+ */
+function namedInForm(body: Record<string, unknown>): Record<string, unknown> {
+  if (!(FORM_FIELD in body) && typeof body[FIELD] !== 'string') return body;
+  const { [FORM_FIELD]: listed, [FIELD]: named, ...rest } = body;
+  const names = [listed, named]
+    .flatMap((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]))
+    .flatMap((value) => {
+      if (typeof value !== 'string' || !value.startsWith('[')) return [value];
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        return [value];
+      }
+    });
+  return { ...rest, [FIELD]: names };
 }

@@ -17,8 +17,13 @@ import { GatewayAuthentication, presentedKey } from '../gateway-key.guard';
 import type { GatewayCaller } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
 import { realtimeUsage } from './realtime-usage';
+import { type AnswerEvents, type EventGuard, Guardrails } from '../guardrails/guardrails';
+import { splitEvents } from '../guardrails/answer-stream-guard';
+import { mayCarryText, REALTIME_CLIENT_EVENTS } from './realtime-event-text';
 
 const PATH = /^(?:\/v1)?\/realtime$/;
+// The event that ends a response (read without parsing the event).
+const RESPONSE_DONE = /"type"\s*:\s*"response\.done"/;
 // Browsers cannot set headers on a WebSocket: OpenAI's SDKs put the key in a subprotocol.
 const KEY_PROTOCOL = 'openai-insecure-api-key.';
 const BETA_PROTOCOL = 'openai-beta.realtime-v1';
@@ -55,6 +60,7 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
     private readonly accounting: CallAccounting,
     private readonly prices: ModelPrices,
     private readonly metrics: GatewayMetrics,
+    private readonly guardrails: Guardrails,
   ) {}
 
   onModuleInit(): void {
@@ -83,6 +89,9 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
       if (!deployment) throw noDeploymentsAvailable(alias, this.deployments.soonestAvailableMs(alias));
       const realtime = providerAdapterFor(deployment.provider)?.realtime;
       if (!realtime) throw badRequest(`The model "${alias}" is served by ${deployment.provider}, which offers no realtime sessions.`, 'model');
+      // The caller's guardrails (its key's, its project's, default_on) on the text of its events.
+      const guard = this.guardrails.eventsOf(REALTIME_CLIENT_EVENTS, caller, request.headers, alias, deployment);
+      const answers = this.guardrails.answerEventsOf(REALTIME_CLIENT_EVENTS, caller, request.headers, alias);
       const admission = await this.accounting.admit(caller, alias);
       const beta = request.headers['openai-beta'] ?? (protocols.includes(BETA_PROTOCOL) ? 'realtime=v1' : undefined);
       try {
@@ -91,7 +100,17 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
         admission.settle({ alias, deployment, usage: NO_USAGE, cost: 0, failed: true });
         throw error;
       }
-      session = { caller, alias, deployment, admission, upstream: upstream.socket, early: upstream.early, started: performance.now() };
+      session = {
+        caller,
+        alias,
+        deployment,
+        admission,
+        upstream: upstream.socket,
+        early: upstream.early,
+        started: performance.now(),
+        ...(guard ? { guard } : {}),
+        ...(answers ? { answers } : {}),
+      };
     } catch (error) {
       const failure = openAiError(error);
       return answerOnSocket(socket, failure.status, failure.toBody(), failure.headers);
@@ -122,9 +141,18 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
         else if (side.readyState === WebSocket.CONNECTING) side.terminate();
       }
     };
-    client.on('message', (data: RawData, isBinary: boolean) => {
+    const toUpstream = (data: RawData | string, isBinary: boolean) => {
       if (upstream.readyState === WebSocket.OPEN) upstream.send(data as Buffer, { binary: isBinary });
-    });
+    };
+    const { guard } = session;
+    if (!guard) client.on('message', toUpstream);
+    else {
+      // Guarded events go on in the order they came, each once its check is done.
+      let queue = Promise.resolve();
+      client.on('message', (data: RawData, isBinary: boolean) => {
+        queue = queue.then(() => this.guarded(guard, data, isBinary, client, toUpstream));
+      });
+    }
     const toClient = (data: RawData, isBinary: boolean) => {
       if (client.readyState === WebSocket.OPEN) client.send(data as Buffer, { binary: isBinary });
       if (!isBinary) this.observe(session, data as Buffer, close);
@@ -132,7 +160,16 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
     // What the upstream sent while the client's upgrade completed (session.created) goes first.
     upstream.removeAllListeners('message');
     for (const [data, isBinary] of early) toClient(data, isBinary);
-    upstream.on('message', toClient);
+    const { answers } = session;
+    if (!answers) upstream.on('message', toClient);
+    else {
+      // The server's events in the order they came, each response's text through the guardrails.
+      const state: AnsweringState = { refused: false };
+      let queue = Promise.resolve();
+      upstream.on('message', (data: RawData, isBinary: boolean) => {
+        queue = queue.then(() => this.guardedAnswer(answers, state, data, isBinary, session, toClient, close));
+      });
+    }
     client.on('close', (code, reason) => close(code, reason));
     upstream.on('close', (code, reason) => close(code, reason));
     client.on('error', (error) => this.logger.warn('a realtime client socket failed', { err: errorFields(error) }));
@@ -140,6 +177,68 @@ export class RealtimeSocket implements OnModuleInit, OnModuleDestroy {
       this.logger.warn('a realtime upstream socket failed', { err: errorFields(error) });
       close(1011, 'upstream failed');
     });
+  }
+
+  /** A client event under the guardrails: sent on masked, or answered with an `error` event (the session goes on). */
+  private async guarded(guard: EventGuard, data: RawData, isBinary: boolean, client: WebSocket, send: (data: RawData | string, isBinary: boolean) => void): Promise<void> {
+    if (isBinary || !Buffer.isBuffer(data) || !mayCarryText(data)) return send(data, isBinary);
+    let event: unknown;
+    try {
+      event = JSON.parse(data.toString('utf8'));
+    } catch {
+      return send(data, isBinary);
+    }
+    if (typeof event !== 'object' || event === null || Array.isArray(event)) return send(data, isBinary);
+    try {
+      const checked = await guard(event as Record<string, unknown>);
+      send(checked === event ? data : JSON.stringify(checked), false);
+    } catch (error) {
+      const refusal = openAiError(error);
+      const eventId = (event as { event_id?: unknown }).event_id;
+      if (client.readyState === WebSocket.OPEN) {
+        client.send(JSON.stringify({ type: 'error', event_id: null, error: { ...refusal.toBody().error, event_id: typeof eventId === 'string' ? eventId : null } }));
+      }
+    }
+  }
+
+  /**
+   * A server event under the guardrails that check answers: its text masked as a stream's (held
+   * while a match may be under way), the response's last event (`response.done`) after the checks
+   * of its whole text. A refusal is an `error` event; the rest of that response goes nowhere (it
+   * is cancelled upstream) but its usage still counts.
+   */
+  private async guardedAnswer(
+    answers: () => AnswerEvents,
+    state: AnsweringState,
+    data: RawData,
+    isBinary: boolean,
+    session: RealtimeSession,
+    send: (data: RawData, isBinary: boolean) => void,
+    close: (code: number, reason: string) => void,
+  ): Promise<void> {
+    if (isBinary || !Buffer.isBuffer(data)) return send(data, isBinary);
+    const text = data.toString('utf8');
+    const last = RESPONSE_DONE.test(text);
+    if (state.refused) {
+      if (last) {
+        state.refused = false;
+        this.observe(session, data, close);
+      }
+      return;
+    }
+    const response = (state.response ??= answers());
+    try {
+      const out = response.events(`data: ${text}\n\n`, last);
+      if (last) await response.ended?.();
+      for (const event of splitEvents(out)) send(Buffer.from(event.replace(/^data: ?/, '').replace(/(\r?\n)+$/, ''), 'utf8'), false);
+    } catch (error) {
+      const refusal = openAiError(error);
+      if (session.client.readyState === WebSocket.OPEN) session.client.send(JSON.stringify({ type: 'error', event_id: null, error: refusal.toBody().error }));
+      if (session.upstream.readyState === WebSocket.OPEN && !last) session.upstream.send(JSON.stringify({ type: 'response.cancel' }));
+      state.refused = !last;
+      if (last) this.observe(session, data, close);
+    }
+    if (last || state.refused) state.response = undefined;
   }
 
   /** A `response.done` ends one call: its usage priced and recorded, the next response admitted. */
@@ -199,6 +298,16 @@ interface RealtimeSession {
   early: [RawData, boolean][];
   /** When the current response's wait began (the session's start, then the last response.done). */
   started: number;
+  /** The guardrails that check the client's events, when any apply. */
+  guard?: EventGuard;
+  /** The guardrails that check the server's answers (one response at a time), when any apply. */
+  answers?: () => AnswerEvents;
+}
+
+/** Where a guarded session's answers are: the response under way, or the rest of a refused one being dropped. */
+interface AnsweringState {
+  response?: AnswerEvents;
+  refused: boolean;
 }
 
 function offeredProtocols(request: IncomingMessage): string[] {

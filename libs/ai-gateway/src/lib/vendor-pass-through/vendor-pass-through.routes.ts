@@ -2,11 +2,13 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { DirectRoutes, headersForNextHop } from '@arbor/platform';
+import { DirectRoutes, headersForNextHop, readRequestBody } from '@arbor/platform';
 import {
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   nativeOperation,
   passThroughHeaders,
+  ProviderError,
+  readAll,
   providerAdapterFor,
   providerAdapters,
   sendUpstream,
@@ -28,10 +30,16 @@ import { mayUseAlias } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
 import { type OwnershipPlan, PassThroughOwnership } from './pass-through-ownership';
 import { type AnswerMeter, BatchResultsMeter, UsageMeter } from './usage-meter';
-import { hasBody } from '../calls/request-body';
+import { guardedStream } from './guarded-stream';
+import { hasBody, MAX_REQUEST_BYTES } from '../calls/request-body';
+import { type GuardedPassThrough, Guardrails } from '../guardrails/guardrails';
+import { isObject } from '../endpoints/request-text';
+import type { GatewayCaller } from '../keys/key-verifier';
 
 // Batch results already priced by this replica: read again, they are not charged again.
 const MAX_PRICED_BATCHES = 10_000;
+// A model call's JSON answer read whole for the guardrails that check it (the pipeline's bound).
+const MAX_GUARDED_ANSWER_BYTES = 256 * 1024 * 1024;
 
 /**
  * The vendors' whole APIs 1:1 under `/<vendor>/…` (`/openai/v1/conversations`, `/anthropic/v1/files`),
@@ -57,6 +65,7 @@ export class VendorPassThroughRoutes implements OnModuleInit {
     private readonly metrics: GatewayMetrics,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
     private readonly ownership: PassThroughOwnership,
+    private readonly guardrails: Guardrails,
   ) {}
 
   onModuleInit(): void {
@@ -83,6 +92,88 @@ export class VendorPassThroughRoutes implements OnModuleInit {
         });
       }
     }
+  }
+
+  /**
+   * A model call's body under the guardrails: its JSON read (the ownership check's bytes, or the
+   * request's), checked and masked; the bytes to send (new ones when masked). A body that is no
+   * JSON object is none of the family's requests: it goes on as it came, unchecked by them.
+   */
+  private async guarded(
+    codec: EndpointCodec,
+    caller: GatewayCaller,
+    request: IncomingMessage,
+    read: Buffer | undefined,
+    deployment: GatewayDeployment,
+  ): Promise<{ bytes: Buffer; guarded: GuardedPassThrough | undefined } | undefined> {
+    let bytes = read;
+    if (!bytes) {
+      if (!hasBody(request)) return undefined;
+      const body = await readRequestBody(request, MAX_REQUEST_BYTES);
+      if (!('bytes' in body)) return undefined;
+      bytes = body.bytes;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      return { bytes, guarded: undefined };
+    }
+    if (!isObject(json)) return { bytes, guarded: undefined };
+    const guarded = await this.guardrails.passThrough({ codec, caller, body: json, headers: request.headers, alias: deployment.alias, keepsAnswer: false }, deployment);
+    return { bytes: guarded && guarded.body !== json ? Buffer.from(JSON.stringify(guarded.body), 'utf8') : bytes, guarded };
+  }
+
+  /** A JSON answer the guardrails check: read whole, rewritten (masked) or refused in the family's envelope, priced either way. */
+  private async guardedAnswer(
+    rewrite: NonNullable<GuardedPassThrough['rewrite']>,
+    upstream: UpstreamResponse,
+    body: AsyncIterable<Buffer>,
+    call: GuardedAnswerCall,
+  ): Promise<void> {
+    const { envelope, response, admission, deployment, meter } = call;
+    const alias = deployment.alias;
+    let status = upstream.statusCode;
+    let failure: string | null = null;
+    try {
+      const bytes = await readAll(body, MAX_GUARDED_ANSWER_BYTES);
+      meter?.push(bytes);
+      let sent = bytes;
+      const document = JSON.parse(bytes.toString('utf8')) as unknown;
+      if (isObject(document)) {
+        const next = await rewrite(document);
+        if (next) sent = Buffer.from(JSON.stringify(next), 'utf8');
+      }
+      const headers = answerHeaders(upstream.headers);
+      delete headers['content-length'];
+      response.writeHead(status, {
+        ...headers,
+        ...admission.rateLimitHeaders,
+        'x-arbor-call-id': randomUUID(),
+        'x-arbor-model-id': deployment.id,
+        'content-length': String(sent.length),
+      });
+      response.end(sent);
+    } catch (error) {
+      failure = error instanceof ProviderError ? (error.code ?? error.type) : 'pass_through_error';
+      status = error instanceof ProviderError ? error.status : 502;
+      if (!call.abort.aborted) sendError(envelope, response, error);
+    }
+    // A refused answer costs what the upstream used, as in the pipeline.
+    const { usage, cost } = meter ? meter.result() : { usage: NO_USAGE, cost: 0 };
+    admission.settle({ alias, deployment, usage, cost, failed: failure !== null });
+    this.metrics.call({
+      alias,
+      deployment,
+      status,
+      errorCode: failure,
+      seconds: (performance.now() - call.started) / 1000,
+      usage,
+      cost,
+      retries: 0,
+      fallbacks: 0,
+      requestedAlias: alias,
+    });
   }
 
   /** How the answer to `method path` is priced: a model call of a family the provider serves, a batch's results, or not at all. */
@@ -118,6 +209,8 @@ export class VendorPassThroughRoutes implements OnModuleInit {
     let deployment: GatewayDeployment | undefined;
     let ownership: OwnershipPlan;
     let target: UpstreamTarget;
+    let guarded: GuardedPassThrough | undefined;
+    let family: EndpointCodec | undefined;
     const method = request.method ?? 'GET';
     try {
       const caller = await this.authentication.caller(request);
@@ -127,8 +220,15 @@ export class VendorPassThroughRoutes implements OnModuleInit {
       if (!mayUseAlias(caller, deployment.alias)) throw keyModelAccessDenied(deployment.alias);
       // Refuses a path that would leave the provider's base before anything is checked, counted or sent.
       target = api.target(deployment, path, searchOf(request.url));
-      const modelCall = method === 'POST' && nativeCodecs(provider).some((codec) => codec.paths.includes(path));
-      ownership = await this.ownership.check(caller, api, request, { method, path, modelCall }, deployment);
+      const codec = method === 'POST' ? nativeCodecs(provider).find((candidate) => candidate.paths.includes(path)) : undefined;
+      ownership = await this.ownership.check(caller, api, request, { method, path, modelCall: codec !== undefined }, deployment);
+      // Before the limits, as the pipeline's: a refused call costs the caller nothing.
+      if (codec && this.guardrails.on) {
+        const checked = await this.guarded(codec, caller, request, ownership.body, deployment);
+        guarded = checked?.guarded;
+        family = codec;
+        if (checked) ownership = { ...ownership, body: checked.bytes };
+      }
       admission = await this.accounting.admit(caller, deployment.alias, undefined, request.headers);
     } catch (error) {
       request.resume();
@@ -141,6 +241,8 @@ export class VendorPassThroughRoutes implements OnModuleInit {
     });
     const alias = deployment.alias;
     const sentHeaders = { ...atRoot, ...passThroughHeaders(request.headers), ...target.headers };
+    // A body the guardrails masked is not the length the client said.
+    if (ownership.body) sentHeaders['content-length'] = String(ownership.body.length);
     let upstream: UpstreamResponse;
     try {
       upstream = await sendUpstream({
@@ -159,6 +261,12 @@ export class VendorPassThroughRoutes implements OnModuleInit {
     }
 
     const meter = upstream.statusCode < 300 ? this.meterFor(provider, api, method, path, String(upstream.headers['content-type'] ?? ''), deployment) : undefined;
+    const rewrite = guarded?.rewrite;
+    if (rewrite && upstream.statusCode >= 200 && upstream.statusCode < 300 && String(upstream.headers['content-type'] ?? '').includes('json')) {
+      // A model call's answer names no list to page through.
+      const body = ownership.answer(upstream.statusCode, upstream.body, () => Promise.reject(new Error('a model call has no pages')));
+      return this.guardedAnswer(rewrite, upstream, body, { envelope, response, admission, deployment, meter, started, abort: abort.signal });
+    }
     const headers = answerHeaders(upstream.headers);
     if (ownership.rewritesAnswer) delete headers['content-length'];
     response.writeHead(upstream.statusCode, {
@@ -179,7 +287,14 @@ export class VendorPassThroughRoutes implements OnModuleInit {
           signal: abort.signal,
           timeoutMs: served.timeoutMs ?? this.settings.router.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
         });
-      for await (const chunk of ownership.answer(upstream.statusCode, upstream.body, nextPage)) {
+      const answer = ownership.answer(upstream.statusCode, upstream.body, nextPage);
+      const events = guarded?.events;
+      // A stream the guardrails check passes event by event through them; its refusal is the family's error event.
+      const streamed =
+        guarded && events && family && upstream.statusCode < 300 && String(upstream.headers['content-type'] ?? '').includes('text/event-stream')
+          ? guardedStream(answer, { ...guarded, events }, errorEventOf(family, guarded.body, this.settings))
+          : answer;
+      for await (const chunk of streamed) {
         meter?.push(chunk);
         if (!response.write(chunk)) await once(response, 'drain', { signal: abort.signal });
       }
@@ -208,6 +323,22 @@ export class VendorPassThroughRoutes implements OnModuleInit {
       requestedAlias: alias,
     });
   }
+}
+
+/** What a guarded JSON answer needs of its pass-through call. */
+interface GuardedAnswerCall {
+  envelope: EndpointCodec;
+  response: ServerResponse;
+  admission: CallAdmission;
+  deployment: GatewayDeployment;
+  meter: AnswerMeter | undefined;
+  started: number;
+  abort: AbortSignal;
+}
+
+/** How `codec` ends a stream it refused (with what its tap of the request knows). */
+function errorEventOf(codec: EndpointCodec, body: Record<string, unknown>, settings: GatewaySettings): (error: ProviderError) => string {
+  return (error) => codec.streamErrorEvent(error, codec.streamTap(body, settings));
 }
 
 /** The families the provider serves itself, whose usage its answers may report. */

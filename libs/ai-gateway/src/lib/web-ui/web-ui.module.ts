@@ -5,7 +5,7 @@ import { ProductWebUiModule, type ProductWebUiOptions } from '@arbor/platform';
  * The pages of the AI gateway's UI (apps/ai-gateway-web's routes, and its sign-in callback). Only
  * these paths, asked for as HTML, are the UI: every other path is the gateway's, as before.
  */
-export const AI_GATEWAY_UI_PAGES = /^\/(keys(\/[^/]+)?|usage|catalogue|calls|auth\/callback)?\/?$/;
+export const AI_GATEWAY_UI_PAGES = /^\/(keys(\/[^/]+)?|usage|catalogue|calls|playground|auth\/callback)?\/?$/;
 
 export type AiGatewayWebUiOptions = Pick<ProductWebUiOptions, 'webRoot' | 'signIn'>;
 

@@ -5,7 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
 import { DataSource, In } from 'typeorm';
 import { ApiError, Omittable, UuidParam, excerpt } from '@arbor/platform';
-import { MCP_GATEWAY, OPERATOR } from '../admin/admin-access';
+import { MCP_GATEWAY, OPERATOR, READERS } from '../admin/admin-access';
 import { IsProjectSlug, IsToolScope } from '../admin/dto/admin-fields';
 import { MCP_API_KEYS } from './api-key-material';
 import { McpControlPlaneProjects } from '../projects/control-plane-projects';
@@ -92,7 +92,7 @@ export class McpApiKeyProject implements ProjectResolver {
 
 /**
  * /api/v1/keys: gateway API keys for MCP clients that cannot sign in (agents, CI), each bound to a
- * project and managed by that project's operators (mcp-gateway.operator). Only hashes are stored.
+ * project, managed by that project's operators (mcp-gateway.operator) and listed to its viewers. Only hashes are stored.
  */
 @ApiTags('keys')
 @ApiBearerAuth()
@@ -122,10 +122,10 @@ export class McpApiKeysController {
   }
 
   @Get()
-  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: 'any' })
+  @RequirePermission(MCP_GATEWAY, READERS, { project: 'any' })
   async list(@PermittedProjects() operated: 'all' | string[], @Query('project') project?: string): Promise<{ keys: McpApiKeyResponse[] }> {
     if (project !== undefined && operated !== 'all' && !operated.includes(project)) {
-      throw new ApiError(403, 'forbidden', `Listing the API keys of project "${excerpt(project)}" needs the permission mcp-gateway.operator on it.`);
+      throw new ApiError(403, 'forbidden', `Listing the API keys of project "${excerpt(project)}" needs the permission mcp-gateway.viewer or mcp-gateway.operator on it.`);
     }
     const projects = project !== undefined ? [project] : operated;
     const rows = await this.dataSource.getRepository(McpApiKey).find({

@@ -6,8 +6,8 @@ import { RegistryStore } from '../registry/registry-store';
 export const MCP_GATEWAY = 'mcp-gateway';
 /** Manages the gateway: upstreams at workspace level, a project's virtual servers and API keys. */
 export const OPERATOR = 'operator';
-/** Either role: what reading (not changing) a project's agents needs. */
-export const READERS = ['viewer', OPERATOR] as const;
+/** Reads what operators manage (upstreams, a project's virtual servers, API keys, tool-call counts), never a secret; operators may too. */
+export const READERS = ['viewer', 'operator'] as const;
 
 /** The control plane's parts the MCP endpoints' access policy asks; absent when a setting is missing. */
 export class McpControlPlaneAccess {

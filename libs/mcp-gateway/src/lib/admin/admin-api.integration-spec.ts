@@ -210,6 +210,14 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     expect(rows[0]?.auth).toEqual({ type: 'oauth', clientId: 'arbor', scope: 'read' });
     expect(rows[0]?.sealed?.toString('latin1')).not.toContain('wiki-s3cret');
     for (const answer of [oauth, renamedScope, await as('carol')('GET', '/api/v1/upstreams/wiki')]) expect(answer.text).not.toContain('s3cret');
+    // The client-credentials grant asked for again without the secret (a form cannot repeat it): the stored one serves; another client has none.
+    const machinesAgain = await as('carol')('PATCH', '/api/v1/upstreams/wiki', { auth: { type: 'oauth', client_id: 'arbor', client_credentials: true } });
+    expect(machinesAgain.status).toBe(200);
+    expect(machinesAgain.body['auth']).toEqual({ type: 'oauth', client_id: 'arbor', has_client_secret: true, client_credentials: true });
+    const otherClient = await as('carol')('PATCH', '/api/v1/upstreams/wiki', { auth: { type: 'oauth', client_id: 'other', client_credentials: true } });
+    expect(otherClient.status).toBe(400);
+    expect(otherClient.body.error?.details?.fields?.['auth']).toEqual(['auth.client_credentials needs client_id and client_secret']);
+    expect(gateway.app.get(ServerRegistry).upstream('wiki')?.auth).toEqual({ type: 'oauth', clientId: 'arbor', clientSecret: 'wiki-s3cret', clientCredentials: true });
 
     const bad = await as('carol')('POST', '/api/v1/upstreams', { name: 'bad', url: 'http://127.0.0.1:3008/mcp', auth: { type: 'token_exchange', client_secret: 'x' } });
     expect(bad.status).toBe(400);
@@ -261,12 +269,13 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     for (const name of ['git', 'plain']) expect((await as('carol')('DELETE', `/api/v1/upstreams/${name}`)).status).toBe(204);
   });
 
-  it('keeps upstreams to workspace operators, while project operators may read them', async () => {
+  it('keeps upstreams to workspace operators, while project operators and viewers may read them', async () => {
     const refused = await as('alice')('POST', '/api/v1/upstreams', { name: 'mine', url: 'http://127.0.0.1:3006/mcp' });
     expect(refused.status).toBe(403);
     expect(refused.body.error?.message).toContain('mcp-gateway.operator at workspace level');
     expect((await as('alice')('GET', '/api/v1/upstreams')).status).toBe(200);
-    expect((await as('bob')('GET', '/api/v1/upstreams')).status).toBe(403);
+    expect((await as('bob')('GET', '/api/v1/upstreams')).status).toBe(200);
+    expect((await as('bob')('POST', '/api/v1/upstreams', { name: 'bobs', url: 'http://127.0.0.1:3006/mcp' })).status).toBe(403);
   });
 
   it("lets project operators manage their project's servers only, against known upstreams", async () => {
@@ -414,7 +423,18 @@ describe('managing upstreams and virtual servers as a person with mcp-gateway.op
     expect(exposed.body.items?.map((item) => item.name)).toEqual(['open-ticket']);
     expect((await as('alice')('GET', '/api/v1/tools?server=beta-support')).status).toBe(403);
     expect((await as('alice')('GET', '/api/v1/tools?upstream=nowhere')).status).toBe(404);
-    expect((await as('bob')('GET', '/api/v1/tools')).status).toBe(403);
+    // Bob views alpha: he reads what alice reads there, and changes nothing.
+    const viewed = await as('bob')('GET', '/api/v1/tools?server=alpha-support');
+    expect(viewed.body.items?.map((item) => item.name)).toEqual(['open-ticket']);
+    expect((await as('bob')('GET', '/api/v1/tools?server=beta-support')).status).toBe(403);
+    const alicesServers = (await as('alice')('GET', '/api/v1/servers')).body.servers?.map((server) => server.id);
+    expect(alicesServers).toContain('alpha-support');
+    expect((await as('bob')('GET', '/api/v1/servers')).body.servers?.map((server) => server.id)).toEqual(alicesServers);
+    expect((await as('bob')('GET', '/api/v1/servers/alpha-support')).status).toBe(200);
+    expect((await as('bob')('GET', '/api/v1/servers/beta-support')).status).toBe(403);
+    expect((await as('bob')('GET', '/api/v1/servers/alpha-support/tool-calls')).status).toBe(200);
+    expect((await as('bob')('PATCH', '/api/v1/servers/alpha-support', { description: 'mine now' })).status).toBe(403);
+    expect((await as('bob')('DELETE', '/api/v1/servers/alpha-support')).status).toBe(403);
   });
 
   it('refuses callers without a person token for this gateway', async () => {

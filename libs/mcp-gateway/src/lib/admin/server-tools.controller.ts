@@ -9,7 +9,7 @@ import { McpAccessError, McpAccessGrant, McpAccessPolicy } from '../access/mcp-a
 import { McpMetrics } from '../metrics/mcp-metrics';
 import type { ToolCallHour } from '../metrics/recent-tool-calls';
 import { HotAnswer, HotPath, HotRequest } from '../transports/hot-path';
-import { MCP_GATEWAY, OPERATOR, ServerProject } from './admin-access';
+import { MCP_GATEWAY, READERS, ServerProject } from './admin-access';
 
 export class ToolCallDto {
   /** The tool's input, as its inputSchema describes it. */
@@ -66,7 +66,7 @@ export class ServerToolsController {
   }
 
   @Get('tool-calls')
-  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: ServerProject })
+  @RequirePermission(MCP_GATEWAY, READERS, { project: ServerProject })
   @ApiOperation({ summary: "Each of the server's tools hour by hour over the last 24 hours: calls, errors and mean latency (this replica's calls)" })
   @ApiOkResponse({ schema: { type: 'object', required: ['hours'], properties: { hours: { type: 'array', items: { type: 'object' } } } } })
   async toolCalls(@Param('id') id: string): Promise<{ hours: ToolCallHour[] }> {

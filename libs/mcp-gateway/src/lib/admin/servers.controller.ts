@@ -7,14 +7,14 @@ import { RegistryStore, ServerChanges, StoredServer } from '../registry/registry
 import { toolRateLimits } from '../registry/registry-rules';
 import { ManagedByConfig } from '../registry/registry.exception';
 import type { UpstreamSelection } from '../registry/server-registry';
-import { MCP_GATEWAY, OPERATOR, ServerProject } from './admin-access';
+import { MCP_GATEWAY, OPERATOR, READERS, ServerProject } from './admin-access';
 import { serverResponse, ServerResponse } from './dto/admin.responses';
 import { CreateServerDto, SelectionDto, UpdateServerDto } from './dto/server.dto';
 import { McpControlPlaneProjects } from '../projects/control-plane-projects';
 import { ToolCallGuardrails } from '../guardrails/tool-call-guardrails';
 import type { RepositoryRecord } from '@arbor/contract';
 
-/** /api/v1/servers: virtual servers, each managed by the operators (mcp-gateway.operator, asked of the control plane) of its project. */
+/** /api/v1/servers: virtual servers, each managed by the operators (mcp-gateway.operator, asked of the control plane) of its project and read by its viewers. */
 @ApiTags('servers')
 @ApiBearerAuth()
 @Controller('api/v1/servers')
@@ -28,10 +28,10 @@ export class ServersController {
   ) {}
 
   @Get()
-  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: 'any' })
+  @RequirePermission(MCP_GATEWAY, READERS, { project: 'any' })
   async list(@PermittedProjects() operated: 'all' | string[], @Query('project') project?: string): Promise<{ servers: ServerResponse[] }> {
     if (project !== undefined && operated !== 'all' && !operated.includes(project)) {
-      throw new ApiError(403, 'forbidden', `Listing the servers of a project needs the permission mcp-gateway.operator on project "${excerpt(project)}".`);
+      throw new ApiError(403, 'forbidden', `Listing the servers of a project needs the permission mcp-gateway.viewer or mcp-gateway.operator on project "${excerpt(project)}".`);
     }
     const { servers } = await this.store.load();
     const visible = servers.filter((server) => (project === undefined ? operated === 'all' || operated.includes(server.project) : server.project === project));
@@ -39,7 +39,7 @@ export class ServersController {
   }
 
   @Get(':id')
-  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: ServerProject })
+  @RequirePermission(MCP_GATEWAY, READERS, { project: ServerProject })
   async get(@Param('id') id: string): Promise<ServerResponse & { repositories: RepositoryRecord[] }> {
     const server = await this.store.server(id);
     // The project's repositories, as the control plane has them (what {{project.repository_token}} opens).

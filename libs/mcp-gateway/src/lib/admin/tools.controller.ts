@@ -6,7 +6,7 @@ import { RegistryStore } from '../registry/registry-store';
 import { selects } from '../registry/registry-rules';
 import { UpstreamNotFound } from '../registry/registry.exception';
 import { CatalogueItem, UpstreamCatalogue } from '../registry/upstream-catalogue';
-import { MCP_GATEWAY, OPERATOR } from './admin-access';
+import { MCP_GATEWAY, READERS } from './admin-access';
 import { roleNeededOn } from '../tool-access/tool-access-policy';
 import type { ItemRole } from '../registry/server-registry';
 
@@ -38,7 +38,7 @@ export class ToolsController {
   ) {}
 
   @Get()
-  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: 'any' })
+  @RequirePermission(MCP_GATEWAY, READERS, { project: 'any' })
   async list(
     @Req() request: GuardedRequest,
     @PermittedProjects() operated: 'all' | string[],
@@ -49,7 +49,7 @@ export class ToolsController {
     const { upstreams, servers } = await this.store.load();
     if (upstream !== undefined && !upstreams.some((row) => row.name === upstream)) throw new UpstreamNotFound(upstream);
     const only = serverId === undefined ? undefined : await this.store.server(serverId);
-    if (only) await this.permissions.requireOn(request, MCP_GATEWAY, OPERATOR, { slug: only.project });
+    if (only) await this.permissions.requireOn(request, MCP_GATEWAY, READERS, { slug: only.project });
     const visible = servers.filter((server) => operated === 'all' || operated.includes(server.project));
     const items = this.catalogue
       .items(upstream)

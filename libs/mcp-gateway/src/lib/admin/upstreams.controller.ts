@@ -7,7 +7,7 @@ import { DEFAULT_MAX_CONCURRENCY, DEFAULT_TIMEOUT_MS, normaliseHeaders } from '.
 import { ManagedByConfig, UpstreamUrlNotAllowed } from '../registry/registry.exception';
 import { UpstreamCatalogue } from '../registry/upstream-catalogue';
 import { checkUpstreamUrl, UpstreamUrlRefused } from '../registry/upstream-url-guard';
-import { MCP_GATEWAY, OPERATOR } from './admin-access';
+import { MCP_GATEWAY, OPERATOR, READERS } from './admin-access';
 import { McpAdminSettings } from './admin-settings';
 import { upstreamResponse, UpstreamResponse } from './dto/admin.responses';
 import { CreateUpstreamDto, UpdateUpstreamDto } from './dto/upstream.dto';
@@ -15,7 +15,7 @@ import { keepingStoredSecret, readUpstreamAuth, STATIC_AUTH, type UpstreamAuth, 
 
 /**
  * /api/v1/upstreams: the upstream MCP servers every project's virtual servers draw on. Reading
- * needs mcp-gateway.operator somewhere, changing needs it at workspace level. Header values are
+ * needs mcp-gateway.viewer or mcp-gateway.operator somewhere, changing needs the operator role at workspace level. Header values are
  * write-only.
  */
 @ApiTags('upstreams')
@@ -30,14 +30,14 @@ export class UpstreamsController {
   ) {}
 
   @Get()
-  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: 'any' })
+  @RequirePermission(MCP_GATEWAY, READERS, { project: 'any' })
   async list(): Promise<{ upstreams: UpstreamResponse[] }> {
     const { upstreams } = await this.store.load();
     return { upstreams: upstreams.map((upstream) => this.response(upstream)) };
   }
 
   @Get(':name')
-  @RequirePermission(MCP_GATEWAY, OPERATOR, { project: 'any' })
+  @RequirePermission(MCP_GATEWAY, READERS, { project: 'any' })
   async get(@Param('name') name: string): Promise<UpstreamResponse> {
     return this.response(await this.store.upstream(name));
   }
@@ -85,7 +85,8 @@ export class UpstreamsController {
 
   /** The DTO's auth (already checked) as the registry keeps it; an oauth one for the same client without a secret keeps the stored secret. */
   private auth(wire: UpstreamAuthWire | undefined, current?: UpstreamAuth): { auth?: UpstreamAuth } {
-    const auth = readUpstreamAuth(wire, 'auth', () => undefined);
+    // Checked by the DTO; a client secret the change leaves out is checked once the stored one is kept.
+    const auth = readUpstreamAuth(wire, 'auth', () => undefined, { secretMayBeStored: true });
     if (!auth || auth.type === 'static') return {};
     return { auth: auth.type === 'oauth' ? keepingStoredSecret(auth, current) : auth };
   }

@@ -116,7 +116,7 @@ export class CatalogueView {
       original: new UriTemplate(entry.original),
     }));
     this.capabilities = unionCapabilities(
-      picked.flatMap(({ selection, offer }) => (offer ? [sessions && offer.unloaded ? promised(selection) : offer] : [])),
+      picked.flatMap(({ selection, offer }) => (offer ? [offer.unloaded ? promised(selection) : offer] : [])),
       sessions,
     );
   }
@@ -230,9 +230,11 @@ function exposeNames<T>(items: { upstream: string; original: string; item: T }[]
 }
 
 /**
- * An upstream not loaded yet (down when the session opened) stands for what the server selects of
- * it: a session's capabilities are fixed at its start, and without them the tools that come with
- * the upstream would stay "Method not found" to it; with them, the list-changed notice brings them.
+ * An upstream not loaded yet (down when the session opened, or per-person and nobody connected
+ * yet) stands for what the server selects of it: a session's capabilities are fixed at its start,
+ * and without them the tools that come with the upstream would stay "Method not found" to it (with
+ * them, the list-changed notice brings them); a call by name still reaches the upstream, which
+ * answers it, or asks the person to connect first.
  */
 function promised(selection: Selection): UpstreamOffer {
   const some = (names: Selection['tools']) => (names === '*' || names.length > 0 ? {} : undefined);

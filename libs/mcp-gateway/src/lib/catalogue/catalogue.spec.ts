@@ -168,10 +168,10 @@ describe('the capabilities a session of a virtual server is opened with', () => 
     expect(view.tools).toEqual([]);
   });
 
-  it('declares only what loaded upstreams offer, and promises nothing to a request without a session', () => {
+  it('declares only what loaded upstreams offer, and promises a request without a session no list changes', () => {
     const south = { upstream: 'south', tools: ['echo'], resources: [], prompts: [] };
     expect(new CatalogueView([all('north')], new Map([['north', resourcesOnly]]), 'on-collision', true).capabilities).toEqual({ resources: { listChanged: true } });
-    expect(new CatalogueView([all('north'), south], new Map([['north', resourcesOnly], ['south', unloaded]]), 'on-collision', false).capabilities).toEqual({ resources: {} });
+    expect(new CatalogueView([all('north'), south], new Map([['north', resourcesOnly], ['south', unloaded]]), 'on-collision', false).capabilities).toEqual({ tools: {}, resources: {} });
   });
 });
 

@@ -1,3 +1,5 @@
+import { ApiError } from '@arbor/platform';
+
 /** Why the gateway cannot authenticate a caller at an upstream; stable codes for clients and the UI. */
 export type CredentialsProblem =
   'person_required' | 'token_exchange_not_configured' | 'token_exchange_failed' | 'oauth_not_configured' | 'oauth_connection_required' | 'oauth_failed';
@@ -16,5 +18,12 @@ export class CredentialsUnavailable extends Error {
   ) {
     super(message);
     this.name = 'CredentialsUnavailable';
+  }
+}
+
+/** A change of an auth that is valid only with what is stored, and that is missing; answered as the admin API's validation errors are. */
+export class UpstreamAuthInvalid extends ApiError {
+  constructor(problem: string) {
+    super(400, 'invalid_request', `Invalid auth: ${problem}`, { fields: { auth: [problem] } });
   }
 }

@@ -1,4 +1,5 @@
 import { excerpt } from '@arbor/platform';
+import { UpstreamAuthInvalid } from './credentials.exception';
 
 /**
  * How the gateway authenticates to an upstream (an MCP server now, an A2A agent next):
@@ -68,8 +69,15 @@ const MAX_TEXT = 2048;
 /**
  * Reads an `auth` mapping (absent: static), reporting every problem as (path, message) with the
  * field's path under `at`; the secret is never quoted. Shared by MCPGW_CONFIG and the admin API.
+ * `secretMayBeStored`: a change of a stored auth, whose client secret the same client id keeps
+ * (keepingStoredSecret), so `client_credentials` without `client_secret` is checked after that.
  */
-export function readUpstreamAuth(value: unknown, at: string, problem: (path: string, message: string) => void): UpstreamAuth | undefined {
+export function readUpstreamAuth(
+  value: unknown,
+  at: string,
+  problem: (path: string, message: string) => void,
+  options: { secretMayBeStored?: boolean } = {},
+): UpstreamAuth | undefined {
   if (value === undefined || value === null) return STATIC_AUTH;
   if (typeof value !== 'object' || Array.isArray(value)) {
     problem(at, `must be a mapping with a type (${AUTH_TYPES.join(', ')})`);
@@ -115,7 +123,7 @@ export function readUpstreamAuth(value: unknown, at: string, problem: (path: str
   if (rawCredentials !== undefined && typeof rawCredentials !== 'boolean') fail(`${at}.client_credentials`, 'must be true or false');
   const clientCredentials = rawCredentials === true;
   if (clientSecret !== undefined && clientId === undefined) fail(`${at}.client_secret`, 'needs client_id');
-  if (clientCredentials && (clientId === undefined || clientSecret === undefined)) fail(`${at}.client_credentials`, 'needs client_id and client_secret');
+  if (clientCredentials && (clientId === undefined || (clientSecret === undefined && !options.secretMayBeStored))) fail(`${at}.client_credentials`, CLIENT_CREDENTIALS_NEED);
   if (!ok) return undefined;
   return {
     type: 'oauth',
@@ -126,11 +134,18 @@ export function readUpstreamAuth(value: unknown, at: string, problem: (path: str
   };
 }
 
-/** An `oauth` auth written again for the same client without its secret keeps the stored one (a secret is write-only, so a client cannot repeat it). */
+const CLIENT_CREDENTIALS_NEED = 'needs client_id and client_secret';
+
+/**
+ * An `oauth` auth written again for the same client without its secret keeps the stored one (a
+ * secret is write-only, so a client cannot repeat it). Throws UpstreamAuthInvalid when the
+ * client-credentials grant is asked for and there is no secret, typed or stored.
+ */
 export function keepingStoredSecret(auth: OAuthAuth, current: { type: string } | undefined): OAuthAuth {
   const stored = current?.type === 'oauth' ? (current as OAuthAuth) : undefined;
-  if (auth.clientSecret !== undefined || stored?.clientSecret === undefined || stored.clientId !== auth.clientId) return auth;
-  return { ...auth, clientSecret: stored.clientSecret };
+  const kept = auth.clientSecret !== undefined || stored?.clientSecret === undefined || stored.clientId !== auth.clientId ? auth : { ...auth, clientSecret: stored.clientSecret };
+  if (kept.clientCredentials && kept.clientSecret === undefined) throw new UpstreamAuthInvalid(`auth.client_credentials ${CLIENT_CREDENTIALS_NEED}`);
+  return kept;
 }
 
 /** What the admin API shows of an `auth`: everything but the secret, which is write-only. */

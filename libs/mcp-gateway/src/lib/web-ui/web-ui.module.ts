@@ -7,7 +7,7 @@ import { ProductWebUiModule, type ProductWebUiOptions } from '@arbor/platform';
  * and every other path stay the gateway's, as before (none of these names is an MCP path; `/agents`
  * alone is the page, `/agents/{name}/…` the agents' A2A addresses).
  */
-export const MCP_GATEWAY_UI_PAGES = /^\/(upstreams|virtual-servers|tools|keys|calls|agents|auth\/callback)?\/?$/;
+export const MCP_GATEWAY_UI_PAGES = /^\/(upstreams|virtual-servers|tools|keys|calls|agents|connections|auth\/callback)?\/?$/;
 
 export type McpGatewayWebUiOptions = Pick<ProductWebUiOptions, 'webRoot' | 'signIn'>;
 

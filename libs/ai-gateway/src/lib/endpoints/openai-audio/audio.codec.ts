@@ -1,8 +1,9 @@
 import type { ProviderError } from '@arbor/provider-adapters';
 import { NO_USAGE, type CallUsage } from '../../calls/usage';
 import type { EndpointCodec, StreamTap } from '../endpoint-codec';
-import { SPEECH_TEXT } from '../openai/chat-text';
+import { SPEECH_TEXT, textsIn } from '../openai/chat-text';
 import { renderOpenAiError } from '../openai/openai-codecs';
+import { TRANSCRIPT_DOCUMENT, TRANSCRIPT_TEXT } from './transcript-text';
 import { TranscriptionStreamTap } from './transcription-stream-tap';
 import { transcriptionUsage } from './transcription-usage';
 
@@ -10,7 +11,8 @@ import { transcriptionUsage } from './transcription-usage';
  * OpenAI's transcriptions: multipart (the audio spooled to disk and streamed to the upstream); the
  * answer in the asked `response_format` (json, text, srt, vtt, verbose_json) passed on as the
  * upstream wrote it, or its `transcript.text.*` events as they come when `stream=true`. Priced
- * per second of audio or by the tokens the upstream reports.
+ * per second of audio or by the tokens the upstream reports. Its text: the `prompt` field, and the
+ * transcript in every format.
  */
 export const OPENAI_AUDIO_TRANSCRIPTIONS: EndpointCodec = {
   name: 'openai-audio-transcriptions',
@@ -18,6 +20,9 @@ export const OPENAI_AUDIO_TRANSCRIPTIONS: EndpointCodec = {
   description: 'audio transcriptions',
   paths: ['/v1/audio/transcriptions', '/audio/transcriptions'],
   requestFormat: 'multipart',
+  requestText: textsIn('prompt'),
+  answerText: TRANSCRIPT_TEXT,
+  answerDocument: TRANSCRIPT_DOCUMENT,
   streamed: (body) => body['stream'] === 'true' || body['stream'] === true,
   forwardedHeaders: () => undefined,
   prepare: () => undefined,

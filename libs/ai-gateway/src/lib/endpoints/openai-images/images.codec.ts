@@ -16,8 +16,9 @@ function imagesCodec(name: string, operation: 'image_generation' | 'image_edit',
     operation,
     description,
     paths: [`/v1${path}`, path],
-    // A JSON request's prompt is checked by guardrails; an edit's form fields are not rewritten yet.
-    ...(multipart ? { requestFormat: 'multipart' as const } : { requestText: IMAGE_PROMPT_TEXT }),
+    // An edit's prompt is a form field: rewritten in the body, the form is encoded anew for the upstream.
+    ...(multipart ? { requestFormat: 'multipart' as const } : {}),
+    requestText: IMAGE_PROMPT_TEXT,
     // A form's fields are text: `stream=true`.
     streamed: (body) => body['stream'] === true || body['stream'] === 'true',
     forwardedHeaders: () => undefined,

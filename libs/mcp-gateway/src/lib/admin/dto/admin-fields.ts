@@ -30,19 +30,22 @@ export const IsDescription = () => applyDecorators(IsString(), MaxLength(2000));
 /** Guardrail names of MCPGW_CONFIG's `guardrails:` (whether each is configured is the controller's to say). */
 export const IsGuardrailNames = () => applyDecorators(IsArray(), ArrayMaxSize(50), IsString({ each: true }), IsNotEmpty({ each: true }), MaxLength(200, { each: true }));
 
-/** An upstream's `auth` (the credentials module's rules, as MCPGW_CONFIG's); messages name fields, never the secret. */
-export const IsUpstreamAuth = () =>
+/**
+ * An upstream's `auth` (the credentials module's rules, as MCPGW_CONFIG's); messages name fields,
+ * never the secret. `secretMayBeStored` on a change: the controller checks the secret it keeps.
+ */
+export const IsUpstreamAuth = (options: { secretMayBeStored?: boolean } = {}) =>
   ValidateBy({
     name: 'isUpstreamAuth',
     validator: {
-      validate: (value: unknown) => authProblems(value).length === 0,
-      defaultMessage: (args) => authProblems(args?.value).join('; ') || '$property is invalid',
+      validate: (value: unknown) => authProblems(value, options).length === 0,
+      defaultMessage: (args) => authProblems(args?.value, options).join('; ') || '$property is invalid',
     },
   });
 
-function authProblems(value: unknown): string[] {
+function authProblems(value: unknown, options: { secretMayBeStored?: boolean } = {}): string[] {
   const problems: string[] = [];
-  readUpstreamAuth(value, 'auth', (path, message) => problems.push(`${path} ${message}`));
+  readUpstreamAuth(value, 'auth', (path, message) => problems.push(`${path} ${message}`), options);
   return problems;
 }
 

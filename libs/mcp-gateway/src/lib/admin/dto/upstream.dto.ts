@@ -89,7 +89,7 @@ export class UpdateUpstreamDto {
   /** Replaces the auth; an `oauth` one naming the same client_id without client_secret keeps the stored secret. */
   @ApiPropertyOptional(AUTH)
   @Omittable()
-  @IsUpstreamAuth()
+  @IsUpstreamAuth({ secretMayBeStored: true })
   auth?: UpstreamAuthWire;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 3_600_000 })
