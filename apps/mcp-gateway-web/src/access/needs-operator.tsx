@@ -10,11 +10,6 @@ export function NeedsRole({ what }: { what: string }) {
   );
 }
 
-/** The empty state of a page only operators reach: which role would let the person in, never a raw 403. */
-export function NeedsOperator({ what }: { what: string }) {
-  return <RoleAlert title="No MCP gateway operator role on any project" role="mcp-gateway.operator" what={what} />;
-}
-
 /** The empty state of a page for anyone who may use the gateway's servers. */
 export function NeedsAnyRole({ what }: { what: string }) {
   return <RoleAlert title="No MCP gateway role on any project" role="mcp-gateway.viewer" what={what} />;
@@ -24,16 +19,6 @@ function RoleAlert({ title, role, what }: { title: string; role: string; what: s
   return (
     <Alert color="gray" title={title}>
       A control-plane administrator can grant you <Code>{role}</Code> on a project (with the sign-in key <Code>mcp-gateway</Code>) to {what}.
-    </Alert>
-  );
-}
-
-/** The empty state of a page any role of the MCP gateway reads (operators change what it shows). */
-export function NeedsViewer({ what }: { what: string }) {
-  return (
-    <Alert color="gray" title="No MCP gateway role on any project">
-      A control-plane administrator can grant you <Code>mcp-gateway.viewer</Code> on a project (with the sign-in key <Code>mcp-gateway</Code>) to {what}, or{' '}
-      <Code>mcp-gateway.operator</Code> to change them too.
     </Alert>
   );
 }

@@ -2,7 +2,7 @@ import { Alert, Badge, Button, Code, CopyButton, Group, List, Loader, Select, St
 import { ConfirmButton, notifyFailure, useFormatInstant, useMe } from '@arbor/ui-shell';
 import { useState } from 'react';
 import { mcpAccess } from '../access/mcp-access';
-import { NeedsViewer } from '../access/needs-operator';
+import { NeedsRole } from '../access/needs-operator';
 import type { Agent, AgentCallHour } from '../api/mcp-gateway-api';
 import { HourlyCallCharts } from '../calls/hourly-call-charts';
 import { AgentForm } from './agent-form';
@@ -51,7 +51,7 @@ export function AgentsPage() {
     <Stack>
       <Title order={2}>Agents</Title>
       {access.readable.length === 0 ? (
-        <NeedsViewer what="see its A2A agents" />
+        <NeedsRole what="see its A2A agents" />
       ) : (
         <>
           {access.operable.length === 0 ? (

@@ -1,4 +1,4 @@
-import type { CatalogueItem, VirtualServer } from '../api/mcp-gateway-api';
+import { type CatalogueItem, isAgentSelection, type VirtualServer } from '../api/mcp-gateway-api';
 
 /** A tool as a virtual server's clients see it. */
 export interface ExposedTool {
@@ -28,8 +28,10 @@ export function exposedTools(choices: Readonly<Record<string, '*' | readonly str
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** The tool names the servers expose, each once (what an API key of their project may be limited to). */
+/** The tool names the servers expose, each once (what an API key of their project may be limited to); an agent a server offers is its one tool. */
 export function toolNamesOf(servers: readonly Pick<VirtualServer, 'upstreams'>[], catalogue: readonly CatalogueItem[]): string[] {
-  const names = servers.flatMap((server) => exposedTools(Object.fromEntries(server.upstreams.map((selection) => [selection.upstream, selection.tools])), catalogue));
+  const choices = (server: Pick<VirtualServer, 'upstreams'>) =>
+    Object.fromEntries(server.upstreams.map((selection) => (isAgentSelection(selection) ? [selection.agent, '*' as const] : [selection.upstream, selection.tools])));
+  const names = servers.flatMap((server) => exposedTools(choices(server), catalogue));
   return [...new Set(names.map((tool) => tool.name))].sort((a, b) => a.localeCompare(b));
 }
