@@ -124,7 +124,10 @@ servers:
   it('asks the first person to call, before anyone has connected, to connect: the tool is there to call by name', async () => {
     const refusedBefore = thirdParty.refused();
     const first = await callWhoami(server, controlPlane.tokens.bob);
-    expect(first).toEqual({ isError: true, text: expect.stringMatching(/^Connect your account at upstream "wiki" first: http:\/\/127\.0\.0\.1:\d+\/oauth\/connect\/wiki\?ticket=/) });
+    expect(first).toEqual({
+      isError: true,
+      text: expect.stringMatching(/^Connect your account at upstream "wiki" first: http:\/\/127\.0\.0\.1:\d+\/oauth\/connect\/wiki\?ticket=/),
+    });
     expect(thirdParty.refused()).toBe(refusedBefore);
   });
 

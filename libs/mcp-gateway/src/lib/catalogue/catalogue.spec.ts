@@ -163,7 +163,15 @@ describe('the capabilities a session of a virtual server is opened with', () => 
   const resourcesOnly = offer({ resources: ['file:///readme'], capabilities: { resources: {} } });
 
   it('promises what the server selects of an upstream not loaded yet, so its tools come with a list change', () => {
-    const view = new CatalogueView([all('north'), { upstream: 'south', tools: ['echo'], resources: [], prompts: [] }], new Map([['north', resourcesOnly], ['south', unloaded]]), 'on-collision', true);
+    const view = new CatalogueView(
+      [all('north'), { upstream: 'south', tools: ['echo'], resources: [], prompts: [] }],
+      new Map([
+        ['north', resourcesOnly],
+        ['south', unloaded],
+      ]),
+      'on-collision',
+      true,
+    );
     expect(view.capabilities).toEqual({ tools: { listChanged: true }, resources: { listChanged: true } });
     expect(view.tools).toEqual([]);
   });
@@ -171,7 +179,17 @@ describe('the capabilities a session of a virtual server is opened with', () => 
   it('declares only what loaded upstreams offer, and promises a request without a session no list changes', () => {
     const south = { upstream: 'south', tools: ['echo'], resources: [], prompts: [] };
     expect(new CatalogueView([all('north')], new Map([['north', resourcesOnly]]), 'on-collision', true).capabilities).toEqual({ resources: { listChanged: true } });
-    expect(new CatalogueView([all('north'), south], new Map([['north', resourcesOnly], ['south', unloaded]]), 'on-collision', false).capabilities).toEqual({ tools: {}, resources: {} });
+    expect(
+      new CatalogueView(
+        [all('north'), south],
+        new Map([
+          ['north', resourcesOnly],
+          ['south', unloaded],
+        ]),
+        'on-collision',
+        false,
+      ).capabilities,
+    ).toEqual({ tools: {}, resources: {} });
   });
 });
 

@@ -118,7 +118,10 @@ describe('an upstream down when a session opens', () => {
     // Its port is known before anything listens on it; the server id is one alice holds (see GRANTS).
     await late.start();
     await late.stop();
-    const registry = new InMemoryServerRegistry([upstreamDefinition('late', late, 'streamable-http')], [{ id: 'hasty', project: 'alpha', name: 'Late', selections: [{ upstream: 'late', tools: '*', resources: [], prompts: [] }] }]);
+    const registry = new InMemoryServerRegistry(
+      [upstreamDefinition('late', late, 'streamable-http')],
+      [{ id: 'hasty', project: 'alpha', name: 'Late', selections: [{ upstream: 'late', tools: '*', resources: [], prompts: [] }] }],
+    );
     gateway = await startGateway(registry, { stateful: true, pingIntervalMs: 200 });
   });
 
