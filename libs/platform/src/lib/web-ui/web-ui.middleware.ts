@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import compression from 'compression';
 import type { NextFunction, Request, Response } from 'express';
 import serveStatic from 'serve-static';
@@ -8,6 +8,12 @@ import { contentSecurityPolicy } from '../security/content-security-policy';
 
 /** Vite writes content-hashed file names under /assets/: they never change, so caches keep them. */
 const HASHED_ASSETS = /^\/assets\//;
+/** The precompressed siblings the build writes (tools/build/vite-product-ui.mts), best first. */
+const PRECOMPRESSED = [
+  { encoding: 'br', suffix: '.br' },
+  { encoding: 'gzip', suffix: '.gz' },
+] as const;
+const CONTENT_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 /** The placeholder in index.html that each answer replaces with its own nonce. */
 export const CSP_NONCE_PLACEHOLDER = '__CSP_NONCE__';
 
@@ -45,6 +51,7 @@ export function webUiMiddleware(options: WebUiOptions): (req: Request, res: Resp
       .filter((entry) => entry.isFile() && entry.name !== 'index.html')
       .map((entry) => `/${entry.name}`),
   );
+  const precompressed = precompressedAssets(options.root);
   const files = serveStatic(options.root, {
     index: false,
     fallthrough: true,
@@ -70,8 +77,45 @@ export function webUiMiddleware(options: WebUiOptions): (req: Request, res: Resp
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const path = req.path;
     // A missing hashed asset is an old or wrong link, not a page: the service's 404.
+    if (HASHED_ASSETS.test(path) && precompressed.has(path))
+      return sendPrecompressed(req, res, precompressed.get(path) ?? {}, () => compress(req, res, () => files(req, res, next)));
     if (HASHED_ASSETS.test(path) || topLevelFiles.has(path)) return compress(req, res, () => files(req, res, next));
     if ((path === '/index.html' || options.isPage(path)) && asksForHtml(req)) return compress(req, res, () => sendIndex(res));
     next();
   };
+}
+
+type Variants = Partial<Record<(typeof PRECOMPRESSED)[number]['encoding'], Buffer>>;
+
+/** The build's `.br`/`.gz` files of its hashed scripts and styles, read once at start (they never change). */
+function precompressedAssets(root: string): Map<string, Variants & { type: string }> {
+  const assets = new Map<string, Variants & { type: string }>();
+  const folder = join(root, 'assets');
+  if (!existsSync(folder)) return assets;
+  for (const name of readdirSync(folder)) {
+    const type = CONTENT_TYPES[extname(name)];
+    if (!type) continue;
+    const variants: Variants = {};
+    for (const { encoding, suffix } of PRECOMPRESSED) {
+      if (existsSync(join(folder, name + suffix))) variants[encoding] = readFileSync(join(folder, name + suffix));
+    }
+    if (Object.keys(variants).length > 0) assets.set(`/assets/${name}`, { ...variants, type });
+  }
+  return assets;
+}
+
+/** The best precompressed variant the browser accepts, as it is; none accepted: `otherwise` (compressed on the fly or not at all). */
+function sendPrecompressed(req: Request, res: Response, variants: Variants & { type?: string }, otherwise: () => void): void {
+  // Best first, not the browser's order (Chromium lists gzip before br at the same weight).
+  const accepted = PRECOMPRESSED.find(({ encoding }) => variants[encoding] && req.acceptsEncodings(encoding) === encoding)?.encoding;
+  const body = accepted ? variants[accepted] : undefined;
+  if (!accepted || !body) return otherwise();
+  res.status(200);
+  res.setHeader('content-type', variants.type ?? 'application/octet-stream');
+  res.setHeader('content-encoding', accepted);
+  res.setHeader('content-length', body.length);
+  res.setHeader('vary', 'Accept-Encoding');
+  res.setHeader('cache-control', 'public, max-age=31536000, immutable');
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
