@@ -80,10 +80,13 @@ describe("the AI gateway's web UI in Chromium, reached from the control plane", 
     const gatewayOrigin = `http://127.0.0.1:${gatewayPort}`;
     stack = await startUiTestStack({ CP_SUITE_AI_GATEWAY_URL: gatewayOrigin }, { uiClients: { 'arbor-ai-gateway': gatewayOrigin } });
     await stack.asAdmin('POST', '/api/v1/projects', { slug: 'alpha', name: 'Alpha' });
-    // alice runs alpha's keys, bob may read them, carol has no role in the gateway.
+    await stack.asAdmin('POST', '/api/v1/projects', { slug: 'beta', name: 'Beta' });
+    // alice runs alpha's keys, bob may read them, carol has no role in the gateway (until she is
+    // made a workspace viewer); admin makes beta's key through the gateway's API.
     await stack.grant('alice', { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.operator'] } });
     await stack.grant('bob', { workspace: ['ai-gateway'], projects: { alpha: ['ai-gateway.viewer'] } });
     await stack.grant('carol', { workspace: [], projects: {} });
+    await stack.grant('admin', { workspace: ['ai-gateway'], projects: { beta: ['ai-gateway.operator'] } });
 
     fake = await startFakeProviders();
     configFolder = mkdtempSync(path.join(tmpdir(), 'arbor-ui-gateway-'));
@@ -293,6 +296,38 @@ router_settings: { num_retries: 0, fallbacks: [{ flaky: [fast] }] }
     await empty.waitFor();
     expect(await carol.getByRole('main').innerText()).toMatch(/ai-gateway\.viewer[\s\S]*ai-gateway\.operator/);
     expect(await seriousAccessibilityViolations(carol)).toEqual([]);
+    await carol.context().close();
+  });
+
+  it('shows carol, made a workspace viewer without any project grant, the keys of every project read only', async () => {
+    const keysApi = async (method: string, username: string, body?: unknown) =>
+      fetch(`${gateway.url}/api/v1/keys`, {
+        method,
+        headers: { authorization: `Bearer ${await stack.token(username)}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    expect((await keysApi('POST', 'admin', { project: 'beta', key_alias: 'beta team' })).status).toBe(201);
+    // Set before the gateway first asked about carol: it keeps a person's permissions for a minute.
+    await stack.grant('carol', { workspace: ['ai-gateway', 'ai-gateway.viewer'], projects: {} });
+
+    const carol = await signedInAtGateway('carol');
+    await carol.getByRole('row', { name: /beta team/ }).waitFor();
+    for (const [name, project] of [
+      [/search team/, 'alpha'],
+      [/beta team/, 'beta'],
+    ] as const) {
+      expect(await carol.getByRole('row', { name }).innerText()).toMatch(new RegExp(`${project}[\\s\\S]*read only`));
+    }
+    expect(await carol.getByText('You may read the keys of alpha, beta').count()).toBe(1);
+    expect(await carol.getByText('No AI gateway role on any project').count()).toBe(0);
+    expect(await carol.getByRole('form', { name: 'New key' }).count()).toBe(0);
+    expect(await carol.getByRole('button', { name: /^(Edit|Rotate|Block|Delete) / }).count()).toBe(0);
+    // The other pages offer both projects too.
+    await carol.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Usage' }).click();
+    await carol.getByRole('main').getByRole('combobox', { name: 'Project' }).click();
+    expect(await carol.getByRole('option').allInnerTexts()).toEqual(['alpha', 'beta']);
+    // The gateway agrees: reading is all a viewer may do.
+    expect((await keysApi('POST', 'carol', { project: 'beta' })).status).toBe(403);
     await carol.context().close();
   });
 

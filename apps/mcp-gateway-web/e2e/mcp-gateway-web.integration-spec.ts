@@ -326,6 +326,22 @@ servers:
     await carol.context().close();
   });
 
+  it('shows carol, made a workspace viewer without any project grant, the servers of every project to read', async () => {
+    // Her roles are workspace-level only: the grouped permissions list no project for her.
+    await stack.grant('carol', { workspace: ['mcp-gateway', 'mcp-gateway.viewer'], projects: {} });
+    const carol = await signedInAtGateway('carol');
+    const row = carol.locator('tr[data-server="echo-only"]');
+    await row.waitFor();
+    expect(await row.innerText()).toMatch(/Echo only[\s\S]*alpha/);
+    expect(await carol.getByRole('main').innerText()).toContain('You may read the virtual servers of alpha');
+    expect(await carol.getByText('No MCP gateway role on any project').count()).toBe(0);
+    expect(await carol.getByRole('button', { name: /^(New virtual server|Edit |Delete )/ }).count()).toBe(0);
+    await carol.getByRole('navigation', { name: 'MCP gateway' }).getByRole('link', { name: 'API keys' }).click();
+    await carol.getByText('An operator of the project makes them.').waitFor();
+    expect(await carol.getByRole('form', { name: 'New key' }).count()).toBe(0);
+    await carol.context().close();
+  });
+
   it('leaves the MCP endpoints and the API to their clients: their answers and error envelopes, the app only for a browser asking for a page', async () => {
     const mcp = await fetch(`${gateway.url}/servers/everything/mcp`, { method: 'POST', headers: { accept: 'text/html' } });
     expect(mcp.status).toBe(401);

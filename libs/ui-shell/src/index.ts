@@ -20,3 +20,4 @@ export * from './lib/common/paged';
 export * from './lib/common/route-error';
 export * from './lib/common/secret-shown-once-dialog';
 export * from './lib/access/product-access';
+export * from './lib/access/use-product-access';

@@ -1,13 +1,14 @@
 import { Alert, Badge, Button, Code, Group, Loader, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { useFormatInstant, useFormatMoney, useMe } from '@arbor/ui-shell';
 import { useState } from 'react';
-import { gatewayAccess } from '../access/gateway-access';
+import { useGatewayAccess } from '../access/gateway-access';
 import { CALLS_PER_PAGE, useCallLog } from './call-log-queries';
 
 /** The last calls of a project as metadata — when, which key, alias and deployment, status, tokens, cost, latency, retries and fallbacks — never their content. */
 export function CallLogPage() {
   const me = useMe().data;
-  const readable = gatewayAccess(me?.permissions ?? { workspace: [], projects: {} }).readable;
+  const access = useGatewayAccess();
+  const readable = access?.readable ?? [];
   const preferred = me?.default_project?.slug;
   const [chosen, setChosen] = useState<string | null>(null);
   const project = chosen ?? (preferred && readable.includes(preferred) ? preferred : (readable[0] ?? null));
@@ -15,7 +16,7 @@ export function CallLogPage() {
   const calls = useCallLog(project, page);
   const formatInstant = useFormatInstant();
   const formatMoney = useFormatMoney();
-  if (!me) return null;
+  if (!me || !access) return null;
   return (
     <Stack>
       <Title order={2}>Call log</Title>

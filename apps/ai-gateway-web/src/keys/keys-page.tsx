@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Code, Group, Loader, Modal, Paper, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { ConfirmButton, FormErrorAlert, notifyFailure, useFormatInstant, useFormatMoney, useMe, usePaged } from '@arbor/ui-shell';
-import { gatewayAccess } from '../access/gateway-access';
+import { useGatewayAccess } from '../access/gateway-access';
 import type { GatewayKey } from '../api/gateway-api';
 import { useCreateKey, useDeleteKey, useKeys, useRotateKey, useSetKeyBlocked, useUpdateKey } from './keys-queries';
 import { KeySecretDialog } from './key-secret-dialog';
@@ -10,13 +10,13 @@ import { EMPTY_SETTINGS, KeySettingsFields, SETTINGS_FIELDS, settingsOf, type Ke
 /** Virtual keys of the projects the person may see: operators manage them, viewers read them (never a secret). */
 export function KeysPage() {
   const me = useMe().data;
-  const access = gatewayAccess(me?.permissions ?? { workspace: [], projects: {} });
-  const keys = useKeys(access.readable.length > 0);
+  const access = useGatewayAccess();
+  const keys = useKeys((access?.readable.length ?? 0) > 0);
   const [secret, setSecret] = useState<string | null>(null);
   const formatMoney = useFormatMoney();
   const formatInstant = useFormatInstant();
   const { items, pager } = usePaged(keys.data ?? []);
-  if (!me) return null;
+  if (!me || !access) return null;
   return (
     <Stack>
       <Title order={2}>Keys</Title>

@@ -1,17 +1,18 @@
 import { Alert, Badge, Code, Loader, Stack, Table, Text, Title } from '@mantine/core';
 import { useFormatInstant, useFormatMoney, useMe } from '@arbor/ui-shell';
-import { gatewayAccess } from '../access/gateway-access';
+import { useGatewayAccess } from '../access/gateway-access';
 import { useAliases } from './models-queries';
 
 /** Every alias keys can call: its deployments, provider, list price per million tokens and health. */
 export function ModelsPage() {
   const me = useMe().data;
-  const readable = me ? gatewayAccess(me.permissions).readable : [];
+  const access = useGatewayAccess();
+  const readable = access?.readable ?? [];
   const aliases = useAliases(readable.length > 0);
   const formatMoney = useFormatMoney();
   const formatInstant = useFormatInstant();
   const price = (usd: number | null) => (usd === null ? 'unknown' : formatMoney(usd, 'USD'));
-  if (!me) return null;
+  if (!me || !access) return null;
   return (
     <Stack>
       <Title order={2}>Models</Title>

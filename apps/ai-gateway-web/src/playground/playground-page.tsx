@@ -1,7 +1,7 @@
 import { Alert, Button, Code, Group, Loader, Paper, PasswordInput, Select, Stack, Table, Text, Textarea, Title } from '@mantine/core';
 import { useRef, useState, type FormEvent } from 'react';
 import { FormErrorAlert, useFormatInstant, useFormatMoney, useMe } from '@arbor/ui-shell';
-import { gatewayAccess } from '../access/gateway-access';
+import { useGatewayAccess } from '../access/gateway-access';
 import { useCreateKey } from '../keys/keys-queries';
 import type { ChatTurn, ChatUsage } from './chat-stream';
 import { useChatStream, useKeyModels, type PlaygroundKey } from './playground-queries';
@@ -15,9 +15,9 @@ const PLAYGROUND_KEY_LIFETIME_MS = 60 * 60 * 1000;
  */
 export function PlaygroundPage() {
   const me = useMe().data;
-  const access = gatewayAccess(me?.permissions ?? { workspace: [], projects: {} });
+  const access = useGatewayAccess();
   const [key, setKey] = useState<PlaygroundKey | null>(null);
-  if (!me) return null;
+  if (!me || !access) return null;
   return (
     <Stack>
       <Title order={2}>Playground</Title>

@@ -1,7 +1,7 @@
 import { Alert, Button, Code, Group, Loader, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import { useFormatMoney, useMe } from '@arbor/ui-shell';
-import { gatewayAccess } from '../access/gateway-access';
+import { useGatewayAccess } from '../access/gateway-access';
 import { BarChartFigure } from '@arbor/ui-shell/charts';
 import { useProjectSpend } from './usage-queries';
 import { byProvider, dailyCsv, dailySeries, lastDays } from './usage-series';
@@ -22,7 +22,8 @@ const FAILED = 'var(--mantine-color-red-filled)';
 /** What a project spent and called over a period (tokens, errors, cache hits): by day, key, alias, provider and repository, and as CSV. */
 export function UsagePage() {
   const me = useMe().data;
-  const readable = me ? gatewayAccess(me.permissions).readable : [];
+  const access = useGatewayAccess();
+  const readable = access?.readable ?? [];
   const preferred = me?.default_project?.slug;
   const [chosen, setChosen] = useState<string | null>(null);
   const project = chosen ?? (preferred && readable.includes(preferred) ? preferred : (readable[0] ?? null));
@@ -33,7 +34,7 @@ export function UsagePage() {
   const usd = (value: number) => formatMoney(value, 'USD');
   const report = spend.data;
   const series = useMemo(() => (report ? dailySeries(report, period) : []), [report, period]);
-  if (!me) return null;
+  if (!me || !access) return null;
   if (readable.length === 0) {
     return (
       <Stack>

@@ -1,4 +1,4 @@
-import { productAccess, type Me, type ProductAccess } from '@arbor/ui-shell';
+import { useProductAccess, type ProductAccess } from '@arbor/ui-shell';
 
 export const MCP_GATEWAY = 'mcp-gateway';
 
@@ -6,7 +6,8 @@ export const MCP_GATEWAY = 'mcp-gateway';
  * What the signed-in person may do in the MCP gateway, as its API decides it: the admin pages
  * (upstreams, virtual servers, keys, calls) are mcp-gateway.operator's on a project, changing
  * upstreams mcp-gateway.operator's at workspace level; any role lets a person use the servers.
+ * Undefined while loading.
  */
-export function mcpAccess(permissions: Me['permissions'] | undefined): ProductAccess {
-  return productAccess(permissions ?? { workspace: [], projects: {} }, MCP_GATEWAY);
+export function useMcpAccess(): ProductAccess | undefined {
+  return useProductAccess(MCP_GATEWAY);
 }

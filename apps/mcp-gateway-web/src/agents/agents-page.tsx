@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Code, CopyButton, Group, List, Loader, Select, Stack, Table, Text, Title } from '@mantine/core';
-import { ConfirmButton, notifyFailure, useFormatInstant, useMe } from '@arbor/ui-shell';
+import { ConfirmButton, notifyFailure, useFormatInstant } from '@arbor/ui-shell';
 import { useState } from 'react';
-import { mcpAccess } from '../access/mcp-access';
+import { useMcpAccess } from '../access/mcp-access';
 import { NeedsRole } from '../access/needs-operator';
 import type { Agent, AgentCallHour } from '../api/mcp-gateway-api';
 import { HourlyCallCharts } from '../calls/hourly-call-charts';
@@ -34,9 +34,8 @@ function Copyable({ label, value }: { label: string; value: string }) {
  * agent's project register and change it; viewers read.
  */
 export function AgentsPage() {
-  const me = useMe().data;
-  const access = mcpAccess(me?.permissions);
-  const agents = useAgents(access.readable.length > 0);
+  const access = useMcpAccess();
+  const agents = useAgents((access?.readable.length ?? 0) > 0);
   const remove = useDeleteAgent();
   const refresh = useRefreshAgent();
   const formatInstant = useFormatInstant();
@@ -44,7 +43,7 @@ export function AgentsPage() {
   const [chosen, setChosen] = useState<string | null>(null);
   const shown = chosen ?? agents.data?.[0]?.name ?? null;
   const calls = useAgentCalls(shown);
-  if (!me) return null;
+  if (!access) return null;
   const operates = (agent: Agent) => access.operable.includes(agent.project);
   const totals = (calls.data ?? []).reduce((sum, hour) => ({ calls: sum.calls + hour.calls, errors: sum.errors + hour.errors }), { calls: 0, errors: 0 });
   return (

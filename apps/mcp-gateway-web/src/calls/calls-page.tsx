@@ -1,7 +1,6 @@
 import { Alert, Loader, Select, Stack, Text, Title } from '@mantine/core';
-import { useMe } from '@arbor/ui-shell';
 import { useState } from 'react';
-import { mcpAccess } from '../access/mcp-access';
+import { useMcpAccess } from '../access/mcp-access';
 import { NeedsRole } from '../access/needs-operator';
 import { useServers } from '../servers/servers-queries';
 import { useToolCalls } from './calls-queries';
@@ -13,13 +12,12 @@ const toolOf = (hour: ToolCallHour) => hour.tool;
 
 /** A virtual server's tool calls, failed calls and latency hour by hour over the last day, by tool. */
 export function CallsPage() {
-  const me = useMe().data;
-  const access = mcpAccess(me?.permissions);
-  const servers = useServers(access.readable.length > 0);
+  const access = useMcpAccess();
+  const servers = useServers((access?.readable.length ?? 0) > 0);
   const [chosen, setChosen] = useState<string | null>(null);
   const server = chosen ?? servers.data?.[0]?.id ?? null;
   const calls = useToolCalls(server);
-  if (!me) return null;
+  if (!access) return null;
   return (
     <Stack>
       <Title order={2}>Tool calls</Title>

@@ -1,17 +1,16 @@
 import { Alert, Anchor, Badge, Group, Loader, Stack, Table, Text, Title } from '@mantine/core';
-import { ConfirmButton, notifyFailure, useFormatInstant, useMe } from '@arbor/ui-shell';
-import { mcpAccess } from '../access/mcp-access';
+import { ConfirmButton, notifyFailure, useFormatInstant } from '@arbor/ui-shell';
+import { useMcpAccess } from '../access/mcp-access';
 import { NeedsAnyRole } from '../access/needs-operator';
 import { useConnections, useDisconnect } from './connections-queries';
 
 /** The person's own accounts at third-party upstreams (OAuth): which are connected, a link to connect, and revoking one. */
 export function ConnectionsPage() {
-  const me = useMe().data;
-  const access = mcpAccess(me?.permissions);
-  const connections = useConnections(access.anyRole);
+  const access = useMcpAccess();
+  const connections = useConnections(access?.anyRole ?? false);
   const disconnect = useDisconnect();
   const formatInstant = useFormatInstant();
-  if (!me) return null;
+  if (!access) return null;
   return (
     <Stack>
       <Title order={2}>My connections</Title>

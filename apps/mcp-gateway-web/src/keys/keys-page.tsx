@@ -2,7 +2,7 @@ import { Alert, Button, Code, Group, Loader, Paper, Select, Stack, Table, TagsIn
 import { ConfirmButton, fieldError, FormErrorAlert, notifyFailure, SecretShownOnceDialog, useFormatInstant, useMe, usePaged } from '@arbor/ui-shell';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { mcpAccess } from '../access/mcp-access';
+import { useMcpAccess } from '../access/mcp-access';
 import { NeedsRole } from '../access/needs-operator';
 import type { CatalogueItem, VirtualServer } from '../api/mcp-gateway-api';
 import { toolNamesOf } from '../servers/exposed-tools';
@@ -12,15 +12,15 @@ import { useCreateMcpKey, useMcpKeys, useRevokeMcpKey } from './keys-queries';
 /** Gateway API keys for MCP clients that cannot sign in (agents, CI), by project: made with the secret shown once, revoked. */
 export function KeysPage() {
   const me = useMe().data;
-  const access = mcpAccess(me?.permissions);
-  const keys = useMcpKeys(access.readable.length > 0);
-  const servers = useServers(access.operable.length > 0);
-  const catalogue = useCatalogue(access.operable.length > 0);
+  const access = useMcpAccess();
+  const keys = useMcpKeys((access?.readable.length ?? 0) > 0);
+  const servers = useServers((access?.operable.length ?? 0) > 0);
+  const catalogue = useCatalogue((access?.operable.length ?? 0) > 0);
   const revoke = useRevokeMcpKey();
   const formatInstant = useFormatInstant();
   const [secret, setSecret] = useState<string | null>(null);
   const { items, pager } = usePaged(keys.data ?? []);
-  if (!me) return null;
+  if (!me || !access) return null;
   const preferred = me.default_project?.slug;
   return (
     <Stack>

@@ -2,7 +2,7 @@ import { Alert, Badge, Button, Code, CopyButton, Group, Loader, Modal, Stack, Ta
 import { ConfirmButton, notifyFailure, useMe, usePaged } from '@arbor/ui-shell';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { mcpAccess } from '../access/mcp-access';
+import { useMcpAccess } from '../access/mcp-access';
 import { NeedsRole } from '../access/needs-operator';
 import { type AgentSelection, isAgentSelection, type Selection, type VirtualServer } from '../api/mcp-gateway-api';
 import { useUpstreams } from '../upstreams/upstreams-queries';
@@ -24,16 +24,16 @@ const accessSummary = (server: VirtualServer) => [
 /** Virtual servers per project: what each exposes, the address a client uses and its config snippet; operators compose them. */
 export function ServersPage() {
   const me = useMe().data;
-  const access = mcpAccess(me?.permissions);
-  const operates = access.operable.length > 0;
-  const servers = useServers(access.readable.length > 0);
+  const access = useMcpAccess();
+  const operates = (access?.operable.length ?? 0) > 0;
+  const servers = useServers((access?.readable.length ?? 0) > 0);
   const upstreams = useUpstreams(operates);
   const catalogue = useCatalogue(operates);
   const remove = useDeleteServer();
   const [editing, setEditing] = useState<VirtualServer | 'new' | null>(null);
   const [connecting, setConnecting] = useState<VirtualServer | null>(null);
   const { items, pager } = usePaged(servers.data ?? []);
-  if (!me) return null;
+  if (!me || !access) return null;
   const preferred = me.default_project?.slug;
   return (
     <Stack>

@@ -1,9 +1,8 @@
 import { Accordion, Alert, Code, Group, Loader, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useMe } from '@arbor/ui-shell';
 import { useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { mcpAccess } from '../access/mcp-access';
+import { useMcpAccess } from '../access/mcp-access';
 import { NeedsRole } from '../access/needs-operator';
 import { useServers } from '../servers/servers-queries';
 import { ToolTryForm } from './tool-try-form';
@@ -11,9 +10,8 @@ import { useServerTools } from './tools-queries';
 
 /** A virtual server's catalogue as a client sees it: search it, read each tool's input schema, try a tool from a form. */
 export function ToolsPage() {
-  const me = useMe().data;
-  const access = mcpAccess(me?.permissions);
-  const servers = useServers(access.readable.length > 0);
+  const access = useMcpAccess();
+  const servers = useServers((access?.readable.length ?? 0) > 0);
   const [params, setParams] = useSearchParams();
   const server = params.get('server') ?? servers.data?.[0]?.id ?? null;
   const tools = useServerTools(server);
@@ -23,7 +21,7 @@ export function ToolsPage() {
     () => (tools.data ?? []).filter((tool) => query === '' || tool.name.toLowerCase().includes(query) || (tool.description ?? '').toLowerCase().includes(query)),
     [tools.data, query],
   );
-  if (!me) return null;
+  if (!access) return null;
   return (
     <Stack>
       <Title order={2}>Tools</Title>

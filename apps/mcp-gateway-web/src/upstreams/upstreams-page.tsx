@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Code, Group, Loader, Stack, Table, Text, Title } from '@mantine/core';
-import { ConfirmButton, notifyFailure, useFormatInstant, useMe } from '@arbor/ui-shell';
+import { ConfirmButton, notifyFailure, useFormatInstant } from '@arbor/ui-shell';
 import { useState } from 'react';
-import { mcpAccess } from '../access/mcp-access';
+import { useMcpAccess } from '../access/mcp-access';
 import { NeedsRole } from '../access/needs-operator';
 import type { Upstream } from '../api/mcp-gateway-api';
 import { authSummary } from './upstream-auth';
@@ -12,13 +12,12 @@ const STATE_COLOURS = { up: 'teal.9', down: 'red.9', connecting: 'gray.7' } as c
 
 /** The upstream MCP servers every project's virtual servers draw on, with the runtime's view of each; workspace operators register and change them. */
 export function UpstreamsPage() {
-  const me = useMe().data;
-  const access = mcpAccess(me?.permissions);
-  const upstreams = useUpstreams(access.readable.length > 0);
+  const access = useMcpAccess();
+  const upstreams = useUpstreams((access?.readable.length ?? 0) > 0);
   const remove = useDeleteUpstream();
   const formatInstant = useFormatInstant();
   const [editing, setEditing] = useState<Upstream | 'new' | null>(null);
-  if (!me) return null;
+  if (!access) return null;
   const changes = access.workspaceOperator;
   return (
     <Stack>

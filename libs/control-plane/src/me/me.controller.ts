@@ -23,7 +23,7 @@ export class MeController {
   }
 
   @Get('projects')
-  @ApiOperation({ summary: 'The projects the signed-in person may see (administrators: every project), for project switchers' })
+  @ApiOperation({ summary: 'The projects the signed-in person may see (administrators and holders of a workspace-level role key: every project), for project switchers' })
   @ApiOkResponse({ type: MyProjectListResponse, description: 'Empty for a disabled person.' })
   @ApiForbiddenResponse({ description: '`person_only`: machine clients have no profile.' })
   async projects(@CurrentPrincipal() principal: Principal): Promise<MyProjectListResponse> {
@@ -44,7 +44,7 @@ export class MeController {
   @ApiOkResponse({ type: MeResponse, description: 'The profile with the new default project.' })
   @ApiBadRequestResponse({ description: '`invalid_request`: project_id is missing or not a UUID.' })
   @ApiForbiddenResponse({
-    description: '`project_not_visible`: the person holds no permission on it; `person_only` for machines; `user_disabled` for a disabled person.',
+    description: '`project_not_visible`: the person holds no permission on it and no workspace-level role key; `person_only` for machines; `user_disabled` for a disabled person.',
   })
   @ApiNotFoundResponse({ description: '`project_not_found`.' })
   setDefaultProject(@CurrentPrincipal() principal: Principal, @Body() body: UpdateDefaultProjectDto): Promise<MeResponse> {

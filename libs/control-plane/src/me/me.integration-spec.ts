@@ -151,6 +151,33 @@ describe('the shell endpoints /api/v1/me', () => {
     expect(set.body.default_project).toMatchObject({ slug: 'beta' });
   });
 
+  it('shows a holder of a workspace-level role key every project, as the products honour it on each, and lets them choose any', async () => {
+    const carol = as(await cp.person('carol'));
+    const carolId = await cp.userId('carol');
+    await grant(carolId, 'mcp-gateway');
+    await grant(carolId, 'mcp-gateway.viewer');
+    await grant(carolId, 'mcp-gateway.operator', 'alpha');
+    const listed = await carol.get('/api/v1/me/projects');
+    expect(listed.status).toBe(200);
+    // Each project with the keys granted on it; the workspace keys stay in the profile only.
+    expect(listed.body).toEqual({
+      projects: [
+        { id: projects.alpha, slug: 'alpha', name: 'ALPHA', permissions: ['mcp-gateway.operator'] },
+        { id: projects.beta, slug: 'beta', name: 'BETA', permissions: [] },
+      ],
+    });
+    const set = await carol.put('/api/v1/me/default-project', { project_id: projects.beta });
+    expect(set.status).toBe(200);
+    expect(set.body.default_project).toEqual({ id: projects.beta, slug: 'beta', name: 'BETA' });
+    expect((await carol.get('/api/v1/me')).body.default_project).toMatchObject({ slug: 'beta' });
+
+    // Without the workspace role, beta is out of sight again.
+    await cp.dataSource.query("delete from permission_grants where user_id = $1 and permission_key = 'mcp-gateway.viewer'", [carolId]);
+    cp.service.app.get(AccessVersion).bump();
+    expect(((await carol.get('/api/v1/me/projects')).body.projects as { slug: string }[]).map((project) => project.slug)).toEqual(['alpha']);
+    expect((await carol.get('/api/v1/me')).body.default_project).toBeNull();
+  });
+
   it('stops showing a default project the person may no longer see', async () => {
     const alice = as(await cp.person('alice'));
     const aliceId = await cp.userId('alice');

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Principal } from '@arbor/auth';
+import { parsePermissionKey } from '@arbor/contract';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { AuditLog } from '../audit/audit.service';
 import { EffectivePermissionsService } from '../permissions/effective-permissions.service';
@@ -31,7 +32,7 @@ export class MeService {
     const defaultProject = user.defaultProjectId
       ? await this.dataSource.getRepository(Project).findOne({ where: { id: user.defaultProjectId }, select: { id: true, slug: true, name: true } })
       : null;
-    const visible = defaultProject !== null && (admin || Object.hasOwn(projects, defaultProject.slug));
+    const visible = defaultProject !== null && (seesEveryProject(admin, workspace) || Object.hasOwn(projects, defaultProject.slug));
     return {
       id: user.id,
       subject: principal.subject,
@@ -45,14 +46,14 @@ export class MeService {
     };
   }
 
-  /** The projects the person may see (administrators: all), by slug, with the keys they hold on each. */
+  /** The projects the person may see (see seesEveryProject), by slug, with the keys they hold on each. */
   async projects(principal: Principal): Promise<MyProject[]> {
     const user = await this.person(principal);
-    const { projects } = await this.effectivePermissions.grouped(user.id);
-    const admin = isAdmin(principal, user);
+    const { workspace, projects } = await this.effectivePermissions.grouped(user.id);
+    const everyProject = seesEveryProject(isAdmin(principal, user), workspace);
     const rows = await this.dataSource.getRepository(Project).find({ select: { id: true, slug: true, name: true }, order: { slug: 'ASC' } });
     return rows
-      .filter((project) => admin || Object.hasOwn(projects, project.slug))
+      .filter((project) => everyProject || Object.hasOwn(projects, project.slug))
       .map((project) => ({ id: project.id, slug: project.slug, name: project.name, permissions: projects[project.slug] ?? [] }));
   }
 
@@ -67,16 +68,14 @@ export class MeService {
     return this.profile(principal);
   }
 
-  /** A project the person may see: any for an administrator, else one their grouped permissions list. */
+  /** A project the person may see: any for one who sees every project, else one their grouped permissions list. */
   async setDefaultProject(principal: Principal, projectId: string | null): Promise<MeResponse> {
     const user = await this.activePerson(principal);
     if (projectId !== null) {
       const project = await this.dataSource.getRepository(Project).findOne({ where: { id: projectId }, select: { id: true, slug: true } });
       if (!project) throw new ProjectNotFound(projectId);
-      if (!isAdmin(principal, user)) {
-        const { projects } = await this.effectivePermissions.grouped(user.id);
-        if (!Object.hasOwn(projects, project.slug)) throw new ProjectNotVisible(projectId);
-      }
+      const { workspace, projects } = await this.effectivePermissions.grouped(user.id);
+      if (!seesEveryProject(isAdmin(principal, user), workspace) && !Object.hasOwn(projects, project.slug)) throw new ProjectNotVisible(projectId);
     }
     if (user.defaultProjectId !== projectId) {
       await this.dataSource
@@ -118,4 +117,13 @@ export interface MyProject extends DefaultProjectResponse {
 /** The realm role, or administration granted in the control plane to a user who is not disabled. */
 function isAdmin(principal: Principal, user: User): boolean {
   return principal.isAdmin || (user.isAdmin && !user.disabled);
+}
+
+/**
+ * Whether the person may see every project: an administrator, or someone holding a role key at
+ * workspace level, which the products honour on every project. A workspace sign-in key alone
+ * grants nothing on a project, so it shows none.
+ */
+function seesEveryProject(admin: boolean, workspace: readonly string[]): boolean {
+  return admin || workspace.some((key) => parsePermissionKey(key)?.role !== undefined);
 }

@@ -6,7 +6,7 @@ export class UpdateDefaultProjectDto {
     type: String,
     format: 'uuid',
     nullable: true,
-    description: 'A project the person may see (administrators: any project; others: one listed in their permissions); null clears it.',
+    description: 'A project the person may see (administrators and holders of a workspace-level role key: any project; others: one listed in their permissions); null clears it.',
   })
   // Required: null clears, a missing field is a mistake.
   @ValidateIf((_object, value) => value !== null)

@@ -6,7 +6,7 @@ import { notifyFailure } from '../common/errors';
 import { useShellConfig } from '../shell-config/shell-config-context';
 import { ModuleRail } from './module-rail';
 import { ProjectSwitcher } from './project-switcher';
-import { useMe, useWorkspaceSettings, type Me } from './shell-queries';
+import { useMe, useMyProjects, useWorkspaceSettings, type Me } from './shell-queries';
 import { ThemeControl } from './theme-control';
 
 /** A page of the product, in its navigation beside the module rail. */
@@ -21,6 +21,8 @@ export interface ShellPage {
 export function Shell({ pages }: { pages: readonly ShellPage[] }) {
   const { signOut } = useAuth();
   const me = useMe();
+  // The product pages wait for this list to know a workspace role's projects: say why if it fails.
+  const projects = useMyProjects();
   const workspace = useWorkspaceSettings().data;
   const location = useLocation();
   const { product } = useShellConfig();
@@ -69,6 +71,11 @@ export function Shell({ pages }: { pages: readonly ShellPage[] }) {
         {me.isError && (
           <Alert color="red" title="Your profile could not be loaded">
             {me.error.message}
+          </Alert>
+        )}
+        {projects.isError && (
+          <Alert color="red" title="Your projects could not be loaded">
+            {projects.error.message}
           </Alert>
         )}
         {me.data?.disabled && (
