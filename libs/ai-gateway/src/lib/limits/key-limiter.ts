@@ -4,7 +4,7 @@ import { ProviderError } from '@arbor/provider-adapters';
 import { GatewayClock } from '../gateway-clock';
 import type { VerifiedKey } from '../keys/key-verifier';
 import { BudgetAlerts, crossesThreshold } from '../budgets/budget-alerts';
-import { addUsd } from '../pricing/usd';
+import { plusUsd } from '../pricing/usd';
 import { SpendRecorder } from '../spend/spend-recorder';
 import { budgetPeriodEnd } from './budget-period';
 import { GatewayRedis } from './gateway-redis';
@@ -98,12 +98,12 @@ export class KeyLimiter {
         this.spend.recordKeySpend(key.id, usage.cost, at.periodEnd);
         // soft_budget: the call that takes the period's spend (as max_budget counts it) to it raises the alert.
         if (key.softBudget !== null && usage.cost > 0 && admitted.budgetSpend < key.softBudget) {
-          const after = addUsd(admitted.budgetSpend, usage.cost);
+          const after = plusUsd(admitted.budgetSpend, usage.cost);
           if (after >= key.softBudget) this.alerts.softBudgetReached(key, after, at.periodEnd);
         }
         // 50, 80 and 100 % of max_budget, each alerted once per period.
         if (key.maxBudget !== null && usage.cost > 0) {
-          const after = addUsd(admitted.budgetSpend, usage.cost);
+          const after = plusUsd(admitted.budgetSpend, usage.cost);
           if (crossesThreshold(key.maxBudget, admitted.budgetSpend, after)) {
             const budget = {
               level: 'key',
@@ -133,7 +133,7 @@ export class KeyLimiter {
 // Money first (LiteLLM checks the budget before rates), then the rates.
 function refusalFor(key: VerifiedKey, usage: CountedUsage, at: LimitMoment, headers: Record<string, string>, slot: CallSlot): ProviderError | undefined {
   if (key.maxBudget !== null && usage.budgetSpend >= key.maxBudget) return budgetExceeded(usage.budgetSpend, key.maxBudget);
-  if (key.maxBudget !== null && usage.reserved > 0 && addUsd(usage.budgetSpend, usage.reserved) >= key.maxBudget)
+  if (key.maxBudget !== null && usage.reserved > 0 && plusUsd(usage.budgetSpend, usage.reserved) >= key.maxBudget)
     return budgetHeldInFlight(usage.budgetSpend, key.maxBudget, usage.reserved);
   if (key.maxParallelRequests !== null && usage.parallel > key.maxParallelRequests) return parallelRequestsExceeded(key.maxParallelRequests, headers);
   const retryAfterS = Math.max(1, Math.ceil((at.minuteEndsAt - at.now) / 1000));

@@ -1,7 +1,7 @@
 import type { VerifiedKey } from '../keys/key-verifier';
 import { LRUCache } from 'lru-cache';
 import { persistedBudgetSpend } from './budget-period';
-import { addUsd } from '../pricing/usd';
+import { plusUsd } from '../pricing/usd';
 import { CallSlot, CountedUsage, KeyCounters, LimitMoment } from './key-counters';
 
 interface MinuteCounts {
@@ -42,7 +42,7 @@ export class LocalKeyCounters implements KeyCounters {
     let reserved = 0;
     if (key.maxBudget !== null) {
       reserved = this.reserved.get(key.id) ?? 0;
-      if (slot.reserve > 0) this.reserved.set(key.id, addUsd(reserved, slot.reserve));
+      if (slot.reserve > 0) this.reserved.set(key.id, plusUsd(reserved, slot.reserve));
     }
     return Promise.resolve({
       requests: key.rpmLimit !== null ? minute.requests : 0,
@@ -81,8 +81,8 @@ export class LocalKeyCounters implements KeyCounters {
   addSpend(key: VerifiedKey, at: LimitMoment, cost: number): number {
     const spend = this.spendOf(key, at);
     if (cost > 0) {
-      spend.lifetime = addUsd(spend.lifetime, cost);
-      spend.periodSpend = addUsd(spend.periodSpend, cost);
+      spend.lifetime = plusUsd(spend.lifetime, cost);
+      spend.periodSpend = plusUsd(spend.periodSpend, cost);
       this.spends.set(key.id, spend);
     }
     return spend.lifetime;
@@ -99,7 +99,7 @@ export class LocalKeyCounters implements KeyCounters {
 
   private unreserve(key: VerifiedKey, slot: CallSlot): void {
     if (key.maxBudget === null || slot.reserve <= 0) return;
-    const left = addUsd(this.reserved.get(key.id) ?? 0, -slot.reserve);
+    const left = plusUsd(this.reserved.get(key.id) ?? 0, -slot.reserve);
     if (left > 0) this.reserved.set(key.id, left);
     else this.reserved.delete(key.id);
   }

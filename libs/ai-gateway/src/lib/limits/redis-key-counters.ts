@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { VerifiedKey } from '../keys/key-verifier';
 import { persistedBudgetSpend } from './budget-period';
-import { addUsd } from '../pricing/usd';
+import { addUsd, plusUsd } from '../pricing/usd';
 import { CallSlot, CountedUsage, KeyCounters, LimitMoment } from './key-counters';
 
 // Minute counters outlive their minute a little, for replicas whose clocks differ slightly.
@@ -164,6 +164,6 @@ export class RedisKeyCounters implements KeyCounters {
       if (pipeline.length > 0) pipeline.exec().catch(this.failed);
     }
     // Without waiting: what this replica saw at admission plus this call's cost.
-    return addUsd(admitted.lifetimeSpend, usage.cost);
+    return plusUsd(admitted.lifetimeSpend, usage.cost);
   }
 }

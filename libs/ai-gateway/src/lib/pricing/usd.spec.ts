@@ -1,4 +1,4 @@
-import { addUsd, usdDecimal, usdNumber, usdText, usdTimes, usdUnits } from './usd';
+import { addUsd, plusUsd, usdDecimal, usdNumber, usdText, usdTimes, usdUnits } from './usd';
 
 describe('money as exact decimals', () => {
   it('adds amounts whose float sum shows noise to the exact decimal', () => {
@@ -40,5 +40,13 @@ describe('money as exact decimals', () => {
       expect([value, usdUnits(value)]).toEqual([value, usdUnits(String(value))]);
       expect(usdNumber(usdUnits(value))).toBe(Number(usdDecimal(usdUnits(value))));
     }
+  });
+
+  it('adds two amounts on the fast path exactly as through bigints, and falls back where they are not plain picodollars', () => {
+    const values = [0, -0, 0.00000405, 1.5e-7, 3e-8, 0.00012257, 0.0012932504, 1e-13, 0.1, 0.2, 2251.79981, 9999.123456789, 123456789.5, -0.00003, NaN, Infinity];
+    for (let seed = 1; values.length < 600; seed++) values.push(Number(((seed * 2654435761) % 1e9) / 10 ** (6 + (seed % 10))) * (seed % 3 === 0 ? -1 : 1));
+    for (const a of values) for (const b of values.slice(0, 60)) expect([a, b, plusUsd(a, b)]).toEqual([a, b, addUsd(a, b)]);
+    // The float sum shows noise; the exact one does not.
+    expect(plusUsd(0.1, 0.2)).toBe(0.3);
   });
 });

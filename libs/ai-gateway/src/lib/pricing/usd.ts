@@ -79,6 +79,20 @@ export function usdNumber(units: UsdUnits): number {
 }
 const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
+/**
+ * The exact sum of two USD amounts, as addUsd gives it: while both are plainly whole picodollars
+ * (as usdUnits finds them) their sum is taken in doubles, exact below 2^53, with no bigint and no
+ * list — the limits add a call's cost and hold a few times per call.
+ */
+export function plusUsd(a: number, b: number): number {
+  const x = a * 1e12;
+  const y = b * 1e12;
+  const wholeX = Math.round(x);
+  const wholeY = Math.round(y);
+  if (Math.abs(x) < FAST_UNITS && Math.abs(y) < FAST_UNITS && Math.abs(x - wholeX) < 0.25 && Math.abs(y - wholeY) < 0.25) return (wholeX + wholeY) / 1e12 + 0; // (+ 0: no -0, as from a bigint)
+  return addUsd(a, b);
+}
+
 /** The exact sum of USD amounts, as a number. */
 export function addUsd(...amounts: readonly (number | string)[]): number {
   let total = 0n;
