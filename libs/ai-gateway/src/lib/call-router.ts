@@ -75,6 +75,8 @@ export function failureKind(error: ProviderError): FailureKind | undefined {
 
 // An upstream's Retry-After longer than this is not waited for within a call (LiteLLM's bound).
 const MAX_RETRY_WAIT_S = 60;
+// A call's first attempt has tried nothing yet: one empty set for all of them.
+const NOTHING_TRIED: ReadonlySet<string> = new Set();
 
 /**
  * Retries and fallbacks of one call, as a plan the call pipeline walks: `next()` names the
@@ -86,12 +88,13 @@ const MAX_RETRY_WAIT_S = 60;
  * before anything reaches the client: a stream is retried only until its first byte.
  */
 export class RoutePlan {
+  /** The requested alias and the fallbacks queued after it, each once (a handful: looked through, not hashed). */
   private readonly queue: string[];
-  private readonly visited: Set<string>;
   private index = -1;
   private alias: string | undefined;
   private attempts = 0;
-  private tried = new Set<string>();
+  /** The deployments of the alias tried so far (made at its first attempt). */
+  private tried: Set<string> | undefined;
   private aliasSpent = false;
   private aliasError: ProviderError | undefined;
   private lastError: ProviderError | undefined;
@@ -101,7 +104,7 @@ export class RoutePlan {
   private waitBeforeMs = 0;
   /** A deployment to try once more itself (its `max_retries`), and how often each was tried so. */
   private again: GatewayDeployment | undefined;
-  private readonly sameRetries = new Map<string, number>();
+  private sameRetries: Map<string, number> | undefined;
 
   constructor(
     private readonly progress: CallProgress,
@@ -112,7 +115,6 @@ export class RoutePlan {
     private readonly demand: CallDemand = {},
   ) {
     this.queue = [progress.alias];
-    this.visited = new Set(this.queue);
   }
 
   /** Why the call failed, once `next()` has nothing more to try. */
@@ -141,7 +143,7 @@ export class RoutePlan {
       if (this.alias === undefined && !this.nextAlias()) return undefined;
       const alias = this.alias as string;
       if (!this.aliasSpent && this.attempts <= this.retryLimit) {
-        const deployment = this.router.pick(alias, this.tried, Math.random, this.demand);
+        const deployment = this.router.pick(alias, this.tried ?? NOTHING_TRIED, Math.random, this.demand);
         if (deployment) {
           if (this.attempts > 0) {
             this.progress.retries++;
@@ -149,7 +151,7 @@ export class RoutePlan {
           }
           this.attempts++;
           this.progress.deployment = deployment;
-          this.tried.add(deployment.id);
+          (this.tried ??= new Set()).add(deployment.id);
           return deployment.timeoutMs === undefined && timeoutMs !== undefined ? { ...deployment, timeoutMs } : deployment;
         }
         const window = this.attempts === 0 ? this.router.exceededWindow(alias, this.demand) : undefined;
@@ -174,10 +176,10 @@ export class RoutePlan {
       this.aliasSpent = true;
       return;
     }
-    const retried = this.sameRetries.get(deployment.id) ?? 0;
+    const retried = this.sameRetries?.get(deployment.id) ?? 0;
     if (isRetryable(error) && retried < (deployment.maxRetries ?? 0)) {
       // LiteLLM's max_retries: the deployment's own client tries again before the router moves on.
-      this.sameRetries.set(deployment.id, retried + 1);
+      (this.sameRetries ??= new Map()).set(deployment.id, retried + 1);
       this.again = deployment;
       return;
     }
@@ -213,7 +215,7 @@ export class RoutePlan {
     if (this.index > 0) this.progress.fallbacks++;
     this.attempts = 0;
     this.retryLimit = this.settings.router.numRetries;
-    this.tried = new Set();
+    this.tried = undefined;
     this.aliasSpent = false;
     this.aliasError = undefined;
     return true;
@@ -247,10 +249,7 @@ export class RoutePlan {
     for (const target of next) {
       // max_fallbacks: the queue holds the called alias and at most that many others.
       if (this.queue.length > (router.maxFallbacks ?? Number.POSITIVE_INFINITY)) break;
-      if (!this.visited.has(target)) {
-        this.visited.add(target);
-        this.queue.push(target);
-      }
+      if (!this.queue.includes(target)) this.queue.push(target);
     }
   }
 }

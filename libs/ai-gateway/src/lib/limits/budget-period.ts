@@ -10,11 +10,24 @@ export interface KeyBudget {
 
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** `at` moved on by `count` budget durations (negative: back); months are calendar months (UTC). */
-function addDuration(at: number, duration: string, count: number): number {
+// A key's budget_duration is read on every call, and keys share a handful of durations: each is parsed once.
+const PARSED_DURATIONS = new Map<string, { unit: string; amount: number }>();
+
+function parsedDuration(duration: string): { unit: string; amount: number } {
+  let parsed = PARSED_DURATIONS.get(duration);
+  if (parsed) return parsed;
   const unit = BUDGET_DURATION.exec(duration)?.[1];
   if (unit === undefined) throw new Error(`not a budget duration: ${duration}`);
-  const amount = Number.parseInt(duration, 10) * count;
+  parsed = { unit, amount: Number.parseInt(duration, 10) };
+  if (PARSED_DURATIONS.size >= 1024) PARSED_DURATIONS.clear();
+  PARSED_DURATIONS.set(duration, parsed);
+  return parsed;
+}
+
+/** `at` moved on by `count` budget durations (negative: back); months are calendar months (UTC). */
+function addDuration(at: number, duration: string, count: number): number {
+  const { unit, amount: each } = parsedDuration(duration);
+  const amount = each * count;
   if (unit === 'mo') {
     const date = new Date(at);
     date.setUTCMonth(date.getUTCMonth() + amount);

@@ -49,9 +49,8 @@ export class ObjectReferences {
   /** The objects a pass-through request's JSON body names, by its vendor's reference fields. */
   async checkPassThroughBody(caller: GatewayCaller, api: PassThroughApi, body: unknown): Promise<void> {
     if (caller.kind === 'master') return;
-    const named = new Map<string, string[]>();
-    collectReferences(body, api.resources.references, named);
-    for (const [kind, ids] of named) {
+    const named = collectReferences(body, api.resources.references, undefined);
+    for (const [kind, ids] of named ?? []) {
       const collection = api.resources.collections.find((candidate) => candidate.kind === kind);
       if (collection) await this.mustOwn(caller, api, collection, ids);
     }
@@ -64,9 +63,8 @@ export class ObjectReferences {
    */
   async checkModelCall(caller: GatewayCaller, body: Record<string, unknown>): Promise<void> {
     if (caller.kind === 'master') return;
-    const named = new Map<string, string[]>();
-    collectReferences(body, this.fields, named);
-    for (const [kind, ids] of named) {
+    const named = collectReferences(body, this.fields, undefined);
+    for (const [kind, ids] of named ?? []) {
       const known = this.everywhere.get(kind);
       if (known) await this.mustOwnOf(caller, known.kinds, known.collection, ids);
     }
@@ -92,21 +90,31 @@ export function objectNotFound(collection: ResourceCollection, id: string): Prov
   return new ProviderError(404, 'invalid_request_error', collection.missing.replace('{id}', excerpt(id)), `${collection.kind}_not_found`, 'id');
 }
 
-/** Collects the ids a request body names under the reference fields, by kind: strings, lists of strings, or `{id}`. */
-function collectReferences(value: unknown, references: Readonly<Record<string, string>>, into: Map<string, string[]>): void {
+/**
+ * Collects the ids a request body names under the reference fields, by kind: strings, lists of
+ * strings, or `{id}`; `into` is made on the first one (undefined: the body names none). It walks
+ * every message and content part of a call, so it allocates nothing on the way.
+ */
+function collectReferences(value: unknown, references: Readonly<Record<string, string>>, into: Map<string, string[]> | undefined): Map<string, string[]> | undefined {
   if (Array.isArray(value)) {
-    for (const item of value) collectReferences(item, references, into);
-    return;
+    for (const item of value) if (typeof item === 'object' && item !== null) into = collectReferences(item, references, into);
+    return into;
   }
-  if (typeof value !== 'object' || value === null) return;
-  for (const [field, item] of Object.entries(value as Record<string, unknown>)) {
+  if (typeof value !== 'object' || value === null) return into;
+  const record = value as Record<string, unknown>;
+  for (const field in record) {
     // Own fields only: a body's `constructor` or `toString` is not a reference field.
+    if (!Object.hasOwn(record, field)) continue;
+    const item = record[field];
     const kind = Object.hasOwn(references, field) ? references[field] : undefined;
-    const ids = kind === undefined ? [] : typeof item === 'string' ? [item] : Array.isArray(item) ? item.filter((id): id is string => typeof id === 'string') : idOf(item);
+    const ids = kind === undefined ? undefined : typeof item === 'string' ? [item] : Array.isArray(item) ? item.filter((id): id is string => typeof id === 'string') : idOf(item);
     // An id that is no text (a NUL, a lone surrogate) is refused naming its field, before any lookup.
-    if (kind !== undefined && ids.length > 0) into.set(kind, [...(into.get(kind) ?? []), ...ids.map((id) => checkedId(id, field))]);
-    else collectReferences(item, references, into);
+    if (kind !== undefined && ids !== undefined && ids.length > 0) {
+      into ??= new Map();
+      into.set(kind, [...(into.get(kind) ?? []), ...ids.map((id) => checkedId(id, field))]);
+    } else if (typeof item === 'object' && item !== null) into = collectReferences(item, references, into);
   }
+  return into;
 }
 
 function idOf(value: unknown): string[] {

@@ -62,6 +62,8 @@ export function inputRefusalBody(problem: InputProblem): Record<string, unknown>
 function pathProblem(url: string | undefined): InputProblem | undefined {
   const end = url?.indexOf('?') ?? -1;
   const path = end < 0 ? (url ?? '') : (url as string).slice(0, end);
+  // Only percent-encoded segments are checked (below); most paths have none, and need no split.
+  if (!path.includes('%')) return undefined;
   for (const segment of path.split('/')) {
     if (!segment.includes('%')) continue;
     const text = decoded(segment, false);
