@@ -46,6 +46,9 @@ export class RootLogger implements BeforeApplicationShutdown {
   private readonly jsonDestination: DestinationStream | undefined;
   /** `"service":…,"pid":…,"hostname":…`, as pino writes the bindings on every line. */
   private readonly bindingsJson: string;
+  /** The last millisecond a hot line was written in, and its ISO text. */
+  private isoAt = 0;
+  private iso = '';
 
   constructor(options: LoggingOptions) {
     this.filter = typeof options.logFilter === 'string' ? parseLogFilter(options.logFilter) : options.logFilter;
@@ -90,8 +93,18 @@ export class RootLogger implements BeforeApplicationShutdown {
   writeJsonLine(level: LogLineLevel, fieldsJson: string, message: string): boolean {
     const destination = this.jsonDestination;
     if (destination === undefined || isOtelSdkStarted()) return false;
-    destination.write(`{"level":"${level}","time":"${new Date().toISOString()}",${this.bindingsJson},${fieldsJson},"msg":${JSON.stringify(message)}}\n`);
+    destination.write(`{"level":"${level}","time":"${this.isoNow()}",${this.bindingsJson},${fieldsJson},"msg":${JSON.stringify(message)}}\n`);
     return true;
+  }
+
+  /** The time as pino's isoTime writes it, formatted once per millisecond: a busy service writes several lines in each. */
+  private isoNow(): string {
+    const now = Date.now();
+    if (now !== this.isoAt) {
+      this.isoAt = now;
+      this.iso = new Date(now).toISOString();
+    }
+    return this.iso;
   }
 
   /** Whether a line of `level` from `context` (a Nest logger context or module name) passes the filter. */
