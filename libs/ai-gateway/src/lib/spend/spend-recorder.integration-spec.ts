@@ -8,7 +8,7 @@ import { AI_GATEWAY_ENTITIES, AI_GATEWAY_MIGRATIONS } from '../database';
 import { GatewayClock } from '../gateway-clock';
 import { hashApiKey } from '@arbor/api-keys';
 import { VirtualKey } from '../keys/virtual-key.entity';
-import { SpendEntry, SpendRecorder } from './spend-recorder';
+import { type CallRecord, SpendEntry, SpendRecorder } from './spend-recorder';
 import { SpendReports } from './spend-report';
 
 class FakeClock extends GatewayClock {
@@ -137,12 +137,33 @@ describe('SpendRecorder', () => {
 
   it('keeps what a failed flush held and writes it, once, with the next', async () => {
     const key = await newKey();
+    const callRecord = (endUser: string): CallRecord => ({
+      startedAt: Date.now(),
+      keyId: key.id,
+      project: 'alpha',
+      endUser,
+      tags: endUser === 'first' ? ['a', 'b'] : [],
+      alias: 'fast',
+      deploymentId: 'fast-0',
+      provider: 'openai',
+      promptTokens: 7,
+      completionTokens: 5,
+      costUsd: 0.001,
+      status: 200,
+      latencyMs: 12.5,
+      cacheHit: false,
+      errorCode: null,
+      retries: 0,
+      fallbacks: 0,
+    });
     recorder.record(call(key.id));
     recorder.recordKeySpend(key.id, 0.001, null);
+    recorder.recordCallRecord(callRecord('first'));
     await dataSource.query('alter table spend_daily rename to spend_daily_away');
     try {
       await expect(recorder.flush()).rejects.toThrow();
       recorder.record(call(key.id));
+      recorder.recordCallRecord(callRecord('second'));
     } finally {
       await dataSource.query('alter table spend_daily_away rename to spend_daily');
     }
@@ -150,6 +171,13 @@ describe('SpendRecorder', () => {
     await recorder.flush();
     expect(await dailyRows(key.id)).toMatchObject([{ requests: 2, cost_usd: '0.002' }]);
     expect(await keyRow(key.id)).toMatchObject({ spend: 0.001, budgetResetAt: null });
+    // The single calls too: both, once each, with what they recorded.
+    expect(await dataSource.query('select end_user, tags, cost_usd::text as cost, latency_ms from call_records where key_id = $1 order by started_at, end_user', [key.id])).toEqual(
+      [
+        { end_user: 'first', tags: ['a', 'b'], cost: '0.001', latency_ms: 12.5 },
+        { end_user: 'second', tags: [], cost: '0.001', latency_ms: 12.5 },
+      ],
+    );
   });
 
   it('writes everything recorded when the application shuts down', async () => {
