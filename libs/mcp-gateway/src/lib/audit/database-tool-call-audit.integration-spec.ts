@@ -48,9 +48,12 @@ describe('the audit of tool calls in PostgreSQL', () => {
     // On /mcp, a call belongs to the projects of the caller's servers that select its upstream.
     audit.record({ ...event('search'), caller: { ...person, serverId: null } });
     audit.record({ ...event('deploy'), caller: { serverId: 'repos', grant: { principal: 'key:7f3e', servers: ['repos'], who: { kind: 'key', name: 'ci' } }, sessions: false } });
+    // A call no upstream is known for counts for every server of the grant; a grant of no server, for none.
+    audit.record({ ...event('unknown'), upstream: null, caller: { ...person, serverId: null } });
+    audit.record({ ...event('nowhere'), caller: { serverId: null, grant: { principal: 'sub-bo', servers: [], who: { kind: 'person', name: 'bo' } }, sessions: false } });
     await audit.flush();
     const written = await rows();
-    expect(written).toHaveLength(6_002);
+    expect(written).toHaveLength(6_004);
     expect(written[0]).toEqual({
       server_id: 'repos',
       projects: ['alpha'],
@@ -64,6 +67,8 @@ describe('the audit of tool calls in PostgreSQL', () => {
     });
     expect(written[6_000]).toMatchObject({ server_id: null, projects: ['alpha'], tool: 'search' });
     expect(written[6_001]).toMatchObject({ caller_kind: 'key', caller_id: '7f3e', caller_name: 'ci', tool: 'deploy' });
+    expect(written[6_002]).toMatchObject({ projects: ['alpha', 'beta'], upstream: null, tool: 'unknown' });
+    expect(written[6_003]).toMatchObject({ projects: [], caller_name: 'bo', tool: 'nowhere' });
   });
 
   it('keeps what a failed write held and writes it once the database takes rows again', async () => {

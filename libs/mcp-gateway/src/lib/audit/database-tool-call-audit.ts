@@ -1,7 +1,6 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity.js';
 import { excerpt } from '@arbor/platform';
 import type { CatalogueCaller } from '../catalogue/catalogue-access';
 import { ServerRegistry, VirtualServerDefinition } from '../registry/server-registry';
@@ -11,7 +10,7 @@ import { ToolCallRow } from './tool-call.entity';
 /** Rows are written this often, or as soon as this many wait. */
 const FLUSH_EVERY_MS = 1_000;
 const FLUSH_AT_ROWS = 500;
-/** Rows one insert carries (13 parameters each). */
+/** Rows one insert carries. */
 const INSERT_AT_MOST = 1_000;
 /** While the database cannot take them, rows beyond this many are dropped (and counted in the log). */
 const MAX_WAITING_ROWS = 50_000;
@@ -20,6 +19,16 @@ const MAX_PAYLOAD_BYTES = 64 * 1024;
 const MAX_TOOL_NAME = 500;
 
 type PendingRow = Omit<ToolCallRow, 'id'>;
+
+// Column by column through unnest: 13 parameters whatever the rows, no per-row query building (an
+// ORM insert of the batch was a tenth of a tool call's CPU). Project slugs never hold U+001F.
+const APPEND_TOOL_CALLS = `
+  insert into mcp_tool_calls (called_at, server_id, projects, caller_kind, caller_id, caller_name, upstream, tool, outcome, duration_ms, error_code, arguments, result)
+  select called_at, server_id, coalesce(string_to_array(projects, E'\\x1f'), '{}'), caller_kind, caller_id, caller_name, upstream, tool, outcome, duration_ms, error_code,
+         arguments, result
+    from unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::double precision[],
+                $11::integer[], $12::jsonb[], $13::jsonb[])
+      as d(called_at, server_id, projects, caller_kind, caller_id, caller_name, upstream, tool, outcome, duration_ms, error_code, arguments, result)`;
 
 /**
  * The audit of tool calls in PostgreSQL (`mcp_tool_calls`, append-only): `record` only builds the row
@@ -103,9 +112,22 @@ export class DatabaseToolCallAudit extends ToolCallAudit implements OnModuleInit
     try {
       // In inserts of INSERT_AT_MOST rows: a backlog after an outage stays within PostgreSQL's 65 535 parameters a statement.
       for (; written < rows.length; written += INSERT_AT_MOST) {
-        const chunk = rows.slice(written, written + INSERT_AT_MOST).map(withBoundedPayloads);
-        // jsonb columns take any JSON; TypeORM's deep-partial type cannot say so of `unknown`.
-        await this.dataSource.getRepository(ToolCallRow).insert(chunk as QueryDeepPartialEntity<ToolCallRow>[]);
+        const chunk = rows.slice(written, written + INSERT_AT_MOST);
+        await this.dataSource.query(APPEND_TOOL_CALLS, [
+          chunk.map((row) => row.calledAt.toISOString()),
+          chunk.map((row) => row.serverId),
+          chunk.map((row) => row.projects.join('\u001f')),
+          chunk.map((row) => row.callerKind),
+          chunk.map((row) => row.callerId),
+          chunk.map((row) => row.callerName),
+          chunk.map((row) => row.upstream),
+          chunk.map((row) => row.tool),
+          chunk.map((row) => row.outcome),
+          chunk.map((row) => row.durationMs),
+          chunk.map((row) => row.errorCode),
+          chunk.map((row) => boundedJson(row.arguments)),
+          chunk.map((row) => boundedJson(row.result)),
+        ]);
       }
       if (this.dropped > 0) {
         this.logger.error(`${this.dropped} tool calls were not recorded in the audit while the database could not take them`);
@@ -132,12 +154,10 @@ export class DatabaseToolCallAudit extends ToolCallAudit implements OnModuleInit
   }
 }
 
-function withBoundedPayloads(row: PendingRow): PendingRow {
-  return { ...row, arguments: bounded(row.arguments), result: bounded(row.result) };
-}
-
-function bounded(payload: unknown): unknown {
+/** A kept payload as the jsonb column's text: null when none, its size in place of it when larger than MAX_PAYLOAD_BYTES. */
+function boundedJson(payload: unknown): string | null {
   if (payload === null || payload === undefined) return null;
-  const bytes = Buffer.byteLength(JSON.stringify(payload));
-  return bytes > MAX_PAYLOAD_BYTES ? { arbor_truncated: true, bytes } : payload;
+  const json = JSON.stringify(payload);
+  const bytes = Buffer.byteLength(json);
+  return bytes > MAX_PAYLOAD_BYTES ? JSON.stringify({ arbor_truncated: true, bytes }) : json;
 }
