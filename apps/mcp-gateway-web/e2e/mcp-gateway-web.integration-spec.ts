@@ -155,10 +155,11 @@ servers:
     await echo
       .getByText('is a required property')
       .first()
-      .waitFor({ timeout: 5000 })
-      .catch(async (error) => {
+      .waitFor()
+      .catch(async (error: Error) => {
+        // What the panel showed instead, in the test's own output (a CI run keeps no screenshots).
         await screenshot('debug-required');
-        throw error;
+        throw new Error(`${error.message}\nThe echo panel showed:\n${await echo.innerText()}`);
       });
     await field(echo, 'message').fill('hello from the UI');
     await echo.getByRole('button', { name: 'Call echo' }).click();

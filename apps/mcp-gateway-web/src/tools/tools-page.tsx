@@ -45,7 +45,8 @@ export function ToolsPage() {
               Make one on the Virtual servers page; its tools are listed here.
             </Alert>
           )}
-          {(servers.isPending || tools.isFetching) && <Loader aria-label="Loading tools" />}
+          {/* Only the first load: a background refetch must not push the list (and a button being clicked) down. */}
+          {(servers.isPending || tools.isLoading) && <Loader aria-label="Loading tools" />}
           {servers.isError && (
             <Alert color="red" title="The virtual servers could not be loaded">
               {servers.error.message}
