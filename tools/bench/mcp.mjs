@@ -41,7 +41,8 @@
 // Options: --duration <s> (per run, default 10), --clients <n> (default 20), --rate <n> (paced
 // run, calls/s in total, default 500), --soak <s> (default 30; 600 for the 10-minute memory
 // target), --calls-per-session <n> (soak, default 5), --log <filter> (MCPGW_LOG, default the
-// gateway's own, info), --skip-build, --cpu-prof-dir <dir> (write a V8 CPU profile of each gateway there, to see where time goes).
+// gateway's own, info), --skip-build, --cpu-prof-dir <dir> (write a V8 CPU profile of each gateway there, to see where time goes),
+// --warm-up <s> (calls before each measured run, default 10: until V8 has compiled the hot code).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -66,6 +67,7 @@ const { values: options } = parseArgs({
     log: { type: 'string' },
     'skip-build': { type: 'boolean', default: false },
     'cpu-prof-dir': { type: 'string' },
+    'warm-up': { type: 'string', default: '10' },
   },
 });
 const DURATION = Number(options.duration);
@@ -73,7 +75,8 @@ const CLIENTS = Number(options.clients);
 const RATE = Number(options.rate);
 const SOAK = Number(options.soak);
 const CALLS_PER_SESSION = Number(options['calls-per-session']);
-const WARM_UP_S = 2;
+// Load before measuring (--warm-up): until V8 has compiled the hot code, as in bench:gateway.
+const WARM_UP_S = Number(options['warm-up']);
 const PROJECT = 'bench';
 const SERVER_ID = 'everything';
 const TOOL = 'test_simple_text';
