@@ -110,7 +110,7 @@ export class DatabaseToolCallAudit extends ToolCallAudit implements OnModuleInit
   private async write(rows: PendingRow[]): Promise<void> {
     let written = 0;
     try {
-      // In inserts of INSERT_AT_MOST rows: a backlog after an outage stays within PostgreSQL's 65 535 parameters a statement.
+      // In inserts of INSERT_AT_MOST rows (13 arrays each): a backlog after an outage goes as statements of bounded size.
       for (; written < rows.length; written += INSERT_AT_MOST) {
         const chunk = rows.slice(written, written + INSERT_AT_MOST);
         await this.dataSource.query(APPEND_TOOL_CALLS, [
