@@ -9,6 +9,13 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
 import { type GatewayOnFakes, lastRequestWith, MASTER_KEY, rejectionOf, startGatewayOnFakes, stopGatewayOnFakes } from './testing/gateway-test-support';
 
+/**
+ * A word to find a call by in what the fake received: a UUID with its digits spelt as letters, for a
+ * UUID's digits now and then form a valid card number (d5-4545-4556-9937-968 is one), which the
+ * default-on guardrail below would mask out of the text the test then looks for.
+ */
+const traceWord = () => randomUUID().replace(/\d/g, (digit) => 'ghijklmnop'.charAt(Number(digit)));
+
 // LiteLLM's "PII Protection" example, with a guardrail that is on for every call beside it.
 const config = (fakeUrl: string) => `model_list:
   - model_name: gpt-3.5-turbo
@@ -79,7 +86,7 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     running.client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content }], ...extra } as OpenAI.ChatCompletionCreateParamsNonStreaming);
 
   it("refuses LiteLLM's SSN example with 400 guardrail_violation naming the guardrail and the pattern, never the number, and nothing reaches the upstream", async () => {
-    const marker = randomUUID();
+    const marker = traceWord();
     const error = await rejectionOf(chat(`My SSN is 123-45-6789 ${marker}`, { guardrails: ['content-filter-pre'] }));
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     const refused = error as InstanceType<typeof OpenAI.BadRequestError>;
@@ -91,7 +98,7 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
   });
 
   it("masks LiteLLM's e-mail example before the upstream sees it, and sends no guardrails field on", async () => {
-    const marker = randomUUID();
+    const marker = traceWord();
     const answer = await chat(`Contact me at john@example.com ${marker}`, { guardrails: ['content-filter-pre'] });
     expect(answer.choices[0]?.message.content).toBeTruthy();
     const seen = await lastRequestWith(running.fake, marker);
@@ -104,13 +111,13 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     const blocked = await rejectionOf(chat('This is confidential', { guardrails: ['content-filter-pre'] }));
     expect((blocked as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_violation');
     expect((blocked as Error).message).not.toContain('confidential');
-    const marker = randomUUID();
+    const marker = traceWord();
     await chat(`confidential, mail john@example.com ${marker}`);
     expect((await lastRequestWith(running.fake, marker)).body).toContain('john@example.com');
   });
 
   it('runs a default_on guardrail on every call: a valid card number is masked, a number failing Luhn is left, a case-insensitive regex blocks', async () => {
-    const marker = randomUUID();
+    const marker = traceWord();
     await chat(`pay with 4111 1111 1111 1111, order 4111 1111 1111 1112 ${marker}`);
     const seen = await lastRequestWith(running.fake, marker);
     expect(seen.body).toContain('pay with [CREDIT_CARD_REDACTED], order 4111 1111 1111 1112');
@@ -120,7 +127,7 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
   });
 
   it('finds the text of Anthropic Messages (system, messages, tool results) and refuses in their envelope', async () => {
-    const marker = randomUUID();
+    const marker = traceWord();
     await anthropic.messages.create({
       model: 'claude',
       max_tokens: 64,
@@ -153,7 +160,7 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
       running.client.images.generate({ model: 'images', prompt: 'a poster of SSN 123-45-6789', guardrails: ['content-filter-pre'] } as OpenAI.ImageGenerateParamsNonStreaming),
     );
     expect(refused).toMatchObject({ status: 400, code: 'guardrail_violation' });
-    const marker = randomUUID();
+    const marker = traceWord();
     const speech = await running.client.audio.speech.create({
       model: 'tts',
       voice: 'alloy',
@@ -166,7 +173,7 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
 
   it("checks an image edit's prompt and a transcription's prompt (form fields): masked in the form the upstream gets, refused before it sees any", async () => {
     const image = () => toFile(Buffer.alloc(100, 1), 'in.png', { type: 'image/png' });
-    const marker = randomUUID();
+    const marker = traceWord();
     await running.client.images.edit({
       model: 'images',
       image: await image(),
@@ -177,7 +184,7 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     expect(seen.json['prompt']).toBe(`add [EMAIL_REDACTED] to the sign ${marker}`);
     expect(seen.json['image']).toMatchObject({ filename: 'in.png', bytes: 100 });
     expect(Object.keys(seen.json).filter((name) => name.startsWith('guardrails'))).toEqual([]);
-    const blocked = randomUUID();
+    const blocked = traceWord();
     const refused = await rejectionOf(
       running.client.images.edit({
         model: 'images',
@@ -189,7 +196,7 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     expect(refused).toMatchObject({ status: 400, code: 'guardrail_violation' });
     expect((refused as Error).message).toContain('us_ssn');
     await expect(lastRequestWith(running.fake, blocked)).rejects.toThrow('no request');
-    const spoken = randomUUID();
+    const spoken = traceWord();
     await running.client.audio.transcriptions.create({
       model: 'whisper',
       file: await toFile(Buffer.alloc(16_000, 3), 'call.mp3', { type: 'audio/mpeg' }),
@@ -201,7 +208,7 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
 
   it("checks the model calls of the vendor pass-throughs (/openai, /anthropic) as those of /v1: masked before the upstream, refused in the family's envelope", async () => {
     const openai = new OpenAI({ apiKey: MASTER_KEY, baseURL: `${running.gateway.url}/openai/v1`, maxRetries: 0 });
-    const marker = randomUUID();
+    const marker = traceWord();
     await openai.chat.completions.create({
       model: 'gpt-3.5-turbo',
       messages: [{ role: 'user', content: `pay with 4111 1111 1111 1111, mail ann@example.com ${marker}` }],
@@ -212,7 +219,7 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     // The named guardrail and the default_on one alike.
     expect(seen.body).toContain(`pay with [CREDIT_CARD_REDACTED], mail [EMAIL_REDACTED] ${marker}`);
     expect(seen.json).not.toHaveProperty('guardrails');
-    const blocked = randomUUID();
+    const blocked = traceWord();
     const refused = await rejectionOf(
       openai.chat.completions.create({
         model: 'gpt-3.5-turbo',
@@ -242,7 +249,7 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
   });
 
   it('finds the text of a Responses API call (instructions and input items), bridged to a Claude alias too', async () => {
-    const marker = randomUUID();
+    const marker = traceWord();
     await running.client.responses.create({
       model: 'gpt-3.5-turbo',
       instructions: `Write to ops@example.com ${marker}`,
@@ -251,7 +258,7 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
     const native = await lastRequestWith(running.fake, marker);
     expect(native.body).not.toMatch(/ops@|dev@/);
-    const bridged = randomUUID();
+    const bridged = traceWord();
     await running.client.responses.create({
       model: 'claude',
       input: `mail ops@example.com ${bridged}`,
@@ -268,7 +275,7 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
       input: 'remember carol@example.com',
       guardrails: ['content-filter-pre'],
     } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
-    const marker = randomUUID();
+    const marker = traceWord();
     await running.client.responses.create({
       model: 'claude',
       previous_response_id: first.id,
@@ -297,7 +304,7 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     expect(liteLlmKey.guardrails).toEqual(['content-filter-pre']);
     for (const key of [adminKey.key, liteLlmKey.key]) {
       const client = new OpenAI({ apiKey: key, baseURL: `${running.gateway.url}/v1`, maxRetries: 0 });
-      const marker = randomUUID();
+      const marker = traceWord();
       await client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: `mail john@example.com ${marker}` }] });
       expect((await lastRequestWith(running.fake, marker)).body).toContain(`mail [EMAIL_REDACTED] ${marker}`);
       const refused = await rejectionOf(client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content: 'SSN 123-45-6789' }] }));
@@ -338,10 +345,10 @@ describe('guardrails (litellm_content_filter, pre_call)', () => {
     const [guarded, other] = [await keyOf('guarded'), await keyOf('unguarded')];
     const ask = (client: OpenAI, content: string) => client.chat.completions.create({ model: 'gpt-3.5-turbo', messages: [{ role: 'user', content }] });
     expect(await rejectionOf(ask(guarded, 'SSN 123-45-6789'))).toMatchObject({ status: 400, code: 'guardrail_violation' });
-    const marker = randomUUID();
+    const marker = traceWord();
     await ask(guarded, `mail ann@example.com ${marker}`);
     expect((await lastRequestWith(running.fake, marker)).body).toContain(`mail [EMAIL_REDACTED] ${marker}`);
-    const unguarded = randomUUID();
+    const unguarded = traceWord();
     await ask(other, `mail ann@example.com ${unguarded}`);
     expect((await lastRequestWith(running.fake, unguarded)).body).toContain('ann@example.com');
     // Taken off the project, its keys' calls pass again.
@@ -436,14 +443,14 @@ guardrails:
 
   it("refuses the file's blocked keyword, masks its masked one, and refuses the category's keywords outside its exceptions, naming the category", async () => {
     expect(await rejectionOf(chat('status of project_apollo?'))).toMatchObject({ status: 400, code: 'guardrail_violation' });
-    const marker = randomUUID();
+    const marker = traceWord();
     await chat(`call the internal_api please ${marker}`);
     expect((await lastRequestWith(running.fake, marker)).body).toContain(`call the [KEYWORD_REDACTED] please ${marker}`);
     const refused = await rejectionOf(chat('I want to harm myself'));
     expect(refused).toMatchObject({ status: 400, code: 'guardrail_violation' });
     expect((refused as Error).message).toContain('harmful_self_harm category detected');
     expect((refused as Error).message).not.toContain('harm myself');
-    const allowed = randomUUID();
+    const allowed = traceWord();
     await chat(`Where can I read about suicide prevention? ${allowed}`);
     expect((await lastRequestWith(running.fake, allowed)).body).toContain('suicide prevention');
   });
