@@ -42,7 +42,7 @@
 // --warm-up <s> (load on each path before it is measured, default 10: a freshly started gateway's
 // CPU per call falls for about 8 s of load while V8 compiles its hot code, the bare proxy's for
 // about 4 s; measured earlier, a long-running process would be judged by its first seconds).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -51,7 +51,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { CLAUDE, chatBody, createLimitedKey, MASTER_KEY, MESSAGES, MODEL, startBenchGateway, startGatewayDependencies, UPSTREAM_KEY } from './gateway-setup.mjs';
-import { build, createDatabase, memoryTrend, memoryVerdictText, sampleMemory, serverVersion, runBenchmark, stopChild } from './support.mjs';
+import { build, createDatabase, memoryTrend, memoryVerdictText, sampleMemory, serverVersion, runBenchmark, startBareProxy } from './support.mjs';
 
 const { values: options } = parseArgs({
   options: {
@@ -200,31 +200,6 @@ const PROXY_R = 'responses, bare Node proxy';
 const GATEWAY_R = 'responses, AI gateway, OpenAI alias (passed through)';
 const BRIDGED_R = 'responses, AI gateway, Claude alias (bridged)';
 const TURN_R = 'responses, AI gateway, previous_response_id turn';
-
-/** The floor: a proxy that forwards method, path, headers and body and pipes the answer back. */
-async function startBareProxy(upstream) {
-  const script = `
-    const http = require('node:http');
-    const upstream = new URL(process.env.UPSTREAM);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-    http.createServer((request, response) => {
-      const forwarded = http.request(
-        { hostname: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: request.headers, agent },
-        (answer) => {
-          response.writeHead(answer.statusCode, answer.headers);
-          answer.pipe(response);
-        },
-      );
-      forwarded.on('error', () => response.headersSent ? response.destroy() : response.writeHead(502).end());
-      request.pipe(forwarded);
-    }).listen(0, '127.0.0.1', function () { process.stdout.write(this.address().port + '\\n'); });`;
-  const child = spawn(process.execPath, ['-e', script], { env: { UPSTREAM: upstream }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the bare proxy exited with ${code}`)));
-    child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
-  });
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
-}
 
 /** The built gateway (or the build at `main`), profiled when --cpu-prof-dir says so. */
 function startGateway(databaseUrl, fakeUrl, main) {

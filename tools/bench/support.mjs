@@ -134,6 +134,31 @@ export function stopChild(child) {
   });
 }
 
+/** The floor: a proxy that forwards method, path, headers and body and pipes the answer back. */
+export async function startBareProxy(upstream) {
+  const script = `
+    const http = require('node:http');
+    const upstream = new URL(process.env.UPSTREAM);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+    http.createServer((request, response) => {
+      const forwarded = http.request(
+        { hostname: upstream.hostname, port: upstream.port, method: request.method, path: request.url, headers: request.headers, agent },
+        (answer) => {
+          response.writeHead(answer.statusCode, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      forwarded.on('error', () => response.headersSent ? response.destroy() : response.writeHead(502).end());
+      request.pipe(forwarded);
+    }).listen(0, '127.0.0.1', function () { process.stdout.write(this.address().port + '\\n'); });`;
+  const child = spawn(process.execPath, ['-e', script], { env: { UPSTREAM: upstream }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the bare proxy exited with ${code}`)));
+    child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
+  });
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => stopChild(child) };
+}
+
 /**
  * `node tools/<name>/src/main.ts` on a free port (`portVariable=0`), as the tests run the tools,
  * once it prints `<name> ready at <url>`.
