@@ -97,7 +97,8 @@ describe("the MCP gateway's web UI in Chromium, reached from the control plane",
     await stack.grant('carol', { workspace: [], projects: {} });
 
     everything = await startMcpEverythingServer();
-    // As tools/dev/mcp-gateway.demo.yaml: the demo upstream, exposed whole as alpha's `everything`.
+    // As tools/dev/mcp-gateway.demo.yaml: the demo upstream, exposed whole as alpha's `everything`,
+    // and a server before it by id without echo (there the demo's `agents`), the one the Tools page opens on.
     gateway = await startBuiltMcpGateway(stack, {
       port: gatewayPort,
       config: `upstreams:
@@ -110,6 +111,12 @@ servers:
     description: The reference MCP server
     upstreams:
       - upstream: everything
+  - id: audio
+    project: alpha
+    name: Audio
+    upstreams:
+      - upstream: everything
+        tools: [test_audio_content]
 `,
     });
     browser = await launchTestBrowser();
@@ -143,7 +150,14 @@ servers:
 
   it("finds the demo server's echo tool, tries it from the form made from its input schema, and sees the answer", async () => {
     await goTo('Tools', 'Tools');
+    // The page opens on the first server by id, which lacks echo: the search points to the one that has it.
+    expect(await page.getByRole('combobox', { name: 'Virtual server' }).inputValue()).toBe('Audio (alpha)');
     await field(page, 'Search tools').fill('echo');
+    const elsewhere = page.getByTestId('tools-elsewhere');
+    await elsewhere.getByText('Everything (alpha)').waitFor();
+    expect(await elsewhere.innerText()).toMatch(/No tool of this server matches “echo”[\s\S]*Everything \(alpha\) \(1 tool\)/);
+    await elsewhere.getByRole('link', { name: 'Everything (alpha)' }).click();
+    expect(await page.getByRole('combobox', { name: 'Virtual server' }).inputValue()).toBe('Everything (alpha)');
     // The search is debounced: the list narrows to the one tool whose name or description says echo.
     await page.waitForFunction(() => [...document.querySelectorAll('[data-tool]')].map((item) => item.getAttribute('data-tool')).join() === 'echo');
     await page.locator('[data-tool="echo"]').getByRole('button', { name: /echo/ }).click();
@@ -289,7 +303,7 @@ servers:
     await bob.keyboard.press('Escape');
 
     await open('Tools', 'Tools');
-    await bob.locator('[data-tool="echo"]').waitFor();
+    await bob.locator('[data-tool="test_audio_content"]').waitFor();
 
     await open('Upstreams', 'Upstreams');
     expect(await bob.locator('tr[data-upstream="echoes"]').innerText()).toMatch(/headers: x-api-key[\s\S]*read only/);
