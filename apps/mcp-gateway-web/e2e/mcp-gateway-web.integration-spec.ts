@@ -146,6 +146,7 @@ servers:
     expect(await page.getByRole('navigation', { name: 'Suite modules' }).locator('[aria-current="page"]').innerText()).toContain('MCP gateway');
     const row = page.locator('tr[data-server="everything"]');
     expect(await row.innerText()).toMatch(/Everything[\s\S]*alpha[\s\S]*everything: all tools[\s\S]*\/servers\/everything\/mcp/);
+    await inBothThemes(page);
   });
 
   it("finds the demo server's echo tool, tries it from the form made from its input schema, and sees the answer", async () => {
@@ -337,7 +338,7 @@ servers:
     }
     // Off the link just clicked: axe reads the page as it rests, not a hover.
     await carol.mouse.move(0, 0);
-    expect(await seriousAccessibilityViolations(carol)).toEqual([]);
+    await inBothThemes(carol);
     await carol.context().close();
   });
 
