@@ -15,6 +15,7 @@ import {
   FakeProvidersProcess,
   freePort,
   launchTestBrowser,
+  seriousAccessibilityViolationsInBothThemes,
   signInAtDevIdp,
   startBuiltService,
   startFakeProviders,
@@ -262,7 +263,7 @@ router_settings: { num_retries: 0, fallbacks: [{ flaky: [fast] }] }
     expect(await row.getByTestId('last-error').count()).toBe(0);
     // The only deployment of `broken` stays in the rotation, but its last failure is there to read.
     expect(await page.locator('tr[data-alias="broken"]').innerText()).toMatch(/in rotation\s+Last error .+: 503 server_error — fake: .+/i);
-    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    await inBothThemesClean();
     await screenshot('models');
     await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Keys' }).click();
     await page.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
@@ -295,7 +296,7 @@ router_settings: { num_retries: 0, fallbacks: [{ flaky: [fast] }] }
     const empty = carol.getByText('No AI gateway role on any project');
     await empty.waitFor();
     expect(await carol.getByRole('main').innerText()).toMatch(/ai-gateway\.viewer[\s\S]*ai-gateway\.operator/);
-    expect(await seriousAccessibilityViolations(carol)).toEqual([]);
+    expect(await seriousAccessibilityViolationsInBothThemes(carol)).toEqual([]);
     await carol.context().close();
   });
 

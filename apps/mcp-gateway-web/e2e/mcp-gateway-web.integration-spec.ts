@@ -97,7 +97,8 @@ describe("the MCP gateway's web UI in Chromium, reached from the control plane",
     await stack.grant('carol', { workspace: [], projects: {} });
 
     everything = await startMcpEverythingServer();
-    // As tools/dev/mcp-gateway.demo.yaml: the demo upstream, exposed whole as alpha's `everything`.
+    // As tools/dev/mcp-gateway.demo.yaml: the demo upstream, exposed whole as alpha's `everything`,
+    // and a server before it by id without echo (there the demo's `agents`), the one the Tools page opens on.
     gateway = await startBuiltMcpGateway(stack, {
       port: gatewayPort,
       config: `upstreams:
@@ -110,6 +111,12 @@ servers:
     description: The reference MCP server
     upstreams:
       - upstream: everything
+  - id: audio
+    project: alpha
+    name: Audio
+    upstreams:
+      - upstream: everything
+        tools: [test_audio_content]
 `,
     });
     browser = await launchTestBrowser();
@@ -139,11 +146,19 @@ servers:
     expect(await page.getByRole('navigation', { name: 'Suite modules' }).locator('[aria-current="page"]').innerText()).toContain('MCP gateway');
     const row = page.locator('tr[data-server="everything"]');
     expect(await row.innerText()).toMatch(/Everything[\s\S]*alpha[\s\S]*everything: all tools[\s\S]*\/servers\/everything\/mcp/);
+    await inBothThemes(page);
   });
 
   it("finds the demo server's echo tool, tries it from the form made from its input schema, and sees the answer", async () => {
     await goTo('Tools', 'Tools');
+    // The page opens on the first server by id, which lacks echo: the search points to the one that has it.
+    expect(await page.getByRole('combobox', { name: 'Virtual server' }).inputValue()).toBe('Audio (alpha)');
     await field(page, 'Search tools').fill('echo');
+    const elsewhere = page.getByTestId('tools-elsewhere');
+    await elsewhere.getByText('Everything (alpha)').waitFor();
+    expect(await elsewhere.innerText()).toMatch(/No tool of this server matches “echo”[\s\S]*Everything \(alpha\) \(1 tool\)/);
+    await elsewhere.getByRole('link', { name: 'Everything (alpha)' }).click();
+    expect(await page.getByRole('combobox', { name: 'Virtual server' }).inputValue()).toBe('Everything (alpha)');
     // The search is debounced: the list narrows to the one tool whose name or description says echo.
     await page.waitForFunction(() => [...document.querySelectorAll('[data-tool]')].map((item) => item.getAttribute('data-tool')).join() === 'echo');
     await page.locator('[data-tool="echo"]').getByRole('button', { name: /echo/ }).click();
@@ -289,7 +304,7 @@ servers:
     await bob.keyboard.press('Escape');
 
     await open('Tools', 'Tools');
-    await bob.locator('[data-tool="echo"]').waitFor();
+    await bob.locator('[data-tool="test_audio_content"]').waitFor();
 
     await open('Upstreams', 'Upstreams');
     expect(await bob.locator('tr[data-upstream="echoes"]').innerText()).toMatch(/headers: x-api-key[\s\S]*read only/);
@@ -323,7 +338,7 @@ servers:
     }
     // Off the link just clicked: axe reads the page as it rests, not a hover.
     await carol.mouse.move(0, 0);
-    expect(await seriousAccessibilityViolations(carol)).toEqual([]);
+    await inBothThemes(carol);
     await carol.context().close();
   });
 

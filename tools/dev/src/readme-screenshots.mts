@@ -74,6 +74,8 @@ const MCP_GATEWAY: Shot[] = [
   { file: 'mcp-gateway-upstreams', path: '/upstreams', heading: 'Upstreams' },
   { file: 'mcp-gateway-api-keys', path: '/keys', heading: 'API keys' },
   { file: 'mcp-gateway-tool-calls', path: '/calls', heading: 'Tool calls', prepare: (page) => page.getByRole('figure').first().waitFor() },
+  { file: 'mcp-gateway-agents', path: '/agents', heading: 'Agents', prepare: (page) => page.getByRole('table', { name: 'Agents' }).waitFor() },
+  { file: 'mcp-gateway-connections', path: '/connections', heading: 'My connections' },
 ];
 
 async function main(): Promise<void> {

@@ -1,12 +1,15 @@
-import { Accordion, Alert, Code, Group, Loader, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Accordion, Alert, Anchor, Code, Group, Loader, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useMemo, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
+import type { McpTool } from '../api/mcp-gateway-api';
 import { useMcpAccess } from '../access/mcp-access';
 import { NeedsRole } from '../access/needs-operator';
 import { useServers } from '../servers/servers-queries';
 import { ToolTryForm } from './tool-try-form';
-import { useServerTools } from './tools-queries';
+import { useServerTools, useToolsOfServers } from './tools-queries';
+
+const matches = (tool: McpTool, query: string) => query === '' || tool.name.toLowerCase().includes(query) || (tool.description ?? '').toLowerCase().includes(query);
 
 /** A virtual server's catalogue as a client sees it: search it, read each tool's input schema, try a tool from a form. */
 export function ToolsPage() {
@@ -17,10 +20,17 @@ export function ToolsPage() {
   const tools = useServerTools(server);
   const [search, setSearch] = useState('');
   const [query] = useDebouncedValue(search.trim().toLowerCase(), 200);
-  const found = useMemo(
-    () => (tools.data ?? []).filter((tool) => query === '' || tool.name.toLowerCase().includes(query) || (tool.description ?? '').toLowerCase().includes(query)),
-    [tools.data, query],
+  const found = useMemo(() => (tools.data ?? []).filter((tool) => matches(tool, query)), [tools.data, query]);
+  // A search this server has no tool for looks through the person's other servers (the page opens
+  // on the first one by id, which need not be the one with the tool), so a tool is found by its name alone.
+  const others = (servers.data ?? []).filter((row) => row.id !== server);
+  const nothingHere = query !== '' && tools.data !== undefined && found.length === 0;
+  const otherTools = useToolsOfServers(
+    others.map((row) => row.id),
+    nothingHere,
   );
+  const elsewhere = others.map((row, index) => ({ row, count: (otherTools[index]?.data ?? []).filter((tool) => matches(tool, query)).length })).filter(({ count }) => count > 0);
+  const stillLooking = otherTools.some((result) => result.isLoading);
   if (!access) return null;
   return (
     <Stack>
@@ -61,6 +71,29 @@ export function ToolsPage() {
             <Text size="sm">
               {found.length} of {tools.data.length} tools, as an MCP client of this server lists them for you.
             </Text>
+          )}
+          {nothingHere && (
+            <Alert color="gray" title={`No tool of this server matches “${search.trim()}”`} data-testid="tools-elsewhere">
+              {elsewhere.length > 0 ? (
+                <>
+                  Your other virtual servers have some:{' '}
+                  {elsewhere.map(({ row, count }, index) => (
+                    <span key={row.id}>
+                      {index > 0 && ', '}
+                      <Anchor component={Link} to={`?server=${encodeURIComponent(row.id)}`}>
+                        {row.name} ({row.project})
+                      </Anchor>{' '}
+                      ({count} {count === 1 ? 'tool' : 'tools'})
+                    </span>
+                  ))}
+                  .
+                </>
+              ) : stillLooking ? (
+                'Looking through your other virtual servers…'
+              ) : (
+                'Nor has any other virtual server of yours.'
+              )}
+            </Alert>
           )}
           {server && found.length > 0 && (
             <Accordion variant="separated" aria-label="Tools">

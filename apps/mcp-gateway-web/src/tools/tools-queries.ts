@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQueries, useQuery } from '@tanstack/react-query';
 import { answer, useApiClient } from '@arbor/ui-shell';
 import type { paths } from '../api/mcp-gateway-api';
 
@@ -9,6 +9,18 @@ export function useServerTools(server: string | null) {
     queryKey: ['mcp-gateway', 'server-tools', server],
     enabled: server !== null,
     queryFn: async () => (await answer(api.GET('/api/v1/servers/{id}/tools', { params: { path: { id: server ?? '' } } }))).tools,
+  });
+}
+
+/** The tools of several virtual servers (the same cache as useServerTools), asked for only while `enabled`. */
+export function useToolsOfServers(servers: string[], enabled: boolean) {
+  const api = useApiClient<paths>();
+  return useQueries({
+    queries: servers.map((server) => ({
+      queryKey: ['mcp-gateway', 'server-tools', server],
+      enabled,
+      queryFn: async () => (await answer(api.GET('/api/v1/servers/{id}/tools', { params: { path: { id: server } } }))).tools,
+    })),
   });
 }
 
