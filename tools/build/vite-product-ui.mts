@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
@@ -44,19 +44,28 @@ function preloadUiConfig(): Plugin {
   };
 }
 
+export interface ProductUiBuildOptions {
+  /**
+   * Where the build goes, absolute or relative to the folder of the Vite config. By default
+   * `dist/apps/<folder>` of a repository whose UIs are `apps/<folder>/`, as Arbor's are.
+   */
+  outDir?: string;
+}
+
 /**
- * The Vite build of a product UI (apps/<product>-web): React, the @arbor/* libraries (the UI
- * shell) from tsconfig.base.json's paths, the build in dist/apps/<app> (the serving service's
- * build copies it next to its main.js), and a dev server that proxies the API to `apiUrl`.
+ * The Vite build of a product UI: React, the @arbor/* libraries (the UI shell) from the nearest
+ * tsconfig's paths, the app in the folder of the Vite config (`appUrl`, its `import.meta.url`),
+ * the build in `options.outDir` (by default dist/apps/<app>, which the serving service's build
+ * copies next to its main.js), and a dev server that proxies the API to `apiUrl`.
  */
-export function productUiViteConfig(appUrl: string, apiUrl: string): UserConfig {
+export function productUiViteConfig(appUrl: string, apiUrl: string, options: ProductUiBuildOptions = {}): UserConfig {
   const root = fileURLToPath(new URL('.', appUrl));
   return defineConfig({
     root,
     plugins: [react(), preloadUiConfig(), precompressAssets()],
     resolve: { tsconfigPaths: true },
     build: {
-      outDir: fileURLToPath(new URL(`../../dist/apps/${basename(root)}`, appUrl)),
+      outDir: options.outDir ? resolve(root, options.outDir) : fileURLToPath(new URL(`../../dist/apps/${basename(root)}`, appUrl)),
       emptyOutDir: true,
       sourcemap: true,
       // One file per page group keeps the first paint small: the other pages load on demand.

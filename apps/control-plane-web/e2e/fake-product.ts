@@ -1,5 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import path from 'node:path';
+import { Controller, Get, Headers, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { ApiError, ErrorEnvelopeFilter, ProductWebUiModule } from '@arbor/platform';
+import { FIXTURE_PRODUCT, type Hello } from './fixture-product/src/fixture-api';
 
 export interface FakeProduct {
   url: string;
@@ -78,4 +84,58 @@ export async function startDroppingEveryConnection(): Promise<{ url: string; clo
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** Where control-plane-web's build-fixture-product-ui target leaves the fixture product's UI. */
+const FIXTURE_UI_BUILD = path.resolve(__dirname, '../../../dist/tests/fixture-product-ui');
+
+export interface FixtureProductOptions {
+  /** The origin the test registered for it (CP_SUITE_FIXTURE_PRODUCT_URL, its realm client's redirects); it listens there. */
+  port: number;
+  issuer: string;
+  /** Its public UI client in the test's realm. */
+  clientId: string;
+  controlPlaneUrl: string;
+}
+
+/**
+ * Another team's product with a UI of its own, as libs/contract's README ("Add a UI to your
+ * product") has it: the fixture UI (e2e/fixture-product, built on @arbor/ui-shell) served by
+ * ProductWebUiModule as the gateways serve theirs, and one API route that verifies the person's
+ * token (issuer, audience `fixture-product`) and says whose it is.
+ */
+export async function startFixtureProduct(options: FixtureProductOptions): Promise<{ url: string; close(): Promise<void> }> {
+  const { issuer } = options;
+  const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
+  const keys = createRemoteJWKSet(new URL(discovery.jwks_uri));
+
+  @Controller('api/v1')
+  class HelloController {
+    @Get('hello')
+    async hello(@Headers('authorization') authorization = ''): Promise<Hello> {
+      const token = /^Bearer (.+)$/.exec(authorization)?.[1];
+      const verified = token ? await jwtVerify(token, keys, { issuer, audience: FIXTURE_PRODUCT.key }).catch(() => undefined) : undefined;
+      if (!verified) throw new ApiError(401, 'unauthenticated', `A bearer token of ${issuer} for ${FIXTURE_PRODUCT.key} is required.`);
+      return { product: FIXTURE_PRODUCT.key, username: String(verified.payload['preferred_username']) };
+    }
+  }
+
+  @Module({
+    imports: [
+      ProductWebUiModule.forRoot({
+        title: FIXTURE_PRODUCT.title,
+        webRoot: FIXTURE_UI_BUILD,
+        signIn: { issuer, clientId: options.clientId, controlPlaneUrl: options.controlPlaneUrl },
+        signInSettings: [],
+        pages: /^\/(auth\/callback)?\/?$/,
+      }),
+    ],
+    controllers: [HelloController],
+  })
+  class FixtureProductModule {}
+
+  const app = await NestFactory.create(FixtureProductModule, { logger: false });
+  app.useGlobalFilters(new ErrorEnvelopeFilter());
+  await app.listen(options.port, '127.0.0.1');
+  return { url: `http://127.0.0.1:${options.port}`, close: () => app.close() };
 }

@@ -21,3 +21,5 @@ export * from './lib/common/route-error';
 export * from './lib/common/secret-shown-once-dialog';
 export * from './lib/access/product-access';
 export * from './lib/access/use-product-access';
+export * from './lib/access/no-role';
+export * from './lib/access/no-role-empty-state';

@@ -1,5 +1,5 @@
 import { Alert, Badge, Button, Code, Group, Loader, Select, Stack, Table, Text, Title } from '@mantine/core';
-import { useFormatInstant, useFormatMoney, useMe } from '@arbor/ui-shell';
+import { NoRoleEmptyState, useFormatInstant, useFormatMoney, useMe } from '@arbor/ui-shell';
 import { useState } from 'react';
 import { useGatewayAccess } from '../access/gateway-access';
 import { CALLS_PER_PAGE, useCallLog } from './call-log-queries';
@@ -21,10 +21,7 @@ export function CallLogPage() {
     <Stack>
       <Title order={2}>Call log</Title>
       {readable.length === 0 ? (
-        <Alert color="gray" title="No AI gateway role on any project">
-          Calls belong to projects. A control-plane administrator can grant you <Code>ai-gateway.viewer</Code> or <Code>ai-gateway.operator</Code> on a project (with the sign-in
-          key <Code>ai-gateway</Code>) to see its calls.
-        </Alert>
+        <NoRoleEmptyState read="see its calls" />
       ) : (
         <>
           <Group align="end">

@@ -1,6 +1,6 @@
 import { Alert, Badge, Button, Code, Group, Loader, Modal, Paper, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { ConfirmButton, FormErrorAlert, notifyFailure, useFormatInstant, useFormatMoney, useMe, usePaged } from '@arbor/ui-shell';
+import { ConfirmButton, FormErrorAlert, NoRoleEmptyState, notifyFailure, useFormatInstant, useFormatMoney, useMe, usePaged } from '@arbor/ui-shell';
 import { useGatewayAccess } from '../access/gateway-access';
 import type { GatewayKey } from '../api/gateway-api';
 import { useCreateKey, useDeleteKey, useKeys, useRotateKey, useSetKeyBlocked, useUpdateKey } from './keys-queries';
@@ -21,10 +21,7 @@ export function KeysPage() {
     <Stack>
       <Title order={2}>Keys</Title>
       {access.readable.length === 0 ? (
-        <Alert color="gray" title="No AI gateway role on any project">
-          Keys belong to projects. A control-plane administrator can grant you <Code>ai-gateway.viewer</Code> on a project to see its keys and spend, or{' '}
-          <Code>ai-gateway.operator</Code> to manage them (with the sign-in key <Code>ai-gateway</Code>).
-        </Alert>
+        <NoRoleEmptyState read="see its keys and spend" change="manage them" />
       ) : (
         <>
           {access.operable.length > 0 ? (

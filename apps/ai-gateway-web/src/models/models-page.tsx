@@ -1,5 +1,5 @@
 import { Alert, Badge, Code, Loader, Stack, Table, Text, Title } from '@mantine/core';
-import { useFormatInstant, useFormatMoney, useMe } from '@arbor/ui-shell';
+import { NoRoleEmptyState, useFormatInstant, useFormatMoney, useMe } from '@arbor/ui-shell';
 import { useGatewayAccess } from '../access/gateway-access';
 import { useAliases } from './models-queries';
 
@@ -17,10 +17,7 @@ export function ModelsPage() {
     <Stack>
       <Title order={2}>Models</Title>
       {readable.length === 0 ? (
-        <Alert color="gray" title="No AI gateway role on any project">
-          A control-plane administrator can grant you <Code>ai-gateway.viewer</Code> or <Code>ai-gateway.operator</Code> on a project (with the sign-in key <Code>ai-gateway</Code>)
-          to see the models its keys can call.
-        </Alert>
+        <NoRoleEmptyState read="see the models its keys can call" />
       ) : (
         <>
           <Text>Call a model by its alias; the gateway picks a deployment, and skips one that is cooling down after failures.</Text>

@@ -1,6 +1,6 @@
 import { Alert, Button, Code, Group, Loader, Paper, PasswordInput, Select, Stack, Table, Text, Textarea, Title } from '@mantine/core';
 import { useRef, useState, type FormEvent } from 'react';
-import { FormErrorAlert, useFormatInstant, useFormatMoney, useMe } from '@arbor/ui-shell';
+import { FormErrorAlert, NoRoleEmptyState, useFormatInstant, useFormatMoney, useMe } from '@arbor/ui-shell';
 import { useGatewayAccess } from '../access/gateway-access';
 import { useCreateKey } from '../keys/keys-queries';
 import type { ChatTurn, ChatUsage } from './chat-stream';
@@ -22,10 +22,7 @@ export function PlaygroundPage() {
     <Stack>
       <Title order={2}>Playground</Title>
       {access.readable.length === 0 ? (
-        <Alert color="gray" title="No AI gateway role on any project">
-          The playground calls the gateway with a project's key. A control-plane administrator can grant you <Code>ai-gateway.viewer</Code> on a project (then paste one of its
-          keys) or <Code>ai-gateway.operator</Code> (then make one here), with the sign-in key <Code>ai-gateway</Code>.
-        </Alert>
+        <NoRoleEmptyState read="paste one of its keys here and chat" change="make a key here" />
       ) : key ? (
         <>
           <Group>

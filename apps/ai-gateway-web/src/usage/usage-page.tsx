@@ -1,6 +1,6 @@
-import { Alert, Button, Code, Group, Loader, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Group, Loader, Paper, SegmentedControl, Select, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useMemo, useState } from 'react';
-import { useFormatMoney, useMe } from '@arbor/ui-shell';
+import { NoRoleEmptyState, useFormatMoney, useMe } from '@arbor/ui-shell';
 import { useGatewayAccess } from '../access/gateway-access';
 import { BarChartFigure } from '@arbor/ui-shell/charts';
 import { useProjectSpend } from './usage-queries';
@@ -39,10 +39,7 @@ export function UsagePage() {
     return (
       <Stack>
         <Title order={2}>Usage</Title>
-        <Alert color="gray" title="No AI gateway role on any project">
-          Usage belongs to projects. A control-plane administrator can grant you <Code>ai-gateway.viewer</Code> or <Code>ai-gateway.operator</Code> on a project (with the sign-in
-          key <Code>ai-gateway</Code>) to see what it spent.
-        </Alert>
+        <NoRoleEmptyState read="see what it spent" />
       </Stack>
     );
   }

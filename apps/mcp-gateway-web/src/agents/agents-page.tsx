@@ -1,8 +1,7 @@
 import { Alert, Badge, Button, Code, CopyButton, Group, List, Loader, Select, Stack, Table, Text, Title } from '@mantine/core';
-import { ConfirmButton, notifyFailure, useFormatInstant } from '@arbor/ui-shell';
+import { ConfirmButton, NoRoleEmptyState, notifyFailure, useFormatInstant } from '@arbor/ui-shell';
 import { useState } from 'react';
 import { useMcpAccess } from '../access/mcp-access';
-import { NeedsRole } from '../access/needs-operator';
 import type { Agent, AgentCallHour } from '../api/mcp-gateway-api';
 import { HourlyCallCharts } from '../calls/hourly-call-charts';
 import { AgentForm } from './agent-form';
@@ -50,7 +49,7 @@ export function AgentsPage() {
     <Stack>
       <Title order={2}>Agents</Title>
       {access.readable.length === 0 ? (
-        <NeedsRole what="see its A2A agents" />
+        <NoRoleEmptyState read="see its A2A agents" change="register and change them" />
       ) : (
         <>
           {access.operable.length === 0 ? (

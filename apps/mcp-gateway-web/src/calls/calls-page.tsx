@@ -1,7 +1,7 @@
 import { Alert, Loader, Select, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
+import { NoRoleEmptyState } from '@arbor/ui-shell';
 import { useMcpAccess } from '../access/mcp-access';
-import { NeedsRole } from '../access/needs-operator';
 import { useServers } from '../servers/servers-queries';
 import { useToolCalls } from './calls-queries';
 import { HourlyCallCharts } from './hourly-call-charts';
@@ -22,7 +22,7 @@ export function CallsPage() {
     <Stack>
       <Title order={2}>Tool calls</Title>
       {access.readable.length === 0 ? (
-        <NeedsRole what="see how its virtual servers' tools are called" />
+        <NoRoleEmptyState read="see how its virtual servers' tools are called" />
       ) : (
         <>
           <Select

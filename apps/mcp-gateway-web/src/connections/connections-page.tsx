@@ -1,7 +1,6 @@
 import { Alert, Anchor, Badge, Group, Loader, Stack, Table, Text, Title } from '@mantine/core';
-import { ConfirmButton, notifyFailure, useFormatInstant } from '@arbor/ui-shell';
+import { ConfirmButton, NoRoleEmptyState, notifyFailure, useFormatInstant } from '@arbor/ui-shell';
 import { useMcpAccess } from '../access/mcp-access';
-import { NeedsAnyRole } from '../access/needs-operator';
 import { useConnections, useDisconnect } from './connections-queries';
 
 /** The person's own accounts at third-party upstreams (OAuth): which are connected, a link to connect, and revoking one. */
@@ -15,7 +14,7 @@ export function ConnectionsPage() {
     <Stack>
       <Title order={2}>My connections</Title>
       {!access.anyRole ? (
-        <NeedsAnyRole what="use its virtual servers and connect your accounts at the tool servers they draw on" />
+        <NoRoleEmptyState read="use its virtual servers and connect your accounts at the tool servers they draw on" />
       ) : (
         <>
           <Text size="sm">

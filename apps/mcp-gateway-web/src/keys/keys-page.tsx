@@ -1,9 +1,8 @@
 import { Alert, Button, Code, Group, Loader, Paper, Select, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
-import { ConfirmButton, fieldError, FormErrorAlert, notifyFailure, SecretShownOnceDialog, useFormatInstant, useMe, usePaged } from '@arbor/ui-shell';
+import { ConfirmButton, fieldError, FormErrorAlert, NoRoleEmptyState, notifyFailure, SecretShownOnceDialog, useFormatInstant, useMe, usePaged } from '@arbor/ui-shell';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMcpAccess } from '../access/mcp-access';
-import { NeedsRole } from '../access/needs-operator';
 import type { CatalogueItem, VirtualServer } from '../api/mcp-gateway-api';
 import { toolNamesOf } from '../servers/exposed-tools';
 import { useCatalogue, useServers } from '../servers/servers-queries';
@@ -26,7 +25,7 @@ export function KeysPage() {
     <Stack>
       <Title order={2}>API keys</Title>
       {access.readable.length === 0 ? (
-        <NeedsRole what="see the gateway API keys of its MCP clients" />
+        <NoRoleEmptyState read="see the gateway API keys of its MCP clients" change="make and revoke them" />
       ) : (
         <>
           {access.operable.length > 0 ? (

@@ -1,9 +1,8 @@
 import { Alert, Badge, Button, Code, CopyButton, Group, Loader, Modal, Stack, Table, Tabs, Text, Title } from '@mantine/core';
-import { ConfirmButton, notifyFailure, useMe, usePaged } from '@arbor/ui-shell';
+import { ConfirmButton, NoRoleEmptyState, notifyFailure, useMe, usePaged } from '@arbor/ui-shell';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useMcpAccess } from '../access/mcp-access';
-import { NeedsRole } from '../access/needs-operator';
 import { type AgentSelection, isAgentSelection, type Selection, type VirtualServer } from '../api/mcp-gateway-api';
 import { useUpstreams } from '../upstreams/upstreams-queries';
 import { clientSnippets, serverAddress } from './client-config';
@@ -39,7 +38,7 @@ export function ServersPage() {
     <Stack>
       <Title order={2}>Virtual servers</Title>
       {access.readable.length === 0 ? (
-        <NeedsRole what="see its virtual servers and how to connect a client" />
+        <NoRoleEmptyState read="see its virtual servers and how to connect a client" change="make and change them" />
       ) : (
         <>
           {!operates ? (

@@ -2,9 +2,9 @@ import { Accordion, Alert, Anchor, Code, Group, Loader, Select, Stack, Text, Tex
 import { useDebouncedValue } from '@mantine/hooks';
 import { useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { NoRoleEmptyState } from '@arbor/ui-shell';
 import type { McpTool } from '../api/mcp-gateway-api';
 import { useMcpAccess } from '../access/mcp-access';
-import { NeedsRole } from '../access/needs-operator';
 import { useServers } from '../servers/servers-queries';
 import { ToolTryForm } from './tool-try-form';
 import { useServerTools, useToolsOfServers } from './tools-queries';
@@ -36,7 +36,7 @@ export function ToolsPage() {
     <Stack>
       <Title order={2}>Tools</Title>
       {access.readable.length === 0 ? (
-        <NeedsRole what="see and try the tools of its virtual servers" />
+        <NoRoleEmptyState read="see and try the tools of its virtual servers" />
       ) : (
         <>
           <Group align="end">

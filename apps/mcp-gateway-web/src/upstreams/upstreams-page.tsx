@@ -1,8 +1,7 @@
 import { Alert, Badge, Button, Code, Group, Loader, Stack, Table, Text, Title } from '@mantine/core';
-import { ConfirmButton, notifyFailure, useFormatInstant } from '@arbor/ui-shell';
+import { ConfirmButton, NoRoleEmptyState, notifyFailure, useFormatInstant } from '@arbor/ui-shell';
 import { useState } from 'react';
 import { useMcpAccess } from '../access/mcp-access';
-import { NeedsRole } from '../access/needs-operator';
 import type { Upstream } from '../api/mcp-gateway-api';
 import { authSummary } from './upstream-auth';
 import { UpstreamForm } from './upstream-form';
@@ -23,7 +22,7 @@ export function UpstreamsPage() {
     <Stack>
       <Title order={2}>Upstreams</Title>
       {access.readable.length === 0 ? (
-        <NeedsRole what="see the tool servers its virtual servers draw on" />
+        <NoRoleEmptyState read="see the tool servers its virtual servers draw on" change="add and change them" />
       ) : (
         <>
           {!changes ? (

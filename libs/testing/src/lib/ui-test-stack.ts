@@ -34,6 +34,12 @@ export interface UiTestStackOptions {
   accessTokenLifespan?: number;
   /** Other public UI clients of the realm and the origin each one's UI runs at in this test, e.g. `{ 'arbor-ai-gateway': 'http://127.0.0.1:41235' }`. */
   uiClients?: Record<string, string>;
+  /**
+   * Public UI clients (code + PKCE) that only this test's realm has, e.g. another team's product
+   * UI: client id → the origin its UI runs at and the audiences of its tokens (`control-plane`
+   * for the shell endpoints, and the product's own).
+   */
+  testUiClients?: Record<string, { origin: string; audiences: string[] }>;
 }
 
 export async function startUiTestStack(env: Record<string, string> = {}, options: UiTestStackOptions = {}): Promise<UiTestStack> {
@@ -43,8 +49,11 @@ export async function startUiTestStack(env: Record<string, string> = {}, options
   const realmFile = path.join(folder, 'realm.json');
   const realm = JSON.parse(readFileSync(path.join(root, 'deploy/keycloak/realm-export.json'), 'utf8')) as {
     accessTokenLifespan?: number;
-    clients: { clientId: string; redirectUris?: string[]; webOrigins?: string[]; rootUrl?: string }[];
+    clients: RealmExportClient[];
   };
+  for (const [clientId, { origin: clientOrigin, audiences }] of Object.entries(options.testUiClients ?? {})) {
+    realm.clients.push(testUiClient(clientId, clientOrigin, audiences));
+  }
   for (const [clientId, clientOrigin] of Object.entries({ [UI_CLIENT]: origin, ...options.uiClients })) {
     const client = realm.clients.find((candidate) => candidate.clientId === clientId);
     if (!client) throw new Error(`the realm export has no ${clientId} client`);
@@ -102,6 +111,38 @@ export async function startUiTestStack(env: Record<string, string> = {}, options
     await stop();
     throw error;
   }
+}
+
+interface RealmExportClient {
+  clientId: string;
+  redirectUris?: string[];
+  webOrigins?: string[];
+  rootUrl?: string;
+  [field: string]: unknown;
+}
+
+/** A public UI client in the realm export's (Keycloak's) shape, as `arbor-ai-gateway` is there. */
+function testUiClient(clientId: string, origin: string, audiences: string[]): RealmExportClient {
+  return {
+    clientId,
+    enabled: true,
+    protocol: 'openid-connect',
+    publicClient: true,
+    standardFlowEnabled: true,
+    directAccessGrantsEnabled: false,
+    serviceAccountsEnabled: false,
+    rootUrl: origin,
+    baseUrl: '/',
+    redirectUris: [`${origin}/*`],
+    webOrigins: [origin],
+    attributes: { 'pkce.code.challenge.method': 'S256', 'post.logout.redirect.uris': '+' },
+    protocolMappers: audiences.map((audience) => ({
+      name: `audience ${audience}`,
+      protocol: 'openid-connect',
+      protocolMapper: 'oidc-audience-mapper',
+      config: { 'included.custom.audience': audience, 'id.token.claim': 'false', 'access.token.claim': 'true' },
+    })),
+  };
 }
 
 export interface BuiltMcpGateway {
