@@ -228,7 +228,7 @@ router_settings: { num_retries: 0, fallbacks: [{ flaky: [fast] }] }
     await page.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
   });
 
-  it("lists a call just made with the OpenAI SDK in the project's call log: key, alias, deployment, status, tokens, cost and latency, never its content", async () => {
+  it("lists a call just made with the OpenAI SDK in the project's call log: key, alias, deployment, status, tokens, cost and latency, not its content (off by default)", async () => {
     const openai = new OpenAI({ apiKey: secret, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     // A call its first deployment fails and the fallback answers, then a plain one.
     await openai.chat.completions.create({ model: 'flaky', messages: [{ role: 'user', content: 'falls back' }] });
@@ -247,8 +247,56 @@ router_settings: { num_retries: 0, fallbacks: [{ flaky: [fast] }] }
     expect(await rows.nth(1).innerText()).toMatch(/search team[\s\S]*200[\s\S]*0 \/ 1/);
     expect((await rows.allInnerTexts()).filter((text) => /broken[\s\S]*503/.test(text))).toHaveLength(1);
     expect(await page.content()).not.toContain('a secret prompt for the log');
+    // This stack's config leaves content off (LiteLLM's default), and the page says where to turn it on.
+    await page.getByText('Message content is not kept (off in the config: general_settings.store_prompts_in_spend_logs)', { exact: false }).waitFor();
+    expect(await page.getByRole('button', { name: 'Show content' }).count()).toBe(0);
     await inBothThemesClean();
     await screenshot('call-log');
+    await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Keys' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
+  });
+
+  it("shows a call's kept prompt and answer behind Show content when the gateway keeps content", async () => {
+    // One gateway per stack (its UI client's origin is registered at the identity provider), started
+    // with content off: the answers of a gateway that keeps content (call-content.integration-spec.ts
+    // checks those against the gateway itself) are given to this page in place of its own.
+    await page.route('**/api/v1/call-log/settings', (route) => route.fulfill({ json: { content_kept: true, content_off_by: null, max_field_chars: 16384 } }));
+    await page.route('**/spend/logs?*', async (route) => {
+      const calls = (await (await route.fetch()).json()) as Record<string, unknown>[];
+      const [newest, ...rest] = calls;
+      const content = {
+        messages: { messages: [{ role: 'user', content: 'a prompt kept by the config' }] },
+        response: { object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'an answer kept by the config' } }] },
+        streamed: false,
+        truncated: false,
+      };
+      await route.fulfill({ json: newest ? [{ ...newest, content }, ...rest] : [] });
+    });
+    try {
+      await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Call log' }).click();
+      await page.getByRole('heading', { level: 2, name: 'Call log' }).waitFor();
+      // The page read the settings once already (they change only with the config): a new visit reads them again.
+      await page.reload();
+      await page.getByText('Message content is kept (on in the config: general_settings.store_prompts_in_spend_logs)', { exact: false }).waitFor();
+      const show = page.getByRole('button', { name: 'Show content' });
+      await show.waitFor();
+      expect(await show.count()).toBe(1);
+      expect(await show.getAttribute('aria-expanded')).toBe('false');
+      expect(await page.content()).not.toContain('an answer kept by the config');
+      await show.click();
+      const hide = page.getByRole('button', { name: 'Hide content' });
+      expect(await hide.getAttribute('aria-expanded')).toBe('true');
+      const shown = page.locator(`#${await hide.getAttribute('aria-controls')}`);
+      expect(await shown.innerText()).toMatch(/Prompt[\s\S]*a prompt kept by the config[\s\S]*Answer[\s\S]*an answer kept by the config/);
+      await inBothThemesClean();
+      await screenshot('call-log-content');
+      await hide.click();
+      await page.getByRole('button', { name: 'Show content' }).waitFor();
+      expect(await page.content()).not.toContain('an answer kept by the config');
+    } finally {
+      await page.unroute('**/api/v1/call-log/settings');
+      await page.unroute('**/spend/logs?*');
+    }
     await page.getByRole('navigation', { name: 'AI gateway' }).getByRole('link', { name: 'Keys' }).click();
     await page.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
   });

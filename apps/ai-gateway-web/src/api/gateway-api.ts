@@ -84,7 +84,26 @@ export interface GatewayAlias {
   }[];
 }
 
-/** GET /spend/logs?team_id=…&summarize=false: one call as LiteLLM's single-call spend log lists it (metadata only, never content). */
+/**
+ * A call's content, kept only when the gateway's config turns it on (general_settings.
+ * store_prompts_in_spend_logs): the request's prompt fields as sent upstream and the answer as the
+ * client got it (a stream as its events, text); a field cut at its cap is its JSON text, cut.
+ */
+export interface CallContent {
+  messages: unknown;
+  response?: unknown;
+  streamed?: boolean;
+  truncated: boolean;
+}
+
+/** GET /api/v1/call-log/settings: whether the gateway keeps calls' content, and if not, which setting keeps it out. */
+export interface CallLogSettings {
+  content_kept: boolean;
+  content_off_by: 'store_prompts_in_spend_logs' | 'turn_off_message_logging' | 'disable_spend_logs' | null;
+  max_field_chars: number;
+}
+
+/** GET /spend/logs?team_id=…&summarize=false: one call as LiteLLM's single-call spend log lists it (metadata; content only when the config keeps it). */
 export interface CallRecord {
   request_id: string;
   /** The key's token (SHA-256), null for the master key. */
@@ -108,6 +127,7 @@ export interface CallRecord {
   request_duration_ms: number;
   cache_hit: 'True' | 'False';
   metadata: { key_alias: string | null; status_code: number; error_code: string | null; retries: number; fallbacks: number };
+  content?: CallContent;
 }
 
 interface ErrorAnswer {
@@ -123,6 +143,7 @@ export interface paths {
       responses: { 200: Answer<CallRecord[]>; default: ErrorAnswer };
     };
   };
+  '/api/v1/call-log/settings': { get: { responses: { 200: Answer<CallLogSettings>; default: ErrorAnswer } } };
   '/api/v1/aliases': { get: { responses: { 200: Answer<{ aliases: GatewayAlias[] }>; default: ErrorAnswer } } };
   '/api/v1/spend': {
     get: { parameters: { query: { project: string; from?: string; to?: string } }; responses: { 200: Answer<ProjectSpendReport>; default: ErrorAnswer } };

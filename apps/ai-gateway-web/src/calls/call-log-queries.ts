@@ -14,3 +14,13 @@ export function useCallLog(project: string | null, page: number) {
     queryFn: () => answer(api.GET('/spend/logs', { params: { query: { team_id: project ?? '', summarize: false, page, page_size: CALLS_PER_PAGE } } })),
   });
 }
+
+/** Whether the gateway keeps calls' content (general_settings.store_prompts_in_spend_logs), read once: it changes only with the config. */
+export function useCallLogSettings() {
+  const api = useApiClient<paths>();
+  return useQuery({
+    queryKey: ['ai-gateway', 'call-log', 'settings'],
+    staleTime: Infinity,
+    queryFn: () => answer(api.GET('/api/v1/call-log/settings')),
+  });
+}

@@ -26,6 +26,7 @@ import { AddVirtualKeyModelLimits1764600350700 } from './migrations/176460035070
 import { AddCallRecordOutcomes1764600350800 } from './migrations/1764600350800-AddCallRecordOutcomes';
 import { AddProjectGuardrails1764600350900 } from './migrations/1764600350900-AddProjectGuardrails';
 import { AddProjectRatesAndModels1764600351000 } from './migrations/1764600351000-AddProjectRatesAndModels';
+import { AddCallRecordContent1764600351100 } from './migrations/1764600351100-AddCallRecordContent';
 import { CreateBudgetLimits1764600350400 } from './migrations/1764600350400-CreateBudgetLimits';
 import { CreateCallRecords1764600350500 } from './migrations/1764600350500-CreateCallRecords';
 import { BudgetLimit } from './budgets/budget-limit.entity';
@@ -60,4 +61,5 @@ export const AI_GATEWAY_MIGRATIONS = [
   AddCallRecordOutcomes1764600350800,
   AddProjectGuardrails1764600350900,
   AddProjectRatesAndModels1764600351000,
+  AddCallRecordContent1764600351100,
 ];

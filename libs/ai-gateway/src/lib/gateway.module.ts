@@ -8,6 +8,7 @@ import { ControlPlaneModule, ControlPlaneSyncModule } from '@arbor/contract';
 import { masterKeyCredential } from './admin/admin-access';
 import { CallRouter } from './call-router';
 import { CallsModule } from './calls/calls.module';
+import { CallContentModule } from './call-content/call-content.module';
 import { CALL_EXTENSIONS, CallRoutes } from './calls/call-routes';
 import { ConfiguredPassThroughModule } from './configured-pass-through/configured-pass-through.module';
 import { GatewayDashboard } from './dashboard/gateway-dashboard';
@@ -115,6 +116,7 @@ export class GatewayModule {
         CallsModule,
         GuardrailsModule,
         ResponseCacheModule,
+        CallContentModule,
         ResourcesModule,
         StoredResponsesModule,
         VendorPassThroughModule,

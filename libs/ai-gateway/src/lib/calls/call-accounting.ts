@@ -10,7 +10,7 @@ import { type ProjectRateAdmission, ProjectRates } from '../limits/project-rates
 import { BudgetLimits } from '../budgets/budget-limits';
 import { teamModelAccessDenied } from '../gateway-errors';
 import { aliasAllowedBy } from '../keys/key-verifier';
-import { SpendRecorder } from '../spend/spend-recorder';
+import { type CallRecordContent, SpendRecorder } from '../spend/spend-recorder';
 import { GatewayDeployment } from '../config/gateway-config';
 import { CallUsage, totalTokens } from './usage';
 
@@ -34,6 +34,8 @@ export interface SettledCall {
   errorCode?: string | null;
   retries?: number;
   fallbacks?: number;
+  /** What a stage keeps of the call's messages and answer for its record (only when the config turns content on). */
+  content?: CallRecordContent | undefined;
 }
 
 /** A call refused before it was admitted (a guardrail, a budget, a rate limit), for the call log. */
@@ -173,6 +175,7 @@ export class CallAccounting {
             errorCode: call.failed ? (call.errorCode ?? null) : null,
             retries: call.retries ?? 0,
             fallbacks: call.fallbacks ?? 0,
+            content: call.content,
           });
         }
         return key ? key.settle({ totalTokens: totalTokens(call.usage), cost: call.cost }) : {};

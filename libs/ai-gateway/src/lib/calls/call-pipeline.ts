@@ -14,6 +14,7 @@ import { GatewayCaller } from '../keys/key-verifier';
 import { ModelPrices } from '../pricing/model-prices';
 import { withGatewayIds } from '../endpoints/answer-ids';
 import type { EndpointCodec, StreamTap } from '../endpoints/endpoint-codec';
+import type { CallRecordContent } from '../spend/spend-recorder';
 import { StreamedAnswer } from '../spend/usage-estimate';
 import { CallAccounting, CallAdmission } from './call-accounting';
 import type { CallResponse } from './call-response';
@@ -495,6 +496,7 @@ export class CallPipeline {
         errorCode: failure?.code ?? null,
         retries: state.progress.retries,
         fallbacks: state.progress.fallbacks,
+        content: state.passes.length > 0 ? recordedContent(state.passes, failure !== undefined) : undefined,
         ...hit,
       }) ?? {};
     state.outcome = {
@@ -616,6 +618,15 @@ function endChecks(passes: readonly StagePass[]): Promise<ProviderError | undefi
     }
     return undefined;
   })();
+}
+
+/** What the stages add to the call's record: the first stage's that gives any. */
+function recordedContent(passes: readonly StagePass[], failed: boolean): CallRecordContent | undefined {
+  for (const pass of passes) {
+    const content = pass.recorded?.(failed);
+    if (content) return content;
+  }
+  return undefined;
 }
 
 /** The ids the answer carries in place of the upstream's: the first stage's that gives any. */

@@ -4,6 +4,7 @@ import type { GatewayDeployment } from '../config/gateway-config';
 import type { AnswerIds } from '../endpoints/answer-ids';
 import type { EndpointCodec } from '../endpoints/endpoint-codec';
 import type { GatewayCaller } from '../keys/key-verifier';
+import type { CallRecordContent } from '../spend/spend-recorder';
 
 /** What a stage sees of a call as it opens, before the plan: the family, the caller, the request as sent. */
 export interface StageCall {
@@ -85,6 +86,11 @@ export interface StagePass {
   answer?(document: Record<string, unknown>, deployment: GatewayDeployment, native: boolean): Promise<void>;
   /** After the call: the answer of a call that succeeded, off the request path. */
   after?(answer: DeliveredAnswer): void;
+  /**
+   * When the call settles (once, `failed` or not): what the stage adds to the call's record
+   * (call_records.content), read when the record is written, off the request path.
+   */
+  recorded?(failed: boolean): CallRecordContent | undefined;
 }
 
 /**

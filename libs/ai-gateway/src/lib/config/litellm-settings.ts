@@ -6,6 +6,7 @@ import { providerAdapters } from '@arbor/provider-adapters';
 import { type BudgetAlertWebhook, readBudgetAlertSettings } from '../budgets/budget-alert-settings';
 import { type BudgetSettings, readBudgetSettings } from '../budgets/budget-settings';
 import { readResponseCacheSettings, type ResponseCacheSettings } from '../response-cache/response-cache.settings';
+import { type CallContentSettings, readCallContentSettings } from '../call-content/call-content.settings';
 
 /**
  * What the gateway does with a key of LiteLLM's `litellm_settings` / `general_settings` /
@@ -86,7 +87,12 @@ export const SETTING_RULES: readonly SettingRule[] = [
   { section: 'litellm_settings', key: 'service_callback', kind: 'warned', why: 'as callbacks' },
   { section: 'litellm_settings', key: 'set_verbose', kind: 'warned', why: 'logging is set with AIGW_LOG' },
   { section: 'litellm_settings', key: 'json_logs', kind: 'warned', why: 'logs are JSON unless LOG_FORMAT=text' },
-  { section: 'litellm_settings', key: 'turn_off_message_logging', kind: 'warned', why: 'the gateway never logs prompts or answers' },
+  {
+    section: 'litellm_settings',
+    key: 'turn_off_message_logging',
+    kind: 'served',
+    why: 'prompts and answers are never logged; true also keeps them out of the call records whatever general_settings.store_prompts_in_spend_logs says',
+  },
   { section: 'litellm_settings', key: 'redact_user_api_key_info', kind: 'warned', why: 'keys are never logged' },
   { section: 'litellm_settings', key: 'telemetry', kind: 'warned', why: 'the gateway sends no telemetry' },
   { section: 'litellm_settings', key: 'ssl_verify', kind: 'warned', why: 'upstream TLS certificates are always verified (NODE_EXTRA_CA_CERTS adds a CA)' },
@@ -135,6 +141,12 @@ export const SETTING_RULES: readonly SettingRule[] = [
     key: 'maximum_spend_logs_retention_period',
     kind: 'served',
     why: 'how long records of single calls are kept (30d when unset: 1h, 7d, 30d…); older ones are pruned in batches',
+  },
+  {
+    section: 'general_settings',
+    key: 'store_prompts_in_spend_logs',
+    kind: 'served',
+    why: "true: each call's messages as sent upstream and its answer as the client got it are kept in its record (/spend/logs, the call log), each cut at 16 384 characters; off by default",
   },
   { section: 'general_settings', key: 'maximum_spend_logs_retention_interval', kind: 'warned', why: 'records of single calls are pruned every hour' },
   {
@@ -344,6 +356,8 @@ export interface LiteLLMSettings {
   budgetAlerts?: BudgetAlertWebhook;
   /** Records of single calls (/spend/logs): off with general_settings.disable_spend_logs; kept retentionMs (30 days unless maximum_spend_logs_retention_period says). */
   spendLogs?: { enabled: boolean; retentionMs: number };
+  /** general_settings.store_prompts_in_spend_logs (and what overrides it); absent: no content is kept. */
+  callContent?: CallContentSettings;
 }
 
 export const DEFAULT_LITELLM_SETTINGS: LiteLLMSettings = { dropParams: false, alwaysIncludeStreamUsage: false, passThroughEndpoints: [], passThroughAllowedPaths: [] };
@@ -407,6 +421,7 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
   const budgets = readBudgetSettings(litellm, problem);
   const spendLogs = readSpendLogSettings(general, read, problem);
   const budgetAlerts = readBudgetAlertSettings(general, env, problem, warnings);
+  const callContent = readCallContentSettings(litellm, general, read, spendLogs?.enabled === false, warnings);
   const settings: LiteLLMSettings = {
     dropParams: read.boolean(litellm['drop_params'], 'litellm_settings.drop_params') ?? false,
     ...(cache ? { cache } : {}),
@@ -420,6 +435,7 @@ export function readLiteLLMSettings(root: Record<string, unknown>, env: NodeJS.P
     ...(budgets.workspace || budgets.timeZone !== 'UTC' ? { budgets } : {}),
     ...(spendLogs ? { spendLogs } : {}),
     ...(budgetAlerts ? { budgetAlerts } : {}),
+    ...(callContent ? { callContent } : {}),
   };
   return { settings, routerSection: router, litellmSection: litellm, problems, warnings };
 }

@@ -50,11 +50,17 @@ export interface LiteLlmSpendLog {
   cache_hit: 'True' | 'False';
   /** `error_code`: a failed or refused call's (guardrail_violation, budget_exceeded…), else null; the retries and fallbacks it took. */
   metadata: { key_alias: string | null; status_code: number; error_code: string | null; retries: number; fallbacks: number };
+  /**
+   * The call's messages as sent upstream and its answer as the client got it, when
+   * general_settings.store_prompts_in_spend_logs kept them: `messages`, `response` (a stream's
+   * events as text), `streamed`, `truncated` (a field cut at its cap is its JSON text, cut).
+   */
+  content?: Record<string, unknown>;
 }
 
 const PAGE = `
   select r.id::text as id, r.started_at, r.latency_ms, k.key_hash, k.key_alias, k.user_id, r.project, r.end_user, r.tags, r.alias, r.deployment_id, r.provider,
-         r.prompt_tokens::text as prompt_tokens, r.completion_tokens::text as completion_tokens, r.cost_usd::text as cost_usd, r.status, r.cache_hit, r.error_code, r.retries, r.fallbacks
+         r.prompt_tokens::text as prompt_tokens, r.completion_tokens::text as completion_tokens, r.cost_usd::text as cost_usd, r.status, r.cache_hit, r.error_code, r.retries, r.fallbacks, r.content
     from call_records r left join virtual_keys k on k.id = r.key_id
    where ($1::text[] is null or r.project = any($1::text[]))
      and ($2::uuid is null or r.key_id = $2::uuid)
@@ -157,6 +163,7 @@ export class CallRecords implements OnApplicationBootstrap, OnApplicationShutdow
         request_duration_ms: Math.round(row.latency_ms),
         cache_hit: row.cache_hit ? 'True' : 'False',
         metadata: { key_alias: row.key_alias, status_code: row.status, error_code: row.error_code, retries: row.retries, fallbacks: row.fallbacks },
+        ...(row.content ? { content: row.content } : {}),
       };
     });
   }
@@ -183,4 +190,5 @@ interface Row {
   error_code: string | null;
   retries: number;
   fallbacks: number;
+  content: Record<string, unknown> | null;
 }

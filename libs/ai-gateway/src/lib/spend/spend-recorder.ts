@@ -65,7 +65,19 @@ export interface BudgetSpendEntry {
   calls: number;
 }
 
-/** One call, as /spend/logs lists it: metadata only, never content. */
+/**
+ * A call's content (its messages and answer) as a stage keeps it, when the config turns that on
+ * (call-content/): read once, when the record is written, so that nothing of it is serialised on
+ * the request path.
+ */
+export interface CallRecordContent {
+  /** The answer is still on its way to the client: the record waits for it (a few flushes at most). */
+  readonly pending: boolean;
+  /** The JSON document to store in call_records.content, or null for none. */
+  read(): Record<string, unknown> | null;
+}
+
+/** One call, as /spend/logs lists it: metadata, and content only when general_settings.store_prompts_in_spend_logs keeps it. */
 export interface CallRecord {
   /** x-arbor-call-id when the route made one. */
   id?: string | undefined;
@@ -87,6 +99,10 @@ export interface CallRecord {
   errorCode: string | null;
   retries: number;
   fallbacks: number;
+  /** The call's messages and answer, when kept (absent on every call when content is off). */
+  content?: CallRecordContent | undefined;
+  /** Flushes this record waited for its pending content. */
+  contentWaits?: number;
 }
 
 interface HourlyCalls {
@@ -98,6 +114,8 @@ interface HourlyCalls {
 }
 
 const FLUSH_INTERVAL_MS = 1_000;
+// A record whose answer is still on its way waits at most this many flushes, then goes without it.
+const MAX_CONTENT_WAITS = 3;
 /**
  * One replica's flush at a time, taken without waiting (pg_try_advisory_xact_lock): replicas
  * adding to the same rollup rows would otherwise queue on each other's row locks. A flush that
@@ -162,13 +180,13 @@ const ADD_BUDGET_SPEND = `
 
 const APPEND_CALL_RECORDS = `
   insert into call_records (id, started_at, key_id, project, end_user, tags, alias, deployment_id, provider, prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit,
-                            error_code, retries, fallbacks)
+                            error_code, retries, fallbacks, content)
   select coalesce(id, gen_random_uuid()), started_at, key_id, project, end_user, coalesce(string_to_array(tags, E'\\x1f'), '{}'), alias, deployment_id, provider,
-         prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit, error_code, retries, fallbacks
+         prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit, error_code, retries, fallbacks, content::jsonb
     from unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::bigint[],
-                $12::numeric[], $13::integer[], $14::double precision[], $15::boolean[], $16::text[], $17::integer[], $18::integer[])
+                $12::numeric[], $13::integer[], $14::double precision[], $15::boolean[], $16::text[], $17::integer[], $18::integer[], $19::text[])
       as d(id, started_at, key_id, project, end_user, tags, alias, deployment_id, provider, prompt_tokens, completion_tokens, cost_usd, status, latency_ms, cache_hit,
-           error_code, retries, fallbacks)`;
+           error_code, retries, fallbacks, content)`;
 
 /**
  * Spend off the request path: record() only adds to in-memory totals; a write-behind flush moves
@@ -260,16 +278,18 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
     this.schedule();
   }
 
-  /** Writes everything recorded so far; one flush at a time. Rejects (keeping the totals) when the database fails. */
-  async flush(): Promise<void> {
+  /**
+   * Writes everything recorded so far (`all`: also the records still waiting for their content);
+   * one flush at a time. Rejects (keeping the totals) when the database fails.
+   */
+  async flush(all = false): Promise<void> {
     while (this.flushing) await this.flushing;
     if (this.daily.size === 0 && this.keys.size === 0 && this.hourly.size === 0 && this.budgets.size === 0 && this.calls.length === 0) return;
     const daily = this.daily;
     const keys = this.keys;
     const hourly = this.hourly;
     const budgets = this.budgets;
-    const calls = this.calls;
-    this.calls = [];
+    const calls = this.takeCalls(all);
     this.daily = new Map();
     this.keys = new Map();
     this.hourly = new Map();
@@ -295,6 +315,27 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
     }
   }
 
+  /**
+   * The records to write now; a record whose content is still pending (its call's last bytes are
+   * on their way) stays for the next flush, MAX_CONTENT_WAITS at most (none at shutdown).
+   */
+  private takeCalls(all: boolean): CallRecord[] {
+    const calls = this.calls;
+    this.calls = [];
+    let ready: CallRecord[] | undefined;
+    for (let index = 0; index < calls.length; index++) {
+      const call = calls[index] as CallRecord;
+      const waits = call.contentWaits ?? 0;
+      if (!all && call.content?.pending && waits < MAX_CONTENT_WAITS) {
+        call.contentWaits = waits + 1;
+        this.calls.push(call);
+        ready ??= calls.slice(0, index);
+      } else ready?.push(call);
+    }
+    if (this.calls.length > 0) this.schedule();
+    return ready ?? calls;
+  }
+
   // While the database is certainly up.
   async beforeApplicationShutdown(): Promise<void> {
     await this.flushOnShutdown();
@@ -309,7 +350,7 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
   private async flushOnShutdown(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    await this.flush().catch((error: unknown) => this.logger.error('spend could not be written at shutdown and is lost', { err: errorFields(error) }));
+    await this.flush(true).catch((error: unknown) => this.logger.error('spend could not be written at shutdown and is lost', { err: errorFields(error) }));
   }
 
   private schedule(): void {
@@ -425,10 +466,18 @@ export class SpendRecorder implements BeforeApplicationShutdown, OnApplicationSh
         calls.map((row) => row.errorCode),
         calls.map((row) => row.retries),
         calls.map((row) => row.fallbacks),
+        calls.map((row) => contentJson(row.content)),
       ]);
     }
     return true;
   }
+}
+
+/** A record's content as JSON text for jsonb (which holds no NUL character: escaped ones are dropped), or null. */
+export function contentJson(content: CallRecordContent | undefined): string | null {
+  const document = content?.read();
+  if (!document) return null;
+  return JSON.stringify(document).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1');
 }
 
 function addDaily(into: Map<string, DailyTotals>, totals: DailyTotals): void {
