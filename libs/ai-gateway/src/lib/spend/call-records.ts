@@ -6,6 +6,7 @@ import { DEFAULT_SPEND_LOGS_RETENTION_MS } from '../config/litellm-settings';
 import { GatewayClock } from '../gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { usdNumber, usdUnits } from '../pricing/usd';
+import type { LiteLlmSpendLog } from './call-record.response';
 
 /** Filters of a page of single calls; each absent one matches every call. */
 export interface CallRecordFilter {
@@ -26,31 +27,7 @@ export interface CallRecordFilter {
   pageSize: number;
 }
 
-/** One call as LiteLLM's single-call /spend/logs lists it (its field names). */
-export interface LiteLlmSpendLog {
-  request_id: string;
-  api_key: string | null;
-  team_id: string | null;
-  end_user: string | null;
-  /** The person the key is for (its user_id), as LiteLLM's `user`. */
-  user: string | null;
-  request_tags: string[];
-  model: string;
-  model_group: string;
-  model_id: string | null;
-  custom_llm_provider: string | null;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  spend: number;
-  status: 'success' | 'failure';
-  startTime: string;
-  endTime: string;
-  request_duration_ms: number;
-  cache_hit: 'True' | 'False';
-  /** `error_code`: a failed or refused call's (guardrail_violation, budget_exceeded…), else null; the retries and fallbacks it took. */
-  metadata: { key_alias: string | null; status_code: number; error_code: string | null; retries: number; fallbacks: number };
-}
+export type { LiteLlmSpendLog };
 
 const PAGE = `
   select r.id::text as id, r.started_at, r.latency_ms, k.key_hash, k.key_alias, k.user_id, r.project, r.end_user, r.tags, r.alias, r.deployment_id, r.provider,
