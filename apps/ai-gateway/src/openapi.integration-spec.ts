@@ -66,6 +66,12 @@ describe("the AI gateway's OpenAPI document (/api/v1/openapi.json)", () => {
     expect(ids.filter((id, index) => id === undefined || ids.indexOf(id) !== index)).toEqual([]);
   });
 
+  it('points every $ref at a schema it has (a client generator stops at the first that does not)', () => {
+    const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1] as string);
+    expect(refs.length).toBeGreaterThan(10);
+    expect([...new Set(refs)].filter((name) => !(name in document.components.schemas))).toEqual([]);
+  });
+
   it('describes each answer the web UI reads with its schema', () => {
     const unschemed = UI_OPERATIONS.filter((route) => {
       const [method, path] = route.split(' ') as [string, string];
