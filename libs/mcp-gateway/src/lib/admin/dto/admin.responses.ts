@@ -72,7 +72,11 @@ export class UpstreamResponse {
 
   @ApiProperty({
     oneOf: AUTH_RESPONSES.map((model) => ({ $ref: getSchemaPath(model) })),
-    discriminator: { propertyName: 'type' },
+    // The mapping names each shape's `type`; without it a client generator reads the schema names as the values.
+    discriminator: {
+      propertyName: 'type',
+      mapping: { static: getSchemaPath(StaticAuthResponse), token_exchange: getSchemaPath(TokenExchangeAuthResponse), oauth: getSchemaPath(OAuthAuthResponse) },
+    },
     description: 'How each call is authenticated; a client secret only as `has_client_secret`.',
   })
   auth!: ReturnType<typeof authResponse>;
