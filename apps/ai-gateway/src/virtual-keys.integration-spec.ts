@@ -147,6 +147,16 @@ describe('ai-gateway virtual keys', () => {
     await chat(created.key, 'smart');
   });
 
+  it('reads key_alias null as no name, as LiteLLM does, however many keys have none', async () => {
+    for (const project of ['alpha', 'beta']) {
+      const created = await admin().post('/api/v1/keys').set(asMaster).send({ project, key_alias: null }).expect(201);
+      expect(created.body).toMatchObject({ project, key_alias: null });
+    }
+    const named = await createKey({ project: 'alpha', key_alias: 'null-alias-named' });
+    const cleared = await admin().patch(`/api/v1/keys/${named.id}`).set(asMaster).send({ key_alias: null }).expect(200);
+    expect(cleared.body).toMatchObject({ key_alias: null });
+  });
+
   it('rotates: the old key stops working, the new one (shown once) works', async () => {
     const created = await createKey({ project: 'alpha', aliases: ['fast'] });
     await chat(created.key, 'fast');

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { answer, useApiClient } from '@arbor/ui-shell';
-import type { paths } from '../api/gateway-api';
+import type { CallRecord, paths } from '../api/gateway-api';
 
 export const CALLS_PER_PAGE = 50;
 
@@ -11,7 +11,9 @@ export function useCallLog(project: string | null, page: number) {
     queryKey: ['ai-gateway', 'call-log', project, page],
     enabled: project !== null,
     placeholderData: keepPreviousData,
-    queryFn: () => answer(api.GET('/spend/logs', { params: { query: { team_id: project ?? '', summarize: false, page, page_size: CALLS_PER_PAGE } } })),
+    // /spend/logs answers daily totals or single calls; summarize=false always asks for the calls.
+    queryFn: async (): Promise<CallRecord[]> =>
+      (await answer(api.GET('/spend/logs', { params: { query: { team_id: project ?? '', summarize: false, page, page_size: CALLS_PER_PAGE } } }))) as CallRecord[],
   });
 }
 

@@ -1,37 +1,6 @@
 import { NumberInput, SimpleGrid, TextInput } from '@mantine/core';
 import { fieldError } from '@arbor/ui-shell';
-import type { KeySettings } from '../api/gateway-api';
-
-/** The settings of a key as its form holds them: text as typed, numbers or empty (none). */
-export interface KeySettingsDraft {
-  keyAlias: string;
-  aliases: string;
-  maxBudget: number | string;
-  budgetDuration: string;
-  rpmLimit: number | string;
-  tpmLimit: number | string;
-}
-
-export const EMPTY_SETTINGS: KeySettingsDraft = { keyAlias: '', aliases: '', maxBudget: '', budgetDuration: '', rpmLimit: '', tpmLimit: '' };
-
-export const SETTINGS_FIELDS = ['key_alias', 'aliases', 'max_budget', 'budget_duration', 'rpm_limit', 'tpm_limit'] as const;
-
-const numberOrNull = (value: number | string): number | null => (value === '' ? null : Number(value));
-
-/** The draft as the admin API takes it: an empty field clears the setting. */
-export function settingsOf(draft: KeySettingsDraft): KeySettings {
-  return {
-    key_alias: draft.keyAlias.trim() || null,
-    aliases: draft.aliases
-      .split(',')
-      .map((alias) => alias.trim())
-      .filter(Boolean),
-    max_budget: numberOrNull(draft.maxBudget),
-    budget_duration: draft.budgetDuration.trim() || null,
-    rpm_limit: numberOrNull(draft.rpmLimit),
-    tpm_limit: numberOrNull(draft.tpmLimit),
-  };
-}
+import type { KeySettingsDraft } from './key-settings';
 
 export function KeySettingsFields({ draft, onChange, error }: { draft: KeySettingsDraft; onChange(draft: KeySettingsDraft): void; error: unknown }) {
   const set = (field: keyof KeySettingsDraft) => (value: number | string) => onChange({ ...draft, [field]: value });

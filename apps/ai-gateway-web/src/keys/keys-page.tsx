@@ -5,7 +5,8 @@ import { useGatewayAccess } from '../access/gateway-access';
 import type { GatewayKey } from '../api/gateway-api';
 import { useCreateKey, useDeleteKey, useKeys, useRotateKey, useSetKeyBlocked, useUpdateKey } from './keys-queries';
 import { KeySecretDialog } from './key-secret-dialog';
-import { EMPTY_SETTINGS, KeySettingsFields, SETTINGS_FIELDS, settingsOf, type KeySettingsDraft } from './key-settings-fields';
+import { EMPTY_SETTINGS, newKeySettingsOf, SETTINGS_FIELDS, settingsOf, type KeySettingsDraft } from './key-settings';
+import { KeySettingsFields } from './key-settings-fields';
 
 /** Virtual keys of the projects the person may see: operators manage them, viewers read them (never a secret). */
 export function KeysPage() {
@@ -101,7 +102,7 @@ function CreateKeyForm({ projects, defaultProject, onCreated }: { projects: stri
     event.preventDefault();
     if (!project) return;
     create.mutate(
-      { project, ...settingsOf(draft) },
+      { project, ...newKeySettingsOf(draft) },
       {
         onSuccess: (created) => {
           setDraft(EMPTY_SETTINGS);

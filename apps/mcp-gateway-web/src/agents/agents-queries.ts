@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answer, useApiClient } from '@arbor/ui-shell';
-import type { AgentBody, paths } from '../api/mcp-gateway-api';
+import type { AgentBody, NewAgentBody, paths } from '../api/mcp-gateway-api';
 
 const AGENTS = ['mcp-gateway', 'agents'];
 
@@ -25,8 +25,9 @@ export function useSaveAgent() {
   const api = useApiClient<paths>();
   const client = useQueryClient();
   return useMutation({
+    // A new one's form fills in its name and address; the API's 400 names any left out.
     mutationFn: ({ name, body }: { name: string | null; body: AgentBody }) =>
-      name === null ? answer(api.POST('/api/v1/agents', { body })) : answer(api.PATCH('/api/v1/agents/{name}', { params: { path: { name } }, body })),
+      name === null ? answer(api.POST('/api/v1/agents', { body: body as NewAgentBody })) : answer(api.PATCH('/api/v1/agents/{name}', { params: { path: { name } }, body })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['mcp-gateway'] }),
   });
 }

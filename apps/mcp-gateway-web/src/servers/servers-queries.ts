@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { answer, useApiClient } from '@arbor/ui-shell';
-import type { paths, ServerBody } from '../api/mcp-gateway-api';
+import type { paths, ServerBody, NewServerBody } from '../api/mcp-gateway-api';
 
 const SERVERS = ['mcp-gateway', 'servers'];
 
@@ -14,8 +14,9 @@ export function useSaveServer() {
   const api = useApiClient<paths>();
   const client = useQueryClient();
   return useMutation({
+    // A new one's form fills in its id, project and upstreams; the API's 400 names any left out.
     mutationFn: ({ id, body }: { id: string | null; body: ServerBody }) =>
-      id === null ? answer(api.POST('/api/v1/servers', { body })) : answer(api.PATCH('/api/v1/servers/{id}', { params: { path: { id } }, body })),
+      id === null ? answer(api.POST('/api/v1/servers', { body: body as NewServerBody })) : answer(api.PATCH('/api/v1/servers/{id}', { params: { path: { id } }, body })),
     onSuccess: () => client.invalidateQueries({ queryKey: ['mcp-gateway'] }),
   });
 }

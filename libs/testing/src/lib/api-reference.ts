@@ -1,3 +1,6 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
 /**
  * What each service promises about its API reference page (GET /api/v1/docs): public HTML that
  * renders /api/v1/openapi.json, loads every script and stylesheet from the service itself, has no
@@ -24,4 +27,21 @@ export async function expectServedApiReference(baseUrl: string): Promise<void> {
   }
   const document = await fetch(`${baseUrl}/api/v1/openapi.json`);
   expect(document.status).toBe(200);
+}
+
+/**
+ * The served OpenAPI document is the committed copy a product's UI is typed from (its
+ * `generate-api` target): `ARBOR_UPDATE_OPENAPI=1` (`npm run api:update`) writes it, otherwise
+ * a difference fails, naming the file and the script that refreshes it.
+ */
+export function expectCommittedOpenApiDocument(served: unknown, committedFile: string): void {
+  const text = `${JSON.stringify(served, null, 2)}\n`;
+  if (process.env['ARBOR_UPDATE_OPENAPI'] === '1') writeFileSync(committedFile, text);
+  // Compared as text: a document from fetch() and one from JSON.parse() in a jest test come from different realms.
+  const committed = existsSync(committedFile) ? JSON.stringify(JSON.parse(readFileSync(committedFile, 'utf8'))) : undefined;
+  if (committed !== JSON.stringify(served)) {
+    throw new Error(
+      `${path.relative(process.cwd(), committedFile)} is not the OpenAPI document the service serves: run \`npm run api:update\` and commit what it writes (the UI's typed client is generated from it).`,
+    );
+  }
 }

@@ -1,8 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '@arbor/contract';
 import { AI_GATEWAY, READERS } from '../admin/admin-access';
-import { AliasCatalogue, AliasResponse } from './alias-catalogue';
+import { AliasCatalogue, AliasListResponse } from './alias-catalogue';
 
 /**
  * /api/v1/aliases: what the gateway's keys can call, for the master key and for persons the
@@ -16,8 +16,9 @@ export class AliasesController {
   constructor(private readonly catalogue: AliasCatalogue) {}
 
   @Get()
+  @ApiOkResponse({ type: AliasListResponse, description: 'Every configured alias with its deployments, prices and health.' })
   @RequirePermission(AI_GATEWAY, READERS, { project: 'any' })
-  list(): { aliases: AliasResponse[] } {
+  list(): AliasListResponse {
     return { aliases: this.catalogue.list() };
   }
 }

@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { GuardedRequest, PermissionGuard, PermittedProjects, projectInBody, RequirePermission } from '@arbor/contract';
 import { ApiError, excerpt, UuidParam } from '@arbor/platform';
 import { AI_GATEWAY, KeyProject, OPERATOR, READERS } from '../admin/admin-access';
 import { CreateKeyDto } from './dto/create-key.dto';
-import { keyResponse, KeyResponse } from './dto/key.response';
+import { KeyListResponse, keyResponse, KeyResponse } from './dto/key.response';
 import { UpdateKeyDto } from './dto/update-key.dto';
 import { KeysService } from './keys.service';
 
@@ -23,6 +23,7 @@ export class KeysController {
   ) {}
 
   @Post()
+  @ApiCreatedResponse({ type: KeyResponse, description: 'The new key, with `key` (shown this once).' })
   @RequirePermission(AI_GATEWAY, OPERATOR, { project: projectInBody() })
   async create(@Req() request: GuardedRequest, @Body() body: CreateKeyDto): Promise<KeyResponse> {
     const { row, key } = await this.keys.create(body, byOwnCredential(request));
@@ -30,8 +31,10 @@ export class KeysController {
   }
 
   @Get()
+  @ApiQuery({ name: 'project', required: false, description: 'Only the keys of this project; absent: of every project the caller may read.' })
+  @ApiOkResponse({ type: KeyListResponse, description: 'The keys, never their secrets.' })
   @RequirePermission(AI_GATEWAY, READERS, { project: 'any' })
-  async list(@PermittedProjects() permitted: 'all' | string[], @Query('project') project?: string): Promise<{ keys: KeyResponse[] }> {
+  async list(@PermittedProjects() permitted: 'all' | string[], @Query('project') project?: string): Promise<KeyListResponse> {
     if (project !== undefined && permitted !== 'all' && !permitted.includes(project)) {
       throw new ApiError(403, 'forbidden', `Listing keys of project "${excerpt(project)}" needs the permission ai-gateway.viewer or ai-gateway.operator on it.`);
     }
@@ -40,12 +43,14 @@ export class KeysController {
   }
 
   @Get(':id')
+  @ApiOkResponse({ type: KeyResponse, description: 'The key.' })
   @RequirePermission(AI_GATEWAY, READERS, { project: KeyProject })
   async get(@Param('id', new UuidParam('id')) id: string): Promise<KeyResponse> {
     return keyResponse(await this.keys.get(id));
   }
 
   @Patch(':id')
+  @ApiOkResponse({ type: KeyResponse, description: 'The key as changed.' })
   @RequirePermission(AI_GATEWAY, OPERATOR, { project: KeyProject })
   async update(@Req() request: GuardedRequest, @Param('id', new UuidParam('id')) id: string, @Body() body: UpdateKeyDto): Promise<KeyResponse> {
     // Moving a key to another project needs the operator role there too.
@@ -54,6 +59,7 @@ export class KeysController {
   }
 
   @Post(':id/block')
+  @ApiOkResponse({ type: KeyResponse, description: 'The key, blocked: its calls are refused until unblocked.' })
   @HttpCode(200)
   @RequirePermission(AI_GATEWAY, OPERATOR, { project: KeyProject })
   async block(@Param('id', new UuidParam('id')) id: string): Promise<KeyResponse> {
@@ -61,6 +67,7 @@ export class KeysController {
   }
 
   @Post(':id/unblock')
+  @ApiOkResponse({ type: KeyResponse, description: 'The key, unblocked.' })
   @HttpCode(200)
   @RequirePermission(AI_GATEWAY, OPERATOR, { project: KeyProject })
   async unblock(@Param('id', new UuidParam('id')) id: string): Promise<KeyResponse> {
@@ -68,6 +75,7 @@ export class KeysController {
   }
 
   @Post(':id/rotate')
+  @ApiOkResponse({ type: KeyResponse, description: 'The key with its new `key` (shown this once); the old one stops working.' })
   @HttpCode(200)
   @RequirePermission(AI_GATEWAY, OPERATOR, { project: KeyProject })
   async rotate(@Param('id', new UuidParam('id')) id: string): Promise<KeyResponse> {
@@ -76,6 +84,7 @@ export class KeysController {
   }
 
   @Delete(':id')
+  @ApiNoContentResponse({ description: 'Deleted: the key stops working.' })
   @HttpCode(204)
   @RequirePermission(AI_GATEWAY, OPERATOR, { project: KeyProject })
   async delete(@Param('id', new UuidParam('id')) id: string): Promise<void> {

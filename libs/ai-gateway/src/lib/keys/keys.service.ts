@@ -38,7 +38,8 @@ export class KeysService {
     const project = await this.projects.require(body.project, masterKey);
     if (body.repository !== undefined) await this.projects.requireRepository(project, body.project, body.repository);
     if (typeof body.user_id === 'string') await this.projects.requireMember(body.project, body.user_id, masterKey);
-    if (body.key_alias !== undefined) await this.requireFreeAlias(body.key_alias);
+    // key_alias null is no name, as LiteLLM's /key/generate reads it (Optional[str] = None).
+    if (typeof body.key_alias === 'string') await this.requireFreeAlias(body.key_alias);
     this.requireGuardrails(body.guardrails);
     const key = VIRTUAL_KEYS.generate();
     const row = await this.keys.save(

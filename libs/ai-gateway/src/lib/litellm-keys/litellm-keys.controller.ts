@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtraModels, ApiOkResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { GuardedRequest, PermittedProjects, RequirePermission } from '@arbor/contract';
 import { ApiError, excerpt } from '@arbor/platform';
 import { AI_GATEWAY, OPERATOR, READERS } from '../admin/admin-access';
@@ -20,7 +20,8 @@ import {
   UNSERVED_KEY_FIELDS,
   UpdateLiteLlmKeyDto,
 } from './litellm-key.dto';
-import { CallRecords, type LiteLlmSpendLog } from '../spend/call-records';
+import { CallRecords } from '../spend/call-records';
+import { LiteLlmSpendLog } from '../spend/call-record.response';
 import { SpendRecorder } from '../spend/spend-recorder';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { LiteLlmKey, liteLlmKey } from './litellm-key.response';
@@ -168,6 +169,16 @@ export class LiteLlmKeysController {
 
   /** LiteLLM's /spend/logs: daily totals with start_date and end_date (summarize, the default), else single calls, newest first, paged. */
   @Get('spend/logs')
+  @ApiExtraModels(DailySpend, LiteLlmSpendLog)
+  @ApiOkResponse({
+    description: 'With start_date and end_date (and summarize not false): one entry per day of the range; otherwise single calls, newest first.',
+    schema: {
+      oneOf: [
+        { type: 'array', items: { $ref: getSchemaPath(DailySpend) } },
+        { type: 'array', items: { $ref: getSchemaPath(LiteLlmSpendLog) } },
+      ],
+    },
+  })
   @RequirePermission(AI_GATEWAY, READERS, { project: 'any' })
   async spendLogsOf(@PermittedProjects() permitted: Permitted, @Query() query: SpendLogsQuery): Promise<DailySpend[] | LiteLlmSpendLog[]> {
     const key = query.api_key === undefined ? undefined : await this.named(query.api_key, permitted, 'ai-gateway.viewer or ai-gateway.operator');

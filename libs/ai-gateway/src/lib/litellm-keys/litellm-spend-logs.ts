@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApiError } from '@arbor/platform';
@@ -10,11 +11,20 @@ import { addUsd } from '../pricing/usd';
  * One day of LiteLLM's summarised `/spend/logs`: its total, by model (the alias called), by user
  * (none here), and by key token (LiteLLM puts each key's hashed token beside the totals).
  */
-export interface DailySpend {
-  startTime: string;
-  spend: number;
-  models: Record<string, number>;
-  users: Record<string, number>;
+export class DailySpend {
+  @ApiProperty({ format: 'date-time', example: '2026-11-01T00:00:00.000Z' })
+  startTime!: string;
+
+  @ApiProperty({ description: "The day's spend in USD." })
+  spend!: number;
+
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, description: 'USD by the alias called.' })
+  models!: Record<string, number>;
+
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, description: 'USD by user: none here.' })
+  users!: Record<string, number>;
+
+  /** USD by each key's token (SHA-256), beside the totals as LiteLLM puts them. */
   [token: string]: unknown;
 }
 

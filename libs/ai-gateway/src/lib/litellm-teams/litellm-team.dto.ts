@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, IsDefined, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { IsAliasList, IsBudget, IsBudgetDuration, IsGuardrailList, IsLimit, IsMetadata } from '../keys/dto/key-fields';
@@ -104,13 +104,15 @@ export class TeamMemberDto {
   @Allow() user_email?: unknown;
 }
 
+// TeamMemberDto is named only inside oneOf: registered here, or the document's $refs point at nothing.
+@ApiExtraModels(TeamMemberDto)
 export class AddTeamMemberDto {
   @ApiProperty({ example: 'alpha', description: "The project's slug." })
   @IsString()
   @MaxLength(64)
   team_id!: string;
 
-  @ApiProperty({ oneOf: [{ $ref: '#/components/schemas/TeamMemberDto' }, { type: 'array', items: { $ref: '#/components/schemas/TeamMemberDto' } }] })
+  @ApiProperty({ oneOf: [{ $ref: getSchemaPath(TeamMemberDto) }, { type: 'array', items: { $ref: getSchemaPath(TeamMemberDto) } }] })
   @IsDefined()
   @ValidateNested({ each: true })
   @Type(() => TeamMemberDto)

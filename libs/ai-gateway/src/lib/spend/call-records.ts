@@ -6,6 +6,7 @@ import { DEFAULT_SPEND_LOGS_RETENTION_MS } from '../config/litellm-settings';
 import { GatewayClock } from '../gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { usdNumber, usdUnits } from '../pricing/usd';
+import type { LiteLlmSpendLog } from './call-record.response';
 
 /** Filters of a page of single calls; each absent one matches every call. */
 export interface CallRecordFilter {
@@ -26,41 +27,11 @@ export interface CallRecordFilter {
   pageSize: number;
 }
 
-/** One call as LiteLLM's single-call /spend/logs lists it (its field names). */
-export interface LiteLlmSpendLog {
-  request_id: string;
-  api_key: string | null;
-  team_id: string | null;
-  end_user: string | null;
-  /** The person the key is for (its user_id), as LiteLLM's `user`. */
-  user: string | null;
-  request_tags: string[];
-  model: string;
-  model_group: string;
-  model_id: string | null;
-  custom_llm_provider: string | null;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  spend: number;
-  status: 'success' | 'failure';
-  startTime: string;
-  endTime: string;
-  request_duration_ms: number;
-  cache_hit: 'True' | 'False';
-  /** `error_code`: a failed or refused call's (guardrail_violation, budget_exceeded…), else null; the retries and fallbacks it took. */
-  metadata: { key_alias: string | null; status_code: number; error_code: string | null; retries: number; fallbacks: number };
-  /**
-   * The call's messages as sent upstream and its answer as the client got it, when
-   * general_settings.store_prompts_in_spend_logs kept them: `messages`, `response` (a stream's
-   * events as text), `streamed`, `truncated` (a field cut at its cap is its JSON text, cut).
-   */
-  content?: Record<string, unknown>;
-}
+export type { LiteLlmSpendLog };
 
 const PAGE = `
   select r.id::text as id, r.started_at, r.latency_ms, k.key_hash, k.key_alias, k.user_id, r.project, r.end_user, r.tags, r.alias, r.deployment_id, r.provider,
-         r.prompt_tokens::text as prompt_tokens, r.completion_tokens::text as completion_tokens, r.cost_usd::text as cost_usd, r.status, r.cache_hit, r.error_code, r.retries, r.fallbacks, r.content
+         r.prompt_tokens::text as prompt_tokens, r.completion_tokens::text as completion_tokens, r.cost_usd::text as cost_usd, r.status, r.cache_hit, r.error_code, r.retries, r.fallbacks
     from call_records r left join virtual_keys k on k.id = r.key_id
    where ($1::text[] is null or r.project = any($1::text[]))
      and ($2::uuid is null or r.key_id = $2::uuid)
@@ -163,7 +134,6 @@ export class CallRecords implements OnApplicationBootstrap, OnApplicationShutdow
         request_duration_ms: Math.round(row.latency_ms),
         cache_hit: row.cache_hit ? 'True' : 'False',
         metadata: { key_alias: row.key_alias, status_code: row.status, error_code: row.error_code, retries: row.retries, fallbacks: row.fallbacks },
-        ...(row.content ? { content: row.content } : {}),
       };
     });
   }
@@ -190,5 +160,4 @@ interface Row {
   error_code: string | null;
   retries: number;
   fallbacks: number;
-  content: Record<string, unknown> | null;
 }

@@ -8,54 +8,9 @@ import { budgetPeriodEnd, persistedBudgetSpend } from '../limits/budget-period';
 import { SpendRecorder } from './spend-recorder';
 import { addUsd } from '../pricing/usd';
 
-export interface SpendTotals {
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  cost_usd: number;
-  /** Of requests and cost_usd: calls whose usage the gateway counted itself (the client hung up mid-stream). */
-  estimated_requests: number;
-  estimated_cost_usd: number;
-  /** Of requests: calls answered from the response cache (they cost nothing). */
-  cache_hit_requests: number;
-}
+import type { KeySpendReport, ProjectSpendReport, SpendBreakdown, SpendTotals } from './spend-report.response';
 
-export interface SpendBreakdown {
-  from: string | null;
-  to: string | null;
-  totals: SpendTotals;
-  by_alias: (SpendTotals & { alias: string })[];
-  by_deployment: (SpendTotals & { deployment_id: string; provider: string })[];
-  by_day: (SpendTotals & { day: string })[];
-}
-
-export interface KeySpendReport extends SpendBreakdown {
-  key_id: string;
-  project: string;
-  /** Lifetime spend in USD. */
-  spend: number;
-  budget: {
-    max_budget: number | null;
-    budget_duration: string | null;
-    /** Spend counted against max_budget: the current period's, or the lifetime's without a duration. */
-    spend: number;
-    remaining: number | null;
-    /** When the current period ends; null without a duration. */
-    reset_at: string | null;
-  };
-}
-
-export interface ProjectSpendReport extends SpendBreakdown {
-  project: string;
-  /** key_id null: the master key. */
-  by_key: (SpendTotals & { key_id: string | null; key_hint: string | null })[];
-  /** By the repository its keys are scoped to; null: keys of the whole project (and the master key). */
-  by_repository: (SpendTotals & { repository: string | null })[];
-  /** By the person its keys are for (their user_id); null: keys made for nobody (and the master key). */
-  by_person: (SpendTotals & { user_id: string | null })[];
-  /** Calls of the project's keys by UTC day, answered or failed (refused before any upstream call: not counted). */
-  calls_by_day: { day: string; calls: number; errors: number }[];
-}
+export type { KeySpendReport, ProjectSpendReport, SpendBreakdown, SpendTotals };
 
 // calls_hourly counts every call of a project's keys and its failures, by hour; here by UTC day of the range.
 const CALLS_BY_DAY = `

@@ -1,4 +1,4 @@
-import { ApiBearerAuth, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Body, Controller, Delete, Get, HttpCode, Injectable, Param, Patch, Post, Query } from '@nestjs/common';
 import { GuardedRequest, PermittedProjects, ProjectResolver, projectInBody, RequirePermission, RouteProject } from '@arbor/contract';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -49,17 +49,36 @@ export class UpdateMcpApiKeyDto {
   tools?: string[] | null;
 }
 
-export interface McpApiKeyResponse {
-  id: string;
-  project: string;
-  name: string;
-  /** The tools it is scoped to; null: every tool. */
-  tools: string[] | null;
-  key_hint: string;
-  expires_at: string | null;
-  created_at: string;
-  /** Only in the answer that created the key: it is not stored and cannot be shown again. */
+/** A gateway API key as the admin API shows it: never the key, except `key` once on create. */
+export class McpApiKeyResponse {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ example: 'alpha' })
+  project!: string;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty({ type: [String], nullable: true, description: 'The only tools it sees and calls; null: every tool.' })
+  tools!: string[] | null;
+
+  @ApiProperty()
+  key_hint!: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  expires_at!: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: string;
+
+  @ApiPropertyOptional({ description: 'Only in the answer that created the key: it is not stored and cannot be shown again.' })
   key?: string;
+}
+
+export class McpApiKeyListResponse {
+  @ApiProperty({ type: [McpApiKeyResponse] })
+  keys!: McpApiKeyResponse[];
 }
 
 function keyResponse(row: McpApiKey, key?: string): McpApiKeyResponse {
@@ -105,6 +124,7 @@ export class McpApiKeysController {
   ) {}
 
   @Post()
+  @ApiCreatedResponse({ type: McpApiKeyResponse, description: 'The new key, with `key` (shown this once).' })
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: projectInBody() })
   async create(@Body() body: CreateMcpApiKeyDto): Promise<McpApiKeyResponse> {
     const project = await this.projects.require(body.project);
@@ -122,8 +142,10 @@ export class McpApiKeysController {
   }
 
   @Get()
+  @ApiQuery({ name: 'project', required: false, description: "Only this project's keys; absent: of every project the caller may read." })
+  @ApiOkResponse({ type: McpApiKeyListResponse })
   @RequirePermission(MCP_GATEWAY, READERS, { project: 'any' })
-  async list(@PermittedProjects() operated: 'all' | string[], @Query('project') project?: string): Promise<{ keys: McpApiKeyResponse[] }> {
+  async list(@PermittedProjects() operated: 'all' | string[], @Query('project') project?: string): Promise<McpApiKeyListResponse> {
     if (project !== undefined && operated !== 'all' && !operated.includes(project)) {
       throw new ApiError(403, 'forbidden', `Listing the API keys of project "${excerpt(project)}" needs the permission mcp-gateway.viewer or mcp-gateway.operator on it.`);
     }
@@ -137,6 +159,7 @@ export class McpApiKeysController {
 
   /** Its name or tool scope; open sessions of the key on this replica are told their tool list changed, other replicas' within seconds. */
   @Patch(':id')
+  @ApiOkResponse({ type: McpApiKeyResponse, description: 'The key as changed.' })
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: McpApiKeyProject })
   async update(@Param('id', new UuidParam('id')) id: string, @Body() body: UpdateMcpApiKeyDto): Promise<McpApiKeyResponse> {
     const repository = this.dataSource.getRepository(McpApiKey);
@@ -150,6 +173,7 @@ export class McpApiKeysController {
   }
 
   @Delete(':id')
+  @ApiNoContentResponse({ description: 'Deleted: the key stops working.' })
   @HttpCode(204)
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: McpApiKeyProject })
   async delete(@Param('id', new UuidParam('id')) id: string): Promise<void> {

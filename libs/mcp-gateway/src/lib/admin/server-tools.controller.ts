@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { Body, Controller, Get, HttpCode, Optional, Param, Post, Req } from '@nestjs/common';
 import { ErrorCode, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { IsObject, IsOptional } from 'class-validator';
@@ -16,6 +16,75 @@ export class ToolCallDto {
   @IsOptional()
   @IsObject({ message: 'arguments must be an object of the arguments the tool takes' })
   arguments?: Record<string, unknown>;
+}
+
+/** A tool as the caller's MCP client lists it (MCP's Tool). */
+export class McpToolResponse {
+  @ApiProperty({ description: 'As the server exposes it.' })
+  name!: string;
+
+  @ApiPropertyOptional()
+  title?: string;
+
+  @ApiPropertyOptional()
+  description?: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: "The tool's input as a JSON Schema object." })
+  inputSchema!: Record<string, unknown> & { type: 'object' };
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  annotations?: Record<string, unknown>;
+}
+
+export class McpToolListResponse {
+  @ApiProperty({ type: [McpToolResponse] })
+  tools!: McpToolResponse[];
+}
+
+/** One piece of a tool's result (MCP's content block: text, image, audio, resource…). */
+export class ToolResultContentResponse {
+  @ApiProperty({ example: 'text' })
+  type!: string;
+
+  @ApiPropertyOptional({ description: 'Of a `text` block.' })
+  text?: string;
+
+  [field: string]: unknown;
+}
+
+/** A tools/call result (MCP's CallToolResult). */
+export class ToolResultResponse {
+  @ApiProperty({ type: [ToolResultContentResponse] })
+  content!: ToolResultContentResponse[];
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  structuredContent?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'A tool error: the tool ran and failed.' })
+  isError?: boolean;
+}
+
+/** One tool's calls in one hour (this replica's). */
+export class ToolCallHourResponse implements ToolCallHour {
+  @ApiProperty({ format: 'date-time', description: "The hour's start." })
+  hour!: string;
+
+  @ApiProperty()
+  tool!: string;
+
+  @ApiProperty({ type: 'integer' })
+  calls!: number;
+
+  @ApiProperty({ type: 'integer' })
+  errors!: number;
+
+  @ApiProperty({ type: Number, nullable: true, description: "Mean time to the upstream's answer in milliseconds; null for an hour without calls." })
+  mean_latency_ms!: number | null;
+}
+
+export class ToolCallHoursResponse {
+  @ApiProperty({ type: [ToolCallHourResponse] })
+  hours!: ToolCallHourResponse[];
 }
 
 /** At most this many pages of a catalogue are read for one answer (the pool caps an upstream's at 1000). */
@@ -40,7 +109,7 @@ export class ServerToolsController {
 
   @Get('tools')
   @ApiOperation({ summary: "The server's tools as the caller's MCP client lists them (names as exposed, descriptions, input schemas)" })
-  @ApiOkResponse({ schema: { type: 'object', required: ['tools'], properties: { tools: { type: 'array', items: { type: 'object' } } } } })
+  @ApiOkResponse({ type: McpToolListResponse })
   async tools(@Req() request: IncomingMessage, @Param('id') id: string): Promise<{ tools: Tool[] }> {
     const { hotPath, grant } = await this.admit(request, id);
     const tools: Tool[] = [];
@@ -58,7 +127,7 @@ export class ServerToolsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Calls a tool of the server as the caller, as tools/call would; a tool error is a result with isError' })
   @ApiBody({ schema: { type: 'object', properties: { arguments: { type: 'object', additionalProperties: true } } } })
-  @ApiOkResponse({ description: 'The CallToolResult', schema: { type: 'object', required: ['content'], properties: { content: { type: 'array', items: { type: 'object' } } } } })
+  @ApiOkResponse({ type: ToolResultResponse, description: 'The CallToolResult' })
   async call(@Req() request: IncomingMessage, @Param('id') id: string, @Param('tool') tool: string, @Body() body: ToolCallDto): Promise<unknown> {
     const { hotPath, grant } = await this.admit(request, id);
     const call: HotRequest = { kind: 'call', id: 1, params: { name: tool, ...(body.arguments ? { arguments: body.arguments } : {}) } };
@@ -68,8 +137,8 @@ export class ServerToolsController {
   @Get('tool-calls')
   @RequirePermission(MCP_GATEWAY, READERS, { project: ServerProject })
   @ApiOperation({ summary: "Each of the server's tools hour by hour over the last 24 hours: calls, errors and mean latency (this replica's calls)" })
-  @ApiOkResponse({ schema: { type: 'object', required: ['hours'], properties: { hours: { type: 'array', items: { type: 'object' } } } } })
-  async toolCalls(@Param('id') id: string): Promise<{ hours: ToolCallHour[] }> {
+  @ApiOkResponse({ type: ToolCallHoursResponse })
+  async toolCalls(@Param('id') id: string): Promise<ToolCallHoursResponse> {
     return { hours: this.metrics?.recentToolCalls.byToolLastDay(id) ?? [] };
   }
 

@@ -1,4 +1,4 @@
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { GuardedRequest, PermissionGuard, PermittedProjects, projectInBody, RequirePermission } from '@arbor/contract';
 import { ApiError, excerpt } from '@arbor/platform';
@@ -8,11 +8,10 @@ import { toolRateLimits } from '../registry/registry-rules';
 import { ManagedByConfig } from '../registry/registry.exception';
 import type { UpstreamSelection } from '../registry/server-registry';
 import { MCP_GATEWAY, OPERATOR, READERS, ServerProject } from './admin-access';
-import { serverResponse, ServerResponse } from './dto/admin.responses';
+import { ServerListResponse, serverResponse, ServerResponse, ServerWithRepositoriesResponse } from './dto/admin.responses';
 import { CreateServerDto, SelectionDto, UpdateServerDto } from './dto/server.dto';
 import { McpControlPlaneProjects } from '../projects/control-plane-projects';
 import { ToolCallGuardrails } from '../guardrails/tool-call-guardrails';
-import type { RepositoryRecord } from '@arbor/contract';
 
 /** /api/v1/servers: virtual servers, each managed by the operators (mcp-gateway.operator, asked of the control plane) of its project and read by its viewers. */
 @ApiTags('servers')
@@ -28,8 +27,10 @@ export class ServersController {
   ) {}
 
   @Get()
+  @ApiQuery({ name: 'project', required: false, description: "Only this project's; absent: of every project the caller may read." })
+  @ApiOkResponse({ type: ServerListResponse })
   @RequirePermission(MCP_GATEWAY, READERS, { project: 'any' })
-  async list(@PermittedProjects() operated: 'all' | string[], @Query('project') project?: string): Promise<{ servers: ServerResponse[] }> {
+  async list(@PermittedProjects() operated: 'all' | string[], @Query('project') project?: string): Promise<ServerListResponse> {
     if (project !== undefined && operated !== 'all' && !operated.includes(project)) {
       throw new ApiError(403, 'forbidden', `Listing the servers of a project needs the permission mcp-gateway.viewer or mcp-gateway.operator on project "${excerpt(project)}".`);
     }
@@ -39,14 +40,16 @@ export class ServersController {
   }
 
   @Get(':id')
+  @ApiOkResponse({ type: ServerWithRepositoriesResponse, description: "The server, with its project's repositories as the control plane has them." })
   @RequirePermission(MCP_GATEWAY, READERS, { project: ServerProject })
-  async get(@Param('id') id: string): Promise<ServerResponse & { repositories: RepositoryRecord[] }> {
+  async get(@Param('id') id: string): Promise<ServerWithRepositoriesResponse> {
     const server = await this.store.server(id);
     // The project's repositories, as the control plane has them (what {{project.repository_token}} opens).
     return { ...serverResponse(server), repositories: await this.projects.repositories(server.project) };
   }
 
   @Post()
+  @ApiCreatedResponse({ type: ServerResponse })
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: projectInBody() })
   async create(@Body() body: CreateServerDto): Promise<ServerResponse> {
     if (body.guardrails) this.guardrails.check(body.guardrails);
@@ -66,6 +69,7 @@ export class ServersController {
   }
 
   @Patch(':id')
+  @ApiOkResponse({ type: ServerResponse, description: 'The server as changed.' })
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: ServerProject })
   async update(@Req() request: GuardedRequest, @Param('id') id: string, @Body() body: UpdateServerDto): Promise<ServerResponse> {
     await this.apiMade(id);
@@ -88,6 +92,7 @@ export class ServersController {
   }
 
   @Delete(':id')
+  @ApiNoContentResponse({ description: 'Deleted.' })
   @HttpCode(204)
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: ServerProject })
   async delete(@Param('id') id: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Controller, Get, Optional, Query, Req } from '@nestjs/common';
 import { GuardedRequest, PermissionGuard, PermittedProjects, RequirePermission } from '@arbor/contract';
 import { ApiError } from '@arbor/platform';
@@ -10,17 +10,37 @@ import { MCP_GATEWAY, READERS } from './admin-access';
 import { roleNeededOn } from '../tool-access/tool-access-policy';
 import type { ItemRole } from '../registry/server-registry';
 
-export interface CatalogueItemResponse {
-  upstream: string;
-  kind: CatalogueItem['kind'];
-  name: string;
-  description: string | null;
-  /** The virtual servers exposing it, among those the caller operates. */
-  servers: string[];
-  /** A tool whose annotations say `destructiveHint: true`. */
-  destructive: boolean;
-  /** The role it needs on each of those servers: `operator`, or `viewer` (any role); see tool_roles. */
-  required_roles: Record<string, ItemRole>;
+/** An item of an upstream's catalogue, with the caller's servers that expose it. */
+export class CatalogueItemResponse {
+  @ApiProperty()
+  upstream!: string;
+
+  @ApiProperty({ enum: ['tool', 'resource', 'resource-template', 'prompt'] })
+  kind!: CatalogueItem['kind'];
+
+  @ApiProperty({ description: 'As the upstream names it (a URI for a resource).' })
+  name!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  description!: string | null;
+
+  @ApiProperty({ type: [String], description: 'The virtual servers exposing it, among those the caller reads.' })
+  servers!: string[];
+
+  @ApiProperty({ description: 'A tool whose annotations say `destructiveHint: true`: it needs the operator role unless tool_roles names it.' })
+  destructive!: boolean;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', enum: ['operator', 'viewer'] },
+    description: 'The role it needs on each of those servers: `operator`, or `viewer` (any role); see tool_roles.',
+  })
+  required_roles!: Record<string, ItemRole>;
+}
+
+export class CatalogueResponse {
+  @ApiProperty({ type: [CatalogueItemResponse] })
+  items!: CatalogueItemResponse[];
 }
 
 /**
@@ -38,13 +58,16 @@ export class ToolsController {
   ) {}
 
   @Get()
+  @ApiQuery({ name: 'upstream', required: false, description: "Only this upstream's items." })
+  @ApiQuery({ name: 'server', required: false, description: 'Only the items this virtual server exposes.' })
+  @ApiOkResponse({ type: CatalogueResponse })
   @RequirePermission(MCP_GATEWAY, READERS, { project: 'any' })
   async list(
     @Req() request: GuardedRequest,
     @PermittedProjects() operated: 'all' | string[],
     @Query('upstream') upstream?: string,
     @Query('server') serverId?: string,
-  ): Promise<{ items: CatalogueItemResponse[] }> {
+  ): Promise<CatalogueResponse> {
     if (!this.catalogue) throw new ApiError(503, 'catalogue_unavailable', 'This gateway runs without the upstream runtime, so it has no catalogue.');
     const { upstreams, servers } = await this.store.load();
     if (upstream !== undefined && !upstreams.some((row) => row.name === upstream)) throw new UpstreamNotFound(upstream);

@@ -1,4 +1,4 @@
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Body, Controller, Delete, Get, HttpCode, Optional, Param, Patch, Post } from '@nestjs/common';
 import { RequirePermission } from '@arbor/contract';
 import { DatabaseServerRegistry } from '../registry/database-server-registry';
@@ -9,7 +9,7 @@ import { UpstreamCatalogue } from '../registry/upstream-catalogue';
 import { checkUpstreamUrl, UpstreamUrlRefused } from '../registry/upstream-url-guard';
 import { MCP_GATEWAY, OPERATOR, READERS } from './admin-access';
 import { McpAdminSettings } from './admin-settings';
-import { upstreamResponse, UpstreamResponse } from './dto/admin.responses';
+import { UpstreamListResponse, upstreamResponse, UpstreamResponse } from './dto/admin.responses';
 import { CreateUpstreamDto, UpdateUpstreamDto } from './dto/upstream.dto';
 import { keepingStoredSecret, readUpstreamAuth, STATIC_AUTH, type UpstreamAuth, type UpstreamAuthWire } from '../credentials/upstream-auth';
 
@@ -30,19 +30,22 @@ export class UpstreamsController {
   ) {}
 
   @Get()
+  @ApiOkResponse({ type: UpstreamListResponse, description: "Every upstream, with the runtime's health." })
   @RequirePermission(MCP_GATEWAY, READERS, { project: 'any' })
-  async list(): Promise<{ upstreams: UpstreamResponse[] }> {
+  async list(): Promise<UpstreamListResponse> {
     const { upstreams } = await this.store.load();
     return { upstreams: upstreams.map((upstream) => this.response(upstream)) };
   }
 
   @Get(':name')
+  @ApiOkResponse({ type: UpstreamResponse })
   @RequirePermission(MCP_GATEWAY, READERS, { project: 'any' })
   async get(@Param('name') name: string): Promise<UpstreamResponse> {
     return this.response(await this.store.upstream(name));
   }
 
   @Post()
+  @ApiCreatedResponse({ type: UpstreamResponse, description: 'The new upstream; the runtime connects to it.' })
   @RequirePermission(MCP_GATEWAY, OPERATOR)
   async create(@Body() body: CreateUpstreamDto): Promise<UpstreamResponse> {
     await this.checkUrl(body.url);
@@ -59,6 +62,7 @@ export class UpstreamsController {
   }
 
   @Patch(':name')
+  @ApiOkResponse({ type: UpstreamResponse, description: 'The upstream as changed.' })
   @RequirePermission(MCP_GATEWAY, OPERATOR)
   async update(@Param('name') name: string, @Body() body: UpdateUpstreamDto): Promise<UpstreamResponse> {
     await this.apiMade(name);
@@ -76,6 +80,7 @@ export class UpstreamsController {
   }
 
   @Delete(':name')
+  @ApiNoContentResponse({ description: 'Deleted.' })
   @RequirePermission(MCP_GATEWAY, OPERATOR)
   @HttpCode(204)
   async delete(@Param('name') name: string): Promise<void> {

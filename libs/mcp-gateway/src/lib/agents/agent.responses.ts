@@ -1,40 +1,144 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { AgentCard } from '@a2a-js/sdk';
 import type { AgentHealth } from './agent-directory';
 import type { StoredAgent } from './agent-rows';
 import { agentBaseUrl } from './gateway-card';
 import { authResponse } from '../credentials/upstream-auth';
 import { staticHeaders } from './agent-definition';
+import { HealthResponse } from '../admin/dto/admin.responses';
 
-/** An agent as the admin API (and the MCP gateway's UI) shows it: header names, never their values. */
-export interface AgentResponse {
-  name: string;
-  url: string;
-  project: string;
-  description: string | null;
-  /** Static headers by name only; a per-caller auth's settings without the client secret (`has_client_secret`). */
-  auth: (ReturnType<typeof authResponse> | { type: 'none' | 'static' }) & { header_names: string[] };
-  /** `config`: from MCPGW_CONFIG, read-only here. */
-  source: string;
-  /** Where callers reach it through the gateway: JSON-RPC here, HTTP+JSON at `…/rest`. */
-  gateway_url: string;
-  /** The card the gateway serves (every interface the gateway's). */
-  card_url: string;
-  /** The agent's own card as last read; null before the first read. */
-  card: AgentCardSummary | null;
-  card_read_at: string | null;
-  health: { state: AgentHealth['state']; last_seen_at: string | null; last_error: string | null };
-  created_at: string;
-  updated_at: string;
+/** How the gateway authenticates to an agent: static headers by name only; a per-caller auth's settings without the client secret. */
+export class AgentAuthResponse {
+  @ApiProperty({ enum: ['none', 'static', 'token_exchange', 'oauth'] })
+  type!: 'none' | 'static' | 'token_exchange' | 'oauth';
+
+  @ApiProperty({ type: [String], description: 'Names of the static headers, never their values.' })
+  header_names!: string[];
+
+  @ApiPropertyOptional()
+  audience?: string;
+
+  @ApiPropertyOptional()
+  scope?: string;
+
+  @ApiPropertyOptional()
+  client_id?: string;
+
+  @ApiPropertyOptional()
+  has_client_secret?: boolean;
+
+  @ApiPropertyOptional()
+  client_credentials?: boolean;
 }
 
-export interface AgentCardSummary {
-  name: string;
-  description: string;
-  version: string;
-  /** The A2A versions and bindings the agent itself speaks. */
-  interfaces: { binding: string; protocol_version: string }[];
-  capabilities: { streaming: boolean; push_notifications: boolean };
-  skills: { id: string; name: string; description: string; tags: string[]; examples: string[] }[];
+export class AgentInterfaceResponse {
+  @ApiProperty({ example: 'JSONRPC' })
+  binding!: string;
+
+  @ApiProperty({ example: '1.0' })
+  protocol_version!: string;
+}
+
+export class AgentCapabilitiesResponse {
+  @ApiProperty()
+  streaming!: boolean;
+
+  @ApiProperty()
+  push_notifications!: boolean;
+}
+
+export class AgentSkillResponse {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ type: [String] }) tags!: string[];
+  @ApiProperty({ type: [String] }) examples!: string[];
+}
+
+/** What the agent's own card says, as last read. */
+export class AgentCardSummary {
+  @ApiProperty() name!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty() version!: string;
+
+  @ApiProperty({ type: [AgentInterfaceResponse], description: 'The A2A versions and bindings the agent itself speaks.' })
+  interfaces!: AgentInterfaceResponse[];
+
+  @ApiProperty({ type: AgentCapabilitiesResponse })
+  capabilities!: AgentCapabilitiesResponse;
+
+  @ApiProperty({ type: [AgentSkillResponse] })
+  skills!: AgentSkillResponse[];
+}
+
+/** An agent as the admin API (and the MCP gateway's UI) shows it: header names, never their values. */
+export class AgentResponse {
+  @ApiProperty({ example: 'helpdesk' })
+  name!: string;
+
+  @ApiProperty({ format: 'uri' })
+  url!: string;
+
+  @ApiProperty({ example: 'alpha' })
+  project!: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  description!: string | null;
+
+  @ApiProperty({ type: AgentAuthResponse })
+  auth!: (ReturnType<typeof authResponse> | { type: 'none' | 'static' }) & { header_names: string[] };
+
+  @ApiProperty({ enum: ['api', 'config'], description: '`config`: from MCPGW_CONFIG, read-only here.' })
+  source!: 'api' | 'config';
+
+  @ApiProperty({ format: 'uri', description: 'Where callers reach it through the gateway: JSON-RPC here, HTTP+JSON at `…/rest`.' })
+  gateway_url!: string;
+
+  @ApiProperty({ format: 'uri', description: "The card the gateway serves (every interface the gateway's)." })
+  card_url!: string;
+
+  @ApiProperty({ type: AgentCardSummary, nullable: true, description: "The agent's own card as last read; null before the first read." })
+  card!: AgentCardSummary | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  card_read_at!: string | null;
+
+  @ApiProperty({ type: HealthResponse })
+  health!: { state: AgentHealth['state']; last_seen_at: string | null; last_error: string | null };
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: String, format: 'date-time' })
+  updated_at!: string;
+}
+
+export class AgentListResponse {
+  @ApiProperty({ type: [AgentResponse] })
+  agents!: AgentResponse[];
+}
+
+/** One A2A method's calls to an agent in one hour (`method`: SendMessage, SendStreamingMessage, GetTask…; this replica's). */
+export class AgentCallHourResponse {
+  @ApiProperty({ format: 'date-time', description: "The hour's start." })
+  hour!: string;
+
+  @ApiProperty({ example: 'SendMessage' })
+  method!: string;
+
+  @ApiProperty({ type: 'integer' })
+  calls!: number;
+
+  @ApiProperty({ type: 'integer' })
+  errors!: number;
+
+  @ApiProperty({ type: Number, nullable: true })
+  mean_latency_ms!: number | null;
+}
+
+export class AgentCallHoursResponse {
+  @ApiProperty({ type: [AgentCallHourResponse] })
+  hours!: AgentCallHourResponse[];
 }
 
 export function agentResponse(agent: StoredAgent, publicUrl: string, card: AgentCard | undefined, health: AgentHealth | undefined): AgentResponse {

@@ -1,4 +1,4 @@
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Injectable, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import type { AgentCard } from '@a2a-js/sdk';
 import { GuardedRequest, PermissionGuard, PermittedProjects, ProjectResolver, projectInBody, RequirePermission, RouteProject } from '@arbor/contract';
@@ -17,7 +17,7 @@ import { AGENTS_OPTIONS, AgentDirectory, type AgentsOptions } from './agent-dire
 import { type AgentAuthWire, CreateAgentDto, UpdateAgentDto } from './agent.dto';
 import { AgentCardUnreadable } from './agent.exception';
 import { AgentMetrics } from './agent-metrics';
-import { agentResponse, AgentResponse } from './agent.responses';
+import { AgentCallHoursResponse, AgentListResponse, agentResponse, AgentResponse } from './agent.responses';
 import type { StoredAgent } from './agent-rows';
 
 /** The project of the agent named by the route's `:name` (404 for an unknown agent). */
@@ -51,8 +51,10 @@ export class AgentsController {
   ) {}
 
   @Get()
+  @ApiQuery({ name: 'project', required: false, description: "Only this project's agents; absent: of every project the caller may read." })
+  @ApiOkResponse({ type: AgentListResponse })
   @RequirePermission(MCP_GATEWAY, READERS, { project: 'any' })
-  async list(@PermittedProjects() readable: 'all' | string[], @Query('project') project?: string): Promise<{ agents: AgentResponse[] }> {
+  async list(@PermittedProjects() readable: 'all' | string[], @Query('project') project?: string): Promise<AgentListResponse> {
     if (project !== undefined && readable !== 'all' && !readable.includes(project)) {
       throw new ApiError(403, 'forbidden', `Listing the agents of a project needs the permission mcp-gateway.viewer or mcp-gateway.operator on project "${excerpt(project)}".`);
     }
@@ -62,6 +64,7 @@ export class AgentsController {
   }
 
   @Get(':name')
+  @ApiOkResponse({ type: AgentResponse })
   @RequirePermission(MCP_GATEWAY, READERS, { project: AgentProject })
   async get(@Param('name') name: string): Promise<AgentResponse> {
     return this.response(await this.store.agent(name));
@@ -69,13 +72,15 @@ export class AgentsController {
 
   /** The agent's calls (proxied and as a tool) hour by hour over the last 24 hours, by A2A method: calls, errors, mean latency (this replica's). */
   @Get(':name/calls')
+  @ApiOkResponse({ type: AgentCallHoursResponse, description: "Each A2A method's calls to the agent hour by hour over the last 24 hours (this replica's)." })
   @RequirePermission(MCP_GATEWAY, READERS, { project: AgentProject })
-  async calls(@Param('name') name: string): Promise<{ hours: AgentCallHour[] }> {
+  async calls(@Param('name') name: string): Promise<AgentCallHoursResponse> {
     const agent = await this.store.agent(name);
     return { hours: this.metrics.recentCalls.byToolLastDay(agent.name).map(({ tool, ...hour }) => ({ ...hour, method: tool })) };
   }
 
   @Post()
+  @ApiCreatedResponse({ type: AgentResponse, description: 'The new agent, its card read.' })
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: projectInBody() })
   async create(@Body() body: CreateAgentDto): Promise<AgentResponse> {
     const project = await this.projects.require(body.project);
@@ -93,6 +98,7 @@ export class AgentsController {
   }
 
   @Patch(':name')
+  @ApiOkResponse({ type: AgentResponse, description: 'The agent as changed.' })
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: AgentProject })
   async update(@Req() request: GuardedRequest, @Param('name') name: string, @Body() body: UpdateAgentDto): Promise<AgentResponse> {
     const current = await this.apiMade(name);
@@ -117,6 +123,7 @@ export class AgentsController {
   }
 
   @Delete(':name')
+  @ApiNoContentResponse({ description: 'Deleted.' })
   @HttpCode(204)
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: AgentProject })
   async delete(@Param('name') name: string): Promise<void> {
@@ -126,6 +133,7 @@ export class AgentsController {
 
   /** Reads the card again now; the answer shows the agent down (with why) when it cannot be read. */
   @Post(':name/refresh')
+  @ApiOkResponse({ type: AgentResponse, description: 'The agent with its card read again.' })
   @HttpCode(200)
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: AgentProject })
   async refresh(@Param('name') name: string): Promise<AgentResponse> {

@@ -1,4 +1,4 @@
-import { ApiBearerAuth, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { Controller, Get, Query, Req } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Type } from 'class-transformer';
@@ -44,21 +44,64 @@ export class ListToolCallsQuery {
   before_id?: string;
 }
 
-export interface ToolCallResponse {
-  id: string;
-  called_at: string;
-  /** The virtual server; null for `/mcp`. */
-  server: string | null;
-  projects: string[];
-  caller: { kind: 'person' | 'key'; id: string; name: string };
-  upstream: string | null;
-  tool: string;
-  outcome: ToolCallOutcome;
-  duration_ms: number;
-  error_code: number | null;
-  /** Only with the server's `audit_payloads`, as the guardrails left them. */
+/** Who made a tool call: a person (their control-plane user id) or a gateway API key. */
+export class ToolCallCallerResponse {
+  @ApiProperty({ enum: ['person', 'key'] })
+  kind!: 'person' | 'key';
+
+  @ApiProperty()
+  id!: string;
+
+  @ApiProperty()
+  name!: string;
+}
+
+/** One tool call of the audit. */
+export class ToolCallResponse {
+  @ApiProperty({ example: '1042' })
+  id!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  called_at!: string;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The virtual server; null for `/mcp`.' })
+  server!: string | null;
+
+  @ApiProperty({ type: [String] })
+  projects!: string[];
+
+  @ApiProperty({ type: ToolCallCallerResponse })
+  caller!: ToolCallCallerResponse;
+
+  @ApiProperty({ type: String, nullable: true })
+  upstream!: string | null;
+
+  @ApiProperty()
+  tool!: string;
+
+  @ApiProperty({ enum: TOOL_CALL_OUTCOMES })
+  outcome!: ToolCallOutcome;
+
+  @ApiProperty({ type: 'integer' })
+  duration_ms!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The JSON-RPC error code of an `error` outcome.' })
+  error_code!: number | null;
+
+  @ApiPropertyOptional({ description: "Only with the server's `audit_payloads`, as the guardrails left them." })
   arguments?: unknown;
+
+  @ApiPropertyOptional({ description: "Only with the server's `audit_payloads`, as the guardrails left it." })
   result?: unknown;
+}
+
+/** A page of the audit, newest first. */
+export class ToolCallPageResponse {
+  @ApiProperty({ type: [ToolCallResponse] })
+  tool_calls!: ToolCallResponse[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as before_id for the next page; null on the last.' })
+  next_before_id!: string | null;
 }
 
 /**
@@ -76,12 +119,9 @@ export class ToolCallsController {
   ) {}
 
   @Get()
+  @ApiOkResponse({ type: ToolCallPageResponse })
   @RequirePermission(MCP_GATEWAY, OPERATOR, { project: 'any' })
-  async list(
-    @Req() request: GuardedRequest,
-    @PermittedProjects() operated: 'all' | string[],
-    @Query() query: ListToolCallsQuery,
-  ): Promise<{ tool_calls: ToolCallResponse[]; next_before_id: string | null }> {
+  async list(@Req() request: GuardedRequest, @PermittedProjects() operated: 'all' | string[], @Query() query: ListToolCallsQuery): Promise<ToolCallPageResponse> {
     if (query.project !== undefined && operated !== 'all' && !operated.includes(query.project)) {
       throw new ApiError(403, 'forbidden', `Reading the tool calls of project "${excerpt(query.project)}" needs the permission mcp-gateway.operator on it.`);
     }

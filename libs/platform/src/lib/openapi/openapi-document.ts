@@ -32,7 +32,9 @@ export class OpenApiDocument implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    const document = describeErrors(describeAnyMethodOnce(SwaggerModule.createDocument(this.application(), this.info(), { extraModels: [ErrorBody], autoTagControllers: true })));
+    const document = uniqueOperationIds(
+      describeErrors(describeAnyMethodOnce(SwaggerModule.createDocument(this.application(), this.info(), { extraModels: [ErrorBody], autoTagControllers: true }))),
+    );
     this.built = { document, json: JSON.stringify(document) };
   }
 
@@ -104,6 +106,32 @@ function describeErrors(document: OpenAPIObject): OpenAPIObject {
         if (Number(status) >= 400 && !response.content) response.content = errorContent;
       }
     }
+  }
+  return document;
+}
+
+/**
+ * Every operationId once in the document, as OpenAPI requires and client generators rely on: a
+ * handler serving several paths (`@All(['v1/fine_tuning', 'v1/fine_tuning/*path'])`) otherwise
+ * names them all alike. The first keeps its id, the later ones, in document order, get `_2`, `_3`…
+ * (skipping any id already taken), so the ids stay the same from one build to the next.
+ */
+export function uniqueOperationIds<D extends Pick<OpenAPIObject, 'paths'>>(document: D): D {
+  const operations = Object.values(document.paths).flatMap((pathItem) =>
+    Object.values(pathItem as Record<string, { operationId?: unknown }>).filter((operation): operation is { operationId: string } => typeof operation?.operationId === 'string'),
+  );
+  const taken = new Set(operations.map((operation) => operation.operationId));
+  const seen = new Set<string>();
+  for (const operation of operations) {
+    const id = operation.operationId;
+    if (!seen.has(id)) {
+      seen.add(id);
+      continue;
+    }
+    let n = 2;
+    while (taken.has(`${id}_${n}`)) n++;
+    operation.operationId = `${id}_${n}`;
+    taken.add(operation.operationId);
   }
   return document;
 }

@@ -39,8 +39,14 @@ export class CreateKeyDto extends KeySettingsDto {
   @IsMetadata()
   metadata?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ example: 'search-backend', maxLength: 200, description: "LiteLLM's key_alias: a unique name to find the key by." })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'search-backend',
+    maxLength: 200,
+    description: "LiteLLM's key_alias: a unique name to find the key by; null or absent: none.",
+  })
   @IsOptional()
   @IsKeyAlias()
-  key_alias?: string;
+  key_alias?: string | null;
 }

@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExcludeEndpoint, ApiNoContentResponse, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentCaller, RequirePermission, type VerifiedCaller } from '@arbor/contract';
 import { ApiError, excerpt } from '@arbor/platform';
@@ -11,16 +11,29 @@ import { ConnectSignIn } from './connect-sign-in';
 import { OAuthCredentials } from './oauth-credentials';
 
 /** A person's connection to an `oauth` upstream, as GET /api/v1/me/connections lists it. */
-export interface ConnectionResponse {
-  upstream: string;
-  connected: boolean;
-  /** When the person connected (null: not connected). */
-  connected_at: string | null;
-  /** When the current access token expires; it is renewed with the refresh token. */
-  expires_at: string | null;
-  scope: string | null;
-  /** Opens the consent at the upstream's authorisation server (connect, or connect again); good for 15 minutes. */
-  connect_url: string;
+export class ConnectionResponse {
+  @ApiProperty()
+  upstream!: string;
+
+  @ApiProperty()
+  connected!: boolean;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the person connected (null: not connected).' })
+  connected_at!: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the current access token expires; it is renewed with the refresh token.' })
+  expires_at!: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  scope!: string | null;
+
+  @ApiProperty({ format: 'uri', description: "Opens the consent at the upstream's authorisation server (connect, or connect again); good for 15 minutes." })
+  connect_url!: string;
+}
+
+export class ConnectionListResponse {
+  @ApiProperty({ type: [ConnectionResponse] })
+  connections!: ConnectionResponse[];
 }
 
 /**
@@ -37,9 +50,10 @@ export class OAuthController {
   ) {}
 
   @Get('api/v1/me/connections')
+  @ApiOkResponse({ type: ConnectionListResponse, description: "The caller's connection to each `oauth` upstream." })
   @ApiBearerAuth()
   @RequirePermission(MCP_GATEWAY)
-  async connections(@CurrentCaller() caller: VerifiedCaller | undefined): Promise<{ connections: ConnectionResponse[] }> {
+  async connections(@CurrentCaller() caller: VerifiedCaller | undefined): Promise<ConnectionListResponse> {
     const views = await this.oauth.connections(this.oauthUpstreams(), subjectOf(caller));
     return {
       connections: views.map((view) => ({
@@ -54,6 +68,7 @@ export class OAuthController {
   }
 
   @Delete('api/v1/me/connections/:upstream')
+  @ApiNoContentResponse({ description: 'Disconnected: the stored tokens are gone.' })
   @ApiBearerAuth()
   @HttpCode(204)
   @RequirePermission(MCP_GATEWAY)
