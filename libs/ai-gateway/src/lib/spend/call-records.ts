@@ -6,7 +6,7 @@ import { DEFAULT_SPEND_LOGS_RETENTION_MS } from '../config/litellm-settings';
 import { GatewayClock } from '../gateway-clock';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway-settings';
 import { usdNumber, usdUnits } from '../pricing/usd';
-import type { LiteLlmSpendLog } from './call-record.response';
+import type { CallRecordContent, LiteLlmSpendLog } from './call-record.response';
 
 /** Filters of a page of single calls; each absent one matches every call. */
 export interface CallRecordFilter {
@@ -31,7 +31,7 @@ export type { LiteLlmSpendLog };
 
 const PAGE = `
   select r.id::text as id, r.started_at, r.latency_ms, k.key_hash, k.key_alias, k.user_id, r.project, r.end_user, r.tags, r.alias, r.deployment_id, r.provider,
-         r.prompt_tokens::text as prompt_tokens, r.completion_tokens::text as completion_tokens, r.cost_usd::text as cost_usd, r.status, r.cache_hit, r.error_code, r.retries, r.fallbacks
+         r.prompt_tokens::text as prompt_tokens, r.completion_tokens::text as completion_tokens, r.cost_usd::text as cost_usd, r.status, r.cache_hit, r.error_code, r.retries, r.fallbacks, r.content
     from call_records r left join virtual_keys k on k.id = r.key_id
    where ($1::text[] is null or r.project = any($1::text[]))
      and ($2::uuid is null or r.key_id = $2::uuid)
@@ -134,6 +134,7 @@ export class CallRecords implements OnApplicationBootstrap, OnApplicationShutdow
         request_duration_ms: Math.round(row.latency_ms),
         cache_hit: row.cache_hit ? 'True' : 'False',
         metadata: { key_alias: row.key_alias, status_code: row.status, error_code: row.error_code, retries: row.retries, fallbacks: row.fallbacks },
+        ...(row.content ? { content: row.content } : {}),
       };
     });
   }
@@ -160,4 +161,6 @@ interface Row {
   error_code: string | null;
   retries: number;
   fallbacks: number;
+  /** As the call-content stage kept it (call_records.content), or null. */
+  content: CallRecordContent | null;
 }
