@@ -158,6 +158,9 @@ servers:
     await elsewhere.getByText('Everything (alpha)').waitFor();
     expect(await elsewhere.innerText()).toMatch(/No tool of this server matches “echo”[\s\S]*Everything \(alpha\) \(1 tool\)/);
     await elsewhere.getByRole('link', { name: 'Everything (alpha)' }).click();
+    // The link moves the page to ?server=everything; the select shows it once React has rendered that.
+    await page.waitForURL((url) => url.searchParams.get('server') === 'everything');
+    await page.getByRole('combobox', { name: 'Virtual server' }).and(page.locator('[value="Everything (alpha)"]')).waitFor({ timeout: 5_000 });
     expect(await page.getByRole('combobox', { name: 'Virtual server' }).inputValue()).toBe('Everything (alpha)');
     // The search is debounced: the list narrows to the one tool whose name or description says echo.
     await page.waitForFunction(() => [...document.querySelectorAll('[data-tool]')].map((item) => item.getAttribute('data-tool')).join() === 'echo');
