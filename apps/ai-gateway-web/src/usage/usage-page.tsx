@@ -102,7 +102,7 @@ export function UsagePage() {
             <BarChartFigure
               title="Spend by key"
               horizontal
-              rows={report.by_key.map((row) => ({ ...row, name: row.key_hint ?? 'master key' }))}
+              rows={report.by_key.map((row) => ({ ...row, name: keyLabel(row) }))}
               category="name"
               series={[{ key: 'cost_usd', label: 'Spend', color: SPEND }]}
               format={usd}
@@ -140,4 +140,11 @@ function Figure({ label, value }: { label: string; value: string }) {
       </Text>
     </Paper>
   );
+}
+
+/** A key in the charts by its name (key_alias, unique), else its hint; the master key's calls and a deleted key's keep a label too. */
+function keyLabel(row: { key_id: string | null; key_hint: string | null; key_alias: string | null }): string {
+  if (row.key_id === null) return 'master key';
+  if (row.key_hint === null) return 'deleted key';
+  return row.key_alias ?? row.key_hint;
 }

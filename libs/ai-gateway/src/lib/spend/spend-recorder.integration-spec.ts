@@ -228,7 +228,7 @@ describe('SpendRecorder', () => {
   });
 
   it("reports a key's and a project's spend by alias, deployment and day, within a date range", async () => {
-    const key = await newKey({ project: 'reports', maxBudget: 2, budgetDuration: '1d' });
+    const key = await newKey({ project: 'reports', maxBudget: 2, budgetDuration: '1d', keyAlias: `reports ${randomBytes(3).toString('hex')}` });
     const other = await newKey({ project: 'reports' });
     const reports = new SpendReports(dataSource, recorder, clock);
     recorder.record(call(key.id, { project: 'reports' }));
@@ -273,7 +273,10 @@ describe('SpendRecorder', () => {
     const project = await reports.forProject('reports', undefined, '2026-03-14');
     expect(project.totals.requests).toBe(3);
     expect(project.by_key).toEqual(
-      expect.arrayContaining([expect.objectContaining({ key_id: key.id, key_hint: 'sk-arbor-…test', requests: 2 }), expect.objectContaining({ key_id: other.id, requests: 1 })]),
+      expect.arrayContaining([
+        expect.objectContaining({ key_id: key.id, key_hint: 'sk-arbor-…test', key_alias: key.keyAlias, requests: 2 }),
+        expect.objectContaining({ key_id: other.id, key_alias: null, requests: 1 }),
+      ]),
     );
   });
 });

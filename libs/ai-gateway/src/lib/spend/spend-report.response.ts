@@ -46,8 +46,11 @@ export class SpendByKey extends SpendTotals {
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'null: the master key.' })
   key_id!: string | null;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, description: 'null: the master key, or a key since deleted.' })
   key_hint!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: "The key's name (key_alias); null: none, the master key, or a key since deleted." })
+  key_alias!: string | null;
 }
 
 export class SpendByRepository extends SpendTotals {

@@ -25,6 +25,7 @@ interface SpendRow {
   day: string;
   key_id: string | null;
   key_hint: string | null;
+  key_alias: string | null;
   repository: string | null;
   user_id: string | null;
   alias: string;
@@ -41,7 +42,7 @@ interface SpendRow {
 }
 
 const SPEND_ROWS = (where: string) => `
-  select s.day::text as day, s.key_id, k.key_hint, k.repository, k.user_id, s.alias, s.deployment_id, s.provider,
+  select s.day::text as day, s.key_id, k.key_hint, k.key_alias, k.repository, k.user_id, s.alias, s.deployment_id, s.provider,
          s.requests, s.prompt_tokens, s.completion_tokens, s.cost_usd, s.estimated_requests, s.estimated_cost_usd, s.cache_hit_requests
   from spend_daily s left join virtual_keys k on k.id = s.key_id
   where ${where} and ($2::date is null or s.day >= $2::date) and ($3::date is null or s.day <= $3::date)
@@ -88,11 +89,11 @@ export class SpendReports {
   async forProject(project: string, from?: string, to?: string): Promise<ProjectSpendReport> {
     await this.catchUp();
     const rows = await this.rows('s.project = $1', [project, from ?? null, to ?? null]);
-    const byKey = new Map<string, SpendTotals & { key_id: string | null; key_hint: string | null }>();
+    const byKey = new Map<string, SpendTotals & { key_id: string | null; key_hint: string | null; key_alias: string | null }>();
     const byRepository = new Map<string, SpendTotals & { repository: string | null }>();
     const byPerson = new Map<string, SpendTotals & { user_id: string | null }>();
     for (const row of rows) {
-      add(byKey, row.key_id ?? 'master', { key_id: row.key_id, key_hint: row.key_hint }, row);
+      add(byKey, row.key_id ?? 'master', { key_id: row.key_id, key_hint: row.key_hint, key_alias: row.key_alias }, row);
       add(byRepository, row.repository ?? '', { repository: row.repository }, row);
       add(byPerson, row.user_id === null ? '' : `:${row.user_id}`, { user_id: row.user_id }, row);
     }
