@@ -168,8 +168,10 @@ servers:
     const echo = page.locator('[data-tool="echo"]');
     await echo.getByText('Input schema').waitFor();
     expect(await echo.innerText()).toContain('"message"');
-    // The form checks the schema's required field before anything is sent.
-    await echo.getByRole('button', { name: 'Call echo' }).click();
+    // The form checks the schema's required field before anything is sent. Submitted from the
+    // keyboard (focus, Enter), as a person tabbing to it does: a mouse click lands where the button
+    // was when it aimed, and on a loaded machine the panel may still be opening under it.
+    await echo.getByRole('button', { name: 'Call echo' }).press('Enter');
     await echo
       .getByText('is a required property')
       .first()
@@ -180,7 +182,7 @@ servers:
         throw new Error(`${error.message}\nThe echo panel showed:\n${await echo.innerText()}`);
       });
     await field(echo, 'message').fill('hello from the UI');
-    await echo.getByRole('button', { name: 'Call echo' }).click();
+    await echo.getByRole('button', { name: 'Call echo' }).press('Enter');
     await echo.getByTestId('tool-answer-text').waitFor();
     expect(await echo.getByTestId('tool-answer-text').innerText()).toBe('Echo: hello from the UI');
     await inBothThemes(page);
