@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import request from 'supertest';
-import { expectCommittedOpenApiDocument, expectServedApiReference } from '@arbor/testing';
+import { expectCommittedOpenApiDocument, expectServedApiReference, operationIdProblems, unresolvedSchemaRefs } from '@arbor/testing';
 import { ControlPlaneHarness, startControlPlane } from '../testing/control-plane-harness';
 
 /** The committed copy the web UI's typed client is generated from (apps/control-plane-web). */
@@ -100,6 +100,15 @@ describe('the OpenAPI document (/api/v1/openapi.json)', () => {
     expect(document.paths['/api/v1/me']['get'].responses['200'].content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/MeResponse' });
     expect(document.components.schemas).toHaveProperty('ErrorBody');
     expect(document.components.schemas['UpdateThemeDto']).toMatchObject({ properties: { theme: { enum: ['light', 'dark', 'system'] } } });
+  });
+
+  it('names every operation by an id of its own, and points every $ref at a schema it has (what a client generator needs)', () => {
+    const ids = operationIdProblems(document);
+    expect(ids.count).toBeGreaterThan(15);
+    expect(ids.problems).toEqual([]);
+    const refs = unresolvedSchemaRefs(document);
+    expect(refs.count).toBeGreaterThan(10);
+    expect(refs.unresolved).toEqual([]);
   });
 
   it('is the committed libs/control-plane/openapi.json the web UI is typed from (`npm run api:update` refreshes it)', () => {

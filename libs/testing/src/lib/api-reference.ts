@@ -45,3 +45,38 @@ export function expectCommittedOpenApiDocument(served: unknown, committedFile: s
     );
   }
 }
+
+/** The parts of an OpenAPI 3 document the checks below read. */
+export interface OpenApiShape {
+  paths: Record<string, Record<string, { operationId?: string; responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>;
+  components?: { schemas?: Record<string, unknown> };
+}
+
+/**
+ * The document's operation ids, and those missing or used twice: a client generator names a
+ * function per id, and one that repeats (or is missing) collides or is dropped.
+ */
+export function operationIdProblems(document: OpenApiShape): { count: number; problems: (string | undefined)[] } {
+  const ids = Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+  return { count: ids.length, problems: ids.filter((id, index) => id === undefined || ids.indexOf(id) !== index) };
+}
+
+/** The schema `$ref`s of the document, and the names among them it has no schema for (a generator stops at the first). */
+export function unresolvedSchemaRefs(document: OpenApiShape): { count: number; unresolved: string[] } {
+  const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1] as string);
+  const schemas = document.components?.schemas ?? {};
+  return { count: refs.length, unresolved: [...new Set(refs)].filter((name) => !(name in schemas)) };
+}
+
+/**
+ * Of `operations` (`'get /api/v1/keys'`, as a UI calls them), those whose successes are not all
+ * described by a JSON schema (or that have no success at all): the UI's typed client would read
+ * them untyped.
+ */
+export function unschemedOperations(document: OpenApiShape, operations: readonly string[]): string[] {
+  return operations.filter((route) => {
+    const [method, path] = route.split(' ') as [string, string];
+    const success = Object.entries(document.paths[path]?.[method]?.responses ?? {}).filter(([status]) => /^2\d\d$/.test(status));
+    return success.length === 0 || success.some(([, answer]) => !answer.content?.['application/json']?.schema);
+  });
+}
