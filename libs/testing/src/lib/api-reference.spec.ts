@@ -18,7 +18,7 @@ const faulty: OpenApiShape = {
 
 describe('the OpenAPI checks a typed UI client relies on', () => {
   it('name the operation ids that are missing or used twice', () => {
-    expect(operationIdProblems(faulty)).toEqual({ count: 4, problems: ['listKeys', undefined] });
+    expect(operationIdProblems(faulty)).toEqual({ count: 4, problems: ['listKeys is used twice', 'delete /api/v1/keys/{id} has no operationId'] });
   });
 
   it('name the schemas a $ref points at that the document does not have', () => {

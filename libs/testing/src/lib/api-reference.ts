@@ -53,12 +53,24 @@ export interface OpenApiShape {
 }
 
 /**
- * The document's operation ids, and those missing or used twice: a client generator names a
- * function per id, and one that repeats (or is missing) collides or is dropped.
+ * How many operations the document has, and its operation-id faults: an operation without one (as
+ * `get /path`) and an id used again (the id): a client generator names a function per id, and one
+ * that is missing or repeats is dropped or collides.
  */
-export function operationIdProblems(document: OpenApiShape): { count: number; problems: (string | undefined)[] } {
-  const ids = Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
-  return { count: ids.length, problems: ids.filter((id, index) => id === undefined || ids.indexOf(id) !== index) };
+export function operationIdProblems(document: OpenApiShape): { count: number; problems: string[] } {
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  let count = 0;
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      count++;
+      const id = operation.operationId;
+      if (id === undefined) problems.push(`${method} ${path} has no operationId`);
+      else if (seen.has(id)) problems.push(`${id} is used twice`);
+      else seen.add(id);
+    }
+  }
+  return { count, problems };
 }
 
 /** The schema `$ref`s of the document, and the names among them it has no schema for (a generator stops at the first). */
